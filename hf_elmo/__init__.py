@@ -1,0 +1,31 @@
+"""ELMo (Peters et al. 2018) as a Hugging Face ``transformers`` model.
+
+Importing this package registers ``ElmoConfig``, ``ElmoModel`` and ``ElmoTokenizer`` with the
+``Auto*`` classes (``model_type = "elmo"``).
+"""
+
+from transformers import AutoConfig, AutoModel, AutoTokenizer
+
+from .configuration_elmo import ElmoConfig
+from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel
+from .scalar_mix import ScalarMix
+from .tokenization_elmo import ElmoTokenizer, batch_to_ids
+
+AutoConfig.register("elmo", ElmoConfig, exist_ok=True)
+AutoModel.register(ElmoConfig, ElmoModel, exist_ok=True)
+AutoTokenizer.register(ElmoConfig, slow_tokenizer_class=ElmoTokenizer, exist_ok=True)
+# Saved folders carry the code and an ``auto_map`` so that ``trust_remote_code=True`` works
+# without this package installed.
+ElmoConfig.register_for_auto_class()
+ElmoModel.register_for_auto_class("AutoModel")
+ElmoTokenizer.register_for_auto_class("AutoTokenizer")
+
+__all__ = [
+    "ElmoConfig",
+    "ElmoModel",
+    "ElmoModelOutput",
+    "ElmoPreTrainedModel",
+    "ElmoTokenizer",
+    "ScalarMix",
+    "batch_to_ids",
+]
