@@ -148,6 +148,41 @@ def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class=No
     return model
 
 
+def save_allennlp(model, options_path: PathLike, weights_path: PathLike) -> None:
+    """Write ``model`` (an ``ElmoModel``) in the original format: the inverse of ``load_allennlp``.
+
+    The files load in AllenNLP and bilm-tf. The warm state, if any, is not part of that format.
+    """
+    import h5py
+
+    config = model.config
+    state = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
+    prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."
+    s = lambda name: state[prefix + name]  # noqa: E731
+    datasets = {"char_embed": s("char_cnn.char_embedding.weight")[1:]}
+    for i in range(len(config.filters)):
+        datasets[f"CNN/W_cnn_{i}"] = s(f"char_cnn.convolutions.{i}.weight").transpose(2, 1, 0)[None]
+        datasets[f"CNN/b_cnn_{i}"] = s(f"char_cnn.convolutions.{i}.bias")
+    for k in range(config.n_highway):
+        for ours, theirs in (("transform", "transform"), ("gate", "carry")):
+            datasets[f"CNN_high_{k}/W_{theirs}"] = s(f"char_cnn.highways.{k}.{ours}.weight").T
+            datasets[f"CNN_high_{k}/b_{theirs}"] = s(f"char_cnn.highways.{k}.{ours}.bias")
+    datasets["CNN_proj/W_proj"] = s("char_cnn.projection.weight").T
+    datasets["CNN_proj/b_proj"] = s("char_cnn.projection.bias")
+    for direction, layers in ((0, "bilm.forward_layers"), (1, "bilm.backward_layers")):
+        for layer in range(config.n_layers):
+            name = lambda n: _LSTM.format(d=direction, l=layer, name=n)  # noqa: E731
+            datasets[name("W_0")] = np.concatenate(
+                [s(f"{layers}.{layer}.input_linear.weight").T, s(f"{layers}.{layer}.state_linear.weight").T]
+            )
+            datasets[name("B")] = s(f"{layers}.{layer}.input_linear.bias")
+            datasets[name("W_P_0")] = s(f"{layers}.{layer}.projection.weight").T
+    Path(options_path).write_text(json.dumps(config.to_allennlp_options(), indent=2), encoding="utf-8")
+    with h5py.File(weights_path, "w") as handle:
+        for key, value in datasets.items():
+            handle.create_dataset(key, data=np.ascontiguousarray(value, dtype=np.float32))
+
+
 def find_original_files(folder: PathLike) -> Tuple[Path, Path]:
     """``options.json`` and the single ``*.hdf5`` weight file of an original-format folder."""
     folder = Path(folder)
@@ -161,3 +196,59 @@ def find_original_files(folder: PathLike) -> Tuple[Path, Path]:
             raise ValueError(f"{folder} holds several weight files {[p.name for p in candidates]}; name one")
         candidates = preferred
     return options, candidates[0]
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def convert_to_folder(
+    options_path: PathLike, weights_path: PathLike, out_dir: PathLike, overwrite: bool = False
+) -> Path:
+    """Convert original files into a ``save_pretrained`` folder with tokenizer and model card.
+
+    The folder is built beside ``out_dir`` and renamed into place only when complete, so a
+    failed conversion leaves nothing behind.
+    """
+    import shutil
+    import tempfile
+
+    from .model_card import write_model_card
+    from .tokenization_elmo import ElmoTokenizer
+
+    out_dir = Path(out_dir)
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())) and not overwrite:
+        raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
+    model = load_allennlp(options_path, weights_path)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        model.save_pretrained(staging)
+        ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token).save_pretrained(staging)
+        cfg = model.config
+        write_model_card(
+            staging,
+            title=f"ELMo {cfg.n_layers}x{cfg.lstm_dim}_{cfg.projection_dim} (converted)",
+            description=(
+                "Converted from the original AllenNLP / bilm-tf files with `elmo convert`; outputs "
+                "equal the original implementation's (see the hf_elmo parity tests)."
+            ),
+            provenance={
+                "options file": f"{Path(options_path).name} (sha256 {_sha256(Path(options_path))})",
+                "weight file": f"{Path(weights_path).name} (sha256 {_sha256(Path(weights_path))})",
+            },
+        )
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        staging.chmod(0o755)
+        staging.rename(out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out_dir

@@ -1,0 +1,25 @@
+"""``elmo convert OPTIONS WEIGHTS OUT_DIR``: original files to a Hugging Face folder."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    parser = subparsers.add_parser(
+        "convert",
+        help="convert AllenNLP/bilm-tf options.json + weights.hdf5 to a save_pretrained folder",
+    )
+    parser.add_argument("options", help="options.json of the original model")
+    parser.add_argument("weights", help="weights .hdf5 of the original model")
+    parser.add_argument("out_dir", help="folder to write (config.json, model.safetensors, tokenizer, README.md)")
+    parser.add_argument("--overwrite", action="store_true", help="replace a non-empty OUT_DIR")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hf_elmo.convert import convert_to_folder
+
+    out = convert_to_folder(args.options, args.weights, args.out_dir, overwrite=args.overwrite)
+    print(f"wrote {out}")
+    return 0

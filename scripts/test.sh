@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs the project with its test dependencies into .venv (created if missing) and runs the
+# default test suite. Usage: bash scripts/test.sh [pytest args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+.venv/bin/python -m pytest "$@"
