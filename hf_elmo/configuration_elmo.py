@@ -32,6 +32,8 @@ class ElmoConfig(PretrainedConfig):
             call to the next per batch row, as bilm-tf / AllenNLP do. Default ``False``:
             every call starts from the model's initial state (zeros, or the warm state set by
             ``ElmoModel.warm_up``), so a sentence gets the same vectors in any batch.
+        dropout: dropout on the input of every LSTM layer in training mode (bilm-tf trains with
+            0.1); no effect in eval mode.
     """
 
     model_type = "elmo"
@@ -51,6 +53,7 @@ class ElmoConfig(PretrainedConfig):
         proj_clip: Optional[float] = 3.0,
         use_skip_connections: bool = True,
         stateful: bool = False,
+        dropout: float = 0.0,
         **kwargs: Any,
     ) -> None:
         if filters is None:
@@ -68,6 +71,7 @@ class ElmoConfig(PretrainedConfig):
         self.proj_clip = None if proj_clip is None else float(proj_clip)
         self.use_skip_connections = bool(use_skip_connections)
         self.stateful = bool(stateful)
+        self.dropout = float(dropout)
         kwargs.setdefault("hidden_size", 2 * self.projection_dim)
         kwargs.setdefault("num_hidden_layers", self.n_layers)
         super().__init__(**kwargs)
@@ -115,6 +119,8 @@ class ElmoConfig(PretrainedConfig):
                     f"ElmoConfig.filters: width {width} exceeds max_characters_per_token "
                     f"{self.max_characters_per_token}"
                 )
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"ElmoConfig.dropout must be in [0, 1), got {self.dropout}")
         for name in ("cell_clip", "proj_clip"):
             value = getattr(self, name)
             if value is not None and value <= 0:

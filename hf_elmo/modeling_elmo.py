@@ -149,6 +149,7 @@ class ElmoBiLm(nn.Module):
         self.forward_layers = nn.ModuleList(ElmoLstmProjectionLayer(config) for _ in range(config.n_layers))
         self.backward_layers = nn.ModuleList(ElmoLstmProjectionLayer(config) for _ in range(config.n_layers))
         self.use_skip_connections = config.use_skip_connections
+        self.dropout = nn.Dropout(config.dropout)
 
     def forward(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
@@ -162,7 +163,7 @@ class ElmoBiLm(nn.Module):
             outputs, hs, cs = [], [], []
             for layer_index, layer in enumerate(layers):
                 state = (initial_state.h[d, layer_index], initial_state.c[d, layer_index])
-                out, (h, c) = layer(x, lengths, state)
+                out, (h, c) = layer(self.dropout(x), lengths, state)
                 if layer_index > 0 and self.use_skip_connections:
                     out = out + x
                 outputs.append(out if d == 0 else out.gather(1, order.expand_as(out)))
@@ -351,6 +352,27 @@ class ElmoModel(ElmoPreTrainedModel):
         out[mask] = self.char_cnn(char_ids[mask])
         return out
 
+    def encode(
+        self, char_ids: torch.Tensor, lengths: torch.Tensor, initial_state: Optional[ElmoState] = None
+    ) -> Tuple[List[torch.Tensor], ElmoState]:
+        """The biLM over char ids that already hold any sentence markers.
+
+        Args:
+            char_ids: (B, S, W) left-aligned char ids, ``lengths`` (B,) real steps per row.
+            initial_state: state to start from (default: the initial state, zeros or warm).
+
+        Returns:
+            L+1 layers (B, S, 2P), zero beyond each row's length, and the final ``ElmoState``
+            (forward: after each row's last step; backward: after its first).
+        """
+        if initial_state is None:
+            initial_state = self._initial_state(char_ids.shape[0], stateful=False)
+        steps = char_ids.shape[1]
+        mask = torch.arange(steps, device=lengths.device) < lengths.unsqueeze(1)
+        tokens = self.token_embeddings(char_ids, mask)  # (B, S, P)
+        lstm_layers, final = self.bilm(tokens, lengths, initial_state)
+        return [torch.cat([tokens, tokens], dim=-1)] + lstm_layers, final
+
     def forward(
         self,
         input_ids: torch.Tensor,
@@ -384,17 +406,12 @@ class ElmoModel(ElmoPreTrainedModel):
         stateful = self.config.stateful if stateful is None else stateful
 
         char_ids = self._with_sentence_markers(input_ids.long(), lengths)
-        lengths_with_markers = lengths + 2
-        marker_mask = torch.arange(steps + 2, device=mask.device) < lengths_with_markers.unsqueeze(1)
-        tokens = self.token_embeddings(char_ids, marker_mask)  # (B, T+2, P)
-
         initial = self._initial_state(input_ids.shape[0], stateful)
-        lstm_layers, final = self.bilm(tokens, lengths_with_markers, initial)
+        layers, final = self.encode(char_ids, lengths + 2, initial)
         if stateful:
             self._carry(final)
 
-        keep = mask.unsqueeze(-1).to(tokens.dtype)
-        layers = [torch.cat([tokens, tokens], dim=-1)] + lstm_layers
+        keep = mask.unsqueeze(-1).to(layers[0].dtype)
         hidden_states = tuple(layer[:, 1 : steps + 1] * keep for layer in layers)
         output = ElmoModelOutput(
             last_hidden_state=hidden_states[-1], hidden_states=hidden_states, attention_mask=attention_mask

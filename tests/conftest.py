@@ -1,0 +1,36 @@
+"""Shared test fixtures: where ../shared lives, and converted fixture models."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def shared_dir() -> Path | None:
+    """``$ELMO_SHARED`` or ``../shared`` beside the repository, if present."""
+    candidate = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
+    return candidate if (candidate / "fixtures").is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    path = shared_dir()
+    if path is None:
+        pytest.skip("../shared (or $ELMO_SHARED) is absent: the reference fixtures are not available")
+    return path
+
+
+@pytest.fixture(scope="session")
+def allennlp_fixture(shared: Path) -> Path:
+    return shared / "fixtures" / "elmo-allennlp"
+
+
+@pytest.fixture(scope="session")
+def allennlp_model(allennlp_fixture: Path):
+    from hf_elmo import ElmoModel
+
+    return ElmoModel.from_allennlp(allennlp_fixture / "options.json", allennlp_fixture / "lm_weights.hdf5")
