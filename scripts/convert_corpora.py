@@ -1,0 +1,32 @@
+"""Convert CoNLL-2003 and SST from ../shared to spaCy's .spacy format.
+
+    python scripts/convert_corpora.py conll2003 ../shared/data/conll2003-en/eng.train train.spacy
+    python scripts/convert_corpora.py sst ../shared/data/sst/sentence-level/stsa.binary.train train.spacy
+"""
+
+import argparse
+from pathlib import Path
+
+import spacy
+from spacy.tokens import DocBin
+
+from spacy_elmo.corpora import read_conll2003, read_sst
+
+READERS = {"conll2003": read_conll2003, "sst": read_sst}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("format", choices=sorted(READERS))
+    parser.add_argument("source", type=Path)
+    parser.add_argument("output", type=Path, help="the .spacy file to write")
+    parser.add_argument("--max-sentences", type=int, default=None)
+    args = parser.parse_args()
+    vocab = spacy.blank("en").vocab
+    docs = list(READERS[args.format](args.source, vocab, args.max_sentences))
+    DocBin(docs=docs).to_disk(args.output)
+    print(f"{args.output}: {len(docs)} docs")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""The ``elmo`` pipeline component: runs the biLM once per batch for every listening component.
+
+``nlp.add_pipe("elmo")`` (registered through the ``spacy_factories`` entry point). Prediction
+stores all L+1 layers of every token in ``doc._.elmo`` (``ElmoLayers``). In training, ``update``
+computes the layers of the batch and hands them to each downstream ``ElmoListener``; with the
+default frozen biLM they come from the activation cache after the first epoch and no gradient
+flows back. The weights are loaded at ``[initialize]`` by a registered loader and saved inside
+the pipeline as ``<component>/bilm/{config.json,model.safetensors}``.
+"""
+
+
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
+
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples
+from spacy.util import ensure_path
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer
+from thinc.types import Floats3d
+
+from hf_elmo import ElmoModel
+
+from .bilm import get_elmo, load_weights
+from .cache import ActivationCache, doc_key
+from .doc_layers import EXTENSION, ElmoLayers, register_extension
+from .listener import ElmoListener
+
+DEFAULT_MODEL = Config().from_str(
+    """
+[model]
+@architectures = "spacy-elmo.ElmoBiLm.v1"
+frozen = true
+token_budget = 4096
+"""
+)["model"]
+
+BILM_FOLDER = "bilm"
+
+
+@Language.factory(
+    "elmo",
+    assigns=[f"doc._.{EXTENSION}"],
+    default_config={"model": DEFAULT_MODEL, "cache_mb": 512, "cache_dir": None},
+)
+def make_elmo(
+    nlp: Language, name: str, model: Model, cache_mb: float, cache_dir: Optional[str]
+) -> "ElmoComponent":
+    """Create the ``elmo`` component.
+
+    Args:
+        model: an ``spacy-elmo.ElmoBiLm.v1`` model (``frozen``, ``token_budget``).
+        cache_mb: bound of the activation cache of a frozen biLM in MiB (0 disables it).
+        cache_dir: keep cached layers as files in this folder instead of in memory.
+    """
+    return ElmoComponent(nlp.vocab, model, name, cache_mb=cache_mb, cache_dir=cache_dir)
+
+
+class ElmoComponent(TrainablePipe):
+    """Computes the ELMo biLM layers of docs for ``doc._.elmo`` and for listening components."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str = "elmo",
+        *,
+        cache_mb: float = 512,
+        cache_dir: Optional[Union[str, Path]] = None,
+    ) -> None:
+        register_extension()
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.cfg: Dict[str, object] = {}
+        self.listener_map: Dict[str, List[ElmoListener]] = {}
+        self.cache = ActivationCache(cache_mb, cache_dir)
+
+    # -- listeners -------------------------------------------------------------------------
+    @property
+    def listeners(self) -> List[ElmoListener]:
+        """The listener layers of all downstream components."""
+        return [m for c in self.listening_components for m in self.listener_map[c]]
+
+    @property
+    def listening_components(self) -> List[str]:
+        return list(self.listener_map.keys())
+
+    def add_listener(self, listener: ElmoListener, component_name: str) -> None:
+        """Register a downstream listener (usually internal); sets its widths if known."""
+        self.listener_map.setdefault(component_name, [])
+        if listener not in self.listener_map[component_name]:
+            self.listener_map[component_name].append(listener)
+        if get_elmo(self.model) is not None:
+            _set_widths(listener, self.model)
+
+    def remove_listener(self, listener: ElmoListener, component_name: str) -> bool:
+        if listener in self.listener_map.get(component_name, []):
+            self.listener_map[component_name].remove(listener)
+            if not self.listener_map[component_name]:
+                del self.listener_map[component_name]
+            return True
+        return False
+
+    def find_listeners(self, component) -> None:
+        """Add the ``ElmoListener`` layers of ``component`` whose upstream is this one or ``*``."""
+        names = ("*", self.name)
+        if isinstance(getattr(component, "model", None), Model):
+            for node in component.model.walk():
+                if isinstance(node, ElmoListener) and node.upstream_name in names:
+                    self.add_listener(node, component.name)
+
+    # -- prediction ------------------------------------------------------------------------
+    @property
+    def frozen(self) -> bool:
+        return bool(self.model.attrs["frozen"])
+
+    def predict(self, docs: Iterable[Doc]) -> List[Floats3d]:
+        """The (L+1, n_tokens, 2P) layers of each doc."""
+        return self._layers(list(docs), is_train=False)[0]
+
+    def set_annotations(self, docs: Iterable[Doc], layers: List[Floats3d]) -> None:
+        for doc, doc_layers in zip(docs, layers):
+            doc._.set(EXTENSION, ElmoLayers(doc_layers))
+
+    def _layers(self, docs: List[Doc], is_train: bool) -> Tuple[List[Floats3d], Callable]:
+        """The biLM's output and backprop; a frozen biLM's layers go through the cache."""
+        if not (self.frozen and self.cache.enabled):
+            return self.model(docs, is_train)
+        keys = [doc_key(doc) for doc in docs]
+        found = [self.cache.get(key) for key in keys]
+        missing = [i for i, layers in enumerate(found) if layers is None]
+        if missing:
+            computed = self.model.predict([docs[i] for i in missing])
+            for i, layers in zip(missing, computed):
+                self.cache.put(keys[i], self.model.ops.to_numpy(layers))
+                found[i] = layers
+        return [self.model.ops.asarray3f(layers) for layers in found], _ignore_gradient
+
+    # -- training --------------------------------------------------------------------------
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        """Compute the batch's layers and hand them to the listeners.
+
+        Frozen: the listeners' gradients are dropped (the loss stays 0). Fine-tuning: they are
+        summed and the last listener's callback backpropagates them into the biLM (and steps
+        ``sgd`` if given).
+        ``losses[name]`` accumulates the squared norm of the gradients received.
+        """
+        losses = {} if losses is None else losses
+        validate_examples(examples, "ElmoComponent.update")
+        docs = [eg.predicted for eg in examples]
+        layers, backprop_layers = self._layers(docs, is_train=True)
+        losses.setdefault(self.name, 0.0)
+        if self.frozen:
+            accumulate_gradient = backprop = _ignore_gradient
+        else:
+            accumulate_gradient, backprop = self._gradient_callbacks(layers, backprop_layers, sgd, losses)
+        batch_id = ElmoListener.get_batch_id(docs)
+        for listener in self.listeners[:-1]:
+            listener.receive(batch_id, layers, accumulate_gradient)
+        if self.listeners:
+            self.listeners[-1].receive(batch_id, layers, backprop)
+        return losses
+
+    def _gradient_callbacks(
+        self, layers: List[Floats3d], backprop_layers: Callable, sgd: Optional[Optimizer], losses: Dict[str, float]
+    ) -> Tuple[Callable, Callable]:
+        """Callbacks for the listeners of a fine-tuned biLM: all but the last accumulate their
+        gradient, the last one also backpropagates the sum (spaCy's ``Tok2Vec`` protocol)."""
+        d_layers = [self.model.ops.alloc3f(*x.shape) for x in layers]
+
+        def accumulate_gradient(one_d_layers: List[Floats3d]) -> List[Doc]:
+            for total, one in zip(d_layers, one_d_layers):
+                total += one
+                losses[self.name] += float((one**2).sum())
+            return []
+
+        def backprop(one_d_layers: List[Floats3d]) -> List[Doc]:
+            accumulate_gradient(one_d_layers)
+            d_docs = backprop_layers(d_layers)
+            if sgd is not None:
+                self.finish_update(sgd)
+            return d_docs
+
+        return accumulate_gradient, backprop
+
+    def finish_update(self, sgd: Optimizer) -> None:
+        """Step the biLM's weights, unless it is frozen (then nothing changes)."""
+        if not self.frozen:
+            self.model.finish_update(sgd)
+
+    def get_loss(self, examples: Iterable[Example], scores) -> None:
+        """The component has no loss of its own: its gradients come from the listeners."""
+        return None
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        loader: Optional[Callable[[], ElmoModel]] = None,
+    ) -> None:
+        """Load the biLM with ``loader`` (``[initialize.components.elmo.loader]``, e.g.
+        ``spacy-elmo.ElmoLoader.v1``) unless the model has weights, and give every listener its
+        widths."""
+        if loader is not None:
+            self._load(loader())
+        self.model.initialize()
+        self._set_listener_widths()
+
+    # -- serialisation ---------------------------------------------------------------------
+    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+        """Write ``path/bilm/config.json`` and ``model.safetensors`` (loadable by ``ElmoModel``)."""
+        elmo = get_elmo(self.model)
+        if elmo is None:
+            raise ValueError(f"component {self.name!r} has no biLM weights to save: initialise it first")
+        folder = ensure_path(path) / BILM_FOLDER
+        folder.mkdir(parents=True, exist_ok=True)
+        elmo.save_pretrained(folder, safe_serialization=True)
+
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
+        folder = ensure_path(path) / BILM_FOLDER
+        if not (folder / "model.safetensors").is_file():
+            raise ValueError(f"{folder} holds no model.safetensors: not a saved elmo component")
+        self._load(ElmoModel.from_pretrained(folder))
+        return self
+
+    def to_bytes(self, *, exclude: Iterable[str] = tuple()) -> bytes:
+        """The Thinc model's bytes: the biLM as config JSON + safetensors inside msgpack."""
+        return self.model.to_bytes()
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
+        self.model.from_bytes(bytes_data)
+        self.cache.clear()
+        self._set_listener_widths()
+        return self
+
+    def _load(self, elmo: ElmoModel) -> None:
+        load_weights(self.model, elmo)
+        self.cache.clear()
+        self._set_listener_widths()
+
+    def _set_listener_widths(self) -> None:
+        for listener in self.listeners:
+            _set_widths(listener, self.model)
+
+
+def _ignore_gradient(d_layers: List[Floats3d]) -> List[Doc]:
+    return []
+
+
+def _set_widths(listener: ElmoListener, bilm: Model) -> None:
+    for dim in ("nL", "nO"):
+        listener.set_dim(dim, bilm.get_dim(dim), force=True)

@@ -1,0 +1,76 @@
+"""Readers of the benchmark corpora into spaCy ``Doc`` objects (one doc per sentence).
+
+- CoNLL-2003: 4 columns ``word POS chunk NER``, NER tags in IOB1, ``-DOCSTART-`` lines, blank
+  lines between sentences.
+- SST (sentence level): ``label sentence`` per line, already tokenised; the label becomes an
+  exclusive category (``cats``) named by the label.
+"""
+
+from pathlib import Path
+from typing import Iterator, List, Optional, Tuple, Union
+
+from spacy.tokens import Doc, Span
+from spacy.vocab import Vocab
+
+PathLike = Union[str, Path]
+
+
+def iob1_spans(tags: List[str]) -> List[Tuple[int, int, str]]:
+    """(start, end, label) entity spans of IOB1 tags: ``I-X`` continues an entity of type X or
+    starts one after ``O`` or another type; ``B-X`` starts a new one right after an X."""
+    spans: List[Tuple[int, int, str]] = []
+    for i, tag in enumerate(tags):
+        if tag == "O":
+            continue
+        prefix, _, label = tag.partition("-")
+        if prefix not in ("B", "I") or not label:
+            raise ValueError(f"token {i}: {tag!r} is not an IOB1 tag")
+        if prefix == "I" and spans and spans[-1][1] == i and spans[-1][2] == label:
+            spans[-1] = (spans[-1][0], i + 1, label)
+        else:
+            spans.append((i, i + 1, label))
+    return spans
+
+
+def read_conll2003(path: PathLike, vocab: Vocab, max_sentences: Optional[int] = None) -> Iterator[Doc]:
+    """One ``Doc`` with gold ``ents`` per sentence of a CoNLL-2003 file."""
+    count = 0
+    for words, tags in _conll_sentences(Path(path)):
+        if max_sentences is not None and count >= max_sentences:
+            return
+        doc = Doc(vocab, words=words)
+        doc.ents = [Span(doc, start, end, label=label) for start, end, label in iob1_spans(tags)]
+        count += 1
+        yield doc
+
+
+def _conll_sentences(path: Path) -> Iterator[Tuple[List[str], List[str]]]:
+    words: List[str] = []
+    tags: List[str] = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            fields = line.split()
+            if not fields or fields[0] == "-DOCSTART-":
+                if words:
+                    yield words, tags
+                words, tags = [], []
+                continue
+            if len(fields) != 4:
+                raise ValueError(f"{path}:{number}: expected 4 columns (word POS chunk NER), got {len(fields)}")
+            words.append(fields[0])
+            tags.append(fields[3])
+    if words:
+        yield words, tags
+
+
+def read_sst(path: PathLike, vocab: Vocab, max_sentences: Optional[int] = None) -> Iterator[Doc]:
+    """One ``Doc`` with exclusive ``cats`` per ``label sentence`` line of an SST file."""
+    path = Path(path)
+    lines = [line.split() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    labels = sorted({fields[0] for fields in lines})
+    for number, fields in enumerate(lines[:max_sentences], 1):
+        if len(fields) < 2:
+            raise ValueError(f"{path}: sentence {number} has a label and no words")
+        doc = Doc(vocab, words=fields[1:])
+        doc.cats = {label: float(label == fields[0]) for label in labels}
+        yield doc

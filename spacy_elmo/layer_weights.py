@@ -1,0 +1,82 @@
+"""The learned layer weights softmax(s) and scale gamma of every scalar mix in a pipeline.
+
+    python -m spacy_elmo.layer_weights PIPELINE_DIR weights.png
+
+draws one panel per scalar mix (one per listening component) with a bar per biLM layer, the
+paper's visualisation of the learned weights.
+"""
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Union
+
+import numpy as np
+from spacy.language import Language
+
+MIX_NAME = "elmo-scalar-mix"
+
+
+@dataclass
+class MixWeights:
+    """One scalar mix: the component owning it, softmax(s) per layer (0 = token layer), gamma."""
+
+    component: str
+    weights: np.ndarray
+    gamma: float
+
+
+def mix_weights(nlp: Language) -> List[MixWeights]:
+    """The weights of every initialised scalar mix in ``nlp``, in pipeline order."""
+    found = []
+    for name, component in nlp.pipeline:
+        model = getattr(component, "model", None)
+        if model is None or not hasattr(model, "walk"):
+            continue
+        for node in model.walk():
+            if node.name == MIX_NAME and node.has_param("s"):
+                s = node.ops.to_numpy(node.get_param("s")).astype("float64")
+                weights = np.exp(s - s.max())
+                found.append(MixWeights(name, weights / weights.sum(), float(node.ops.to_numpy(node.get_param("gamma"))[0])))
+    return found
+
+
+def plot_layer_weights(nlp: Language, output: Union[str, Path]) -> List[MixWeights]:
+    """Save a PNG with a bar chart of softmax(s) (and gamma in the title) of every scalar mix."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    mixes = mix_weights(nlp)
+    if not mixes:
+        raise ValueError("the pipeline has no initialised ELMo scalar mix (no spacy-elmo listener or ElmoMix)")
+    figure, axes = plt.subplots(1, len(mixes), figsize=(3.2 * len(mixes), 3.0), squeeze=False)
+    for axis, mix in zip(axes[0], mixes):
+        layers = np.arange(len(mix.weights))
+        axis.bar(layers, mix.weights, color="tab:blue")
+        axis.axhline(1.0 / len(mix.weights), color="grey", linestyle="--", linewidth=0.8)
+        axis.set_xticks(layers, ["token"] + [f"LSTM {j}" for j in layers[1:]])
+        axis.set_ylim(0, 1)
+        axis.set_ylabel("softmax(s)")
+        axis.set_title(f"{mix.component}: gamma = {mix.gamma:.3f}")
+    figure.tight_layout()
+    figure.savefig(output, dpi=120)
+    plt.close(figure)
+    return mixes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Plot the learned ELMo layer weights of a trained pipeline.")
+    parser.add_argument("pipeline", type=Path, help="a saved spaCy pipeline (e.g. output/model-best)")
+    parser.add_argument("output", type=Path, help="the PNG file to write")
+    args = parser.parse_args()
+    import spacy
+
+    for mix in plot_layer_weights(spacy.load(args.pipeline), args.output):
+        print(f"{mix.component}: softmax(s) = {np.round(mix.weights, 4).tolist()}, gamma = {mix.gamma:.4f}")
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""``ElmoListener``: how a downstream component receives the layers the ``elmo`` component computed.
+
+In training the ``elmo`` component runs the biLM once per batch and hands the layers, with a
+callback for their gradient, to every listener (``receive``); each listener's forward returns
+them for the same batch. In prediction, and when ``elmo`` is an annotating frozen component,
+the listener reads ``doc._.elmo`` instead. The listener's output is what the upstream produced:
+one (L+1, n_tokens, 2P) array per doc; a scalar mix after it makes the task's features.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, List, Optional, Tuple
+
+from spacy.tokens import Doc
+from thinc.api import Model
+from thinc.types import Floats3d
+
+from .doc_layers import EXTENSION
+
+
+class ElmoListener(Model):
+    """A layer that passes on the biLM layers of the upstream ``elmo`` component named
+    ``upstream_name`` (``"*"``: any). Its dims ``nL`` (L+1) and ``nO`` (2P) are set by the
+    upstream component when its weights are loaded, so they are known even when the upstream
+    is frozen (spaCy issue 11547).
+    """
+
+    name = "elmo-listener"
+
+    def __init__(self, upstream_name: str) -> None:
+        super().__init__(name=self.name, forward=listener_forward, dims={"nO": None, "nL": None})
+        self.upstream_name = upstream_name
+        self._batch_id: Optional[int] = None
+        self._outputs: Optional[List[Floats3d]] = None
+        self._backprop: Optional[Callable] = None
+
+    @staticmethod
+    def get_batch_id(docs: Iterable[Doc]) -> int:
+        """A content hash of a batch, to check that received layers belong to the docs given."""
+        return sum(sum(token.orth for token in doc) + len(doc) for doc in docs)
+
+    def receive(self, batch_id: int, outputs: List[Floats3d], backprop: Callable) -> None:
+        """Store the upstream's layers for the batch ``batch_id`` and its gradient callback."""
+        self._batch_id = batch_id
+        self._outputs = outputs
+        self._backprop = backprop
+
+
+def listener_forward(model: ElmoListener, docs: List[Doc], is_train: bool) -> Tuple[List[Floats3d], Callable]:
+    if is_train and model._batch_id is not None:
+        batch_id = model.get_batch_id(docs)
+        if batch_id != model._batch_id:
+            raise ValueError(
+                f"ELMo listener got a batch (id {batch_id}) other than the one the elmo component "
+                f"computed layers for (id {model._batch_id}): the upstream component must be "
+                "updated on the same batch just before this one"
+            )
+        return model._outputs, model._backprop
+    return [_annotated_layers(model, doc, is_train) for doc in docs], lambda d_layers: []
+
+
+def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d:
+    """``doc._.elmo``'s layers; zeros for an unannotated doc outside training.
+
+    Zeros are what spaCy's own listeners give there: the sample docs of ``initialize`` are not
+    annotated, and shape inference runs the layer on them. A pipeline run with the ``elmo``
+    component disabled therefore predicts from zero ELMo features.
+    """
+    annotation = doc._.get(EXTENSION) if Doc.has_extension(EXTENSION) else None
+    if annotation is not None:
+        return model.ops.asarray3f(annotation.layers)
+    if is_train:
+        raise ValueError(
+            "ELMo listener: no layers for this training batch: the elmo component was neither "
+            "updated on it nor annotated it (list a frozen elmo component in "
+            "[training] annotating_components)"
+        )
+    if not model.has_dim("nO") or not model.has_dim("nL"):
+        raise ValueError(
+            "ELMo listener has no widths: the elmo component it listens to must load its weights "
+            "(nlp.initialize, or a trained pipeline) before this component is initialised"
+        )
+    return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
