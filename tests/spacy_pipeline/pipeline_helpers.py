@@ -19,3 +19,75 @@ def tiny_elmo(seed: int = 0) -> ElmoModel:
 def loader_settings(folder: Path) -> dict:
     """``[initialize.components.elmo]`` settings that load the biLM in ``folder``."""
     return {"loader": {"@misc": "spacy-elmo.ElmoLoader.v1", "name_or_path": str(folder)}}
+
+
+def tok2vec_config(width: int = 16) -> dict:
+    """A small ``spacy-elmo.ElmoTok2Vec.v1`` listening to the ``elmo`` component."""
+    return {
+        "@architectures": "spacy-elmo.ElmoTok2Vec.v1",
+        "elmo": {"@architectures": "spacy-elmo.ElmoMixListener.v1", "upstream": "elmo", "dropout": 0.0},
+        "embed": {
+            "@architectures": "spacy.MultiHashEmbed.v2",
+            "width": width,
+            "attrs": ["NORM", "SHAPE"],
+            "rows": [200, 50],
+            "include_static_vectors": False,
+        },
+        "encode": {
+            "@architectures": "spacy.MaxoutWindowEncoder.v2",
+            "width": width,
+            "depth": 1,
+            "window_size": 1,
+            "maxout_pieces": 2,
+        },
+    }
+
+
+def ner_config() -> dict:
+    return {
+        "model": {
+            "@architectures": "spacy.TransitionBasedParser.v2",
+            "state_type": "ner",
+            "extra_state_tokens": False,
+            "hidden_width": 16,
+            "maxout_pieces": 2,
+            "use_upper": True,
+            "tok2vec": tok2vec_config(),
+        }
+    }
+
+
+def textcat_config() -> dict:
+    return {
+        "model": {
+            "@architectures": "spacy.TextCatReduce.v1",
+            "exclusive_classes": True,
+            "use_reduce_first": False,
+            "use_reduce_last": False,
+            "use_reduce_max": True,
+            "use_reduce_mean": True,
+            "tok2vec": tok2vec_config(),
+        }
+    }
+
+
+#: (text, entities as (start char, end char, label), positive?) of a tiny training corpus.
+TRAIN_DATA = [
+    ("Alice lives in Paris .", [(0, 5, "PER"), (15, 20, "LOC")], True),
+    ("Bob hates London .", [(0, 3, "PER"), (10, 16, "LOC")], False),
+    ("Carol loves Berlin very much .", [(0, 5, "PER"), (12, 18, "LOC")], True),
+    ("Dave left Rome in anger .", [(0, 4, "PER"), (10, 14, "LOC")], False),
+    ("Eve enjoys Madrid .", [(0, 3, "PER"), (11, 17, "LOC")], True),
+    ("Frank dislikes Oslo .", [(0, 5, "PER"), (15, 19, "LOC")], False),
+]
+
+
+def training_docs(nlp):
+    """Gold docs of ``TRAIN_DATA`` with entities and exclusive POS/NEG categories."""
+    docs = []
+    for text, entities, positive in TRAIN_DATA:
+        doc = nlp.make_doc(text)
+        doc.ents = [doc.char_span(start, end, label=label) for start, end, label in entities]
+        doc.cats = {"POS": float(positive), "NEG": float(not positive)}
+        docs.append(doc)
+    return docs
