@@ -108,3 +108,37 @@ def test_replace_listeners_gives_ner_its_own_biLM_with_identical_predictions(tin
     assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in loaded.pipe(texts)] == before
     for text, cats in zip(texts, scores_before):
         assert loaded(text).cats == pytest.approx(cats, abs=1e-6)
+
+
+def test_frozen_annotating_elmo_feeds_listeners_through_doc_extension(tiny_elmo_dir):
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    losses = {}
+    nlp.update(examples, sgd=optimizer, losses=losses, exclude=["elmo"], annotates=["elmo"])
+    assert losses["ner"] > 0 and "elmo" not in losses
+    assert all(listener._batch_id is None for listener in nlp.get_pipe("elmo").listeners)
+
+
+def test_a_listener_without_upstream_layers_in_training_names_the_fix(tiny_elmo_dir):
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    with pytest.raises(ValueError, match="annotating_components"):
+        nlp.update(examples, sgd=optimizer, exclude=["elmo"])
+
+
+def test_standalone_mix_owns_its_biLM_and_round_trips(tiny_elmo_dir, tmp_path):
+    nlp = spacy.blank("en")
+    config = textcat_config()
+    config["model"]["tok2vec"]["elmo"] = {
+        "@architectures": "spacy-elmo.ElmoMix.v1",
+        "bilm": {"@architectures": "spacy-elmo.ElmoBiLm.v1", "loader": loader_settings(tiny_elmo_dir)["loader"]},
+        "dropout": 0.0,
+    }
+    nlp.add_pipe("textcat", config=config)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    history = train(nlp, examples, optimizer, rounds=4)
+    assert history[-1]["textcat"] < history[0]["textcat"]
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    for eg in examples:
+        assert loaded(eg.reference.text).cats == pytest.approx(nlp(eg.reference.text).cats, abs=1e-6)

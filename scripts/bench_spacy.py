@@ -1,0 +1,131 @@
+"""Baseline vs ELMo spaCy pipelines, same settings and seed: F1 / accuracy and seconds per epoch.
+
+    python scripts/bench_spacy.py --elmo ../shared/fixtures/elmo-allennlp --tasks conll2003 sst2 sst5 \
+        --max-train 2000 --max-eval 500 --epochs 3 --output bench-spacy/
+
+Trains ``spacy_elmo/configs/{ner,textcat}_baseline.cfg`` and ``{ner,textcat}.cfg`` on CoNLL-2003
+(eng.train, dev eng.testa, test eng.testb) and SST-2 / SST-5 (sentence level) from ../shared
+(or $ELMO_SHARED) for a fixed number of epochs, then prints a Markdown table: dev and test
+score (NER: entity F1; SST: accuracy) and seconds per epoch for the first epoch (the biLM runs
+over every training doc and fills the activation cache) and the mean of the later ones (cache
+hits). Epoch times exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read.
+"""
+
+import argparse
+import json
+import os
+import random
+import time
+from pathlib import Path
+from typing import Dict, List
+
+import spacy
+import torch
+from spacy.tokens import DocBin
+from spacy.training import Example
+from spacy.training.initialize import init_nlp
+from spacy.util import fix_random_seed, load_config, registry
+
+from spacy_elmo.corpora import read_conll2003, read_sst
+
+REPO = Path(__file__).resolve().parent.parent
+CONFIGS = REPO / "spacy_elmo" / "configs"
+TASKS = {
+    # name: (pipeline task, reader, folder under shared/data, train, dev, test)
+    "conll2003": ("ner", read_conll2003, "conll2003-en", "eng.train", "eng.testa", "eng.testb"),
+    "sst2": ("textcat", read_sst, "sst/sentence-level", "stsa.binary.train", "stsa.binary.dev", "stsa.binary.test"),
+    "sst5": ("textcat", read_sst, "sst/sentence-level", "stsa.fine.train", "stsa.fine.dev", "stsa.fine.test"),
+}
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
+
+
+def convert(task: str, output: Path, max_train: int, max_eval: int) -> Dict[str, Path]:
+    """Write the task's train/dev/test splits (capped) as .spacy files; return their paths."""
+    _, reader, folder, *files = TASKS[task]
+    vocab = spacy.blank("en").vocab
+    paths = {}
+    for split, name, cap in zip(("train", "dev", "test"), files, (max_train, max_eval, max_eval)):
+        paths[split] = output / f"{task}.{split}.spacy"
+        DocBin(docs=reader(shared_dir() / "data" / folder / name, vocab, cap)).to_disk(paths[split])
+    return paths
+
+
+def score(nlp, examples: List[Example], pipe_task: str) -> float:
+    """Entity F1 (NER) or accuracy (exclusive text classes), in percent."""
+    if pipe_task == "ner":
+        return 100.0 * nlp.evaluate(examples)["ents_f"]
+    docs = nlp.pipe(eg.reference.text for eg in examples)
+    hits = [max(doc.cats, key=doc.cats.get) == max(eg.reference.cats, key=eg.reference.cats.get) for doc, eg in zip(docs, examples)]
+    return 100.0 * sum(hits) / len(hits)
+
+
+def run(task: str, with_elmo: bool, paths: Dict[str, Path], args: argparse.Namespace) -> Dict[str, object]:
+    pipe_task = TASKS[task][0]
+    config_path = CONFIGS / (f"{pipe_task}.cfg" if with_elmo else f"{pipe_task}_baseline.cfg")
+    overrides = {"paths.train": str(paths["train"]), "paths.dev": str(paths["dev"]), "system.seed": args.seed}
+    if with_elmo:
+        overrides["paths.elmo"] = str(args.elmo)
+    config = load_config(config_path, overrides=overrides)
+    fix_random_seed(args.seed)
+    nlp = init_nlp(config, use_gpu=args.gpu_id)
+    training = registry.resolve(config["training"])
+    batcher, optimizer = training["batcher"], training["optimizer"]
+    vocab = nlp.vocab
+    train = [Example(nlp.make_doc(d.text), d) for d in DocBin().from_disk(paths["train"]).get_docs(vocab)]
+    seconds = []
+    for epoch in range(args.epochs):
+        random.Random(args.seed + epoch).shuffle(train)
+        start = time.perf_counter()
+        for batch in batcher(train):
+            nlp.update(batch, drop=training["dropout"], sgd=optimizer)
+        seconds.append(time.perf_counter() - start)
+    result = {"task": task, "pipeline": "ELMo" if with_elmo else "baseline", "epoch_seconds": seconds}
+    for split in ("dev", "test"):
+        gold = [Example(nlp.make_doc(d.text), d) for d in DocBin().from_disk(paths[split]).get_docs(vocab)]
+        result[split] = score(nlp, gold, pipe_task)
+    return result
+
+
+def table(results: List[Dict[str, object]]) -> str:
+    rows = [
+        "| task | pipeline | dev | test | s/epoch, epoch 1 | s/epoch, later |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        secs = r["epoch_seconds"]
+        later = f"{sum(secs[1:]) / len(secs[1:]):.1f}" if len(secs) > 1 else "-"
+        rows.append(f"| {r['task']} | {r['pipeline']} | {r['dev']:.1f} | {r['test']:.1f} | {secs[0]:.1f} | {later} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--elmo", required=True, help="ELMo model folder or Hub id (converted or original format)")
+    parser.add_argument("--tasks", nargs="+", choices=sorted(TASKS), default=sorted(TASKS))
+    parser.add_argument("--max-train", type=int, default=None, help="training sentences per task (default all)")
+    parser.add_argument("--max-eval", type=int, default=None, help="dev and test sentences per task (default all)")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gpu-id", type=int, default=-1)
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--output", type=Path, default=Path("bench-spacy"))
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    args.output.mkdir(parents=True, exist_ok=True)
+    results = []
+    for task in args.tasks:
+        paths = convert(task, args.output, args.max_train, args.max_eval)
+        for with_elmo in (False, True):
+            results.append(run(task, with_elmo, paths, args))
+            print(json.dumps(results[-1]), flush=True)
+    (args.output / "results.json").write_text(json.dumps(results, indent=1))
+    print(f"\nELMo: {args.elmo}; train <= {args.max_train or 'all'} sentences, dev/test <= "
+          f"{args.max_eval or 'all'}, {args.epochs} epochs, seed {args.seed}, torch threads {args.threads}\n")
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()
