@@ -8,7 +8,6 @@
   spaCy's usual embeddings, projected to the encoder's width and encoded.
 """
 
-
 from typing import Any, Dict, List, Optional
 
 from spacy.tokens import Doc

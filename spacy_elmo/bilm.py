@@ -5,7 +5,6 @@ under a token budget -> ``ElmoModel`` (stateless: every segment starts from the 
 -> per batch (L+1, rows, longest, 2P) -> scattered back to one (L+1, n_tokens, 2P) array per doc.
 """
 
-
 from functools import partial
 from typing import Callable, List, Optional, Sequence, Tuple
 

@@ -8,7 +8,6 @@ flows back. The weights are loaded at ``[initialize]`` by a registered loader an
 the pipeline as ``<component>/bilm/{config.json,model.safetensors}``.
 """
 
-
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
 

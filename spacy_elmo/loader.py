@@ -1,7 +1,6 @@
 """The registered loader that fetches biLM weights at ``[initialize]``."""
 
-
-from typing import Callable
+from typing import Callable, Optional
 
 from spacy.util import registry
 
@@ -9,7 +8,7 @@ from hf_elmo import ElmoModel
 
 
 @registry.misc("spacy-elmo.ElmoLoader.v1")
-def elmo_loader_v1(name_or_path: str) -> Callable[[], ElmoModel]:
+def elmo_loader_v1(name_or_path: Optional[str]) -> Callable[[], ElmoModel]:
     """A callable that loads the biLM from a local folder or a Hub id when called.
 
     The folder may be a converted one (``config.json`` + ``model.safetensors``) or hold the

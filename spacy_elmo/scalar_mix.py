@@ -67,7 +67,7 @@ def mix_forward(model: Model, Xs: List[Floats3d], is_train: bool) -> Tuple[List[
         dY = xp.concatenate(dYs, axis=0)
         if mask is not None:
             dY = dY * mask
-        model.inc_grad("gamma", ops.asarray1f([(dY * mixed).sum()]))
+        model.inc_grad("gamma", (dY * mixed).sum().reshape((1,)).astype("float32"))
         d_mixed = gamma[0] * dY
         d_weights = xp.tensordot(normed, d_mixed, axes=([1, 2], [0, 1]))  # (L+1,)
         d_s = weights * (d_weights - (weights * d_weights).sum()) + 2.0 * model.attrs["l2"] * s

@@ -148,3 +148,10 @@ def test_docbin_keeps_the_layers(make_nlp):
     ).get_docs(nlp.vocab))
     for doc, back in zip(docs, restored):
         np.testing.assert_array_equal(back._.elmo.layers, doc._.elmo.layers)
+
+
+def test_loader_without_a_model_path_names_the_setting():
+    from spacy_elmo.loader import elmo_loader_v1
+
+    with pytest.raises(ValueError, match="--paths.elmo"):
+        elmo_loader_v1(None)
