@@ -6,9 +6,10 @@
 Trains ``spacy_elmo/configs/{ner,textcat}_baseline.cfg`` and ``{ner,textcat}.cfg`` on CoNLL-2003
 (eng.train, dev eng.testa, test eng.testb) and SST-2 / SST-5 (sentence level) from ../shared
 (or $ELMO_SHARED) for a fixed number of epochs, then prints a Markdown table: dev and test
-score (NER: entity F1; SST: accuracy) and seconds per epoch for the first epoch (the biLM runs
-over every training doc and fills the activation cache) and the mean of the later ones (cache
-hits). Epoch times exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read.
+score (NER: entity F1; SST: accuracy) and seconds per epoch, wall-clock and CPU time of the
+process (robust on a shared machine), for the first epoch (the biLM runs over every training
+doc and fills the activation cache) and the mean of the later ones (cache hits). Epoch times
+exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read.
 """
 
 import argparse
@@ -75,29 +76,42 @@ def run(task: str, with_elmo: bool, paths: Dict[str, Path], args: argparse.Names
     batcher, optimizer = training["batcher"], training["optimizer"]
     vocab = nlp.vocab
     train = [Example(nlp.make_doc(d.text), d) for d in DocBin().from_disk(paths["train"]).get_docs(vocab)]
-    seconds = []
+    seconds, cpu_seconds = [], []
     for epoch in range(args.epochs):
         random.Random(args.seed + epoch).shuffle(train)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         for batch in batcher(train):
             nlp.update(batch, drop=training["dropout"], sgd=optimizer)
         seconds.append(time.perf_counter() - start)
-    result = {"task": task, "pipeline": "ELMo" if with_elmo else "baseline", "epoch_seconds": seconds}
+        cpu_seconds.append(time.process_time() - cpu_start)
+    result = {
+        "task": task,
+        "pipeline": "ELMo" if with_elmo else "baseline",
+        "epoch_seconds": seconds,
+        "epoch_cpu_seconds": cpu_seconds,
+    }
     for split in ("dev", "test"):
         gold = [Example(nlp.make_doc(d.text), d) for d in DocBin().from_disk(paths[split]).get_docs(vocab)]
         result[split] = score(nlp, gold, pipe_task)
     return result
 
 
+def first_and_later(seconds: List[float]) -> str:
+    """``first / mean of the later epochs`` of a list of epoch times."""
+    later = f"{sum(seconds[1:]) / len(seconds[1:]):.1f}" if len(seconds) > 1 else "-"
+    return f"{seconds[0]:.1f} / {later}"
+
+
 def table(results: List[Dict[str, object]]) -> str:
     rows = [
-        "| task | pipeline | dev | test | s/epoch, epoch 1 | s/epoch, later |",
+        "| task | pipeline | dev | test | wall s/epoch: epoch 1 / later | CPU s/epoch: epoch 1 / later |",
         "|---|---|---|---|---|---|",
     ]
     for r in results:
-        secs = r["epoch_seconds"]
-        later = f"{sum(secs[1:]) / len(secs[1:]):.1f}" if len(secs) > 1 else "-"
-        rows.append(f"| {r['task']} | {r['pipeline']} | {r['dev']:.1f} | {r['test']:.1f} | {secs[0]:.1f} | {later} |")
+        rows.append(
+            f"| {r['task']} | {r['pipeline']} | {r['dev']:.1f} | {r['test']:.1f} "
+            f"| {first_and_later(r['epoch_seconds'])} | {first_and_later(r['epoch_cpu_seconds'])} |"
+        )
     return "\n".join(rows)
 
 

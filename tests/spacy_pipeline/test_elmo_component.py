@@ -155,3 +155,20 @@ def test_loader_without_a_model_path_names_the_setting():
 
     with pytest.raises(ValueError, match="--paths.elmo"):
         elmo_loader_v1(None)
+
+
+def test_biLM_dropout_is_off_at_inference_and_for_a_frozen_biLM_in_training():
+    elmo = tiny_elmo()
+    elmo.bilm.dropout.p = 0.5  # as a biLM trained with dropout would have it
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("elmo", config={"cache_mb": 0})
+    component.initialize(lambda: [], nlp=nlp, loader=lambda: elmo)
+    docs = [nlp.make_doc(t) for t in TEXTS]
+    predicted = component.predict(docs)
+    trained, _ = component.model(docs, is_train=True)
+    for again, in_training, expected in zip(component.predict(docs), trained, predicted):
+        np.testing.assert_array_equal(again, expected)
+        np.testing.assert_array_equal(in_training, expected)
+    component.model.attrs["frozen"] = False  # fine-tuning trains with the biLM's dropout
+    fine_tuned, _ = component.model(docs, is_train=True)
+    assert not np.array_equal(fine_tuned[0], predicted[0])
