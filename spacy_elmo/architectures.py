@@ -58,10 +58,7 @@ def elmo_tok2vec_v1(
         raise ValueError("spacy-elmo.ElmoTok2Vec.v1: the encoder must have a known width (nO)")
     width = encode.get_dim("nO")
     project = with_array(Maxout(nO=width, nP=3, normalize=True))
-    model = chain(concatenate(elmo, embed), project, encode)
-    model.set_ref("embed", embed)
-    model.set_ref("encode", encode)
-    return model
+    return chain(concatenate(elmo, embed), project, encode)
 
 
 def replace_listener_cfg(bilm_cfg: Dict[str, Any], tok2vec_cfg: Dict[str, Any]) -> Dict[str, Any]:

@@ -142,3 +142,18 @@ def test_standalone_mix_owns_its_biLM_and_round_trips(tiny_elmo_dir, tmp_path):
     loaded = spacy.load(tmp_path / "pipeline")
     for eg in examples:
         assert loaded(eg.reference.text).cats == pytest.approx(nlp(eg.reference.text).cats, abs=1e-6)
+
+
+def test_layer_weights_plot_reports_softmax_s_and_gamma_of_every_listener(tiny_elmo_dir, tmp_path):
+    from spacy_elmo import plot_layer_weights
+
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    train(nlp, examples, optimizer, rounds=2)
+    mixes = plot_layer_weights(nlp, tmp_path / "weights.png")
+    assert (tmp_path / "weights.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [mix.component for mix in mixes] == ["ner", "textcat"]
+    for mix in mixes:
+        node = mix_node(nlp, mix.component)
+        expected = torch.softmax(torch.from_numpy(node.get_param("s")).double(), dim=0).numpy()
+        np.testing.assert_allclose(mix.weights, expected, atol=1e-7)
+        assert mix.gamma == pytest.approx(float(node.get_param("gamma")[0]))
