@@ -26,7 +26,8 @@ class ActivationCache:
 
     In memory by default; with ``directory`` the arrays are ``.npy`` files there and only the
     index is in memory. Valid only while the biLM's weights do not change: the owner calls
-    ``clear()`` when it loads new ones. Stored arrays are copies, returned as they were given.
+    ``clear()`` when it loads new ones. Arrays go in and come out as copies, so a caller that
+changes one in place cannot change the cache.
     """
 
     def __init__(self, max_mb: float, directory: Optional[Union[str, Path]] = None) -> None:
@@ -52,7 +53,7 @@ class ActivationCache:
             return None
         self._entries.move_to_end(key)
         entry = self._entries[key]
-        return np.load(self._path(key)) if self.directory is not None else entry
+        return np.load(self._path(key)) if self.directory is not None else entry.copy()
 
     def put(self, key: str, layers: np.ndarray) -> None:
         """Store a copy of ``layers``, evicting the least recently used entries to fit."""

@@ -78,3 +78,10 @@ def test_fine_tuned_biLM_is_not_cached(make_nlp):
     nlp = make_nlp(cache_mb=16, model={"@architectures": "spacy-elmo.ElmoBiLm.v1", "frozen": False})
     nlp("Hello world")
     assert len(nlp.get_pipe("elmo").cache) == 0
+
+
+def test_changing_a_returned_array_does_not_change_the_cache():
+    cache = ActivationCache(max_mb=1)
+    cache.put("k", np.ones((1, 2, 3), dtype="float32"))
+    cache.get("k")[:] = 5.0
+    np.testing.assert_array_equal(cache.get("k"), 1.0)
