@@ -128,6 +128,8 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=Path("bench-spacy"))
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    if args.gpu_id >= 0:
+        spacy.require_gpu(args.gpu_id)  # what `spacy train --gpu-id` does before initialising
     args.output.mkdir(parents=True, exist_ok=True)
     results = []
     for task in args.tasks:
