@@ -184,9 +184,6 @@ class ElmoState:
     h: torch.Tensor
     c: torch.Tensor
 
-    def rows(self, n: int) -> "ElmoState":
-        return ElmoState(self.h[:, :, :n], self.c[:, :, :n])
-
 
 class ElmoPreTrainedModel(PreTrainedModel):
     """Weight initialisation and loading conventions shared by the ELMo models."""
@@ -286,10 +283,10 @@ class ElmoModel(ElmoPreTrainedModel):
         self._carried_state = None
 
     def _initial_state(self, batch_size: int, stateful: bool) -> ElmoState:
-        shape = lambda w: (2, self.config.n_layers, batch_size, w.shape[-1])  # noqa: E731
+        n = self.config.n_layers
         warm = ElmoState(
-            self.warm_h.unsqueeze(2).expand(shape(self.warm_h)),
-            self.warm_c.unsqueeze(2).expand(shape(self.warm_c)),
+            self.warm_h.unsqueeze(2).expand(2, n, batch_size, -1),
+            self.warm_c.unsqueeze(2).expand(2, n, batch_size, -1),
         )
         carried = self._carried_state if stateful else None
         if carried is None:

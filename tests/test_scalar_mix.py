@@ -1,0 +1,76 @@
+"""ScalarMix: gamma * sum softmax(s)_j h_j, with AllenNLP's layer norm semantics."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from hf_elmo import ScalarMix
+
+
+@pytest.fixture()
+def layers():
+    torch.manual_seed(0)
+    return [torch.randn(2, 5, 6) for _ in range(3)]
+
+
+def test_initial_mix_is_the_average_of_the_layers(layers):
+    mix = ScalarMix(3)
+    torch.testing.assert_close(mix(layers), sum(layers) / 3)
+
+
+def test_mix_follows_the_papers_formula(layers):
+    mix = ScalarMix(3, initial_scalar_parameters=[0.5, -1.0, 2.0])
+    with torch.no_grad():
+        mix.gamma.fill_(1.7)
+    w = torch.softmax(torch.tensor([0.5, -1.0, 2.0]), 0)
+    torch.testing.assert_close(mix(layers), 1.7 * (w[0] * layers[0] + w[1] * layers[1] + w[2] * layers[2]))
+
+
+def test_frozen_selection_picks_one_layer_and_has_no_trainable_parameters(layers):
+    mix = ScalarMix(3, initial_scalar_parameters=[-9e10, 1.0, -9e10], trainable=False)
+    torch.testing.assert_close(mix(layers), layers[1])
+    assert not any(p.requires_grad for p in mix.parameters())
+
+
+def test_batch_layer_norm_uses_unmasked_elements_of_the_whole_batch(layers):
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])
+    mix = ScalarMix(3, layer_norm="batch")
+    expected = []
+    for layer in layers:
+        values = layer[mask.bool()]
+        mean, var = values.mean(), values.var(unbiased=False)
+        expected.append((layer - mean) / torch.sqrt(var + 1e-13))
+    torch.testing.assert_close(mix(layers, mask), sum(expected) / 3)
+    with pytest.raises(ValueError, match="needs the mask"):
+        mix(layers)
+
+
+def test_token_layer_norm_normalises_each_vector(layers):
+    mix = ScalarMix(3, layer_norm="token", initial_scalar_parameters=[0.0, 0.0, 9e10])
+    out = mix(layers)
+    torch.testing.assert_close(out.mean(-1), torch.zeros(2, 5), atol=1e-5, rtol=0)
+    torch.testing.assert_close(out.var(-1, unbiased=False), torch.ones(2, 5), atol=1e-4, rtol=0)
+
+
+def test_several_mixes_over_one_output_learn_independently(layers):
+    ner, textcat = ScalarMix(3), ScalarMix(3)
+    (ner(layers) * layers[2]).sum().backward()
+    assert ner.scalar_parameters.grad is not None and textcat.scalar_parameters.grad is None
+    assert ner.l2_penalty().item() == 0.0
+
+
+def test_dropout_acts_on_the_mixed_vector_in_training(layers):
+    mix = ScalarMix(3, dropout=0.5)
+    assert (mix(layers) == 0).float().mean() > 0.3
+    mix.eval()
+    torch.testing.assert_close(mix(layers), sum(layers) / 3)
+
+
+def test_wrong_layer_count_and_bad_options_are_refused(layers):
+    with pytest.raises(ValueError, match="expects 2 layers"):
+        ScalarMix(2)(layers)
+    with pytest.raises(ValueError, match="layer_norm"):
+        ScalarMix(3, layer_norm="instance")
+    with pytest.raises(ValueError, match="2 values for 3 layers"):
+        ScalarMix(3, initial_scalar_parameters=[0.0, 1.0])
