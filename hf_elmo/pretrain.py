@@ -29,7 +29,7 @@ from .modeling_lm import ElmoForBidirectionalLM
 
 PathLike = Union[str, os.PathLike]
 CHECKPOINT_FILE = "checkpoint.pt"
-STATE_FILE = "trainer_state.json"
+LOSS_LOG = "losses.tsv"
 
 #: Size presets: the released models' shapes ("small", "original") and a CPU-sized one ("cpu").
 PRESETS: Dict[str, Dict[str, Any]] = {
@@ -84,7 +84,7 @@ class PretrainSettings:
 
 #: Settings a resumed run may change (how long it runs and how often it checkpoints).
 _RUN_LENGTH_FIELDS = ("max_steps", "max_tokens", "epochs", "checkpoint_every_steps", "checkpoint_every_minutes",
-                      "valid_file", "save_dtype", "data_description")
+                      "valid_file", "save_dtype", "data_description", "output_dir", "checkpoint_dir")
 
 
 # -- distributed ------------------------------------------------------------------------------
@@ -252,6 +252,7 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     started, started_tokens = time.monotonic(), position["tokens_seen"]
     last_checkpoint = time.monotonic()
     loss_ema: Optional[float] = None
+    loss_log = _loss_log(ckpt_dir / LOSS_LOG, position["step"]) if rank == 0 else None
     finished = False
     while not finished:
         batches = batcher.epoch_batches(position["epoch"])
@@ -259,12 +260,15 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
         while position["batch"] < n_batches:
             batch = batcher.collate(batches[position["batch"]])
             loss = train_step(ddp_model, optimizer, batch, device, settings.clip_norm, amp)
+            loss = _all_reduce(loss.float().cpu()) / world  # the mean over ranks (what DDP optimises)
             words = int(_all_reduce(torch.tensor(batch.n_words)))
             position["batch"] += 1
             position["step"] += 1
             position["tokens_seen"] += words
             loss_ema = float(loss) if loss_ema is None else 0.98 * loss_ema + 0.02 * float(loss)
             progress.update(words)
+            if rank == 0:
+                loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{float(loss):.6f}\n")
             elapsed = time.monotonic() - started
             progress.set_postfix({"loss": f"{loss_ema:.3f}", "tok/s": f"{(position['tokens_seen'] - started_tokens) / max(elapsed, 1e-9):,.0f}"},
                                  refresh=False)
@@ -274,6 +278,8 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
                 time.monotonic() - last_checkpoint > 60 * settings.checkpoint_every_minutes)
             if finished or stop_now or _agree(bool(due)):
                 position_to_save = dict(position, elapsed=position["elapsed"] + time.monotonic() - last_checkpoint)
+                if loss_log is not None:
+                    loss_log.flush()
                 save_checkpoint(ckpt_dir, model, optimizer, position_to_save, rank, world)
                 position["elapsed"] = position_to_save["elapsed"]
                 last_checkpoint = time.monotonic()
@@ -281,23 +287,53 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
                 break
             if stop_now:
                 progress.close()
+                if loss_log is not None:
+                    loss_log.close()
                 return None
         else:
             position["epoch"] += 1
             position["batch"] = 0
     progress.close()
-
+    if loss_log is not None:
+        loss_log.close()
+    divergence = rank_divergence(model)
     if rank != 0:
         dist.barrier()
         return out_dir
     model.eval()
     metrics: Dict[str, Any] = {}
+    if world > 1:
+        metrics["world_size"] = world
+        metrics["max_weight_difference_between_ranks"] = divergence
     if settings.valid_file:
         metrics["valid"] = perplexity(model, vocabulary, read_corpus(settings.valid_file, settings.max_sentence_tokens))
     save_lm_folder(model, vocabulary, out_dir, settings, position, metrics, overwrite=overwrite)
     if dist.is_initialized():
         dist.barrier()
     return out_dir
+
+
+def _loss_log(path: Path, step: int):
+    """The per-step loss log (step, epoch, tokens seen, loss), cut back to ``step`` on resume."""
+    kept = []
+    if path.is_file() and step > 0:
+        kept = [line for line in path.read_text().splitlines(keepends=True)[1:] if int(line.split("\t")[0]) <= step]
+    handle = open(path, "w", encoding="utf-8")
+    handle.write("step\tepoch\ttokens_seen\ttrain_loss\n")
+    handle.writelines(kept)
+    return handle
+
+
+def rank_divergence(model: torch.nn.Module) -> float:
+    """The largest |weight - rank 0's weight| over all parameters and ranks (0.0 for one process)."""
+    if not dist.is_initialized():
+        return 0.0
+    worst = torch.zeros((), dtype=torch.float64)
+    for param in model.parameters():
+        reference = param.detach().clone()
+        dist.broadcast(reference, src=0)
+        worst = torch.maximum(worst, (param.detach() - reference).abs().max().double().cpu())
+    return float(_all_reduce(worst.to(next(model.parameters()).device), dist.ReduceOp.MAX))
 
 
 def _agree(flag: bool) -> bool:
@@ -413,7 +449,11 @@ def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any
         "tokens seen": f"{position['tokens_seen']:,}",
         "training time": f"{position.get('elapsed', 0.0) / 60:.1f} min",
     }
+    if "world_size" in metrics:
+        provenance["processes"] = f"{metrics['world_size']} (DDP)"
     for split, values in metrics.items():
+        if not isinstance(values, dict):
+            continue
         provenance[f"perplexity ({split})"] = (
             f"forward {values['forward']:.2f}, backward {values['backward']:.2f}, average {values['average']:.2f} "
             f"(full softmax, {values['predictions']:,} predictions per direction)")
@@ -424,3 +464,19 @@ def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any
                      "`ElmoModel.from_pretrained` loads the biLM alone."),
         provenance=provenance,
     )
+
+
+def load_lm(model_dir: PathLike, softmax_weights: Optional[PathLike] = None) -> ElmoForBidirectionalLM:
+    """An ``ElmoForBidirectionalLM`` in float32 eval mode from a pretrained folder, or from an
+    original-format folder (options.json + weights hdf5) plus a softmax dump."""
+    folder = Path(model_dir)
+    if softmax_weights is not None:
+        from .convert import find_original_files
+
+        options, weights = find_original_files(folder)
+        return ElmoForBidirectionalLM.from_allennlp_with_softmax(options, weights, softmax_weights)
+    config_file = folder / "config.json"
+    if not config_file.is_file() or "softmax" not in json.loads(config_file.read_text()):
+        raise ValueError(f"{folder} holds no biLM with a softmax (written by `elmo pretrain`); for original "
+                         "files pass --softmax-weights")
+    return ElmoForBidirectionalLM.from_pretrained(folder, dtype=torch.float32).eval()
