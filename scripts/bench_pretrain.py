@@ -53,7 +53,7 @@ def bench(preset: str, tokens_per_batch: int, steps: int, vocab_size: int, num_s
     if device.type == "cuda":
         torch.cuda.synchronize()
     seconds = time.perf_counter() - start
-    return dict(preset=preset, params=sum(p.numel() for p in model.parameters()), steps=len(batches) - 1,
+    return dict(preset=preset, vocab=len(vocab), params=sum(p.numel() for p in model.parameters()), steps=len(batches) - 1,
                 rows=batches[1].lengths.numel(), tokens=words, seconds=seconds, tokens_per_s=words / seconds)
 
 
@@ -82,10 +82,11 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     device = torch.cuda.get_device_name() if torch.cuda.is_available() else f"CPU {cpu_name()} ({os.cpu_count()} cores)"
     print(f"device: {device}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
-          f"{args.tokens_per_batch} padded tokens a step; vocabulary {args.vocab_size}, {args.num_sampled} sampled")
+          f"{args.tokens_per_batch} padded tokens a step; synthetic vocabulary up to {args.vocab_size}, "
+          f"{args.num_sampled} sampled")
     for preset in args.presets:
         r = bench(preset, args.tokens_per_batch, args.steps, args.vocab_size, args.num_sampled, args.amp)
-        print(f"{r['preset']:9s} {r['params'] / 1e6:7.1f}M params  {r['rows']:4d} sentences a step  "
+        print(f"{r['preset']:9s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  {r['rows']:4d} sentences a step  "
               f"{r['steps']} steps  {r['tokens']:7d} tokens in {r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s")
 
 
