@@ -236,3 +236,17 @@ def test_run_length_must_be_given(tmp_path):
     corpus = write_corpus(tmp_path / "c.txt")
     with pytest.raises(SystemExit):
         elmo_main(["pretrain", str(corpus), str(tmp_path / "m")])
+
+
+def test_pretraining_continues_a_converted_model_with_its_shapes(tmp_path, allennlp_fixture, allennlp_model):
+    corpus = write_corpus(tmp_path / "c.txt", n=40)
+    out = tmp_path / "continued"
+    code = elmo_main(["pretrain", str(corpus), str(out), "--init-model", str(allennlp_fixture), "--max-tokens", "100",
+                      "--vocab-size", "100", "--min-count", "1", "--num-sampled", "16", "--tokens-per-batch", "128",
+                      "--no-progress"])
+    assert code == 0
+    model = load_lm(out)
+    assert (model.config.lstm_dim, model.config.projection_dim) == (64, 16)
+    start = allennlp_model.state_dict()["bilm.forward_layers.0.projection.weight"]
+    trained = model.elmo.state_dict()["bilm.forward_layers.0.projection.weight"]
+    assert 0 < float((trained - start).abs().max()) < 0.1  # moved a little from the converted weights
