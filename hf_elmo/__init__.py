@@ -4,15 +4,17 @@ Importing this package registers ``ElmoConfig``, ``ElmoModel`` and ``ElmoTokeniz
 ``Auto*`` classes (``model_type = "elmo"``).
 """
 
-from transformers import AutoConfig, AutoModel, AutoTokenizer
+from transformers import AutoConfig, AutoModel, AutoModelForPreTraining, AutoTokenizer
 
 from .configuration_elmo import ElmoConfig
 from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel
+from .modeling_lm import ElmoForBidirectionalLM, ElmoLMOutput
 from .scalar_mix import ScalarMix
 from .tokenization_elmo import ElmoTokenizer, batch_to_ids
 
 AutoConfig.register("elmo", ElmoConfig, exist_ok=True)
 AutoModel.register(ElmoConfig, ElmoModel, exist_ok=True)
+AutoModelForPreTraining.register(ElmoConfig, ElmoForBidirectionalLM, exist_ok=True)
 AutoTokenizer.register(ElmoConfig, slow_tokenizer_class=ElmoTokenizer, exist_ok=True)
 # Saved folders carry the code and an ``auto_map`` so that ``trust_remote_code=True`` works
 # without this package installed.
@@ -22,6 +24,8 @@ ElmoTokenizer.register_for_auto_class("AutoTokenizer")
 
 __all__ = [
     "ElmoConfig",
+    "ElmoForBidirectionalLM",
+    "ElmoLMOutput",
     "ElmoModel",
     "ElmoModelOutput",
     "ElmoPreTrainedModel",

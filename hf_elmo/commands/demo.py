@@ -1,0 +1,115 @@
+"""``elmo demo``: the same word in two contexts gets two vectors; nearest neighbours by context."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import List, Sequence, Tuple
+
+DEFAULT_SENTENCES = ("Let's stick to improvisation in this skit", "he hit it with a stick")
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="show contextual vectors: one word in two sentences, and its nearest neighbours in a small text",
+        description="Embeds WORD in two sentences with the shipped (or a given) biLM, prints the cosine "
+        "similarity of its vectors layer by layer (layer 0, the char CNN, ignores context) and, for each, "
+        "the nearest token occurrences by context in a small bundled text.",
+    )
+    parser.add_argument("--model", help="model folder (default: the model shipped with the package)")
+    parser.add_argument("--sentences", nargs=2, metavar="SENTENCE", default=list(DEFAULT_SENTENCES))
+    parser.add_argument("--word", default="stick", help="the word to compare (default: stick)")
+    parser.add_argument("--text", help="text for the neighbours, one sentence per line (default: bundled)")
+    parser.add_argument("--top", type=int, default=5, help="neighbours to show (default 5)")
+    parser.add_argument("--any-token", action="store_true",
+                        help="neighbours among all tokens of the text (default: among occurrences of WORD)")
+    parser.set_defaults(run=run)
+
+
+def tokenize(text: str) -> List[str]:
+    """spaCy's English tokenizer when installed (the pretraining tokens), else a close regex."""
+    try:
+        import spacy
+    except ImportError:
+        return re.findall(r"\w+(?=n't)|n't|'\w+|\w+(?:[-.]\w+)*|[^\w\s]", text)
+    return [t.text for t in spacy.blank("en")(text) if not t.is_space]
+
+
+def load_bilm(path: str):
+    """The biLM (``ElmoModel``) of a folder, float32, eval mode; the LM head is dropped."""
+    import json
+    from pathlib import Path
+
+    import torch
+
+    from hf_elmo import ElmoModel
+    from hf_elmo.modeling_lm import ElmoForBidirectionalLM
+
+    config = json.loads((Path(path) / "config.json").read_text()) if (Path(path) / "config.json").is_file() else {}
+    if "softmax" in config:
+        return ElmoForBidirectionalLM.from_pretrained(path, dtype=torch.float32).elmo.eval()
+    return ElmoModel.from_pretrained(path, dtype=torch.float32).eval()
+
+
+def embed(model, sentences: Sequence[Sequence[str]]) -> "List[torch.Tensor]":
+    """Per sentence, a tensor (L+1, T, 2P) of its layers (stateless: independent of batching)."""
+    import torch
+
+    from hf_elmo import batch_to_ids
+
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(sentences), 32):
+            chunk = sentences[start : start + 32]
+            layers = model(input_ids=batch_to_ids(chunk)).hidden_states
+            stacked = torch.stack(layers, dim=1)  # (B, L+1, T, 2P)
+            out.extend(stacked[i, :, : len(s)] for i, s in enumerate(chunk))
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import torch
+    from torch.nn.functional import cosine_similarity
+
+    from hf_elmo.pretrained import DEFAULT_MODEL, DEMO_SENTENCES
+
+    model_path = args.model or str(DEFAULT_MODEL)
+    if not (Path(model_path) / "config.json").is_file():
+        raise FileNotFoundError(f"no model at {model_path} (config.json missing)")
+    model = load_bilm(model_path)
+    queries = [tokenize(s) for s in args.sentences]
+    positions = []
+    for sentence, tokens in zip(args.sentences, queries):
+        if args.word not in tokens:
+            raise ValueError(f"{args.word!r} is not a token of {sentence!r} (tokens: {tokens})")
+        positions.append(tokens.index(args.word))
+    vectors = [layers[:, i] for layers, i in zip(embed(model, queries), positions)]  # (L+1, 2P) each
+    print(f"model: {model_path}")
+    for n, tokens in enumerate(queries, start=1):
+        print(f"  sentence {n}: " + " ".join(f"[{t}]" if i == positions[n - 1] else t for i, t in enumerate(tokens)))
+    print(f"\ncosine similarity of {args.word!r} in sentence 1 vs sentence 2:")
+    for layer in range(vectors[0].shape[0]):
+        name = "layer 0 (char CNN, no context)" if layer == 0 else f"layer {layer} (biLSTM)"
+        print(f"  {name:32s} {float(cosine_similarity(vectors[0][layer], vectors[1][layer], dim=0)):.3f}")
+
+    text_path = Path(args.text) if args.text else DEMO_SENTENCES
+    text = [line.split() for line in text_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    occurrences: List[Tuple[int, int]] = [
+        (s, t) for s, tokens in enumerate(text) for t, w in enumerate(tokens) if args.any_token or w == args.word
+    ]
+    if not occurrences:
+        raise ValueError(f"{text_path} has no occurrence of {args.word!r} (pass --any-token to rank all tokens)")
+    layers_by_sentence = embed(model, text)
+    top_layers = torch.stack([layers_by_sentence[s][-1, t] for s, t in occurrences])  # (N, 2P)
+    where = "all tokens" if args.any_token else f"occurrences of {args.word!r}"
+    for n, vector in enumerate(vectors, start=1):
+        scores = cosine_similarity(top_layers, vector[-1].unsqueeze(0), dim=1)
+        print(f"\nnearest {where} to {args.word!r} of sentence {n}, by top-layer cosine ({text_path.name}):")
+        for rank, index in enumerate(scores.argsort(descending=True)[: args.top].tolist(), start=1):
+            s, t = occurrences[index]
+            shown = " ".join(f"[{w}]" if i == t else w for i, w in enumerate(text[s]))
+            print(f"  {rank}. {float(scores[index]):.3f}  {shown}")
+    return 0

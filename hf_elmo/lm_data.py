@@ -1,0 +1,196 @@
+"""Pretraining data for the biLM: corpus reading, the word vocabulary, and batches.
+
+A corpus is a UTF-8 text file with one sentence per line, tokens separated by whitespace.
+Every sentence is seen as ``<S> tokens </S>``; sentences longer than ``max_sentence_tokens``
+are cut into pieces. Batches hold whole sentences of similar length, up to a token budget,
+each starting from the model's initial state (the way ``ElmoModel`` embeds sentences by
+default). The order is a pure function of ``(seed, epoch, rank, world_size)``, so a run
+resumes exactly from ``(epoch, batch index)``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Union
+
+import numpy as np
+import torch
+
+from .lm_vocab import Vocabulary  # noqa: F401  (re-exported: the data API in one place)
+from .modeling_lm import IGNORE_INDEX
+from .tokenization_elmo import begin_of_sentence_ids, end_of_sentence_ids, token_to_char_ids
+
+PathLike = Union[str, os.PathLike]
+
+#: A line longer than this is not a sentence (an unsplit document, or not text at all).
+MAX_LINE_CHARS = 100_000
+
+
+class CorpusError(ValueError):
+    """A training or evaluation file that is not one-sentence-per-line UTF-8 text."""
+
+
+def read_corpus(path: PathLike, max_sentence_tokens: int = 100, max_line_chars: int = MAX_LINE_CHARS) -> List[str]:
+    """The sentences of a corpus file, each a string of space-separated tokens.
+
+    Blank lines are skipped; a sentence longer than ``max_sentence_tokens`` tokens is cut into
+    consecutive pieces. Raises ``CorpusError`` naming the file and line for binary data,
+    invalid UTF-8, a line over ``max_line_chars`` characters, or a file with no tokens.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"corpus file not found: {path}")
+    sentences: List[str] = []
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if len(raw) > 4 * max_line_chars:
+                raise CorpusError(
+                    f"{path}:{number}: line of {len(raw):,} bytes; expected one sentence per line "
+                    f"(at most {max_line_chars:,} characters): split the text into sentences first"
+                )
+            if b"\x00" in raw:
+                raise CorpusError(f"{path}:{number}: NUL byte: this looks like binary data, not a text corpus")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise CorpusError(
+                    f"{path}:{number}: not valid UTF-8 (byte {raw[err.start]:#04x} at column {err.start}); "
+                    "the corpus must be UTF-8 text"
+                ) from None
+            if len(line) > max_line_chars:
+                raise CorpusError(
+                    f"{path}:{number}: line of {len(line):,} characters; expected one sentence per line "
+                    f"(at most {max_line_chars:,} characters): split the text into sentences first"
+                )
+            tokens = line.split()
+            for start in range(0, len(tokens), max_sentence_tokens):
+                sentences.append(" ".join(tokens[start : start + max_sentence_tokens]))
+    if not sentences:
+        raise CorpusError(f"{path} holds no tokens (empty file or only blank lines)")
+    return sentences
+
+
+@dataclass
+class LMBatch:
+    """One batch: ``input_ids`` (B, S, W) char ids (or (B, S) word ids), ``lengths`` (B,),
+    ``labels`` (B, S) vocabulary ids (``-100`` beyond each length); ``n_words`` the corpus
+    tokens in it (markers excluded)."""
+
+    input_ids: torch.Tensor
+    lengths: torch.Tensor
+    labels: torch.Tensor
+    n_words: int
+
+
+class SentenceBatcher:
+    """Deterministic, resumable sentence batches of one rank's shard of a corpus.
+
+    Each epoch permutes the sentences with ``seed + epoch``; rank r of ``world_size`` takes
+    every ``world_size``-th sentence of that order. Pools of sentences are sorted by length and
+    cut into batches whose padded size (rows x longest + 2 markers) stays within
+    ``tokens_per_batch``; the batch order is then shuffled.
+    """
+
+    def __init__(
+        self,
+        sentences: Sequence[str],
+        vocabulary: Vocabulary,
+        tokens_per_batch: int = 2048,
+        seed: int = 0,
+        rank: int = 0,
+        world_size: int = 1,
+        word_inputs: bool = False,
+        max_characters_per_token: int = 50,
+        pool_batches: int = 50,
+    ) -> None:
+        if tokens_per_batch < 3:
+            raise ValueError(f"tokens_per_batch must be at least 3, got {tokens_per_batch}")
+        self.sentences = sentences
+        self.vocabulary = vocabulary
+        self.tokens_per_batch = tokens_per_batch
+        self.seed = seed
+        self.rank = rank
+        self.world_size = world_size
+        self.word_inputs = word_inputs
+        self.width = max_characters_per_token
+        self.pool_batches = pool_batches
+        self.lengths = np.fromiter((s.count(" ") + 1 for s in sentences), dtype=np.int64, count=len(sentences))
+        self._char_cache: Dict[str, List[int]] = {}
+        self._bos = begin_of_sentence_ids(self.width)
+        self._eos = end_of_sentence_ids(self.width)
+
+    @property
+    def n_words(self) -> int:
+        """Corpus tokens (all ranks), markers excluded."""
+        return int(self.lengths.sum())
+
+    def epoch_batches(self, epoch: int) -> List[np.ndarray]:
+        """The sentence indices of every batch of this rank in ``epoch``, in order."""
+        rng = np.random.default_rng([self.seed, epoch])
+        order = rng.permutation(len(self.sentences))[self.rank :: self.world_size]
+        mean_steps = float(self.lengths.mean()) + 2
+        pool = max(1, int(self.pool_batches * self.tokens_per_batch / mean_steps))
+        batches: List[np.ndarray] = []
+        for start in range(0, len(order), pool):
+            chunk = order[start : start + pool]
+            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
+            first = 0
+            for i in range(len(chunk)):
+                longest = int(self.lengths[chunk[i]]) + 2  # ascending: row i is the longest so far
+                if (i - first + 1) * longest > self.tokens_per_batch and i > first:
+                    batches.append(chunk[first:i])
+                    first = i
+            batches.append(chunk[first:])
+        return [batches[i] for i in rng.permutation(len(batches))]
+
+    def _char_ids(self, token: str) -> List[int]:
+        ids = self._char_cache.get(token)
+        if ids is None:
+            ids = token_to_char_ids(token, self.width, max_token_chars=None)
+            if token in self.vocabulary:
+                self._char_cache[token] = ids
+        return ids
+
+    def collate(self, indices: Sequence[int]) -> LMBatch:
+        """Tensors for the sentences ``indices`` (markers added)."""
+        return collate_sentences([self.sentences[i].split() for i in indices], self.vocabulary,
+                                 self.word_inputs, self._char_ids, self._bos, self._eos)
+
+
+def collate_sentences(
+    sentences: Sequence[Sequence[str]],
+    vocabulary: Vocabulary,
+    word_inputs: bool = False,
+    char_ids=None,
+    bos: Optional[List[int]] = None,
+    eos: Optional[List[int]] = None,
+    max_characters_per_token: int = 50,
+) -> LMBatch:
+    """An ``LMBatch`` of tokenised sentences, each wrapped in ``<S>`` ... ``</S>``."""
+    if not sentences or any(len(s) == 0 for s in sentences):
+        raise ValueError("collate_sentences needs a non-empty list of non-empty sentences")
+    width = max_characters_per_token
+    char_ids = char_ids or (lambda t: token_to_char_ids(t, width, max_token_chars=None))
+    bos = bos or begin_of_sentence_ids(width)
+    eos = eos or end_of_sentence_ids(width)
+    steps = max(len(s) for s in sentences) + 2
+    labels = torch.full((len(sentences), steps), IGNORE_INDEX, dtype=torch.long)
+    lengths = torch.tensor([len(s) + 2 for s in sentences], dtype=torch.long)
+    if word_inputs:
+        inputs = torch.zeros((len(sentences), steps), dtype=torch.long)
+    else:
+        chars = np.zeros((len(sentences), steps, len(bos)), dtype=np.int64)
+    for row, sentence in enumerate(sentences):
+        ids = [vocabulary.bos_id] + vocabulary.encode(sentence) + [vocabulary.eos_id]
+        labels[row, : len(ids)] = torch.tensor(ids)
+        if word_inputs:
+            inputs[row, : len(ids)] = labels[row, : len(ids)]
+        else:
+            chars[row, 0] = bos
+            chars[row, 1 : len(sentence) + 1] = [char_ids(t) for t in sentence]
+            chars[row, len(sentence) + 1] = eos
+    if not word_inputs:
+        inputs = torch.from_numpy(chars)
+    return LMBatch(inputs, lengths, labels, sum(len(s) for s in sentences))

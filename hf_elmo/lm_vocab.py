@@ -1,0 +1,88 @@
+"""The word vocabulary of the biLM's softmax (bilm-tf's ``vocab.txt``: one word a line)."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Union
+
+BOS, EOS, UNK = "<S>", "</S>", "<UNK>"
+SPECIALS = (BOS, EOS, UNK)
+VOCAB_FILE = "vocab.txt"
+
+
+class Vocabulary:
+    """Words of the softmax, in id order; ``<S>``, ``</S>`` and ``<UNK>`` must be among them.
+
+    Built vocabularies put the three special words first and the others by decreasing
+    frequency (ties alphabetically), the order the log-uniform sampled softmax assumes.
+    """
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.words: List[str] = list(words)
+        self.index: Dict[str, int] = {}
+        for i, word in enumerate(self.words):
+            if word in self.index:
+                raise ValueError(f"vocabulary lists {word!r} twice (ids {self.index[word]} and {i})")
+            if not word or any(c.isspace() for c in word):
+                raise ValueError(f"vocabulary entry {i} ({word!r}) is empty or holds whitespace")
+            self.index[word] = i
+        missing = [s for s in SPECIALS if s not in self.index]
+        if missing:
+            raise ValueError(f"vocabulary lacks the special words {missing} (needs <S>, </S> and <UNK>)")
+        self.bos_id, self.eos_id, self.unk_id = (self.index[s] for s in SPECIALS)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.index
+
+    def encode(self, tokens: Iterable[str]) -> List[int]:
+        """Ids of ``tokens``, unknown words as ``<UNK>``."""
+        unk = self.unk_id
+        return [self.index.get(t, unk) for t in tokens]
+
+    @classmethod
+    def build(cls, counts: Mapping[str, int], max_size: Optional[int] = None, min_count: int = 1) -> "Vocabulary":
+        """Specials, then words with at least ``min_count`` occurrences by frequency, at most ``max_size`` in all."""
+        if max_size is not None and max_size < len(SPECIALS) + 1:
+            raise ValueError(f"max_size must leave room for a word beside {SPECIALS}, got {max_size}")
+        ranked = sorted(((w, c) for w, c in counts.items() if c >= min_count and w not in SPECIALS),
+                        key=lambda wc: (-wc[1], wc[0]))
+        words = list(SPECIALS) + [w for w, _ in ranked]
+        if len(words) == len(SPECIALS):
+            raise ValueError(f"no word occurs at least min_count={min_count} times")
+        return cls(words[:max_size] if max_size else words)
+
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike]) -> "Vocabulary":
+        """Read a ``vocab.txt`` (one word a line; a second column, e.g. a count, is ignored)."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"vocabulary file not found: {path}")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{path} is not UTF-8 text: {err}") from None
+        try:
+            return cls(line.split()[0] for line in lines if line.strip())
+        except ValueError as err:
+            raise ValueError(f"{path}: {err}") from None
+
+    def save(self, path: Union[str, os.PathLike]) -> Path:
+        """Write one word a line (via a temporary file, renamed into place)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text("\n".join(self.words) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+
+def build_vocabulary(sentences: Iterable[str], max_size: Optional[int] = None, min_count: int = 1) -> Vocabulary:
+    """``Vocabulary.build`` over the whitespace tokens of ``sentences``."""
+    counts: Counter = Counter()
+    for sentence in sentences:
+        counts.update(sentence.split())
+    return Vocabulary.build(counts, max_size=max_size, min_count=min_count)

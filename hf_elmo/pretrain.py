@@ -1,0 +1,482 @@
+"""Pretraining the biLM (``elmo pretrain``) and its perplexity (``elmo perplexity``).
+
+One code path for one process and for ``torchrun --nproc_per_node N`` (DDP: NCCL on GPUs, gloo
+on CPU; rank r reads every N-th sentence of each epoch's order). Checkpoints hold the model,
+the optimizer, the data position (epoch, batch) and every rank's RNG state, so a killed run
+resumes exactly where its last checkpoint was taken.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import torch
+from torch import distributed as dist
+from tqdm.auto import tqdm
+
+from .configuration_elmo import ElmoConfig
+from .lm_data import LMBatch, SentenceBatcher, collate_sentences, read_corpus
+from .lm_vocab import VOCAB_FILE, Vocabulary, build_vocabulary
+from .modeling_lm import ElmoForBidirectionalLM
+
+PathLike = Union[str, os.PathLike]
+CHECKPOINT_FILE = "checkpoint.pt"
+LOSS_LOG = "losses.tsv"
+
+#: Size presets: the released models' shapes ("small", "original") and a CPU-sized one ("cpu").
+PRESETS: Dict[str, Dict[str, Any]] = {
+    "cpu": dict(filters=[[1, 32], [2, 32], [3, 64], [4, 128]], n_highway=1,
+                lstm_dim=256, projection_dim=128, n_layers=2),
+    "small": dict(filters=[[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]],
+                  n_highway=1, lstm_dim=1024, projection_dim=128, n_layers=2),
+    "original": dict(filters=[[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]],
+                     n_highway=2, lstm_dim=4096, projection_dim=512, n_layers=2),
+}
+
+
+@dataclass
+class PretrainSettings:
+    """Everything that defines a pretraining run (saved with its checkpoints)."""
+
+    train_file: str
+    output_dir: str
+    valid_file: Optional[str] = None
+    init_model: Optional[str] = None
+    preset: str = "cpu"
+    config_overrides: Dict[str, Any] = field(default_factory=dict)
+    token_embedding: str = "char_cnn"
+    vocab_file: Optional[str] = None
+    vocab_size: int = 50_000
+    min_count: int = 3
+    softmax: str = "sampled"
+    num_sampled: int = 4096
+    epochs: Optional[float] = None
+    max_tokens: Optional[int] = None
+    tokens_per_batch: int = 2048
+    max_sentence_tokens: int = 100
+    optimizer: str = "adagrad"
+    lr: Optional[float] = None
+    clip_norm: float = 10.0
+    dropout: float = 0.1
+    amp: bool = False
+    seed: int = 0
+    checkpoint_dir: Optional[str] = None
+    checkpoint_every_steps: int = 0
+    checkpoint_every_minutes: float = 10.0
+    save_dtype: str = "float32"
+    data_description: str = ""
+    max_steps: Optional[int] = None  # stop (and checkpoint) early, e.g. to split a run across sessions
+
+    def resolved_checkpoint_dir(self) -> Path:
+        if self.checkpoint_dir:
+            return Path(self.checkpoint_dir)
+        out = Path(self.output_dir)
+        return out.with_name(out.name + ".checkpoint")
+
+
+#: Settings a resumed run may change (how long it runs and how often it checkpoints).
+_RUN_LENGTH_FIELDS = ("max_steps", "max_tokens", "epochs", "checkpoint_every_steps", "checkpoint_every_minutes",
+                      "valid_file", "save_dtype", "data_description", "output_dir", "checkpoint_dir")
+
+
+# -- distributed ------------------------------------------------------------------------------
+def distributed_context() -> tuple[int, int]:
+    """(rank, world_size); initialises the process group when started by torchrun."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and not dist.is_initialized():
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    if dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+def _all_reduce(value: torch.Tensor, op=None) -> torch.Tensor:
+    if dist.is_initialized():
+        dist.all_reduce(value, op=op or dist.ReduceOp.SUM)
+    return value
+
+
+# -- model ------------------------------------------------------------------------------------
+def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBidirectionalLM:
+    """A fresh LM from a preset (+ overrides), or one continued from ``settings.init_model``."""
+    lm_fields = dict(vocab_size=len(vocabulary), softmax=settings.softmax, num_sampled=settings.num_sampled,
+                     token_embedding=settings.token_embedding, dropout=settings.dropout)
+    if settings.init_model is None:
+        if settings.preset not in PRESETS:
+            raise ValueError(f"unknown preset {settings.preset!r}; choose one of {sorted(PRESETS)}")
+        fields = {**PRESETS[settings.preset], **settings.config_overrides, **lm_fields}
+        return ElmoForBidirectionalLM(ElmoConfig(**fields))
+    source = Path(settings.init_model)
+    config_file = source / "config.json"
+    if config_file.is_file() and "softmax" in json.loads(config_file.read_text()):
+        model = ElmoForBidirectionalLM.from_pretrained(source)
+        saved = Vocabulary.from_file(source / VOCAB_FILE)
+        if saved.words != vocabulary.words:
+            raise ValueError(f"{source} was trained with its own {VOCAB_FILE}; continue with --vocab {source / VOCAB_FILE}")
+        model.config.softmax, model.config.num_sampled = settings.softmax, settings.num_sampled
+        model.config.dropout = settings.dropout
+        model.elmo.bilm.dropout.p = settings.dropout
+        return model
+    from .modeling_elmo import ElmoModel
+
+    base = ElmoModel.from_pretrained(source)  # a converted folder, or original options.json + hdf5
+    config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
+    model = ElmoForBidirectionalLM(config)
+    model.elmo.load_state_dict(base.state_dict())
+    return model
+
+
+# -- checkpoints ------------------------------------------------------------------------------
+def _atomic_torch_save(obj: Any, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def save_checkpoint(folder: Path, model, optimizer, position: Dict[str, Any], rank: int, world: int) -> None:
+    """Model + optimizer (rank 0), RNG state of every rank, and the data position."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _atomic_torch_save({"rng": torch.get_rng_state()}, folder / f"rng-rank{rank}.pt")
+    if dist.is_initialized():
+        dist.barrier()
+    if rank == 0:
+        _atomic_torch_save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                            "world_size": world, **position}, folder / CHECKPOINT_FILE)
+    if dist.is_initialized():
+        dist.barrier()
+
+
+def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> Optional[Dict[str, Any]]:
+    """Restore a checkpoint written by ``save_checkpoint``; returns the data position or None."""
+    path = folder / CHECKPOINT_FILE
+    if not path.is_file():
+        return None
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    if state["world_size"] != world:
+        raise ValueError(f"{path} was written by {state['world_size']} processes; resume with as many (got {world})")
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    torch.set_rng_state(torch.load(folder / f"rng-rank{rank}.pt", weights_only=True)["rng"])
+    return {k: state[k] for k in ("epoch", "batch", "step", "tokens_seen", "elapsed")}
+
+
+# -- training ---------------------------------------------------------------------------------
+def make_optimizer(name: str, params, lr: Optional[float]) -> torch.optim.Optimizer:
+    """Adagrad (lr 0.2, accumulator 1.0, as bilm-tf) or Adam (lr 1e-3)."""
+    if name == "adagrad":
+        return torch.optim.Adagrad(params, lr=lr or 0.2, initial_accumulator_value=1.0)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=lr or 1e-3)
+    raise ValueError(f"unknown optimizer {name!r}; choose adagrad or adam")
+
+
+def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
+    """One optimisation step; returns the (rank-local) loss."""
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=amp):
+        out = model(input_ids=batch.input_ids.to(device), lengths=batch.lengths.to(device),
+                    labels=batch.labels.to(device))
+    out.loss.backward()
+    if clip_norm > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    return out.loss.detach()
+
+
+def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> Optional[Path]:
+    """Train (or resume) the run defined by ``settings``; returns the model folder when finished.
+
+    Returns None when the run stopped at ``settings.max_steps`` before its end (resume it
+    with the same command).
+    """
+    rank, world = distributed_context()
+    device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu")
+    out_dir = Path(settings.output_dir)
+    ckpt_dir = settings.resolved_checkpoint_dir()
+    if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
+        raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
+    if (settings.epochs is None) == (settings.max_tokens is None):
+        raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
+
+    sentences = read_corpus(settings.train_file, settings.max_sentence_tokens)
+    saved_settings = ckpt_dir / "settings.json"
+    vocab_path = ckpt_dir / VOCAB_FILE
+    if vocab_path.is_file():
+        vocabulary = Vocabulary.from_file(vocab_path)
+    elif settings.vocab_file:
+        vocabulary = Vocabulary.from_file(settings.vocab_file)
+    elif settings.init_model and (Path(settings.init_model) / VOCAB_FILE).is_file():
+        vocabulary = Vocabulary.from_file(Path(settings.init_model) / VOCAB_FILE)
+    else:
+        vocabulary = build_vocabulary(sentences, settings.vocab_size, settings.min_count)
+    if saved_settings.is_file():
+        previous = json.loads(saved_settings.read_text())
+        changed = {k for k, v in asdict(settings).items() if previous.get(k) != v and k not in _RUN_LENGTH_FIELDS}
+        if changed:
+            raise ValueError(f"{ckpt_dir} holds a run with other settings ({sorted(changed)}); "
+                             "use another --checkpoint-dir or delete it")
+    if rank == 0:
+        ckpt_dir.mkdir(parents=True, exist_ok=True)
+        vocabulary.save(vocab_path)
+        tmp = saved_settings.with_name(saved_settings.name + ".tmp")
+        tmp.write_text(json.dumps(asdict(settings), indent=2))
+        os.replace(tmp, saved_settings)
+
+    torch.manual_seed(settings.seed)
+    model = build_model(settings, vocabulary).to(device)
+    model.train()
+    word_inputs = model.config.token_embedding == "word"
+    optimizer = make_optimizer(settings.optimizer, model.parameters(), settings.lr)
+    torch.manual_seed(settings.seed * 1000 + rank + 1)  # dropout and sampled candidates: per rank
+    position = load_checkpoint(ckpt_dir, model, optimizer, rank, world) or dict(
+        epoch=0, batch=0, step=0, tokens_seen=0, elapsed=0.0)
+    ddp_model = model
+    if world > 1:
+        ddp_model = torch.nn.parallel.DistributedDataParallel(
+            model, device_ids=[device.index] if device.type == "cuda" else None, find_unused_parameters=word_inputs)
+
+    batcher = SentenceBatcher(sentences, vocabulary, settings.tokens_per_batch, settings.seed, rank, world,
+                              word_inputs=word_inputs, max_characters_per_token=model.config.max_characters_per_token)
+    total_tokens = settings.max_tokens if settings.max_tokens is not None else int(settings.epochs * batcher.n_words)
+    amp = settings.amp and device.type == "cuda"
+    progress = tqdm(total=total_tokens, initial=position["tokens_seen"], unit="tok", unit_scale=True,
+                    disable=not show_progress or rank != 0, desc="pretrain", smoothing=0.05)
+    started, started_tokens = time.monotonic(), position["tokens_seen"]
+    last_checkpoint = time.monotonic()
+    loss_ema: Optional[float] = None
+    loss_log = _loss_log(ckpt_dir / LOSS_LOG, position["step"]) if rank == 0 else None
+    finished = False
+    while not finished:
+        batches = batcher.epoch_batches(position["epoch"])
+        n_batches = int(_all_reduce(torch.tensor(len(batches)), dist.ReduceOp.MIN if dist.is_initialized() else None))
+        while position["batch"] < n_batches:
+            batch = batcher.collate(batches[position["batch"]])
+            loss = train_step(ddp_model, optimizer, batch, device, settings.clip_norm, amp)
+            loss = _all_reduce(loss.float().cpu()) / world  # the mean over ranks (what DDP optimises)
+            words = int(_all_reduce(torch.tensor(batch.n_words)))
+            position["batch"] += 1
+            position["step"] += 1
+            position["tokens_seen"] += words
+            loss_ema = float(loss) if loss_ema is None else 0.98 * loss_ema + 0.02 * float(loss)
+            progress.update(words)
+            if rank == 0:
+                loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{float(loss):.6f}\n")
+            elapsed = time.monotonic() - started
+            progress.set_postfix({"loss": f"{loss_ema:.3f}", "tok/s": f"{(position['tokens_seen'] - started_tokens) / max(elapsed, 1e-9):,.0f}"},
+                                 refresh=False)
+            finished = position["tokens_seen"] >= total_tokens
+            stop_now = settings.max_steps is not None and position["step"] >= settings.max_steps
+            due = (settings.checkpoint_every_steps and position["step"] % settings.checkpoint_every_steps == 0) or (
+                time.monotonic() - last_checkpoint > 60 * settings.checkpoint_every_minutes)
+            if finished or stop_now or _agree(bool(due)):
+                position_to_save = dict(position, elapsed=position["elapsed"] + time.monotonic() - last_checkpoint)
+                if loss_log is not None:
+                    loss_log.flush()
+                save_checkpoint(ckpt_dir, model, optimizer, position_to_save, rank, world)
+                position["elapsed"] = position_to_save["elapsed"]
+                last_checkpoint = time.monotonic()
+            if finished:
+                break
+            if stop_now:
+                progress.close()
+                if loss_log is not None:
+                    loss_log.close()
+                return None
+        else:
+            position["epoch"] += 1
+            position["batch"] = 0
+    progress.close()
+    if loss_log is not None:
+        loss_log.close()
+    divergence = rank_divergence(model)
+    if rank != 0:
+        dist.barrier()
+        return out_dir
+    model.eval()
+    metrics: Dict[str, Any] = {}
+    if world > 1:
+        metrics["world_size"] = world
+        metrics["max_weight_difference_between_ranks"] = divergence
+    if settings.valid_file:
+        metrics["valid"] = perplexity(model, vocabulary, read_corpus(settings.valid_file, settings.max_sentence_tokens))
+    save_lm_folder(model, vocabulary, out_dir, settings, position, metrics, overwrite=overwrite)
+    if dist.is_initialized():
+        dist.barrier()
+    return out_dir
+
+
+def _loss_log(path: Path, step: int):
+    """The per-step loss log (step, epoch, tokens seen, loss), cut back to ``step`` on resume."""
+    kept = []
+    if path.is_file() and step > 0:
+        kept = [line for line in path.read_text().splitlines(keepends=True)[1:] if int(line.split("\t")[0]) <= step]
+    handle = open(path, "w", encoding="utf-8")
+    handle.write("step\tepoch\ttokens_seen\ttrain_loss\n")
+    handle.writelines(kept)
+    return handle
+
+
+def rank_divergence(model: torch.nn.Module) -> float:
+    """The largest |weight - rank 0's weight| over all parameters and ranks (0.0 for one process)."""
+    if not dist.is_initialized():
+        return 0.0
+    worst = torch.zeros((), dtype=torch.float64)
+    for param in model.parameters():
+        reference = param.detach().clone()
+        dist.broadcast(reference, src=0)
+        worst = torch.maximum(worst, (param.detach() - reference).abs().max().double().cpu())
+    return float(_all_reduce(worst.to(next(model.parameters()).device), dist.ReduceOp.MAX))
+
+
+def _agree(flag: bool) -> bool:
+    """True on every rank when it is True on rank 0 (time-based triggers differ across ranks)."""
+    if not dist.is_initialized():
+        return flag
+    value = torch.tensor(int(flag))
+    dist.broadcast(value, src=0)
+    return bool(value)
+
+
+# -- evaluation -------------------------------------------------------------------------------
+@torch.no_grad()
+def perplexity(
+    model: ElmoForBidirectionalLM,
+    vocabulary: Vocabulary,
+    sentences: Sequence[str],
+    tokens_per_batch: int = 4096,
+    show_progress: bool = False,
+) -> Dict[str, float]:
+    """Full-softmax perplexity of both directions over ``sentences`` (each ``<S> ... </S>``).
+
+    Every sentence of n tokens gives n+1 predictions per direction (the forward LM predicts
+    w1..wn and ``</S>``; the backward LM wn..w1 and ``<S>``), each from the initial state.
+    Returns ``forward``, ``backward`` (exp of the mean cross-entropy), ``average`` (their
+    arithmetic mean, the paper's figure), ``predictions`` per direction and ``unk_rate``.
+    """
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters()).device
+    word_inputs = model.config.token_embedding == "word"
+    batcher = SentenceBatcher(sentences, vocabulary, tokens_per_batch, word_inputs=word_inputs,
+                              max_characters_per_token=model.config.max_characters_per_token)
+    order = sorted(range(len(sentences)), key=lambda i: batcher.lengths[i])
+    groups: List[List[int]] = [[]]
+    for i in order:
+        if groups[-1] and (len(groups[-1]) + 1) * (batcher.lengths[i] + 2) > tokens_per_batch:
+            groups.append([])
+        groups[-1].append(i)
+    totals = torch.zeros(2, dtype=torch.float64)
+    n_predictions, n_unk = 0, 0
+    for group in tqdm(groups, disable=not show_progress, desc="perplexity", unit="batch"):
+        batch = batcher.collate(group)
+        out = model(input_ids=batch.input_ids.to(device), lengths=batch.lengths.to(device),
+                    labels=batch.labels.to(device), full_softmax=True)
+        n = int(out.n_targets)
+        totals += torch.tensor([float(out.forward_loss) * n, float(out.backward_loss) * n], dtype=torch.float64)
+        n_predictions += n
+        n_unk += int((batch.labels == vocabulary.unk_id).sum())
+    model.train(was_training)
+    forward, backward = (math.exp(float(t) / n_predictions) for t in totals)
+    return {"forward": forward, "backward": backward, "average": 0.5 * (forward + backward),
+            "predictions": n_predictions, "unk_rate": n_unk / max(1, n_predictions - len(sentences))}
+
+
+# -- output -----------------------------------------------------------------------------------
+def save_lm_folder(
+    model: ElmoForBidirectionalLM,
+    vocabulary: Vocabulary,
+    out_dir: PathLike,
+    settings: PretrainSettings,
+    position: Dict[str, Any],
+    metrics: Dict[str, Any],
+    overwrite: bool = False,
+) -> Path:
+    """``save_pretrained`` + ``vocab.txt`` + tokenizer + model card, built aside and renamed into place."""
+    from .model_card import write_model_card
+    from .tokenization_elmo import ElmoTokenizer
+
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        dtype = getattr(torch, settings.save_dtype)
+        to_save = model if dtype == torch.float32 else _cast_copy(model, dtype)
+        to_save.config.dropout = 0.0
+        to_save.save_pretrained(staging)
+        vocabulary.save(staging / VOCAB_FILE)
+        ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token).save_pretrained(staging)
+        (staging / "training.json").write_text(json.dumps({"settings": asdict(settings), "position": position,
+                                                           "metrics": metrics}, indent=2) + "\n")
+        write_model_card(staging, **model_card_fields(model, settings, position, metrics))
+        if out_dir.exists():
+            if not overwrite and any(out_dir.iterdir()):
+                raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
+            shutil.rmtree(out_dir)
+        staging.chmod(0o755)
+        staging.rename(out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out_dir
+
+
+def _cast_copy(model: ElmoForBidirectionalLM, dtype: torch.dtype) -> ElmoForBidirectionalLM:
+    import copy
+
+    return copy.deepcopy(model).to(dtype)
+
+
+def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any], metrics: Dict[str, Any]) -> Dict[str, Any]:
+    """Title, description and provenance rows of a pretrained model's card."""
+    cfg = model.config
+    kind = "char-CNN" if cfg.token_embedding == "char_cnn" else "word-embedding (baseline)"
+    provenance = {
+        "training data": settings.data_description or Path(settings.train_file).name,
+        "architecture": f"{kind} biLM, {cfg.n_layers} layers, LSTM {cfg.lstm_dim}, projection {cfg.projection_dim}, "
+                        f"{cfg.n_filters} char filters, {cfg.n_highway} highway, vocabulary {cfg.vocab_size}",
+        "optimizer": f"{settings.optimizer} (lr {settings.lr or ('0.2' if settings.optimizer == 'adagrad' else '1e-3')}), "
+                     f"clip {settings.clip_norm}, dropout {settings.dropout}, {settings.softmax} softmax"
+                     + (f" ({settings.num_sampled} draws)" if settings.softmax == "sampled" else ""),
+        "steps": f"{position['step']:,}",
+        "tokens seen": f"{position['tokens_seen']:,}",
+        "training time": f"{position.get('elapsed', 0.0) / 60:.1f} min",
+    }
+    if "world_size" in metrics:
+        provenance["processes"] = f"{metrics['world_size']} (DDP)"
+    for split, values in metrics.items():
+        if not isinstance(values, dict):
+            continue
+        provenance[f"perplexity ({split})"] = (
+            f"forward {values['forward']:.2f}, backward {values['backward']:.2f}, average {values['average']:.2f} "
+            f"(full softmax, {values['predictions']:,} predictions per direction)")
+    return dict(
+        title=f"ELMo {cfg.n_layers}x{cfg.lstm_dim}_{cfg.projection_dim} pretrained with hf_elmo",
+        description=("A bidirectional LM (ELMo, Peters et al. 2018) pretrained from scratch with `elmo pretrain`. "
+                     "The folder holds the biLM with its word softmax (`ElmoForBidirectionalLM`) and `vocab.txt`; "
+                     "`ElmoModel.from_pretrained` loads the biLM alone."),
+        provenance=provenance,
+    )
+
+
+def load_lm(model_dir: PathLike, softmax_weights: Optional[PathLike] = None) -> ElmoForBidirectionalLM:
+    """An ``ElmoForBidirectionalLM`` in float32 eval mode from a pretrained folder, or from an
+    original-format folder (options.json + weights hdf5) plus a softmax dump."""
+    folder = Path(model_dir)
+    if softmax_weights is not None:
+        from .convert import find_original_files
+
+        options, weights = find_original_files(folder)
+        return ElmoForBidirectionalLM.from_allennlp_with_softmax(options, weights, softmax_weights)
+    config_file = folder / "config.json"
+    if not config_file.is_file() or "softmax" not in json.loads(config_file.read_text()):
+        raise ValueError(f"{folder} holds no biLM with a softmax (written by `elmo pretrain`); for original "
+                         "files pass --softmax-weights")
+    return ElmoForBidirectionalLM.from_pretrained(folder, dtype=torch.float32).eval()

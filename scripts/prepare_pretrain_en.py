@@ -1,0 +1,100 @@
+"""Tokenise ../shared/data/pretrain-en for `elmo pretrain`: one sentence a line, tokens split by spaces.
+
+The raw shards hold one paragraph a line. Each paragraph is tokenised with spaCy's English
+tokenizer (``spacy.blank("en")``, the tokens the spaCy pipelines see) and split into sentences
+with spaCy's rule-based ``sentencizer``. Held-out data are whole blocks of consecutive
+paragraphs (``--block`` paragraphs, i.e. runs of whole articles' paragraphs): in every 200
+blocks of a shard, block 0 goes to ``valid.txt`` and block 100 to ``test.txt`` (0.5% each);
+``--train-fraction`` keeps only the first part of the remaining blocks of every 200 for
+``train.txt`` (for a compute budget that sees fewer tokens than the corpus has).
+
+    python scripts/prepare_pretrain_en.py ../shared/data/pretrain-en /tmp/pretrain-en-tok --train-fraction 0.4
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+SPLITS = ("train", "valid", "test")
+CYCLE = 200
+
+
+def split_of(paragraph_index: int, block: int, train_fraction: float) -> str | None:
+    """The split of a paragraph, or None when it is left out of the training fraction."""
+    position = (paragraph_index // block) % CYCLE
+    if position == 0:
+        return "valid"
+    if position == CYCLE // 2:
+        return "test"
+    return "train" if position < CYCLE * train_fraction else None
+
+
+def tokenise_shard(job: Tuple[str, str, int, float]) -> Dict[str, int]:
+    """Tokenise one gzip shard into ``OUT/<shard>.<split>.txt``; returns token counts per split."""
+    import spacy
+
+    shard, out_dir, block, train_fraction = job
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    name = Path(shard).name.removesuffix(".txt.gz")
+    handles = {s: open(Path(out_dir) / f"{name}.{s}.txt.tmp", "w", encoding="utf-8") for s in SPLITS}
+    counts = {s: 0 for s in SPLITS}
+    with gzip.open(shard, "rt", encoding="utf-8") as f:
+        kept: List[Tuple[str, str]] = [
+            (split, line.strip())
+            for i, line in enumerate(f)
+            if (split := split_of(i, block, train_fraction)) is not None and line.strip()
+        ]
+    for (split, _), doc in zip(kept, nlp.pipe((text for _, text in kept), batch_size=512)):
+        for sent in doc.sents:
+            tokens = [t.text for t in sent if not t.is_space]
+            if tokens:
+                handles[split].write(" ".join(tokens) + "\n")
+                counts[split] += len(tokens)
+    for split, handle in handles.items():
+        handle.close()
+        os.replace(handle.name, Path(out_dir) / f"{name}.{split}.txt")
+    return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("source", type=Path, help="folder of *.txt.gz shards (one paragraph a line)")
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("--block", type=int, default=50, help="paragraphs per held-out block")
+    parser.add_argument("--train-fraction", type=float, default=1.0)
+    parser.add_argument("--processes", type=int, default=2)
+    args = parser.parse_args()
+    shards = sorted(str(p) for p in args.source.glob("*.txt.gz"))
+    if not shards:
+        raise SystemExit(f"no *.txt.gz shards in {args.source}")
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    jobs = [(s, str(args.out_dir), args.block, args.train_fraction) for s in shards]
+    with Pool(args.processes) as pool:
+        results = pool.map(tokenise_shard, jobs, chunksize=1)
+    totals = {s: 0 for s in SPLITS}
+    for split in SPLITS:
+        with open(args.out_dir / f"{split}.txt.tmp", "w", encoding="utf-8") as out:
+            for shard in shards:
+                part = args.out_dir / f"{Path(shard).name.removesuffix('.txt.gz')}.{split}.txt"
+                out.write(part.read_text(encoding="utf-8"))
+                part.unlink()
+        os.replace(args.out_dir / f"{split}.txt.tmp", args.out_dir / f"{split}.txt")
+    for counts in results:
+        for split, n in counts.items():
+            totals[split] += n
+    summary = {"source": str(args.source), "shards": [Path(s).name for s in shards], "block": args.block,
+               "train_fraction": args.train_fraction, "tokens": totals,
+               "tokenizer": "spacy.blank('en') + sentencizer"}
+    (args.out_dir / "prepare.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()

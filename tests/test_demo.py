@@ -1,0 +1,36 @@
+"""`elmo demo` with the model shipped in the package (offline, no ../shared needed)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hf_elmo.cli import main as elmo_main
+from hf_elmo.pretrained import DEFAULT_MODEL, DEMO_SENTENCES
+
+
+def test_shipped_model_is_small_safetensors_with_a_card_and_vocabulary():
+    names = {p.name for p in DEFAULT_MODEL.iterdir()}
+    assert {"config.json", "model.safetensors", "vocab.txt", "README.md", "training.json"} <= names
+    assert not any(n.endswith((".bin", ".pt", ".pkl")) for n in names)
+    assert sum(p.stat().st_size for p in DEFAULT_MODEL.iterdir()) <= 25 * 2**20
+    card = (DEFAULT_MODEL / "README.md").read_text()
+    for needed in ("CC BY-SA 3.0", "CC BY 2.5", "tokens seen", "steps", "perplexity"):
+        assert needed in card
+    figures = json.loads((DEFAULT_MODEL / "training.json").read_text())["figures"]
+    assert set(figures) >= {"ours", "baseline", "commands"}
+
+
+def test_demo_gives_stick_different_vectors_in_its_two_sentences(capsys):
+    assert elmo_main(["demo"]) == 0
+    out = capsys.readouterr().out
+    layers = dict(re.findall(r"layer (\d) \(.*?\)\s+(-?[\d.]+)", out))
+    assert float(layers["0"]) == 1.0  # the char CNN sees only the word
+    assert float(layers["2"]) < 0.95  # the biLM sees the context
+    assert out.count("[stick]") >= 2 + 2 * 5  # the two sentences and five neighbours each
+    assert DEMO_SENTENCES.name in out
+
+
+def test_demo_names_a_word_missing_from_its_sentence(capsys):
+    assert elmo_main(["demo", "--word", "banana"]) == 2
+    assert "'banana' is not a token" in capsys.readouterr().err

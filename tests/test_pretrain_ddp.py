@@ -1,0 +1,66 @@
+"""`elmo pretrain` under torchrun: 2 real gloo processes on CPU against one process on the same data."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+from hf_elmo.lm_data import SentenceBatcher, read_corpus
+from hf_elmo.lm_vocab import Vocabulary
+from hf_elmo.modeling_lm import ElmoForBidirectionalLM
+from hf_elmo.pretrain import PretrainSettings, build_model, make_optimizer, train_step
+
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
+
+
+def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path):
+    # 64 sentences of 5 tokens: with 56 padded tokens a batch, every rank's batch holds 8 sentences,
+    # so the mean over ranks of their mean losses is the mean over the union (what one process sees).
+    lines = [" ".join(WORDS[(i * k) % len(WORDS)] for k in range(1, 6)) for i in range(64)]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "ddp"
+    common = ["--epochs", "0.5", "--preset", "cpu", "--lstm-dim", "16", "--projection-dim", "8",
+              "--filters", "[[1,4],[2,8]]", "--n-highway", "1", "--vocab-size", "50", "--min-count", "1",
+              "--softmax", "full", "--dropout", "0", "--optimizer", "adam", "--lr", "0.01",
+              "--tokens-per-batch", "56", "--threads", "1", "--no-progress"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+         "-m", "hf_elmo.cli", "pretrain", str(corpus), str(out), *common],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    training = json.loads((out / "training.json").read_text())
+    assert training["metrics"]["world_size"] == 2
+    assert training["metrics"]["max_weight_difference_between_ranks"] == 0.0
+    log = (tmp_path / "ddp.checkpoint" / "losses.tsv").read_text().splitlines()[1:]
+    ddp_losses = [float(line.split("\t")[3]) for line in log]
+    assert len(ddp_losses) == 2  # half an epoch: 64 sentences / 2 ranks / 8 a batch / 2
+
+    # one process, same init, each step on the union of both ranks' batches
+    settings = PretrainSettings(**training["settings"])
+    vocab = Vocabulary.from_file(out / "vocab.txt")
+    torch.manual_seed(settings.seed)
+    model = build_model(settings, vocab)
+    optimizer = make_optimizer("adam", model.parameters(), 0.01)
+    sentences = read_corpus(corpus)
+    shards = [SentenceBatcher(sentences, vocab, 56, settings.seed, rank, 2).epoch_batches(0) for rank in (0, 1)]
+    single = SentenceBatcher(sentences, vocab, 56, settings.seed)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for step, expected in enumerate(ddp_losses):
+            union = list(shards[0][step]) + list(shards[1][step])
+            loss = train_step(model, optimizer, single.collate(union), torch.device("cpu"), 10.0, False)
+            assert abs(float(loss) - expected) < 1e-5, (step, float(loss), expected)
+    finally:
+        torch.set_num_threads(threads)
+    trained = ElmoForBidirectionalLM.from_pretrained(out).state_dict()
+    for name, value in model.state_dict().items():
+        torch.testing.assert_close(trained[name], value, rtol=1e-4, atol=1e-5, msg=name)
