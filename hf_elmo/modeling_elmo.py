@@ -69,10 +69,21 @@ class ElmoHighway(nn.Module):
 
 
 class ElmoCharCNN(nn.Module):
-    """Token representation from character ids: (N, 50) ids -> (N, P)."""
+    """Token representation from character ids: (N, W) ids -> (N, P), W = 50 slots.
+
+    Char embedding -> one convolution per filter width, max-pooled over positions, then the
+    activation -> highway layers -> projection.
+
+    The fast path (``config.bilm_implementation == "fast"``) is exact: a window that starts
+    after a token's last character sees only padding characters, so its value is the same
+    per-filter constant for every token, and one such window stands for all. Tokens are
+    grouped by their character span and each group is convolved over its span (plus one
+    all-padding window), all filters in one GEMM over windows of the widest filter.
+    """
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__()
+        self.config = config
         self.char_embedding = nn.Embedding(N_CHAR_IDS, config.char_embedding_dim, padding_idx=0)
         self.convolutions = nn.ModuleList(
             nn.Conv1d(config.char_embedding_dim, channels, kernel_size=width)
@@ -83,12 +94,89 @@ class ElmoCharCNN(nn.Module):
         self.projection = nn.Linear(config.n_filters, config.projection_dim)
 
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
-        chars = self.char_embedding(char_ids).transpose(1, 2)  # (N, D, 50)
-        pooled = [conv(chars).max(dim=-1).values for conv in self.convolutions]
-        x = self.activation(torch.cat(pooled, dim=-1))  # (N, F)
+        if self.config.bilm_implementation == "plain":
+            return self._from_pooled(self._pool_full_width(char_ids))
+        # Chunks bound the memory of the convolutions (N tokens x F channels x positions).
+        return torch.cat([self._from_pooled(self._pool_real_span(chunk)) for chunk in char_ids.split(TOKEN_CHUNK)])
+
+    def _from_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
+        """(N, F) max-pooled convolutions -> activation -> highways -> projection (N, P)."""
+        x = self.activation(pooled)
         for highway in self.highways:
             x = highway(x)
         return self.projection(x)
+
+    def _pool_full_width(self, char_ids: torch.Tensor) -> torch.Tensor:
+        chars = self.char_embedding(char_ids).transpose(1, 2)  # (N, D, W)
+        return torch.cat([conv(chars).max(dim=-1).values for conv in self.convolutions], dim=-1)
+
+    def _pool_real_span(self, char_ids: torch.Tensor) -> torch.Tensor:
+        n_tokens, width = char_ids.shape
+        if n_tokens == 0:
+            return self.projection.weight.new_zeros(0, self.config.n_filters)
+        positions = torch.arange(1, width + 1, device=char_ids.device)
+        span = ((char_ids != _PAD_CHAR) * positions).amax(dim=1)  # (N,) slots up to the last character
+        order = torch.argsort(span)
+        sorted_span = span[order]
+        kernel, bias, widths = self._all_filters_as_one()
+        widest = kernel.shape[0] // self.config.char_embedding_dim
+        pooled = []
+        for start, end in _span_groups(sorted_span.tolist()):
+            # Windows at 0 .. span-1 touch characters; the one at ``span`` stands for all-padding ones.
+            slots = min(width, int(sorted_span[end - 1]) + 1)
+            # Window p of a filter of width w exists in the full-width convolution if p <= width - w.
+            exists = torch.arange(slots, device=char_ids.device).unsqueeze(1) <= width - widths  # (slots, F)
+            for rows in order[start:end].split(max(1, _CONV_ROWS // slots)):
+                ids = nn.functional.pad(char_ids[rows, :slots], (0, widest - 1), value=_PAD_CHAR)
+                windows = self.char_embedding(ids).unfold(1, widest, 1)  # (n, slots, D, widest)
+                windows = windows.transpose(2, 3).reshape(len(rows) * slots, -1)  # (n * slots, widest * D)
+                values = torch.addmm(bias, windows, kernel).view(len(rows), slots, -1)  # (n, slots, F)
+                pooled.append(values.masked_fill(~exists, float("-inf")).amax(dim=1))
+        return torch.cat(pooled).index_select(0, torch.argsort(order))
+
+    def _all_filters_as_one(self) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The convolutions as one matrix over windows of the widest filter's width.
+
+        Returns the kernel (widest * D, F) (rows offset-major; zero where a narrower filter's
+        window has ended), the bias (F,) and every channel's filter width (F,).
+        """
+        widest = max(w for w, _ in self.config.filters)
+        kernels = [
+            nn.functional.pad(conv.weight, (0, widest - conv.kernel_size[0])).permute(2, 1, 0)  # (widest, D, C_w)
+            for conv in self.convolutions
+        ]
+        kernel = torch.cat(kernels, dim=-1).flatten(0, 1)
+        bias = torch.cat([conv.bias for conv in self.convolutions])
+        widths = torch.cat([
+            torch.full((conv.out_channels,), conv.kernel_size[0], device=bias.device) for conv in self.convolutions
+        ])
+        return kernel, bias, widths
+
+
+#: Tokens per char-CNN call in the fast path (bounds the highway layers' memory).
+TOKEN_CHUNK = 2048
+#: Token windows per convolution GEMM in the fast path (bounds its (rows, F) output).
+_CONV_ROWS = 8192
+#: Merging two span groups wastes (tokens x extra slots); below this many slots it beats a call.
+_GROUP_MERGE_SLOTS = 96
+
+
+def _span_groups(sorted_spans: List[int]) -> List[Tuple[int, int]]:
+    """Split ascending character spans into [start, end) groups convolved together.
+
+    A group grows while the padding it adds (tokens so far x the span increase) costs less
+    than a separate convolution call would.
+    """
+    if not sorted_spans:
+        return []
+    groups: List[Tuple[int, int]] = []
+    start = 0
+    for index in range(1, len(sorted_spans)):
+        if (index - start) * (sorted_spans[index] - sorted_spans[index - 1]) > _GROUP_MERGE_SLOTS:
+            groups.append((start, index))
+            start = index
+    groups.append((start, len(sorted_spans)))
+    return groups
 
 
 class ElmoLstmProjectionLayer(nn.Module):
@@ -142,19 +230,56 @@ def _reverse_within_lengths(lengths: torch.Tensor, steps: int) -> torch.Tensor:
 
 
 class ElmoBiLm(nn.Module):
-    """L forward and L backward LSTM-with-projection layers over the token layer."""
+    """L forward and L backward LSTM-with-projection layers over the token layer.
+
+    The fast path (``config.bilm_implementation == "fast"``) runs both directions as one
+    batched recurrence: rows sorted by length, so the rows still running at step t are a
+    prefix that shrinks as sentences end (no work on padding); the input half of the gates
+    is one GEMM per block of steps (bounded memory for any length).
+    """
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__()
+        self.config = config
         self.forward_layers = nn.ModuleList(ElmoLstmProjectionLayer(config) for _ in range(config.n_layers))
         self.backward_layers = nn.ModuleList(ElmoLstmProjectionLayer(config) for _ in range(config.n_layers))
         self.use_skip_connections = config.use_skip_connections
         self.dropout = nn.Dropout(config.dropout)
+        # layer index -> (key of the parameters' identity and version, their _fused_weights)
+        self._fused_cache: Dict[int, Tuple[Tuple[Any, ...], Tuple[torch.Tensor, ...]]] = {}
+
+    def _fused_weights(self, index: int) -> Tuple[torch.Tensor, ...]:
+        """``_fused_weights`` of layer ``index``, kept between calls when no gradient is needed.
+
+        The copy is remade whenever a parameter is replaced or modified in place (an
+        optimizer step, ``load_state_dict``, ``.to()``): the key holds each parameter's
+        storage, dtype and version counter. It costs a second copy of the LSTM weights.
+        """
+        layers = (self.forward_layers[index], self.backward_layers[index])
+        params = [p for layer in layers for p in layer.parameters()]
+        # Gradients must flow through the copy; inference tensors have no version counter.
+        if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
+            self._fused_cache.pop(index, None)
+            return _fused_weights(layers)
+        key = tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
+        cached = self._fused_cache.get(index)
+        if cached is None or cached[0] != key:
+            with torch.no_grad():
+                cached = (key, _fused_weights(layers))
+            self._fused_cache[index] = cached
+        return cached[1]
 
     def forward(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
     ) -> Tuple[List[torch.Tensor], "ElmoState"]:
         """tokens (B, S, P) with sentence markers; returns L tensors (B, S, 2P) and final states."""
+        if self.config.bilm_implementation == "plain":
+            return self._forward_plain(tokens, lengths, initial_state)
+        return self._forward_fused(tokens, lengths, initial_state)
+
+    def _forward_plain(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
+    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
         order = _reverse_within_lengths(lengths, tokens.shape[1]).unsqueeze(-1)
         directions = []
         final_h, final_c = [], []
@@ -175,6 +300,113 @@ class ElmoBiLm(nn.Module):
             final_c.append(torch.stack(cs))
         layers_out = [torch.cat([f, b], dim=-1) for f, b in zip(*directions)]
         return layers_out, ElmoState(torch.stack(final_h), torch.stack(final_c))
+
+    def _forward_fused(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
+    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
+        steps = tokens.shape[1]
+        order = torch.argsort(lengths, descending=True, stable=True)
+        restore = torch.argsort(order)
+        sorted_lengths = lengths[order]
+        reverse = _reverse_within_lengths(sorted_lengths, steps).unsqueeze(-1).expand(-1, -1, tokens.shape[2])
+        forward_tokens = tokens[order]
+        x = torch.stack([forward_tokens, forward_tokens.gather(1, reverse)])  # (2, B, S, P): [forward; backward]
+        # Rows still running at each step (a shrinking prefix of the sorted rows).
+        running = (sorted_lengths.unsqueeze(0) > torch.arange(steps, device=lengths.device).unsqueeze(1)).sum(1)
+        running = running.tolist()
+        outputs, final_h, final_c = [], [], []
+        for index, layers in enumerate(zip(self.forward_layers, self.backward_layers)):
+            state = (initial_state.h[:, index][:, order], initial_state.c[:, index][:, order])
+            out, (h, c) = _bidirectional_lstm_layer(layers, self._fused_weights(index), self.dropout(x), running, state)
+            if index > 0 and self.use_skip_connections:
+                out = out + x
+            outputs.append(out)
+            final_h.append(h[:, restore])
+            final_c.append(c[:, restore])
+            x = out
+        layers_out = [torch.cat([out[0], out[1].gather(1, reverse)], dim=-1)[restore] for out in outputs]
+        return layers_out, ElmoState(torch.stack(final_h, dim=1), torch.stack(final_c, dim=1))
+
+
+#: Rows x steps of input gates computed per GEMM in the fast LSTM (bounds its memory).
+_GATE_BLOCK_ROWS = 512
+
+
+def _fused_weights(layers: Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]) -> Tuple[torch.Tensor, ...]:
+    """The forward and backward weights of one biLM layer stacked on axis 0 for batched GEMMs.
+
+    Gate blocks are reordered from the original i, j, f, o to i, f, o, j (one sigmoid, one
+    tanh per step) and the forget bias is folded into the input bias. Returns W_input
+    (2, P, 4C), W_state (2, P, 4C), W_projection (2, C, P) and the bias (2, 4C).
+    """
+    cell = layers[0].state_linear.weight.shape[0] // 4
+    blocks = torch.arange(4 * cell, device=layers[0].projection.weight.device).view(4, cell)[[0, 2, 3, 1]].flatten()
+    w_input = torch.stack([layer.input_linear.weight[blocks].t() for layer in layers])
+    w_state = torch.stack([layer.state_linear.weight[blocks].t() for layer in layers])
+    w_projection = torch.stack([layer.projection.weight.t() for layer in layers])
+    bias = torch.stack([layer.input_linear.bias[blocks] for layer in layers])
+    bias[:, cell : 2 * cell] += FORGET_BIAS
+    return w_input, w_state, w_projection, bias
+
+
+def _bidirectional_lstm_layer(
+    layers: Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer],
+    weights: Tuple[torch.Tensor, ...],
+    inputs: torch.Tensor,
+    running: List[int],
+    state: Tuple[torch.Tensor, torch.Tensor],
+) -> Tuple[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
+    """One biLM layer, both directions at once (axis 0), over length-sorted rows.
+
+    Args:
+        layers: the forward and the backward ``ElmoLstmProjectionLayer``.
+        weights: their ``_fused_weights``.
+        inputs: (2, B, S, P), each direction's sequence in its reading order, rows sorted by
+            length (descending); ``running[t]`` rows are real at step t.
+        state: h (2, B, P) and c (2, B, C) to start from.
+
+    Returns:
+        outputs (2, B, S, P), zero beyond each row's length, and the state (h, c) after each
+        row's last real step.
+    """
+    first = layers[0]
+    n_rows, steps, width = inputs.shape[1:]
+    cell = first.state_linear.weight.shape[0] // 4
+    w_input, w_state, w_projection, bias = weights
+    cell_clip, proj_clip = first.cell_clip, first.proj_clip
+    h, c = state
+    outputs: List[torch.Tensor] = []  # (n_t, 2, P) per step
+    ended_h: List[torch.Tensor] = []  # states of rows that ended, later rows first
+    ended_c: List[torch.Tensor] = []
+    block_start = block_end = 0
+    gates_x = inputs  # replaced at the first step
+    for t in range(steps):
+        n = running[t]
+        if n < h.shape[1]:
+            ended_h.append(h[:, n:])
+            ended_c.append(c[:, n:])
+            h, c = h[:, :n], c[:, :n]
+        if n == 0:
+            break
+        if t == block_end:  # the input half of the gates for the next block of steps: one GEMM
+            block_start, block_end = t, min(steps, t + max(1, _GATE_BLOCK_ROWS // n))
+            block = inputs[:, :n, block_start:block_end].reshape(2, -1, width)
+            gates_x = torch.baddbmm(bias.unsqueeze(1), block, w_input).view(2, n, block_end - block_start, 4 * cell)
+        gates = torch.baddbmm(gates_x[:, :n, t - block_start], h, w_state)  # (2, n, 4C)
+        sigmoids = torch.sigmoid(gates[..., : 3 * cell])
+        c = torch.addcmul(sigmoids[..., cell : 2 * cell] * c, sigmoids[..., :cell], torch.tanh(gates[..., 3 * cell :]))
+        if cell_clip is not None:
+            c = c.clamp(-cell_clip, cell_clip)
+        h = torch.bmm(sigmoids[..., 2 * cell :] * torch.tanh(c), w_projection)  # (2, n, P)
+        if proj_clip is not None:
+            h = h.clamp(-proj_clip, proj_clip)
+        outputs.append(h.transpose(0, 1))
+    out = nn.utils.rnn.pad_sequence(outputs, batch_first=True) if outputs else inputs.new_zeros(0, n_rows, 2, width)
+    out = nn.functional.pad(out, (0, 0, 0, 0, 0, n_rows - out.shape[1], 0, steps - out.shape[0]))  # (S, B, 2, P)
+    out = out.permute(2, 1, 0, 3)  # (2, B, S, P)
+    final_h = torch.cat([h] + ended_h[::-1], dim=1)
+    final_c = torch.cat([c] + ended_c[::-1], dim=1)
+    return out, (final_h, final_c)
 
 
 @dataclass
@@ -344,9 +576,17 @@ class ElmoModel(ElmoPreTrainedModel):
         return out
 
     def token_embeddings(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """The char-CNN token layer (B, S, P) for ``char_ids`` (B, S, W), computed for masked-in slots only."""
+        """The char-CNN token layer (B, S, P) for ``char_ids`` (B, S, W), zero where ``mask`` is False.
+
+        The fast path runs the char CNN once per distinct token of the batch (on running text
+        about half the slots), which gives the same vectors as running it on every slot.
+        """
         out = char_ids.new_zeros(*mask.shape, self.config.projection_dim, dtype=self.dtype)
-        out[mask] = self.char_cnn(char_ids[mask])
+        if self.config.bilm_implementation == "plain":
+            out[mask] = self.char_cnn(char_ids[mask])
+        else:
+            distinct, inverse = torch.unique(char_ids[mask], dim=0, return_inverse=True)  # (U, W), (N,)
+            out[mask] = self.char_cnn(distinct)[inverse].to(out.dtype)
         return out
 
     def encode(

@@ -134,18 +134,11 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
             super()._init_weights(module)
 
     def token_layer(self, input_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        """The context-independent token layer (B, S, P), zero beyond each row's length.
-
-        The char CNN runs once per distinct token of the batch (equal to running it on every
-        slot, as ``ElmoModel.encode`` does, and about half the work on running text).
-        """
+        """The context-independent token layer (B, S, P), zero beyond each row's length."""
         mask = torch.arange(input_ids.shape[1], device=lengths.device) < lengths.unsqueeze(1)  # (B, S)
         if self.word_embedding is not None:
             return self.word_embedding(input_ids.clamp(min=0)) * mask.unsqueeze(-1)
-        distinct, inverse = torch.unique(input_ids[mask], dim=0, return_inverse=True)  # (U, W), (N,)
-        out = input_ids.new_zeros(*mask.shape, self.config.projection_dim, dtype=self.softmax.weight.dtype)
-        out[mask] = self.elmo.char_cnn(distinct)[inverse].to(out.dtype)
-        return out
+        return self.elmo.token_embeddings(input_ids, mask)
 
     def forward(
         self,

@@ -1,0 +1,304 @@
+#!/usr/bin/env python
+"""Inference speed of our ElmoModel against AllenNLP's own ELMo, side by side in one run.
+
+For each model size (the released small and original shapes, random weights written in the
+original format) and each batch size, it alternates two subprocesses on the same weight file and
+the same sentences (CoNLL-2003 dev text from ../shared by default):
+
+- AllenNLP 2.10.1's ``_ElmoBiLm`` through ``../shared/reference/allennlp/ref_embed.py --time
+  --fresh`` (its own venv, made by that folder's ``setup.sh`` when missing);
+- ours (this script with ``--worker``), timed with the same protocol: consecutive batches of
+  B lines in file order, one untimed warm-up batch, the best of ``--repeat`` passes over the
+  file; the timed region is char ids + forward + one float32 array per sentence.
+
+Each side's peak memory is the subprocess's peak RSS (CPU) or peak allocated GPU memory. The
+outputs are compared in fresh-state mode (every batch from zero state, our default): max abs
+difference over all layers. With ``--bf16`` our model also runs in bfloat16 and its error
+against our float32 output is printed. Output: a Markdown table, and ``--json`` for the rows.
+
+    python scripts/bench_inference.py                       # small + original, batch 1/16/64, 2 threads
+    python scripts/bench_inference.py --sizes small --batch-sizes 64 --sentences 100
+    python scripts/bench_inference.py --device cuda --reference-runner PATH  # GPU (see --help)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+REPO = Path(__file__).resolve().parent.parent
+SIZES = {
+    "small": "elmo_2x1024_128_2048cnn_1xhighway_options.json",
+    "original": "elmo_2x4096_512_2048cnn_2xhighway_options.json",
+}
+
+
+def shared_dir() -> Path:
+    path = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
+    if not (path / "fixtures").is_dir():
+        raise SystemExit(f"../shared (or $ELMO_SHARED) not found at {path}: the options files and data live there")
+    return path
+
+
+def conll_sentences(path: Path, count: int) -> List[List[str]]:
+    """The first ``count`` sentences of a CoNLL-2003 file (tokens of column 1, no -DOCSTART-)."""
+    sentences, current = [], []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split()
+            if not fields:
+                if current:
+                    sentences.append(current)
+                    current = []
+                    if len(sentences) == count:
+                        break
+            elif fields[0] != "-DOCSTART-":
+                current.append(fields[0])
+    return sentences
+
+
+def write_random_model(options_file: Path, folder: Path, seed: int = 0) -> None:
+    """A model of ``options_file``'s shapes with random weights, written in the original format."""
+    import torch
+
+    from hf_elmo import ElmoConfig, ElmoModel
+    from hf_elmo.convert import save_allennlp
+
+    torch.manual_seed(seed)
+    config = ElmoConfig.from_allennlp_options(json.loads(options_file.read_text()))
+    model = ElmoModel(config)
+    save_allennlp(model, folder / "options.json", folder / "weights.hdf5")
+
+
+# -- our side (runs in its own process) --------------------------------------------------------
+def worker(argv: Sequence[str]) -> None:
+    """Time ours with ref_embed.py's protocol; print ``RESULT {json}``."""
+    parser = argparse.ArgumentParser(prog="bench_inference.py --worker")
+    for name in ("--options", "--weights", "--sentences"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--batch-size", type=int, required=True)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
+    parser.add_argument("--save", help="also write every sentence's layers to this .npz")
+    args = parser.parse_args(argv)
+    import numpy as np
+    import torch
+
+    from hf_elmo import ElmoModel, batch_to_ids
+
+    torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    dtype = torch.bfloat16 if args.dtype == "bfloat16" else torch.float32
+    model = ElmoModel.from_allennlp(args.options, args.weights).to(device=device, dtype=dtype).eval()
+    with open(args.sentences, encoding="utf-8") as handle:
+        sentences = [line.split() for line in handle if line.strip()]
+    n_tokens = sum(map(len, sentences))
+
+    def embed(batch: Sequence[Sequence[str]]) -> List[np.ndarray]:
+        out = model(input_ids=batch_to_ids(batch).to(device))
+        stacked = torch.stack(out.hidden_states, dim=1).float().cpu()  # (B, L+1, T, 2P)
+        return [stacked[row, :, : len(tokens)].numpy().copy() for row, tokens in enumerate(batch)]
+
+    def synchronize() -> None:
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    batches = [sentences[i : i + args.batch_size] for i in range(0, len(sentences), args.batch_size)]
+    times = []
+    with torch.inference_mode():
+        embed(batches[0])  # warm-up, untimed
+        if device.type == "cuda":
+            torch.cuda.reset_peak_memory_stats()
+        for _ in range(args.repeat):
+            synchronize()
+            start = time.perf_counter()
+            for batch in batches:
+                embed(batch)
+            synchronize()
+            times.append(time.perf_counter() - start)
+        if args.save:
+            arrays, index = {}, 0
+            for batch in batches:
+                for array in embed(batch):
+                    arrays[f"s{index:05d}"] = array
+                    index += 1
+            np.savez(args.save, **arrays)
+    result = {"tokens_per_s": n_tokens / min(times), "median_tokens_per_s": n_tokens / statistics.median(times)}
+    if device.type == "cuda":
+        result["peak_gpu_mb"] = torch.cuda.max_memory_allocated() / 2**20
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+# -- the driver --------------------------------------------------------------------------------
+def run_measured(command: List[str], env: Dict[str, str]) -> Dict[str, float]:
+    """Run ``command``; return the numbers it prints and its peak RSS in MiB (wait4's ru_maxrss)."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    stdout, stderr = process.stdout.read(), process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[:3])} ... failed:\n{stderr[-3000:]}")
+    result: Dict[str, float] = {"peak_rss_mb": usage.ru_maxrss / 1024}
+    for line in stdout.splitlines():
+        if line.startswith("RESULT "):  # ours
+            result.update(json.loads(line[len("RESULT "):]))
+        elif line.startswith("JSON "):  # the GPU reference runner
+            reference = json.loads(line[len("JSON "):])
+            result["tokens_per_s"] = reference["tokens_per_s_best"]
+            if reference.get("peak_gpu_mem_bytes"):
+                result["peak_gpu_mb"] = reference["peak_gpu_mem_bytes"] / 2**20
+        elif line.startswith("TIME "):  # ref_embed.py
+            best = line.split("tokens/s=", 1)[1].split()[0]  # the first figure is the best pass's
+            result["tokens_per_s"] = float(best)
+    if "tokens_per_s" not in result:
+        raise RuntimeError(f"no timing in the output of {' '.join(command[:3])} ...:\n{stdout[-2000:]}")
+    return result
+
+
+def reference_python(args: argparse.Namespace, shared: Path) -> str:
+    venv = Path(args.reference_venv).expanduser()
+    if not (venv / "bin" / "python").exists():
+        print(f"setting up AllenNLP's reference venv at {venv} (about 75 s) ...", flush=True)
+        subprocess.run(["bash", str(shared / "reference" / "allennlp" / "setup.sh")], check=True,
+                       env={**os.environ, "ALLENNLP_REF_VENV": str(venv)})
+    return str(venv / "bin" / "python")
+
+
+def max_abs_difference(ours: Path, theirs: Path) -> float:
+    import numpy as np
+
+    with np.load(ours) as a, np.load(theirs) as b:
+        keys = [k for k in a.files if k.startswith("s")]
+        return max(float(np.abs(a[k] - b[k]).max()) for k in keys)
+
+
+def bf16_error(fp32: Path, bf16: Path) -> Dict[str, float]:
+    import numpy as np
+
+    with np.load(fp32) as a, np.load(bf16) as b:
+        diffs = [np.abs(a[k] - b[k]) for k in a.files if k.startswith("s")]
+    return {"bf16_max_abs_error": float(max(d.max() for d in diffs)),
+            "bf16_mean_abs_error": float(np.mean(np.concatenate([d.ravel() for d in diffs])))}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", nargs="+", choices=sorted(SIZES), default=["small", "original"])
+    parser.add_argument("--batch-sizes", nargs="+", type=int, default=[1, 16, 64])
+    parser.add_argument("--n-sentences", type=int, default=200, help="sentences of the CoNLL-2003 dev text")
+    parser.add_argument("--text", type=Path, help="instead: a file with one tokenised sentence per line")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3, help="timed passes per side (best counts)")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (ours; the reference follows)")
+    parser.add_argument("--bf16", action="store_true", help="also time ours in bfloat16 and report its error")
+    parser.add_argument("--no-reference", action="store_true", help="time ours only")
+    parser.add_argument("--reference-venv", default=os.environ.get(
+        "ALLENNLP_REF_VENV", "~/.cache/elmo-allennlp-reference"), help="AllenNLP's venv (made if missing)")
+    parser.add_argument("--reference-python", help="python that runs the reference (default: the venv's)")
+    parser.add_argument("--reference-runner", help="a reference script that takes ref_embed.py's arguments plus "
+                        "--device and prints ref_embed.py's TIME line or 'JSON {tokens_per_s_best, "
+                        "peak_gpu_mem_bytes}' (for GPUs); default: ../shared/reference/allennlp/ref_embed.py (CPU)")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON")
+    args = parser.parse_args(argv)
+
+    shared = shared_dir()
+    env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "MKL_NUM_THREADS": str(args.threads),
+           "TOKENIZERS_PARALLELISM": "false"}
+    reference = None
+    if not args.no_reference:
+        runner = args.reference_runner or str(shared / "reference" / "allennlp" / "ref_embed.py")
+        reference = [args.reference_python or reference_python(args, shared), runner]
+        if args.reference_runner:
+            reference += ["--device", args.device]
+    work = Path(tempfile.mkdtemp(prefix="bench-inference-"))
+    if args.text:
+        sentences = [line.split() for line in args.text.read_text(encoding="utf-8").splitlines() if line.strip()]
+    else:
+        sentences = conll_sentences(shared / "data" / "conll2003-en" / "eng.testa", args.n_sentences)
+    text = work / "sentences.txt"
+    text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
+    n_tokens = sum(map(len, sentences))
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
+          f"device {args.device}, {len(sentences)} sentences, {n_tokens} tokens, best of {args.repeat}", flush=True)
+
+    rows = []
+    for size in args.sizes:
+        folder = work / size
+        folder.mkdir()
+        write_random_model(shared / "fixtures" / "elmo-options" / SIZES[size], folder)
+        files = ["--options", str(folder / "options.json"), "--weights", str(folder / "weights.hdf5"),
+                 "--sentences", str(text), "--threads", str(args.threads)]
+        ours = [sys.executable, __file__, "--worker", "--device", args.device, *files]
+        for batch_size in args.batch_sizes:
+            timing = ["--batch-size", str(batch_size), "--repeat", str(args.repeat)]
+            row = {"size": size, "batch_size": batch_size}
+            if reference is not None:  # alternate: reference, ours
+                row["reference"] = run_measured(reference + files + timing + ["--time", "--fresh"], env)
+            row["ours"] = run_measured(ours + timing, env)
+            if args.bf16:
+                row["ours_bf16"] = run_measured(ours + timing + ["--dtype", "bfloat16"], env)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+        # exactness, fresh state, at the largest batch size
+        batch = ["--batch-size", str(max(args.batch_sizes)), "--repeat", "1"]
+        ours_out = folder / "ours.npz"
+        run_measured(ours + batch + ["--save", str(ours_out)], env)
+        parity = {"size": size}
+        if reference is not None:
+            theirs = folder / "reference.npz"
+            subprocess.run(reference + files + batch[:2] + ["--fresh", "--out", str(theirs)], check=True,
+                           env=env, capture_output=True)
+            parity["max_abs_diff_vs_allennlp"] = max_abs_difference(ours_out, theirs)
+        if args.bf16:
+            bf16_out = folder / "ours-bf16.npz"
+            run_measured(ours + batch + ["--dtype", "bfloat16", "--save", str(bf16_out)], env)
+            parity.update(bf16_error(ours_out, bf16_out))
+        rows.append(parity)
+        print(json.dumps(parity), flush=True)
+
+    print_table(rows, args)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+def print_table(rows: List[dict], args: argparse.Namespace) -> None:
+    memory = "peak_gpu_mb" if args.device.startswith("cuda") else "peak_rss_mb"
+    header = ["size", "batch", "AllenNLP tok/s", "ours tok/s", "ratio"]
+    if args.bf16:
+        header += ["ours bf16 tok/s", "bf16 ratio"]
+    header += [f"AllenNLP {memory}", f"ours {memory}"]
+    print("\n| " + " | ".join(header) + " |\n|" + "---|" * len(header))
+    for row in rows:
+        if "ours" not in row:
+            continue
+        ref = row.get("reference", {})
+        theirs = ref.get("tokens_per_s")
+        cells = [row["size"], str(row["batch_size"]), f"{theirs:,.0f}" if theirs else "-",
+                 f"{row['ours']['tokens_per_s']:,.0f}",
+                 f"{row['ours']['tokens_per_s'] / theirs:.2f}x" if theirs else "-"]
+        if args.bf16:
+            fast = row["ours_bf16"]["tokens_per_s"]
+            cells += [f"{fast:,.0f}", f"{fast / theirs:.2f}x" if theirs else "-"]
+        cells += [f"{ref[memory]:,.0f}" if memory in ref else "-", f"{row['ours'].get(memory, 0):,.0f}"]
+        print("| " + " | ".join(cells) + " |")
+    for row in rows:
+        if "ours" not in row:
+            print("# " + ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--worker"]:
+        worker(sys.argv[2:])
+    else:
+        main()
