@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import nn
@@ -53,6 +53,32 @@ class ElmoModelOutput(ModelOutput):
     last_hidden_state: Optional[torch.Tensor] = None
     hidden_states: Optional[Tuple[torch.Tensor, ...]] = None
     attention_mask: Optional[torch.Tensor] = None
+
+
+class DerivedWeights:
+    """Weights re-laid out from parameters for the fast path, kept between calls.
+
+    ``get(name, params, build)`` returns ``build()``, remade whenever one of ``params`` is
+    replaced or modified in place (an optimizer step, ``load_state_dict``, ``.to()``): the
+    key holds each parameter's storage, dtype, device and version counter. When gradients
+    must flow to the parameters, or they are inference tensors (which keep no version
+    counter), nothing is kept and ``build()`` runs every time.
+    """
+
+    def __init__(self) -> None:
+        self._entries: Dict[str, Tuple[Tuple[Any, ...], Any]] = {}
+
+    def get(self, name: str, params: Sequence[torch.Tensor], build: Callable[[], Any]) -> Any:
+        if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
+            self._entries.pop(name, None)
+            return build()
+        key = tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
+        entry = self._entries.get(name)
+        if entry is None or entry[0] != key:
+            with torch.no_grad():
+                entry = (key, build())
+            self._entries[name] = entry
+        return entry[1]
 
 
 class ElmoHighway(nn.Module):
@@ -92,6 +118,7 @@ class ElmoCharCNN(nn.Module):
         self.activation = torch.tanh if config.activation == "tanh" else torch.relu
         self.highways = nn.ModuleList(ElmoHighway(config.n_filters) for _ in range(config.n_highway))
         self.projection = nn.Linear(config.n_filters, config.projection_dim)
+        self._derived = DerivedWeights()
 
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
         if self.config.bilm_implementation == "plain":
@@ -118,7 +145,7 @@ class ElmoCharCNN(nn.Module):
         span = ((char_ids != _PAD_CHAR) * positions).amax(dim=1)  # (N,) slots up to the last character
         order = torch.argsort(span)
         sorted_span = span[order]
-        kernel, bias, widths = self._all_filters_as_one()
+        kernel, bias, widths = self._derived.get("filters", list(self.convolutions.parameters()), self._all_filters_as_one)
         widest = kernel.shape[0] // self.config.char_embedding_dim
         pooled = []
         for start, end in _span_groups(sorted_span.tolist()):
@@ -245,29 +272,12 @@ class ElmoBiLm(nn.Module):
         self.backward_layers = nn.ModuleList(ElmoLstmProjectionLayer(config) for _ in range(config.n_layers))
         self.use_skip_connections = config.use_skip_connections
         self.dropout = nn.Dropout(config.dropout)
-        # layer index -> (key of the parameters' identity and version, their _fused_weights)
-        self._fused_cache: Dict[int, Tuple[Tuple[Any, ...], Tuple[torch.Tensor, ...]]] = {}
+        self._derived = DerivedWeights()  # _fused_weights per layer: a second copy of the LSTM weights
 
     def _fused_weights(self, index: int) -> Tuple[torch.Tensor, ...]:
-        """``_fused_weights`` of layer ``index``, kept between calls when no gradient is needed.
-
-        The copy is remade whenever a parameter is replaced or modified in place (an
-        optimizer step, ``load_state_dict``, ``.to()``): the key holds each parameter's
-        storage, dtype and version counter. It costs a second copy of the LSTM weights.
-        """
         layers = (self.forward_layers[index], self.backward_layers[index])
         params = [p for layer in layers for p in layer.parameters()]
-        # Gradients must flow through the copy; inference tensors have no version counter.
-        if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
-            self._fused_cache.pop(index, None)
-            return _fused_weights(layers)
-        key = tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
-        cached = self._fused_cache.get(index)
-        if cached is None or cached[0] != key:
-            with torch.no_grad():
-                cached = (key, _fused_weights(layers))
-            self._fused_cache[index] = cached
-        return cached[1]
+        return self._derived.get(f"layer-{index}", params, lambda: _fused_weights(layers))
 
     def forward(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"

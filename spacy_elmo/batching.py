@@ -7,6 +7,10 @@ from typing import List, Sequence, Tuple
 
 from spacy.tokens import Doc
 
+from hf_elmo.batching import token_budget_batches
+
+__all__ = ["Segment", "doc_segments", "token_budget_batches"]
+
 
 @dataclass(frozen=True)
 class Segment:
@@ -37,21 +41,3 @@ def doc_segments(docs: Sequence[Doc]) -> List[Segment]:
                     Segment(position, tuple(t.i for t in tokens), tuple(t.text for t in tokens))
                 )
     return segments
-
-
-def token_budget_batches(lengths: Sequence[int], token_budget: int) -> List[List[int]]:
-    """Group segment indices so that each batch's padded size (rows x longest) fits the budget.
-
-    Segments are taken longest first, so rows of a batch have similar lengths. A segment longer
-    than the budget forms a batch of its own: the budget bounds batching, not document length.
-    """
-    if token_budget < 1:
-        raise ValueError(f"token_budget must be at least 1, got {token_budget}")
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    batches: List[List[int]] = []
-    for index in order:
-        if batches and (len(batches[-1]) + 1) * lengths[batches[-1][0]] <= token_budget:
-            batches[-1].append(index)
-        else:
-            batches.append([index])
-    return batches

@@ -16,6 +16,17 @@ def shared_dir() -> Path | None:
     return candidate if (candidate / "fixtures").is_dir() else None
 
 
+@pytest.fixture
+def one_thread():
+    """Tiny models run fastest on one thread (and leave the machine's other cores alone)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     path = shared_dir()

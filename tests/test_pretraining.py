@@ -18,14 +18,7 @@ from hf_elmo.lm_vocab import Vocabulary, build_vocabulary
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
 from hf_elmo.pretrain import PretrainSettings, load_lm, make_optimizer, perplexity, pretrain, train_step
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models run fastest on one thread (and leave the machine's other cores alone)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
 TINY = dict(filters=[[1, 4], [2, 8]], n_highway=1, char_embedding_dim=4, lstm_dim=16, projection_dim=8, n_layers=2)
 

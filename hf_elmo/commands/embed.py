@@ -1,0 +1,105 @@
+"""``elmo embed INPUT OUTPUT.hdf5``: every line's vectors into an AllenNLP-compatible HDF5 file."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    import torch
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    parser = subparsers.add_parser(
+        "embed",
+        help="embed every line of a text file into HDF5 (AllenNLP `elmo` format); resumable, shardable",
+        description="Embeds INPUT (UTF-8, one whitespace-tokenised sentence per line) with the biLM and writes "
+        "OUTPUT in the format of AllenNLP's `allennlp elmo` command: one float32 dataset per line, named by its "
+        "0-based index, and `sentence_to_index`. Every sentence is embedded from the model's initial state, so "
+        "the vectors do not depend on --batch-tokens or on the other lines. The input is checked first: bad "
+        "lines stop the run before anything is written. Finished chunks are kept in OUTPUT.partial; after a "
+        "kill, run the same command again to continue. With --shard i/N (or under torchrun, RANK of "
+        "WORLD_SIZE) a process embeds the lines i, i+N, ... into OUTPUT's name with .shard-i-of-N, and "
+        "shard 0 writes OUTPUT.index.json for hf_elmo.embed.open_embeddings.",
+    )
+    parser.add_argument("input", help="text: one sentence per line, tokens separated by whitespace")
+    parser.add_argument("output", help="HDF5 file to write")
+    parser.add_argument("--model", help="model folder, Hub id, or folder with the original options.json + "
+                        "*.hdf5 (default: the model shipped with the package)")
+    parser.add_argument("--layers", choices=["all", "top", "average"], default="all",
+                        help="per line: all layers (L+1, T, 2P), the top one (T, 2P), or their mean (T, 2P)")
+    parser.add_argument("--batch-tokens", type=int, default=4096,
+                        help="padded tokens per batch (default 4096); a longer sentence runs alone")
+    parser.add_argument("--device", help="cpu, cuda or cuda:N (default: cuda when available); under torchrun "
+                        "with several GPUs, cuda means cuda:LOCAL_RANK")
+    parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
+                        help="compute dtype; the file holds float32 either way")
+    parser.add_argument("--shard", metavar="I/N", help="embed only the lines whose index is I modulo N")
+    parser.add_argument("--chunk-lines", type=int, default=10_000,
+                        help="lines per resumable chunk (default 10000)")
+    parser.add_argument("--max-token-chars", type=_token_limit, default=100,
+                        help="longer tokens are an error (default 100); 'none' truncates them as the original "
+                        "does (ELMo reads the first 48 UTF-8 bytes)")
+    parser.add_argument("--threads", type=int, help="torch CPU threads")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace an existing OUTPUT, or an unfinished run with other settings")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
+
+
+def _token_limit(text: str) -> Optional[int]:
+    return None if text.lower() == "none" else int(text)
+
+
+def resolve_device(name: Optional[str]) -> "torch.device":
+    """``name`` as a device (default: cuda when available, else cpu); plain ``cuda`` is
+    ``cuda:LOCAL_RANK`` under torchrun on a machine with several GPUs."""
+    import torch
+
+    if name is None:
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise ValueError(f"unknown device {name!r}; use cpu, cuda or cuda:N") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {name!r}: no CUDA device is available here (torch.cuda.is_available() "
+                             "is False); use --device cpu")
+        if device.index is None and "LOCAL_RANK" in os.environ and torch.cuda.device_count() > 1:
+            device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+    return device
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import torch
+
+    from hf_elmo.commands.demo import load_bilm
+    from hf_elmo.embed import Shard, embed_file
+    from hf_elmo.pretrained import DEFAULT_MODEL
+
+    shard = Shard.parse(args.shard) if args.shard else Shard.from_environment()
+    device = resolve_device(args.device)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    model_path = args.model or str(DEFAULT_MODEL)
+    model_id = str(Path(model_path).resolve()) if Path(model_path).exists() else model_path
+    try:
+        model = load_bilm(model_path)
+    except OSError as err:
+        raise FileNotFoundError(f"cannot load the model {model_path}: {err}") from None
+    model.to(device=device, dtype=getattr(torch, args.dtype))
+    result = embed_file(
+        model, args.input, args.output, model_id=model_id, layers=args.layers, batch_tokens=args.batch_tokens,
+        chunk_lines=args.chunk_lines, shard=shard, max_token_chars=args.max_token_chars,
+        overwrite=args.overwrite, show_progress=not args.no_progress,
+    )
+    resumed = f"; {result.chunks_reused} of {result.chunks} chunks were done by an earlier run" \
+        if result.chunks_reused else ""
+    print(f"wrote {result.output}: {result.lines:,} lines, {result.tokens:,} tokens{resumed}")
+    if result.index is not None:
+        print(f"wrote {result.index}: the index of {shard.count} shards")
+    return 0

@@ -1,0 +1,493 @@
+"""Bulk embedding with the biLM (``elmo embed``): sentences in, one array per sentence out.
+
+``embed_sentences`` streams arrays for tokenised sentences; ``embed_file`` writes a text file's
+vectors to HDF5, resumably; ``open_embeddings`` reads them back.
+
+**Output format**, the one AllenNLP's ``allennlp elmo`` command writes, so that its readers work:
+one float32 dataset per input line, named by the line's 0-based index: (L+1, T, 2P) for
+``layers="all"``, (T, 2P) for ``"top"`` (the last layer) and ``"average"`` (the numpy mean over
+the layers); and ``sentence_to_index``, shape (1,), a variable-length string holding
+``json.dumps({line.strip(): str(index)})`` (a repeated line maps to its last index). Lines are
+split as Python's text mode splits them (``\\n``, ``\\r\\n`` or ``\\r``), tokens on whitespace,
+as AllenNLP does. Differences: every sentence is embedded from the model's initial state, so its
+vectors do not depend on the batching (AllenNLP's embedder carries the LSTM state from batch to
+batch); the input must be UTF-8 (AllenNLP uses the locale's encoding); tokens over 100 characters
+are refused unless ``max_token_chars=None`` (AllenNLP truncates them silently, as
+``max_token_chars=None`` does); in bfloat16 the stored float32 values are bfloat16 results.
+
+**Validation first**: one pass over the input checks every line (UTF-8, not blank, tokens the
+char ids accept) and raises ``CorpusError`` naming the file, the bad lines and their count
+before anything is written.
+
+**Resume and crash safety**: a run's lines are cut into chunks of ``chunk_lines`` consecutive
+lines (of its shard). A finished chunk is written to ``OUTPUT.partial/part-NNNNNN.hdf5`` under a
+temporary name and renamed (``os.replace``, atomic), so a part file is either complete or absent
+whenever the process dies; ``OUTPUT.partial/run.json`` records the settings (input path, size
+and mtime, model, layers, dtype, chunk size, shard). Run again with the same settings, it skips
+the finished chunks (batch size, device and threads may change: they change the vectors by
+float rounding at most); other settings are an error unless ``overwrite``. When every chunk is
+done the parts are copied into ``OUTPUT.tmp``, which is renamed to OUTPUT, and the partial
+folder is removed last. ``overwrite`` deletes an old OUTPUT before the partial folder is made,
+so an OUTPUT beside a matching partial folder is a finished one.
+
+**Sharding**: ``Shard(i, N)`` takes the lines whose index is i modulo N and writes
+``OUTPUT`` with ``.shard-i-of-N`` before its suffix (datasets keep the global line index; each
+shard file is a complete AllenNLP-style file for its lines). Shard 0 also writes the index
+``OUTPUT.index.json``, which ``open_embeddings`` opens like a single file. Shards are independent
+processes (e.g. one per GPU under ``torchrun``); no process group is needed.
+
+**Memory** does not grow with the input: sentences are read ahead by at most
+``lookahead_tokens`` (8 batches by default), sorted by length into batches of at most
+``batch_tokens`` padded tokens (a longer sentence runs alone), and their arrays are written as
+they come. What does grow with the lines: ``sentence_to_index``, one JSON string of every
+line's text, built while merging, and HDF5's index of the datasets of the open file (its
+metadata cache is bounded; the names' heap grows by a few bytes a line).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from itertools import groupby, tee
+from pathlib import Path
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import h5py
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from .batching import token_budget_batches
+from .lm_data import CorpusError
+from .modeling_elmo import ElmoModel
+from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, token_to_char_ids
+
+PathLike = Union[str, os.PathLike]
+
+#: What is stored per sentence: every layer, the top one, or their mean.
+LAYERS = ("all", "top", "average")
+DEFAULT_BATCH_TOKENS = 4096
+#: Sentences read ahead and sorted together, in batches of ``batch_tokens``.
+LOOKAHEAD_BATCHES = 8
+DEFAULT_CHUNK_LINES = 10_000
+SENTENCE_TO_INDEX = "sentence_to_index"
+INDEX_FORMAT = "elmo-embed-shards"
+RUN_FILE = "run.json"
+#: Bad lines quoted in a validation error (all of them are counted).
+REPORTED_BAD_LINES = 5
+#: What ``errors="surrogateescape"`` decodes an invalid UTF-8 byte to.
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+# -- sentences to arrays ----------------------------------------------------------------------
+def embed_sentences(
+    model: ElmoModel,
+    sentences: Iterable[Sequence[str]],
+    *,
+    layers: str = "all",
+    batch_tokens: int = DEFAULT_BATCH_TOKENS,
+    device: Optional[Union[str, torch.device]] = None,
+    dtype: Optional[torch.dtype] = None,
+    max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
+    lookahead_tokens: Optional[int] = None,
+) -> Iterator[np.ndarray]:
+    """Embed tokenised sentences; yields one float32 array per sentence, in input order.
+
+    Every sentence starts from the model's initial state, so its vectors do not depend on the
+    batching. Sentences are read ahead by about ``lookahead_tokens`` tokens (default
+    ``LOOKAHEAD_BATCHES * batch_tokens``), sorted by length and run in batches of at most
+    ``batch_tokens`` padded tokens (a longer sentence runs alone).
+
+    Args:
+        model: the biLM; put in eval mode, and moved to ``device`` / cast to ``dtype`` (in
+            place, like ``model.to``) when they are given. Arrays are float32 whatever ``dtype``.
+        sentences: token lists; an empty one is an error.
+        layers: ``"all"`` (L+1, T, 2P), ``"top"`` (T, 2P) the last layer, or ``"average"``
+            (T, 2P) the mean over layers.
+        max_token_chars: longer tokens are an error (``None``: truncated as the original does).
+    """
+    if layers not in LAYERS:
+        raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
+    if batch_tokens < 1:
+        raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")
+    if device is not None or dtype is not None:
+        model.to(device=device, dtype=dtype)
+    model.eval()
+    lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * batch_tokens
+    return _embed_stream(model, iter(sentences), layers, batch_tokens, max_token_chars, lookahead)
+
+
+def _embed_stream(
+    model: ElmoModel,
+    sentences: Iterator[Sequence[str]],
+    layers: str,
+    batch_tokens: int,
+    max_token_chars: Optional[int],
+    lookahead: int,
+) -> Iterator[np.ndarray]:
+    done = 0
+    while True:
+        chunk: List[Sequence[str]] = []
+        tokens = 0
+        for sentence in sentences:
+            if len(sentence) == 0:
+                raise ValueError(f"sentence {done + len(chunk)} has no tokens to embed")
+            chunk.append(sentence)
+            tokens += len(sentence)
+            if tokens >= lookahead:
+                break
+        if not chunk:
+            return
+        yield from _embed_chunk(model, chunk, layers, batch_tokens, max_token_chars)
+        done += len(chunk)
+
+
+def _embed_chunk(
+    model: ElmoModel,
+    chunk: List[Sequence[str]],
+    layers: str,
+    batch_tokens: int,
+    max_token_chars: Optional[int],
+) -> List[np.ndarray]:
+    """The arrays of ``chunk``'s sentences, in order, computed in length-sorted batches."""
+    out: Dict[int, np.ndarray] = {}
+    for batch in token_budget_batches([len(s) for s in chunk], batch_tokens):
+        rows = [chunk[i] for i in batch]
+        ids = batch_to_ids(rows, model.config.max_characters_per_token, max_token_chars)
+        lengths = torch.tensor([len(r) for r in rows])
+        mask = torch.arange(ids.shape[1]) < lengths.unsqueeze(1)
+        with torch.inference_mode():
+            hidden = model(input_ids=ids.to(model.device), attention_mask=mask.to(model.device),
+                           stateful=False).hidden_states
+            wanted = hidden[-1:] if layers == "top" else hidden
+            arrays = [h.float().cpu().numpy() for h in wanted]  # (B, T, 2P) each
+        for row, index in enumerate(batch):
+            length = len(chunk[index])
+            stacked = np.stack([a[row, :length] for a in arrays])  # (L+1 or 1, T, 2P), a copy
+            if layers == "all":
+                out[index] = stacked
+            else:
+                out[index] = stacked[0] if layers == "top" else stacked.mean(axis=0)
+    return [out[i] for i in range(len(chunk))]
+
+
+# -- the input file ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Shard:
+    """Lines ``index``, ``index + count``, ``index + 2 * count``, ... of the input."""
+
+    index: int = 0
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < self.count:
+            raise ValueError(f"shard {self.index}/{self.count}: need 0 <= i < N")
+
+    @classmethod
+    def parse(cls, text: str) -> "Shard":
+        """``"i/N"``, e.g. ``"0/2"``."""
+        index, slash, count = text.partition("/")
+        if not (slash and index.isdigit() and count.isdigit()):
+            raise ValueError(f"shard {text!r}: expected i/N, e.g. 0/2")
+        return cls(int(index), int(count))
+
+    @classmethod
+    def from_environment(cls) -> "Shard":
+        """``RANK`` of ``WORLD_SIZE`` when started by ``torchrun``, else the whole input."""
+        return cls(int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1")))
+
+    def owns(self, line: int) -> bool:
+        return line % self.count == self.index
+
+    def chunk_of(self, line: int, chunk_lines: int) -> int:
+        """The chunk that an owned ``line`` falls in (chunks count this shard's lines)."""
+        return line // self.count // chunk_lines
+
+    def output_file(self, output: PathLike) -> Path:
+        """``out.hdf5`` itself for the whole input, ``out.shard-i-of-N.hdf5`` for a shard."""
+        output = Path(output)
+        if self.count == 1:
+            return output
+        return output.with_name(f"{output.stem}.shard-{self.index}-of-{self.count}{output.suffix}")
+
+
+def shard_index_file(output: PathLike) -> Path:
+    """Where shard 0 writes the index of a sharded output: ``OUTPUT.index.json``."""
+    output = Path(output)
+    return output.with_name(output.name + ".index.json")
+
+
+def read_lines(path: PathLike) -> Iterator[str]:
+    """The lines of a UTF-8 file as Python's text mode splits them; an invalid byte becomes a
+    lone surrogate (``errors="surrogateescape"``) for ``scan_input`` to report."""
+    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        yield from handle
+
+
+@dataclass
+class InputScan:
+    """What the validation pass learnt: ``num_lines`` of the file, ``shard_lines`` of them in
+    the shard, and the tokens of each chunk of the shard's lines (``chunk_tokens``)."""
+
+    num_lines: int
+    shard_lines: int
+    chunk_tokens: List[int]
+
+
+def scan_input(
+    path: PathLike,
+    shard: Shard = Shard(),
+    chunk_lines: int = DEFAULT_CHUNK_LINES,
+    max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
+    max_characters_per_token: int = 50,
+) -> InputScan:
+    """Check every line of ``path`` (not blank, valid UTF-8, tokens that the char ids accept).
+
+    Raises ``CorpusError`` naming the file, the first bad lines (numbered from 1), their
+    problems and how many there are.
+    """
+    bad: List[str] = []
+    n_bad = 0
+    chunk_tokens: List[int] = []
+    num_lines = shard_lines = 0
+    for index, line in enumerate(read_lines(path)):
+        num_lines += 1
+        tokens = line.split()
+        problem = _line_problem(line, tokens, max_token_chars, max_characters_per_token)
+        if problem is not None:
+            n_bad += 1
+            if len(bad) < REPORTED_BAD_LINES:
+                bad.append(f"line {index + 1}: {problem}")
+        if shard.owns(index):
+            shard_lines += 1
+            chunk = shard.chunk_of(index, chunk_lines)
+            if chunk == len(chunk_tokens):
+                chunk_tokens.append(0)
+            chunk_tokens[chunk] += len(tokens)
+    if n_bad:
+        shown = "" if n_bad <= len(bad) else f" (the first {len(bad)} shown)"
+        raise CorpusError(
+            f"{path}: {n_bad:,} of {num_lines:,} lines are not a sentence of whitespace-separated tokens "
+            f"in UTF-8{shown}; nothing was written.\n  " + "\n  ".join(bad)
+        )
+    return InputScan(num_lines, shard_lines, chunk_tokens)
+
+
+def _line_problem(
+    line: str, tokens: List[str], max_token_chars: Optional[int], max_characters_per_token: int
+) -> Optional[str]:
+    undecodable = _UNDECODABLE.search(line)
+    if undecodable:
+        byte = ord(undecodable.group()) - 0xDC00
+        return f"not valid UTF-8 (byte {byte:#04x} at character {undecodable.start() + 1})"
+    if not tokens:
+        return "blank line"
+    try:  # strict decoding leaves length as the only per-token problem: check the longest
+        token_to_char_ids(max(tokens, key=len), max_characters_per_token, max_token_chars)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+# -- the output file --------------------------------------------------------------------------
+@dataclass
+class EmbedResult:
+    """What ``embed_file`` did: ``lines`` and ``tokens`` of its shard, in ``chunks`` chunks of
+    which ``chunks_reused`` had been finished by an earlier run; ``index``: the shard index,
+    when this run wrote it."""
+
+    output: Path
+    lines: int
+    tokens: int
+    chunks: int
+    chunks_reused: int
+    index: Optional[Path] = None
+
+
+def embed_file(
+    model: ElmoModel,
+    input_path: PathLike,
+    output_path: PathLike,
+    *,
+    model_id: str,
+    layers: str = "all",
+    batch_tokens: int = DEFAULT_BATCH_TOKENS,
+    chunk_lines: int = DEFAULT_CHUNK_LINES,
+    shard: Shard = Shard(),
+    max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
+    overwrite: bool = False,
+    show_progress: bool = True,
+) -> EmbedResult:
+    """Embed every line of ``input_path`` (of ``shard``) into an AllenNLP-style HDF5 file.
+
+    Resumes the unfinished run of the same settings; see the module docstring for the format,
+    the files written and the crash safety. ``model_id`` names the model in the run's settings
+    (a resolved path or a Hub id); the model runs on its own device and dtype.
+
+    Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists and
+    ``ValueError`` when an unfinished run has other settings (unless ``overwrite``).
+    """
+    input_path, target = Path(input_path), shard.output_file(output_path)
+    if layers not in LAYERS:
+        raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
+    if chunk_lines < 1:
+        raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
+    if not input_path.is_file():
+        raise FileNotFoundError(f"input file not found: {input_path}")
+    partial = target.with_name(target.name + ".partial")
+    settings = _run_settings(input_path, model_id, layers, str(model.dtype).removeprefix("torch."),
+                             chunk_lines, shard)
+    previous = _read_json(partial / RUN_FILE)
+    resumable = previous is not None and previous["settings"] == settings
+    if previous is not None and not resumable and not overwrite:
+        changed = sorted(k for k in settings if previous["settings"].get(k) != settings[k])
+        raise ValueError(f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
+                         "delete that folder, or pass --overwrite to start again")
+    if target.exists() and not resumable and not overwrite:
+        raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
+
+    scan = scan_input(input_path, shard, chunk_lines, max_token_chars, model.config.max_characters_per_token)
+    chunks = len(scan.chunk_tokens)
+    result = EmbedResult(target, scan.shard_lines, sum(scan.chunk_tokens), chunks, chunks_reused=0)
+    if partial.exists() and not resumable:
+        shutil.rmtree(partial)
+    if target.exists():
+        if not resumable:
+            target.unlink()
+        else:  # the last run was killed after renaming its output, before removing the parts
+            shutil.rmtree(partial)
+            result.chunks_reused = chunks
+            return _finish(result, output_path, shard, scan, layers)
+    partial.mkdir(parents=True, exist_ok=True)
+    _write_json(partial / RUN_FILE, {"settings": settings})
+
+    done = {k for k in range(chunks) if _part_file(partial, k).exists()}
+    result.chunks_reused = len(done)
+    todo, labels = tee(
+        (index, line.split()) for index, line in enumerate(read_lines(input_path))
+        if shard.owns(index) and shard.chunk_of(index, chunk_lines) not in done
+    )
+    vectors = embed_sentences(model, (tokens for _, tokens in todo), layers=layers, batch_tokens=batch_tokens,
+                              max_token_chars=max_token_chars)
+    with tqdm(total=result.tokens, initial=sum(scan.chunk_tokens[k] for k in done), unit="tok",
+              unit_scale=True, desc=f"embedding {input_path.name}", disable=not show_progress) as bar:
+        for chunk, items in groupby(zip(labels, vectors), key=lambda item: shard.chunk_of(item[0][0], chunk_lines)):
+            _write_part(_part_file(partial, chunk), items, bar)
+    _merge(partial, target, input_path, shard, chunk_lines)
+    return _finish(result, output_path, shard, scan, layers)
+
+
+def _run_settings(input_path: Path, model_id: str, layers: str, dtype: str, chunk_lines: int,
+                  shard: Shard) -> Dict[str, Any]:
+    stat = input_path.stat()
+    return {"input": str(input_path.resolve()), "input_bytes": stat.st_size, "input_mtime_ns": stat.st_mtime_ns,
+            "model": model_id, "layers": layers, "dtype": dtype, "chunk_lines": chunk_lines,
+            "shard": f"{shard.index}/{shard.count}"}
+
+
+def _part_file(partial: Path, chunk: int) -> Path:
+    return partial / f"part-{chunk:06d}.hdf5"
+
+
+def _read_json(path: Path) -> Optional[Dict[str, Any]]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def _write_json(path: Path, data: Dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _write_part(path: Path, items: Iterable[Tuple[Tuple[int, List[str]], np.ndarray]], bar: tqdm) -> None:
+    """One chunk's datasets, written under a temporary name and renamed when complete."""
+    tmp = path.with_name(path.name + ".tmp")
+    with h5py.File(tmp, "w") as part:
+        for (index, tokens), array in items:
+            part.create_dataset(str(index), data=array)
+            bar.update(len(tokens))
+    os.replace(tmp, path)
+
+
+def _merge(partial: Path, target: Path, input_path: Path, shard: Shard, chunk_lines: int) -> None:
+    """Copy every part into ``target`` (via a temporary file) with ``sentence_to_index``, then
+    remove the partial folder."""
+    tmp = target.with_name(target.name + ".tmp")
+    sentence_to_index: Dict[str, str] = {}
+    owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
+    with h5py.File(tmp, "w") as out:
+        for chunk, lines in groupby(owned, key=lambda item: shard.chunk_of(item[0], chunk_lines)):
+            with h5py.File(_part_file(partial, chunk), "r") as part:
+                for index, line in lines:
+                    part.copy(part[str(index)], out, name=str(index))
+                    sentence_to_index[line.strip()] = str(index)
+        dataset = out.create_dataset(SENTENCE_TO_INDEX, (1,), dtype=h5py.special_dtype(vlen=str))
+        dataset[0] = json.dumps(sentence_to_index)
+    os.replace(tmp, target)
+    shutil.rmtree(partial)
+
+
+def _finish(result: EmbedResult, output: PathLike, shard: Shard, scan: InputScan, layers: str) -> EmbedResult:
+    """Shard 0 of several writes the shard index."""
+    if shard.count > 1 and shard.index == 0:
+        result.index = shard_index_file(output)
+        _write_json(result.index, {
+            "format": INDEX_FORMAT, "num_shards": shard.count, "num_lines": scan.num_lines,
+            "assignment": "line % num_shards",
+            "files": [Shard(i, shard.count).output_file(output).name for i in range(shard.count)],
+            "layers": layers,
+        })
+    return result
+
+
+# -- reading ----------------------------------------------------------------------------------
+class Embeddings:
+    """Read access to the arrays written by ``elmo embed``: ``embeddings[line]`` is the array of
+    input line ``line`` (0-based), read from disk. Use it as a context manager, or ``close()`` it.
+
+    A single shard file opened alone holds only its own lines (``len`` counts them); indexing
+    is by global line index in any case.
+    """
+
+    def __init__(self, files: List[h5py.File], num_lines: int) -> None:
+        self.files = files
+        self.num_lines = num_lines
+
+    def __len__(self) -> int:
+        return self.num_lines
+
+    def __getitem__(self, line: int) -> np.ndarray:
+        handle = self.files[line % len(self.files)]
+        if str(line) not in handle:
+            raise IndexError(f"line {line} is not in {handle.filename}")
+        return handle[str(line)][()]
+
+    def close(self) -> None:
+        for handle in self.files:
+            handle.close()
+
+    def __enter__(self) -> "Embeddings":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+
+def open_embeddings(path: PathLike) -> Embeddings:
+    """Open an output of ``elmo embed``: an HDF5 file, or the ``OUTPUT.index.json`` of a
+    sharded run (every shard file must be there)."""
+    path = Path(path)
+    if path.suffix != ".json":
+        handle = h5py.File(path, "r")
+        return Embeddings([handle], len(handle) - (SENTENCE_TO_INDEX in handle))
+    index = json.loads(path.read_text(encoding="utf-8"))
+    if index.get("format") != INDEX_FORMAT:
+        raise ValueError(f"{path} is not a shard index of elmo embed (format {index.get('format')!r})")
+    files = [path.parent / name for name in index["files"]]
+    for file in files:
+        if not file.is_file():
+            raise FileNotFoundError(f"{file}, listed in {path}, is missing: has every shard finished?")
+    return Embeddings([h5py.File(file, "r") for file in files], index["num_lines"])

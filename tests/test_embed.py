@@ -1,0 +1,348 @@
+"""`elmo embed` and `hf_elmo.embed`: AllenNLP's file layout, batching independence, streaming,
+validation, resume after SIGKILL, torchrun shards, bounded memory."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List
+
+import h5py
+import numpy as np
+import pytest
+import torch
+
+import hf_elmo.embed
+from hf_elmo import batch_to_ids
+from hf_elmo.cli import main as elmo_main
+from hf_elmo.embed import SENTENCE_TO_INDEX, embed_sentences, open_embeddings
+
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
+
+WORDS = "the a cat dog sat on mat and of to in is was it he she they café naïve 's".split()
+# Runs the command in a child process and prints its peak resident memory (KiB).
+REPORT_PEAK = ("import resource, sys\nfrom hf_elmo.cli import main\nrc = main(sys.argv[1:])\n"
+               "print('peak_kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(rc)")
+# Runs the command in a child process that SIGKILLs itself at the os.replace onto the file named
+# $KILL_AT, just before it ($KILL_WHEN=before) or just after it (after).
+KILL_AT_RENAME = """
+import os, signal, sys
+rename = os.replace
+def replace(src, dst):
+    hit = os.path.basename(dst) == os.environ["KILL_AT"]
+    if hit and os.environ["KILL_WHEN"] == "before":
+        os.kill(os.getpid(), signal.SIGKILL)
+    rename(src, dst)
+    if hit:
+        os.kill(os.getpid(), signal.SIGKILL)
+os.replace = replace
+from hf_elmo.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+CHILD_ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+
+@pytest.fixture(scope="module")
+def model_dir(allennlp_model, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("fixture-model")
+    allennlp_model.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def text(tmp_path_factory) -> Path:
+    """23 lines of 1 to 15 tokens; line 16 repeats line 2, line 4 has extra whitespace and CRLF."""
+    rng = random.Random(0)
+    lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 15))) for _ in range(23)]
+    lines[16] = lines[2]
+    lines[4] = "  cat \t sat  \r"
+    path = tmp_path_factory.mktemp("text") / "text.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8", newline="")
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference(model_dir, text, tmp_path_factory) -> Path:
+    """An uninterrupted single-process run, all layers."""
+    out = tmp_path_factory.mktemp("reference") / "reference.hdf5"
+    assert elmo_main(["embed", str(text), str(out), "--model", str(model_dir), "--no-progress"]) == 0
+    return out
+
+
+def embed_cli(text: Path, out: Path, model_dir: Path, *extra: str) -> int:
+    return elmo_main(["embed", str(text), str(out), "--model", str(model_dir), "--no-progress",
+                      "--chunk-lines", "4", *extra])
+
+
+def sentences_of(text: Path) -> List[List[str]]:
+    return [line.split() for line in text.read_text(encoding="utf-8").splitlines()]
+
+
+def read_all(path: Path) -> Dict[str, np.ndarray]:
+    with h5py.File(path, "r") as handle:
+        return {name: handle[name][()] for name in handle}
+
+
+def assert_same_file(path: Path, expected: Path) -> None:
+    got, want = read_all(path), read_all(expected)
+    assert got.keys() == want.keys()
+    assert got.pop(SENTENCE_TO_INDEX)[0] == want.pop(SENTENCE_TO_INDEX)[0]
+    for name, array in want.items():
+        np.testing.assert_allclose(got[name], array, rtol=0, atol=1e-6, err_msg=name)
+
+
+def alone(model, tokens: List[str]) -> np.ndarray:
+    """(L+1, T, 2P): a direct model call on one sentence."""
+    with torch.no_grad():
+        return torch.stack(model(input_ids=batch_to_ids([tokens])).hidden_states)[:, 0].numpy()
+
+
+# -- the file ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("layers", ["all", "top", "average"])
+def test_output_has_allennlp_layout_and_each_sentence_alone_vectors(layers, allennlp_model, model_dir, text,
+                                                                    tmp_path, capsys):
+    out = tmp_path / "out.hdf5"
+    assert embed_cli(text, out, model_dir, "--layers", layers, "--batch-tokens", "20") == 0
+    assert "wrote" in capsys.readouterr().out
+    assert not (tmp_path / "out.hdf5.partial").exists()
+    lines = text.read_text(encoding="utf-8").splitlines()
+    with h5py.File(out, "r") as handle:
+        assert set(handle) == {str(i) for i in range(len(lines))} | {SENTENCE_TO_INDEX}
+        index = handle[SENTENCE_TO_INDEX]
+        assert index.shape == (1,) and h5py.check_string_dtype(index.dtype) is not None
+        expected_index = {}
+        for i, line in enumerate(lines):
+            expected_index[line.strip()] = str(i)  # as AllenNLP builds it: the last duplicate wins
+        assert index.asstr()[0] == json.dumps(expected_index)
+        assert json.loads(index.asstr()[0])[lines[2]] == "16"
+        for i, line in enumerate(lines):
+            layers_alone = alone(allennlp_model, line.split())
+            want = {"all": layers_alone, "top": layers_alone[-1], "average": layers_alone.mean(axis=0)}[layers]
+            assert handle[str(i)].dtype == np.float32
+            np.testing.assert_allclose(handle[str(i)][()], want, rtol=0, atol=1e-6, err_msg=f"line {i}")
+    with open_embeddings(out) as embeddings:
+        assert len(embeddings) == len(lines)
+        np.testing.assert_array_equal(embeddings[5], read_all(out)["5"])
+        with pytest.raises(IndexError):
+            embeddings[len(lines)]
+
+
+def test_bfloat16_computes_in_bfloat16_and_stores_float32(model_dir, text, reference, tmp_path):
+    out = tmp_path / "bf16.hdf5"
+    assert embed_cli(text, out, model_dir, "--dtype", "bfloat16") == 0
+    got, want = read_all(out), read_all(reference)
+    assert all(got[name].dtype == np.float32 for name in got if name != SENTENCE_TO_INDEX)
+    differences = [np.abs(got[name] - want[name]).max() for name in want if name != SENTENCE_TO_INDEX]
+    assert 0 < max(differences) < 0.05
+
+
+def test_existing_output_is_refused_unless_overwrite(model_dir, text, reference, tmp_path, capsys):
+    out = tmp_path / "out.hdf5"
+    out.write_bytes(b"an older file")
+    assert embed_cli(text, out, model_dir) == 2
+    assert "exists; pass --overwrite" in capsys.readouterr().err
+    assert out.read_bytes() == b"an older file"
+    assert embed_cli(text, out, model_dir, "--overwrite") == 0
+    assert_same_file(out, reference)
+
+
+# -- batching and streaming -------------------------------------------------------------------
+def test_vectors_do_not_depend_on_the_batch_token_budget(allennlp_model, text):
+    sentences = sentences_of(text)
+    runs = [list(embed_sentences(allennlp_model, sentences, batch_tokens=budget)) for budget in (1, 9, 10_000)]
+    for first, *others in zip(*runs):
+        for other in others:
+            np.testing.assert_allclose(other, first, rtol=0, atol=1e-6)
+
+
+def test_embed_sentences_streams_in_input_order_with_bounded_lookahead(allennlp_model, text):
+    sentences = sentences_of(text) * 3
+    pulled = []
+
+    def source():
+        for sentence in sentences:
+            pulled.append(sentence)
+            yield sentence
+
+    stream = embed_sentences(allennlp_model, source(), layers="top", batch_tokens=8, lookahead_tokens=16)
+    first = next(stream)
+    assert sum(len(s) for s in pulled[:-1]) < 16 < len(sentences)  # read ahead by at most 16 tokens
+    arrays = [first, *stream]
+    assert len(arrays) == len(sentences)
+    for tokens, array in zip(sentences, arrays):
+        np.testing.assert_allclose(array, alone(allennlp_model, tokens)[-1], rtol=0, atol=1e-6)
+
+
+# -- validation -------------------------------------------------------------------------------
+@pytest.mark.parametrize("content, expected", [
+    (b"a b\n\nc d\n \t \n", ["2 of 4 lines", "line 2: blank line", "line 4: blank line"]),
+    (b"fine\nnot \xff utf8\n", ["1 of 2 lines", "line 2: not valid UTF-8 (byte 0xff at character 5)"]),
+    (b"ok\nok " + b"x" * 101 + b"\n", ["line 2: token of 101 characters"]),
+    (b"a\n" + b"\n" * 7 + b"b\n", ["7 of 9 lines", "the first 5 shown", "line 6: blank line"]),
+])
+def test_bad_lines_stop_the_run_before_anything_is_written(content, expected, model_dir, tmp_path, capsys):
+    text = tmp_path / "bad.txt"
+    text.write_bytes(content)
+    out = tmp_path / "out.hdf5"
+    assert embed_cli(text, out, model_dir) == 2
+    err = capsys.readouterr().err
+    assert f"elmo embed: error: {text}: " in err
+    for needed in expected:
+        assert needed in err
+    assert "line 7:" not in err  # at most 5 lines quoted
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt"]
+
+
+def test_long_tokens_are_truncated_with_max_token_chars_none(model_dir, tmp_path):
+    text = tmp_path / "long.txt"
+    text.write_text("ok " + "x" * 101 + "\n")
+    assert embed_cli(text, tmp_path / "out.hdf5", model_dir, "--max-token-chars", "none") == 0
+    assert read_all(tmp_path / "out.hdf5")["0"].shape[1] == 2
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--device", "cuda"], "no CUDA device is available"),
+    (["--shard", "2/2"], "need 0 <= i < N"),
+    (["--shard", "first"], "expected i/N"),
+])
+def test_bad_options_are_clear_errors(option, message, model_dir, text, tmp_path, capsys):
+    if option[0] == "--device" and torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    assert embed_cli(text, tmp_path / "out.hdf5", model_dir, *option) == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+# -- resume -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("kill_at, when, reused", [
+    ("part-000002.hdf5", "before", 2),  # mid-run: 2 chunks done, the third written but not renamed
+    ("out.hdf5", "after", 6),  # after the final rename, before the partial folder is removed
+])
+def test_rerun_after_sigkill_finishes_without_recomputing_finished_chunks(
+    kill_at, when, reused, model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    out = tmp_path / "out.hdf5"
+    command = ["embed", str(text), str(out), "--model", str(model_dir), "--no-progress", "--chunk-lines", "4",
+               "--batch-tokens", "12"]
+    killed = subprocess.run([sys.executable, "-c", KILL_AT_RENAME, *command], capture_output=True, text=True,
+                            env={**CHILD_ENV, "KILL_AT": kill_at, "KILL_WHEN": when}, timeout=300)
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    partial = tmp_path / "out.hdf5.partial"
+    assert partial.is_dir() and out.exists() == (when == "after")
+
+    embedded = []
+    real = hf_elmo.embed.embed_sentences
+
+    def counting(model, sentences, **kwargs):
+        return real(model, (embedded.append(s) or s for s in sentences), **kwargs)
+
+    monkeypatch.setattr(hf_elmo.embed, "embed_sentences", counting)
+    assert elmo_main(command) == 0
+    assert f"{reused} of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert len(embedded) == max(0, 23 - 4 * reused)  # only the unfinished chunks' lines
+    assert not partial.exists() and not (tmp_path / "out.hdf5.tmp").exists()
+    assert_same_file(out, reference)
+
+
+def test_unfinished_run_with_other_settings_is_an_error_unless_overwrite(model_dir, text, tmp_path, capsys,
+                                                                         monkeypatch):
+    out = tmp_path / "out.hdf5"
+
+    class Interrupted(Exception):
+        pass
+
+    real = os.replace
+
+    def interrupt_at_the_first_part(src, dst):
+        if Path(dst).name.startswith("part-"):
+            raise Interrupted
+        real(src, dst)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "replace", interrupt_at_the_first_part)
+        with pytest.raises(Interrupted):
+            embed_cli(text, out, model_dir)
+    assert (tmp_path / "out.hdf5.partial").is_dir()
+    assert embed_cli(text, out, model_dir, "--layers", "top") == 2
+    assert "unfinished run with other settings (layers)" in capsys.readouterr().err
+    assert embed_cli(text, out, model_dir, "--layers", "top", "--overwrite") == 0
+    assert read_all(out)["0"].ndim == 2
+
+
+# -- shards -----------------------------------------------------------------------------------
+def test_torchrun_shards_read_back_equal_to_one_process(model_dir, text, reference, tmp_path):
+    out = tmp_path / "out.hdf5"
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+         "-m", "hf_elmo.cli", "embed", str(text), str(out), "--model", str(model_dir), "--threads", "1",
+         "--no-progress", "--chunk-lines", "3"],
+        capture_output=True, text=True, env=CHILD_ENV, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    index_file = tmp_path / "out.hdf5.index.json"
+    index = json.loads(index_file.read_text())
+    assert index == {"format": "elmo-embed-shards", "num_shards": 2, "num_lines": 23,
+                     "assignment": "line % num_shards", "files": ["out.shard-0-of-2.hdf5", "out.shard-1-of-2.hdf5"],
+                     "layers": "all"}
+    lines = text.read_text(encoding="utf-8").splitlines()
+    for rank in (0, 1):
+        shard = read_all(tmp_path / f"out.shard-{rank}-of-2.hdf5")
+        mine = range(rank, len(lines), 2)
+        assert set(shard) == {str(i) for i in mine} | {SENTENCE_TO_INDEX}
+        assert set(json.loads(shard[SENTENCE_TO_INDEX][0]).values()) <= {str(i) for i in mine}
+    want = read_all(reference)
+    with open_embeddings(index_file) as embeddings:
+        assert len(embeddings) == len(lines)
+        for i in range(len(lines)):
+            np.testing.assert_allclose(embeddings[i], want[str(i)], rtol=0, atol=1e-6, err_msg=f"line {i}")
+
+
+# -- memory -----------------------------------------------------------------------------------
+def start_embed(text: Path, out: Path, model_dir: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", REPORT_PEAK, "embed", str(text), str(out), "--model", str(model_dir),
+         "--threads", "1", "--no-progress", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=CHILD_ENV,
+    )
+
+
+def peak_bytes(process: subprocess.Popen) -> int:
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr[-2000:]
+    return int(stdout.split("peak_kib")[-1]) * 1024
+
+
+def test_peak_memory_does_not_grow_with_the_number_of_lines(model_dir, tmp_path):
+    rng = random.Random(1)
+    files = []
+    for n in (100, 1000):  # lines of 100 tokens; both runs fill the read-ahead (8 x 1024 tokens)
+        path = tmp_path / f"lines-{n}.txt"
+        path.write_text("".join(" ".join(rng.choice(WORDS) for _ in range(100)) + "\n" for _ in range(n)))
+        files.append(path)
+    runs = [start_embed(path, path.with_suffix(".hdf5"), model_dir, "--chunk-lines", "100", "--batch-tokens", "1024")
+            for path in files]
+    small, large = (peak_bytes(run) for run in runs)
+    # Holding the larger run's vectors would take 1000 lines x 100 tokens x 3 layers x 32 floats
+    # = 38 MB; what does grow with the lines (sentence_to_index, HDF5's index of the datasets)
+    # is a few MB.
+    output_bytes = 1000 * 100 * 3 * 32 * 4
+    assert large - small < 0.4 * output_bytes, (small, large)
+
+
+def test_a_100000_token_line_embeds_in_bounded_memory(model_dir, tmp_path):
+    short, long = tmp_path / "short.txt", tmp_path / "long.txt"
+    short.write_text("a b c\n")
+    long.write_text(" ".join(WORDS[i % len(WORDS)] for i in range(100_000)) + "\n")
+    runs = [start_embed(path, path.with_suffix(".hdf5"), model_dir) for path in (short, long)]
+    base, peak = (peak_bytes(run) for run in runs)
+    with h5py.File(long.with_suffix(".hdf5"), "r") as handle:
+        assert handle["0"].shape == (3, 100_000, 32)
+    # The output (38 MB) exists a few times over (the model's layers, the copy written, HDF5's
+    # buffers), and the model's own per-token activations are a few times more; running the
+    # char CNN over all tokens at once would alone take over 2 GB.
+    output_bytes = 3 * 100_000 * 32 * 4
+    assert peak - base < 10 * output_bytes, (base, peak)
