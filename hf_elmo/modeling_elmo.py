@@ -16,6 +16,7 @@ folder can carry it for ``trust_remote_code=True``.
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -55,30 +56,91 @@ class ElmoModelOutput(ModelOutput):
     attention_mask: Optional[torch.Tensor] = None
 
 
+def parameter_key(params: Sequence[torch.Tensor]) -> Optional[Tuple[Any, ...]]:
+    """What identifies the values of ``params``: storage, dtype, device and version counter of
+    each; ``None`` when values derived from them must not be kept (gradients must flow to them,
+    or they are inference tensors, which keep no version counter)."""
+    if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
+        return None
+    return tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
+
+
 class DerivedWeights:
     """Weights re-laid out from parameters for the fast path, kept between calls.
 
     ``get(name, params, build)`` returns ``build()``, remade whenever one of ``params`` is
-    replaced or modified in place (an optimizer step, ``load_state_dict``, ``.to()``): the
-    key holds each parameter's storage, dtype, device and version counter. When gradients
-    must flow to the parameters, or they are inference tensors (which keep no version
-    counter), nothing is kept and ``build()`` runs every time.
+    replaced or modified in place (an optimizer step, ``load_state_dict``, ``.to()``; see
+    ``parameter_key``). When nothing may be kept, ``build()`` runs every time.
     """
 
     def __init__(self) -> None:
         self._entries: Dict[str, Tuple[Tuple[Any, ...], Any]] = {}
 
     def get(self, name: str, params: Sequence[torch.Tensor], build: Callable[[], Any]) -> Any:
-        if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
+        key = parameter_key(params)
+        if key is None:
             self._entries.pop(name, None)
             return build()
-        key = tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
         entry = self._entries.get(name)
         if entry is None or entry[0] != key:
             with torch.no_grad():
                 entry = (key, build())
             self._entries[name] = entry
         return entry[1]
+
+
+class TokenLayerCache:
+    """A bounded LRU of the char-CNN token layer, one row per distinct token, for inference.
+
+    The token layer depends on a token's character ids alone, so running text, which repeats
+    its words, needs the char CNN only for the tokens not seen lately. The rows are exactly
+    what the char CNN computed; all are dropped when its parameters change (``parameter_key``)
+    and none are used while gradients must flow to them. ``max_types`` rows (P floats each)
+    are kept on the model's device; ``max_types=0`` turns the cache off.
+    """
+
+    def __init__(self, max_types: int = 50_000) -> None:
+        self.max_types = max_types
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every row."""
+        self._slots: "OrderedDict[bytes, int]" = OrderedDict()  # token's char ids -> row of the table
+        self._table: Optional[torch.Tensor] = None  # (max_types, P)
+        self._key: Optional[Tuple[Any, ...]] = None
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def token_layer(
+        self, char_ids: torch.Tensor, char_cnn: nn.Module
+    ) -> torch.Tensor:
+        """``char_cnn(char_ids)`` for distinct char-id rows (U, W), running it on the rows not kept."""
+        key = parameter_key(list(char_cnn.parameters()))
+        if key is None or not 0 < len(char_ids) <= self.max_types:
+            return char_cnn(char_ids)
+        if key != self._key:
+            self.clear()
+            self._key = key
+        names = [row.tobytes() for row in char_ids.cpu().numpy()]
+        slots = [self._slots.get(name) for name in names]
+        for name, slot in zip(names, slots):
+            if slot is not None:
+                self._slots.move_to_end(name)  # this call's rows are the last to be evicted
+        missing = [i for i, slot in enumerate(slots) if slot is None]
+        if missing:
+            computed = char_cnn(char_ids[missing])  # (M, P)
+            if self._table is None:
+                with torch.inference_mode(False):  # a normal tensor: it is updated in and out of inference mode
+                    self._table = computed.new_empty(self.max_types, computed.shape[1])
+            for i in missing:
+                if len(self._slots) < self.max_types:
+                    slots[i] = len(self._slots)
+                else:
+                    slots[i] = self._slots.popitem(last=False)[1]
+                self._slots[names[i]] = slots[i]
+            self._table.index_copy_(0, torch.tensor([slots[i] for i in missing], device=computed.device), computed)
+        return self._table.index_select(0, torch.tensor(slots, device=self._table.device))
 
 
 class ElmoHighway(nn.Module):
@@ -517,6 +579,8 @@ class ElmoModel(ElmoPreTrainedModel):
         self.register_buffer("warm_h", torch.zeros(2, n, p))
         self.register_buffer("warm_c", torch.zeros(2, n, c))
         self._carried_state: Optional[ElmoState] = None
+        #: The token layer of recently seen tokens (fast path, inference only).
+        self.token_cache = TokenLayerCache()
         self.post_init()
 
     # -- state -----------------------------------------------------------------------------
@@ -589,14 +653,15 @@ class ElmoModel(ElmoPreTrainedModel):
         """The char-CNN token layer (B, S, P) for ``char_ids`` (B, S, W), zero where ``mask`` is False.
 
         The fast path runs the char CNN once per distinct token of the batch (on running text
-        about half the slots), which gives the same vectors as running it on every slot.
+        about half the slots), and in inference only on those not in ``token_cache``; the
+        vectors are the same as running it on every slot.
         """
         out = char_ids.new_zeros(*mask.shape, self.config.projection_dim, dtype=self.dtype)
         if self.config.bilm_implementation == "plain":
             out[mask] = self.char_cnn(char_ids[mask])
         else:
             distinct, inverse = torch.unique(char_ids[mask], dim=0, return_inverse=True)  # (U, W), (N,)
-            out[mask] = self.char_cnn(distinct)[inverse].to(out.dtype)
+            out[mask] = self.token_cache.token_layer(distinct, self.char_cnn)[inverse].to(out.dtype)
         return out
 
     def encode(

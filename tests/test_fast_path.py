@@ -123,6 +123,55 @@ def test_fused_weights_are_remade_after_an_in_place_update(tmp_path):
     torch.testing.assert_close(fast, plain, atol=ATOL, rtol=0)
 
 
+def _count_char_cnn_rows(model: ElmoModel, monkeypatch) -> list:
+    rows: list = []
+    forward = model.char_cnn.forward
+    monkeypatch.setattr(model.char_cnn, "forward", lambda ids: rows.append(len(ids)) or forward(ids))
+    return rows
+
+
+def test_token_cache_skips_seen_tokens_and_gives_the_char_cnn_vectors(tmp_path, monkeypatch):
+    model = _model(tmp_path, small_options())
+    uncached = _model(tmp_path / "off", small_options())
+    uncached.token_cache.max_types = 0
+    rows = _count_char_cnn_rows(model, monkeypatch)
+    first, second = batch_to_ids(SENTENCES[2:]), batch_to_ids([["the", "cat", "東京都", "new"], ["mat", "."]])
+    with torch.inference_mode():
+        for ids in (first, second, first):
+            cached, plain = model(input_ids=ids), uncached(input_ids=ids)
+            for c, p in zip(cached.hidden_states, plain.hidden_states):
+                torch.testing.assert_close(c, p, atol=1e-6, rtol=0)
+    distinct_first = len({t for s in SENTENCES[2:] for t in s}) + 2  # and the sentence markers
+    assert rows == [distinct_first, 1]  # only "new" is new in the second call; the third runs no char CNN
+
+
+def test_token_cache_keeps_at_most_max_types_tokens(tmp_path):
+    model = _model(tmp_path, small_options())
+    uncached = _model(tmp_path / "off", small_options())
+    model.token_cache.max_types, uncached.token_cache.max_types = 6, 0
+    words = [f"w{i}" for i in range(20)]
+    with torch.inference_mode():
+        for start in range(0, 20, 2):
+            ids = batch_to_ids([words[start : start + 2], words[(start * 7) % 20 : (start * 7) % 20 + 2]])
+            for c, p in zip(model(input_ids=ids).hidden_states, uncached(input_ids=ids).hidden_states):
+                torch.testing.assert_close(c, p, atol=1e-6, rtol=0)
+            assert len(model.token_cache) <= 6
+
+
+def test_token_cache_is_dropped_when_the_char_cnn_changes(tmp_path):
+    model = _model(tmp_path, small_options())
+    ids = batch_to_ids(SENTENCES[2:])
+    with torch.inference_mode():
+        before = model(input_ids=ids).hidden_states[0]
+    with torch.no_grad():
+        model.char_cnn.highways[0].transform.weight.mul_(1.5)
+    with torch.inference_mode():
+        after = model(input_ids=ids).hidden_states[0]
+        plain = _run(model, "plain", ids).hidden_states[0]
+    assert (after - before).abs().max() > 1e-3
+    torch.testing.assert_close(after, plain, atol=ATOL, rtol=0)
+
+
 def test_bfloat16_fast_path_stays_close_to_float32(tmp_path):
     model = _model(tmp_path, small_options())
     ids = batch_to_ids(SENTENCES)
