@@ -23,7 +23,7 @@ from torch import distributed as dist
 from tqdm.auto import tqdm
 
 from .configuration_elmo import ElmoConfig
-from .lm_data import LMBatch, SentenceBatcher, collate_sentences, read_corpus
+from .lm_data import LMBatch, SentenceBatcher, read_corpus
 from .lm_vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 from .modeling_lm import ElmoForBidirectionalLM
 

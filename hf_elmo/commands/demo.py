@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import List, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Sequence, Tuple
+
+if TYPE_CHECKING:
+    import torch
 
 DEFAULT_SENTENCES = ("Let's stick to improvisation in this skit", "he hit it with a stick")
 
