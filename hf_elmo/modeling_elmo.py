@@ -387,9 +387,11 @@ class ElmoBiLm(nn.Module):
         running = (sorted_lengths.unsqueeze(0) > torch.arange(steps, device=lengths.device).unsqueeze(1)).sum(1)
         running = running.tolist()
         outputs, final_h, final_c = [], [], []
-        for index, layers in enumerate(zip(self.forward_layers, self.backward_layers)):
+        for index in range(len(self.forward_layers)):
             state = (initial_state.h[:, index][:, order], initial_state.c[:, index][:, order])
-            out, (h, c) = _bidirectional_lstm_layer(layers, self._fused_weights(index), self.dropout(x), running, state)
+            out, (h, c) = _bidirectional_lstm_layer(
+                self._fused_weights(index), self.dropout(x), running, state, self.config.cell_clip, self.config.proj_clip
+            )
             if index > 0 and self.use_skip_connections:
                 out = out + x
             outputs.append(out)
@@ -422,36 +424,35 @@ def _fused_weights(layers: Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLaye
 
 
 def _bidirectional_lstm_layer(
-    layers: Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer],
     weights: Tuple[torch.Tensor, ...],
     inputs: torch.Tensor,
     running: List[int],
     state: Tuple[torch.Tensor, torch.Tensor],
+    cell_clip: Optional[float],
+    proj_clip: Optional[float],
 ) -> Tuple[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
     """One biLM layer, both directions at once (axis 0), over length-sorted rows.
 
     Args:
-        layers: the forward and the backward ``ElmoLstmProjectionLayer``.
-        weights: their ``_fused_weights``.
+        weights: the layer's ``_fused_weights``.
         inputs: (2, B, S, P), each direction's sequence in its reading order, rows sorted by
             length (descending); ``running[t]`` rows are real at step t.
         state: h (2, B, P) and c (2, B, C) to start from.
+        cell_clip, proj_clip: clipping of the cell and the projected state (``None``: none).
 
     Returns:
         outputs (2, B, S, P), zero beyond each row's length, and the state (h, c) after each
         row's last real step.
     """
-    first = layers[0]
-    n_rows, steps, width = inputs.shape[1:]
-    cell = first.state_linear.weight.shape[0] // 4
     w_input, w_state, w_projection, bias = weights
-    cell_clip, proj_clip = first.cell_clip, first.proj_clip
+    n_rows, steps, width = inputs.shape[1:]
+    cell = w_state.shape[-1] // 4
     h, c = state
     outputs: List[torch.Tensor] = []  # (n_t, 2, P) per step
     ended_h: List[torch.Tensor] = []  # states of rows that ended, later rows first
     ended_c: List[torch.Tensor] = []
     block_start = block_end = 0
-    gates_x = inputs  # replaced at the first step
+    gates_x: Optional[torch.Tensor] = None  # (2, n, steps of the block, 4C), set at the first step
     for t in range(steps):
         n = running[t]
         if n < h.shape[1]:
