@@ -157,11 +157,8 @@ def _embed_chunk(
     for batch in token_budget_batches([len(s) for s in chunk], batch_tokens):
         rows = [chunk[i] for i in batch]
         ids = batch_to_ids(rows, model.config.max_characters_per_token, max_token_chars)
-        lengths = torch.tensor([len(r) for r in rows])
-        mask = torch.arange(ids.shape[1]) < lengths.unsqueeze(1)
-        with torch.inference_mode():
-            hidden = model(input_ids=ids.to(model.device), attention_mask=mask.to(model.device),
-                           stateful=False).hidden_states
+        with torch.inference_mode():  # the model reads the attention mask off the ids' padding
+            hidden = model(input_ids=ids.to(model.device), stateful=False).hidden_states
             wanted = hidden[-1:] if layers == "top" else hidden
             arrays = [h.float().cpu().numpy() for h in wanted]  # (B, T, 2P) each
         for row, index in enumerate(batch):

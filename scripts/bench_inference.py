@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parent.parent
 SIZES = {
     "small": "elmo_2x1024_128_2048cnn_1xhighway_options.json",
@@ -92,7 +94,6 @@ def worker(argv: Sequence[str]) -> None:
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
     parser.add_argument("--save", help="also write every sentence's layers to this .npz")
     args = parser.parse_args(argv)
-    import numpy as np
     import torch
 
     from hf_elmo import ElmoModel, batch_to_ids
@@ -176,19 +177,14 @@ def reference_python(args: argparse.Namespace, shared: Path) -> str:
     return str(venv / "bin" / "python")
 
 
-def max_abs_difference(ours: Path, theirs: Path) -> float:
-    import numpy as np
-
-    with np.load(ours) as a, np.load(theirs) as b:
-        keys = [k for k in a.files if k.startswith("s")]
-        return max(float(np.abs(a[k] - b[k]).max()) for k in keys)
+def abs_differences(first: Path, second: Path) -> List[np.ndarray]:
+    """Per sentence, |first - second| of two .npz files of sentence arrays (s00000, ...)."""
+    with np.load(first) as a, np.load(second) as b:
+        return [np.abs(a[k] - b[k]) for k in a.files if k.startswith("s")]
 
 
 def bf16_error(fp32: Path, bf16: Path) -> Dict[str, float]:
-    import numpy as np
-
-    with np.load(fp32) as a, np.load(bf16) as b:
-        diffs = [np.abs(a[k] - b[k]) for k in a.files if k.startswith("s")]
+    diffs = abs_differences(fp32, bf16)
     return {"bf16_max_abs_error": float(max(d.max() for d in diffs)),
             "bf16_mean_abs_error": float(np.mean(np.concatenate([d.ravel() for d in diffs])))}
 
@@ -260,7 +256,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             theirs = folder / "reference.npz"
             subprocess.run(reference + files + batch[:2] + ["--fresh", "--out", str(theirs)], check=True,
                            env=env, capture_output=True)
-            parity["max_abs_diff_vs_allennlp"] = max_abs_difference(ours_out, theirs)
+            parity["max_abs_diff_vs_allennlp"] = float(max(d.max() for d in abs_differences(ours_out, theirs)))
         if args.bf16:
             bf16_out = folder / "ours-bf16.npz"
             run_measured(ours + batch + ["--dtype", "bfloat16", "--save", str(bf16_out)], env)

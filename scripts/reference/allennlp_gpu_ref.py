@@ -61,15 +61,20 @@ def _stub_error(qualname):
     return RuntimeError(f"'{qualname}' is stubbed in this ELMo reference runner (not used by ELMo)")
 
 
+def _stub_attribute(owner, qualname, name):
+    """A placeholder class for ``owner.name`` (made once, then kept on ``owner``); dunders stay absent."""
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    stub = _make_stub_class(f"{qualname}.{name}")
+    setattr(owner, name, stub)
+    return stub
+
+
 class _StubMeta(type):
     """Attributes of a placeholder class are placeholder classes too (e.g. `storage.Client`)."""
 
     def __getattr__(cls, name):
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
-        sub = _make_stub_class(f"{cls.__module__}.{cls.__qualname__}.{name}")
-        setattr(cls, name, sub)
-        return sub
+        return _stub_attribute(cls, f"{cls.__module__}.{cls.__qualname__}", name)
 
 
 def _make_stub_class(qualname):
@@ -86,11 +91,7 @@ class _AutoStubModule(types.ModuleType):
     """Any non-dunder attribute is a placeholder class that raises when called."""
 
     def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
-        cls = _make_stub_class(f"{self.__name__}.{name}")
-        setattr(self, name, cls)
-        return cls
+        return _stub_attribute(self, self.__name__, name)
 
 
 class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
