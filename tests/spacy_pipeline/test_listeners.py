@@ -13,6 +13,7 @@ ROUNDS = 12
 
 
 def build(tiny_elmo_dir, frozen=True):
+    spacy.util.fix_random_seed(0)  # the task models' initial weights and dropout: a repeatable run
     nlp = spacy.blank("en")
     nlp.add_pipe("elmo", config={"model": {"@architectures": "spacy-elmo.ElmoBiLm.v1", "frozen": frozen}})
     nlp.add_pipe("ner", config=ner_config())
