@@ -92,7 +92,9 @@ def _clip(field: str, value: Any) -> Optional[float]:
     if value is None:
         return None
     if not _real(value) or value <= 0:
-        raise ElmoConfigError(field, f"must be a positive finite number, or null for no clipping, got {_describe(value)}")
+        raise ElmoConfigError(
+            field, f"must be a positive finite number, or null for no clipping, got {_describe(value)}"
+        )
     return float(value)
 
 
@@ -134,6 +136,9 @@ class ElmoConfig(PretrainedConfig):
     r"""Shapes and arithmetic options of an ELMo biLM.
 
     The field names follow the original ``options.json`` (see ``from_allennlp_options``).
+    Every field is checked on construction (so also when read from a ``config.json`` or an
+    ``options.json``): a wrong type or a size outside ``SIZE_LIMITS`` raises an
+    ``ElmoConfigError`` that names the field, the value and the allowed range.
 
     Args:
         char_embedding_dim: width of each character embedding (16 in the released models).
