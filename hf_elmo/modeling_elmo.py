@@ -753,8 +753,9 @@ class ElmoModel(ElmoPreTrainedModel):
         """Embed a batch of tokenised sentences.
 
         Args:
-            input_ids: (B, T, max_characters_per_token) char ids of the tokens only (no
-                sentence markers), left-aligned, padding tokens all zero.
+            input_ids: (B, T, max_characters_per_token) char ids 0..261 of the tokens only (no
+                sentence markers), left-aligned, padding tokens all zero; an integer tensor
+                (``check_inputs`` says which, and refuses bad inputs with one line).
             attention_mask: (B, T) 1 for real tokens; derived from ``input_ids`` when absent.
             stateful: carry LSTM state per batch row across calls (default ``config.stateful``).
         """
