@@ -562,6 +562,62 @@ def _original_format_folder(name: Union[str, os.PathLike], kwargs: Dict[str, Any
     return folder if (folder / "options.json").is_file() else None
 
 
+#: Integer dtypes that hold every char id 0..261 exactly (bool, int8 and uint8 do not).
+INPUT_ID_DTYPES = (torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
+
+
+def check_inputs(
+    input_ids: Any, attention_mask: Optional[Any], width: int
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Check ``ElmoModel.forward``'s inputs; return the ids as int64 (B, T, W) and the mask (B, T) bool.
+
+    Refuses, with one line each: anything but a tensor, a dtype not in ``INPUT_ID_DTYPES``, a
+    shape other than (B, T, ``width``) with B >= 1, a mask whose shape is not (B, T). Checks of
+    the values (ids within 0..261, a left-aligned mask) are skipped while ``torch.compile`` or
+    ``torch.export`` traces the model, so that ``forward`` stays exportable.
+    """
+    if not isinstance(input_ids, torch.Tensor):
+        raise TypeError(
+            f"input_ids must be a torch.Tensor of char ids (batch, tokens, {width}), got "
+            f"{type(input_ids).__module__}.{type(input_ids).__name__}; convert it with torch.as_tensor, "
+            "or call the tokenizer with return_tensors='pt'"
+        )
+    if input_ids.dtype not in INPUT_ID_DTYPES:
+        raise TypeError(
+            f"input_ids must be an integer tensor that holds char ids 0..{N_CHAR_IDS - 1} exactly "
+            f"(int16, int32 or int64), got {input_ids.dtype}"
+        )
+    if input_ids.dim() != 3 or input_ids.shape[-1] != width:
+        raise ValueError(f"input_ids must have shape (batch, tokens, {width}), got {tuple(input_ids.shape)}")
+    if input_ids.shape[0] == 0:
+        raise ValueError("empty batch: input_ids has no rows")
+    input_ids = input_ids.long()
+    if attention_mask is None:
+        mask = (input_ids > 0).any(dim=-1)
+    else:
+        if not isinstance(attention_mask, torch.Tensor):
+            raise TypeError(f"attention_mask must be a torch.Tensor, got {type(attention_mask).__name__}")
+        if attention_mask.shape != input_ids.shape[:2]:
+            raise ValueError(
+                f"attention_mask must have shape (batch, tokens) = {tuple(input_ids.shape[:2])} to match "
+                f"input_ids {tuple(input_ids.shape)}, got {tuple(attention_mask.shape)}"
+            )
+        mask = attention_mask.bool()
+    if torch.compiler.is_compiling() or torch.compiler.is_exporting():
+        return input_ids, mask
+    bad = (input_ids < 0) | (input_ids >= N_CHAR_IDS)
+    if bad.any():
+        where = tuple(bad.nonzero()[0].tolist())
+        raise ValueError(
+            f"char id {int(input_ids[where])} out of range 0..{N_CHAR_IDS - 1} at input_ids{list(where)} "
+            "(sentence, token, character); make the ids with ElmoTokenizer or batch_to_ids"
+        )
+    steps = input_ids.shape[1]
+    if not torch.equal(mask, torch.arange(steps, device=mask.device) < mask.sum(dim=1, keepdim=True)):
+        raise ValueError("attention_mask must be left-aligned: real tokens first, then padding")
+    return input_ids, mask
+
+
 class ElmoModel(ElmoPreTrainedModel):
     """The ELMo biLM: character ids in, L+1 layers of 2P-dimensional token vectors out.
 
@@ -697,28 +753,20 @@ class ElmoModel(ElmoPreTrainedModel):
         """Embed a batch of tokenised sentences.
 
         Args:
-            input_ids: (B, T, max_characters_per_token) char ids of the tokens only (no
-                sentence markers), left-aligned, padding tokens all zero.
+            input_ids: (B, T, max_characters_per_token) char ids 0..261 of the tokens only (no
+                sentence markers), left-aligned, padding tokens all zero; an integer tensor
+                (``check_inputs`` says which, and refuses bad inputs with one line).
             attention_mask: (B, T) 1 for real tokens; derived from ``input_ids`` when absent.
             stateful: carry LSTM state per batch row across calls (default ``config.stateful``).
         """
-        if input_ids.dim() != 3 or input_ids.shape[-1] != self.config.max_characters_per_token:
-            raise ValueError(
-                "input_ids must have shape (batch, tokens, "
-                f"{self.config.max_characters_per_token}), got {tuple(input_ids.shape)}"
-            )
-        if input_ids.shape[0] == 0:
-            raise ValueError("empty batch: input_ids has no rows")
+        input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
         if attention_mask is None:
-            attention_mask = (input_ids > 0).any(dim=-1)
-        mask = attention_mask.bool()
+            attention_mask = mask
         lengths = mask.sum(dim=1)
         steps = input_ids.shape[1]
-        if not torch.equal(mask, torch.arange(steps, device=mask.device) < lengths.unsqueeze(1)):
-            raise ValueError("attention_mask must be left-aligned: real tokens first, then padding")
         stateful = self.config.stateful if stateful is None else stateful
 
-        char_ids = self._with_sentence_markers(input_ids.long(), lengths)
+        char_ids = self._with_sentence_markers(input_ids, lengths)
         initial = self._initial_state(input_ids.shape[0], stateful)
         layers, final = self.encode(char_ids, lengths + 2, initial)
         if stateful:

@@ -14,6 +14,8 @@ import numpy as np
 import torch
 from transformers import BatchEncoding, PreTrainedTokenizer
 
+from .configuration_elmo import check_size
+
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
 BEGIN_OF_SENTENCE_CHAR = 256
 END_OF_SENTENCE_CHAR = 257
@@ -26,8 +28,13 @@ PADDING_CHAR = 260
 DEFAULT_MAX_TOKEN_CHARS = 100
 
 
+def _width(max_characters_per_token: Any) -> int:
+    """``max_characters_per_token`` checked against the bounds ``ElmoConfig`` allows."""
+    return check_size("max_characters_per_token", max_characters_per_token, where="")
+
+
 def _marker_ids(char: int, max_characters_per_token: int) -> List[int]:
-    ids = [PADDING_CHAR] * max_characters_per_token
+    ids = [PADDING_CHAR] * _width(max_characters_per_token)
     ids[:3] = [BEGIN_OF_WORD_CHAR, char, END_OF_WORD_CHAR]
     return [i + 1 for i in ids]
 
@@ -55,6 +62,7 @@ def token_to_char_ids(
     """
     if not isinstance(token, str):
         raise TypeError(f"tokens must be str, got {type(token).__name__}: {token!r}")
+    max_characters_per_token = _width(max_characters_per_token)
     if max_token_chars is not None and len(token) > max_token_chars:
         raise ValueError(
             f"token of {len(token)} characters ({token[:20]!r}...) is longer than "
@@ -89,6 +97,7 @@ def batch_to_ids(
         raise TypeError("batch_to_ids expects a list of token lists, e.g. [['Hello', 'world']]")
     if len(sentences) == 0:
         raise ValueError("empty batch: batch_to_ids needs at least one sentence")
+    max_characters_per_token = _width(max_characters_per_token)
     longest = max(len(s) for s in sentences)
     ids = np.zeros((len(sentences), longest, max_characters_per_token), dtype=np.int64)
     for row, sentence in enumerate(sentences):
@@ -128,6 +137,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
         **kwargs: Any,
     ) -> None:
+        max_characters_per_token = _width(max_characters_per_token)
         self.max_characters_per_token = max_characters_per_token
         self.max_token_chars = max_token_chars
         super().__init__(

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
-from hf_elmo import ElmoConfig
+from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
+from hf_elmo.configuration_elmo import ElmoConfigError
+from hf_elmo.convert import read_options
+from hf_elmo.tokenization_elmo import token_to_char_ids
 
 
 def test_real_released_options_files_map_to_config_fields(shared):
@@ -30,8 +34,8 @@ def test_options_round_trip():
         ({"activation": "gelu"}, "activation"),
         ({"n_characters": 300}, "n_characters must be 261 or 262"),
         ({"filters": []}, "at least one"),
-        ({"filters": [[60, 4]]}, "exceeds max_characters_per_token"),
-        ({"lstm_dim": 0}, "lstm_dim must be a positive"),
+        ({"filters": [[60, 4]]}, r"filters\[0\] width must be in 1\.\.50 \(at most max_characters_per_token\), got 60"),
+        ({"lstm_dim": 0}, r"lstm_dim must be in 1\.\.16384, got 0"),
         ({"cell_clip": -1.0}, "cell_clip"),
         ({"dropout": 1.0}, "dropout"),
     ],
@@ -44,3 +48,123 @@ def test_invalid_fields_are_refused_on_construction(fields, message):
 def test_missing_options_key_is_named():
     with pytest.raises(ValueError, match="'lstm'"):
         ElmoConfig.from_allennlp_options({"char_cnn": {}})
+
+
+TINY = dict(char_embedding_dim=4, filters=[[1, 4], [2, 4]], lstm_dim=8, projection_dim=4, n_layers=1)
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"max_characters_per_token": 1_000_000}, r"ElmoConfig\.max_characters_per_token must be in 3\.\.256, got 1000000"),
+        ({"max_characters_per_token": 2}, r"max_characters_per_token must be in 3\.\.256, got 2"),
+        ({"char_embedding_dim": 100_000}, r"char_embedding_dim must be in 1\.\.1024, got 100000"),
+        ({"lstm_dim": 10**7}, r"lstm_dim must be in 1\.\.16384"),
+        ({"projection_dim": 10**6}, r"projection_dim must be in 1\.\.8192"),
+        ({"n_layers": 100}, r"n_layers must be in 1\.\.16, got 100"),
+        ({"n_highway": -1}, r"n_highway must be in 0\.\.16, got -1"),
+        ({"filters": [[1, 10**6]]}, r"filters\[0\] n_channels must be in 1\.\.8192, got 1000000"),
+        ({"filters": [[1, 8192], [2, 8192], [3, 8]]}, r"filters add up to 16392 channels; at most 16384"),
+        ({"filters": [[w, 1] for w in range(1, 50)] * 2}, r"filters may list at most 64 filters, got 98"),
+        ({"vocab_size": 10**9}, r"vocab_size must be in 4\.\.10000000"),
+        ({"num_sampled": 0}, r"num_sampled must be in 1\.\.1000000, got 0"),
+    ],
+)
+def test_every_size_field_is_bounded_with_an_error_naming_field_value_and_range(fields, message):
+    with pytest.raises(ElmoConfigError, match=message):
+        ElmoConfig(**{**TINY, **fields})
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"lstm_dim": "abc"}, r"ElmoConfig\.lstm_dim must be an integer in 1\.\.16384, got 'abc' \(str\)"),
+        ({"projection_dim": 64.7}, r"projection_dim must be an integer in 1\.\.8192, got 64\.7 \(float\)"),
+        ({"n_layers": True}, r"n_layers must be an integer .* got True \(bool\)"),
+        ({"filters": [[1]]}, r"filters must be a list of \[width, n_channels\] pairs, e\.g\. .*; filter 0 is \[1\]"),
+        ({"filters": "[[1, 4]]"}, r"filters must be a list of \[width, n_channels\] pairs"),
+        ({"filters": [[1, "4"]]}, r"filters\[0\] n_channels must be an integer .* got '4' \(str\)"),
+        ({"filters": [[0, 5]]}, r"filters\[0\] width must be in 1\.\.50"),
+        ({"stateful": "false"}, r"stateful must be true or false, got 'false' \(str\)"),
+        ({"use_skip_connections": 1}, r"use_skip_connections must be true or false"),
+        ({"cell_clip": float("nan")}, r"cell_clip must be a positive finite number, or null"),
+        ({"proj_clip": "3"}, r"proj_clip must be a positive finite number"),
+        ({"dropout": "0.1"}, r"dropout must be a number in \[0, 1\), got '0\.1' \(str\)"),
+        ({"dropout": float("nan")}, r"dropout must be a number in \[0, 1\)"),
+        ({"activation": ["relu"]}, r"activation must be one of"),
+        ({"n_characters": "262"}, r"n_characters must be 261 or 262"),
+    ],
+)
+def test_fields_of_the_wrong_type_are_refused_naming_the_field(fields, message):
+    with pytest.raises(ElmoConfigError, match=message):
+        ElmoConfig(**{**TINY, **fields})
+
+
+def test_integral_floats_are_stored_as_ints():
+    config = ElmoConfig(**{**TINY, "lstm_dim": 8.0, "filters": [[1.0, 4.0]]})
+    assert config.lstm_dim == 8 and type(config.lstm_dim) is int
+    assert config.filters == [[1, 4]] and type(config.filters[0][0]) is int
+
+
+def _saved_config_with(folder, **fields):
+    ElmoConfig(**TINY).save_pretrained(folder)
+    data = json.loads((folder / "config.json").read_text())
+    data.update(fields)
+    (folder / "config.json").write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("load", [ElmoConfig.from_pretrained, ElmoModel.from_pretrained])
+def test_a_config_json_with_a_bad_field_is_refused_naming_the_file_and_field(tmp_path, load):
+    _saved_config_with(tmp_path, max_characters_per_token=1_000_000)
+    expected = f"{tmp_path / 'config.json'}: field max_characters_per_token must be in 3..256, got 1000000"
+    with pytest.raises(ElmoConfigError) as caught:
+        load(tmp_path)
+    assert str(caught.value) == expected
+
+
+def test_a_config_json_path_given_directly_is_named(tmp_path):
+    _saved_config_with(tmp_path, filters=[[1]])
+    with pytest.raises(ElmoConfigError, match=rf"^{re.escape(str(tmp_path / 'config.json'))}: field filters must be"):
+        ElmoConfig.from_pretrained(tmp_path / "config.json")
+
+
+@pytest.mark.parametrize(
+    "section, key, value, message",
+    [
+        ("lstm", "dim", "abc", r"options field lstm\.dim must be an integer in 1\.\.16384, got 'abc' \(str\)"),
+        ("lstm", "dim", 64.7, r"options field lstm\.dim must be an integer .* got 64\.7"),
+        ("char_cnn", "filters", [[1]], r"options field char_cnn\.filters must be a list of \[width, n_channels\] pairs"),
+        ("char_cnn", "filters", [[1, 4], [0, 5]], r"options field char_cnn\.filters\[1\] width must be in 1\.\.50"),
+        ("char_cnn", "max_characters_per_token", 1_000_000, r"options field char_cnn\.max_characters_per_token must be in 3\.\.256"),
+    ],
+)
+def test_a_bad_options_json_field_is_named_by_its_options_key_and_file(tmp_path, section, key, value, message):
+    options = ElmoConfig(**TINY).to_allennlp_options()
+    options[section][key] = value
+    path = tmp_path / "options.json"
+    path.write_text(json.dumps(options))
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: {message}"):
+        read_options(path)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda width: batch_to_ids([["a"]], width),
+        lambda width: token_to_char_ids("a", width),
+        lambda width: ElmoTokenizer(max_characters_per_token=width),
+    ],
+)
+@pytest.mark.parametrize("width", [2, 0, 1_000_000, "50"])
+def test_char_ids_refuse_the_widths_the_config_refuses(make, width):
+    with pytest.raises(ElmoConfigError, match=r"^max_characters_per_token must be (an integer )?in 3\.\.256"):
+        make(width)
+    with pytest.raises(ElmoConfigError):
+        ElmoConfig(max_characters_per_token=width)
+
+
+def test_char_ids_accept_every_width_the_config_accepts():
+    for width in (3, 256):
+        ElmoConfig(**{**TINY, "max_characters_per_token": width})
+        assert batch_to_ids([["ab"]], width).shape == (1, 1, width)
+        assert ElmoTokenizer(max_characters_per_token=width)("ab")["input_ids"][0][:2] == [259, 98]

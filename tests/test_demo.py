@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+
+import pytest
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.pretrained import DEFAULT_MODEL, DEMO_SENTENCES
@@ -34,3 +38,18 @@ def test_demo_gives_stick_different_vectors_in_its_two_sentences(capsys):
 def test_demo_names_a_word_missing_from_its_sentence(capsys):
     assert elmo_main(["demo", "--word", "banana"]) == 2
     assert "'banana' is not a token" in capsys.readouterr().err
+
+
+def test_demo_refuses_a_negative_top_with_one_usage_error():
+    result = subprocess.run([sys.executable, "-m", "hf_elmo.cli", "demo", "--top", "-3"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.splitlines()[-1] == "elmo demo: error: argument --top: must be a positive integer, got '-3'"
+
+
+@pytest.mark.parametrize("top", ["0", "2.5", "five"])
+def test_demo_refuses_a_top_that_is_not_a_positive_integer(top, capsys):
+    with pytest.raises(SystemExit) as exited:
+        elmo_main(["demo", "--top", top])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"elmo demo: error: argument --top: must be a positive integer, got '{top}'"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
-from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
+from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
+from hf_elmo.modeling_elmo import check_inputs
 
 from .numpy_elmo import small_options, write_random_original
 
@@ -133,6 +136,66 @@ def test_gradients_flow_to_every_parameter(model):
 def test_malformed_input_is_refused_with_a_clear_error(model, input_ids, mask, message):
     with pytest.raises(ValueError, match=message):
         model(input_ids=input_ids, attention_mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.int16, torch.int32, torch.uint16, torch.int64])
+def test_integer_ids_of_any_dtype_that_holds_0_to_261_give_the_same_vectors(model, dtype):
+    ids = batch_to_ids([SENTENCE, ["ÿ"]])  # ids up to 261 (the padding char) and 256 (a byte 0xff)
+    with torch.inference_mode():
+        expected = model(input_ids=ids).last_hidden_state
+        assert torch.equal(model(input_ids=ids.to(dtype)).last_hidden_state, expected)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.uint8, torch.float32, torch.float64])
+def test_ids_of_a_dtype_that_cannot_hold_0_to_261_are_refused(model, dtype):
+    expected = rf"^input_ids must be an integer tensor that holds char ids 0\.\.261 exactly \(int16, int32 or int64\), got {dtype}$"
+    with pytest.raises(TypeError, match=expected):
+        model(input_ids=batch_to_ids([SENTENCE]).to(dtype))
+
+
+@pytest.mark.parametrize("value, where", [(300, (0, 1, 5)), (-1, (1, 0, 0)), (262, (1, 0, 49))])
+def test_a_char_id_out_of_range_is_named_with_its_position(model, value, where):
+    ids = batch_to_ids([SENTENCE, ["a"]])
+    ids[where] = value
+    expected = rf"^char id {value} out of range 0\.\.261 at input_ids\[{', '.join(map(str, where))}\]"
+    with pytest.raises(ValueError, match=expected):
+        model(input_ids=ids)
+
+
+@pytest.mark.parametrize("mask_shape", [(2, 8), (2,), (1, 7), (2, 7, 1)])
+def test_an_attention_mask_of_the_wrong_shape_is_reported_as_such(model, mask_shape):
+    ids = batch_to_ids([SENTENCE, ["a"]])
+    expected = rf"^attention_mask must have shape \(batch, tokens\) = \(2, 7\) .* got {re.escape(str(mask_shape))}$"
+    with pytest.raises(ValueError, match=expected):
+        model(input_ids=ids, attention_mask=torch.ones(mask_shape, dtype=torch.long))
+
+
+@pytest.mark.parametrize("convert", [lambda ids: ids.numpy(), lambda ids: ids.tolist()])
+def test_numpy_or_list_ids_get_a_type_error_that_says_how_to_make_a_tensor(model, convert):
+    expected = r"^input_ids must be a torch\.Tensor of char ids \(batch, tokens, 50\), got .*torch\.as_tensor"
+    with pytest.raises(TypeError, match=expected):
+        model(input_ids=convert(batch_to_ids([SENTENCE])))
+
+
+def test_the_tokenizers_tensors_pass_the_checks_with_their_mask(model):
+    batch = ElmoTokenizer()([SENTENCE, ["a"]], is_split_into_words=True, return_tensors="pt")
+    with torch.inference_mode():
+        out = model(**batch)
+    torch.testing.assert_close(out.last_hidden_state, _embed(model, [SENTENCE, ["a"]]).last_hidden_state, atol=0, rtol=0)
+
+
+def test_input_checks_are_skipped_while_exporting_so_forward_stays_exportable():
+    class Checked(torch.nn.Module):
+        def forward(self, ids, mask):
+            ids, mask = check_inputs(ids, mask, 50)
+            return ids.sum(-1) * mask
+
+    ids = batch_to_ids([SENTENCE, ["a"]])
+    mask = (ids > 0).any(-1).long()
+    exported = torch.export.export(Checked(), (ids, mask))  # a value check here would fail to trace
+    assert torch.equal(exported.module()(ids, mask), Checked()(ids, mask))
+    with pytest.raises(TypeError, match="integer tensor"):  # dtype checks hold while tracing
+        torch.export.export(Checked(), (ids.to(torch.uint8), mask))
 
 
 def test_an_all_padding_row_gives_zero_vectors(model):

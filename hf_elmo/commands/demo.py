@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, List, Sequence, Tuple
 
+from ._args import positive_int
+
 if TYPE_CHECKING:
     import torch
 
@@ -23,7 +25,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     parser.add_argument("--sentences", nargs=2, metavar="SENTENCE", default=list(DEFAULT_SENTENCES))
     parser.add_argument("--word", default="stick", help="the word to compare (default: stick)")
     parser.add_argument("--text", help="text for the neighbours, one sentence per line (default: bundled)")
-    parser.add_argument("--top", type=int, default=5, help="neighbours to show (default 5)")
+    parser.add_argument("--top", type=positive_int, default=5, help="neighbours to show (default 5)")
     parser.add_argument("--any-token", action="store_true",
                         help="neighbours among all tokens of the text (default: among occurrences of WORD)")
     parser.set_defaults(run=run)
@@ -62,7 +64,7 @@ def embed(model, sentences: Sequence[Sequence[str]]) -> "List[torch.Tensor]":
     with torch.no_grad():
         for start in range(0, len(sentences), 32):
             chunk = sentences[start : start + 32]
-            layers = model(input_ids=batch_to_ids(chunk)).hidden_states
+            layers = model(input_ids=batch_to_ids(chunk, model.config.max_characters_per_token)).hidden_states
             stacked = torch.stack(layers, dim=1)  # (B, L+1, T, 2P)
             out.extend(stacked[i, :, : len(s)] for i, s in enumerate(chunk))
     return out
