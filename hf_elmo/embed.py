@@ -80,6 +80,8 @@ INDEX_FORMAT = "elmo-embed-shards"
 RUN_FILE = "run.json"
 #: Bad lines quoted in a validation error (all of them are counted).
 REPORTED_BAD_LINES = 5
+#: What to do when the disk is full.
+_RESUME = "run the same command again: the finished chunks are kept"
 #: What ``errors="surrogateescape"`` decodes an invalid UTF-8 byte to.
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
@@ -462,7 +464,7 @@ def _write_part(path: Path, items: Iterable[Tuple[Tuple[int, List[str]], np.ndar
     with atomic_file(path) as tmp:
         with h5py.File(tmp, "w") as part:
             for (index, tokens), array in items:
-                ensure_free_space(tmp, array.nbytes, f"chunk {path.name}")  # HDF5 crashes on a full disk
+                ensure_free_space(tmp, array.nbytes, f"chunk {path.name}", _RESUME)  # HDF5 crashes on a full disk
                 part.create_dataset(str(index), data=array)
                 bar.update(len(tokens))
 
@@ -474,7 +476,7 @@ def _merge(partial: Path, target: Path, input_path: Path, shard: Shard, chunk_li
     sentence_to_index: Dict[str, str] = {}
     owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
     parts_bytes = sum(p.stat().st_size for p in partial.glob("part-*.hdf5"))
-    ensure_free_space(target, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}")
+    ensure_free_space(target, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}", _RESUME)
     with atomic_file(target) as tmp:
         with h5py.File(tmp, "w") as out:
             for chunk, lines in groupby(owned, key=lambda item: shard.chunk_of(item[0], chunk_lines)):

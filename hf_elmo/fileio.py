@@ -86,17 +86,17 @@ def write_text_atomic(path: PathLike, text: str) -> Path:
     return path
 
 
-def ensure_free_space(path: PathLike, nbytes: int, what: str) -> None:
+def ensure_free_space(path: PathLike, nbytes: int, what: str, then: str = "run the command again") -> None:
     """Raise ``OSError(ENOSPC)`` naming ``what`` when writing ``nbytes`` under ``path`` (a
-    folder, or a file's folder) would leave less than ``FREE_SPACE_RESERVE`` bytes free."""
+    folder, or a file's folder) would leave less than ``FREE_SPACE_RESERVE`` bytes free;
+    ``then`` says what to do after freeing space."""
     folder = Path(path)
     while not folder.is_dir():
         folder = folder.parent
     free = shutil.disk_usage(folder).free
     if free - nbytes < FREE_SPACE_RESERVE:
         raise OSError(errno.ENOSPC, f"no space left on the disk of {folder} for {what} (needs {nbytes:,} bytes "
-                      f"+ {FREE_SPACE_RESERVE:,} spare, {free:,} free); free some space and run the same "
-                      "command again: finished work is kept")
+                      f"+ {FREE_SPACE_RESERVE:,} spare, {free:,} free); free some space and {then}")
 
 
 # -- one writer per output --------------------------------------------------------------------
@@ -109,7 +109,10 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
     """
     path = Path(path)
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except PermissionError as err:
+            raise PermissionError(err.errno, f"cannot write in {path.parent} ({err.strerror})") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -166,10 +169,12 @@ def remove_stale_staging(out_dir: PathLike) -> None:
 
 
 @contextmanager
-def build_aside(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = ()) -> Iterator[Path]:
+def build_aside(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = (),
+                expected_bytes: int = 0) -> Iterator[Path]:
     """Yield an empty staging folder beside ``out_dir``; when the block ends without error it
     replaces ``out_dir`` (checked again by ``check_output_folder``); on an error it is removed
-    and ``out_dir`` is untouched.
+    and ``out_dir`` is untouched. ``expected_bytes``, about what the block writes, must fit
+    on the disk (``ensure_free_space``).
 
     The old ``out_dir`` is renamed aside before the new one is renamed in, and removed last.
     """
@@ -179,9 +184,10 @@ def build_aside(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike
     try:
         parent.mkdir(parents=True, exist_ok=True)
         remove_stale_staging(out_dir)
+        ensure_free_space(parent, expected_bytes, f"the folder {out_dir.name}")
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}{_STAGING}", dir=parent))
     except PermissionError as err:
-        raise PermissionError(err.errno, f"cannot write {out_dir}: no permission to write in {parent}") from None
+        raise PermissionError(err.errno, f"cannot write {out_dir}: {parent} is not writable ({err.strerror})") from None
     lock = os.open(staging, os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
