@@ -152,9 +152,9 @@ def _load_init_model(source: Path, model_class):
     """``model_class.from_pretrained(source)`` with a one-line error naming ``--init-model``."""
     try:
         return model_class.from_pretrained(source)
-    except (OSError, ValueError, RuntimeError, KeyError) as err:
-        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ValueError(f"--init-model {source} cannot be loaded: {reason}") from None
+    except Exception as err:  # missing or corrupt files fail in many ways (OSError, SafetensorError, ...)
+        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise ValueError(f"--init-model {source} cannot be loaded ({type(err).__name__}: {reason})") from None
 
 
 # -- distributed ------------------------------------------------------------------------------
@@ -186,7 +186,7 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBi
         return ElmoForBidirectionalLM(ElmoConfig(**fields))
     source = Path(settings.init_model)
     config_file = source / "config.json"
-    if config_file.is_file() and "softmax" in _read_json(config_file, "--init-model's config"):
+    if config_file.is_file() and "softmax" in _read_json(config_file, "--init-model needs a readable model folder"):
         model = _load_init_model(source, ElmoForBidirectionalLM)
         saved = Vocabulary.from_file(source / VOCAB_FILE)
         if saved.words != vocabulary.words:
@@ -210,12 +210,12 @@ def _atomic_torch_save(obj: Any, path: Path) -> None:
         torch.save(obj, tmp)
 
 
-def _read_json(path: Path, what: str) -> Any:
-    """A JSON file, or a ``ValueError`` naming it (and ``what`` it is) when it is damaged."""
+def _read_json(path: Path, fix: str) -> Any:
+    """A JSON file, or a ``ValueError`` naming it and saying how to ``fix`` it when it is damaged."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path} ({what}) is damaged: {err}") from None
+        raise ValueError(f"{path} is damaged ({err}); {fix}") from None
 
 
 def _damaged(path: Path, folder: Path, err: BaseException) -> ValueError:
@@ -260,7 +260,12 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> Op
         if state["world_size"] != world:
             raise ValueError(f"{path} was written by {state['world_size']} processes; resume with as many "
                              f"(got {world})")
-        model.load_state_dict(state["model"])
+        try:
+            model.load_state_dict(state["model"])
+        except RuntimeError as err:  # e.g. a vocab.txt cut short: the softmax has other rows
+            raise ValueError(f"{path} does not fit the model of {folder / 'settings.json'} and "
+                             f"{folder / VOCAB_FILE} (one of them is damaged: {str(err).splitlines()[-1].strip()}); "
+                             f"delete {folder} to start the run again from the beginning") from None
         optimizer.load_state_dict(state["optimizer"])
         position = {k: state[k] for k in ("epoch", "batch", "step", "tokens_seen", "elapsed")}
     except (KeyError, RuntimeError, TypeError) as err:
@@ -323,8 +328,7 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     else:
         vocabulary = build_vocabulary(sentences, settings.vocab_size, settings.min_count)
     if saved_settings.is_file():
-        previous = _read_json(saved_settings, f"the settings of the run checkpointed in {ckpt_dir}; delete "
-                              "that folder to start the run again")
+        previous = _read_json(saved_settings, f"delete {ckpt_dir} to start the run again from the beginning")
         if not isinstance(previous, dict):
             raise ValueError(f"{saved_settings} is damaged (not a JSON object); delete {ckpt_dir} to start again")
         changed = {k for k, v in asdict(settings).items() if previous.get(k) != v and k not in _RUN_LENGTH_FIELDS}
