@@ -21,14 +21,21 @@ before anything is written.
 
 **Resume and crash safety**: a run's lines are cut into chunks of ``chunk_lines`` consecutive
 lines (of its shard). A finished chunk is written to ``OUTPUT.partial/part-NNNNNN.hdf5`` under a
-temporary name and renamed (``os.replace``, atomic), so a part file is either complete or absent
-whenever the process dies; ``OUTPUT.partial/run.json`` records the settings (input path, size
-and mtime, model, layers, dtype, chunk size, shard). Run again with the same settings, it skips
-the finished chunks (batch size, device and threads may change: they change the vectors by
-float rounding at most); other settings are an error unless ``overwrite``. When every chunk is
-done the parts are copied into ``OUTPUT.tmp``, which is renamed to OUTPUT, and the partial
-folder is removed last. ``overwrite`` deletes an old OUTPUT before the partial folder is made,
-so an OUTPUT beside a matching partial folder is a finished one.
+temporary name, fsynced and renamed (``fileio.atomic_file``), so a part file is either complete
+or absent whenever the process dies; ``OUTPUT.partial/run.json`` records the settings (input
+path, size, mtime and SHA-256, model, layers, dtype, chunk size, shard). Run again with the same
+settings, it skips the finished chunks (batch size, device and threads may change: they change
+the vectors by float rounding at most) and computes a damaged one again; other settings are an
+error unless ``overwrite``. When every chunk is done the parts are copied into ``OUTPUT.tmp``,
+the input is checked to be unchanged (else: an error, nothing written, the run discarded),
+``OUTPUT.tmp`` is renamed to OUTPUT, and the partial folder is removed last. ``overwrite``
+deletes an old OUTPUT before the partial folder is made, so an OUTPUT beside a matching partial
+folder is a finished one. A write that would fill the disk stops the run first (HDF5 crashes on
+a full disk), keeping the finished parts.
+
+**One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
+reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
+not be the input, or a folder, even with ``overwrite``.
 
 **Sharding**: ``Shard(i, N)`` takes the lines whose index is i modulo N and writes
 ``OUTPUT`` with ``.shard-i-of-N`` before its suffix (datasets keep the global line index; each
@@ -328,8 +335,11 @@ def embed_file(
     the files written and the crash safety. ``model_id`` names the model in the run's settings
     (a resolved path or a Hub id); the model runs on its own device and dtype.
 
-    Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists and
-    ``ValueError`` when an unfinished run has other settings (unless ``overwrite``).
+    Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists,
+    ``ValueError`` when an unfinished run has other settings (unless ``overwrite``), when the
+    output is the input or a folder, or when the input changed during the run,
+    ``OutputBusyError`` when another run writes the same output, and ``OSError`` (ENOSPC)
+    before a write that would fill the disk.
     """
     input_path, target = Path(input_path), shard.output_file(output_path)
     _check_run(input_path, target, output_path, shard, layers, batch_tokens, chunk_lines)

@@ -89,9 +89,3 @@ def test_an_output_folder_holding_the_training_file_is_refused_even_with_overwri
     assert "holds the input" in error_of(capsys)
     assert corpus.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
 
-
-def test_settings_json_of_a_finished_check_is_written_only_for_an_accepted_run(tmp_path):
-    corpus = write_corpus(tmp_path / "c.txt", n=30)
-    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--max-steps", "1", "--dropout", "0.2") == 0
-    saved = json.loads((tmp_path / "model.checkpoint" / "settings.json").read_text())
-    assert saved["dropout"] == 0.2
