@@ -343,6 +343,7 @@ def embed_file(
     """
     input_path, target = Path(input_path), shard.output_file(output_path)
     _check_run(input_path, target, output_path, shard, layers, batch_tokens, chunk_lines)
+    target.parent.mkdir(parents=True, exist_ok=True)
     lock = target.with_name(target.name + ".lock")
     busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
     with exclusive_lock(lock, busy):

@@ -270,3 +270,9 @@ def test_run_json_records_the_input_hash(model_dir, text, tmp_path, monkeypatch)
     import hashlib
 
     assert settings["input_sha256"] == hashlib.sha256(text.read_bytes()).hexdigest()
+
+
+def test_an_output_in_a_new_folder_is_written(model_dir, text, reference, tmp_path):
+    out = tmp_path / "new" / "deeper" / "out.hdf5"
+    assert embed(text, out, model_dir) == 0
+    assert_same_file(out, reference)
