@@ -95,11 +95,9 @@ def check_settings(settings: PretrainSettings) -> None:
     """
     s = settings
 
-    def number(name: str, value: Any, least: float, *, inclusive: bool = False, most: Optional[float] = None,
-               below: Optional[float] = None) -> None:
+    def number(name: str, value: Any, least: float, *, inclusive: bool = False, below: Optional[float] = None) -> None:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
-            value >= least if inclusive else value > least)
-        ok = ok and (most is None or value <= most) and (below is None or value < below)
+            value >= least if inclusive else value > least) and (below is None or value < below)
         if not ok:
             bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
             raise ValueError(f"--{name.replace('_', '-')} must be a finite number {bounds}, got {value!r}")
@@ -320,7 +318,8 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
         try:
             vocabulary = Vocabulary.from_file(vocab_path)
         except ValueError as err:
-            raise ValueError(f"{err}; delete {ckpt_dir} to start the run again from the beginning") from None
+            raise ValueError(f"{vocab_path} is damaged ({err}); delete {ckpt_dir} to start the run again from the "
+                             "beginning") from None
     elif settings.vocab_file:
         vocabulary = Vocabulary.from_file(settings.vocab_file)
     elif settings.init_model and (Path(settings.init_model) / VOCAB_FILE).is_file():
