@@ -3,7 +3,6 @@ file with what to do."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
