@@ -22,10 +22,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the ``elmo`` command line; returns the exit status."""
+    from hf_elmo.fileio import OutputBusyError
+
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except (ValueError, FileNotFoundError, FileExistsError) as err:
+    except (ValueError, OSError, OutputBusyError) as err:  # bad input, unwritable or full disk, busy output
         print(f"elmo {args.command}: error: {err}", file=sys.stderr)
         return 2
 

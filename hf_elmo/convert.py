@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Dict, Iterator, Tuple, Union
+from typing import Any, Dict, Iterator, Tuple, Union
 
 import numpy as np
 import torch
 
 from .configuration_elmo import ElmoConfig
+from .fileio import build_aside, check_output_folder
 
 PathLike = Union[str, os.PathLike]
 _LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/{name}"
@@ -24,18 +25,57 @@ class ElmoWeightsError(ValueError):
     """A weight file that does not match its options (missing dataset, wrong shape, unreadable)."""
 
 
+#: The integer fields of ``options.json`` (key paths) and the least value each may take.
+_OPTIONS_INTEGERS = {("char_cnn", "embedding", "dim"): 1, ("char_cnn", "n_highway"): 0,
+                     ("char_cnn", "n_characters"): 1, ("char_cnn", "max_characters_per_token"): 1,
+                     ("lstm", "dim"): 1, ("lstm", "projection_dim"): 1, ("lstm", "n_layers"): 1}
+
+
 def read_options(options_path: PathLike) -> ElmoConfig:
-    """Parse an ``options.json`` into an ``ElmoConfig`` (clear errors for bad JSON or keys)."""
+    """Parse an ``options.json`` into an ``ElmoConfig`` (clear errors for bad JSON, keys or fields)."""
+    path = Path(options_path)
+    if path.is_dir():
+        raise ValueError(f"the options path {path} is a folder; name its options.json")
     try:
-        options = json.loads(Path(options_path).read_text(encoding="utf-8"))
+        options = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise FileNotFoundError(f"options file not found: {options_path}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{options_path} is not valid JSON: {err}") from None
+    problem = _options_problem(options)
+    if problem:
+        raise ValueError(f"{options_path}: {problem}; fix the file (see the original model's options.json)")
     try:
         return ElmoConfig.from_allennlp_options(options)
     except ValueError as err:
         raise ValueError(f"{options_path}: {err}") from None
+
+
+def _options_problem(options: Any) -> str:
+    """What is wrong with the types and ranges of ``options``' fields ("" if nothing); missing
+    keys are left to ``ElmoConfig.from_allennlp_options``."""
+    if not isinstance(options, dict):
+        return f"expected a JSON object, got {type(options).__name__}"
+    for keys, least in _OPTIONS_INTEGERS.items():
+        value: Any = options
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+            return f"field {'.'.join(keys)} must be an integer >= {least}, got {value!r}"
+    filters = options.get("char_cnn", {}).get("filters") if isinstance(options.get("char_cnn"), dict) else None
+    if filters is not None:
+        if not isinstance(filters, list) or not filters:
+            return f"field char_cnn.filters must be a non-empty list of [width, n_channels] pairs, got {filters!r}"
+        for i, pair in enumerate(filters):
+            if not (isinstance(pair, list) and len(pair) == 2
+                    and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in pair)):
+                return f"field char_cnn.filters[{i}] must be a [width, n_channels] pair of positive integers, got {pair!r}"
+    for key in ("cell_clip", "proj_clip"):
+        value = options.get("lstm", {}).get(key) if isinstance(options.get("lstm"), dict) else None
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not np.isfinite(value) or value <= 0):
+            return f"field lstm.{key} must be a positive number or null, got {value!r}"
+    return ""
 
 
 def expected_shapes(config: ElmoConfig) -> Iterator[Tuple[str, Tuple[int, ...]]]:
@@ -61,6 +101,8 @@ def _read_datasets(weights_path: PathLike, config: ElmoConfig) -> Dict[str, np.n
     import h5py
 
     path = Path(weights_path)
+    if path.is_dir():
+        raise ValueError(f"the weight path {path} is a folder; name the .hdf5 weight file in it")
     if not path.is_file():
         raise FileNotFoundError(f"weight file not found: {path}")
     try:
@@ -82,6 +124,8 @@ def _read_datasets(weights_path: PathLike, config: ElmoConfig) -> Dict[str, np.n
                 arrays[name] = np.asarray(dataset[...], dtype=np.float32)
             except OSError as err:
                 problems.append(f"dataset {name!r} cannot be read (truncated file?): {err}")
+                continue
+            problems.extend(_non_finite(name, arrays[name]))
         embed_rows = config.n_characters - 1 if config.n_characters == 262 else config.n_characters
         if "char_embed" not in handle:
             problems.append(f"missing dataset 'char_embed' (expected shape ({embed_rows}, {config.char_embedding_dim}))")
@@ -94,11 +138,19 @@ def _read_datasets(weights_path: PathLike, config: ElmoConfig) -> Dict[str, np.n
             else:
                 try:
                     arrays["char_embed"] = np.asarray(handle["char_embed"][...], dtype=np.float32)
+                    problems.extend(_non_finite("char_embed", arrays["char_embed"]))
                 except OSError as err:
                     problems.append(f"dataset 'char_embed' cannot be read (truncated file?): {err}")
     if problems:
         raise ElmoWeightsError(f"{path} does not match its options:\n  " + "\n  ".join(problems))
     return arrays
+
+
+def _non_finite(name: str, array: np.ndarray) -> Iterator[str]:
+    """A problem line when ``array`` holds NaN or infinite values (as float32)."""
+    bad = int(array.size - np.count_nonzero(np.isfinite(array)))
+    if bad:
+        yield f"dataset {name!r} holds {bad:,} NaN or infinite values of {array.size:,}"
 
 
 def elmo_state_dict(weights_path: PathLike, config: ElmoConfig) -> Dict[str, torch.Tensor]:
@@ -213,22 +265,18 @@ def convert_to_folder(
 ) -> Path:
     """Convert original files into a ``save_pretrained`` folder with tokenizer and model card.
 
-    The folder is built beside ``out_dir`` and renamed into place only when complete, so a
-    failed conversion leaves nothing behind.
+    The folder is built beside ``out_dir`` and renamed into place only when complete
+    (``fileio.build_aside``), so a failed conversion leaves nothing behind; an output folder
+    that is a file or holds an input file is refused, even with ``overwrite``.
     """
-    import shutil
-    import tempfile
-
     from .model_card import write_model_card
     from .tokenization_elmo import ElmoTokenizer
 
-    out_dir = Path(out_dir)
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())) and not overwrite:
-        raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
+    inputs = (options_path, weights_path)
+    check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)
     model = load_allennlp(options_path, weights_path)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    with build_aside(out_dir, overwrite=overwrite, inputs=inputs, expected_bytes=weight_bytes) as staging:
         model.save_pretrained(staging)
         ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token).save_pretrained(staging)
         cfg = model.config
@@ -244,11 +292,4 @@ def convert_to_folder(
                 "weight file": f"{Path(weights_path).name} (sha256 {_sha256(Path(weights_path))})",
             },
         )
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        staging.chmod(0o755)
-        staging.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return out_dir
+    return Path(out_dir)

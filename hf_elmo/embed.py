@@ -21,14 +21,21 @@ before anything is written.
 
 **Resume and crash safety**: a run's lines are cut into chunks of ``chunk_lines`` consecutive
 lines (of its shard). A finished chunk is written to ``OUTPUT.partial/part-NNNNNN.hdf5`` under a
-temporary name and renamed (``os.replace``, atomic), so a part file is either complete or absent
-whenever the process dies; ``OUTPUT.partial/run.json`` records the settings (input path, size
-and mtime, model, layers, dtype, chunk size, shard). Run again with the same settings, it skips
-the finished chunks (batch size, device and threads may change: they change the vectors by
-float rounding at most); other settings are an error unless ``overwrite``. When every chunk is
-done the parts are copied into ``OUTPUT.tmp``, which is renamed to OUTPUT, and the partial
-folder is removed last. ``overwrite`` deletes an old OUTPUT before the partial folder is made,
-so an OUTPUT beside a matching partial folder is a finished one.
+temporary name, fsynced and renamed (``fileio.atomic_file``), so a part file is either complete
+or absent whenever the process dies; ``OUTPUT.partial/run.json`` records the settings (input
+path, size, mtime and SHA-256, model, layers, dtype, chunk size, shard). Run again with the same
+settings, it skips the finished chunks (batch size, device and threads may change: they change
+the vectors by float rounding at most) and computes a damaged one again; other settings are an
+error unless ``overwrite``. When every chunk is done the parts are copied into ``OUTPUT.tmp``,
+the input is checked to be unchanged (else: an error, nothing written, the run discarded),
+``OUTPUT.tmp`` is renamed to OUTPUT, and the partial folder is removed last. ``overwrite``
+deletes an old OUTPUT before the partial folder is made, so an OUTPUT beside a matching partial
+folder is a finished one. A write that would fill the disk stops the run first (HDF5 crashes on
+a full disk), keeping the finished parts.
+
+**One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
+reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
+not be the input, or a folder, even with ``overwrite``.
 
 **Sharding**: ``Shard(i, N)`` takes the lines whose index is i modulo N and writes
 ``OUTPUT`` with ``.shard-i-of-N`` before its suffix (datasets keep the global line index; each
@@ -46,6 +53,7 @@ metadata cache is bounded; the names' heap grows by a few bytes a line).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -61,6 +69,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .batching import token_budget_batches
+from .fileio import atomic_file, ensure_free_space, exclusive_lock, write_text_atomic
 from .lm_data import CorpusError
 from .modeling_elmo import ElmoModel
 from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, token_to_char_ids
@@ -78,6 +87,8 @@ INDEX_FORMAT = "elmo-embed-shards"
 RUN_FILE = "run.json"
 #: Bad lines quoted in a validation error (all of them are counted).
 REPORTED_BAD_LINES = 5
+#: What to do when the disk is full.
+_RESUME = "run the same command again: the finished chunks are kept"
 #: What ``errors="surrogateescape"`` decodes an invalid UTF-8 byte to.
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
@@ -324,106 +335,174 @@ def embed_file(
     the files written and the crash safety. ``model_id`` names the model in the run's settings
     (a resolved path or a Hub id); the model runs on its own device and dtype.
 
-    Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists and
-    ``ValueError`` when an unfinished run has other settings (unless ``overwrite``).
+    Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists,
+    ``ValueError`` when an unfinished run has other settings (unless ``overwrite``), when the
+    output is the input or a folder, or when the input changed during the run,
+    ``OutputBusyError`` when another run writes the same output, and ``OSError`` (ENOSPC)
+    before a write that would fill the disk.
     """
     input_path, target = Path(input_path), shard.output_file(output_path)
+    _check_run(input_path, target, output_path, shard, layers, batch_tokens, chunk_lines)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    lock = target.with_name(target.name + ".lock")
+    busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
+    with exclusive_lock(lock, busy):
+        partial = target.with_name(target.name + ".partial")
+        settings = _run_settings(input_path, model_id, layers, str(model.dtype).removeprefix("torch."),
+                                 chunk_lines, shard)
+        previous = _read_run_file(partial, overwrite)
+        resumable = previous is not None and previous["settings"] == settings
+        if previous is not None and not resumable and not overwrite:
+            changed = sorted(k for k in settings if previous["settings"].get(k) != settings[k])
+            raise ValueError(f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
+                             "delete that folder, or pass --overwrite to start again")
+        if target.exists() and not resumable and not overwrite:
+            raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
+
+        scan = scan_input(input_path, shard, chunk_lines, max_token_chars, model.config.max_characters_per_token)
+        chunks = len(scan.chunk_tokens)
+        result = EmbedResult(target, scan.shard_lines, sum(scan.chunk_tokens), chunks, chunks_reused=0)
+        if partial.exists() and not resumable:
+            shutil.rmtree(partial)
+        if target.exists():
+            if not resumable:
+                target.unlink()
+            else:  # the last run was killed after renaming its output, before removing the parts
+                shutil.rmtree(partial)
+                result.chunks_reused = chunks
+                return _finish(result, output_path, shard, scan, layers)
+        partial.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(partial / RUN_FILE, json.dumps({"settings": settings}, indent=2) + "\n")
+
+        done = {k for k in range(chunks) if _part_is_complete(partial, k, scan, chunk_lines)}
+        result.chunks_reused = len(done)
+        todo, labels = tee(
+            (index, line.split()) for index, line in enumerate(read_lines(input_path))
+            if shard.owns(index) and shard.chunk_of(index, chunk_lines) not in done
+        )
+        vectors = embed_sentences(model, (tokens for _, tokens in todo), layers=layers,
+                                  batch_tokens=batch_tokens, max_token_chars=max_token_chars)
+        with tqdm(total=result.tokens, initial=sum(scan.chunk_tokens[k] for k in done), unit="tok",
+                  unit_scale=True, desc=f"embedding {input_path.name}", disable=not show_progress) as bar:
+            for chunk, items in groupby(zip(labels, vectors),
+                                        key=lambda item: shard.chunk_of(item[0][0], chunk_lines)):
+                _write_part(_part_file(partial, chunk), items, bar)
+        _merge(partial, target, input_path, shard, chunk_lines, settings)
+        return _finish(result, output_path, shard, scan, layers)
+
+
+def _check_run(input_path: Path, target: Path, output_path: PathLike, shard: Shard, layers: str,
+               batch_tokens: int, chunk_lines: int) -> None:
+    """Every check that needs no lock and no reading of the input: done before anything is written."""
     if layers not in LAYERS:
         raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
     if chunk_lines < 1:
         raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
+    if batch_tokens < 1:
+        raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")
+    if input_path.is_dir():
+        raise ValueError(f"the input {input_path} is a folder; name a text file")
     if not input_path.is_file():
         raise FileNotFoundError(f"input file not found: {input_path}")
-    partial = target.with_name(target.name + ".partial")
-    settings = _run_settings(input_path, model_id, layers, str(model.dtype).removeprefix("torch."),
-                             chunk_lines, shard)
-    previous = _read_json(partial / RUN_FILE)
-    resumable = previous is not None and previous["settings"] == settings
-    if previous is not None and not resumable and not overwrite:
-        changed = sorted(k for k in settings if previous["settings"].get(k) != settings[k])
-        raise ValueError(f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
-                         "delete that folder, or pass --overwrite to start again")
-    if target.exists() and not resumable and not overwrite:
-        raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
-
-    scan = scan_input(input_path, shard, chunk_lines, max_token_chars, model.config.max_characters_per_token)
-    chunks = len(scan.chunk_tokens)
-    result = EmbedResult(target, scan.shard_lines, sum(scan.chunk_tokens), chunks, chunks_reused=0)
-    if partial.exists() and not resumable:
-        shutil.rmtree(partial)
-    if target.exists():
-        if not resumable:
-            target.unlink()
-        else:  # the last run was killed after renaming its output, before removing the parts
-            shutil.rmtree(partial)
-            result.chunks_reused = chunks
-            return _finish(result, output_path, shard, scan, layers)
-    partial.mkdir(parents=True, exist_ok=True)
-    _write_json(partial / RUN_FILE, {"settings": settings})
-
-    done = {k for k in range(chunks) if _part_file(partial, k).exists()}
-    result.chunks_reused = len(done)
-    todo, labels = tee(
-        (index, line.split()) for index, line in enumerate(read_lines(input_path))
-        if shard.owns(index) and shard.chunk_of(index, chunk_lines) not in done
-    )
-    vectors = embed_sentences(model, (tokens for _, tokens in todo), layers=layers, batch_tokens=batch_tokens,
-                              max_token_chars=max_token_chars)
-    with tqdm(total=result.tokens, initial=sum(scan.chunk_tokens[k] for k in done), unit="tok",
-              unit_scale=True, desc=f"embedding {input_path.name}", disable=not show_progress) as bar:
-        for chunk, items in groupby(zip(labels, vectors), key=lambda item: shard.chunk_of(item[0][0], chunk_lines)):
-            _write_part(_part_file(partial, chunk), items, bar)
-    _merge(partial, target, input_path, shard, chunk_lines)
-    return _finish(result, output_path, shard, scan, layers)
+    if target.is_dir():
+        raise ValueError(f"the output {target} is a folder; name the HDF5 file to write")
+    written = [target, target.with_name(target.name + ".tmp"), target.with_name(target.name + ".lock"),
+               target.with_name(target.name + ".partial"), shard_index_file(output_path)]
+    source = input_path.resolve()
+    for path in written:
+        if path.resolve() == source or path.resolve() in source.parents or (
+                path.exists() and os.path.samefile(path, source)):
+            raise ValueError(f"the output {path} is (or holds) the input {input_path}; write to another file")
 
 
 def _run_settings(input_path: Path, model_id: str, layers: str, dtype: str, chunk_lines: int,
                   shard: Shard) -> Dict[str, Any]:
-    stat = input_path.stat()
-    return {"input": str(input_path.resolve()), "input_bytes": stat.st_size, "input_mtime_ns": stat.st_mtime_ns,
+    return {"input": str(input_path.resolve()), **_input_identity(input_path),
             "model": model_id, "layers": layers, "dtype": dtype, "chunk_lines": chunk_lines,
             "shard": f"{shard.index}/{shard.count}"}
+
+
+def _input_identity(input_path: Path) -> Dict[str, Any]:
+    """Size, mtime and SHA-256 of the input: what must not change between a run's start and end."""
+    stat = input_path.stat()
+    digest = hashlib.sha256()
+    with open(input_path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return {"input_bytes": stat.st_size, "input_mtime_ns": stat.st_mtime_ns, "input_sha256": digest.hexdigest()}
 
 
 def _part_file(partial: Path, chunk: int) -> Path:
     return partial / f"part-{chunk:06d}.hdf5"
 
 
-def _read_json(path: Path) -> Optional[Dict[str, Any]]:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+def _read_run_file(partial: Path, overwrite: bool) -> Optional[Dict[str, Any]]:
+    """The settings of the unfinished run in ``partial`` (None if there is none, or if its
+    ``run.json`` is damaged and ``overwrite`` discards it)."""
+    path = partial / RUN_FILE
+    if not path.is_file():
+        return None
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(run, dict) or not isinstance(run.get("settings"), dict):
+            raise ValueError("no 'settings' object")
+    except (ValueError, UnicodeDecodeError) as err:
+        if overwrite:
+            return None
+        raise ValueError(f"{path} is damaged ({err}); delete {partial} to start again, or pass --overwrite") from None
+    return run
 
 
-def _write_json(path: Path, data: Dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+def _part_is_complete(partial: Path, chunk: int, scan: InputScan, chunk_lines: int) -> bool:
+    """Whether chunk ``chunk``'s part file is there and readable with all its lines; a damaged
+    one (e.g. truncated by a full disk) is removed, to be computed again."""
+    path = _part_file(partial, chunk)
+    if not path.exists():
+        return False
+    lines = min(chunk_lines, scan.shard_lines - chunk * chunk_lines)
+    try:
+        with h5py.File(path, "r") as part:
+            if len(part) == lines:
+                return True
+    except OSError:
+        pass
+    path.unlink()
+    return False
 
 
 def _write_part(path: Path, items: Iterable[Tuple[Tuple[int, List[str]], np.ndarray]], bar: tqdm) -> None:
     """One chunk's datasets, written under a temporary name and renamed when complete."""
-    tmp = path.with_name(path.name + ".tmp")
-    with h5py.File(tmp, "w") as part:
-        for (index, tokens), array in items:
-            part.create_dataset(str(index), data=array)
-            bar.update(len(tokens))
-    os.replace(tmp, path)
+    with atomic_file(path) as tmp:
+        with h5py.File(tmp, "w") as part:
+            for (index, tokens), array in items:
+                ensure_free_space(tmp, array.nbytes, f"chunk {path.name}", _RESUME)  # HDF5 crashes on a full disk
+                part.create_dataset(str(index), data=array)
+                bar.update(len(tokens))
 
 
-def _merge(partial: Path, target: Path, input_path: Path, shard: Shard, chunk_lines: int) -> None:
+def _merge(partial: Path, target: Path, input_path: Path, shard: Shard, chunk_lines: int,
+           settings: Dict[str, Any]) -> None:
     """Copy every part into ``target`` (via a temporary file) with ``sentence_to_index``, then
-    remove the partial folder."""
-    tmp = target.with_name(target.name + ".tmp")
+    remove the partial folder. The input must still be the one the run started with."""
     sentence_to_index: Dict[str, str] = {}
     owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
-    with h5py.File(tmp, "w") as out:
-        for chunk, lines in groupby(owned, key=lambda item: shard.chunk_of(item[0], chunk_lines)):
-            with h5py.File(_part_file(partial, chunk), "r") as part:
-                for index, line in lines:
-                    part.copy(part[str(index)], out, name=str(index))
-                    sentence_to_index[line.strip()] = str(index)
-        dataset = out.create_dataset(SENTENCE_TO_INDEX, (1,), dtype=h5py.special_dtype(vlen=str))
-        dataset[0] = json.dumps(sentence_to_index)
-    os.replace(tmp, target)
+    parts_bytes = sum(p.stat().st_size for p in partial.glob("part-*.hdf5"))
+    ensure_free_space(target, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}", _RESUME)
+    with atomic_file(target) as tmp:
+        with h5py.File(tmp, "w") as out:
+            for chunk, lines in groupby(owned, key=lambda item: shard.chunk_of(item[0], chunk_lines)):
+                with h5py.File(_part_file(partial, chunk), "r") as part:
+                    for index, line in lines:
+                        part.copy(part[str(index)], out, name=str(index))
+                        sentence_to_index[line.strip()] = str(index)
+            dataset = out.create_dataset(SENTENCE_TO_INDEX, (1,), dtype=h5py.special_dtype(vlen=str))
+            dataset[0] = json.dumps(sentence_to_index)
+        now = _input_identity(input_path)
+        changed = [k for k, v in now.items() if settings[k] != v]
+        if changed:
+            shutil.rmtree(partial)
+            raise ValueError(f"{input_path} changed while it was embedded ({', '.join(changed)} differ); nothing "
+                             "was written and the unfinished run was discarded: run the command again")
     shutil.rmtree(partial)
 
 
@@ -431,12 +510,12 @@ def _finish(result: EmbedResult, output: PathLike, shard: Shard, scan: InputScan
     """Shard 0 of several writes the shard index."""
     if shard.count > 1 and shard.index == 0:
         result.index = shard_index_file(output)
-        _write_json(result.index, {
+        write_text_atomic(result.index, json.dumps({
             "format": INDEX_FORMAT, "num_shards": shard.count, "num_lines": scan.num_lines,
             "assignment": "line % num_shards",
             "files": [Shard(i, shard.count).output_file(output).name for i in range(shard.count)],
             "layers": layers,
-        })
+        }, indent=2) + "\n")
     return result
 
 

@@ -7,6 +7,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Union
 
+from .fileio import write_text_atomic
+
 BOS, EOS, UNK = "<S>", "</S>", "<UNK>"
 SPECIALS = (BOS, EOS, UNK)
 VOCAB_FILE = "vocab.txt"
@@ -73,11 +75,7 @@ class Vocabulary:
 
     def save(self, path: Union[str, os.PathLike]) -> Path:
         """Write one word a line (via a temporary file, renamed into place)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text("\n".join(self.words) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-        return path
+        return write_text_atomic(path, "\n".join(self.words) + "\n")
 
 
 def build_vocabulary(sentences: Iterable[str], max_size: Optional[int] = None, min_count: int = 1) -> Vocabulary:

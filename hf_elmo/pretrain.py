@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,6 +21,7 @@ from torch import distributed as dist
 from tqdm.auto import tqdm
 
 from .configuration_elmo import ElmoConfig
+from .fileio import atomic_file, build_aside, check_output_folder, write_text_atomic
 from .lm_data import LMBatch, SentenceBatcher, read_corpus
 from .lm_vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 from .modeling_lm import ElmoForBidirectionalLM
@@ -87,6 +86,75 @@ _RUN_LENGTH_FIELDS = ("max_steps", "max_tokens", "epochs", "checkpoint_every_ste
                       "valid_file", "save_dtype", "data_description", "output_dir", "checkpoint_dir")
 
 
+def check_settings(settings: PretrainSettings) -> None:
+    """Raise ``ValueError`` (``FileNotFoundError`` for a missing file) for any setting that
+    cannot run, naming it: called before anything is written, so a refused run leaves nothing.
+
+    The model's shape (preset + overrides) is checked by building its ``ElmoConfig``; an
+    ``--init-model`` is checked by loading it (``build_model``), also before any write.
+    """
+    s = settings
+
+    def number(name: str, value: Any, least: float, *, inclusive: bool = False, below: Optional[float] = None) -> None:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
+            value >= least if inclusive else value > least) and (below is None or value < below)
+        if not ok:
+            bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
+            raise ValueError(f"--{name.replace('_', '-')} must be a finite number {bounds}, got {value!r}")
+
+    def integer(name: str, value: Any, least: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= {least}, got {value!r}")
+
+    if (s.epochs is None) == (s.max_tokens is None):
+        raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
+    if s.epochs is not None:
+        number("epochs", s.epochs, 0)
+    if s.max_tokens is not None:
+        integer("max_tokens", s.max_tokens, 1)
+    if s.lr is not None:
+        number("lr", s.lr, 0)
+    number("dropout", s.dropout, 0, inclusive=True, below=1)
+    number("clip_norm", s.clip_norm, 0, inclusive=True)
+    number("checkpoint_every_minutes", s.checkpoint_every_minutes, 0)
+    for name, least in (("tokens_per_batch", 1), ("max_sentence_tokens", 1), ("vocab_size", 4), ("min_count", 1),
+                        ("num_sampled", 1), ("checkpoint_every_steps", 0)):
+        integer(name, getattr(s, name), least)
+    if s.max_steps is not None:
+        integer("max_steps", s.max_steps, 1)
+    for name, allowed in (("preset", sorted(PRESETS)), ("optimizer", ["adagrad", "adam"]),
+                          ("softmax", ["sampled", "full"]), ("token_embedding", ["char_cnn", "word"]),
+                          ("save_dtype", ["float32", "float16", "bfloat16"])):
+        if getattr(s, name) not in allowed:
+            raise ValueError(f"--{name.replace('_', '-')} must be one of {allowed}, got {getattr(s, name)!r}")
+    filters = s.config_overrides.get("filters")
+    if filters is not None and not (isinstance(filters, list) and filters and all(
+            isinstance(f, list) and len(f) == 2 and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                                        for v in f) for f in filters)):
+        raise ValueError(f"--filters must be a JSON list of [width, n_channels] pairs of positive integers, "
+                         f"e.g. [[1,32],[2,64]]; got {json.dumps(filters)}")
+    for name, value in s.config_overrides.items():
+        if name != "filters":
+            integer(name, value, 0 if name == "n_highway" else 1)
+    for name in ("train_file", "valid_file", "vocab_file"):
+        path = getattr(s, name)
+        if path is not None and not Path(path).is_file():
+            raise FileNotFoundError(f"--{name.replace('_', '-')} {path}: no such file")
+    if s.init_model is None:
+        ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
+    elif not Path(s.init_model).is_dir():
+        raise FileNotFoundError(f"--init-model {s.init_model}: no such folder")
+
+
+def _load_init_model(source: Path, model_class):
+    """``model_class.from_pretrained(source)`` with a one-line error naming ``--init-model``."""
+    try:
+        return model_class.from_pretrained(source)
+    except Exception as err:  # missing or corrupt files fail in many ways (OSError, SafetensorError, ...)
+        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise ValueError(f"--init-model {source} cannot be loaded ({type(err).__name__}: {reason})") from None
+
+
 # -- distributed ------------------------------------------------------------------------------
 def distributed_context() -> tuple[int, int]:
     """(rank, world_size); initialises the process group when started by torchrun."""
@@ -116,8 +184,8 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBi
         return ElmoForBidirectionalLM(ElmoConfig(**fields))
     source = Path(settings.init_model)
     config_file = source / "config.json"
-    if config_file.is_file() and "softmax" in json.loads(config_file.read_text()):
-        model = ElmoForBidirectionalLM.from_pretrained(source)
+    if config_file.is_file() and "softmax" in _read_json(config_file, "--init-model needs a readable model folder"):
+        model = _load_init_model(source, ElmoForBidirectionalLM)
         saved = Vocabulary.from_file(source / VOCAB_FILE)
         if saved.words != vocabulary.words:
             raise ValueError(f"{source} was trained with its own {VOCAB_FILE}; continue with --vocab {source / VOCAB_FILE}")
@@ -127,7 +195,7 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBi
         return model
     from .modeling_elmo import ElmoModel
 
-    base = ElmoModel.from_pretrained(source)  # a converted folder, or original options.json + hdf5
+    base = _load_init_model(source, ElmoModel)  # a converted folder, or original options.json + hdf5
     config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
     model = ElmoForBidirectionalLM(config)
     model.elmo.load_state_dict(base.state_dict())
@@ -136,9 +204,34 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBi
 
 # -- checkpoints ------------------------------------------------------------------------------
 def _atomic_torch_save(obj: Any, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    with atomic_file(path) as tmp:
+        torch.save(obj, tmp)
+
+
+def _read_json(path: Path, fix: str) -> Any:
+    """A JSON file, or a ``ValueError`` naming it and saying how to ``fix`` it when it is damaged."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is damaged ({err}); {fix}") from None
+
+
+def _damaged(path: Path, folder: Path, err: BaseException) -> ValueError:
+    reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
+    return ValueError(f"{path} is damaged ({type(err).__name__}: {reason}); delete {folder} to start the run "
+                      "again from the beginning")
+
+
+def _torch_load(path: Path, folder: Path) -> Dict[str, Any]:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing; delete {folder} to start the run again from the beginning")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch reports a damaged file with many types (zip, pickle, EOF errors)
+        raise _damaged(path, folder, err) from None
+    if not isinstance(state, dict):
+        raise _damaged(path, folder, TypeError(f"holds a {type(state).__name__}, not a checkpoint"))
+    return state
 
 
 def save_checkpoint(folder: Path, model, optimizer, position: Dict[str, Any], rank: int, world: int) -> None:
@@ -159,13 +252,27 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> Op
     path = folder / CHECKPOINT_FILE
     if not path.is_file():
         return None
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    if state["world_size"] != world:
-        raise ValueError(f"{path} was written by {state['world_size']} processes; resume with as many (got {world})")
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    torch.set_rng_state(torch.load(folder / f"rng-rank{rank}.pt", weights_only=True)["rng"])
-    return {k: state[k] for k in ("epoch", "batch", "step", "tokens_seen", "elapsed")}
+    state = _torch_load(path, folder)
+    rng_path = folder / f"rng-rank{rank}.pt"
+    try:
+        if state["world_size"] != world:
+            raise ValueError(f"{path} was written by {state['world_size']} processes; resume with as many "
+                             f"(got {world})")
+        try:
+            model.load_state_dict(state["model"])
+        except RuntimeError as err:  # e.g. a vocab.txt cut short: the softmax has other rows
+            raise ValueError(f"{path} does not fit the model of {folder / 'settings.json'} and "
+                             f"{folder / VOCAB_FILE} (one of them is damaged: {str(err).splitlines()[-1].strip()}); "
+                             f"delete {folder} to start the run again from the beginning") from None
+        optimizer.load_state_dict(state["optimizer"])
+        position = {k: state[k] for k in ("epoch", "batch", "step", "tokens_seen", "elapsed")}
+    except (KeyError, RuntimeError, TypeError) as err:
+        raise _damaged(path, folder, err) from None
+    try:
+        torch.set_rng_state(_torch_load(rng_path, folder)["rng"])
+    except (KeyError, RuntimeError, TypeError) as err:
+        raise _damaged(rng_path, folder, err) from None
+    return position
 
 
 # -- training ---------------------------------------------------------------------------------
@@ -199,18 +306,20 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     """
     rank, world = distributed_context()
     device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu")
-    out_dir = Path(settings.output_dir)
+    check_settings(settings)
     ckpt_dir = settings.resolved_checkpoint_dir()
-    if out_dir.exists() and any(out_dir.iterdir()) and not overwrite:
-        raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
-    if (settings.epochs is None) == (settings.max_tokens is None):
-        raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
+    inputs = [p for p in (settings.train_file, settings.valid_file, settings.vocab_file, settings.init_model) if p]
+    out_dir = check_output_folder(settings.output_dir, overwrite=overwrite, inputs=inputs)
 
     sentences = read_corpus(settings.train_file, settings.max_sentence_tokens)
     saved_settings = ckpt_dir / "settings.json"
     vocab_path = ckpt_dir / VOCAB_FILE
     if vocab_path.is_file():
-        vocabulary = Vocabulary.from_file(vocab_path)
+        try:
+            vocabulary = Vocabulary.from_file(vocab_path)
+        except ValueError as err:
+            raise ValueError(f"{vocab_path} is damaged ({err}); delete {ckpt_dir} to start the run again from the "
+                             "beginning") from None
     elif settings.vocab_file:
         vocabulary = Vocabulary.from_file(settings.vocab_file)
     elif settings.init_model and (Path(settings.init_model) / VOCAB_FILE).is_file():
@@ -218,20 +327,20 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     else:
         vocabulary = build_vocabulary(sentences, settings.vocab_size, settings.min_count)
     if saved_settings.is_file():
-        previous = json.loads(saved_settings.read_text())
+        previous = _read_json(saved_settings, f"delete {ckpt_dir} to start the run again from the beginning")
+        if not isinstance(previous, dict):
+            raise ValueError(f"{saved_settings} is damaged (not a JSON object); delete {ckpt_dir} to start again")
         changed = {k for k, v in asdict(settings).items() if previous.get(k) != v and k not in _RUN_LENGTH_FIELDS}
         if changed:
             raise ValueError(f"{ckpt_dir} holds a run with other settings ({sorted(changed)}); "
                              "use another --checkpoint-dir or delete it")
+
+    torch.manual_seed(settings.seed)
+    model = build_model(settings, vocabulary).to(device)  # loads --init-model: the last check before writing
     if rank == 0:
         ckpt_dir.mkdir(parents=True, exist_ok=True)
         vocabulary.save(vocab_path)
-        tmp = saved_settings.with_name(saved_settings.name + ".tmp")
-        tmp.write_text(json.dumps(asdict(settings), indent=2))
-        os.replace(tmp, saved_settings)
-
-    torch.manual_seed(settings.seed)
-    model = build_model(settings, vocabulary).to(device)
+        write_text_atomic(saved_settings, json.dumps(asdict(settings), indent=2))
     model.train()
     word_inputs = model.config.token_embedding == "word"
     optimizer = make_optimizer(settings.optimizer, model.parameters(), settings.lr)
@@ -403,11 +512,9 @@ def save_lm_folder(
     from .model_card import write_model_card
     from .tokenization_elmo import ElmoTokenizer
 
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
-        dtype = getattr(torch, settings.save_dtype)
+    dtype = getattr(torch, settings.save_dtype)
+    expected_bytes = sum(p.numel() for p in model.parameters()) * dtype.itemsize
+    with build_aside(out_dir, overwrite=overwrite, expected_bytes=expected_bytes) as staging:
         to_save = model if dtype == torch.float32 else _cast_copy(model, dtype)
         to_save.config.dropout = 0.0
         to_save.save_pretrained(staging)
@@ -416,16 +523,7 @@ def save_lm_folder(
         (staging / "training.json").write_text(json.dumps({"settings": asdict(settings), "position": position,
                                                            "metrics": metrics}, indent=2) + "\n")
         write_model_card(staging, **model_card_fields(model, settings, position, metrics))
-        if out_dir.exists():
-            if not overwrite and any(out_dir.iterdir()):
-                raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
-            shutil.rmtree(out_dir)
-        staging.chmod(0o755)
-        staging.rename(out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return out_dir
+    return Path(out_dir)
 
 
 def _cast_copy(model: ElmoForBidirectionalLM, dtype: torch.dtype) -> ElmoForBidirectionalLM:

@@ -6,6 +6,8 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Optional
 
+from hf_elmo.commands import positive_int
+
 if TYPE_CHECKING:
     import torch
 
@@ -41,7 +43,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     parser.add_argument("--max-token-chars", type=_token_limit, default=100,
                         help="longer tokens are an error (default 100); 'none' truncates them as the original "
                         "does (ELMo reads the first 48 UTF-8 bytes)")
-    parser.add_argument("--threads", type=int, help="torch CPU threads")
+    parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace an existing OUTPUT, or an unfinished run with other settings")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

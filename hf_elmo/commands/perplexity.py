@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from hf_elmo.commands import positive_int
+
 
 def register(subparsers: "argparse._SubParsersAction") -> None:
     parser = subparsers.add_parser(
@@ -22,7 +24,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
     parser.add_argument("--tokens-per-batch", type=int, default=4096)
     parser.add_argument("--max-sentence-tokens", type=int, default=100, help="longer lines are cut into pieces")
-    parser.add_argument("--threads", type=int, help="torch CPU threads")
+    parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.set_defaults(run=run)
 

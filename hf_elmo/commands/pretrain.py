@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from hf_elmo.commands import positive_int
+
 
 def register(subparsers: "argparse._SubParsersAction") -> None:
     parser = subparsers.add_parser(
@@ -48,7 +50,7 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     opt.add_argument("--dropout", type=float, default=0.1)
     opt.add_argument("--amp", action="store_true", help="bfloat16 autocast on GPU")
     opt.add_argument("--seed", type=int, default=0)
-    opt.add_argument("--threads", type=int, help="torch CPU threads per process")
+    opt.add_argument("--threads", type=positive_int, help="torch CPU threads per process")
     run = parser.add_argument_group("checkpoints and output")
     run.add_argument("--checkpoint-dir", help="default: OUTPUT_DIR.checkpoint")
     run.add_argument("--checkpoint-every-steps", type=int, default=0)

@@ -1,0 +1,212 @@
+"""Writing files and folders so that nothing is lost and nothing is left half-written.
+
+- ``atomic_file(path)``: write a file under a temporary name beside it (``PATH.tmp``); when the
+  block ends it is fsynced and renamed onto ``path`` (atomic); when it raises, the temporary
+  file is removed. ``write_text_atomic`` is the common case.
+- ``check_output_folder`` / ``build_aside(out_dir)``: a folder is built in a hidden staging
+  folder beside it (``.OUT.building-XXXXXXXX``) and swapped into place only when complete. The
+  staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
+  folder left by a killed run is recognised (its lock is free) and removed by the next build
+  of the same output, never one that a live process is still building.
+- ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``); a second one
+  fails at once with ``OutputBusyError``.
+- ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
+  disk: it reports the failed writes while freeing objects and then crashes).
+
+Files get the usual mode (0666 less the umask, 0644 by default), folders 0777 less the umask.
+This module must not be imported by ``modeling_elmo.py``, ``configuration_elmo.py`` or
+``tokenization_elmo.py``, which travel as remote code.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import re
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator, Union
+
+PathLike = Union[str, os.PathLike]
+
+#: Bytes a write must leave free on its disk (HDF5 metadata, the temporary file's rename).
+FREE_SPACE_RESERVE = 4 << 20
+_STAGING = ".building-"
+
+
+class OutputBusyError(RuntimeError):
+    """Another process is writing the same output."""
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_file(path: PathLike) -> Iterator[Path]:
+    """Yield ``PATH.tmp`` to write; on success fsync it and rename it onto ``path``.
+
+    On an exception (or a full disk) the temporary file is removed and ``path`` is untouched.
+    """
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_text_atomic(path: PathLike, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through ``atomic_file``."""
+    path = Path(path)
+    with atomic_file(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def ensure_free_space(path: PathLike, nbytes: int, what: str, then: str = "run the command again") -> None:
+    """Raise ``OSError(ENOSPC)`` naming ``what`` when writing ``nbytes`` under ``path`` (a
+    folder, or a file's folder) would leave less than ``FREE_SPACE_RESERVE`` bytes free;
+    ``then`` says what to do after freeing space."""
+    folder = Path(path)
+    while not folder.is_dir():
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    if free - nbytes < FREE_SPACE_RESERVE:
+        raise OSError(errno.ENOSPC, f"no space left on the disk of {folder} for {what} (needs {nbytes:,} bytes "
+                      f"+ {FREE_SPACE_RESERVE:,} spare, {free:,} free); free some space and {then}")
+
+
+# -- one writer per output --------------------------------------------------------------------
+@contextmanager
+def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created, removed on exit) for the block.
+
+    Raises ``OutputBusyError(busy)`` at once when another process holds it. A lock file left
+    by a killed process is free (the kernel drops ``flock`` locks with their process).
+    """
+    path = Path(path)
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except PermissionError as err:
+            raise PermissionError(err.errno, f"cannot write in {path.parent} ({err.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise OutputBusyError(busy) from None
+        try:  # the holder before us may have removed the file after we opened it: lock the new one
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+        os.close(fd)
+
+
+# -- folders built aside ----------------------------------------------------------------------
+def check_output_folder(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = ()) -> Path:
+    """Refuse an output folder that is a file, holds (or is) one of ``inputs``, or is not empty
+    (unless ``overwrite``); returns it as a ``Path``."""
+    out_dir = Path(out_dir)
+    resolved = out_dir.resolve()
+    for source in inputs:
+        source = Path(source).resolve()
+        if source == resolved or resolved in source.parents:
+            raise ValueError(f"the output folder {out_dir} holds the input {source}; write to another folder "
+                             "(it would be deleted)")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise FileExistsError(f"{out_dir} is a file, not a folder; choose another output folder or remove the file")
+    if out_dir.is_dir() and any(out_dir.iterdir()) and not overwrite:
+        raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
+    return out_dir
+
+
+def remove_stale_staging(out_dir: PathLike) -> None:
+    """Remove the staging folders of ``out_dir`` that no live process holds (killed builds)."""
+    out_dir = Path(out_dir)
+    if not out_dir.parent.is_dir():
+        return
+    pattern = re.compile(re.escape(f".{out_dir.name}{_STAGING}") + r"[a-z0-9_]{8}(\.old)?")
+    for candidate in out_dir.parent.iterdir():
+        if not pattern.fullmatch(candidate.name) or candidate.is_symlink() or not candidate.is_dir():
+            continue
+        fd = os.open(candidate, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            continue  # a live build
+        finally:
+            os.close(fd)  # closing drops the lock, if taken
+        shutil.rmtree(candidate, ignore_errors=True)
+
+
+@contextmanager
+def build_aside(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = (),
+                expected_bytes: int = 0) -> Iterator[Path]:
+    """Yield an empty staging folder beside ``out_dir``; when the block ends without error it
+    replaces ``out_dir`` (checked again by ``check_output_folder``); on an error it is removed
+    and ``out_dir`` is untouched. ``expected_bytes``, about what the block writes, must fit
+    on the disk (``ensure_free_space``).
+
+    The old ``out_dir`` is renamed aside before the new one is renamed in, and removed last.
+    """
+    inputs = list(inputs)
+    out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)
+    parent = out_dir.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_staging(out_dir)
+        ensure_free_space(parent, expected_bytes, f"the folder {out_dir.name}")
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}{_STAGING}", dir=parent))
+    except PermissionError as err:
+        raise PermissionError(err.errno, f"cannot write {out_dir}: {parent} is not writable ({err.strerror})") from None
+    lock = os.open(staging, os.O_RDONLY)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield staging
+        check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)
+        staging.chmod(0o777 & ~_umask())
+        old = staging.with_name(staging.name + ".old")
+        if out_dir.exists():
+            out_dir.rename(old)
+        try:
+            staging.rename(out_dir)
+        except BaseException:
+            if old.exists():
+                old.rename(out_dir)
+            raise
+        _fsync_dir(parent)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    finally:
+        os.close(lock)
