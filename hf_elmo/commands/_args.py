@@ -6,7 +6,7 @@ import argparse
 
 
 def positive_int(text: str) -> int:
-    """An integer >= 1 (``--top 5``); ``0``, ``-3`` and ``2.5`` are refused."""
+    """An integer >= 1 (``--top 5``, ``--threads 2``); ``0``, ``-3`` and ``2.5`` are refused."""
     try:
         value = int(text)
     except ValueError:

@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import TYPE_CHECKING, Optional
 
-from hf_elmo.commands import positive_int
+from ._args import positive_int
 
 if TYPE_CHECKING:
     import torch

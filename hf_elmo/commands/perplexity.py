@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from hf_elmo.commands import positive_int
+from ._args import positive_int
 
 
 def register(subparsers: "argparse._SubParsersAction") -> None:
