@@ -41,6 +41,11 @@ class ElmoConfig(PretrainedConfig):
             ``"plain"``: the direct step-by-step formulation (every character slot, every
             token slot, one direction at a time), kept as the reference the fast path is
             tested against (equal within 1e-5 in float32). Read at call time.
+        freeze_bilm: the task heads (``ElmoForTokenClassification``,
+            ``ElmoForSequenceClassification``) keep the biLM fixed (no gradients, eval mode) and
+            train only their own layers, as in the paper. Default ``True``.
+        head_hidden_size: hidden size per direction of the task heads' BiLSTM.
+        head_dropout: dropout of the task heads, on their BiLSTM's input and output.
     """
 
     model_type = "elmo"
@@ -62,6 +67,9 @@ class ElmoConfig(PretrainedConfig):
         stateful: bool = False,
         dropout: float = 0.0,
         bilm_implementation: str = "fast",
+        freeze_bilm: bool = True,
+        head_hidden_size: int = 128,
+        head_dropout: float = 0.5,
         **kwargs: Any,
     ) -> None:
         if filters is None:
@@ -81,6 +89,9 @@ class ElmoConfig(PretrainedConfig):
         self.stateful = bool(stateful)
         self.dropout = float(dropout)
         self.bilm_implementation = bilm_implementation
+        self.freeze_bilm = bool(freeze_bilm)
+        self.head_hidden_size = int(head_hidden_size)
+        self.head_dropout = float(head_dropout)
         kwargs.setdefault("hidden_size", 2 * self.projection_dim)
         kwargs.setdefault("num_hidden_layers", self.n_layers)
         super().__init__(**kwargs)
@@ -103,7 +114,7 @@ class ElmoConfig(PretrainedConfig):
                 raise ValueError(f"ElmoConfig.{name} must be a positive integer, got {value}")
 
         for name in ("char_embedding_dim", "lstm_dim", "projection_dim", "n_layers",
-                     "max_characters_per_token"):
+                     "max_characters_per_token", "head_hidden_size"):
             positive(name)
         if self.n_highway < 0:
             raise ValueError(f"ElmoConfig.n_highway must be >= 0, got {self.n_highway}")
@@ -133,8 +144,9 @@ class ElmoConfig(PretrainedConfig):
                 f"ElmoConfig.bilm_implementation must be one of {BILM_IMPLEMENTATIONS}, "
                 f"got {self.bilm_implementation!r}"
             )
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"ElmoConfig.dropout must be in [0, 1), got {self.dropout}")
+        for name in ("dropout", "head_dropout"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise ValueError(f"ElmoConfig.{name} must be in [0, 1), got {getattr(self, name)}")
         for name in ("cell_clip", "proj_clip"):
             value = getattr(self, name)
             if value is not None and value <= 0:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -341,6 +341,46 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 rows = [[tuple(pair) for pair in row] for row in rows]
                 data["offset_mapping"] = rows[0] if single else rows
         return ElmoBatchEncoding(data, word_ids)
+
+    def pad(  # type: ignore[override]
+        self,
+        encoded_inputs: Union[Sequence[Mapping[str, Any]], Mapping[str, Sequence[Any]]],
+        padding: Union[bool, str] = True,
+        max_length: Optional[int] = None,
+        pad_to_multiple_of: Optional[int] = None,
+        return_tensors: Optional[str] = None,
+        **kwargs: Any,
+    ) -> ElmoBatchEncoding:
+        """Pad single-sentence encodings into one batch, as transformers' data collators ask.
+
+        Each encoding holds ``input_ids`` (T_i, W) and optionally ``attention_mask`` /
+        ``offset_mapping`` / ``special_tokens_mask`` (T_i); they are padded on the right to the
+        longest (or ``max_length`` with ``padding="max_length"``, rounded up to a multiple of
+        ``pad_to_multiple_of``) with all-zero tokens, mask 0, span (0, 0) and special 1. Other
+        fields (``labels``) are batched as they are.
+        """
+        if isinstance(encoded_inputs, Mapping):  # a dict of per-sentence lists
+            encoded_inputs = [dict(zip(encoded_inputs, values)) for values in zip(*encoded_inputs.values())]
+        features = [{k: v.tolist() if isinstance(v, torch.Tensor) else v for k, v in f.items()} for f in encoded_inputs]
+        if not features or "input_ids" not in features[0]:
+            raise ValueError("ElmoTokenizer.pad needs a non-empty list of encodings with input_ids")
+        lengths = [len(f["input_ids"]) for f in features]
+        steps = max(lengths)
+        if padding == "max_length" and max_length is not None:
+            steps = max(steps, max_length)
+        if pad_to_multiple_of:
+            steps = -(-steps // pad_to_multiple_of) * pad_to_multiple_of
+        fill = {"input_ids": [0] * self.max_characters_per_token, "attention_mask": 0, "offset_mapping": (0, 0),
+                "special_tokens_mask": 1}
+        batch: Dict[str, List[Any]] = {key: [] for key in features[0]}
+        for feature, length in zip(features, lengths):
+            if "attention_mask" not in feature:
+                feature["attention_mask"] = [1] * length
+            for key, value in feature.items():
+                padded = list(value) + [fill[key]] * (steps - length) if key in fill else value
+                batch.setdefault(key, []).append(padded)
+        word_ids = [list(range(n)) + [None] * (steps - n) for n in lengths]
+        return ElmoBatchEncoding(batch, word_ids, tensor_type=return_tensors)
 
     def _split(
         self, text: Union[str, Sequence[str], Sequence[Sequence[str]]], is_split_into_words: bool
