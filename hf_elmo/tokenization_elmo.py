@@ -184,25 +184,18 @@ def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> Tuple[List[str], 
 class ElmoBatchEncoding(BatchEncoding):
     """``BatchEncoding`` that knows which word each position is.
 
-    transformers keeps ``word_ids`` in the Rust ``Encoding`` objects of fast tokenizers; ELMo's
-    tokens are whole words, so the map is stored here: ``word_ids(i)`` is ``[0, 1, ..., n-1]``
-    for row i's n words, then ``None`` for each padding position.
+    transformers keeps ``word_ids`` in the Rust ``Encoding`` objects of fast tokenizers. ELMo's
+    positions are whole words, left-aligned, so the map follows from ``attention_mask``:
+    ``word_ids(i)`` is ``[0, 1, ..., n-1]`` for row i's n words, then ``None`` for each padding
+    position.
     """
-
-    def __init__(self, data: Dict[str, Any], word_ids: List[List[Optional[int]]], tensor_type: Optional[str] = None):
-        super().__init__(data, tensor_type=tensor_type)
-        self._word_ids = word_ids
 
     def word_ids(self, batch_index: int = 0) -> List[Optional[int]]:
         """Row ``batch_index``'s word index at every position (``None`` for padding)."""
-        return list(self._word_ids[batch_index])
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return {**super().__getstate__(), "word_ids": self._word_ids}
-
-    def __setstate__(self, state: Dict[str, Any]) -> None:
-        super().__setstate__(state)
-        self._word_ids = state["word_ids"]
+        mask = self.data["attention_mask"]
+        mask = mask.tolist() if isinstance(mask, torch.Tensor) else mask
+        row = mask[batch_index] if mask and isinstance(mask[0], list) else mask  # one sentence: a flat mask
+        return [position if real else None for position, real in enumerate(row)]
 
 
 class ElmoTokenizer(PreTrainedTokenizer):
@@ -333,14 +326,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
             data["offset_mapping"] = torch.tensor([s + [(0, 0)] * (steps - len(s)) for s in spans]).view(len(spans), steps, 2)
         if return_special_tokens_mask:
             data["special_tokens_mask"] = 1 - mask
-        word_ids = [list(range(len(s))) + [None] * (steps - len(s)) for s in sentences]
         if return_tensors != "pt":
             data = {k: (v[0] if single else v).tolist() for k, v in data.items()}
             if "offset_mapping" in data:  # pairs as tuples, as transformers returns them
                 rows = [data["offset_mapping"]] if single else data["offset_mapping"]
                 rows = [[tuple(pair) for pair in row] for row in rows]
                 data["offset_mapping"] = rows[0] if single else rows
-        return ElmoBatchEncoding(data, word_ids)
+        return ElmoBatchEncoding(data)
 
     def pad(  # type: ignore[override]
         self,
@@ -379,8 +371,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
             for key, value in feature.items():
                 padded = list(value) + [fill[key]] * (steps - length) if key in fill else value
                 batch.setdefault(key, []).append(padded)
-        word_ids = [list(range(n)) + [None] * (steps - n) for n in lengths]
-        return ElmoBatchEncoding(batch, word_ids, tensor_type=return_tensors)
+        return ElmoBatchEncoding(batch, tensor_type=return_tensors)
 
     def _split(
         self, text: Union[str, Sequence[str], Sequence[Sequence[str]]], is_split_into_words: bool

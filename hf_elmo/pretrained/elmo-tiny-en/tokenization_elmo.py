@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -184,25 +184,18 @@ def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> Tuple[List[str], 
 class ElmoBatchEncoding(BatchEncoding):
     """``BatchEncoding`` that knows which word each position is.
 
-    transformers keeps ``word_ids`` in the Rust ``Encoding`` objects of fast tokenizers; ELMo's
-    tokens are whole words, so the map is stored here: ``word_ids(i)`` is ``[0, 1, ..., n-1]``
-    for row i's n words, then ``None`` for each padding position.
+    transformers keeps ``word_ids`` in the Rust ``Encoding`` objects of fast tokenizers. ELMo's
+    positions are whole words, left-aligned, so the map follows from ``attention_mask``:
+    ``word_ids(i)`` is ``[0, 1, ..., n-1]`` for row i's n words, then ``None`` for each padding
+    position.
     """
-
-    def __init__(self, data: Dict[str, Any], word_ids: List[List[Optional[int]]], tensor_type: Optional[str] = None):
-        super().__init__(data, tensor_type=tensor_type)
-        self._word_ids = word_ids
 
     def word_ids(self, batch_index: int = 0) -> List[Optional[int]]:
         """Row ``batch_index``'s word index at every position (``None`` for padding)."""
-        return list(self._word_ids[batch_index])
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return {**super().__getstate__(), "word_ids": self._word_ids}
-
-    def __setstate__(self, state: Dict[str, Any]) -> None:
-        super().__setstate__(state)
-        self._word_ids = state["word_ids"]
+        mask = self.data["attention_mask"]
+        mask = mask.tolist() if isinstance(mask, torch.Tensor) else mask
+        row = mask[batch_index] if mask and isinstance(mask[0], list) else mask  # one sentence: a flat mask
+        return [position if real else None for position, real in enumerate(row)]
 
 
 class ElmoTokenizer(PreTrainedTokenizer):
@@ -333,14 +326,52 @@ class ElmoTokenizer(PreTrainedTokenizer):
             data["offset_mapping"] = torch.tensor([s + [(0, 0)] * (steps - len(s)) for s in spans]).view(len(spans), steps, 2)
         if return_special_tokens_mask:
             data["special_tokens_mask"] = 1 - mask
-        word_ids = [list(range(len(s))) + [None] * (steps - len(s)) for s in sentences]
         if return_tensors != "pt":
             data = {k: (v[0] if single else v).tolist() for k, v in data.items()}
             if "offset_mapping" in data:  # pairs as tuples, as transformers returns them
                 rows = [data["offset_mapping"]] if single else data["offset_mapping"]
                 rows = [[tuple(pair) for pair in row] for row in rows]
                 data["offset_mapping"] = rows[0] if single else rows
-        return ElmoBatchEncoding(data, word_ids)
+        return ElmoBatchEncoding(data)
+
+    def pad(  # type: ignore[override]
+        self,
+        encoded_inputs: Union[Sequence[Mapping[str, Any]], Mapping[str, Sequence[Any]]],
+        padding: Union[bool, str] = True,
+        max_length: Optional[int] = None,
+        pad_to_multiple_of: Optional[int] = None,
+        return_tensors: Optional[str] = None,
+        **kwargs: Any,
+    ) -> ElmoBatchEncoding:
+        """Pad single-sentence encodings into one batch, as transformers' data collators ask.
+
+        Each encoding holds ``input_ids`` (T_i, W) and optionally ``attention_mask`` /
+        ``offset_mapping`` / ``special_tokens_mask`` (T_i); they are padded on the right to the
+        longest (or ``max_length`` with ``padding="max_length"``, rounded up to a multiple of
+        ``pad_to_multiple_of``) with all-zero tokens, mask 0, span (0, 0) and special 1. Other
+        fields (``labels``) are batched as they are.
+        """
+        if isinstance(encoded_inputs, Mapping):  # a dict of per-sentence lists
+            encoded_inputs = [dict(zip(encoded_inputs, values)) for values in zip(*encoded_inputs.values())]
+        features = [{k: v.tolist() if isinstance(v, torch.Tensor) else v for k, v in f.items()} for f in encoded_inputs]
+        if not features or "input_ids" not in features[0]:
+            raise ValueError("ElmoTokenizer.pad needs a non-empty list of encodings with input_ids")
+        lengths = [len(f["input_ids"]) for f in features]
+        steps = max(lengths)
+        if padding == "max_length" and max_length is not None:
+            steps = max(steps, max_length)
+        if pad_to_multiple_of:
+            steps = -(-steps // pad_to_multiple_of) * pad_to_multiple_of
+        fill = {"input_ids": [0] * self.max_characters_per_token, "attention_mask": 0, "offset_mapping": (0, 0),
+                "special_tokens_mask": 1}
+        batch: Dict[str, List[Any]] = {key: [] for key in features[0]}
+        for feature, length in zip(features, lengths):
+            if "attention_mask" not in feature:
+                feature["attention_mask"] = [1] * length
+            for key, value in feature.items():
+                padded = list(value) + [fill[key]] * (steps - length) if key in fill else value
+                batch.setdefault(key, []).append(padded)
+        return ElmoBatchEncoding(batch, tensor_type=return_tensors)
 
     def _split(
         self, text: Union[str, Sequence[str], Sequence[Sequence[str]]], is_split_into_words: bool
