@@ -3,6 +3,9 @@
 A token becomes ``max_characters_per_token`` ids: its UTF-8 bytes cut to ``max - 2``, wrapped in
 begin/end-of-word ids and padded; every id is then shifted by +1 so that 0 means padding. A
 padding token is all zeros. Sentence markers ``<S>``/``</S>`` are added by the model itself.
+
+Raw text is split into words by the rule the model's corpus was tokenised with
+(``split_words``: whitespace, or spaCy's rules for a language, imported only then).
 """
 
 from __future__ import annotations
@@ -25,6 +28,12 @@ PADDING_CHAR = 260
 #: Tokens longer than this many characters are refused by default: ELMo sees only their first
 #: ``max_characters_per_token - 2`` bytes, and such "tokens" are almost always unsplit junk.
 DEFAULT_MAX_TOKEN_CHARS = 100
+
+#: The sentence markers as token strings (``char_ids_to_token`` of their ids).
+SENTENCE_START, SENTENCE_END = "<S>", "</S>"
+#: ``pre_tokenizer`` of a model trained on whitespace-separated tokens (the original ELMo's).
+WHITESPACE = "whitespace"
+_SPACY_PREFIX = "spacy:"
 
 
 def _marker_ids(char: int, max_characters_per_token: int) -> List[int]:
@@ -130,13 +139,6 @@ def char_ids_to_token(ids: Sequence[int]) -> str:
     if any(not 0 <= i < 256 for i in body):
         raise ValueError(f"not ELMo character ids of a token (a byte id out of range): {list(ids)[:8]}...")
     return bytes(body).decode("utf-8", errors="replace")
-
-
-#: The sentence markers as token strings (``char_ids_to_token`` of their ids).
-SENTENCE_START, SENTENCE_END = "<S>", "</S>"
-#: ``pre_tokenizer`` of a model trained on whitespace-separated tokens (the original ELMo's).
-WHITESPACE = "whitespace"
-_SPACY_PREFIX = "spacy:"
 
 
 def check_pre_tokenizer(name: str) -> str:

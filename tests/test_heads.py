@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -190,6 +191,11 @@ def test_token_classification_pipeline_labels_each_word_with_its_span():
     for entity, p in zip(entities, probs):
         assert entity["entity"] == TOKEN_LABELS[int(p.argmax())]
         assert abs(float(entity["score"]) - float(p.max())) < 1e-6
+    grouped = pipeline("token-classification", model=model, tokenizer=tokenizer, ignore_labels=[],
+                       pipeline_class=ElmoTokenClassificationPipeline, aggregation_strategy="simple")(text)
+    assert " ".join(group["word"] for group in grouped) == "Bob ran 7 far"  # runs of one label, in order
+    assert [g["entity_group"] for g in grouped] == [k for k, _ in itertools.groupby(e["entity"] for e in entities)]
+    assert grouped[0]["start"] == 0 and grouped[-1]["end"] == len(text)
 
 
 def test_text_classification_pipeline_returns_the_labelled_prediction():
