@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 import torch
 from transformers import (
-    AutoModelForSequenceClassification,
     AutoModelForTokenClassification,
     AutoTokenizer,
     DataCollatorForTokenClassification,
@@ -77,12 +76,7 @@ def train(model, dataset, tmp_path, collator=None, tokenizer=None, steps: int = 
     return [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
 
 
-@pytest.fixture
-def one_torch_thread(one_thread):
-    yield
-
-
-def test_trainer_lowers_the_token_heads_loss_and_leaves_the_frozen_bilm_unchanged(tmp_path, one_torch_thread):
+def test_trainer_lowers_the_token_heads_loss_and_leaves_the_frozen_bilm_unchanged(tmp_path, one_thread):
     tokenizer = ElmoTokenizer()
     model = token_model()
     bilm_before = {k: v.clone() for k, v in model.elmo.state_dict().items()}
@@ -95,7 +89,7 @@ def test_trainer_lowers_the_token_heads_loss_and_leaves_the_frozen_bilm_unchange
     assert not torch.equal(head_before, model.classifier.weight)
 
 
-def test_trainer_lowers_the_sequence_heads_loss_with_the_default_collator(tmp_path, one_torch_thread):
+def test_trainer_lowers_the_sequence_heads_loss_with_the_default_collator(tmp_path, one_thread):
     tokenizer = ElmoTokenizer()
     torch.manual_seed(0)
     model = with_signal(ElmoForSequenceClassification(tiny_config(num_labels=2)))
