@@ -310,6 +310,8 @@ def test_unfinished_run_with_other_settings_is_an_error_unless_overwrite(model_d
     assert (tmp_path / "out.hdf5.partial").is_dir()
     assert embed_cli(text, out, model_dir, "--layers", "top") == 2
     assert "unfinished run with other settings (layers)" in capsys.readouterr().err
+    assert embed_cli(text, out, model_dir, "--pool", "mean") == 2
+    assert "unfinished run with other settings (pool)" in capsys.readouterr().err
     assert embed_cli(text, out, model_dir, "--layers", "top", "--overwrite") == 0
     assert read_all(out)["0"].ndim == 2
 
