@@ -1,13 +1,21 @@
 """ELMo (Peters et al. 2018) as a Hugging Face ``transformers`` model.
 
-Importing this package registers ``ElmoConfig``, ``ElmoModel`` and ``ElmoTokenizer`` with the
-``Auto*`` classes (``model_type = "elmo"``).
+Importing this package registers ``ElmoConfig``, ``ElmoModel``, ``ElmoTokenizer`` and the task
+heads with the ``Auto*`` classes (``model_type = "elmo"``).
 """
 
-from transformers import AutoConfig, AutoModel, AutoModelForPreTraining, AutoTokenizer
+from transformers import (
+    AutoConfig,
+    AutoModel,
+    AutoModelForPreTraining,
+    AutoModelForSequenceClassification,
+    AutoModelForTokenClassification,
+    AutoTokenizer,
+)
 
 from .configuration_elmo import ElmoConfig
-from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel
+from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel, mean_pool
+from .modeling_heads import ElmoForSequenceClassification, ElmoForTokenClassification
 from .modeling_lm import ElmoForBidirectionalLM, ElmoLMOutput
 from .scalar_mix import ScalarMix
 from .tokenization_elmo import ElmoTokenizer, batch_to_ids
@@ -15,16 +23,22 @@ from .tokenization_elmo import ElmoTokenizer, batch_to_ids
 AutoConfig.register("elmo", ElmoConfig, exist_ok=True)
 AutoModel.register(ElmoConfig, ElmoModel, exist_ok=True)
 AutoModelForPreTraining.register(ElmoConfig, ElmoForBidirectionalLM, exist_ok=True)
+AutoModelForTokenClassification.register(ElmoConfig, ElmoForTokenClassification, exist_ok=True)
+AutoModelForSequenceClassification.register(ElmoConfig, ElmoForSequenceClassification, exist_ok=True)
 AutoTokenizer.register(ElmoConfig, slow_tokenizer_class=ElmoTokenizer, exist_ok=True)
 # Saved folders carry the code and an ``auto_map`` so that ``trust_remote_code=True`` works
 # without this package installed.
 ElmoConfig.register_for_auto_class()
 ElmoModel.register_for_auto_class("AutoModel")
 ElmoTokenizer.register_for_auto_class("AutoTokenizer")
+ElmoForTokenClassification.register_for_auto_class("AutoModelForTokenClassification")
+ElmoForSequenceClassification.register_for_auto_class("AutoModelForSequenceClassification")
 
 __all__ = [
     "ElmoConfig",
     "ElmoForBidirectionalLM",
+    "ElmoForSequenceClassification",
+    "ElmoForTokenClassification",
     "ElmoLMOutput",
     "ElmoModel",
     "ElmoModelOutput",
@@ -32,4 +46,5 @@ __all__ = [
     "ElmoTokenizer",
     "ScalarMix",
     "batch_to_ids",
+    "mean_pool",
 ]

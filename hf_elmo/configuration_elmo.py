@@ -26,6 +26,7 @@ SIZE_LIMITS: Dict[str, Tuple[int, int]] = {
     "n_layers": (1, 16),
     "vocab_size": (4, 10_000_000),
     "num_sampled": (1, 1_000_000),
+    "head_hidden_size": (1, 8192),  # the task heads' BiLSTM, per direction
 }
 #: The char CNN: at most this many filters, channels per filter and channels in all (F).
 MAX_FILTERS, MAX_FILTER_CHANNELS, MAX_TOTAL_CHANNELS = 64, 8192, 16384
@@ -98,6 +99,13 @@ def _clip(field: str, value: Any) -> Optional[float]:
     return float(value)
 
 
+def _probability(field: str, value: Any) -> float:
+    """A dropout probability: a number in [0, 1)."""
+    if not _real(value) or not 0.0 <= value < 1.0:
+        raise ElmoConfigError(field, f"must be a number in [0, 1), got {_describe(value)}")
+    return float(value)
+
+
 def _flag(field: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ElmoConfigError(field, f"must be true or false, got {_describe(value)}")
@@ -166,6 +174,11 @@ class ElmoConfig(PretrainedConfig):
             ``"plain"``: the direct step-by-step formulation (every character slot, every
             token slot, one direction at a time), kept as the reference the fast path is
             tested against (equal within 1e-5 in float32). Read at call time.
+        freeze_bilm: the task heads (``ElmoForTokenClassification``,
+            ``ElmoForSequenceClassification``) keep the biLM fixed (no gradients, eval mode) and
+            train only their own layers, as in the paper. Default ``True``.
+        head_hidden_size: hidden size per direction of the task heads' BiLSTM.
+        head_dropout: dropout of the task heads, on their BiLSTM's input and output.
     """
 
     model_type = "elmo"
@@ -187,6 +200,9 @@ class ElmoConfig(PretrainedConfig):
         stateful: bool = False,
         dropout: float = 0.0,
         bilm_implementation: str = "fast",
+        freeze_bilm: bool = True,
+        head_hidden_size: int = 128,
+        head_dropout: float = 0.5,
         **kwargs: Any,
     ) -> None:
         if filters is None:
@@ -206,10 +222,11 @@ class ElmoConfig(PretrainedConfig):
         self.proj_clip = _clip("proj_clip", proj_clip)
         self.use_skip_connections = _flag("use_skip_connections", use_skip_connections)
         self.stateful = _flag("stateful", stateful)
-        if not _real(dropout) or not 0.0 <= dropout < 1.0:
-            raise ElmoConfigError("dropout", f"must be a number in [0, 1), got {_describe(dropout)}")
-        self.dropout = float(dropout)
+        self.dropout = _probability("dropout", dropout)
         self.bilm_implementation = _choice("bilm_implementation", bilm_implementation, BILM_IMPLEMENTATIONS)
+        self.freeze_bilm = _flag("freeze_bilm", freeze_bilm)
+        self.head_hidden_size = check_size("head_hidden_size", head_hidden_size)
+        self.head_dropout = _probability("head_dropout", head_dropout)
         for name in ("vocab_size", "num_sampled"):  # the LM head's sizes, when this is an LM's config
             if kwargs.get(name) is not None:
                 kwargs[name] = check_size(name, kwargs[name])

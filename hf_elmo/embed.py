@@ -6,7 +6,8 @@ vectors to HDF5, resumably; ``open_embeddings`` reads them back.
 **Output format**, the one AllenNLP's ``allennlp elmo`` command writes, so that its readers work:
 one float32 dataset per input line, named by the line's 0-based index: (L+1, T, 2P) for
 ``layers="all"``, (T, 2P) for ``"top"`` (the last layer) and ``"average"`` (the numpy mean over
-the layers); and ``sentence_to_index``, shape (1,), a variable-length string holding
+the layers), or with ``pool="mean"`` one vector per line, the mean over its tokens: (L+1, 2P) and
+(2P,); and ``sentence_to_index``, shape (1,), a variable-length string holding
 ``json.dumps({line.strip(): str(index)})`` (a repeated line maps to its last index). Lines are
 split as Python's text mode splits them (``\\n``, ``\\r\\n`` or ``\\r``), tokens on whitespace,
 as AllenNLP does. Differences: every sentence is embedded from the model's initial state, so its
@@ -71,13 +72,15 @@ from tqdm.auto import tqdm
 from .batching import token_budget_batches
 from .fileio import atomic_file, ensure_free_space, exclusive_lock, write_text_atomic
 from .lm_data import CorpusError
-from .modeling_elmo import ElmoModel
+from .modeling_elmo import ElmoModel, mean_pool
 from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, token_to_char_ids
 
 PathLike = Union[str, os.PathLike]
 
 #: What is stored per sentence: every layer, the top one, or their mean.
 LAYERS = ("all", "top", "average")
+#: How a sentence's token vectors are pooled into one vector: not at all, or their mean.
+POOLS = (None, "mean")
 DEFAULT_BATCH_TOKENS = 4096
 #: Sentences read ahead and sorted together, in batches of ``batch_tokens``.
 LOOKAHEAD_BATCHES = 8
@@ -104,6 +107,7 @@ def embed_sentences(
     dtype: Optional[torch.dtype] = None,
     max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
     lookahead_tokens: Optional[int] = None,
+    pool: Optional[str] = None,
 ) -> Iterator[np.ndarray]:
     """Embed tokenised sentences; yields one float32 array per sentence, in input order.
 
@@ -119,16 +123,20 @@ def embed_sentences(
         layers: ``"all"`` (L+1, T, 2P), ``"top"`` (T, 2P) the last layer, or ``"average"``
             (T, 2P) the mean over layers.
         max_token_chars: longer tokens are an error (``None``: truncated as the original does).
+        pool: ``"mean"``: one vector per sentence, the mean over its tokens (``mean_pool``):
+            (L+1, 2P) for ``layers="all"``, (2P,) for ``"top"`` and ``"average"``.
     """
     if layers not in LAYERS:
         raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
+    if pool not in POOLS:
+        raise ValueError(f"pool must be one of {POOLS}, got {pool!r}")
     if batch_tokens < 1:
         raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")
     if device is not None or dtype is not None:
         model.to(device=device, dtype=dtype)
     model.eval()
     lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * batch_tokens
-    return _embed_stream(model, iter(sentences), layers, batch_tokens, max_token_chars, lookahead)
+    return _embed_stream(model, iter(sentences), layers, batch_tokens, max_token_chars, lookahead, pool)
 
 
 def _embed_stream(
@@ -138,6 +146,7 @@ def _embed_stream(
     batch_tokens: int,
     max_token_chars: Optional[int],
     lookahead: int,
+    pool: Optional[str],
 ) -> Iterator[np.ndarray]:
     done = 0
     while True:
@@ -152,7 +161,7 @@ def _embed_stream(
                 break
         if not chunk:
             return
-        yield from _embed_chunk(model, chunk, layers, batch_tokens, max_token_chars)
+        yield from _embed_chunk(model, chunk, layers, batch_tokens, max_token_chars, pool)
         done += len(chunk)
 
 
@@ -162,6 +171,7 @@ def _embed_chunk(
     layers: str,
     batch_tokens: int,
     max_token_chars: Optional[int],
+    pool: Optional[str],
 ) -> List[np.ndarray]:
     """The arrays of ``chunk``'s sentences, in order, computed in length-sorted batches."""
     out: Dict[int, np.ndarray] = {}
@@ -169,12 +179,14 @@ def _embed_chunk(
         rows = [chunk[i] for i in batch]
         ids = batch_to_ids(rows, model.config.max_characters_per_token, max_token_chars)
         with torch.inference_mode():  # the model reads the attention mask off the ids' padding
-            hidden = model(input_ids=ids.to(model.device), stateful=False).hidden_states
-            wanted = hidden[-1:] if layers == "top" else hidden
-            arrays = [h.float().cpu().numpy() for h in wanted]  # (B, T, 2P) each
+            output = model(input_ids=ids.to(model.device), stateful=False)
+            wanted = output.hidden_states[-1:] if layers == "top" else output.hidden_states
+            if pool == "mean":
+                wanted = [mean_pool(h, output.attention_mask) for h in wanted]  # (B, 2P) each
+            arrays = [h.float().cpu().numpy() for h in wanted]  # (B, T, 2P) each, or (B, 2P) pooled
         for row, index in enumerate(batch):
             length = len(chunk[index])
-            stacked = np.stack([a[row, :length] for a in arrays])  # (L+1 or 1, T, 2P), a copy
+            stacked = np.stack([a[row] if pool else a[row, :length] for a in arrays])  # (L+1 or 1, [T,] 2P), a copy
             if layers == "all":
                 out[index] = stacked
             else:
@@ -328,6 +340,7 @@ def embed_file(
     max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
     overwrite: bool = False,
     show_progress: bool = True,
+    pool: Optional[str] = None,
 ) -> EmbedResult:
     """Embed every line of ``input_path`` (of ``shard``) into an AllenNLP-style HDF5 file.
 
@@ -339,10 +352,11 @@ def embed_file(
     ``ValueError`` when an unfinished run has other settings (unless ``overwrite``), when the
     output is the input or a folder, or when the input changed during the run,
     ``OutputBusyError`` when another run writes the same output, and ``OSError`` (ENOSPC)
-    before a write that would fill the disk.
+    before a write that would fill the disk. ``pool="mean"`` stores one vector per line (see
+    ``embed_sentences``).
     """
     input_path, target = Path(input_path), shard.output_file(output_path)
-    _check_run(input_path, target, output_path, shard, layers, batch_tokens, chunk_lines)
+    _check_run(input_path, target, output_path, shard, layers, pool, batch_tokens, chunk_lines)
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = target.with_name(target.name + ".lock")
     busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
@@ -350,6 +364,8 @@ def embed_file(
         partial = target.with_name(target.name + ".partial")
         settings = _run_settings(input_path, model_id, layers, str(model.dtype).removeprefix("torch."),
                                  chunk_lines, shard)
+        if pool is not None:  # unpooled runs keep the settings of earlier versions, so they resume
+            settings["pool"] = pool
         previous = _read_run_file(partial, overwrite)
         resumable = previous is not None and previous["settings"] == settings
         if previous is not None and not resumable and not overwrite:
@@ -381,7 +397,7 @@ def embed_file(
             if shard.owns(index) and shard.chunk_of(index, chunk_lines) not in done
         )
         vectors = embed_sentences(model, (tokens for _, tokens in todo), layers=layers,
-                                  batch_tokens=batch_tokens, max_token_chars=max_token_chars)
+                                  batch_tokens=batch_tokens, max_token_chars=max_token_chars, pool=pool)
         with tqdm(total=result.tokens, initial=sum(scan.chunk_tokens[k] for k in done), unit="tok",
                   unit_scale=True, desc=f"embedding {input_path.name}", disable=not show_progress) as bar:
             for chunk, items in groupby(zip(labels, vectors),
@@ -392,10 +408,12 @@ def embed_file(
 
 
 def _check_run(input_path: Path, target: Path, output_path: PathLike, shard: Shard, layers: str,
-               batch_tokens: int, chunk_lines: int) -> None:
+               pool: Optional[str], batch_tokens: int, chunk_lines: int) -> None:
     """Every check that needs no lock and no reading of the input: done before anything is written."""
     if layers not in LAYERS:
         raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
+    if pool not in POOLS:
+        raise ValueError(f"pool must be one of {POOLS}, got {pool!r}")
     if chunk_lines < 1:
         raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
     if batch_tokens < 1:

@@ -56,6 +56,21 @@ class ElmoModelOutput(ModelOutput):
     attention_mask: Optional[torch.Tensor] = None
 
 
+def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    """Sentence vectors: the mean of each sentence's token vectors over its real tokens.
+
+    Args:
+        hidden: (..., B, T, D), e.g. one layer (B, T, D) or ``torch.stack(hidden_states)``
+            (L+1, B, T, D).
+        attention_mask: (B, T), 1 (or True) for real tokens.
+
+    Returns:
+        (..., B, D); padding positions do not count (a row without tokens gives zeros).
+    """
+    weights = attention_mask.unsqueeze(-1).to(hidden.dtype)  # (B, T, 1)
+    return (hidden * weights).sum(dim=-2) / weights.sum(dim=-2).clamp(min=1)
+
+
 def parameter_key(params: Sequence[torch.Tensor]) -> Optional[Tuple[Any, ...]]:
     """What identifies the values of ``params``: storage, dtype, device and version counter of
     each; ``None`` when values derived from them must not be kept (gradients must flow to them,

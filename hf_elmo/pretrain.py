@@ -25,6 +25,7 @@ from .fileio import atomic_file, build_aside, check_output_folder, write_text_at
 from .lm_data import LMBatch, SentenceBatcher, read_corpus
 from .lm_vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 from .modeling_lm import ElmoForBidirectionalLM
+from .tokenization_elmo import check_pre_tokenizer
 
 PathLike = Union[str, os.PathLike]
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -72,6 +73,9 @@ class PretrainSettings:
     checkpoint_every_minutes: float = 10.0
     save_dtype: str = "float32"
     data_description: str = ""
+    #: How the corpus was split into tokens, saved in the tokenizer's config so that raw text is
+    #: split the same way: "whitespace" or "spacy:LANG" (see ``tokenization_elmo.split_words``).
+    pre_tokenizer: str = "whitespace"
     max_steps: Optional[int] = None  # stop (and checkpoint) early, e.g. to split a run across sessions
 
     def resolved_checkpoint_dir(self) -> Path:
@@ -83,7 +87,8 @@ class PretrainSettings:
 
 #: Settings a resumed run may change (how long it runs and how often it checkpoints).
 _RUN_LENGTH_FIELDS = ("max_steps", "max_tokens", "epochs", "checkpoint_every_steps", "checkpoint_every_minutes",
-                      "valid_file", "save_dtype", "data_description", "output_dir", "checkpoint_dir")
+                      "valid_file", "save_dtype", "data_description", "pre_tokenizer", "output_dir",
+                      "checkpoint_dir")
 
 
 def check_settings(settings: PretrainSettings) -> None:
@@ -140,6 +145,7 @@ def check_settings(settings: PretrainSettings) -> None:
         path = getattr(s, name)
         if path is not None and not Path(path).is_file():
             raise FileNotFoundError(f"--{name.replace('_', '-')} {path}: no such file")
+    check_pre_tokenizer(s.pre_tokenizer)
     if s.init_model is None:
         ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
     elif not Path(s.init_model).is_dir():
@@ -519,7 +525,8 @@ def save_lm_folder(
         to_save.config.dropout = 0.0
         to_save.save_pretrained(staging)
         vocabulary.save(staging / VOCAB_FILE)
-        ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token).save_pretrained(staging)
+        ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token,
+                      pre_tokenizer=settings.pre_tokenizer).save_pretrained(staging)
         (staging / "training.json").write_text(json.dumps({"settings": asdict(settings), "position": position,
                                                            "metrics": metrics}, indent=2) + "\n")
         write_model_card(staging, **model_card_fields(model, settings, position, metrics))
@@ -538,6 +545,7 @@ def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any
     kind = "char-CNN" if cfg.token_embedding == "char_cnn" else "word-embedding (baseline)"
     provenance = {
         "training data": settings.data_description or Path(settings.train_file).name,
+        "tokenisation": settings.pre_tokenizer,
         "architecture": f"{kind} biLM, {cfg.n_layers} layers, LSTM {cfg.lstm_dim}, projection {cfg.projection_dim}, "
                         f"{cfg.n_filters} char filters, {cfg.n_highway} highway, vocabulary {cfg.vocab_size}",
         "optimizer": f"{settings.optimizer} (lr {settings.lr or ('0.2' if settings.optimizer == 'adagrad' else '1e-3')}), "

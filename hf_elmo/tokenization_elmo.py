@@ -3,12 +3,16 @@
 A token becomes ``max_characters_per_token`` ids: its UTF-8 bytes cut to ``max - 2``, wrapped in
 begin/end-of-word ids and padded; every id is then shifted by +1 so that 0 means padding. A
 padding token is all zeros. Sentence markers ``<S>``/``</S>`` are added by the model itself.
+
+Raw text is split into words by the rule the model's corpus was tokenised with
+(``split_words``: whitespace, or spaCy's rules for a language, imported only then).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+import re
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -26,6 +30,12 @@ PADDING_CHAR = 260
 #: Tokens longer than this many characters are refused by default: ELMo sees only their first
 #: ``max_characters_per_token - 2`` bytes, and such "tokens" are almost always unsplit junk.
 DEFAULT_MAX_TOKEN_CHARS = 100
+
+#: The sentence markers as token strings (``char_ids_to_token`` of their ids).
+SENTENCE_START, SENTENCE_END = "<S>", "</S>"
+#: ``pre_tokenizer`` of a model trained on whitespace-separated tokens (the original ELMo's).
+WHITESPACE = "whitespace"
+_SPACY_PREFIX = "spacy:"
 
 
 def _width(max_characters_per_token: Any) -> int:
@@ -119,13 +129,101 @@ def _char_id_row(token: str, max_characters_per_token: int, max_token_chars: Opt
     return row
 
 
+def char_ids_to_token(ids: Sequence[int]) -> str:
+    """The token that ``token_to_char_ids`` made ``ids`` from: its text, ``<S>`` / ``</S>`` for the
+    sentence markers, ``""`` for a padding token (all zeros).
+
+    A token cut to ``max_characters_per_token - 2`` bytes mid-character ends in U+FFFD.
+    """
+    raw = [int(i) - 1 for i in ids]
+    if all(i == -1 for i in raw):
+        return ""
+    if raw[0] != BEGIN_OF_WORD_CHAR or END_OF_WORD_CHAR not in raw:
+        raise ValueError(f"not ELMo character ids of a token (begin-of-word id first, then bytes): {list(ids)[:8]}...")
+    body = raw[1 : raw.index(END_OF_WORD_CHAR)]
+    if body == [BEGIN_OF_SENTENCE_CHAR]:
+        return SENTENCE_START
+    if body == [END_OF_SENTENCE_CHAR]:
+        return SENTENCE_END
+    if any(not 0 <= i < 256 for i in body):
+        raise ValueError(f"not ELMo character ids of a token (a byte id out of range): {list(ids)[:8]}...")
+    return bytes(body).decode("utf-8", errors="replace")
+
+
+def check_pre_tokenizer(name: str) -> str:
+    """``name`` in its saved form: ``"whitespace"`` or ``"spacy:LANG"`` (``"spacy"`` is
+    ``"spacy:en"``); anything else is a ``ValueError``."""
+    if name == "spacy":
+        return "spacy:en"
+    if name == WHITESPACE or (name.startswith(_SPACY_PREFIX) and name[len(_SPACY_PREFIX):].isidentifier()):
+        return name
+    raise ValueError(
+        f"pre_tokenizer must be 'whitespace' or 'spacy:LANG' (e.g. 'spacy:en', spaCy's rules for that "
+        f"language), got {name!r}"
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def _spacy_tokenizer(language: str) -> Any:
+    """spaCy's rule-based tokenizer for ``language`` (``spacy.blank(language).tokenizer``), imported
+    only when a tokenizer asks for it: this file is also run as remote code without spaCy."""
+    try:
+        import spacy
+    except ImportError:
+        raise ImportError(
+            f"this tokenizer splits raw text with spaCy's '{language}' rules (pre_tokenizer='spacy:{language}'), "
+            "but spaCy is not installed: pip install 'spacy>=3.8,<3.9', or pass pre-split words with "
+            "is_split_into_words=True"
+        ) from None
+    return spacy.blank(language).tokenizer
+
+
+def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> Tuple[List[str], List[Tuple[int, int]]]:
+    """The words of raw ``text`` and their character spans ``(start, end)``.
+
+    ``"whitespace"`` splits as ``str.split()`` does; ``"spacy:LANG"`` uses spaCy's rules for LANG
+    (``spacy.blank(LANG)``) and drops whitespace tokens, as the shipped model's corpus was made.
+    """
+    if pre_tokenizer == WHITESPACE:
+        matches = list(re.finditer(r"\S+", text))
+        return [m.group() for m in matches], [m.span() for m in matches]
+    doc = _spacy_tokenizer(pre_tokenizer[len(_SPACY_PREFIX):])(text)
+    tokens = [t for t in doc if not t.is_space]
+    return [t.text for t in tokens], [(t.idx, t.idx + len(t.text)) for t in tokens]
+
+
+class ElmoBatchEncoding(BatchEncoding):
+    """``BatchEncoding`` that knows which word each position is.
+
+    transformers keeps ``word_ids`` in the Rust ``Encoding`` objects of fast tokenizers. ELMo's
+    positions are whole words, left-aligned, so the map follows from ``attention_mask``:
+    ``word_ids(i)`` is ``[0, 1, ..., n-1]`` for row i's n words, then ``None`` for each padding
+    position.
+    """
+
+    def word_ids(self, batch_index: int = 0) -> List[Optional[int]]:
+        """Row ``batch_index``'s word index at every position (``None`` for padding)."""
+        mask = self.data["attention_mask"]
+        mask = mask.tolist() if isinstance(mask, torch.Tensor) else mask
+        row = mask[batch_index] if mask and isinstance(mask[0], list) else mask  # one sentence: a flat mask
+        return [position if real else None for position, real in enumerate(row)]
+
+
 class ElmoTokenizer(PreTrainedTokenizer):
     """Turns words into ELMo character ids.
 
-    ``tokenizer(texts)`` splits raw strings on whitespace; ``tokenizer(words,
+    ``tokenizer(texts)`` splits raw strings into words with the rule the model was trained on
+    (``pre_tokenizer``, saved in ``tokenizer_config.json``: ``"whitespace"`` for the original
+    models, trained on Moses-like tokens, and for ``elmo pretrain`` output unless told otherwise;
+    ``"spacy:en"``, spaCy's English rules, for the shipped model); ``tokenizer(words,
     is_split_into_words=True)`` takes pre-tokenised sentences. It returns ``input_ids``
     (B, T, max_characters_per_token) and ``attention_mask`` (B, T), as lists or, with
-    ``return_tensors="pt"``, tensors. There is no vocabulary: ids are UTF-8 bytes.
+    ``return_tensors="pt"``, tensors; on request ``offset_mapping`` (B, T, 2) (each word's
+    character span in its text; ``(0, len(word))`` for pre-split words; ``(0, 0)`` for padding)
+    and ``special_tokens_mask`` (B, T) (1 for padding: ELMo adds no special tokens). The result's
+    ``word_ids(i)`` maps positions to words. There is no vocabulary: ids are UTF-8 bytes;
+    ``convert_tokens_to_ids`` / ``convert_ids_to_tokens`` / ``decode`` map between words and
+    rows of char ids.
     """
 
     model_input_names = ["input_ids", "attention_mask"]
@@ -135,14 +233,17 @@ class ElmoTokenizer(PreTrainedTokenizer):
         self,
         max_characters_per_token: int = 50,
         max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
+        pre_tokenizer: str = WHITESPACE,
         **kwargs: Any,
     ) -> None:
         max_characters_per_token = _width(max_characters_per_token)
         self.max_characters_per_token = max_characters_per_token
         self.max_token_chars = max_token_chars
+        self.pre_tokenizer = check_pre_tokenizer(pre_tokenizer)
         super().__init__(
             max_characters_per_token=max_characters_per_token,
             max_token_chars=max_token_chars,
+            pre_tokenizer=self.pre_tokenizer,
             **kwargs,
         )
 
@@ -154,45 +255,159 @@ class ElmoTokenizer(PreTrainedTokenizer):
         return {}
 
     def _tokenize(self, text: str, **kwargs: Any) -> List[str]:
-        return text.split()
-
-    def _convert_token_to_id(self, token: str) -> int:
-        raise NotImplementedError("ELMo has no word ids: call the tokenizer to get char ids")
+        return split_words(text, self.pre_tokenizer)[0]
 
     def save_vocabulary(self, save_directory: str, filename_prefix: Optional[str] = None) -> Tuple[str, ...]:
         return ()
 
+    # -- words <-> char ids ------------------------------------------------------------------
+    def convert_tokens_to_ids(self, tokens: Union[str, Sequence[str]]) -> Union[List[int], List[List[int]]]:  # type: ignore[override]
+        """A word's ``max_characters_per_token`` char ids, or a list of them for a list of words."""
+        if isinstance(tokens, str):
+            return token_to_char_ids(tokens, self.max_characters_per_token, self.max_token_chars)
+        return [token_to_char_ids(t, self.max_characters_per_token, self.max_token_chars) for t in tokens]
+
+    def convert_ids_to_tokens(  # type: ignore[override]
+        self, ids: Union[Sequence[int], Sequence[Sequence[int]], torch.Tensor], skip_special_tokens: bool = False
+    ) -> Union[str, List[str]]:
+        """The word of one row of char ids (W,), or the words of (T, W) rows; see
+        ``char_ids_to_token``. ``skip_special_tokens`` leaves out padding and sentence markers."""
+        rows = ids.tolist() if isinstance(ids, torch.Tensor) else [list(r) if not isinstance(r, int) else r for r in ids]
+        if len(rows) > 0 and isinstance(rows[0], int):
+            return char_ids_to_token(rows)
+        tokens = [char_ids_to_token(row) for row in rows]
+        if skip_special_tokens:
+            tokens = [t for t in tokens if t not in ("", SENTENCE_START, SENTENCE_END)]
+        return tokens
+
+    def convert_tokens_to_string(self, tokens: List[str]) -> str:
+        """Words joined by single spaces (the exact spacing of the text is not kept in char ids)."""
+        return " ".join(t for t in tokens if t)
+
+    def decode(  # type: ignore[override]
+        self, token_ids: Union[Sequence[Sequence[int]], torch.Tensor], skip_special_tokens: bool = False, **kwargs: Any
+    ) -> Union[str, List[str]]:
+        """The words of (T, W) char ids joined by spaces (padding left out); (B, T, W) gives a list."""
+        if isinstance(token_ids, torch.Tensor):
+            token_ids = token_ids.tolist()
+        if len(token_ids) > 0 and len(token_ids[0]) > 0 and not isinstance(token_ids[0][0], int):
+            return [self.decode(row, skip_special_tokens) for row in token_ids]
+        words = self.convert_ids_to_tokens([list(r) for r in token_ids], skip_special_tokens=skip_special_tokens)
+        return self.convert_tokens_to_string(words)
+
+    def batch_decode(  # type: ignore[override]
+        self, sequences: Union[Sequence[Sequence[Sequence[int]]], torch.Tensor], skip_special_tokens: bool = False,
+        **kwargs: Any,
+    ) -> List[str]:
+        """``decode`` of every row of (B, T, W) char ids."""
+        return [self.decode(row, skip_special_tokens) for row in sequences]
+
+    # -- encoding ----------------------------------------------------------------------------
     def __call__(  # type: ignore[override]
         self,
         text: Union[str, Sequence[str], Sequence[Sequence[str]]],
         is_split_into_words: bool = False,
         padding: Union[bool, str] = True,
+        truncation: Union[bool, str, None] = None,
+        max_length: Optional[int] = None,
         return_tensors: Optional[str] = None,
+        return_offsets_mapping: bool = False,
+        return_special_tokens_mask: bool = False,
         **kwargs: Any,
-    ) -> BatchEncoding:
+    ) -> ElmoBatchEncoding:
         """Encode one sentence or a batch; see the class docstring.
 
         Batches are always padded to their longest sentence (ELMo's ids are a dense 3-D array);
-        ``padding`` is accepted for API compatibility.
+        ``padding`` is accepted for API compatibility. ``truncation=True`` keeps the first
+        ``max_length`` (default ``model_max_length``) words of each sentence.
         """
         unused = {k for k, v in kwargs.items() if v not in (None, False)}
         if unused:
             raise TypeError(f"ElmoTokenizer does not support {sorted(unused)}")
         if return_tensors not in (None, "pt"):
             raise ValueError(f"ElmoTokenizer supports return_tensors=None or 'pt', got {return_tensors!r}")
-        single = isinstance(text, str) or (
-            is_split_into_words and len(text) > 0 and isinstance(text[0], str)
-        )
-        batch = [text] if single else list(text)
-        sentences = [s.split() if not is_split_into_words else list(s) for s in batch]
-        if not is_split_into_words and any(not isinstance(s, str) for s in batch):
-            raise TypeError("pass pre-tokenised sentences with is_split_into_words=True")
+        sentences, spans, single = self._split(text, is_split_into_words)
+        if truncation not in (None, False, "do_not_truncate"):
+            limit = max_length or self.model_max_length
+            sentences, spans = [s[:limit] for s in sentences], [s[:limit] for s in spans]
         ids = batch_to_ids(sentences, self.max_characters_per_token, self.max_token_chars)
         mask = (ids > 0).any(dim=-1).long()
-        if return_tensors == "pt":
-            data = {"input_ids": ids, "attention_mask": mask}
-        elif single:
-            data = {"input_ids": ids[0].tolist(), "attention_mask": mask[0].tolist()}
-        else:
-            data = {"input_ids": ids.tolist(), "attention_mask": mask.tolist()}
-        return BatchEncoding(data, tensor_type=None)
+        data: Dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        steps = ids.shape[1]
+        if return_offsets_mapping:
+            data["offset_mapping"] = torch.tensor([s + [(0, 0)] * (steps - len(s)) for s in spans]).view(len(spans), steps, 2)
+        if return_special_tokens_mask:
+            data["special_tokens_mask"] = 1 - mask
+        if return_tensors != "pt":
+            data = {k: (v[0] if single else v).tolist() for k, v in data.items()}
+            if "offset_mapping" in data:  # pairs as tuples, as transformers returns them
+                rows = [data["offset_mapping"]] if single else data["offset_mapping"]
+                rows = [[tuple(pair) for pair in row] for row in rows]
+                data["offset_mapping"] = rows[0] if single else rows
+        return ElmoBatchEncoding(data)
+
+    def pad(  # type: ignore[override]
+        self,
+        encoded_inputs: Union[Sequence[Mapping[str, Any]], Mapping[str, Sequence[Any]]],
+        padding: Union[bool, str] = True,
+        max_length: Optional[int] = None,
+        pad_to_multiple_of: Optional[int] = None,
+        return_tensors: Optional[str] = None,
+        **kwargs: Any,
+    ) -> ElmoBatchEncoding:
+        """Pad single-sentence encodings into one batch, as transformers' data collators ask.
+
+        Each encoding holds ``input_ids`` (T_i, W) and optionally ``attention_mask`` /
+        ``offset_mapping`` / ``special_tokens_mask`` (T_i); they are padded on the right to the
+        longest (or ``max_length`` with ``padding="max_length"``, rounded up to a multiple of
+        ``pad_to_multiple_of``) with all-zero tokens, mask 0, span (0, 0) and special 1. Other
+        fields (``labels``) are batched as they are.
+        """
+        if isinstance(encoded_inputs, Mapping):  # a dict of per-sentence lists
+            encoded_inputs = [dict(zip(encoded_inputs, values)) for values in zip(*encoded_inputs.values())]
+        features = [{k: v.tolist() if isinstance(v, torch.Tensor) else v for k, v in f.items()} for f in encoded_inputs]
+        if not features or "input_ids" not in features[0]:
+            raise ValueError("ElmoTokenizer.pad needs a non-empty list of encodings with input_ids")
+        lengths = [len(f["input_ids"]) for f in features]
+        steps = max(lengths)
+        if padding == "max_length" and max_length is not None:
+            steps = max(steps, max_length)
+        if pad_to_multiple_of:
+            steps = -(-steps // pad_to_multiple_of) * pad_to_multiple_of
+        fill = {"input_ids": [0] * self.max_characters_per_token, "attention_mask": 0, "offset_mapping": (0, 0),
+                "special_tokens_mask": 1}
+        batch: Dict[str, List[Any]] = {key: [] for key in features[0]}
+        for feature, length in zip(features, lengths):
+            if "attention_mask" not in feature:
+                feature["attention_mask"] = [1] * length
+            for key, value in feature.items():
+                padded = list(value) + [fill[key]] * (steps - length) if key in fill else value
+                batch.setdefault(key, []).append(padded)
+        return ElmoBatchEncoding(batch, tensor_type=return_tensors)
+
+    def _split(
+        self, text: Union[str, Sequence[str], Sequence[Sequence[str]]], is_split_into_words: bool
+    ) -> Tuple[List[List[str]], List[List[Tuple[int, int]]], bool]:
+        """(words, character spans, whether the input was one sentence) of ``text``."""
+        if is_split_into_words:
+            if isinstance(text, str):
+                raise TypeError(
+                    f"is_split_into_words=True expects a list of words (or a batch of lists), got the str {text[:40]!r}; "
+                    "pass raw text without is_split_into_words to have it split into words"
+                )
+            single = len(text) > 0 and isinstance(text[0], str)
+            batch = [text] if single else list(text)
+            for row, sentence in enumerate(batch):
+                if isinstance(sentence, str):
+                    raise TypeError(
+                        f"is_split_into_words=True: sentence {row} of the batch is the str {sentence[:40]!r}, "
+                        "not a list of words"
+                    )
+            sentences = [list(s) for s in batch]
+            return sentences, [[(0, len(w)) for w in s] for s in sentences], single
+        single = isinstance(text, str)
+        batch = [text] if single else list(text)
+        if any(not isinstance(s, str) for s in batch):
+            raise TypeError("pass pre-tokenised sentences with is_split_into_words=True")
+        split = [split_words(s, self.pre_tokenizer) for s in batch]
+        return [words for words, _ in split], [spans for _, spans in split], single

@@ -70,7 +70,7 @@ def main() -> None:
     try:
         model.save_pretrained(staging)
         vocabulary.save(staging / VOCAB_FILE)
-        ElmoTokenizer().save_pretrained(staging)
+        ElmoTokenizer(pre_tokenizer="spacy:en").save_pretrained(staging)  # the corpus was tokenised so
         (staging / "training.json").write_text(json.dumps({**training, "figures": figures}, indent=2) + "\n")
         write_model_card(
             staging,

@@ -20,6 +20,7 @@ import hf_elmo.embed
 from hf_elmo import batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.embed import SENTENCE_TO_INDEX, embed_sentences, open_embeddings
+from hf_elmo.modeling_elmo import mean_pool
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
@@ -150,6 +151,46 @@ def test_existing_output_is_refused_unless_overwrite(model_dir, text, reference,
     assert_same_file(out, reference)
 
 
+# -- sentence vectors -------------------------------------------------------------------------
+def test_mean_pool_averages_each_sentences_real_tokens_only():
+    hidden = torch.randn(3, 2, 4, 5)  # (L+1, B, T, D); padding positions hold non-zero values
+    mask = torch.tensor([[1, 1, 1, 0], [1, 0, 0, 0]])
+    pooled = mean_pool(hidden, mask)
+    assert pooled.shape == (3, 2, 5)
+    expected = np.stack([hidden[:, 0, :3].numpy().mean(axis=1), hidden[:, 1, :1].numpy().mean(axis=1)], axis=1)
+    np.testing.assert_allclose(pooled.numpy(), expected, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(mean_pool(hidden[0], mask.bool()).numpy(), expected[0], rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("layers, shape", [("all", (3, 32)), ("top", (32,)), ("average", (32,))])
+def test_pooled_sentence_vectors_are_the_mean_of_the_unpadded_token_vectors(layers, shape, allennlp_model, text):
+    sentences = sentences_of(text)
+    tokens = list(embed_sentences(allennlp_model, sentences, layers=layers, batch_tokens=40))
+    pooled = list(embed_sentences(allennlp_model, sentences, layers=layers, batch_tokens=40, pool="mean"))
+    assert len(pooled) == len(sentences)
+    for i, (vector, per_token) in enumerate(zip(pooled, tokens)):
+        assert vector.shape == shape and vector.dtype == np.float32
+        np.testing.assert_allclose(vector, per_token.mean(axis=-2), rtol=0, atol=1e-6, err_msg=f"sentence {i}")
+
+
+def test_an_unknown_pool_is_refused(allennlp_model):
+    with pytest.raises(ValueError, match="pool must be one of"):
+        embed_sentences(allennlp_model, [["a"]], pool="max")
+
+
+@pytest.mark.parametrize("layers", ["all", "top"])
+def test_embed_pool_mean_writes_one_vector_per_line_in_the_allennlp_layout(layers, model_dir, text, reference,
+                                                                          tmp_path):
+    out = tmp_path / "pooled.hdf5"
+    assert embed_cli(text, out, model_dir, "--layers", layers, "--pool", "mean") == 0
+    got, per_token = read_all(out), read_all(reference)  # the reference holds all layers, unpooled
+    assert got.keys() == per_token.keys()
+    assert got.pop(SENTENCE_TO_INDEX)[0] == per_token.pop(SENTENCE_TO_INDEX)[0]
+    for name, array in per_token.items():
+        want = array.mean(axis=1) if layers == "all" else array[-1].mean(axis=0)  # (L+1, T, 2P) -> (L+1, 2P) / (2P,)
+        np.testing.assert_allclose(got[name], want, rtol=0, atol=1e-6, err_msg=name)
+
+
 # -- batching and streaming -------------------------------------------------------------------
 def test_vectors_do_not_depend_on_the_batch_token_budget(allennlp_model, text):
     sentences = sentences_of(text)
@@ -269,6 +310,8 @@ def test_unfinished_run_with_other_settings_is_an_error_unless_overwrite(model_d
     assert (tmp_path / "out.hdf5.partial").is_dir()
     assert embed_cli(text, out, model_dir, "--layers", "top") == 2
     assert "unfinished run with other settings (layers)" in capsys.readouterr().err
+    assert embed_cli(text, out, model_dir, "--pool", "mean") == 2
+    assert "unfinished run with other settings (pool)" in capsys.readouterr().err
     assert embed_cli(text, out, model_dir, "--layers", "top", "--overwrite") == 0
     assert read_all(out)["0"].ndim == 2
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from transformers import AutoTokenizer
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
@@ -188,7 +189,8 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(t
     out = tmp_path / "model"
     code = elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--preset", "cpu", "--lstm-dim", "16",
                       "--projection-dim", "8", "--filters", "[[1,4],[2,8]]", "--vocab-size", "100", "--min-count", "1",
-                      "--tokens-per-batch", "128", "--valid-file", str(valid), "--no-progress", "--save-dtype", "float16"])
+                      "--tokens-per-batch", "128", "--valid-file", str(valid), "--no-progress", "--save-dtype", "float16",
+                      "--pre-tokenizer", "spacy:en"])
     assert code == 0
     assert {"config.json", "model.safetensors", "vocab.txt", "README.md", "training.json"} <= {p.name for p in out.iterdir()}
     card = (out / "README.md").read_text()
@@ -196,6 +198,8 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(t
     from hf_elmo import ElmoModel
 
     assert isinstance(ElmoModel.from_pretrained(out), ElmoModel)  # the biLM alone
+    tokenizer = AutoTokenizer.from_pretrained(out)  # splits raw text as the corpus was split
+    assert tokenizer.pre_tokenizer == "spacy:en" and tokenizer.tokenize("mat.") == ["mat", "."]
     model = load_lm(out)
     assert model.dtype == torch.float32
     figures = perplexity(model, Vocabulary.from_file(out / "vocab.txt"), read_corpus(valid))
@@ -222,6 +226,14 @@ def test_bad_corpora_give_clear_errors_and_leave_nothing_behind(tmp_path, capsys
     out = tmp_path / "model"
     assert elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--no-progress"]) == 2
     assert message in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
+
+
+def test_an_unknown_pre_tokenizer_is_an_error_before_anything_is_written(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt")
+    out = tmp_path / "model"
+    assert elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--pre-tokenizer", "moses", "--no-progress"]) == 2
+    assert "pre_tokenizer must be 'whitespace' or 'spacy:LANG'" in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 import torch
 
@@ -74,3 +76,118 @@ def test_long_token_limit_can_be_lifted_to_truncate_like_the_original():
 def test_a_flat_list_of_words_is_refused_by_batch_to_ids():
     with pytest.raises(TypeError, match="list of token lists"):
         batch_to_ids(["Hello", "world"])
+
+
+# -- pre-tokenisation, word ids, offsets, decoding ----------------------------------------------
+SENTENCE = "The cat sat on the mat."
+
+
+def test_raw_text_is_split_on_whitespace_by_default_as_the_original_models_were_trained():
+    assert ElmoTokenizer().tokenize(SENTENCE) == ["The", "cat", "sat", "on", "the", "mat."]
+
+
+def test_the_shipped_model_splits_raw_text_with_spacys_english_rules_it_was_trained_on():
+    from transformers import AutoTokenizer
+
+    from hf_elmo.pretrained import DEFAULT_MODEL
+
+    tokenizer = AutoTokenizer.from_pretrained(DEFAULT_MODEL)
+    assert tokenizer.pre_tokenizer == "spacy:en"
+    assert tokenizer.tokenize("The cat didn't sit.") == ["The", "cat", "did", "n't", "sit", "."]
+
+
+def test_the_pre_tokenizer_is_saved_and_loaded_with_the_tokenizer(tmp_path):
+    from transformers import AutoTokenizer
+
+    ElmoTokenizer(pre_tokenizer="spacy").save_pretrained(tmp_path)
+    loaded = AutoTokenizer.from_pretrained(tmp_path)
+    assert isinstance(loaded, ElmoTokenizer) and loaded.pre_tokenizer == "spacy:en"
+    assert loaded(SENTENCE)["attention_mask"] == [1] * 7
+
+
+def test_an_unknown_pre_tokenizer_is_refused():
+    with pytest.raises(ValueError, match="pre_tokenizer must be 'whitespace' or 'spacy:LANG'"):
+        ElmoTokenizer(pre_tokenizer="moses")
+
+
+def test_a_missing_spacy_is_a_clear_error_only_when_the_tokenizer_needs_it(monkeypatch):
+    from hf_elmo import tokenization_elmo
+
+    monkeypatch.setitem(sys.modules, "spacy", None)  # import spacy now fails
+    tokenization_elmo._spacy_tokenizer.cache_clear()
+    try:
+        tokenizer = ElmoTokenizer(pre_tokenizer="spacy:en")
+        assert tokenizer(["mat", "."], is_split_into_words=True)["attention_mask"] == [1, 1]
+        with pytest.raises(ImportError, match="spaCy is not installed: pip install"):
+            tokenizer(SENTENCE)
+    finally:
+        tokenization_elmo._spacy_tokenizer.cache_clear()
+
+
+@pytest.mark.parametrize("pre_tokenizer", ["whitespace", "spacy:en"])
+def test_offsets_are_each_words_span_in_its_text_and_word_ids_number_the_words(pre_tokenizer):
+    tokenizer = ElmoTokenizer(pre_tokenizer=pre_tokenizer)
+    texts = ["  The cat\tsat on the mat.", "Hi!"]
+    encoded = tokenizer(texts, return_offsets_mapping=True, return_tensors="pt")
+    words = [tokenizer.tokenize(t) for t in texts]
+    for row, (text, row_words) in enumerate(zip(texts, words)):
+        spans = encoded["offset_mapping"][row].tolist()
+        assert [text[s:e] for s, e in spans[: len(row_words)]] == row_words
+        assert spans[len(row_words):] == [[0, 0]] * (encoded["input_ids"].shape[1] - len(row_words))
+        assert encoded.word_ids(row) == list(range(len(row_words))) + [None] * (len(spans) - len(row_words))
+    assert torch.equal(encoded["input_ids"], batch_to_ids(words))
+
+
+def test_offsets_of_pre_split_words_are_within_each_word_as_in_transformers():
+    encoded = ElmoTokenizer()(["New", "York"], is_split_into_words=True, return_offsets_mapping=True,
+                              return_special_tokens_mask=True)
+    assert encoded["offset_mapping"] == [(0, 3), (0, 4)]
+    assert encoded["special_tokens_mask"] == [0, 0] and encoded.word_ids() == [0, 1]
+
+
+def test_padding_positions_are_special_tokens():
+    encoded = ElmoTokenizer()(["a b c", "d"], return_special_tokens_mask=True)
+    assert encoded["special_tokens_mask"] == [[0, 0, 0], [0, 1, 1]]
+
+
+def test_truncation_keeps_the_first_max_length_words():
+    encoded = ElmoTokenizer()(["a b c d", "e"], truncation=True, max_length=2, return_offsets_mapping=True)
+    assert encoded["attention_mask"] == [[1, 1], [1, 0]] and encoded["offset_mapping"][0] == [(0, 1), (2, 3)]
+
+
+def test_char_ids_convert_back_to_words_and_decode_to_text():
+    tokenizer = ElmoTokenizer()
+    ids = tokenizer(["The naïve cat", "Hi"], return_tensors="pt")["input_ids"]
+    assert tokenizer.convert_ids_to_tokens(ids[0]) == ["The", "naïve", "cat"]
+    assert tokenizer.convert_ids_to_tokens(ids[1]) == ["Hi", "", ""]  # padding is no word
+    assert tokenizer.convert_ids_to_tokens(ids[1], skip_special_tokens=True) == ["Hi"]
+    assert tokenizer.decode(ids[1]) == "Hi" and tokenizer.batch_decode(ids) == ["The naïve cat", "Hi"]
+    assert tokenizer.convert_tokens_to_ids("cat") == token_to_char_ids("cat")
+    assert tokenizer.convert_tokens_to_ids(["a", "b"]) == [token_to_char_ids("a"), token_to_char_ids("b")]
+    assert tokenizer.convert_ids_to_tokens(tokenizer.convert_tokens_to_ids("東" * 20)) == "東" * 16
+    assert tokenizer.convert_ids_to_tokens([begin_of_sentence_ids(), end_of_sentence_ids()]) == ["<S>", "</S>"]
+    with pytest.raises(ValueError, match="not ELMo character ids"):
+        tokenizer.convert_ids_to_tokens([5] * 50)
+
+
+@pytest.mark.parametrize("text", ["hello world", [["a", "b"], "cd"]], ids=["str", "batch-with-a-str"])
+def test_a_string_where_words_are_expected_is_refused(text):
+    with pytest.raises(TypeError, match="not a list of words|expects a list of words"):
+        ElmoTokenizer()(text, is_split_into_words=True)
+
+
+def test_feature_extraction_pipeline_embeds_the_words_the_shipped_model_was_trained_on():
+    from transformers import AutoTokenizer, pipeline
+
+    from hf_elmo import ElmoModel
+    from hf_elmo.pretrained import DEFAULT_MODEL
+
+    model = ElmoModel.from_pretrained(DEFAULT_MODEL, dtype=torch.float32)
+    tokenizer = AutoTokenizer.from_pretrained(DEFAULT_MODEL)
+    extractor = pipeline("feature-extraction", model=model, tokenizer=tokenizer)
+    vectors = torch.tensor(extractor(SENTENCE))  # (1, tokens, 2P)
+    words = ["The", "cat", "sat", "on", "the", "mat", "."]
+    with torch.inference_mode():
+        expected = model(input_ids=batch_to_ids([words])).last_hidden_state
+    assert vectors.shape == expected.shape == (1, 7, 2 * model.config.projection_dim)
+    torch.testing.assert_close(vectors, expected, rtol=0, atol=1e-6)

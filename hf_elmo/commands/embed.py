@@ -31,6 +31,9 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
                         "*.hdf5 (default: the model shipped with the package)")
     parser.add_argument("--layers", choices=["all", "top", "average"], default="all",
                         help="per line: all layers (L+1, T, 2P), the top one (T, 2P), or their mean (T, 2P)")
+    parser.add_argument("--pool", choices=["mean"],
+                        help="one vector per line, the mean over its tokens: (L+1, 2P) for --layers all, "
+                        "(2P,) for top and average (default: one vector per token)")
     parser.add_argument("--batch-tokens", type=int, default=4096,
                         help="padded tokens per batch (default 4096); a longer sentence runs alone")
     parser.add_argument("--device", help="cpu, cuda or cuda:N (default: cuda when available); under torchrun "
@@ -97,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     result = embed_file(
         model, args.input, args.output, model_id=model_id, layers=args.layers, batch_tokens=args.batch_tokens,
         chunk_lines=args.chunk_lines, shard=shard, max_token_chars=args.max_token_chars,
-        overwrite=args.overwrite, show_progress=not args.no_progress,
+        overwrite=args.overwrite, show_progress=not args.no_progress, pool=args.pool,
     )
     resumed = f"; {result.chunks_reused} of {result.chunks} chunks were done by an earlier run" \
         if result.chunks_reused else ""

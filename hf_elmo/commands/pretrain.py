@@ -31,6 +31,9 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     data.add_argument("--vocab-size", type=int, default=50_000, help="words of a built vocabulary (default 50000)")
     data.add_argument("--min-count", type=int, default=3, help="minimum count of a built vocabulary's words")
     data.add_argument("--data-description", default="", help="the training data, for the model card")
+    data.add_argument("--pre-tokenizer", default="whitespace", metavar="whitespace|spacy:LANG",
+                      help="how TRAIN_FILE's tokens were made from raw text (default whitespace; spacy:en for "
+                      "spaCy's English rules); saved with the tokenizer, which then splits raw text the same way")
     model = parser.add_argument_group("model")
     model.add_argument("--init-model", help="continue from this model folder (converted, original or pretrained LM)")
     model.add_argument("--preset", default="cpu", choices=["cpu", "small", "original"],
@@ -82,7 +85,8 @@ def run_command(args: argparse.Namespace) -> int:
         clip_norm=args.clip_norm, dropout=args.dropout, amp=args.amp, seed=args.seed,
         checkpoint_dir=args.checkpoint_dir, checkpoint_every_steps=args.checkpoint_every_steps,
         checkpoint_every_minutes=args.checkpoint_every_minutes, save_dtype=args.save_dtype,
-        data_description=args.data_description, max_steps=args.max_steps,
+        data_description=args.data_description,
+        pre_tokenizer=args.pre_tokenizer, max_steps=args.max_steps,
     )
     out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
     if out is None:

@@ -1,0 +1,47 @@
+"""transformers pipelines for ELMo task models that the stock pipelines cannot serve."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+from transformers import TokenClassificationPipeline
+
+
+class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
+    """``pipeline("token-classification")`` for ``ElmoForTokenClassification``.
+
+    Use it as ``pipeline("token-classification", model=..., pipeline_class=ElmoTokenClassificationPipeline)``.
+    The stock pipeline reads each position's token as one integer id (``int(input_ids[i])``);
+    an ELMo position is a row of character ids and always a whole word, so this one takes each
+    word's text from its character span (the tokenizer's ``offset_mapping``) and never marks a
+    word as a sub-word. Aggregation ``"none"`` and ``"simple"`` (B-/I- grouping) apply as usual.
+    """
+
+    def preprocess(
+        self, sentence: str, offset_mapping: Optional[List[List[Tuple[int, int]]]] = None, **preprocess_params: Any
+    ) -> Iterator[Dict[str, Any]]:
+        if offset_mapping is None and isinstance(sentence, str):
+            offset_mapping = [self.tokenizer(sentence, return_offsets_mapping=True)["offset_mapping"]]
+        yield from super().preprocess(sentence, offset_mapping=offset_mapping, **preprocess_params)
+
+    def gather_pre_entities(
+        self,
+        sentence: str,
+        input_ids: np.ndarray,
+        scores: np.ndarray,
+        offset_mapping: Optional[Sequence[Tuple[int, int]]],
+        special_tokens_mask: np.ndarray,
+        aggregation_strategy: Any,
+        word_ids: Optional[List[Optional[int]]] = None,
+        word_to_chars_map: Optional[List[Tuple[int, int]]] = None,
+    ) -> List[Dict[str, Any]]:
+        """One entry per word: its text, span, position and label scores (N,)."""
+        entities = []
+        for index, token_scores in enumerate(scores):
+            if special_tokens_mask[index]:
+                continue
+            start, end = (int(x) for x in offset_mapping[index])
+            entities.append({"word": sentence[start:end], "scores": token_scores, "start": start, "end": end,
+                             "index": index, "is_subword": False})
+        return entities

@@ -1,0 +1,234 @@
+"""The task heads: ElmoForTokenClassification and ElmoForSequenceClassification."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+from transformers import (
+    AutoModelForTokenClassification,
+    AutoTokenizer,
+    DataCollatorForTokenClassification,
+    Trainer,
+    TrainingArguments,
+    pipeline,
+)
+
+from hf_elmo import ElmoConfig, ElmoForSequenceClassification, ElmoForTokenClassification, ElmoModel, ElmoTokenizer
+from hf_elmo.pipelines import ElmoTokenClassificationPipeline
+from hf_elmo.pretrained import DEFAULT_MODEL
+
+TOKEN_LABELS = ["word", "Name", "number"]
+WORDS = ["cat", "sat", "on", "mat", "the", "dog", "ran", "far"]
+NAMES = ["Alice", "Bob", "Paris", "Zoe"]
+
+
+def tiny_config(**fields) -> ElmoConfig:
+    """A random biLM of a few thousand weights: heads train on it in seconds on one CPU thread."""
+    defaults = dict(char_embedding_dim=4, filters=[[1, 8], [2, 8], [3, 8]], n_highway=1, lstm_dim=16,
+                    projection_dim=8, n_layers=2, head_hidden_size=16, head_dropout=0.0)
+    return ElmoConfig(**{**defaults, **fields})
+
+
+def token_examples(n: int, seed: int = 0):
+    """Sentences of lower-case words, capitalised names and numbers, labelled by kind."""
+    rng = random.Random(seed)
+    sentences = []
+    for _ in range(n):
+        words = [rng.choice([rng.choice(WORDS), rng.choice(NAMES), str(rng.randint(0, 999))])
+                 for _ in range(rng.randint(2, 7))]
+        labels = [2 if w.isdigit() else 1 if w[0].isupper() else 0 for w in words]
+        sentences.append((words, labels))
+    return sentences
+
+
+def with_signal(model):
+    """A random biLM with weights of a trained one's scale: with the default init (+-0.05) its layers
+    are about 1e-3 and 1e-5 in size, too small to learn from in a few steps."""
+    with torch.no_grad():
+        for parameter in model.elmo.parameters():
+            parameter.normal_(std=0.5)
+    return model
+
+
+def token_model() -> ElmoForTokenClassification:
+    torch.manual_seed(0)
+    return with_signal(ElmoForTokenClassification(tiny_config(
+        num_labels=3, id2label=dict(enumerate(TOKEN_LABELS)), label2id={n: i for i, n in enumerate(TOKEN_LABELS)})))
+
+
+def train(model, dataset, tmp_path, collator=None, tokenizer=None, steps: int = 60):
+    """``Trainer`` for ``steps`` steps of 8 sentences; returns the loss of every step."""
+    args = TrainingArguments(output_dir=str(tmp_path / "trainer"), max_steps=steps, per_device_train_batch_size=8,
+                             learning_rate=3e-2, lr_scheduler_type="constant", logging_steps=1, save_strategy="no",
+                             report_to=[], use_cpu=True, disable_tqdm=True, seed=0)
+    trainer = Trainer(model=model, args=args, train_dataset=dataset, data_collator=collator,
+                      processing_class=tokenizer)
+    trainer.train()
+    return [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
+
+
+def test_trainer_lowers_the_token_heads_loss_and_leaves_the_frozen_bilm_unchanged(tmp_path, one_thread):
+    tokenizer = ElmoTokenizer()
+    model = token_model()
+    bilm_before = {k: v.clone() for k, v in model.elmo.state_dict().items()}
+    head_before = model.classifier.weight.detach().clone()
+    dataset = [dict(tokenizer(words, is_split_into_words=True), labels=labels) for words, labels in token_examples(160)]
+    losses = train(model, dataset, tmp_path, collator=DataCollatorForTokenClassification(tokenizer))
+    assert len(losses) == 60
+    assert np.mean(losses[-5:]) < 0.8 * np.mean(losses[:5]), losses
+    assert all(torch.equal(bilm_before[k], v) for k, v in model.elmo.state_dict().items())
+    assert not torch.equal(head_before, model.classifier.weight)
+
+
+def test_trainer_lowers_the_sequence_heads_loss_with_the_default_collator(tmp_path, one_thread):
+    tokenizer = ElmoTokenizer()
+    torch.manual_seed(0)
+    model = with_signal(ElmoForSequenceClassification(tiny_config(num_labels=2)))
+    # label 1: the sentence holds a number
+    dataset = [dict(tokenizer(words, is_split_into_words=True), label=int(2 in labels))
+               for words, labels in token_examples(160, seed=1)]
+    losses = train(model, dataset, tmp_path, tokenizer=tokenizer)  # Trainer pads with tokenizer.pad
+    assert np.mean(losses[-5:]) < 0.8 * np.mean(losses[:5]), losses
+
+
+def test_token_loss_is_the_mean_cross_entropy_over_labels_not_minus_100():
+    model = token_model().eval()
+    batch = ElmoTokenizer()([["Bob", "ran", "7"], ["far"]], is_split_into_words=True, return_tensors="pt")
+    labels = torch.tensor([[1, -100, 2], [0, -100, -100]])
+    out = model(**batch, labels=labels)
+    keep = labels != -100
+    log_probs = out.logits.log_softmax(-1)[keep]
+    expected = -log_probs.gather(1, labels[keep].unsqueeze(1)).mean()
+    torch.testing.assert_close(out.loss, expected, rtol=0, atol=1e-6)
+    assert out.logits.shape == (2, 3, 3)
+
+
+@pytest.mark.parametrize(
+    "num_labels, labels, problem_type",
+    [(1, torch.tensor([0.5, -1.0]), "regression"), (3, torch.tensor([2, 0]), "single_label_classification"),
+     (3, torch.tensor([[1.0, 0, 1], [0, 0, 1]]), "multi_label_classification")],
+)
+def test_sequence_loss_follows_the_problem_type_as_transformers_does(num_labels, labels, problem_type):
+    torch.manual_seed(0)
+    model = ElmoForSequenceClassification(tiny_config(num_labels=num_labels)).eval()
+    out = model(**ElmoTokenizer()(["a b c", "d"], return_tensors="pt"), labels=labels)
+    assert model.config.problem_type == problem_type and out.logits.shape == (2, num_labels)
+    loss = {"regression": lambda: torch.nn.functional.mse_loss(out.logits.squeeze(-1), labels),
+            "single_label_classification": lambda: torch.nn.functional.cross_entropy(out.logits, labels),
+            "multi_label_classification": lambda: torch.nn.functional.binary_cross_entropy_with_logits(out.logits, labels),
+            }[problem_type]()
+    torch.testing.assert_close(out.loss, loss, rtol=0, atol=1e-6)
+
+
+def test_padding_does_not_change_a_sentences_prediction():
+    torch.manual_seed(0)
+    model = ElmoForSequenceClassification(tiny_config(num_labels=2)).eval()
+    tokenizer = ElmoTokenizer()
+    with torch.no_grad():
+        alone = model(**tokenizer(["b c"], return_tensors="pt")).logits
+        padded = model(**tokenizer(["b c", "a b c d e"], return_tensors="pt")).logits[:1]
+    torch.testing.assert_close(padded, alone, rtol=0, atol=1e-6)
+
+
+def test_heads_load_the_shipped_biLM_frozen_without_its_softmax():
+    model, info = ElmoForTokenClassification.from_pretrained(DEFAULT_MODEL, num_labels=2, dtype=torch.float32,
+                                                             output_loading_info=True)
+    assert not info["unexpected_keys"]  # the LM folder's softmax is left out by design
+    assert {k.split(".")[0] for k in info["missing_keys"]} == {"scalar_mix", "lstm", "classifier"}
+    bilm = ElmoModel.from_pretrained(DEFAULT_MODEL, dtype=torch.float32)
+    assert all(torch.equal(a, b) for a, b in zip(bilm.state_dict().values(), model.elmo.state_dict().values()))
+    trainable = {name.split(".")[0] for name, p in model.named_parameters() if p.requires_grad}
+    assert trainable == {"scalar_mix", "lstm", "classifier"}
+    model.train()
+    assert not model.elmo.training and model.lstm.training  # the frozen biLM runs without dropout
+    model.freeze_bilm(False)
+    assert all(p.requires_grad for p in model.elmo.parameters()) and model.elmo.training
+    assert model.config.freeze_bilm is False
+
+
+def test_save_and_auto_load_give_the_same_predictions_and_labels(tmp_path):
+    model = token_model().eval()
+    model.save_pretrained(tmp_path)
+    ElmoTokenizer().save_pretrained(tmp_path)
+    loaded = AutoModelForTokenClassification.from_pretrained(tmp_path).eval()
+    assert isinstance(loaded, ElmoForTokenClassification)
+    assert loaded.config.id2label == {0: "word", 1: "Name", 2: "number"} and loaded.config.freeze_bilm
+    batch = AutoTokenizer.from_pretrained(tmp_path)(["Bob ran 7 far", "cat"], return_tensors="pt")
+    assert all(torch.equal(v, loaded.state_dict()[k]) for k, v in model.state_dict().items())
+    with torch.no_grad():
+        torch.testing.assert_close(loaded(**batch).logits, model(**batch).logits, rtol=0, atol=1e-6)
+    auto_map = json.loads((tmp_path / "config.json").read_text())["auto_map"]
+    assert auto_map["AutoModelForTokenClassification"] == "modeling_heads.ElmoForTokenClassification"
+    assert (tmp_path / "modeling_heads.py").is_file() and (tmp_path / "scalar_mix.py").is_file()
+
+
+def test_token_classification_pipeline_labels_each_word_with_its_span():
+    model = token_model().eval()
+    tokenizer = ElmoTokenizer()
+    tagger = pipeline("token-classification", model=model, tokenizer=tokenizer,
+                      pipeline_class=ElmoTokenClassificationPipeline, ignore_labels=[])
+    text = "Bob  ran 7 far"
+    entities = tagger(text)
+    with torch.no_grad():
+        probs = model(**tokenizer(text, return_tensors="pt")).logits[0].softmax(-1)
+    assert [(e["word"], e["start"], e["end"], e["index"]) for e in entities] == [
+        ("Bob", 0, 3, 0), ("ran", 5, 8, 1), ("7", 9, 10, 2), ("far", 11, 14, 3)]
+    for entity, p in zip(entities, probs):
+        assert entity["entity"] == TOKEN_LABELS[int(p.argmax())]
+        assert abs(float(entity["score"]) - float(p.max())) < 1e-6
+    grouped = pipeline("token-classification", model=model, tokenizer=tokenizer, ignore_labels=[],
+                       pipeline_class=ElmoTokenClassificationPipeline, aggregation_strategy="simple")(text)
+    assert " ".join(group["word"] for group in grouped) == "Bob ran 7 far"  # runs of one label, in order
+    assert [g["entity_group"] for g in grouped] == [k for k, _ in itertools.groupby(e["entity"] for e in entities)]
+    assert grouped[0]["start"] == 0 and grouped[-1]["end"] == len(text)
+
+
+def test_text_classification_pipeline_returns_the_labelled_prediction():
+    torch.manual_seed(0)
+    model = ElmoForSequenceClassification(tiny_config(num_labels=2, id2label={0: "neg", 1: "pos"},
+                                                      label2id={"neg": 0, "pos": 1})).eval()
+    tokenizer = ElmoTokenizer()
+    classify = pipeline("text-classification", model=model, tokenizer=tokenizer)
+    texts = ["the cat sat", "Bob ran 7 far away"]
+    results = classify(texts)
+    with torch.no_grad():
+        probs = model(**tokenizer(texts, return_tensors="pt")).logits.softmax(-1)
+    for result, p in zip(results, probs):
+        assert result["label"] == ["neg", "pos"][int(p.argmax())]
+        assert abs(result["score"] - float(p.max())) < 1e-6
+
+
+def test_trust_remote_code_loads_a_saved_head_without_the_package(tmp_path):
+    torch.manual_seed(0)
+    model = ElmoForSequenceClassification(tiny_config(num_labels=2)).eval()
+    model.save_pretrained(tmp_path / "head")
+    ElmoTokenizer().save_pretrained(tmp_path / "head")
+    batch = ElmoTokenizer()(["a b c", "d"], return_tensors="pt")
+    with torch.no_grad():
+        np.save(tmp_path / "expected.npy", model(**batch).logits.numpy())
+    script = f"""
+        import sys; sys.modules['hf_elmo'] = None  # importing hf_elmo now raises
+        import numpy as np, torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        folder = {str(tmp_path / "head")!r}
+        model = AutoModelForSequenceClassification.from_pretrained(folder, trust_remote_code=True).eval()
+        tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=True)
+        assert type(model).__module__.startswith("transformers_modules"), type(model).__module__
+        with torch.no_grad():
+            got = model(**tokenizer(["a b c", "d"], return_tensors="pt")).logits.numpy()
+        np.testing.assert_array_equal(got, np.load({str(tmp_path / "expected.npy")!r}))
+        print("remote head ok")
+    """
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
+                            env={**os.environ, "HF_HOME": str(tmp_path / "hf-home")}, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "remote head ok" in result.stdout
