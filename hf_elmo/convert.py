@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterator, Tuple, Union
+from typing import Dict, Iterator, Tuple, Union
 
 import numpy as np
 import torch
