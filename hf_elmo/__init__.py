@@ -20,6 +20,7 @@ AutoTokenizer.register(ElmoConfig, slow_tokenizer_class=ElmoTokenizer, exist_ok=
 # without this package installed.
 ElmoConfig.register_for_auto_class()
 ElmoModel.register_for_auto_class("AutoModel")
+ElmoForBidirectionalLM.register_for_auto_class("AutoModelForPreTraining")
 ElmoTokenizer.register_for_auto_class("AutoTokenizer")
 
 __all__ = [

@@ -196,9 +196,12 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         softmax_path: Union[str, os.PathLike],
     ) -> "ElmoForBidirectionalLM":
         """The original biLM files plus a softmax dump (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,))."""
-        import h5py
+        try:  # the converter is not carried by saved folders (trust_remote_code needs only the model files)
+            import h5py
 
-        from .convert import ElmoWeightsError, elmo_state_dict, read_options
+            from hf_elmo.convert import ElmoWeightsError, elmo_state_dict, read_options
+        except ImportError as err:
+            raise ImportError(f"converting original ELMo files needs the hf-elmo package ({err})") from None
 
         config = read_options(options_path)
         try:
