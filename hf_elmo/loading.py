@@ -42,8 +42,9 @@ class ModelNotFoundError(FileNotFoundError):
     """No model under that name: not shipped, not a local path, not a Hub id that can be had."""
 
 
-class InvalidModelError(ValueError):
-    """The name leads to files, but they are not a loadable ELMo model (missing or corrupt file)."""
+class InvalidModelError(OSError):
+    """The name leads to files, but they are not a loadable ELMo model (missing or corrupt file).
+    An ``OSError``, as transformers' own loading errors are."""
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Optional, Tuple, Union
+from typing import Any, Optional, Tuple, Union
 
 import torch
 from torch import nn
@@ -123,6 +123,14 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         self.word_embedding = nn.Embedding(config.vocab_size, p) if config.token_embedding == "word" else None
         self.softmax = ElmoSoftmax(config.vocab_size, p)
         self.post_init()
+
+    def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
+        """``save_pretrained``; a folder saved with its code for ``trust_remote_code`` also maps
+        ``AutoModel`` to the biLM alone (``ElmoModel``), as ``ElmoModel.from_pretrained`` loads it."""
+        if self._auto_class is not None:
+            biLM = f"{ElmoModel.__module__.rsplit('.', 1)[-1]}.{ElmoModel.__name__}"
+            self.config.auto_map = {**(getattr(self.config, "auto_map", None) or {}), "AutoModel": biLM}
+        super().save_pretrained(save_directory, *args, **kwargs)
 
     def _init_weights(self, module: nn.Module) -> None:
         if isinstance(module, ElmoSoftmax):  # bilm-tf: W ~ N(0, 1/sqrt(P)), b = 0

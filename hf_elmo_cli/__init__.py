@@ -40,6 +40,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args) or 0)
-    except (ValueError, FileNotFoundError, FileExistsError) as err:
+    except (ValueError, OSError) as err:  # bad input, missing or unreadable files: one line, no traceback
         print(f"elmo {args.command}: error: {err}", file=sys.stderr)
         return 2

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from transformers import PretrainedConfig
 
 _ACTIVATIONS = ("relu", "tanh")
+BILM_IMPLEMENTATIONS = ("fast", "plain")
 
 
 class ElmoConfig(PretrainedConfig):
@@ -34,6 +35,12 @@ class ElmoConfig(PretrainedConfig):
             ``ElmoModel.warm_up``), so a sentence gets the same vectors in any batch.
         dropout: dropout on the input of every LSTM layer in training mode (bilm-tf trains with
             0.1); no effect in eval mode.
+        bilm_implementation: ``"fast"`` (default): the char CNN convolves only each token's real
+            characters and runs once per distinct token of a batch, and both LSTM directions
+            run as one batched recurrence over length-sorted rows that drop out when they end;
+            ``"plain"``: the direct step-by-step formulation (every character slot, every
+            token slot, one direction at a time), kept as the reference the fast path is
+            tested against (equal within 1e-5 in float32). Read at call time.
     """
 
     model_type = "elmo"
@@ -54,6 +61,7 @@ class ElmoConfig(PretrainedConfig):
         use_skip_connections: bool = True,
         stateful: bool = False,
         dropout: float = 0.0,
+        bilm_implementation: str = "fast",
         **kwargs: Any,
     ) -> None:
         if filters is None:
@@ -72,6 +80,7 @@ class ElmoConfig(PretrainedConfig):
         self.use_skip_connections = bool(use_skip_connections)
         self.stateful = bool(stateful)
         self.dropout = float(dropout)
+        self.bilm_implementation = bilm_implementation
         kwargs.setdefault("hidden_size", 2 * self.projection_dim)
         kwargs.setdefault("num_hidden_layers", self.n_layers)
         super().__init__(**kwargs)
@@ -119,6 +128,11 @@ class ElmoConfig(PretrainedConfig):
                     f"ElmoConfig.filters: width {width} exceeds max_characters_per_token "
                     f"{self.max_characters_per_token}"
                 )
+        if self.bilm_implementation not in BILM_IMPLEMENTATIONS:
+            raise ValueError(
+                f"ElmoConfig.bilm_implementation must be one of {BILM_IMPLEMENTATIONS}, "
+                f"got {self.bilm_implementation!r}"
+            )
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"ElmoConfig.dropout must be in [0, 1), got {self.dropout}")
         for name in ("cell_clip", "proj_clip"):

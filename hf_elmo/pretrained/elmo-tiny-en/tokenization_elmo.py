@@ -7,8 +7,10 @@ padding token is all zeros. Sentence markers ``<S>``/``</S>`` are added by the m
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
 import torch
 from transformers import BatchEncoding, PreTrainedTokenizer
 
@@ -88,17 +90,24 @@ def batch_to_ids(
     if len(sentences) == 0:
         raise ValueError("empty batch: batch_to_ids needs at least one sentence")
     longest = max(len(s) for s in sentences)
-    ids = torch.zeros((len(sentences), longest, max_characters_per_token), dtype=torch.long)
+    ids = np.zeros((len(sentences), longest, max_characters_per_token), dtype=np.int64)
     for row, sentence in enumerate(sentences):
         if len(sentence) == 0:
             raise ValueError(f"sentence {row} of the batch is empty: it has no tokens to embed")
         for col, token in enumerate(sentence):
             try:
-                char_ids = token_to_char_ids(token, max_characters_per_token, max_token_chars)
+                ids[row, col] = _char_id_row(token, max_characters_per_token, max_token_chars)
             except ValueError as err:
                 raise ValueError(f"sentence {row}, token {col}: {err}") from None
-            ids[row, col] = torch.tensor(char_ids, dtype=torch.long)
-    return ids
+    return torch.from_numpy(ids)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _char_id_row(token: str, max_characters_per_token: int, max_token_chars: Optional[int]) -> np.ndarray:
+    """``token_to_char_ids`` as a read-only array, memoised: running text repeats its words."""
+    row = np.array(token_to_char_ids(token, max_characters_per_token, max_token_chars), dtype=np.int64)
+    row.flags.writeable = False
+    return row
 
 
 class ElmoTokenizer(PreTrainedTokenizer):
