@@ -4,6 +4,8 @@ Importing this package registers ``ElmoConfig``, ``ElmoModel`` and ``ElmoTokeniz
 ``Auto*`` classes (``model_type = "elmo"``).
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from transformers import AutoConfig, AutoModel, AutoModelForPreTraining, AutoTokenizer
 
 from .configuration_elmo import ElmoConfig
@@ -11,6 +13,11 @@ from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel
 from .modeling_lm import ElmoForBidirectionalLM, ElmoLMOutput
 from .scalar_mix import ScalarMix
 from .tokenization_elmo import ElmoTokenizer, batch_to_ids
+
+try:
+    __version__ = version("hf-elmo")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "unknown"
 
 AutoConfig.register("elmo", ElmoConfig, exist_ok=True)
 AutoModel.register(ElmoConfig, ElmoModel, exist_ok=True)
@@ -24,6 +31,7 @@ ElmoForBidirectionalLM.register_for_auto_class("AutoModelForPreTraining")
 ElmoTokenizer.register_for_auto_class("AutoTokenizer")
 
 __all__ = [
+    "__version__",
     "ElmoConfig",
     "ElmoForBidirectionalLM",
     "ElmoLMOutput",
