@@ -249,6 +249,12 @@ def load_original(source: ModelSource, model_class: type, dtype: Optional[Any] =
     """Convert ``source``'s original files into ``model_class`` (float32, or ``dtype``)."""
     from .convert import load_allennlp
 
+    if model_class.__name__ != "ElmoModel":  # by name: a remote-code copy of ElmoModel qualifies too
+        raise InvalidModelError(
+            f"{source.name} holds the original files, the biLM alone: load it with ElmoModel.from_pretrained "
+            f"(not {model_class.__name__}); for the LM with its softmax use "
+            "ElmoForBidirectionalLM.from_allennlp_with_softmax"
+        )
     with source.original_files() as (options, weights):
         model = load_allennlp(options, weights, model_class=model_class)
     return model if dtype is None or isinstance(dtype, str) else model.to(dtype)

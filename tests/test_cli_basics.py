@@ -117,3 +117,23 @@ def test_embed_reads_a_zip_of_the_original_files(text, tmp_path, capsys):
         assert len(zipped) == len(folder) == 5  # 4 lines + sentence_to_index
         for key in ("0", "3"):
             assert (zipped[key][...] == folder[key][...]).all()
+
+
+def test_the_models_the_commands_load_compute_in_float32():
+    """The shipped model is stored in float16; embed and demo (load_bilm) and perplexity (load_lm)
+    run it in float32."""
+    import torch
+
+    from hf_elmo.loading import load_bilm
+    from hf_elmo.pretrain import load_lm
+
+    assert load_bilm("hf-elmo:elmo-tiny-en")[0].dtype == torch.float32
+    assert load_lm("hf-elmo:elmo-tiny-en").dtype == torch.float32
+
+
+def test_embed_with_the_default_model_prints_nothing_on_stderr(text, tmp_path):
+    result = subprocess.run([str(ELMO), "embed", str(text), str(tmp_path / "out.hdf5"), "--no-progress"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr == ""  # no "Loading weights" bar, no load report
+    assert result.stdout.startswith(f"wrote {tmp_path / 'out.hdf5'}: 4 lines")

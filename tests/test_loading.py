@@ -134,6 +134,11 @@ def test_a_zip_of_the_original_files_loads_like_their_folder(original, tmp_path,
                                   _layers(ElmoModel.from_pretrained(original)))
 
 
+def test_original_files_into_the_LM_class_say_which_class_to_use(original):
+    with pytest.raises(InvalidModelError, match="load it with ElmoModel.from_pretrained .*from_allennlp_with_softmax"):
+        ElmoForBidirectionalLM.from_pretrained(original)
+
+
 def test_a_zip_without_original_files_and_a_stray_file_are_named(tmp_path):
     archive = tmp_path / "other.zip"
     with zipfile.ZipFile(archive, "w") as handle:

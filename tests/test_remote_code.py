@@ -1,5 +1,6 @@
-"""Every folder the project writes loads with ``trust_remote_code=True`` without the package, and
-the shipped folder's code copies are the package's code."""
+"""Every folder the project writes (convert, pretrain, a spaCy pipeline's biLM, the shipped model)
+loads with ``trust_remote_code=True`` without the package, and the shipped folder's code copies
+are the package's code."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import spacy
 import torch
 
 import hf_elmo
@@ -48,14 +50,16 @@ def test_shipped_code_copies_equal_the_package_code():
 ISOLATED = """
 import sys
 sys.modules["hf_elmo"] = None  # importing hf_elmo now raises: only the folders' own code can run
-import json
+import json, os
 import numpy as np, torch
 from transformers import AutoModel, AutoModelForPreTraining, AutoTokenizer
-for folder, expected in json.loads(sys.argv[1]):
+cases = json.loads(sys.argv[1])
+for folder, expected in cases:
     model = AutoModel.from_pretrained(folder, trust_remote_code=True)
     assert type(model).__name__ == "ElmoModel" and type(model).__module__.startswith("transformers_modules")
     assert model.dtype == torch.float32, (folder, model.dtype)
-    tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=True)
+    has_tokenizer = os.path.exists(os.path.join(folder, "tokenizer_config.json"))  # a spaCy bilm/ folder has none
+    tokenizer = AutoTokenizer.from_pretrained(folder if has_tokenizer else cases[0][0], trust_remote_code=True)
     batch = tokenizer(%r, is_split_into_words=True, return_tensors="pt")
     with torch.inference_mode():
         got = torch.stack(model(**batch).hidden_states).numpy()
@@ -77,7 +81,13 @@ def test_every_folder_the_project_writes_loads_with_remote_code_alone(tmp_path):
     pretrained = tmp_path / "pretrained"  # what `elmo pretrain --save-dtype float16` writes with save_pretrained
     lm.to(torch.float16).save_pretrained(pretrained)
     ElmoTokenizer().save_pretrained(pretrained)
-    folders = [converted, pretrained, *SHIPPED.values()]
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.config["initialize"]["components"]["elmo"] = {
+        "loader": {"@misc": "spacy-elmo.ElmoLoader.v1", "name_or_path": str(converted)}}
+    nlp.initialize()
+    nlp.to_disk(tmp_path / "pipeline")
+    folders = [converted, pretrained, tmp_path / "pipeline" / "elmo" / "bilm", *SHIPPED.values()]
     cases = []
     for n, folder in enumerate(folders):
         with torch.inference_mode():

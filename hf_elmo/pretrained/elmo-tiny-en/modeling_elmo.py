@@ -552,13 +552,14 @@ class ElmoPreTrainedModel(PreTrainedModel):
 
     def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
         """``PreTrainedModel.save_pretrained``, without a progress bar, and with the weight files
-        readable as the other files are (safetensors creates them with mode 0600)."""
+        as readable as the ``config.json`` written beside them (safetensors creates them 0600)."""
         with _no_weight_progress_bars():
             super().save_pretrained(save_directory, *args, **kwargs)
-        umask = os.umask(0)
-        os.umask(umask)
-        for weights in Path(save_directory).glob("*.safetensors"):
-            weights.chmod(0o666 & ~umask)
+        config_file = Path(save_directory) / "config.json"
+        if config_file.is_file():
+            mode = config_file.stat().st_mode & 0o666
+            for weights in Path(save_directory).glob("*.safetensors"):
+                weights.chmod(mode)
 
 
 @contextmanager
