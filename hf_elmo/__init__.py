@@ -4,6 +4,8 @@ Importing this package registers ``ElmoConfig``, ``ElmoModel``, ``ElmoTokenizer`
 heads with the ``Auto*`` classes (``model_type = "elmo"``).
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from transformers import (
     AutoConfig,
     AutoModel,
@@ -20,6 +22,11 @@ from .modeling_lm import ElmoForBidirectionalLM, ElmoLMOutput
 from .scalar_mix import ScalarMix
 from .tokenization_elmo import ElmoTokenizer, batch_to_ids
 
+try:
+    __version__ = version("hf-elmo")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "unknown"
+
 AutoConfig.register("elmo", ElmoConfig, exist_ok=True)
 AutoModel.register(ElmoConfig, ElmoModel, exist_ok=True)
 AutoModelForPreTraining.register(ElmoConfig, ElmoForBidirectionalLM, exist_ok=True)
@@ -30,11 +37,13 @@ AutoTokenizer.register(ElmoConfig, slow_tokenizer_class=ElmoTokenizer, exist_ok=
 # without this package installed.
 ElmoConfig.register_for_auto_class()
 ElmoModel.register_for_auto_class("AutoModel")
+ElmoForBidirectionalLM.register_for_auto_class("AutoModelForPreTraining")
 ElmoTokenizer.register_for_auto_class("AutoTokenizer")
 ElmoForTokenClassification.register_for_auto_class("AutoModelForTokenClassification")
 ElmoForSequenceClassification.register_for_auto_class("AutoModelForSequenceClassification")
 
 __all__ = [
+    "__version__",
     "ElmoConfig",
     "ElmoForBidirectionalLM",
     "ElmoForSequenceClassification",

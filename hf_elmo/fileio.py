@@ -37,7 +37,7 @@ FREE_SPACE_RESERVE = 4 << 20
 _STAGING = ".building-"
 
 
-class OutputBusyError(RuntimeError):
+class OutputBusyError(BlockingIOError):
     """Another process is writing the same output."""
 
 

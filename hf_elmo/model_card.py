@@ -11,7 +11,7 @@ from huggingface_hub import ModelCard, ModelCardData
 _USAGE = """## Usage
 
 ```python
-import hf_elmo  # registers the Auto classes; or pass trust_remote_code=True without it
+import hf_elmo  # pip install hf-elmo: registers the Auto classes; or pass trust_remote_code=True without it
 from transformers import AutoModel, AutoTokenizer
 
 tokenizer = AutoTokenizer.from_pretrained("{path}")

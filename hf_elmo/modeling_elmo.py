@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import nn
 from transformers import PreTrainedModel
 from transformers.utils import ModelOutput
+from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
 
@@ -529,52 +531,64 @@ class ElmoPreTrainedModel(PreTrainedModel):
 
     @classmethod
     def from_allennlp(cls, options_path: Union[str, os.PathLike], weights_path: Union[str, os.PathLike]):
-        """Convert the original ``options.json`` + ``weights.hdf5`` (needs ``h5py``)."""
-        from .convert import load_allennlp
-
+        """Convert the original ``options.json`` + ``weights.hdf5`` (needs the hf-elmo package and h5py)."""
+        try:  # the converter is not carried by saved folders (trust_remote_code needs only this file)
+            from hf_elmo.convert import load_allennlp
+        except ImportError as err:
+            raise ImportError(f"converting original ELMo files needs the hf-elmo package ({err})") from None
         return load_allennlp(options_path, weights_path, model_class=cls)
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any):
-        """``PreTrainedModel.from_pretrained``, safetensors only, that also converts on load.
+        """``PreTrainedModel.from_pretrained``: float32 unless ``dtype`` is given, safetensors only.
 
-        A local folder or Hub repo holding the original ``options.json`` + ``*.hdf5`` (and no
-        ``config.json``) is converted with ``from_allennlp``.
+        Weights may be stored in float16 or bfloat16 (smaller files), but unless the caller passes
+        ``dtype`` (``"auto"``: the stored one) they load as float32, the fast and exact choice on CPU.
+        With the hf-elmo package installed (not needed for ``trust_remote_code``), the name goes
+        through ``hf_elmo.loading.resolve_model`` first: shipped names (``hf-elmo:elmo-tiny-en``),
+        folders and zip archives of the original files (converted on load, into ``ElmoModel``), and
+        a one-line error naming a model that cannot be found or read.
         """
-        original = _original_format_folder(pretrained_model_name_or_path, kwargs)
-        if original is not None:
-            from .convert import find_original_files
-
-            return cls.from_allennlp(*find_original_files(original))
+        if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:
+            kwargs["dtype"] = torch.float32
         kwargs.setdefault("use_safetensors", True)
-        return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        try:
+            from hf_elmo.loading import HUB_KWARGS, load_original, resolve_model
+        except ImportError:  # a remote-code copy without the package: plain transformers loading
+            resolve_model = None
+        if resolve_model is None or kwargs.get("subfolder"):
+            with _no_weight_progress_bars():
+                return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        source = resolve_model(pretrained_model_name_or_path, **{k: kwargs[k] for k in HUB_KWARGS if k in kwargs})
+        if source.format == "original":
+            return load_original(source, cls, dtype=kwargs.get("dtype") or kwargs.get("torch_dtype"))
+        with _no_weight_progress_bars():
+            return super().from_pretrained(source.path, *args, **kwargs)
+
+    def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
+        """``PreTrainedModel.save_pretrained``, without a progress bar, and with the weight files
+        as readable as the ``config.json`` written beside them (safetensors creates them 0600)."""
+        with _no_weight_progress_bars():
+            super().save_pretrained(save_directory, *args, **kwargs)
+        config_file = Path(save_directory) / "config.json"
+        if config_file.is_file():
+            mode = config_file.stat().st_mode & 0o666
+            for weights in Path(save_directory).glob("*.safetensors"):
+                weights.chmod(mode)
 
 
-_HUB_KWARGS = ("cache_dir", "revision", "token", "local_files_only", "force_download")
-
-
-def _original_format_folder(name: Union[str, os.PathLike], kwargs: Dict[str, Any]) -> Optional[Path]:
-    """The local folder of an original-format model (options.json + hdf5), or None."""
-    path = Path(name)
-    if path.is_dir():
-        has_original = (path / "options.json").is_file() and any(path.glob("*.hdf5"))
-        return path if has_original and not (path / "config.json").is_file() else None
-    from huggingface_hub import hf_hub_download, snapshot_download
-    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
-
-    hub = {k: kwargs[k] for k in _HUB_KWARGS if k in kwargs}
+@contextmanager
+def _no_weight_progress_bars() -> Iterator[None]:
+    """Hide transformers' "Loading weights" / "Writing model shards" bars: an ELMo model loads
+    and saves in about a second, and the bars would clutter every command and spaCy's tables."""
+    if not hf_logging.is_progress_bar_enabled():
+        yield
+        return
+    hf_logging.disable_progress_bar()
     try:
-        hf_hub_download(str(name), "config.json", **hub)
-        return None
-    except EntryNotFoundError:  # absent remotely, or not in the offline cache
-        pass
-    except (HfHubHTTPError, OSError, ValueError):
-        return None  # let from_pretrained report the problem
-    try:
-        folder = Path(snapshot_download(str(name), allow_patterns=["options.json", "*.hdf5"], **hub))
-    except (HfHubHTTPError, OSError, ValueError):
-        return None
-    return folder if (folder / "options.json").is_file() else None
+        yield
+    finally:
+        hf_logging.enable_progress_bar()
 
 
 #: Integer dtypes that hold every char id 0..261 exactly (bool, int8 and uint8 do not).
@@ -641,6 +655,11 @@ class ElmoModel(ElmoPreTrainedModel):
     ``stateful=True`` (argument or config) the LSTM state of batch row r carries over to row r of
     the next call, exactly as bilm-tf and AllenNLP do; ``reset_states()`` forgets it.
     """
+
+    # A folder written by ``elmo pretrain`` (``ElmoForBidirectionalLM``) also holds the LM's word
+    # softmax and, for the word baseline, its word embedding. Loading the biLM alone from it leaves
+    # them out on purpose, so they are not reported as unexpected.
+    _keys_to_ignore_on_load_unexpected = [r"^softmax\.", r"^word_embedding\."]
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Optional, Tuple, Union
+from typing import Any, Optional, Tuple, Union
 
 import torch
 from torch import nn
@@ -124,6 +124,14 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         self.softmax = ElmoSoftmax(config.vocab_size, p)
         self.post_init()
 
+    def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
+        """``save_pretrained``; a folder saved with its code for ``trust_remote_code`` also maps
+        ``AutoModel`` to the biLM alone (``ElmoModel``), as ``ElmoModel.from_pretrained`` loads it."""
+        if self._auto_class is not None:
+            biLM = f"{ElmoModel.__module__.rsplit('.', 1)[-1]}.{ElmoModel.__name__}"
+            self.config.auto_map = {**(getattr(self.config, "auto_map", None) or {}), "AutoModel": biLM}
+        super().save_pretrained(save_directory, *args, **kwargs)
+
     def _init_weights(self, module: nn.Module) -> None:
         if isinstance(module, ElmoSoftmax):  # bilm-tf: W ~ N(0, 1/sqrt(P)), b = 0
             nn.init.normal_(module.weight, std=1.0 / math.sqrt(module.weight.shape[1]))
@@ -196,9 +204,12 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         softmax_path: Union[str, os.PathLike],
     ) -> "ElmoForBidirectionalLM":
         """The original biLM files plus a softmax dump (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,))."""
-        import h5py
+        try:  # the converter is not carried by saved folders (trust_remote_code needs only the model files)
+            import h5py
 
-        from .convert import ElmoWeightsError, elmo_state_dict, read_options
+            from hf_elmo.convert import ElmoWeightsError, elmo_state_dict, read_options
+        except ImportError as err:
+            raise ImportError(f"converting original ELMo files needs the hf-elmo package ({err})") from None
 
         config = read_options(options_path)
         try:

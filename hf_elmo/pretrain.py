@@ -24,6 +24,7 @@ from .configuration_elmo import ElmoConfig
 from .fileio import atomic_file, build_aside, check_output_folder, write_text_atomic
 from .lm_data import LMBatch, SentenceBatcher, read_corpus
 from .lm_vocab import VOCAB_FILE, Vocabulary, build_vocabulary
+from .loading import resolve_model
 from .modeling_lm import ElmoForBidirectionalLM
 from .tokenization_elmo import check_pre_tokenizer
 
@@ -148,8 +149,11 @@ def check_settings(settings: PretrainSettings) -> None:
     check_pre_tokenizer(s.pre_tokenizer)
     if s.init_model is None:
         ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
-    elif not Path(s.init_model).is_dir():
-        raise FileNotFoundError(f"--init-model {s.init_model}: no such folder")
+    else:
+        try:
+            resolve_model(s.init_model)
+        except OSError as err:  # ModelNotFoundError / InvalidModelError: say which option named it
+            raise type(err)(f"--init-model: {err}") from None
 
 
 def _load_init_model(source: Path, model_class):
@@ -188,20 +192,20 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBi
             raise ValueError(f"unknown preset {settings.preset!r}; choose one of {sorted(PRESETS)}")
         fields = {**PRESETS[settings.preset], **settings.config_overrides, **lm_fields}
         return ElmoForBidirectionalLM(ElmoConfig(**fields))
-    source = Path(settings.init_model)
-    config_file = source / "config.json"
-    if config_file.is_file() and "softmax" in _read_json(config_file, "--init-model needs a readable model folder"):
-        model = _load_init_model(source, ElmoForBidirectionalLM)
-        saved = Vocabulary.from_file(source / VOCAB_FILE)
+    source = resolve_model(settings.init_model)
+    if source.has_lm_head:
+        model = _load_init_model(source.path, ElmoForBidirectionalLM)
+        saved = Vocabulary.from_file(source.path / VOCAB_FILE)
         if saved.words != vocabulary.words:
-            raise ValueError(f"{source} was trained with its own {VOCAB_FILE}; continue with --vocab {source / VOCAB_FILE}")
+            raise ValueError(f"{settings.init_model} was trained with its own {VOCAB_FILE}; continue with "
+                             f"--vocab {source.path / VOCAB_FILE}")
         model.config.softmax, model.config.num_sampled = settings.softmax, settings.num_sampled
         model.config.dropout = settings.dropout
         model.elmo.bilm.dropout.p = settings.dropout
         return model
     from .modeling_elmo import ElmoModel
 
-    base = _load_init_model(source, ElmoModel)  # a converted folder, or original options.json + hdf5
+    base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
     config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
     model = ElmoForBidirectionalLM(config)
     model.elmo.load_state_dict(base.state_dict())
@@ -317,6 +321,7 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     inputs = [p for p in (settings.train_file, settings.valid_file, settings.vocab_file, settings.init_model) if p]
     out_dir = check_output_folder(settings.output_dir, overwrite=overwrite, inputs=inputs)
 
+    init_source = resolve_model(settings.init_model) if settings.init_model else None  # checked above
     sentences = read_corpus(settings.train_file, settings.max_sentence_tokens)
     saved_settings = ckpt_dir / "settings.json"
     vocab_path = ckpt_dir / VOCAB_FILE
@@ -328,8 +333,8 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
                              "beginning") from None
     elif settings.vocab_file:
         vocabulary = Vocabulary.from_file(settings.vocab_file)
-    elif settings.init_model and (Path(settings.init_model) / VOCAB_FILE).is_file():
-        vocabulary = Vocabulary.from_file(Path(settings.init_model) / VOCAB_FILE)
+    elif init_source is not None and init_source.has_lm_head:
+        vocabulary = Vocabulary.from_file(init_source.path / VOCAB_FILE)
     else:
         vocabulary = build_vocabulary(sentences, settings.vocab_size, settings.min_count)
     if saved_settings.is_file():
@@ -572,17 +577,17 @@ def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any
     )
 
 
-def load_lm(model_dir: PathLike, softmax_weights: Optional[PathLike] = None) -> ElmoForBidirectionalLM:
-    """An ``ElmoForBidirectionalLM`` in float32 eval mode from a pretrained folder, or from an
-    original-format folder (options.json + weights hdf5) plus a softmax dump."""
-    folder = Path(model_dir)
+def load_lm(model: PathLike, softmax_weights: Optional[PathLike] = None) -> ElmoForBidirectionalLM:
+    """An ``ElmoForBidirectionalLM`` in float32 eval mode from any model name (``resolve_model``):
+    a folder written by ``elmo pretrain``, or original files (folder or zip) plus a softmax dump."""
+    source = resolve_model(model)
     if softmax_weights is not None:
-        from .convert import find_original_files
-
-        options, weights = find_original_files(folder)
-        return ElmoForBidirectionalLM.from_allennlp_with_softmax(options, weights, softmax_weights)
-    config_file = folder / "config.json"
-    if not config_file.is_file() or "softmax" not in json.loads(config_file.read_text()):
-        raise ValueError(f"{folder} holds no biLM with a softmax (written by `elmo pretrain`); for original "
+        if source.format != "original":
+            raise ValueError(f"{model} is a save_pretrained folder; --softmax-weights goes with original files "
+                             "(options.json + weights .hdf5)")
+        with source.original_files() as (options, weights):
+            return ElmoForBidirectionalLM.from_allennlp_with_softmax(options, weights, softmax_weights)
+    if not source.has_lm_head:
+        raise ValueError(f"{model} holds no biLM with a softmax (written by `elmo pretrain`); for original "
                          "files pass --softmax-weights")
-    return ElmoForBidirectionalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    return ElmoForBidirectionalLM.from_pretrained(source.path).eval()

@@ -76,7 +76,7 @@ def main() -> None:
             staging,
             title="elmo-tiny-en: a small English ELMo pretrained on CPU with hf_elmo",
             description=(
-                "The default model of the `elmo` package (`elmo demo`). A small ELMo biLM trained from scratch "
+                "The default model of the hf-elmo package (`elmo demo`), named `hf-elmo:elmo-tiny-en`. A small ELMo biLM trained from scratch "
                 "with `elmo pretrain` on one thread of a shared CPU for about 45 minutes (1.4M tokens): a demonstration of the trainer and of "
                 "contextual vectors, not a replacement for the released ELMo models (trained for 10 epochs on "
                 "the 1B Word Benchmark). Perplexities are full-softmax, over this model's own vocabulary, each "
@@ -89,7 +89,7 @@ def main() -> None:
             ),
             provenance=rows,
             license="cc-by-sa-3.0",
-            path="hf_elmo/pretrained/elmo-tiny-en",
+            path="hf_elmo/pretrained/elmo-tiny-en",  # hf_elmo.pretrained.SHIPPED names it hf-elmo:elmo-tiny-en
         )
         if args.out_dir.exists():
             shutil.rmtree(args.out_dir)

@@ -42,8 +42,14 @@ def mix_weights(nlp: Language) -> List[MixWeights]:
 
 
 def plot_layer_weights(nlp: Language, output: Union[str, Path]) -> List[MixWeights]:
-    """Save a PNG with a bar chart of softmax(s) (and gamma in the title) of every scalar mix."""
-    import matplotlib
+    """Save a PNG with a bar chart of softmax(s) (and gamma in the title) of every scalar mix.
+
+    Needs matplotlib, the ``plot`` extra (``pip install "hf-elmo[plot]"``).
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        raise ImportError('plotting the layer weights needs matplotlib: pip install "hf-elmo[plot]"') from None
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -195,6 +195,11 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(t
     assert {"config.json", "model.safetensors", "vocab.txt", "README.md", "training.json"} <= {p.name for p in out.iterdir()}
     card = (out / "README.md").read_text()
     assert "perplexity (valid)" in card and "tokens seen" in card
+    # trust_remote_code: the folder carries the LM's code and maps both Auto classes (tests/test_remote_code.py)
+    assert {"configuration_elmo.py", "modeling_elmo.py", "modeling_lm.py"} <= {p.name for p in out.iterdir()}
+    auto_map = json.loads((out / "config.json").read_text())["auto_map"]
+    assert auto_map["AutoModel"] == "modeling_elmo.ElmoModel"
+    assert auto_map["AutoModelForPreTraining"] == "modeling_lm.ElmoForBidirectionalLM"
     from hf_elmo import ElmoModel
 
     assert isinstance(ElmoModel.from_pretrained(out), ElmoModel)  # the biLM alone

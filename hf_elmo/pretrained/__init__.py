@@ -1,12 +1,23 @@
-"""Models shipped inside the package.
+"""Models shipped inside the package, and their names.
 
-``DEFAULT_MODEL`` is a biLM pretrained with ``elmo pretrain`` on English Wikipedia / Wikinews
-prose (its README.md is the model card: data, licences, steps, tokens seen, perplexities).
+A shipped model is named ``hf-elmo:NAME`` (``hf_elmo.loading.SHIPPED_PREFIX`` + a key of
+``SHIPPED``): ``ElmoModel.from_pretrained``, every ``elmo`` command and spaCy's ``--paths.elmo``
+accept the name, and it cannot shadow a Hub id (a colon is not allowed in one).
+
+``elmo-tiny-en`` (``DEFAULT_MODEL_NAME``, the default of ``elmo demo``, ``embed`` and
+``perplexity``) is a biLM pretrained with ``elmo pretrain`` on English Wikipedia / Wikinews prose
+(its README.md is the model card: data, licences, steps, tokens seen, perplexities).
 ``demo_sentences.txt`` is a small hand-written text (spaCy tokens) for ``elmo demo``.
 """
 
 from pathlib import Path
+from typing import Dict
+
+from hf_elmo.loading import SHIPPED_PREFIX
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_MODEL = HERE / "elmo-tiny-en"
+#: Shipped model name (without the ``hf-elmo:`` prefix) -> its folder inside the package.
+SHIPPED: Dict[str, Path] = {"elmo-tiny-en": HERE / "elmo-tiny-en"}
+DEFAULT_MODEL_NAME = SHIPPED_PREFIX + "elmo-tiny-en"
+DEFAULT_MODEL = SHIPPED["elmo-tiny-en"]
 DEMO_SENTENCES = HERE / "demo_sentences.txt"

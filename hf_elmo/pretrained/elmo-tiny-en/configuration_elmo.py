@@ -2,17 +2,151 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+import math
+import numbers
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from transformers import PretrainedConfig
+from transformers.utils import CONFIG_NAME
 
 _ACTIVATIONS = ("relu", "tanh")
+BILM_IMPLEMENTATIONS = ("fast", "plain")
+
+#: Allowed range of each integer field that sizes the model, its inputs or its LM head. The
+#: released models use 16, 1..2, 50, 4096, 512 and 2 (vocabulary 793,471); the bounds leave
+#: ample room while stopping a typo from allocating gigabytes (``vocab_size`` and
+#: ``num_sampled`` are the fields of ``ElmoForBidirectionalLM``, checked when present).
+SIZE_LIMITS: Dict[str, Tuple[int, int]] = {
+    "char_embedding_dim": (1, 1024),
+    "n_highway": (0, 16),
+    "max_characters_per_token": (3, 256),  # at least the begin/end-of-word ids and one byte
+    "lstm_dim": (1, 16384),
+    "projection_dim": (1, 8192),
+    "n_layers": (1, 16),
+    "vocab_size": (4, 10_000_000),
+    "num_sampled": (1, 1_000_000),
+    "head_hidden_size": (1, 8192),  # the task heads' BiLSTM, per direction
+}
+#: The char CNN: at most this many filters, channels per filter and channels in all (F).
+MAX_FILTERS, MAX_FILTER_CHANNELS, MAX_TOTAL_CHANNELS = 64, 8192, 16384
+_FILTERS_FORM = "a list of [width, n_channels] pairs, e.g. [[1, 32], [2, 32], [3, 64]]"
+
+#: Where each field lives in the original ``options.json``.
+OPTIONS_KEYS: Dict[str, str] = {
+    "char_embedding_dim": "char_cnn.embedding.dim",
+    "filters": "char_cnn.filters",
+    "n_highway": "char_cnn.n_highway",
+    "activation": "char_cnn.activation",
+    "n_characters": "char_cnn.n_characters",
+    "max_characters_per_token": "char_cnn.max_characters_per_token",
+    "lstm_dim": "lstm.dim",
+    "projection_dim": "lstm.projection_dim",
+    "n_layers": "lstm.n_layers",
+    "cell_clip": "lstm.cell_clip",
+    "proj_clip": "lstm.proj_clip",
+    "use_skip_connections": "lstm.use_skip_connections",
+}
+
+
+class ElmoConfigError(ValueError):
+    """A config field has the wrong type or an out-of-range value.
+
+    ``field`` names it and ``problem`` says what is wrong; the message is
+    ``f"{where}{field} {problem}"``, e.g. ``ElmoConfig.lstm_dim must be ...``.
+    """
+
+    def __init__(self, field: str, problem: str, where: str = "ElmoConfig.") -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{where}{field} {problem}")
+
+
+def _describe(value: Any) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def _integer(field: str, value: Any, low: int, high: int, where: str = "ElmoConfig.", note: str = "") -> int:
+    """``value`` as an int in ``low..high``; integral floats (``64.0``) pass, ``64.7``, bools and strings do not."""
+    if isinstance(value, bool) or not (
+        isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
+    ):
+        raise ElmoConfigError(field, f"must be an integer in {low}..{high}{note}, got {_describe(value)}", where)
+    if not low <= value <= high:
+        raise ElmoConfigError(field, f"must be in {low}..{high}{note}, got {value}", where)
+    return int(value)
+
+
+def check_size(field: str, value: Any, where: str = "ElmoConfig.") -> int:
+    """``value`` as an int within ``SIZE_LIMITS[field]``, else an ``ElmoConfigError`` naming ``field``.
+
+    Also used by the tokenizer for its ``max_characters_per_token`` (``where=""``).
+    """
+    return _integer(field, value, *SIZE_LIMITS[field], where=where)
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _clip(field: str, value: Any) -> Optional[float]:
+    if value is None:
+        return None
+    if not _real(value) or value <= 0:
+        raise ElmoConfigError(
+            field, f"must be a positive finite number, or null for no clipping, got {_describe(value)}"
+        )
+    return float(value)
+
+
+def _probability(field: str, value: Any) -> float:
+    """A dropout probability: a number in [0, 1)."""
+    if not _real(value) or not 0.0 <= value < 1.0:
+        raise ElmoConfigError(field, f"must be a number in [0, 1), got {_describe(value)}")
+    return float(value)
+
+
+def _flag(field: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ElmoConfigError(field, f"must be true or false, got {_describe(value)}")
+    return value
+
+
+def _choice(field: str, value: Any, choices: Tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ElmoConfigError(field, f"must be one of {choices}, got {value!r}")
+    return value
+
+
+def _filters(value: Any, max_characters_per_token: int) -> List[List[int]]:
+    """The char-CNN filters as ``[[width, n_channels], ...]`` ints, each checked."""
+    if not isinstance(value, (list, tuple)):
+        raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}, got {value!r}")
+    if not value:
+        raise ElmoConfigError("filters", "must list at least one [width, n_channels] pair")
+    if len(value) > MAX_FILTERS:
+        raise ElmoConfigError("filters", f"may list at most {MAX_FILTERS} filters, got {len(value)}")
+    filters = []
+    for index, pair in enumerate(value):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}; filter {index} is {pair!r}")
+        width = _integer(f"filters[{index}] width", pair[0], 1, max_characters_per_token,
+                         note=" (at most max_characters_per_token)")
+        channels = _integer(f"filters[{index}] n_channels", pair[1], 1, MAX_FILTER_CHANNELS)
+        filters.append([width, channels])
+    total = sum(channels for _, channels in filters)
+    if total > MAX_TOTAL_CHANNELS:
+        raise ElmoConfigError("filters", f"add up to {total} channels; at most {MAX_TOTAL_CHANNELS} are allowed")
+    return filters
 
 
 class ElmoConfig(PretrainedConfig):
     r"""Shapes and arithmetic options of an ELMo biLM.
 
     The field names follow the original ``options.json`` (see ``from_allennlp_options``).
+    Every field is checked on construction (so also when read from a ``config.json`` or an
+    ``options.json``): a wrong type or a size outside ``SIZE_LIMITS`` raises an
+    ``ElmoConfigError`` that names the field, the value and the allowed range.
 
     Args:
         char_embedding_dim: width of each character embedding (16 in the released models).
@@ -34,6 +168,17 @@ class ElmoConfig(PretrainedConfig):
             ``ElmoModel.warm_up``), so a sentence gets the same vectors in any batch.
         dropout: dropout on the input of every LSTM layer in training mode (bilm-tf trains with
             0.1); no effect in eval mode.
+        bilm_implementation: ``"fast"`` (default): the char CNN convolves only each token's real
+            characters and runs once per distinct token of a batch, and both LSTM directions
+            run as one batched recurrence over length-sorted rows that drop out when they end;
+            ``"plain"``: the direct step-by-step formulation (every character slot, every
+            token slot, one direction at a time), kept as the reference the fast path is
+            tested against (equal within 1e-5 in float32). Read at call time.
+        freeze_bilm: the task heads (``ElmoForTokenClassification``,
+            ``ElmoForSequenceClassification``) keep the biLM fixed (no gradients, eval mode) and
+            train only their own layers, as in the paper. Default ``True``.
+        head_hidden_size: hidden size per direction of the task heads' BiLSTM.
+        head_dropout: dropout of the task heads, on their BiLSTM's input and output.
     """
 
     model_type = "elmo"
@@ -54,28 +199,40 @@ class ElmoConfig(PretrainedConfig):
         use_skip_connections: bool = True,
         stateful: bool = False,
         dropout: float = 0.0,
+        bilm_implementation: str = "fast",
+        freeze_bilm: bool = True,
+        head_hidden_size: int = 128,
+        head_dropout: float = 0.5,
         **kwargs: Any,
     ) -> None:
         if filters is None:
             filters = [[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]]
-        self.char_embedding_dim = int(char_embedding_dim)
-        self.filters: List[List[int]] = [[int(w), int(n)] for w, n in filters]
-        self.n_highway = int(n_highway)
-        self.activation = activation
+        self.char_embedding_dim = check_size("char_embedding_dim", char_embedding_dim)
+        self.max_characters_per_token = check_size("max_characters_per_token", max_characters_per_token)
+        self.filters: List[List[int]] = _filters(filters, self.max_characters_per_token)
+        self.n_highway = check_size("n_highway", n_highway)
+        self.activation = _choice("activation", activation, _ACTIVATIONS)
+        if isinstance(n_characters, bool) or n_characters not in (261, 262):
+            raise ElmoConfigError("n_characters", f"must be 261 or 262 (ELMo's byte ids), got {n_characters!r}")
         self.n_characters = int(n_characters)
-        self.max_characters_per_token = int(max_characters_per_token)
-        self.lstm_dim = int(lstm_dim)
-        self.projection_dim = int(projection_dim)
-        self.n_layers = int(n_layers)
-        self.cell_clip = None if cell_clip is None else float(cell_clip)
-        self.proj_clip = None if proj_clip is None else float(proj_clip)
-        self.use_skip_connections = bool(use_skip_connections)
-        self.stateful = bool(stateful)
-        self.dropout = float(dropout)
+        self.lstm_dim = check_size("lstm_dim", lstm_dim)
+        self.projection_dim = check_size("projection_dim", projection_dim)
+        self.n_layers = check_size("n_layers", n_layers)
+        self.cell_clip = _clip("cell_clip", cell_clip)
+        self.proj_clip = _clip("proj_clip", proj_clip)
+        self.use_skip_connections = _flag("use_skip_connections", use_skip_connections)
+        self.stateful = _flag("stateful", stateful)
+        self.dropout = _probability("dropout", dropout)
+        self.bilm_implementation = _choice("bilm_implementation", bilm_implementation, BILM_IMPLEMENTATIONS)
+        self.freeze_bilm = _flag("freeze_bilm", freeze_bilm)
+        self.head_hidden_size = check_size("head_hidden_size", head_hidden_size)
+        self.head_dropout = _probability("head_dropout", head_dropout)
+        for name in ("vocab_size", "num_sampled"):  # the LM head's sizes, when this is an LM's config
+            if kwargs.get(name) is not None:
+                kwargs[name] = check_size(name, kwargs[name])
         kwargs.setdefault("hidden_size", 2 * self.projection_dim)
         kwargs.setdefault("num_hidden_layers", self.n_layers)
         super().__init__(**kwargs)
-        self._validate()
 
     @property
     def n_filters(self) -> int:
@@ -87,44 +244,17 @@ class ElmoConfig(PretrainedConfig):
         """2P: the width of every output layer."""
         return 2 * self.projection_dim
 
-    def _validate(self) -> None:
-        def positive(name: str) -> None:
-            value = getattr(self, name)
-            if value <= 0:
-                raise ValueError(f"ElmoConfig.{name} must be a positive integer, got {value}")
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> Any:
+        """``PretrainedConfig.from_pretrained``, whose errors for bad fields name the config file.
 
-        for name in ("char_embedding_dim", "lstm_dim", "projection_dim", "n_layers",
-                     "max_characters_per_token"):
-            positive(name)
-        if self.n_highway < 0:
-            raise ValueError(f"ElmoConfig.n_highway must be >= 0, got {self.n_highway}")
-        if self.activation not in _ACTIVATIONS:
-            raise ValueError(
-                f"ElmoConfig.activation must be one of {_ACTIVATIONS}, got {self.activation!r}"
-            )
-        if self.n_characters not in (261, 262):
-            raise ValueError(
-                f"ElmoConfig.n_characters must be 261 or 262 (ELMo's byte ids), got {self.n_characters}"
-            )
-        if self.max_characters_per_token < 3:
-            raise ValueError("ElmoConfig.max_characters_per_token must leave room for the "
-                             f"begin/end-of-word ids, got {self.max_characters_per_token}")
-        if not self.filters:
-            raise ValueError("ElmoConfig.filters must list at least one [width, n_channels] pair")
-        for width, channels in self.filters:
-            if width <= 0 or channels <= 0:
-                raise ValueError(f"ElmoConfig.filters: bad filter [{width}, {channels}]")
-            if width > self.max_characters_per_token:
-                raise ValueError(
-                    f"ElmoConfig.filters: width {width} exceeds max_characters_per_token "
-                    f"{self.max_characters_per_token}"
-                )
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"ElmoConfig.dropout must be in [0, 1), got {self.dropout}")
-        for name in ("cell_clip", "proj_clip"):
-            value = getattr(self, name)
-            if value is not None and value <= 0:
-                raise ValueError(f"ElmoConfig.{name} must be positive or None, got {value}")
+        ``ElmoModel.from_pretrained`` reads the config through this method too.
+        """
+        try:
+            return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        except ElmoConfigError as err:
+            where = _config_file(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
+            raise ElmoConfigError(err.field, err.problem, where=f"{where}: field ") from None
 
     @classmethod
     def from_allennlp_options(cls, options: Dict[str, Any], **kwargs: Any) -> "ElmoConfig":
@@ -153,7 +283,14 @@ class ElmoConfig(PretrainedConfig):
         except (KeyError, TypeError) as err:
             raise ValueError(f"options.json is missing the required key {err}") from None
         fields.update(kwargs)
-        return cls(**fields)
+        try:
+            return cls(**fields)
+        except ElmoConfigError as err:
+            name = err.field.split("[")[0]  # "filters[0] width" is under char_cnn.filters
+            if name not in OPTIONS_KEYS:
+                raise
+            key = OPTIONS_KEYS[name] + err.field[len(name):]
+            raise ElmoConfigError(key, err.problem, where="options field ") from None
 
     def to_allennlp_options(self) -> Dict[str, Any]:
         """The inverse of ``from_allennlp_options`` (with ``n_characters`` 262)."""
@@ -175,3 +312,13 @@ class ElmoConfig(PretrainedConfig):
                 "max_characters_per_token": self.max_characters_per_token,
             },
         }
+
+
+def _config_file(name_or_path: Any, subfolder: str) -> str:
+    """The config file ``from_pretrained(name_or_path)`` reads: a local path, or the file of a Hub repo."""
+    path = os.path.join(str(name_or_path), subfolder) if subfolder else str(name_or_path)
+    if os.path.isfile(path):
+        return path
+    if os.path.isdir(path):
+        return os.path.join(path, CONFIG_NAME)
+    return f"{CONFIG_NAME} of {name_or_path}"

@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from transformers import BatchEncoding, PreTrainedTokenizer
 
+from .configuration_elmo import check_size
+
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
 BEGIN_OF_SENTENCE_CHAR = 256
 END_OF_SENTENCE_CHAR = 257
@@ -36,8 +38,13 @@ WHITESPACE = "whitespace"
 _SPACY_PREFIX = "spacy:"
 
 
+def _width(max_characters_per_token: Any) -> int:
+    """``max_characters_per_token`` checked against the bounds ``ElmoConfig`` allows."""
+    return check_size("max_characters_per_token", max_characters_per_token, where="")
+
+
 def _marker_ids(char: int, max_characters_per_token: int) -> List[int]:
-    ids = [PADDING_CHAR] * max_characters_per_token
+    ids = [PADDING_CHAR] * _width(max_characters_per_token)
     ids[:3] = [BEGIN_OF_WORD_CHAR, char, END_OF_WORD_CHAR]
     return [i + 1 for i in ids]
 
@@ -65,6 +72,7 @@ def token_to_char_ids(
     """
     if not isinstance(token, str):
         raise TypeError(f"tokens must be str, got {type(token).__name__}: {token!r}")
+    max_characters_per_token = _width(max_characters_per_token)
     if max_token_chars is not None and len(token) > max_token_chars:
         raise ValueError(
             f"token of {len(token)} characters ({token[:20]!r}...) is longer than "
@@ -99,6 +107,7 @@ def batch_to_ids(
         raise TypeError("batch_to_ids expects a list of token lists, e.g. [['Hello', 'world']]")
     if len(sentences) == 0:
         raise ValueError("empty batch: batch_to_ids needs at least one sentence")
+    max_characters_per_token = _width(max_characters_per_token)
     longest = max(len(s) for s in sentences)
     ids = np.zeros((len(sentences), longest, max_characters_per_token), dtype=np.int64)
     for row, sentence in enumerate(sentences):
@@ -227,6 +236,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         pre_tokenizer: str = WHITESPACE,
         **kwargs: Any,
     ) -> None:
+        max_characters_per_token = _width(max_characters_per_token)
         self.max_characters_per_token = max_characters_per_token
         self.max_token_chars = max_token_chars
         self.pre_tokenizer = check_pre_tokenizer(pre_tokenizer)

@@ -27,8 +27,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     )
     parser.add_argument("input", help="text: one sentence per line, tokens separated by whitespace")
     parser.add_argument("output", help="HDF5 file to write")
-    parser.add_argument("--model", help="model folder, Hub id, or folder with the original options.json + "
-                        "*.hdf5 (default: the model shipped with the package)")
+    parser.add_argument("--model", help="model folder, Hub id (owner/name), shipped name (hf-elmo:NAME), or folder "
+                        "or zip with the original options.json + *.hdf5 (default: the model shipped with the package)")
     parser.add_argument("--layers", choices=["all", "top", "average"], default="all",
                         help="per line: all layers (L+1, T, 2P), the top one (T, 2P), or their mean (T, 2P)")
     parser.add_argument("--pool", choices=["mean"],
@@ -78,24 +78,18 @@ def resolve_device(name: Optional[str]) -> "torch.device":
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     import torch
 
-    from hf_elmo.commands.demo import load_bilm
     from hf_elmo.embed import Shard, embed_file
-    from hf_elmo.pretrained import DEFAULT_MODEL
+    from hf_elmo.loading import load_bilm, source_description
+    from hf_elmo.pretrained import DEFAULT_MODEL_NAME
 
     shard = Shard.parse(args.shard) if args.shard else Shard.from_environment()
     device = resolve_device(args.device)
     if args.threads:
         torch.set_num_threads(args.threads)
-    model_path = args.model or str(DEFAULT_MODEL)
-    model_id = str(Path(model_path).resolve()) if Path(model_path).exists() else model_path
-    try:
-        model = load_bilm(model_path)
-    except OSError as err:
-        raise FileNotFoundError(f"cannot load the model {model_path}: {err}") from None
+    model, source = load_bilm(args.model or DEFAULT_MODEL_NAME)
+    model_id = source_description(source)
     model.to(device=device, dtype=getattr(torch, args.dtype))
     result = embed_file(
         model, args.input, args.output, model_id=model_id, layers=args.layers, batch_tokens=args.batch_tokens,

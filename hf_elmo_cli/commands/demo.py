@@ -21,7 +21,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
         "similarity of its vectors layer by layer (layer 0, the char CNN, ignores context) and, for each, "
         "the nearest token occurrences by context in a small bundled text.",
     )
-    parser.add_argument("--model", help="model folder (default: the model shipped with the package)")
+    parser.add_argument("--model", help="model folder, zip of original files, Hub id or shipped name hf-elmo:NAME "
+                        "(default: the model shipped with the package)")
     parser.add_argument("--sentences", nargs=2, metavar="SENTENCE", default=list(DEFAULT_SENTENCES))
     parser.add_argument("--word", default="stick", help="the word to compare (default: stick)")
     parser.add_argument("--text", help="text for the neighbours, one sentence per line (default: bundled)")
@@ -36,22 +37,6 @@ def tokenize(text: str) -> List[str]:
     import spacy
 
     return [t.text for t in spacy.blank("en")(text) if not t.is_space]
-
-
-def load_bilm(path: str):
-    """The biLM (``ElmoModel``) of a folder, float32, eval mode; the LM head is dropped."""
-    import json
-    from pathlib import Path
-
-    import torch
-
-    from hf_elmo import ElmoModel
-    from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-
-    config = json.loads((Path(path) / "config.json").read_text()) if (Path(path) / "config.json").is_file() else {}
-    if "softmax" in config:
-        return ElmoForBidirectionalLM.from_pretrained(path, dtype=torch.float32).elmo.eval()
-    return ElmoModel.from_pretrained(path, dtype=torch.float32).eval()
 
 
 def embed(model, sentences: Sequence[Sequence[str]]) -> "List[torch.Tensor]":
@@ -76,12 +61,11 @@ def run(args: argparse.Namespace) -> int:
     import torch
     from torch.nn.functional import cosine_similarity
 
-    from hf_elmo.pretrained import DEFAULT_MODEL, DEMO_SENTENCES
+    from hf_elmo.loading import load_bilm
+    from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
 
-    model_path = args.model or str(DEFAULT_MODEL)
-    if not (Path(model_path) / "config.json").is_file():
-        raise FileNotFoundError(f"no model at {model_path} (config.json missing)")
-    model = load_bilm(model_path)
+    model_path = args.model or DEFAULT_MODEL_NAME
+    model, _ = load_bilm(model_path)
     queries = [tokenize(s) for s in args.sentences]
     positions = []
     for sentence, tokens in zip(args.sentences, queries):

@@ -12,13 +12,15 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     parser = subparsers.add_parser(
         "perplexity",
         help="full-softmax forward / backward / average perplexity of a biLM on a text file",
-        description="MODEL is a folder written by `elmo pretrain` (with vocab.txt), or an original-format "
-        "folder (options.json + weights hdf5) given with --softmax-weights and --vocab. FILE holds one "
+        description="MODEL is a model written by `elmo pretrain` (with vocab.txt): a folder, Hub id or shipped name "
+        "(default: the shipped model), or original files (a folder or zip with options.json + weights hdf5) "
+        "given with --softmax-weights and --vocab. FILE holds one "
         "sentence per line, whitespace tokens; every sentence is scored from the initial state as "
         "<S> tokens </S> (n+1 predictions per direction).",
     )
-    parser.add_argument("model", help="model folder")
-    parser.add_argument("file", help="text: one sentence per line, whitespace tokens")
+    parser.add_argument("model", nargs="?", help="model folder, Hub id or shipped name hf-elmo:NAME; with one "
+                        "argument, it is FILE and the model is the shipped one")
+    parser.add_argument("file", nargs="?", help="text: one sentence per line, whitespace tokens")
     parser.add_argument("--vocab", help="vocab.txt (default: MODEL/vocab.txt)")
     parser.add_argument("--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL")
     parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
@@ -30,18 +32,25 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     import torch
 
     from hf_elmo.lm_data import read_corpus
     from hf_elmo.lm_vocab import UNK, VOCAB_FILE, Vocabulary
+    from hf_elmo.loading import resolve_model
     from hf_elmo.pretrain import load_lm, perplexity
+    from hf_elmo.pretrained import DEFAULT_MODEL_NAME
 
+    if args.file is None:
+        if args.model is None:
+            raise ValueError("give the text FILE to score (and optionally a MODEL before it)")
+        args.model, args.file = DEFAULT_MODEL_NAME, args.model
     if args.threads:
         torch.set_num_threads(args.threads)
-    model = load_lm(args.model, softmax_weights=args.softmax_weights)
-    vocabulary = Vocabulary.from_file(args.vocab or Path(args.model) / VOCAB_FILE)
+    source = resolve_model(args.model)
+    model = load_lm(source.path, softmax_weights=args.softmax_weights)
+    if args.vocab is None and source.format != "transformers":
+        raise ValueError(f"{args.model} holds original files: give their vocabulary with --vocab")
+    vocabulary = Vocabulary.from_file(args.vocab or source.path / VOCAB_FILE)
     if len(vocabulary) != model.config.vocab_size:
         raise ValueError(f"the vocabulary has {len(vocabulary)} words but the softmax {model.config.vocab_size} rows")
     sentences = read_corpus(args.file, args.max_sentence_tokens)

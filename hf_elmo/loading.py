@@ -1,0 +1,269 @@
+"""Where a model comes from: the one resolver behind every way of naming a model.
+
+``ElmoModel.from_pretrained`` (and the other ELMo classes'), every ``elmo`` command's model
+argument and spaCy's ``spacy-elmo.ElmoLoader.v1`` hand what the user wrote to ``resolve_model``,
+which tries, in this order:
+
+1. a shipped model name, ``hf-elmo:NAME`` (``hf_elmo.pretrained.SHIPPED``). A colon is not
+   allowed in Hub ids, so these names never shadow a Hub repository;
+2. an existing local path: a ``save_pretrained`` folder (``config.json`` + ``model.safetensors``),
+   a folder of the original files (``options.json`` + weights ``*.hdf5``), or a ``.zip`` archive of
+   the original files (the NLPL repository's; the files may sit in a subfolder);
+3. a Hub id ``owner/name``: its files are fetched into, or (offline) found in, the Hub cache.
+
+Anything else fails at once with a one-line ``ModelNotFoundError`` that names it and says what
+was tried: only a name of the form ``owner/name`` ever waits for the network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import zipfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterator, Optional, Tuple, Union
+
+PathLike = Union[str, os.PathLike]
+
+#: Prefix of the names of models shipped inside the package (not valid in a Hub id).
+SHIPPED_PREFIX = "hf-elmo:"
+#: ``from_pretrained`` keyword arguments that say where on the Hub to look.
+HUB_KWARGS = ("cache_dir", "revision", "token", "local_files_only", "force_download")
+#: What a ``save_pretrained`` folder needs from the Hub (weights, config, tokenizer, vocab, card, code).
+_TRANSFORMERS_FILES = ["*.json", "*.safetensors", "*.txt", "*.md", "*.py"]
+_OWNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class ModelNotFoundError(FileNotFoundError):
+    """No model under that name: not shipped, not a local path, not a Hub id that can be had."""
+
+
+class InvalidModelError(OSError):
+    """The name leads to files, but they are not a loadable ELMo model (missing or corrupt file).
+    An ``OSError``, as transformers' own loading errors are."""
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A resolved model.
+
+    Attributes:
+        name: what the user wrote.
+        path: a local folder, or (original format only) a ``.zip`` archive.
+        format: ``"transformers"`` (``config.json`` + ``model.safetensors``) or ``"original"``
+            (``options.json`` + weights ``.hdf5``, converted on load).
+        origin: ``"shipped"``, ``"local"`` or ``"hub"``.
+    """
+
+    name: str
+    path: Path
+    format: str
+    origin: str
+
+    @property
+    def config(self) -> Dict[str, Any]:
+        """``config.json`` of a transformers-format folder ({} for original files)."""
+        if self.format != "transformers":
+            return {}
+        return json.loads((self.path / "config.json").read_text(encoding="utf-8"))
+
+    @property
+    def has_lm_head(self) -> bool:
+        """Whether the folder holds a biLM with its word softmax (written by ``elmo pretrain``)."""
+        return "softmax" in self.config
+
+    @contextmanager
+    def original_files(self) -> Iterator[Tuple[Path, Path]]:
+        """``(options.json, weights.hdf5)`` of an original-format source; an archive's files are
+        extracted into a temporary folder that is removed on exit."""
+        from .convert import find_original_files
+
+        if self.format != "original":
+            raise ValueError(f"{self.name} is a save_pretrained folder, not original files")
+        if self.path.is_dir():
+            yield find_original_files(self.path)
+            return
+        with tempfile.TemporaryDirectory(prefix="hf-elmo-archive-") as folder:
+            yield find_original_files(_extract_original_files(self.path, Path(folder)))
+
+
+def resolve_model(name_or_path: PathLike, **hub_kwargs: Any) -> ModelSource:
+    """Where the model called ``name_or_path`` is (see the module docstring for the order).
+
+    ``hub_kwargs`` are ``from_pretrained``'s Hub arguments (``HUB_KWARGS``); others are ignored.
+    Raises ``ModelNotFoundError`` (nothing found) or ``InvalidModelError`` (found, not loadable).
+    """
+    name = os.fspath(name_or_path)
+    if name.startswith(SHIPPED_PREFIX):
+        return _shipped(name)
+    path = Path(name).expanduser()
+    if path.exists():
+        return _local(name, path, origin="local")
+    if not _OWNER_NAME.match(name):
+        raise ModelNotFoundError(
+            f"no model {name!r}: no such local file or folder, not a shipped model ({_shipped_names()}), "
+            "and not a Hub id (owner/name)"
+        )
+    return _from_hub(name, {k: v for k, v in hub_kwargs.items() if k in HUB_KWARGS})
+
+
+def _shipped_names() -> str:
+    from .pretrained import SHIPPED
+
+    return ", ".join(SHIPPED_PREFIX + n for n in SHIPPED)
+
+
+def _shipped(name: str) -> ModelSource:
+    from .pretrained import SHIPPED
+
+    folder = SHIPPED.get(name[len(SHIPPED_PREFIX):])
+    if folder is None:
+        raise ModelNotFoundError(f"no shipped model {name!r}; the package ships {_shipped_names()}")
+    return _local(name, folder, origin="shipped")
+
+
+def _local(name: str, path: Path, origin: str) -> ModelSource:
+    if path.is_file():
+        if not zipfile.is_zipfile(path):
+            raise InvalidModelError(
+                f"{path} is a file, but a model is a folder (config.json + model.safetensors, or options.json + "
+                "weights .hdf5) or a .zip archive of the original files"
+            )
+        _original_member_folder(path)  # fails early, naming the archive, if it holds no options.json
+        return ModelSource(name, path, "original", origin)
+    if (path / "config.json").is_file():
+        _check_weights(path)
+        return ModelSource(name, path, "transformers", origin)
+    if (path / "options.json").is_file() and any(path.glob("*.hdf5")):
+        return ModelSource(name, path, "original", origin)
+    raise InvalidModelError(
+        f"{path} is not an ELMo model folder: it holds neither config.json + model.safetensors (elmo convert, "
+        "elmo pretrain, save_pretrained) nor options.json + a weights .hdf5 (the original files)"
+    )
+
+
+def _check_weights(folder: Path) -> None:
+    """The folder's ``model.safetensors`` exists and its header reads (a cheap check that
+    names the file, where a corrupt or missing file would otherwise fail deep in transformers)."""
+    from safetensors import SafetensorError, safe_open
+
+    weights = folder / "model.safetensors"
+    if not weights.is_file():
+        if (folder / "model.safetensors.index.json").is_file():
+            return  # sharded: transformers checks the shards
+        raise InvalidModelError(
+            f"{folder} has a config.json but no model.safetensors (only safetensors weights are loaded); "
+            "re-create the folder with save_pretrained or elmo convert"
+        )
+    try:
+        with safe_open(str(weights), framework="pt") as handle:
+            handle.keys()
+    except (SafetensorError, OSError, ValueError) as err:
+        raise InvalidModelError(
+            f"{weights} is not a readable safetensors file ({err}); re-create or re-download it"
+        ) from None
+
+
+def _original_member_folder(archive: Path) -> str:
+    """The folder inside ``archive`` that holds ``options.json`` ("" for the top level)."""
+    try:
+        with zipfile.ZipFile(archive) as handle:
+            names = [n for n in handle.namelist() if not n.endswith("/")]
+    except (zipfile.BadZipFile, OSError) as err:
+        raise InvalidModelError(f"{archive} is not a readable zip archive ({err})") from None
+    folders = sorted({n[: -len("options.json")] for n in names if n == "options.json" or n.endswith("/options.json")})
+    if len(folders) != 1 or not any(n.startswith(folders[0]) and n.endswith(".hdf5") for n in names):
+        raise InvalidModelError(
+            f"{archive} does not hold one options.json with a weights .hdf5 beside it (found options.json in "
+            f"{[f or '.' for f in folders]}); it is not an archive of the original ELMo files"
+        )
+    return folders[0]
+
+
+def _extract_original_files(archive: Path, into: Path) -> Path:
+    """Copy the archive's ``options.json`` and the ``.hdf5`` files beside it into ``into`` (flat,
+    under their base names: no member path ever leaves ``into``)."""
+    prefix = _original_member_folder(archive)
+    with zipfile.ZipFile(archive) as handle:
+        for member in handle.namelist():
+            rest = member[len(prefix):]
+            if member.startswith(prefix) and "/" not in rest and (rest == "options.json" or rest.endswith(".hdf5")):
+                with handle.open(member) as source, open(into / rest, "wb") as target:
+                    while block := source.read(1 << 20):
+                        target.write(block)
+    return into
+
+
+def _from_hub(repo_id: str, hub: Dict[str, Any]) -> ModelSource:
+    """Fetch (or find in the cache) what the repository needs: first the small files that say
+    its format, then that format's files."""
+    probe = _snapshot(repo_id, hub, allow_patterns=["config.json", "options.json"])
+    if (probe / "config.json").is_file():
+        folder = _snapshot(repo_id, hub, allow_patterns=_TRANSFORMERS_FILES)
+        _check_weights(folder)
+        return ModelSource(repo_id, folder, "transformers", "hub")
+    if (probe / "options.json").is_file():
+        folder = _snapshot(repo_id, hub, allow_patterns=["options.json", "*.hdf5"],
+                           ignore_patterns=["*softmax*", "*embeddings*"])
+        return ModelSource(repo_id, folder, "original", "hub")
+    raise InvalidModelError(f"Hub repository {repo_id} holds neither config.json nor options.json: not an ELMo model")
+
+
+def _snapshot(repo_id: str, hub: Dict[str, Any], **patterns: Any) -> Path:
+    from huggingface_hub import constants, snapshot_download
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    tried = f"{repo_id!r} is not a local folder, so it was looked up as a Hub repository"
+    try:
+        return Path(snapshot_download(repo_id, **patterns, **hub))
+    except LocalEntryNotFoundError:
+        offline = constants.HF_HUB_OFFLINE or hub.get("local_files_only")
+        why = "offline (HF_HUB_OFFLINE or local_files_only) and" if offline else "the Hub could not be reached and it is"
+        cache = hub.get("cache_dir") or constants.HF_HUB_CACHE
+        raise ModelNotFoundError(f"{tried}: {why} not in the local Hub cache {cache}; download it online once, "
+                                 "or give a local folder") from None
+    except (RepositoryNotFoundError, GatedRepoError, RevisionNotFoundError) as err:
+        raise ModelNotFoundError(f"{tried}: no such repository or revision, or no access to it "
+                                 f"({type(err).__name__})") from None
+    except HfHubHTTPError as err:
+        raise ModelNotFoundError(f"{tried}: the Hub answered {str(err).splitlines()[0]}") from None
+
+
+def source_description(source: ModelSource) -> str:
+    """A stable name for a source, for provenance records: the folder or archive for local and
+    shipped models, the Hub id for Hub models."""
+    return source.name if source.origin == "hub" else str(source.path.resolve())
+
+
+def load_original(source: ModelSource, model_class: type, dtype: Optional[Any] = None):
+    """Convert ``source``'s original files into ``model_class`` (float32, or ``dtype``)."""
+    from .convert import load_allennlp
+
+    if model_class.__name__ != "ElmoModel":  # by name: a remote-code copy of ElmoModel qualifies too
+        raise InvalidModelError(
+            f"{source.name} holds the original files, the biLM alone: load it with ElmoModel.from_pretrained "
+            f"(not {model_class.__name__}); for the LM with its softmax use "
+            "ElmoForBidirectionalLM.from_allennlp_with_softmax"
+        )
+    with source.original_files() as (options, weights):
+        model = load_allennlp(options, weights, model_class=model_class)
+    return model if dtype is None or isinstance(dtype, str) else model.to(dtype)
+
+
+def load_bilm(name_or_path: PathLike):
+    """``(ElmoModel, ModelSource)``: the biLM (float32, eval mode) of any model name; an LM
+    folder's softmax is left out. What every ``elmo`` command uses for its model argument."""
+    from .modeling_elmo import ElmoModel
+
+    source = resolve_model(name_or_path)
+    return ElmoModel.from_pretrained(source.path).eval(), source

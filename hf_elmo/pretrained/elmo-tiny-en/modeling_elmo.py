@@ -1,0 +1,815 @@
+"""The ELMo character-CNN biLM as a ``transformers`` model.
+
+Data flow (B sentences, T tokens, 50 char ids per token; P projection, C cell, L layers):
+
+    input_ids (B, T, 50) --add <S>/</S>--> (B, T+2, 50)
+      -> ElmoCharCNN: char embedding -> convolutions, max-pool, activation -> highway -> projection
+      -> token layer (B, T+2, P)
+      -> ElmoBiLm: L forward and L backward LSTM-with-projection layers (TF gate order i, j, f, o,
+         forget bias +1, cell and projection clipping, residual from layer 1 on)
+      -> hidden_states: L+1 tensors (B, T, 2P), boundaries removed, padding zeroed.
+
+This file imports only torch, transformers and its sibling configuration, so that a saved model
+folder can carry it for ``trust_remote_code=True``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+import torch
+from torch import nn
+from transformers import PreTrainedModel
+from transformers.utils import ModelOutput
+from transformers.utils import logging as hf_logging
+
+from .configuration_elmo import ElmoConfig
+
+#: Rows of the char embedding: padding id 0, then the 261 shifted byte/marker ids.
+N_CHAR_IDS = 262
+_BOS_CHAR, _EOS_CHAR, _BOW_CHAR, _EOW_CHAR, _PAD_CHAR = 257, 258, 259, 260, 261  # shifted ids
+FORGET_BIAS = 1.0
+
+
+def _sentence_marker(char: int, width: int, device: torch.device) -> torch.Tensor:
+    ids = torch.full((width,), _PAD_CHAR, dtype=torch.long, device=device)
+    ids[:3] = torch.tensor([_BOW_CHAR, char, _EOW_CHAR], device=device)
+    return ids
+
+
+@dataclass
+class ElmoModelOutput(ModelOutput):
+    """Output of ``ElmoModel``.
+
+    Args:
+        last_hidden_state: (B, T, 2P) the top biLM layer.
+        hidden_states: L+1 tensors (B, T, 2P): layer 0 is the token representation doubled,
+            layers 1..L concatenate the forward and backward LSTM outputs.
+        attention_mask: (B, T) 1 for real tokens; padding positions of every layer are zero.
+    """
+
+    last_hidden_state: Optional[torch.Tensor] = None
+    hidden_states: Optional[Tuple[torch.Tensor, ...]] = None
+    attention_mask: Optional[torch.Tensor] = None
+
+
+def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+    """Sentence vectors: the mean of each sentence's token vectors over its real tokens.
+
+    Args:
+        hidden: (..., B, T, D), e.g. one layer (B, T, D) or ``torch.stack(hidden_states)``
+            (L+1, B, T, D).
+        attention_mask: (B, T), 1 (or True) for real tokens.
+
+    Returns:
+        (..., B, D); padding positions do not count (a row without tokens gives zeros).
+    """
+    weights = attention_mask.unsqueeze(-1).to(hidden.dtype)  # (B, T, 1)
+    return (hidden * weights).sum(dim=-2) / weights.sum(dim=-2).clamp(min=1)
+
+
+def parameter_key(params: Sequence[torch.Tensor]) -> Optional[Tuple[Any, ...]]:
+    """What identifies the values of ``params``: storage, dtype, device and version counter of
+    each; ``None`` when values derived from them must not be kept (gradients must flow to them,
+    or they are inference tensors, which keep no version counter)."""
+    if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
+        return None
+    return tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
+
+
+class DerivedWeights:
+    """Weights re-laid out from parameters for the fast path, kept between calls.
+
+    ``get(name, params, build)`` returns ``build()``, remade whenever one of ``params`` is
+    replaced or modified in place (an optimizer step, ``load_state_dict``, ``.to()``; see
+    ``parameter_key``). When nothing may be kept, ``build()`` runs every time.
+    """
+
+    def __init__(self) -> None:
+        self._entries: Dict[str, Tuple[Tuple[Any, ...], Any]] = {}
+
+    def get(self, name: str, params: Sequence[torch.Tensor], build: Callable[[], Any]) -> Any:
+        key = parameter_key(params)
+        if key is None:
+            self._entries.pop(name, None)
+            return build()
+        entry = self._entries.get(name)
+        if entry is None or entry[0] != key:
+            with torch.no_grad():
+                entry = (key, build())
+            self._entries[name] = entry
+        return entry[1]
+
+
+class TokenLayerCache:
+    """A bounded LRU of the char-CNN token layer, one row per distinct token, for inference.
+
+    The token layer depends on a token's character ids alone, so running text, which repeats
+    its words, needs the char CNN only for the tokens not seen lately. The rows are exactly
+    what the char CNN computed; all are dropped when its parameters change (``parameter_key``)
+    and none are used while gradients must flow to them. ``max_types`` rows (P floats each)
+    are kept on the model's device; ``max_types=0`` turns the cache off.
+    """
+
+    def __init__(self, max_types: int = 50_000) -> None:
+        self.max_types = max_types
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every row."""
+        self._slots: "OrderedDict[bytes, int]" = OrderedDict()  # token's char ids -> row of the table
+        self._table: Optional[torch.Tensor] = None  # (max_types, P)
+        self._key: Optional[Tuple[Any, ...]] = None
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def token_layer(
+        self, char_ids: torch.Tensor, char_cnn: nn.Module
+    ) -> torch.Tensor:
+        """``char_cnn(char_ids)`` for distinct char-id rows (U, W), running it on the rows not kept."""
+        key = parameter_key(list(char_cnn.parameters()))
+        if key is None or not 0 < len(char_ids) <= self.max_types:
+            return char_cnn(char_ids)
+        if key != self._key:
+            self.clear()
+            self._key = key
+        names = [row.tobytes() for row in char_ids.cpu().numpy()]
+        slots = [self._slots.get(name) for name in names]
+        for name, slot in zip(names, slots):
+            if slot is not None:
+                self._slots.move_to_end(name)  # this call's rows are the last to be evicted
+        missing = [i for i, slot in enumerate(slots) if slot is None]
+        if missing:
+            computed = char_cnn(char_ids[missing])  # (M, P)
+            if self._table is None:
+                with torch.inference_mode(False):  # a normal tensor: it is updated in and out of inference mode
+                    self._table = computed.new_empty(self.max_types, computed.shape[1])
+            for i in missing:
+                if len(self._slots) < self.max_types:
+                    slots[i] = len(self._slots)
+                else:
+                    slots[i] = self._slots.popitem(last=False)[1]
+                self._slots[names[i]] = slots[i]
+            self._table.index_copy_(0, torch.tensor([slots[i] for i in missing], device=computed.device), computed)
+        return self._table.index_select(0, torch.tensor(slots, device=self._table.device))
+
+
+class ElmoHighway(nn.Module):
+    """One highway layer: ``y = t * relu(W_T x) + (1 - t) * x`` with gate ``t = sigmoid(W_G x)``."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__()
+        self.transform = nn.Linear(dim, dim)
+        self.gate = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        gate = torch.sigmoid(self.gate(x))
+        return gate * torch.relu(self.transform(x)) + (1.0 - gate) * x
+
+
+class ElmoCharCNN(nn.Module):
+    """Token representation from character ids: (N, W) ids -> (N, P), W = 50 slots.
+
+    Char embedding -> one convolution per filter width, max-pooled over positions, then the
+    activation -> highway layers -> projection.
+
+    The fast path (``config.bilm_implementation == "fast"``) is exact: a window that starts
+    after a token's last character sees only padding characters, so its value is the same
+    per-filter constant for every token, and one such window stands for all. Tokens are
+    grouped by their character span and each group is convolved over its span (plus one
+    all-padding window), all filters in one GEMM over windows of the widest filter.
+    """
+
+    def __init__(self, config: ElmoConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.char_embedding = nn.Embedding(N_CHAR_IDS, config.char_embedding_dim, padding_idx=0)
+        self.convolutions = nn.ModuleList(
+            nn.Conv1d(config.char_embedding_dim, channels, kernel_size=width)
+            for width, channels in config.filters
+        )
+        self.activation = torch.tanh if config.activation == "tanh" else torch.relu
+        self.highways = nn.ModuleList(ElmoHighway(config.n_filters) for _ in range(config.n_highway))
+        self.projection = nn.Linear(config.n_filters, config.projection_dim)
+        self._derived = DerivedWeights()
+
+    def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
+        if self.config.bilm_implementation == "plain":
+            return self._from_pooled(self._pool_full_width(char_ids))
+        # Chunks bound the memory of the convolutions (N tokens x F channels x positions).
+        return torch.cat([self._from_pooled(self._pool_real_span(chunk)) for chunk in char_ids.split(TOKEN_CHUNK)])
+
+    def _from_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
+        """(N, F) max-pooled convolutions -> activation -> highways -> projection (N, P)."""
+        x = self.activation(pooled)
+        for highway in self.highways:
+            x = highway(x)
+        return self.projection(x)
+
+    def _pool_full_width(self, char_ids: torch.Tensor) -> torch.Tensor:
+        chars = self.char_embedding(char_ids).transpose(1, 2)  # (N, D, W)
+        return torch.cat([conv(chars).max(dim=-1).values for conv in self.convolutions], dim=-1)
+
+    def _pool_real_span(self, char_ids: torch.Tensor) -> torch.Tensor:
+        n_tokens, width = char_ids.shape
+        if n_tokens == 0:
+            return self.projection.weight.new_zeros(0, self.config.n_filters)
+        positions = torch.arange(1, width + 1, device=char_ids.device)
+        span = ((char_ids != _PAD_CHAR) * positions).amax(dim=1)  # (N,) slots up to the last character
+        order = torch.argsort(span)
+        sorted_span = span[order]
+        kernel, bias, widths = self._derived.get("filters", list(self.convolutions.parameters()), self._all_filters_as_one)
+        widest = kernel.shape[0] // self.config.char_embedding_dim
+        pooled = []
+        for start, end in _span_groups(sorted_span.tolist()):
+            # Windows at 0 .. span-1 touch characters; the one at ``span`` stands for all-padding ones.
+            slots = min(width, int(sorted_span[end - 1]) + 1)
+            # Window p of a filter of width w exists in the full-width convolution if p <= width - w.
+            exists = torch.arange(slots, device=char_ids.device).unsqueeze(1) <= width - widths  # (slots, F)
+            for rows in order[start:end].split(max(1, _CONV_ROWS // slots)):
+                ids = nn.functional.pad(char_ids[rows, :slots], (0, widest - 1), value=_PAD_CHAR)
+                windows = self.char_embedding(ids).unfold(1, widest, 1)  # (n, slots, D, widest)
+                windows = windows.transpose(2, 3).reshape(len(rows) * slots, -1)  # (n * slots, widest * D)
+                values = torch.addmm(bias, windows, kernel).view(len(rows), slots, -1)  # (n, slots, F)
+                pooled.append(values.masked_fill(~exists, float("-inf")).amax(dim=1))
+        return torch.cat(pooled).index_select(0, torch.argsort(order))
+
+    def _all_filters_as_one(self) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The convolutions as one matrix over windows of the widest filter's width.
+
+        Returns the kernel (widest * D, F) (rows offset-major; zero where a narrower filter's
+        window has ended), the bias (F,) and every channel's filter width (F,).
+        """
+        widest = max(w for w, _ in self.config.filters)
+        kernels = [
+            nn.functional.pad(conv.weight, (0, widest - conv.kernel_size[0])).permute(2, 1, 0)  # (widest, D, C_w)
+            for conv in self.convolutions
+        ]
+        kernel = torch.cat(kernels, dim=-1).flatten(0, 1)
+        bias = torch.cat([conv.bias for conv in self.convolutions])
+        widths = torch.cat([
+            torch.full((conv.out_channels,), conv.kernel_size[0], device=bias.device) for conv in self.convolutions
+        ])
+        return kernel, bias, widths
+
+
+#: Tokens per char-CNN call in the fast path (bounds the highway layers' memory).
+TOKEN_CHUNK = 2048
+#: Token windows per convolution GEMM in the fast path (bounds its (rows, F) output).
+_CONV_ROWS = 8192
+#: Merging two span groups wastes (tokens x extra slots); below this many slots it beats a call.
+_GROUP_MERGE_SLOTS = 96
+
+
+def _span_groups(sorted_spans: List[int]) -> List[Tuple[int, int]]:
+    """Split ascending character spans into [start, end) groups convolved together.
+
+    A group grows while the padding it adds (tokens so far x the span increase) costs less
+    than a separate convolution call would.
+    """
+    if not sorted_spans:
+        return []
+    groups: List[Tuple[int, int]] = []
+    start = 0
+    for index in range(1, len(sorted_spans)):
+        if (index - start) * (sorted_spans[index] - sorted_spans[index - 1]) > _GROUP_MERGE_SLOTS:
+            groups.append((start, index))
+            start = index
+    groups.append((start, len(sorted_spans)))
+    return groups
+
+
+class ElmoLstmProjectionLayer(nn.Module):
+    """One direction of one biLM layer: an LSTM cell with a projection, TF semantics.
+
+    Weights map to the original ``W_0`` (rows [input; h]) as ``input_linear`` and
+    ``state_linear`` (gate blocks i, j, f, o; ``B`` is ``input_linear``'s bias) and ``W_P_0``
+    as ``projection``.
+    """
+
+    def __init__(self, config: ElmoConfig) -> None:
+        super().__init__()
+        p, c = config.projection_dim, config.lstm_dim
+        self.input_linear = nn.Linear(p, 4 * c)
+        self.state_linear = nn.Linear(p, 4 * c, bias=False)
+        self.projection = nn.Linear(c, p, bias=False)
+        self.cell_clip = config.cell_clip
+        self.proj_clip = config.proj_clip
+
+    def forward(
+        self, inputs: torch.Tensor, lengths: torch.Tensor, state: Tuple[torch.Tensor, torch.Tensor]
+    ) -> Tuple[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
+        """Run over left-aligned ``inputs`` (B, S, P) with ``lengths`` (B,) from ``state``.
+
+        Returns the outputs (B, S, P), zero beyond each row's length, and the state (h (B, P),
+        c (B, C)) at each row's last real step.
+        """
+        h, c = state
+        gates_x = self.input_linear(inputs)  # (B, S, 4C): one GEMM for all steps
+        outputs = []
+        for t in range(inputs.shape[1]):
+            i, j, f, o = (gates_x[:, t] + self.state_linear(h)).chunk(4, dim=-1)
+            c_new = torch.sigmoid(f + FORGET_BIAS) * c + torch.sigmoid(i) * torch.tanh(j)
+            if self.cell_clip is not None:
+                c_new = c_new.clamp(-self.cell_clip, self.cell_clip)
+            h_new = self.projection(torch.sigmoid(o) * torch.tanh(c_new))
+            if self.proj_clip is not None:
+                h_new = h_new.clamp(-self.proj_clip, self.proj_clip)
+            active = (lengths > t).unsqueeze(-1)
+            h = torch.where(active, h_new, h)
+            c = torch.where(active, c_new, c)
+            outputs.append(h_new * active)
+        return torch.stack(outputs, dim=1), (h, c)
+
+
+def _reverse_within_lengths(lengths: torch.Tensor, steps: int) -> torch.Tensor:
+    """Index (B, S) that reverses each row's first ``lengths[b]`` steps and keeps the rest."""
+    positions = torch.arange(steps, device=lengths.device).unsqueeze(0)
+    reversed_positions = lengths.unsqueeze(1) - 1 - positions
+    return torch.where(positions < lengths.unsqueeze(1), reversed_positions, positions)
+
+
+class ElmoBiLm(nn.Module):
+    """L forward and L backward LSTM-with-projection layers over the token layer.
+
+    The fast path (``config.bilm_implementation == "fast"``) runs both directions as one
+    batched recurrence: rows sorted by length, so the rows still running at step t are a
+    prefix that shrinks as sentences end (no work on padding); the input half of the gates
+    is one GEMM per block of steps (bounded memory for any length).
+    """
+
+    def __init__(self, config: ElmoConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.forward_layers = nn.ModuleList(ElmoLstmProjectionLayer(config) for _ in range(config.n_layers))
+        self.backward_layers = nn.ModuleList(ElmoLstmProjectionLayer(config) for _ in range(config.n_layers))
+        self.use_skip_connections = config.use_skip_connections
+        self.dropout = nn.Dropout(config.dropout)
+        self._derived = DerivedWeights()  # _fused_weights per layer: a second copy of the LSTM weights
+
+    def _fused_weights(self, index: int) -> Tuple[torch.Tensor, ...]:
+        layers = (self.forward_layers[index], self.backward_layers[index])
+        params = [p for layer in layers for p in layer.parameters()]
+        return self._derived.get(f"layer-{index}", params, lambda: _fused_weights(layers))
+
+    def forward(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
+    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
+        """tokens (B, S, P) with sentence markers; returns L tensors (B, S, 2P) and final states."""
+        if self.config.bilm_implementation == "plain":
+            return self._forward_plain(tokens, lengths, initial_state)
+        return self._forward_fused(tokens, lengths, initial_state)
+
+    def _forward_plain(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
+    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
+        order = _reverse_within_lengths(lengths, tokens.shape[1]).unsqueeze(-1)
+        directions = []
+        final_h, final_c = [], []
+        for d, layers in enumerate((self.forward_layers, self.backward_layers)):
+            x = tokens if d == 0 else tokens.gather(1, order.expand_as(tokens))
+            outputs, hs, cs = [], [], []
+            for layer_index, layer in enumerate(layers):
+                state = (initial_state.h[d, layer_index], initial_state.c[d, layer_index])
+                out, (h, c) = layer(self.dropout(x), lengths, state)
+                if layer_index > 0 and self.use_skip_connections:
+                    out = out + x
+                outputs.append(out if d == 0 else out.gather(1, order.expand_as(out)))
+                hs.append(h)
+                cs.append(c)
+                x = out
+            directions.append(outputs)
+            final_h.append(torch.stack(hs))
+            final_c.append(torch.stack(cs))
+        layers_out = [torch.cat([f, b], dim=-1) for f, b in zip(*directions)]
+        return layers_out, ElmoState(torch.stack(final_h), torch.stack(final_c))
+
+    def _forward_fused(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
+    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
+        steps = tokens.shape[1]
+        order = torch.argsort(lengths, descending=True, stable=True)
+        restore = torch.argsort(order)
+        sorted_lengths = lengths[order]
+        reverse = _reverse_within_lengths(sorted_lengths, steps).unsqueeze(-1).expand(-1, -1, tokens.shape[2])
+        forward_tokens = tokens[order]
+        x = torch.stack([forward_tokens, forward_tokens.gather(1, reverse)])  # (2, B, S, P): [forward; backward]
+        # Rows still running at each step (a shrinking prefix of the sorted rows).
+        running = (sorted_lengths.unsqueeze(0) > torch.arange(steps, device=lengths.device).unsqueeze(1)).sum(1)
+        running = running.tolist()
+        outputs, final_h, final_c = [], [], []
+        for index in range(len(self.forward_layers)):
+            state = (initial_state.h[:, index][:, order], initial_state.c[:, index][:, order])
+            out, (h, c) = _bidirectional_lstm_layer(
+                self._fused_weights(index), self.dropout(x), running, state, self.config.cell_clip, self.config.proj_clip
+            )
+            if index > 0 and self.use_skip_connections:
+                out = out + x
+            outputs.append(out)
+            final_h.append(h[:, restore])
+            final_c.append(c[:, restore])
+            x = out
+        layers_out = [torch.cat([out[0], out[1].gather(1, reverse)], dim=-1)[restore] for out in outputs]
+        return layers_out, ElmoState(torch.stack(final_h, dim=1), torch.stack(final_c, dim=1))
+
+
+#: Rows x steps of input gates computed per GEMM in the fast LSTM (bounds its memory).
+_GATE_BLOCK_ROWS = 512
+
+
+def _fused_weights(layers: Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]) -> Tuple[torch.Tensor, ...]:
+    """The forward and backward weights of one biLM layer stacked on axis 0 for batched GEMMs.
+
+    Gate blocks are reordered from the original i, j, f, o to i, f, o, j (one sigmoid, one
+    tanh per step) and the forget bias is folded into the input bias. Returns W_input
+    (2, P, 4C), W_state (2, P, 4C), W_projection (2, C, P) and the bias (2, 4C).
+    """
+    cell = layers[0].state_linear.weight.shape[0] // 4
+    blocks = torch.arange(4 * cell, device=layers[0].projection.weight.device).view(4, cell)[[0, 2, 3, 1]].flatten()
+    w_input = torch.stack([layer.input_linear.weight[blocks].t() for layer in layers])
+    w_state = torch.stack([layer.state_linear.weight[blocks].t() for layer in layers])
+    w_projection = torch.stack([layer.projection.weight.t() for layer in layers])
+    bias = torch.stack([layer.input_linear.bias[blocks] for layer in layers])
+    bias[:, cell : 2 * cell] += FORGET_BIAS
+    return w_input, w_state, w_projection, bias
+
+
+def _bidirectional_lstm_layer(
+    weights: Tuple[torch.Tensor, ...],
+    inputs: torch.Tensor,
+    running: List[int],
+    state: Tuple[torch.Tensor, torch.Tensor],
+    cell_clip: Optional[float],
+    proj_clip: Optional[float],
+) -> Tuple[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
+    """One biLM layer, both directions at once (axis 0), over length-sorted rows.
+
+    Args:
+        weights: the layer's ``_fused_weights``.
+        inputs: (2, B, S, P), each direction's sequence in its reading order, rows sorted by
+            length (descending); ``running[t]`` rows are real at step t.
+        state: h (2, B, P) and c (2, B, C) to start from.
+        cell_clip, proj_clip: clipping of the cell and the projected state (``None``: none).
+
+    Returns:
+        outputs (2, B, S, P), zero beyond each row's length, and the state (h, c) after each
+        row's last real step.
+    """
+    w_input, w_state, w_projection, bias = weights
+    n_rows, steps, width = inputs.shape[1:]
+    cell = w_state.shape[-1] // 4
+    h, c = state
+    outputs: List[torch.Tensor] = []  # (n_t, 2, P) per step
+    ended_h: List[torch.Tensor] = []  # states of rows that ended, later rows first
+    ended_c: List[torch.Tensor] = []
+    block_start = block_end = 0
+    gates_x: Optional[torch.Tensor] = None  # (2, n, steps of the block, 4C), set at the first step
+    for t in range(steps):
+        n = running[t]
+        if n < h.shape[1]:
+            ended_h.append(h[:, n:])
+            ended_c.append(c[:, n:])
+            h, c = h[:, :n], c[:, :n]
+        if n == 0:
+            break
+        if t == block_end:  # the input half of the gates for the next block of steps: one GEMM
+            block_start, block_end = t, min(steps, t + max(1, _GATE_BLOCK_ROWS // n))
+            block = inputs[:, :n, block_start:block_end].reshape(2, -1, width)
+            gates_x = torch.baddbmm(bias.unsqueeze(1), block, w_input).view(2, n, block_end - block_start, 4 * cell)
+        gates = torch.baddbmm(gates_x[:, :n, t - block_start], h, w_state)  # (2, n, 4C)
+        sigmoids = torch.sigmoid(gates[..., : 3 * cell])
+        c = torch.addcmul(sigmoids[..., cell : 2 * cell] * c, sigmoids[..., :cell], torch.tanh(gates[..., 3 * cell :]))
+        if cell_clip is not None:
+            c = c.clamp(-cell_clip, cell_clip)
+        h = torch.bmm(sigmoids[..., 2 * cell :] * torch.tanh(c), w_projection)  # (2, n, P)
+        if proj_clip is not None:
+            h = h.clamp(-proj_clip, proj_clip)
+        outputs.append(h.transpose(0, 1))
+    out = nn.utils.rnn.pad_sequence(outputs, batch_first=True) if outputs else inputs.new_zeros(0, n_rows, 2, width)
+    out = nn.functional.pad(out, (0, 0, 0, 0, 0, n_rows - out.shape[1], 0, steps - out.shape[0]))  # (S, B, 2, P)
+    out = out.permute(2, 1, 0, 3)  # (2, B, S, P)
+    final_h = torch.cat([h] + ended_h[::-1], dim=1)
+    final_c = torch.cat([c] + ended_c[::-1], dim=1)
+    return out, (final_h, final_c)
+
+
+@dataclass
+class ElmoState:
+    """LSTM state of the biLM: ``h`` (2, L, B, P) and ``c`` (2, L, B, C); axis 0 is the direction."""
+
+    h: torch.Tensor
+    c: torch.Tensor
+
+
+class ElmoPreTrainedModel(PreTrainedModel):
+    """Weight initialisation and loading conventions shared by the ELMo models."""
+
+    config_class = ElmoConfig
+    base_model_prefix = "elmo"
+    main_input_name = "input_ids"
+    _no_split_modules = ["ElmoLstmProjectionLayer"]
+
+    def _init_weights(self, module: nn.Module) -> None:
+        std = 0.05
+        if isinstance(module, (nn.Linear, nn.Conv1d)):
+            nn.init.uniform_(module.weight, -std, std)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+        elif isinstance(module, nn.Embedding):
+            nn.init.uniform_(module.weight, -1.0, 1.0)
+            with torch.no_grad():
+                module.weight[module.padding_idx].zero_()
+        elif isinstance(module, ElmoModel):
+            nn.init.zeros_(module.warm_h)
+            nn.init.zeros_(module.warm_c)
+
+    @classmethod
+    def from_allennlp(cls, options_path: Union[str, os.PathLike], weights_path: Union[str, os.PathLike]):
+        """Convert the original ``options.json`` + ``weights.hdf5`` (needs the hf-elmo package and h5py)."""
+        try:  # the converter is not carried by saved folders (trust_remote_code needs only this file)
+            from hf_elmo.convert import load_allennlp
+        except ImportError as err:
+            raise ImportError(f"converting original ELMo files needs the hf-elmo package ({err})") from None
+        return load_allennlp(options_path, weights_path, model_class=cls)
+
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any):
+        """``PreTrainedModel.from_pretrained``: float32 unless ``dtype`` is given, safetensors only.
+
+        Weights may be stored in float16 or bfloat16 (smaller files), but unless the caller passes
+        ``dtype`` (``"auto"``: the stored one) they load as float32, the fast and exact choice on CPU.
+        With the hf-elmo package installed (not needed for ``trust_remote_code``), the name goes
+        through ``hf_elmo.loading.resolve_model`` first: shipped names (``hf-elmo:elmo-tiny-en``),
+        folders and zip archives of the original files (converted on load, into ``ElmoModel``), and
+        a one-line error naming a model that cannot be found or read.
+        """
+        if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:
+            kwargs["dtype"] = torch.float32
+        kwargs.setdefault("use_safetensors", True)
+        try:
+            from hf_elmo.loading import HUB_KWARGS, load_original, resolve_model
+        except ImportError:  # a remote-code copy without the package: plain transformers loading
+            resolve_model = None
+        if resolve_model is None or kwargs.get("subfolder"):
+            with _no_weight_progress_bars():
+                return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        source = resolve_model(pretrained_model_name_or_path, **{k: kwargs[k] for k in HUB_KWARGS if k in kwargs})
+        if source.format == "original":
+            return load_original(source, cls, dtype=kwargs.get("dtype") or kwargs.get("torch_dtype"))
+        with _no_weight_progress_bars():
+            return super().from_pretrained(source.path, *args, **kwargs)
+
+    def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
+        """``PreTrainedModel.save_pretrained``, without a progress bar, and with the weight files
+        as readable as the ``config.json`` written beside them (safetensors creates them 0600)."""
+        with _no_weight_progress_bars():
+            super().save_pretrained(save_directory, *args, **kwargs)
+        config_file = Path(save_directory) / "config.json"
+        if config_file.is_file():
+            mode = config_file.stat().st_mode & 0o666
+            for weights in Path(save_directory).glob("*.safetensors"):
+                weights.chmod(mode)
+
+
+@contextmanager
+def _no_weight_progress_bars() -> Iterator[None]:
+    """Hide transformers' "Loading weights" / "Writing model shards" bars: an ELMo model loads
+    and saves in about a second, and the bars would clutter every command and spaCy's tables."""
+    if not hf_logging.is_progress_bar_enabled():
+        yield
+        return
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.enable_progress_bar()
+
+
+#: Integer dtypes that hold every char id 0..261 exactly (bool, int8 and uint8 do not).
+INPUT_ID_DTYPES = (torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
+
+
+def check_inputs(
+    input_ids: Any, attention_mask: Optional[Any], width: int
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Check ``ElmoModel.forward``'s inputs; return the ids as int64 (B, T, W) and the mask (B, T) bool.
+
+    Refuses, with one line each: anything but a tensor, a dtype not in ``INPUT_ID_DTYPES``, a
+    shape other than (B, T, ``width``) with B >= 1, a mask whose shape is not (B, T). Checks of
+    the values (ids within 0..261, a left-aligned mask) are skipped while ``torch.compile`` or
+    ``torch.export`` traces the model, so that ``forward`` stays exportable.
+    """
+    if not isinstance(input_ids, torch.Tensor):
+        raise TypeError(
+            f"input_ids must be a torch.Tensor of char ids (batch, tokens, {width}), got "
+            f"{type(input_ids).__module__}.{type(input_ids).__name__}; convert it with torch.as_tensor, "
+            "or call the tokenizer with return_tensors='pt'"
+        )
+    if input_ids.dtype not in INPUT_ID_DTYPES:
+        raise TypeError(
+            f"input_ids must be an integer tensor that holds char ids 0..{N_CHAR_IDS - 1} exactly "
+            f"(int16, int32 or int64), got {input_ids.dtype}"
+        )
+    if input_ids.dim() != 3 or input_ids.shape[-1] != width:
+        raise ValueError(f"input_ids must have shape (batch, tokens, {width}), got {tuple(input_ids.shape)}")
+    if input_ids.shape[0] == 0:
+        raise ValueError("empty batch: input_ids has no rows")
+    input_ids = input_ids.long()
+    if attention_mask is None:
+        mask = (input_ids > 0).any(dim=-1)
+    else:
+        if not isinstance(attention_mask, torch.Tensor):
+            raise TypeError(f"attention_mask must be a torch.Tensor, got {type(attention_mask).__name__}")
+        if attention_mask.shape != input_ids.shape[:2]:
+            raise ValueError(
+                f"attention_mask must have shape (batch, tokens) = {tuple(input_ids.shape[:2])} to match "
+                f"input_ids {tuple(input_ids.shape)}, got {tuple(attention_mask.shape)}"
+            )
+        mask = attention_mask.bool()
+    if torch.compiler.is_compiling() or torch.compiler.is_exporting():
+        return input_ids, mask
+    bad = (input_ids < 0) | (input_ids >= N_CHAR_IDS)
+    if bad.any():
+        where = tuple(bad.nonzero()[0].tolist())
+        raise ValueError(
+            f"char id {int(input_ids[where])} out of range 0..{N_CHAR_IDS - 1} at input_ids{list(where)} "
+            "(sentence, token, character); make the ids with ElmoTokenizer or batch_to_ids"
+        )
+    steps = input_ids.shape[1]
+    if not torch.equal(mask, torch.arange(steps, device=mask.device) < mask.sum(dim=1, keepdim=True)):
+        raise ValueError("attention_mask must be left-aligned: real tokens first, then padding")
+    return input_ids, mask
+
+
+class ElmoModel(ElmoPreTrainedModel):
+    """The ELMo biLM: character ids in, L+1 layers of 2P-dimensional token vectors out.
+
+    By default every call starts from the model's initial state (zeros, or the warm state set by
+    ``warm_up``), so the same sentence gets the same vectors in any batch. With
+    ``stateful=True`` (argument or config) the LSTM state of batch row r carries over to row r of
+    the next call, exactly as bilm-tf and AllenNLP do; ``reset_states()`` forgets it.
+    """
+
+    # A folder written by ``elmo pretrain`` (``ElmoForBidirectionalLM``) also holds the LM's word
+    # softmax and, for the word baseline, its word embedding. Loading the biLM alone from it leaves
+    # them out on purpose, so they are not reported as unexpected.
+    _keys_to_ignore_on_load_unexpected = [r"^softmax\.", r"^word_embedding\."]
+
+    def __init__(self, config: ElmoConfig) -> None:
+        super().__init__(config)
+        self.char_cnn = ElmoCharCNN(config)
+        self.bilm = ElmoBiLm(config)
+        n, p, c = config.n_layers, config.projection_dim, config.lstm_dim
+        # The initial state of every row in stateless calls; zeros until ``warm_up``.
+        self.register_buffer("warm_h", torch.zeros(2, n, p))
+        self.register_buffer("warm_c", torch.zeros(2, n, c))
+        self._carried_state: Optional[ElmoState] = None
+        #: The token layer of recently seen tokens (fast path, inference only).
+        self.token_cache = TokenLayerCache()
+        self.post_init()
+
+    # -- state -----------------------------------------------------------------------------
+    def reset_states(self) -> None:
+        """Forget the state carried by stateful calls; the next one starts from the initial state."""
+        self._carried_state = None
+
+    def _initial_state(self, batch_size: int, stateful: bool) -> ElmoState:
+        n = self.config.n_layers
+        warm = ElmoState(
+            self.warm_h.unsqueeze(2).expand(2, n, batch_size, -1),
+            self.warm_c.unsqueeze(2).expand(2, n, batch_size, -1),
+        )
+        carried = self._carried_state if stateful else None
+        if carried is None:
+            return warm
+        kept = min(batch_size, carried.h.shape[2])
+        h = torch.cat([carried.h[:, :, :kept], warm.h[:, :, kept:]], dim=2)
+        c = torch.cat([carried.c[:, :, :kept], warm.c[:, :, kept:]], dim=2)
+        return ElmoState(h, c)
+
+    def _carry(self, final: ElmoState) -> None:
+        """Store final states; rows beyond this batch keep what they had (AllenNLP semantics)."""
+        old = self._carried_state
+        final = ElmoState(final.h.detach(), final.c.detach())
+        if old is not None and old.h.shape[2] > final.h.shape[2]:
+            n = final.h.shape[2]
+            final = ElmoState(torch.cat([final.h, old.h[:, :, n:]], 2), torch.cat([final.c, old.c[:, :, n:]], 2))
+        self._carried_state = final
+
+    @torch.no_grad()
+    def warm_up(self, sentences: Sequence[Sequence[str]], batch_size: int = 32) -> None:
+        """Set a fixed, deterministic initial state from a warm-up text.
+
+        Runs ``sentences`` (token lists, in order) statefully in batches of ``batch_size`` from
+        the current initial state, then stores the mean over rows of the final LSTM state as the
+        initial state of every later call. The state is saved with the model. Prefer it to zero
+        state when vectors should resemble those of a model that has been reading text for a
+        while (how ELMo was trained) yet must not depend on the batch or call order.
+        """
+        from .tokenization_elmo import batch_to_ids
+
+        if len(sentences) == 0:
+            raise ValueError("warm_up needs at least one sentence")
+        self.reset_states()
+        device = self.warm_h.device
+        for start in range(0, len(sentences), batch_size):
+            ids = batch_to_ids(sentences[start : start + batch_size], self.config.max_characters_per_token)
+            self(input_ids=ids.to(device), stateful=True)
+        state = self._carried_state
+        self.warm_h.copy_(state.h.mean(dim=2))
+        self.warm_c.copy_(state.c.mean(dim=2))
+        self.reset_states()
+
+    # -- forward ---------------------------------------------------------------------------
+    def _with_sentence_markers(
+        self, input_ids: torch.Tensor, lengths: torch.Tensor
+    ) -> torch.Tensor:
+        """(B, T, W) ids -> (B, T+2, W) with ``<S>`` first and ``</S>`` after each row's tokens."""
+        batch, steps, width = input_ids.shape
+        out = input_ids.new_zeros(batch, steps + 2, width)
+        out[:, 1 : steps + 1] = input_ids
+        out[:, 0] = _sentence_marker(_BOS_CHAR, width, input_ids.device)
+        out[torch.arange(batch, device=input_ids.device), lengths + 1] = _sentence_marker(
+            _EOS_CHAR, width, input_ids.device
+        )
+        return out
+
+    def token_embeddings(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The char-CNN token layer (B, S, P) for ``char_ids`` (B, S, W), zero where ``mask`` is False.
+
+        The fast path runs the char CNN once per distinct token of the batch (on running text
+        about half the slots), and in inference only on those not in ``token_cache``; the
+        vectors are the same as running it on every slot.
+        """
+        out = char_ids.new_zeros(*mask.shape, self.config.projection_dim, dtype=self.dtype)
+        if self.config.bilm_implementation == "plain":
+            out[mask] = self.char_cnn(char_ids[mask])
+        else:
+            distinct, inverse = torch.unique(char_ids[mask], dim=0, return_inverse=True)  # (U, W), (N,)
+            out[mask] = self.token_cache.token_layer(distinct, self.char_cnn)[inverse].to(out.dtype)
+        return out
+
+    def encode(
+        self, char_ids: torch.Tensor, lengths: torch.Tensor, initial_state: Optional[ElmoState] = None
+    ) -> Tuple[List[torch.Tensor], ElmoState]:
+        """The biLM over char ids that already hold any sentence markers.
+
+        Args:
+            char_ids: (B, S, W) left-aligned char ids, ``lengths`` (B,) real steps per row.
+            initial_state: state to start from (default: the initial state, zeros or warm).
+
+        Returns:
+            L+1 layers (B, S, 2P), zero beyond each row's length, and the final ``ElmoState``
+            (forward: after each row's last step; backward: after its first).
+        """
+        if initial_state is None:
+            initial_state = self._initial_state(char_ids.shape[0], stateful=False)
+        steps = char_ids.shape[1]
+        mask = torch.arange(steps, device=lengths.device) < lengths.unsqueeze(1)
+        tokens = self.token_embeddings(char_ids, mask)  # (B, S, P)
+        lstm_layers, final = self.bilm(tokens, lengths, initial_state)
+        return [torch.cat([tokens, tokens], dim=-1)] + lstm_layers, final
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: Optional[torch.Tensor] = None,
+        stateful: Optional[bool] = None,
+        return_dict: Optional[bool] = None,
+        **kwargs,
+    ) -> ElmoModelOutput:
+        """Embed a batch of tokenised sentences.
+
+        Args:
+            input_ids: (B, T, max_characters_per_token) char ids 0..261 of the tokens only (no
+                sentence markers), left-aligned, padding tokens all zero; an integer tensor
+                (``check_inputs`` says which, and refuses bad inputs with one line).
+            attention_mask: (B, T) 1 for real tokens; derived from ``input_ids`` when absent.
+            stateful: carry LSTM state per batch row across calls (default ``config.stateful``).
+        """
+        input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
+        if attention_mask is None:
+            attention_mask = mask
+        lengths = mask.sum(dim=1)
+        steps = input_ids.shape[1]
+        stateful = self.config.stateful if stateful is None else stateful
+
+        char_ids = self._with_sentence_markers(input_ids, lengths)
+        initial = self._initial_state(input_ids.shape[0], stateful)
+        layers, final = self.encode(char_ids, lengths + 2, initial)
+        if stateful:
+            self._carry(final)
+
+        keep = mask.unsqueeze(-1).to(layers[0].dtype)
+        hidden_states = tuple(layer[:, 1 : steps + 1] * keep for layer in layers)
+        output = ElmoModelOutput(
+            last_hidden_state=hidden_states[-1], hidden_states=hidden_states, attention_mask=attention_mask
+        )
+        return_dict = self.config.return_dict if return_dict is None else return_dict
+        return output if return_dict else output.to_tuple()

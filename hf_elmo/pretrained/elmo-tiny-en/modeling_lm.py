@@ -1,0 +1,256 @@
+"""The ELMo biLM with its language-model head: ``ElmoForBidirectionalLM``.
+
+Data flow (B rows, S steps including the ``<S>``/``</S>`` marker tokens; P projection, V words):
+
+    input_ids (B, S, 50) char ids  --ElmoModel.encode-->  top layer (B, S, 2P) = [forward; backward]
+      forward half at step t  (t = 0..S-2) predicts the word at t+1  (labels[:, 1:])
+      backward half at step t (t = 1..S-1) predicts the word at t-1  (labels[:, :-1])
+      one softmax (V, P) shared by both directions; loss = mean of the two directions' mean CE.
+
+The softmax is full in evaluation. In training it is full or, for large vocabularies, sampled as
+bilm-tf trains: ``num_sampled`` candidates drawn from a log-uniform (Zipf) distribution over the
+frequency-sorted vocabulary, shared by the batch, logits corrected by ``-log Q`` (the expected
+count of each candidate), accidental hits of the true word removed.
+
+``config.token_embedding = "word"`` replaces the char CNN by a word-embedding lookup
+(``input_ids`` (B, S) word ids): the baseline that shows what the characters add.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple, Union
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+from transformers.utils import ModelOutput
+
+from .configuration_elmo import ElmoConfig
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, ElmoState
+
+IGNORE_INDEX = -100
+TOKEN_EMBEDDINGS = ("char_cnn", "word")
+SOFTMAX_KINDS = ("full", "sampled")
+
+
+@dataclass
+class ElmoLMOutput(ModelOutput):
+    """Output of ``ElmoForBidirectionalLM``.
+
+    Args:
+        loss: mean of ``forward_loss`` and ``backward_loss`` (sampled softmax in training when
+            configured, so not a perplexity; full softmax in eval mode).
+        forward_loss: mean cross-entropy of the forward LM over its targets.
+        backward_loss: mean cross-entropy of the backward LM over its targets.
+        n_targets: number of predicted words per direction (the same for both).
+        final_state: the biLM's final LSTM state (for carrying state across windows).
+    """
+
+    loss: Optional[torch.Tensor] = None
+    forward_loss: Optional[torch.Tensor] = None
+    backward_loss: Optional[torch.Tensor] = None
+    n_targets: Optional[torch.Tensor] = None
+    final_state: Optional[ElmoState] = None
+
+
+def log_uniform_probabilities(vocab_size: int, ids: torch.Tensor) -> torch.Tensor:
+    """Q(k) = log((k + 2) / (k + 1)) / log(V + 1), the Zipf-like candidate distribution of bilm-tf."""
+    ids = ids.double()
+    return (torch.log1p(1.0 / (ids + 1.0)) / math.log(vocab_size + 1.0)).float()
+
+
+def sample_log_uniform(vocab_size: int, num_sampled: int, device: torch.device) -> torch.Tensor:
+    """``num_sampled`` draws (with replacement) from ``log_uniform_probabilities``, deduplicated."""
+    u = torch.rand(num_sampled, device=device, dtype=torch.float64)
+    ids = (torch.exp(u * math.log(vocab_size + 1.0)) - 1.0).floor().long().clamp_(0, vocab_size - 1)
+    return torch.unique(ids)
+
+
+class ElmoSoftmax(nn.Module):
+    """The word softmax shared by both directions: ``logits = h W^T + b``, W (V, P), b (V,)."""
+
+    def __init__(self, vocab_size: int, dim: int) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(vocab_size, dim))
+        self.bias = nn.Parameter(torch.zeros(vocab_size))
+
+    def full_loss(self, hidden: torch.Tensor, targets: torch.Tensor, chunk: int = 2048) -> torch.Tensor:
+        """Summed cross-entropy of ``hidden`` (N, P) against ``targets`` (N,), in row chunks."""
+        total = hidden.new_zeros((), dtype=torch.float32)
+        for start in range(0, hidden.shape[0], chunk):
+            logits = F.linear(hidden[start : start + chunk], self.weight, self.bias).float()
+            total = total + F.cross_entropy(logits, targets[start : start + chunk], reduction="sum")
+        return total
+
+    def sampled_loss(
+        self, hidden: torch.Tensor, targets: torch.Tensor, candidates: torch.Tensor, num_tries: int
+    ) -> torch.Tensor:
+        """Summed sampled-softmax cross-entropy (logQ-corrected, accidental hits removed).
+
+        ``candidates`` are the distinct ids among ``num_tries`` log-uniform draws.
+        """
+        vocab_size = self.weight.shape[0]
+        q_true = log_uniform_probabilities(vocab_size, targets)
+        q_cand = log_uniform_probabilities(vocab_size, candidates)
+        # expected count of an id in num_tries draws: 1 - (1 - Q)^num_tries
+        log_expected_true = torch.log(-torch.expm1(num_tries * torch.log1p(-q_true)))
+        log_expected_cand = torch.log(-torch.expm1(num_tries * torch.log1p(-q_cand)))
+        true_logits = (hidden * self.weight[targets]).sum(-1) + self.bias[targets] - log_expected_true  # (N,)
+        cand_logits = F.linear(hidden, self.weight[candidates], self.bias[candidates]) - log_expected_cand  # (N, K)
+        cand_logits = cand_logits.float().masked_fill(targets.unsqueeze(1) == candidates.unsqueeze(0), float("-inf"))
+        logits = torch.cat([true_logits.float().unsqueeze(1), cand_logits], dim=1)
+        return (torch.logsumexp(logits, dim=1) - logits[:, 0]).sum()
+
+
+class ElmoForBidirectionalLM(ElmoPreTrainedModel):
+    """The ELMo biLM with the word softmax it is pretrained with.
+
+    Config fields beyond ``ElmoConfig``: ``vocab_size`` (V words, the softmax rows),
+    ``softmax`` (``"sampled"`` or ``"full"``, the training loss; evaluation is always full),
+    ``num_sampled`` (candidates per batch for the sampled softmax) and ``token_embedding``
+    (``"char_cnn"``, or ``"word"`` for the word-embedding baseline).
+    ``ElmoModel.from_pretrained`` on a saved folder of this model loads the biLM alone.
+    """
+
+    def __init__(self, config: ElmoConfig) -> None:
+        super().__init__(config)
+        validate_lm_config(config)
+        self.elmo = ElmoModel(config)
+        p = config.projection_dim
+        self.word_embedding = nn.Embedding(config.vocab_size, p) if config.token_embedding == "word" else None
+        self.softmax = ElmoSoftmax(config.vocab_size, p)
+        self.post_init()
+
+    def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
+        """``save_pretrained``; a folder saved with its code for ``trust_remote_code`` also maps
+        ``AutoModel`` to the biLM alone (``ElmoModel``), as ``ElmoModel.from_pretrained`` loads it."""
+        if self._auto_class is not None:
+            biLM = f"{ElmoModel.__module__.rsplit('.', 1)[-1]}.{ElmoModel.__name__}"
+            self.config.auto_map = {**(getattr(self.config, "auto_map", None) or {}), "AutoModel": biLM}
+        super().save_pretrained(save_directory, *args, **kwargs)
+
+    def _init_weights(self, module: nn.Module) -> None:
+        if isinstance(module, ElmoSoftmax):  # bilm-tf: W ~ N(0, 1/sqrt(P)), b = 0
+            nn.init.normal_(module.weight, std=1.0 / math.sqrt(module.weight.shape[1]))
+            nn.init.zeros_(module.bias)
+        elif isinstance(module, nn.Embedding) and module.padding_idx is None:  # the word embedding
+            nn.init.uniform_(module.weight, -1.0, 1.0)
+        else:
+            super()._init_weights(module)
+
+    def token_layer(self, input_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """The context-independent token layer (B, S, P), zero beyond each row's length."""
+        mask = torch.arange(input_ids.shape[1], device=lengths.device) < lengths.unsqueeze(1)  # (B, S)
+        if self.word_embedding is not None:
+            return self.word_embedding(input_ids.clamp(min=0)) * mask.unsqueeze(-1)
+        return self.elmo.token_embeddings(input_ids, mask)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        lengths: torch.Tensor,
+        labels: torch.Tensor,
+        initial_state: Optional[ElmoState] = None,
+        full_softmax: Optional[bool] = None,
+        return_dict: Optional[bool] = None,
+    ) -> Union[ElmoLMOutput, Tuple]:
+        """Both directions' LM loss over sequences that already hold their marker tokens.
+
+        Args:
+            input_ids: (B, S, W) char ids (or (B, S) word ids for ``token_embedding="word"``),
+                left-aligned, ``lengths`` (B,) real steps per row.
+            labels: (B, S) vocabulary ids of every step, ``-100`` beyond each row's length.
+            initial_state: LSTM state to start from (default: the model's initial state).
+            full_softmax: force the full (True) or configured (None) softmax; eval mode is full.
+        """
+        if labels.shape != input_ids.shape[:2]:
+            raise ValueError(f"labels {tuple(labels.shape)} must match input_ids' (B, S) {tuple(input_ids.shape[:2])}")
+        if initial_state is None:
+            initial_state = self.elmo._initial_state(input_ids.shape[0], stateful=False)
+        tokens = self.token_layer(input_ids, lengths)  # (B, S, P)
+        lstm_layers, final = self.elmo.bilm(tokens, lengths, initial_state)
+        top = lstm_layers[-1]  # (B, S, 2P)
+        p = self.config.projection_dim
+        forward_hidden, forward_targets = top[:, :-1, :p], labels[:, 1:]  # predict t+1
+        backward_hidden, backward_targets = top[:, 1:, p:], labels[:, :-1]  # predict t-1
+        keep = forward_targets != IGNORE_INDEX  # the same (B, S-1) slots for both directions
+        n = keep.sum()
+        if n == 0:
+            raise ValueError("the batch has no targets: every row needs at least 2 steps")
+        use_full = (not self.training) or full_softmax or self.config.softmax == "full"
+        losses = []
+        candidates = None
+        if not use_full:
+            candidates = sample_log_uniform(self.config.vocab_size, self.config.num_sampled, top.device)
+        for hidden, targets in ((forward_hidden, forward_targets), (backward_hidden, backward_targets)):
+            h, y = hidden[keep], targets[keep]
+            total = self.softmax.full_loss(h, y) if use_full else self.softmax.sampled_loss(
+                h, y, candidates, self.config.num_sampled
+            )
+            losses.append(total / n)
+        loss = 0.5 * (losses[0] + losses[1])
+        output = ElmoLMOutput(loss=loss, forward_loss=losses[0], backward_loss=losses[1], n_targets=n, final_state=final)
+        return_dict = self.config.return_dict if return_dict is None else return_dict
+        return output if return_dict else output.to_tuple()
+
+    @classmethod
+    def from_allennlp_with_softmax(
+        cls,
+        options_path: Union[str, os.PathLike],
+        weights_path: Union[str, os.PathLike],
+        softmax_path: Union[str, os.PathLike],
+    ) -> "ElmoForBidirectionalLM":
+        """The original biLM files plus a softmax dump (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,))."""
+        try:  # the converter is not carried by saved folders (trust_remote_code needs only the model files)
+            import h5py
+
+            from hf_elmo.convert import ElmoWeightsError, elmo_state_dict, read_options
+        except ImportError as err:
+            raise ImportError(f"converting original ELMo files needs the hf-elmo package ({err})") from None
+
+        config = read_options(options_path)
+        try:
+            with h5py.File(softmax_path, "r") as handle:
+                weight = torch.from_numpy(handle["softmax/W"][...]).float()
+                bias = torch.from_numpy(handle["softmax/b"][...]).float()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None
+        except (OSError, KeyError) as err:
+            raise ElmoWeightsError(f"{softmax_path} holds no readable softmax/W and softmax/b: {err}") from None
+        if weight.dim() != 2 or weight.shape[1] != config.projection_dim or bias.shape != weight.shape[:1]:
+            raise ElmoWeightsError(
+                f"{softmax_path}: softmax/W {tuple(weight.shape)} and softmax/b {tuple(bias.shape)} do not "
+                f"fit projection_dim {config.projection_dim}"
+            )
+        state = elmo_state_dict(weights_path, config)
+        config.n_characters = 262
+        config.vocab_size = weight.shape[0]
+        config.softmax = "full"
+        model = cls(config)
+        missing, unexpected = model.elmo.load_state_dict(state, strict=False)
+        missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
+        if missing or unexpected:
+            raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
+        with torch.no_grad():
+            model.softmax.weight.copy_(weight)
+            model.softmax.bias.copy_(bias)
+        return model.eval()
+
+
+def validate_lm_config(config: ElmoConfig) -> None:
+    """Fill the LM fields' defaults on ``config`` and check them (clear errors)."""
+    for name, default in (("softmax", "sampled"), ("num_sampled", 8192), ("token_embedding", "char_cnn")):
+        if getattr(config, name, None) is None:
+            setattr(config, name, default)
+    vocab_size = getattr(config, "vocab_size", None)
+    if not isinstance(vocab_size, int) or vocab_size < 4:
+        raise ValueError(f"ElmoForBidirectionalLM needs config.vocab_size >= 4 (words of the softmax), got {vocab_size}")
+    if config.softmax not in SOFTMAX_KINDS:
+        raise ValueError(f"config.softmax must be one of {SOFTMAX_KINDS}, got {config.softmax!r}")
+    if config.token_embedding not in TOKEN_EMBEDDINGS:
+        raise ValueError(f"config.token_embedding must be one of {TOKEN_EMBEDDINGS}, got {config.token_embedding!r}")
+    if int(config.num_sampled) <= 0:
+        raise ValueError(f"config.num_sampled must be positive, got {config.num_sampled}")

@@ -1,0 +1,45 @@
+"""The ``elmo`` command line: one sub-command per module of ``hf_elmo_cli.commands``.
+
+This package is apart from ``hf_elmo`` because importing ``hf_elmo`` imports torch and
+transformers (it registers the Auto classes): building the parser here imports neither, so
+``elmo --help`` and ``elmo --version`` answer at once. Each command imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from typing import List, Optional
+
+#: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
+#: sub-command with ``set_defaults(run=callable(args) -> int)``.
+COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed"]
+
+
+def distribution_version() -> str:
+    """The installed hf-elmo distribution's version."""
+    try:
+        return version("hf-elmo")
+    except PackageNotFoundError:
+        return "unknown (hf-elmo is not installed)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="elmo", description="ELMo for Hugging Face and spaCy")
+    parser.add_argument("--version", action="version", version=f"%(prog)s (hf-elmo) {distribution_version()}")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"hf_elmo_cli.commands.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the ``elmo`` command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except (ValueError, OSError) as err:  # bad input, missing or unreadable files: one line, no traceback
+        print(f"elmo {args.command}: error: {err}", file=sys.stderr)
+        return 2
