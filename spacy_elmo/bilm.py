@@ -13,6 +13,7 @@ import torch
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Model, PyTorchGradScaler, torch2xp, xp2torch
+from thinc.compat import has_torch_amp
 from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel, batch_to_ids
@@ -56,9 +57,10 @@ def elmo_bilm_v2(
             ignored on CPU, which always runs float32. The layers handed on are float32.
         grad_scaler_config: settings of Thinc's ``PyTorchGradScaler`` (``init_scale``,
             ``growth_factor``, ``backoff_factor``, ``growth_interval``) for fine-tuning in mixed
-            precision; it is enabled exactly when ``mixed_precision`` is.
+            precision; it is enabled when ``mixed_precision`` is and torch can use CUDA AMP
+            (a machine without CUDA runs float32: there is nothing to scale).
     """
-    scaler = PyTorchGradScaler(enabled=mixed_precision, **(grad_scaler_config or {}))
+    scaler = PyTorchGradScaler(enabled=mixed_precision and has_torch_amp, **(grad_scaler_config or {}))
     return Model(
         "elmo-bilm",
         bilm_forward,

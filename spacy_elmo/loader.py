@@ -37,9 +37,17 @@ def elmo_loader_v1(name_or_path: Optional[str] = None) -> Callable[[], ElmoModel
 
 
 def load_shipped_model() -> ElmoModel:
-    """The biLM shipped with the package, in float32 (its LM head is dropped); logs its path."""
+    """The biLM shipped with the package, in float32 (its LM head is dropped).
+
+    Says so on spaCy's logger at warning level, which ``spacy train`` shows: the shipped model
+    is a small demonstration model, and a user who meant to give one should notice.
+    """
     from hf_elmo.modeling_lm import ElmoForBidirectionalLM
     from hf_elmo.pretrained import DEFAULT_MODEL
 
-    logger.info("spacy-elmo: using the shipped model %s (no ELMo model was given)", DEFAULT_MODEL)
+    logger.warning(
+        "spacy-elmo: no ELMo model given: using the shipped model %s (a small demonstration "
+        "model; give spacy-elmo.ElmoLoader.v1 a name_or_path, e.g. --paths.elmo, for another)",
+        DEFAULT_MODEL,
+    )
     return ElmoForBidirectionalLM.from_pretrained(DEFAULT_MODEL, dtype=torch.float32).elmo.eval()
