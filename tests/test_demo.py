@@ -34,3 +34,12 @@ def test_demo_gives_stick_different_vectors_in_its_two_sentences(capsys):
 def test_demo_names_a_word_missing_from_its_sentence(capsys):
     assert elmo_main(["demo", "--word", "banana"]) == 2
     assert "'banana' is not a token" in capsys.readouterr().err
+
+
+def test_demo_with_a_word_the_bundled_text_lacks_shows_similarities_and_no_neighbours(capsys):
+    sentences = ["I went to the bank to deposit money", "We sat on the bank of the river"]
+    assert "bank" not in DEMO_SENTENCES.read_text(encoding="utf-8").split()
+    assert elmo_main(["demo", "--word", "bank", "--sentences", *sentences]) == 0
+    out = capsys.readouterr().out
+    assert len(re.findall(r"layer \d \(.*?\)\s+-?[\d.]+", out)) == 3  # token layer and 2 biLSTM layers
+    assert "no neighbours" in out and "'bank'" in out

@@ -1,0 +1,38 @@
+"""``python -m spacy_elmo.layer_weights``: values on the bars; one error line and exit code 1 for a
+pipeline without ELMo; a clear error without matplotlib."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import spacy
+
+from spacy_elmo.layer_weights import MixWeights, layer_weights_figure, plot_layer_weights
+
+
+def test_every_bar_carries_its_weight():
+    mixes = [MixWeights("ner", np.array([0.2, 0.5, 0.3]), 1.5), MixWeights("textcat", np.array([0.6, 0.1, 0.3]), 0.9)]
+    figure = layer_weights_figure(mixes)
+    labels = [[text.get_text() for text in axis.texts] for axis in figure.axes]
+    assert labels == [["0.200", "0.500", "0.300"], ["0.600", "0.100", "0.300"]]
+
+
+def test_a_pipeline_without_elmo_is_one_error_line_and_exit_code_1(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.to_disk(tmp_path / "plain")
+    run = subprocess.run(
+        [sys.executable, "-m", "spacy_elmo.layer_weights", str(tmp_path / "plain"), str(tmp_path / "w.png")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 1
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "no initialised ELMo scalar mix" in lines[0], run.stderr
+    assert not (tmp_path / "w.png").exists()
+
+
+def test_without_matplotlib_plotting_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    with pytest.raises(ImportError, match="pip install matplotlib"):
+        layer_weights_figure([MixWeights("ner", np.array([0.5, 0.5]), 1.0)])
