@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import spacy
 
-from spacy_elmo.layer_weights import MixWeights, layer_weights_figure, plot_layer_weights
+from spacy_elmo.layer_weights import MixWeights, layer_weights_figure
 
 
 def test_every_bar_carries_its_weight():

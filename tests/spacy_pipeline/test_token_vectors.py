@@ -3,12 +3,11 @@ the biLM layers (``hf_elmo.ScalarMix`` at its start), on by default without stat
 
 import numpy as np
 import pytest
-import spacy
 import torch
 from spacy.tokens import Doc, DocBin
 
 from hf_elmo import ScalarMix, batch_to_ids
-from spacy_elmo.token_vectors import set_token_vectors
+from spacy_elmo import set_token_vectors
 
 from pipeline_helpers import tiny_elmo
 
