@@ -18,7 +18,7 @@ n_process=2)``).
 from typing import Any, Union
 
 from spacy.tokens import Doc, Span, Token
-from thinc.types import Floats1d, Floats2d
+from thinc.types import Floats1d, Floats2d, Floats3d
 
 from .doc_layers import EXTENSION
 
@@ -37,24 +37,31 @@ def set_token_vectors(doc: Doc) -> None:
 
 def token_vectors(doc: Doc) -> Floats2d:
     """The average of the biLM layers of every token, (n_tokens, 2P)."""
-    layers = doc._.get(EXTENSION)
-    if layers is None:
+    return _layers(doc).mean(axis=0)
+
+
+def _layers(doc: Doc) -> Floats3d:
+    """``doc._.elmo``'s (L+1, n_tokens, 2P) layers. The hooks read these, not ``doc.tensor``,
+    which a later component (e.g. spaCy's ``tok2vec``) may overwrite."""
+    annotation = doc._.get(EXTENSION)
+    if annotation is None:
         raise ValueError("the doc has no ELMo layers (doc._.elmo): run the elmo component on it first")
-    return layers.layers.mean(axis=0)
+    return annotation.layers
 
 
 def _token_vector(token: Token) -> Floats1d:
-    return token_vectors(token.doc)[token.i]
+    return _layers(token.doc)[:, token.i].mean(axis=0)
 
 
 def _mean_vector(span: Union[Doc, Span]) -> Floats1d:
+    """The average of the non-whitespace tokens' vectors; zeros (2P,) if there are none."""
     doc = span if isinstance(span, Doc) else span.doc
     start, end = (0, len(doc)) if isinstance(span, Doc) else (span.start, span.end)
-    vectors = token_vectors(doc)
+    layers = _layers(doc)
     rows = [i for i in range(start, end) if not doc[i].is_space]
     if not rows:
-        return vectors[:0].sum(axis=0)  # zeros (2P,)
-    return vectors[rows].mean(axis=0)
+        return layers[0, :0].sum(axis=0)
+    return layers[:, rows].mean(axis=(0, 1))
 
 
 def _has_vector(obj: Any) -> bool:

@@ -86,3 +86,11 @@ def test_the_tensor_survives_to_bytes_and_set_token_vectors_restores_the_hooks(m
     set_token_vectors(restored)
     np.testing.assert_allclose(restored.tensor, doc.tensor, atol=0)
     assert restored[1].similarity(doc[1]) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_the_hooks_read_doc_elmo_so_a_later_tensor_does_not_change_them(make_nlp):
+    doc = make_nlp()("The cat sat .")
+    expected = hf_elmo_vectors(["The", "cat", "sat", "."])
+    doc.tensor = np.zeros((len(doc), 5), dtype="float32")  # e.g. a tok2vec after the elmo component
+    np.testing.assert_allclose(doc[1].vector, expected[1], atol=ATOL)
+    np.testing.assert_allclose(doc.vector, expected.mean(axis=0), atol=ATOL)
