@@ -1,7 +1,9 @@
-"""Convert CoNLL-2003 and SST from ../shared to spaCy's .spacy format.
+"""Convert CoNLL-2003 and SST from ../shared (or your own files) to spaCy's .spacy format.
 
-    python scripts/convert_corpora.py conll2003 ../shared/data/conll2003-en/eng.train train.spacy
-    python scripts/convert_corpora.py sst ../shared/data/sst/sentence-level/stsa.binary.train train.spacy
+    python scripts/convert_corpora.py conll2003 ../shared/data/conll2003-en/eng.train corpus/train.spacy
+    python scripts/convert_corpora.py sst ../shared/data/sst/sentence-level/stsa.binary.train corpus/train.spacy
+
+The output's folder is created; ``project/project.yml`` runs this into ``project/corpus/``.
 """
 
 import argparse
@@ -20,10 +22,11 @@ def main() -> None:
     parser.add_argument("format", choices=sorted(READERS))
     parser.add_argument("source", type=Path)
     parser.add_argument("output", type=Path, help="the .spacy file to write")
-    parser.add_argument("--max-sentences", type=int, default=None)
+    parser.add_argument("--max-sentences", type=int, default=0, help="read at most this many sentences (0: all)")
     args = parser.parse_args()
     vocab = spacy.blank("en").vocab
-    docs = list(READERS[args.format](args.source, vocab, args.max_sentences))
+    docs = list(READERS[args.format](args.source, vocab, args.max_sentences or None))
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     DocBin(docs=docs).to_disk(args.output)
     print(f"{args.output}: {len(docs)} docs")
 

@@ -5,27 +5,44 @@ under a token budget -> ``ElmoModel`` (stateless: every segment starts from the 
 -> per batch (L+1, rows, longest, 2P) -> scattered back to one (L+1, n_tokens, 2P) array per doc.
 """
 
+import os
 from functools import partial
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Model, torch2xp, xp2torch
+from thinc.api import Model, PyTorchGradScaler, torch2xp, xp2torch
+from thinc.compat import has_torch_amp
 from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel, batch_to_ids
 
 from .architectures import replace_listener_cfg
 from .batching import Segment, doc_segments, token_budget_batches
+from .loader import load_shipped_model
 from .shim import ElmoShim
 
 Loader = Callable[[], ElmoModel]
 
 
-@registry.architectures("spacy-elmo.ElmoBiLm.v1")
-def elmo_bilm_v1(
-    frozen: bool = True, token_budget: int = 4096, loader: Optional[Loader] = None
+def _one_torch_thread_after_fork() -> None:
+    """A forked child runs torch on one thread: the parent's thread pool does not survive a
+    fork, and a child using it hangs (``nlp.pipe(texts, n_process=2)``; PyTorch's DataLoader
+    sets one thread in its workers for the same reason)."""
+    torch.set_num_threads(1)
+
+
+os.register_at_fork(after_in_child=_one_torch_thread_after_fork)
+
+
+@registry.architectures("spacy-elmo.ElmoBiLm.v2")
+def elmo_bilm_v2(
+    frozen: bool = True,
+    token_budget: int = 4096,
+    loader: Optional[Loader] = None,
+    mixed_precision: bool = False,
+    grad_scaler_config: Optional[Dict[str, Any]] = None,
 ) -> Model[List[Doc], List[Floats3d]]:
     """The ELMo biLM over docs, (L+1, n_tokens, 2P) per doc.
 
@@ -33,18 +50,33 @@ def elmo_bilm_v1(
         frozen: no gradients reach the biLM and it is never updated (the paper's setting);
             ``False`` fine-tunes it with the downstream losses (dropout as in its config).
         token_budget: most padded tokens (rows x longest segment) per biLM call.
-        loader: loads the weights when the model is initialised, if they are not there yet
-            (for the standalone ``spacy-elmo.ElmoMix.v1``; the ``elmo`` component gets its
-            loader from ``[initialize.components.elmo]``).
+        loader: loads the weights when the model is initialised, if they are not there yet;
+            without one (and without weights) the shipped model is loaded. The ``elmo``
+            component gets its loader from ``[initialize.components.elmo]``.
+        mixed_precision: run the biLM under ``torch.autocast`` (float16) on a CUDA device;
+            ignored on CPU, which always runs float32. The layers handed on are float32.
+        grad_scaler_config: settings of Thinc's ``PyTorchGradScaler`` (``init_scale``,
+            ``growth_factor``, ``backoff_factor``, ``growth_interval``) for fine-tuning in mixed
+            precision; it is enabled when ``mixed_precision`` is and torch can use CUDA AMP
+            (a machine without CUDA runs float32: there is nothing to scale).
     """
+    scaler = PyTorchGradScaler(enabled=mixed_precision and has_torch_amp, **(grad_scaler_config or {}))
     return Model(
         "elmo-bilm",
         bilm_forward,
         init=partial(_init, loader=loader),
-        shims=[ElmoShim()],
+        shims=[ElmoShim(mixed_precision=mixed_precision, grad_scaler=scaler)],
         dims={"nO": None, "nL": None},
         attrs={"frozen": frozen, "token_budget": token_budget, "replace_listener_cfg": replace_listener_cfg},
     )
+
+
+@registry.architectures("spacy-elmo.ElmoBiLm.v1")
+def elmo_bilm_v1(
+    frozen: bool = True, token_budget: int = 4096, loader: Optional[Loader] = None
+) -> Model[List[Doc], List[Floats3d]]:
+    """``spacy-elmo.ElmoBiLm.v2`` in full precision (the configs written before v2)."""
+    return elmo_bilm_v2(frozen=frozen, token_budget=token_budget, loader=loader)
 
 
 def get_elmo(model: Model) -> Optional[ElmoModel]:
@@ -62,14 +94,9 @@ def load_weights(model: Model, elmo: ElmoModel) -> None:
 
 
 def _init(model: Model, X: Optional[List[Doc]] = None, Y: None = None, *, loader: Optional[Loader]) -> None:
-    if get_elmo(model) is None and loader is not None:
-        load_weights(model, loader())
+    """Load the weights unless they are there: from ``loader``, else the shipped model."""
     if get_elmo(model) is None:
-        raise ValueError(
-            "the ELMo biLM has no weights: give the elmo component a loader in "
-            "[initialize.components.elmo.loader] (e.g. @misc = \"spacy-elmo.ElmoLoader.v1\", "
-            "name_or_path = ${paths.elmo}), or give spacy-elmo.ElmoBiLm.v1 a loader"
-        )
+        load_weights(model, (loader or load_shipped_model)())
 
 
 def bilm_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats3d], Callable]:
@@ -81,9 +108,11 @@ def bilm_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Fl
     outputs = [model.ops.alloc3f(n_layers, len(doc), width) for doc in docs]
     segments = doc_segments(docs)
     graph: List[Tuple[torch.Tensor, List[Segment]]] = []
+    shim: ElmoShim = model.shims[0]
     for batch in token_budget_batches([len(s.words) for s in segments], model.attrs["token_budget"]):
         rows = [segments[i] for i in batch]
-        layers = _run(elmo, rows, fine_tune)
+        with shim.autocast():
+            layers = _run(elmo, rows, fine_tune)
         values = torch2xp(layers.detach())
         for row, segment in enumerate(rows):
             outputs[segment.doc][:, list(segment.token_indices)] = values[:, row, : len(segment.words)]
@@ -91,11 +120,14 @@ def bilm_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Fl
             graph.append((layers, rows))
 
     def backprop(d_outputs: List[Floats3d]) -> List[Doc]:
+        grads = []
         for layers, rows in graph:
             grad = model.ops.alloc4f(*layers.shape)
             for row, segment in enumerate(rows):
                 grad[:, row, : len(segment.words)] = d_outputs[segment.doc][:, list(segment.token_indices)]
-            torch.autograd.backward(layers, xp2torch(grad, device=layers.device))
+            grads.append(xp2torch(grad, device=layers.device).to(layers.dtype))
+        if graph:
+            shim.backward([layers for layers, _ in graph], grads)
         return []
 
     return outputs, backprop

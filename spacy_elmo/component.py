@@ -5,7 +5,9 @@ stores all L+1 layers of every token in ``doc._.elmo`` (``ElmoLayers``). In trai
 computes the layers of the batch and hands them to each downstream ``ElmoListener``; with the
 default frozen biLM they come from the activation cache after the first epoch and no gradient
 flows back. The weights are loaded at ``[initialize]`` by a registered loader and saved inside
-the pipeline as ``<component>/bilm/{config.json,model.safetensors}``.
+the pipeline as ``<component>/bilm/{config.json,model.safetensors}``. Without a loader the
+shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.tensor`` and the
+vector / similarity hooks (``token_vectors.py``).
 """
 
 from pathlib import Path
@@ -17,7 +19,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.util import ensure_path
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer
+from thinc.api import Config, ConfigValidationError, Model, Optimizer
 from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
@@ -26,13 +28,16 @@ from .bilm import get_elmo, load_weights
 from .cache import ActivationCache, doc_key
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import ElmoListener
+from .token_vectors import set_token_vectors
 
 DEFAULT_MODEL = Config().from_str(
     """
 [model]
-@architectures = "spacy-elmo.ElmoBiLm.v1"
+@architectures = "spacy-elmo.ElmoBiLm.v2"
 frozen = true
 token_budget = 4096
+mixed_precision = false
+grad_scaler_config = {}
 """
 )["model"]
 
@@ -42,19 +47,29 @@ BILM_FOLDER = "bilm"
 @Language.factory(
     "elmo",
     assigns=[f"doc._.{EXTENSION}"],
-    default_config={"model": DEFAULT_MODEL, "cache_mb": 512, "cache_dir": None},
+    default_config={"model": DEFAULT_MODEL, "cache_mb": 512, "cache_dir": None, "token_vectors": None},
 )
 def make_elmo(
-    nlp: Language, name: str, model: Model, cache_mb: float, cache_dir: Optional[str]
+    nlp: Language,
+    name: str,
+    model: Model,
+    cache_mb: float,
+    cache_dir: Optional[str],
+    token_vectors: Optional[bool],
 ) -> "ElmoComponent":
     """Create the ``elmo`` component.
 
     Args:
-        model: an ``spacy-elmo.ElmoBiLm.v1`` model (``frozen``, ``token_budget``).
+        model: an ``spacy-elmo.ElmoBiLm.v2`` model (``frozen``, ``token_budget``,
+            ``mixed_precision``, ``grad_scaler_config``).
         cache_mb: bound of the activation cache of a frozen biLM in MiB (0 disables it).
         cache_dir: keep cached layers as files in this folder instead of in memory.
+        token_vectors: set ``doc.tensor`` and the vector / similarity hooks from the average of
+            the layers; ``None`` (default): only when the vocab has no static vectors.
     """
-    return ElmoComponent(nlp.vocab, model, name, cache_mb=cache_mb, cache_dir=cache_dir)
+    return ElmoComponent(
+        nlp.vocab, model, name, cache_mb=cache_mb, cache_dir=cache_dir, token_vectors=token_vectors
+    )
 
 
 class ElmoComponent(TrainablePipe):
@@ -68,12 +83,13 @@ class ElmoComponent(TrainablePipe):
         *,
         cache_mb: float = 512,
         cache_dir: Optional[Union[str, Path]] = None,
+        token_vectors: Optional[bool] = None,
     ) -> None:
         register_extension()
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.cfg: Dict[str, object] = {}
+        self.cfg: Dict[str, object] = {"token_vectors": token_vectors}
         self.listener_map: Dict[str, List[ElmoListener]] = {}
         self.cache = ActivationCache(cache_mb, cache_dir)
 
@@ -120,9 +136,19 @@ class ElmoComponent(TrainablePipe):
         """The (L+1, n_tokens, 2P) layers of each doc."""
         return self._layers(list(docs), is_train=False)[0]
 
+    @property
+    def sets_token_vectors(self) -> bool:
+        """Whether prediction sets ``doc.tensor`` and the vector hooks: the ``token_vectors``
+        setting, or, when it is ``None``, whether the vocab has no static vectors."""
+        setting = self.cfg.get("token_vectors")
+        return self.vocab.vectors.size == 0 if setting is None else bool(setting)
+
     def set_annotations(self, docs: Iterable[Doc], layers: List[Floats3d]) -> None:
+        token_vectors = self.sets_token_vectors
         for doc, doc_layers in zip(docs, layers):
             doc._.set(EXTENSION, ElmoLayers(doc_layers))
+            if token_vectors:
+                set_token_vectors(doc)
 
     def _layers(self, docs: List[Doc], is_train: bool) -> Tuple[List[Floats3d], Callable]:
         """The biLM's output and backprop; a frozen biLM's layers go through the cache."""
@@ -209,11 +235,22 @@ class ElmoComponent(TrainablePipe):
         loader: Optional[Callable[[], ElmoModel]] = None,
     ) -> None:
         """Load the biLM with ``loader`` (``[initialize.components.elmo.loader]``, e.g.
-        ``spacy-elmo.ElmoLoader.v1``) unless the model has weights, and give every listener its
-        widths."""
-        if loader is not None:
-            self._load(loader())
-        self.model.initialize()
+        ``spacy-elmo.ElmoLoader.v1``), or the shipped model when there is no loader and the model
+        has no weights, and give every listener its widths.
+
+        A model that cannot be loaded raises a ``ConfigValidationError`` naming the loader
+        setting, which ``spacy train`` prints as one error line without a traceback.
+        """
+        try:
+            if loader is not None:
+                self._load(loader())
+            self.model.initialize()
+        except (OSError, ValueError) as error:  # not found, unreadable, or a bad config.json
+            raise ConfigValidationError(
+                errors=[{"loc": ["initialize", "components", self.name, "loader"], "msg": str(error)}],
+                title=f"Cannot load the ELMo biLM of component {self.name!r}",
+                show_config=False,
+            ) from error
         self._set_listener_widths()
 
     # -- serialisation ---------------------------------------------------------------------

@@ -2,14 +2,17 @@
 
     python -m spacy_elmo.layer_weights PIPELINE_DIR weights.png
 
-draws one panel per scalar mix (one per listening component) with a bar per biLM layer, the
-paper's visualisation of the learned weights.
+draws one panel per scalar mix (one per listening component) with a bar per biLM layer, labelled
+with its value: the paper's visualisation of the learned weights. Needs matplotlib (imported
+only here). A pipeline without a scalar mix, or a folder that is not a pipeline, ends in one
+error line and exit code 1.
 """
 
 import argparse
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Union
+from typing import List, Optional, Sequence, Union
 
 import numpy as np
 from spacy.language import Language
@@ -44,45 +47,70 @@ def mix_weights(nlp: Language) -> List[MixWeights]:
 def plot_layer_weights(nlp: Language, output: Union[str, Path]) -> List[MixWeights]:
     """Save a PNG with a bar chart of softmax(s) (and gamma in the title) of every scalar mix.
 
-    Needs matplotlib, the ``plot`` extra (``pip install "hf-elmo[plot]"``).
+    Raises ``ValueError`` if ``nlp`` has no initialised scalar mix, ``ImportError`` (saying how
+    to install it) without matplotlib.
     """
-    try:
-        import matplotlib
-    except ImportError:
-        raise ImportError('plotting the layer weights needs matplotlib: pip install "hf-elmo[plot]"') from None
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     mixes = mix_weights(nlp)
     if not mixes:
-        raise ValueError("the pipeline has no initialised ELMo scalar mix (no spacy-elmo listener or ElmoMix)")
+        raise ValueError(
+            "the pipeline has no initialised ELMo scalar mix (no spacy-elmo.ElmoMixListener.v1 or "
+            "spacy-elmo.ElmoMix.v1 in any component): nothing to plot"
+        )
+    figure = layer_weights_figure(mixes)
+    figure.savefig(output, dpi=120)
+    _pyplot().close(figure)
+    return mixes
+
+
+def layer_weights_figure(mixes: Sequence[MixWeights]):
+    """A matplotlib figure with one panel per mix, a bar per layer labelled with its weight."""
+    plt = _pyplot()
     figure, axes = plt.subplots(1, len(mixes), figsize=(3.2 * len(mixes), 3.0), squeeze=False)
     for axis, mix in zip(axes[0], mixes):
         layers = np.arange(len(mix.weights))
-        axis.bar(layers, mix.weights, color="tab:blue")
+        bars = axis.bar(layers, mix.weights, color="tab:blue")
+        axis.bar_label(bars, labels=[f"{w:.3f}" for w in mix.weights], fontsize=8)
         axis.axhline(1.0 / len(mix.weights), color="grey", linestyle="--", linewidth=0.8)
         axis.set_xticks(layers, ["token"] + [f"LSTM {j}" for j in layers[1:]])
         axis.set_ylim(0, 1)
         axis.set_ylabel("softmax(s)")
         axis.set_title(f"{mix.component}: gamma = {mix.gamma:.3f}")
     figure.tight_layout()
-    figure.savefig(output, dpi=120)
-    plt.close(figure)
-    return mixes
+    return figure
 
 
-def main() -> None:
+def _pyplot():
+    """matplotlib's pyplot with the file-only Agg backend; a clear error if it is missing."""
+    try:
+        import matplotlib
+    except ImportError as error:
+        raise ImportError('plotting the layer weights needs matplotlib: pip install "hf-elmo[plot]"') from error
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The command line; returns the exit code (1 with one error line on stderr)."""
     parser = argparse.ArgumentParser(description="Plot the learned ELMo layer weights of a trained pipeline.")
     parser.add_argument("pipeline", type=Path, help="a saved spaCy pipeline (e.g. output/model-best)")
     parser.add_argument("output", type=Path, help="the PNG file to write")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     import spacy
 
-    for mix in plot_layer_weights(spacy.load(args.pipeline), args.output):
+    try:
+        nlp = spacy.load(args.pipeline)
+        mixes = plot_layer_weights(nlp, args.output)
+    except (OSError, ValueError, ImportError) as error:
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"error: {args.pipeline}: {message}", file=sys.stderr)
+        return 1
+    for mix in mixes:
         print(f"{mix.component}: softmax(s) = {np.round(mix.weights, 4).tolist()}, gamma = {mix.gamma:.4f}")
     print(f"wrote {args.output}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

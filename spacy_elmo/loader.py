@@ -2,28 +2,43 @@
 
 from typing import Callable, Optional
 
-from spacy.util import registry
+from spacy.util import logger, registry
 
 from hf_elmo import ElmoModel
 
 
 @registry.misc("spacy-elmo.ElmoLoader.v1")
-def elmo_loader_v1(name_or_path: Optional[str]) -> Callable[[], ElmoModel]:
+def elmo_loader_v1(name_or_path: Optional[str] = None) -> Callable[[], ElmoModel]:
     """A callable that loads the biLM (float32) when called.
 
     ``name_or_path`` is anything ``ElmoModel.from_pretrained`` accepts (``hf_elmo.loading``): a
     converted folder (``config.json`` + ``model.safetensors``), a folder or zip archive of the
     original ``options.json`` + ``*.hdf5``, a Hub id ``owner/name``, or a shipped model name such
-    as ``hf-elmo:elmo-tiny-en``. Nothing is read until the pipeline is initialised, so a trained
-    pipeline loads without it.
+    as ``hf-elmo:elmo-tiny-en``. Without it (``null``, or ``--paths.elmo`` left out) it loads the
+    model shipped with the package. Nothing is read until the pipeline is initialised, so a
+    trained pipeline loads without it. A model that cannot be found or loaded raises the
+    resolver's one-line ``OSError`` (or a config's ``ValueError``) naming it.
     """
     if not name_or_path:
-        raise ValueError(
-            "spacy-elmo.ElmoLoader.v1 needs name_or_path: a local folder or Hub id of an ELMo "
-            "model (e.g. --paths.elmo my-elmo/, or the shipped hf-elmo:elmo-tiny-en)"
-        )
+        return load_shipped_model
 
     def load() -> ElmoModel:
         return ElmoModel.from_pretrained(str(name_or_path))
 
     return load
+
+
+def load_shipped_model() -> ElmoModel:
+    """The biLM shipped with the package, in float32 (its LM head is dropped).
+
+    Says so on spaCy's logger at warning level, which ``spacy train`` shows: the shipped model
+    is a small demonstration model, and a user who meant to give one should notice.
+    """
+    from hf_elmo.pretrained import DEFAULT_MODEL_NAME
+
+    logger.warning(
+        "spacy-elmo: no ELMo model given: using the shipped model %s (a small demonstration "
+        "model; give spacy-elmo.ElmoLoader.v1 a name_or_path, e.g. --paths.elmo, for another)",
+        DEFAULT_MODEL_NAME,
+    )
+    return ElmoModel.from_pretrained(DEFAULT_MODEL_NAME)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Optional
+import contextlib
+from typing import Iterator, List, Optional
 
 import srsly
 import torch
 from safetensors.torch import load as load_safetensors
 from safetensors.torch import save as save_safetensors
-from thinc.api import PyTorchShim
+from thinc.api import PyTorchGradScaler, PyTorchShim
 
 from hf_elmo import ElmoConfig, ElmoModel
 
@@ -34,10 +35,46 @@ def deserialize_elmo(model: Optional[ElmoModel], data: bytes, device: torch.devi
 
 
 class ElmoShim(PyTorchShim):
-    """Holds the ``ElmoModel`` (``None`` until weights are loaded) for a Thinc model."""
+    """Holds the ``ElmoModel`` (``None`` until weights are loaded) for a Thinc model, and its
+    mixed-precision settings: autocast on CUDA and a gradient scaler for fine-tuning."""
 
-    def __init__(self, elmo: Optional[ElmoModel] = None) -> None:
-        super().__init__(elmo, serialize_model=serialize_elmo, deserialize_model=deserialize_elmo)
+    def __init__(
+        self,
+        elmo: Optional[ElmoModel] = None,
+        *,
+        mixed_precision: bool = False,
+        grad_scaler: Optional[PyTorchGradScaler] = None,
+    ) -> None:
+        super().__init__(
+            elmo,
+            mixed_precision=mixed_precision,
+            grad_scaler=grad_scaler,
+            serialize_model=serialize_elmo,
+            deserialize_model=deserialize_elmo,
+        )
+
+    @property
+    def mixed_precision(self) -> bool:
+        return self._mixed_precision
+
+    @property
+    def grad_scaler(self) -> PyTorchGradScaler:
+        return self._grad_scaler
+
+    @contextlib.contextmanager
+    def autocast(self) -> Iterator[None]:
+        """float16 autocast while the biLM runs, if mixed precision is on and it is on CUDA."""
+        on_cuda = self._model is not None and next(self._model.parameters()).device.type == "cuda"
+        with torch.autocast("cuda", enabled=self._mixed_precision and on_cuda):
+            yield
+
+    def backward(self, outputs: List[torch.Tensor], grads: List[torch.Tensor]) -> None:
+        """Backpropagate ``grads`` into the biLM's parameters, scaled by the gradient scaler and
+        unscaled again (``finish_update`` skips the step after an overflow), as Thinc's
+        ``PyTorchShim.begin_update`` does."""
+        grads = self._grad_scaler.scale(grads, inplace=True)
+        torch.autograd.backward(outputs, grads)
+        self._grad_scaler.unscale([p.grad for p in self._model.parameters() if p.grad is not None])
 
     @property
     def elmo(self) -> Optional[ElmoModel]:

@@ -53,3 +53,12 @@ def test_demo_refuses_a_top_that_is_not_a_positive_integer(top, capsys):
         elmo_main(["demo", "--top", top])
     assert exited.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"elmo demo: error: argument --top: must be a positive integer, got '{top}'"
+
+
+def test_demo_with_a_word_the_bundled_text_lacks_shows_similarities_and_no_neighbours(capsys):
+    sentences = ["I went to the bank to deposit money", "We sat on the bank of the river"]
+    assert "bank" not in DEMO_SENTENCES.read_text(encoding="utf-8").split()
+    assert elmo_main(["demo", "--word", "bank", "--sentences", *sentences]) == 0
+    out = capsys.readouterr().out
+    assert len(re.findall(r"layer \d \(.*?\)\s+-?[\d.]+", out)) == 3  # token layer and 2 biLSTM layers
+    assert "no neighbours" in out and "'bank'" in out

@@ -87,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
         (s, t) for s, tokens in enumerate(text) for t, w in enumerate(tokens) if args.any_token or w == args.word
     ]
     if not occurrences:
-        raise ValueError(f"{text_path} has no occurrence of {args.word!r} (pass --any-token to rank all tokens)")
+        print(f"\nno neighbours: {text_path.name} has no occurrence of {args.word!r} "
+              "(pass --any-token to rank all its tokens, or --text for another text)")
+        return 0
     layers_by_sentence = embed(model, text)
     top_layers = torch.stack([layers_by_sentence[s][-1, t] for s, t in occurrences])  # (N, 2P)
     where = "all tokens" if args.any_token else f"occurrences of {args.word!r}"

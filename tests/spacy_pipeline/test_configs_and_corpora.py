@@ -75,3 +75,14 @@ def test_shared_corpora_have_the_documented_sizes(shared):
     assert sum(1 for _ in read_conll2003(conll / "eng.testa", vocab)) == 3250
     sst = shared / "data" / "sst" / "sentence-level"
     assert sum(1 for _ in read_sst(sst / "stsa.fine.dev", vocab)) == 1101
+
+
+def test_every_registered_spacy_elmo_function_has_an_entry_point():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    import spacy_elmo.component  # noqa: F401  (imports every module that registers a function)
+    from spacy.util import registry
+
+    pyproject = tomllib.loads((CONFIGS.parents[1] / "pyproject.toml").read_text())["project"]["entry-points"]
+    for table, section in ((registry.architectures, "spacy_architectures"), (registry.misc, "spacy_misc")):
+        registered = {name for name in table.get_all() if name.startswith("spacy-elmo.")}
+        assert registered == set(pyproject[section]), section

@@ -92,13 +92,6 @@ def test_very_long_tokens_are_truncated_like_the_original_and_bad_text_is_named(
         nlp(Doc(nlp.vocab, words=["bad", "\udc80"]))
 
 
-def test_initialize_without_a_loader_names_the_missing_setting():
-    nlp = spacy.blank("en")
-    nlp.add_pipe("elmo")
-    with pytest.raises(ValueError, match=r"initialize\.components\.elmo\.loader"):
-        nlp.initialize()
-
-
 def test_loader_accepts_an_original_format_folder(shared, tmp_path):
     fixture = shared / "fixtures" / "elmo-allennlp"
     nlp = spacy.blank("en")
@@ -148,13 +141,6 @@ def test_docbin_keeps_the_layers(make_nlp):
     ).get_docs(nlp.vocab))
     for doc, back in zip(docs, restored):
         np.testing.assert_array_equal(back._.elmo.layers, doc._.elmo.layers)
-
-
-def test_loader_without_a_model_path_names_the_setting():
-    from spacy_elmo.loader import elmo_loader_v1
-
-    with pytest.raises(ValueError, match="--paths.elmo"):
-        elmo_loader_v1(None)
 
 
 def test_biLM_dropout_is_off_at_inference_and_for_a_frozen_biLM_in_training():

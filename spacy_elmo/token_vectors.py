@@ -1,0 +1,74 @@
+"""ELMo as spaCy's ``token.vector`` / ``span.vector`` / ``doc.vector`` and ``similarity``.
+
+The vector of a token is a fixed mix of its biLM layers: their average, ``mean_j h_{k,j}``
+(a scalar mix with s = 0 and gamma = 1, as ``hf_elmo.ScalarMix`` starts), read from
+``doc._.elmo``. A span's and a doc's vector is the average of their tokens' vectors, leaving out
+whitespace tokens (the biLM does not read them; their vectors are zero). ``similarity`` is the
+cosine of two vectors (0.0 when either is zero).
+
+``set_token_vectors(doc)`` stores the token vectors in ``doc.tensor`` (n_tokens, 2P) and installs
+the hooks in ``doc.user_hooks`` / ``user_span_hooks`` / ``user_token_hooks``. ``doc.tensor`` and
+``doc._.elmo`` survive ``Doc.to_bytes`` (and ``DocBin`` with ``store_user_data=True`` keeps
+``doc._.elmo``); the hooks do not, as spaCy does not serialise hooks. Where there are no static
+vectors, spaCy reads ``token.vector`` and ``doc.vector`` from ``doc.tensor`` by itself; elsewhere
+call ``set_token_vectors(doc)`` again after loading docs (e.g. from ``nlp.pipe(...,
+n_process=2)``).
+"""
+
+from typing import Any, Union
+
+from spacy.tokens import Doc, Span, Token
+from thinc.types import Floats1d, Floats2d, Floats3d
+
+from .doc_layers import EXTENSION
+
+
+def set_token_vectors(doc: Doc) -> None:
+    """Set ``doc.tensor`` and the vector / similarity hooks from ``doc._.elmo``."""
+    doc.tensor = token_vectors(doc)
+    for hooks in (doc.user_hooks, doc.user_span_hooks):
+        hooks["vector"] = _mean_vector
+        hooks["has_vector"] = _has_vector
+        hooks["similarity"] = _similarity
+    doc.user_token_hooks["vector"] = _token_vector
+    doc.user_token_hooks["has_vector"] = _has_vector
+    doc.user_token_hooks["similarity"] = _similarity
+
+
+def token_vectors(doc: Doc) -> Floats2d:
+    """The average of the biLM layers of every token, (n_tokens, 2P)."""
+    return _layers(doc).mean(axis=0)
+
+
+def _layers(doc: Doc) -> Floats3d:
+    """``doc._.elmo``'s (L+1, n_tokens, 2P) layers. The hooks read these, not ``doc.tensor``,
+    which a later component (e.g. spaCy's ``tok2vec``) may overwrite."""
+    annotation = doc._.get(EXTENSION)
+    if annotation is None:
+        raise ValueError("the doc has no ELMo layers (doc._.elmo): run the elmo component on it first")
+    return annotation.layers
+
+
+def _token_vector(token: Token) -> Floats1d:
+    return _layers(token.doc)[:, token.i].mean(axis=0)
+
+
+def _mean_vector(span: Union[Doc, Span]) -> Floats1d:
+    """The average of the non-whitespace tokens' vectors; zeros (2P,) if there are none."""
+    doc = span if isinstance(span, Doc) else span.doc
+    start, end = (0, len(doc)) if isinstance(span, Doc) else (span.start, span.end)
+    layers = _layers(doc)
+    rows = [i for i in range(start, end) if not doc[i].is_space]
+    if not rows:
+        return layers[0, :0].sum(axis=0)
+    return layers[:, rows].mean(axis=(0, 1))
+
+
+def _has_vector(obj: Any) -> bool:
+    return True
+
+
+def _similarity(one: Any, other: Any) -> float:
+    a, b = one.vector, other.vector
+    norms = float((a**2).sum() ** 0.5) * float((b**2).sum() ** 0.5)
+    return float((a * b).sum()) / norms if norms > 0 else 0.0

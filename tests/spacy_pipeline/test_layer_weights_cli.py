@@ -1,0 +1,31 @@
+"""``python -m spacy_elmo.layer_weights``: values on the bars; one error line and exit code 1 for a
+pipeline without ELMo (the missing-matplotlib error: test_plot_extra.py)."""
+
+import subprocess
+import sys
+
+import numpy as np
+import spacy
+
+from spacy_elmo.layer_weights import MixWeights, layer_weights_figure
+
+
+def test_every_bar_carries_its_weight():
+    mixes = [MixWeights("ner", np.array([0.2, 0.5, 0.3]), 1.5), MixWeights("textcat", np.array([0.6, 0.1, 0.3]), 0.9)]
+    figure = layer_weights_figure(mixes)
+    labels = [[text.get_text() for text in axis.texts] for axis in figure.axes]
+    assert labels == [["0.200", "0.500", "0.300"], ["0.600", "0.100", "0.300"]]
+
+
+def test_a_pipeline_without_elmo_is_one_error_line_and_exit_code_1(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.to_disk(tmp_path / "plain")
+    run = subprocess.run(
+        [sys.executable, "-m", "spacy_elmo.layer_weights", str(tmp_path / "plain"), str(tmp_path / "w.png")],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 1
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "no initialised ELMo scalar mix" in lines[0], run.stderr
+    assert not (tmp_path / "w.png").exists()
