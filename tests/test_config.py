@@ -107,7 +107,8 @@ def test_integral_floats_are_stored_as_ints():
 
 
 def _saved_config_with(folder, **fields):
-    ElmoConfig(**TINY).save_pretrained(folder)
+    """A saved model folder (config.json + model.safetensors) whose config.json then gets ``fields``."""
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(folder)
     data = json.loads((folder / "config.json").read_text())
     data.update(fields)
     (folder / "config.json").write_text(json.dumps(data))
