@@ -2,16 +2,16 @@
 
 import sys
 
+import numpy as np
 import pytest
-import spacy
 
-from spacy_elmo.layer_weights import plot_layer_weights
+from spacy_elmo.layer_weights import MixWeights, layer_weights_figure
 
 
-def test_the_plot_without_matplotlib_names_the_extra(monkeypatch, tmp_path):
+def test_the_plot_without_matplotlib_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # importing matplotlib now raises ImportError
     with pytest.raises(ImportError, match=r'pip install "hf-elmo\[plot\]"'):
-        plot_layer_weights(spacy.blank("en"), tmp_path / "weights.png")
+        layer_weights_figure([MixWeights("ner", np.array([0.5, 0.5]), 1.0)])
 
 
 def test_matplotlib_is_required_only_by_the_plot_and_test_extras():
