@@ -9,7 +9,7 @@ from typing import List, Optional
 
 #: Modules under ``hf_elmo.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``.
-COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed"]
+COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed", "export"]
 
 
 def build_parser() -> argparse.ArgumentParser:
