@@ -3,12 +3,13 @@
 ``ElmoModel.forward`` has data-dependent control flow (length checks, per-length grouping, the
 token cache, a Python loop over the steps of the longest sentence); none of it survives tracing
 for a dynamic batch and length. ``ElmoInferenceGraph`` computes the same function, stateless from
-the model's initial state (zeros or the warm state), over static shapes per call:
+the model's initial state (zeros or the warm state), with no branch on values:
 
     char_ids (B, T, W) int64, left-aligned, padding tokens all zero
       -> mask (B, T) = any char id > 0; lengths (B,)
       -> <S> first and </S> after each row's tokens: (B, S = T+2, W)
-      -> char CNN on every slot (padding slots too), zeroed beyond each row's length: (B, S, P)
+      -> char CNN on the real slots (a data-dependent count, gathered and scattered back; the
+         convolutions over the char slots up to the batch's longest token), zero on padding: (B, S, P)
       -> per biLM layer one ``scan`` over the S steps, both directions at once (axis 0 of the
          weights): the backward direction reads the sequence flipped, and a step updates a
          row's state only where it is real, which is the same as reversing within each row's
@@ -28,7 +29,7 @@ from torch import nn
 from torch._higher_order_ops.scan import scan
 
 from .modeling_elmo import FORGET_BIAS, ElmoModel
-from .tokenization_elmo import begin_of_sentence_ids, end_of_sentence_ids
+from .tokenization_elmo import PADDING_CHAR, begin_of_sentence_ids, end_of_sentence_ids
 
 
 class ElmoInferenceGraph(nn.Module):
@@ -82,8 +83,11 @@ class ElmoInferenceGraph(nn.Module):
         chars = torch.where((positions == (lengths + 1).unsqueeze(1)).unsqueeze(-1), self.eos, chars)
         real = positions < (lengths + 2).unsqueeze(1)  # (B, S)
 
-        tokens = self._char_cnn(chars.reshape(-1, width)).reshape(batch, steps + 2, -1)
-        tokens = tokens * real.unsqueeze(-1).to(tokens.dtype)  # (B, S, P)
+        # The char CNN on the real slots only (N of the B * S), scattered back; padding stays zero.
+        slots = real.reshape(-1).nonzero().squeeze(1)  # (N,)
+        values = self._char_cnn(chars.reshape(-1, width).index_select(0, slots))  # (N, P)
+        tokens = values.new_zeros(batch * (steps + 2), values.shape[1]).index_copy(0, slots, values)
+        tokens = tokens.reshape(batch, steps + 2, -1)  # (B, S, P)
         layers = [torch.cat([tokens, tokens], dim=-1)]
         x = tokens
         for index in range(self.n_layers):
@@ -98,8 +102,22 @@ class ElmoInferenceGraph(nn.Module):
         return stacked, mask
 
     def _char_cnn(self, char_ids: torch.Tensor) -> torch.Tensor:
-        """(N, W) char ids -> (N, P): embedding, full-width convolutions max-pooled, highways, projection."""
-        chars = self.char_embedding(char_ids).transpose(1, 2)  # (N, D, W)
+        """(N, W) char ids -> (N, P): embedding, convolutions max-pooled, highways, projection.
+
+        The convolutions run over the first ``K = min(W, span + widest filter)`` slots only, span
+        the last slot that holds a character in any of the N tokens: the windows cut off start on
+        padding characters alone, and each has the value of a kept window (one that starts at the
+        span or later also sees padding alone), so the max over positions is unchanged.
+        """
+        width = char_ids.shape[1]
+        widest = max(conv.kernel_size[0] for conv in self.convolutions)
+        positions = torch.arange(1, width + 1, device=char_ids.device)
+        is_char = (char_ids > 0) & (char_ids != PADDING_CHAR + 1)  # ids are shifted by one
+        span = (is_char * positions).amax(dim=(0, 1))
+        kept = torch.clamp(span + widest, max=width).item()
+        torch._check(kept >= widest)
+        torch._check(kept <= width)
+        chars = self.char_embedding(char_ids[:, :kept]).transpose(1, 2)  # (N, D, K)
         pooled = torch.cat([conv(chars).amax(dim=-1) for conv in self.convolutions], dim=-1)  # (N, F)
         x = torch.relu(pooled) if self.relu else torch.tanh(pooled)
         for highway in self.highways:
