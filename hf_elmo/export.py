@@ -15,12 +15,15 @@ only after a row's tokens) with a one-line ``ValueError`` before the graph runs,
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
-from typing import Any, Dict, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -69,7 +72,7 @@ def export_model(
     os.umask(umask)
     staging.chmod(0o777 & ~umask)  # mkdtemp's folder is private; OUT gets a normal folder's mode
     try:
-        with torch.no_grad():
+        with torch.no_grad(), _quiet_exporter():
             if format == "onnx":
                 torch.onnx.export(
                     graph, (example,), str(staging / FORMATS[format]), dynamo=True, dynamic_shapes=dynamic,
@@ -88,13 +91,30 @@ def export_model(
             "output_dim": 2 * config.projection_dim,
         }
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        if out.exists():
-            shutil.rmtree(out) if out.is_dir() else out.unlink()
+        if out.is_dir():
+            shutil.rmtree(out)
+        elif out.exists():
+            out.unlink()
         staging.rename(out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return out
+
+
+@contextlib.contextmanager
+def _quiet_exporter() -> Iterator[None]:
+    """Silence the exporters' notes that concern no ELMo graph (torchvision's absent operators, a
+    pytree deprecation) while exporting."""
+    registration = logging.getLogger("torch.onnx._internal.exporter._registration")
+    level = registration.level
+    registration.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+            yield
+    finally:
+        registration.setLevel(level)
 
 
 def check_output_folder(out_dir: PathLike, overwrite: bool = False) -> Path:

@@ -85,6 +85,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = args.threads
     options.inter_op_num_threads = 1
+    # ONNX Runtime's idle threads spin by default, taking the cores from eager torch in this process.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     served = OnnxElmo(folder, session_options=options)
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
           f"{args.size}, {len(sentences)} sentences, {sum(map(len, sentences))} tokens, best of {args.repeat}; "
