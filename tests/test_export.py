@@ -150,12 +150,14 @@ def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp
 
 
 @pytest.mark.slow
-def test_float16_onnx_export_runs_in_onnx_runtime_close_to_float32(tiny_model, tmp_path, one_thread):
-    exported = open_exported(export_model(tiny_model, tmp_path / "fp16", "onnx", "float16"))
+@pytest.mark.parametrize("format, dtype, tolerance", [("onnx", "float16", 2e-2), ("torch-export", "bfloat16", 1e-1)])
+def test_half_precision_exports_run_close_to_float32(tiny_model, tmp_path, one_thread, format, dtype, tolerance):
+    exported = open_exported(export_model(tiny_model, tmp_path / dtype, format, dtype))
     ids = batch_to_ids(sentences_of([7, 3]))
     layers, _ = exported.run(ids)
-    assert layers.dtype == np.float16
-    assert np.abs(layers.astype(np.float32) - export_reference(tiny_model, ids).numpy()).max() < 2e-2
+    layers = torch.as_tensor(layers)
+    assert layers.dtype == getattr(torch, dtype)
+    assert (layers.float() - export_reference(tiny_model, ids)).abs().max() < tolerance
 
 
 def elmo_export(*args: str) -> subprocess.CompletedProcess:
