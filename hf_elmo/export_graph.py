@@ -22,6 +22,7 @@ unrolled for one length. The module copies the weights of the ``ElmoModel`` it i
 
 from __future__ import annotations
 
+import copy
 from typing import Optional, Tuple
 
 import torch
@@ -66,9 +67,10 @@ class ElmoInferenceGraph(nn.Module):
             bias = torch.stack([layer.input_linear.bias.detach() for layer in layers]).clone()
             cell = bias.shape[1] // 4
             bias[:, 2 * cell : 3 * cell] += FORGET_BIAS
-            self.register_buffer(f"w_input_{index}", torch.stack([l.input_linear.weight.detach().t() for l in layers]))
-            self.register_buffer(f"w_state_{index}", torch.stack([l.state_linear.weight.detach().t() for l in layers]))
-            self.register_buffer(f"w_proj_{index}", torch.stack([l.projection.weight.detach().t() for l in layers]))
+            for name, weights in (("w_input", [layer.input_linear.weight for layer in layers]),  # (2, P, 4C)
+                                  ("w_state", [layer.state_linear.weight for layer in layers]),  # (2, P, 4C)
+                                  ("w_proj", [layer.projection.weight for layer in layers])):  # (2, C, P)
+                self.register_buffer(f"{name}_{index}", torch.stack([w.detach().t() for w in weights]))
             self.register_buffer(f"bias_{index}", bias)
 
     def forward(self, char_ids: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -165,8 +167,6 @@ class ElmoInferenceGraph(nn.Module):
 
 def _copy(module: nn.Module) -> nn.Module:
     """A frozen copy of ``module`` (the graph holds its own weights)."""
-    import copy
-
     clone = copy.deepcopy(module)
     clone.requires_grad_(False)
     return clone
