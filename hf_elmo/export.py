@@ -208,19 +208,18 @@ class OnnxElmo(ExportedElmo):
 
 
 class TorchExportElmo(ExportedElmo):
-    """A ``torch.export`` program (``.pt2``) run in torch; returns tensors on ``device``."""
+    """A ``torch.export`` program (``.pt2``, exported on the CPU) run in torch; returns CPU tensors."""
 
     format = "torch-export"
 
-    def __init__(self, folder: PathLike, device: Union[str, torch.device] = "cpu") -> None:
+    def __init__(self, folder: PathLike) -> None:
         super().__init__(folder)
-        self.device = torch.device(device)
         self.program = torch.export.load(self.folder / self.manifest["file"])
-        self.module = self.program.module().to(self.device)
+        self.module = self.program.module()
 
     def _run(self, char_ids: np.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:
         with torch.no_grad():
-            return self.module(torch.from_numpy(char_ids).to(self.device))
+            return self.module(torch.from_numpy(char_ids))
 
 
 #: Sentences that ``parity_error`` runs by default: a padded batch of 1 to 12 tokens, tokens of 1
