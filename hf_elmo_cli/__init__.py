@@ -15,7 +15,7 @@ from typing import List, Optional
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``.
-COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed"]
+COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed", "export"]
 
 
 def distribution_version() -> str:

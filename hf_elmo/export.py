@@ -1,0 +1,239 @@
+"""Export the biLM for serving (ONNX or a ``torch.export`` program), and run what was exported.
+
+``export_model(model, out_dir, "onnx" | "torch-export")`` writes a folder:
+
+    model.onnx | model.pt2   the graph of ``ElmoInferenceGraph``: char_ids (B, T, W) int64 in,
+                             layers (B, L+1, T, 2P) and mask (B, T) bool out; B and T dynamic
+    tokenizer_config.json    the ``ElmoTokenizer`` settings that make the char ids
+    elmo_export.json         what the wrappers need: format, file, dtype, W, L, 2P
+
+``OnnxElmo(folder)`` (ONNX Runtime, numpy out) and ``TorchExportElmo(folder)`` (torch out) take
+tokenised sentences or char ids, check the ids (rank, width, integer dtype, id range, padding
+only after a row's tokens) with a one-line ``ValueError`` before the graph runs, and return
+``(layers, mask)``. ``open_exported(folder)`` picks the wrapper the folder was written for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Dict, Iterator, Sequence, Tuple, Union
+
+import numpy as np
+import torch
+
+from .fileio import build_aside, check_output_folder, write_text_atomic
+from .modeling_elmo import N_CHAR_IDS, ElmoModel
+from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, ElmoTokenizer, batch_to_ids
+
+PathLike = Union[str, os.PathLike]
+#: Export format -> the graph's file name in the folder.
+FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}
+#: Compute dtypes per format (ONNX Runtime's CPU kernels have no bfloat16 convolution).
+DTYPES = {"onnx": ("float32", "float16"), "torch-export": ("float32", "float16", "bfloat16")}
+MANIFEST = "elmo_export.json"
+INPUT_NAME = "char_ids"
+OUTPUT_NAMES = ("layers", "mask")
+
+
+def export_model(
+    model: ElmoModel,
+    out_dir: PathLike,
+    format: str = "onnx",
+    dtype: str = "float32",
+    max_token_chars: Union[int, None] = DEFAULT_MAX_TOKEN_CHARS,
+    overwrite: bool = False,
+) -> Path:
+    """Write ``model``'s inference graph in ``format`` with its tokenizer config to ``out_dir``.
+
+    The folder is written beside ``out_dir`` and moved into place when complete; an existing
+    non-empty ``out_dir`` is an error unless ``overwrite``. Returns ``out_dir``.
+    """
+    from .export_graph import ElmoInferenceGraph
+
+    if format not in FORMATS:
+        raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
+    if dtype not in DTYPES[format]:
+        raise ValueError(f"format {format} cannot use dtype {dtype}; use one of {', '.join(DTYPES[format])}")
+    check_output_folder(out_dir, overwrite=overwrite)  # before the slow export
+    config = model.config
+    graph = ElmoInferenceGraph(model).to(device="cpu", dtype=getattr(torch, dtype)).eval()  # copies the weights
+    example = batch_to_ids([["Export", "me"], ["ok"]], config.max_characters_per_token)
+    dynamic = ({0: torch.export.Dim("batch", min=1), 1: torch.export.Dim("tokens", min=1)},)
+
+    with build_aside(out_dir, overwrite=overwrite) as staging:
+        with torch.no_grad(), _quiet_exporter():
+            if format == "onnx":
+                torch.onnx.export(
+                    graph, (example,), str(staging / FORMATS[format]), dynamo=True, dynamic_shapes=dynamic,
+                    input_names=[INPUT_NAME], output_names=list(OUTPUT_NAMES), external_data=False, verbose=False,
+                )
+            else:
+                program = torch.export.export(graph, (example,), dynamic_shapes=dynamic)
+                torch.export.save(program, staging / FORMATS[format])
+        ElmoTokenizer(
+            max_characters_per_token=config.max_characters_per_token, max_token_chars=max_token_chars
+        ).save_pretrained(staging)
+        manifest = {
+            "format": format, "file": FORMATS[format], "dtype": dtype, "input": INPUT_NAME,
+            "outputs": list(OUTPUT_NAMES), "max_characters_per_token": config.max_characters_per_token,
+            "max_token_chars": max_token_chars, "num_layers": config.n_layers + 1,
+            "output_dim": 2 * config.projection_dim,
+        }
+        write_text_atomic(staging / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    return Path(out_dir)
+
+
+@contextlib.contextmanager
+def _quiet_exporter() -> Iterator[None]:
+    """Silence the exporters' notes that concern no ELMo graph (torchvision's absent operators, a
+    pytree deprecation) while exporting."""
+    registration = logging.getLogger("torch.onnx._internal.exporter._registration")
+    level = registration.level
+    registration.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+            yield
+    finally:
+        registration.setLevel(level)
+
+
+def check_char_ids(char_ids: Any, width: int) -> np.ndarray:
+    """``char_ids`` as an int64 array (B, T, width), or a one-line ``ValueError`` naming the problem.
+
+    Checks: 3 dimensions with ``width`` ids per token, at least one row and one token, an
+    integer dtype, ids in [0, N_CHAR_IDS), and in each row the padding tokens (all zero) only
+    after its real tokens.
+    """
+    ids = char_ids.detach().cpu().numpy() if isinstance(char_ids, torch.Tensor) else np.asarray(char_ids)
+    if ids.ndim != 3 or ids.shape[-1] != width:
+        raise ValueError(f"char_ids must have shape (batch, tokens, {width}), got {tuple(ids.shape)}")
+    if ids.shape[0] == 0 or ids.shape[1] == 0:
+        raise ValueError(f"char_ids of shape {tuple(ids.shape)} is empty: it needs at least one row and one token")
+    if not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"char_ids must be integers (int64), got {ids.dtype}; make them with the tokenizer")
+    low, high = int(ids.min()), int(ids.max())
+    if low < 0 or high >= N_CHAR_IDS:
+        bad = low if low < 0 else high
+        raise ValueError(f"char_ids must lie in [0, {N_CHAR_IDS - 1}], found {bad}; make them with the tokenizer")
+    real = (ids > 0).any(axis=-1)  # (B, T)
+    gaps = real[:, 1:] & ~real[:, :-1]  # a real token right after a padding one
+    if gaps.any():
+        row, col = (int(i[0]) for i in np.nonzero(gaps))
+        raise ValueError(
+            f"char_ids row {row}: token {col + 1} follows a padding token (all zeros); put each row's tokens "
+            "first, then padding"
+        )
+    return ids.astype(np.int64, copy=False)
+
+
+class ExportedElmo:
+    """What both wrappers share: the folder's settings, tokenisation and input checks."""
+
+    format = ""
+
+    def __init__(self, folder: PathLike) -> None:
+        self.folder = Path(folder)
+        manifest_path = self.folder / MANIFEST
+        if not manifest_path.is_file():
+            raise FileNotFoundError(f"{manifest_path} not found: {self.folder} is not a folder written by `elmo export`")
+        self.manifest: Dict[str, Any] = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if self.manifest.get("format") != self.format:
+            raise ValueError(
+                f"{self.folder} holds a {self.manifest.get('format')} export, not {self.format}; use open_exported()"
+            )
+        self.width: int = self.manifest["max_characters_per_token"]
+        self.max_token_chars = self.manifest["max_token_chars"]
+
+    def char_ids(self, sentences: Sequence[Sequence[str]]) -> torch.Tensor:
+        """Char ids (B, T, W) of tokenised sentences, with the tokenizer settings of the export."""
+        return batch_to_ids(sentences, self.width, self.max_token_chars)
+
+    def __call__(self, sentences: Sequence[Sequence[str]]) -> Tuple[Any, Any]:
+        """Layers (B, L+1, T, 2P) and mask (B, T) of tokenised sentences (lists of str)."""
+        return self.run(self.char_ids(sentences))
+
+    def run(self, char_ids: Any) -> Tuple[Any, Any]:
+        """Layers (B, L+1, T, 2P) and mask (B, T) of char ids (B, T, W), checked first."""
+        return self._run(check_char_ids(char_ids, self.width))
+
+    def _run(self, char_ids: np.ndarray) -> Tuple[Any, Any]:
+        raise NotImplementedError
+
+
+class OnnxElmo(ExportedElmo):
+    """An ONNX export run with ONNX Runtime; returns numpy arrays (layers in the export's dtype)."""
+
+    format = "onnx"
+
+    def __init__(self, folder: PathLike, providers: Sequence[str] = ("CPUExecutionProvider",),
+                 session_options: Any = None) -> None:
+        super().__init__(folder)
+        import onnxruntime
+
+        self.session = onnxruntime.InferenceSession(
+            str(self.folder / self.manifest["file"]), sess_options=session_options, providers=list(providers)
+        )
+
+    def _run(self, char_ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        layers, mask = self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: char_ids})
+        return layers, mask
+
+
+class TorchExportElmo(ExportedElmo):
+    """A ``torch.export`` program (``.pt2``, exported on the CPU) run in torch; returns CPU tensors."""
+
+    format = "torch-export"
+
+    def __init__(self, folder: PathLike) -> None:
+        super().__init__(folder)
+        self.program = torch.export.load(self.folder / self.manifest["file"])
+        self.module = self.program.module()
+
+    def _run(self, char_ids: np.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:
+        with torch.no_grad():
+            return self.module(torch.from_numpy(char_ids))
+
+
+#: Sentences that ``parity_error`` runs by default: a padded batch of 1 to 12 tokens, tokens of 1
+#: to 60 characters (past the 48 bytes ELMo reads), non-ASCII text.
+PROBE_SENTENCES = [
+    ["The", "exported", "graph", "must", "match", "the", "model", "."],
+    ["ELMo"],
+    ["Größe", "naïve", "日本語", "🙂", "x" * 60, "a"] * 2,
+]
+
+
+def parity_error(model: ElmoModel, exported: ExportedElmo, sentences: Sequence[Sequence[str]] = PROBE_SENTENCES) -> float:
+    """Max abs difference between ``exported`` and ``model``'s stateless eager layers on ``sentences``
+    (``model`` in eval mode: the graph has no dropout)."""
+    ids = exported.char_ids(sentences)
+    layers, _ = exported.run(ids)
+    expected = export_reference(model, ids)
+    actual = torch.from_numpy(layers) if isinstance(layers, np.ndarray) else layers
+    return float((actual.float().cpu() - expected).abs().max())
+
+
+def export_reference(model: ElmoModel, char_ids: torch.Tensor) -> torch.Tensor:
+    """What the exported graph computes, from eager ``ElmoModel``: layers (B, L+1, T, 2P) float32, CPU."""
+    param = next(model.parameters())
+    with torch.no_grad():
+        output = model(input_ids=char_ids.to(param.device), stateful=False)
+    return torch.stack(output.hidden_states, dim=1).float().cpu()
+
+
+def open_exported(folder: PathLike) -> ExportedElmo:
+    """The wrapper (``OnnxElmo`` or ``TorchExportElmo``) for an ``elmo export`` folder."""
+    manifest = Path(folder) / MANIFEST
+    if not manifest.is_file():
+        raise FileNotFoundError(f"{manifest} not found: {folder} is not a folder written by `elmo export`")
+    format = json.loads(manifest.read_text(encoding="utf-8")).get("format")
+    wrappers = {"onnx": OnnxElmo, "torch-export": TorchExportElmo}
+    if format not in wrappers:
+        raise ValueError(f"{manifest}: unknown format {format!r}")
+    return wrappers[format](folder)

@@ -1,0 +1,172 @@
+"""ELMo's inference computation in a form that ``torch.export`` and the ONNX exporter can trace.
+
+``ElmoModel.forward`` has data-dependent control flow (length checks, per-length grouping, the
+token cache, a Python loop over the steps of the longest sentence); none of it survives tracing
+for a dynamic batch and length. ``ElmoInferenceGraph`` computes the same function, stateless from
+the model's initial state (zeros or the warm state), with no branch on values:
+
+    char_ids (B, T, W) int64, left-aligned, padding tokens all zero
+      -> mask (B, T) = any char id > 0; lengths (B,)
+      -> <S> first and </S> after each row's tokens: (B, S = T+2, W)
+      -> char CNN on the real slots (a data-dependent count, gathered and scattered back; the
+         convolutions over the char slots up to the batch's longest token), zero on padding: (B, S, P)
+      -> per biLM layer one ``scan`` over the S steps, both directions at once (axis 0 of the
+         weights): the backward direction reads the sequence flipped, and a step updates a
+         row's state only where it is real, which is the same as reversing within each row's
+         length; outputs are zero on padding
+      -> layers (B, L+1, T, 2P) (markers removed, padding zero) and the mask.
+
+The recurrence is a ``torch._higher_order_ops.scan`` (an ONNX ``Scan`` after export), not a loop
+unrolled for one length. The module copies the weights of the ``ElmoModel`` it is built from.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Optional, Tuple
+
+import torch
+from torch import nn
+from torch._higher_order_ops.scan import scan
+
+from .modeling_elmo import FORGET_BIAS, ElmoModel
+from .tokenization_elmo import PADDING_CHAR, begin_of_sentence_ids, end_of_sentence_ids
+
+
+class ElmoInferenceGraph(nn.Module):
+    """``ElmoModel``'s stateless inference as one traceable function: char ids in, layers and mask out.
+
+    ``forward(char_ids)`` takes (B, T, W) int64 char ids (W = ``max_characters_per_token``) and
+    returns ``layers`` (B, L+1, T, 2P) (layer 0 is the token layer doubled, as in
+    ``ElmoModel``'s ``hidden_states``; zero on padding) and ``mask`` (B, T) bool. Input is not
+    checked here (a traced graph cannot raise on values): see ``hf_elmo.export`` for the
+    wrappers that validate before running it.
+    """
+
+    def __init__(self, model: ElmoModel) -> None:
+        super().__init__()
+        config = model.config
+        cnn = model.char_cnn
+        self.char_embedding = nn.Embedding.from_pretrained(cnn.char_embedding.weight.detach().clone(), freeze=True)
+        self.convolutions = nn.ModuleList(_copy(conv) for conv in cnn.convolutions)
+        self.highways = nn.ModuleList(_copy(highway) for highway in cnn.highways)
+        self.projection = _copy(cnn.projection)
+        self.relu = config.activation != "tanh"
+        self.cell_clip: Optional[float] = config.cell_clip
+        self.proj_clip: Optional[float] = config.proj_clip
+        self.use_skip_connections = config.use_skip_connections
+        self.n_layers = config.n_layers
+        width = config.max_characters_per_token
+        self.register_buffer("bos", torch.tensor(begin_of_sentence_ids(width)))
+        self.register_buffer("eos", torch.tensor(end_of_sentence_ids(width)))
+        self.register_buffer("warm_h", model.warm_h.detach().clone())  # (2, L, P)
+        self.register_buffer("warm_c", model.warm_c.detach().clone())  # (2, L, C)
+        bilm = model.bilm
+        for index, layers in enumerate(zip(bilm.forward_layers, bilm.backward_layers)):
+            # Both directions on axis 0, TF gate order i, j, f, o; the forget bias folded in.
+            bias = torch.stack([layer.input_linear.bias.detach() for layer in layers]).clone()
+            cell = bias.shape[1] // 4
+            bias[:, 2 * cell : 3 * cell] += FORGET_BIAS
+            for name, weights in (("w_input", [layer.input_linear.weight for layer in layers]),  # (2, P, 4C)
+                                  ("w_state", [layer.state_linear.weight for layer in layers]),  # (2, P, 4C)
+                                  ("w_proj", [layer.projection.weight for layer in layers])):  # (2, C, P)
+                self.register_buffer(f"{name}_{index}", torch.stack([w.detach().t() for w in weights]))
+            self.register_buffer(f"bias_{index}", bias)
+
+    def forward(self, char_ids: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        batch, steps, width = char_ids.shape
+        mask = (char_ids > 0).any(dim=-1)  # (B, T)
+        lengths = mask.sum(dim=1)  # (B,)
+        # <S> at 0, the tokens, </S> at lengths + 1 (a padding slot, or the extra one at the end).
+        chars = torch.cat([
+            self.bos.expand(batch, 1, width), char_ids, char_ids.new_zeros(batch, 1, width)
+        ], dim=1)  # (B, S, W)
+        positions = torch.arange(steps + 2, device=char_ids.device).unsqueeze(0)  # (1, S)
+        chars = torch.where((positions == (lengths + 1).unsqueeze(1)).unsqueeze(-1), self.eos, chars)
+        real = positions < (lengths + 2).unsqueeze(1)  # (B, S)
+
+        # The char CNN on the real slots only (N of the B * S), scattered back; padding stays zero.
+        slots = real.reshape(-1).nonzero().squeeze(1)  # (N,)
+        values = self._char_cnn(chars.reshape(-1, width).index_select(0, slots))  # (N, P)
+        tokens = values.new_zeros(batch * (steps + 2), values.shape[1]).index_copy(0, slots, values)
+        tokens = tokens.reshape(batch, steps + 2, -1)  # (B, S, P)
+        layers = [torch.cat([tokens, tokens], dim=-1)]
+        x = tokens
+        for index in range(self.n_layers):
+            out = self._bilm_layer(index, x, real)
+            if index > 0 and self.use_skip_connections:
+                out = out + x
+            forward_out, backward_out = out.unbind(0)  # each (B, S, P), in position order
+            layers.append(torch.cat([forward_out, backward_out], dim=-1))
+            x = out
+        keep = mask.unsqueeze(-1).to(tokens.dtype)
+        stacked = torch.stack([layer[:, 1 : steps + 1] * keep for layer in layers], dim=1)  # (B, L+1, T, 2P)
+        return stacked, mask
+
+    def _char_cnn(self, char_ids: torch.Tensor) -> torch.Tensor:
+        """(N, W) char ids -> (N, P): embedding, convolutions max-pooled, highways, projection.
+
+        The convolutions run over the first ``K = min(W, span + widest filter)`` slots only, span
+        the last slot that holds a character in any of the N tokens: the windows cut off start on
+        padding characters alone, and each has the value of a kept window (one that starts at the
+        span or later also sees padding alone), so the max over positions is unchanged.
+        """
+        width = char_ids.shape[1]
+        widest = max(conv.kernel_size[0] for conv in self.convolutions)
+        positions = torch.arange(1, width + 1, device=char_ids.device)
+        is_char = (char_ids > 0) & (char_ids != PADDING_CHAR + 1)  # ids are shifted by one
+        span = (is_char * positions).amax(dim=(0, 1))
+        kept = torch.clamp(span + widest, max=width).item()
+        torch._check(kept >= widest)
+        torch._check(kept <= width)
+        chars = self.char_embedding(char_ids[:, :kept]).transpose(1, 2)  # (N, D, K)
+        pooled = torch.cat([conv(chars).amax(dim=-1) for conv in self.convolutions], dim=-1)  # (N, F)
+        x = torch.relu(pooled) if self.relu else torch.tanh(pooled)
+        for highway in self.highways:
+            x = highway(x)
+        return self.projection(x)
+
+    def _bilm_layer(self, index: int, x: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+        """One biLM layer over ``x`` (B, S, P) (the token layer) or (2, B, S, P) (per direction).
+
+        Returns (2, B, S, P): forward and backward outputs in position order, zero on padding.
+        """
+        w_input = getattr(self, f"w_input_{index}")  # (2, P, 4C)
+        w_state = getattr(self, f"w_state_{index}")  # (2, P, 4C)
+        w_proj = getattr(self, f"w_proj_{index}")  # (2, C, P)
+        bias = getattr(self, f"bias_{index}")  # (2, 4C)
+        if x.dim() == 3:
+            x = torch.stack([x, x])
+        # The backward direction reads the whole padded sequence flipped; its rows start on padding,
+        # where ``active`` is False and the state stays the initial one.
+        inputs = torch.stack([x[0], x[1].flip(1)])  # (2, B, S, P), each direction in reading order
+        active = torch.stack([real, real.flip(1)]).unsqueeze(-1)  # (2, B, S, 1)
+        batch = x.shape[1]
+        gates_x = torch.matmul(inputs.flatten(1, 2), w_input) + bias.unsqueeze(1)  # (2, B*S, 4C)
+        gates_x = gates_x.unflatten(1, (batch, -1))  # (2, B, S, 4C)
+        h0 = self.warm_h[:, index].unsqueeze(1).expand(2, batch, -1).contiguous()
+        c0 = self.warm_c[:, index].unsqueeze(1).expand(2, batch, -1).contiguous()
+        cell_clip, proj_clip = self.cell_clip, self.proj_clip
+
+        def step(carry, step_inputs):
+            h, c = carry
+            gx, on = step_inputs  # (2, B, 4C), (2, B, 1)
+            i, j, f, o = (gx + torch.bmm(h, w_state)).chunk(4, dim=-1)
+            c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(j)
+            if cell_clip is not None:
+                c_new = c_new.clamp(-cell_clip, cell_clip)
+            h_new = torch.bmm(torch.sigmoid(o) * torch.tanh(c_new), w_proj)
+            if proj_clip is not None:
+                h_new = h_new.clamp(-proj_clip, proj_clip)
+            return (torch.where(on, h_new, h), torch.where(on, c_new, c)), h_new * on.to(h_new.dtype)
+
+        _, outputs = scan(step, (h0, c0), (gates_x.permute(2, 0, 1, 3), active.permute(2, 0, 1, 3)))
+        outputs = outputs.permute(1, 2, 0, 3)  # (2, B, S, P), reading order
+        return torch.stack([outputs[0], outputs[1].flip(1)])
+
+
+def _copy(module: nn.Module) -> nn.Module:
+    """A frozen copy of ``module`` (the graph holds its own weights)."""
+    clone = copy.deepcopy(module)
+    clone.requires_grad_(False)
+    return clone

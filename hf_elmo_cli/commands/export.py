@@ -1,0 +1,47 @@
+"""``elmo export MODEL OUT --format onnx|torch-export``: the biLM as a graph for serving."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: "argparse._SubParsersAction") -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="export the biLM for serving: an ONNX file or a torch.export program, with its tokenizer config",
+        description="Writes OUT, a folder with the inference graph (model.onnx or model.pt2: char_ids (batch, "
+        "tokens, 50) int64 in; layers (batch, L+1, tokens, 2P) and mask (batch, tokens) out; any batch size "
+        "and length), tokenizer_config.json and elmo_export.json. The graph is stateless: every call starts "
+        "from the model's initial state (zeros, or the warm state of `warm_up`). Load it with "
+        "hf_elmo.export.OnnxElmo(OUT) or TorchExportElmo(OUT). After writing, the graph is run on a few "
+        "sentences and compared with the model in eager mode.",
+    )
+    parser.add_argument("model", help="model name: a folder, a zip or folder of the original files, a Hub id owner/name, "
+                        "or a shipped name (hf-elmo:elmo-tiny-en)")
+    parser.add_argument("out", help="folder to write")
+    parser.add_argument("--format", choices=["onnx", "torch-export"], default="onnx",
+                        help="onnx (for ONNX Runtime) or torch-export (a .pt2 ExportedProgram); default onnx")
+    parser.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], default="float32",
+                        help="dtype of the weights and activations (default float32; bfloat16 only for torch-export)")
+    parser.add_argument("--max-token-chars", type=_token_limit, default=100,
+                        help="the tokenizer's limit: longer tokens are an error (default 100); 'none' truncates them")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
+    parser.set_defaults(run=run)
+
+
+def _token_limit(text: str):
+    return None if text.lower() == "none" else int(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hf_elmo.export import export_model, open_exported, parity_error
+    from hf_elmo.fileio import check_output_folder
+    from hf_elmo.loading import load_bilm
+
+    check_output_folder(args.out, overwrite=args.overwrite)  # before the model loads
+    model, _ = load_bilm(args.model)  # the resolver's errors name the model and what was tried
+    out = export_model(model, args.out, args.format, args.dtype, args.max_token_chars, overwrite=args.overwrite)
+    error = parity_error(model, open_exported(out))
+    print(f"wrote {out} ({args.format}, {args.dtype}); max abs difference from the eager model on a test batch: "
+          f"{error:.2g}")
+    return 0

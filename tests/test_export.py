@@ -1,0 +1,205 @@
+"""Export for serving: the ONNX and torch.export graphs against eager ElmoModel, their wrappers'
+input checks, and the ``elmo export`` command."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
+from hf_elmo.export import (
+    OnnxElmo,
+    TorchExportElmo,
+    check_char_ids,
+    export_model,
+    export_reference,
+    open_exported,
+)
+
+TOLERANCE = 1e-5  # fp32, max abs difference from eager ElmoModel
+FORMATS = ["onnx", "torch-export"]
+
+
+def sentences_of(lengths, seed=0):
+    """Sentences of the given token counts; tokens of 1 to 60 characters, some non-ASCII."""
+    rng = random.Random(seed)
+    alphabet = "abcdefghijklmnopqrstuvwxyzÄÖÜßéñ日本語🙂,.-"
+    return [["".join(rng.choice(alphabet) for _ in range(rng.choice([1, 2, 5, 9, 30, 60]))) for _ in range(n)]
+            for n in lengths]
+
+
+@pytest.fixture(scope="module")
+def tiny_model():
+    """A tiny random biLM with non-zero biases, clipping that binds, and a warm initial state."""
+    torch.manual_seed(0)
+    config = ElmoConfig(filters=[[1, 4], [2, 8], [3, 8]], n_highway=2, char_embedding_dim=4, lstm_dim=24,
+                        projection_dim=8, n_layers=2, cell_clip=1.0, proj_clip=1.5)
+    model = ElmoModel(config).eval()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.3)
+    model.warm_up(sentences_of([5, 9, 3], seed=1))
+    assert model.warm_h.abs().min() > 0  # the warm state is what the graph must start from
+    return model
+
+
+@pytest.fixture(scope="module", params=FORMATS)
+def exported(request, tiny_model, tmp_path_factory):
+    folder = export_model(tiny_model, tmp_path_factory.mktemp("export") / "out", request.param)
+    return open_exported(folder)
+
+
+def as_numpy(array) -> np.ndarray:
+    return array.numpy() if isinstance(array, torch.Tensor) else array
+
+
+def test_exported_graph_matches_the_eager_model_on_padded_batches_of_1_to_200_tokens(tiny_model, exported,
+                                                                                  one_thread):
+    sentences = sentences_of([13, 1, 200, 2])
+    ids = batch_to_ids(sentences)
+    layers, mask = exported.run(ids)
+    expected = export_reference(tiny_model, ids)
+    assert layers.shape == expected.shape == (4, 3, 200, 16)
+    assert np.abs(as_numpy(layers) - expected.numpy()).max() < TOLERANCE
+    assert (as_numpy(mask) == (ids > 0).any(-1).numpy()).all()
+    # The same sentence alone (another batch size and length) gets the same vectors.
+    alone, _ = exported([sentences[1]])
+    assert alone.shape == (1, 3, 1, 16)
+    assert np.abs(as_numpy(alone)[0] - expected[1, :, :1].numpy()).max() < TOLERANCE
+    # Short tokens only: the convolutions run over fewer than the 50 char slots.
+    short = batch_to_ids([["a", "ü", "to"], ["I"]])
+    layers, _ = exported.run(short)
+    assert np.abs(as_numpy(layers) - export_reference(tiny_model, short).numpy()).max() < TOLERANCE
+
+
+def test_wrapper_returns_the_export_formats_own_array_type(exported):
+    layers, mask = exported([["a", "b"]])
+    kind = np.ndarray if isinstance(exported, OnnxElmo) else torch.Tensor
+    assert isinstance(layers, kind) and isinstance(mask, kind)
+    assert mask.dtype in (np.bool_, torch.bool)
+
+
+def test_onnx_recurrence_is_one_scan_per_layer_not_unrolled(tiny_model, exported):
+    if not isinstance(exported, OnnxElmo):
+        pytest.skip("ONNX only")
+    import onnx
+
+    graph = onnx.load(str(exported.folder / "model.onnx")).graph
+    ops = [node.op_type for node in graph.node]
+    assert ops.count("Scan") == tiny_model.config.n_layers
+    # The cell's tanh runs only inside the Scan bodies (the char CNN's activation is relu), once per step.
+    assert "Tanh" not in ops
+    for scan in (node for node in graph.node if node.op_type == "Scan"):
+        body = next(attribute.g for attribute in scan.attribute if attribute.name == "body")
+        assert [node.op_type for node in body.node].count("Tanh") == 2
+
+
+def test_torch_export_program_scans_over_a_dynamic_batch_and_length(exported):
+    if not isinstance(exported, TorchExportElmo):
+        pytest.skip("torch.export only")
+    assert isinstance(exported.program, torch.export.ExportedProgram)
+    scans = [node for node in exported.program.graph.nodes if node.target is torch.ops.higher_order.scan]
+    assert len(scans) == 2  # one per biLM layer
+    shape = next(node for node in exported.program.graph.nodes if node.op == "placeholder"
+                 and node.name == "char_ids").meta["val"].shape
+    assert not isinstance(shape[0], int) and not isinstance(shape[1], int)  # symbolic: any batch and length
+
+
+BAD_IDS = {
+    "rank": (np.zeros((2, 50), np.int64), r"must have shape \(batch, tokens, 50\), got \(2, 50\)"),
+    "width": (np.zeros((1, 2, 49), np.int64), r"got \(1, 2, 49\)"),
+    "empty": (np.zeros((0, 3, 50), np.int64), "empty"),
+    "float": (np.ones((1, 2, 50), np.float32), "must be integers .* got float32"),
+    "too large": (np.full((1, 2, 50), 262), r"\[0, 261\], found 262"),
+    "negative": (np.full((1, 2, 50), -1), r"\[0, 261\], found -1"),
+    "gap": (np.array([[[5] * 50, [5] * 50], [[5] * 50, [0] * 50], [[0] * 50, [5] * 50]]),
+            "row 2: token 1 follows a padding token"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_IDS))
+def test_wrapper_rejects_bad_char_ids_with_a_one_line_error(exported, case):
+    ids, message = BAD_IDS[case]
+    with pytest.raises(ValueError, match=message) as error:
+        exported.run(ids)
+    assert "\n" not in str(error.value)
+
+
+def test_integer_ids_of_any_width_are_accepted_as_int64():
+    ids = batch_to_ids([["a", "bc"], ["d"]])
+    checked = check_char_ids(ids.to(torch.int32), 50)
+    assert checked.dtype == np.int64 and (checked == ids.numpy()).all()
+
+
+def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp_path):
+    with pytest.raises(ValueError, match="format onnx cannot use dtype bfloat16"):
+        export_model(tiny_model, tmp_path / "a", "onnx", "bfloat16")
+    with pytest.raises(ValueError, match="unknown export format"):
+        export_model(tiny_model, tmp_path / "a", "tflite")
+    occupied = tmp_path / "occupied"
+    occupied.mkdir()
+    (occupied / "keep.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="not an empty folder"):
+        export_model(tiny_model, occupied, "torch-export")
+    assert [p.name for p in tmp_path.iterdir()] == ["occupied"] and (occupied / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("format, dtype, tolerance", [("onnx", "float16", 2e-2), ("torch-export", "bfloat16", 1e-1)])
+def test_half_precision_exports_run_close_to_float32(tiny_model, tmp_path, one_thread, format, dtype, tolerance):
+    exported = open_exported(export_model(tiny_model, tmp_path / dtype, format, dtype))
+    ids = batch_to_ids(sentences_of([7, 3]))
+    layers, _ = exported.run(ids)
+    layers = torch.as_tensor(layers)
+    assert layers.dtype == getattr(torch, dtype)
+    assert (layers.float() - export_reference(tiny_model, ids)).abs().max() < tolerance
+
+
+def elmo_export(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hf_elmo.cli", "export", *args], capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_model, tmp_path):
+    tiny_model.save_pretrained(tmp_path / "model")
+    result = elmo_export(str(tmp_path / "model"), str(tmp_path / "out"), "--format", "torch-export")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "max abs difference from the eager model" in result.stdout
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "elmo_export.json", "model.pt2", "tokenization_elmo.py", "tokenizer_config.json"]
+    served = open_exported(tmp_path / "out")
+    assert isinstance(served, TorchExportElmo)
+    sentences = sentences_of([4, 11], seed=3)
+    layers, _ = served(sentences)
+    assert (layers - export_reference(tiny_model, batch_to_ids(sentences))).abs().max() < TOLERANCE
+
+
+def test_elmo_export_command_leaves_an_existing_output_alone(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "model.onnx").write_text("someone's file")
+    result = elmo_export("no-such-model", str(tmp_path / "out"), "--format", "onnx")
+    assert result.returncode == 2
+    error = result.stderr.strip().splitlines()
+    assert len(error) == 1 and error[0].startswith("elmo export: error:") and "--overwrite" in error[0]
+    assert (tmp_path / "out" / "model.onnx").read_text() == "someone's file"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("format", FORMATS)
+def test_shipped_model_exports_within_1e5_on_a_sweep_of_lengths_and_batches(format, tmp_path):
+    from hf_elmo.loading import load_bilm
+    from hf_elmo.pretrained import DEFAULT_MODEL
+
+    model, _ = load_bilm(str(DEFAULT_MODEL))
+    exported = open_exported(export_model(model, tmp_path / "out", format))
+    batches = [[1], [200], [2, 3, 5], [1, 50, 200, 17, 8], list(range(1, 65)), [120] * 3]
+    for seed, lengths in enumerate(batches):
+        ids = batch_to_ids(sentences_of(lengths, seed=seed))
+        layers, mask = exported.run(ids)
+        assert np.abs(as_numpy(layers) - export_reference(model, ids).numpy()).max() < TOLERANCE, lengths
+        assert (as_numpy(mask) == (ids > 0).any(-1).numpy()).all()
