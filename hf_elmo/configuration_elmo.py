@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from transformers import PretrainedConfig
 
 _ACTIVATIONS = ("relu", "tanh")
-BILM_IMPLEMENTATIONS = ("fast", "plain")
+BILM_IMPLEMENTATIONS = ("fast", "plain", "fused")
 
 
 class ElmoConfig(PretrainedConfig):
@@ -40,7 +40,16 @@ class ElmoConfig(PretrainedConfig):
             run as one batched recurrence over length-sorted rows that drop out when they end;
             ``"plain"``: the direct step-by-step formulation (every character slot, every
             token slot, one direction at a time), kept as the reference the fast path is
-            tested against (equal within 1e-5 in float32). Read at call time.
+            tested against (equal within 1e-5 in float32); ``"fused"``: each direction's LSTM
+            layers run through torch's LSTM kernel (``torch._VF.lstm`` with a projection:
+            cuDNN on CUDA, one C++ loop on CPU) over packed sequences, on the same weights
+            (gate order and forget bias mapped), for configs without clipping only
+            (``cell_clip`` and ``proj_clip`` ``None``: the kernel cannot clip); the char CNN
+            is the fast one. Equal to the other paths within 1e-5 in float32. It is what
+            makes training fast on a GPU, so ``elmo pretrain`` picks it by itself for
+            clip-free models on CUDA (``--bilm-implementation auto``) and saves the model with
+            ``"fast"``; it is never chosen silently here, because a config's path must not
+            depend on the device it happens to run on. Read at call time.
     """
 
     model_type = "elmo"
@@ -96,6 +105,14 @@ class ElmoConfig(PretrainedConfig):
         """2P: the width of every output layer."""
         return 2 * self.projection_dim
 
+    def fused_lstm_unsupported(self) -> Optional[str]:
+        """Why ``bilm_implementation="fused"`` cannot run this config (clipping), or ``None``."""
+        if self.cell_clip is None and self.proj_clip is None:
+            return None
+        return (f"ElmoConfig.bilm_implementation='fused' needs cell_clip and proj_clip None (torch's LSTM kernel "
+                f"cannot clip), got cell_clip={self.cell_clip}, proj_clip={self.proj_clip}: use 'fast' for a "
+                "model that clips")
+
     def _validate(self) -> None:
         def positive(name: str) -> None:
             value = getattr(self, name)
@@ -133,6 +150,9 @@ class ElmoConfig(PretrainedConfig):
                 f"ElmoConfig.bilm_implementation must be one of {BILM_IMPLEMENTATIONS}, "
                 f"got {self.bilm_implementation!r}"
             )
+        unsupported = self.fused_lstm_unsupported()
+        if self.bilm_implementation == "fused" and unsupported:
+            raise ValueError(unsupported)
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"ElmoConfig.dropout must be in [0, 1), got {self.dropout}")
         for name in ("cell_clip", "proj_clip"):
