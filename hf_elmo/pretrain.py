@@ -31,7 +31,12 @@ PathLike = Union[str, os.PathLike]
 CHECKPOINT_FILE = "checkpoint.pt"
 LOSS_LOG = "losses.tsv"
 
+#: Config fields of a clip-free model (``--no-clip``): what the ``fused`` biLM path can run.
+NO_CLIP: Dict[str, Any] = dict(cell_clip=None, proj_clip=None)
+
 #: Size presets: the released models' shapes ("small", "original") and a CPU-sized one ("cpu").
+#: They keep ElmoConfig's clipping (3.0, as the released models); add ``NO_CLIP`` (``--no-clip``)
+#: for a model that trains on the fused LSTM kernel.
 PRESETS: Dict[str, Dict[str, Any]] = {
     "cpu": dict(filters=[[1, 32], [2, 32], [3, 64], [4, 128]], n_highway=1,
                 lstm_dim=256, projection_dim=128, n_layers=2),
@@ -74,6 +79,8 @@ class PretrainSettings:
     save_dtype: str = "float32"
     data_description: str = ""
     max_steps: Optional[int] = None  # stop (and checkpoint) early, e.g. to split a run across sessions
+    max_minutes: Optional[float] = None  # training time after which the run ends as if finished
+    bilm_implementation: str = "auto"  # the biLM path in training; see resolve_bilm_implementation
 
     def resolved_checkpoint_dir(self) -> Path:
         if self.checkpoint_dir:
@@ -84,7 +91,13 @@ class PretrainSettings:
 
 #: Settings a resumed run may change (how long it runs and how often it checkpoints).
 _RUN_LENGTH_FIELDS = ("max_steps", "max_tokens", "epochs", "checkpoint_every_steps", "checkpoint_every_minutes",
-                      "valid_file", "save_dtype", "data_description", "output_dir", "checkpoint_dir")
+                      "valid_file", "save_dtype", "data_description", "output_dir", "checkpoint_dir", "max_minutes",
+                      "bilm_implementation")
+
+#: ``bilm_implementation="auto"`` trains on the fused LSTM kernel for clip-free models on these
+#: devices. On CUDA it is cuDNN; on CPU torch's kernel is slower than the fast path at the shapes
+#: measured (BENCHMARKS.md, "Pretraining throughput"), so CPU training stays on "fast".
+FUSED_BY_DEFAULT_ON = ("cuda",)
 
 
 # -- distributed ------------------------------------------------------------------------------
@@ -132,6 +145,17 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBi
     model = ElmoForBidirectionalLM(config)
     model.elmo.load_state_dict(base.state_dict())
     return model
+
+
+def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torch.device) -> str:
+    """The biLM path to train on: ``requested``, or for ``"auto"`` the fused LSTM kernel when
+    the model is clip-free and the device is in ``FUSED_BY_DEFAULT_ON``, else ``"fast"``."""
+    if requested == "auto":
+        fused = config.fused_lstm_unsupported() is None and device.type in FUSED_BY_DEFAULT_ON
+        return "fused" if fused else "fast"
+    if requested == "fused" and config.fused_lstm_unsupported():
+        raise ValueError(f"--bilm-implementation fused: {config.fused_lstm_unsupported()} (train with --no-clip)")
+    return requested
 
 
 # -- checkpoints ------------------------------------------------------------------------------
@@ -194,8 +218,10 @@ def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm
 def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> Optional[Path]:
     """Train (or resume) the run defined by ``settings``; returns the model folder when finished.
 
-    Returns None when the run stopped at ``settings.max_steps`` before its end (resume it
-    with the same command).
+    The run ends at its token budget (``epochs`` or ``max_tokens``) or, with ``max_minutes``,
+    after the first step that brings its training time (all sessions) to that many minutes:
+    either way it checkpoints and writes the model folder. Returns None when the run stopped at
+    ``settings.max_steps`` before its end (resume it with the same command).
     """
     rank, world = distributed_context()
     device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu")
@@ -233,6 +259,8 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     torch.manual_seed(settings.seed)
     model = build_model(settings, vocabulary).to(device)
     model.train()
+    saved_implementation = model.config.bilm_implementation  # what the model folder will say
+    model.config.bilm_implementation = resolve_bilm_implementation(settings.bilm_implementation, model.config, device)
     word_inputs = model.config.token_embedding == "word"
     optimizer = make_optimizer(settings.optimizer, model.parameters(), settings.lr)
     torch.manual_seed(settings.seed * 1000 + rank + 1)  # dropout and sampled candidates: per rank
@@ -267,12 +295,15 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
             position["tokens_seen"] += words
             loss_ema = float(loss) if loss_ema is None else 0.98 * loss_ema + 0.02 * float(loss)
             progress.update(words)
-            if rank == 0:
-                loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{float(loss):.6f}\n")
             elapsed = time.monotonic() - started
             progress.set_postfix({"loss": f"{loss_ema:.3f}", "tok/s": f"{(position['tokens_seen'] - started_tokens) / max(elapsed, 1e-9):,.0f}"},
                                  refresh=False)
-            finished = position["tokens_seen"] >= total_tokens
+            run_seconds = position["elapsed"] + time.monotonic() - last_checkpoint
+            if rank == 0:
+                loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{float(loss):.6f}"
+                               f"\t{run_seconds:.1f}\n")
+            out_of_time = settings.max_minutes is not None and run_seconds >= 60 * settings.max_minutes
+            finished = position["tokens_seen"] >= total_tokens or _agree(out_of_time)
             stop_now = settings.max_steps is not None and position["step"] >= settings.max_steps
             due = (settings.checkpoint_every_steps and position["step"] % settings.checkpoint_every_steps == 0) or (
                 time.monotonic() - last_checkpoint > 60 * settings.checkpoint_every_minutes)
@@ -307,6 +338,7 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
         metrics["max_weight_difference_between_ranks"] = divergence
     if settings.valid_file:
         metrics["valid"] = perplexity(model, vocabulary, read_corpus(settings.valid_file, settings.max_sentence_tokens))
+    model.config.bilm_implementation = saved_implementation
     save_lm_folder(model, vocabulary, out_dir, settings, position, metrics, overwrite=overwrite)
     if dist.is_initialized():
         dist.barrier()
@@ -314,12 +346,13 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
 
 
 def _loss_log(path: Path, step: int):
-    """The per-step loss log (step, epoch, tokens seen, loss), cut back to ``step`` on resume."""
+    """The per-step loss log (step, epoch, tokens seen, loss, training seconds so far), line-buffered
+    so that it can be followed while the run goes on, cut back to ``step`` on resume."""
     kept = []
     if path.is_file() and step > 0:
         kept = [line for line in path.read_text().splitlines(keepends=True)[1:] if int(line.split("\t")[0]) <= step]
-    handle = open(path, "w", encoding="utf-8")
-    handle.write("step\tepoch\ttokens_seen\ttrain_loss\n")
+    handle = open(path, "w", encoding="utf-8", buffering=1)
+    handle.write("step\tepoch\ttokens_seen\ttrain_loss\tseconds\n")
     handle.writelines(kept)
     return handle
 
@@ -413,7 +446,7 @@ def save_lm_folder(
         to_save.save_pretrained(staging)
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token).save_pretrained(staging)
-        (staging / "training.json").write_text(json.dumps({"settings": asdict(settings), "position": position,
+        (staging / "training.json").write_text(json.dumps({"settings": publishable_settings(settings), "position": position,
                                                            "metrics": metrics}, indent=2) + "\n")
         write_model_card(staging, **model_card_fields(model, settings, position, metrics))
         if out_dir.exists():
@@ -426,6 +459,26 @@ def save_lm_folder(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return out_dir
+
+
+#: PretrainSettings fields that hold paths.
+_PATH_FIELDS = ("train_file", "output_dir", "valid_file", "init_model", "vocab_file", "checkpoint_dir")
+
+
+def publishable_settings(settings: PretrainSettings) -> Dict[str, Any]:
+    """``settings`` as a dict whose paths name nothing of the training machine: relative to the
+    working directory when inside it, else the file or folder name alone."""
+    fields = asdict(settings)
+    for name in _PATH_FIELDS:
+        if fields[name]:
+            fields[name] = publishable_path(fields[name])
+    return fields
+
+
+def publishable_path(path: PathLike) -> str:
+    """``path`` relative to the working directory when it lies inside it, else its name alone."""
+    resolved, here = Path(path).resolve(), Path.cwd().resolve()
+    return str(resolved.relative_to(here)) if resolved.is_relative_to(here) else resolved.name
 
 
 def _cast_copy(model: ElmoForBidirectionalLM, dtype: torch.dtype) -> ElmoForBidirectionalLM:
