@@ -414,8 +414,9 @@ class ElmoBiLm(nn.Module):
         and stay packed through the layers: dropout, the kernel and the residual all act on
         the packed (N, P) data, N the real steps of the batch, so padding costs nothing and
         the final states are those after each row's last real step. The LSTM runs in the
-        autocast dtype when autocast is on for the device (weights, inputs and states cast
-        to it, autocast off around the kernel), else in the dtype of ``tokens``.
+        autocast dtype when autocast is on for the device and its kernel supports it (weights,
+        inputs and states cast to it, autocast off around the kernel; see ``_lstm_dtype``),
+        else in the dtype of ``tokens``.
         """
         unsupported = self.config.fused_lstm_unsupported()
         if unsupported:
@@ -429,7 +430,7 @@ class ElmoBiLm(nn.Module):
         packed = [pack(x, host_lengths, batch_first=True, enforce_sorted=False) for x in (tokens, tokens.gather(1, reverse))]
         batch_sizes, sorted_rows, unsorted_rows = packed[0].batch_sizes, packed[0].sorted_indices, packed[0].unsorted_indices
         device = tokens.device.type
-        dtype = torch.get_autocast_dtype(device) if torch.is_autocast_enabled(device) else tokens.dtype
+        dtype = _lstm_dtype(tokens)
         xs = [p.data.to(dtype) for p in packed]  # (N, P) per direction, time-major over rows sorted by length
         outputs: List[List[torch.Tensor]] = [[], []]
         final_h: List[List[torch.Tensor]] = [[], []]
@@ -464,6 +465,21 @@ class ElmoBiLm(nn.Module):
         layer = (self.forward_layers, self.backward_layers)[direction][index]
         return self._derived.get(f"torch-lstm-{direction}-{index}-{dtype}", list(layer.parameters()),
                                  lambda: [w.to(dtype) for w in _torch_lstm_weights(layer)])
+
+
+#: cuDNN runs LSTMs in bfloat16 from this version on (9.13); older ones have no bfloat16 RNN.
+_CUDNN_BFLOAT16_RNN = 91300
+
+
+def _lstm_dtype(tokens: torch.Tensor) -> torch.dtype:
+    """The dtype of the fused LSTM: autocast's when it is on and the kernel has it, else ``tokens``'."""
+    device = tokens.device.type
+    if not torch.is_autocast_enabled(device):
+        return tokens.dtype
+    dtype = torch.get_autocast_dtype(device)
+    if device == "cuda" and dtype == torch.bfloat16 and (torch.backends.cudnn.version() or 0) < _CUDNN_BFLOAT16_RNN:
+        return tokens.dtype
+    return dtype
 
 
 def _torch_lstm_weights(layer: ElmoLstmProjectionLayer) -> List[torch.Tensor]:

@@ -164,3 +164,21 @@ def test_bfloat16_autocast_runs_the_fused_lstm_in_bfloat16(tmp_path):
     for r, b in zip(reference[1:], low[1:]):
         assert b.dtype == torch.bfloat16
         assert (r - b.float()).abs().max() < 0.1 * r.abs().max()
+
+
+@pytest.mark.gpu
+def test_fused_path_on_gpu_equals_the_plain_path_on_cpu_and_trains_under_bf16_autocast(tmp_path):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    model = _model(tmp_path, SIZES["skip-relu"])
+    ids = batch_to_ids(UNEVEN)
+    with torch.inference_mode():
+        plain = _run(model, "plain", input_ids=ids).hidden_states
+        fused = _run(model.to("cuda"), "fused", input_ids=ids.to("cuda")).hidden_states
+    for f, p in zip(fused, plain):
+        torch.testing.assert_close(f.cpu(), p, atol=ATOL, rtol=0)
+    model.train().config.bilm_implementation = "fused"
+    with torch.autocast("cuda", dtype=torch.bfloat16):
+        out = model(input_ids=ids.to("cuda")).last_hidden_state
+    out.float().square().mean().backward()
+    assert all(torch.isfinite(p.grad).all() for p in model.bilm.parameters() if p.grad is not None)

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
@@ -211,29 +212,43 @@ def _alive(pid_file: Path) -> bool:
 
 
 def poll(args: argparse.Namespace) -> None:
-    """Print the run's state: alive/done, steps, tokens, tokens/s (last window), mean loss, log tail."""
-    work = Path(args.work)
+    """Report the run's progress; with ``--follow S``, again every ``--every`` seconds for up to S
+    seconds or until it is no longer running (a device call that keeps the machine held)."""
+    ends = time.monotonic() + args.follow
+    while True:
+        state = report(Path(args.work), args.window, args.log_lines)
+        left = ends - time.monotonic()
+        if state != "running" or left <= 0:
+            return
+        time.sleep(min(args.every, left))
+
+
+def report(work: Path, window: int, log_lines: int) -> str:
+    """Print the run's state (running, done, not running), steps, tokens, tokens/s over the last
+    ``window`` steps, their mean training loss and the log's last lines; returns the state."""
     log_file = work / f"{RUN_NAME}.checkpoint" / "losses.tsv"
     rows = [line.split("\t") for line in log_file.read_text().splitlines()[1:]] if log_file.is_file() else []
     state = "done" if (work / RUN_NAME / "config.json").is_file() else (
         "running" if _alive(work / "pretrain.pid") else "not running")
     print(f"state: {state}")
     if rows:
-        last, window = rows[-1], rows[-args.window:]
-        first = rows[-len(window) - 1] if len(rows) > len(window) else ["0", "0", "0", "0", "0"]
-        seconds = float(last[4]) - float(first[4])
-        rate = (int(last[2]) - int(first[2])) / seconds if seconds > 0 else float("nan")
-        mean_loss = sum(float(r[3]) for r in window) / len(window)
+        last, recent = rows[-1], rows[-window:]
+        before = rows[-len(recent) - 1] if len(rows) > len(recent) else ["0", "0", "0", "0", "0"]
+        seconds = float(last[4]) - float(before[4])
+        rate = (int(last[2]) - int(before[2])) / seconds if seconds > 0 else float("nan")
+        mean_loss = sum(float(r[3]) for r in recent) / len(recent)
         print(f"step {int(last[0]):,}  epoch {last[1]}  tokens {int(last[2]):,}  time {float(last[4]) / 60:.1f} min  "
-              f"tokens/s {rate:,.0f} (last {len(window)} steps)  train loss {mean_loss:.3f} (mean of last {len(window)})")
+              f"tokens/s {rate:,.0f} (last {len(recent)} steps)  train loss {mean_loss:.3f} (mean of last {len(recent)})")
     else:
         print("no steps logged yet")
     if (work / "pretrain.log").is_file():
-        tail = (work / "pretrain.log").read_text(errors="replace").splitlines()[-args.log_lines:]
+        tail = (work / "pretrain.log").read_text(errors="replace").splitlines()[-log_lines:]
         print("log:\n  " + "\n  ".join(tail))
     if state == "done":
         metrics = json.loads((work / RUN_NAME / "training.json").read_text())["metrics"]
         print(f"metrics: {json.dumps(metrics)}")
+    sys.stdout.flush()
+    return state
 
 
 def collect(args: argparse.Namespace) -> None:
@@ -306,8 +321,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("pack", help="here: tokenise, build the vocabulary, pack parts for the GPU host")
-    p.add_argument("--source", type=Path, default=REPO.parent / "shared" / "data" / "pretrain-en",
-                   help="raw pretrain-en shards (default ../shared/data/pretrain-en)")
+    shared = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
+    p.add_argument("--source", type=Path, default=shared / "data" / "pretrain-en",
+                   help="raw pretrain-en shards (default $ELMO_SHARED or ../shared, then data/pretrain-en)")
     p.add_argument("--tokenised", help="a folder already written by scripts/prepare_pretrain_en.py (skips tokenising)")
     p.add_argument("--train-fraction", type=float, default=1.0, help="passed to prepare_pretrain_en.py")
     p.add_argument("--processes", type=int, default=2, help="passed to prepare_pretrain_en.py")
@@ -337,6 +353,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         if name == "poll":
             p.add_argument("--window", type=int, default=50, help="steps for tokens/s and the mean loss")
             p.add_argument("--log-lines", type=int, default=5)
+            p.add_argument("--follow", type=float, default=0,
+                           help="keep reporting for up to this many seconds while the run goes on")
+            p.add_argument("--every", type=float, default=60, help="seconds between reports with --follow")
         if name == "collect":
             p.add_argument("--what", choices=["model", "checkpoint"], default="model")
             p.add_argument("--first", type=int, default=0, help="first piece of this call")
