@@ -118,3 +118,21 @@ def test_shipped_pretrained_folders_name_no_absolute_path():
     for folder in folders:
         for name in ("training.json", "README.md"):
             assert not _absolute_paths((folder / name).read_text()), f"{folder.name}/{name}"
+
+
+def test_collating_in_worker_processes_gives_the_weights_of_collating_in_the_loop(tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    weights = []
+    for workers in (0, 2):
+        settings = settings_for(tmp_path / f"w{workers}", corpus, max_tokens=400, data_workers=workers)
+        weights.append(load_lm(pretrain(settings, show_progress=False)).state_dict())
+    for name, value in weights[0].items():
+        torch.testing.assert_close(weights[1][name], value, rtol=0, atol=0, msg=name)
+
+
+def test_data_workers_default_to_none_on_cpu_and_some_on_cuda():
+    from hf_elmo.pretrain import data_workers_for
+
+    assert data_workers_for(None, torch.device("cpu")) == 0
+    assert 1 <= data_workers_for(None, torch.device("cuda")) <= 4
+    assert data_workers_for(3, torch.device("cpu")) == 3

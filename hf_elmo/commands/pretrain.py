@@ -28,6 +28,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     data.add_argument("--vocab", dest="vocab_file", help="vocab.txt (one word a line, with <S>, </S>, <UNK>)")
     data.add_argument("--vocab-size", type=int, default=50_000, help="words of a built vocabulary (default 50000)")
     data.add_argument("--min-count", type=int, default=3, help="minimum count of a built vocabulary's words")
+    data.add_argument("--data-workers", type=int,
+                      help="processes that collate batches ahead of the training step (default 4 on GPU, 0 on CPU)")
     data.add_argument("--data-description", default="", help="the training data, for the model card")
     model = parser.add_argument_group("model")
     model.add_argument("--init-model", help="continue from this model folder (converted, original or pretrained LM)")
@@ -94,7 +96,7 @@ def run_command(args: argparse.Namespace) -> int:
         checkpoint_dir=args.checkpoint_dir, checkpoint_every_steps=args.checkpoint_every_steps,
         checkpoint_every_minutes=args.checkpoint_every_minutes, save_dtype=args.save_dtype,
         data_description=args.data_description, max_steps=args.max_steps, max_minutes=args.max_minutes,
-        bilm_implementation=args.bilm_implementation,
+        bilm_implementation=args.bilm_implementation, data_workers=args.data_workers,
     )
     out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
     if out is None:
