@@ -421,10 +421,10 @@ class ElmoBiLm(nn.Module):
         unsupported = self.config.fused_lstm_unsupported()
         if unsupported:
             raise ValueError(unsupported)
-        if int(lengths.min()) < 1:
+        host_lengths = lengths.cpu()  # packing needs them on the host
+        if int(host_lengths.min()) < 1:
             raise ValueError("bilm_implementation='fused' needs at least one step in every row")
         steps = tokens.shape[1]
-        host_lengths = lengths.cpu()
         reverse = _reverse_within_lengths(lengths, steps).unsqueeze(-1).expand_as(tokens)
         pack = nn.utils.rnn.pack_padded_sequence
         packed = [pack(x, host_lengths, batch_first=True, enforce_sorted=False) for x in (tokens, tokens.gather(1, reverse))]
@@ -436,7 +436,7 @@ class ElmoBiLm(nn.Module):
         final_h: List[List[torch.Tensor]] = [[], []]
         final_c: List[List[torch.Tensor]] = [[], []]
         for index in range(len(self.forward_layers)):
-            for d, layers in enumerate((self.forward_layers, self.backward_layers)):
+            for d in range(2):  # forward, backward
                 weights = self._torch_lstm_weights(d, index, xs[d].dtype)
                 h0 = initial_state.h[d, index].index_select(0, sorted_rows).unsqueeze(0).to(xs[d].dtype)
                 c0 = initial_state.c[d, index].index_select(0, sorted_rows).unsqueeze(0).to(xs[d].dtype)
