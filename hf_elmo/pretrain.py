@@ -20,7 +20,7 @@ import torch
 from torch import distributed as dist
 from tqdm.auto import tqdm
 
-from .configuration_elmo import ElmoConfig
+from .configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
 from .fileio import atomic_file, build_aside, check_output_folder, write_text_atomic
 from .lm_data import LMBatch, SentenceBatcher, read_corpus
 from .lm_vocab import VOCAB_FILE, Vocabulary, build_vocabulary
@@ -32,7 +32,12 @@ PathLike = Union[str, os.PathLike]
 CHECKPOINT_FILE = "checkpoint.pt"
 LOSS_LOG = "losses.tsv"
 
+#: Config fields of a clip-free model (``--no-clip``): what the ``fused`` biLM path can run.
+NO_CLIP: Dict[str, Any] = dict(cell_clip=None, proj_clip=None)
+
 #: Size presets: the released models' shapes ("small", "original") and a CPU-sized one ("cpu").
+#: They keep ElmoConfig's clipping (3.0, as the released models); add ``NO_CLIP`` (``--no-clip``)
+#: for a model that trains on the fused LSTM kernel.
 PRESETS: Dict[str, Dict[str, Any]] = {
     "cpu": dict(filters=[[1, 32], [2, 32], [3, 64], [4, 128]], n_highway=1,
                 lstm_dim=256, projection_dim=128, n_layers=2),
@@ -78,6 +83,9 @@ class PretrainSettings:
     #: split the same way: "whitespace" or "spacy:LANG" (see ``tokenization_elmo.split_words``).
     pre_tokenizer: str = "whitespace"
     max_steps: Optional[int] = None  # stop (and checkpoint) early, e.g. to split a run across sessions
+    max_minutes: Optional[float] = None  # training time after which the run ends as if finished
+    bilm_implementation: str = "auto"  # the biLM path in training; see resolve_bilm_implementation
+    data_workers: Optional[int] = None  # processes collating batches ahead; None: see data_workers_for
 
     def resolved_checkpoint_dir(self) -> Path:
         if self.checkpoint_dir:
@@ -89,7 +97,7 @@ class PretrainSettings:
 #: Settings a resumed run may change (how long it runs and how often it checkpoints).
 _RUN_LENGTH_FIELDS = ("max_steps", "max_tokens", "epochs", "checkpoint_every_steps", "checkpoint_every_minutes",
                       "valid_file", "save_dtype", "data_description", "pre_tokenizer", "output_dir",
-                      "checkpoint_dir")
+                      "checkpoint_dir", "max_minutes", "bilm_implementation", "data_workers")
 
 
 def check_settings(settings: PretrainSettings) -> None:
@@ -128,9 +136,14 @@ def check_settings(settings: PretrainSettings) -> None:
         integer(name, getattr(s, name), least)
     if s.max_steps is not None:
         integer("max_steps", s.max_steps, 1)
+    if s.max_minutes is not None:
+        number("max_minutes", s.max_minutes, 0)
+    if s.data_workers is not None:
+        integer("data_workers", s.data_workers, 0)
     for name, allowed in (("preset", sorted(PRESETS)), ("optimizer", ["adagrad", "adam"]),
                           ("softmax", ["sampled", "full"]), ("token_embedding", ["char_cnn", "word"]),
-                          ("save_dtype", ["float32", "float16", "bfloat16"])):
+                          ("save_dtype", ["float32", "float16", "bfloat16"]),
+                          ("bilm_implementation", ["auto", *BILM_IMPLEMENTATIONS])):
         if getattr(s, name) not in allowed:
             raise ValueError(f"--{name.replace('_', '-')} must be one of {allowed}, got {getattr(s, name)!r}")
     filters = s.config_overrides.get("filters")
@@ -163,6 +176,12 @@ def _load_init_model(source: Path, model_class):
     except Exception as err:  # missing or corrupt files fail in many ways (OSError, SafetensorError, ...)
         reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
         raise ValueError(f"--init-model {source} cannot be loaded ({type(err).__name__}: {reason})") from None
+
+
+#: ``bilm_implementation="auto"`` trains on the fused LSTM kernel for clip-free models on these
+#: devices. On CUDA it is cuDNN; on CPU torch's kernel is slower than the fast path at the shapes
+#: measured (BENCHMARKS.md, "Pretraining throughput"), so CPU training stays on "fast".
+FUSED_BY_DEFAULT_ON = ("cuda",)
 
 
 # -- distributed ------------------------------------------------------------------------------
@@ -210,6 +229,50 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBi
     model = ElmoForBidirectionalLM(config)
     model.elmo.load_state_dict(base.state_dict())
     return model
+
+
+def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torch.device) -> str:
+    """The biLM path to train on: ``requested``, or for ``"auto"`` the fused LSTM kernel when
+    the model is clip-free and the device is in ``FUSED_BY_DEFAULT_ON``, else ``"fast"``."""
+    if requested == "auto":
+        fused = config.fused_lstm_unsupported() is None and device.type in FUSED_BY_DEFAULT_ON
+        return "fused" if fused else "fast"
+    if requested == "fused" and config.fused_lstm_unsupported():
+        raise ValueError(f"--bilm-implementation fused: {config.fused_lstm_unsupported()} (train with --no-clip)")
+    return requested
+
+
+def data_workers_for(requested: Optional[int], device: torch.device) -> int:
+    """Processes that collate batches ahead of the training step: ``requested``, or by default 4
+    on CUDA (collating 16k tokens in Python takes about as long as a GPU step) and 0 on CPU
+    (where the step is far longer and the cores are the model's)."""
+    if requested is not None:
+        return requested
+    return min(4, max(1, (os.cpu_count() or 2) - 1)) if device.type == "cuda" else 0
+
+
+class _CollatedBatches(torch.utils.data.Dataset):
+    """The listed batches of a ``SentenceBatcher`` as tensors, one ``LMBatch`` an item."""
+
+    def __init__(self, batcher: SentenceBatcher, batches: Sequence[Any]) -> None:
+        self.batcher, self.batches = batcher, batches
+
+    def __len__(self) -> int:
+        return len(self.batches)
+
+    def __getitem__(self, index: int) -> LMBatch:
+        return self.batcher.collate(self.batches[index])
+
+
+def collated_batches(batcher: SentenceBatcher, batches: Sequence[Any], workers: int):
+    """``batcher.collate`` of every batch, in order; with ``workers`` > 0 collated ahead by that
+    many processes (the same batches: the order and content never depend on them)."""
+    if workers == 0:
+        return (batcher.collate(indices) for indices in batches)
+    # batch_size None: each item is already a batch. Its own generator: the workers' seeds must not
+    # be drawn from the global RNG, which dropout and the sampled softmax use (exact resume).
+    return torch.utils.data.DataLoader(_CollatedBatches(batcher, batches), batch_size=None, num_workers=workers,
+                                       prefetch_factor=4, generator=torch.Generator())
 
 
 # -- checkpoints ------------------------------------------------------------------------------
@@ -311,8 +374,10 @@ def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm
 def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> Optional[Path]:
     """Train (or resume) the run defined by ``settings``; returns the model folder when finished.
 
-    Returns None when the run stopped at ``settings.max_steps`` before its end (resume it
-    with the same command).
+    The run ends at its token budget (``epochs`` or ``max_tokens``) or, with ``max_minutes``,
+    after the first step that brings its training time (all sessions) to that many minutes:
+    either way it checkpoints and writes the model folder. Returns None when the run stopped at
+    ``settings.max_steps`` before its end (resume it with the same command).
     """
     rank, world = distributed_context()
     device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu")
@@ -353,6 +418,8 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
         vocabulary.save(vocab_path)
         write_text_atomic(saved_settings, json.dumps(asdict(settings), indent=2))
     model.train()
+    saved_implementation = model.config.bilm_implementation  # what the model folder will say
+    model.config.bilm_implementation = resolve_bilm_implementation(settings.bilm_implementation, model.config, device)
     word_inputs = model.config.token_embedding == "word"
     optimizer = make_optimizer(settings.optimizer, model.parameters(), settings.lr)
     torch.manual_seed(settings.seed * 1000 + rank + 1)  # dropout and sampled candidates: per rank
@@ -367,6 +434,7 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
                               word_inputs=word_inputs, max_characters_per_token=model.config.max_characters_per_token)
     total_tokens = settings.max_tokens if settings.max_tokens is not None else int(settings.epochs * batcher.n_words)
     amp = settings.amp and device.type == "cuda"
+    workers = data_workers_for(settings.data_workers, device)
     progress = tqdm(total=total_tokens, initial=position["tokens_seen"], unit="tok", unit_scale=True,
                     disable=not show_progress or rank != 0, desc="pretrain", smoothing=0.05)
     started, started_tokens = time.monotonic(), position["tokens_seen"]
@@ -377,8 +445,7 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     while not finished:
         batches = batcher.epoch_batches(position["epoch"])
         n_batches = int(_all_reduce(torch.tensor(len(batches)), dist.ReduceOp.MIN if dist.is_initialized() else None))
-        while position["batch"] < n_batches:
-            batch = batcher.collate(batches[position["batch"]])
+        for batch in collated_batches(batcher, batches[position["batch"] : n_batches], workers):
             loss = train_step(ddp_model, optimizer, batch, device, settings.clip_norm, amp)
             loss = _all_reduce(loss.float().cpu()) / world  # the mean over ranks (what DDP optimises)
             words = int(_all_reduce(torch.tensor(batch.n_words)))
@@ -387,12 +454,15 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
             position["tokens_seen"] += words
             loss_ema = float(loss) if loss_ema is None else 0.98 * loss_ema + 0.02 * float(loss)
             progress.update(words)
-            if rank == 0:
-                loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{float(loss):.6f}\n")
             elapsed = time.monotonic() - started
             progress.set_postfix({"loss": f"{loss_ema:.3f}", "tok/s": f"{(position['tokens_seen'] - started_tokens) / max(elapsed, 1e-9):,.0f}"},
                                  refresh=False)
-            finished = position["tokens_seen"] >= total_tokens
+            run_seconds = position["elapsed"] + time.monotonic() - last_checkpoint
+            if rank == 0:
+                loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{float(loss):.6f}"
+                               f"\t{run_seconds:.1f}\n")
+            out_of_time = settings.max_minutes is not None and run_seconds >= 60 * settings.max_minutes
+            finished = position["tokens_seen"] >= total_tokens or _agree(out_of_time)
             stop_now = settings.max_steps is not None and position["step"] >= settings.max_steps
             due = (settings.checkpoint_every_steps and position["step"] % settings.checkpoint_every_steps == 0) or (
                 time.monotonic() - last_checkpoint > 60 * settings.checkpoint_every_minutes)
@@ -427,6 +497,7 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
         metrics["max_weight_difference_between_ranks"] = divergence
     if settings.valid_file:
         metrics["valid"] = perplexity(model, vocabulary, read_corpus(settings.valid_file, settings.max_sentence_tokens))
+    model.config.bilm_implementation = saved_implementation
     save_lm_folder(model, vocabulary, out_dir, settings, position, metrics, overwrite=overwrite)
     if dist.is_initialized():
         dist.barrier()
@@ -434,12 +505,13 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
 
 
 def _loss_log(path: Path, step: int):
-    """The per-step loss log (step, epoch, tokens seen, loss), cut back to ``step`` on resume."""
+    """The per-step loss log (step, epoch, tokens seen, loss, training seconds so far), line-buffered
+    so that it can be followed while the run goes on, cut back to ``step`` on resume."""
     kept = []
     if path.is_file() and step > 0:
         kept = [line for line in path.read_text().splitlines(keepends=True)[1:] if int(line.split("\t")[0]) <= step]
-    handle = open(path, "w", encoding="utf-8")
-    handle.write("step\tepoch\ttokens_seen\ttrain_loss\n")
+    handle = open(path, "w", encoding="utf-8", buffering=1)
+    handle.write("step\tepoch\ttokens_seen\ttrain_loss\tseconds\n")
     handle.writelines(kept)
     return handle
 
@@ -532,10 +604,30 @@ def save_lm_folder(
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token,
                       pre_tokenizer=settings.pre_tokenizer).save_pretrained(staging)
-        (staging / "training.json").write_text(json.dumps({"settings": asdict(settings), "position": position,
-                                                           "metrics": metrics}, indent=2) + "\n")
+        training = {"settings": publishable_settings(settings), "position": position, "metrics": metrics}
+        (staging / "training.json").write_text(json.dumps(training, indent=2) + "\n")
         write_model_card(staging, **model_card_fields(model, settings, position, metrics))
     return Path(out_dir)
+
+
+#: PretrainSettings fields that hold paths.
+_PATH_FIELDS = ("train_file", "output_dir", "valid_file", "init_model", "vocab_file", "checkpoint_dir")
+
+
+def publishable_settings(settings: PretrainSettings) -> Dict[str, Any]:
+    """``settings`` as a dict whose paths name nothing of the training machine: relative to the
+    working directory when inside it, else the file or folder name alone."""
+    fields = asdict(settings)
+    for name in _PATH_FIELDS:
+        if fields[name]:
+            fields[name] = publishable_path(fields[name])
+    return fields
+
+
+def publishable_path(path: PathLike) -> str:
+    """``path`` relative to the working directory when it lies inside it, else its name alone."""
+    resolved, here = Path(path).resolve(), Path.cwd().resolve()
+    return str(resolved.relative_to(here)) if resolved.is_relative_to(here) else resolved.name
 
 
 def _cast_copy(model: ElmoForBidirectionalLM, dtype: torch.dtype) -> ElmoForBidirectionalLM:

@@ -1,11 +1,16 @@
-"""Training throughput of `elmo pretrain`: tokens/s for size presets on the current device.
+"""Training throughput of `elmo pretrain`: tokens/s for size presets and biLM paths on one device.
 
 Times full training steps (forward, backward, clipping, optimizer) of ``ElmoForBidirectionalLM``
 with the sampled softmax on synthetic sentences (random words of 3-10 letters, 20 tokens each;
-a new batch every step, collated as the trainer does), after one warm-up step. Tokens are
-corpus words (markers excluded), as in the trainer's progress bar.
+a new batch every step, collated as the trainer does), after one warm-up step, with
+``torch.cuda.synchronize`` around the timed steps on CUDA. Tokens are corpus words (markers
+excluded), as in the trainer's progress bar. Every preset runs clip-free (``--no-clip``, the
+default here, so that the ``fused`` path can run) or with the presets' clipping (``--clip``), and
+every listed biLM path runs side by side on the same batches and initial weights.
 
-    python scripts/bench_pretrain.py --presets cpu small original --threads 1
+    python scripts/bench_pretrain.py --presets cpu small --implementations fast fused --threads 1
+    python scripts/bench_pretrain.py --device cuda --presets small --implementations fast fused \
+        --tokens-per-batch 16384 --amp --steps 20
 """
 
 from __future__ import annotations
@@ -16,14 +21,15 @@ import platform
 import random
 import string
 import time
+from typing import Optional
 
 import torch
 
-from hf_elmo.configuration_elmo import ElmoConfig
+from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
 from hf_elmo.lm_data import SentenceBatcher
 from hf_elmo.lm_vocab import build_vocabulary
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-from hf_elmo.pretrain import PRESETS, make_optimizer, train_step
+from hf_elmo.pretrain import NO_CLIP, PRESETS, make_optimizer, train_step
 
 
 def synthetic_corpus(n_sentences: int, words: int, seed: int = 0) -> list[str]:
@@ -33,28 +39,35 @@ def synthetic_corpus(n_sentences: int, words: int, seed: int = 0) -> list[str]:
     return [" ".join(rng.choices(lexicon, weights, k=20)) for _ in range(n_sentences)]
 
 
-def bench(preset: str, tokens_per_batch: int, steps: int, vocab_size: int, num_sampled: int, amp: bool) -> dict:
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+def bench(preset: str, implementation: str, tokens_per_batch: int, steps: int, vocab_size: int, num_sampled: int,
+          amp: bool, device: torch.device, clip: bool = False) -> dict:
+    """Tokens/s of ``steps`` timed training steps of ``preset`` on ``implementation``."""
     sentences = synthetic_corpus(max(64, 2 * (steps + 1) * tokens_per_batch // 22), vocab_size * 2)
     vocab = build_vocabulary(sentences, max_size=vocab_size)
     torch.manual_seed(0)
-    config = ElmoConfig(**PRESETS[preset], vocab_size=len(vocab), softmax="sampled", num_sampled=num_sampled, dropout=0.1)
+    fields = {**PRESETS[preset], **({} if clip else NO_CLIP)}
+    config = ElmoConfig(**fields, vocab_size=len(vocab), softmax="sampled", num_sampled=num_sampled, dropout=0.1,
+                        bilm_implementation=implementation)
     model = ElmoForBidirectionalLM(config).to(device).train()
     optimizer = make_optimizer("adagrad", model.parameters(), None)
     batcher = SentenceBatcher(sentences, vocab, tokens_per_batch)
     batches = [batcher.collate(b) for b in batcher.epoch_batches(0)[: steps + 1]]
     train_step(model, optimizer, batches[0], device, 10.0, amp)  # warm-up
-    if device.type == "cuda":
-        torch.cuda.synchronize()
+    _synchronize(device)
     start, words = time.perf_counter(), 0
     for batch in batches[1:]:
         train_step(model, optimizer, batch, device, 10.0, amp)
         words += batch.n_words
-    if device.type == "cuda":
-        torch.cuda.synchronize()
+    _synchronize(device)
     seconds = time.perf_counter() - start
-    return dict(preset=preset, vocab=len(vocab), params=sum(p.numel() for p in model.parameters()), steps=len(batches) - 1,
+    return dict(preset=preset, implementation=implementation, vocab=len(vocab),
+                params=sum(p.numel() for p in model.parameters()), steps=len(batches) - 1,
                 rows=batches[1].lengths.numel(), tokens=words, seconds=seconds, tokens_per_s=words / seconds)
+
+
+def _synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
 
 
 def cpu_name() -> str:
@@ -68,26 +81,41 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def main() -> None:
+def main(argv: Optional[list] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--presets", nargs="+", default=["cpu", "small", "original"], choices=sorted(PRESETS))
+    parser.add_argument("--implementations", nargs="+", default=["fast", "fused"], choices=BILM_IMPLEMENTATIONS,
+                        help="biLM paths to time side by side (default fast fused)")
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
+                        help="cpu or cuda[:N] (default: cuda when available)")
     parser.add_argument("--tokens-per-batch", type=int, default=2048, help="padded tokens a step (22 per sentence)")
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--vocab-size", type=int, default=30000)
     parser.add_argument("--num-sampled", type=int, default=1024)
     parser.add_argument("--threads", type=int, help="torch CPU threads")
-    parser.add_argument("--amp", action="store_true", help="bfloat16 autocast (GPU)")
-    args = parser.parse_args()
+    parser.add_argument("--amp", action="store_true", help="bfloat16 autocast (CUDA only, as in `elmo pretrain`)")
+    parser.add_argument("--clip", action="store_true",
+                        help="keep the presets' cell/projection clipping (then the fused path cannot run)")
+    args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    device = torch.cuda.get_device_name() if torch.cuda.is_available() else f"CPU {cpu_name()} ({os.cpu_count()} cores)"
-    print(f"device: {device}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
+    device = torch.device(args.device)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU {cpu_name()} ({os.cpu_count()} cores)"
+    print(f"device: {name}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
           f"{args.tokens_per_batch} padded tokens a step; synthetic vocabulary up to {args.vocab_size}, "
-          f"{args.num_sampled} sampled")
+          f"{args.num_sampled} sampled; {'clipping' if args.clip else 'clip-free'}; "
+          f"{'bf16 autocast' if args.amp and device.type == 'cuda' else 'float32'}", flush=True)
     for preset in args.presets:
-        r = bench(preset, args.tokens_per_batch, args.steps, args.vocab_size, args.num_sampled, args.amp)
-        print(f"{r['preset']:9s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  {r['rows']:4d} sentences a step  "
-              f"{r['steps']} steps  {r['tokens']:7d} tokens in {r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s")
+        for implementation in args.implementations:
+            try:
+                r = bench(preset, implementation, args.tokens_per_batch, args.steps, args.vocab_size,
+                          args.num_sampled, args.amp and device.type == "cuda", device, args.clip)
+            except (RuntimeError, ValueError) as err:  # e.g. fused with clipping, out of memory
+                print(f"{preset:9s} {implementation:6s} failed: {str(err).splitlines()[0]}", flush=True)
+                continue
+            print(f"{r['preset']:9s} {r['implementation']:6s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  "
+                  f"{r['rows']:4d} sentences a step  {r['steps']} steps  {r['tokens']:7d} tokens in "
+                  f"{r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s", flush=True)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     data.add_argument("--vocab", dest="vocab_file", help="vocab.txt (one word a line, with <S>, </S>, <UNK>)")
     data.add_argument("--vocab-size", type=int, default=50_000, help="words of a built vocabulary (default 50000)")
     data.add_argument("--min-count", type=int, default=3, help="minimum count of a built vocabulary's words")
+    data.add_argument("--data-workers", type=int,
+                      help="processes that collate batches ahead of the training step (default 4 on GPU, 0 on CPU)")
     data.add_argument("--data-description", default="", help="the training data, for the model card")
     data.add_argument("--pre-tokenizer", default="whitespace", metavar="whitespace|spacy:LANG",
                       help="how TRAIN_FILE's tokens were made from raw text (default whitespace; spacy:en for "
@@ -42,6 +44,12 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
                              ("n-layers", int, "LSTM layers"), ("n-highway", int, "highway layers")):
         model.add_argument(f"--{name}", type=kind, help=f"override the preset's {what}")
     model.add_argument("--filters", type=json.loads, help='override the char-CNN filters, e.g. "[[1,32],[2,64]]"')
+    model.add_argument("--no-clip", action="store_true",
+                       help="train without cell/projection clipping (cell_clip = proj_clip = None), which lets "
+                       "training run on torch's fused LSTM kernel (cuDNN on GPU)")
+    model.add_argument("--bilm-implementation", choices=["auto", "fast", "plain", "fused"], default="auto",
+                       help="biLM path in training (default auto: fused for a clip-free model on CUDA, else fast); "
+                       "the saved model keeps its config's path (fast)")
     model.add_argument("--token-embedding", choices=["char_cnn", "word"], default="char_cnn",
                        help="word: the word-embedding baseline instead of the char CNN")
     model.add_argument("--softmax", choices=["sampled", "full"], default="sampled", help="training softmax")
@@ -59,6 +67,9 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     run.add_argument("--checkpoint-every-steps", type=int, default=0)
     run.add_argument("--checkpoint-every-minutes", type=float, default=10.0)
     run.add_argument("--max-steps", type=int, help="checkpoint and stop after this many steps (resume later)")
+    run.add_argument("--max-minutes", type=float,
+                     help="end the run (checkpoint and final model folder) after the step that reaches this "
+                     "many minutes of training time, even before its token budget")
     run.add_argument("--save-dtype", choices=["float32", "float16", "bfloat16"], default="float32")
     run.add_argument("--overwrite", action="store_true", help="replace a non-empty OUTPUT_DIR")
     run.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the final folder to this Hub repository")
@@ -75,6 +86,10 @@ def run_command(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     overrides = {k: getattr(args, k) for k in ("lstm_dim", "projection_dim", "n_layers", "n_highway", "filters")
                  if getattr(args, k) is not None}
+    if args.no_clip:
+        from hf_elmo.pretrain import NO_CLIP
+
+        overrides.update(NO_CLIP)
     settings = PretrainSettings(
         train_file=args.train_file, output_dir=args.output_dir, valid_file=args.valid_file,
         init_model=args.init_model, preset=args.preset, config_overrides=overrides,
@@ -85,8 +100,8 @@ def run_command(args: argparse.Namespace) -> int:
         clip_norm=args.clip_norm, dropout=args.dropout, amp=args.amp, seed=args.seed,
         checkpoint_dir=args.checkpoint_dir, checkpoint_every_steps=args.checkpoint_every_steps,
         checkpoint_every_minutes=args.checkpoint_every_minutes, save_dtype=args.save_dtype,
-        data_description=args.data_description,
-        pre_tokenizer=args.pre_tokenizer, max_steps=args.max_steps,
+        data_description=args.data_description, pre_tokenizer=args.pre_tokenizer, max_steps=args.max_steps,
+        max_minutes=args.max_minutes, bilm_implementation=args.bilm_implementation, data_workers=args.data_workers,
     )
     out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
     if out is None:
