@@ -11,7 +11,7 @@ from transformers import PretrainedConfig
 from transformers.utils import CONFIG_NAME
 
 _ACTIVATIONS = ("relu", "tanh")
-BILM_IMPLEMENTATIONS = ("fast", "plain")
+BILM_IMPLEMENTATIONS = ("fast", "plain", "fused")
 
 #: Allowed range of each integer field that sizes the model, its inputs or its LM head. The
 #: released models use 16, 1..2, 50, 4096, 512 and 2 (vocabulary 793,471); the bounds leave
@@ -173,7 +173,16 @@ class ElmoConfig(PretrainedConfig):
             run as one batched recurrence over length-sorted rows that drop out when they end;
             ``"plain"``: the direct step-by-step formulation (every character slot, every
             token slot, one direction at a time), kept as the reference the fast path is
-            tested against (equal within 1e-5 in float32). Read at call time.
+            tested against (equal within 1e-5 in float32); ``"fused"``: each direction's LSTM
+            layers run through torch's LSTM kernel (``torch._VF.lstm`` with a projection:
+            cuDNN on CUDA, one C++ loop on CPU) over packed sequences, on the same weights
+            (gate order and forget bias mapped), for configs without clipping only
+            (``cell_clip`` and ``proj_clip`` ``None``: the kernel cannot clip); the char CNN
+            is the fast one. Equal to the other paths within 1e-5 in float32. It is what
+            makes training fast on a GPU, so ``elmo pretrain`` picks it by itself for
+            clip-free models on CUDA (``--bilm-implementation auto``) and saves the model with
+            ``"fast"``; it is never chosen silently here, because a config's path must not
+            depend on the device it happens to run on. Read at call time.
         freeze_bilm: the task heads (``ElmoForTokenClassification``,
             ``ElmoForSequenceClassification``) keep the biLM fixed (no gradients, eval mode) and
             train only their own layers, as in the paper. Default ``True``.
@@ -224,6 +233,9 @@ class ElmoConfig(PretrainedConfig):
         self.stateful = _flag("stateful", stateful)
         self.dropout = _probability("dropout", dropout)
         self.bilm_implementation = _choice("bilm_implementation", bilm_implementation, BILM_IMPLEMENTATIONS)
+        unsupported = self.fused_lstm_unsupported() if self.bilm_implementation == "fused" else None
+        if unsupported:
+            raise ValueError(unsupported)
         self.freeze_bilm = _flag("freeze_bilm", freeze_bilm)
         self.head_hidden_size = check_size("head_hidden_size", head_hidden_size)
         self.head_dropout = _probability("head_dropout", head_dropout)
@@ -255,6 +267,14 @@ class ElmoConfig(PretrainedConfig):
         except ElmoConfigError as err:
             where = _config_file(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
             raise ElmoConfigError(err.field, err.problem, where=f"{where}: field ") from None
+
+    def fused_lstm_unsupported(self) -> Optional[str]:
+        """Why ``bilm_implementation="fused"`` cannot run this config (clipping), or ``None``."""
+        if self.cell_clip is None and self.proj_clip is None:
+            return None
+        return (f"ElmoConfig.bilm_implementation='fused' needs cell_clip and proj_clip None (torch's LSTM kernel "
+                f"cannot clip), got cell_clip={self.cell_clip}, proj_clip={self.proj_clip}: use 'fast' for a "
+                "model that clips")
 
     @classmethod
     def from_allennlp_options(cls, options: Dict[str, Any], **kwargs: Any) -> "ElmoConfig":

@@ -6,7 +6,8 @@ Data flow (B sentences, T tokens, 50 char ids per token; P projection, C cell, L
       -> ElmoCharCNN: char embedding -> convolutions, max-pool, activation -> highway -> projection
       -> token layer (B, T+2, P)
       -> ElmoBiLm: L forward and L backward LSTM-with-projection layers (TF gate order i, j, f, o,
-         forget bias +1, cell and projection clipping, residual from layer 1 on)
+         forget bias +1, cell and projection clipping, residual from layer 1 on; for clip-free
+         configs optionally torch's fused LSTM kernel, ``bilm_implementation="fused"``)
       -> hidden_states: L+1 tensors (B, T, 2P), boundaries removed, padding zeroed.
 
 This file imports only torch, transformers and its sibling configuration, so that a saved model
@@ -341,7 +342,8 @@ class ElmoBiLm(nn.Module):
     The fast path (``config.bilm_implementation == "fast"``) runs both directions as one
     batched recurrence: rows sorted by length, so the rows still running at step t are a
     prefix that shrinks as sentences end (no work on padding); the input half of the gates
-    is one GEMM per block of steps (bounded memory for any length).
+    is one GEMM per block of steps (bounded memory for any length). The ``"fused"`` path
+    (clip-free configs) hands each direction's layer to torch's LSTM kernel (cuDNN on CUDA).
     """
 
     def __init__(self, config: ElmoConfig) -> None:
@@ -351,12 +353,12 @@ class ElmoBiLm(nn.Module):
         self.backward_layers = nn.ModuleList(ElmoLstmProjectionLayer(config) for _ in range(config.n_layers))
         self.use_skip_connections = config.use_skip_connections
         self.dropout = nn.Dropout(config.dropout)
-        self._derived = DerivedWeights()  # _fused_weights per layer: a second copy of the LSTM weights
+        self._derived = DerivedWeights()  # _stacked_weights per layer: a second copy of the LSTM weights
 
-    def _fused_weights(self, index: int) -> Tuple[torch.Tensor, ...]:
+    def _stacked_weights(self, index: int) -> Tuple[torch.Tensor, ...]:
         layers = (self.forward_layers[index], self.backward_layers[index])
         params = [p for layer in layers for p in layer.parameters()]
-        return self._derived.get(f"layer-{index}", params, lambda: _fused_weights(layers))
+        return self._derived.get(f"layer-{index}", params, lambda: _stacked_weights(layers))
 
     def forward(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
@@ -364,7 +366,9 @@ class ElmoBiLm(nn.Module):
         """tokens (B, S, P) with sentence markers; returns L tensors (B, S, 2P) and final states."""
         if self.config.bilm_implementation == "plain":
             return self._forward_plain(tokens, lengths, initial_state)
-        return self._forward_fused(tokens, lengths, initial_state)
+        if self.config.bilm_implementation == "fused":
+            return self._forward_torch_lstm(tokens, lengths, initial_state)
+        return self._forward_fast(tokens, lengths, initial_state)
 
     def _forward_plain(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
@@ -390,7 +394,7 @@ class ElmoBiLm(nn.Module):
         layers_out = [torch.cat([f, b], dim=-1) for f, b in zip(*directions)]
         return layers_out, ElmoState(torch.stack(final_h), torch.stack(final_c))
 
-    def _forward_fused(
+    def _forward_fast(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
     ) -> Tuple[List[torch.Tensor], "ElmoState"]:
         steps = tokens.shape[1]
@@ -407,7 +411,7 @@ class ElmoBiLm(nn.Module):
         for index in range(len(self.forward_layers)):
             state = (initial_state.h[:, index][:, order], initial_state.c[:, index][:, order])
             out, (h, c) = _bidirectional_lstm_layer(
-                self._fused_weights(index), self.dropout(x), running, state, self.config.cell_clip, self.config.proj_clip
+                self._stacked_weights(index), self.dropout(x), running, state, self.config.cell_clip, self.config.proj_clip
             )
             if index > 0 and self.use_skip_connections:
                 out = out + x
@@ -418,12 +422,103 @@ class ElmoBiLm(nn.Module):
         layers_out = [torch.cat([out[0], out[1].gather(1, reverse)], dim=-1)[restore] for out in outputs]
         return layers_out, ElmoState(torch.stack(final_h, dim=1), torch.stack(final_c, dim=1))
 
+    def _forward_torch_lstm(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
+    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
+        """The ``"fused"`` path: every direction and layer is one call of torch's LSTM kernel.
+
+        Both directions are packed once (the backward one reversed within each row's length)
+        and stay packed through the layers: dropout, the kernel and the residual all act on
+        the packed (N, P) data, N the real steps of the batch, so padding costs nothing and
+        the final states are those after each row's last real step. The LSTM runs in the
+        autocast dtype when autocast is on for the device and its kernel supports it (weights,
+        inputs and states cast to it, autocast off around the kernel; see ``_lstm_dtype``),
+        else in the dtype of ``tokens``.
+        """
+        unsupported = self.config.fused_lstm_unsupported()
+        if unsupported:
+            raise ValueError(unsupported)
+        host_lengths = lengths.cpu()  # packing needs them on the host
+        if int(host_lengths.min()) < 1:
+            raise ValueError("bilm_implementation='fused' needs at least one step in every row")
+        steps = tokens.shape[1]
+        reverse = _reverse_within_lengths(lengths, steps).unsqueeze(-1).expand_as(tokens)
+        pack = nn.utils.rnn.pack_padded_sequence
+        packed = [pack(x, host_lengths, batch_first=True, enforce_sorted=False) for x in (tokens, tokens.gather(1, reverse))]
+        batch_sizes, sorted_rows, unsorted_rows = packed[0].batch_sizes, packed[0].sorted_indices, packed[0].unsorted_indices
+        device = tokens.device.type
+        dtype = _lstm_dtype(tokens)
+        xs = [p.data.to(dtype) for p in packed]  # (N, P) per direction, time-major over rows sorted by length
+        outputs: List[List[torch.Tensor]] = [[], []]
+        final_h: List[List[torch.Tensor]] = [[], []]
+        final_c: List[List[torch.Tensor]] = [[], []]
+        for index in range(len(self.forward_layers)):
+            for d in range(2):  # forward, backward
+                weights = self._torch_lstm_weights(d, index, xs[d].dtype)
+                h0 = initial_state.h[d, index].index_select(0, sorted_rows).unsqueeze(0).to(xs[d].dtype)
+                c0 = initial_state.c[d, index].index_select(0, sorted_rows).unsqueeze(0).to(xs[d].dtype)
+                with torch.autocast(device, enabled=False):
+                    out, h, c = torch._VF.lstm(self.dropout(xs[d]), batch_sizes, (h0, c0), weights,
+                                               True, 1, 0.0, self.training, False)
+                if index > 0 and self.use_skip_connections:
+                    out = out + xs[d]
+                outputs[d].append(out)
+                final_h[d].append(h[0].index_select(0, unsorted_rows))
+                final_c[d].append(c[0].index_select(0, unsorted_rows))
+                xs[d] = out
+
+        def unpack(data: torch.Tensor) -> torch.Tensor:  # (N, P) -> (B, S, P), zero beyond each length
+            sequence = nn.utils.rnn.PackedSequence(data, batch_sizes, sorted_rows, unsorted_rows)
+            return nn.utils.rnn.pad_packed_sequence(sequence, batch_first=True, total_length=steps)[0]
+
+        layers_out = [
+            torch.cat([unpack(f), unpack(b).gather(1, reverse)], dim=-1) for f, b in zip(outputs[0], outputs[1])
+        ]
+        h = torch.stack([torch.stack(hs) for hs in final_h])
+        c = torch.stack([torch.stack(cs) for cs in final_c])
+        return layers_out, ElmoState(h, c)
+
+    def _torch_lstm_weights(self, direction: int, index: int, dtype: torch.dtype) -> List[torch.Tensor]:
+        layer = (self.forward_layers, self.backward_layers)[direction][index]
+        return self._derived.get(f"torch-lstm-{direction}-{index}-{dtype}", list(layer.parameters()),
+                                 lambda: [w.to(dtype) for w in _torch_lstm_weights(layer)])
+
+
+#: cuDNN runs LSTMs in bfloat16 from this version on (9.13); older ones have no bfloat16 RNN.
+_CUDNN_BFLOAT16_RNN = 91300
+
+
+def _lstm_dtype(tokens: torch.Tensor) -> torch.dtype:
+    """The dtype of the fused LSTM: autocast's when it is on and the kernel has it, else ``tokens``'."""
+    device = tokens.device.type
+    if not torch.is_autocast_enabled(device):
+        return tokens.dtype
+    dtype = torch.get_autocast_dtype(device)
+    if device == "cuda" and dtype == torch.bfloat16 and (torch.backends.cudnn.version() or 0) < _CUDNN_BFLOAT16_RNN:
+        return tokens.dtype
+    return dtype
+
+
+def _torch_lstm_weights(layer: ElmoLstmProjectionLayer) -> List[torch.Tensor]:
+    """One layer's weights in the layout of ``nn.LSTM(proj_size=P)``: w_ih, w_hh, b_ih, b_hh, w_hr.
+
+    Gate blocks go from the original i, j, f, o to torch's i, f, g(=j), o; the forget bias is
+    folded into b_ih and b_hh is zero. Derived from the parameters (gradients flow back).
+    """
+    cell = layer.state_linear.weight.shape[0] // 4
+    blocks = torch.arange(4 * cell, device=layer.projection.weight.device).view(4, cell)[[0, 2, 1, 3]].flatten()
+    forget = torch.zeros(4 * cell, device=blocks.device, dtype=layer.input_linear.bias.dtype)
+    forget[cell : 2 * cell] = FORGET_BIAS
+    b_ih = layer.input_linear.bias[blocks] + forget
+    return [layer.input_linear.weight[blocks], layer.state_linear.weight[blocks], b_ih, torch.zeros_like(b_ih),
+            layer.projection.weight]
+
 
 #: Rows x steps of input gates computed per GEMM in the fast LSTM (bounds its memory).
 _GATE_BLOCK_ROWS = 512
 
 
-def _fused_weights(layers: Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]) -> Tuple[torch.Tensor, ...]:
+def _stacked_weights(layers: Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]) -> Tuple[torch.Tensor, ...]:
     """The forward and backward weights of one biLM layer stacked on axis 0 for batched GEMMs.
 
     Gate blocks are reordered from the original i, j, f, o to i, f, o, j (one sigmoid, one
@@ -451,7 +546,7 @@ def _bidirectional_lstm_layer(
     """One biLM layer, both directions at once (axis 0), over length-sorted rows.
 
     Args:
-        weights: the layer's ``_fused_weights``.
+        weights: the layer's ``_stacked_weights``.
         inputs: (2, B, S, P), each direction's sequence in its reading order, rows sorted by
             length (descending); ``running[t]`` rows are real at step t.
         state: h (2, B, P) and c (2, B, C) to start from.
