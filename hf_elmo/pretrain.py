@@ -153,7 +153,7 @@ def check_settings(settings: PretrainSettings) -> None:
         raise ValueError(f"--filters must be a JSON list of [width, n_channels] pairs of positive integers, "
                          f"e.g. [[1,32],[2,64]]; got {json.dumps(filters)}")
     for name, value in s.config_overrides.items():
-        if name != "filters":
+        if name not in ("filters", *NO_CLIP):  # clipping (None with --no-clip) is checked by ElmoConfig
             integer(name, value, 0 if name == "n_highway" else 1)
     for name in ("train_file", "valid_file", "vocab_file"):
         path = getattr(s, name)

@@ -144,7 +144,7 @@ def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp
     occupied = tmp_path / "occupied"
     occupied.mkdir()
     (occupied / "keep.txt").write_text("mine")
-    with pytest.raises(FileExistsError, match="not an empty folder"):
+    with pytest.raises(FileExistsError, match="exists and is not empty"):
         export_model(tiny_model, occupied, "torch-export")
     assert [p.name for p in tmp_path.iterdir()] == ["occupied"] and (occupied / "keep.txt").read_text() == "mine"
 
@@ -171,7 +171,7 @@ def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_mo
     assert result.returncode == 0, result.stderr[-3000:]
     assert "max abs difference from the eager model" in result.stdout
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "elmo_export.json", "model.pt2", "tokenization_elmo.py", "tokenizer_config.json"]
+        "configuration_elmo.py", "elmo_export.json", "model.pt2", "tokenization_elmo.py", "tokenizer_config.json"]
     served = open_exported(tmp_path / "out")
     assert isinstance(served, TorchExportElmo)
     sentences = sentences_of([4, 11], seed=3)
