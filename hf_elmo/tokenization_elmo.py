@@ -247,6 +247,19 @@ class ElmoTokenizer(PreTrainedTokenizer):
             **kwargs,
         )
 
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> "ElmoTokenizer":
+        """``PreTrainedTokenizer.from_pretrained``; with the hf-elmo package installed it also takes
+        a shipped model's name (``hf-elmo:elmo-tiny-en``), as ``ElmoModel.from_pretrained`` does."""
+        try:
+            from hf_elmo.loading import SHIPPED_PREFIX, resolve_model
+        except ImportError:  # a remote-code copy without the package
+            SHIPPED_PREFIX = None
+        name = pretrained_model_name_or_path
+        if SHIPPED_PREFIX and isinstance(name, str) and name.startswith(SHIPPED_PREFIX):
+            name = resolve_model(name).path
+        return super().from_pretrained(name, *args, **kwargs)
+
     @property
     def vocab_size(self) -> int:
         return 262

@@ -191,3 +191,14 @@ def test_feature_extraction_pipeline_embeds_the_words_the_shipped_model_was_trai
         expected = model(input_ids=batch_to_ids([words])).last_hidden_state
     assert vectors.shape == expected.shape == (1, 7, 2 * model.config.projection_dim)
     torch.testing.assert_close(vectors, expected, rtol=0, atol=1e-6)
+
+
+def test_the_tokenizer_loads_by_the_shipped_models_name_as_the_model_does():
+    from hf_elmo.loading import ModelNotFoundError
+    from hf_elmo.pretrained import DEFAULT_MODEL_NAME
+
+    tokenizer = ElmoTokenizer.from_pretrained(DEFAULT_MODEL_NAME)
+    assert tokenizer.pre_tokenizer == "spacy:en"
+    assert tokenizer.tokenize("The cat didn't sit.") == ["The", "cat", "did", "n't", "sit", "."]
+    with pytest.raises(ModelNotFoundError, match="no shipped model 'hf-elmo:nope'"):
+        ElmoTokenizer.from_pretrained("hf-elmo:nope")
