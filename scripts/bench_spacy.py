@@ -14,7 +14,6 @@ exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read.
 
 import argparse
 import json
-import os
 import random
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
+from shared_data import shared_dir
 from spacy_elmo.corpora import read_conll2003, read_sst
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,10 +37,6 @@ TASKS = {
     "sst2": ("textcat", read_sst, "sst/sentence-level", "stsa.binary.train", "stsa.binary.dev", "stsa.binary.test"),
     "sst5": ("textcat", read_sst, "sst/sentence-level", "stsa.fine.train", "stsa.fine.dev", "stsa.fine.test"),
 }
-
-
-def shared_dir() -> Path:
-    return Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
 
 
 def convert(task: str, output: Path, max_train: int, max_eval: int) -> Dict[str, Path]:

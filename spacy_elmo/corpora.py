@@ -7,12 +7,12 @@
 """
 
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple, Union
+from typing import Iterator, List, Optional, Tuple
 
 from spacy.tokens import Doc, Span
 from spacy.vocab import Vocab
 
-PathLike = Union[str, Path]
+from hf_elmo.fileio import PathLike
 
 
 def iob1_spans(tags: List[str]) -> List[Tuple[int, int, str]]:
