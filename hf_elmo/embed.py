@@ -191,7 +191,7 @@ class Shard:
             raise ValueError(f"shard {self.index}/{self.count}: need 0 <= i < N")
 
     @classmethod
-    def parse(cls, text: str) -> "Shard":
+    def parse(cls, text: str) -> Shard:
         """``"i/N"``, e.g. ``"0/2"``."""
         index, slash, count = text.partition("/")
         if not (slash and index.isdigit() and count.isdigit()):
@@ -199,7 +199,7 @@ class Shard:
         return cls(int(index), int(count))
 
     @classmethod
-    def from_environment(cls) -> "Shard":
+    def from_environment(cls) -> Shard:
         """``RANK`` of ``WORLD_SIZE`` when started by ``torchrun``, else the whole input."""
         return cls(int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1")))
 
@@ -552,7 +552,7 @@ class Embeddings:
         for handle in self.files:
             handle.close()
 
-    def __enter__(self) -> "Embeddings":
+    def __enter__(self) -> Embeddings:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

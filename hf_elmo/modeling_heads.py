@@ -81,7 +81,7 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
         else:
             super()._init_weights(module)
 
-    def train(self, mode: bool = True) -> "ElmoTaskPreTrainedModel":
+    def train(self, mode: bool = True) -> ElmoTaskPreTrainedModel:
         """A frozen biLM stays in eval mode (no dropout) while the head trains."""
         super().train(mode)
         if self.config.freeze_bilm:

@@ -448,8 +448,8 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
             loss_ema = float(loss) if loss_ema is None else 0.98 * loss_ema + 0.02 * float(loss)
             progress.update(words)
             elapsed = time.monotonic() - started
-            progress.set_postfix({"loss": f"{loss_ema:.3f}", "tok/s": f"{(position['tokens_seen'] - started_tokens) / max(elapsed, 1e-9):,.0f}"},
-                                 refresh=False)
+            rate = (position["tokens_seen"] - started_tokens) / max(elapsed, 1e-9)
+            progress.set_postfix({"loss": f"{loss_ema:.3f}", "tok/s": f"{rate:,.0f}"}, refresh=False)
             run_seconds = position["elapsed"] + time.monotonic() - last_checkpoint
             if rank == 0:
                 loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{float(loss):.6f}"

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
+
 from shared_data import shared_dir
 
 REPO = Path(__file__).resolve().parent.parent

@@ -26,8 +26,9 @@ from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
-from shared_data import shared_dir
 from spacy_elmo.corpora import read_conll2003, read_sst
+
+from shared_data import shared_dir
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "spacy_elmo" / "configs"
@@ -55,7 +56,8 @@ def score(nlp, examples: List[Example], pipe_task: str) -> float:
     if pipe_task == "ner":
         return 100.0 * nlp.evaluate(examples)["ents_f"]
     docs = nlp.pipe(eg.reference.text for eg in examples)
-    hits = [max(doc.cats, key=doc.cats.get) == max(eg.reference.cats, key=eg.reference.cats.get) for doc, eg in zip(docs, examples)]
+    hits = [max(doc.cats, key=doc.cats.get) == max(eg.reference.cats, key=eg.reference.cats.get)
+            for doc, eg in zip(docs, examples)]
     return 100.0 * sum(hits) / len(hits)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from hf_elmo import ElmoModel, batch_to_ids
+
 from shared_data import shared_dir
 
 FIXTURES = {"elmo-allennlp": "sentences.json", "elmo-bilm-tf/model": "lm_embeddings_sentences.json"}

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     import torch
 
 
-def register(subparsers: "argparse._SubParsersAction") -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "embed",
         help="embed every line of a text file into HDF5 (AllenNLP `elmo` format); resumable, shardable",
@@ -52,7 +52,7 @@ def _token_limit(text: str) -> Optional[int]:
     return None if text.lower() == "none" else int(text)
 
 
-def resolve_device(name: Optional[str]) -> "torch.device":
+def resolve_device(name: Optional[str]) -> torch.device:
     """``name`` as a device (default: cuda when available, else cpu); plain ``cuda`` is
     ``cuda:LOCAL_RANK`` under torchrun on a machine with several GPUs."""
     import torch

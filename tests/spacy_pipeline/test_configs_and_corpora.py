@@ -21,7 +21,8 @@ def without_elmo(config: dict, task: str) -> dict:
     tok2vec = dict(config["components"][task]["model"]["tok2vec"])
     tok2vec.pop("elmo")
     tok2vec["@architectures"] = "spacy.Tok2Vec.v2"
-    config["components"][task] = {**config["components"][task], "model": {**config["components"][task]["model"], "tok2vec": tok2vec}}
+    model = {**config["components"][task]["model"], "tok2vec": tok2vec}
+    config["components"][task] = {**config["components"][task], "model": model}
     config["initialize"] = {**config["initialize"], "components": {}}
     return config
 
@@ -86,8 +87,9 @@ def test_read_conll2003_takes_testb_docstart_line_as_a_boundary(shared):
 
 def test_every_registered_spacy_elmo_function_has_an_entry_point():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    import spacy_elmo.component  # noqa: F401  (imports every module that registers a function)
     from spacy.util import registry
+
+    import spacy_elmo.component  # noqa: F401  (imports every module that registers a function)
 
     pyproject = tomllib.loads((CONFIGS.parents[1] / "pyproject.toml").read_text())["project"]["entry-points"]
     for table, section in ((registry.architectures, "spacy_architectures"), (registry.misc, "spacy_misc")):

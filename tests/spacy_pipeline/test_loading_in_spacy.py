@@ -14,8 +14,9 @@ from safetensors import safe_open
 from thinc.api import ConfigValidationError
 
 from hf_elmo.loading import InvalidModelError
-from pipeline_helpers import loader_settings, tiny_elmo
 from spacy_elmo.bilm import get_elmo
+
+from pipeline_helpers import loader_settings, tiny_elmo
 
 
 @pytest.fixture(scope="module")
