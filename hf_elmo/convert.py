@@ -7,17 +7,15 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
-from typing import Dict, Iterator, Tuple, Union
+from typing import Dict, Iterator, Tuple
 
 import numpy as np
 import torch
 
 from .configuration_elmo import ElmoConfig
-from .fileio import build_aside, check_output_folder
+from .fileio import PathLike, build_aside, check_output_folder
 
-PathLike = Union[str, os.PathLike]
 _LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/{name}"
 
 

@@ -3,22 +3,13 @@
 ``embed_sentences`` streams arrays for tokenised sentences; ``embed_file`` writes a text file's
 vectors to HDF5, resumably; ``open_embeddings`` reads them back.
 
-**Output format**, the one AllenNLP's ``allennlp elmo`` command writes, so that its readers work:
-one float32 dataset per input line, named by the line's 0-based index: (L+1, T, 2P) for
-``layers="all"``, (T, 2P) for ``"top"`` (the last layer) and ``"average"`` (the numpy mean over
-the layers), or with ``pool="mean"`` one vector per line, the mean over its tokens: (L+1, 2P) and
-(2P,); and ``sentence_to_index``, shape (1,), a variable-length string holding
-``json.dumps({line.strip(): str(index)})`` (a repeated line maps to its last index). Lines are
-split as Python's text mode splits them (``\\n``, ``\\r\\n`` or ``\\r``), tokens on whitespace,
-as AllenNLP does. Differences: every sentence is embedded from the model's initial state, so its
-vectors do not depend on the batching (AllenNLP's embedder carries the LSTM state from batch to
-batch); the input must be UTF-8 (AllenNLP uses the locale's encoding); tokens over 100 characters
-are refused unless ``max_token_chars=None`` (AllenNLP truncates them silently, as
-``max_token_chars=None`` does); in bfloat16 the stored float32 values are bfloat16 results.
+What a run writes and promises (the AllenNLP ``allennlp elmo`` format, with its few differences;
+validation first; resume; one run per output; sharding; bounded memory) is told once, for users,
+in README.md, section "Bulk embedding (``elmo embed``)"; the CLI's help points there. What
+follows is how this module keeps those promises.
 
-**Validation first**: one pass over the input checks every line (UTF-8, not blank, tokens the
-char ids accept) and raises ``CorpusError`` naming the file, the bad lines and their count
-before anything is written.
+**Validation first**: one pass over the input checks every line and raises ``CorpusError``
+naming the file, the bad lines and their count before anything is written.
 
 **Resume and crash safety**: a run's lines are cut into chunks of ``chunk_lines`` consecutive
 lines (of its shard). A finished chunk is written to ``OUTPUT.partial/part-NNNNNN.hdf5`` under a
@@ -70,12 +61,10 @@ import torch
 from tqdm.auto import tqdm
 
 from .batching import token_budget_batches
-from .fileio import atomic_file, ensure_free_space, exclusive_lock, write_text_atomic
+from .fileio import PathLike, atomic_file, ensure_free_space, exclusive_lock, write_text_atomic
 from .lm_data import CorpusError
 from .modeling_elmo import ElmoModel, mean_pool
 from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, token_to_char_ids
-
-PathLike = Union[str, os.PathLike]
 
 #: What is stored per sentence: every layer, the top one, or their mean.
 LAYERS = ("all", "top", "average")
@@ -126,12 +115,7 @@ def embed_sentences(
         pool: ``"mean"``: one vector per sentence, the mean over its tokens (``mean_pool``):
             (L+1, 2P) for ``layers="all"``, (2P,) for ``"top"`` and ``"average"``.
     """
-    if layers not in LAYERS:
-        raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {POOLS}, got {pool!r}")
-    if batch_tokens < 1:
-        raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")
+    _check_options(layers, pool, batch_tokens)
     if device is not None or dtype is not None:
         model.to(device=device, dtype=dtype)
     model.eval()
@@ -207,7 +191,7 @@ class Shard:
             raise ValueError(f"shard {self.index}/{self.count}: need 0 <= i < N")
 
     @classmethod
-    def parse(cls, text: str) -> "Shard":
+    def parse(cls, text: str) -> Shard:
         """``"i/N"``, e.g. ``"0/2"``."""
         index, slash, count = text.partition("/")
         if not (slash and index.isdigit() and count.isdigit()):
@@ -215,7 +199,7 @@ class Shard:
         return cls(int(index), int(count))
 
     @classmethod
-    def from_environment(cls) -> "Shard":
+    def from_environment(cls) -> Shard:
         """``RANK`` of ``WORLD_SIZE`` when started by ``torchrun``, else the whole input."""
         return cls(int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1")))
 
@@ -407,17 +391,22 @@ def embed_file(
         return _finish(result, output_path, shard, scan, layers)
 
 
-def _check_run(input_path: Path, target: Path, output_path: PathLike, shard: Shard, layers: str,
-               pool: Optional[str], batch_tokens: int, chunk_lines: int) -> None:
-    """Every check that needs no lock and no reading of the input: done before anything is written."""
+def _check_options(layers: str, pool: Optional[str], batch_tokens: int) -> None:
+    """The options that ``embed_sentences`` and ``embed_file`` share: one error each, naming it."""
     if layers not in LAYERS:
         raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
     if pool not in POOLS:
         raise ValueError(f"pool must be one of {POOLS}, got {pool!r}")
-    if chunk_lines < 1:
-        raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
     if batch_tokens < 1:
         raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")
+
+
+def _check_run(input_path: Path, target: Path, output_path: PathLike, shard: Shard, layers: str,
+               pool: Optional[str], batch_tokens: int, chunk_lines: int) -> None:
+    """Every check that needs no lock and no reading of the input: done before anything is written."""
+    _check_options(layers, pool, batch_tokens)
+    if chunk_lines < 1:
+        raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
     if input_path.is_dir():
         raise ValueError(f"the input {input_path} is a folder; name a text file")
     if not input_path.is_file():
@@ -563,7 +552,7 @@ class Embeddings:
         for handle in self.files:
             handle.close()
 
-    def __enter__(self) -> "Embeddings":
+    def __enter__(self) -> Embeddings:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import warnings
 from pathlib import Path
 from typing import Any, Dict, Iterator, Sequence, Tuple, Union
@@ -26,11 +25,10 @@ from typing import Any, Dict, Iterator, Sequence, Tuple, Union
 import numpy as np
 import torch
 
-from .fileio import build_aside, check_output_folder, write_text_atomic
+from .fileio import PathLike, build_aside, check_output_folder, write_text_atomic
 from .modeling_elmo import N_CHAR_IDS, ElmoModel
 from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, ElmoTokenizer, batch_to_ids
 
-PathLike = Union[str, os.PathLike]
 #: Export format -> the graph's file name in the folder.
 FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}
 #: Compute dtypes per format (ONNX Runtime's CPU kernels have no bfloat16 convolution).

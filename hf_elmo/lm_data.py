@@ -10,19 +10,17 @@ resumes exactly from ``(epoch, batch index)``.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 import torch
 
+from .fileio import PathLike
 from .lm_vocab import Vocabulary  # noqa: F401  (re-exported: the data API in one place)
 from .modeling_lm import IGNORE_INDEX
 from .tokenization_elmo import begin_of_sentence_ids, end_of_sentence_ids, token_to_char_ids
-
-PathLike = Union[str, os.PathLike]
 
 #: A line longer than this is not a sentence (an unsplit document, or not text at all).
 MAX_LINE_CHARS = 100_000

@@ -47,7 +47,7 @@ class Vocabulary:
         return [self.index.get(t, unk) for t in tokens]
 
     @classmethod
-    def build(cls, counts: Mapping[str, int], max_size: Optional[int] = None, min_count: int = 1) -> "Vocabulary":
+    def build(cls, counts: Mapping[str, int], max_size: Optional[int] = None, min_count: int = 1) -> Vocabulary:
         """Specials, then words with at least ``min_count`` occurrences by frequency, at most ``max_size`` in all."""
         if max_size is not None and max_size < len(SPECIALS) + 1:
             raise ValueError(f"max_size must leave room for a word beside {SPECIALS}, got {max_size}")
@@ -59,7 +59,7 @@ class Vocabulary:
         return cls(words[:max_size] if max_size else words)
 
     @classmethod
-    def from_file(cls, path: Union[str, os.PathLike]) -> "Vocabulary":
+    def from_file(cls, path: Union[str, os.PathLike]) -> Vocabulary:
         """Read a ``vocab.txt`` (one word a line; a second column, e.g. a count, is ignored)."""
         path = Path(path)
         if not path.is_file():

@@ -25,9 +25,9 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, Optional, Tuple
 
-PathLike = Union[str, os.PathLike]
+from .fileio import PathLike
 
 #: Prefix of the names of models shipped inside the package (not valid in a Hub id).
 SHIPPED_PREFIX = "hf-elmo:"

@@ -123,7 +123,7 @@ class TokenLayerCache:
 
     def clear(self) -> None:
         """Forget every row."""
-        self._slots: "OrderedDict[bytes, int]" = OrderedDict()  # token's char ids -> row of the table
+        self._slots: OrderedDict[bytes, int] = OrderedDict()  # token's char ids -> row of the table
         self._table: Optional[torch.Tensor] = None  # (max_types, P)
         self._key: Optional[Tuple[Any, ...]] = None
 
@@ -361,8 +361,8 @@ class ElmoBiLm(nn.Module):
         return self._derived.get(f"layer-{index}", params, lambda: _stacked_weights(layers))
 
     def forward(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
-    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
+    ) -> Tuple[List[torch.Tensor], ElmoState]:
         """tokens (B, S, P) with sentence markers; returns L tensors (B, S, 2P) and final states."""
         if self.config.bilm_implementation == "plain":
             return self._forward_plain(tokens, lengths, initial_state)
@@ -371,8 +371,8 @@ class ElmoBiLm(nn.Module):
         return self._forward_fast(tokens, lengths, initial_state)
 
     def _forward_plain(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
-    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
+    ) -> Tuple[List[torch.Tensor], ElmoState]:
         order = _reverse_within_lengths(lengths, tokens.shape[1]).unsqueeze(-1)
         directions = []
         final_h, final_c = [], []
@@ -395,8 +395,8 @@ class ElmoBiLm(nn.Module):
         return layers_out, ElmoState(torch.stack(final_h), torch.stack(final_c))
 
     def _forward_fast(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
-    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
+    ) -> Tuple[List[torch.Tensor], ElmoState]:
         steps = tokens.shape[1]
         order = torch.argsort(lengths, descending=True, stable=True)
         restore = torch.argsort(order)
@@ -423,8 +423,8 @@ class ElmoBiLm(nn.Module):
         return layers_out, ElmoState(torch.stack(final_h, dim=1), torch.stack(final_c, dim=1))
 
     def _forward_torch_lstm(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: "ElmoState"
-    ) -> Tuple[List[torch.Tensor], "ElmoState"]:
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
+    ) -> Tuple[List[torch.Tensor], ElmoState]:
         """The ``"fused"`` path: every direction and layer is one call of torch's LSTM kernel.
 
         Both directions are packed once (the backward one reversed within each row's length)

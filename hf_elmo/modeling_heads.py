@@ -81,7 +81,7 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
         else:
             super()._init_weights(module)
 
-    def train(self, mode: bool = True) -> "ElmoTaskPreTrainedModel":
+    def train(self, mode: bool = True) -> ElmoTaskPreTrainedModel:
         """A frozen biLM stays in eval mode (no dropout) while the head trains."""
         super().train(mode)
         if self.config.freeze_bilm:
@@ -106,12 +106,12 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
         return self.dropout(encoded), mask
 
 
-class ElmoForTokenClassification(ElmoTaskPreTrainedModel):
-    """ELMo with a token classification head (e.g. NER, POS): one label per word.
+class _ElmoClassifier(ElmoTaskPreTrainedModel):
+    """What the two classification heads share: a Linear from the BiLSTM's vectors (2H) to
+    ``config.num_labels``, and ``forward``; a head says which vectors it classifies (``_features``),
+    its loss (``_loss``) and its output class (``_output_class``)."""
 
-    ``config.num_labels`` / ``id2label`` / ``label2id`` name the labels; ``labels`` (B, T) of
-    class ids, ``-100`` where no loss is wanted (padding), give the mean cross-entropy.
-    """
+    _output_class: type = TokenClassifierOutput
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
@@ -126,19 +126,41 @@ class ElmoForTokenClassification(ElmoTaskPreTrainedModel):
         labels: Optional[torch.Tensor] = None,
         return_dict: Optional[bool] = None,
         **kwargs,
-    ) -> Union[TokenClassifierOutput, Tuple[torch.Tensor, ...]]:
-        """``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (B, T, num_labels)."""
-        encoded, _ = self.encode(input_ids, attention_mask)
-        logits = self.classifier(encoded)
-        loss = None
-        if labels is not None:
-            loss = nn.functional.cross_entropy(logits.view(-1, self.num_labels), labels.view(-1), ignore_index=-100)
-        output = TokenClassifierOutput(loss=loss, logits=logits)
+    ) -> Union[TokenClassifierOutput, SequenceClassifierOutput, Tuple[torch.Tensor, ...]]:
+        """``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (the head's shape,
+        see its class), and ``loss`` when ``labels`` are given."""
+        encoded, mask = self.encode(input_ids, attention_mask)
+        logits = self.classifier(self._features(encoded, mask))
+        loss = None if labels is None else self._loss(logits, labels)
+        output = self._output_class(loss=loss, logits=logits)
         return_dict = self.config.return_dict if return_dict is None else return_dict
         return output if return_dict else output.to_tuple()
 
+    def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
 
-class ElmoForSequenceClassification(ElmoTaskPreTrainedModel):
+    def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+
+class ElmoForTokenClassification(_ElmoClassifier):
+    """ELMo with a token classification head (e.g. NER, POS): one label per word.
+
+    ``config.num_labels`` / ``id2label`` / ``label2id`` name the labels; ``labels`` (B, T) of
+    class ids, ``-100`` where no loss is wanted (padding), give the mean cross-entropy.
+    ``forward``: ``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (B, T, num_labels).
+    """
+
+    _output_class = TokenClassifierOutput
+
+    def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return encoded  # (B, T, 2H): one vector a token
+
+    def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        return nn.functional.cross_entropy(logits.view(-1, self.num_labels), labels.view(-1), ignore_index=-100)
+
+
+class ElmoForSequenceClassification(_ElmoClassifier):
     """ELMo with a sentence classification (or regression) head: the BiLSTM's vectors are
     averaged over each sentence's real tokens (``mean_pool``) and mapped to ``num_labels``.
 
@@ -146,29 +168,13 @@ class ElmoForSequenceClassification(ElmoTaskPreTrainedModel):
     ``num_labels == 1``), ``"single_label_classification"`` (cross-entropy, integer labels) or
     ``"multi_label_classification"`` (BCE with logits, float labels (B, num_labels)); when unset
     it is inferred from ``num_labels`` and the labels' dtype.
+    ``forward``: ``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (B, num_labels).
     """
 
-    def __init__(self, config: ElmoConfig) -> None:
-        super().__init__(config)
-        self.num_labels = config.num_labels
-        self.classifier = nn.Linear(2 * config.head_hidden_size, config.num_labels)
-        self.post_init()
+    _output_class = SequenceClassifierOutput
 
-    def forward(
-        self,
-        input_ids: torch.Tensor,
-        attention_mask: Optional[torch.Tensor] = None,
-        labels: Optional[torch.Tensor] = None,
-        return_dict: Optional[bool] = None,
-        **kwargs,
-    ) -> Union[SequenceClassifierOutput, Tuple[torch.Tensor, ...]]:
-        """``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (B, num_labels)."""
-        encoded, mask = self.encode(input_ids, attention_mask)
-        logits = self.classifier(mean_pool(encoded, mask))
-        loss = None if labels is None else self._loss(logits, labels)
-        output = SequenceClassifierOutput(loss=loss, logits=logits)
-        return_dict = self.config.return_dict if return_dict is None else return_dict
-        return output if return_dict else output.to_tuple()
+    def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return mean_pool(encoded, mask)  # (B, 2H): one vector a sentence
 
     def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         if self.config.problem_type is None:

@@ -14,21 +14,20 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 from torch import distributed as dist
 from tqdm.auto import tqdm
 
 from .configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
-from .fileio import atomic_file, build_aside, check_output_folder, write_text_atomic
+from .fileio import PathLike, atomic_file, build_aside, check_output_folder, write_text_atomic
 from .lm_data import LMBatch, SentenceBatcher, read_corpus
 from .lm_vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 from .loading import resolve_model
 from .modeling_lm import ElmoForBidirectionalLM
 from .tokenization_elmo import check_pre_tokenizer
 
-PathLike = Union[str, os.PathLike]
 CHECKPOINT_FILE = "checkpoint.pt"
 LOSS_LOG = "losses.tsv"
 
@@ -122,24 +121,18 @@ def check_settings(settings: PretrainSettings) -> None:
 
     if (s.epochs is None) == (s.max_tokens is None):
         raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
-    if s.epochs is not None:
-        number("epochs", s.epochs, 0)
-    if s.max_tokens is not None:
-        integer("max_tokens", s.max_tokens, 1)
-    if s.lr is not None:
-        number("lr", s.lr, 0)
     number("dropout", s.dropout, 0, inclusive=True, below=1)
     number("clip_norm", s.clip_norm, 0, inclusive=True)
-    number("checkpoint_every_minutes", s.checkpoint_every_minutes, 0)
-    for name, least in (("tokens_per_batch", 1), ("max_sentence_tokens", 1), ("vocab_size", 4), ("min_count", 1),
-                        ("num_sampled", 1), ("checkpoint_every_steps", 0)):
-        integer(name, getattr(s, name), least)
-    if s.max_steps is not None:
-        integer("max_steps", s.max_steps, 1)
-    if s.max_minutes is not None:
-        number("max_minutes", s.max_minutes, 0)
-    if s.data_workers is not None:
-        integer("data_workers", s.data_workers, 0)
+    # (check, field, least); an optional field is checked only when set (not None)
+    optional = {"epochs", "max_tokens", "lr", "max_steps", "max_minutes", "data_workers"}
+    for check, name, least in ((number, "epochs", 0), (integer, "max_tokens", 1), (number, "lr", 0),
+                               (number, "checkpoint_every_minutes", 0), (integer, "tokens_per_batch", 1),
+                               (integer, "max_sentence_tokens", 1), (integer, "vocab_size", 4),
+                               (integer, "min_count", 1), (integer, "num_sampled", 1),
+                               (integer, "checkpoint_every_steps", 0), (integer, "max_steps", 1),
+                               (number, "max_minutes", 0), (integer, "data_workers", 0)):
+        if name not in optional or getattr(s, name) is not None:
+            check(name, getattr(s, name), least)
     for name, allowed in (("preset", sorted(PRESETS)), ("optimizer", ["adagrad", "adam"]),
                           ("softmax", ["sampled", "full"]), ("token_embedding", ["char_cnn", "word"]),
                           ("save_dtype", ["float32", "float16", "bfloat16"]),
@@ -455,8 +448,8 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
             loss_ema = float(loss) if loss_ema is None else 0.98 * loss_ema + 0.02 * float(loss)
             progress.update(words)
             elapsed = time.monotonic() - started
-            progress.set_postfix({"loss": f"{loss_ema:.3f}", "tok/s": f"{(position['tokens_seen'] - started_tokens) / max(elapsed, 1e-9):,.0f}"},
-                                 refresh=False)
+            rate = (position["tokens_seen"] - started_tokens) / max(elapsed, 1e-9)
+            progress.set_postfix({"loss": f"{loss_ema:.3f}", "tok/s": f"{rate:,.0f}"}, refresh=False)
             run_seconds = position["elapsed"] + time.monotonic() - last_checkpoint
             if rank == 0:
                 loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{float(loss):.6f}"

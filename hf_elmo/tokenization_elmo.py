@@ -163,7 +163,7 @@ def check_pre_tokenizer(name: str) -> str:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _spacy_tokenizer(language: str) -> Any:
     """spaCy's rule-based tokenizer for ``language`` (``spacy.blank(language).tokenizer``), imported
     only when a tokenizer asks for it: this file is also run as remote code without spaCy."""

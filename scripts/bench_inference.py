@@ -37,18 +37,13 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from shared_data import shared_dir
+
 REPO = Path(__file__).resolve().parent.parent
 SIZES = {
     "small": "elmo_2x1024_128_2048cnn_1xhighway_options.json",
     "original": "elmo_2x4096_512_2048cnn_2xhighway_options.json",
 }
-
-
-def shared_dir() -> Path:
-    path = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
-    if not (path / "fixtures").is_dir():
-        raise SystemExit(f"../shared (or $ELMO_SHARED) not found at {path}: the options files and data live there")
-    return path
 
 
 def conll_sentences(path: Path, count: int) -> List[List[str]]:

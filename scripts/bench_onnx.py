@@ -31,7 +31,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_inference import SIZES, conll_sentences, shared_dir, write_random_model  # noqa: E402
 
-
 Embed = Callable[[Sequence[Sequence[str]]], List[np.ndarray]]
 
 

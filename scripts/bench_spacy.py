@@ -14,7 +14,6 @@ exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read.
 
 import argparse
 import json
-import os
 import random
 import time
 from pathlib import Path
@@ -29,6 +28,8 @@ from spacy.util import fix_random_seed, load_config, registry
 
 from spacy_elmo.corpora import read_conll2003, read_sst
 
+from shared_data import shared_dir
+
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "spacy_elmo" / "configs"
 TASKS = {
@@ -37,10 +38,6 @@ TASKS = {
     "sst2": ("textcat", read_sst, "sst/sentence-level", "stsa.binary.train", "stsa.binary.dev", "stsa.binary.test"),
     "sst5": ("textcat", read_sst, "sst/sentence-level", "stsa.fine.train", "stsa.fine.dev", "stsa.fine.test"),
 }
-
-
-def shared_dir() -> Path:
-    return Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
 
 
 def convert(task: str, output: Path, max_train: int, max_eval: int) -> Dict[str, Path]:
@@ -59,7 +56,8 @@ def score(nlp, examples: List[Example], pipe_task: str) -> float:
     if pipe_task == "ner":
         return 100.0 * nlp.evaluate(examples)["ents_f"]
     docs = nlp.pipe(eg.reference.text for eg in examples)
-    hits = [max(doc.cats, key=doc.cats.get) == max(eg.reference.cats, key=eg.reference.cats.get) for doc, eg in zip(docs, examples)]
+    hits = [max(doc.cats, key=doc.cats.get) == max(eg.reference.cats, key=eg.reference.cats.get)
+            for doc, eg in zip(docs, examples)]
     return 100.0 * sum(hits) / len(hits)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from pathlib import Path
 
 import h5py
@@ -17,6 +16,8 @@ import numpy as np
 import torch
 
 from hf_elmo import ElmoModel, batch_to_ids
+
+from shared_data import shared_dir
 
 FIXTURES = {"elmo-allennlp": "sentences.json", "elmo-bilm-tf/model": "lm_embeddings_sentences.json"}
 
@@ -37,10 +38,10 @@ def max_abs_diff(root: Path, sentences_file: str, stateful: bool, n_batches: int
 
 
 def main() -> None:
-    default = os.environ.get("ELMO_SHARED", str(Path(__file__).resolve().parents[1].parent / "shared"))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=default, help="the shared folder (default: ../shared)")
+    parser.add_argument("--shared", help="the shared folder (default: $ELMO_SHARED, else ../shared)")
     args = parser.parse_args()
+    args.shared = args.shared or shared_dir()
     for folder, sentences_file in FIXTURES.items():
         root = Path(args.shared) / "fixtures" / folder
         stateful = max_abs_diff(root, sentences_file, stateful=True, n_batches=10)

@@ -63,7 +63,8 @@ def main() -> None:
         "training time": f"{position['elapsed'] / 60:.0f} min (CPU, shared machine)",
     }
     for name, values in figures["ours"].items():
-        rows[f"perplexity {name} (fwd / bwd / avg)"] = fmt(values) + f" ({values['predictions']:,} predictions a direction, {values['unk_rate']:.1%} <UNK>)"
+        rows[f"perplexity {name} (fwd / bwd / avg)"] = fmt(values) + (
+            f" ({values['predictions']:,} predictions a direction, {values['unk_rate']:.1%} <UNK>)")
     for name, values in figures.get("baseline", {}).items():
         rows[f"baseline (word embeddings) {name}"] = fmt(values)
     staging = Path(tempfile.mkdtemp(prefix=f".{args.out_dir.name}.", dir=args.out_dir.parent))
@@ -76,12 +77,14 @@ def main() -> None:
             staging,
             title="elmo-tiny-en: a small English ELMo pretrained on CPU with hf_elmo",
             description=(
-                "The default model of the hf-elmo package (`elmo demo`), named `hf-elmo:elmo-tiny-en`. A small ELMo biLM trained from scratch "
-                "with `elmo pretrain` on one thread of a shared CPU for about 45 minutes (1.4M tokens): a demonstration of the trainer and of "
+                "The default model of the hf-elmo package (`elmo demo`), named `hf-elmo:elmo-tiny-en`. "
+                "A small ELMo biLM trained from scratch with `elmo pretrain` on one thread of a shared CPU "
+                "for about 45 minutes (1.4M tokens): a demonstration of the trainer and of "
                 "contextual vectors, not a replacement for the released ELMo models (trained for 10 epochs on "
                 "the 1B Word Benchmark). Perplexities are full-softmax, over this model's own vocabulary, each "
                 "sentence scored as `<S> tokens </S>` from zero state; the baseline is the same biLM with a word "
-                "embedding instead of the char CNN, trained the same way on the same tokens. At this tiny budget the word-embedding baseline has the "
+                "embedding instead of the char CNN, trained the same way on the same tokens. "
+                "At this tiny budget the word-embedding baseline has the "
                 "lower perplexity (the char CNN has more to learn; the paper's char-CNN advantage shows with far "
                 "more data); the char CNN still gives every word, seen or not, a vector.\n\n"
                 f"**Attribution.** {ATTRIBUTION}\n\nFigures and the commands that printed them: "

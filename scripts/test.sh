@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs the project with its test dependencies into .venv (created if missing) and runs the
-# default test suite. Usage: bash scripts/test.sh [pytest args...]
+# Installs the project with its test dependencies into .venv (created if missing), lints the tree
+# (ruff, configured in pyproject.toml) and runs the default test suite.
+# Usage: bash scripts/test.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+.venv/bin/ruff check .
 .venv/bin/python -m pytest "$@"

@@ -8,18 +8,15 @@
   spaCy's usual embeddings, projected to the encoder's width and encoded.
 """
 
-from typing import Any, Dict, List, Optional
+from typing import List, Optional
 
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Maxout, Model, chain, concatenate, with_array
 from thinc.types import Floats2d, Floats3d
 
-from .listener import ElmoListener
+from .listener import MIX, MIX_LISTENER, ElmoListener
 from .scalar_mix import scalar_mix
-
-MIX_LISTENER = "spacy-elmo.ElmoMixListener.v1"
-MIX = "spacy-elmo.ElmoMix.v1"
 
 
 @registry.architectures(MIX_LISTENER)
@@ -59,22 +56,3 @@ def elmo_tok2vec_v1(
     width = encode.get_dim("nO")
     project = with_array(Maxout(nO=width, nP=3, normalize=True))
     return chain(concatenate(elmo, embed), project, encode)
-
-
-def replace_listener_cfg(bilm_cfg: Dict[str, Any], tok2vec_cfg: Dict[str, Any]) -> Dict[str, Any]:
-    """The config that ``nlp.replace_listeners`` puts where a mix listener was: an ``ElmoMix.v1``
-    over the ``elmo`` component's biLM, with the listener's mix settings."""
-    listener = _find_listener_cfg(tok2vec_cfg)
-    settings = {k: v for k, v in (listener or {}).items() if k in ("layer_norm", "dropout", "l2")}
-    return {"@architectures": MIX, "bilm": bilm_cfg, **settings}
-
-
-def _find_listener_cfg(cfg: Any) -> Optional[Dict[str, Any]]:
-    if isinstance(cfg, dict):
-        if cfg.get("@architectures") == MIX_LISTENER:
-            return cfg
-        for value in cfg.values():
-            found = _find_listener_cfg(value)
-            if found is not None:
-                return found
-    return None

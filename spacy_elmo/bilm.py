@@ -18,8 +18,8 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel, batch_to_ids
 
-from .architectures import replace_listener_cfg
 from .batching import Segment, doc_segments, token_budget_batches
+from .listener import replace_listener_cfg
 from .loader import load_shipped_model
 from .shim import ElmoShim
 

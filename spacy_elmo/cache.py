@@ -37,7 +37,7 @@ changes one in place cannot change the cache.
         self.directory = None if directory is None else Path(directory)
         if self.directory is not None:
             self.directory.mkdir(parents=True, exist_ok=True)
-        self._entries: "OrderedDict[str, Union[np.ndarray, int]]" = OrderedDict()
+        self._entries: OrderedDict[str, Union[np.ndarray, int]] = OrderedDict()
         self._bytes = 0
 
     def __len__(self) -> int:

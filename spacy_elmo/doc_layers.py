@@ -42,7 +42,7 @@ class ElmoLayers:
         return {"layers": np.ascontiguousarray(layers, dtype="float32")}
 
     @classmethod
-    def from_dict(cls, msg: Dict[str, Any]) -> "ElmoLayers":
+    def from_dict(cls, msg: Dict[str, Any]) -> ElmoLayers:
         return cls(layers=msg["layers"])
 
 

@@ -17,6 +17,8 @@ from typing import List, Optional, Sequence, Union
 import numpy as np
 from spacy.language import Language
 
+from .scalar_mix import layer_weights
+
 MIX_NAME = "elmo-scalar-mix"
 
 
@@ -38,9 +40,8 @@ def mix_weights(nlp: Language) -> List[MixWeights]:
             continue
         for node in model.walk():
             if node.name == MIX_NAME and node.has_param("s"):
-                s = node.ops.to_numpy(node.get_param("s")).astype("float64")
-                weights = np.exp(s - s.max())
-                found.append(MixWeights(name, weights / weights.sum(), float(node.ops.to_numpy(node.get_param("gamma"))[0])))
+                weights = node.ops.to_numpy(layer_weights(node))
+                found.append(MixWeights(name, weights, float(node.ops.to_numpy(node.get_param("gamma"))[0])))
     return found
 
 

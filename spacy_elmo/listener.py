@@ -5,17 +5,25 @@ callback for their gradient, to every listener (``receive``); each listener's fo
 them for the same batch. In prediction, and when ``elmo`` is an annotating frozen component,
 the listener reads ``doc._.elmo`` instead. The listener's output is what the upstream produced:
 one (L+1, n_tokens, 2P) array per doc; a scalar mix after it makes the task's features.
+
+``replace_listener_cfg``: what ``nlp.replace_listeners`` puts in a mix listener's place (the
+``elmo`` component's biLM model names it in its ``attrs``, as spacy-transformers does).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from thinc.api import Model
 from thinc.types import Floats3d
 
 from .doc_layers import EXTENSION
+
+#: The registered names of the listening mix and of the mix over a biLM of its own
+#: (``spacy_elmo.architectures``), which ``replace_listener_cfg`` swaps.
+MIX_LISTENER = "spacy-elmo.ElmoMixListener.v1"
+MIX = "spacy-elmo.ElmoMix.v1"
 
 
 class ElmoListener(Model):
@@ -81,3 +89,22 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             "(nlp.initialize, or a trained pipeline) before this component is initialised"
         )
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
+
+
+def replace_listener_cfg(bilm_cfg: Dict[str, Any], tok2vec_cfg: Dict[str, Any]) -> Dict[str, Any]:
+    """The config that ``nlp.replace_listeners`` puts where a mix listener was: an ``ElmoMix.v1``
+    over the ``elmo`` component's biLM, with the listener's mix settings."""
+    listener = _find_listener_cfg(tok2vec_cfg)
+    settings = {k: v for k, v in (listener or {}).items() if k in ("layer_norm", "dropout", "l2")}
+    return {"@architectures": MIX, "bilm": bilm_cfg, **settings}
+
+
+def _find_listener_cfg(cfg: Any) -> Optional[Dict[str, Any]]:
+    if isinstance(cfg, dict):
+        if cfg.get("@architectures") == MIX_LISTENER:
+            return cfg
+        for value in cfg.values():
+            found = _find_listener_cfg(value)
+            if found is not None:
+                return found
+    return None

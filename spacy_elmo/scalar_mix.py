@@ -57,7 +57,7 @@ def mix_forward(model: Model, Xs: List[Floats3d], is_train: bool) -> Tuple[List[
         return [], lambda dYs: []
     H = xp.concatenate(Xs, axis=1)  # (L+1, N, D): all tokens of the batch
     normed, backprop_norm = _layer_norm(ops, H, model.attrs["layer_norm"])
-    weights = ops.softmax(s)
+    weights = layer_weights(model)  # (L+1,)
     mixed = xp.tensordot(weights, normed, axes=1)  # (N, D)
     rate = model.attrs["mix_dropout"] if is_train else 0.0
     mask = ops.get_dropout_mask(mixed.shape, rate) if rate > 0 else None

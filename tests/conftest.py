@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -10,10 +10,17 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
+def _load_shared_data():
+    """``scripts/shared_data.py``, the one definition of where the shared data lives."""
+    spec = importlib.util.spec_from_file_location("shared_data", REPO / "scripts" / "shared_data.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def shared_dir() -> Path | None:
     """``$ELMO_SHARED`` or ``../shared`` beside the repository, if present."""
-    candidate = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
-    return candidate if (candidate / "fixtures").is_dir() else None
+    return _load_shared_data().shared_dir(required=False)
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from hf_elmo.tokenization_elmo import token_to_char_ids
 
 def test_real_released_options_files_map_to_config_fields(shared):
     folder = shared / "fixtures" / "elmo-options"
-    original = ElmoConfig.from_allennlp_options(json.loads((folder / "elmo_2x4096_512_2048cnn_2xhighway_options.json").read_text()))
+    options = json.loads((folder / "elmo_2x4096_512_2048cnn_2xhighway_options.json").read_text())
+    original = ElmoConfig.from_allennlp_options(options)
     assert (original.lstm_dim, original.projection_dim, original.n_layers, original.n_highway) == (4096, 512, 2, 2)
     assert original.n_filters == 2048 and original.output_dim == 1024 and original.use_skip_connections
     small = ElmoConfig.from_allennlp_options(json.loads((folder / "elmo_2x1024_128_2048cnn_1xhighway_options.json").read_text()))
@@ -136,7 +137,8 @@ def test_a_config_json_path_given_directly_is_named(tmp_path):
         ("lstm", "dim", 64.7, r"options field lstm\.dim must be an integer .* got 64\.7"),
         ("char_cnn", "filters", [[1]], r"options field char_cnn\.filters must be a list of \[width, n_channels\] pairs"),
         ("char_cnn", "filters", [[1, 4], [0, 5]], r"options field char_cnn\.filters\[1\] width must be in 1\.\.50"),
-        ("char_cnn", "max_characters_per_token", 1_000_000, r"options field char_cnn\.max_characters_per_token must be in 3\.\.256"),
+        ("char_cnn", "max_characters_per_token", 1_000_000,
+         r"options field char_cnn\.max_characters_per_token must be in 3\.\.256"),
     ],
 )
 def test_a_bad_options_json_field_is_named_by_its_options_key_and_file(tmp_path, section, key, value, message):

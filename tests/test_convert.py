@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+
 import h5py
 import numpy as np
 import pytest

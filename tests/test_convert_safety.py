@@ -86,11 +86,17 @@ def test_non_finite_weights_are_refused_naming_the_dataset(value, original, tmp_
 
 @pytest.mark.parametrize("edit, message", [
     (lambda o: o["lstm"].update(dim=64.7), "options field lstm.dim must be an integer in 1..16384, got 64.7 (float)"),
-    (lambda o: o["char_cnn"]["embedding"].update(dim="abc"), "options field char_cnn.embedding.dim must be an integer in 1..1024, got 'abc' (str)"),
-    (lambda o: o["char_cnn"].update(filters=[[1]]), "options field char_cnn.filters must be a list of [width, n_channels] pairs, e.g. [[1, 32], [2, 32], [3, 64]]; filter 0 is [1]"),
-    (lambda o: o["char_cnn"].update(filters=[[1, 4], [2, "8"]]), "options field char_cnn.filters[1] n_channels must be an integer in 1..8192, got '8' (str)"),
-    (lambda o: o["lstm"].update(n_layers=True), "options field lstm.n_layers must be an integer in 1..16, got True (bool)"),
-    (lambda o: o["lstm"].update(cell_clip="big"), "options field lstm.cell_clip must be a positive finite number, or null for no clipping, got 'big' (str)"),
+    (lambda o: o["char_cnn"]["embedding"].update(dim="abc"),
+     "options field char_cnn.embedding.dim must be an integer in 1..1024, got 'abc' (str)"),
+    (lambda o: o["char_cnn"].update(filters=[[1]]),
+     "options field char_cnn.filters must be a list of [width, n_channels] pairs, "
+     "e.g. [[1, 32], [2, 32], [3, 64]]; filter 0 is [1]"),
+    (lambda o: o["char_cnn"].update(filters=[[1, 4], [2, "8"]]),
+     "options field char_cnn.filters[1] n_channels must be an integer in 1..8192, got '8' (str)"),
+    (lambda o: o["lstm"].update(n_layers=True),
+     "options field lstm.n_layers must be an integer in 1..16, got True (bool)"),
+    (lambda o: o["lstm"].update(cell_clip="big"),
+     "options field lstm.cell_clip must be a positive finite number, or null for no clipping, got 'big' (str)"),
 ])
 def test_badly_typed_options_fields_are_named_with_the_file(edit, message, original, tmp_path, capsys):
     options = json.loads((original / "options.json").read_text())

@@ -52,7 +52,8 @@ def test_demo_refuses_a_top_that_is_not_a_positive_integer(top, capsys):
     with pytest.raises(SystemExit) as exited:
         elmo_main(["demo", "--top", top])
     assert exited.value.code == 2
-    assert capsys.readouterr().err.splitlines()[-1] == f"elmo demo: error: argument --top: must be a positive integer, got '{top}'"
+    expected = f"elmo demo: error: argument --top: must be a positive integer, got '{top}'"
+    assert capsys.readouterr().err.splitlines()[-1] == expected
 
 
 def test_demo_with_a_word_the_bundled_text_lacks_shows_similarities_and_no_neighbours(capsys):

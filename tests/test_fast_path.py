@@ -11,8 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from hf_elmo import ElmoModel, batch_to_ids
-from hf_elmo import modeling_elmo
+from hf_elmo import ElmoModel, batch_to_ids, modeling_elmo
 from hf_elmo.tokenization_elmo import token_to_char_ids
 
 from .numpy_elmo import small_options, write_random_original

@@ -115,7 +115,8 @@ def test_saved_weights_are_as_readable_as_the_other_files(lm_folder_fp16):
     umask = os.umask(0)
     os.umask(umask)
     assert (lm_folder_fp16 / "model.safetensors").stat().st_mode & 0o777 == 0o666 & ~umask
-    assert (lm_folder_fp16 / "model.safetensors").stat().st_mode & 0o777 == (lm_folder_fp16 / "config.json").stat().st_mode & 0o777
+    config_mode = (lm_folder_fp16 / "config.json").stat().st_mode & 0o777
+    assert (lm_folder_fp16 / "model.safetensors").stat().st_mode & 0o777 == config_mode
 
 
 # -- original files: folders and zip archives -------------------------------------------------

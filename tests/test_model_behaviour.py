@@ -13,7 +13,8 @@ from hf_elmo.modeling_elmo import check_inputs
 from .numpy_elmo import small_options, write_random_original
 
 SENTENCE = ["Let's", "stick", "to", "improvisation", "in", "this", "skit"]
-OTHERS = [["he", "hit", "it", "with", "a", "stick"], ["a"], ["Ein", "längerer", "Satz", "mit", "vielen", "Wörtern", "und", "so", "weiter", "."]]
+OTHERS = [["he", "hit", "it", "with", "a", "stick"], ["a"],
+          ["Ein", "längerer", "Satz", "mit", "vielen", "Wörtern", "und", "so", "weiter", "."]]
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +149,8 @@ def test_integer_ids_of_any_dtype_that_holds_0_to_261_give_the_same_vectors(mode
 
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.uint8, torch.float32, torch.float64])
 def test_ids_of_a_dtype_that_cannot_hold_0_to_261_are_refused(model, dtype):
-    expected = rf"^input_ids must be an integer tensor that holds char ids 0\.\.261 exactly \(int16, int32 or int64\), got {dtype}$"
+    expected = (r"^input_ids must be an integer tensor that holds char ids 0\.\.261 exactly "
+                rf"\(int16, int32 or int64\), got {dtype}$")
     with pytest.raises(TypeError, match=expected):
         model(input_ids=batch_to_ids([SENTENCE]).to(dtype))
 

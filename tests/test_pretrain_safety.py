@@ -44,9 +44,11 @@ def error_of(capsys) -> str:
     (["--epochs", "1", "--clip-norm", "-1"], "--clip-norm must be a finite number >= 0"),
     (["--epochs", "1", "--lstm-dim", "0"], "--lstm-dim must be an integer >= 1, got 0"),
     (["--epochs", "1", "--valid-file", "missing.txt"], "--valid-file missing.txt: no such file"),
-    (["--epochs", "1", "--init-model", "missing-folder"], "--init-model: no model 'missing-folder': no such local file or folder"),
+    (["--epochs", "1", "--init-model", "missing-folder"],
+     "--init-model: no model 'missing-folder': no such local file or folder"),
     (["--epochs", "1", "--init-model", "{empty}"], "--init-model: {empty} is not an ELMo model folder"),
-    (["--epochs", "1", "--init-model", "{garbage}"], "--init-model: {garbage}/model.safetensors is not a readable safetensors file"),
+    (["--epochs", "1", "--init-model", "{garbage}"],
+     "--init-model: {garbage}/model.safetensors is not a readable safetensors file"),
 ])
 def test_a_rejected_run_writes_nothing_and_the_corrected_rerun_starts(option, message, tmp_path, capsys,
                                                                         monkeypatch):

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 DEFAULT_SENTENCES = ("Let's stick to improvisation in this skit", "he hit it with a stick")
 
 
-def register(subparsers: "argparse._SubParsersAction") -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "demo",
         help="show contextual vectors: one word in two sentences, and its nearest neighbours in a small text",
@@ -39,7 +39,7 @@ def tokenize(text: str) -> List[str]:
     return [t.text for t in spacy.blank("en")(text) if not t.is_space]
 
 
-def embed(model, sentences: Sequence[Sequence[str]]) -> "List[torch.Tensor]":
+def embed(model, sentences: Sequence[Sequence[str]]) -> List[torch.Tensor]:
     """Per sentence, a tensor (L+1, T, 2P) of its layers (stateless: independent of batching)."""
     import torch
 

@@ -12,18 +12,13 @@ if TYPE_CHECKING:
     import torch
 
 
-def register(subparsers: "argparse._SubParsersAction") -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "embed",
         help="embed every line of a text file into HDF5 (AllenNLP `elmo` format); resumable, shardable",
         description="Embeds INPUT (UTF-8, one whitespace-tokenised sentence per line) with the biLM and writes "
-        "OUTPUT in the format of AllenNLP's `allennlp elmo` command: one float32 dataset per line, named by its "
-        "0-based index, and `sentence_to_index`. Every sentence is embedded from the model's initial state, so "
-        "the vectors do not depend on --batch-tokens or on the other lines. The input is checked first: bad "
-        "lines stop the run before anything is written. Finished chunks are kept in OUTPUT.partial; after a "
-        "kill, run the same command again to continue. With --shard i/N (or under torchrun, RANK of "
-        "WORLD_SIZE) a process embeds the lines i, i+N, ... into OUTPUT's name with .shard-i-of-N, and "
-        "shard 0 writes OUTPUT.index.json for hf_elmo.embed.open_embeddings.",
+        "OUTPUT in the format of AllenNLP's `allennlp elmo` command. The format, the checks, resuming after a "
+        "kill, sharding (--shard or torchrun) and their guarantees: README.md, section 'Bulk embedding'.",
     )
     parser.add_argument("input", help="text: one sentence per line, tokens separated by whitespace")
     parser.add_argument("output", help="HDF5 file to write")
@@ -57,7 +52,7 @@ def _token_limit(text: str) -> Optional[int]:
     return None if text.lower() == "none" else int(text)
 
 
-def resolve_device(name: Optional[str]) -> "torch.device":
+def resolve_device(name: Optional[str]) -> torch.device:
     """``name`` as a device (default: cuda when available, else cpu); plain ``cuda`` is
     ``cuda:LOCAL_RANK`` under torchrun on a machine with several GPUs."""
     import torch

@@ -8,7 +8,7 @@ import json
 from ._args import positive_int
 
 
-def register(subparsers: "argparse._SubParsersAction") -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "perplexity",
         help="full-softmax forward / backward / average perplexity of a biLM on a text file",

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from spacy.tokens import Doc
 
-from pipeline_helpers import tiny_elmo
 from spacy_elmo.cache import ActivationCache, doc_key
+
+from pipeline_helpers import tiny_elmo
 
 TEXTS = ["The cat sat on the mat .", "Hi", "A longer sentence with a few more words .", ""]
 

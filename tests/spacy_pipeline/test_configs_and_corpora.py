@@ -21,7 +21,8 @@ def without_elmo(config: dict, task: str) -> dict:
     tok2vec = dict(config["components"][task]["model"]["tok2vec"])
     tok2vec.pop("elmo")
     tok2vec["@architectures"] = "spacy.Tok2Vec.v2"
-    config["components"][task] = {**config["components"][task], "model": {**config["components"][task]["model"], "tok2vec": tok2vec}}
+    model = {**config["components"][task]["model"], "tok2vec": tok2vec}
+    config["components"][task] = {**config["components"][task], "model": model}
     config["initialize"] = {**config["initialize"], "components": {}}
     return config
 
@@ -77,10 +78,18 @@ def test_shared_corpora_have_the_documented_sizes(shared):
     assert sum(1 for _ in read_sst(sst / "stsa.fine.dev", vocab)) == 1101
 
 
+def test_read_conll2003_takes_testb_docstart_line_as_a_boundary(shared):
+    # eng.testb's first line is "-DOCSTART- -X- -X- O" (not "-DOCSTART- -X- O O" as in the others)
+    docs = list(read_conll2003(shared / "data" / "conll2003-en" / "eng.testb", spacy.blank("en").vocab))
+    assert len(docs) == 3453 and not any(doc[0].text == "-DOCSTART-" for doc in docs)
+    assert [(e.text, e.label_) for e in docs[0].ents] == [("JAPAN", "LOC"), ("CHINA", "PER")]
+
+
 def test_every_registered_spacy_elmo_function_has_an_entry_point():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    import spacy_elmo.component  # noqa: F401  (imports every module that registers a function)
     from spacy.util import registry
+
+    import spacy_elmo.component  # noqa: F401  (imports every module that registers a function)
 
     pyproject = tomllib.loads((CONFIGS.parents[1] / "pyproject.toml").read_text())["project"]["entry-points"]
     for table, section in ((registry.architectures, "spacy_architectures"), (registry.misc, "spacy_misc")):

@@ -14,8 +14,9 @@ from safetensors import safe_open
 from thinc.api import ConfigValidationError
 
 from hf_elmo.loading import InvalidModelError
-from pipeline_helpers import loader_settings, tiny_elmo
 from spacy_elmo.bilm import get_elmo
+
+from pipeline_helpers import loader_settings, tiny_elmo
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +32,13 @@ def _nlp(name_or_path) -> spacy.Language:
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(name_or_path)
     nlp.initialize()
     return nlp
+
+
+def _saved_pipeline(tmp_path: Path) -> None:
+    """A pipeline on a tiny random biLM, saved to ``tmp_path / "pipeline"``."""
+    folder = tmp_path / "tiny"
+    tiny_elmo().save_pretrained(folder)
+    _nlp(folder).to_disk(tmp_path / "pipeline")
 
 
 def _dtype(nlp) -> torch.dtype:
@@ -61,13 +69,7 @@ def test_a_missing_paths_elmo_folder_is_named_not_taken_for_a_repo_id(tmp_path):
 
 
 def test_spacy_load_names_a_corrupt_bilm_file(tmp_path):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("elmo")
-    folder = tmp_path / "tiny"
-    tiny_elmo().save_pretrained(folder)
-    nlp.config["initialize"]["components"]["elmo"] = loader_settings(folder)
-    nlp.initialize()
-    nlp.to_disk(tmp_path / "pipeline")
+    _saved_pipeline(tmp_path)
     weights = tmp_path / "pipeline" / "elmo" / "bilm" / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:100])
     with pytest.raises(InvalidModelError, match=f"{weights} is not a readable safetensors file"):
@@ -97,13 +99,7 @@ def test_loading_and_saving_the_pipeline_print_nothing(tmp_path):
 def test_spacy_package_requires_the_hf_elmo_distribution(tmp_path):
     from importlib.metadata import version
 
-    nlp = spacy.blank("en")
-    nlp.add_pipe("elmo")
-    folder = tmp_path / "tiny"
-    tiny_elmo().save_pretrained(folder)
-    nlp.config["initialize"]["components"]["elmo"] = loader_settings(folder)
-    nlp.initialize()
-    nlp.to_disk(tmp_path / "pipeline")
+    _saved_pipeline(tmp_path)
     (tmp_path / "packages").mkdir()
     result = subprocess.run([sys.executable, "-m", "spacy", "package", str(tmp_path / "pipeline"),
                              str(tmp_path / "packages"), "--build", "none", "--name", "elmo_test", "--version", "0.0.1"],

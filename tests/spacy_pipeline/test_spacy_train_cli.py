@@ -11,8 +11,9 @@ import spacy
 import torch
 from spacy.tokens import DocBin
 
-from pipeline_helpers import tiny_elmo, training_docs
 from spacy_elmo.layer_weights import mix_weights, plot_layer_weights
+
+from pipeline_helpers import tiny_elmo, training_docs
 
 CONFIGS = Path(__file__).resolve().parents[2] / "spacy_elmo" / "configs"
 STEPS, EVAL_EVERY = 16, 4

@@ -277,7 +277,7 @@ class ElmoConfig(PretrainedConfig):
                 "model that clips")
 
     @classmethod
-    def from_allennlp_options(cls, options: Dict[str, Any], **kwargs: Any) -> "ElmoConfig":
+    def from_allennlp_options(cls, options: Dict[str, Any], **kwargs: Any) -> ElmoConfig:
         """Build a config from the original ``options.json`` dictionary.
 
         Extra training-time keys (dropout, n_epochs, ...) are ignored. Missing required keys

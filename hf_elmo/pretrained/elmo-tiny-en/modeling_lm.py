@@ -202,7 +202,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         options_path: Union[str, os.PathLike],
         weights_path: Union[str, os.PathLike],
         softmax_path: Union[str, os.PathLike],
-    ) -> "ElmoForBidirectionalLM":
+    ) -> ElmoForBidirectionalLM:
         """The original biLM files plus a softmax dump (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,))."""
         try:  # the converter is not carried by saved folders (trust_remote_code needs only the model files)
             import h5py
