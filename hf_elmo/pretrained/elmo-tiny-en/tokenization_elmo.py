@@ -248,7 +248,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         )
 
     @classmethod
-    def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> "ElmoTokenizer":
+    def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> ElmoTokenizer:
         """``PreTrainedTokenizer.from_pretrained``; with the hf-elmo package installed it also takes
         a shipped model's name (``hf-elmo:elmo-tiny-en``), as ``ElmoModel.from_pretrained`` does."""
         try:
