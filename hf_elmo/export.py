@@ -26,8 +26,8 @@ import numpy as np
 import torch
 
 from .fileio import PathLike, build_aside, check_output_folder, write_text_atomic
-from .modeling_elmo import N_CHAR_IDS, ElmoModel
-from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, ElmoTokenizer, batch_to_ids
+from .modeling_elmo import ElmoModel
+from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, N_CHAR_IDS, ElmoTokenizer, batch_to_ids
 
 #: Export format -> the graph's file name in the folder.
 FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}

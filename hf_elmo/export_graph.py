@@ -30,7 +30,7 @@ from torch import nn
 from torch._higher_order_ops.scan import scan
 
 from .modeling_elmo import FORGET_BIAS, ElmoModel
-from .tokenization_elmo import PADDING_CHAR, begin_of_sentence_ids, end_of_sentence_ids
+from .tokenization_elmo import PADDING_ID, begin_of_sentence_ids, end_of_sentence_ids
 
 
 class ElmoInferenceGraph(nn.Module):
@@ -114,7 +114,7 @@ class ElmoInferenceGraph(nn.Module):
         width = char_ids.shape[1]
         widest = max(conv.kernel_size[0] for conv in self.convolutions)
         positions = torch.arange(1, width + 1, device=char_ids.device)
-        is_char = (char_ids > 0) & (char_ids != PADDING_CHAR + 1)  # ids are shifted by one
+        is_char = (char_ids > 0) & (char_ids != PADDING_ID)
         span = (is_char * positions).amax(dim=(0, 1))
         kept = torch.clamp(span + widest, max=width).item()
         torch._check(kept >= widest)

@@ -30,17 +30,9 @@ from transformers.utils import ModelOutput
 from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
+from .tokenization_elmo import N_CHAR_IDS, PADDING_ID, begin_of_sentence_ids, end_of_sentence_ids
 
-#: Rows of the char embedding: padding id 0, then the 261 shifted byte/marker ids.
-N_CHAR_IDS = 262
-_BOS_CHAR, _EOS_CHAR, _BOW_CHAR, _EOW_CHAR, _PAD_CHAR = 257, 258, 259, 260, 261  # shifted ids
 FORGET_BIAS = 1.0
-
-
-def _sentence_marker(char: int, width: int, device: torch.device) -> torch.Tensor:
-    ids = torch.full((width,), _PAD_CHAR, dtype=torch.long, device=device)
-    ids[:3] = torch.tensor([_BOW_CHAR, char, _EOW_CHAR], device=device)
-    return ids
 
 
 @dataclass
@@ -222,7 +214,7 @@ class ElmoCharCNN(nn.Module):
         if n_tokens == 0:
             return self.projection.weight.new_zeros(0, self.config.n_filters)
         positions = torch.arange(1, width + 1, device=char_ids.device)
-        span = ((char_ids != _PAD_CHAR) * positions).amax(dim=1)  # (N,) slots up to the last character
+        span = ((char_ids != PADDING_ID) * positions).amax(dim=1)  # (N,) slots up to the last character
         order = torch.argsort(span)
         sorted_span = span[order]
         kernel, bias, widths = self._derived.get("filters", list(self.convolutions.parameters()), self._all_filters_as_one)
@@ -234,7 +226,7 @@ class ElmoCharCNN(nn.Module):
             # Window p of a filter of width w exists in the full-width convolution if p <= width - w.
             exists = torch.arange(slots, device=char_ids.device).unsqueeze(1) <= width - widths  # (slots, F)
             for rows in order[start:end].split(max(1, _CONV_ROWS // slots)):
-                ids = nn.functional.pad(char_ids[rows, :slots], (0, widest - 1), value=_PAD_CHAR)
+                ids = nn.functional.pad(char_ids[rows, :slots], (0, widest - 1), value=PADDING_ID)
                 windows = self.char_embedding(ids).unfold(1, widest, 1)  # (n, slots, D, widest)
                 windows = windows.transpose(2, 3).reshape(len(rows) * slots, -1)  # (n * slots, widest * D)
                 values = torch.addmm(bias, windows, kernel).view(len(rows), slots, -1)  # (n, slots, F)
@@ -829,10 +821,9 @@ class ElmoModel(ElmoPreTrainedModel):
         batch, steps, width = input_ids.shape
         out = input_ids.new_zeros(batch, steps + 2, width)
         out[:, 1 : steps + 1] = input_ids
-        out[:, 0] = _sentence_marker(_BOS_CHAR, width, input_ids.device)
-        out[torch.arange(batch, device=input_ids.device), lengths + 1] = _sentence_marker(
-            _EOS_CHAR, width, input_ids.device
-        )
+        device = input_ids.device
+        out[:, 0] = torch.tensor(begin_of_sentence_ids(width), device=device)
+        out[torch.arange(batch, device=device), lengths + 1] = torch.tensor(end_of_sentence_ids(width), device=device)
         return out
 
     def token_embeddings(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

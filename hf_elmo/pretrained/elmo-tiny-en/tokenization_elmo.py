@@ -26,6 +26,10 @@ END_OF_SENTENCE_CHAR = 257
 BEGIN_OF_WORD_CHAR = 258
 END_OF_WORD_CHAR = 259
 PADDING_CHAR = 260
+#: Shifted ids (what the model reads): 0 pads a token slot, then byte b is b + 1 and the markers
+#: 257..261, so the char embedding has N_CHAR_IDS rows; PADDING_ID pads a word's character slots.
+N_CHAR_IDS = 262
+PADDING_ID = PADDING_CHAR + 1
 
 #: Tokens longer than this many characters are refused by default: ELMo sees only their first
 #: ``max_characters_per_token - 2`` bytes, and such "tokens" are almost always unsplit junk.
@@ -262,7 +266,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
 
     @property
     def vocab_size(self) -> int:
-        return 262
+        return N_CHAR_IDS
 
     def get_vocab(self) -> Dict[str, int]:
         return {}
