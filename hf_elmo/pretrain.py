@@ -24,7 +24,7 @@ from .configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
 from .fileio import PathLike, atomic_file, build_aside, check_output_folder, write_text_atomic
 from .lm_data import LMBatch, SentenceBatcher, read_corpus
 from .lm_vocab import VOCAB_FILE, Vocabulary, build_vocabulary
-from .loading import resolve_model
+from .loading import ModelSource, resolve_model
 from .modeling_lm import ElmoForBidirectionalLM
 from .tokenization_elmo import check_pre_tokenizer
 
@@ -104,7 +104,8 @@ def check_settings(settings: PretrainSettings) -> None:
     cannot run, naming it: called before anything is written, so a refused run leaves nothing.
 
     The model's shape (preset + overrides) is checked by building its ``ElmoConfig``; an
-    ``--init-model`` is checked by loading it (``build_model``), also before any write.
+    ``--init-model`` is found by ``resolve_init_model`` and loaded by ``build_model``, both
+    also before any write.
     """
     s = settings
 
@@ -155,11 +156,17 @@ def check_settings(settings: PretrainSettings) -> None:
     check_pre_tokenizer(s.pre_tokenizer)
     if s.init_model is None:
         ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
-    else:
-        try:
-            resolve_model(s.init_model)
-        except OSError as err:  # ModelNotFoundError / InvalidModelError: say which option named it
-            raise type(err)(f"--init-model: {err}") from None
+
+
+def resolve_init_model(settings: PretrainSettings) -> Optional[ModelSource]:
+    """Where ``settings.init_model`` is (``None`` without one); a name that cannot be found or
+    read fails here, before anything is written, saying that ``--init-model`` named it."""
+    if settings.init_model is None:
+        return None
+    try:
+        return resolve_model(settings.init_model)
+    except OSError as err:  # ModelNotFoundError / InvalidModelError
+        raise type(err)(f"--init-model: {err}") from None
 
 
 def _load_init_model(source: Path, model_class):
@@ -195,8 +202,10 @@ def _all_reduce(value: torch.Tensor, op=None) -> torch.Tensor:
 
 
 # -- model ------------------------------------------------------------------------------------
-def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBidirectionalLM:
-    """A fresh LM from a preset (+ overrides), or one continued from ``settings.init_model``."""
+def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
+                init_source: Optional[ModelSource] = None) -> ElmoForBidirectionalLM:
+    """A fresh LM from a preset (+ overrides), or one continued from ``settings.init_model``
+    (``init_source``: its ``resolve_init_model``, when the caller has it already)."""
     lm_fields = dict(vocab_size=len(vocabulary), softmax=settings.softmax, num_sampled=settings.num_sampled,
                      token_embedding=settings.token_embedding, dropout=settings.dropout)
     if settings.init_model is None:
@@ -204,7 +213,7 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary) -> ElmoForBi
             raise ValueError(f"unknown preset {settings.preset!r}; choose one of {sorted(PRESETS)}")
         fields = {**PRESETS[settings.preset], **settings.config_overrides, **lm_fields}
         return ElmoForBidirectionalLM(ElmoConfig(**fields))
-    source = resolve_model(settings.init_model)
+    source = init_source or resolve_init_model(settings)
     if source.has_lm_head:
         model = _load_init_model(source.path, ElmoForBidirectionalLM)
         saved = Vocabulary.from_file(source.path / VOCAB_FILE)
@@ -375,11 +384,11 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     rank, world = distributed_context()
     device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu")
     check_settings(settings)
+    init_source = resolve_init_model(settings)
     ckpt_dir = settings.resolved_checkpoint_dir()
     inputs = [p for p in (settings.train_file, settings.valid_file, settings.vocab_file, settings.init_model) if p]
     out_dir = check_output_folder(settings.output_dir, overwrite=overwrite, inputs=inputs)
 
-    init_source = resolve_model(settings.init_model) if settings.init_model else None  # checked above
     sentences = read_corpus(settings.train_file, settings.max_sentence_tokens)
     saved_settings = ckpt_dir / "settings.json"
     vocab_path = ckpt_dir / VOCAB_FILE
@@ -405,7 +414,7 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
                              "use another --checkpoint-dir or delete it")
 
     torch.manual_seed(settings.seed)
-    model = build_model(settings, vocabulary).to(device)  # loads --init-model: the last check before writing
+    model = build_model(settings, vocabulary, init_source).to(device)  # loads --init-model: the last check before writing
     if rank == 0:
         ckpt_dir.mkdir(parents=True, exist_ok=True)
         vocabulary.save(vocab_path)
