@@ -1,7 +1,8 @@
 """ELMo (Peters et al. 2018) as a Hugging Face ``transformers`` model.
 
 Importing this package registers ``ElmoConfig``, ``ElmoModel``, ``ElmoTokenizer`` and the task
-heads with the ``Auto*`` classes (``model_type = "elmo"``).
+heads with the ``Auto*`` classes (``model_type = "elmo"``), and gives their ``from_pretrained`` the
+package's resolver (``hf_elmo.loading``: shipped names, original files, Hub ids).
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -15,6 +16,7 @@ from transformers import (
     AutoTokenizer,
 )
 
+from . import loading  # noqa: F401  (installs the package's loader on the model and tokenizer classes)
 from .configuration_elmo import ElmoConfig
 from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel, mean_pool
 from .modeling_heads import ElmoForSequenceClassification, ElmoForTokenClassification

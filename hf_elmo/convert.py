@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from .configuration_elmo import ElmoConfig
-from .fileio import PathLike, build_aside, check_output_folder
+from .fileio import PathLike
 
 _LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/{name}"
 
@@ -148,23 +148,6 @@ def elmo_state_dict(weights_path: PathLike, config: ElmoConfig) -> Dict[str, tor
     return state
 
 
-def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class=None):
-    """Build an ``ElmoModel`` (or ``model_class``) from the original options and weight files."""
-    from .modeling_elmo import ElmoModel
-
-    model_class = model_class or ElmoModel
-    config = read_options(options_path)
-    state = elmo_state_dict(weights_path, config)
-    config.n_characters = 262
-    model = model_class(config)
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
-    if missing or unexpected:  # a bug in this converter, never the user's file
-        raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
-    model.eval()
-    return model
-
-
 def save_allennlp(model, options_path: PathLike, weights_path: PathLike) -> None:
     """Write ``model`` (an ``ElmoModel``) in the original format: the inverse of ``load_allennlp``.
 
@@ -198,63 +181,3 @@ def save_allennlp(model, options_path: PathLike, weights_path: PathLike) -> None
     with h5py.File(weights_path, "w") as handle:
         for key, value in datasets.items():
             handle.create_dataset(key, data=np.ascontiguousarray(value, dtype=np.float32))
-
-
-def find_original_files(folder: PathLike) -> Tuple[Path, Path]:
-    """``options.json`` and the single ``*.hdf5`` weight file of an original-format folder."""
-    folder = Path(folder)
-    options = folder / "options.json"
-    candidates = sorted(p for p in folder.glob("*.hdf5") if "softmax" not in p.name and "embeddings" not in p.name)
-    if not options.is_file() or not candidates:
-        raise FileNotFoundError(f"{folder} holds no options.json + *.hdf5 pair")
-    if len(candidates) > 1:
-        preferred = [p for p in candidates if "weights" in p.name]
-        if len(preferred) != 1:
-            raise ValueError(f"{folder} holds several weight files {[p.name for p in candidates]}; name one")
-        candidates = preferred
-    return options, candidates[0]
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def convert_to_folder(
-    options_path: PathLike, weights_path: PathLike, out_dir: PathLike, overwrite: bool = False
-) -> Path:
-    """Convert original files into a ``save_pretrained`` folder with tokenizer and model card.
-
-    The folder is built beside ``out_dir`` and renamed into place only when complete
-    (``fileio.build_aside``), so a failed conversion leaves nothing behind; an output folder
-    that is a file or holds an input file is refused, even with ``overwrite``.
-    """
-    from .model_card import write_model_card
-    from .tokenization_elmo import ElmoTokenizer
-
-    inputs = (options_path, weights_path)
-    check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)
-    model = load_allennlp(options_path, weights_path)
-    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
-    with build_aside(out_dir, overwrite=overwrite, inputs=inputs, expected_bytes=weight_bytes) as staging:
-        model.save_pretrained(staging)
-        ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token).save_pretrained(staging)
-        cfg = model.config
-        write_model_card(
-            staging,
-            title=f"ELMo {cfg.n_layers}x{cfg.lstm_dim}_{cfg.projection_dim} (converted)",
-            description=(
-                "Converted from the original AllenNLP / bilm-tf files with `elmo convert`; outputs "
-                "equal the original implementation's (see the hf_elmo parity tests)."
-            ),
-            provenance={
-                "options file": f"{Path(options_path).name} (sha256 {_sha256(Path(options_path))})",
-                "weight file": f"{Path(weights_path).name} (sha256 {_sha256(Path(weights_path))})",
-            },
-        )
-    return Path(out_dir)

@@ -13,6 +13,17 @@ which tries, in this order:
 
 Anything else fails at once with a one-line ``ModelNotFoundError`` that names it and says what
 was tried: only a name of the form ``owner/name`` ever waits for the network.
+
+This module also builds models from the original files (``load_allennlp``, with the LM softmax
+``load_allennlp_with_softmax``; the weights themselves come from the pure converter
+``hf_elmo.convert``) and writes converted folders (``convert_to_folder``, ``elmo convert``).
+
+It sits above the model classes, which must not import it (a saved folder's code copies travel
+without the package). They reach it through one hook instead: importing this module (importing
+``hf_elmo`` does) sets ``ElmoPreTrainedModel.package_loader`` and ``ElmoTokenizer.package_loader``
+to ``PACKAGE_LOADER``, through which ``from_pretrained``, ``from_allennlp`` and
+``from_allennlp_with_softmax`` call back into this module with their own class. A remote-code copy
+of those classes has no loader, and loads folders and Hub ids as any transformers model does.
 """
 
 from __future__ import annotations
@@ -25,12 +36,17 @@ import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, Optional, Tuple
+from typing import Any, Dict, Iterator, Optional, Tuple, Union
 
-from .fileio import PathLike
+import torch
+from transformers import PreTrainedModel
 
-#: Prefix of the names of models shipped inside the package (not valid in a Hub id).
-SHIPPED_PREFIX = "hf-elmo:"
+from .convert import ElmoWeightsError, elmo_state_dict, read_options
+from .fileio import PathLike, build_aside, check_output_folder
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel
+from .pretrained import SHIPPED, SHIPPED_PREFIX
+from .tokenization_elmo import ElmoTokenizer
+
 #: ``from_pretrained`` keyword arguments that say where on the Hub to look.
 HUB_KWARGS = ("cache_dir", "revision", "token", "local_files_only", "force_download")
 #: What a ``save_pretrained`` folder needs from the Hub (weights, config, tokenizer, vocab, card, code).
@@ -80,8 +96,6 @@ class ModelSource:
     def original_files(self) -> Iterator[Tuple[Path, Path]]:
         """``(options.json, weights.hdf5)`` of an original-format source; an archive's files are
         extracted into a temporary folder that is removed on exit."""
-        from .convert import find_original_files
-
         if self.format != "original":
             raise ValueError(f"{self.name} is a save_pretrained folder, not original files")
         if self.path.is_dir():
@@ -112,14 +126,10 @@ def resolve_model(name_or_path: PathLike, **hub_kwargs: Any) -> ModelSource:
 
 
 def _shipped_names() -> str:
-    from .pretrained import SHIPPED
-
     return ", ".join(SHIPPED_PREFIX + n for n in SHIPPED)
 
 
 def _shipped(name: str) -> ModelSource:
-    from .pretrained import SHIPPED
-
     folder = SHIPPED.get(name[len(SHIPPED_PREFIX):])
     if folder is None:
         raise ModelNotFoundError(f"no shipped model {name!r}; the package ships {_shipped_names()}")
@@ -245,10 +255,73 @@ def source_description(source: ModelSource) -> str:
     return source.name if source.origin == "hub" else str(source.path.resolve())
 
 
+def find_original_files(folder: PathLike) -> Tuple[Path, Path]:
+    """``options.json`` and the single ``*.hdf5`` weight file of an original-format folder."""
+    folder = Path(folder)
+    options = folder / "options.json"
+    candidates = sorted(p for p in folder.glob("*.hdf5") if "softmax" not in p.name and "embeddings" not in p.name)
+    if not options.is_file() or not candidates:
+        raise FileNotFoundError(f"{folder} holds no options.json + *.hdf5 pair")
+    if len(candidates) > 1:
+        preferred = [p for p in candidates if "weights" in p.name]
+        if len(preferred) != 1:
+            raise ValueError(f"{folder} holds several weight files {[p.name for p in candidates]}; name one")
+        candidates = preferred
+    return options, candidates[0]
+
+
+def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: Optional[type] = None):
+    """Build an ``ElmoModel`` (or ``model_class``) from the original options and weight files."""
+    model_class = model_class or ElmoModel
+    config = read_options(options_path)
+    state = elmo_state_dict(weights_path, config)
+    config.n_characters = 262
+    model = model_class(config)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
+    if missing or unexpected:  # a bug in this converter, never the user's file
+        raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
+    model.eval()
+    return model
+
+
+def load_allennlp_with_softmax(model_class: type, options_path: PathLike, weights_path: PathLike,
+                               softmax_path: PathLike):
+    """``model_class`` (``ElmoForBidirectionalLM``) from the original biLM files plus a softmax dump
+    (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,))."""
+    import h5py
+
+    config = read_options(options_path)
+    try:
+        with h5py.File(softmax_path, "r") as handle:
+            weight = torch.from_numpy(handle["softmax/W"][...]).float()
+            bias = torch.from_numpy(handle["softmax/b"][...]).float()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None
+    except (OSError, KeyError) as err:
+        raise ElmoWeightsError(f"{softmax_path} holds no readable softmax/W and softmax/b: {err}") from None
+    if weight.dim() != 2 or weight.shape[1] != config.projection_dim or bias.shape != weight.shape[:1]:
+        raise ElmoWeightsError(
+            f"{softmax_path}: softmax/W {tuple(weight.shape)} and softmax/b {tuple(bias.shape)} do not "
+            f"fit projection_dim {config.projection_dim}"
+        )
+    state = elmo_state_dict(weights_path, config)
+    config.n_characters = 262
+    config.vocab_size = weight.shape[0]
+    config.softmax = "full"
+    model = model_class(config)
+    missing, unexpected = model.elmo.load_state_dict(state, strict=False)
+    missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
+    if missing or unexpected:
+        raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
+    with torch.no_grad():
+        model.softmax.weight.copy_(weight)
+        model.softmax.bias.copy_(bias)
+    return model.eval()
+
+
 def load_original(source: ModelSource, model_class: type, dtype: Optional[Any] = None):
     """Convert ``source``'s original files into ``model_class`` (float32, or ``dtype``)."""
-    from .convert import load_allennlp
-
     if model_class.__name__ != "ElmoModel":  # by name: a remote-code copy of ElmoModel qualifies too
         raise InvalidModelError(
             f"{source.name} holds the original files, the biLM alone: load it with ElmoModel.from_pretrained "
@@ -263,7 +336,89 @@ def load_original(source: ModelSource, model_class: type, dtype: Optional[Any] =
 def load_bilm(name_or_path: PathLike):
     """``(ElmoModel, ModelSource)``: the biLM (float32, eval mode) of any model name; an LM
     folder's softmax is left out. What every ``elmo`` command uses for its model argument."""
-    from .modeling_elmo import ElmoModel
-
     source = resolve_model(name_or_path)
     return ElmoModel.from_pretrained(source.path).eval(), source
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def convert_to_folder(
+    options_path: PathLike, weights_path: PathLike, out_dir: PathLike, overwrite: bool = False
+) -> Path:
+    """Convert original files into a ``save_pretrained`` folder with tokenizer and model card.
+
+    The folder is built beside ``out_dir`` and renamed into place only when complete
+    (``fileio.build_aside``), so a failed conversion leaves nothing behind; an output folder
+    that is a file or holds an input file is refused, even with ``overwrite``.
+    """
+    from .model_card import write_model_card
+
+    inputs = (options_path, weights_path)
+    check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)
+    model = load_allennlp(options_path, weights_path)
+    weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    with build_aside(out_dir, overwrite=overwrite, inputs=inputs, expected_bytes=weight_bytes) as staging:
+        model.save_pretrained(staging)
+        ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token).save_pretrained(staging)
+        cfg = model.config
+        write_model_card(
+            staging,
+            title=f"ELMo {cfg.n_layers}x{cfg.lstm_dim}_{cfg.projection_dim} (converted)",
+            description=(
+                "Converted from the original AllenNLP / bilm-tf files with `elmo convert`; outputs "
+                "equal the original implementation's (see the hf_elmo parity tests)."
+            ),
+            provenance={
+                "options file": f"{Path(options_path).name} (sha256 {_sha256(Path(options_path))})",
+                "weight file": f"{Path(weights_path).name} (sha256 {_sha256(Path(weights_path))})",
+            },
+        )
+    return Path(out_dir)
+
+
+class PackageLoader:
+    """The hook through which the model and tokenizer classes reach this module (see the module
+    docstring): each method takes the calling class, so that subclasses and remote-code copies
+    of ``ElmoModel`` are built as themselves."""
+
+    @staticmethod
+    def resolve(model_class: type, name_or_path: PathLike, kwargs: Dict[str, Any]) -> Union[PreTrainedModel, Path]:
+        """What ``model_class.from_pretrained(name_or_path, **kwargs)`` loads: the local folder
+        (or Hub snapshot) for transformers to load, or, for original files, the model itself,
+        converted (in ``kwargs``' dtype)."""
+        source = resolve_model(name_or_path, **{k: kwargs[k] for k in HUB_KWARGS if k in kwargs})
+        if source.format == "original":
+            return load_original(source, model_class, dtype=kwargs.get("dtype") or kwargs.get("torch_dtype"))
+        return source.path
+
+    @staticmethod
+    def from_allennlp(model_class: type, options_path: PathLike, weights_path: PathLike):
+        """``model_class.from_allennlp``: ``load_allennlp`` into ``model_class``."""
+        return load_allennlp(options_path, weights_path, model_class=model_class)
+
+    @staticmethod
+    def from_allennlp_with_softmax(model_class: type, options_path: PathLike, weights_path: PathLike,
+                                   softmax_path: PathLike):
+        """``model_class.from_allennlp_with_softmax``: ``load_allennlp_with_softmax``."""
+        return load_allennlp_with_softmax(model_class, options_path, weights_path, softmax_path)
+
+    @staticmethod
+    def tokenizer_source(name_or_path: Any) -> Any:
+        """What ``ElmoTokenizer.from_pretrained`` loads: a shipped model's folder for its name
+        (``hf-elmo:NAME``), anything else unchanged."""
+        if isinstance(name_or_path, str) and name_or_path.startswith(SHIPPED_PREFIX):
+            return resolve_model(name_or_path).path
+        return name_or_path
+
+
+PACKAGE_LOADER = PackageLoader()
+ElmoPreTrainedModel.package_loader = PACKAGE_LOADER
+ElmoTokenizer.package_loader = PACKAGE_LOADER

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import nn
@@ -601,6 +601,13 @@ class ElmoPreTrainedModel(PreTrainedModel):
     base_model_prefix = "elmo"
     main_input_name = "input_ids"
     _no_split_modules = ["ElmoLstmProjectionLayer"]
+    #: The hf-elmo package's loader (``hf_elmo.loading.PACKAGE_LOADER``), set here when the package
+    #: is imported; this file cannot import it (the package sits above the model, and a saved
+    #: folder's copy of this file travels without it). ``from_pretrained`` hands it the name (shipped
+    #: models, original files and their archives, Hub ids) and ``from_allennlp`` the original files,
+    #: each with the calling class. ``None`` in a remote-code copy: folders and Hub ids then load as
+    #: for any transformers model, and converting original files asks for the package.
+    package_loader: ClassVar[Optional[Any]] = None
 
     def _init_weights(self, module: nn.Module) -> None:
         std = 0.05
@@ -619,11 +626,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
     @classmethod
     def from_allennlp(cls, options_path: Union[str, os.PathLike], weights_path: Union[str, os.PathLike]):
         """Convert the original ``options.json`` + ``weights.hdf5`` (needs the hf-elmo package and h5py)."""
-        try:  # the converter is not carried by saved folders (trust_remote_code needs only this file)
-            from hf_elmo.convert import load_allennlp
-        except ImportError as err:
-            raise ImportError(f"converting original ELMo files needs the hf-elmo package ({err})") from None
-        return load_allennlp(options_path, weights_path, model_class=cls)
+        return require_package_loader(cls).from_allennlp(cls, options_path, weights_path)
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any):
@@ -631,26 +634,21 @@ class ElmoPreTrainedModel(PreTrainedModel):
 
         Weights may be stored in float16 or bfloat16 (smaller files), but unless the caller passes
         ``dtype`` (``"auto"``: the stored one) they load as float32, the fast and exact choice on CPU.
-        With the hf-elmo package installed (not needed for ``trust_remote_code``), the name goes
-        through ``hf_elmo.loading.resolve_model`` first: shipped names (``hf-elmo:elmo-tiny-en``),
-        folders and zip archives of the original files (converted on load, into ``ElmoModel``), and
-        a one-line error naming a model that cannot be found or read.
+        With the hf-elmo package imported (not needed for ``trust_remote_code``), the name goes
+        through its resolver first (``package_loader.resolve``, ``hf_elmo.loading``): shipped names
+        (``hf-elmo:elmo-tiny-en``), folders and zip archives of the original files (converted on load,
+        into ``ElmoModel``), and a one-line error naming a model that cannot be found or read.
         """
         if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:
             kwargs["dtype"] = torch.float32
         kwargs.setdefault("use_safetensors", True)
-        try:
-            from hf_elmo.loading import HUB_KWARGS, load_original, resolve_model
-        except ImportError:  # a remote-code copy without the package: plain transformers loading
-            resolve_model = None
-        if resolve_model is None or kwargs.get("subfolder"):
-            with _no_weight_progress_bars():
-                return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
-        source = resolve_model(pretrained_model_name_or_path, **{k: kwargs[k] for k in HUB_KWARGS if k in kwargs})
-        if source.format == "original":
-            return load_original(source, cls, dtype=kwargs.get("dtype") or kwargs.get("torch_dtype"))
+        if cls.package_loader is not None and not kwargs.get("subfolder"):
+            resolved = cls.package_loader.resolve(cls, pretrained_model_name_or_path, kwargs)
+            if isinstance(resolved, PreTrainedModel):  # the original files, converted
+                return resolved
+            pretrained_model_name_or_path = resolved
         with _no_weight_progress_bars():
-            return super().from_pretrained(source.path, *args, **kwargs)
+            return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
 
     def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
         """``PreTrainedModel.save_pretrained``, without a progress bar, and with the weight files
@@ -662,6 +660,15 @@ class ElmoPreTrainedModel(PreTrainedModel):
             mode = config_file.stat().st_mode & 0o666
             for weights in Path(save_directory).glob("*.safetensors"):
                 weights.chmod(mode)
+
+
+def require_package_loader(cls: type) -> Any:
+    """``cls.package_loader``, or a one-line error when the hf-elmo package is not there (a
+    remote-code copy of this file in a process that never imported ``hf_elmo``)."""
+    if cls.package_loader is None:
+        raise ImportError("converting original ELMo files needs the hf-elmo package: pip install hf-elmo, "
+                          "then import hf_elmo")
+    return cls.package_loader
 
 
 @contextmanager

@@ -214,3 +214,14 @@ def test_version_comes_from_the_installed_distribution():
     from importlib.metadata import version
 
     assert hf_elmo.__version__ == version("hf-elmo")
+
+
+def test_without_the_package_loader_names_load_as_plain_folders_and_conversion_asks_for_the_package(
+        original, lm_folder_fp16, monkeypatch):
+    """What a remote-code copy of the model classes does: no shipped names, no original files."""
+    monkeypatch.setattr(hf_elmo.ElmoPreTrainedModel, "package_loader", None)
+    assert ElmoModel.from_pretrained(lm_folder_fp16).dtype == torch.float32
+    with pytest.raises(ImportError, match="converting original ELMo files needs the hf-elmo package"):
+        ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    with pytest.raises(OSError):
+        ElmoModel.from_pretrained(DEFAULT_MODEL_NAME)

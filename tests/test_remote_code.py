@@ -16,7 +16,7 @@ import torch
 
 import hf_elmo
 from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoModel, ElmoTokenizer, batch_to_ids
-from hf_elmo.convert import convert_to_folder
+from hf_elmo.loading import convert_to_folder
 from hf_elmo.pretrained import SHIPPED
 
 from .numpy_elmo import small_options, write_random_original

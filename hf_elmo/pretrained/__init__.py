@@ -1,6 +1,6 @@
 """Models shipped inside the package, and their names.
 
-A shipped model is named ``hf-elmo:NAME`` (``hf_elmo.loading.SHIPPED_PREFIX`` + a key of
+A shipped model is named ``hf-elmo:NAME`` (``SHIPPED_PREFIX`` + a key of
 ``SHIPPED``): ``ElmoModel.from_pretrained``, every ``elmo`` command and spaCy's ``--paths.elmo``
 accept the name, and it cannot shadow a Hub id (a colon is not allowed in one).
 
@@ -13,8 +13,8 @@ accept the name, and it cannot shadow a Hub id (a colon is not allowed in one).
 from pathlib import Path
 from typing import Dict
 
-from hf_elmo.loading import SHIPPED_PREFIX
-
+#: Prefix of the names of models shipped inside the package (not valid in a Hub id).
+SHIPPED_PREFIX = "hf-elmo:"
 HERE = Path(__file__).resolve().parent
 #: Shipped model name (without the ``hf-elmo:`` prefix) -> its folder inside the package.
 SHIPPED: Dict[str, Path] = {"elmo-tiny-en": HERE / "elmo-tiny-en"}

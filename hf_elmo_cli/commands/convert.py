@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hf_elmo.convert import convert_to_folder
+    from hf_elmo.loading import convert_to_folder
 
     out = convert_to_folder(args.options, args.weights, args.out_dir, overwrite=args.overwrite)
     print(f"wrote {out}")

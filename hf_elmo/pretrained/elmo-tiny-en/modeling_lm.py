@@ -29,7 +29,7 @@ from torch.nn import functional as F
 from transformers.utils import ModelOutput
 
 from .configuration_elmo import ElmoConfig
-from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, ElmoState
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, ElmoState, require_package_loader
 
 IGNORE_INDEX = -100
 TOKEN_EMBEDDINGS = ("char_cnn", "word")
@@ -203,41 +203,9 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         weights_path: Union[str, os.PathLike],
         softmax_path: Union[str, os.PathLike],
     ) -> ElmoForBidirectionalLM:
-        """The original biLM files plus a softmax dump (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,))."""
-        try:  # the converter is not carried by saved folders (trust_remote_code needs only the model files)
-            import h5py
-
-            from hf_elmo.convert import ElmoWeightsError, elmo_state_dict, read_options
-        except ImportError as err:
-            raise ImportError(f"converting original ELMo files needs the hf-elmo package ({err})") from None
-
-        config = read_options(options_path)
-        try:
-            with h5py.File(softmax_path, "r") as handle:
-                weight = torch.from_numpy(handle["softmax/W"][...]).float()
-                bias = torch.from_numpy(handle["softmax/b"][...]).float()
-        except FileNotFoundError:
-            raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None
-        except (OSError, KeyError) as err:
-            raise ElmoWeightsError(f"{softmax_path} holds no readable softmax/W and softmax/b: {err}") from None
-        if weight.dim() != 2 or weight.shape[1] != config.projection_dim or bias.shape != weight.shape[:1]:
-            raise ElmoWeightsError(
-                f"{softmax_path}: softmax/W {tuple(weight.shape)} and softmax/b {tuple(bias.shape)} do not "
-                f"fit projection_dim {config.projection_dim}"
-            )
-        state = elmo_state_dict(weights_path, config)
-        config.n_characters = 262
-        config.vocab_size = weight.shape[0]
-        config.softmax = "full"
-        model = cls(config)
-        missing, unexpected = model.elmo.load_state_dict(state, strict=False)
-        missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
-        if missing or unexpected:
-            raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
-        with torch.no_grad():
-            model.softmax.weight.copy_(weight)
-            model.softmax.bias.copy_(bias)
-        return model.eval()
+        """The original biLM files plus a softmax dump (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,));
+        needs the hf-elmo package (``hf_elmo.loading.load_allennlp_with_softmax`` builds it)."""
+        return require_package_loader(cls).from_allennlp_with_softmax(cls, options_path, weights_path, softmax_path)
 
 
 def validate_lm_config(config: ElmoConfig) -> None:

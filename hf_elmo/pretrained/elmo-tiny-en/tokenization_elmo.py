@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import torch
@@ -232,6 +232,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
 
     model_input_names = ["input_ids", "attention_mask"]
     vocab_files_names: Dict[str, str] = {}
+    #: The hf-elmo package's loader (``hf_elmo.loading.PACKAGE_LOADER``), set when the package is
+    #: imported (``ElmoPreTrainedModel.package_loader`` says why it is a hook); ``None`` in a
+    #: remote-code copy.
+    package_loader: ClassVar[Optional[Any]] = None
 
     def __init__(
         self,
@@ -253,16 +257,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> ElmoTokenizer:
-        """``PreTrainedTokenizer.from_pretrained``; with the hf-elmo package installed it also takes
-        a shipped model's name (``hf-elmo:elmo-tiny-en``), as ``ElmoModel.from_pretrained`` does."""
-        try:
-            from hf_elmo.loading import SHIPPED_PREFIX, resolve_model
-        except ImportError:  # a remote-code copy without the package
-            SHIPPED_PREFIX = None
-        name = pretrained_model_name_or_path
-        if SHIPPED_PREFIX and isinstance(name, str) and name.startswith(SHIPPED_PREFIX):
-            name = resolve_model(name).path
-        return super().from_pretrained(name, *args, **kwargs)
+        """``PreTrainedTokenizer.from_pretrained``; with the hf-elmo package imported it also takes
+        a shipped model's name (``hf-elmo:elmo-tiny-en``), as ``ElmoModel.from_pretrained`` does,
+        through ``package_loader.tokenizer_source``."""
+        if cls.package_loader is not None:
+            pretrained_model_name_or_path = cls.package_loader.tokenizer_source(pretrained_model_name_or_path)
+        return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
 
     @property
     def vocab_size(self) -> int:
