@@ -1,14 +1,29 @@
-"""Conversion of the original AllenNLP / bilm-tf ``options.json`` + ``weights.hdf5`` files.
+"""The original AllenNLP / bilm-tf format <-> ``ElmoModel``'s state dict, in both directions.
 
-``elmo_state_dict`` maps the hdf5 datasets (layout in ``../shared/docs/elmo-format.md``) onto
-``ElmoModel``'s parameters, checking every dataset's presence and shape against the options.
+``weight_table(config)`` is the one description of the format (layout in
+``../shared/docs/elmo-format.md``): a row per parameter of ours, naming the hdf5 dataset it comes
+from, the dataset's shape for the options, and the transform each way. ``elmo_state_dict`` reads
+a weight file through it (checking every dataset's presence, shape and values against the
+options); ``allennlp_datasets`` and ``save_allennlp`` write one through the inverse transforms.
+``read_options`` parses ``options.json``.
+
+What the table encodes: the char embedding has no padding row in the file (ours adds row 0 for
+id 0); convolution kernels are (1, width, D, channels) there, (channels, D, width) in
+``nn.Conv1d``; dense kernels are (in, out) there, (out, in) in ``nn.Linear``; the highway gate is
+stored as ``W_carry``; an LSTM's ``W_0`` holds rows [input; previous h], which are our
+``input_linear`` and ``state_linear``. The gate blocks keep the original order i, j, f, o, and
+what the file does not store (the forget bias +1, the cell and projection clips, from the
+options) is the model's, not the converter's.
+
+This module imports no model class: building models from the files is ``hf_elmo.loading``'s.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import numpy as np
 import torch
@@ -16,14 +31,104 @@ import torch
 from .configuration_elmo import ElmoConfig
 from .fileio import PathLike
 
-_LSTM = "RNN_{d}/RNN/MultiRNNCell/Cell{l}/LSTMCell/{name}"
+Transform = Callable[[np.ndarray], np.ndarray]
 
 
 class ElmoWeightsError(ValueError):
     """A weight file that does not match its options (missing dataset, wrong shape, unreadable)."""
 
 
-#: The integer fields of ``options.json`` (key paths) and the least value each may take.
+@dataclass(frozen=True)
+class WeightMapping:
+    """One row of the conversion table.
+
+    Attributes:
+        ours: the parameter's key in ``ElmoModel``'s state dict.
+        theirs: the hdf5 dataset it is stored in.
+        shapes: the dataset's shapes the options allow; the first is the one written.
+        to_ours: dataset (float32) -> our parameter.
+        to_theirs: our parameter -> the dataset, or, where several parameters share a dataset,
+            their block of its rows; the blocks are stacked on axis 0 in table order.
+    """
+
+    ours: str
+    theirs: str
+    shapes: Tuple[Tuple[int, ...], ...]
+    to_ours: Transform
+    to_theirs: Transform
+
+
+def _same(array: np.ndarray) -> np.ndarray:
+    return array
+
+
+def _transposed(array: np.ndarray) -> np.ndarray:
+    return array.T
+
+
+def _with_padding_row(embed: np.ndarray) -> np.ndarray:
+    """(261, D) file rows for ids 1..261 -> (262, D) with a zero row for padding id 0; a file that
+    already has the padding row is taken as it is."""
+    if embed.shape[0] == 262:
+        return embed
+    return np.concatenate([np.zeros((1, embed.shape[1]), np.float32), embed])
+
+
+def _without_padding_row(embed: np.ndarray) -> np.ndarray:
+    return embed[1:]
+
+
+def _conv_to_ours(kernel: np.ndarray) -> np.ndarray:
+    return kernel[0].transpose(2, 1, 0)  # (1, width, D, channels) -> (channels, D, width)
+
+
+def _conv_to_theirs(weight: np.ndarray) -> np.ndarray:
+    return weight.transpose(2, 1, 0)[None]
+
+
+def _rows_transposed(start: int, stop: int) -> Transform:
+    """A block of a dataset's rows, transposed (one of the parameters that share ``W_0``)."""
+    return lambda kernel: kernel[start:stop].T
+
+
+def weight_table(config: ElmoConfig) -> List[WeightMapping]:
+    """Every parameter of an ``ElmoModel`` for ``config`` (the warm state aside, which the format
+    does not hold) and where the original files keep it."""
+    d, f, p, c = config.char_embedding_dim, config.n_filters, config.projection_dim, config.lstm_dim
+    table = [WeightMapping("char_cnn.char_embedding.weight", "char_embed", ((261, d), (262, d)),
+                           _with_padding_row, _without_padding_row)]
+    for i, (width, channels) in enumerate(config.filters):
+        table += [
+            WeightMapping(f"char_cnn.convolutions.{i}.weight", f"CNN/W_cnn_{i}", ((1, width, d, channels),),
+                          _conv_to_ours, _conv_to_theirs),
+            WeightMapping(f"char_cnn.convolutions.{i}.bias", f"CNN/b_cnn_{i}", ((channels,),), _same, _same),
+        ]
+    for k in range(config.n_highway):
+        for ours, theirs in (("transform", "transform"), ("gate", "carry")):
+            table += [
+                WeightMapping(f"char_cnn.highways.{k}.{ours}.weight", f"CNN_high_{k}/W_{theirs}", ((f, f),),
+                              _transposed, _transposed),
+                WeightMapping(f"char_cnn.highways.{k}.{ours}.bias", f"CNN_high_{k}/b_{theirs}", ((f,),), _same, _same),
+            ]
+    table += [
+        WeightMapping("char_cnn.projection.weight", "CNN_proj/W_proj", ((f, p),), _transposed, _transposed),
+        WeightMapping("char_cnn.projection.bias", "CNN_proj/b_proj", ((p,),), _same, _same),
+    ]
+    for direction, layers in ((0, "bilm.forward_layers"), (1, "bilm.backward_layers")):
+        for layer in range(config.n_layers):
+            ours = f"{layers}.{layer}"
+            theirs = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
+            table += [
+                WeightMapping(f"{ours}.input_linear.weight", f"{theirs}/W_0", ((2 * p, 4 * c),),
+                              _rows_transposed(0, p), _transposed),
+                WeightMapping(f"{ours}.state_linear.weight", f"{theirs}/W_0", ((2 * p, 4 * c),),
+                              _rows_transposed(p, 2 * p), _transposed),
+                WeightMapping(f"{ours}.input_linear.bias", f"{theirs}/B", ((4 * c,),), _same, _same),
+                WeightMapping(f"{ours}.projection.weight", f"{theirs}/W_P_0", ((c, p),), _transposed, _transposed),
+            ]
+    return table
+
+
 def read_options(options_path: PathLike) -> ElmoConfig:
     """Parse an ``options.json`` into an ``ElmoConfig`` (clear errors for bad JSON, keys or fields)."""
     path = Path(options_path)
@@ -43,26 +148,8 @@ def read_options(options_path: PathLike) -> ElmoConfig:
         raise ValueError(f"{options_path}: {err}") from None
 
 
-def expected_shapes(config: ElmoConfig) -> Iterator[Tuple[str, Tuple[int, ...]]]:
-    """The (dataset name, shape) pairs a weight file for ``config`` must hold."""
-    d, f, p, c = config.char_embedding_dim, config.n_filters, config.projection_dim, config.lstm_dim
-    for i, (width, channels) in enumerate(config.filters):
-        yield f"CNN/W_cnn_{i}", (1, width, d, channels)
-        yield f"CNN/b_cnn_{i}", (channels,)
-    for k in range(config.n_highway):
-        for branch in ("transform", "carry"):
-            yield f"CNN_high_{k}/W_{branch}", (f, f)
-            yield f"CNN_high_{k}/b_{branch}", (f,)
-    yield "CNN_proj/W_proj", (f, p)
-    yield "CNN_proj/b_proj", (p,)
-    for direction in (0, 1):
-        for layer in range(config.n_layers):
-            yield _LSTM.format(d=direction, l=layer, name="W_0"), (2 * p, 4 * c)
-            yield _LSTM.format(d=direction, l=layer, name="B"), (4 * c,)
-            yield _LSTM.format(d=direction, l=layer, name="W_P_0"), (c, p)
-
-
-def _read_datasets(weights_path: PathLike, config: ElmoConfig) -> Dict[str, np.ndarray]:
+def _read_datasets(weights_path: PathLike, table: List[WeightMapping]) -> Dict[str, np.ndarray]:
+    """Every dataset ``table`` names, as float32; all problems found are raised together."""
     import h5py
 
     path = Path(weights_path)
@@ -74,16 +161,17 @@ def _read_datasets(weights_path: PathLike, config: ElmoConfig) -> Dict[str, np.n
         handle = h5py.File(path, "r")
     except OSError as err:
         raise ElmoWeightsError(f"{path} is not a readable HDF5 file (truncated or corrupt?): {err}") from None
+    shapes = {row.theirs: row.shapes for row in table}  # each dataset once, in table order
     arrays: Dict[str, np.ndarray] = {}
     problems = []
     with handle:
-        for name, shape in expected_shapes(config):
+        for name, allowed in shapes.items():
             if name not in handle:
-                problems.append(f"missing dataset {name!r} (expected shape {shape})")
+                problems.append(f"missing dataset {name!r} (expected shape {allowed[0]})")
                 continue
             dataset = handle[name]
-            if tuple(dataset.shape) != shape:
-                problems.append(f"dataset {name!r} has shape {tuple(dataset.shape)}, options imply {shape}")
+            if tuple(dataset.shape) not in allowed:
+                problems.append(f"dataset {name!r} has shape {tuple(dataset.shape)}, options imply {allowed[0]}")
                 continue
             try:
                 arrays[name] = np.asarray(dataset[...], dtype=np.float32)
@@ -91,21 +179,6 @@ def _read_datasets(weights_path: PathLike, config: ElmoConfig) -> Dict[str, np.n
                 problems.append(f"dataset {name!r} cannot be read (truncated file?): {err}")
                 continue
             problems.extend(_non_finite(name, arrays[name]))
-        embed_rows = config.n_characters - 1 if config.n_characters == 262 else config.n_characters
-        if "char_embed" not in handle:
-            problems.append(f"missing dataset 'char_embed' (expected shape ({embed_rows}, {config.char_embedding_dim}))")
-        else:
-            shape = tuple(handle["char_embed"].shape)
-            if shape not in ((261, config.char_embedding_dim), (262, config.char_embedding_dim)):
-                problems.append(
-                    f"dataset 'char_embed' has shape {shape}, expected (261, {config.char_embedding_dim})"
-                )
-            else:
-                try:
-                    arrays["char_embed"] = np.asarray(handle["char_embed"][...], dtype=np.float32)
-                    problems.extend(_non_finite("char_embed", arrays["char_embed"]))
-                except OSError as err:
-                    problems.append(f"dataset 'char_embed' cannot be read (truncated file?): {err}")
     if problems:
         raise ElmoWeightsError(f"{path} does not match its options:\n  " + "\n  ".join(problems))
     return arrays
@@ -120,64 +193,34 @@ def _non_finite(name: str, array: np.ndarray) -> Iterator[str]:
 
 def elmo_state_dict(weights_path: PathLike, config: ElmoConfig) -> Dict[str, torch.Tensor]:
     """Read ``weights_path`` and return ``ElmoModel`` parameters (names without a prefix)."""
-    w = _read_datasets(weights_path, config)
-    t = lambda a: torch.from_numpy(np.ascontiguousarray(a))  # noqa: E731
-    state: Dict[str, torch.Tensor] = {}
-    embed = w["char_embed"]
-    if embed.shape[0] == 261:  # no padding row in the file: id 0 is padding
-        embed = np.concatenate([np.zeros((1, embed.shape[1]), np.float32), embed])
-    state["char_cnn.char_embedding.weight"] = t(embed)
-    for i in range(len(config.filters)):
-        state[f"char_cnn.convolutions.{i}.weight"] = t(w[f"CNN/W_cnn_{i}"][0].transpose(2, 1, 0))
-        state[f"char_cnn.convolutions.{i}.bias"] = t(w[f"CNN/b_cnn_{i}"])
-    for k in range(config.n_highway):
-        for ours, theirs in (("transform", "transform"), ("gate", "carry")):
-            state[f"char_cnn.highways.{k}.{ours}.weight"] = t(w[f"CNN_high_{k}/W_{theirs}"].T)
-            state[f"char_cnn.highways.{k}.{ours}.bias"] = t(w[f"CNN_high_{k}/b_{theirs}"])
-    state["char_cnn.projection.weight"] = t(w["CNN_proj/W_proj"].T)
-    state["char_cnn.projection.bias"] = t(w["CNN_proj/b_proj"])
-    p = config.projection_dim
-    for direction, prefix in ((0, "bilm.forward_layers"), (1, "bilm.backward_layers")):
-        for layer in range(config.n_layers):
-            name = lambda n: _LSTM.format(d=direction, l=layer, name=n)  # noqa: E731
-            kernel = w[name("W_0")]
-            state[f"{prefix}.{layer}.input_linear.weight"] = t(kernel[:p].T)
-            state[f"{prefix}.{layer}.input_linear.bias"] = t(w[name("B")])
-            state[f"{prefix}.{layer}.state_linear.weight"] = t(kernel[p:].T)
-            state[f"{prefix}.{layer}.projection.weight"] = t(w[name("W_P_0")].T)
-    return state
+    table = weight_table(config)
+    arrays = _read_datasets(weights_path, table)
+    return {row.ours: torch.from_numpy(np.ascontiguousarray(row.to_ours(arrays[row.theirs]))) for row in table}
 
 
-def save_allennlp(model, options_path: PathLike, weights_path: PathLike) -> None:
-    """Write ``model`` (an ``ElmoModel``) in the original format: the inverse of ``load_allennlp``.
+def allennlp_datasets(state: Dict[str, np.ndarray], config: ElmoConfig) -> Dict[str, np.ndarray]:
+    """The weight file's datasets (float32) for ``ElmoModel`` parameters ``state`` (names without a
+    prefix): the inverse of ``elmo_state_dict``."""
+    blocks: Dict[str, List[np.ndarray]] = {}
+    for row in weight_table(config):
+        blocks.setdefault(row.theirs, []).append(row.to_theirs(state[row.ours]))
+    return {name: np.ascontiguousarray(np.concatenate(parts) if len(parts) > 1 else parts[0], dtype=np.float32)
+            for name, parts in blocks.items()}
+
+
+def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) -> None:
+    """Write ``model`` (an ``ElmoModel``, or a model holding one as ``base_model_prefix``) in the
+    original format: the inverse of ``hf_elmo.loading.load_allennlp``.
 
     The files load in AllenNLP and bilm-tf. The warm state, if any, is not part of that format.
     """
     import h5py
 
-    config = model.config
     state = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
     prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."
-    s = lambda name: state[prefix + name]  # noqa: E731
-    datasets = {"char_embed": s("char_cnn.char_embedding.weight")[1:]}
-    for i in range(len(config.filters)):
-        datasets[f"CNN/W_cnn_{i}"] = s(f"char_cnn.convolutions.{i}.weight").transpose(2, 1, 0)[None]
-        datasets[f"CNN/b_cnn_{i}"] = s(f"char_cnn.convolutions.{i}.bias")
-    for k in range(config.n_highway):
-        for ours, theirs in (("transform", "transform"), ("gate", "carry")):
-            datasets[f"CNN_high_{k}/W_{theirs}"] = s(f"char_cnn.highways.{k}.{ours}.weight").T
-            datasets[f"CNN_high_{k}/b_{theirs}"] = s(f"char_cnn.highways.{k}.{ours}.bias")
-    datasets["CNN_proj/W_proj"] = s("char_cnn.projection.weight").T
-    datasets["CNN_proj/b_proj"] = s("char_cnn.projection.bias")
-    for direction, layers in ((0, "bilm.forward_layers"), (1, "bilm.backward_layers")):
-        for layer in range(config.n_layers):
-            name = lambda n: _LSTM.format(d=direction, l=layer, name=n)  # noqa: E731
-            datasets[name("W_0")] = np.concatenate(
-                [s(f"{layers}.{layer}.input_linear.weight").T, s(f"{layers}.{layer}.state_linear.weight").T]
-            )
-            datasets[name("B")] = s(f"{layers}.{layer}.input_linear.bias")
-            datasets[name("W_P_0")] = s(f"{layers}.{layer}.projection.weight").T
-    Path(options_path).write_text(json.dumps(config.to_allennlp_options(), indent=2), encoding="utf-8")
+    state = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+    datasets = allennlp_datasets(state, model.config)
+    Path(options_path).write_text(json.dumps(model.config.to_allennlp_options(), indent=2), encoding="utf-8")
     with h5py.File(weights_path, "w") as handle:
         for key, value in datasets.items():
-            handle.create_dataset(key, data=np.ascontiguousarray(value, dtype=np.float32))
+            handle.create_dataset(key, data=value)

@@ -11,7 +11,7 @@ import torch
 
 from hf_elmo import ElmoModel, batch_to_ids
 from hf_elmo.cli import main
-from hf_elmo.convert import ElmoWeightsError, save_allennlp
+from hf_elmo.convert import ElmoWeightsError, allennlp_datasets, elmo_state_dict, save_allennlp, weight_table
 
 from .numpy_elmo import small_options, write_random_original
 
@@ -49,6 +49,20 @@ def test_export_to_the_original_format_round_trips_exactly(original, tmp_path):
         a.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
         for name in names:
             np.testing.assert_array_equal(a[name][...], b[name][...], err_msg=name)
+
+
+def test_the_conversion_table_covers_every_parameter_once_and_inverts_exactly(original):
+    model = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    rows = [row.ours for row in weight_table(model.config)]
+    assert sorted(rows) == sorted(k for k in model.state_dict() if k not in ("warm_h", "warm_c"))
+    state = elmo_state_dict(original / "weights.hdf5", model.config)
+    datasets = allennlp_datasets({k: v.numpy() for k, v in state.items()}, model.config)
+    with h5py.File(original / "weights.hdf5") as handle:
+        names = []
+        handle.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        assert sorted(datasets) == sorted(names)
+        for name, array in datasets.items():
+            np.testing.assert_array_equal(array, handle[name][...], err_msg=name)
 
 
 def test_a_folder_of_original_files_converts_on_load(original):
