@@ -29,7 +29,8 @@ import torch
 from torch import nn
 from torch._higher_order_ops.scan import scan
 
-from .modeling_elmo import FORGET_BIAS, ElmoModel
+from .elmo_kernels import FORGET_BIAS
+from .modeling_elmo import ElmoModel
 from .tokenization_elmo import PADDING_ID, begin_of_sentence_ids, end_of_sentence_ids
 
 

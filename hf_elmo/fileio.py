@@ -14,8 +14,9 @@
   disk: it reports the failed writes while freeing objects and then crashes).
 
 Files get the usual mode (0666 less the umask, 0644 by default), folders 0777 less the umask.
-This module must not be imported by ``modeling_elmo.py``, ``configuration_elmo.py`` or
-``tokenization_elmo.py``, which travel as remote code.
+This module must not be imported by the modules that travel as remote code (``modeling_*.py``,
+``configuration_elmo.py``, ``tokenization_elmo.py`` and their siblings; ``tests/test_architecture.py``
+checks their imports).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from hf_elmo import ElmoModel, batch_to_ids, modeling_elmo
+from hf_elmo import ElmoModel, batch_to_ids, elmo_kernels
 from hf_elmo.tokenization_elmo import token_to_char_ids
 
 from .numpy_elmo import small_options, write_random_original
@@ -79,9 +79,9 @@ def test_fast_char_cnn_equals_full_width_convolution_on_every_token_length(tmp_p
 def test_long_inputs_crossing_the_fast_chunk_sizes_equal_the_plain_path(tmp_path, monkeypatch):
     # Small chunk sizes make a few hundred tokens cross every boundary: several char-CNN chunks,
     # several convolution GEMMs per span group, several input-gate blocks per LSTM layer.
-    monkeypatch.setattr(modeling_elmo, "TOKEN_CHUNK", 64)
-    monkeypatch.setattr(modeling_elmo, "_CONV_ROWS", 256)
-    monkeypatch.setattr(modeling_elmo, "_GATE_BLOCK_ROWS", 48)
+    monkeypatch.setattr(elmo_kernels, "TOKEN_CHUNK", 64)
+    monkeypatch.setattr(elmo_kernels, "CONV_ROWS", 256)
+    monkeypatch.setattr(elmo_kernels, "GATE_BLOCK_ROWS", 48)
     model = _model(tmp_path, small_options())
     long_sentence = [f"w{i % 150}" + "x" * (i % 9) for i in range(400)]
     ids = batch_to_ids([long_sentence, long_sentence[:37], ["a", "b"]])

@@ -26,7 +26,8 @@ SENTENCES = [["The", "cat", "sat", "."], ["naïve"]]
 TINY = dict(char_embedding_dim=4, filters=[[1, 4], [2, 8]], n_highway=1, lstm_dim=16, projection_dim=8, n_layers=1)
 
 
-MODEL_CODE = {"configuration_elmo.py", "modeling_elmo.py", "modeling_lm.py", "tokenization_elmo.py"}
+MODEL_CODE = {"configuration_elmo.py", "elmo_cache.py", "elmo_kernels.py", "modeling_elmo.py", "modeling_lm.py",
+              "tokenization_elmo.py"}
 
 
 def test_the_shipped_folder_carries_the_LM_code_and_maps_both_auto_classes():

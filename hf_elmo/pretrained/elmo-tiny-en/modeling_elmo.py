@@ -10,18 +10,20 @@ Data flow (B sentences, T tokens, 50 char ids per token; P projection, C cell, L
          configs optionally torch's fused LSTM kernel, ``bilm_implementation="fused"``)
       -> hidden_states: L+1 tensors (B, T, 2P), boundaries removed, padding zeroed.
 
-This file imports only torch, transformers and its sibling configuration, so that a saved model
-folder can carry it for ``trust_remote_code=True``.
+The fast and fused paths' kernels live in ``elmo_kernels.py``, what the model keeps between calls
+(derived weights, the token-layer cache) in ``elmo_cache.py``. This file imports only torch,
+transformers and those siblings (and the configuration and the tokenizer's char ids), so that a
+saved model folder can carry them all for ``trust_remote_code=True``; resolving names and
+converting original files is the hf-elmo package's (``ElmoPreTrainedModel.package_loader``).
 """
 
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Iterator, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import nn
@@ -30,9 +32,18 @@ from transformers.utils import ModelOutput
 from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
-from .tokenization_elmo import N_CHAR_IDS, PADDING_ID, begin_of_sentence_ids, end_of_sentence_ids
-
-FORGET_BIAS = 1.0
+from .elmo_cache import DerivedWeights, TokenLayerCache
+from .elmo_kernels import (
+    FORGET_BIAS,
+    all_filters_as_one,
+    bidirectional_lstm_layer,
+    lstm_dtype,
+    pool_real_span,
+    stacked_weights,
+    token_chunks,
+    torch_lstm_weights,
+)
+from .tokenization_elmo import N_CHAR_IDS, begin_of_sentence_ids, end_of_sentence_ids
 
 
 @dataclass
@@ -64,93 +75,6 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
     """
     weights = attention_mask.unsqueeze(-1).to(hidden.dtype)  # (B, T, 1)
     return (hidden * weights).sum(dim=-2) / weights.sum(dim=-2).clamp(min=1)
-
-
-def parameter_key(params: Sequence[torch.Tensor]) -> Optional[Tuple[Any, ...]]:
-    """What identifies the values of ``params``: storage, dtype, device and version counter of
-    each; ``None`` when values derived from them must not be kept (gradients must flow to them,
-    or they are inference tensors, which keep no version counter)."""
-    if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
-        return None
-    return tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
-
-
-class DerivedWeights:
-    """Weights re-laid out from parameters for the fast path, kept between calls.
-
-    ``get(name, params, build)`` returns ``build()``, remade whenever one of ``params`` is
-    replaced or modified in place (an optimizer step, ``load_state_dict``, ``.to()``; see
-    ``parameter_key``). When nothing may be kept, ``build()`` runs every time.
-    """
-
-    def __init__(self) -> None:
-        self._entries: Dict[str, Tuple[Tuple[Any, ...], Any]] = {}
-
-    def get(self, name: str, params: Sequence[torch.Tensor], build: Callable[[], Any]) -> Any:
-        key = parameter_key(params)
-        if key is None:
-            self._entries.pop(name, None)
-            return build()
-        entry = self._entries.get(name)
-        if entry is None or entry[0] != key:
-            with torch.no_grad():
-                entry = (key, build())
-            self._entries[name] = entry
-        return entry[1]
-
-
-class TokenLayerCache:
-    """A bounded LRU of the char-CNN token layer, one row per distinct token, for inference.
-
-    The token layer depends on a token's character ids alone, so running text, which repeats
-    its words, needs the char CNN only for the tokens not seen lately. The rows are exactly
-    what the char CNN computed; all are dropped when its parameters change (``parameter_key``)
-    and none are used while gradients must flow to them. ``max_types`` rows (P floats each)
-    are kept on the model's device; ``max_types=0`` turns the cache off.
-    """
-
-    def __init__(self, max_types: int = 50_000) -> None:
-        self.max_types = max_types
-        self.clear()
-
-    def clear(self) -> None:
-        """Forget every row."""
-        self._slots: OrderedDict[bytes, int] = OrderedDict()  # token's char ids -> row of the table
-        self._table: Optional[torch.Tensor] = None  # (max_types, P)
-        self._key: Optional[Tuple[Any, ...]] = None
-
-    def __len__(self) -> int:
-        return len(self._slots)
-
-    def token_layer(
-        self, char_ids: torch.Tensor, char_cnn: nn.Module
-    ) -> torch.Tensor:
-        """``char_cnn(char_ids)`` for distinct char-id rows (U, W), running it on the rows not kept."""
-        key = parameter_key(list(char_cnn.parameters()))
-        if key is None or not 0 < len(char_ids) <= self.max_types:
-            return char_cnn(char_ids)
-        if key != self._key:
-            self.clear()
-            self._key = key
-        names = [row.tobytes() for row in char_ids.cpu().numpy()]
-        slots = [self._slots.get(name) for name in names]
-        for name, slot in zip(names, slots):
-            if slot is not None:
-                self._slots.move_to_end(name)  # this call's rows are the last to be evicted
-        missing = [i for i, slot in enumerate(slots) if slot is None]
-        if missing:
-            computed = char_cnn(char_ids[missing])  # (M, P)
-            if self._table is None:
-                with torch.inference_mode(False):  # a normal tensor: it is updated in and out of inference mode
-                    self._table = computed.new_empty(self.max_types, computed.shape[1])
-            for i in missing:
-                if len(self._slots) < self.max_types:
-                    slots[i] = len(self._slots)
-                else:
-                    slots[i] = self._slots.popitem(last=False)[1]
-                self._slots[names[i]] = slots[i]
-            self._table.index_copy_(0, torch.tensor([slots[i] for i in missing], device=computed.device), computed)
-        return self._table.index_select(0, torch.tensor(slots, device=self._table.device))
 
 
 class ElmoHighway(nn.Module):
@@ -196,7 +120,7 @@ class ElmoCharCNN(nn.Module):
         if self.config.bilm_implementation == "plain":
             return self._from_pooled(self._pool_full_width(char_ids))
         # Chunks bound the memory of the convolutions (N tokens x F channels x positions).
-        return torch.cat([self._from_pooled(self._pool_real_span(chunk)) for chunk in char_ids.split(TOKEN_CHUNK)])
+        return torch.cat([self._from_pooled(self._pool_real_span(chunk)) for chunk in token_chunks(char_ids)])
 
     def _from_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
         """(N, F) max-pooled convolutions -> activation -> highways -> projection (N, P)."""
@@ -210,72 +134,9 @@ class ElmoCharCNN(nn.Module):
         return torch.cat([conv(chars).max(dim=-1).values for conv in self.convolutions], dim=-1)
 
     def _pool_real_span(self, char_ids: torch.Tensor) -> torch.Tensor:
-        n_tokens, width = char_ids.shape
-        if n_tokens == 0:
-            return self.projection.weight.new_zeros(0, self.config.n_filters)
-        positions = torch.arange(1, width + 1, device=char_ids.device)
-        span = ((char_ids != PADDING_ID) * positions).amax(dim=1)  # (N,) slots up to the last character
-        order = torch.argsort(span)
-        sorted_span = span[order]
-        kernel, bias, widths = self._derived.get("filters", list(self.convolutions.parameters()), self._all_filters_as_one)
-        widest = kernel.shape[0] // self.config.char_embedding_dim
-        pooled = []
-        for start, end in _span_groups(sorted_span.tolist()):
-            # Windows at 0 .. span-1 touch characters; the one at ``span`` stands for all-padding ones.
-            slots = min(width, int(sorted_span[end - 1]) + 1)
-            # Window p of a filter of width w exists in the full-width convolution if p <= width - w.
-            exists = torch.arange(slots, device=char_ids.device).unsqueeze(1) <= width - widths  # (slots, F)
-            for rows in order[start:end].split(max(1, _CONV_ROWS // slots)):
-                ids = nn.functional.pad(char_ids[rows, :slots], (0, widest - 1), value=PADDING_ID)
-                windows = self.char_embedding(ids).unfold(1, widest, 1)  # (n, slots, D, widest)
-                windows = windows.transpose(2, 3).reshape(len(rows) * slots, -1)  # (n * slots, widest * D)
-                values = torch.addmm(bias, windows, kernel).view(len(rows), slots, -1)  # (n, slots, F)
-                pooled.append(values.masked_fill(~exists, float("-inf")).amax(dim=1))
-        return torch.cat(pooled).index_select(0, torch.argsort(order))
-
-    def _all_filters_as_one(self) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The convolutions as one matrix over windows of the widest filter's width.
-
-        Returns the kernel (widest * D, F) (rows offset-major; zero where a narrower filter's
-        window has ended), the bias (F,) and every channel's filter width (F,).
-        """
-        widest = max(w for w, _ in self.config.filters)
-        kernels = [
-            nn.functional.pad(conv.weight, (0, widest - conv.kernel_size[0])).permute(2, 1, 0)  # (widest, D, C_w)
-            for conv in self.convolutions
-        ]
-        kernel = torch.cat(kernels, dim=-1).flatten(0, 1)
-        bias = torch.cat([conv.bias for conv in self.convolutions])
-        widths = torch.cat([
-            torch.full((conv.out_channels,), conv.kernel_size[0], device=bias.device) for conv in self.convolutions
-        ])
-        return kernel, bias, widths
-
-
-#: Tokens per char-CNN call in the fast path (bounds the highway layers' memory).
-TOKEN_CHUNK = 2048
-#: Token windows per convolution GEMM in the fast path (bounds its (rows, F) output).
-_CONV_ROWS = 8192
-#: Merging two span groups wastes (tokens x extra slots); below this many slots it beats a call.
-_GROUP_MERGE_SLOTS = 96
-
-
-def _span_groups(sorted_spans: List[int]) -> List[Tuple[int, int]]:
-    """Split ascending character spans into [start, end) groups convolved together.
-
-    A group grows while the padding it adds (tokens so far x the span increase) costs less
-    than a separate convolution call would.
-    """
-    if not sorted_spans:
-        return []
-    groups: List[Tuple[int, int]] = []
-    start = 0
-    for index in range(1, len(sorted_spans)):
-        if (index - start) * (sorted_spans[index] - sorted_spans[index - 1]) > _GROUP_MERGE_SLOTS:
-            groups.append((start, index))
-            start = index
-    groups.append((start, len(sorted_spans)))
-    return groups
+        filters = self._derived.get("filters", list(self.convolutions.parameters()),
+                                    lambda: all_filters_as_one(self.convolutions))
+        return pool_real_span(char_ids, self.char_embedding, *filters)
 
 
 class ElmoLstmProjectionLayer(nn.Module):
@@ -350,7 +211,7 @@ class ElmoBiLm(nn.Module):
     def _stacked_weights(self, index: int) -> Tuple[torch.Tensor, ...]:
         layers = (self.forward_layers[index], self.backward_layers[index])
         params = [p for layer in layers for p in layer.parameters()]
-        return self._derived.get(f"layer-{index}", params, lambda: _stacked_weights(layers))
+        return self._derived.get(f"layer-{index}", params, lambda: stacked_weights(layers))
 
     def forward(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
@@ -402,7 +263,7 @@ class ElmoBiLm(nn.Module):
         outputs, final_h, final_c = [], [], []
         for index in range(len(self.forward_layers)):
             state = (initial_state.h[:, index][:, order], initial_state.c[:, index][:, order])
-            out, (h, c) = _bidirectional_lstm_layer(
+            out, (h, c) = bidirectional_lstm_layer(
                 self._stacked_weights(index), self.dropout(x), running, state, self.config.cell_clip, self.config.proj_clip
             )
             if index > 0 and self.use_skip_connections:
@@ -424,7 +285,7 @@ class ElmoBiLm(nn.Module):
         the packed (N, P) data, N the real steps of the batch, so padding costs nothing and
         the final states are those after each row's last real step. The LSTM runs in the
         autocast dtype when autocast is on for the device and its kernel supports it (weights,
-        inputs and states cast to it, autocast off around the kernel; see ``_lstm_dtype``),
+        inputs and states cast to it, autocast off around the kernel; see ``lstm_dtype``),
         else in the dtype of ``tokens``.
         """
         unsupported = self.config.fused_lstm_unsupported()
@@ -439,7 +300,7 @@ class ElmoBiLm(nn.Module):
         packed = [pack(x, host_lengths, batch_first=True, enforce_sorted=False) for x in (tokens, tokens.gather(1, reverse))]
         batch_sizes, sorted_rows, unsorted_rows = packed[0].batch_sizes, packed[0].sorted_indices, packed[0].unsorted_indices
         device = tokens.device.type
-        dtype = _lstm_dtype(tokens)
+        dtype = lstm_dtype(tokens)
         xs = [p.data.to(dtype) for p in packed]  # (N, P) per direction, time-major over rows sorted by length
         outputs: List[List[torch.Tensor]] = [[], []]
         final_h: List[List[torch.Tensor]] = [[], []]
@@ -473,117 +334,7 @@ class ElmoBiLm(nn.Module):
     def _torch_lstm_weights(self, direction: int, index: int, dtype: torch.dtype) -> List[torch.Tensor]:
         layer = (self.forward_layers, self.backward_layers)[direction][index]
         return self._derived.get(f"torch-lstm-{direction}-{index}-{dtype}", list(layer.parameters()),
-                                 lambda: [w.to(dtype) for w in _torch_lstm_weights(layer)])
-
-
-#: cuDNN runs LSTMs in bfloat16 from this version on (9.13); older ones have no bfloat16 RNN.
-_CUDNN_BFLOAT16_RNN = 91300
-
-
-def _lstm_dtype(tokens: torch.Tensor) -> torch.dtype:
-    """The dtype of the fused LSTM: autocast's when it is on and the kernel has it, else ``tokens``'."""
-    device = tokens.device.type
-    if not torch.is_autocast_enabled(device):
-        return tokens.dtype
-    dtype = torch.get_autocast_dtype(device)
-    if device == "cuda" and dtype == torch.bfloat16 and (torch.backends.cudnn.version() or 0) < _CUDNN_BFLOAT16_RNN:
-        return tokens.dtype
-    return dtype
-
-
-def _torch_lstm_weights(layer: ElmoLstmProjectionLayer) -> List[torch.Tensor]:
-    """One layer's weights in the layout of ``nn.LSTM(proj_size=P)``: w_ih, w_hh, b_ih, b_hh, w_hr.
-
-    Gate blocks go from the original i, j, f, o to torch's i, f, g(=j), o; the forget bias is
-    folded into b_ih and b_hh is zero. Derived from the parameters (gradients flow back).
-    """
-    cell = layer.state_linear.weight.shape[0] // 4
-    blocks = torch.arange(4 * cell, device=layer.projection.weight.device).view(4, cell)[[0, 2, 1, 3]].flatten()
-    forget = torch.zeros(4 * cell, device=blocks.device, dtype=layer.input_linear.bias.dtype)
-    forget[cell : 2 * cell] = FORGET_BIAS
-    b_ih = layer.input_linear.bias[blocks] + forget
-    return [layer.input_linear.weight[blocks], layer.state_linear.weight[blocks], b_ih, torch.zeros_like(b_ih),
-            layer.projection.weight]
-
-
-#: Rows x steps of input gates computed per GEMM in the fast LSTM (bounds its memory).
-_GATE_BLOCK_ROWS = 512
-
-
-def _stacked_weights(layers: Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]) -> Tuple[torch.Tensor, ...]:
-    """The forward and backward weights of one biLM layer stacked on axis 0 for batched GEMMs.
-
-    Gate blocks are reordered from the original i, j, f, o to i, f, o, j (one sigmoid, one
-    tanh per step) and the forget bias is folded into the input bias. Returns W_input
-    (2, P, 4C), W_state (2, P, 4C), W_projection (2, C, P) and the bias (2, 4C).
-    """
-    cell = layers[0].state_linear.weight.shape[0] // 4
-    blocks = torch.arange(4 * cell, device=layers[0].projection.weight.device).view(4, cell)[[0, 2, 3, 1]].flatten()
-    w_input = torch.stack([layer.input_linear.weight[blocks].t() for layer in layers])
-    w_state = torch.stack([layer.state_linear.weight[blocks].t() for layer in layers])
-    w_projection = torch.stack([layer.projection.weight.t() for layer in layers])
-    bias = torch.stack([layer.input_linear.bias[blocks] for layer in layers])
-    bias[:, cell : 2 * cell] += FORGET_BIAS
-    return w_input, w_state, w_projection, bias
-
-
-def _bidirectional_lstm_layer(
-    weights: Tuple[torch.Tensor, ...],
-    inputs: torch.Tensor,
-    running: List[int],
-    state: Tuple[torch.Tensor, torch.Tensor],
-    cell_clip: Optional[float],
-    proj_clip: Optional[float],
-) -> Tuple[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
-    """One biLM layer, both directions at once (axis 0), over length-sorted rows.
-
-    Args:
-        weights: the layer's ``_stacked_weights``.
-        inputs: (2, B, S, P), each direction's sequence in its reading order, rows sorted by
-            length (descending); ``running[t]`` rows are real at step t.
-        state: h (2, B, P) and c (2, B, C) to start from.
-        cell_clip, proj_clip: clipping of the cell and the projected state (``None``: none).
-
-    Returns:
-        outputs (2, B, S, P), zero beyond each row's length, and the state (h, c) after each
-        row's last real step.
-    """
-    w_input, w_state, w_projection, bias = weights
-    n_rows, steps, width = inputs.shape[1:]
-    cell = w_state.shape[-1] // 4
-    h, c = state
-    outputs: List[torch.Tensor] = []  # (n_t, 2, P) per step
-    ended_h: List[torch.Tensor] = []  # states of rows that ended, later rows first
-    ended_c: List[torch.Tensor] = []
-    block_start = block_end = 0
-    gates_x: Optional[torch.Tensor] = None  # (2, n, steps of the block, 4C), set at the first step
-    for t in range(steps):
-        n = running[t]
-        if n < h.shape[1]:
-            ended_h.append(h[:, n:])
-            ended_c.append(c[:, n:])
-            h, c = h[:, :n], c[:, :n]
-        if n == 0:
-            break
-        if t == block_end:  # the input half of the gates for the next block of steps: one GEMM
-            block_start, block_end = t, min(steps, t + max(1, _GATE_BLOCK_ROWS // n))
-            block = inputs[:, :n, block_start:block_end].reshape(2, -1, width)
-            gates_x = torch.baddbmm(bias.unsqueeze(1), block, w_input).view(2, n, block_end - block_start, 4 * cell)
-        gates = torch.baddbmm(gates_x[:, :n, t - block_start], h, w_state)  # (2, n, 4C)
-        sigmoids = torch.sigmoid(gates[..., : 3 * cell])
-        c = torch.addcmul(sigmoids[..., cell : 2 * cell] * c, sigmoids[..., :cell], torch.tanh(gates[..., 3 * cell :]))
-        if cell_clip is not None:
-            c = c.clamp(-cell_clip, cell_clip)
-        h = torch.bmm(sigmoids[..., 2 * cell :] * torch.tanh(c), w_projection)  # (2, n, P)
-        if proj_clip is not None:
-            h = h.clamp(-proj_clip, proj_clip)
-        outputs.append(h.transpose(0, 1))
-    out = nn.utils.rnn.pad_sequence(outputs, batch_first=True) if outputs else inputs.new_zeros(0, n_rows, 2, width)
-    out = nn.functional.pad(out, (0, 0, 0, 0, 0, n_rows - out.shape[1], 0, steps - out.shape[0]))  # (S, B, 2, P)
-    out = out.permute(2, 1, 0, 3)  # (2, B, S, P)
-    final_h = torch.cat([h] + ended_h[::-1], dim=1)
-    final_c = torch.cat([c] + ended_c[::-1], dim=1)
-    return out, (final_h, final_c)
+                                 lambda: [w.to(dtype) for w in torch_lstm_weights(layer)])
 
 
 @dataclass

@@ -1,0 +1,106 @@
+"""What the ELMo model keeps between calls: weights derived from its parameters, and the token
+layer of recently seen tokens. Both are exact (nothing kept is used once a parameter changes)
+and neither is kept while gradients must flow.
+
+    parameter_key(params)     what identifies the parameters' current values (or None)
+    DerivedWeights            re-laid-out weights for the fast and fused paths, remade on change
+    TokenLayerCache           an LRU of char-CNN token vectors, one row per distinct token
+
+This file imports only torch; a saved model folder carries it with ``modeling_elmo.py`` for
+``trust_remote_code=True``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+
+import torch
+from torch import nn
+
+
+def parameter_key(params: Sequence[torch.Tensor]) -> Optional[Tuple[Any, ...]]:
+    """What identifies the values of ``params``: storage, dtype, device and version counter of
+    each; ``None`` when values derived from them must not be kept (gradients must flow to them,
+    or they are inference tensors, which keep no version counter)."""
+    if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
+        return None
+    return tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
+
+
+class DerivedWeights:
+    """Weights re-laid out from parameters for the fast path, kept between calls.
+
+    ``get(name, params, build)`` returns ``build()``, remade whenever one of ``params`` is
+    replaced or modified in place (an optimizer step, ``load_state_dict``, ``.to()``; see
+    ``parameter_key``). When nothing may be kept, ``build()`` runs every time.
+    """
+
+    def __init__(self) -> None:
+        self._entries: Dict[str, Tuple[Tuple[Any, ...], Any]] = {}
+
+    def get(self, name: str, params: Sequence[torch.Tensor], build: Callable[[], Any]) -> Any:
+        key = parameter_key(params)
+        if key is None:
+            self._entries.pop(name, None)
+            return build()
+        entry = self._entries.get(name)
+        if entry is None or entry[0] != key:
+            with torch.no_grad():
+                entry = (key, build())
+            self._entries[name] = entry
+        return entry[1]
+
+
+class TokenLayerCache:
+    """A bounded LRU of the char-CNN token layer, one row per distinct token, for inference.
+
+    The token layer depends on a token's character ids alone, so running text, which repeats
+    its words, needs the char CNN only for the tokens not seen lately. The rows are exactly
+    what the char CNN computed; all are dropped when its parameters change (``parameter_key``)
+    and none are used while gradients must flow to them. ``max_types`` rows (P floats each)
+    are kept on the model's device; ``max_types=0`` turns the cache off.
+    """
+
+    def __init__(self, max_types: int = 50_000) -> None:
+        self.max_types = max_types
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every row."""
+        self._slots: OrderedDict[bytes, int] = OrderedDict()  # token's char ids -> row of the table
+        self._table: Optional[torch.Tensor] = None  # (max_types, P)
+        self._key: Optional[Tuple[Any, ...]] = None
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def token_layer(
+        self, char_ids: torch.Tensor, char_cnn: nn.Module
+    ) -> torch.Tensor:
+        """``char_cnn(char_ids)`` for distinct char-id rows (U, W), running it on the rows not kept."""
+        key = parameter_key(list(char_cnn.parameters()))
+        if key is None or not 0 < len(char_ids) <= self.max_types:
+            return char_cnn(char_ids)
+        if key != self._key:
+            self.clear()
+            self._key = key
+        names = [row.tobytes() for row in char_ids.cpu().numpy()]
+        slots = [self._slots.get(name) for name in names]
+        for name, slot in zip(names, slots):
+            if slot is not None:
+                self._slots.move_to_end(name)  # this call's rows are the last to be evicted
+        missing = [i for i, slot in enumerate(slots) if slot is None]
+        if missing:
+            computed = char_cnn(char_ids[missing])  # (M, P)
+            if self._table is None:
+                with torch.inference_mode(False):  # a normal tensor: it is updated in and out of inference mode
+                    self._table = computed.new_empty(self.max_types, computed.shape[1])
+            for i in missing:
+                if len(self._slots) < self.max_types:
+                    slots[i] = len(self._slots)
+                else:
+                    slots[i] = self._slots.popitem(last=False)[1]
+                self._slots[names[i]] = slots[i]
+            self._table.index_copy_(0, torch.tensor([slots[i] for i in missing], device=computed.device), computed)
+        return self._table.index_select(0, torch.tensor(slots, device=self._table.device))
