@@ -413,9 +413,9 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 weights.chmod(mode)
 
 
-def require_package_loader(cls: type) -> Any:
-    """``cls.package_loader``, or a one-line error when the hf-elmo package is not there (a
-    remote-code copy of this file in a process that never imported ``hf_elmo``)."""
+def require_package_loader(cls: type[ElmoPreTrainedModel]) -> Any:
+    """``cls.package_loader``, or a one-line error where there is none (a remote-code copy of this
+    file, or ``hf_elmo`` never imported)."""
     if cls.package_loader is None:
         raise ImportError("converting original ELMo files needs the hf-elmo package: pip install hf-elmo, "
                           "then import hf_elmo")
