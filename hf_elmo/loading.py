@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, Optional, Tuple
 
+from .configuration_elmo import names_lm_head
 from .fileio import PathLike
 
 #: Prefix of the names of models shipped inside the package (not valid in a Hub id).
@@ -73,8 +74,9 @@ class ModelSource:
 
     @property
     def has_lm_head(self) -> bool:
-        """Whether the folder holds a biLM with its word softmax (written by ``elmo pretrain``)."""
-        return "softmax" in self.config
+        """Whether the folder holds a biLM with its word softmax (written by ``elmo pretrain``),
+        read from its ``config.json``'s ``architectures`` (``names_lm_head``)."""
+        return names_lm_head(self.config.get("architectures"))
 
     @contextmanager
     def original_files(self) -> Iterator[Tuple[Path, Path]]:

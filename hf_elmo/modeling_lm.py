@@ -32,8 +32,6 @@ from .configuration_elmo import ElmoConfig
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, ElmoState
 
 IGNORE_INDEX = -100
-TOKEN_EMBEDDINGS = ("char_cnn", "word")
-SOFTMAX_KINDS = ("full", "sampled")
 
 
 @dataclass
@@ -108,16 +106,17 @@ class ElmoSoftmax(nn.Module):
 class ElmoForBidirectionalLM(ElmoPreTrainedModel):
     """The ELMo biLM with the word softmax it is pretrained with.
 
-    Config fields beyond ``ElmoConfig``: ``vocab_size`` (V words, the softmax rows),
-    ``softmax`` (``"sampled"`` or ``"full"``, the training loss; evaluation is always full),
-    ``num_sampled`` (candidates per batch for the sampled softmax) and ``token_embedding``
-    (``"char_cnn"``, or ``"word"`` for the word-embedding baseline).
-    ``ElmoModel.from_pretrained`` on a saved folder of this model loads the biLM alone.
+    Its config fields (declared and checked by ``ElmoConfig``): ``vocab_size`` (V words, the
+    softmax rows; required), ``softmax`` (``"sampled"`` or ``"full"``, the training loss;
+    evaluation is always full), ``num_sampled`` (log-uniform draws per batch for the sampled
+    softmax) and ``token_embedding`` (``"char_cnn"``, or ``"word"`` for the word-embedding
+    baseline). ``ElmoModel.from_pretrained`` on a saved folder of this model loads the biLM alone.
     """
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
-        validate_lm_config(config)
+        if config.vocab_size is None:
+            raise ValueError("ElmoForBidirectionalLM needs config.vocab_size (the words of its softmax), got None")
         self.elmo = ElmoModel(config)
         p = config.projection_dim
         self.word_embedding = nn.Embedding(config.vocab_size, p) if config.token_embedding == "word" else None
@@ -226,9 +225,8 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
                 f"fit projection_dim {config.projection_dim}"
             )
         state = elmo_state_dict(weights_path, config)
-        config.n_characters = 262
-        config.vocab_size = weight.shape[0]
-        config.softmax = "full"
+        config = ElmoConfig.from_dict({**config.to_dict(), "n_characters": 262, "vocab_size": weight.shape[0],
+                                       "softmax": "full"})
         model = cls(config)
         missing, unexpected = model.elmo.load_state_dict(state, strict=False)
         missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
@@ -239,18 +237,3 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
             model.softmax.bias.copy_(bias)
         return model.eval()
 
-
-def validate_lm_config(config: ElmoConfig) -> None:
-    """Fill the LM fields' defaults on ``config`` and check them (clear errors)."""
-    for name, default in (("softmax", "sampled"), ("num_sampled", 8192), ("token_embedding", "char_cnn")):
-        if getattr(config, name, None) is None:
-            setattr(config, name, default)
-    vocab_size = getattr(config, "vocab_size", None)
-    if not isinstance(vocab_size, int) or vocab_size < 4:
-        raise ValueError(f"ElmoForBidirectionalLM needs config.vocab_size >= 4 (words of the softmax), got {vocab_size}")
-    if config.softmax not in SOFTMAX_KINDS:
-        raise ValueError(f"config.softmax must be one of {SOFTMAX_KINDS}, got {config.softmax!r}")
-    if config.token_embedding not in TOKEN_EMBEDDINGS:
-        raise ValueError(f"config.token_embedding must be one of {TOKEN_EMBEDDINGS}, got {config.token_embedding!r}")
-    if int(config.num_sampled) <= 0:
-        raise ValueError(f"config.num_sampled must be positive, got {config.num_sampled}")

@@ -603,9 +603,9 @@ class ElmoPreTrainedModel(PreTrainedModel):
     _no_split_modules = ["ElmoLstmProjectionLayer"]
 
     def _init_weights(self, module: nn.Module) -> None:
-        std = 0.05
+        bound = self.config.initializer_range
         if isinstance(module, (nn.Linear, nn.Conv1d)):
-            nn.init.uniform_(module.weight, -std, std)
+            nn.init.uniform_(module.weight, -bound, bound)
             if module.bias is not None:
                 nn.init.zeros_(module.bias)
         elif isinstance(module, nn.Embedding):
