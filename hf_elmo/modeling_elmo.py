@@ -30,7 +30,7 @@ from transformers.utils import ModelOutput
 from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
-from .tokenization_elmo import N_CHAR_IDS, PADDING_ID, begin_of_sentence_ids, end_of_sentence_ids
+from .tokenization_elmo import N_CHAR_IDS, PADDING_ID, add_sentence_markers
 
 FORGET_BIAS = 1.0
 
@@ -826,18 +826,6 @@ class ElmoModel(ElmoPreTrainedModel):
         self.reset_states()
 
     # -- forward ---------------------------------------------------------------------------
-    def _with_sentence_markers(
-        self, input_ids: torch.Tensor, lengths: torch.Tensor
-    ) -> torch.Tensor:
-        """(B, T, W) ids -> (B, T+2, W) with ``<S>`` first and ``</S>`` after each row's tokens."""
-        batch, steps, width = input_ids.shape
-        out = input_ids.new_zeros(batch, steps + 2, width)
-        out[:, 1 : steps + 1] = input_ids
-        device = input_ids.device
-        out[:, 0] = torch.tensor(begin_of_sentence_ids(width), device=device)
-        out[torch.arange(batch, device=device), lengths + 1] = torch.tensor(end_of_sentence_ids(width), device=device)
-        return out
-
     def token_embeddings(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The token layer (B, S, P) for ``char_ids`` (B, S, W), zero where ``mask`` is False;
         for ``token_embedding="word"``, the word embeddings of word ids (B, S).
@@ -905,7 +893,7 @@ class ElmoModel(ElmoPreTrainedModel):
         steps = input_ids.shape[1]
         stateful = self.config.stateful if stateful is None else stateful
 
-        char_ids = self._with_sentence_markers(input_ids, lengths)
+        char_ids = add_sentence_markers(input_ids, lengths)  # (B, T+2, W)
         initial = self.initial_state(input_ids.shape[0], stateful)
         layers, final = self.encode(char_ids, lengths + 2, initial)
         if stateful:

@@ -19,6 +19,12 @@ from hf_elmo.lm_vocab import Vocabulary, build_vocabulary
 from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
 from hf_elmo.pretrain import PretrainSettings, load_lm, make_optimizer, perplexity, pretrain, train_step
+from hf_elmo.tokenization_elmo import (
+    add_sentence_markers,
+    batch_to_ids,
+    begin_of_sentence_ids,
+    end_of_sentence_ids,
+)
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
@@ -75,6 +81,35 @@ def test_collate_wraps_sentences_in_markers_with_labels_for_both_directions():
     a, b, c = vocab.encode(["a", "b", "c"])
     assert batch.labels.tolist() == [[vocab.bos_id, a, b, vocab.eos_id], [vocab.bos_id, c, vocab.eos_id, -100]]
     assert batch.n_words == 3
+
+
+def test_sentence_markers_go_where_add_sentence_markers_puts_them():
+    ids = torch.tensor([[5, 6, 7], [8, 0, 0]])
+    assert add_sentence_markers(ids, torch.tensor([3, 1]), 1, 2).tolist() == [[1, 5, 6, 7, 2], [1, 8, 2, 0, 0]]
+    labels = torch.tensor([[5, -100], [-100, -100]])
+    assert add_sentence_markers(labels, torch.tensor([1, 0]), 1, 2, fill=-100).tolist() == [
+        [1, 5, 2, -100], [1, 2, -100, -100]]
+    chars = add_sentence_markers(batch_to_ids([["a", "b"], ["c"]]), torch.tensor([2, 1]))  # default: <S>, </S> char ids
+    assert chars[0, 0].tolist() == begin_of_sentence_ids() and chars[0, 3].tolist() == end_of_sentence_ids()
+    assert chars[1, 2].tolist() == end_of_sentence_ids() and not chars[1, 3].any()
+    with pytest.raises(ValueError, match="needs begin and end ids for"):
+        add_sentence_markers(ids, torch.tensor([3, 1]))
+
+
+def test_training_batches_hold_the_char_ids_the_model_embeds_at_inference():
+    """The LM data and ``ElmoModel.forward`` wrap sentences the same way: the model's layers are
+    ``encode`` of the training batch's char ids, markers cut off."""
+    sentences = [["The", "cat", "sat"], ["naïve"]]
+    vocab = build_vocabulary([" ".join(s) for s in sentences])
+    batch = collate_sentences(sentences, vocab)
+    ids = batch_to_ids(sentences)
+    assert torch.equal(batch.input_ids, add_sentence_markers(ids, torch.tensor([3, 1])))
+    model = ElmoModel(ElmoConfig(**TINY)).eval()
+    with torch.no_grad():
+        inference = model(input_ids=ids).hidden_states
+        training = model.encode(batch.input_ids, batch.lengths)[0]
+    for got, layer in zip(inference, training):
+        torch.testing.assert_close(got, layer[:, 1:4] * (ids > 0).any(-1, keepdim=True), rtol=0, atol=0)
 
 
 # -- the LM head ----------------------------------------------------------------------------------
