@@ -30,7 +30,7 @@ from torch import nn
 from torch.nn import functional as F
 from transformers.utils import ModelOutput
 
-from .configuration_elmo import ElmoConfig
+from .configuration_elmo import ElmoConfig, ElmoConfigError
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, ElmoState
 
 IGNORE_INDEX = -100
@@ -120,7 +120,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
         if config.vocab_size is None:
-            raise ValueError("ElmoForBidirectionalLM needs config.vocab_size (the words of its softmax), got None")
+            raise ElmoConfigError("vocab_size", "must be set for ElmoForBidirectionalLM (the words of its softmax)")
         self.elmo = ElmoModel(config)
         self.softmax = ElmoSoftmax(config.vocab_size, config.projection_dim)
         self.post_init()

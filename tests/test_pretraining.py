@@ -18,7 +18,7 @@ from hf_elmo.lm_data import CorpusError, SentenceBatcher, collate_sentences, rea
 from hf_elmo.lm_vocab import Vocabulary, build_vocabulary
 from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
-from hf_elmo.pretrain import PretrainSettings, load_lm, make_optimizer, perplexity, pretrain, train_step
+from hf_elmo.pretrain import PretrainSettings, build_model, load_lm, make_optimizer, perplexity, pretrain, train_step
 from hf_elmo.tokenization_elmo import (
     add_sentence_markers,
     batch_to_ids,
@@ -164,6 +164,16 @@ def test_the_word_baseline_biLM_refuses_char_ids_with_one_line():
     assert not hasattr(lm.elmo, "char_cnn")  # its token embedder is the word embedding alone
     with pytest.raises(ValueError, match=r"^this biLM embeds word ids \(token_embedding='word'.*call encode"):
         lm.elmo(input_ids=torch.ones(1, 2, 50, dtype=torch.long))
+
+
+def test_the_word_baseline_does_not_continue_a_char_cnn_biLM(tmp_path):
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "bilm")
+    vocab = build_vocabulary(["a b c"])
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"), token_embedding="word")
+    with pytest.raises(ValueError, match=r"embeds tokens with 'char_cnn', not --token-embedding word$"):
+        build_model(settings, vocab)
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"))
+    assert build_model(settings, vocab).config.token_embedding == "char_cnn"
 
 
 def test_a_word_baseline_folder_saved_before_the_embedding_moved_into_the_biLM_loads(tmp_path):
