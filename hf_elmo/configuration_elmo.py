@@ -12,11 +12,19 @@ from transformers.utils import CONFIG_NAME
 
 _ACTIVATIONS = ("relu", "tanh")
 BILM_IMPLEMENTATIONS = ("fast", "plain", "fused")
+#: The token layer: the char CNN (ELMo), or a word-embedding lookup (the baseline without characters).
+TOKEN_EMBEDDINGS = ("char_cnn", "word")
+#: The training loss of ``ElmoForBidirectionalLM`` (evaluation is always the full softmax).
+SOFTMAX_KINDS = ("sampled", "full")
+#: Log-uniform draws per batch of the sampled softmax (``num_sampled``) unless a config says otherwise.
+DEFAULT_NUM_SAMPLED = 4096
+#: The class whose folders hold the biLM with its word softmax (``ElmoConfig.has_lm_head``).
+LM_ARCHITECTURE = "ElmoForBidirectionalLM"
 
 #: Allowed range of each integer field that sizes the model, its inputs or its LM head. The
 #: released models use 16, 1..2, 50, 4096, 512 and 2 (vocabulary 793,471); the bounds leave
 #: ample room while stopping a typo from allocating gigabytes (``vocab_size`` and
-#: ``num_sampled`` are the fields of ``ElmoForBidirectionalLM``, checked when present).
+#: ``num_sampled`` size the word softmax of ``ElmoForBidirectionalLM``).
 SIZE_LIMITS: Dict[str, Tuple[int, int]] = {
     "char_embedding_dim": (1, 1024),
     "n_highway": (0, 16),
@@ -106,6 +114,12 @@ def _probability(field: str, value: Any) -> float:
     return float(value)
 
 
+def _positive(field: str, value: Any) -> float:
+    if not _real(value) or value <= 0:
+        raise ElmoConfigError(field, f"must be a positive finite number, got {_describe(value)}")
+    return float(value)
+
+
 def _flag(field: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ElmoConfigError(field, f"must be true or false, got {_describe(value)}")
@@ -188,6 +202,18 @@ class ElmoConfig(PretrainedConfig):
             train only their own layers, as in the paper. Default ``True``.
         head_hidden_size: hidden size per direction of the task heads' BiLSTM.
         head_dropout: dropout of the task heads, on their BiLSTM's input and output.
+        vocab_size: V, the words of the LM's softmax (and of the word embedding), ``None`` for a
+            biLM without a softmax (a converted or task model). ``ElmoForBidirectionalLM`` needs it.
+        softmax: the LM's training loss: ``"sampled"`` (default; bilm-tf's log-uniform sampled
+            softmax) or ``"full"``. Evaluation is always the full softmax.
+        num_sampled: log-uniform draws per batch of the sampled softmax (default
+            ``DEFAULT_NUM_SAMPLED``, 4096; ``None`` means the default too).
+        token_embedding: the token layer: ``"char_cnn"`` (default, ELMo) or ``"word"``, a
+            word-embedding lookup of V rows that takes word ids (B, S) instead of char ids: the
+            pretraining baseline that shows what the characters add (needs ``vocab_size``).
+        initializer_range: fresh weights of the linear and convolution layers are drawn from
+            U(-r, r) (default 0.05), biases are zero. The embeddings (char and word) are drawn
+            from U(-1, 1) and the LM's softmax from N(0, 1/P), as bilm-tf does.
     """
 
     model_type = "elmo"
@@ -212,6 +238,11 @@ class ElmoConfig(PretrainedConfig):
         freeze_bilm: bool = True,
         head_hidden_size: int = 128,
         head_dropout: float = 0.5,
+        vocab_size: Optional[int] = None,
+        softmax: str = "sampled",
+        num_sampled: Optional[int] = DEFAULT_NUM_SAMPLED,
+        token_embedding: str = "char_cnn",
+        initializer_range: float = 0.05,
         **kwargs: Any,
     ) -> None:
         if filters is None:
@@ -239,9 +270,13 @@ class ElmoConfig(PretrainedConfig):
         self.freeze_bilm = _flag("freeze_bilm", freeze_bilm)
         self.head_hidden_size = check_size("head_hidden_size", head_hidden_size)
         self.head_dropout = _probability("head_dropout", head_dropout)
-        for name in ("vocab_size", "num_sampled"):  # the LM head's sizes, when this is an LM's config
-            if kwargs.get(name) is not None:
-                kwargs[name] = check_size(name, kwargs[name])
+        self.vocab_size = None if vocab_size is None else check_size("vocab_size", vocab_size)
+        self.softmax = _choice("softmax", softmax, SOFTMAX_KINDS)
+        self.num_sampled = check_size("num_sampled", DEFAULT_NUM_SAMPLED if num_sampled is None else num_sampled)
+        self.token_embedding = _choice("token_embedding", token_embedding, TOKEN_EMBEDDINGS)
+        if self.token_embedding == "word" and self.vocab_size is None:
+            raise ElmoConfigError("vocab_size", "must be set for token_embedding='word' (one embedding row per word)")
+        self.initializer_range = _positive("initializer_range", initializer_range)
         kwargs.setdefault("hidden_size", 2 * self.projection_dim)
         kwargs.setdefault("num_hidden_layers", self.n_layers)
         super().__init__(**kwargs)
@@ -255,6 +290,12 @@ class ElmoConfig(PretrainedConfig):
     def output_dim(self) -> int:
         """2P: the width of every output layer."""
         return 2 * self.projection_dim
+
+    @property
+    def has_lm_head(self) -> bool:
+        """Whether the model saved with this config holds the LM's word softmax
+        (``ElmoForBidirectionalLM``, written by ``elmo pretrain``); see ``names_lm_head``."""
+        return names_lm_head(self.architectures)
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> Any:
@@ -332,6 +373,13 @@ class ElmoConfig(PretrainedConfig):
                 "max_characters_per_token": self.max_characters_per_token,
             },
         }
+
+
+def names_lm_head(architectures: Optional[Sequence[str]]) -> bool:
+    """Whether a config's ``architectures`` (``save_pretrained`` writes the saved class there)
+    name the biLM with its word softmax, ``LM_ARCHITECTURE``. The one test of "is this an LM
+    folder?": a biLM loaded from an LM folder and saved again is not one (it has no softmax)."""
+    return LM_ARCHITECTURE in (architectures or ())
 
 
 def _config_file(name_or_path: Any, subfolder: str) -> str:

@@ -31,7 +31,7 @@ from torch._higher_order_ops.scan import scan
 
 from .elmo_kernels import FORGET_BIAS
 from .modeling_elmo import ElmoModel
-from .tokenization_elmo import PADDING_ID, begin_of_sentence_ids, end_of_sentence_ids
+from .tokenization_elmo import PADDING_ID, add_sentence_markers, begin_of_sentence_ids, end_of_sentence_ids
 
 
 class ElmoInferenceGraph(nn.Module):
@@ -78,12 +78,8 @@ class ElmoInferenceGraph(nn.Module):
         batch, steps, width = char_ids.shape
         mask = (char_ids > 0).any(dim=-1)  # (B, T)
         lengths = mask.sum(dim=1)  # (B,)
-        # <S> at 0, the tokens, </S> at lengths + 1 (a padding slot, or the extra one at the end).
-        chars = torch.cat([
-            self.bos.expand(batch, 1, width), char_ids, char_ids.new_zeros(batch, 1, width)
-        ], dim=1)  # (B, S, W)
+        chars = add_sentence_markers(char_ids, lengths, self.bos, self.eos)  # (B, S, W)
         positions = torch.arange(steps + 2, device=char_ids.device).unsqueeze(0)  # (1, S)
-        chars = torch.where((positions == (lengths + 1).unsqueeze(1)).unsqueeze(-1), self.eos, chars)
         real = positions < (lengths + 2).unsqueeze(1)  # (B, S)
 
         # The char CNN on the real slots only (N of the B * S), scattered back; padding stays zero.

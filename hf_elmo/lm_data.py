@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Sequence
 
 import numpy as np
 import torch
@@ -20,7 +20,7 @@ import torch
 from .fileio import PathLike
 from .lm_vocab import Vocabulary  # noqa: F401  (re-exported: the data API in one place)
 from .modeling_lm import IGNORE_INDEX
-from .tokenization_elmo import begin_of_sentence_ids, end_of_sentence_ids, token_to_char_ids
+from .tokenization_elmo import add_sentence_markers, token_to_char_ids
 
 #: A line longer than this is not a sentence (an unsplit document, or not text at all).
 MAX_LINE_CHARS = 100_000
@@ -116,8 +116,6 @@ class SentenceBatcher:
         self.pool_batches = pool_batches
         self.lengths = np.fromiter((s.count(" ") + 1 for s in sentences), dtype=np.int64, count=len(sentences))
         self._char_cache: Dict[str, List[int]] = {}
-        self._bos = begin_of_sentence_ids(self.width)
-        self._eos = end_of_sentence_ids(self.width)
 
     @property
     def n_words(self) -> int:
@@ -154,7 +152,7 @@ class SentenceBatcher:
     def collate(self, indices: Sequence[int]) -> LMBatch:
         """Tensors for the sentences ``indices`` (markers added)."""
         return collate_sentences([self.sentences[i].split() for i in indices], self.vocabulary,
-                                 self.word_inputs, self._char_ids, self._bos, self._eos)
+                                 self.word_inputs, self._char_ids, self.width)
 
 
 def collate_sentences(
@@ -162,33 +160,25 @@ def collate_sentences(
     vocabulary: Vocabulary,
     word_inputs: bool = False,
     char_ids=None,
-    bos: Optional[List[int]] = None,
-    eos: Optional[List[int]] = None,
     max_characters_per_token: int = 50,
 ) -> LMBatch:
-    """An ``LMBatch`` of tokenised sentences, each wrapped in ``<S>`` ... ``</S>``."""
+    """An ``LMBatch`` of tokenised sentences, each wrapped in ``<S>`` ... ``</S>`` (``add_sentence_markers``)."""
     if not sentences or any(len(s) == 0 for s in sentences):
         raise ValueError("collate_sentences needs a non-empty list of non-empty sentences")
     width = max_characters_per_token
     char_ids = char_ids or (lambda t: token_to_char_ids(t, width, max_token_chars=None))
-    bos = bos or begin_of_sentence_ids(width)
-    eos = eos or end_of_sentence_ids(width)
-    steps = max(len(s) for s in sentences) + 2
-    labels = torch.full((len(sentences), steps), IGNORE_INDEX, dtype=torch.long)
-    lengths = torch.tensor([len(s) + 2 for s in sentences], dtype=torch.long)
-    if word_inputs:
-        inputs = torch.zeros((len(sentences), steps), dtype=torch.long)
-    else:
-        chars = np.zeros((len(sentences), steps, len(bos)), dtype=np.int64)
-    for row, sentence in enumerate(sentences):
-        ids = [vocabulary.bos_id] + vocabulary.encode(sentence) + [vocabulary.eos_id]
-        labels[row, : len(ids)] = torch.tensor(ids)
-        if word_inputs:
-            inputs[row, : len(ids)] = labels[row, : len(ids)]
-        else:
-            chars[row, 0] = bos
-            chars[row, 1 : len(sentence) + 1] = [char_ids(t) for t in sentence]
-            chars[row, len(sentence) + 1] = eos
+    steps = max(len(s) for s in sentences)
+    words = torch.full((len(sentences), steps), IGNORE_INDEX, dtype=torch.long)  # (B, T), the tokens only
+    lengths = torch.tensor([len(s) for s in sentences], dtype=torch.long)
     if not word_inputs:
-        inputs = torch.from_numpy(chars)
-    return LMBatch(inputs, lengths, labels, sum(len(s) for s in sentences))
+        chars = np.zeros((len(sentences), steps, width), dtype=np.int64)
+    for row, sentence in enumerate(sentences):
+        words[row, : len(sentence)] = torch.tensor(vocabulary.encode(sentence))
+        if not word_inputs:
+            chars[row, : len(sentence)] = [char_ids(t) for t in sentence]
+    if word_inputs:
+        inputs = add_sentence_markers(words.clamp(min=0), lengths, vocabulary.bos_id, vocabulary.eos_id)
+    else:
+        inputs = add_sentence_markers(torch.from_numpy(chars), lengths)
+    labels = add_sentence_markers(words, lengths, vocabulary.bos_id, vocabulary.eos_id, fill=IGNORE_INDEX)
+    return LMBatch(inputs, lengths + 2, labels, sum(len(s) for s in sentences))

@@ -41,6 +41,7 @@ from typing import Any, Dict, Iterator, Optional, Tuple, Union
 import torch
 from transformers import PreTrainedModel
 
+from .configuration_elmo import ElmoConfig, names_lm_head
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
 from .fileio import PathLike, build_aside, check_output_folder
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel
@@ -89,8 +90,9 @@ class ModelSource:
 
     @property
     def has_lm_head(self) -> bool:
-        """Whether the folder holds a biLM with its word softmax (written by ``elmo pretrain``)."""
-        return "softmax" in self.config
+        """Whether the folder holds a biLM with its word softmax (written by ``elmo pretrain``),
+        read from its ``config.json``'s ``architectures`` (``names_lm_head``)."""
+        return names_lm_head(self.config.get("architectures"))
 
     @contextmanager
     def original_files(self) -> Iterator[Tuple[Path, Path]]:
@@ -306,9 +308,8 @@ def load_allennlp_with_softmax(model_class: type, options_path: PathLike, weight
             f"fit projection_dim {config.projection_dim}"
         )
     state = elmo_state_dict(weights_path, config)
-    config.n_characters = 262
-    config.vocab_size = weight.shape[0]
-    config.softmax = "full"
+    config = ElmoConfig.from_dict({**config.to_dict(), "n_characters": 262, "vocab_size": weight.shape[0],
+                                   "softmax": "full"})
     model = model_class(config)
     missing, unexpected = model.elmo.load_state_dict(state, strict=False)
     missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]

@@ -12,8 +12,10 @@ bilm-tf trains: ``num_sampled`` candidates drawn from a log-uniform (Zipf) distr
 frequency-sorted vocabulary, shared by the batch, logits corrected by ``-log Q`` (the expected
 count of each candidate), accidental hits of the true word removed.
 
-``config.token_embedding = "word"`` replaces the char CNN by a word-embedding lookup
-(``input_ids`` (B, S) word ids): the baseline that shows what the characters add.
+``config.token_embedding = "word"`` makes the biLM's token embedder a word-embedding lookup
+(``input_ids`` (B, S) word ids; ``ElmoModel.word_embedding``): the baseline that shows what the
+characters add. Word-baseline folders saved before it moved into the biLM (``word_embedding.*``
+beside ``elmo.*``) load with ``from_pretrained`` as they are.
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ from torch import nn
 from torch.nn import functional as F
 from transformers.utils import ModelOutput
 
-from .configuration_elmo import ElmoConfig
+from .configuration_elmo import ElmoConfig, ElmoConfigError
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, ElmoState, require_package_loader
 
 IGNORE_INDEX = -100
-TOKEN_EMBEDDINGS = ("char_cnn", "word")
-SOFTMAX_KINDS = ("full", "sampled")
+#: ``from_pretrained``'s ``key_mapping`` for word-baseline folders whose word embedding sat beside the biLM.
+_WORD_EMBEDDING_BEFORE_IT_MOVED = {r"^word_embedding\.": "elmo.word_embedding."}
 
 
 @dataclass
@@ -108,21 +110,27 @@ class ElmoSoftmax(nn.Module):
 class ElmoForBidirectionalLM(ElmoPreTrainedModel):
     """The ELMo biLM with the word softmax it is pretrained with.
 
-    Config fields beyond ``ElmoConfig``: ``vocab_size`` (V words, the softmax rows),
-    ``softmax`` (``"sampled"`` or ``"full"``, the training loss; evaluation is always full),
-    ``num_sampled`` (candidates per batch for the sampled softmax) and ``token_embedding``
-    (``"char_cnn"``, or ``"word"`` for the word-embedding baseline).
-    ``ElmoModel.from_pretrained`` on a saved folder of this model loads the biLM alone.
+    Its config fields (declared and checked by ``ElmoConfig``): ``vocab_size`` (V words, the
+    softmax rows; required), ``softmax`` (``"sampled"`` or ``"full"``, the training loss;
+    evaluation is always full), ``num_sampled`` (log-uniform draws per batch for the sampled
+    softmax) and ``token_embedding`` (``"char_cnn"``, or ``"word"`` for the word-embedding
+    baseline). ``ElmoModel.from_pretrained`` on a saved folder of this model loads the biLM alone.
     """
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
-        validate_lm_config(config)
+        if config.vocab_size is None:
+            raise ElmoConfigError("vocab_size", "must be set for ElmoForBidirectionalLM (the words of its softmax)")
         self.elmo = ElmoModel(config)
-        p = config.projection_dim
-        self.word_embedding = nn.Embedding(config.vocab_size, p) if config.token_embedding == "word" else None
-        self.softmax = ElmoSoftmax(config.vocab_size, p)
+        self.softmax = ElmoSoftmax(config.vocab_size, config.projection_dim)
         self.post_init()
+
+    @classmethod
+    def from_pretrained(cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any):
+        """``ElmoPreTrainedModel.from_pretrained``; the word embedding of a word-baseline folder saved
+        before it moved into the biLM (``word_embedding.weight``) loads as ``elmo.word_embedding.weight``."""
+        kwargs.setdefault("key_mapping", _WORD_EMBEDDING_BEFORE_IT_MOVED)
+        return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
 
     def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
         """``save_pretrained``; a folder saved with its code for ``trust_remote_code`` also maps
@@ -136,17 +144,8 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         if isinstance(module, ElmoSoftmax):  # bilm-tf: W ~ N(0, 1/sqrt(P)), b = 0
             nn.init.normal_(module.weight, std=1.0 / math.sqrt(module.weight.shape[1]))
             nn.init.zeros_(module.bias)
-        elif isinstance(module, nn.Embedding) and module.padding_idx is None:  # the word embedding
-            nn.init.uniform_(module.weight, -1.0, 1.0)
         else:
             super()._init_weights(module)
-
-    def token_layer(self, input_ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        """The context-independent token layer (B, S, P), zero beyond each row's length."""
-        mask = torch.arange(input_ids.shape[1], device=lengths.device) < lengths.unsqueeze(1)  # (B, S)
-        if self.word_embedding is not None:
-            return self.word_embedding(input_ids.clamp(min=0)) * mask.unsqueeze(-1)
-        return self.elmo.token_embeddings(input_ids, mask)
 
     def forward(
         self,
@@ -163,16 +162,13 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
             input_ids: (B, S, W) char ids (or (B, S) word ids for ``token_embedding="word"``),
                 left-aligned, ``lengths`` (B,) real steps per row.
             labels: (B, S) vocabulary ids of every step, ``-100`` beyond each row's length.
-            initial_state: LSTM state to start from (default: the model's initial state).
+            initial_state: LSTM state to start from (default: ``ElmoModel.initial_state``).
             full_softmax: force the full (True) or configured (None) softmax; eval mode is full.
         """
         if labels.shape != input_ids.shape[:2]:
             raise ValueError(f"labels {tuple(labels.shape)} must match input_ids' (B, S) {tuple(input_ids.shape[:2])}")
-        if initial_state is None:
-            initial_state = self.elmo._initial_state(input_ids.shape[0], stateful=False)
-        tokens = self.token_layer(input_ids, lengths)  # (B, S, P)
-        lstm_layers, final = self.elmo.bilm(tokens, lengths, initial_state)
-        top = lstm_layers[-1]  # (B, S, 2P)
+        layers, final = self.elmo.encode(input_ids, lengths, initial_state)
+        top = layers[-1]  # (B, S, 2P)
         p = self.config.projection_dim
         forward_hidden, forward_targets = top[:, :-1, :p], labels[:, 1:]  # predict t+1
         backward_hidden, backward_targets = top[:, 1:, p:], labels[:, :-1]  # predict t-1
@@ -207,18 +203,3 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         needs the hf-elmo package (``hf_elmo.loading.load_allennlp_with_softmax`` builds it)."""
         return require_package_loader(cls).from_allennlp_with_softmax(cls, options_path, weights_path, softmax_path)
 
-
-def validate_lm_config(config: ElmoConfig) -> None:
-    """Fill the LM fields' defaults on ``config`` and check them (clear errors)."""
-    for name, default in (("softmax", "sampled"), ("num_sampled", 8192), ("token_embedding", "char_cnn")):
-        if getattr(config, name, None) is None:
-            setattr(config, name, default)
-    vocab_size = getattr(config, "vocab_size", None)
-    if not isinstance(vocab_size, int) or vocab_size < 4:
-        raise ValueError(f"ElmoForBidirectionalLM needs config.vocab_size >= 4 (words of the softmax), got {vocab_size}")
-    if config.softmax not in SOFTMAX_KINDS:
-        raise ValueError(f"config.softmax must be one of {SOFTMAX_KINDS}, got {config.softmax!r}")
-    if config.token_embedding not in TOKEN_EMBEDDINGS:
-        raise ValueError(f"config.token_embedding must be one of {TOKEN_EMBEDDINGS}, got {config.token_embedding!r}")
-    if int(config.num_sampled) <= 0:
-        raise ValueError(f"config.num_sampled must be positive, got {config.num_sampled}")

@@ -227,6 +227,9 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
     from .modeling_elmo import ElmoModel
 
     base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
+    if base.config.token_embedding != settings.token_embedding:  # the token embedder is part of the biLM
+        raise ValueError(f"--init-model {settings.init_model} embeds tokens with {base.config.token_embedding!r}, "
+                         f"not --token-embedding {settings.token_embedding}")
     config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
     model = ElmoForBidirectionalLM(config)
     model.elmo.load_state_dict(base.state_dict())

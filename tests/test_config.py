@@ -171,3 +171,56 @@ def test_char_ids_accept_every_width_the_config_accepts():
         ElmoConfig(**{**TINY, "max_characters_per_token": width})
         assert batch_to_ids([["ab"]], width).shape == (1, 1, width)
         assert ElmoTokenizer(max_characters_per_token=width)("ab")["input_ids"][0][:2] == [259, 98]
+
+
+# -- the LM fields --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"softmax": "hierarchical"}, r"^ElmoConfig\.softmax must be one of \('sampled', 'full'\), got 'hierarchical'"),
+        ({"token_embedding": "bpe"}, r"^ElmoConfig\.token_embedding must be one of \('char_cnn', 'word'\), got 'bpe'"),
+        ({"token_embedding": "word"}, r"^ElmoConfig\.vocab_size must be set for token_embedding='word'"),
+        ({"vocab_size": 3}, r"^ElmoConfig\.vocab_size must be in 4\.\.10000000, got 3"),
+        ({"vocab_size": "100"}, r"^ElmoConfig\.vocab_size must be an integer in 4\.\.10000000, got '100' \(str\)"),
+        ({"num_sampled": 2.5}, r"^ElmoConfig\.num_sampled must be an integer in 1\.\.1000000, got 2\.5"),
+        ({"initializer_range": 0}, r"^ElmoConfig\.initializer_range must be a positive finite number, got 0"),
+        ({"initializer_range": "0.1"}, r"^ElmoConfig\.initializer_range must be a positive finite number"),
+    ],
+)
+def test_the_lm_fields_are_checked_naming_the_field_and_range(fields, message):
+    with pytest.raises(ElmoConfigError, match=message):
+        ElmoConfig(**{**TINY, **fields})
+
+
+def test_the_lm_fields_have_one_default_each_and_none_for_num_sampled_means_the_default():
+    from hf_elmo.configuration_elmo import DEFAULT_NUM_SAMPLED
+
+    config = ElmoConfig(**TINY)
+    assert (config.vocab_size, config.softmax, config.num_sampled, config.token_embedding, config.initializer_range) == (
+        None, "sampled", DEFAULT_NUM_SAMPLED, "char_cnn", 0.05)
+    assert ElmoConfig(**TINY, num_sampled=None).num_sampled == DEFAULT_NUM_SAMPLED
+
+
+def test_the_lm_fields_round_trip_through_config_json(tmp_path):
+    fields = dict(vocab_size=123, softmax="full", num_sampled=77, token_embedding="word", initializer_range=0.125)
+    ElmoConfig(**TINY, **fields).save_pretrained(tmp_path)
+    saved = json.loads((tmp_path / "config.json").read_text())
+    assert {k: saved[k] for k in fields} == fields
+    loaded = ElmoConfig.from_pretrained(tmp_path)
+    assert {k: getattr(loaded, k) for k in fields} == fields
+
+
+def test_a_bad_lm_field_in_config_json_is_named_with_the_file(tmp_path):
+    _saved_config_with(tmp_path, softmax="hierarchical")
+    with pytest.raises(ElmoConfigError, match=rf"^{re.escape(str(tmp_path / 'config.json'))}: field softmax must be"):
+        ElmoConfig.from_pretrained(tmp_path)
+
+
+def test_initializer_range_bounds_the_fresh_linear_and_convolution_weights():
+    import torch
+
+    torch.manual_seed(0)
+    model = ElmoModel(ElmoConfig(**TINY, initializer_range=0.01))
+    weights = [m.weight for m in model.modules() if isinstance(m, (torch.nn.Linear, torch.nn.Conv1d))]
+    assert max(float(w.detach().abs().max()) for w in weights) <= 0.01
+    assert max(float(w.detach().abs().max()) for w in weights) > 0.009  # drawn from the whole range, not a smaller one

@@ -73,6 +73,33 @@ def test_the_shipped_name_resolves_to_the_folder_inside_the_package():
                                   _layers(ElmoModel.from_pretrained(DEFAULT_MODEL)))
 
 
+# -- "is this an LM folder?": read from config.architectures ----------------------------------
+def test_an_lm_folder_is_recognised_by_its_architectures_and_a_biLM_folder_is_not(lm_folder_fp16, original, tmp_path):
+    assert resolve_model(lm_folder_fp16).has_lm_head
+    assert ElmoConfig.from_pretrained(lm_folder_fp16).has_lm_head
+    bilm = tmp_path / "bilm"  # the biLM alone, loaded from the LM folder and saved again: no softmax in it
+    ElmoModel.from_pretrained(lm_folder_fp16).save_pretrained(bilm)
+    assert '"softmax"' in (bilm / "config.json").read_text()  # the LM fields are config fields of every model
+    assert not resolve_model(bilm).has_lm_head and not ElmoConfig.from_pretrained(bilm).has_lm_head
+    assert not resolve_model(original).has_lm_head  # original files: no config.json at all
+    assert not ElmoConfig(**TINY, vocab_size=20).has_lm_head  # a config not saved by the LM
+
+
+def test_an_lm_folder_written_by_older_code_is_still_recognised_and_loads(lm_folder_fp16, tmp_path):
+    import json
+    import shutil
+
+    old = tmp_path / "old-lm"
+    shutil.copytree(lm_folder_fp16, old)
+    config = json.loads((old / "config.json").read_text())
+    del config["initializer_range"]  # what `elmo pretrain` wrote before the LM fields were declared
+    (old / "config.json").write_text(json.dumps(config))
+    assert resolve_model(old).has_lm_head
+    model = ElmoForBidirectionalLM.from_pretrained(old)
+    assert model.config.initializer_range == 0.05 and model.config.vocab_size == 20
+    assert resolve_model(DEFAULT_MODEL_NAME).has_lm_head
+
+
 def test_an_unknown_shipped_name_lists_the_shipped_ones():
     with pytest.raises(ModelNotFoundError, match="the package ships hf-elmo:elmo-tiny-en"):
         resolve_model("hf-elmo:elmo-huge-xx")

@@ -16,8 +16,15 @@ from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
 from hf_elmo.lm_data import CorpusError, SentenceBatcher, collate_sentences, read_corpus
 from hf_elmo.lm_vocab import Vocabulary, build_vocabulary
+from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
-from hf_elmo.pretrain import PretrainSettings, load_lm, make_optimizer, perplexity, pretrain, train_step
+from hf_elmo.pretrain import PretrainSettings, build_model, load_lm, make_optimizer, perplexity, pretrain, train_step
+from hf_elmo.tokenization_elmo import (
+    add_sentence_markers,
+    batch_to_ids,
+    begin_of_sentence_ids,
+    end_of_sentence_ids,
+)
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
@@ -76,6 +83,35 @@ def test_collate_wraps_sentences_in_markers_with_labels_for_both_directions():
     assert batch.n_words == 3
 
 
+def test_sentence_markers_go_where_add_sentence_markers_puts_them():
+    ids = torch.tensor([[5, 6, 7], [8, 0, 0]])
+    assert add_sentence_markers(ids, torch.tensor([3, 1]), 1, 2).tolist() == [[1, 5, 6, 7, 2], [1, 8, 2, 0, 0]]
+    labels = torch.tensor([[5, -100], [-100, -100]])
+    assert add_sentence_markers(labels, torch.tensor([1, 0]), 1, 2, fill=-100).tolist() == [
+        [1, 5, 2, -100], [1, 2, -100, -100]]
+    chars = add_sentence_markers(batch_to_ids([["a", "b"], ["c"]]), torch.tensor([2, 1]))  # default: <S>, </S> char ids
+    assert chars[0, 0].tolist() == begin_of_sentence_ids() and chars[0, 3].tolist() == end_of_sentence_ids()
+    assert chars[1, 2].tolist() == end_of_sentence_ids() and not chars[1, 3].any()
+    with pytest.raises(ValueError, match="needs begin and end ids for"):
+        add_sentence_markers(ids, torch.tensor([3, 1]))
+
+
+def test_training_batches_hold_the_char_ids_the_model_embeds_at_inference():
+    """The LM data and ``ElmoModel.forward`` wrap sentences the same way: the model's layers are
+    ``encode`` of the training batch's char ids, markers cut off."""
+    sentences = [["The", "cat", "sat"], ["naïve"]]
+    vocab = build_vocabulary([" ".join(s) for s in sentences])
+    batch = collate_sentences(sentences, vocab)
+    ids = batch_to_ids(sentences)
+    assert torch.equal(batch.input_ids, add_sentence_markers(ids, torch.tensor([3, 1])))
+    model = ElmoModel(ElmoConfig(**TINY)).eval()
+    with torch.no_grad():
+        inference = model(input_ids=ids).hidden_states
+        training = model.encode(batch.input_ids, batch.lengths)[0]
+    for got, layer in zip(inference, training):
+        torch.testing.assert_close(got, layer[:, 1:4] * (ids > 0).any(-1, keepdim=True), rtol=0, atol=0)
+
+
 # -- the LM head ----------------------------------------------------------------------------------
 def test_lm_loss_is_the_mean_of_both_directions_explicit_cross_entropies():
     vocab = build_vocabulary(["a b c d e"])
@@ -94,6 +130,71 @@ def test_lm_loss_is_the_mean_of_both_directions_explicit_cross_entropies():
     torch.testing.assert_close(out.backward_loss, torch.stack(bwd).mean(), rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(out.loss, 0.5 * (out.forward_loss + out.backward_loss))
     assert int(out.n_targets) == len(fwd) == 3 + 1 + 1 + 1
+
+
+@pytest.mark.parametrize("token_embedding", ["char_cnn", "word"])
+def test_lm_loss_is_the_softmax_over_the_saved_biLM_alone(tmp_path, token_embedding):
+    """The LM is ``ElmoModel.encode`` + the word softmax: the biLM loaded alone from the LM's folder
+    (``ElmoModel.from_pretrained``, word embedding included) gives the same loss, from any state."""
+    vocab = build_vocabulary(["a b c d e"])
+    lm = tiny_lm(len(vocab), token_embedding=token_embedding).eval()
+    lm.save_pretrained(tmp_path)
+    bilm = ElmoModel.from_pretrained(tmp_path).eval()
+    batch = collate_sentences([["a", "b", "c"], ["d", "e"], ["a"]], vocab, word_inputs=token_embedding == "word")
+    inputs = batch.input_ids
+    first = lm(input_ids=inputs, lengths=batch.lengths, labels=batch.labels)
+    for state in (None, first.final_state):  # the initial state, then the state carried from a window
+        out = lm(input_ids=inputs, lengths=batch.lengths, labels=batch.labels, initial_state=state)
+        with torch.no_grad():
+            layers, final = bilm.encode(inputs, batch.lengths, state)
+        top, p = layers[-1], lm.config.projection_dim
+        keep = batch.labels[:, 1:] != -100
+        logits = [torch.nn.functional.linear(h[keep], lm.softmax.weight, lm.softmax.bias)
+                  for h in (top[:, :-1, :p], top[:, 1:, p:])]
+        forward = torch.nn.functional.cross_entropy(logits[0], batch.labels[:, 1:][keep])
+        backward = torch.nn.functional.cross_entropy(logits[1], batch.labels[:, :-1][keep])
+        torch.testing.assert_close(out.forward_loss, forward, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(out.backward_loss, backward, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(out.final_state.h, final.h, rtol=1e-5, atol=1e-6)
+    assert bilm.initial_state(3).h.shape == (2, lm.config.n_layers, 3, lm.config.projection_dim)
+
+
+def test_the_word_baseline_biLM_refuses_char_ids_with_one_line():
+    lm = tiny_lm(10, token_embedding="word")
+    assert not hasattr(lm.elmo, "char_cnn")  # its token embedder is the word embedding alone
+    with pytest.raises(ValueError, match=r"^this biLM embeds word ids \(token_embedding='word'.*call encode"):
+        lm.elmo(input_ids=torch.ones(1, 2, 50, dtype=torch.long))
+
+
+def test_the_word_baseline_does_not_continue_a_char_cnn_biLM(tmp_path):
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "bilm")
+    vocab = build_vocabulary(["a b c"])
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"), token_embedding="word")
+    with pytest.raises(ValueError, match=r"embeds tokens with 'char_cnn', not --token-embedding word$"):
+        build_model(settings, vocab)
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"))
+    assert build_model(settings, vocab).config.token_embedding == "char_cnn"
+
+
+def test_a_word_baseline_folder_saved_before_the_embedding_moved_into_the_biLM_loads(tmp_path):
+    """Older folders hold ``word_embedding.weight`` beside ``elmo.*`` and an unused ``elmo.char_cnn``."""
+    from safetensors.torch import load_file, save_file
+
+    vocab = build_vocabulary(["a b c d e"])
+    lm = tiny_lm(len(vocab), token_embedding="word", softmax="full").eval()
+    lm.save_pretrained(tmp_path)
+    weights = load_file(tmp_path / "model.safetensors")
+    weights["word_embedding.weight"] = weights.pop("elmo.word_embedding.weight")
+    unused_cnn = ElmoModel(ElmoConfig(**TINY)).char_cnn.state_dict()
+    weights.update({f"elmo.char_cnn.{k}": v.contiguous() for k, v in unused_cnn.items()})
+    save_file(weights, tmp_path / "model.safetensors", metadata={"format": "pt"})
+    batch = collate_sentences([["a", "b"], ["c"]], vocab, word_inputs=True)
+    inputs = batch.input_ids
+    old = ElmoForBidirectionalLM.from_pretrained(tmp_path).eval()
+    torch.testing.assert_close(old(input_ids=inputs, lengths=batch.lengths, labels=batch.labels).loss,
+                               lm(input_ids=inputs, lengths=batch.lengths, labels=batch.labels).loss, rtol=0, atol=0)
+    torch.testing.assert_close(ElmoModel.from_pretrained(tmp_path).word_embedding.weight,
+                               lm.elmo.word_embedding.weight, rtol=0, atol=0)
 
 
 def test_log_uniform_candidate_distribution_sums_to_one():

@@ -43,7 +43,7 @@ from .elmo_kernels import (
     token_chunks,
     torch_lstm_weights,
 )
-from .tokenization_elmo import N_CHAR_IDS, begin_of_sentence_ids, end_of_sentence_ids
+from .tokenization_elmo import N_CHAR_IDS, add_sentence_markers
 
 
 @dataclass
@@ -361,15 +361,16 @@ class ElmoPreTrainedModel(PreTrainedModel):
     package_loader: ClassVar[Optional[Any]] = None
 
     def _init_weights(self, module: nn.Module) -> None:
-        std = 0.05
+        bound = self.config.initializer_range
         if isinstance(module, (nn.Linear, nn.Conv1d)):
-            nn.init.uniform_(module.weight, -std, std)
+            nn.init.uniform_(module.weight, -bound, bound)
             if module.bias is not None:
                 nn.init.zeros_(module.bias)
-        elif isinstance(module, nn.Embedding):
+        elif isinstance(module, nn.Embedding):  # the char embedding, or the word embedding of the baseline
             nn.init.uniform_(module.weight, -1.0, 1.0)
-            with torch.no_grad():
-                module.weight[module.padding_idx].zero_()
+            if module.padding_idx is not None:
+                with torch.no_grad():
+                    module.weight[module.padding_idx].zero_()
         elif isinstance(module, ElmoModel):
             nn.init.zeros_(module.warm_h)
             nn.init.zeros_(module.warm_c)
@@ -499,16 +500,24 @@ class ElmoModel(ElmoPreTrainedModel):
     ``warm_up``), so the same sentence gets the same vectors in any batch. With
     ``stateful=True`` (argument or config) the LSTM state of batch row r carries over to row r of
     the next call, exactly as bilm-tf and AllenNLP do; ``reset_states()`` forgets it.
+
+    The token embedder is the char CNN (``char_cnn``), or with ``config.token_embedding="word"``
+    a word-embedding lookup (``word_embedding``, V x P), the pretraining baseline: its ``encode``
+    takes word ids (B, S) with the markers' word ids in place, and it has no ``forward`` on char ids.
     """
 
     # A folder written by ``elmo pretrain`` (``ElmoForBidirectionalLM``) also holds the LM's word
-    # softmax and, for the word baseline, its word embedding. Loading the biLM alone from it leaves
-    # them out on purpose, so they are not reported as unexpected.
-    _keys_to_ignore_on_load_unexpected = [r"^softmax\.", r"^word_embedding\."]
+    # softmax. Loading the biLM alone from it leaves the softmax out on purpose, so it is not
+    # reported as unexpected; nor is the unused char CNN that word-baseline folders saved before
+    # the word embedding moved into the biLM hold.
+    _keys_to_ignore_on_load_unexpected = [r"^softmax\.", r"^(elmo\.)?char_cnn\."]
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
-        self.char_cnn = ElmoCharCNN(config)
+        if config.token_embedding == "word":
+            self.word_embedding = nn.Embedding(config.vocab_size, config.projection_dim)
+        else:
+            self.char_cnn = ElmoCharCNN(config)
         self.bilm = ElmoBiLm(config)
         n, p, c = config.n_layers, config.projection_dim, config.lstm_dim
         # The initial state of every row in stateless calls; zeros until ``warm_up``.
@@ -524,7 +533,10 @@ class ElmoModel(ElmoPreTrainedModel):
         """Forget the state carried by stateful calls; the next one starts from the initial state."""
         self._carried_state = None
 
-    def _initial_state(self, batch_size: int, stateful: bool) -> ElmoState:
+    def initial_state(self, batch_size: int, stateful: bool = False) -> ElmoState:
+        """The state a call over ``batch_size`` rows starts from: the warm state (zeros until
+        ``warm_up``) of every row, or with ``stateful`` the state carried from the last stateful
+        call for the rows it had. h (2, L, B, P), c (2, L, B, C)."""
         n = self.config.n_layers
         warm = ElmoState(
             self.warm_h.unsqueeze(2).expand(2, n, batch_size, -1),
@@ -572,25 +584,16 @@ class ElmoModel(ElmoPreTrainedModel):
         self.reset_states()
 
     # -- forward ---------------------------------------------------------------------------
-    def _with_sentence_markers(
-        self, input_ids: torch.Tensor, lengths: torch.Tensor
-    ) -> torch.Tensor:
-        """(B, T, W) ids -> (B, T+2, W) with ``<S>`` first and ``</S>`` after each row's tokens."""
-        batch, steps, width = input_ids.shape
-        out = input_ids.new_zeros(batch, steps + 2, width)
-        out[:, 1 : steps + 1] = input_ids
-        device = input_ids.device
-        out[:, 0] = torch.tensor(begin_of_sentence_ids(width), device=device)
-        out[torch.arange(batch, device=device), lengths + 1] = torch.tensor(end_of_sentence_ids(width), device=device)
-        return out
-
     def token_embeddings(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """The char-CNN token layer (B, S, P) for ``char_ids`` (B, S, W), zero where ``mask`` is False.
+        """The token layer (B, S, P) for ``char_ids`` (B, S, W), zero where ``mask`` is False;
+        for ``token_embedding="word"``, the word embeddings of word ids (B, S).
 
         The fast path runs the char CNN once per distinct token of the batch (on running text
         about half the slots), and in inference only on those not in ``token_cache``; the
         vectors are the same as running it on every slot.
         """
+        if self.config.token_embedding == "word":
+            return self.word_embedding(char_ids.clamp(min=0)) * mask.unsqueeze(-1)
         out = char_ids.new_zeros(*mask.shape, self.config.projection_dim, dtype=self.dtype)
         if self.config.bilm_implementation == "plain":
             out[mask] = self.char_cnn(char_ids[mask])
@@ -605,15 +608,16 @@ class ElmoModel(ElmoPreTrainedModel):
         """The biLM over char ids that already hold any sentence markers.
 
         Args:
-            char_ids: (B, S, W) left-aligned char ids, ``lengths`` (B,) real steps per row.
-            initial_state: state to start from (default: the initial state, zeros or warm).
+            char_ids: (B, S, W) left-aligned char ids (word ids (B, S) for
+                ``token_embedding="word"``), ``lengths`` (B,) real steps per row.
+            initial_state: state to start from (default: ``initial_state``, zeros or warm).
 
         Returns:
             L+1 layers (B, S, 2P), zero beyond each row's length, and the final ``ElmoState``
             (forward: after each row's last step; backward: after its first).
         """
         if initial_state is None:
-            initial_state = self._initial_state(char_ids.shape[0], stateful=False)
+            initial_state = self.initial_state(char_ids.shape[0])
         steps = char_ids.shape[1]
         mask = torch.arange(steps, device=lengths.device) < lengths.unsqueeze(1)
         tokens = self.token_embeddings(char_ids, mask)  # (B, S, P)
@@ -637,6 +641,9 @@ class ElmoModel(ElmoPreTrainedModel):
             attention_mask: (B, T) 1 for real tokens; derived from ``input_ids`` when absent.
             stateful: carry LSTM state per batch row across calls (default ``config.stateful``).
         """
+        if self.config.token_embedding == "word":
+            raise ValueError("this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+                             "char ids: call encode(word_ids, lengths) with the sentence markers' word ids in place")
         input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
         if attention_mask is None:
             attention_mask = mask
@@ -644,8 +651,8 @@ class ElmoModel(ElmoPreTrainedModel):
         steps = input_ids.shape[1]
         stateful = self.config.stateful if stateful is None else stateful
 
-        char_ids = self._with_sentence_markers(input_ids, lengths)
-        initial = self._initial_state(input_ids.shape[0], stateful)
+        char_ids = add_sentence_markers(input_ids, lengths)  # (B, T+2, W)
+        initial = self.initial_state(input_ids.shape[0], stateful)
         layers, final = self.encode(char_ids, lengths + 2, initial)
         if stateful:
             self._carry(final)

@@ -2,7 +2,8 @@
 
 A token becomes ``max_characters_per_token`` ids: its UTF-8 bytes cut to ``max - 2``, wrapped in
 begin/end-of-word ids and padded; every id is then shifted by +1 so that 0 means padding. A
-padding token is all zeros. Sentence markers ``<S>``/``</S>`` are added by the model itself.
+padding token is all zeros. Sentence markers ``<S>``/``</S>`` are added by ``add_sentence_markers``:
+by the model itself at inference (so the tokenizer leaves them out), by the LM data in training.
 
 Raw text is split into words by the rule the model's corpus was tokenised with
 (``split_words``: whitespace, or spaCy's rules for a language, imported only then).
@@ -61,6 +62,41 @@ def begin_of_sentence_ids(max_characters_per_token: int = 50) -> List[int]:
 def end_of_sentence_ids(max_characters_per_token: int = 50) -> List[int]:
     """The shifted character ids of ``</S>``."""
     return _marker_ids(END_OF_SENTENCE_CHAR, max_characters_per_token)
+
+
+def add_sentence_markers(
+    ids: torch.Tensor,
+    lengths: torch.Tensor,
+    begin: Optional[Union[int, Sequence[int], torch.Tensor]] = None,
+    end: Optional[Union[int, Sequence[int], torch.Tensor]] = None,
+    fill: int = 0,
+) -> torch.Tensor:
+    """Wrap every sentence of a batch in ``<S>`` ... ``</S>``: ``ids`` (B, T, ...) -> (B, T+2, ...).
+
+    Row b becomes ``begin``, its ``lengths[b]`` tokens ``ids[b, :lengths[b]]``, ``end``, then the
+    rest of the row (``ids``' own padding, and ``fill`` in the one step added at the end). The one
+    definition of where the markers go, used by ``ElmoModel`` (char ids (B, T, W)), the export
+    graph, and the LM's training data (char or word ids, and the labels, ``fill=-100``).
+
+    Args:
+        ids: (B, T) or (B, T, W) left-aligned ids; ``lengths`` (B,) the tokens of each row.
+        begin, end: the markers' ids, one step's worth (a word id, or W char ids); default the
+            char ids of ``<S>`` and ``</S>`` (``begin_of_sentence_ids``) for (B, T, W) char ids.
+        fill: the id of the step added after the last one (padding).
+    """
+    batch, steps, *step_shape = ids.shape
+    width = step_shape[-1] if step_shape else None
+    if begin is None or end is None:
+        if width is None:
+            raise ValueError("add_sentence_markers needs begin and end ids for (B, T) ids; the defaults are char ids")
+        begin = begin_of_sentence_ids(width) if begin is None else begin
+        end = end_of_sentence_ids(width) if end is None else end
+    begin = torch.as_tensor(begin, dtype=ids.dtype, device=ids.device)
+    end = torch.as_tensor(end, dtype=ids.dtype, device=ids.device)
+    out = torch.cat([begin.expand(batch, 1, *step_shape), ids, ids.new_full((batch, 1, *step_shape), fill)], dim=1)
+    positions = torch.arange(steps + 2, device=ids.device).unsqueeze(0)  # (1, T+2)
+    at_end = (positions == (lengths + 1).unsqueeze(1)).view(batch, steps + 2, *([1] * len(step_shape)))
+    return torch.where(at_end, end, out)
 
 
 def token_to_char_ids(
