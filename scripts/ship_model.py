@@ -17,10 +17,10 @@ from pathlib import Path
 
 import torch
 
-from hf_elmo.lm_vocab import VOCAB_FILE, Vocabulary
 from hf_elmo.model_card import write_model_card
-from hf_elmo.pretrain import load_lm
 from hf_elmo.tokenization_elmo import ElmoTokenizer
+from hf_elmo.training.trainer import load_lm
+from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
 
 ATTRIBUTION = (
     "Trained on text from English Wikipedia (2015 and 2018 articles; CC BY-SA 3.0) and English Wikinews "

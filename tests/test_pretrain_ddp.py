@@ -9,10 +9,10 @@ import sys
 
 import torch
 
-from hf_elmo.lm_data import SentenceBatcher, read_corpus
-from hf_elmo.lm_vocab import Vocabulary
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-from hf_elmo.pretrain import PretrainSettings, build_model, make_optimizer, train_step
+from hf_elmo.training.data import SentenceBatcher, read_corpus
+from hf_elmo.training.trainer import PretrainSettings, build_model, make_optimizer, train_step
+from hf_elmo.training.vocab import Vocabulary
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 

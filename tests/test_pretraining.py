@@ -14,10 +14,10 @@ from transformers import AutoTokenizer
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
-from hf_elmo.lm_data import CorpusError, SentenceBatcher, collate_sentences, read_corpus
-from hf_elmo.lm_vocab import Vocabulary, build_vocabulary
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
-from hf_elmo.pretrain import PretrainSettings, load_lm, make_optimizer, perplexity, pretrain, train_step
+from hf_elmo.training.data import CorpusError, SentenceBatcher, collate_sentences, read_corpus
+from hf_elmo.training.trainer import PretrainSettings, load_lm, make_optimizer, perplexity, pretrain, train_step
+from hf_elmo.training.vocab import Vocabulary, build_vocabulary
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
@@ -157,7 +157,7 @@ def test_resume_after_a_kill_gives_the_weights_of_an_uninterrupted_run(tmp_path,
     full = pretrain(settings_for(tmp_path / "a", corpus, epochs=None, max_tokens=600), show_progress=False)
     expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
 
-    import hf_elmo.pretrain as trainer
+    import hf_elmo.training.trainer as trainer
 
     calls = {"n": 0}
     real_step = trainer.train_step

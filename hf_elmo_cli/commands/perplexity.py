@@ -34,11 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from hf_elmo.lm_data import read_corpus
-    from hf_elmo.lm_vocab import UNK, VOCAB_FILE, Vocabulary
     from hf_elmo.loading import resolve_model
-    from hf_elmo.pretrain import load_lm, perplexity
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
+    from hf_elmo.training.data import read_corpus
+    from hf_elmo.training.trainer import load_lm, perplexity
+    from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
 
     if args.file is None:
         if args.model is None:

@@ -20,13 +20,13 @@ import torch
 from torch import distributed as dist
 from tqdm.auto import tqdm
 
-from .configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
-from .fileio import PathLike, atomic_file, build_aside, check_output_folder, write_text_atomic
-from .lm_data import LMBatch, SentenceBatcher, read_corpus
-from .lm_vocab import VOCAB_FILE, Vocabulary, build_vocabulary
-from .loading import ModelSource, resolve_model
-from .modeling_lm import ElmoForBidirectionalLM
-from .tokenization_elmo import check_pre_tokenizer
+from ..configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
+from ..fileio import PathLike, atomic_file, build_aside, check_output_folder, write_text_atomic
+from ..loading import ModelSource, resolve_model
+from ..modeling_lm import ElmoForBidirectionalLM
+from ..tokenization_elmo import check_pre_tokenizer
+from .data import LMBatch, SentenceBatcher, read_corpus
+from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 
 CHECKPOINT_FILE = "checkpoint.pt"
 LOSS_LOG = "losses.tsv"
@@ -224,7 +224,7 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
         model.config.dropout = settings.dropout
         model.elmo.bilm.dropout.p = settings.dropout
         return model
-    from .modeling_elmo import ElmoModel
+    from ..modeling_elmo import ElmoModel
 
     base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
     config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
@@ -594,8 +594,8 @@ def save_lm_folder(
     overwrite: bool = False,
 ) -> Path:
     """``save_pretrained`` + ``vocab.txt`` + tokenizer + model card, built aside and renamed into place."""
-    from .model_card import write_model_card
-    from .tokenization_elmo import ElmoTokenizer
+    from ..model_card import write_model_card
+    from ..tokenization_elmo import ElmoTokenizer
 
     dtype = getattr(torch, settings.save_dtype)
     expected_bytes = sum(p.numel() for p in model.parameters()) * dtype.itemsize

@@ -17,10 +17,10 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 import torch
 
-from .fileio import PathLike
-from .lm_vocab import Vocabulary  # noqa: F401  (re-exported: the data API in one place)
-from .modeling_lm import IGNORE_INDEX
-from .tokenization_elmo import begin_of_sentence_ids, end_of_sentence_ids, token_to_char_ids
+from ..fileio import PathLike
+from ..modeling_lm import IGNORE_INDEX
+from ..tokenization_elmo import begin_of_sentence_ids, end_of_sentence_ids, token_to_char_ids
+from .vocab import Vocabulary  # noqa: F401  (re-exported: the data API in one place)
 
 #: A line longer than this is not a sentence (an unsplit document, or not text at all).
 MAX_LINE_CHARS = 100_000

@@ -1,0 +1,1 @@
+"""Pretraining the biLM (``elmo pretrain``) and its perplexity (``elmo perplexity``)."""
