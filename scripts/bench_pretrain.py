@@ -28,7 +28,9 @@ import torch
 from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
 from hf_elmo.training.data import SentenceBatcher
-from hf_elmo.training.trainer import NO_CLIP, PRESETS, make_optimizer, train_step
+from hf_elmo.training.model import make_optimizer
+from hf_elmo.training.settings import NO_CLIP, PRESETS
+from hf_elmo.training.trainer import train_step
 from hf_elmo.training.vocab import build_vocabulary
 
 

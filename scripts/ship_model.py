@@ -19,7 +19,7 @@ import torch
 
 from hf_elmo.model_card import write_model_card
 from hf_elmo.tokenization_elmo import ElmoTokenizer
-from hf_elmo.training.trainer import load_lm
+from hf_elmo.training.evaluation import load_lm
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
 
 ATTRIBUTION = (

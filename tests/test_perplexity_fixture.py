@@ -11,7 +11,7 @@ import torch
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
 from hf_elmo.training.data import collate_sentences
-from hf_elmo.training.trainer import perplexity
+from hf_elmo.training.evaluation import perplexity
 from hf_elmo.training.vocab import Vocabulary
 
 

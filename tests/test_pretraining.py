@@ -16,7 +16,10 @@ from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
 from hf_elmo.training.data import CorpusError, SentenceBatcher, collate_sentences, read_corpus
-from hf_elmo.training.trainer import PretrainSettings, load_lm, make_optimizer, perplexity, pretrain, train_step
+from hf_elmo.training.evaluation import load_lm, perplexity
+from hf_elmo.training.model import make_optimizer
+from hf_elmo.training.settings import PretrainSettings
+from hf_elmo.training.trainer import pretrain, train_step
 from hf_elmo.training.vocab import Vocabulary, build_vocabulary
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.loading import resolve_model
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
     from hf_elmo.training.data import read_corpus
-    from hf_elmo.training.trainer import load_lm, perplexity
+    from hf_elmo.training.evaluation import load_lm, perplexity
     from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
 
     if args.file is None:

@@ -80,14 +80,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_command(args: argparse.Namespace) -> int:
     import torch
 
-    from hf_elmo.training.trainer import PretrainSettings, pretrain
+    from hf_elmo.training.settings import PretrainSettings
+    from hf_elmo.training.trainer import pretrain
 
     if args.threads:
         torch.set_num_threads(args.threads)
     overrides = {k: getattr(args, k) for k in ("lstm_dim", "projection_dim", "n_layers", "n_highway", "filters")
                  if getattr(args, k) is not None}
     if args.no_clip:
-        from hf_elmo.training.trainer import NO_CLIP
+        from hf_elmo.training.settings import NO_CLIP
 
         overrides.update(NO_CLIP)
     settings = PretrainSettings(
