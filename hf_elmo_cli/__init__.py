@@ -13,6 +13,8 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import List, Optional
 
+from .commands._args import CommandParser
+
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``.
 COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed", "export"]
@@ -29,7 +31,7 @@ def distribution_version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="elmo", description="ELMo for Hugging Face and spaCy")
     parser.add_argument("--version", action="version", version=f"%(prog)s (hf-elmo) {distribution_version()}")
-    subparsers = parser.add_subparsers(dest="command", required=True)
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     for name in COMMANDS:
         importlib.import_module(f"hf_elmo_cli.commands.{name}").register(subparsers)
     return parser

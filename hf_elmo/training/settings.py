@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
@@ -31,44 +31,85 @@ PRESETS: Dict[str, Dict[str, Any]] = {
 }
 
 
+#: ``--help`` groups of the ``elmo pretrain`` options, in order.
+DATA, MODEL, OPTIMISATION, OUTPUT = "data and run length", "model", "optimisation", "checkpoints and output"
+
+
+def option(default: Any, help: str, group: str, **argparse_keywords: Any) -> Any:
+    """A settings field that is also an ``elmo pretrain`` option ``--NAME-WITH-DASHES``.
+
+    Its default is the option's default; ``help`` and ``group`` place it in ``--help``;
+    ``argparse_keywords`` go to ``add_argument`` (``choices``, ``metavar``), except ``flag``
+    (another option name) and ``run_length`` (one of the required, exclusive run lengths).
+    ``check_settings`` refuses a value outside ``choices`` whoever built the settings.
+    """
+    return field(default=default, metadata={"help": help, "group": group, **argparse_keywords})
+
+
+def flag(name: str) -> str:
+    """The ``elmo pretrain`` option of the settings field or config override ``name``: ``--vocab``
+    for ``vocab_file``, else the name with dashes (``--lstm-dim``)."""
+    settings_field = PretrainSettings.__dataclass_fields__.get(name)
+    metadata = settings_field.metadata if settings_field else {}
+    return metadata.get("flag", "--" + name.replace("_", "-"))
+
+
 @dataclass
 class PretrainSettings:
-    """Everything that defines a pretraining run (saved with its checkpoints)."""
+    """Everything that defines a pretraining run (saved with its checkpoints, and as
+    ``training.json`` in the model folder). Every field but ``config_overrides`` is an option of
+    ``elmo pretrain`` (its ``metadata``; see ``option``); ``train_file`` and ``output_dir`` are
+    its arguments."""
 
-    train_file: str
-    output_dir: str
-    valid_file: Optional[str] = None
-    init_model: Optional[str] = None
-    preset: str = "cpu"
+    train_file: str = field(metadata={"help": "training text: one sentence per line, tokens split by whitespace"})
+    output_dir: str = field(metadata={"help": "folder for the final model"})
+    valid_file: Optional[str] = option(
+        None, "held-out text: its full-softmax perplexity goes into the model card", DATA)
+    init_model: Optional[str] = option(
+        None, "continue from this model folder (converted, original or pretrained LM)", MODEL)
+    preset: str = option("cpu", "size preset for a model from scratch", MODEL, choices=sorted(PRESETS))
+    #: ElmoConfig fields over the preset's (the options --lstm-dim, ..., --filters, --no-clip).
     config_overrides: Dict[str, Any] = field(default_factory=dict)
-    token_embedding: str = "char_cnn"
-    vocab_file: Optional[str] = None
-    vocab_size: int = 50_000
-    min_count: int = 3
-    softmax: str = "sampled"
-    num_sampled: int = 4096
-    epochs: Optional[float] = None
-    max_tokens: Optional[int] = None
-    tokens_per_batch: int = 2048
-    max_sentence_tokens: int = 100
-    optimizer: str = "adagrad"
-    lr: Optional[float] = None
-    clip_norm: float = 10.0
-    dropout: float = 0.1
-    amp: bool = False
-    seed: int = 0
-    checkpoint_dir: Optional[str] = None
-    checkpoint_every_steps: int = 0
-    checkpoint_every_minutes: float = 10.0
-    save_dtype: str = "float32"
-    data_description: str = ""
-    #: How the corpus was split into tokens, saved in the tokenizer's config so that raw text is
-    #: split the same way: "whitespace" or "spacy:LANG" (see ``tokenization_elmo.split_words``).
-    pre_tokenizer: str = "whitespace"
-    max_steps: Optional[int] = None  # stop (and checkpoint) early, e.g. to split a run across sessions
-    max_minutes: Optional[float] = None  # training time after which the run ends as if finished
-    bilm_implementation: str = "auto"  # the biLM path in training; see resolve_bilm_implementation
-    data_workers: Optional[int] = None  # processes collating batches ahead; None: see data_workers_for
+    token_embedding: str = option("char_cnn", "word: the word-embedding baseline instead of the char CNN", MODEL,
+                                  choices=["char_cnn", "word"])
+    vocab_file: Optional[str] = option(None, "vocab.txt (one word a line, with <S>, </S>, <UNK>)", DATA,
+                                       flag="--vocab")
+    vocab_size: int = option(50_000, "words of a built vocabulary", DATA)
+    min_count: int = option(3, "minimum count of a built vocabulary's words", DATA)
+    softmax: str = option("sampled", "training softmax", MODEL, choices=["sampled", "full"])
+    num_sampled: int = option(4096, "log-uniform draws of the sampled softmax", MODEL)
+    epochs: Optional[float] = option(None, "passes over the training file (fractions allowed)", DATA,
+                                     run_length=True)
+    max_tokens: Optional[int] = option(None, "training tokens to see (all ranks together)", DATA, run_length=True)
+    tokens_per_batch: int = option(2048, "padded tokens per batch and rank, markers included", DATA)
+    max_sentence_tokens: int = option(100, "longer lines are cut into pieces", DATA)
+    optimizer: str = option("adagrad", "Adagrad (as bilm-tf) or Adam", OPTIMISATION, choices=["adagrad", "adam"])
+    lr: Optional[float] = option(None, "learning rate (default 0.2 for adagrad, 1e-3 for adam)", OPTIMISATION)
+    clip_norm: float = option(10.0, "gradient norm clip (0: none)", OPTIMISATION)
+    dropout: float = option(0.1, "dropout of the biLM", OPTIMISATION)
+    amp: bool = option(False, "bfloat16 autocast on GPU", OPTIMISATION)
+    seed: int = option(0, "seed of the initialisation, the data order, dropout and the sampled softmax",
+                       OPTIMISATION)
+    checkpoint_dir: Optional[str] = option(None, "checkpoint folder (default: OUTPUT_DIR.checkpoint)", OUTPUT)
+    checkpoint_every_steps: int = option(0, "checkpoint every this many steps (0: by time only)", OUTPUT)
+    checkpoint_every_minutes: float = option(10.0, "checkpoint at the first step after this many minutes", OUTPUT)
+    save_dtype: str = option("float32", "dtype of the saved weights", OUTPUT,
+                             choices=["float32", "float16", "bfloat16"])
+    data_description: str = option("", "the training data, for the model card", DATA)
+    pre_tokenizer: str = option(
+        "whitespace", "how TRAIN_FILE's tokens were made from raw text (spacy:en for spaCy's English rules); "
+        "saved with the tokenizer, which then splits raw text the same way (tokenization_elmo.split_words)", DATA,
+        metavar="whitespace|spacy:LANG")
+    max_steps: Optional[int] = option(
+        None, "checkpoint and stop after this many steps (resume later with the same command)", OUTPUT)
+    max_minutes: Optional[float] = option(
+        None, "end the run (checkpoint and final model folder) after the step that reaches this many minutes of "
+        "training time, even before its token budget", OUTPUT)
+    bilm_implementation: str = option(
+        "auto", "biLM path in training (auto: fused for a clip-free model on CUDA, else fast); the saved model "
+        "keeps its config's path (fast)", MODEL, choices=["auto", "fast", "plain", "fused"])
+    data_workers: Optional[int] = option(
+        None, "processes that collate batches ahead of the training step (default 4 on GPU, 0 on CPU)", DATA)
 
     def resolved_checkpoint_dir(self) -> Path:
         if self.checkpoint_dir:
@@ -91,7 +132,7 @@ def check_settings(settings: PretrainSettings) -> None:
     ``--init-model`` is found by ``resolve_init_model`` and loaded by ``build_model``, both
     also before any write.
     """
-    from ..configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
+    from ..configuration_elmo import ElmoConfig
     from ..tokenization_elmo import check_pre_tokenizer
 
     s = settings
@@ -101,11 +142,11 @@ def check_settings(settings: PretrainSettings) -> None:
             value >= least if inclusive else value > least) and (below is None or value < below)
         if not ok:
             bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
-            raise ValueError(f"--{name.replace('_', '-')} must be a finite number {bounds}, got {value!r}")
+            raise ValueError(f"{flag(name)} must be a finite number {bounds}, got {value!r}")
 
     def integer(name: str, value: Any, least: int) -> None:
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= {least}, got {value!r}")
+            raise ValueError(f"{flag(name)} must be an integer >= {least}, got {value!r}")
 
     if (s.epochs is None) == (s.max_tokens is None):
         raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
@@ -121,12 +162,11 @@ def check_settings(settings: PretrainSettings) -> None:
                                (number, "max_minutes", 0), (integer, "data_workers", 0)):
         if name not in optional or getattr(s, name) is not None:
             check(name, getattr(s, name), least)
-    for name, allowed in (("preset", sorted(PRESETS)), ("optimizer", ["adagrad", "adam"]),
-                          ("softmax", ["sampled", "full"]), ("token_embedding", ["char_cnn", "word"]),
-                          ("save_dtype", ["float32", "float16", "bfloat16"]),
-                          ("bilm_implementation", ["auto", *BILM_IMPLEMENTATIONS])):
-        if getattr(s, name) not in allowed:
-            raise ValueError(f"--{name.replace('_', '-')} must be one of {allowed}, got {getattr(s, name)!r}")
+    for option_field in fields(PretrainSettings):
+        allowed = option_field.metadata.get("choices")
+        if allowed is not None and getattr(s, option_field.name) not in allowed:
+            raise ValueError(f"{flag(option_field.name)} must be one of {allowed}, "
+                             f"got {getattr(s, option_field.name)!r}")
     filters = s.config_overrides.get("filters")
     if filters is not None and not (isinstance(filters, list) and filters and all(
             isinstance(f, list) and len(f) == 2 and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
@@ -139,7 +179,7 @@ def check_settings(settings: PretrainSettings) -> None:
     for name in ("train_file", "valid_file", "vocab_file"):
         path = getattr(s, name)
         if path is not None and not Path(path).is_file():
-            raise FileNotFoundError(f"--{name.replace('_', '-')} {path}: no such file")
+            raise FileNotFoundError(f"{flag(name)} {path}: no such file")
     check_pre_tokenizer(s.pre_tokenizer)
     if s.init_model is None:
         ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
