@@ -56,7 +56,7 @@ def main() -> None:
                         f"{cfg.n_layers} x LSTM {cfg.lstm_dim} with projection {cfg.projection_dim}, "
                         f"softmax over {cfg.vocab_size:,} words",
         "training": f"{settings['optimizer']} lr {settings['lr']}, clip {settings['clip_norm']}, dropout "
-                    f"{settings['dropout']}, sampled softmax ({settings['num_sampled']} log-uniform draws), "
+                    f"{settings['dropout']}, sampled softmax ({cfg.num_sampled} log-uniform draws), "
                     f"{settings['tokens_per_batch']} padded tokens a batch, 1 CPU thread",
         "steps": f"{position['step']:,}",
         "tokens seen": f"{position['tokens_seen']:,}",

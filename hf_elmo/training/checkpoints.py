@@ -10,7 +10,7 @@ renamed into place; a damaged one is named with what to do.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any, Dict, Optional
 
@@ -63,22 +63,29 @@ def saved_vocabulary(folder: Path) -> Optional[Vocabulary]:
         raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
 
 
-def check_same_run(folder: Path, settings: PretrainSettings) -> None:
-    """Refuse to resume the run in ``folder`` with ``settings`` that change more than how long it
-    runs and how often it checkpoints (``RUN_LENGTH_FIELDS``)."""
+def resumed_settings(folder: Path, settings: PretrainSettings) -> PretrainSettings:
+    """``settings`` for the run in ``folder``; refused when they change more than how long it runs
+    and how often it checkpoints (``RUN_LENGTH_FIELDS``).
+
+    ``num_sampled`` left to its default (None) takes the run's saved number: runs started
+    before that default moved to the model config saved one (4096 then), and resume with it.
+    """
     path = folder / SETTINGS_FILE
     if not path.is_file():
-        return
+        return settings
     try:
         previous = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
     if not isinstance(previous, dict):
         raise ValueError(f"{path} is damaged (not a JSON object); delete {folder} to start again")
+    if settings.num_sampled is None and isinstance(previous.get("num_sampled"), int):
+        settings = replace(settings, num_sampled=previous["num_sampled"])
     changed = {k for k, v in asdict(settings).items() if previous.get(k) != v and k not in RUN_LENGTH_FIELDS}
     if changed:
         raise ValueError(f"{folder} holds a run with other settings ({sorted(changed)}); "
                          "use another --checkpoint-dir or delete it")
+    return settings
 
 
 def start_run(folder: Path, settings: PretrainSettings, vocabulary: Vocabulary) -> None:

@@ -33,8 +33,10 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
                 init_source: Optional[ModelSource] = None) -> ElmoForBidirectionalLM:
     """A fresh LM from a preset (+ overrides), or one continued from ``settings.init_model``
     (``init_source``: its ``resolve_init_model``, when the caller has it already)."""
-    lm_fields = dict(vocab_size=len(vocabulary), softmax=settings.softmax, num_sampled=settings.num_sampled,
-                     token_embedding=settings.token_embedding, dropout=settings.dropout)
+    lm_fields = dict(vocab_size=len(vocabulary), softmax=settings.softmax, token_embedding=settings.token_embedding,
+                     dropout=settings.dropout)
+    if settings.num_sampled is not None:  # else the config's default (or the --init-model LM's number)
+        lm_fields["num_sampled"] = settings.num_sampled
     if settings.init_model is None:
         if settings.preset not in PRESETS:
             raise ValueError(f"unknown preset {settings.preset!r}; choose one of {sorted(PRESETS)}")
@@ -47,7 +49,9 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
         if saved.words != vocabulary.words:
             raise ValueError(f"{settings.init_model} was trained with its own {VOCAB_FILE}; continue with "
                              f"--vocab {source.path / VOCAB_FILE}")
-        model.config.softmax, model.config.num_sampled = settings.softmax, settings.num_sampled
+        model.config.softmax = settings.softmax
+        if settings.num_sampled is not None:
+            model.config.num_sampled = settings.num_sampled
         model.config.dropout = settings.dropout
         model.elmo.bilm.dropout.p = settings.dropout
         return model

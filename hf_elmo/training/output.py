@@ -80,7 +80,7 @@ def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any
                         f"{cfg.n_filters} char filters, {cfg.n_highway} highway, vocabulary {cfg.vocab_size}",
         "optimizer": f"{settings.optimizer} (lr {settings.lr or ('0.2' if settings.optimizer == 'adagrad' else '1e-3')}), "
                      f"clip {settings.clip_norm}, dropout {settings.dropout}, {settings.softmax} softmax"
-                     + (f" ({settings.num_sampled} draws)" if settings.softmax == "sampled" else ""),
+                     + (f" ({cfg.num_sampled} draws)" if settings.softmax == "sampled" else ""),
         "steps": f"{position['step']:,}",
         "tokens seen": f"{position['tokens_seen']:,}",
         "training time": f"{position.get('elapsed', 0.0) / 60:.1f} min",

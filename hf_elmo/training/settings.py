@@ -77,7 +77,10 @@ class PretrainSettings:
     vocab_size: int = option(50_000, "words of a built vocabulary", DATA)
     min_count: int = option(3, "minimum count of a built vocabulary's words", DATA)
     softmax: str = option("sampled", "training softmax", MODEL, choices=["sampled", "full"])
-    num_sampled: int = option(4096, "log-uniform draws of the sampled softmax", MODEL)
+    #: None: the model config's default (ElmoConfig), or the --init-model LM's own number.
+    num_sampled: Optional[int] = option(
+        None, "log-uniform draws of the sampled softmax (default: the model config's, or the --init-model LM's)",
+        MODEL)
     epochs: Optional[float] = option(None, "passes over the training file (fractions allowed)", DATA,
                                      run_length=True)
     max_tokens: Optional[int] = option(None, "training tokens to see (all ranks together)", DATA, run_length=True)
@@ -153,7 +156,7 @@ def check_settings(settings: PretrainSettings) -> None:
     number("dropout", s.dropout, 0, inclusive=True, below=1)
     number("clip_norm", s.clip_norm, 0, inclusive=True)
     # (check, field, least); an optional field is checked only when set (not None)
-    optional = {"epochs", "max_tokens", "lr", "max_steps", "max_minutes", "data_workers"}
+    optional = {"epochs", "max_tokens", "lr", "num_sampled", "max_steps", "max_minutes", "data_workers"}
     for check, name, least in ((number, "epochs", 0), (integer, "max_tokens", 1), (number, "lr", 0),
                                (number, "checkpoint_every_minutes", 0), (integer, "tokens_per_batch", 1),
                                (integer, "max_sentence_tokens", 1), (integer, "vocab_size", 4),

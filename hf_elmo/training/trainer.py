@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 
 from ..fileio import check_output_folder
 from ..modeling_lm import ElmoForBidirectionalLM
-from .checkpoints import check_same_run, load_checkpoint, open_loss_log, save_checkpoint, saved_vocabulary, start_run
+from .checkpoints import load_checkpoint, open_loss_log, resumed_settings, save_checkpoint, saved_vocabulary, start_run
 from .data import LMBatch, SentenceBatcher, collated_batches, data_workers_for, read_corpus
 from .distributed import agree, all_reduce, all_reduce_min, barrier, distributed_context, rank_divergence
 from .evaluation import perplexity
@@ -100,10 +100,9 @@ class Trainer:
         return build_vocabulary(sentences, s.vocab_size, s.min_count)
 
     def _prepare(self) -> None:
-        s = self.settings
-        sentences = read_corpus(s.train_file, s.max_sentence_tokens)
+        sentences = read_corpus(self.settings.train_file, self.settings.max_sentence_tokens)
         self.vocabulary = self._vocabulary(sentences)
-        check_same_run(self.checkpoint_dir, s)
+        self.settings = s = resumed_settings(self.checkpoint_dir, self.settings)
         torch.manual_seed(s.seed)
         # loading --init-model is the last check before writing
         model = build_model(s, self.vocabulary, self.init_source).to(self.device)
