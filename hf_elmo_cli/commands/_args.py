@@ -21,6 +21,11 @@ def positive_int(text: str) -> int:
     return value
 
 
+def token_limit(text: str) -> Optional[int]:
+    """``--max-token-chars``: an integer, or ``none`` (no limit: long tokens are truncated)."""
+    return None if text.lower() == "none" else int(text)
+
+
 class CommandParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` that adds its ``defer``-red options when it first parses.
 
