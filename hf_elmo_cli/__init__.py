@@ -2,7 +2,8 @@
 
 This package is apart from ``hf_elmo`` because importing ``hf_elmo`` imports torch and
 transformers (it registers the Auto classes): building the parser here imports neither, so
-``elmo --help`` and ``elmo --version`` answer at once. Each command imports what it needs when it runs.
+``elmo --help`` and ``elmo --version`` answer at once. Each command imports what it needs when it runs,
+and options that come from ``hf_elmo`` (``elmo pretrain``'s) are added only then (``CommandParser.defer``).
 """
 
 from __future__ import annotations

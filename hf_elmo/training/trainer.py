@@ -72,6 +72,7 @@ class Trainer:
         self.checkpoint_dir = settings.resolved_checkpoint_dir()
 
     def run(self) -> Optional[Path]:
+        """The model folder when the run is finished; None when it stopped at ``max_steps``."""
         self._check()
         self._prepare()
         if not self._train():
