@@ -62,9 +62,9 @@ from tqdm.auto import tqdm
 
 from .batching import token_budget_batches
 from .fileio import PathLike, atomic_file, ensure_free_space, exclusive_lock, write_text_atomic
-from .lm_data import CorpusError
 from .modeling_elmo import ElmoModel, mean_pool
 from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, token_to_char_ids
+from .training.data import CorpusError
 
 #: What is stored per sentence: every layer, the top one, or their mean.
 LAYERS = ("all", "top", "average")

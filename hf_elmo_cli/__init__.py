@@ -2,7 +2,8 @@
 
 This package is apart from ``hf_elmo`` because importing ``hf_elmo`` imports torch and
 transformers (it registers the Auto classes): building the parser here imports neither, so
-``elmo --help`` and ``elmo --version`` answer at once. Each command imports what it needs when it runs.
+``elmo --help`` and ``elmo --version`` answer at once. Each command imports what it needs when it runs,
+and options that come from ``hf_elmo`` (``elmo pretrain``'s) are added only then (``CommandParser.defer``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import List, Optional
+
+from .commands._args import CommandParser
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``.
@@ -29,7 +32,7 @@ def distribution_version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="elmo", description="ELMo for Hugging Face and spaCy")
     parser.add_argument("--version", action="version", version=f"%(prog)s (hf-elmo) {distribution_version()}")
-    subparsers = parser.add_subparsers(dest="command", required=True)
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     for name in COMMANDS:
         importlib.import_module(f"hf_elmo_cli.commands.{name}").register(subparsers)
     return parser

@@ -26,10 +26,12 @@ from typing import Optional
 import torch
 
 from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
-from hf_elmo.lm_data import SentenceBatcher
-from hf_elmo.lm_vocab import build_vocabulary
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-from hf_elmo.pretrain import NO_CLIP, PRESETS, make_optimizer, train_step
+from hf_elmo.training.data import SentenceBatcher
+from hf_elmo.training.model import make_optimizer
+from hf_elmo.training.settings import NO_CLIP, PRESETS
+from hf_elmo.training.trainer import train_step
+from hf_elmo.training.vocab import build_vocabulary
 
 
 def synthetic_corpus(n_sentences: int, words: int, seed: int = 0) -> list[str]:

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import torch
 
-from hf_elmo.lm_vocab import VOCAB_FILE, Vocabulary
 from hf_elmo.model_card import write_model_card
-from hf_elmo.pretrain import load_lm
 from hf_elmo.tokenization_elmo import ElmoTokenizer
+from hf_elmo.training.evaluation import load_lm
+from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
 
 ATTRIBUTION = (
     "Trained on text from English Wikipedia (2015 and 2018 articles; CC BY-SA 3.0) and English Wikinews "
@@ -56,7 +56,7 @@ def main() -> None:
                         f"{cfg.n_layers} x LSTM {cfg.lstm_dim} with projection {cfg.projection_dim}, "
                         f"softmax over {cfg.vocab_size:,} words",
         "training": f"{settings['optimizer']} lr {settings['lr']}, clip {settings['clip_norm']}, dropout "
-                    f"{settings['dropout']}, sampled softmax ({settings['num_sampled']} log-uniform draws), "
+                    f"{settings['dropout']}, sampled softmax ({cfg.num_sampled} log-uniform draws), "
                     f"{settings['tokens_per_batch']} padded tokens a batch, 1 CPU thread",
         "steps": f"{position['step']:,}",
         "tokens seen": f"{position['tokens_seen']:,}",

@@ -126,7 +126,7 @@ def test_the_models_the_commands_load_compute_in_float32():
     import torch
 
     from hf_elmo.loading import load_bilm
-    from hf_elmo.pretrain import load_lm
+    from hf_elmo.training.evaluation import load_lm
 
     assert load_bilm("hf-elmo:elmo-tiny-en")[0].dtype == torch.float32
     assert load_lm("hf-elmo:elmo-tiny-en").dtype == torch.float32

@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
-from hf_elmo.lm_data import collate_sentences
-from hf_elmo.lm_vocab import build_vocabulary
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
+from hf_elmo.training.data import collate_sentences
+from hf_elmo.training.vocab import build_vocabulary
 
 from .numpy_elmo import small_options, write_random_original
 from .test_fast_path import SENTENCES

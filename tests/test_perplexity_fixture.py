@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from hf_elmo.cli import main as elmo_main
-from hf_elmo.lm_data import collate_sentences
-from hf_elmo.lm_vocab import Vocabulary
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-from hf_elmo.pretrain import perplexity
+from hf_elmo.training.data import collate_sentences
+from hf_elmo.training.evaluation import perplexity
+from hf_elmo.training.vocab import Vocabulary
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,12 @@ import sys
 
 import torch
 
-from hf_elmo.lm_data import SentenceBatcher, read_corpus
-from hf_elmo.lm_vocab import Vocabulary
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-from hf_elmo.pretrain import PretrainSettings, build_model, make_optimizer, train_step
+from hf_elmo.training.data import SentenceBatcher, read_corpus
+from hf_elmo.training.model import build_model, make_optimizer
+from hf_elmo.training.settings import PretrainSettings
+from hf_elmo.training.trainer import train_step
+from hf_elmo.training.vocab import Vocabulary
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 

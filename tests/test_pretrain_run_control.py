@@ -12,7 +12,11 @@ import torch
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
 from hf_elmo.modeling_elmo import ElmoModel
-from hf_elmo.pretrain import CHECKPOINT_FILE, NO_CLIP, load_lm, pretrain, resolve_bilm_implementation
+from hf_elmo.training.checkpoints import CHECKPOINT_FILE
+from hf_elmo.training.evaluation import load_lm
+from hf_elmo.training.model import resolve_bilm_implementation
+from hf_elmo.training.settings import NO_CLIP
+from hf_elmo.training.trainer import pretrain
 
 from .conftest import REPO
 from .test_pretraining import TINY, settings_for, write_corpus
@@ -52,7 +56,7 @@ def test_auto_trains_clip_free_models_on_the_fused_path_on_cuda_only():
 
 
 def test_no_clip_fused_training_saves_a_clip_free_model_that_runs_on_every_path(tmp_path, monkeypatch):
-    import hf_elmo.pretrain as trainer
+    import hf_elmo.training.trainer as trainer
 
     used = []
     real_step = trainer.train_step
@@ -130,7 +134,7 @@ def test_collating_in_worker_processes_gives_the_weights_of_collating_in_the_loo
 
 
 def test_data_workers_default_to_none_on_cpu_and_some_on_cuda():
-    from hf_elmo.pretrain import data_workers_for
+    from hf_elmo.training.data import data_workers_for
 
     assert data_workers_for(None, torch.device("cpu")) == 0
     assert 1 <= data_workers_for(None, torch.device("cuda")) <= 4

@@ -44,6 +44,7 @@ def error_of(capsys) -> str:
     (["--epochs", "1", "--clip-norm", "-1"], "--clip-norm must be a finite number >= 0"),
     (["--epochs", "1", "--lstm-dim", "0"], "--lstm-dim must be an integer >= 1, got 0"),
     (["--epochs", "1", "--valid-file", "missing.txt"], "--valid-file missing.txt: no such file"),
+    (["--epochs", "1", "--vocab", "missing.txt"], "--vocab missing.txt: no such file"),
     (["--epochs", "1", "--init-model", "missing-folder"],
      "--init-model: no model 'missing-folder': no such local file or folder"),
     (["--epochs", "1", "--init-model", "{empty}"], "--init-model: {empty} is not an ELMo model folder"),

@@ -14,17 +14,20 @@ from transformers import AutoTokenizer
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
-from hf_elmo.lm_data import CorpusError, SentenceBatcher, collate_sentences, read_corpus
-from hf_elmo.lm_vocab import Vocabulary, build_vocabulary
 from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
-from hf_elmo.pretrain import PretrainSettings, build_model, load_lm, make_optimizer, perplexity, pretrain, train_step
 from hf_elmo.tokenization_elmo import (
     add_sentence_markers,
     batch_to_ids,
     begin_of_sentence_ids,
     end_of_sentence_ids,
 )
+from hf_elmo.training.data import CorpusError, SentenceBatcher, collate_sentences, read_corpus
+from hf_elmo.training.evaluation import load_lm, perplexity
+from hf_elmo.training.model import build_model, make_optimizer
+from hf_elmo.training.settings import PretrainSettings
+from hf_elmo.training.trainer import pretrain, train_step
+from hf_elmo.training.vocab import Vocabulary, build_vocabulary
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
@@ -258,7 +261,7 @@ def test_resume_after_a_kill_gives_the_weights_of_an_uninterrupted_run(tmp_path,
     full = pretrain(settings_for(tmp_path / "a", corpus, epochs=None, max_tokens=600), show_progress=False)
     expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
 
-    import hf_elmo.pretrain as trainer
+    import hf_elmo.training.trainer as trainer
 
     calls = {"n": 0}
     real_step = trainer.train_step
@@ -282,6 +285,32 @@ def test_resume_after_a_kill_gives_the_weights_of_an_uninterrupted_run(tmp_path,
         torch.testing.assert_close(resumed[name], expected[name], rtol=0, atol=0, msg=name)
     training = json.loads((Path(settings.output_dir) / "training.json").read_text())
     assert training["position"]["tokens_seen"] >= 600
+
+
+def test_num_sampled_left_out_is_the_model_configs_default():
+    settings = PretrainSettings(train_file="c.txt", output_dir="out", epochs=1, config_overrides=TINY)
+    assert settings.num_sampled is None
+    vocab = build_vocabulary(["a b c"])
+    config_default = ElmoForBidirectionalLM(ElmoConfig(**TINY, vocab_size=len(vocab))).config.num_sampled
+    assert build_model(settings, vocab).config.num_sampled == config_default
+    settings.num_sampled = 16
+    assert build_model(settings, vocab).config.num_sampled == 16
+
+
+def test_a_run_whose_settings_json_holds_a_number_resumes_with_it(tmp_path):
+    """Runs started before num_sampled's default moved to the config saved a number (4096):
+    resumed without --num-sampled, they go on with it, to the weights of an uninterrupted run."""
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    full = pretrain(settings_for(tmp_path / "a", corpus, num_sampled=16), show_progress=False)
+    old = settings_for(tmp_path / "b", corpus, num_sampled=16, max_steps=5)
+    assert pretrain(old, show_progress=False) is None
+    saved = json.loads((old.resolved_checkpoint_dir() / "settings.json").read_text())
+    assert saved["num_sampled"] == 16
+    resumed = pretrain(settings_for(tmp_path / "b", corpus, num_sampled=None), show_progress=False)
+    assert load_lm(resumed).config.num_sampled == 16
+    expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
+    for name, value in ElmoForBidirectionalLM.from_pretrained(resumed).state_dict().items():
+        torch.testing.assert_close(value, expected[name], rtol=0, atol=0, msg=name)
 
 
 def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(tmp_path):

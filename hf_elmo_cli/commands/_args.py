@@ -1,8 +1,13 @@
-"""``argparse`` types shared by the sub-commands: a bad value is refused with one usage error."""
+"""What the sub-commands share: ``argparse`` types that refuse a bad value with one usage error,
+a parser whose options may be added only when its command is chosen (``CommandParser.defer``),
+and options made from dataclass fields (``add_field_option``)."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import typing
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 
 def positive_int(text: str) -> int:
@@ -14,3 +19,64 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
     return value
+
+
+def token_limit(text: str) -> Optional[int]:
+    """``--max-token-chars``: an integer, or ``none`` (no limit: long tokens are truncated)."""
+    return None if text.lower() == "none" else int(text)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that adds its ``defer``-red options when it first parses.
+
+    ``elmo --help`` builds every sub-command's parser but parses none of them: options that need
+    ``hf_elmo`` (which imports torch and transformers) are deferred, so that the top-level help
+    stays instant while ``elmo pretrain --help`` shows them all.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deferred: List[Callable[[argparse.ArgumentParser], None]] = []
+
+    def defer(self, add_options: Callable[[argparse.ArgumentParser], None]) -> None:
+        """Call ``add_options(self)`` just before this parser first parses arguments."""
+        self._deferred.append(add_options)
+
+    def parse_known_args(self, args: Optional[Sequence[str]] = None, namespace: Optional[argparse.Namespace] = None
+                         ) -> Tuple[argparse.Namespace, List[str]]:
+        while self._deferred:
+            self._deferred.pop(0)(self)
+        return super().parse_known_args(args, namespace)
+
+
+def option_type(dataclass: type, name: str) -> type:
+    """The value type of a dataclass field, ``Optional[X]`` read as ``X``."""
+    kind = typing.get_type_hints(dataclass)[name]
+    if typing.get_origin(kind) is typing.Union:
+        kind = next(arg for arg in typing.get_args(kind) if arg is not type(None))
+    return kind
+
+
+def add_field_option(group: Any, dataclass: type, name: str, flag: str, **overrides: Any) -> argparse.Action:
+    """Add the option ``flag`` of ``dataclass``'s field ``name`` to ``group`` (a parser or an
+    argument group), with ``dest`` ``name``.
+
+    The field's ``metadata`` gives its ``help``, ``choices`` and ``metavar``; its default is the
+    option's; a ``bool`` field is a switch, a field without default a positional argument (no
+    ``flag``). ``overrides`` replace any of these (e.g. another command's default).
+    """
+    settings_field = dataclass.__dataclass_fields__[name]
+    metadata = settings_field.metadata
+    keywords = {key: metadata[key] for key in ("help", "choices", "metavar") if key in metadata}
+    kind = option_type(dataclass, name)
+    if settings_field.default is dataclasses.MISSING:
+        return group.add_argument(name, **{**keywords, **overrides})
+    keywords["default"] = settings_field.default
+    if kind is bool:
+        keywords["action"] = "store_true"
+    else:
+        keywords["type"] = kind
+    keywords.update(overrides)
+    if keywords["default"] not in (None, False, "") and "help" in keywords:
+        keywords["help"] += " (default %(default)s)"
+    return group.add_argument(flag, dest=name, **keywords)

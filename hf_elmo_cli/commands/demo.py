@@ -32,27 +32,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def tokenize(text: str) -> List[str]:
-    """spaCy's English tokenizer, as used for the shipped model's pretraining text."""
-    import spacy
-
-    return [t.text for t in spacy.blank("en")(text) if not t.is_space]
-
-
 def embed(model, sentences: Sequence[Sequence[str]]) -> List[torch.Tensor]:
-    """Per sentence, a tensor (L+1, T, 2P) of its layers (stateless: independent of batching)."""
+    """Per sentence, a tensor (L+1, T, 2P) of its layers (``embed_sentences``: independent of batching)."""
     import torch
 
-    from hf_elmo import batch_to_ids
+    from hf_elmo.embed import embed_sentences
 
-    out = []
-    with torch.no_grad():
-        for start in range(0, len(sentences), 32):
-            chunk = sentences[start : start + 32]
-            layers = model(input_ids=batch_to_ids(chunk, model.config.max_characters_per_token)).hidden_states
-            stacked = torch.stack(layers, dim=1)  # (B, L+1, T, 2P)
-            out.extend(stacked[i, :, : len(s)] for i, s in enumerate(chunk))
-    return out
+    return [torch.from_numpy(layers) for layers in embed_sentences(model, sentences)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,10 +49,11 @@ def run(args: argparse.Namespace) -> int:
 
     from hf_elmo.loading import load_bilm
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
+    from hf_elmo.tokenization_elmo import split_words
 
     model_path = args.model or DEFAULT_MODEL_NAME
     model, _ = load_bilm(model_path)
-    queries = [tokenize(s) for s in args.sentences]
+    queries = [split_words(s, "spacy:en")[0] for s in args.sentences]  # as the shipped model's corpus
     positions = []
     for sentence, tokens in zip(args.sentences, queries):
         if args.word not in tokens:

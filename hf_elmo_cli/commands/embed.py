@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import os
-from typing import TYPE_CHECKING, Optional
 
-from ._args import positive_int
-
-if TYPE_CHECKING:
-    import torch
+from ._args import positive_int, token_limit
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--shard", metavar="I/N", help="embed only the lines whose index is I modulo N")
     parser.add_argument("--chunk-lines", type=int, default=10_000,
                         help="lines per resumable chunk (default 10000)")
-    parser.add_argument("--max-token-chars", type=_token_limit, default=100,
+    parser.add_argument("--max-token-chars", type=token_limit, default=100,
                         help="longer tokens are an error (default 100); 'none' truncates them as the original "
                         "does (ELMo reads the first 48 UTF-8 bytes)")
     parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
@@ -48,33 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def _token_limit(text: str) -> Optional[int]:
-    return None if text.lower() == "none" else int(text)
-
-
-def resolve_device(name: Optional[str]) -> torch.device:
-    """``name`` as a device (default: cuda when available, else cpu); plain ``cuda`` is
-    ``cuda:LOCAL_RANK`` under torchrun on a machine with several GPUs."""
-    import torch
-
-    if name is None:
-        name = "cuda" if torch.cuda.is_available() else "cpu"
-    try:
-        device = torch.device(name)
-    except RuntimeError:
-        raise ValueError(f"unknown device {name!r}; use cpu, cuda or cuda:N") from None
-    if device.type == "cuda":
-        if not torch.cuda.is_available():
-            raise ValueError(f"device {name!r}: no CUDA device is available here (torch.cuda.is_available() "
-                             "is False); use --device cpu")
-        if device.index is None and "LOCAL_RANK" in os.environ and torch.cuda.device_count() > 1:
-            device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
-    return device
-
-
 def run(args: argparse.Namespace) -> int:
     import torch
 
+    from hf_elmo.devices import resolve_device
     from hf_elmo.embed import Shard, embed_file
     from hf_elmo.loading import load_bilm, source_description
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._args import token_limit
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -23,14 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="onnx (for ONNX Runtime) or torch-export (a .pt2 ExportedProgram); default onnx")
     parser.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], default="float32",
                         help="dtype of the weights and activations (default float32; bfloat16 only for torch-export)")
-    parser.add_argument("--max-token-chars", type=_token_limit, default=100,
+    parser.add_argument("--max-token-chars", type=token_limit, default=100,
                         help="the tokenizer's limit: longer tokens are an error (default 100); 'none' truncates them")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
     parser.set_defaults(run=run)
-
-
-def _token_limit(text: str):
-    return None if text.lower() == "none" else int(text)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._args import positive_int
+from ._args import add_field_option, positive_int
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,21 +24,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--vocab", help="vocab.txt (default: MODEL/vocab.txt)")
     parser.add_argument("--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL")
     parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
-    parser.add_argument("--tokens-per-batch", type=int, default=4096)
-    parser.add_argument("--max-sentence-tokens", type=int, default=100, help="longer lines are cut into pieces")
     parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.defer(add_reading_options)  # their defaults are in hf_elmo (torch): read only when the command runs
     parser.set_defaults(run=run)
+
+
+def add_reading_options(parser: argparse.ArgumentParser) -> None:
+    """How FILE is read and batched: as ``elmo pretrain`` reads its corpora (``PretrainSettings``),
+    in batches of ``EVAL_TOKENS_PER_BATCH`` padded tokens by default."""
+    from hf_elmo.training.evaluation import EVAL_TOKENS_PER_BATCH
+    from hf_elmo.training.settings import PretrainSettings, flag
+
+    for name, overrides in (("tokens_per_batch", dict(default=EVAL_TOKENS_PER_BATCH, help="padded tokens per batch, "
+                                                       "markers included")), ("max_sentence_tokens", {})):
+        add_field_option(parser, PretrainSettings, name, flag(name), **overrides)
 
 
 def run(args: argparse.Namespace) -> int:
     import torch
 
-    from hf_elmo.lm_data import read_corpus
-    from hf_elmo.lm_vocab import UNK, VOCAB_FILE, Vocabulary
     from hf_elmo.loading import resolve_model
-    from hf_elmo.pretrain import load_lm, perplexity
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
+    from hf_elmo.training.data import read_corpus
+    from hf_elmo.training.evaluation import load_lm, perplexity
+    from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
 
     if args.file is None:
         if args.model is None:

@@ -1,11 +1,22 @@
-"""``elmo pretrain TRAIN_FILE OUTPUT_DIR``: train the biLM (from scratch or continued), resumable, DDP-ready."""
+"""``elmo pretrain TRAIN_FILE OUTPUT_DIR``: train the biLM (from scratch or continued), resumable, DDP-ready.
+
+The options are the fields of ``hf_elmo.training.settings.PretrainSettings`` (their help,
+choices and defaults are its field metadata), plus the model-shape overrides (``--lstm-dim``,
+..., ``--filters``, ``--no-clip``) and what only the command does (threads, overwrite, the Hub).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+from dataclasses import fields
 
-from ._args import positive_int
+from ._args import add_field_option, positive_int
+
+#: Model-shape options: each overrides the preset's ElmoConfig field of the same name.
+SHAPE_OVERRIDES = (("lstm_dim", "LSTM cell size"), ("projection_dim", "projection size"),
+                   ("n_layers", "LSTM layers"), ("n_highway", "highway layers"))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,97 +28,62 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "command; at the end it writes OUTPUT_DIR (save_pretrained folder, vocab.txt, model card). "
         "Under `torchrun --nproc_per_node N` it trains with DDP, each rank on its own shard.",
     )
-    parser.add_argument("train_file", help="training text: one sentence per line, tokens split by whitespace")
-    parser.add_argument("output_dir", help="folder for the final model")
-    data = parser.add_argument_group("data and run length")
-    data.add_argument("--valid-file", help="held-out text: its full-softmax perplexity goes into the model card")
-    length = data.add_mutually_exclusive_group(required=True)
-    length.add_argument("--epochs", type=float, help="passes over the training file (fractions allowed)")
-    length.add_argument("--max-tokens", type=int, help="training tokens to see (all ranks together)")
-    data.add_argument("--tokens-per-batch", type=int, default=2048,
-                      help="padded tokens per batch and rank, markers included (default 2048)")
-    data.add_argument("--max-sentence-tokens", type=int, default=100, help="longer lines are cut into pieces")
-    data.add_argument("--vocab", dest="vocab_file", help="vocab.txt (one word a line, with <S>, </S>, <UNK>)")
-    data.add_argument("--vocab-size", type=int, default=50_000, help="words of a built vocabulary (default 50000)")
-    data.add_argument("--min-count", type=int, default=3, help="minimum count of a built vocabulary's words")
-    data.add_argument("--data-workers", type=int,
-                      help="processes that collate batches ahead of the training step (default 4 on GPU, 0 on CPU)")
-    data.add_argument("--data-description", default="", help="the training data, for the model card")
-    data.add_argument("--pre-tokenizer", default="whitespace", metavar="whitespace|spacy:LANG",
-                      help="how TRAIN_FILE's tokens were made from raw text (default whitespace; spacy:en for "
-                      "spaCy's English rules); saved with the tokenizer, which then splits raw text the same way")
-    model = parser.add_argument_group("model")
-    model.add_argument("--init-model", help="continue from this model folder (converted, original or pretrained LM)")
-    model.add_argument("--preset", default="cpu", choices=["cpu", "small", "original"],
-                       help="size preset for a model from scratch (default cpu)")
-    for name, kind, what in (("lstm-dim", int, "LSTM cell size"), ("projection-dim", int, "projection size"),
-                             ("n-layers", int, "LSTM layers"), ("n-highway", int, "highway layers")):
-        model.add_argument(f"--{name}", type=kind, help=f"override the preset's {what}")
+    parser.defer(add_options)  # PretrainSettings is in hf_elmo (torch): built only when the command runs
+    parser.set_defaults(run=run_command)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """One option per ``PretrainSettings`` field (but ``config_overrides``), then the shape overrides
+    and the command's own options, in their ``--help`` groups."""
+    from hf_elmo.training.settings import DATA, MODEL, OPTIMISATION, OUTPUT, PretrainSettings, flag
+
+    groups = {title: parser.add_argument_group(title) for title in (DATA, MODEL, OPTIMISATION, OUTPUT)}
+    run_length = groups[DATA].add_mutually_exclusive_group(required=True)
+    for settings_field in fields(PretrainSettings):
+        metadata = settings_field.metadata
+        if not metadata:  # config_overrides: from the shape options below
+            continue
+        group = run_length if metadata.get("run_length") else groups.get(metadata.get("group"), parser)
+        add_field_option(group, PretrainSettings, settings_field.name, flag(settings_field.name))
+    model = groups[MODEL]
+    for name, what in SHAPE_OVERRIDES:
+        model.add_argument(flag(name), type=int, help=f"override the preset's {what}")
     model.add_argument("--filters", type=json.loads, help='override the char-CNN filters, e.g. "[[1,32],[2,64]]"')
     model.add_argument("--no-clip", action="store_true",
                        help="train without cell/projection clipping (cell_clip = proj_clip = None), which lets "
                        "training run on torch's fused LSTM kernel (cuDNN on GPU)")
-    model.add_argument("--bilm-implementation", choices=["auto", "fast", "plain", "fused"], default="auto",
-                       help="biLM path in training (default auto: fused for a clip-free model on CUDA, else fast); "
-                       "the saved model keeps its config's path (fast)")
-    model.add_argument("--token-embedding", choices=["char_cnn", "word"], default="char_cnn",
-                       help="word: the word-embedding baseline instead of the char CNN")
-    model.add_argument("--softmax", choices=["sampled", "full"], default="sampled", help="training softmax")
-    model.add_argument("--num-sampled", type=int, default=4096, help="log-uniform draws of the sampled softmax")
-    opt = parser.add_argument_group("optimisation")
-    opt.add_argument("--optimizer", choices=["adagrad", "adam"], default="adagrad")
-    opt.add_argument("--lr", type=float, help="learning rate (default 0.2 for adagrad, 1e-3 for adam)")
-    opt.add_argument("--clip-norm", type=float, default=10.0, help="gradient norm clip (0: none)")
-    opt.add_argument("--dropout", type=float, default=0.1)
-    opt.add_argument("--amp", action="store_true", help="bfloat16 autocast on GPU")
-    opt.add_argument("--seed", type=int, default=0)
-    opt.add_argument("--threads", type=positive_int, help="torch CPU threads per process")
-    run = parser.add_argument_group("checkpoints and output")
-    run.add_argument("--checkpoint-dir", help="default: OUTPUT_DIR.checkpoint")
-    run.add_argument("--checkpoint-every-steps", type=int, default=0)
-    run.add_argument("--checkpoint-every-minutes", type=float, default=10.0)
-    run.add_argument("--max-steps", type=int, help="checkpoint and stop after this many steps (resume later)")
-    run.add_argument("--max-minutes", type=float,
-                     help="end the run (checkpoint and final model folder) after the step that reaches this "
-                     "many minutes of training time, even before its token budget")
-    run.add_argument("--save-dtype", choices=["float32", "float16", "bfloat16"], default="float32")
-    run.add_argument("--overwrite", action="store_true", help="replace a non-empty OUTPUT_DIR")
-    run.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the final folder to this Hub repository")
-    run.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(run=run_command)
+    groups[OPTIMISATION].add_argument("--threads", type=positive_int, help="torch CPU threads per process")
+    output = groups[OUTPUT]
+    output.add_argument("--overwrite", action="store_true", help="replace a non-empty OUTPUT_DIR")
+    output.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the final folder to this Hub repository")
+    output.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def settings_from_args(args: argparse.Namespace):
+    """The ``PretrainSettings`` of a parsed command line (``config_overrides`` from the shape options)."""
+    from hf_elmo.training.settings import NO_CLIP, PretrainSettings
+
+    overrides = {name: getattr(args, name) for name in (*(n for n, _ in SHAPE_OVERRIDES), "filters")
+                 if getattr(args, name) is not None}
+    if args.no_clip:
+        overrides.update(NO_CLIP)
+    values = {f.name: getattr(args, f.name) for f in fields(PretrainSettings) if f.metadata}
+    return PretrainSettings(**values, config_overrides=overrides)
 
 
 def run_command(args: argparse.Namespace) -> int:
     import torch
 
-    from hf_elmo.pretrain import PretrainSettings, pretrain
+    from hf_elmo.training.trainer import pretrain
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    overrides = {k: getattr(args, k) for k in ("lstm_dim", "projection_dim", "n_layers", "n_highway", "filters")
-                 if getattr(args, k) is not None}
-    if args.no_clip:
-        from hf_elmo.pretrain import NO_CLIP
-
-        overrides.update(NO_CLIP)
-    settings = PretrainSettings(
-        train_file=args.train_file, output_dir=args.output_dir, valid_file=args.valid_file,
-        init_model=args.init_model, preset=args.preset, config_overrides=overrides,
-        token_embedding=args.token_embedding, vocab_file=args.vocab_file, vocab_size=args.vocab_size,
-        min_count=args.min_count, softmax=args.softmax, num_sampled=args.num_sampled, epochs=args.epochs,
-        max_tokens=args.max_tokens, tokens_per_batch=args.tokens_per_batch,
-        max_sentence_tokens=args.max_sentence_tokens, optimizer=args.optimizer, lr=args.lr,
-        clip_norm=args.clip_norm, dropout=args.dropout, amp=args.amp, seed=args.seed,
-        checkpoint_dir=args.checkpoint_dir, checkpoint_every_steps=args.checkpoint_every_steps,
-        checkpoint_every_minutes=args.checkpoint_every_minutes, save_dtype=args.save_dtype,
-        data_description=args.data_description, pre_tokenizer=args.pre_tokenizer, max_steps=args.max_steps,
-        max_minutes=args.max_minutes, bilm_implementation=args.bilm_implementation, data_workers=args.data_workers,
-    )
+    settings = settings_from_args(args)
     out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
     if out is None:
-        print(f"stopped at --max-steps {args.max_steps}; run the same command again to resume")
+        print(f"stopped at --max-steps {settings.max_steps}; run the same command again to resume")
         return 0
-    if args.push_to_hub and int(__import__("os").environ.get("RANK", "0")) == 0:
+    if args.push_to_hub and int(os.environ.get("RANK", "0")) == 0:
         from huggingface_hub import HfApi
 
         api = HfApi()

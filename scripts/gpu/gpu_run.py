@@ -114,8 +114,8 @@ def pack(args: argparse.Namespace) -> None:
                         str(tokenised), "--train-fraction", str(args.train_fraction), "--processes",
                         str(args.processes)], check=True)
     sys.path.insert(0, str(REPO))
-    from hf_elmo.lm_data import read_corpus
-    from hf_elmo.lm_vocab import build_vocabulary
+    from hf_elmo.training.data import read_corpus
+    from hf_elmo.training.vocab import build_vocabulary
 
     train = tokenised / "train.txt"
     sentences = read_corpus(train)

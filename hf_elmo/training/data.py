@@ -1,4 +1,4 @@
-"""Pretraining data for the biLM: corpus reading, the word vocabulary, and batches.
+"""Pretraining data for the biLM: corpus reading, batches, and their collation (ahead, in workers).
 
 A corpus is a UTF-8 text file with one sentence per line, tokens separated by whitespace.
 Every sentence is seen as ``<S> tokens </S>``; sentences longer than ``max_sentence_tokens``
@@ -10,17 +10,18 @@ resumes exactly from ``(epoch, batch index)``.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 import torch
 
-from .fileio import PathLike
-from .lm_vocab import Vocabulary  # noqa: F401  (re-exported: the data API in one place)
-from .modeling_lm import IGNORE_INDEX
-from .tokenization_elmo import add_sentence_markers, token_to_char_ids
+from ..fileio import PathLike
+from ..modeling_lm import IGNORE_INDEX
+from ..tokenization_elmo import add_sentence_markers, token_to_char_ids
+from .vocab import Vocabulary
 
 #: A line longer than this is not a sentence (an unsplit document, or not text at all).
 MAX_LINE_CHARS = 100_000
@@ -182,3 +183,36 @@ def collate_sentences(
         inputs = add_sentence_markers(torch.from_numpy(chars), lengths)
     labels = add_sentence_markers(words, lengths, vocabulary.bos_id, vocabulary.eos_id, fill=IGNORE_INDEX)
     return LMBatch(inputs, lengths + 2, labels, sum(len(s) for s in sentences))
+
+
+def data_workers_for(requested: Optional[int], device: torch.device) -> int:
+    """Processes that collate batches ahead of the training step: ``requested``, or by default 4
+    on CUDA (collating 16k tokens in Python takes about as long as a GPU step) and 0 on CPU
+    (where the step is far longer and the cores are the model's)."""
+    if requested is not None:
+        return requested
+    return min(4, max(1, (os.cpu_count() or 2) - 1)) if device.type == "cuda" else 0
+
+
+class _CollatedBatches(torch.utils.data.Dataset):
+    """The listed batches of a ``SentenceBatcher`` as tensors, one ``LMBatch`` an item."""
+
+    def __init__(self, batcher: SentenceBatcher, batches: Sequence[Any]) -> None:
+        self.batcher, self.batches = batcher, batches
+
+    def __len__(self) -> int:
+        return len(self.batches)
+
+    def __getitem__(self, index: int) -> LMBatch:
+        return self.batcher.collate(self.batches[index])
+
+
+def collated_batches(batcher: SentenceBatcher, batches: Sequence[Any], workers: int) -> Iterable[LMBatch]:
+    """``batcher.collate`` of every batch, in order; with ``workers`` > 0 collated ahead by that
+    many processes (the same batches: the order and content never depend on them)."""
+    if workers == 0:
+        return (batcher.collate(indices) for indices in batches)
+    # batch_size None: each item is already a batch. Its own generator: the workers' seeds must not
+    # be drawn from the global RNG, which dropout and the sampled softmax use (exact resume).
+    return torch.utils.data.DataLoader(_CollatedBatches(batcher, batches), batch_size=None, num_workers=workers,
+                                       prefetch_factor=4, generator=torch.Generator())

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Union
 
-from .fileio import write_text_atomic
+from ..fileio import write_text_atomic
 
 BOS, EOS, UNK = "<S>", "</S>", "<UNK>"
 SPECIALS = (BOS, EOS, UNK)

@@ -1,0 +1,11 @@
+"""Pretraining the biLM (``elmo pretrain``) and its perplexity (``elmo perplexity``).
+
+- ``settings``: ``PretrainSettings`` (every field an ``elmo pretrain`` option), ``PRESETS``,
+  and the checks that refuse a run before anything is written.
+- ``vocab`` / ``data``: the softmax's word vocabulary; corpus reading, resumable batches,
+  collation (ahead, in worker processes).
+- ``model``: the LM and optimizer a run trains, and the biLM path it trains on.
+- ``trainer``: ``pretrain(settings)`` and the ``Trainer`` loop; ``distributed`` its DDP
+  collectives; ``checkpoints`` what a killed run resumes from.
+- ``evaluation``: full-softmax perplexity, ``load_lm``; ``output``: the model folder and card.
+"""

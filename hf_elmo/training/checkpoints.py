@@ -1,0 +1,147 @@
+"""A run's checkpoint folder (``OUTPUT_DIR.checkpoint`` unless ``--checkpoint-dir``).
+
+It holds ``settings.json`` and ``vocab.txt`` (written when the run starts), ``checkpoint.pt``
+(model, optimizer, data position: epoch, batch, step, tokens seen, training seconds),
+``rng-rankR.pt`` (every rank's RNG state) and ``losses.tsv`` (one line a step), so a killed
+run resumes exactly where its last checkpoint was taken. Every file is written aside and
+renamed into place; a damaged one is named with what to do.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import IO, Any, Dict, Optional
+
+import torch
+
+from ..fileio import atomic_file, write_text_atomic
+from .distributed import barrier
+from .settings import RUN_LENGTH_FIELDS, PretrainSettings
+from .vocab import VOCAB_FILE, Vocabulary
+
+CHECKPOINT_FILE = "checkpoint.pt"
+SETTINGS_FILE = "settings.json"
+LOSS_LOG = "losses.tsv"
+
+
+def _start_again(folder: Path) -> str:
+    return f"delete {folder} to start the run again from the beginning"
+
+
+def _damaged(path: Path, folder: Path, err: BaseException) -> ValueError:
+    reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
+    return ValueError(f"{path} is damaged ({type(err).__name__}: {reason}); {_start_again(folder)}")
+
+
+def _atomic_torch_save(obj: Any, path: Path) -> None:
+    with atomic_file(path) as tmp:
+        torch.save(obj, tmp)
+
+
+def _torch_load(path: Path, folder: Path) -> Dict[str, Any]:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing; {_start_again(folder)}")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch reports a damaged file with many types (zip, pickle, EOF errors)
+        raise _damaged(path, folder, err) from None
+    if not isinstance(state, dict):
+        raise _damaged(path, folder, TypeError(f"holds a {type(state).__name__}, not a checkpoint"))
+    return state
+
+
+def saved_vocabulary(folder: Path) -> Optional[Vocabulary]:
+    """The vocabulary of the run in ``folder`` (None when no run was started there)."""
+    path = folder / VOCAB_FILE
+    if not path.is_file():
+        return None
+    try:
+        return Vocabulary.from_file(path)
+    except ValueError as err:
+        raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
+
+
+def resumed_settings(folder: Path, settings: PretrainSettings) -> PretrainSettings:
+    """``settings`` for the run in ``folder``; refused when they change more than how long it runs
+    and how often it checkpoints (``RUN_LENGTH_FIELDS``).
+
+    ``num_sampled`` left to its default (None) takes the run's saved number: runs started
+    before that default moved to the model config saved one (4096 then), and resume with it.
+    """
+    path = folder / SETTINGS_FILE
+    if not path.is_file():
+        return settings
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
+    if not isinstance(previous, dict):
+        raise ValueError(f"{path} is damaged (not a JSON object); delete {folder} to start again")
+    if settings.num_sampled is None and isinstance(previous.get("num_sampled"), int):
+        settings = replace(settings, num_sampled=previous["num_sampled"])
+    changed = {k for k, v in asdict(settings).items() if previous.get(k) != v and k not in RUN_LENGTH_FIELDS}
+    if changed:
+        raise ValueError(f"{folder} holds a run with other settings ({sorted(changed)}); "
+                         "use another --checkpoint-dir or delete it")
+    return settings
+
+
+def start_run(folder: Path, settings: PretrainSettings, vocabulary: Vocabulary) -> None:
+    """Create ``folder`` with the run's ``settings.json`` and ``vocab.txt`` (rank 0 only)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    vocabulary.save(folder / VOCAB_FILE)
+    write_text_atomic(folder / SETTINGS_FILE, json.dumps(asdict(settings), indent=2))
+
+
+def save_checkpoint(folder: Path, model, optimizer, position: Dict[str, Any], rank: int, world: int) -> None:
+    """Model + optimizer (rank 0), RNG state of every rank, and the data position."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _atomic_torch_save({"rng": torch.get_rng_state()}, folder / f"rng-rank{rank}.pt")
+    barrier()
+    if rank == 0:
+        _atomic_torch_save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                            "world_size": world, **position}, folder / CHECKPOINT_FILE)
+    barrier()
+
+
+def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> Optional[Dict[str, Any]]:
+    """Restore a checkpoint written by ``save_checkpoint``; returns the data position or None."""
+    path = folder / CHECKPOINT_FILE
+    if not path.is_file():
+        return None
+    state = _torch_load(path, folder)
+    rng_path = folder / f"rng-rank{rank}.pt"
+    try:
+        if state["world_size"] != world:
+            raise ValueError(f"{path} was written by {state['world_size']} processes; resume with as many "
+                             f"(got {world})")
+        try:
+            model.load_state_dict(state["model"])
+        except RuntimeError as err:  # e.g. a vocab.txt cut short: the softmax has other rows
+            raise ValueError(f"{path} does not fit the model of {folder / SETTINGS_FILE} and "
+                             f"{folder / VOCAB_FILE} (one of them is damaged: {str(err).splitlines()[-1].strip()}); "
+                             f"{_start_again(folder)}") from None
+        optimizer.load_state_dict(state["optimizer"])
+        position = {k: state[k] for k in ("epoch", "batch", "step", "tokens_seen", "elapsed")}
+    except (KeyError, RuntimeError, TypeError) as err:
+        raise _damaged(path, folder, err) from None
+    try:
+        torch.set_rng_state(_torch_load(rng_path, folder)["rng"])
+    except (KeyError, RuntimeError, TypeError) as err:
+        raise _damaged(rng_path, folder, err) from None
+    return position
+
+
+def open_loss_log(folder: Path, step: int) -> IO[str]:
+    """The per-step loss log (step, epoch, tokens seen, loss, training seconds so far), line-buffered
+    so that it can be followed while the run goes on, cut back to ``step`` on resume."""
+    path = folder / LOSS_LOG
+    kept = []
+    if path.is_file() and step > 0:
+        kept = [line for line in path.read_text().splitlines(keepends=True)[1:] if int(line.split("\t")[0]) <= step]
+    handle = open(path, "w", encoding="utf-8", buffering=1)
+    handle.write("step\tepoch\ttokens_seen\ttrain_loss\tseconds\n")
+    handle.writelines(kept)
+    return handle

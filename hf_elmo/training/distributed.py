@@ -1,0 +1,62 @@
+"""One code path for one process and for ``torchrun --nproc_per_node N`` (DDP: NCCL on GPUs,
+gloo on CPU): the process group, and the few collectives the trainer needs. Without a process
+group every function is the one-process identity."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import torch
+from torch import distributed as dist
+
+
+def distributed_context() -> tuple[int, int]:
+    """(rank, world_size); initialises the process group when started by torchrun."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and not dist.is_initialized():
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    if dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+def all_reduce(value: torch.Tensor, op: Optional[dist.ReduceOp.RedOpType] = None) -> torch.Tensor:
+    """``value`` reduced over ranks in place (sum unless ``op``), and returned."""
+    if dist.is_initialized():
+        dist.all_reduce(value, op=op or dist.ReduceOp.SUM)
+    return value
+
+
+def all_reduce_min(value: int) -> int:
+    """The least ``value`` over ranks (e.g. the batches every rank has in an epoch)."""
+    if not dist.is_initialized():
+        return value
+    return int(all_reduce(torch.tensor(value), dist.ReduceOp.MIN))
+
+
+def agree(flag: bool) -> bool:
+    """True on every rank when it is True on rank 0 (time-based triggers differ across ranks)."""
+    if not dist.is_initialized():
+        return flag
+    value = torch.tensor(int(flag))
+    dist.broadcast(value, src=0)
+    return bool(value)
+
+
+def barrier() -> None:
+    """Wait for every rank (nothing with one process)."""
+    if dist.is_initialized():
+        dist.barrier()
+
+
+def rank_divergence(model: torch.nn.Module) -> float:
+    """The largest |weight - rank 0's weight| over all parameters and ranks (0.0 for one process)."""
+    if not dist.is_initialized():
+        return 0.0
+    worst = torch.zeros((), dtype=torch.float64)
+    for param in model.parameters():
+        reference = param.detach().clone()
+        dist.broadcast(reference, src=0)
+        worst = torch.maximum(worst, (param.detach() - reference).abs().max().double().cpu())
+    return float(all_reduce(worst.to(next(model.parameters()).device), dist.ReduceOp.MAX))

@@ -1,0 +1,86 @@
+"""The model and optimizer a run trains: a fresh LM from a preset, or one continued from
+``--init-model``; the biLM path it trains on; Adagrad or Adam."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import torch
+
+from ..configuration_elmo import ElmoConfig
+from ..loading import ModelSource
+from ..modeling_elmo import ElmoModel
+from ..modeling_lm import ElmoForBidirectionalLM
+from .settings import PRESETS, PretrainSettings, resolve_init_model
+from .vocab import VOCAB_FILE, Vocabulary
+
+#: ``bilm_implementation="auto"`` trains on the fused LSTM kernel for clip-free models on these
+#: devices. On CUDA it is cuDNN; on CPU torch's kernel is slower than the fast path at the shapes
+#: measured (BENCHMARKS.md, "Pretraining throughput"), so CPU training stays on "fast".
+FUSED_BY_DEFAULT_ON = ("cuda",)
+
+
+def _load_init_model(source: Path, model_class):
+    """``model_class.from_pretrained(source)`` with a one-line error naming ``--init-model``."""
+    try:
+        return model_class.from_pretrained(source)
+    except Exception as err:  # missing or corrupt files fail in many ways (OSError, SafetensorError, ...)
+        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise ValueError(f"--init-model {source} cannot be loaded ({type(err).__name__}: {reason})") from None
+
+
+def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
+                init_source: Optional[ModelSource] = None) -> ElmoForBidirectionalLM:
+    """A fresh LM from a preset (+ overrides), or one continued from ``settings.init_model``
+    (``init_source``: its ``resolve_init_model``, when the caller has it already)."""
+    lm_fields = dict(vocab_size=len(vocabulary), softmax=settings.softmax, token_embedding=settings.token_embedding,
+                     dropout=settings.dropout)
+    if settings.num_sampled is not None:  # else the config's default (or the --init-model LM's number)
+        lm_fields["num_sampled"] = settings.num_sampled
+    if settings.init_model is None:
+        if settings.preset not in PRESETS:
+            raise ValueError(f"unknown preset {settings.preset!r}; choose one of {sorted(PRESETS)}")
+        fields = {**PRESETS[settings.preset], **settings.config_overrides, **lm_fields}
+        return ElmoForBidirectionalLM(ElmoConfig(**fields))
+    source = init_source or resolve_init_model(settings)
+    if source.has_lm_head:
+        model = _load_init_model(source.path, ElmoForBidirectionalLM)
+        saved = Vocabulary.from_file(source.path / VOCAB_FILE)
+        if saved.words != vocabulary.words:
+            raise ValueError(f"{settings.init_model} was trained with its own {VOCAB_FILE}; continue with "
+                             f"--vocab {source.path / VOCAB_FILE}")
+        model.config.softmax = settings.softmax
+        if settings.num_sampled is not None:
+            model.config.num_sampled = settings.num_sampled
+        model.config.dropout = settings.dropout
+        model.elmo.bilm.dropout.p = settings.dropout
+        return model
+    base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
+    if base.config.token_embedding != settings.token_embedding:  # the token embedder is part of the biLM
+        raise ValueError(f"--init-model {settings.init_model} embeds tokens with {base.config.token_embedding!r}, "
+                         f"not --token-embedding {settings.token_embedding}")
+    config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
+    model = ElmoForBidirectionalLM(config)
+    model.elmo.load_state_dict(base.state_dict())
+    return model
+
+
+def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torch.device) -> str:
+    """The biLM path to train on: ``requested``, or for ``"auto"`` the fused LSTM kernel when
+    the model is clip-free and the device is in ``FUSED_BY_DEFAULT_ON``, else ``"fast"``."""
+    if requested == "auto":
+        fused = config.fused_lstm_unsupported() is None and device.type in FUSED_BY_DEFAULT_ON
+        return "fused" if fused else "fast"
+    if requested == "fused" and config.fused_lstm_unsupported():
+        raise ValueError(f"--bilm-implementation fused: {config.fused_lstm_unsupported()} (train with --no-clip)")
+    return requested
+
+
+def make_optimizer(name: str, params, lr: Optional[float]) -> torch.optim.Optimizer:
+    """Adagrad (lr 0.2, accumulator 1.0, as bilm-tf) or Adam (lr 1e-3)."""
+    if name == "adagrad":
+        return torch.optim.Adagrad(params, lr=lr or 0.2, initial_accumulator_value=1.0)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=lr or 1e-3)
+    raise ValueError(f"unknown optimizer {name!r}; choose adagrad or adam")

@@ -1,0 +1,224 @@
+"""The training loop of ``elmo pretrain``: ``pretrain(settings)`` runs a ``Trainer``.
+
+One code path for one process and for ``torchrun --nproc_per_node N`` (``distributed``: rank r
+reads every N-th sentence of each epoch's order). A run checks everything before it writes
+(``settings``), restores its last checkpoint when there is one (``checkpoints``), trains until
+its token budget, ``max_minutes`` or ``max_steps``, and at its end writes the model folder
+(``output``) with the validation perplexity (``evaluation``) in its card.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import IO, Any, Dict, Optional
+
+import torch
+from tqdm.auto import tqdm
+
+from ..fileio import check_output_folder
+from ..modeling_lm import ElmoForBidirectionalLM
+from .checkpoints import load_checkpoint, open_loss_log, resumed_settings, save_checkpoint, saved_vocabulary, start_run
+from .data import LMBatch, SentenceBatcher, collated_batches, data_workers_for, read_corpus
+from .distributed import agree, all_reduce, all_reduce_min, barrier, distributed_context, rank_divergence
+from .evaluation import perplexity
+from .model import build_model, make_optimizer, resolve_bilm_implementation
+from .output import save_lm_folder
+from .settings import PretrainSettings, check_settings, resolve_init_model
+from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
+
+
+def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
+    """One optimisation step; returns the (rank-local) loss."""
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=amp):
+        out = model(input_ids=batch.input_ids.to(device), lengths=batch.lengths.to(device),
+                    labels=batch.labels.to(device))
+    out.loss.backward()
+    if clip_norm > 0:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    return out.loss.detach()
+
+
+def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> Optional[Path]:
+    """Train (or resume) the run defined by ``settings``; returns the model folder when finished.
+
+    The run ends at its token budget (``epochs`` or ``max_tokens``) or, with ``max_minutes``,
+    after the first step that brings its training time (all sessions) to that many minutes:
+    either way it checkpoints and writes the model folder. Returns None when the run stopped at
+    ``settings.max_steps`` before its end (resume it with the same command).
+    """
+    return Trainer(settings, overwrite=overwrite, show_progress=show_progress).run()
+
+
+class Trainer:
+    """One pretraining run on this process (one rank of ``world``).
+
+    ``run`` = ``_check`` (everything that can refuse the run, before any write) -> ``_prepare``
+    (corpus, vocabulary, model, optimizer, the position restored from the last checkpoint) ->
+    ``_train`` (``_step`` a batch, ``_record`` it, ``_checkpoint`` when due) -> ``_finish``
+    (validation perplexity and the model folder). ``position`` is the data position saved in
+    checkpoints: epoch, batch (within the epoch), step, tokens_seen (all ranks) and elapsed
+    (training seconds of every session before the last checkpoint).
+    """
+
+    def __init__(self, settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> None:
+        self.settings, self.overwrite, self.show_progress = settings, overwrite, show_progress
+        self.rank, self.world = distributed_context()
+        self.device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}"
+                                   if torch.cuda.is_available() else "cpu")
+        self.checkpoint_dir = settings.resolved_checkpoint_dir()
+
+    def run(self) -> Optional[Path]:
+        """The model folder when the run is finished; None when it stopped at ``max_steps``."""
+        self._check()
+        self._prepare()
+        if not self._train():
+            return None
+        return self._finish()
+
+    # -- before training ---------------------------------------------------------------------
+    def _check(self) -> None:
+        """Refuse a run that cannot start, before anything is written."""
+        s = self.settings
+        check_settings(s)
+        self.init_source = resolve_init_model(s)
+        inputs = [p for p in (s.train_file, s.valid_file, s.vocab_file, s.init_model) if p]
+        self.out_dir = check_output_folder(s.output_dir, overwrite=self.overwrite, inputs=inputs)
+
+    def _vocabulary(self, sentences) -> Vocabulary:
+        """The resumed run's, else ``--vocab``, else the ``--init-model`` LM's, else built from the corpus."""
+        s = self.settings
+        resumed = saved_vocabulary(self.checkpoint_dir)
+        if resumed is not None:
+            return resumed
+        if s.vocab_file:
+            return Vocabulary.from_file(s.vocab_file)
+        if self.init_source is not None and self.init_source.has_lm_head:
+            return Vocabulary.from_file(self.init_source.path / VOCAB_FILE)
+        return build_vocabulary(sentences, s.vocab_size, s.min_count)
+
+    def _prepare(self) -> None:
+        sentences = read_corpus(self.settings.train_file, self.settings.max_sentence_tokens)
+        self.vocabulary = self._vocabulary(sentences)
+        self.settings = s = resumed_settings(self.checkpoint_dir, self.settings)
+        torch.manual_seed(s.seed)
+        # loading --init-model is the last check before writing
+        model = build_model(s, self.vocabulary, self.init_source).to(self.device)
+        if self.rank == 0:
+            start_run(self.checkpoint_dir, s, self.vocabulary)
+        model.train()
+        self.saved_implementation = model.config.bilm_implementation  # what the model folder will say
+        model.config.bilm_implementation = resolve_bilm_implementation(s.bilm_implementation, model.config,
+                                                                       self.device)
+        word_inputs = model.config.token_embedding == "word"
+        self.model: ElmoForBidirectionalLM = model
+        self.optimizer = make_optimizer(s.optimizer, model.parameters(), s.lr)
+        torch.manual_seed(s.seed * 1000 + self.rank + 1)  # dropout and sampled candidates: per rank
+        self.position: Dict[str, Any] = load_checkpoint(
+            self.checkpoint_dir, model, self.optimizer, self.rank, self.world) or dict(
+            epoch=0, batch=0, step=0, tokens_seen=0, elapsed=0.0)
+        self.ddp_model: torch.nn.Module = model
+        if self.world > 1:
+            self.ddp_model = torch.nn.parallel.DistributedDataParallel(
+                model, device_ids=[self.device.index] if self.device.type == "cuda" else None,
+                find_unused_parameters=word_inputs)
+        self.batcher = SentenceBatcher(sentences, self.vocabulary, s.tokens_per_batch, s.seed, self.rank,
+                                       self.world, word_inputs=word_inputs,
+                                       max_characters_per_token=model.config.max_characters_per_token)
+        self.total_tokens = s.max_tokens if s.max_tokens is not None else int(s.epochs * self.batcher.n_words)
+
+    # -- training ----------------------------------------------------------------------------
+    def _train(self) -> bool:
+        """Train from ``position`` on; True when the run is finished, False when it stopped at
+        ``max_steps`` (checkpointed, to be resumed)."""
+        s = self.settings
+        workers = data_workers_for(s.data_workers, self.device)
+        self.progress = tqdm(total=self.total_tokens, initial=self.position["tokens_seen"], unit="tok",
+                             unit_scale=True, disable=not self.show_progress or self.rank != 0, desc="pretrain",
+                             smoothing=0.05)
+        self.started, self.started_tokens = time.monotonic(), self.position["tokens_seen"]
+        self.last_checkpoint = time.monotonic()
+        self.loss_ema: Optional[float] = None
+        self.loss_log: Optional[IO[str]] = (
+            open_loss_log(self.checkpoint_dir, self.position["step"]) if self.rank == 0 else None)
+        try:
+            while True:
+                batches = self.batcher.epoch_batches(self.position["epoch"])
+                n_batches = all_reduce_min(len(batches))
+                for batch in collated_batches(self.batcher, batches[self.position["batch"] : n_batches], workers):
+                    finished, stop_now = self._step(batch)
+                    if finished:
+                        return True
+                    if stop_now:
+                        return False
+                self.position["epoch"] += 1
+                self.position["batch"] = 0
+        finally:
+            self.progress.close()
+            if self.loss_log is not None:
+                self.loss_log.close()
+
+    def _step(self, batch: LMBatch) -> tuple[bool, bool]:
+        """Train on ``batch``, record it, checkpoint when due; returns (finished, stop_now)."""
+        s, position = self.settings, self.position
+        amp = s.amp and self.device.type == "cuda"
+        loss = train_step(self.ddp_model, self.optimizer, batch, self.device, s.clip_norm, amp)
+        loss = all_reduce(loss.float().cpu()) / self.world  # the mean over ranks (what DDP optimises)
+        words = int(all_reduce(torch.tensor(batch.n_words)))
+        position["batch"] += 1
+        position["step"] += 1
+        position["tokens_seen"] += words
+        run_seconds = self._record(float(loss), words)
+        out_of_time = s.max_minutes is not None and run_seconds >= 60 * s.max_minutes
+        finished = position["tokens_seen"] >= self.total_tokens or agree(out_of_time)
+        stop_now = s.max_steps is not None and position["step"] >= s.max_steps
+        due = (s.checkpoint_every_steps and position["step"] % s.checkpoint_every_steps == 0) or (
+            time.monotonic() - self.last_checkpoint > 60 * s.checkpoint_every_minutes)
+        if finished or stop_now or agree(bool(due)):
+            self._checkpoint()
+        return finished, stop_now
+
+    def _record(self, loss: float, words: int) -> float:
+        """Progress bar and loss log for the step just taken; returns the run's training seconds."""
+        position = self.position
+        self.loss_ema = loss if self.loss_ema is None else 0.98 * self.loss_ema + 0.02 * loss
+        self.progress.update(words)
+        rate = (position["tokens_seen"] - self.started_tokens) / max(time.monotonic() - self.started, 1e-9)
+        self.progress.set_postfix({"loss": f"{self.loss_ema:.3f}", "tok/s": f"{rate:,.0f}"}, refresh=False)
+        run_seconds = position["elapsed"] + time.monotonic() - self.last_checkpoint
+        if self.loss_log is not None:
+            self.loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{loss:.6f}"
+                                f"\t{run_seconds:.1f}\n")
+        return run_seconds
+
+    def _checkpoint(self) -> None:
+        """Save model, optimizer, RNG states and ``position`` (its training seconds brought up to now)."""
+        position = dict(self.position, elapsed=self.position["elapsed"] + time.monotonic() - self.last_checkpoint)
+        if self.loss_log is not None:
+            self.loss_log.flush()
+        save_checkpoint(self.checkpoint_dir, self.model, self.optimizer, position, self.rank, self.world)
+        self.position["elapsed"] = position["elapsed"]
+        self.last_checkpoint = time.monotonic()
+
+    # -- after training ----------------------------------------------------------------------
+    def _finish(self) -> Path:
+        """Rank 0 writes the model folder (with the validation perplexity); every rank returns it."""
+        divergence = rank_divergence(self.model)
+        if self.rank != 0:
+            barrier()
+            return self.out_dir
+        model, s = self.model, self.settings
+        model.eval()
+        metrics: Dict[str, Any] = {}
+        if self.world > 1:
+            metrics["world_size"] = self.world
+            metrics["max_weight_difference_between_ranks"] = divergence
+        if s.valid_file:
+            metrics["valid"] = perplexity(model, self.vocabulary, read_corpus(s.valid_file, s.max_sentence_tokens))
+        model.config.bilm_implementation = self.saved_implementation
+        save_lm_folder(model, self.vocabulary, self.out_dir, s, self.position, metrics, overwrite=self.overwrite)
+        barrier()
+        return self.out_dir

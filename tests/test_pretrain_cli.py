@@ -1,0 +1,79 @@
+"""`elmo pretrain`'s options are PretrainSettings' fields: a left-out option is the field's
+default, a given one reaches its field, and the choices are the ones the settings check."""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+
+import pytest
+
+from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS
+from hf_elmo.training.evaluation import EVAL_TOKENS_PER_BATCH
+from hf_elmo.training.settings import PretrainSettings, check_settings, flag
+from hf_elmo_cli import build_parser
+from hf_elmo_cli.commands._args import option_type
+from hf_elmo_cli.commands.pretrain import settings_from_args
+
+OPTIONS = [f for f in fields(PretrainSettings) if f.metadata and f.default is not MISSING]
+
+
+def settings_of(*argv: str) -> PretrainSettings:
+    return settings_from_args(build_parser().parse_args(["pretrain", "c.txt", "out", *argv]))
+
+
+def test_options_left_out_have_the_settings_defaults():
+    args = build_parser().parse_args(["pretrain", "c.txt", "out", "--epochs", "1"])
+    assert {f.name for f in fields(PretrainSettings)} - {"config_overrides"} <= set(vars(args))
+    assert settings_from_args(args) == PretrainSettings(train_file="c.txt", output_dir="out", epochs=1.0)
+    for option in OPTIONS:
+        if option.name != "epochs":
+            assert getattr(args, option.name) == option.default, option.name
+
+
+def _other_value(option) -> tuple[list, object]:
+    """Command-line words for ``option`` and the value they should give, never its default."""
+    choices = option.metadata.get("choices")
+    if choices:
+        value = next(c for c in choices if c != option.default)
+        return [flag(option.name), value], value
+    kind = option_type(PretrainSettings, option.name)
+    if kind is bool:
+        return [flag(option.name)], True
+    if kind is int:
+        value = (option.default or 0) + 7
+    elif kind is float:
+        value = (option.default or 0) + 0.25
+    else:
+        value = f"given-{option.name}"
+    return [flag(option.name), str(value)], value
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=[f.name for f in OPTIONS])
+def test_every_option_given_reaches_its_setting(option):
+    words, value = _other_value(option)
+    run_length = [] if option.metadata.get("run_length") else ["--epochs", "1"]
+    assert getattr(settings_of(*run_length, *words), option.name) == value
+
+
+def test_shape_options_become_config_overrides():
+    settings = settings_of("--epochs", "1", "--lstm-dim", "16", "--filters", "[[1,4]]", "--no-clip")
+    assert settings.config_overrides == {"lstm_dim": 16, "filters": [[1, 4]], "cell_clip": None, "proj_clip": None}
+
+
+def test_bilm_implementation_choices_are_auto_and_the_config_paths():
+    choices = PretrainSettings.__dataclass_fields__["bilm_implementation"].metadata["choices"]
+    assert choices == ["auto", *BILM_IMPLEMENTATIONS]
+
+
+def test_a_value_outside_the_choices_is_refused_by_the_settings_check_too(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b\n")
+    settings = PretrainSettings(train_file=str(corpus), output_dir=str(tmp_path / "m"), epochs=1, optimizer="sgd")
+    with pytest.raises(ValueError, match=r"--optimizer must be one of \['adagrad', 'adam'\], got 'sgd'"):
+        check_settings(settings)
+
+
+def test_perplexity_reads_its_file_as_pretrain_reads_a_corpus():
+    args = build_parser().parse_args(["perplexity", "model", "file.txt"])
+    assert args.max_sentence_tokens == PretrainSettings.max_sentence_tokens
+    assert args.tokens_per_batch == EVAL_TOKENS_PER_BATCH
