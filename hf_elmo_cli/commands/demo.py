@@ -45,7 +45,7 @@ def embed(model, sentences: Sequence[Sequence[str]]) -> List[torch.Tensor]:
 
     from hf_elmo import batch_to_ids
 
-    out = []
+    out: List[torch.Tensor] = []
     with torch.no_grad():
         for start in range(0, len(sentences), 32):
             chunk = sentences[start : start + 32]
