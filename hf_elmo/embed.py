@@ -117,7 +117,7 @@ def embed_sentences(
     """
     _check_options(layers, pool, batch_tokens)
     if device is not None or dtype is not None:
-        model.to(device=device, dtype=dtype)
+        model.to(device=device, dtype=dtype)  # type: ignore[call-arg]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
     model.eval()
     lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * batch_tokens
     return _embed_stream(model, iter(sentences), layers, batch_tokens, max_token_chars, lookahead, pool)

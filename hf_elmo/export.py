@@ -119,7 +119,7 @@ def check_char_ids(char_ids: Any, width: int) -> np.ndarray:
     if low < 0 or high >= N_CHAR_IDS:
         bad = low if low < 0 else high
         raise ValueError(f"char_ids must lie in [0, {N_CHAR_IDS - 1}], found {bad}; make them with the tokenizer")
-    real = (ids > 0).any(axis=-1)  # (B, T)
+    real = np.any(ids > 0, axis=-1)  # (B, T)
     gaps = real[:, 1:] & ~real[:, :-1]  # a real token right after a padding one
     if gaps.any():
         row, col = (int(i[0]) for i in np.nonzero(gaps))

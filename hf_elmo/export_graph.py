@@ -23,7 +23,7 @@ unrolled for one length. The module copies the weights of the ``ElmoModel`` it i
 from __future__ import annotations
 
 import copy
-from typing import Optional, Tuple
+from typing import Optional, Tuple, TypeVar
 
 import torch
 from torch import nn
@@ -44,6 +44,11 @@ class ElmoInferenceGraph(nn.Module):
     wrappers that validate before running it.
     """
 
+    bos: torch.Tensor  # (W,) the char ids of <S>
+    eos: torch.Tensor  # (W,) the char ids of </S>
+    warm_h: torch.Tensor  # (2, L, P)
+    warm_c: torch.Tensor  # (2, L, C)
+
     def __init__(self, model: ElmoModel) -> None:
         super().__init__()
         config = model.config
@@ -52,6 +57,7 @@ class ElmoInferenceGraph(nn.Module):
         self.convolutions = nn.ModuleList(_copy(conv) for conv in cnn.convolutions)
         self.highways = nn.ModuleList(_copy(highway) for highway in cnn.highways)
         self.projection = _copy(cnn.projection)
+        self.widest_filter = max(width for width, _ in config.filters)
         self.relu = config.activation != "tanh"
         self.cell_clip: Optional[float] = config.cell_clip
         self.proj_clip: Optional[float] = config.proj_clip
@@ -65,13 +71,14 @@ class ElmoInferenceGraph(nn.Module):
         bilm = model.bilm
         for index, layers in enumerate(zip(bilm.forward_layers, bilm.backward_layers)):
             # Both directions on axis 0, TF gate order i, j, f, o; the forget bias folded in.
-            bias = torch.stack([layer.input_linear.bias.detach() for layer in layers]).clone()
+            bias = torch.stack([layer.get_parameter("input_linear.bias").detach() for layer in layers]).clone()
             cell = bias.shape[1] // 4
             bias[:, 2 * cell : 3 * cell] += FORGET_BIAS
-            for name, weights in (("w_input", [layer.input_linear.weight for layer in layers]),  # (2, P, 4C)
-                                  ("w_state", [layer.state_linear.weight for layer in layers]),  # (2, P, 4C)
-                                  ("w_proj", [layer.projection.weight for layer in layers])):  # (2, C, P)
-                self.register_buffer(f"{name}_{index}", torch.stack([w.detach().t() for w in weights]))
+            for name, linear in (("w_input", "input_linear"),  # (2, P, 4C)
+                                 ("w_state", "state_linear"),  # (2, P, 4C)
+                                 ("w_proj", "projection")):  # (2, C, P)
+                weights = [layer.get_parameter(f"{linear}.weight").detach().t() for layer in layers]
+                self.register_buffer(f"{name}_{index}", torch.stack(weights))
             self.register_buffer(f"bias_{index}", bias)
 
     def forward(self, char_ids: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -109,7 +116,7 @@ class ElmoInferenceGraph(nn.Module):
         span or later also sees padding alone), so the max over positions is unchanged.
         """
         width = char_ids.shape[1]
-        widest = max(conv.kernel_size[0] for conv in self.convolutions)
+        widest = self.widest_filter
         positions = torch.arange(1, width + 1, device=char_ids.device)
         is_char = (char_ids > 0) & (char_ids != PADDING_ID)
         span = (is_char * positions).amax(dim=(0, 1))
@@ -162,7 +169,10 @@ class ElmoInferenceGraph(nn.Module):
         return torch.stack([outputs[0], outputs[1].flip(1)])
 
 
-def _copy(module: nn.Module) -> nn.Module:
+ModuleT = TypeVar("ModuleT", bound=nn.Module)
+
+
+def _copy(module: ModuleT) -> ModuleT:
     """A frozen copy of ``module`` (the graph holds its own weights)."""
     clone = copy.deepcopy(module)
     clone.requires_grad_(False)

@@ -33,7 +33,8 @@ def write_model_card(
 ) -> Path:
     """Write ``folder/README.md``: Hub metadata, a description, a provenance table and usage."""
     data = ModelCardData(
-        license=license, library_name="transformers", tags=["elmo", "feature-extraction"], datasets=datasets
+        license=license, library_name="transformers", tags=["elmo", "feature-extraction"],
+        datasets=None if datasets is None else list(datasets),
     )
     rows = "\n".join(f"| {key} | {value} |" for key, value in provenance.items())
     today = datetime.date.today().isoformat()

@@ -18,9 +18,12 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
     word as a sub-word. Aggregation ``"none"`` and ``"simple"`` (B-/I- grouping) apply as usual.
     """
 
-    def preprocess(
+    # Pipeline.preprocess is typed to return one dict; a ChunkPipeline's (this one's base) yields them.
+    def preprocess(  # type: ignore[override]
         self, sentence: str, offset_mapping: Optional[List[List[Tuple[int, int]]]] = None, **preprocess_params: Any
     ) -> Iterator[Dict[str, Any]]:
+        if self.tokenizer is None:
+            raise ValueError(f"{type(self).__name__} needs the model's tokenizer: pass tokenizer= to pipeline()")
         if offset_mapping is None and isinstance(sentence, str):
             offset_mapping = [self.tokenizer(sentence, return_offsets_mapping=True)["offset_mapping"]]
         yield from super().preprocess(sentence, offset_mapping=offset_mapping, **preprocess_params)
@@ -37,6 +40,7 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
         word_to_chars_map: Optional[List[Tuple[int, int]]] = None,
     ) -> List[Dict[str, Any]]:
         """One entry per word: its text, span, position and label scores (N,)."""
+        assert offset_mapping is not None, "preprocess gives every sentence its offset_mapping"
         entities = []
         for index, token_scores in enumerate(scores):
             if special_tokens_mask[index]:

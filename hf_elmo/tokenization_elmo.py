@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 import torch
@@ -326,8 +326,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
         """The word of one row of char ids (W,), or the words of (T, W) rows; see
         ``char_ids_to_token``. ``skip_special_tokens`` leaves out padding and sentence markers."""
         rows = ids.tolist() if isinstance(ids, torch.Tensor) else [list(r) if not isinstance(r, int) else r for r in ids]
-        if len(rows) > 0 and isinstance(rows[0], int):
-            return char_ids_to_token(rows)
+        if len(rows) > 0 and isinstance(rows[0], int):  # one row (W,)
+            return char_ids_to_token(cast(List[int], rows))
+        return self._words(cast(List[List[int]], rows), skip_special_tokens)
+
+    def _words(self, rows: Sequence[Sequence[int]], skip_special_tokens: bool) -> List[str]:
+        """The words of (T, W) char ids (``convert_ids_to_tokens``)."""
         tokens = [char_ids_to_token(row) for row in rows]
         if skip_special_tokens:
             tokens = [t for t in tokens if t not in ("", SENTENCE_START, SENTENCE_END)]
@@ -338,25 +342,32 @@ class ElmoTokenizer(PreTrainedTokenizer):
         return " ".join(t for t in tokens if t)
 
     def decode(  # type: ignore[override]
-        self, token_ids: Union[Sequence[Sequence[int]], torch.Tensor], skip_special_tokens: bool = False, **kwargs: Any
+        self,
+        token_ids: Union[Sequence[Sequence[int]], Sequence[Sequence[Sequence[int]]], torch.Tensor],
+        skip_special_tokens: bool = False,
+        **kwargs: Any,
     ) -> Union[str, List[str]]:
         """The words of (T, W) char ids joined by spaces (padding left out); (B, T, W) gives a list."""
-        if isinstance(token_ids, torch.Tensor):
-            token_ids = token_ids.tolist()
-        if len(token_ids) > 0 and len(token_ids[0]) > 0 and not isinstance(token_ids[0][0], int):
-            return [self.decode(row, skip_special_tokens) for row in token_ids]
-        words = self.convert_ids_to_tokens([list(r) for r in token_ids], skip_special_tokens=skip_special_tokens)
-        return self.convert_tokens_to_string(words)
+        rows = token_ids.tolist() if isinstance(token_ids, torch.Tensor) else token_ids
+        if len(rows) > 0 and len(rows[0]) > 0 and not isinstance(rows[0][0], int):  # (B, T, W)
+            return self.batch_decode(cast(Sequence[Sequence[Sequence[int]]], rows), skip_special_tokens)
+        return self._decode_sentence(cast(Sequence[Sequence[int]], rows), skip_special_tokens)
 
     def batch_decode(  # type: ignore[override]
         self, sequences: Union[Sequence[Sequence[Sequence[int]]], torch.Tensor], skip_special_tokens: bool = False,
         **kwargs: Any,
     ) -> List[str]:
         """``decode`` of every row of (B, T, W) char ids."""
-        return [self.decode(row, skip_special_tokens) for row in sequences]
+        return [self._decode_sentence(row, skip_special_tokens) for row in sequences]
+
+    def _decode_sentence(self, rows: Union[Sequence[Sequence[int]], torch.Tensor], skip_special_tokens: bool) -> str:
+        """The words of (T, W) char ids joined by spaces."""
+        if isinstance(rows, torch.Tensor):
+            rows = rows.tolist()
+        return self.convert_tokens_to_string(self._words([list(r) for r in rows], skip_special_tokens))
 
     # -- encoding ----------------------------------------------------------------------------
-    def __call__(  # type: ignore[override]
+    def __call__(
         self,
         text: Union[str, Sequence[str], Sequence[Sequence[str]]],
         is_split_into_words: bool = False,
@@ -449,18 +460,20 @@ class ElmoTokenizer(PreTrainedTokenizer):
                     "pass raw text without is_split_into_words to have it split into words"
                 )
             single = len(text) > 0 and isinstance(text[0], str)
-            batch = [text] if single else list(text)
+            batch = [cast(Sequence[str], text)] if single else list(text)
+            sentences: List[List[str]] = []
             for row, sentence in enumerate(batch):
                 if isinstance(sentence, str):
                     raise TypeError(
                         f"is_split_into_words=True: sentence {row} of the batch is the str {sentence[:40]!r}, "
                         "not a list of words"
                     )
-            sentences = [list(s) for s in batch]
+                sentences.append(list(sentence))
             return sentences, [[(0, len(w)) for w in s] for s in sentences], single
         single = isinstance(text, str)
-        batch = [text] if single else list(text)
-        if any(not isinstance(s, str) for s in batch):
+        batch = [text] if isinstance(text, str) else list(text)
+        texts = [s for s in batch if isinstance(s, str)]
+        if len(texts) < len(batch):
             raise TypeError("pass pre-tokenised sentences with is_split_into_words=True")
-        split = [split_words(s, self.pre_tokenizer) for s in batch]
+        split = [split_words(s, self.pre_tokenizer) for s in texts]
         return [words for words, _ in split], [spans for _, spans in split], single

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates .venv (if missing) and installs the project (distribution hf-elmo), pinned torch and
-# what the tests need (the test extra: pytest, and matplotlib for the layer-weight plot) into it.
+# what the tests need (the test extra: pytest, ruff, mypy, matplotlib for the layer-weight plot...) into it.
 # torch is pinned: on these machines torch==2.13.0 is a CPU build on disk; a looser spec can pull
 # several GB of CUDA packages.
 set -euo pipefail

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the project with its test dependencies into .venv (created if missing), lints the tree
-# (ruff, configured in pyproject.toml) and runs the default test suite.
+# (ruff), type-checks the packages (mypy; both configured in pyproject.toml) and runs the default
+# test suite.
 # Usage: bash scripts/test.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 .venv/bin/ruff check .
+.venv/bin/mypy
 .venv/bin/python -m pytest "$@"

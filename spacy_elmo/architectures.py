@@ -54,5 +54,5 @@ def elmo_tok2vec_v1(
     if not encode.has_dim("nO"):
         raise ValueError("spacy-elmo.ElmoTok2Vec.v1: the encoder must have a known width (nO)")
     width = encode.get_dim("nO")
-    project = with_array(Maxout(nO=width, nP=3, normalize=True))
+    project: Model[List[Floats2d], List[Floats2d]] = with_array(Maxout(nO=width, nP=3, normalize=True))
     return chain(concatenate(elmo, embed), project, encode)

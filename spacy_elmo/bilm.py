@@ -7,14 +7,14 @@ under a token budget -> ``ElmoModel`` (stateless: every segment starts from the 
 
 import os
 from functools import partial
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Model, PyTorchGradScaler, torch2xp, xp2torch
 from thinc.compat import has_torch_amp
-from thinc.types import Floats3d
+from thinc.types import Floats3d, Floats4d
 
 from hf_elmo import ElmoModel, batch_to_ids
 
@@ -81,14 +81,14 @@ def elmo_bilm_v1(
 
 def get_elmo(model: Model) -> Optional[ElmoModel]:
     """The ``ElmoModel`` inside an ``elmo-bilm`` Thinc model (``None`` before loading)."""
-    return model.shims[0].elmo
+    return _shim(model).elmo
 
 
 def load_weights(model: Model, elmo: ElmoModel) -> None:
     """Put ``elmo`` into the Thinc model and set its widths: ``nO`` = 2P, ``nL`` = L+1."""
     if not isinstance(elmo, ElmoModel):
         raise TypeError(f"an ELMo loader must return an hf_elmo.ElmoModel, got {type(elmo).__name__}")
-    model.shims[0].load(elmo)
+    _shim(model).load(elmo)
     model.set_dim("nO", elmo.config.output_dim, force=True)
     model.set_dim("nL", elmo.config.n_layers + 1, force=True)
 
@@ -108,12 +108,12 @@ def bilm_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Fl
     outputs = [model.ops.alloc3f(n_layers, len(doc), width) for doc in docs]
     segments = doc_segments(docs)
     graph: List[Tuple[torch.Tensor, List[Segment]]] = []
-    shim: ElmoShim = model.shims[0]
+    shim = _shim(model)
     for batch in token_budget_batches([len(s.words) for s in segments], model.attrs["token_budget"]):
         rows = [segments[i] for i in batch]
         with shim.autocast():
             layers = _run(elmo, rows, fine_tune)
-        values = torch2xp(layers.detach())
+        values = cast(Floats4d, torch2xp(layers.detach()))
         for row, segment in enumerate(rows):
             outputs[segment.doc][:, list(segment.token_indices)] = values[:, row, : len(segment.words)]
         if fine_tune:
@@ -131,6 +131,14 @@ def bilm_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Fl
         return []
 
     return outputs, backprop
+
+
+def _shim(model: Model) -> ElmoShim:
+    """The ``ElmoShim`` that holds the biLM of an ``elmo-bilm`` Thinc model."""
+    shim = model.shims[0] if model.shims else None
+    if not isinstance(shim, ElmoShim):
+        raise TypeError(f"expected an elmo-bilm Thinc model (spacy-elmo.ElmoBiLm), got {model.name!r}")
+    return shim
 
 
 def _run(elmo: ElmoModel, rows: Sequence[Segment], fine_tune: bool) -> torch.Tensor:

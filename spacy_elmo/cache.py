@@ -37,11 +37,12 @@ changes one in place cannot change the cache.
         self.directory = None if directory is None else Path(directory)
         if self.directory is not None:
             self.directory.mkdir(parents=True, exist_ok=True)
-        self._entries: OrderedDict[str, Union[np.ndarray, int]] = OrderedDict()
+        self._sizes: OrderedDict[str, int] = OrderedDict()  # every entry's size, least recently used first
+        self._arrays: dict[str, np.ndarray] = {}  # the entries themselves, when held in memory
         self._bytes = 0
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._sizes)
 
     @property
     def enabled(self) -> bool:
@@ -49,38 +50,39 @@ changes one in place cannot change the cache.
 
     def get(self, key: str) -> Optional[np.ndarray]:
         """The array stored under ``key`` (marking it recently used), or ``None``."""
-        if key not in self._entries:
+        if key not in self._sizes:
             return None
-        self._entries.move_to_end(key)
-        entry = self._entries[key]
-        return np.load(self._path(key)) if self.directory is not None else entry.copy()
+        self._sizes.move_to_end(key)
+        return np.load(self._path(key)) if self.directory is not None else self._arrays[key].copy()
 
     def put(self, key: str, layers: np.ndarray) -> None:
         """Store a copy of ``layers``, evicting the least recently used entries to fit."""
         size = int(layers.nbytes)
-        if size > self.max_bytes or key in self._entries:
+        if size > self.max_bytes or key in self._sizes:
             return
         while self._bytes + size > self.max_bytes:
             self._evict()
         value = np.array(layers, dtype="float32", copy=True)
         if self.directory is not None:
             np.save(self._path(key), value, allow_pickle=False)
-            self._entries[key] = size
         else:
-            self._entries[key] = value
+            self._arrays[key] = value
+        self._sizes[key] = size
         self._bytes += size
 
     def clear(self) -> None:
-        while self._entries:
+        while self._sizes:
             self._evict()
 
     def _evict(self) -> None:
-        key, entry = self._entries.popitem(last=False)
+        key, size = self._sizes.popitem(last=False)
         if self.directory is not None:
             self._path(key).unlink(missing_ok=True)
-            self._bytes -= int(entry)
         else:
-            self._bytes -= int(entry.nbytes)
+            del self._arrays[key]
+        self._bytes -= size
 
     def _path(self, key: str) -> Path:
+        """The ``.npy`` file of an entry of an on-disk cache."""
+        assert self.directory is not None, "an in-memory cache has no files"
         return self.directory / f"{key}.npy"

@@ -157,12 +157,16 @@ class ElmoComponent(TrainablePipe):
         keys = [doc_key(doc) for doc in docs]
         found = [self.cache.get(key) for key in keys]
         missing = [i for i, layers in enumerate(found) if layers is None]
+        computed: Dict[int, Floats3d] = {}
         if missing:
-            computed = self.model.predict([docs[i] for i in missing])
-            for i, layers in zip(missing, computed):
+            computed = dict(zip(missing, self.model.predict([docs[i] for i in missing])))
+            for i, layers in computed.items():
                 self.cache.put(keys[i], self.model.ops.to_numpy(layers))
-                found[i] = layers
-        return [self.model.ops.asarray3f(layers) for layers in found], _ignore_gradient
+        # thinc's asarray3f stub takes no NumPy array, though converting one is what it is for
+        return [
+            computed[i] if cached is None else self.model.ops.asarray3f(cached)  # type: ignore[arg-type]
+            for i, cached in enumerate(found)
+        ], _ignore_gradient
 
     # -- training --------------------------------------------------------------------------
     def update(
@@ -206,7 +210,7 @@ class ElmoComponent(TrainablePipe):
         def accumulate_gradient(one_d_layers: List[Floats3d]) -> List[Doc]:
             for total, one in zip(d_layers, one_d_layers):
                 total += one
-                losses[self.name] += float((one**2).sum())
+                losses[self.name] += float((one**2).sum())  # type: ignore[call-overload]  # thinc's stub: keepdims has no default
             return []
 
         def backprop(one_d_layers: List[Floats3d]) -> List[Doc]:

@@ -63,6 +63,7 @@ def listener_forward(model: ElmoListener, docs: List[Doc], is_train: bool) -> Tu
                 f"computed layers for (id {model._batch_id}): the upstream component must be "
                 "updated on the same batch just before this one"
             )
+        assert model._outputs is not None and model._backprop is not None, "receive() sets all three"
         return model._outputs, model._backprop
     return [_annotated_layers(model, doc, is_train) for doc in docs], lambda d_layers: []
 

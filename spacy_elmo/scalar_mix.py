@@ -10,7 +10,7 @@ added to the gradient of ``s``. The arithmetic equals ``hf_elmo.ScalarMix``.
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple, cast
 
 from thinc.api import Model, Ops
 from thinc.types import Floats1d, Floats2d, Floats3d
@@ -72,7 +72,7 @@ def mix_forward(model: Model, Xs: List[Floats3d], is_train: bool) -> Tuple[List[
         d_weights = xp.tensordot(normed, d_mixed, axes=([1, 2], [0, 1]))  # (L+1,)
         d_s = weights * (d_weights - (weights * d_weights).sum()) + 2.0 * model.attrs["l2"] * s
         model.inc_grad("s", d_s.astype("float32"))
-        d_normed = weights[:, None, None] * d_mixed[None]
+        d_normed = ops.reshape3f(weights, -1, 1, 1) * d_mixed[None]
         dH = backprop_norm(d_normed)
         return _split(ops, dH, lengths, axis=1)
 
@@ -84,13 +84,13 @@ def _layer_norm(ops: Ops, H: Floats3d, how: Optional[str]) -> Tuple[Floats3d, Ca
     if how is None or H.shape[1] == 0:
         return H, lambda d: d
     axes = (1, 2) if how == "batch" else (2,)
-    mean = H.mean(axis=axes, keepdims=True)
+    mean = ops.xp.mean(H, axis=axes, keepdims=True)
     centred = H - mean
     inv_std = 1.0 / ops.xp.sqrt((centred**2).mean(axis=axes, keepdims=True) + EPS)
     normed = centred * inv_std
 
     def backprop(d_normed: Floats3d) -> Floats3d:
-        mean_d = d_normed.mean(axis=axes, keepdims=True)
+        mean_d = ops.xp.mean(d_normed, axis=axes, keepdims=True)
         mean_dn = (d_normed * normed).mean(axis=axes, keepdims=True)
         return inv_std * (d_normed - mean_d - normed * mean_dn)
 
@@ -109,4 +109,4 @@ def _split(ops: Ops, array, lengths: List[int], axis: int) -> list:
 
 def layer_weights(model: Model) -> Floats1d:
     """softmax(s) of a scalar-mix layer."""
-    return model.ops.softmax(model.get_param("s"))
+    return model.ops.softmax(cast(Floats1d, model.get_param("s")))

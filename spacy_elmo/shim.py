@@ -31,7 +31,7 @@ def deserialize_elmo(model: Optional[ElmoModel], data: bytes, device: torch.devi
     elmo = ElmoModel(config)
     elmo.load_state_dict(load_safetensors(msg["weights"]), strict=True)
     elmo.eval()
-    return elmo.to(device)
+    return elmo.to(device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
 
 
 class ElmoShim(PyTorchShim):
@@ -72,8 +72,8 @@ class ElmoShim(PyTorchShim):
         """Backpropagate ``grads`` into the biLM's parameters, scaled by the gradient scaler and
         unscaled again (``finish_update`` skips the step after an overflow), as Thinc's
         ``PyTorchShim.begin_update`` does."""
-        grads = self._grad_scaler.scale(grads, inplace=True)
-        torch.autograd.backward(outputs, grads)
+        scaled = self._grad_scaler.scale(grads, inplace=True)
+        torch.autograd.backward(outputs, scaled)
         self._grad_scaler.unscale([p.grad for p in self._model.parameters() if p.grad is not None])
 
     @property
@@ -85,4 +85,4 @@ class ElmoShim(PyTorchShim):
         """Wrap ``elmo``, moved to the device of the current Thinc ops."""
         from thinc.util import get_torch_default_device
 
-        self._model = elmo.to(get_torch_default_device())
+        self._model = elmo.to(get_torch_default_device())  # type: ignore[arg-type]  # as in deserialize_elmo

@@ -25,7 +25,7 @@ from .doc_layers import EXTENSION
 
 def set_token_vectors(doc: Doc) -> None:
     """Set ``doc.tensor`` and the vector / similarity hooks from ``doc._.elmo``."""
-    doc.tensor = token_vectors(doc)
+    doc.tensor = token_vectors(doc)  # type: ignore[assignment]  # spaCy's stub says float64 NumPy; it holds Floats2d
     for hooks in (doc.user_hooks, doc.user_span_hooks):
         hooks["vector"] = _mean_vector
         hooks["has_vector"] = _has_vector
@@ -37,7 +37,7 @@ def set_token_vectors(doc: Doc) -> None:
 
 def token_vectors(doc: Doc) -> Floats2d:
     """The average of the biLM layers of every token, (n_tokens, 2P)."""
-    return _layers(doc).mean(axis=0)
+    return _layers(doc).mean(axis=0)  # type: ignore[attr-defined]  # thinc's Floats3d stub lacks mean (ndarray's)
 
 
 def _layers(doc: Doc) -> Floats3d:
@@ -61,7 +61,7 @@ def _mean_vector(span: Union[Doc, Span]) -> Floats1d:
     rows = [i for i in range(start, end) if not doc[i].is_space]
     if not rows:
         return layers[0, :0].sum(axis=0)
-    return layers[:, rows].mean(axis=(0, 1))
+    return layers[:, rows].mean(axis=(0, 1))  # type: ignore[attr-defined]  # as in token_vectors
 
 
 def _has_vector(obj: Any) -> bool:

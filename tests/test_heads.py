@@ -59,6 +59,12 @@ def with_signal(model):
     return model
 
 
+def test_the_token_classification_pipeline_without_a_tokenizer_says_so():
+    tagger = ElmoTokenClassificationPipeline(model=token_model().eval(), tokenizer=None)
+    with pytest.raises(ValueError, match="^ElmoTokenClassificationPipeline needs the model's tokenizer: pass tokenizer="):
+        tagger("Bob ran")
+
+
 def token_model() -> ElmoForTokenClassification:
     torch.manual_seed(0)
     return with_signal(ElmoForTokenClassification(tiny_config(
@@ -127,6 +133,14 @@ def test_sequence_loss_follows_the_problem_type_as_transformers_does(num_labels,
             "multi_label_classification": lambda: torch.nn.functional.binary_cross_entropy_with_logits(out.logits, labels),
             }[problem_type]()
     torch.testing.assert_close(out.loss, loss, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("head", [ElmoForTokenClassification, ElmoForSequenceClassification])
+def test_a_head_refuses_a_config_without_labels_naming_the_fields(head):
+    config = tiny_config()
+    config.id2label = None  # what num_labels is read from
+    with pytest.raises(ValueError, match=f"^{head.__name__} needs labels: set num_labels or id2label in its config$"):
+        head(config)
 
 
 def test_padding_does_not_change_a_sentences_prediction():

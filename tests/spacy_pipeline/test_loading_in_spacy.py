@@ -11,7 +11,7 @@ import pytest
 import spacy
 import torch
 from safetensors import safe_open
-from thinc.api import ConfigValidationError
+from thinc.api import ConfigValidationError, Linear
 
 from hf_elmo.loading import InvalidModelError
 from spacy_elmo.bilm import get_elmo
@@ -66,6 +66,11 @@ def test_a_missing_paths_elmo_folder_is_named_not_taken_for_a_repo_id(tmp_path):
         _nlp("my-elmo/")
     (error,) = info.value.errors
     assert "'my-elmo/': no such local file or folder" in error["msg"]
+
+
+def test_get_elmo_of_a_model_other_than_the_bilm_names_it():
+    with pytest.raises(TypeError, match=r"^expected an elmo-bilm Thinc model \(spacy-elmo.ElmoBiLm\), got 'linear'$"):
+        get_elmo(Linear(2, 2))
 
 
 def test_spacy_load_names_a_corrupt_bilm_file(tmp_path):
