@@ -97,10 +97,9 @@ class TokenLayerCache:
                 with torch.inference_mode(False):  # a normal tensor: it is updated in and out of inference mode
                     self._table = computed.new_empty(self.max_types, computed.shape[1])
             for i in missing:
-                if len(self._slots) < self.max_types:
-                    slots[i] = len(self._slots)
-                else:
-                    slots[i] = self._slots.popitem(last=False)[1]
-                self._slots[names[i]] = slots[i]
+                slot = len(self._slots) if len(self._slots) < self.max_types else self._slots.popitem(last=False)[1]
+                slots[i] = self._slots[names[i]] = slot
             self._table.index_copy_(0, torch.tensor([slots[i] for i in missing], device=computed.device), computed)
-        return self._table.index_select(0, torch.tensor(slots, device=self._table.device))
+        table = self._table
+        assert table is not None, "every row was found in the cache, so the table exists"
+        return table.index_select(0, torch.tensor(slots, device=table.device))

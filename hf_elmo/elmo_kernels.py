@@ -17,7 +17,7 @@ This file imports only torch and its sibling tokenizer; a saved model folder car
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional, Protocol, Sequence, Tuple
 
 import torch
 from torch import nn
@@ -88,7 +88,15 @@ def pool_real_span(
     return torch.cat(pooled).index_select(0, torch.argsort(order))
 
 
-def all_filters_as_one(convolutions: nn.ModuleList) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+class LstmWithProjection(Protocol):
+    """What the kernels read of an ``ElmoLstmProjectionLayer``: its three linear maps."""
+
+    input_linear: nn.Linear
+    state_linear: nn.Linear
+    projection: nn.Linear
+
+
+def all_filters_as_one(convolutions: Sequence[nn.Conv1d]) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The convolutions as one matrix over windows of the widest filter's width.
 
     Returns the kernel (widest * D, F) (rows offset-major; zero where a narrower filter's
@@ -100,7 +108,7 @@ def all_filters_as_one(convolutions: nn.ModuleList) -> Tuple[torch.Tensor, torch
         for conv in convolutions
     ]
     kernel = torch.cat(kernels, dim=-1).flatten(0, 1)
-    bias = torch.cat([conv.bias for conv in convolutions])
+    bias = torch.cat([conv.bias for conv in convolutions if conv.bias is not None])
     widths = torch.cat([
         torch.full((conv.out_channels,), conv.kernel_size[0], device=bias.device) for conv in convolutions
     ])
@@ -122,7 +130,7 @@ def lstm_dtype(tokens: torch.Tensor) -> torch.dtype:
     return dtype
 
 
-def torch_lstm_weights(layer: nn.Module) -> List[torch.Tensor]:
+def torch_lstm_weights(layer: LstmWithProjection) -> List[torch.Tensor]:
     """One ``ElmoLstmProjectionLayer``'s weights in the layout of ``nn.LSTM(proj_size=P)``: w_ih,
     w_hh, b_ih, b_hh, w_hr.
 
@@ -142,7 +150,7 @@ def torch_lstm_weights(layer: nn.Module) -> List[torch.Tensor]:
 GATE_BLOCK_ROWS = 512
 
 
-def stacked_weights(layers: Tuple[nn.Module, nn.Module]) -> Tuple[torch.Tensor, ...]:
+def stacked_weights(layers: Tuple[LstmWithProjection, LstmWithProjection]) -> Tuple[torch.Tensor, ...]:
     """The forward and backward weights of one biLM layer (two ``ElmoLstmProjectionLayer``) stacked on axis 0 for batched GEMMs.
 
     Gate blocks are reordered from the original i, j, f, o to i, f, o, j (one sigmoid, one
@@ -188,7 +196,7 @@ def bidirectional_lstm_layer(
     ended_h: List[torch.Tensor] = []  # states of rows that ended, later rows first
     ended_c: List[torch.Tensor] = []
     block_start = block_end = 0
-    gates_x: Optional[torch.Tensor] = None  # (2, n, steps of the block, 4C), set at the first step
+    gates_x = inputs.new_empty(0)  # (2, n, steps of the block, 4C), computed at the first step
     for t in range(steps):
         n = running[t]
         if n < h.shape[1]:

@@ -44,6 +44,7 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
         fields = {**PRESETS[settings.preset], **settings.config_overrides, **lm_fields}
         return ElmoForBidirectionalLM(ElmoConfig(**fields))
     source = init_source or resolve_init_model(settings)
+    assert source is not None  # settings.init_model is set
     if source.has_lm_head:
         model = _load_init_model(source.path, ElmoForBidirectionalLM)
         saved = Vocabulary.from_file(source.path / VOCAB_FILE)

@@ -66,7 +66,7 @@ def publishable_path(path: PathLike) -> str:
 
 
 def _cast_copy(model: ElmoForBidirectionalLM, dtype: torch.dtype) -> ElmoForBidirectionalLM:
-    return copy.deepcopy(model).to(dtype)
+    return copy.deepcopy(model).to(dtype)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
 
 
 def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any], metrics: Dict[str, Any]) -> Dict[str, Any]:

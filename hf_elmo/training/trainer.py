@@ -106,7 +106,7 @@ class Trainer:
         self.settings = s = resumed_settings(self.checkpoint_dir, self.settings)
         torch.manual_seed(s.seed)
         # loading --init-model is the last check before writing
-        model = build_model(s, self.vocabulary, self.init_source).to(self.device)
+        model = build_model(s, self.vocabulary, self.init_source).to(self.device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
         if self.rank == 0:
             start_run(self.checkpoint_dir, s, self.vocabulary)
         model.train()
@@ -128,7 +128,11 @@ class Trainer:
         self.batcher = SentenceBatcher(sentences, self.vocabulary, s.tokens_per_batch, s.seed, self.rank,
                                        self.world, word_inputs=word_inputs,
                                        max_characters_per_token=model.config.max_characters_per_token)
-        self.total_tokens = s.max_tokens if s.max_tokens is not None else int(s.epochs * self.batcher.n_words)
+        if s.max_tokens is not None:
+            self.total_tokens = s.max_tokens
+        else:
+            assert s.epochs is not None  # check_settings: one of the two is set
+            self.total_tokens = int(s.epochs * self.batcher.n_words)
 
     # -- training ----------------------------------------------------------------------------
     def _train(self) -> bool:

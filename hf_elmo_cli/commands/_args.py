@@ -42,8 +42,9 @@ class CommandParser(argparse.ArgumentParser):
         """Call ``add_options(self)`` just before this parser first parses arguments."""
         self._deferred.append(add_options)
 
-    def parse_known_args(self, args: Optional[Sequence[str]] = None, namespace: Optional[argparse.Namespace] = None
-                         ) -> Tuple[argparse.Namespace, List[str]]:
+    def parse_known_args(  # type: ignore[override]  # typeshed's overloads; this one passes both on
+        self, args: Optional[Sequence[str]] = None, namespace: Optional[argparse.Namespace] = None
+    ) -> Tuple[argparse.Namespace, List[str]]:
         while self._deferred:
             self._deferred.pop(0)(self)
         return super().parse_known_args(args, namespace)
@@ -65,7 +66,7 @@ def add_field_option(group: Any, dataclass: type, name: str, flag: str, **overri
     option's; a ``bool`` field is a switch, a field without default a positional argument (no
     ``flag``). ``overrides`` replace any of these (e.g. another command's default).
     """
-    settings_field = dataclass.__dataclass_fields__[name]
+    settings_field = next(f for f in dataclasses.fields(dataclass) if f.name == name)
     metadata = settings_field.metadata
     keywords = {key: metadata[key] for key in ("help", "choices", "metavar") if key in metadata}
     kind = option_type(dataclass, name)

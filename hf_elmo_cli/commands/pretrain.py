@@ -43,7 +43,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         metadata = settings_field.metadata
         if not metadata:  # config_overrides: from the shape options below
             continue
-        group = run_length if metadata.get("run_length") else groups.get(metadata.get("group"), parser)
+        group = run_length if metadata.get("run_length") else groups.get(metadata.get("group", ""), parser)
         add_field_option(group, PretrainSettings, settings_field.name, flag(settings_field.name))
     model = groups[MODEL]
     for name, what in SHAPE_OVERRIDES:

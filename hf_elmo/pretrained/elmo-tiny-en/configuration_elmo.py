@@ -80,9 +80,10 @@ def _integer(field: str, value: Any, low: int, high: int, where: str = "ElmoConf
         isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
     ):
         raise ElmoConfigError(field, f"must be an integer in {low}..{high}{note}, got {_describe(value)}", where)
-    if not low <= value <= high:
+    number = int(value)
+    if not low <= number <= high:
         raise ElmoConfigError(field, f"must be in {low}..{high}{note}, got {value}", where)
-    return int(value)
+    return number
 
 
 def check_size(field: str, value: Any, where: str = "ElmoConfig.") -> int:

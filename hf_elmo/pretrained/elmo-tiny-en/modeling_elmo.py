@@ -23,7 +23,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Iterator, List, Optional, Sequence, Tuple, Union, cast
 
 import torch
 from torch import nn
@@ -135,7 +135,7 @@ class ElmoCharCNN(nn.Module):
 
     def _pool_real_span(self, char_ids: torch.Tensor) -> torch.Tensor:
         filters = self._derived.get("filters", list(self.convolutions.parameters()),
-                                    lambda: all_filters_as_one(self.convolutions))
+                                    lambda: all_filters_as_one(cast(Sequence[nn.Conv1d], self.convolutions)))
         return pool_real_span(char_ids, self.char_embedding, *filters)
 
 
@@ -208,8 +208,13 @@ class ElmoBiLm(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
         self._derived = DerivedWeights()  # _stacked_weights per layer: a second copy of the LSTM weights
 
+    def _layers(self, index: int) -> Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]:
+        """Layer ``index`` of the forward and of the backward LSTM."""
+        return (cast(ElmoLstmProjectionLayer, self.forward_layers[index]),
+                cast(ElmoLstmProjectionLayer, self.backward_layers[index]))
+
     def _stacked_weights(self, index: int) -> Tuple[torch.Tensor, ...]:
-        layers = (self.forward_layers[index], self.backward_layers[index])
+        layers = self._layers(index)
         params = [p for layer in layers for p in layer.parameters()]
         return self._derived.get(f"layer-{index}", params, lambda: stacked_weights(layers))
 
@@ -258,8 +263,7 @@ class ElmoBiLm(nn.Module):
         forward_tokens = tokens[order]
         x = torch.stack([forward_tokens, forward_tokens.gather(1, reverse)])  # (2, B, S, P): [forward; backward]
         # Rows still running at each step (a shrinking prefix of the sorted rows).
-        running = (sorted_lengths.unsqueeze(0) > torch.arange(steps, device=lengths.device).unsqueeze(1)).sum(1)
-        running = running.tolist()
+        running = (sorted_lengths.unsqueeze(0) > torch.arange(steps, device=lengths.device).unsqueeze(1)).sum(1).tolist()
         outputs, final_h, final_c = [], [], []
         for index in range(len(self.forward_layers)):
             state = (initial_state.h[:, index][:, order], initial_state.c[:, index][:, order])
@@ -299,6 +303,7 @@ class ElmoBiLm(nn.Module):
         pack = nn.utils.rnn.pack_padded_sequence
         packed = [pack(x, host_lengths, batch_first=True, enforce_sorted=False) for x in (tokens, tokens.gather(1, reverse))]
         batch_sizes, sorted_rows, unsorted_rows = packed[0].batch_sizes, packed[0].sorted_indices, packed[0].unsorted_indices
+        assert sorted_rows is not None and unsorted_rows is not None  # set by enforce_sorted=False
         device = tokens.device.type
         dtype = lstm_dtype(tokens)
         xs = [p.data.to(dtype) for p in packed]  # (N, P) per direction, time-major over rows sorted by length
@@ -332,7 +337,7 @@ class ElmoBiLm(nn.Module):
         return layers_out, ElmoState(h, c)
 
     def _torch_lstm_weights(self, direction: int, index: int, dtype: torch.dtype) -> List[torch.Tensor]:
-        layer = (self.forward_layers, self.backward_layers)[direction][index]
+        layer = self._layers(index)[direction]
         return self._derived.get(f"torch-lstm-{direction}-{index}-{dtype}", list(layer.parameters()),
                                  lambda: [w.to(dtype) for w in torch_lstm_weights(layer)])
 
@@ -381,7 +386,9 @@ class ElmoPreTrainedModel(PreTrainedModel):
         return require_package_loader(cls).from_allennlp(cls, options_path, weights_path)
 
     @classmethod
-    def from_pretrained(cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any):
+    def from_pretrained(  # type: ignore[override]  # (name, *args, **kwargs): passes every argument on
+        cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any
+    ):
         """``PreTrainedModel.from_pretrained``: float32 unless ``dtype`` is given, safetensors only.
 
         Weights may be stored in float16 or bfloat16 (smaller files), but unless the caller passes
@@ -506,6 +513,9 @@ class ElmoModel(ElmoPreTrainedModel):
     takes word ids (B, S) with the markers' word ids in place, and it has no ``forward`` on char ids.
     """
 
+    warm_h: torch.Tensor  # (2, L, P) buffer: the initial h of every row in stateless calls
+    warm_c: torch.Tensor  # (2, L, C) buffer: the initial c
+
     # A folder written by ``elmo pretrain`` (``ElmoForBidirectionalLM``) also holds the LM's word
     # softmax. Loading the biLM alone from it leaves the softmax out on purpose, so it is not
     # reported as unexpected; nor is the unused char CNN that word-baseline folders saved before
@@ -515,6 +525,7 @@ class ElmoModel(ElmoPreTrainedModel):
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
         if config.token_embedding == "word":
+            assert config.vocab_size is not None  # ElmoConfig requires it with token_embedding="word"
             self.word_embedding = nn.Embedding(config.vocab_size, config.projection_dim)
         else:
             self.char_cnn = ElmoCharCNN(config)
@@ -579,6 +590,7 @@ class ElmoModel(ElmoPreTrainedModel):
             ids = batch_to_ids(sentences[start : start + batch_size], self.config.max_characters_per_token)
             self(input_ids=ids.to(device), stateful=True)
         state = self._carried_state
+        assert state is not None  # the stateful calls above carried it
         self.warm_h.copy_(state.h.mean(dim=2))
         self.warm_c.copy_(state.c.mean(dim=2))
         self.reset_states()
@@ -631,7 +643,7 @@ class ElmoModel(ElmoPreTrainedModel):
         stateful: Optional[bool] = None,
         return_dict: Optional[bool] = None,
         **kwargs,
-    ) -> ElmoModelOutput:
+    ) -> Union[ElmoModelOutput, Tuple]:
         """Embed a batch of tokenised sentences.
 
         Args:

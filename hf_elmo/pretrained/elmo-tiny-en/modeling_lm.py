@@ -126,7 +126,9 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         self.post_init()
 
     @classmethod
-    def from_pretrained(cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any):
+    def from_pretrained(  # type: ignore[override]  # (name, *args, **kwargs): passes every argument on
+        cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any
+    ):
         """``ElmoPreTrainedModel.from_pretrained``; the word embedding of a word-baseline folder saved
         before it moved into the biLM (``word_embedding.weight``) loads as ``elmo.word_embedding.weight``."""
         kwargs.setdefault("key_mapping", _WORD_EMBEDDING_BEFORE_IT_MOVED)
@@ -178,14 +180,14 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
             raise ValueError("the batch has no targets: every row needs at least 2 steps")
         use_full = (not self.training) or full_softmax or self.config.softmax == "full"
         losses = []
-        candidates = None
-        if not use_full:
-            candidates = sample_log_uniform(self.config.vocab_size, self.config.num_sampled, top.device)
+        # One draw of candidates for both directions (bilm-tf); none for the full softmax.
+        candidates = None if use_full else sample_log_uniform(self.config.vocab_size, self.config.num_sampled, top.device)
         for hidden, targets in ((forward_hidden, forward_targets), (backward_hidden, backward_targets)):
             h, y = hidden[keep], targets[keep]
-            total = self.softmax.full_loss(h, y) if use_full else self.softmax.sampled_loss(
-                h, y, candidates, self.config.num_sampled
-            )
+            if candidates is None:
+                total = self.softmax.full_loss(h, y)
+            else:
+                total = self.softmax.sampled_loss(h, y, candidates, self.config.num_sampled)
             losses.append(total / n)
         loss = 0.5 * (losses[0] + losses[1])
         output = ElmoLMOutput(loss=loss, forward_loss=losses[0], backward_loss=losses[1], n_targets=n, final_state=final)
