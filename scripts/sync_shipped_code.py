@@ -6,7 +6,7 @@ A shipped folder carries the package's remote code so that
 ``AutoModel.from_pretrained(folder, trust_remote_code=True)`` works without the package: the files
 ``save_pretrained`` copies (``REMOTE_CODE``: the modeling, configuration and tokenizer files and
 every sibling they import relatively). After any of them changes, run this
-(``tests/test_remote_code.py`` fails until then). The weights, the vocabulary and the model card
+(``tests/hf_elmo/test_remote_code.py`` fails until then). The weights, the vocabulary and the model card
 are left as they are.
 """
 
@@ -24,7 +24,7 @@ from hf_elmo.pretrained import SHIPPED
 
 #: The code a fresh ``save_pretrained`` of the shipped LM writes (transformers copies each Auto class's
 #: file and, recursively, the files it imports relatively); ``sync`` refuses to run if that changes
-#: without this list (and ``tests/test_remote_code.py``'s) being updated.
+#: without this list (and ``tests/hf_elmo/test_remote_code.py``'s) being updated.
 REMOTE_CODE = {"configuration_elmo.py", "elmo_cache.py", "elmo_kernels.py", "modeling_elmo.py", "modeling_lm.py",
                "tokenization_elmo.py"}
 #: What the shipped folder takes over from a fresh ``save_pretrained``: the code and config.json (its
@@ -42,7 +42,7 @@ def sync(folder: Path) -> None:
         written = {p.name for p in Path(staging).glob("*.py")}
         if written != REMOTE_CODE:
             raise RuntimeError(f"save_pretrained wrote the code files {sorted(written)}, REMOTE_CODE lists "
-                               f"{sorted(REMOTE_CODE)}: update REMOTE_CODE (and tests/test_remote_code.py)")
+                               f"{sorted(REMOTE_CODE)}: update REMOTE_CODE (and tests/hf_elmo/test_remote_code.py)")
         for old in folder.glob("*.py"):
             old.unlink()
         for pattern in REFRESHED:

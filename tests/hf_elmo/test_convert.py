@@ -1,0 +1,146 @@
+"""The converter and `elmo convert`: outputs, provenance, and clear errors on bad files."""
+
+from __future__ import annotations
+
+import json
+
+import h5py
+import numpy as np
+import pytest
+import torch
+
+from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo.cli import main
+from hf_elmo.convert import ElmoWeightsError, allennlp_datasets, elmo_state_dict, save_allennlp, weight_table
+from tests.numpy_elmo import small_options, write_random_original
+
+SENTENCES = [["The", "cat", "sat", "."], ["Über", "naïve"]]
+
+
+@pytest.fixture()
+def original(tmp_path):
+    folder = tmp_path / "original"
+    write_random_original(folder, small_options(), seed=3)
+    return folder
+
+
+def _outputs(model):
+    with torch.inference_mode():
+        return torch.stack(model(input_ids=batch_to_ids(SENTENCES)).hidden_states)
+
+
+def test_elmo_convert_writes_a_hugging_face_folder_with_identical_outputs(original, tmp_path):
+    out = tmp_path / "converted"
+    assert main(["convert", str(original / "options.json"), str(original / "weights.hdf5"), str(out)]) == 0
+    assert {"config.json", "model.safetensors", "tokenizer_config.json", "README.md"} <= {p.name for p in out.iterdir()}
+    assert not list(out.glob("*.bin")), "no pickle files"
+    card = (out / "README.md").read_text()
+    assert "weights.hdf5 (sha256" in card and "options.json (sha256" in card
+    direct = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    assert torch.equal(_outputs(ElmoModel.from_pretrained(out)), _outputs(direct))
+
+
+def test_export_to_the_original_format_round_trips_exactly(original, tmp_path):
+    model = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    save_allennlp(model, tmp_path / "options.json", tmp_path / "again.hdf5")
+    with h5py.File(original / "weights.hdf5") as a, h5py.File(tmp_path / "again.hdf5") as b:
+        names = []
+        a.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        for name in names:
+            np.testing.assert_array_equal(a[name][...], b[name][...], err_msg=name)
+
+
+def test_the_conversion_table_covers_every_parameter_once_and_inverts_exactly(original):
+    model = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    rows = [row.ours for row in weight_table(model.config)]
+    assert sorted(rows) == sorted(k for k in model.state_dict() if k not in ("warm_h", "warm_c"))
+    state = elmo_state_dict(original / "weights.hdf5", model.config)
+    datasets = allennlp_datasets({k: v.numpy() for k, v in state.items()}, model.config)
+    with h5py.File(original / "weights.hdf5") as handle:
+        names = []
+        handle.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+        assert sorted(datasets) == sorted(names)
+        for name, array in datasets.items():
+            np.testing.assert_array_equal(array, handle[name][...], err_msg=name)
+
+
+def test_a_folder_of_original_files_converts_on_load(original):
+    loaded = ElmoModel.from_pretrained(original)
+    direct = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    assert torch.equal(_outputs(loaded), _outputs(direct))
+
+
+def test_training_time_files_with_261_characters_are_accepted(tmp_path):
+    write_random_original(tmp_path, small_options(n_characters=261), seed=4)
+    model = ElmoModel.from_allennlp(tmp_path / "options.json", tmp_path / "weights.hdf5")
+    assert model.config.n_characters == 262
+    assert model.char_cnn.char_embedding.weight[0].abs().sum() == 0
+
+
+def _edit(path, fn):
+    with h5py.File(path, "a") as handle:
+        fn(handle)
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda h: h.__delitem__("CNN_proj/W_proj"), "missing dataset 'CNN_proj/W_proj'"),
+        (lambda h: (h.__delitem__("CNN/b_cnn_1"), h.create_dataset("CNN/b_cnn_1", data=np.zeros(5, np.float32))),
+         r"dataset 'CNN/b_cnn_1' has shape \(5,\), options imply \(8,\)"),
+        (lambda h: h.__delitem__("char_embed"), "missing dataset 'char_embed'"),
+        (lambda h: h.__delitem__("RNN_1/RNN/MultiRNNCell/Cell1/LSTMCell/W_P_0"), "Cell1/LSTMCell/W_P_0"),
+    ],
+)
+def test_damaged_weight_files_name_the_problem(original, damage, message):
+    _edit(original / "weights.hdf5", damage)
+    with pytest.raises(ElmoWeightsError, match=message):
+        ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+
+
+def test_options_that_do_not_match_the_weights_list_every_mismatch(original):
+    (original / "options.json").write_text(json.dumps(small_options(dim=64, proj=8)))
+    with pytest.raises(ElmoWeightsError) as err:
+        ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    assert "W_0' has shape (16, 128), options imply (16, 256)" in str(err.value)
+    assert str(err.value).count("has shape") == 12  # W_0, B, W_P_0 for 2 directions x 2 layers
+
+
+def test_a_truncated_weight_file_is_reported_as_such(original):
+    data = (original / "weights.hdf5").read_bytes()
+    (original / "weights.hdf5").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ElmoWeightsError, match="truncated"):
+        ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+
+
+def test_a_failed_convert_leaves_no_output_folder(original, tmp_path, capsys):
+    _edit(original / "weights.hdf5", lambda h: h.__delitem__("CNN_proj/b_proj"))
+    out = tmp_path / "out" / "model"
+    code = main(["convert", str(original / "options.json"), str(original / "weights.hdf5"), str(out)])
+    assert code == 2
+    assert "missing dataset 'CNN_proj/b_proj'" in capsys.readouterr().err
+    assert not out.exists()
+    assert not list(out.parent.glob(".model.*")), "no staging folder left behind"
+
+
+def test_convert_refuses_to_overwrite_a_non_empty_folder_unless_asked(original, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    args = ["convert", str(original / "options.json"), str(original / "weights.hdf5"), str(out)]
+    assert main(args) == 2 and "--overwrite" in capsys.readouterr().err
+    assert (out / "keep.txt").exists()
+    assert main(args + ["--overwrite"]) == 0
+    assert not (out / "keep.txt").exists() and (out / "config.json").exists()
+
+
+def test_bad_options_json_is_named(original):
+    (original / "options.json").write_text("{not json")
+    with pytest.raises(ValueError, match="options.json is not valid JSON"):
+        ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+
+
+def test_missing_files_are_named(original):
+    (original / "weights.hdf5").unlink()
+    with pytest.raises(FileNotFoundError, match="weight file not found"):
+        ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")

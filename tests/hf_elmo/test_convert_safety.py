@@ -1,0 +1,171 @@
+"""`elmo convert` never deletes its inputs, refuses NaN weights and badly typed options fields,
+and answers a full or unwritable disk, or a killed earlier run, with one line and no leftovers."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from collections import namedtuple
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pytest
+
+import hf_elmo.fileio
+from hf_elmo.cli import main
+from tests.hf_elmo.test_fileio import lock_held_by_another_process, unwritable
+from tests.numpy_elmo import small_options, write_random_original
+
+DiskUsage = namedtuple("DiskUsage", "total used free")
+# `elmo convert` that SIGKILLs itself while writing the model card (the folder half built).
+KILL_WHILE_BUILDING = """
+import os, signal, sys
+import hf_elmo.model_card
+hf_elmo.model_card.write_model_card = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+from hf_elmo.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.fixture()
+def original(tmp_path) -> Path:
+    folder = tmp_path / "original"
+    write_random_original(folder, small_options(), seed=3)
+    return folder
+
+
+def convert(folder: Path, out: Path, *extra: str) -> int:
+    return main(["convert", str(folder / "options.json"), str(folder / "weights.hdf5"), str(out), *extra])
+
+
+def error_of(capsys) -> str:
+    """The one error line on stderr (progress bars aside)."""
+    err = capsys.readouterr().err
+    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "%|" not in line]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+def snapshot(folder: Path) -> dict:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize("where", ["the inputs' folder", "its parent"])
+def test_an_output_folder_holding_the_inputs_is_refused_even_with_overwrite(where, original, capsys):
+    before = snapshot(original)
+    out = original if where == "the inputs' folder" else original.parent
+    assert convert(original, out, "--overwrite") == 2
+    assert "holds the input" in error_of(capsys)
+    assert snapshot(original) == before
+
+
+def test_an_output_that_is_a_file_is_refused_even_with_overwrite(original, tmp_path, capsys):
+    out = tmp_path / "model"
+    out.write_text("mine")
+    assert convert(original, out, "--overwrite") == 2
+    assert f"{out} is a file, not a folder" in error_of(capsys)
+    assert out.read_text() == "mine"
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf])
+def test_non_finite_weights_are_refused_naming_the_dataset(value, original, tmp_path, capsys):
+    with h5py.File(original / "weights.hdf5", "a") as handle:
+        data = handle["CNN_proj/W_proj"][...]
+        data[0, :3] = value
+        handle["CNN_proj/W_proj"][...] = data
+    assert convert(original, tmp_path / "model") == 2
+    assert "dataset 'CNN_proj/W_proj' holds 3 NaN or infinite values" in capsys.readouterr().err
+    assert not (tmp_path / "model").exists()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda o: o["lstm"].update(dim=64.7), "options field lstm.dim must be an integer in 1..16384, got 64.7 (float)"),
+    (lambda o: o["char_cnn"]["embedding"].update(dim="abc"),
+     "options field char_cnn.embedding.dim must be an integer in 1..1024, got 'abc' (str)"),
+    (lambda o: o["char_cnn"].update(filters=[[1]]),
+     "options field char_cnn.filters must be a list of [width, n_channels] pairs, "
+     "e.g. [[1, 32], [2, 32], [3, 64]]; filter 0 is [1]"),
+    (lambda o: o["char_cnn"].update(filters=[[1, 4], [2, "8"]]),
+     "options field char_cnn.filters[1] n_channels must be an integer in 1..8192, got '8' (str)"),
+    (lambda o: o["lstm"].update(n_layers=True),
+     "options field lstm.n_layers must be an integer in 1..16, got True (bool)"),
+    (lambda o: o["lstm"].update(cell_clip="big"),
+     "options field lstm.cell_clip must be a positive finite number, or null for no clipping, got 'big' (str)"),
+])
+def test_badly_typed_options_fields_are_named_with_the_file(edit, message, original, tmp_path, capsys):
+    options = json.loads((original / "options.json").read_text())
+    edit(options)
+    (original / "options.json").write_text(json.dumps(options))
+    assert convert(original, tmp_path / "model") == 2
+    line = error_of(capsys)
+    assert f"{original / 'options.json'}: {message}" in line
+    assert not (tmp_path / "model").exists()
+
+
+def test_paths_that_are_folders_say_so(original, tmp_path, capsys):
+    weights = str(original / "weights.hdf5")
+    assert main(["convert", str(original), weights, str(tmp_path / "m")]) == 2
+    assert f"the options path {original} is a folder" in error_of(capsys)
+    assert main(["convert", str(original / "options.json"), str(original), str(tmp_path / "m")]) == 2
+    assert f"the weight path {original} is a folder" in error_of(capsys)
+
+
+def test_a_full_disk_is_one_line_and_leaves_nothing(original, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(hf_elmo.fileio.shutil, "disk_usage", lambda path: DiskUsage(10**9, 10**9, 10**6))
+    assert convert(original, tmp_path / "model") == 2
+    assert "[Errno 28] no space left on the disk" in error_of(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["original"]
+
+
+def test_a_really_full_disk_is_one_line_and_leaves_nothing(original, tmp_path, capsys):
+    """A 4 MiB tmpfs (root only): safetensors used to fail with a traceback."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
+                                           capture_output=True).returncode:
+        pytest.skip("needs root and tmpfs to mount a small disk")
+    try:
+        assert convert(original, disk / "model") == 2
+        assert "no space left" in error_of(capsys)
+        assert not any(disk.iterdir())
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_an_unwritable_folder_is_one_line(original, tmp_path, capsys):
+    with unwritable(tmp_path / "ro") as folder:
+        assert convert(original, folder / "model") == 2
+        assert f"cannot write {folder / 'model'}: {folder} is not writable" in error_of(capsys)
+
+
+def test_a_staging_folder_left_by_a_killed_convert_is_removed_by_the_next(original, tmp_path):
+    out = tmp_path / "model"
+    command = ["convert", str(original / "options.json"), str(original / "weights.hdf5"), str(out)]
+    killed = subprocess.run([sys.executable, "-c", KILL_WHILE_BUILDING, *command], capture_output=True, text=True,
+                            timeout=300)
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    left = [p for p in tmp_path.iterdir() if p.name.startswith(".model.")]
+    assert len(left) == 1 and (left[0] / "config.json").exists()  # what the issue saw
+    live = tmp_path / ".model.building-live0000"  # a concurrent convert's, still being built
+    live.mkdir()
+    with lock_held_by_another_process(live):
+        assert main(command) == 0
+        assert sorted(p.name for p in tmp_path.iterdir()) == [".model.building-live0000", "model", "original"]
+    assert (out / "config.json").exists()
+
+
+def test_overwrite_replaces_the_folder_through_a_rename_leaving_no_leftovers(original, tmp_path):
+    out = tmp_path / "model"
+    assert convert(original, out) == 0
+    first = snapshot(out)
+    shutil.copy(original / "options.json", tmp_path / "keep.json")
+    with h5py.File(original / "weights.hdf5", "a") as handle:
+        handle["CNN_proj/b_proj"][...] = np.ones_like(handle["CNN_proj/b_proj"][...])
+    assert convert(original, out, "--overwrite") == 0
+    assert snapshot(out)["model.safetensors"] != first["model.safetensors"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.json", "model", "original"]

@@ -1,0 +1,277 @@
+"""`elmo embed` never loses or corrupts a file: one run per output, the input is never the
+output, a full disk or a changed input stops the run with one line, damaged parts are redone."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from collections import namedtuple
+from pathlib import Path
+
+import pytest
+
+import hf_elmo.embed
+import hf_elmo.fileio
+from hf_elmo.cli import main as elmo_main
+from tests.hf_elmo.test_embed import WORDS, assert_same_file
+from tests.hf_elmo.test_fileio import unwritable
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+CHILD_ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+# `elmo embed` that, after writing part-000000, creates $READY and waits for $GO to appear.
+PAUSE_AFTER_FIRST_PART = """
+import os, sys, time
+import hf_elmo.embed as embed
+write_part = embed._write_part
+def write_and_wait(path, items, bar):
+    write_part(path, items, bar)
+    if path.name == "part-000000.hdf5":
+        open(os.environ["READY"], "w").close()
+        deadline = time.monotonic() + 120
+        while not os.path.exists(os.environ["GO"]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+embed._write_part = write_and_wait
+from hf_elmo.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+DiskUsage = namedtuple("DiskUsage", "total used free")
+
+
+@pytest.fixture(scope="module")
+def model_dir(allennlp_model, tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("fixture-model")
+    allennlp_model.save_pretrained(folder)
+    return folder
+
+
+def write_text(path: Path, lines: int = 23, seed: int = 0) -> Path:
+    rng = random.Random(seed)
+    path.write_text("\n".join(" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 15)))
+                              for _ in range(lines)) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def text(tmp_path_factory) -> Path:
+    return write_text(tmp_path_factory.mktemp("text") / "text.txt")
+
+
+@pytest.fixture(scope="module")
+def reference(model_dir, text, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reference") / "reference.hdf5"
+    assert embed(text, out, model_dir) == 0
+    return out
+
+
+def embed(text: Path, out: Path, model_dir: Path, *extra: str) -> int:
+    return elmo_main(["embed", str(text), str(out), "--model", str(model_dir), "--no-progress",
+                      "--chunk-lines", "4", *extra])
+
+
+def error_lines(err: str) -> list:
+    """stderr's lines less the progress bars of model loading."""
+    return [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "Loading weights" not in line]
+
+
+def names(folder: Path) -> list:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_a_second_run_on_the_same_output_fails_at_once_and_the_first_finishes_correctly(
+        model_dir, text, reference, tmp_path, capsys):
+    out, ready, go = tmp_path / "out.hdf5", tmp_path / "ready", tmp_path / "go"
+    first = subprocess.Popen(
+        [sys.executable, "-c", PAUSE_AFTER_FIRST_PART, "embed", str(text), str(out), "--model", str(model_dir),
+         "--no-progress", "--chunk-lines", "4"],
+        env={**CHILD_ENV, "READY": str(ready), "GO": str(go)}, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not ready.exists() and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ready.exists(), first.stderr.read() if first.poll() is not None else "the first run never paused"
+        part = tmp_path / "out.hdf5.partial" / "part-000000.hdf5"
+        before = (part.stat().st_ino, part.read_bytes())
+        started = time.monotonic()
+        assert embed(text, out, model_dir) == 2
+        assert time.monotonic() - started < 10  # at once: no embedding, no waiting
+        err = capsys.readouterr().err
+        assert "is being written by another run" in err and len(error_lines(err)) == 1
+        assert (part.stat().st_ino, part.read_bytes()) == before  # the second run touched no part file
+        assert not (tmp_path / "out.hdf5.partial" / "part-000001.hdf5.tmp").exists()
+        go.touch()
+        assert first.wait(timeout=300) == 0, first.stderr.read()
+    finally:
+        go.touch()
+        first.kill()
+        first.wait()
+    assert_same_file(out, reference)
+    assert names(tmp_path) == ["go", "out.hdf5", "ready"]  # the lock file is gone too
+
+
+@pytest.mark.parametrize("link", ["same path", "hard link"])
+def test_an_output_that_is_the_input_is_refused_even_with_overwrite(link, model_dir, text, tmp_path, capsys):
+    source = tmp_path / "same.txt"
+    shutil.copy(text, source)
+    out = source if link == "same path" else tmp_path / "link.txt"
+    if link == "hard link":
+        os.link(source, out)
+    assert embed(source, out, model_dir, "--overwrite") == 2
+    assert "is (or holds) the input" in capsys.readouterr().err
+    assert source.read_bytes() == text.read_bytes()
+    assert names(tmp_path) == sorted({"same.txt", out.name})
+
+
+def test_an_output_that_is_a_folder_is_refused_even_with_overwrite(model_dir, text, tmp_path, capsys):
+    out = tmp_path / "out.hdf5"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    assert embed(text, out, model_dir, "--overwrite") == 2
+    assert f"the output {out} is a folder" in capsys.readouterr().err
+    assert (out / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("option", [["--batch-tokens", "0"], ["--chunk-lines", "0"]])
+def test_bad_sizes_are_refused_before_anything_is_written(option, model_dir, text, tmp_path, capsys):
+    assert elmo_main(["embed", str(text), str(tmp_path / "out.hdf5"), "--model", str(model_dir), "--no-progress",
+                      *option]) == 2
+    assert "must be at least 1" in capsys.readouterr().err
+    assert names(tmp_path) == []
+
+
+def test_negative_threads_are_refused_by_every_command(capsys):
+    for command in (["embed", "in.txt", "out.hdf5"], ["pretrain", "in.txt", "out", "--epochs", "1"],
+                    ["perplexity", "model", "in.txt"]):
+        with pytest.raises(SystemExit) as exit_:
+            elmo_main([*command, "--threads", "-1"])
+        assert exit_.value.code == 2
+        assert "argument --threads: must be a positive integer, got '-1'" in capsys.readouterr().err
+
+
+def test_a_full_disk_stops_with_one_line_keeping_finished_chunks_and_resume_finishes(
+        model_dir, text, reference, tmp_path, capsys, monkeypatch):
+    calls = []
+    spare = hf_elmo.fileio.FREE_SPACE_RESERVE
+
+    def disk_usage(path):  # room for the datasets of two chunks (4 lines each), then none
+        calls.append(path)
+        return DiskUsage(10**9, 10**9, spare + (10**6 if len(calls) <= 8 else 0))
+
+    monkeypatch.setattr(hf_elmo.fileio.shutil, "disk_usage", disk_usage)
+    out = tmp_path / "out.hdf5"
+    assert embed(text, out, model_dir) == 2
+    err = capsys.readouterr().err
+    assert "no space left on the disk" in err and "the finished chunks are kept" in err
+    assert len(error_lines(err)) == 1
+    assert names(tmp_path / "out.hdf5.partial") == ["part-000000.hdf5", "part-000001.hdf5", "run.json"]
+    monkeypatch.undo()
+    assert embed(text, out, model_dir) == 0
+    assert "2 of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert_same_file(out, reference)
+
+
+def _mount_tmpfs(folder: Path, size: str) -> bool:
+    folder.mkdir()
+    return os.geteuid() == 0 and subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True).returncode == 0
+
+
+def test_a_really_full_disk_is_one_line_not_a_crash_and_resume_works(model_dir, tmp_path):
+    """A 5 MiB tmpfs (root only): HDF5 used to crash (SIGSEGV) after hundreds of tracebacks."""
+    disk = tmp_path / "disk"
+    if not _mount_tmpfs(disk, "5m"):
+        pytest.skip("needs root and tmpfs to mount a small disk")
+    try:
+        corpus = write_text(tmp_path / "corpus.txt", lines=1500, seed=1)  # ~4 MB of vectors, all layers
+        command = [sys.executable, "-m", "hf_elmo.cli", "embed", str(corpus), str(disk / "out.hdf5"), "--model",
+                   str(model_dir), "--no-progress", "--chunk-lines", "100"]
+        full = subprocess.run(command, capture_output=True, text=True, env=CHILD_ENV, timeout=600)
+        assert full.returncode == 2, full.stderr[-3000:]
+        assert full.stderr.strip().splitlines()[-1].startswith("elmo embed: error: [Errno 28] no space left")
+        assert "Traceback" not in full.stderr
+        parts = names(disk / "out.hdf5.partial")
+        assert "part-000000.hdf5" in parts and not [p for p in parts if p.endswith(".tmp")]
+        subprocess.run(["mount", "-o", "remount,size=64m", str(disk)], check=True)
+        resumed = subprocess.run(command, capture_output=True, text=True, env=CHILD_ENV, timeout=600)
+        assert resumed.returncode == 0, resumed.stderr[-3000:]
+        assert f"{len(parts) - 1} of 15 chunks were done by an earlier run" in resumed.stdout
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_an_input_changed_during_the_run_is_an_error_and_no_output(model_dir, text, tmp_path, capsys, monkeypatch):
+    source = tmp_path / "in.txt"
+    shutil.copy(text, source)
+    write_part = hf_elmo.embed._write_part
+
+    def write_then_replace_the_input(path, items, bar):
+        write_part(path, items, bar)
+        if path.name == "part-000000.hdf5":  # same number of lines, other sentences
+            replacement = write_text(tmp_path / "new.txt", seed=7)
+            os.replace(replacement, source)
+
+    monkeypatch.setattr(hf_elmo.embed, "_write_part", write_then_replace_the_input)
+    assert embed(source, tmp_path / "out.hdf5", model_dir) == 2
+    assert f"{source} changed while it was embedded" in capsys.readouterr().err
+    assert names(tmp_path) == ["in.txt"]
+
+
+def test_a_damaged_part_is_computed_again_on_resume(model_dir, text, reference, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out.hdf5"
+    write_part = hf_elmo.embed._write_part
+
+    def stop_after_three_parts(path, items, bar):
+        write_part(path, items, bar)
+        if path.name == "part-000002.hdf5":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(hf_elmo.embed, "_write_part", stop_after_three_parts)
+    with pytest.raises(KeyboardInterrupt):
+        embed(text, out, model_dir)
+    monkeypatch.undo()
+    part = tmp_path / "out.hdf5.partial" / "part-000001.hdf5"
+    part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])  # truncated behind our back
+    assert embed(text, out, model_dir) == 0
+    assert "2 of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert_same_file(out, reference)
+    assert names(tmp_path) == ["out.hdf5"]
+
+
+@pytest.mark.parametrize("content", ["{\n", "[]", '{"other": 1}'])
+def test_a_damaged_run_file_is_named_with_what_to_do(content, model_dir, text, reference, tmp_path, capsys):
+    out = tmp_path / "out.hdf5"
+    (tmp_path / "out.hdf5.partial").mkdir()
+    run_file = tmp_path / "out.hdf5.partial" / "run.json"
+    run_file.write_text(content)
+    assert embed(text, out, model_dir) == 2
+    err = capsys.readouterr().err
+    assert f"{run_file} is damaged" in err and "pass --overwrite" in err
+    assert embed(text, out, model_dir, "--overwrite") == 0
+    assert_same_file(out, reference)
+
+
+def test_an_unwritable_output_folder_is_one_line(model_dir, text, tmp_path, capsys):
+    with unwritable(tmp_path / "ro") as folder:
+        assert embed(text, folder / "out.hdf5", model_dir) == 2
+    err = capsys.readouterr().err
+    assert len(error_lines(err)) == 1 and f"cannot write in {tmp_path / 'ro'} (" in err
+
+
+def test_run_json_records_the_input_hash(model_dir, text, tmp_path, monkeypatch):
+    monkeypatch.setattr(hf_elmo.embed, "_merge", lambda *args: None)  # stop before the partial folder goes
+    embed(text, tmp_path / "out.hdf5", model_dir)
+    settings = json.loads((tmp_path / "out.hdf5.partial" / "run.json").read_text())["settings"]
+    import hashlib
+
+    assert settings["input_sha256"] == hashlib.sha256(text.read_bytes()).hexdigest()
+
+
+def test_an_output_in_a_new_folder_is_written(model_dir, text, reference, tmp_path):
+    out = tmp_path / "new" / "deeper" / "out.hdf5"
+    assert embed(text, out, model_dir) == 0
+    assert_same_file(out, reference)

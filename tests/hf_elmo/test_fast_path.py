@@ -1,0 +1,206 @@
+"""The fast biLM path equals the plain one (``bilm_implementation="plain"``) within 1e-5 in float32.
+
+The fast path convolves only each token's real characters (once per distinct token, all filters
+in one GEMM) and runs both LSTM directions as one recurrence over length-sorted rows; the plain
+path is the direct formulation. Values, final states, gradients, long inputs that cross the
+fast path's chunk sizes, and the cache of fused LSTM weights are compared.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from hf_elmo import ElmoModel, batch_to_ids, elmo_kernels
+from hf_elmo.tokenization_elmo import token_to_char_ids
+from tests.numpy_elmo import small_options, write_random_original
+
+ATOL = 1e-5
+# Every token length from 1 to 50 characters (character spans 3..50 slots: around every
+# filter's last full-width window and the 48-byte cut), multi-byte text, repeated tokens.
+SENTENCES = [
+    ["a" * k for k in range(1, 26)],
+    ["b" * k for k in range(26, 51)],
+    ["Über", "naïve", "東京都", "😀", "the", "the", "the", "."],
+    ["x"],
+    ["The", "cat", "sat", "on", "the", "mat", "."] * 3,
+]
+SIZES = {
+    "skip-relu": small_options(filters=((1, 4), (2, 8), (3, 16), (7, 8))),
+    "no-skip-tanh-3-layers": small_options(skip=False, activation="tanh", n_layers=3, n_highway=2),
+    "wide-filters-261-chars-no-clip": small_options(filters=((1, 8), (5, 16), (7, 8)), n_characters=261, clip=None),
+    "one-layer-no-highway-tight-clip": small_options(n_highway=0, n_layers=1, clip=0.5),
+}
+
+
+def _model(folder, options, seed=0) -> ElmoModel:
+    write_random_original(folder, options, seed=seed)
+    return ElmoModel.from_allennlp(folder / "options.json", folder / "weights.hdf5").eval()
+
+
+def _run(model: ElmoModel, implementation: str, ids: torch.Tensor, **kwargs):
+    model.config.bilm_implementation = implementation
+    try:
+        return model(input_ids=ids, **kwargs)
+    finally:
+        model.config.bilm_implementation = "fast"
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_fast_layers_and_final_states_equal_the_plain_ones(tmp_path, size):
+    model = _model(tmp_path, SIZES[size], seed=len(size))
+    ids = batch_to_ids(SENTENCES, max_token_chars=None)
+    with torch.inference_mode():
+        fast = _run(model, "fast", ids, stateful=True)
+        fast_state = model._carried_state
+        model.reset_states()
+        plain = _run(model, "plain", ids, stateful=True)
+        plain_state = model._carried_state
+    for f, p in zip(fast.hidden_states, plain.hidden_states):
+        torch.testing.assert_close(f, p, atol=ATOL, rtol=0)
+    torch.testing.assert_close(fast_state.h, plain_state.h, atol=ATOL, rtol=0)
+    torch.testing.assert_close(fast_state.c, plain_state.c, atol=ATOL, rtol=0)
+    assert fast.hidden_states[-1].abs().max() > 0.1, "outputs of a realistic scale, or the test proves nothing"
+
+
+def test_fast_char_cnn_equals_full_width_convolution_on_every_token_length(tmp_path):
+    model = _model(tmp_path, small_options(filters=((1, 4), (3, 8), (7, 16))))
+    tokens = [chr(0x61 + k % 26) * k for k in range(1, 61)] + ["東" * 17, "ab😀"]
+    ids = torch.tensor([token_to_char_ids(t, max_token_chars=None) for t in tokens])
+    with torch.inference_mode():
+        model.config.bilm_implementation = "plain"
+        plain = model.char_cnn(ids)
+        model.config.bilm_implementation = "fast"
+        fast = model.char_cnn(ids)
+    torch.testing.assert_close(fast, plain, atol=ATOL, rtol=0)
+
+
+def test_long_inputs_crossing_the_fast_chunk_sizes_equal_the_plain_path(tmp_path, monkeypatch):
+    # Small chunk sizes make a few hundred tokens cross every boundary: several char-CNN chunks,
+    # several convolution GEMMs per span group, several input-gate blocks per LSTM layer.
+    monkeypatch.setattr(elmo_kernels, "TOKEN_CHUNK", 64)
+    monkeypatch.setattr(elmo_kernels, "CONV_ROWS", 256)
+    monkeypatch.setattr(elmo_kernels, "GATE_BLOCK_ROWS", 48)
+    model = _model(tmp_path, small_options())
+    long_sentence = [f"w{i % 150}" + "x" * (i % 9) for i in range(400)]
+    ids = batch_to_ids([long_sentence, long_sentence[:37], ["a", "b"]])
+    with torch.inference_mode():
+        fast = _run(model, "fast", ids)
+        plain = _run(model, "plain", ids)
+    for f, p in zip(fast.hidden_states, plain.hidden_states):
+        torch.testing.assert_close(f, p, atol=ATOL, rtol=0)
+
+
+def test_fast_gradients_equal_the_plain_ones(tmp_path):
+    model = _model(tmp_path, small_options()).train()
+    ids = batch_to_ids(SENTENCES[2:])
+    grads = {}
+    for implementation in ("fast", "plain"):
+        model.zero_grad()
+        out = _run(model, implementation, ids)
+        loss = sum((layer * torch.linspace(-1, 1, layer.shape[-1])).sum() for layer in out.hidden_states)
+        loss.backward()
+        grads[implementation] = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    assert grads["fast"].keys() == grads["plain"].keys() and len(grads["fast"]) > 10
+    for name, grad in grads["fast"].items():
+        torch.testing.assert_close(grad, grads["plain"][name], atol=1e-4, rtol=1e-4, msg=name)
+
+
+def test_fused_weights_are_remade_after_an_in_place_update(tmp_path):
+    model = _model(tmp_path, small_options())
+    ids = batch_to_ids(SENTENCES[2:])
+    with torch.inference_mode():
+        before = _run(model, "fast", ids).last_hidden_state
+    with torch.no_grad():
+        model.bilm.forward_layers[1].state_linear.weight.mul_(1.5)
+        model.bilm.backward_layers[0].input_linear.bias.add_(0.2)
+    with torch.inference_mode():
+        fast = _run(model, "fast", ids).last_hidden_state
+        plain = _run(model, "plain", ids).last_hidden_state
+    assert (fast - before).abs().max() > 1e-3
+    torch.testing.assert_close(fast, plain, atol=ATOL, rtol=0)
+
+
+def _count_char_cnn_rows(model: ElmoModel, monkeypatch) -> list:
+    rows: list = []
+    forward = model.char_cnn.forward
+    monkeypatch.setattr(model.char_cnn, "forward", lambda ids: rows.append(len(ids)) or forward(ids))
+    return rows
+
+
+def test_token_cache_skips_seen_tokens_and_gives_the_char_cnn_vectors(tmp_path, monkeypatch):
+    model = _model(tmp_path, small_options())
+    uncached = _model(tmp_path / "off", small_options())
+    uncached.token_cache.max_types = 0
+    rows = _count_char_cnn_rows(model, monkeypatch)
+    first, second = batch_to_ids(SENTENCES[2:]), batch_to_ids([["the", "cat", "東京都", "new"], ["mat", "."]])
+    with torch.inference_mode():
+        for ids in (first, second, first):
+            cached, plain = model(input_ids=ids), uncached(input_ids=ids)
+            for c, p in zip(cached.hidden_states, plain.hidden_states):
+                torch.testing.assert_close(c, p, atol=1e-6, rtol=0)
+    distinct_first = len({t for s in SENTENCES[2:] for t in s}) + 2  # and the sentence markers
+    assert rows == [distinct_first, 1]  # only "new" is new in the second call; the third runs no char CNN
+
+
+def test_token_cache_keeps_at_most_max_types_tokens(tmp_path):
+    model = _model(tmp_path, small_options())
+    uncached = _model(tmp_path / "off", small_options())
+    model.token_cache.max_types, uncached.token_cache.max_types = 6, 0
+    words = [f"w{i}" for i in range(20)]
+    with torch.inference_mode():
+        for start in range(0, 20, 2):
+            ids = batch_to_ids([words[start : start + 2], words[(start * 7) % 20 : (start * 7) % 20 + 2]])
+            for c, p in zip(model(input_ids=ids).hidden_states, uncached(input_ids=ids).hidden_states):
+                torch.testing.assert_close(c, p, atol=1e-6, rtol=0)
+            assert len(model.token_cache) <= 6
+
+
+def test_token_cache_is_dropped_when_the_char_cnn_changes(tmp_path):
+    model = _model(tmp_path, small_options())
+    ids = batch_to_ids(SENTENCES[2:])
+    with torch.inference_mode():
+        before = model(input_ids=ids).hidden_states[0]
+    with torch.no_grad():
+        model.char_cnn.highways[0].transform.weight.mul_(1.5)
+    with torch.inference_mode():
+        after = model(input_ids=ids).hidden_states[0]
+        plain = _run(model, "plain", ids).hidden_states[0]
+    assert (after - before).abs().max() > 1e-3
+    torch.testing.assert_close(after, plain, atol=ATOL, rtol=0)
+
+
+def test_bfloat16_fast_path_stays_close_to_float32(tmp_path):
+    model = _model(tmp_path, small_options())
+    ids = batch_to_ids(SENTENCES)
+    with torch.inference_mode():
+        reference = model(input_ids=ids).hidden_states
+        low = model.to(torch.bfloat16)(input_ids=ids).hidden_states
+    for r, b in zip(reference, low):
+        assert b.dtype == torch.bfloat16
+        assert (r - b.float()).abs().max() < 0.1 * r.abs().max()
+
+
+def test_rows_of_zero_tokens_give_zeros_and_keep_their_initial_state(tmp_path):
+    model = _model(tmp_path, small_options())
+    ids = batch_to_ids([["a", "b", "c"], ["d"]])
+    ids[1] = 0  # a row of padding only
+    with torch.inference_mode():
+        out = model(input_ids=ids, attention_mask=torch.tensor([[1, 1, 1], [0, 0, 0]]))
+        plain = _run(model, "plain", ids, attention_mask=torch.tensor([[1, 1, 1], [0, 0, 0]]))
+    assert not any(layer[1].any() for layer in out.hidden_states)
+    for f, p in zip(out.hidden_states, plain.hidden_states):
+        torch.testing.assert_close(f, p, atol=ATOL, rtol=0)
+
+
+@pytest.mark.gpu
+def test_fast_path_on_gpu_equals_the_plain_path_on_cpu(tmp_path):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    model = _model(tmp_path, small_options(filters=((1, 4), (2, 8), (3, 16), (7, 8))))
+    ids = batch_to_ids(SENTENCES, max_token_chars=None)
+    with torch.inference_mode():
+        plain = _run(model, "plain", ids)
+        fast = _run(model.to("cuda"), "fast", ids.to("cuda"))
+    for f, p in zip(fast.hidden_states, plain.hidden_states):
+        torch.testing.assert_close(f.cpu(), p, atol=ATOL, rtol=0)

@@ -1,0 +1,252 @@
+"""One resolver for every way of naming a model (hf_elmo.loading): shipped names, local folders,
+zip archives of the original files, Hub ids (online or from the cache); float32 by default;
+quiet loading; clear one-line errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoModel
+
+import hf_elmo
+from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoModel, batch_to_ids
+from hf_elmo.loading import InvalidModelError, ModelNotFoundError, resolve_model
+from hf_elmo.pretrained import DEFAULT_MODEL, DEFAULT_MODEL_NAME
+from tests.hub_cache import add_repo_to_cache
+from tests.numpy_elmo import small_options, write_random_original
+
+SENTENCES = [["The", "cat", "sat", "."], ["naïve"]]
+TINY = dict(char_embedding_dim=4, filters=[[1, 4], [2, 8]], n_highway=1, lstm_dim=16, projection_dim=8, n_layers=1)
+
+
+@pytest.fixture(scope="module")
+def original(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("original")
+    write_random_original(folder, small_options(), seed=3)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def lm_folder_fp16(tmp_path_factory) -> Path:
+    """An ``ElmoForBidirectionalLM`` stored in float16, as ``elmo pretrain --save-dtype float16`` writes."""
+    folder = tmp_path_factory.mktemp("lm-fp16")
+    torch.manual_seed(0)
+    ElmoForBidirectionalLM(ElmoConfig(**TINY, vocab_size=20, softmax="full")).to(torch.float16).save_pretrained(folder)
+    return folder
+
+
+def _layers(model) -> np.ndarray:
+    with torch.inference_mode():
+        return torch.stack(model.float()(input_ids=batch_to_ids(SENTENCES)).hidden_states).numpy()
+
+
+# -- dtype ------------------------------------------------------------------------------------
+def test_fp16_weights_load_as_float32_unless_a_dtype_is_asked_for(lm_folder_fp16):
+    assert ElmoModel.from_pretrained(lm_folder_fp16).dtype == torch.float32
+    assert ElmoForBidirectionalLM.from_pretrained(lm_folder_fp16).dtype == torch.float32
+    assert AutoModel.from_pretrained(lm_folder_fp16).dtype == torch.float32
+    assert ElmoModel.from_pretrained(lm_folder_fp16, dtype="auto").dtype == torch.float16
+    assert AutoModel.from_pretrained(lm_folder_fp16, dtype=torch.bfloat16).dtype == torch.bfloat16
+
+
+def test_the_shipped_model_computes_in_float32(lm_folder_fp16):
+    assert '"dtype": "float16"' in (DEFAULT_MODEL / "config.json").read_text()  # stored small
+    assert ElmoModel.from_pretrained(DEFAULT_MODEL_NAME).dtype == torch.float32
+
+
+# -- shipped names ----------------------------------------------------------------------------
+def test_the_shipped_name_resolves_to_the_folder_inside_the_package():
+    source = resolve_model(DEFAULT_MODEL_NAME)
+    assert (source.path, source.format, source.origin) == (DEFAULT_MODEL, "transformers", "shipped")
+    assert source.has_lm_head
+    np.testing.assert_array_equal(_layers(ElmoModel.from_pretrained(DEFAULT_MODEL_NAME)),
+                                  _layers(ElmoModel.from_pretrained(DEFAULT_MODEL)))
+
+
+# -- "is this an LM folder?": read from config.architectures ----------------------------------
+def test_an_lm_folder_is_recognised_by_its_architectures_and_a_biLM_folder_is_not(lm_folder_fp16, original, tmp_path):
+    assert resolve_model(lm_folder_fp16).has_lm_head
+    assert ElmoConfig.from_pretrained(lm_folder_fp16).has_lm_head
+    bilm = tmp_path / "bilm"  # the biLM alone, loaded from the LM folder and saved again: no softmax in it
+    ElmoModel.from_pretrained(lm_folder_fp16).save_pretrained(bilm)
+    assert '"softmax"' in (bilm / "config.json").read_text()  # the LM fields are config fields of every model
+    assert not resolve_model(bilm).has_lm_head and not ElmoConfig.from_pretrained(bilm).has_lm_head
+    assert not resolve_model(original).has_lm_head  # original files: no config.json at all
+    assert not ElmoConfig(**TINY, vocab_size=20).has_lm_head  # a config not saved by the LM
+
+
+def test_an_lm_folder_written_by_older_code_is_still_recognised_and_loads(lm_folder_fp16, tmp_path):
+    import json
+    import shutil
+
+    old = tmp_path / "old-lm"
+    shutil.copytree(lm_folder_fp16, old)
+    config = json.loads((old / "config.json").read_text())
+    del config["initializer_range"]  # what `elmo pretrain` wrote before the LM fields were declared
+    (old / "config.json").write_text(json.dumps(config))
+    assert resolve_model(old).has_lm_head
+    model = ElmoForBidirectionalLM.from_pretrained(old)
+    assert model.config.initializer_range == 0.05 and model.config.vocab_size == 20
+    assert resolve_model(DEFAULT_MODEL_NAME).has_lm_head
+
+
+def test_an_unknown_shipped_name_lists_the_shipped_ones():
+    with pytest.raises(ModelNotFoundError, match="the package ships hf-elmo:elmo-tiny-en"):
+        resolve_model("hf-elmo:elmo-huge-xx")
+
+
+# -- local paths and errors -------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["doesnotexist", "my-elmo/", "./models/elmo", "/no/such/elmo"])
+def test_a_missing_path_fails_at_once_naming_it(name):
+    start = time.monotonic()
+    with pytest.raises(ModelNotFoundError) as info:
+        ElmoModel.from_pretrained(name)
+    assert time.monotonic() - start < 5  # no attempt to reach the Hub (which took 50 s offline)
+    message = str(info.value)
+    assert repr(name) in message and "no such local file or folder" in message and "\n" not in message
+
+
+def test_a_folder_that_holds_no_model_says_what_it_lacks(tmp_path):
+    with pytest.raises(InvalidModelError, match="neither config.json \\+ model.safetensors .* nor options.json"):
+        ElmoModel.from_pretrained(tmp_path)
+
+
+def test_a_folder_without_safetensors_is_named(lm_folder_fp16, tmp_path):
+    (tmp_path / "config.json").write_bytes((lm_folder_fp16 / "config.json").read_bytes())
+    with pytest.raises(InvalidModelError, match=f"{tmp_path} has a config.json but no model.safetensors"):
+        ElmoModel.from_pretrained(tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_corrupt_safetensors_file_is_named(lm_folder_fp16, tmp_path, damage):
+    for name in ("config.json", "model.safetensors"):
+        (tmp_path / name).write_bytes((lm_folder_fp16 / name).read_bytes())
+    weights = tmp_path / "model.safetensors"
+    data = weights.read_bytes()
+    weights.write_bytes(b"not a safetensors file at all" if damage == "garbage" else data[: len(data) // 2])
+    with pytest.raises(InvalidModelError, match=f"{weights} is not a readable safetensors file"):
+        ElmoModel.from_pretrained(tmp_path)
+
+
+def test_saved_weights_are_as_readable_as_the_other_files(lm_folder_fp16):
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (lm_folder_fp16 / "model.safetensors").stat().st_mode & 0o777 == 0o666 & ~umask
+    config_mode = (lm_folder_fp16 / "config.json").stat().st_mode & 0o777
+    assert (lm_folder_fp16 / "model.safetensors").stat().st_mode & 0o777 == config_mode
+
+
+# -- original files: folders and zip archives -------------------------------------------------
+def _zip(folder: Path, archive: Path, prefix: str) -> Path:
+    with zipfile.ZipFile(archive, "w") as handle:
+        for name in ("options.json", "weights.hdf5"):
+            handle.write(folder / name, prefix + name)
+        handle.writestr(prefix + "meta.json", '{"id": 210}')
+    return archive
+
+
+@pytest.mark.parametrize("prefix", ["", "210/"])
+def test_a_zip_of_the_original_files_loads_like_their_folder(original, tmp_path, prefix):
+    archive = _zip(original, tmp_path / "210.zip", prefix)
+    source = resolve_model(archive)
+    assert (source.format, source.path) == ("original", archive)
+    np.testing.assert_array_equal(_layers(ElmoModel.from_pretrained(archive)),
+                                  _layers(ElmoModel.from_pretrained(original)))
+
+
+def test_original_files_into_the_LM_class_say_which_class_to_use(original):
+    with pytest.raises(InvalidModelError, match="load it with ElmoModel.from_pretrained .*from_allennlp_with_softmax"):
+        ElmoForBidirectionalLM.from_pretrained(original)
+
+
+def test_a_zip_without_original_files_and_a_stray_file_are_named(tmp_path):
+    archive = tmp_path / "other.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("README", "nothing here")
+    with pytest.raises(InvalidModelError, match=f"{archive} does not hold one options.json"):
+        ElmoModel.from_pretrained(archive)
+    stray = tmp_path / "weights.bin"
+    stray.write_bytes(b"\0" * 10)
+    with pytest.raises(InvalidModelError, match=f"{stray} is a file, but a model is a folder"):
+        ElmoModel.from_pretrained(stray)
+
+
+# -- noise ------------------------------------------------------------------------------------
+QUIET_LOAD = """
+import sys
+import hf_elmo
+from hf_elmo import ElmoModel
+model = ElmoModel.from_pretrained(sys.argv[1])
+model.save_pretrained(sys.argv[2])
+print("loaded", model.dtype)
+"""
+
+
+def test_loading_the_biLM_of_an_LM_folder_and_saving_it_print_nothing(lm_folder_fp16, tmp_path):
+    result = subprocess.run([sys.executable, "-c", QUIET_LOAD, str(lm_folder_fp16), str(tmp_path / "out")],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "loaded torch.float32"
+    assert result.stderr == ""  # no LOAD REPORT (softmax keys), no "Loading weights" / "Writing" bars
+
+
+# -- the Hub: cache, offline --------------------------------------------------------------------
+HUB_SCRIPT = """
+import sys
+import numpy as np, torch
+from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo.loading import ModelNotFoundError
+expected = np.load(sys.argv[1])
+for repo in ("org/elmo-converted", "org/elmo-original-format"):
+    model = ElmoModel.from_pretrained(repo)
+    assert model.dtype == torch.float32
+    with torch.inference_mode():
+        np.testing.assert_array_equal(torch.stack(model(input_ids=batch_to_ids(%r)).hidden_states).numpy(), expected)
+try:
+    ElmoModel.from_pretrained("org/not-in-the-cache")
+except ModelNotFoundError as err:
+    print("error:", err)
+""" % (SENTENCES,)
+
+
+def test_hub_ids_load_from_the_cache_offline_and_a_missing_one_says_so(original, tmp_path):
+    converted = tmp_path / "converted"
+    model = ElmoModel.from_pretrained(original)
+    model.save_pretrained(converted)
+    np.save(tmp_path / "expected.npy", _layers(model))
+    cache = tmp_path / "hub"
+    add_repo_to_cache(cache, "org/elmo-converted", converted)
+    add_repo_to_cache(cache, "org/elmo-original-format", original)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache), "HF_HOME": str(tmp_path / "hf-home")}
+    result = subprocess.run([sys.executable, "-c", HUB_SCRIPT, str(tmp_path / "expected.npy")], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    message = result.stdout.strip().splitlines()[-1]
+    assert message.startswith("error: 'org/not-in-the-cache' is not a local folder, so it was looked up as a Hub")
+    assert "offline" in message and str(cache) in message
+
+
+# -- the package ------------------------------------------------------------------------------
+def test_version_comes_from_the_installed_distribution():
+    from importlib.metadata import version
+
+    assert hf_elmo.__version__ == version("hf-elmo")
+
+
+def test_without_the_package_loader_names_load_as_plain_folders_and_conversion_asks_for_the_package(
+        original, lm_folder_fp16, monkeypatch):
+    """What a remote-code copy of the model classes does: no shipped names, no original files."""
+    monkeypatch.setattr(hf_elmo.ElmoPreTrainedModel, "package_loader", None)
+    assert ElmoModel.from_pretrained(lm_folder_fp16).dtype == torch.float32
+    with pytest.raises(ImportError, match="converting original ELMo files needs the hf-elmo package"):
+        ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    with pytest.raises(OSError):
+        ElmoModel.from_pretrained(DEFAULT_MODEL_NAME)

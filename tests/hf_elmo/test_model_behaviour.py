@@ -1,0 +1,207 @@
+"""ElmoModel's contract: shapes, determinism, stateful carry-over, warm start, input checks."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
+from hf_elmo.modeling_elmo import check_inputs
+from tests.numpy_elmo import small_options, write_random_original
+
+SENTENCE = ["Let's", "stick", "to", "improvisation", "in", "this", "skit"]
+OTHERS = [["he", "hit", "it", "with", "a", "stick"], ["a"],
+          ["Ein", "längerer", "Satz", "mit", "vielen", "Wörtern", "und", "so", "weiter", "."]]
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory) -> ElmoModel:
+    """A small model with random weights of realistic scale (outputs of order 1)."""
+    folder = tmp_path_factory.mktemp("random-elmo")
+    write_random_original(folder, small_options(filters=((1, 8), (2, 8), (3, 16))), seed=0)
+    return ElmoModel.from_allennlp(folder / "options.json", folder / "weights.hdf5")
+
+
+def _embed(model, sentences, **kwargs):
+    with torch.inference_mode():
+        return model(input_ids=batch_to_ids(sentences), **kwargs)
+
+
+def test_outputs_have_l_plus_one_layers_of_2p_and_layer_0_is_the_doubled_token_layer(model):
+    out = _embed(model, [SENTENCE, ["a"]])
+    assert len(out.hidden_states) == 3
+    assert all(h.shape == (2, 7, 16) for h in out.hidden_states)
+    assert torch.equal(out.last_hidden_state, out.hidden_states[-1])
+    assert torch.equal(out.hidden_states[0][..., :8], out.hidden_states[0][..., 8:])
+    assert out.attention_mask.tolist()[1] == [1, 0, 0, 0, 0, 0, 0]
+
+
+def test_a_sentence_gets_the_same_vectors_alone_and_in_any_padded_batch(model):
+    alone = _embed(model, [SENTENCE]).hidden_states
+    for batch in ([OTHERS[0], SENTENCE], [SENTENCE] + OTHERS, OTHERS + [SENTENCE]):
+        row = batch.index(SENTENCE)
+        inside = _embed(model, batch).hidden_states
+        for a, b in zip(alone, inside):
+            torch.testing.assert_close(b[row, : len(SENTENCE)], a[0], atol=1e-5, rtol=0)
+
+
+def test_repeated_stateless_calls_give_identical_vectors(model):
+    first = _embed(model, [SENTENCE]).last_hidden_state
+    _embed(model, OTHERS)
+    assert torch.equal(_embed(model, [SENTENCE]).last_hidden_state, first)
+
+
+def test_stateful_calls_carry_state_per_row_and_reset_forgets_it(model):
+    fresh = _embed(model, [SENTENCE]).last_hidden_state
+    model.reset_states()
+    first = _embed(model, [SENTENCE], stateful=True).last_hidden_state
+    second = _embed(model, [SENTENCE], stateful=True).last_hidden_state
+    model.reset_states()
+    after_reset = _embed(model, [SENTENCE], stateful=True).last_hidden_state
+    model.reset_states()
+    assert torch.equal(first, fresh) and torch.equal(after_reset, fresh)
+    assert (second - first).abs().max() > 1e-4
+
+
+def test_stateful_rows_beyond_a_smaller_batch_keep_their_state(model):
+    """AllenNLP semantics: a smaller batch updates the first rows only; a larger one starts new rows fresh."""
+    model.reset_states()
+    _embed(model, [SENTENCE, OTHERS[0]], stateful=True)
+    carried_row1 = model._carried_state.h[:, :, 1].clone()
+    _embed(model, [OTHERS[1]], stateful=True)
+    assert torch.equal(model._carried_state.h[:, :, 1], carried_row1)
+    out = _embed(model, [SENTENCE, OTHERS[0], SENTENCE], stateful=True).last_hidden_state
+    model.reset_states()
+    fresh = _embed(model, [SENTENCE]).last_hidden_state
+    torch.testing.assert_close(out[2], fresh[0], atol=1e-5, rtol=0)
+    assert (out[0] - fresh[0]).abs().max() > 1e-4
+
+
+def test_config_stateful_sets_the_default(model):
+    model.config.stateful = True
+    try:
+        model.reset_states()
+        _embed(model, [SENTENCE])
+        assert model._carried_state is not None
+    finally:
+        model.config.stateful = False
+        model.reset_states()
+
+
+def test_warm_up_sets_a_fixed_initial_state_that_is_saved_with_the_model(model, tmp_path):
+    torch.manual_seed(1)
+    warm = ElmoModel(model.config).eval()
+    warm.load_state_dict(model.state_dict())
+    cold = _embed(warm, [SENTENCE]).last_hidden_state
+    warm.warm_up([SENTENCE] + OTHERS * 3, batch_size=2)
+    assert warm.warm_h.abs().sum() > 0
+    warmed = _embed(warm, [SENTENCE]).last_hidden_state
+    assert (warmed - cold).abs().max() > 1e-4
+    in_batch = _embed(warm, OTHERS + [SENTENCE]).last_hidden_state[-1, : len(SENTENCE)]
+    torch.testing.assert_close(in_batch, warmed[0], atol=1e-5, rtol=0)
+    warm.save_pretrained(tmp_path)
+    reloaded = ElmoModel.from_pretrained(tmp_path).eval()
+    assert torch.equal(_embed(reloaded, [SENTENCE]).last_hidden_state, warmed)
+
+
+def test_dropout_applies_in_training_mode_only(model):
+    dropped = ElmoModel(ElmoConfig(**{**model.config.to_dict(), "dropout": 0.5}))
+    dropped.load_state_dict(model.state_dict())
+    ids = batch_to_ids([SENTENCE])
+    dropped.eval()
+    torch.testing.assert_close(dropped(input_ids=ids).last_hidden_state, _embed(model, [SENTENCE]).last_hidden_state)
+    dropped.train()
+    torch.manual_seed(0)
+    assert (dropped(input_ids=ids).last_hidden_state - _embed(model, [SENTENCE]).last_hidden_state).abs().max() > 1e-4
+
+
+def test_gradients_flow_to_every_parameter(model):
+    trainable = ElmoModel(model.config)
+    out = trainable(input_ids=batch_to_ids([SENTENCE, ["a"]]))
+    sum(h.sum() for h in out.hidden_states).backward()
+    without_grad = [n for n, p in trainable.named_parameters() if p.grad is None or not p.grad.any()]
+    assert without_grad == []
+
+
+@pytest.mark.parametrize(
+    "input_ids, mask, message",
+    [
+        (torch.zeros(0, 3, 50, dtype=torch.long), None, "empty batch"),
+        (torch.zeros(2, 3, 49, dtype=torch.long), None, r"shape \(batch, tokens, 50\)"),
+        (batch_to_ids([["a", "b"]]), torch.tensor([[0, 1]]), "left-aligned"),
+    ],
+)
+def test_malformed_input_is_refused_with_a_clear_error(model, input_ids, mask, message):
+    with pytest.raises(ValueError, match=message):
+        model(input_ids=input_ids, attention_mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.int16, torch.int32, torch.uint16, torch.int64])
+def test_integer_ids_of_any_dtype_that_holds_0_to_261_give_the_same_vectors(model, dtype):
+    ids = batch_to_ids([SENTENCE, ["ÿ"]])  # ids up to 261 (the padding char) and 256 (a byte 0xff)
+    with torch.inference_mode():
+        expected = model(input_ids=ids).last_hidden_state
+        assert torch.equal(model(input_ids=ids.to(dtype)).last_hidden_state, expected)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.uint8, torch.float32, torch.float64])
+def test_ids_of_a_dtype_that_cannot_hold_0_to_261_are_refused(model, dtype):
+    expected = (r"^input_ids must be an integer tensor that holds char ids 0\.\.261 exactly "
+                rf"\(int16, int32 or int64\), got {dtype}$")
+    with pytest.raises(TypeError, match=expected):
+        model(input_ids=batch_to_ids([SENTENCE]).to(dtype))
+
+
+@pytest.mark.parametrize("value, where", [(300, (0, 1, 5)), (-1, (1, 0, 0)), (262, (1, 0, 49))])
+def test_a_char_id_out_of_range_is_named_with_its_position(model, value, where):
+    ids = batch_to_ids([SENTENCE, ["a"]])
+    ids[where] = value
+    expected = rf"^char id {value} out of range 0\.\.261 at input_ids\[{', '.join(map(str, where))}\]"
+    with pytest.raises(ValueError, match=expected):
+        model(input_ids=ids)
+
+
+@pytest.mark.parametrize("mask_shape", [(2, 8), (2,), (1, 7), (2, 7, 1)])
+def test_an_attention_mask_of_the_wrong_shape_is_reported_as_such(model, mask_shape):
+    ids = batch_to_ids([SENTENCE, ["a"]])
+    expected = rf"^attention_mask must have shape \(batch, tokens\) = \(2, 7\) .* got {re.escape(str(mask_shape))}$"
+    with pytest.raises(ValueError, match=expected):
+        model(input_ids=ids, attention_mask=torch.ones(mask_shape, dtype=torch.long))
+
+
+@pytest.mark.parametrize("convert", [lambda ids: ids.numpy(), lambda ids: ids.tolist()])
+def test_numpy_or_list_ids_get_a_type_error_that_says_how_to_make_a_tensor(model, convert):
+    expected = r"^input_ids must be a torch\.Tensor of char ids \(batch, tokens, 50\), got .*torch\.as_tensor"
+    with pytest.raises(TypeError, match=expected):
+        model(input_ids=convert(batch_to_ids([SENTENCE])))
+
+
+def test_the_tokenizers_tensors_pass_the_checks_with_their_mask(model):
+    batch = ElmoTokenizer()([SENTENCE, ["a"]], is_split_into_words=True, return_tensors="pt")
+    with torch.inference_mode():
+        out = model(**batch)
+    torch.testing.assert_close(out.last_hidden_state, _embed(model, [SENTENCE, ["a"]]).last_hidden_state, atol=0, rtol=0)
+
+
+def test_input_checks_are_skipped_while_exporting_so_forward_stays_exportable():
+    class Checked(torch.nn.Module):
+        def forward(self, ids, mask):
+            ids, mask = check_inputs(ids, mask, 50)
+            return ids.sum(-1) * mask
+
+    ids = batch_to_ids([SENTENCE, ["a"]])
+    mask = (ids > 0).any(-1).long()
+    exported = torch.export.export(Checked(), (ids, mask))  # a value check here would fail to trace
+    assert torch.equal(exported.module()(ids, mask), Checked()(ids, mask))
+    with pytest.raises(TypeError, match="integer tensor"):  # dtype checks hold while tracing
+        torch.export.export(Checked(), (ids.to(torch.uint8), mask))
+
+
+def test_an_all_padding_row_gives_zero_vectors(model):
+    ids = torch.cat([batch_to_ids([SENTENCE]), torch.zeros(1, 7, 50, dtype=torch.long)])
+    with torch.inference_mode():
+        out = model(input_ids=ids)
+    assert not out.last_hidden_state[1].any()
+    torch.testing.assert_close(out.last_hidden_state[0], _embed(model, [SENTENCE]).last_hidden_state[0])

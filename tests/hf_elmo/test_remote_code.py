@@ -1,0 +1,102 @@
+"""Every folder the project writes (convert, pretrain, a spaCy pipeline's biLM, the shipped model)
+loads with ``trust_remote_code=True`` without the package, and the shipped folder's code copies
+are the package's code."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import spacy
+import torch
+
+import hf_elmo
+from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoModel, ElmoTokenizer, batch_to_ids
+from hf_elmo.loading import convert_to_folder
+from hf_elmo.pretrained import SHIPPED
+from tests.numpy_elmo import small_options, write_random_original
+
+PACKAGE = Path(hf_elmo.__file__).resolve().parent
+SENTENCES = [["The", "cat", "sat", "."], ["naïve"]]
+TINY = dict(char_embedding_dim=4, filters=[[1, 4], [2, 8]], n_highway=1, lstm_dim=16, projection_dim=8, n_layers=1)
+
+
+MODEL_CODE = {"configuration_elmo.py", "elmo_cache.py", "elmo_kernels.py", "modeling_elmo.py", "modeling_lm.py",
+              "tokenization_elmo.py"}
+
+
+def test_the_shipped_folder_carries_the_LM_code_and_maps_both_auto_classes():
+    """The converter and the model card writer stay in the package: saved code imports only torch,
+    transformers and the model files themselves."""
+    for folder in SHIPPED.values():
+        assert {p.name for p in folder.glob("*.py")} == MODEL_CODE
+        auto_map = json.loads((folder / "config.json").read_text())["auto_map"]
+        assert auto_map["AutoModel"] == "modeling_elmo.ElmoModel"
+        assert auto_map["AutoModelForPreTraining"] == "modeling_lm.ElmoForBidirectionalLM"
+
+
+def test_shipped_code_copies_equal_the_package_code():
+    for folder in SHIPPED.values():
+        for copy in folder.glob("*.py"):
+            assert copy.read_bytes() == (PACKAGE / copy.name).read_bytes(), (
+                f"{copy} is stale: run `python scripts/sync_shipped_code.py`")
+
+
+ISOLATED = """
+import sys
+sys.modules["hf_elmo"] = None  # importing hf_elmo now raises: only the folders' own code can run
+import json, os
+import numpy as np, torch
+from transformers import AutoModel, AutoModelForPreTraining, AutoTokenizer
+cases = json.loads(sys.argv[1])
+for folder, expected in cases:
+    model = AutoModel.from_pretrained(folder, trust_remote_code=True)
+    assert type(model).__name__ == "ElmoModel" and type(model).__module__.startswith("transformers_modules")
+    assert model.dtype == torch.float32, (folder, model.dtype)
+    has_tokenizer = os.path.exists(os.path.join(folder, "tokenizer_config.json"))  # a spaCy bilm/ folder has none
+    tokenizer = AutoTokenizer.from_pretrained(folder if has_tokenizer else cases[0][0], trust_remote_code=True)
+    batch = tokenizer(%r, is_split_into_words=True, return_tensors="pt")
+    with torch.inference_mode():
+        got = torch.stack(model(**batch).hidden_states).numpy()
+    np.testing.assert_allclose(got, np.load(expected), rtol=0, atol=1e-6)
+    if "ElmoForBidirectionalLM" in (json.load(open(folder + "/config.json")).get("architectures") or []):
+        lm = AutoModelForPreTraining.from_pretrained(folder, trust_remote_code=True)
+        assert type(lm).__name__ == "ElmoForBidirectionalLM" and lm.dtype == torch.float32
+    print("ok", folder)
+""" % (SENTENCES,)
+
+
+def test_every_folder_the_project_writes_loads_with_remote_code_alone(tmp_path):
+    original = tmp_path / "original"
+    original.mkdir()
+    write_random_original(original, small_options(), seed=4)
+    converted = convert_to_folder(original / "options.json", original / "weights.hdf5", tmp_path / "converted")
+    torch.manual_seed(0)
+    lm = ElmoForBidirectionalLM(ElmoConfig(**TINY, vocab_size=20, softmax="sampled", num_sampled=4)).eval()
+    pretrained = tmp_path / "pretrained"  # what `elmo pretrain --save-dtype float16` writes with save_pretrained
+    lm.to(torch.float16).save_pretrained(pretrained)
+    ElmoTokenizer().save_pretrained(pretrained)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.config["initialize"]["components"]["elmo"] = {
+        "loader": {"@misc": "spacy-elmo.ElmoLoader.v1", "name_or_path": str(converted)}}
+    nlp.initialize()
+    nlp.to_disk(tmp_path / "pipeline")
+    folders = [converted, pretrained, tmp_path / "pipeline" / "elmo" / "bilm", *SHIPPED.values()]
+    cases = []
+    for n, folder in enumerate(folders):
+        with torch.inference_mode():
+            layers = ElmoModel.from_pretrained(folder)(input_ids=batch_to_ids(SENTENCES)).hidden_states
+        np.save(tmp_path / f"expected-{n}.npy", torch.stack(layers).numpy())
+        cases.append([str(folder), str(tmp_path / f"expected-{n}.npy")])
+    for folder in folders:
+        assert {p.name for p in folder.glob("*.py")} <= MODEL_CODE, folder
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_OFFLINE": "1"}
+    result = subprocess.run([sys.executable, "-c", ISOLATED, json.dumps(cases)], env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.count("ok ") == len(folders)

@@ -1,0 +1,92 @@
+"""`elmo pretrain` checks every setting before writing anything, and names a damaged checkpoint
+file with what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hf_elmo.cli import main
+from tests.hf_elmo.training.test_pretraining import write_corpus
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+TINY = ["--lstm-dim", "16", "--projection-dim", "8", "--filters", "[[1,4],[2,8]]", "--vocab-size", "100",
+        "--min-count", "1", "--tokens-per-batch", "128", "--no-progress"]
+
+
+def pretrain(corpus: Path, out: Path, *extra: str) -> int:
+    return main(["pretrain", str(corpus), str(out), *TINY, *extra])
+
+
+def error_of(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "%|" not in line]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--epochs", "1", "--dropout", "1.5"], "--dropout must be a finite number >= 0 and < 1, got 1.5"),
+    (["--epochs", "1", "--dropout", "nan"], "--dropout must be a finite number"),
+    (["--epochs", "1", "--filters", "[[0,5]]"], "--filters must be a JSON list of [width, n_channels] pairs"),
+    (["--epochs", "1", "--filters", "[[1]]"], "--filters must be a JSON list of [width, n_channels] pairs"),
+    (["--epochs", "1", "--lr", "nan"], "--lr must be a finite number > 0, got nan"),
+    (["--epochs", "1", "--lr", "0"], "--lr must be a finite number > 0, got 0.0"),
+    (["--epochs", "nan"], "--epochs must be a finite number > 0, got nan"),
+    (["--epochs", "inf"], "--epochs must be a finite number > 0, got inf"),
+    (["--epochs", "0"], "--epochs must be a finite number > 0, got 0.0"),
+    (["--epochs", "-1"], "--epochs must be a finite number > 0, got -1.0"),
+    (["--max-tokens", "0"], "--max-tokens must be an integer >= 1, got 0"),
+    (["--epochs", "1", "--tokens-per-batch", "0"], "--tokens-per-batch must be an integer >= 1, got 0"),
+    (["--epochs", "1", "--clip-norm", "-1"], "--clip-norm must be a finite number >= 0"),
+    (["--epochs", "1", "--lstm-dim", "0"], "--lstm-dim must be an integer >= 1, got 0"),
+    (["--epochs", "1", "--valid-file", "missing.txt"], "--valid-file missing.txt: no such file"),
+    (["--epochs", "1", "--vocab", "missing.txt"], "--vocab missing.txt: no such file"),
+    (["--epochs", "1", "--init-model", "missing-folder"],
+     "--init-model: no model 'missing-folder': no such local file or folder"),
+    (["--epochs", "1", "--init-model", "{empty}"], "--init-model: {empty} is not an ELMo model folder"),
+    (["--epochs", "1", "--init-model", "{garbage}"],
+     "--init-model: {garbage}/model.safetensors is not a readable safetensors file"),
+])
+def test_a_rejected_run_writes_nothing_and_the_corrected_rerun_starts(option, message, tmp_path, capsys,
+                                                                        monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "garbage").mkdir()
+    (tmp_path / "garbage" / "config.json").write_text('{"model_type": "elmo", "softmax": "full"}')
+    (tmp_path / "garbage" / "model.safetensors").write_bytes(b"not safetensors")
+    option = [o.format(empty=tmp_path / "empty", garbage=tmp_path / "garbage") for o in option]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert pretrain(corpus, tmp_path / "model", *option) == 2
+    assert message.format(empty=tmp_path / "empty", garbage=tmp_path / "garbage") in error_of(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    if option[:2] == ["--epochs", "1"]:  # the same run without the bad option is not refused
+        assert pretrain(corpus, tmp_path / "model", "--max-steps", "1", "--epochs", "1") == 0
+
+
+@pytest.mark.parametrize("damaged", ["checkpoint.pt", "rng-rank0.pt", "vocab.txt", "settings.json"])
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_a_damaged_checkpoint_file_is_named_with_what_to_do(damaged, damage, tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out = tmp_path / "model"
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "1") == 0
+    path = tmp_path / "model.checkpoint" / damaged
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] if damage == "truncated" else b"\x00\xff garbage")
+    capsys.readouterr()
+    assert pretrain(corpus, out, "--epochs", "1") == 2
+    line = error_of(capsys)
+    assert f"{path} is damaged" in line or (damaged == "vocab.txt" and f"{path} (one of them is damaged" in line)
+    assert f"delete {tmp_path / 'model.checkpoint'}" in line
+    assert not out.exists()
+
+
+def test_an_output_folder_holding_the_training_file_is_refused_even_with_overwrite(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    assert pretrain(corpus, tmp_path, "--epochs", "1", "--overwrite") == 2
+    assert "holds the input" in error_of(capsys)
+    assert corpus.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+

@@ -1,0 +1,392 @@
+"""Pretraining: the LM head's losses, the data pipeline, training, exact resume, bad corpora."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoTokenizer
+
+from hf_elmo.cli import main as elmo_main
+from hf_elmo.configuration_elmo import ElmoConfig
+from hf_elmo.modeling_elmo import ElmoModel
+from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
+from hf_elmo.tokenization_elmo import (
+    add_sentence_markers,
+    batch_to_ids,
+    begin_of_sentence_ids,
+    end_of_sentence_ids,
+)
+from hf_elmo.training.data import CorpusError, SentenceBatcher, collate_sentences, read_corpus
+from hf_elmo.training.evaluation import load_lm, perplexity
+from hf_elmo.training.model import build_model, make_optimizer
+from hf_elmo.training.settings import PretrainSettings
+from hf_elmo.training.trainer import pretrain, train_step
+from hf_elmo.training.vocab import Vocabulary, build_vocabulary
+
+pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
+
+TINY = dict(filters=[[1, 4], [2, 8]], n_highway=1, char_embedding_dim=4, lstm_dim=16, projection_dim=8, n_layers=2)
+
+
+def write_corpus(path: Path, n: int = 120, seed: int = 0) -> Path:
+    """A toy language with structure to learn: subject verb object ."""
+    rng = random.Random(seed)
+    subjects, verbs, objects = ["the cat", "a dog", "my friend", "the old man"], ["sees", "likes", "takes"], [
+        "the ball", "a stick", "some bread", "the red box"]
+    lines = [f"{rng.choice(subjects)} {rng.choice(verbs)} {rng.choice(objects)} ." for _ in range(n)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def tiny_lm(vocab_size: int, **extra) -> ElmoForBidirectionalLM:
+    torch.manual_seed(0)
+    return ElmoForBidirectionalLM(ElmoConfig(**TINY, vocab_size=vocab_size, **{"softmax": "full", **extra}))
+
+
+# -- vocabulary and data -------------------------------------------------------------------------
+def test_vocabulary_puts_specials_first_then_words_by_frequency():
+    vocab = build_vocabulary(["b a a", "c a b", "d"], max_size=5, min_count=1)
+    assert vocab.words == ["<S>", "</S>", "<UNK>", "a", "b"]
+    assert vocab.encode(["a", "zzz"]) == [3, vocab.unk_id]
+    assert build_vocabulary(["b a a", "c a b"], min_count=2).words[3:] == ["a", "b"]
+
+
+def test_vocabulary_file_needs_the_special_words(tmp_path):
+    (tmp_path / "v.txt").write_text("<S>\n</S>\nword\n")
+    with pytest.raises(ValueError, match="<UNK>"):
+        Vocabulary.from_file(tmp_path / "v.txt")
+
+
+def test_batches_cover_every_sentence_once_per_epoch_within_the_token_budget(tmp_path):
+    sentences = read_corpus(write_corpus(tmp_path / "c.txt", n=200))
+    vocab = build_vocabulary(sentences)
+    batcher = SentenceBatcher(sentences, vocab, tokens_per_batch=64, seed=3)
+    batches = batcher.epoch_batches(0)
+    assert sorted(np.concatenate(batches).tolist()) == list(range(len(sentences)))
+    assert all(len(b) * (batcher.lengths[b].max() + 2) <= 64 for b in batches)
+    assert [b.tolist() for b in batcher.epoch_batches(0)] == [b.tolist() for b in batches]  # resumable
+    assert [b.tolist() for b in batcher.epoch_batches(1)] != [b.tolist() for b in batches]  # reshuffled
+    ranks = [SentenceBatcher(sentences, vocab, 64, seed=3, rank=r, world_size=2).epoch_batches(0) for r in (0, 1)]
+    shards = [set(np.concatenate(b).tolist()) for b in ranks]
+    assert not shards[0] & shards[1] and len(shards[0] | shards[1]) == len(sentences)
+
+
+def test_collate_wraps_sentences_in_markers_with_labels_for_both_directions():
+    vocab = build_vocabulary(["a b c"])
+    batch = collate_sentences([["a", "b"], ["c"]], vocab)
+    assert batch.input_ids.shape == (2, 4, 50) and batch.lengths.tolist() == [4, 3]
+    a, b, c = vocab.encode(["a", "b", "c"])
+    assert batch.labels.tolist() == [[vocab.bos_id, a, b, vocab.eos_id], [vocab.bos_id, c, vocab.eos_id, -100]]
+    assert batch.n_words == 3
+
+
+def test_sentence_markers_go_where_add_sentence_markers_puts_them():
+    ids = torch.tensor([[5, 6, 7], [8, 0, 0]])
+    assert add_sentence_markers(ids, torch.tensor([3, 1]), 1, 2).tolist() == [[1, 5, 6, 7, 2], [1, 8, 2, 0, 0]]
+    labels = torch.tensor([[5, -100], [-100, -100]])
+    assert add_sentence_markers(labels, torch.tensor([1, 0]), 1, 2, fill=-100).tolist() == [
+        [1, 5, 2, -100], [1, 2, -100, -100]]
+    chars = add_sentence_markers(batch_to_ids([["a", "b"], ["c"]]), torch.tensor([2, 1]))  # default: <S>, </S> char ids
+    assert chars[0, 0].tolist() == begin_of_sentence_ids() and chars[0, 3].tolist() == end_of_sentence_ids()
+    assert chars[1, 2].tolist() == end_of_sentence_ids() and not chars[1, 3].any()
+    with pytest.raises(ValueError, match="needs begin and end ids for"):
+        add_sentence_markers(ids, torch.tensor([3, 1]))
+
+
+def test_training_batches_hold_the_char_ids_the_model_embeds_at_inference():
+    """The LM data and ``ElmoModel.forward`` wrap sentences the same way: the model's layers are
+    ``encode`` of the training batch's char ids, markers cut off."""
+    sentences = [["The", "cat", "sat"], ["naïve"]]
+    vocab = build_vocabulary([" ".join(s) for s in sentences])
+    batch = collate_sentences(sentences, vocab)
+    ids = batch_to_ids(sentences)
+    assert torch.equal(batch.input_ids, add_sentence_markers(ids, torch.tensor([3, 1])))
+    model = ElmoModel(ElmoConfig(**TINY)).eval()
+    with torch.no_grad():
+        inference = model(input_ids=ids).hidden_states
+        training = model.encode(batch.input_ids, batch.lengths)[0]
+    for got, layer in zip(inference, training):
+        torch.testing.assert_close(got, layer[:, 1:4] * (ids > 0).any(-1, keepdim=True), rtol=0, atol=0)
+
+
+# -- the LM head ----------------------------------------------------------------------------------
+def test_lm_loss_is_the_mean_of_both_directions_explicit_cross_entropies():
+    vocab = build_vocabulary(["a b c d e"])
+    model = tiny_lm(len(vocab)).eval()
+    batch = collate_sentences([["a", "b", "c"], ["d"]], vocab)
+    out = model(input_ids=batch.input_ids, lengths=batch.lengths, labels=batch.labels)
+    top = model.elmo.encode(batch.input_ids, batch.lengths)[0][-1]  # the char CNN per slot, as ElmoModel does
+    p = model.config.projection_dim
+    fwd, bwd = [], []
+    for row, length in enumerate(batch.lengths.tolist()):
+        ids = batch.labels[row]
+        for t in range(length - 1):
+            fwd.append(-torch.log_softmax(top[row, t, :p] @ model.softmax.weight.T + model.softmax.bias, -1)[ids[t + 1]])
+            bwd.append(-torch.log_softmax(top[row, t + 1, p:] @ model.softmax.weight.T + model.softmax.bias, -1)[ids[t]])
+    torch.testing.assert_close(out.forward_loss, torch.stack(fwd).mean(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(out.backward_loss, torch.stack(bwd).mean(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(out.loss, 0.5 * (out.forward_loss + out.backward_loss))
+    assert int(out.n_targets) == len(fwd) == 3 + 1 + 1 + 1
+
+
+@pytest.mark.parametrize("token_embedding", ["char_cnn", "word"])
+def test_lm_loss_is_the_softmax_over_the_saved_biLM_alone(tmp_path, token_embedding):
+    """The LM is ``ElmoModel.encode`` + the word softmax: the biLM loaded alone from the LM's folder
+    (``ElmoModel.from_pretrained``, word embedding included) gives the same loss, from any state."""
+    vocab = build_vocabulary(["a b c d e"])
+    lm = tiny_lm(len(vocab), token_embedding=token_embedding).eval()
+    lm.save_pretrained(tmp_path)
+    bilm = ElmoModel.from_pretrained(tmp_path).eval()
+    batch = collate_sentences([["a", "b", "c"], ["d", "e"], ["a"]], vocab, word_inputs=token_embedding == "word")
+    inputs = batch.input_ids
+    first = lm(input_ids=inputs, lengths=batch.lengths, labels=batch.labels)
+    for state in (None, first.final_state):  # the initial state, then the state carried from a window
+        out = lm(input_ids=inputs, lengths=batch.lengths, labels=batch.labels, initial_state=state)
+        with torch.no_grad():
+            layers, final = bilm.encode(inputs, batch.lengths, state)
+        top, p = layers[-1], lm.config.projection_dim
+        keep = batch.labels[:, 1:] != -100
+        logits = [torch.nn.functional.linear(h[keep], lm.softmax.weight, lm.softmax.bias)
+                  for h in (top[:, :-1, :p], top[:, 1:, p:])]
+        forward = torch.nn.functional.cross_entropy(logits[0], batch.labels[:, 1:][keep])
+        backward = torch.nn.functional.cross_entropy(logits[1], batch.labels[:, :-1][keep])
+        torch.testing.assert_close(out.forward_loss, forward, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(out.backward_loss, backward, rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(out.final_state.h, final.h, rtol=1e-5, atol=1e-6)
+    assert bilm.initial_state(3).h.shape == (2, lm.config.n_layers, 3, lm.config.projection_dim)
+
+
+def test_the_word_baseline_biLM_refuses_char_ids_with_one_line():
+    lm = tiny_lm(10, token_embedding="word")
+    assert not hasattr(lm.elmo, "char_cnn")  # its token embedder is the word embedding alone
+    with pytest.raises(ValueError, match=r"^this biLM embeds word ids \(token_embedding='word'.*call encode"):
+        lm.elmo(input_ids=torch.ones(1, 2, 50, dtype=torch.long))
+
+
+def test_the_word_baseline_does_not_continue_a_char_cnn_biLM(tmp_path):
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "bilm")
+    vocab = build_vocabulary(["a b c"])
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"), token_embedding="word")
+    with pytest.raises(ValueError, match=r"embeds tokens with 'char_cnn', not --token-embedding word$"):
+        build_model(settings, vocab)
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"))
+    assert build_model(settings, vocab).config.token_embedding == "char_cnn"
+
+
+def test_a_word_baseline_folder_saved_before_the_embedding_moved_into_the_biLM_loads(tmp_path):
+    """Older folders hold ``word_embedding.weight`` beside ``elmo.*`` and an unused ``elmo.char_cnn``."""
+    from safetensors.torch import load_file, save_file
+
+    vocab = build_vocabulary(["a b c d e"])
+    lm = tiny_lm(len(vocab), token_embedding="word", softmax="full").eval()
+    lm.save_pretrained(tmp_path)
+    weights = load_file(tmp_path / "model.safetensors")
+    weights["word_embedding.weight"] = weights.pop("elmo.word_embedding.weight")
+    unused_cnn = ElmoModel(ElmoConfig(**TINY)).char_cnn.state_dict()
+    weights.update({f"elmo.char_cnn.{k}": v.contiguous() for k, v in unused_cnn.items()})
+    save_file(weights, tmp_path / "model.safetensors", metadata={"format": "pt"})
+    batch = collate_sentences([["a", "b"], ["c"]], vocab, word_inputs=True)
+    inputs = batch.input_ids
+    old = ElmoForBidirectionalLM.from_pretrained(tmp_path).eval()
+    torch.testing.assert_close(old(input_ids=inputs, lengths=batch.lengths, labels=batch.labels).loss,
+                               lm(input_ids=inputs, lengths=batch.lengths, labels=batch.labels).loss, rtol=0, atol=0)
+    torch.testing.assert_close(ElmoModel.from_pretrained(tmp_path).word_embedding.weight,
+                               lm.elmo.word_embedding.weight, rtol=0, atol=0)
+
+
+def test_log_uniform_candidate_distribution_sums_to_one():
+    q = log_uniform_probabilities(1000, torch.arange(1000))
+    assert abs(float(q.double().sum()) - 1.0) < 1e-5
+    assert bool((q[:-1] >= q[1:]).all())
+
+
+def test_sampled_softmax_matches_its_formula():
+    torch.manual_seed(1)
+    vocab_size, num_tries = 50, 20
+    model = tiny_lm(vocab_size)
+    hidden, targets = torch.randn(6, 8), torch.tensor([0, 3, 7, 7, 20, 49])
+    candidates = torch.tensor([1, 3, 5, 7, 11])
+    loss = model.softmax.sampled_loss(hidden, targets, candidates, num_tries).detach()
+    w, b = model.softmax.weight.detach().double(), model.softmax.bias.detach().double()
+    expected = 0.0
+    for h, y in zip(hidden.double(), targets.tolist()):
+        def corrected(k: int) -> float:
+            q = math.log((k + 2) / (k + 1)) / math.log(vocab_size + 1)
+            return float(h @ w[k] + b[k]) - math.log(1 - (1 - q) ** num_tries)
+        logits = [corrected(y)] + [corrected(k) for k in candidates.tolist() if k != y]  # accidental hits removed
+        expected += -logits[0] + math.log(sum(math.exp(v) for v in logits))
+    assert abs(loss.item() - expected) < 1e-4
+
+
+def test_lm_config_errors_name_the_field():
+    with pytest.raises(ValueError, match="vocab_size"):
+        ElmoForBidirectionalLM(ElmoConfig(**TINY))
+    with pytest.raises(ValueError, match="softmax"):
+        ElmoForBidirectionalLM(ElmoConfig(**TINY, vocab_size=10, softmax="hierarchical"))
+
+
+# -- training ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("token_embedding", ["char_cnn", "word"])
+def test_a_few_steps_on_a_tiny_corpus_lower_the_loss(tmp_path, token_embedding):
+    sentences = read_corpus(write_corpus(tmp_path / "c.txt"))
+    vocab = build_vocabulary(sentences)
+    model = tiny_lm(len(vocab), token_embedding=token_embedding, softmax="sampled", num_sampled=64, dropout=0.1)
+    before = perplexity(model, vocab, sentences)["average"]
+    optimizer = make_optimizer("adam", model.parameters(), 3e-2)
+    batcher = SentenceBatcher(sentences, vocab, 256, word_inputs=token_embedding == "word")
+    model.train()
+    for epoch in range(4):  # 20 steps
+        for indices in batcher.epoch_batches(epoch):
+            train_step(model, optimizer, batcher.collate(indices), torch.device("cpu"), 10.0, False)
+    after = perplexity(model, vocab, sentences)["average"]
+    assert after < 0.8 * before, (before, after)
+
+
+def settings_for(tmp_path: Path, corpus: Path, **changes) -> PretrainSettings:
+    base = dict(train_file=str(corpus), output_dir=str(tmp_path / "model"), preset="cpu", config_overrides=TINY,
+                vocab_size=100, min_count=1, softmax="sampled", num_sampled=16, max_tokens=600, tokens_per_batch=64,
+                optimizer="adam", lr=1e-2, dropout=0.2, checkpoint_every_steps=4, checkpoint_every_minutes=1e9)
+    base.update(changes)
+    return PretrainSettings(**base)
+
+
+def test_resume_after_a_kill_gives_the_weights_of_an_uninterrupted_run(tmp_path, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    full = pretrain(settings_for(tmp_path / "a", corpus, epochs=None, max_tokens=600), show_progress=False)
+    expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
+
+    import hf_elmo.training.trainer as trainer
+
+    calls = {"n": 0}
+    real_step = trainer.train_step
+
+    def dying_step(*args, **kwargs):  # killed during step 7: steps 5-6 are lost, step 4 was checkpointed
+        calls["n"] += 1
+        if calls["n"] == 7:
+            raise KeyboardInterrupt("simulated kill")
+        return real_step(*args, **kwargs)
+
+    monkeypatch.setattr(trainer, "train_step", dying_step)
+    settings = settings_for(tmp_path / "b", corpus)
+    with pytest.raises(KeyboardInterrupt):
+        pretrain(settings, show_progress=False)
+    assert not Path(settings.output_dir).exists()
+    assert json.loads((Path(settings.resolved_checkpoint_dir()) / "settings.json").read_text())["max_tokens"] == 600
+    monkeypatch.setattr(trainer, "train_step", real_step)
+    resumed = ElmoForBidirectionalLM.from_pretrained(pretrain(settings, show_progress=False)).state_dict()
+    assert expected.keys() == resumed.keys()
+    for name in expected:
+        torch.testing.assert_close(resumed[name], expected[name], rtol=0, atol=0, msg=name)
+    training = json.loads((Path(settings.output_dir) / "training.json").read_text())
+    assert training["position"]["tokens_seen"] >= 600
+
+
+def test_num_sampled_left_out_is_the_model_configs_default():
+    settings = PretrainSettings(train_file="c.txt", output_dir="out", epochs=1, config_overrides=TINY)
+    assert settings.num_sampled is None
+    vocab = build_vocabulary(["a b c"])
+    config_default = ElmoForBidirectionalLM(ElmoConfig(**TINY, vocab_size=len(vocab))).config.num_sampled
+    assert build_model(settings, vocab).config.num_sampled == config_default
+    settings.num_sampled = 16
+    assert build_model(settings, vocab).config.num_sampled == 16
+
+
+def test_a_run_whose_settings_json_holds_a_number_resumes_with_it(tmp_path):
+    """Runs started before num_sampled's default moved to the config saved a number (4096):
+    resumed without --num-sampled, they go on with it, to the weights of an uninterrupted run."""
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    full = pretrain(settings_for(tmp_path / "a", corpus, num_sampled=16), show_progress=False)
+    old = settings_for(tmp_path / "b", corpus, num_sampled=16, max_steps=5)
+    assert pretrain(old, show_progress=False) is None
+    saved = json.loads((old.resolved_checkpoint_dir() / "settings.json").read_text())
+    assert saved["num_sampled"] == 16
+    resumed = pretrain(settings_for(tmp_path / "b", corpus, num_sampled=None), show_progress=False)
+    assert load_lm(resumed).config.num_sampled == 16
+    expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
+    for name, value in ElmoForBidirectionalLM.from_pretrained(resumed).state_dict().items():
+        torch.testing.assert_close(value, expected[name], rtol=0, atol=0, msg=name)
+
+
+def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    valid = write_corpus(tmp_path / "v.txt", n=10, seed=5)
+    out = tmp_path / "model"
+    code = elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--preset", "cpu", "--lstm-dim", "16",
+                      "--projection-dim", "8", "--filters", "[[1,4],[2,8]]", "--vocab-size", "100", "--min-count", "1",
+                      "--tokens-per-batch", "128", "--valid-file", str(valid), "--no-progress", "--save-dtype", "float16",
+                      "--pre-tokenizer", "spacy:en"])
+    assert code == 0
+    assert {"config.json", "model.safetensors", "vocab.txt", "README.md", "training.json"} <= {p.name for p in out.iterdir()}
+    card = (out / "README.md").read_text()
+    assert "perplexity (valid)" in card and "tokens seen" in card
+    # trust_remote_code: the folder carries the LM's code and maps both Auto classes (tests/hf_elmo/test_remote_code.py)
+    assert {"configuration_elmo.py", "modeling_elmo.py", "modeling_lm.py"} <= {p.name for p in out.iterdir()}
+    auto_map = json.loads((out / "config.json").read_text())["auto_map"]
+    assert auto_map["AutoModel"] == "modeling_elmo.ElmoModel"
+    assert auto_map["AutoModelForPreTraining"] == "modeling_lm.ElmoForBidirectionalLM"
+    from hf_elmo import ElmoModel
+
+    assert isinstance(ElmoModel.from_pretrained(out), ElmoModel)  # the biLM alone
+    tokenizer = AutoTokenizer.from_pretrained(out)  # splits raw text as the corpus was split
+    assert tokenizer.pre_tokenizer == "spacy:en" and tokenizer.tokenize("mat.") == ["mat", "."]
+    model = load_lm(out)
+    assert model.dtype == torch.float32
+    figures = perplexity(model, Vocabulary.from_file(out / "vocab.txt"), read_corpus(valid))
+    assert math.isfinite(figures["average"])
+
+
+# -- bad corpora ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "holds no tokens"),
+        (b"\n  \n\n", "holds no tokens"),
+        (b"good line\n\x00\x01\x02\xff binary", "binary data"),
+        (b"caf\xe9 latin-1\n", "not valid UTF-8"),
+        (b"word " * 2_000_000 + b"\n", "one sentence per line"),
+    ],
+    ids=["empty", "blank", "binary", "latin1", "10MB-line"],
+)
+def test_bad_corpora_give_clear_errors_and_leave_nothing_behind(tmp_path, capsys, content, message):
+    corpus = tmp_path / "bad.txt"
+    corpus.write_bytes(content)
+    with pytest.raises(CorpusError, match=message):
+        read_corpus(corpus)
+    out = tmp_path / "model"
+    assert elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--no-progress"]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
+
+
+def test_an_unknown_pre_tokenizer_is_an_error_before_anything_is_written(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt")
+    out = tmp_path / "model"
+    assert elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--pre-tokenizer", "moses", "--no-progress"]) == 2
+    assert "pre_tokenizer must be 'whitespace' or 'spacy:LANG'" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
+
+
+def test_run_length_must_be_given(tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt")
+    with pytest.raises(SystemExit):
+        elmo_main(["pretrain", str(corpus), str(tmp_path / "m")])
+
+
+def test_pretraining_continues_a_converted_model_with_its_shapes(tmp_path, allennlp_fixture, allennlp_model):
+    corpus = write_corpus(tmp_path / "c.txt", n=40)
+    out = tmp_path / "continued"
+    code = elmo_main(["pretrain", str(corpus), str(out), "--init-model", str(allennlp_fixture), "--max-tokens", "100",
+                      "--vocab-size", "100", "--min-count", "1", "--num-sampled", "16", "--tokens-per-batch", "128",
+                      "--no-progress"])
+    assert code == 0
+    model = load_lm(out)
+    assert (model.config.lstm_dim, model.config.projection_dim) == (64, 16)
+    start = allennlp_model.state_dict()["bilm.forward_layers.0.projection.weight"]
+    trained = model.elmo.state_dict()["bilm.forward_layers.0.projection.weight"]
+    assert 0 < float((trained - start).abs().max()) < 0.1  # moved a little from the converted weights

@@ -1,0 +1,139 @@
+"""The ``elmo`` command line: fast help, --version, the shipped model as default, and one clear
+line for a model that cannot be found or read, whatever the command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from hf_elmo.cli import main as elmo_main
+from hf_elmo.pretrained import DEFAULT_MODEL, DEMO_SENTENCES
+from hf_elmo_cli import COMMANDS
+from tests.numpy_elmo import small_options, write_random_original
+
+ELMO = Path(sys.executable).parent / "elmo"
+
+HELP_IMPORTS = """
+import sys
+sys.argv = ["elmo", "--help"]
+import hf_elmo_cli
+try:
+    hf_elmo_cli.main()
+except SystemExit:
+    pass
+print("heavy imports:", sorted(m for m in ("torch", "transformers", "hf_elmo", "spacy") if m in sys.modules))
+"""
+
+
+def test_help_imports_neither_torch_nor_transformers():
+    result = subprocess.run([sys.executable, "-c", HELP_IMPORTS], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "{" + ",".join(COMMANDS) + "}" in result.stdout
+    assert result.stdout.strip().splitlines()[-1] == "heavy imports: []"
+
+
+def test_version_names_the_distribution():
+    from importlib.metadata import version
+
+    result = subprocess.run([str(ELMO), "--version"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == f"elmo (hf-elmo) {version('hf-elmo')}"
+
+
+@pytest.fixture
+def text(tmp_path) -> Path:
+    path = tmp_path / "text.txt"
+    path.write_text("\n".join(DEMO_SENTENCES.read_text(encoding="utf-8").splitlines()[:4]) + "\n")
+    return path
+
+
+def test_perplexity_defaults_to_the_shipped_model(text, capsys):
+    assert elmo_main(["perplexity", str(text), "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert elmo_main(["perplexity", str(DEFAULT_MODEL), str(text), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == default
+    assert elmo_main(["perplexity", "hf-elmo:elmo-tiny-en", str(text), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == default
+
+
+@pytest.fixture
+def no_weights(tmp_path) -> Path:
+    folder = tmp_path / "no-weights"
+    folder.mkdir()
+    (folder / "config.json").write_bytes((DEFAULT_MODEL / "config.json").read_bytes())
+    return folder
+
+
+@pytest.fixture
+def corrupt(tmp_path) -> Path:
+    folder = tmp_path / "corrupt"
+    folder.mkdir()
+    for name in ("config.json", "vocab.txt"):
+        (folder / name).write_bytes((DEFAULT_MODEL / name).read_bytes())
+    (folder / "model.safetensors").write_bytes((DEFAULT_MODEL / "model.safetensors").read_bytes()[:5000])
+    return folder
+
+
+def _commands(model: str, text: Path, out: Path):
+    return {
+        "embed": ["embed", str(text), str(out / "x.hdf5"), "--model", model, "--no-progress"],
+        "perplexity": ["perplexity", model, str(text)],
+        "demo": ["demo", "--model", model],
+        "pretrain": ["pretrain", str(text), str(out / "lm"), "--init-model", model, "--epochs", "1", "--no-progress"],
+    }
+
+
+@pytest.mark.parametrize("command", ["embed", "perplexity", "demo", "pretrain"])
+@pytest.mark.parametrize("case", ["missing", "no_weights", "corrupt"])
+def test_every_command_names_a_bad_model_in_one_line(command, case, request, text, tmp_path, capsys):
+    model = {"missing": str(tmp_path / "my-elmo") + "/", "no_weights": None, "corrupt": None}[case]
+    model = model or str(request.getfixturevalue(case))
+    out = tmp_path / "out"
+    out.mkdir()
+    assert elmo_main(_commands(model, text, out)[command]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    expected = {"missing": "no such local file or folder", "no_weights": "has a config.json but no model.safetensors",
+                "corrupt": "model.safetensors is not a readable safetensors file"}[case]
+    assert err.startswith(f"elmo {command}: error: ") and expected in err and model.rstrip("/") in err
+    assert list(out.iterdir()) == []  # nothing written (pretrain: no checkpoint folder)
+
+
+def test_embed_reads_a_zip_of_the_original_files(text, tmp_path, capsys):
+    write_random_original(tmp_path, small_options(), seed=2)
+    archive = tmp_path / "model.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.write(tmp_path / "options.json", "elmo/options.json")
+        handle.write(tmp_path / "weights.hdf5", "elmo/weights.hdf5")
+    assert elmo_main(["embed", str(text), str(tmp_path / "z.hdf5"), "--model", str(archive), "--no-progress"]) == 0
+    assert elmo_main(["embed", str(text), str(tmp_path / "f.hdf5"), "--model", str(tmp_path), "--no-progress"]) == 0
+    import h5py
+
+    with h5py.File(tmp_path / "z.hdf5") as zipped, h5py.File(tmp_path / "f.hdf5") as folder:
+        assert len(zipped) == len(folder) == 5  # 4 lines + sentence_to_index
+        for key in ("0", "3"):
+            assert (zipped[key][...] == folder[key][...]).all()
+
+
+def test_the_models_the_commands_load_compute_in_float32():
+    """The shipped model is stored in float16; embed and demo (load_bilm) and perplexity (load_lm)
+    run it in float32."""
+    import torch
+
+    from hf_elmo.loading import load_bilm
+    from hf_elmo.training.evaluation import load_lm
+
+    assert load_bilm("hf-elmo:elmo-tiny-en")[0].dtype == torch.float32
+    assert load_lm("hf-elmo:elmo-tiny-en").dtype == torch.float32
+
+
+def test_embed_with_the_default_model_prints_nothing_on_stderr(text, tmp_path):
+    result = subprocess.run([str(ELMO), "embed", str(text), str(tmp_path / "out.hdf5"), "--no-progress"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr == ""  # no "Loading weights" bar, no load report
+    assert result.stdout.startswith(f"wrote {tmp_path / 'out.hdf5'}: 4 lines")

@@ -1,0 +1,26 @@
+"""scripts/bench_inference.py runs end to end (our side; AllenNLP's venv is for benchmark runs)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+
+def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_path):
+    rows_file = tmp_path / "rows.json"
+    result = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bench_inference.py"), "--no-reference", "--sizes", "small",
+         "--batch-sizes", "4", "--n-sentences", "8", "--repeat", "1", "--threads", "1", "--bf16",
+         "--json", str(rows_file)],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "ELMO_SHARED": str(shared)},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    timing, errors = json.loads(rows_file.read_text())
+    assert timing["size"] == "small" and timing["batch_size"] == 4
+    assert timing["ours"]["tokens_per_s"] > 0 and timing["ours"]["peak_rss_mb"] > 0
+    assert 0 < errors["bf16_mean_abs_error"] <= errors["bf16_max_abs_error"] < 0.1
+    assert "| small | 4 | - |" in result.stdout

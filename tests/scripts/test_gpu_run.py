@@ -1,0 +1,126 @@
+"""scripts/gpu/gpu_run.py end to end on CPU: pack -> (two device calls) stash -> start -> poll ->
+collect (two calls) -> assemble -> ElmoModel.from_pretrained, with a tiny model and budget."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+import random
+import shutil
+
+import pytest
+import torch
+
+from hf_elmo import ElmoModel, batch_to_ids
+from tests.conftest import REPO
+from tests.hf_elmo.training.test_pretraining import write_corpus
+
+SPEC = importlib.util.spec_from_file_location("gpu_run", REPO / "scripts" / "gpu" / "gpu_run.py")
+gpu_run = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(gpu_run)
+
+TINY_TRAINING = ["--", "--preset", "cpu", "--lstm-dim", "16", "--projection-dim", "8", "--filters", "[[1,4],[2,8]]",
+                 "--no-clip", "--max-tokens", "10000000", "--max-minutes", "0.01", "--tokens-per-batch", "128",
+                 "--num-sampled", "16", "--checkpoint-every-steps", "3", "--threads", "1"]
+
+
+def _raw_shards(folder):
+    """One gzip shard of raw paragraphs, as in ../shared/data/pretrain-en (block 0 of 50 is held out)."""
+    rng = random.Random(0)
+    words = "the a cat dog sat ran on under mat house red old new big small quickly".split()
+    folder.mkdir()
+    with gzip.open(folder / "toy-00.txt.gz", "wt", encoding="utf-8") as f:
+        for _ in range(120):
+            f.write(" ".join(". ".join(" ".join(rng.choices(words, k=6)).capitalize() for _ in range(3)).split()) + ".\n")
+    return folder
+
+
+def _device_call(pack, device_pack, names):
+    """What a device call with ``carry`` does to the host's gpu-pack/: these files arrive, others stay."""
+    device_pack.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copyfile(pack / name, device_pack / name)
+
+
+def _tokenised(folder):
+    """A folder as scripts/prepare_pretrain_en.py writes it."""
+    folder.mkdir()
+    write_corpus(folder / "train.txt", n=300)
+    write_corpus(folder / "valid.txt", n=20, seed=1)
+    write_corpus(folder / "test.txt", n=20, seed=2)
+    return ["--tokenised", str(folder)]
+
+
+@pytest.mark.parametrize("source", [
+    "tokenised",
+    pytest.param("raw", marks=pytest.mark.slow),  # tokenises with spaCy via prepare_pretrain_en.py (~40 s in all)
+])
+def test_pack_start_poll_collect_assemble_gives_a_loadable_model(tmp_path, capsys, source):
+    pack, device_pack, work = tmp_path / "gpu-pack", tmp_path / "device" / "gpu-pack", tmp_path / "device" / "work"
+    data = _tokenised(tmp_path / "tok") if source == "tokenised" else [
+        "--source", str(_raw_shards(tmp_path / "raw")), "--processes", "1"]
+    gpu_run.main(["pack", *data, "--out", str(pack), "--part-mib", "0.0005", "--vocab-size", "100", "--min-count", "1"])
+    manifest = json.loads((pack / "manifest.json").read_text())
+    parts = [p["name"] for p in manifest["pieces"]]
+    assert len(parts) >= 2 and manifest["train_tokens"] > 500 and manifest["vocabulary"] > 10
+    assert all((pack / p).stat().st_size <= 0.0005 * 2**20 for p in parts)
+
+    _device_call(pack, device_pack, ["manifest.json", parts[0]])  # call 1: the first part
+    gpu_run.main(["stash", "--pack", str(device_pack), "--work", str(work)])
+    for name in parts[1:]:
+        (device_pack / parts[0]).unlink(missing_ok=True)
+        _device_call(pack, device_pack, ["manifest.json", name])  # call 2..: the others, then start
+        gpu_run.main(["stash", "--pack", str(device_pack), "--work", str(work)])
+    gpu_run.main(["start", "--work", str(work), *TINY_TRAINING])
+    assert "started pid" in capsys.readouterr().out
+    gpu_run.main(["poll", "--work", str(work), "--follow", "240", "--every", "0.5"])  # returns when done
+    report = capsys.readouterr().out.split("state: ")[-1]
+    assert report.startswith("done"), report + (work / "pretrain.log").read_text()
+    assert "tokens/s" in report and "metrics:" in report
+
+    calls = []
+    first = 0
+    while True:  # small pieces, so that the model comes back in more than one call
+        out = tmp_path / f"out{len(calls)}"
+        gpu_run.main(["collect", "--work", str(work), "--out", str(out), "--piece-mib", "0.005", "--first", str(first)])
+        calls.append(out)
+        said = capsys.readouterr().out
+        if "next call: none" in said:
+            break
+        first = int(said.split("--first ")[1].split()[0])
+    assert len(calls) >= 2 and all(len(list(c.iterdir())) <= 8 for c in calls)
+
+    gpu_run.main(["assemble", *map(str, calls), "--dest", str(tmp_path / "local")])
+    local = tmp_path / "local" / "model"
+    for path in (work / "model").iterdir():
+        assert (local / path.name).read_bytes() == path.read_bytes(), path.name
+    model = ElmoModel.from_pretrained(local).eval()
+    assert model.config.cell_clip is None and model.config.proj_clip is None
+    with torch.inference_mode():
+        assert model(input_ids=batch_to_ids([["the", "cat", "sat"]])).last_hidden_state.shape == (1, 3, 16)
+    training = json.loads((local / "training.json").read_text())
+    assert training["settings"]["train_file"] == "data/train.txt" and training["settings"]["output_dir"] == "model"
+
+
+def test_assemble_names_a_corrupt_or_missing_piece_and_writes_nothing(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "weights.bin").write_bytes(bytes(range(256)) * 400)
+    work, out = tmp_path / "work", tmp_path / "out"
+    work.mkdir()
+    shutil.move(str(folder), work / "model")
+    (work / "model" / "config.json").write_text("{}")
+    gpu_run.main(["collect", "--work", str(work), "--out", str(out), "--piece-mib", "0.02"])
+    pieces = sorted(out.glob("model-0*"))
+    assert len(pieces) >= 3
+    data = bytearray(pieces[1].read_bytes())
+    data[7] ^= 1
+    pieces[1].write_bytes(bytes(data))
+    with pytest.raises(SystemExit, match=f"piece .*{pieces[1].name} does not match its sha256"):
+        gpu_run.main(["assemble", str(out), "--dest", str(tmp_path / "local")])
+    pieces[2].unlink()
+    pieces[1].write_bytes(bytes(data[:7] + bytes([data[7] ^ 1]) + data[8:]))
+    with pytest.raises(SystemExit, match=f"piece {pieces[2].name} is missing"):
+        gpu_run.main(["assemble", str(out), "--dest", str(tmp_path / "local")])
+    assert not (tmp_path / "local" / "model").exists() and not list((tmp_path / "local").iterdir())

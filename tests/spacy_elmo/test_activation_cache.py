@@ -1,0 +1,87 @@
+"""The activation cache of a frozen biLM returns exactly what recomputation gives."""
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from spacy.tokens import Doc
+
+from spacy_elmo.cache import ActivationCache, doc_key
+from tests.spacy_elmo.pipeline_helpers import tiny_elmo
+
+TEXTS = ["The cat sat on the mat .", "Hi", "A longer sentence with a few more words .", ""]
+
+
+@pytest.mark.parametrize("cache_dir", [False, True])
+def test_cached_layers_equal_recomputed_layers(make_nlp, tmp_path, cache_dir):
+    cached = make_nlp(cache_mb=16, cache_dir=str(tmp_path / "cache") if cache_dir else None)
+    uncached = make_nlp(cache_mb=0)
+    elmo = cached.get_pipe("elmo")
+    docs = [cached.make_doc(t) for t in TEXTS]
+    first = elmo.predict(docs)
+    assert len(elmo.cache) == len(TEXTS)
+    again = elmo.predict([cached.make_doc(t) for t in TEXTS])  # all from the cache
+    recomputed = uncached.get_pipe("elmo").predict([uncached.make_doc(t) for t in TEXTS])
+    for a, b, c in zip(first, again, recomputed):
+        np.testing.assert_array_equal(b, a)
+        np.testing.assert_array_equal(b, c)
+    # a doc computed in another batch composition: equal up to float rounding
+    alone = uncached.get_pipe("elmo").predict([uncached.make_doc(TEXTS[0])])[0]
+    np.testing.assert_allclose(again[0], alone, atol=1e-6)
+
+
+def test_training_updates_read_the_cache_after_the_first_pass(make_nlp):
+    from spacy.training import Example
+
+    nlp = make_nlp(cache_mb=16)
+    elmo = nlp.get_pipe("elmo")
+    examples = [Example(nlp.make_doc(t), nlp.make_doc(t)) for t in TEXTS]
+    elmo.update(examples)
+    with mock.patch("spacy_elmo.bilm._run", side_effect=AssertionError("the biLM ran again")):
+        elmo.update(examples)
+
+
+def test_key_depends_on_tokens_and_sentence_boundaries(make_nlp):
+    nlp = make_nlp()
+    a = Doc(nlp.vocab, words=["New", "York", "is", "big"])
+    b = Doc(nlp.vocab, words=["New York", "is", "big"])
+    c = Doc(nlp.vocab, words=["New", "York", "is", "big"], sent_starts=[True, False, True, False])
+    assert len({doc_key(a), doc_key(b), doc_key(c)}) == 3
+    assert doc_key(a) == doc_key(Doc(nlp.vocab, words=["New", "York", "is", "big"]))
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_cache_is_bounded_and_evicts_the_least_recently_used(tmp_path, on_disk):
+    cache = ActivationCache(max_mb=3 * 4096 / 2**20, directory=tmp_path if on_disk else None)
+    arrays = {k: np.full((1, 1, 1024), i, dtype="float32") for i, k in enumerate("abcd")}  # 4 KiB each
+    for key in "abc":
+        cache.put(key, arrays[key])
+    cache.get("a")
+    cache.put("d", arrays["d"])
+    assert cache.get("b") is None
+    for key in "acd":
+        np.testing.assert_array_equal(cache.get(key), arrays[key])
+    if on_disk:
+        assert len(list(tmp_path.glob("*.npy"))) == 3
+
+
+def test_cache_is_cleared_when_new_weights_are_loaded(make_nlp, tiny_elmo_dir):
+    nlp = make_nlp(cache_mb=16)
+    elmo = nlp.get_pipe("elmo")
+    nlp("Hello world")
+    assert len(elmo.cache) == 1
+    elmo.initialize(lambda: [], nlp=nlp, loader=lambda: tiny_elmo(seed=1))
+    assert len(elmo.cache) == 0
+
+
+def test_fine_tuned_biLM_is_not_cached(make_nlp):
+    nlp = make_nlp(cache_mb=16, model={"@architectures": "spacy-elmo.ElmoBiLm.v1", "frozen": False})
+    nlp("Hello world")
+    assert len(nlp.get_pipe("elmo").cache) == 0
+
+
+def test_changing_a_returned_array_does_not_change_the_cache():
+    cache = ActivationCache(max_mb=1)
+    cache.put("k", np.ones((1, 2, 3), dtype="float32"))
+    cache.get("k")[:] = 5.0
+    np.testing.assert_array_equal(cache.get("k"), 1.0)

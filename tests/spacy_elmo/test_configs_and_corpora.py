@@ -1,0 +1,97 @@
+"""The shipped configs (ELMo and baseline differ only by ELMo) and the corpus readers."""
+
+
+import pytest
+import spacy
+from spacy.util import load_config
+
+from spacy_elmo.corpora import iob1_spans, read_conll2003, read_sst
+from tests.conftest import REPO
+
+CONFIGS = REPO / "spacy_elmo" / "configs"
+
+
+def without_elmo(config: dict, task: str) -> dict:
+    """The ELMo config with the elmo component, its loader, path and the ELMo half of the
+    tok2vec taken out, the way its baseline should read."""
+    config = {section: dict(value) if isinstance(value, dict) else value for section, value in config.items()}
+    config["paths"] = {k: v for k, v in config["paths"].items() if k != "elmo"}
+    config["nlp"] = {**config["nlp"], "pipeline": [task]}
+    config["components"] = {task: config["components"][task]}
+    tok2vec = dict(config["components"][task]["model"]["tok2vec"])
+    tok2vec.pop("elmo")
+    tok2vec["@architectures"] = "spacy.Tok2Vec.v2"
+    model = {**config["components"][task]["model"], "tok2vec": tok2vec}
+    config["components"][task] = {**config["components"][task], "model": model}
+    config["initialize"] = {**config["initialize"], "components": {}}
+    return config
+
+
+@pytest.mark.parametrize("task", ["ner", "textcat"])
+def test_baseline_config_is_the_elmo_config_without_elmo(task):
+    elmo = load_config(CONFIGS / f"{task}.cfg", interpolate=False)
+    baseline = load_config(CONFIGS / f"{task}_baseline.cfg", interpolate=False)
+    assert without_elmo(elmo, task) == dict(baseline)
+
+
+@pytest.mark.parametrize("name", ["ner", "textcat", "ner_baseline", "textcat_baseline"])
+def test_configs_build_a_pipeline(name):
+    config = load_config(CONFIGS / f"{name}.cfg")
+    nlp = spacy.util.load_model_from_config(config, auto_fill=False, validate=True)
+    assert nlp.pipe_names[-1] == name.split("_")[0]
+
+
+def test_iob1_spans_start_on_B_or_a_type_change():
+    tags = ["I-PER", "I-PER", "O", "I-LOC", "B-LOC", "I-ORG", "I-MISC", "I-MISC"]
+    assert iob1_spans(tags) == [(0, 2, "PER"), (3, 4, "LOC"), (4, 5, "LOC"), (5, 6, "ORG"), (6, 8, "MISC")]
+    with pytest.raises(ValueError, match="IOB1"):
+        iob1_spans(["X-PER"])
+
+
+def test_read_conll2003_skips_docstart_and_reads_entities(tmp_path):
+    path = tmp_path / "eng.tiny"
+    path.write_text(
+        "-DOCSTART- -X- O O\n\nEU NNP I-NP I-ORG\nrejects VBZ I-VP O\nGerman JJ I-NP I-MISC\n\n"
+        "Peter NNP I-NP I-PER\nBlackburn NNP I-NP I-PER\n",
+        encoding="utf-8",
+    )
+    docs = list(read_conll2003(path, spacy.blank("en").vocab))
+    assert [[(e.text, e.label_) for e in doc.ents] for doc in docs] == [
+        [("EU", "ORG"), ("German", "MISC")],
+        [("Peter Blackburn", "PER")],
+    ]
+
+
+def test_read_sst_gives_exclusive_categories(tmp_path):
+    path = tmp_path / "sst.tiny"
+    path.write_text("1 a fine film .\n0 dull .\n", encoding="utf-8")
+    docs = list(read_sst(path, spacy.blank("en").vocab))
+    assert [doc.cats for doc in docs] == [{"0": 0.0, "1": 1.0}, {"0": 1.0, "1": 0.0}]
+    assert [t.text for t in docs[0]] == ["a", "fine", "film", "."]
+
+
+def test_shared_corpora_have_the_documented_sizes(shared):
+    vocab = spacy.blank("en").vocab
+    conll = shared / "data" / "conll2003-en"
+    assert sum(1 for _ in read_conll2003(conll / "eng.testa", vocab)) == 3250
+    sst = shared / "data" / "sst" / "sentence-level"
+    assert sum(1 for _ in read_sst(sst / "stsa.fine.dev", vocab)) == 1101
+
+
+def test_read_conll2003_takes_testb_docstart_line_as_a_boundary(shared):
+    # eng.testb's first line is "-DOCSTART- -X- -X- O" (not "-DOCSTART- -X- O O" as in the others)
+    docs = list(read_conll2003(shared / "data" / "conll2003-en" / "eng.testb", spacy.blank("en").vocab))
+    assert len(docs) == 3453 and not any(doc[0].text == "-DOCSTART-" for doc in docs)
+    assert [(e.text, e.label_) for e in docs[0].ents] == [("JAPAN", "LOC"), ("CHINA", "PER")]
+
+
+def test_every_registered_spacy_elmo_function_has_an_entry_point():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    from spacy.util import registry
+
+    import spacy_elmo.component  # noqa: F401  (imports every module that registers a function)
+
+    pyproject = tomllib.loads((CONFIGS.parents[1] / "pyproject.toml").read_text())["project"]["entry-points"]
+    for table, section in ((registry.architectures, "spacy_architectures"), (registry.misc, "spacy_misc")):
+        registered = {name for name in table.get_all() if name.startswith("spacy-elmo.")}
+        assert registered == set(pyproject[section]), section

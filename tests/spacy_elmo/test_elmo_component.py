@@ -1,0 +1,159 @@
+"""The ``elmo`` component: layers on ``doc._.elmo``, batching, odd inputs, serialisation."""
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spacy
+import torch
+from spacy.tokens import Doc, DocBin
+
+from hf_elmo import ElmoModel, batch_to_ids
+from spacy_elmo.batching import token_budget_batches
+from tests.spacy_elmo.pipeline_helpers import loader_settings, tiny_elmo
+
+ATOL = 1e-6
+TEXTS = ["The cat sat on the mat .", "Hi", "A much longer sentence with quite a few more words in it ."]
+
+
+def reference_layers(words):
+    """All L+1 layers of one sentence computed by ``ElmoModel`` directly: (L+1, n, 2P)."""
+    with torch.no_grad():
+        out = tiny_elmo()(input_ids=batch_to_ids([words]))
+    return torch.stack(out.hidden_states)[:, 0].numpy()
+
+
+def test_add_pipe_on_blank_english_sets_all_layers_of_every_token(make_nlp):
+    nlp = make_nlp()
+    doc = nlp("The cat sat on the mat.")
+    assert doc._.elmo.layers.shape == (3, len(doc), 16)
+    np.testing.assert_allclose(doc._.elmo.layers, reference_layers([t.text for t in doc]), atol=ATOL)
+
+
+def test_batched_docs_get_their_own_layers_whatever_the_batch(make_nlp):
+    nlp = make_nlp(model={"@architectures": "spacy-elmo.ElmoBiLm.v1", "token_budget": 24})
+    docs = list(nlp.pipe(TEXTS * 2, batch_size=4))
+    for doc in docs:
+        np.testing.assert_allclose(doc._.elmo.layers, reference_layers([t.text for t in doc]), atol=ATOL)
+
+
+def test_sentences_are_read_separately_when_the_doc_has_boundaries(make_nlp):
+    nlp = make_nlp(sentencizer=True)
+    doc = nlp("The cat sat. It was happy!")
+    for sent in doc.sents:
+        np.testing.assert_allclose(
+            doc._.elmo.layers[:, sent.start : sent.end], reference_layers([t.text for t in sent]), atol=ATOL
+        )
+
+
+def test_empty_doc_gets_zero_tokens_of_layers(make_nlp):
+    nlp = make_nlp()
+    docs = list(nlp.pipe(["", "Hello there", ""]))
+    assert docs[0]._.elmo.layers.shape == (3, 0, 16)
+    assert docs[2]._.elmo.layers.shape == (3, 0, 16)
+
+
+def test_whitespace_tokens_get_zeros_and_do_not_change_their_neighbours(make_nlp):
+    nlp = make_nlp()
+    doc = nlp(Doc(nlp.vocab, words=["Hello", "  ", "world", "\n\n", "!"]))
+    np.testing.assert_array_equal(doc._.elmo.layers[:, [1, 3]], 0.0)
+    np.testing.assert_allclose(doc._.elmo.layers[:, [0, 2, 4]], reference_layers(["Hello", "world", "!"]), atol=ATOL)
+    only_space = nlp(Doc(nlp.vocab, words=[" ", "\t", "\n"], spaces=[False] * 3))
+    np.testing.assert_array_equal(only_space._.elmo.layers, np.zeros((3, 3, 16), dtype="float32"))
+
+
+def test_a_5000_token_doc_longer_than_the_token_budget_equals_an_unbounded_run(make_nlp):
+    words = [f"w{i % 97}" for i in range(5000)]
+    small = make_nlp(model={"@architectures": "spacy-elmo.ElmoBiLm.v1", "token_budget": 64})
+    doc = small(Doc(small.vocab, words=words))
+    assert doc._.elmo.layers.shape == (3, 5000, 16)
+    np.testing.assert_allclose(doc._.elmo.layers, reference_layers(words), atol=1e-5)
+
+
+def test_token_budget_batches_cover_every_segment_within_the_budget():
+    lengths = [5, 1, 9, 3, 3, 12, 2, 7]
+    batches = token_budget_batches(lengths, token_budget=12)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) * max(lengths[i] for i in batch) <= 12
+    assert token_budget_batches([30], token_budget=12) == [[0]]
+    with pytest.raises(ValueError, match="token_budget"):
+        token_budget_batches([1], token_budget=0)
+
+
+def test_very_long_tokens_are_truncated_like_the_original_and_bad_text_is_named(make_nlp):
+    nlp = make_nlp()
+    long_token = "x" * 300
+    doc = nlp(Doc(nlp.vocab, words=["see", long_token]))
+    np.testing.assert_allclose(doc._.elmo.layers, reference_layers(["see", "x" * 48]), atol=ATOL)
+    with pytest.raises(ValueError, match="surrogate"):
+        nlp(Doc(nlp.vocab, words=["bad", "\udc80"]))
+
+
+def test_loader_accepts_an_original_format_folder(shared, tmp_path):
+    fixture = shared / "fixtures" / "elmo-allennlp"
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(fixture)
+    nlp.initialize()
+    doc = nlp("The cat sat .")
+    model = ElmoModel.from_allennlp(fixture / "options.json", fixture / "lm_weights.hdf5")
+    with torch.no_grad():
+        expected = torch.stack(model(input_ids=batch_to_ids([["The", "cat", "sat", "."]])).hidden_states)[:, 0]
+    np.testing.assert_allclose(doc._.elmo.layers, expected.numpy(), atol=ATOL)
+
+
+def test_to_disk_and_load_give_identical_layers_without_the_original_folder(tmp_path):
+    source = tmp_path / "source-elmo"
+    tiny_elmo().save_pretrained(source)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(source)
+    nlp.initialize()
+    nlp.to_disk(tmp_path / "pipeline")
+    shutil.rmtree(source)
+    saved = {p.relative_to(tmp_path / "pipeline" / "elmo") for p in (tmp_path / "pipeline" / "elmo").rglob("*.*")}
+    assert {Path("bilm/model.safetensors"), Path("bilm/config.json")} <= saved
+    assert {p.suffix for p in saved} <= {".json", ".safetensors", ".py"}  # weights: no pickle
+    loaded = spacy.load(tmp_path / "pipeline")
+    for text in TEXTS:
+        np.testing.assert_array_equal(loaded(text)._.elmo.layers, nlp(text)._.elmo.layers)
+
+
+def test_to_bytes_and_from_bytes_round_trip(make_nlp):
+    nlp = make_nlp()
+    fresh = spacy.blank("en")
+    fresh.add_pipe("elmo")
+    fresh.from_bytes(nlp.to_bytes())
+    original, restored = (n.get_pipe("elmo").model.shims[0].elmo.state_dict() for n in (nlp, fresh))
+    assert original.keys() == restored.keys()
+    assert all(torch.equal(original[k], restored[k]) for k in original)
+    np.testing.assert_allclose(fresh(TEXTS[0])._.elmo.layers, nlp(TEXTS[0])._.elmo.layers, atol=ATOL)
+
+
+def test_docbin_keeps_the_layers(make_nlp):
+    nlp = make_nlp()
+    docs = list(nlp.pipe(TEXTS))
+    restored = list(DocBin(docs=docs, store_user_data=True).from_bytes(
+        DocBin(docs=docs, store_user_data=True).to_bytes()
+    ).get_docs(nlp.vocab))
+    for doc, back in zip(docs, restored):
+        np.testing.assert_array_equal(back._.elmo.layers, doc._.elmo.layers)
+
+
+def test_biLM_dropout_is_off_at_inference_and_for_a_frozen_biLM_in_training():
+    elmo = tiny_elmo()
+    elmo.bilm.dropout.p = 0.5  # as a biLM trained with dropout would have it
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("elmo", config={"cache_mb": 0})
+    component.initialize(lambda: [], nlp=nlp, loader=lambda: elmo)
+    docs = [nlp.make_doc(t) for t in TEXTS]
+    predicted = component.predict(docs)
+    trained, _ = component.model(docs, is_train=True)
+    for again, in_training, expected in zip(component.predict(docs), trained, predicted):
+        np.testing.assert_array_equal(again, expected)
+        np.testing.assert_array_equal(in_training, expected)
+    component.model.attrs["frozen"] = False  # fine-tuning trains with the biLM's dropout
+    fine_tuned, _ = component.model(docs, is_train=True)
+    assert not np.array_equal(fine_tuned[0], predicted[0])

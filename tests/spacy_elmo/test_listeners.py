@@ -1,0 +1,160 @@
+"""Listeners in training: they receive the batch's layers, their mixes learn, the frozen biLM does
+not; fine-tuning; ``replace_listeners``; widths at initialize (spaCy issue 11547)."""
+
+import numpy as np
+import pytest
+import spacy
+import torch
+from spacy.training import Example
+
+from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, textcat_config, training_docs
+
+ROUNDS = 12
+
+
+def build(tiny_elmo_dir, frozen=True):
+    spacy.util.fix_random_seed(0)  # the task models' initial weights and dropout: a repeatable run
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo", config={"model": {"@architectures": "spacy-elmo.ElmoBiLm.v1", "frozen": frozen}})
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.add_pipe("textcat", config=textcat_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    return nlp, examples, optimizer
+
+
+def mix_node(nlp, name):
+    return next(node for node in nlp.get_pipe(name).model.walk() if node.name == "elmo-scalar-mix")
+
+
+def bilm_state(nlp):
+    return {k: v.clone() for k, v in nlp.get_pipe("elmo").model.shims[0].elmo.state_dict().items()}
+
+
+def train(nlp, examples, optimizer, rounds=ROUNDS):
+    history = []
+    for _ in range(rounds):
+        losses = {}
+        nlp.update(examples, sgd=optimizer, losses=losses)
+        history.append(losses)
+    return history
+
+
+def test_listener_widths_are_set_when_the_elmo_component_is_initialised(tiny_elmo_dir):
+    nlp, _, _ = build(tiny_elmo_dir)
+    elmo = nlp.get_pipe("elmo")
+    assert sorted(elmo.listening_components) == ["ner", "textcat"]
+    for listener in elmo.listeners:
+        assert (listener.get_dim("nL"), listener.get_dim("nO")) == (3, 16)
+
+
+def test_frozen_training_feeds_listeners_trains_mixes_and_keeps_the_biLM(tiny_elmo_dir):
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    before = bilm_state(nlp)
+    history = train(nlp, examples, optimizer)
+    elmo = nlp.get_pipe("elmo")
+    docs = [eg.predicted for eg in examples]
+    for listener in elmo.listeners:
+        assert listener._batch_id == listener.get_batch_id(docs)
+        assert [x.shape for x in listener._outputs] == [(3, len(doc), 16) for doc in docs]
+    for name in ("ner", "textcat"):
+        first, last = (np.mean([h[name] for h in part]) for part in (history[:3], history[-3:]))
+        assert last < first / 2, (name, [h[name] for h in history])
+        s = mix_node(nlp, name).get_param("s")
+        assert np.abs(s).max() > 1e-4, f"the scalar mix of {name} did not learn"
+    assert all(losses["elmo"] == 0.0 for losses in history)
+    after = bilm_state(nlp)
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    assert all(p.grad is None for p in elmo.model.shims[0].elmo.parameters())
+
+
+def test_each_component_owns_its_own_mix(tiny_elmo_dir):
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    train(nlp, examples, optimizer, rounds=3)
+    assert not np.array_equal(mix_node(nlp, "ner").get_param("s"), mix_node(nlp, "textcat").get_param("s"))
+
+
+def test_fine_tuning_updates_the_biLM(tiny_elmo_dir):
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=False)
+    before = bilm_state(nlp)
+    history = train(nlp, examples, optimizer, rounds=3)
+    after = bilm_state(nlp)
+    assert history[-1]["elmo"] > 0.0
+    changed = [k for k in before if not torch.equal(before[k], after[k])]
+    assert "bilm.forward_layers.0.input_linear.weight" in changed
+
+
+def test_a_listener_given_another_batch_names_the_mismatch(tiny_elmo_dir):
+    nlp, examples, _ = build(tiny_elmo_dir)
+    nlp.get_pipe("elmo").update(examples[:2])
+    with pytest.raises(ValueError, match="other than the one the elmo component"):
+        nlp.get_pipe("ner").update(examples[2:4])
+
+
+def test_replace_listeners_gives_ner_its_own_biLM_with_identical_predictions(tiny_elmo_dir, tmp_path):
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    train(nlp, examples, optimizer, rounds=4)
+    texts = [eg.reference.text for eg in examples]
+    before = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts)]
+    scores_before = [nlp(t).cats for t in texts]
+    nlp.replace_listeners("elmo", "ner", ["model.tok2vec.elmo"])
+    assert nlp.get_pipe("elmo").listening_components == ["textcat"]
+    assert nlp.config["components"]["ner"]["model"]["tok2vec"]["elmo"]["@architectures"] == "spacy-elmo.ElmoMix.v1"
+    after = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts)]
+    assert after == before
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in loaded.pipe(texts)] == before
+    for text, cats in zip(texts, scores_before):
+        assert loaded(text).cats == pytest.approx(cats, abs=1e-6)
+
+
+def test_frozen_annotating_elmo_feeds_listeners_through_doc_extension(tiny_elmo_dir):
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    losses = {}
+    nlp.update(examples, sgd=optimizer, losses=losses, exclude=["elmo"], annotates=["elmo"])
+    assert losses["ner"] > 0 and "elmo" not in losses
+    assert all(listener._batch_id is None for listener in nlp.get_pipe("elmo").listeners)
+
+
+def test_a_listener_without_upstream_layers_in_training_names_the_fix(tiny_elmo_dir):
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    with pytest.raises(ValueError, match="annotating_components"):
+        nlp.update(examples, sgd=optimizer, exclude=["elmo"])
+
+
+def test_standalone_mix_owns_its_biLM_and_round_trips(tiny_elmo_dir, tmp_path):
+    nlp = spacy.blank("en")
+    config = textcat_config()
+    config["model"]["tok2vec"]["elmo"] = {
+        "@architectures": "spacy-elmo.ElmoMix.v1",
+        "bilm": {"@architectures": "spacy-elmo.ElmoBiLm.v1", "loader": loader_settings(tiny_elmo_dir)["loader"]},
+        "dropout": 0.0,
+    }
+    nlp.add_pipe("textcat", config=config)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.01
+    history = train(nlp, examples, optimizer, rounds=4)
+    assert history[-1]["textcat"] < history[0]["textcat"]
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    for eg in examples:
+        assert loaded(eg.reference.text).cats == pytest.approx(nlp(eg.reference.text).cats, abs=1e-6)
+
+
+def test_layer_weights_plot_reports_softmax_s_and_gamma_of_every_listener(tiny_elmo_dir, tmp_path):
+    from spacy_elmo import plot_layer_weights
+
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    train(nlp, examples, optimizer, rounds=2)
+    mixes = plot_layer_weights(nlp, tmp_path / "weights.png")
+    assert (tmp_path / "weights.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [mix.component for mix in mixes] == ["ner", "textcat"]
+    for mix in mixes:
+        node = mix_node(nlp, mix.component)
+        expected = torch.softmax(torch.from_numpy(node.get_param("s")).double(), dim=0).numpy()
+        np.testing.assert_allclose(mix.weights, expected, atol=1e-7)
+        assert mix.gamma == pytest.approx(float(node.get_param("gamma")[0]))

@@ -1,0 +1,61 @@
+"""The weasel project template ``project/project.yml`` run on a small slice of the corpora: a fast
+convert + 2-step training, and (slow) the whole NER workflow. The project is copied to a temporary
+folder: nothing is written into the repository."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import spacy
+
+from tests.conftest import REPO
+
+PROJECT = REPO / "project"
+
+
+def weasel(project: Path, command_name: str, *overrides: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "weasel", "run", command_name, str(project), *overrides]
+    return subprocess.run(command, capture_output=True, text=True, timeout=1200)
+
+
+def slice_vars(shared: Path, elmo: str) -> list:
+    conll, sst = shared / "data" / "conll2003-en", shared / "data" / "sst" / "sentence-level"
+    values = {
+        "repo": REPO, "elmo": elmo, "max_sentences": 12, "max_steps": 2, "eval_frequency": 1,
+        "conll_train": conll / "eng.train", "conll_dev": conll / "eng.testa", "conll_test": conll / "eng.testb",
+        "sst_train": sst / "stsa.binary.train", "sst_dev": sst / "stsa.binary.dev", "sst_test": sst / "stsa.binary.test",
+    }
+    return [part for name, value in values.items() for part in (f"--vars.{name}", str(value))]
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    copy = tmp_path / "project"
+    shutil.copytree(PROJECT, copy)
+    return copy
+
+
+def test_project_converts_a_slice_into_its_own_folder_and_trains_two_steps(project, shared, tiny_elmo_dir):
+    before = set(REPO.iterdir())
+    for command in ("convert-ner", "train-ner"):
+        run = weasel(project, command, *slice_vars(shared, str(tiny_elmo_dir)))
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    docs = list(spacy.tokens.DocBin().from_disk(project / "corpus" / "ner-train.spacy").get_docs(spacy.blank("en").vocab))
+    assert len(docs) == 12 and any(doc.ents for doc in docs)
+    nlp = spacy.load(project / "training" / "ner-elmo" / "model-best")
+    assert nlp.pipe_names == ["elmo", "ner"]
+    assert set(REPO.iterdir()) == before  # nothing written into the repository
+
+
+@pytest.mark.slow
+def test_project_ner_workflow_runs_end_to_end_with_the_shipped_model(project, shared):
+    run = weasel(project, "ner", *slice_vars(shared, "null"))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    for name in ("ner-elmo", "ner-baseline"):
+        assert "ents_f" in json.loads((project / "metrics" / f"{name}.json").read_text())
+    assert (project / "plots" / "ner-layer-weights.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert list((project / "packages").glob("en_ner_elmo-0.0.1/dist/en_ner_elmo-0.0.1.tar.gz"))
+    assert "using the shipped model" in run.stdout + run.stderr

@@ -1,0 +1,82 @@
+"""The shipped configs trained for a few steps through the real ``spacy train`` CLI."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import spacy
+import torch
+from spacy.tokens import DocBin
+
+from spacy_elmo.layer_weights import mix_weights, plot_layer_weights
+from tests.conftest import REPO
+from tests.spacy_elmo.pipeline_helpers import tiny_elmo, training_docs
+
+CONFIGS = REPO / "spacy_elmo" / "configs"
+STEPS, EVAL_EVERY = 16, 4
+
+
+def small_overrides(task: str) -> list:
+    prefix = f"--components.{task}.model"
+    overrides = [
+        f"{prefix}.tok2vec.encode.width", "16", f"{prefix}.tok2vec.encode.depth", "1",
+        "--training.max_steps", str(STEPS), "--training.eval_frequency", str(EVAL_EVERY),
+        "--training.optimizer.learn_rate", "0.01", "--training.dropout", "0.0",
+        f"{prefix}.tok2vec.elmo.dropout", "0.0",
+    ]
+    if task == "ner":
+        overrides += [f"{prefix}.hidden_width", "16"]
+    return overrides
+
+
+def losses_from_console(output: str, task: str) -> list:
+    """The ``LOSS <TASK>`` column of spaCy's console table, one value per evaluation."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in output.splitlines()]
+    header = next(line for line in lines if line.startswith("E ") and "LOSS" in line)
+    columns = re.split(r"\s{2,}", header.strip())
+    index = columns.index(f"LOSS {task.upper()}")
+    rows = [line.split() for line in lines if re.match(r"^\s*\d+\s+\d+\s", line)]
+    return [float(row[index]) for row in rows]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("corpus")
+    DocBin(docs=training_docs(spacy.blank("en"))).to_disk(folder / "train.spacy")
+    return folder / "train.spacy"
+
+
+@pytest.mark.parametrize("task", ["ner", "textcat"])
+def test_spacy_train_cli_learns_the_mix_and_keeps_the_frozen_biLM(task, corpus, tiny_elmo_dir, tmp_path):
+    output = tmp_path / "trained"
+    command = [
+        sys.executable, "-m", "spacy", "train", str(CONFIGS / f"{task}.cfg"), "--output", str(output),
+        "--paths.train", str(corpus), "--paths.dev", str(corpus), "--paths.elmo", str(tiny_elmo_dir),
+        *small_overrides(task),
+    ]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    losses = losses_from_console(run.stdout, task)
+    assert len(losses) == STEPS // EVAL_EVERY + 1
+    assert losses[-1] < losses[1], losses  # rows after the first sum EVAL_EVERY steps each
+
+    nlp = spacy.load(output / "model-last")
+    (mix,) = mix_weights(nlp)
+    assert mix.component == task
+    assert np.abs(mix.weights - 1 / 3).max() > 1e-4 or abs(mix.gamma - 1.0) > 1e-4
+    trained = nlp.get_pipe("elmo").model.shims[0].elmo.state_dict()
+    original = tiny_elmo().state_dict()
+    assert all(torch.equal(trained[k], original[k]) for k in original)
+
+    plot_layer_weights(nlp, tmp_path / "weights.png")
+    assert (tmp_path / "weights.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    texts = [doc.text for doc in training_docs(nlp)]
+    nlp.to_disk(tmp_path / "again")
+    reloaded = spacy.load(tmp_path / "again")
+    for a, b in zip(nlp.pipe(texts), reloaded.pipe(texts)):
+        assert [(e.start, e.end, e.label_) for e in a.ents] == [(e.start, e.end, e.label_) for e in b.ents]
+        assert a.cats == pytest.approx(b.cats, abs=1e-6)
