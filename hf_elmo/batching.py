@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from collections.abc import Sequence
 
 
-def token_budget_batches(lengths: Sequence[int], token_budget: int) -> List[List[int]]:
+def token_budget_batches(lengths: Sequence[int], token_budget: int) -> list[list[int]]:
     """Group segment indices so that each batch's padded size (rows x longest) fits the budget.
 
     Segments are taken longest first, so rows of a batch have similar lengths. A segment longer
@@ -14,7 +14,7 @@ def token_budget_batches(lengths: Sequence[int], token_budget: int) -> List[List
     if token_budget < 1:
         raise ValueError(f"token_budget must be at least 1, got {token_budget}")
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    batches: List[List[int]] = []
+    batches: list[list[int]] = []
     for index in order:
         if batches and (len(batches[-1]) + 1) * lengths[batches[-1][0]] <= token_budget:
             batches[-1].append(index)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from transformers import PretrainedConfig
 from transformers.utils import CONFIG_NAME
@@ -25,7 +26,7 @@ LM_ARCHITECTURE = "ElmoForBidirectionalLM"
 #: released models use 16, 1..2, 50, 4096, 512 and 2 (vocabulary 793,471); the bounds leave
 #: ample room while stopping a typo from allocating gigabytes (``vocab_size`` and
 #: ``num_sampled`` size the word softmax of ``ElmoForBidirectionalLM``).
-SIZE_LIMITS: Dict[str, Tuple[int, int]] = {
+SIZE_LIMITS: dict[str, tuple[int, int]] = {
     "char_embedding_dim": (1, 1024),
     "n_highway": (0, 16),
     "max_characters_per_token": (3, 256),  # at least the begin/end-of-word ids and one byte
@@ -41,7 +42,7 @@ MAX_FILTERS, MAX_FILTER_CHANNELS, MAX_TOTAL_CHANNELS = 64, 8192, 16384
 _FILTERS_FORM = "a list of [width, n_channels] pairs, e.g. [[1, 32], [2, 32], [3, 64]]"
 
 #: Where each field lives in the original ``options.json``.
-OPTIONS_KEYS: Dict[str, str] = {
+OPTIONS_KEYS: dict[str, str] = {
     "char_embedding_dim": "char_cnn.embedding.dim",
     "filters": "char_cnn.filters",
     "n_highway": "char_cnn.n_highway",
@@ -98,7 +99,7 @@ def _real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _clip(field: str, value: Any) -> Optional[float]:
+def _clip(field: str, value: Any) -> float | None:
     if value is None:
         return None
     if not _real(value) or value <= 0:
@@ -127,13 +128,13 @@ def _flag(field: str, value: Any) -> bool:
     return value
 
 
-def _choice(field: str, value: Any, choices: Tuple[str, ...]) -> str:
+def _choice(field: str, value: Any, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ElmoConfigError(field, f"must be one of {choices}, got {value!r}")
     return value
 
 
-def _filters(value: Any, max_characters_per_token: int) -> List[List[int]]:
+def _filters(value: Any, max_characters_per_token: int) -> list[list[int]]:
     """The char-CNN filters as ``[[width, n_channels], ...]`` ints, each checked."""
     if not isinstance(value, (list, tuple)):
         raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}, got {value!r}")
@@ -145,8 +146,9 @@ def _filters(value: Any, max_characters_per_token: int) -> List[List[int]]:
     for index, pair in enumerate(value):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}; filter {index} is {pair!r}")
-        width = _integer(f"filters[{index}] width", pair[0], 1, max_characters_per_token,
-                         note=" (at most max_characters_per_token)")
+        width = _integer(
+            f"filters[{index}] width", pair[0], 1, max_characters_per_token, note=" (at most max_characters_per_token)"
+        )
         channels = _integer(f"filters[{index}] n_channels", pair[1], 1, MAX_FILTER_CHANNELS)
         filters.append([width, channels])
     total = sum(channels for _, channels in filters)
@@ -222,7 +224,7 @@ class ElmoConfig(PretrainedConfig):
     def __init__(
         self,
         char_embedding_dim: int = 16,
-        filters: Optional[Sequence[Sequence[int]]] = None,
+        filters: Sequence[Sequence[int]] | None = None,
         n_highway: int = 1,
         activation: str = "relu",
         n_characters: int = 262,
@@ -230,8 +232,8 @@ class ElmoConfig(PretrainedConfig):
         lstm_dim: int = 1024,
         projection_dim: int = 128,
         n_layers: int = 2,
-        cell_clip: Optional[float] = 3.0,
-        proj_clip: Optional[float] = 3.0,
+        cell_clip: float | None = 3.0,
+        proj_clip: float | None = 3.0,
         use_skip_connections: bool = True,
         stateful: bool = False,
         dropout: float = 0.0,
@@ -239,9 +241,9 @@ class ElmoConfig(PretrainedConfig):
         freeze_bilm: bool = True,
         head_hidden_size: int = 128,
         head_dropout: float = 0.5,
-        vocab_size: Optional[int] = None,
+        vocab_size: int | None = None,
         softmax: str = "sampled",
-        num_sampled: Optional[int] = DEFAULT_NUM_SAMPLED,
+        num_sampled: int | None = DEFAULT_NUM_SAMPLED,
         token_embedding: str = "char_cnn",
         initializer_range: float = 0.05,
         **kwargs: Any,
@@ -250,7 +252,7 @@ class ElmoConfig(PretrainedConfig):
             filters = [[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]]
         self.char_embedding_dim = check_size("char_embedding_dim", char_embedding_dim)
         self.max_characters_per_token = check_size("max_characters_per_token", max_characters_per_token)
-        self.filters: List[List[int]] = _filters(filters, self.max_characters_per_token)
+        self.filters: list[list[int]] = _filters(filters, self.max_characters_per_token)
         self.n_highway = check_size("n_highway", n_highway)
         self.activation = _choice("activation", activation, _ACTIVATIONS)
         if isinstance(n_characters, bool) or n_characters not in (261, 262):
@@ -310,16 +312,18 @@ class ElmoConfig(PretrainedConfig):
             where = _config_file(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
             raise ElmoConfigError(err.field, err.problem, where=f"{where}: field ") from None
 
-    def fused_lstm_unsupported(self) -> Optional[str]:
+    def fused_lstm_unsupported(self) -> str | None:
         """Why ``bilm_implementation="fused"`` cannot run this config (clipping), or ``None``."""
         if self.cell_clip is None and self.proj_clip is None:
             return None
-        return (f"ElmoConfig.bilm_implementation='fused' needs cell_clip and proj_clip None (torch's LSTM kernel "
-                f"cannot clip), got cell_clip={self.cell_clip}, proj_clip={self.proj_clip}: use 'fast' for a "
-                "model that clips")
+        return (
+            f"ElmoConfig.bilm_implementation='fused' needs cell_clip and proj_clip None (torch's LSTM kernel "
+            f"cannot clip), got cell_clip={self.cell_clip}, proj_clip={self.proj_clip}: use 'fast' for a "
+            "model that clips"
+        )
 
     @classmethod
-    def from_allennlp_options(cls, options: Dict[str, Any], **kwargs: Any) -> ElmoConfig:
+    def from_allennlp_options(cls, options: dict[str, Any], **kwargs: Any) -> ElmoConfig:
         """Build a config from the original ``options.json`` dictionary.
 
         Extra training-time keys (dropout, n_epochs, ...) are ignored. Missing required keys
@@ -351,10 +355,10 @@ class ElmoConfig(PretrainedConfig):
             name = err.field.split("[")[0]  # "filters[0] width" is under char_cnn.filters
             if name not in OPTIONS_KEYS:
                 raise
-            key = OPTIONS_KEYS[name] + err.field[len(name):]
+            key = OPTIONS_KEYS[name] + err.field[len(name) :]
             raise ElmoConfigError(key, err.problem, where="options field ") from None
 
-    def to_allennlp_options(self) -> Dict[str, Any]:
+    def to_allennlp_options(self) -> dict[str, Any]:
         """The inverse of ``from_allennlp_options`` (with ``n_characters`` 262)."""
         return {
             "lstm": {
@@ -376,7 +380,7 @@ class ElmoConfig(PretrainedConfig):
         }
 
 
-def names_lm_head(architectures: Optional[Sequence[str]]) -> bool:
+def names_lm_head(architectures: Sequence[str] | None) -> bool:
     """Whether a config's ``architectures`` (``save_pretrained`` writes the saved class there)
     name the biLM with its word softmax, ``LM_ARCHITECTURE``. The one test of "is this an LM
     folder?": a biLM loaded from an LM folder and saved again is not one (it has no softmax)."""

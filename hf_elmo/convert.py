@@ -21,9 +21,10 @@ This module imports no model class: building models from the files is ``hf_elmo.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Tuple
+from typing import Any
 
 import numpy as np
 import torch
@@ -53,7 +54,7 @@ class WeightMapping:
 
     ours: str
     theirs: str
-    shapes: Tuple[Tuple[int, ...], ...]
+    shapes: tuple[tuple[int, ...], ...]
     to_ours: Transform
     to_theirs: Transform
 
@@ -91,23 +92,40 @@ def _rows_transposed(start: int, stop: int) -> Transform:
     return lambda kernel: kernel[start:stop].T
 
 
-def weight_table(config: ElmoConfig) -> List[WeightMapping]:
+def weight_table(config: ElmoConfig) -> list[WeightMapping]:
     """Every parameter of an ``ElmoModel`` for ``config`` (the warm state aside, which the format
     does not hold) and where the original files keep it."""
     d, f, p, c = config.char_embedding_dim, config.n_filters, config.projection_dim, config.lstm_dim
-    table = [WeightMapping("char_cnn.char_embedding.weight", "char_embed", ((261, d), (262, d)),
-                           _with_padding_row, _without_padding_row)]
+    table = [
+        WeightMapping(
+            "char_cnn.char_embedding.weight",
+            "char_embed",
+            ((261, d), (262, d)),
+            _with_padding_row,
+            _without_padding_row,
+        )
+    ]
     for i, (width, channels) in enumerate(config.filters):
         table += [
-            WeightMapping(f"char_cnn.convolutions.{i}.weight", f"CNN/W_cnn_{i}", ((1, width, d, channels),),
-                          _conv_to_ours, _conv_to_theirs),
+            WeightMapping(
+                f"char_cnn.convolutions.{i}.weight",
+                f"CNN/W_cnn_{i}",
+                ((1, width, d, channels),),
+                _conv_to_ours,
+                _conv_to_theirs,
+            ),
             WeightMapping(f"char_cnn.convolutions.{i}.bias", f"CNN/b_cnn_{i}", ((channels,),), _same, _same),
         ]
     for k in range(config.n_highway):
         for ours, theirs in (("transform", "transform"), ("gate", "carry")):
             table += [
-                WeightMapping(f"char_cnn.highways.{k}.{ours}.weight", f"CNN_high_{k}/W_{theirs}", ((f, f),),
-                              _transposed, _transposed),
+                WeightMapping(
+                    f"char_cnn.highways.{k}.{ours}.weight",
+                    f"CNN_high_{k}/W_{theirs}",
+                    ((f, f),),
+                    _transposed,
+                    _transposed,
+                ),
                 WeightMapping(f"char_cnn.highways.{k}.{ours}.bias", f"CNN_high_{k}/b_{theirs}", ((f,),), _same, _same),
             ]
     table += [
@@ -119,10 +137,20 @@ def weight_table(config: ElmoConfig) -> List[WeightMapping]:
             ours = f"{layers}.{layer}"
             theirs = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
             table += [
-                WeightMapping(f"{ours}.input_linear.weight", f"{theirs}/W_0", ((2 * p, 4 * c),),
-                              _rows_transposed(0, p), _transposed),
-                WeightMapping(f"{ours}.state_linear.weight", f"{theirs}/W_0", ((2 * p, 4 * c),),
-                              _rows_transposed(p, 2 * p), _transposed),
+                WeightMapping(
+                    f"{ours}.input_linear.weight",
+                    f"{theirs}/W_0",
+                    ((2 * p, 4 * c),),
+                    _rows_transposed(0, p),
+                    _transposed,
+                ),
+                WeightMapping(
+                    f"{ours}.state_linear.weight",
+                    f"{theirs}/W_0",
+                    ((2 * p, 4 * c),),
+                    _rows_transposed(p, 2 * p),
+                    _transposed,
+                ),
                 WeightMapping(f"{ours}.input_linear.bias", f"{theirs}/B", ((4 * c,),), _same, _same),
                 WeightMapping(f"{ours}.projection.weight", f"{theirs}/W_P_0", ((c, p),), _transposed, _transposed),
             ]
@@ -148,7 +176,7 @@ def read_options(options_path: PathLike) -> ElmoConfig:
         raise ValueError(f"{options_path}: {err}") from None
 
 
-def _read_datasets(weights_path: PathLike, table: List[WeightMapping]) -> Dict[str, np.ndarray]:
+def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[str, np.ndarray]:
     """Every dataset ``table`` names, as float32; all problems found are raised together."""
     import h5py
 
@@ -162,7 +190,7 @@ def _read_datasets(weights_path: PathLike, table: List[WeightMapping]) -> Dict[s
     except OSError as err:
         raise ElmoWeightsError(f"{path} is not a readable HDF5 file (truncated or corrupt?): {err}") from None
     shapes = {row.theirs: row.shapes for row in table}  # each dataset once, in table order
-    arrays: Dict[str, np.ndarray] = {}
+    arrays: dict[str, np.ndarray] = {}
     problems = []
     with handle:
         for name, allowed in shapes.items():
@@ -191,21 +219,23 @@ def _non_finite(name: str, array: np.ndarray) -> Iterator[str]:
         yield f"dataset {name!r} holds {bad:,} NaN or infinite values of {array.size:,}"
 
 
-def elmo_state_dict(weights_path: PathLike, config: ElmoConfig) -> Dict[str, torch.Tensor]:
+def elmo_state_dict(weights_path: PathLike, config: ElmoConfig) -> dict[str, torch.Tensor]:
     """Read ``weights_path`` and return ``ElmoModel`` parameters (names without a prefix)."""
     table = weight_table(config)
     arrays = _read_datasets(weights_path, table)
     return {row.ours: torch.from_numpy(np.ascontiguousarray(row.to_ours(arrays[row.theirs]))) for row in table}
 
 
-def allennlp_datasets(state: Dict[str, np.ndarray], config: ElmoConfig) -> Dict[str, np.ndarray]:
+def allennlp_datasets(state: dict[str, np.ndarray], config: ElmoConfig) -> dict[str, np.ndarray]:
     """The weight file's datasets (float32) for ``ElmoModel`` parameters ``state`` (names without a
     prefix): the inverse of ``elmo_state_dict``."""
-    blocks: Dict[str, List[np.ndarray]] = {}
+    blocks: dict[str, list[np.ndarray]] = {}
     for row in weight_table(config):
         blocks.setdefault(row.theirs, []).append(row.to_theirs(state[row.ours]))
-    return {name: np.ascontiguousarray(np.concatenate(parts) if len(parts) > 1 else parts[0], dtype=np.float32)
-            for name, parts in blocks.items()}
+    return {
+        name: np.ascontiguousarray(np.concatenate(parts) if len(parts) > 1 else parts[0], dtype=np.float32)
+        for name, parts in blocks.items()
+    }
 
 
 def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) -> None:
@@ -218,7 +248,7 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
 
     state = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
     prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."
-    state = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+    state = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
     datasets = allennlp_datasets(state, model.config)
     Path(options_path).write_text(json.dumps(model.config.to_allennlp_options(), indent=2), encoding="utf-8")
     with h5py.File(weights_path, "w") as handle:

@@ -17,7 +17,8 @@ This file imports only torch and its sibling tokenizer; a saved model folder car
 
 from __future__ import annotations
 
-from typing import List, Optional, Protocol, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Protocol
 
 import torch
 from torch import nn
@@ -35,7 +36,7 @@ CONV_ROWS = 8192
 GROUP_MERGE_SLOTS = 96
 
 
-def span_groups(sorted_spans: List[int]) -> List[Tuple[int, int]]:
+def span_groups(sorted_spans: list[int]) -> list[tuple[int, int]]:
     """Split ascending character spans into [start, end) groups convolved together.
 
     A group grows while the padding it adds (tokens so far x the span increase) costs less
@@ -43,7 +44,7 @@ def span_groups(sorted_spans: List[int]) -> List[Tuple[int, int]]:
     """
     if not sorted_spans:
         return []
-    groups: List[Tuple[int, int]] = []
+    groups: list[tuple[int, int]] = []
     start = 0
     for index in range(1, len(sorted_spans)):
         if (index - start) * (sorted_spans[index] - sorted_spans[index - 1]) > GROUP_MERGE_SLOTS:
@@ -53,7 +54,7 @@ def span_groups(sorted_spans: List[int]) -> List[Tuple[int, int]]:
     return groups
 
 
-def token_chunks(char_ids: torch.Tensor) -> Tuple[torch.Tensor, ...]:
+def token_chunks(char_ids: torch.Tensor) -> tuple[torch.Tensor, ...]:
     """(N, W) char ids in chunks of at most ``TOKEN_CHUNK`` tokens: the fast char CNN runs chunk by
     chunk, which bounds the memory of its convolutions (N tokens x F channels x positions)."""
     return char_ids.split(TOKEN_CHUNK)
@@ -96,7 +97,7 @@ class LstmWithProjection(Protocol):
     projection: nn.Linear
 
 
-def all_filters_as_one(convolutions: Sequence[nn.Conv1d]) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def all_filters_as_one(convolutions: Sequence[nn.Conv1d]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The convolutions as one matrix over windows of the widest filter's width.
 
     Returns the kernel (widest * D, F) (rows offset-major; zero where a narrower filter's
@@ -109,9 +110,9 @@ def all_filters_as_one(convolutions: Sequence[nn.Conv1d]) -> Tuple[torch.Tensor,
     ]
     kernel = torch.cat(kernels, dim=-1).flatten(0, 1)
     bias = torch.cat([conv.bias for conv in convolutions if conv.bias is not None])
-    widths = torch.cat([
-        torch.full((conv.out_channels,), conv.kernel_size[0], device=bias.device) for conv in convolutions
-    ])
+    widths = torch.cat(
+        [torch.full((conv.out_channels,), conv.kernel_size[0], device=bias.device) for conv in convolutions]
+    )
     return kernel, bias, widths
 
 
@@ -130,7 +131,7 @@ def lstm_dtype(tokens: torch.Tensor) -> torch.dtype:
     return dtype
 
 
-def torch_lstm_weights(layer: LstmWithProjection) -> List[torch.Tensor]:
+def torch_lstm_weights(layer: LstmWithProjection) -> list[torch.Tensor]:
     """One ``ElmoLstmProjectionLayer``'s weights in the layout of ``nn.LSTM(proj_size=P)``: w_ih,
     w_hh, b_ih, b_hh, w_hr.
 
@@ -142,15 +143,20 @@ def torch_lstm_weights(layer: LstmWithProjection) -> List[torch.Tensor]:
     forget = torch.zeros(4 * cell, device=blocks.device, dtype=layer.input_linear.bias.dtype)
     forget[cell : 2 * cell] = FORGET_BIAS
     b_ih = layer.input_linear.bias[blocks] + forget
-    return [layer.input_linear.weight[blocks], layer.state_linear.weight[blocks], b_ih, torch.zeros_like(b_ih),
-            layer.projection.weight]
+    return [
+        layer.input_linear.weight[blocks],
+        layer.state_linear.weight[blocks],
+        b_ih,
+        torch.zeros_like(b_ih),
+        layer.projection.weight,
+    ]
 
 
 #: Rows x steps of input gates computed per GEMM in the fast LSTM (bounds its memory).
 GATE_BLOCK_ROWS = 512
 
 
-def stacked_weights(layers: Tuple[LstmWithProjection, LstmWithProjection]) -> Tuple[torch.Tensor, ...]:
+def stacked_weights(layers: tuple[LstmWithProjection, LstmWithProjection]) -> tuple[torch.Tensor, ...]:
     """The forward and backward weights of one biLM layer (two ``ElmoLstmProjectionLayer``) stacked on axis 0 for batched GEMMs.
 
     Gate blocks are reordered from the original i, j, f, o to i, f, o, j (one sigmoid, one
@@ -168,13 +174,13 @@ def stacked_weights(layers: Tuple[LstmWithProjection, LstmWithProjection]) -> Tu
 
 
 def bidirectional_lstm_layer(
-    weights: Tuple[torch.Tensor, ...],
+    weights: tuple[torch.Tensor, ...],
     inputs: torch.Tensor,
-    running: List[int],
-    state: Tuple[torch.Tensor, torch.Tensor],
-    cell_clip: Optional[float],
-    proj_clip: Optional[float],
-) -> Tuple[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
+    running: list[int],
+    state: tuple[torch.Tensor, torch.Tensor],
+    cell_clip: float | None,
+    proj_clip: float | None,
+) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
     """One biLM layer, both directions at once (axis 0), over length-sorted rows.
 
     Args:
@@ -192,9 +198,9 @@ def bidirectional_lstm_layer(
     n_rows, steps, width = inputs.shape[1:]
     cell = w_state.shape[-1] // 4
     h, c = state
-    outputs: List[torch.Tensor] = []  # (n_t, 2, P) per step
-    ended_h: List[torch.Tensor] = []  # states of rows that ended, later rows first
-    ended_c: List[torch.Tensor] = []
+    outputs: list[torch.Tensor] = []  # (n_t, 2, P) per step
+    ended_h: list[torch.Tensor] = []  # states of rows that ended, later rows first
+    ended_c: list[torch.Tensor] = []
     block_start = block_end = 0
     gates_x = inputs.new_empty(0)  # (2, n, steps of the block, 4C), computed at the first step
     for t in range(steps):

@@ -50,10 +50,11 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby, tee
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any
 
 import h5py
 import numpy as np
@@ -92,11 +93,11 @@ def embed_sentences(
     *,
     layers: str = "all",
     batch_tokens: int = DEFAULT_BATCH_TOKENS,
-    device: Optional[Union[str, torch.device]] = None,
-    dtype: Optional[torch.dtype] = None,
-    max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
-    lookahead_tokens: Optional[int] = None,
-    pool: Optional[str] = None,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
+    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
+    lookahead_tokens: int | None = None,
+    pool: str | None = None,
 ) -> Iterator[np.ndarray]:
     """Embed tokenised sentences; yields one float32 array per sentence, in input order.
 
@@ -128,13 +129,13 @@ def _embed_stream(
     sentences: Iterator[Sequence[str]],
     layers: str,
     batch_tokens: int,
-    max_token_chars: Optional[int],
+    max_token_chars: int | None,
     lookahead: int,
-    pool: Optional[str],
+    pool: str | None,
 ) -> Iterator[np.ndarray]:
     done = 0
     while True:
-        chunk: List[Sequence[str]] = []
+        chunk: list[Sequence[str]] = []
         tokens = 0
         for sentence in sentences:
             if len(sentence) == 0:
@@ -151,14 +152,14 @@ def _embed_stream(
 
 def _embed_chunk(
     model: ElmoModel,
-    chunk: List[Sequence[str]],
+    chunk: list[Sequence[str]],
     layers: str,
     batch_tokens: int,
-    max_token_chars: Optional[int],
-    pool: Optional[str],
-) -> List[np.ndarray]:
+    max_token_chars: int | None,
+    pool: str | None,
+) -> list[np.ndarray]:
     """The arrays of ``chunk``'s sentences, in order, computed in length-sorted batches."""
-    out: Dict[int, np.ndarray] = {}
+    out: dict[int, np.ndarray] = {}
     for batch in token_budget_batches([len(s) for s in chunk], batch_tokens):
         rows = [chunk[i] for i in batch]
         ids = batch_to_ids(rows, model.config.max_characters_per_token, max_token_chars)
@@ -238,14 +239,14 @@ class InputScan:
 
     num_lines: int
     shard_lines: int
-    chunk_tokens: List[int]
+    chunk_tokens: list[int]
 
 
 def scan_input(
     path: PathLike,
     shard: Shard = Shard(),
     chunk_lines: int = DEFAULT_CHUNK_LINES,
-    max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
+    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
     max_characters_per_token: int = 50,
 ) -> InputScan:
     """Check every line of ``path`` (not blank, valid UTF-8, tokens that the char ids accept).
@@ -253,9 +254,9 @@ def scan_input(
     Raises ``CorpusError`` naming the file, the first bad lines (numbered from 1), their
     problems and how many there are.
     """
-    bad: List[str] = []
+    bad: list[str] = []
     n_bad = 0
-    chunk_tokens: List[int] = []
+    chunk_tokens: list[int] = []
     num_lines = shard_lines = 0
     for index, line in enumerate(read_lines(path)):
         num_lines += 1
@@ -281,8 +282,8 @@ def scan_input(
 
 
 def _line_problem(
-    line: str, tokens: List[str], max_token_chars: Optional[int], max_characters_per_token: int
-) -> Optional[str]:
+    line: str, tokens: list[str], max_token_chars: int | None, max_characters_per_token: int
+) -> str | None:
     undecodable = _UNDECODABLE.search(line)
     if undecodable:
         byte = ord(undecodable.group()) - 0xDC00
@@ -308,7 +309,7 @@ class EmbedResult:
     tokens: int
     chunks: int
     chunks_reused: int
-    index: Optional[Path] = None
+    index: Path | None = None
 
 
 def embed_file(
@@ -321,10 +322,10 @@ def embed_file(
     batch_tokens: int = DEFAULT_BATCH_TOKENS,
     chunk_lines: int = DEFAULT_CHUNK_LINES,
     shard: Shard = Shard(),
-    max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
+    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
     overwrite: bool = False,
     show_progress: bool = True,
-    pool: Optional[str] = None,
+    pool: str | None = None,
 ) -> EmbedResult:
     """Embed every line of ``input_path`` (of ``shard``) into an AllenNLP-style HDF5 file.
 
@@ -346,16 +347,19 @@ def embed_file(
     busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
     with exclusive_lock(lock, busy):
         partial = target.with_name(target.name + ".partial")
-        settings = _run_settings(input_path, model_id, layers, str(model.dtype).removeprefix("torch."),
-                                 chunk_lines, shard)
+        settings = _run_settings(
+            input_path, model_id, layers, str(model.dtype).removeprefix("torch."), chunk_lines, shard
+        )
         if pool is not None:  # unpooled runs keep the settings of earlier versions, so they resume
             settings["pool"] = pool
         previous = _read_run_file(partial, overwrite)
         resumable = previous is not None and previous["settings"] == settings
         if previous is not None and not resumable and not overwrite:
             changed = sorted(k for k in settings if previous["settings"].get(k) != settings[k])
-            raise ValueError(f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
-                             "delete that folder, or pass --overwrite to start again")
+            raise ValueError(
+                f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
+                "delete that folder, or pass --overwrite to start again"
+            )
         if target.exists() and not resumable and not overwrite:
             raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
 
@@ -377,21 +381,33 @@ def embed_file(
         done = {k for k in range(chunks) if _part_is_complete(partial, k, scan, chunk_lines)}
         result.chunks_reused = len(done)
         todo, labels = tee(
-            (index, line.split()) for index, line in enumerate(read_lines(input_path))
+            (index, line.split())
+            for index, line in enumerate(read_lines(input_path))
             if shard.owns(index) and shard.chunk_of(index, chunk_lines) not in done
         )
-        vectors = embed_sentences(model, (tokens for _, tokens in todo), layers=layers,
-                                  batch_tokens=batch_tokens, max_token_chars=max_token_chars, pool=pool)
-        with tqdm(total=result.tokens, initial=sum(scan.chunk_tokens[k] for k in done), unit="tok",
-                  unit_scale=True, desc=f"embedding {input_path.name}", disable=not show_progress) as bar:
-            for chunk, items in groupby(zip(labels, vectors),
-                                        key=lambda item: shard.chunk_of(item[0][0], chunk_lines)):
+        vectors = embed_sentences(
+            model,
+            (tokens for _, tokens in todo),
+            layers=layers,
+            batch_tokens=batch_tokens,
+            max_token_chars=max_token_chars,
+            pool=pool,
+        )
+        with tqdm(
+            total=result.tokens,
+            initial=sum(scan.chunk_tokens[k] for k in done),
+            unit="tok",
+            unit_scale=True,
+            desc=f"embedding {input_path.name}",
+            disable=not show_progress,
+        ) as bar:
+            for chunk, items in groupby(zip(labels, vectors), key=lambda item: shard.chunk_of(item[0][0], chunk_lines)):
                 _write_part(_part_file(partial, chunk), items, bar)
         _merge(partial, target, input_path, shard, chunk_lines, settings)
         return _finish(result, output_path, shard, scan, layers)
 
 
-def _check_options(layers: str, pool: Optional[str], batch_tokens: int) -> None:
+def _check_options(layers: str, pool: str | None, batch_tokens: int) -> None:
     """The options that ``embed_sentences`` and ``embed_file`` share: one error each, naming it."""
     if layers not in LAYERS:
         raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
@@ -401,8 +417,16 @@ def _check_options(layers: str, pool: Optional[str], batch_tokens: int) -> None:
         raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")
 
 
-def _check_run(input_path: Path, target: Path, output_path: PathLike, shard: Shard, layers: str,
-               pool: Optional[str], batch_tokens: int, chunk_lines: int) -> None:
+def _check_run(
+    input_path: Path,
+    target: Path,
+    output_path: PathLike,
+    shard: Shard,
+    layers: str,
+    pool: str | None,
+    batch_tokens: int,
+    chunk_lines: int,
+) -> None:
     """Every check that needs no lock and no reading of the input: done before anything is written."""
     _check_options(layers, pool, batch_tokens)
     if chunk_lines < 1:
@@ -413,23 +437,38 @@ def _check_run(input_path: Path, target: Path, output_path: PathLike, shard: Sha
         raise FileNotFoundError(f"input file not found: {input_path}")
     if target.is_dir():
         raise ValueError(f"the output {target} is a folder; name the HDF5 file to write")
-    written = [target, target.with_name(target.name + ".tmp"), target.with_name(target.name + ".lock"),
-               target.with_name(target.name + ".partial"), shard_index_file(output_path)]
+    written = [
+        target,
+        target.with_name(target.name + ".tmp"),
+        target.with_name(target.name + ".lock"),
+        target.with_name(target.name + ".partial"),
+        shard_index_file(output_path),
+    ]
     source = input_path.resolve()
     for path in written:
-        if path.resolve() == source or path.resolve() in source.parents or (
-                path.exists() and os.path.samefile(path, source)):
+        if (
+            path.resolve() == source
+            or path.resolve() in source.parents
+            or (path.exists() and os.path.samefile(path, source))
+        ):
             raise ValueError(f"the output {path} is (or holds) the input {input_path}; write to another file")
 
 
-def _run_settings(input_path: Path, model_id: str, layers: str, dtype: str, chunk_lines: int,
-                  shard: Shard) -> Dict[str, Any]:
-    return {"input": str(input_path.resolve()), **_input_identity(input_path),
-            "model": model_id, "layers": layers, "dtype": dtype, "chunk_lines": chunk_lines,
-            "shard": f"{shard.index}/{shard.count}"}
+def _run_settings(
+    input_path: Path, model_id: str, layers: str, dtype: str, chunk_lines: int, shard: Shard
+) -> dict[str, Any]:
+    return {
+        "input": str(input_path.resolve()),
+        **_input_identity(input_path),
+        "model": model_id,
+        "layers": layers,
+        "dtype": dtype,
+        "chunk_lines": chunk_lines,
+        "shard": f"{shard.index}/{shard.count}",
+    }
 
 
-def _input_identity(input_path: Path) -> Dict[str, Any]:
+def _input_identity(input_path: Path) -> dict[str, Any]:
     """Size, mtime and SHA-256 of the input: what must not change between a run's start and end."""
     stat = input_path.stat()
     digest = hashlib.sha256()
@@ -443,7 +482,7 @@ def _part_file(partial: Path, chunk: int) -> Path:
     return partial / f"part-{chunk:06d}.hdf5"
 
 
-def _read_run_file(partial: Path, overwrite: bool) -> Optional[Dict[str, Any]]:
+def _read_run_file(partial: Path, overwrite: bool) -> dict[str, Any] | None:
     """The settings of the unfinished run in ``partial`` (None if there is none, or if its
     ``run.json`` is damaged and ``overwrite`` discards it)."""
     path = partial / RUN_FILE
@@ -477,7 +516,7 @@ def _part_is_complete(partial: Path, chunk: int, scan: InputScan, chunk_lines: i
     return False
 
 
-def _write_part(path: Path, items: Iterable[Tuple[Tuple[int, List[str]], np.ndarray]], bar: tqdm) -> None:
+def _write_part(path: Path, items: Iterable[tuple[tuple[int, list[str]], np.ndarray]], bar: tqdm) -> None:
     """One chunk's datasets, written under a temporary name and renamed when complete."""
     with atomic_file(path) as tmp:
         with h5py.File(tmp, "w") as part:
@@ -487,11 +526,12 @@ def _write_part(path: Path, items: Iterable[Tuple[Tuple[int, List[str]], np.ndar
                 bar.update(len(tokens))
 
 
-def _merge(partial: Path, target: Path, input_path: Path, shard: Shard, chunk_lines: int,
-           settings: Dict[str, Any]) -> None:
+def _merge(
+    partial: Path, target: Path, input_path: Path, shard: Shard, chunk_lines: int, settings: dict[str, Any]
+) -> None:
     """Copy every part into ``target`` (via a temporary file) with ``sentence_to_index``, then
     remove the partial folder. The input must still be the one the run started with."""
-    sentence_to_index: Dict[str, str] = {}
+    sentence_to_index: dict[str, str] = {}
     owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
     parts_bytes = sum(p.stat().st_size for p in partial.glob("part-*.hdf5"))
     ensure_free_space(target, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}", _RESUME)
@@ -508,8 +548,10 @@ def _merge(partial: Path, target: Path, input_path: Path, shard: Shard, chunk_li
         changed = [k for k, v in now.items() if settings[k] != v]
         if changed:
             shutil.rmtree(partial)
-            raise ValueError(f"{input_path} changed while it was embedded ({', '.join(changed)} differ); nothing "
-                             "was written and the unfinished run was discarded: run the command again")
+            raise ValueError(
+                f"{input_path} changed while it was embedded ({', '.join(changed)} differ); nothing "
+                "was written and the unfinished run was discarded: run the command again"
+            )
     shutil.rmtree(partial)
 
 
@@ -517,12 +559,21 @@ def _finish(result: EmbedResult, output: PathLike, shard: Shard, scan: InputScan
     """Shard 0 of several writes the shard index."""
     if shard.count > 1 and shard.index == 0:
         result.index = shard_index_file(output)
-        write_text_atomic(result.index, json.dumps({
-            "format": INDEX_FORMAT, "num_shards": shard.count, "num_lines": scan.num_lines,
-            "assignment": "line % num_shards",
-            "files": [Shard(i, shard.count).output_file(output).name for i in range(shard.count)],
-            "layers": layers,
-        }, indent=2) + "\n")
+        write_text_atomic(
+            result.index,
+            json.dumps(
+                {
+                    "format": INDEX_FORMAT,
+                    "num_shards": shard.count,
+                    "num_lines": scan.num_lines,
+                    "assignment": "line % num_shards",
+                    "files": [Shard(i, shard.count).output_file(output).name for i in range(shard.count)],
+                    "layers": layers,
+                },
+                indent=2,
+            )
+            + "\n",
+        )
     return result
 
 
@@ -535,7 +586,7 @@ class Embeddings:
     is by global line index in any case.
     """
 
-    def __init__(self, files: List[h5py.File], num_lines: int) -> None:
+    def __init__(self, files: list[h5py.File], num_lines: int) -> None:
         self.files = files
         self.num_lines = num_lines
 

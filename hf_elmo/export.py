@@ -19,8 +19,9 @@ import contextlib
 import json
 import logging
 import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Dict, Iterator, Sequence, Tuple, Union
+from typing import Any
 
 import numpy as np
 import torch
@@ -43,7 +44,7 @@ def export_model(
     out_dir: PathLike,
     format: str = "onnx",
     dtype: str = "float32",
-    max_token_chars: Union[int, None] = DEFAULT_MAX_TOKEN_CHARS,
+    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
     overwrite: bool = False,
 ) -> Path:
     """Write ``model``'s inference graph in ``format`` with its tokenizer config to ``out_dir``.
@@ -67,8 +68,15 @@ def export_model(
         with torch.no_grad(), _quiet_exporter():
             if format == "onnx":
                 torch.onnx.export(
-                    graph, (example,), str(staging / FORMATS[format]), dynamo=True, dynamic_shapes=dynamic,
-                    input_names=[INPUT_NAME], output_names=list(OUTPUT_NAMES), external_data=False, verbose=False,
+                    graph,
+                    (example,),
+                    str(staging / FORMATS[format]),
+                    dynamo=True,
+                    dynamic_shapes=dynamic,
+                    input_names=[INPUT_NAME],
+                    output_names=list(OUTPUT_NAMES),
+                    external_data=False,
+                    verbose=False,
                 )
             else:
                 program = torch.export.export(graph, (example,), dynamic_shapes=dynamic)
@@ -77,9 +85,14 @@ def export_model(
             max_characters_per_token=config.max_characters_per_token, max_token_chars=max_token_chars
         ).save_pretrained(staging)
         manifest = {
-            "format": format, "file": FORMATS[format], "dtype": dtype, "input": INPUT_NAME,
-            "outputs": list(OUTPUT_NAMES), "max_characters_per_token": config.max_characters_per_token,
-            "max_token_chars": max_token_chars, "num_layers": config.n_layers + 1,
+            "format": format,
+            "file": FORMATS[format],
+            "dtype": dtype,
+            "input": INPUT_NAME,
+            "outputs": list(OUTPUT_NAMES),
+            "max_characters_per_token": config.max_characters_per_token,
+            "max_token_chars": max_token_chars,
+            "num_layers": config.n_layers + 1,
             "output_dim": 2 * config.projection_dim,
         }
         write_text_atomic(staging / MANIFEST, json.dumps(manifest, indent=2) + "\n")
@@ -139,8 +152,10 @@ class ExportedElmo:
         self.folder = Path(folder)
         manifest_path = self.folder / MANIFEST
         if not manifest_path.is_file():
-            raise FileNotFoundError(f"{manifest_path} not found: {self.folder} is not a folder written by `elmo export`")
-        self.manifest: Dict[str, Any] = json.loads(manifest_path.read_text(encoding="utf-8"))
+            raise FileNotFoundError(
+                f"{manifest_path} not found: {self.folder} is not a folder written by `elmo export`"
+            )
+        self.manifest: dict[str, Any] = json.loads(manifest_path.read_text(encoding="utf-8"))
         if self.manifest.get("format") != self.format:
             raise ValueError(
                 f"{self.folder} holds a {self.manifest.get('format')} export, not {self.format}; use open_exported()"
@@ -152,15 +167,15 @@ class ExportedElmo:
         """Char ids (B, T, W) of tokenised sentences, with the tokenizer settings of the export."""
         return batch_to_ids(sentences, self.width, self.max_token_chars)
 
-    def __call__(self, sentences: Sequence[Sequence[str]]) -> Tuple[Any, Any]:
+    def __call__(self, sentences: Sequence[Sequence[str]]) -> tuple[Any, Any]:
         """Layers (B, L+1, T, 2P) and mask (B, T) of tokenised sentences (lists of str)."""
         return self.run(self.char_ids(sentences))
 
-    def run(self, char_ids: Any) -> Tuple[Any, Any]:
+    def run(self, char_ids: Any) -> tuple[Any, Any]:
         """Layers (B, L+1, T, 2P) and mask (B, T) of char ids (B, T, W), checked first."""
         return self._run(check_char_ids(char_ids, self.width))
 
-    def _run(self, char_ids: np.ndarray) -> Tuple[Any, Any]:
+    def _run(self, char_ids: np.ndarray) -> tuple[Any, Any]:
         raise NotImplementedError
 
 
@@ -169,8 +184,9 @@ class OnnxElmo(ExportedElmo):
 
     format = "onnx"
 
-    def __init__(self, folder: PathLike, providers: Sequence[str] = ("CPUExecutionProvider",),
-                 session_options: Any = None) -> None:
+    def __init__(
+        self, folder: PathLike, providers: Sequence[str] = ("CPUExecutionProvider",), session_options: Any = None
+    ) -> None:
         super().__init__(folder)
         import onnxruntime
 
@@ -178,7 +194,7 @@ class OnnxElmo(ExportedElmo):
             str(self.folder / self.manifest["file"]), sess_options=session_options, providers=list(providers)
         )
 
-    def _run(self, char_ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    def _run(self, char_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         layers, mask = self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: char_ids})
         return layers, mask
 
@@ -193,7 +209,7 @@ class TorchExportElmo(ExportedElmo):
         self.program = torch.export.load(self.folder / self.manifest["file"])
         self.module = self.program.module()
 
-    def _run(self, char_ids: np.ndarray) -> Tuple[torch.Tensor, torch.Tensor]:
+    def _run(self, char_ids: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         with torch.no_grad():
             return self.module(torch.from_numpy(char_ids))
 
@@ -207,7 +223,9 @@ PROBE_SENTENCES = [
 ]
 
 
-def parity_error(model: ElmoModel, exported: ExportedElmo, sentences: Sequence[Sequence[str]] = PROBE_SENTENCES) -> float:
+def parity_error(
+    model: ElmoModel, exported: ExportedElmo, sentences: Sequence[Sequence[str]] = PROBE_SENTENCES
+) -> float:
     """Max abs difference between ``exported`` and ``model``'s stateless eager layers on ``sentences``
     (``model`` in eval mode: the graph has no dropout)."""
     ids = exported.char_ids(sentences)

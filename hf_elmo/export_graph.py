@@ -23,7 +23,7 @@ unrolled for one length. The module copies the weights of the ``ElmoModel`` it i
 from __future__ import annotations
 
 import copy
-from typing import Optional, Tuple, TypeVar
+from typing import TypeVar
 
 import torch
 from torch import nn
@@ -59,8 +59,8 @@ class ElmoInferenceGraph(nn.Module):
         self.projection = _copy(cnn.projection)
         self.widest_filter = max(width for width, _ in config.filters)
         self.relu = config.activation != "tanh"
-        self.cell_clip: Optional[float] = config.cell_clip
-        self.proj_clip: Optional[float] = config.proj_clip
+        self.cell_clip: float | None = config.cell_clip
+        self.proj_clip: float | None = config.proj_clip
         self.use_skip_connections = config.use_skip_connections
         self.n_layers = config.n_layers
         width = config.max_characters_per_token
@@ -74,14 +74,16 @@ class ElmoInferenceGraph(nn.Module):
             bias = torch.stack([layer.get_parameter("input_linear.bias").detach() for layer in layers]).clone()
             cell = bias.shape[1] // 4
             bias[:, 2 * cell : 3 * cell] += FORGET_BIAS
-            for name, linear in (("w_input", "input_linear"),  # (2, P, 4C)
-                                 ("w_state", "state_linear"),  # (2, P, 4C)
-                                 ("w_proj", "projection")):  # (2, C, P)
+            for name, linear in (
+                ("w_input", "input_linear"),  # (2, P, 4C)
+                ("w_state", "state_linear"),  # (2, P, 4C)
+                ("w_proj", "projection"),
+            ):  # (2, C, P)
                 weights = [layer.get_parameter(f"{linear}.weight").detach().t() for layer in layers]
                 self.register_buffer(f"{name}_{index}", torch.stack(weights))
             self.register_buffer(f"bias_{index}", bias)
 
-    def forward(self, char_ids: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, char_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         batch, steps, width = char_ids.shape
         mask = (char_ids > 0).any(dim=-1)  # (B, T)
         lengths = mask.sum(dim=1)  # (B,)

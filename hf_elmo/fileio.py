@@ -27,11 +27,11 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, Union
 
-PathLike = Union[str, os.PathLike]
+PathLike = str | os.PathLike
 
 #: Bytes a write must leave free on its disk (HDF5 metadata, the temporary file's rename).
 FREE_SPACE_RESERVE = 4 << 20
@@ -96,8 +96,11 @@ def ensure_free_space(path: PathLike, nbytes: int, what: str, then: str = "run t
         folder = folder.parent
     free = shutil.disk_usage(folder).free
     if free - nbytes < FREE_SPACE_RESERVE:
-        raise OSError(errno.ENOSPC, f"no space left on the disk of {folder} for {what} (needs {nbytes:,} bytes "
-                      f"+ {FREE_SPACE_RESERVE:,} spare, {free:,} free); free some space and {then}")
+        raise OSError(
+            errno.ENOSPC,
+            f"no space left on the disk of {folder} for {what} (needs {nbytes:,} bytes "
+            f"+ {FREE_SPACE_RESERVE:,} spare, {free:,} free); free some space and {then}",
+        )
 
 
 # -- one writer per output --------------------------------------------------------------------
@@ -141,8 +144,9 @@ def check_output_folder(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[
     for source in inputs:
         source = Path(source).resolve()
         if source == resolved or resolved in source.parents:
-            raise ValueError(f"the output folder {out_dir} holds the input {source}; write to another folder "
-                             "(it would be deleted)")
+            raise ValueError(
+                f"the output folder {out_dir} holds the input {source}; write to another folder (it would be deleted)"
+            )
     if out_dir.exists() and not out_dir.is_dir():
         raise FileExistsError(f"{out_dir} is a file, not a folder; choose another output folder or remove the file")
     if out_dir.is_dir() and any(out_dir.iterdir()) and not overwrite:
@@ -170,8 +174,9 @@ def remove_stale_staging(out_dir: PathLike) -> None:
 
 
 @contextmanager
-def build_aside(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = (),
-                expected_bytes: int = 0) -> Iterator[Path]:
+def build_aside(
+    out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = (), expected_bytes: int = 0
+) -> Iterator[Path]:
     """Yield an empty staging folder beside ``out_dir``; when the block ends without error it
     replaces ``out_dir`` (checked again by ``check_output_folder``); on an error it is removed
     and ``out_dir`` is untouched. ``expected_bytes``, about what the block writes, must fit

@@ -33,10 +33,11 @@ import os
 import re
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, Optional, Tuple, Union
+from typing import Any
 
 import torch
 from transformers import PreTrainedModel
@@ -82,7 +83,7 @@ class ModelSource:
     origin: str
 
     @property
-    def config(self) -> Dict[str, Any]:
+    def config(self) -> dict[str, Any]:
         """``config.json`` of a transformers-format folder ({} for original files)."""
         if self.format != "transformers":
             return {}
@@ -95,7 +96,7 @@ class ModelSource:
         return names_lm_head(self.config.get("architectures"))
 
     @contextmanager
-    def original_files(self) -> Iterator[Tuple[Path, Path]]:
+    def original_files(self) -> Iterator[tuple[Path, Path]]:
         """``(options.json, weights.hdf5)`` of an original-format source; an archive's files are
         extracted into a temporary folder that is removed on exit."""
         if self.format != "original":
@@ -132,7 +133,7 @@ def _shipped_names() -> str:
 
 
 def _shipped(name: str) -> ModelSource:
-    folder = SHIPPED.get(name[len(SHIPPED_PREFIX):])
+    folder = SHIPPED.get(name[len(SHIPPED_PREFIX) :])
     if folder is None:
         raise ModelNotFoundError(f"no shipped model {name!r}; the package ships {_shipped_names()}")
     return _local(name, folder, origin="shipped")
@@ -202,7 +203,7 @@ def _extract_original_files(archive: Path, into: Path) -> Path:
     prefix = _original_member_folder(archive)
     with zipfile.ZipFile(archive) as handle:
         for member in handle.namelist():
-            rest = member[len(prefix):]
+            rest = member[len(prefix) :]
             if member.startswith(prefix) and "/" not in rest and (rest == "options.json" or rest.endswith(".hdf5")):
                 with handle.open(member) as source, open(into / rest, "wb") as target:
                     while block := source.read(1 << 20):
@@ -210,7 +211,7 @@ def _extract_original_files(archive: Path, into: Path) -> Path:
     return into
 
 
-def _from_hub(repo_id: str, hub: Dict[str, Any]) -> ModelSource:
+def _from_hub(repo_id: str, hub: dict[str, Any]) -> ModelSource:
     """Fetch (or find in the cache) what the repository needs: first the small files that say
     its format, then that format's files."""
     probe = _snapshot(repo_id, hub, allow_patterns=["config.json", "options.json"])
@@ -219,13 +220,14 @@ def _from_hub(repo_id: str, hub: Dict[str, Any]) -> ModelSource:
         _check_weights(folder)
         return ModelSource(repo_id, folder, "transformers", "hub")
     if (probe / "options.json").is_file():
-        folder = _snapshot(repo_id, hub, allow_patterns=["options.json", "*.hdf5"],
-                           ignore_patterns=["*softmax*", "*embeddings*"])
+        folder = _snapshot(
+            repo_id, hub, allow_patterns=["options.json", "*.hdf5"], ignore_patterns=["*softmax*", "*embeddings*"]
+        )
         return ModelSource(repo_id, folder, "original", "hub")
     raise InvalidModelError(f"Hub repository {repo_id} holds neither config.json nor options.json: not an ELMo model")
 
 
-def _snapshot(repo_id: str, hub: Dict[str, Any], **patterns: Any) -> Path:
+def _snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
     from huggingface_hub import constants, snapshot_download
     from huggingface_hub.errors import (
         GatedRepoError,
@@ -240,13 +242,17 @@ def _snapshot(repo_id: str, hub: Dict[str, Any], **patterns: Any) -> Path:
         return Path(snapshot_download(repo_id, **patterns, **hub))
     except LocalEntryNotFoundError:
         offline = constants.HF_HUB_OFFLINE or hub.get("local_files_only")
-        why = "offline (HF_HUB_OFFLINE or local_files_only) and" if offline else "the Hub could not be reached and it is"
+        why = (
+            "offline (HF_HUB_OFFLINE or local_files_only) and" if offline else "the Hub could not be reached and it is"
+        )
         cache = hub.get("cache_dir") or constants.HF_HUB_CACHE
-        raise ModelNotFoundError(f"{tried}: {why} not in the local Hub cache {cache}; download it online once, "
-                                 "or give a local folder") from None
+        raise ModelNotFoundError(
+            f"{tried}: {why} not in the local Hub cache {cache}; download it online once, or give a local folder"
+        ) from None
     except (RepositoryNotFoundError, GatedRepoError, RevisionNotFoundError) as err:
-        raise ModelNotFoundError(f"{tried}: no such repository or revision, or no access to it "
-                                 f"({type(err).__name__})") from None
+        raise ModelNotFoundError(
+            f"{tried}: no such repository or revision, or no access to it ({type(err).__name__})"
+        ) from None
     except HfHubHTTPError as err:
         raise ModelNotFoundError(f"{tried}: the Hub answered {str(err).splitlines()[0]}") from None
 
@@ -257,7 +263,7 @@ def source_description(source: ModelSource) -> str:
     return source.name if source.origin == "hub" else str(source.path.resolve())
 
 
-def find_original_files(folder: PathLike) -> Tuple[Path, Path]:
+def find_original_files(folder: PathLike) -> tuple[Path, Path]:
     """``options.json`` and the single ``*.hdf5`` weight file of an original-format folder."""
     folder = Path(folder)
     options = folder / "options.json"
@@ -272,7 +278,7 @@ def find_original_files(folder: PathLike) -> Tuple[Path, Path]:
     return options, candidates[0]
 
 
-def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: Optional[type] = None):
+def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: type | None = None):
     """Build an ``ElmoModel`` (or ``model_class``) from the original options and weight files."""
     model_class = model_class or ElmoModel
     config = read_options(options_path)
@@ -287,8 +293,9 @@ def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: O
     return model
 
 
-def load_allennlp_with_softmax(model_class: type, options_path: PathLike, weights_path: PathLike,
-                               softmax_path: PathLike):
+def load_allennlp_with_softmax(
+    model_class: type, options_path: PathLike, weights_path: PathLike, softmax_path: PathLike
+):
     """``model_class`` (``ElmoForBidirectionalLM``) from the original biLM files plus a softmax dump
     (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,))."""
     import h5py
@@ -308,8 +315,9 @@ def load_allennlp_with_softmax(model_class: type, options_path: PathLike, weight
             f"fit projection_dim {config.projection_dim}"
         )
     state = elmo_state_dict(weights_path, config)
-    config = ElmoConfig.from_dict({**config.to_dict(), "n_characters": 262, "vocab_size": weight.shape[0],
-                                   "softmax": "full"})
+    config = ElmoConfig.from_dict(
+        {**config.to_dict(), "n_characters": 262, "vocab_size": weight.shape[0], "softmax": "full"}
+    )
     model = model_class(config)
     missing, unexpected = model.elmo.load_state_dict(state, strict=False)
     missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
@@ -321,7 +329,7 @@ def load_allennlp_with_softmax(model_class: type, options_path: PathLike, weight
     return model.eval()
 
 
-def load_original(source: ModelSource, model_class: type, dtype: Optional[Any] = None):
+def load_original(source: ModelSource, model_class: type, dtype: Any | None = None):
     """Convert ``source``'s original files into ``model_class`` (float32, or ``dtype``)."""
     if model_class.__name__ != "ElmoModel":  # by name: a remote-code copy of ElmoModel qualifies too
         raise InvalidModelError(
@@ -391,7 +399,7 @@ class PackageLoader:
     of ``ElmoModel`` are built as themselves."""
 
     @staticmethod
-    def resolve(model_class: type, name_or_path: PathLike, kwargs: Dict[str, Any]) -> Union[PreTrainedModel, Path]:
+    def resolve(model_class: type, name_or_path: PathLike, kwargs: dict[str, Any]) -> PreTrainedModel | Path:
         """What ``model_class.from_pretrained(name_or_path, **kwargs)`` loads: the local folder
         (or Hub snapshot) for transformers to load, or, for original files, the model itself,
         converted (in ``kwargs``' dtype)."""
@@ -406,8 +414,9 @@ class PackageLoader:
         return load_allennlp(options_path, weights_path, model_class=model_class)
 
     @staticmethod
-    def from_allennlp_with_softmax(model_class: type, options_path: PathLike, weights_path: PathLike,
-                                   softmax_path: PathLike):
+    def from_allennlp_with_softmax(
+        model_class: type, options_path: PathLike, weights_path: PathLike, softmax_path: PathLike
+    ):
         """``model_class.from_allennlp_with_softmax``: ``load_allennlp_with_softmax``."""
         return load_allennlp_with_softmax(model_class, options_path, weights_path, softmax_path)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
 
 from huggingface_hub import ModelCard, ModelCardData
 
@@ -27,21 +27,22 @@ def write_model_card(
     title: str,
     description: str,
     provenance: Mapping[str, str],
-    datasets: Optional[Sequence[str]] = None,
+    datasets: Sequence[str] | None = None,
     license: str = "apache-2.0",
     path: str = ".",
 ) -> Path:
     """Write ``folder/README.md``: Hub metadata, a description, a provenance table and usage."""
     data = ModelCardData(
-        license=license, library_name="transformers", tags=["elmo", "feature-extraction"],
+        license=license,
+        library_name="transformers",
+        tags=["elmo", "feature-extraction"],
         datasets=None if datasets is None else list(datasets),
     )
     rows = "\n".join(f"| {key} | {value} |" for key, value in provenance.items())
     today = datetime.date.today().isoformat()
     content = (
         f"---\n{data.to_yaml()}\n---\n\n# {title}\n\n{description}\n\n## Provenance\n\n"
-        f"| what | value |\n|---|---|\n{rows}\n| written | {today} by hf_elmo |\n\n"
-        + _USAGE.format(path=path)
+        f"| what | value |\n|---|---|\n{rows}\n| written | {today} by hf_elmo |\n\n" + _USAGE.format(path=path)
     )
     card_path = Path(folder) / "README.md"
     ModelCard(content).save(card_path)

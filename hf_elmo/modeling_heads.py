@@ -22,7 +22,7 @@ carry it for ``trust_remote_code=True``.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple, Union
+from typing import Any
 
 import torch
 from torch import nn
@@ -89,8 +89,8 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
         return self
 
     def encode(
-        self, input_ids: torch.Tensor, attention_mask: Optional[torch.Tensor] = None
-    ) -> Tuple[torch.Tensor, torch.Tensor]:
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Contextual vectors (B, T, 2H), zero at padding, and the mask of real tokens (B, T)."""
         with torch.set_grad_enabled(torch.is_grad_enabled() and not self.config.freeze_bilm):
             bilm = self.elmo(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
@@ -124,11 +124,11 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
     def forward(
         self,
         input_ids: torch.Tensor,
-        attention_mask: Optional[torch.Tensor] = None,
-        labels: Optional[torch.Tensor] = None,
-        return_dict: Optional[bool] = None,
+        attention_mask: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+        return_dict: bool | None = None,
         **kwargs,
-    ) -> Union[TokenClassifierOutput, SequenceClassifierOutput, Tuple[torch.Tensor, ...]]:
+    ) -> TokenClassifierOutput | SequenceClassifierOutput | tuple[torch.Tensor, ...]:
         """``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (the head's shape,
         see its class), and ``loss`` when ``labels`` are given."""
         encoded, mask = self.encode(input_ids, attention_mask)

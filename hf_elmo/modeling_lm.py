@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple, Union
+from typing import Any
 
 import torch
 from torch import nn
@@ -51,11 +51,11 @@ class ElmoLMOutput(ModelOutput):
         final_state: the biLM's final LSTM state (for carrying state across windows).
     """
 
-    loss: Optional[torch.Tensor] = None
-    forward_loss: Optional[torch.Tensor] = None
-    backward_loss: Optional[torch.Tensor] = None
-    n_targets: Optional[torch.Tensor] = None
-    final_state: Optional[ElmoState] = None
+    loss: torch.Tensor | None = None
+    forward_loss: torch.Tensor | None = None
+    backward_loss: torch.Tensor | None = None
+    n_targets: torch.Tensor | None = None
+    final_state: ElmoState | None = None
 
 
 def log_uniform_probabilities(vocab_size: int, ids: torch.Tensor) -> torch.Tensor:
@@ -127,14 +127,14 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
 
     @classmethod
     def from_pretrained(  # type: ignore[override]  # (name, *args, **kwargs): passes every argument on
-        cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any
+        cls, pretrained_model_name_or_path: str | os.PathLike, *args: Any, **kwargs: Any
     ):
         """``ElmoPreTrainedModel.from_pretrained``; the word embedding of a word-baseline folder saved
         before it moved into the biLM (``word_embedding.weight``) loads as ``elmo.word_embedding.weight``."""
         kwargs.setdefault("key_mapping", _WORD_EMBEDDING_BEFORE_IT_MOVED)
         return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
 
-    def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
+    def save_pretrained(self, save_directory: str | os.PathLike, *args: Any, **kwargs: Any) -> None:
         """``save_pretrained``; a folder saved with its code for ``trust_remote_code`` also maps
         ``AutoModel`` to the biLM alone (``ElmoModel``), as ``ElmoModel.from_pretrained`` loads it."""
         if self._auto_class is not None:
@@ -154,10 +154,10 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         input_ids: torch.Tensor,
         lengths: torch.Tensor,
         labels: torch.Tensor,
-        initial_state: Optional[ElmoState] = None,
-        full_softmax: Optional[bool] = None,
-        return_dict: Optional[bool] = None,
-    ) -> Union[ElmoLMOutput, Tuple]:
+        initial_state: ElmoState | None = None,
+        full_softmax: bool | None = None,
+        return_dict: bool | None = None,
+    ) -> ElmoLMOutput | tuple:
         """Both directions' LM loss over sequences that already hold their marker tokens.
 
         Args:
@@ -181,7 +181,9 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         use_full = (not self.training) or full_softmax or self.config.softmax == "full"
         losses = []
         # One draw of candidates for both directions (bilm-tf); none for the full softmax.
-        candidates = None if use_full else sample_log_uniform(self.config.vocab_size, self.config.num_sampled, top.device)
+        candidates = (
+            None if use_full else sample_log_uniform(self.config.vocab_size, self.config.num_sampled, top.device)
+        )
         for hidden, targets in ((forward_hidden, forward_targets), (backward_hidden, backward_targets)):
             h, y = hidden[keep], targets[keep]
             if candidates is None:
@@ -190,18 +192,19 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
                 total = self.softmax.sampled_loss(h, y, candidates, self.config.num_sampled)
             losses.append(total / n)
         loss = 0.5 * (losses[0] + losses[1])
-        output = ElmoLMOutput(loss=loss, forward_loss=losses[0], backward_loss=losses[1], n_targets=n, final_state=final)
+        output = ElmoLMOutput(
+            loss=loss, forward_loss=losses[0], backward_loss=losses[1], n_targets=n, final_state=final
+        )
         return_dict = self.config.return_dict if return_dict is None else return_dict
         return output if return_dict else output.to_tuple()
 
     @classmethod
     def from_allennlp_with_softmax(
         cls,
-        options_path: Union[str, os.PathLike],
-        weights_path: Union[str, os.PathLike],
-        softmax_path: Union[str, os.PathLike],
+        options_path: str | os.PathLike,
+        weights_path: str | os.PathLike,
+        softmax_path: str | os.PathLike,
     ) -> ElmoForBidirectionalLM:
         """The original biLM files plus a softmax dump (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,));
         needs the hf-elmo package (``hf_elmo.loading.load_allennlp_with_softmax`` builds it)."""
         return require_package_loader(cls).from_allennlp_with_softmax(cls, options_path, weights_path, softmax_path)
-

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from transformers import TokenClassificationPipeline
@@ -20,8 +21,8 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
 
     # Pipeline.preprocess is typed to return one dict; a ChunkPipeline's (this one's base) yields them.
     def preprocess(  # type: ignore[override]
-        self, sentence: str, offset_mapping: Optional[List[List[Tuple[int, int]]]] = None, **preprocess_params: Any
-    ) -> Iterator[Dict[str, Any]]:
+        self, sentence: str, offset_mapping: list[list[tuple[int, int]]] | None = None, **preprocess_params: Any
+    ) -> Iterator[dict[str, Any]]:
         if self.tokenizer is None:
             raise ValueError(f"{type(self).__name__} needs the model's tokenizer: pass tokenizer= to pipeline()")
         if offset_mapping is None and isinstance(sentence, str):
@@ -33,12 +34,12 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
         sentence: str,
         input_ids: np.ndarray,
         scores: np.ndarray,
-        offset_mapping: Optional[Sequence[Tuple[int, int]]],
+        offset_mapping: Sequence[tuple[int, int]] | None,
         special_tokens_mask: np.ndarray,
         aggregation_strategy: Any,
-        word_ids: Optional[List[Optional[int]]] = None,
-        word_to_chars_map: Optional[List[Tuple[int, int]]] = None,
-    ) -> List[Dict[str, Any]]:
+        word_ids: list[int | None] | None = None,
+        word_to_chars_map: list[tuple[int, int]] | None = None,
+    ) -> list[dict[str, Any]]:
         """One entry per word: its text, span, position and label scores (N,)."""
         assert offset_mapping is not None, "preprocess gives every sentence its offset_mapping"
         entities = []
@@ -46,6 +47,14 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
             if special_tokens_mask[index]:
                 continue
             start, end = (int(x) for x in offset_mapping[index])
-            entities.append({"word": sentence[start:end], "scores": token_scores, "start": start, "end": end,
-                             "index": index, "is_subword": False})
+            entities.append(
+                {
+                    "word": sentence[start:end],
+                    "scores": token_scores,
+                    "start": start,
+                    "end": end,
+                    "index": index,
+                    "is_subword": False,
+                }
+            )
         return entities

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -28,8 +28,8 @@ class ScalarMix(nn.Module):
     def __init__(
         self,
         num_layers: int,
-        layer_norm: Optional[str] = None,
-        initial_scalar_parameters: Optional[Sequence[float]] = None,
+        layer_norm: str | None = None,
+        initial_scalar_parameters: Sequence[float] | None = None,
         trainable: bool = True,
         dropout: float = 0.0,
     ) -> None:
@@ -56,9 +56,9 @@ class ScalarMix(nn.Module):
 
     def l2_penalty(self) -> torch.Tensor:
         """``sum(s ** 2)``; the paper adds ``0.001 *`` this to the task loss."""
-        return (self.scalar_parameters ** 2).sum()
+        return (self.scalar_parameters**2).sum()
 
-    def forward(self, layers: Sequence[torch.Tensor], mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def forward(self, layers: Sequence[torch.Tensor], mask: torch.Tensor | None = None) -> torch.Tensor:
         """Mix ``layers`` (each (..., D)); ``mask`` (...) marks real tokens for batch layer norm."""
         if len(layers) != self.num_layers:
             raise ValueError(f"ScalarMix expects {self.num_layers} layers, got {len(layers)}")

@@ -12,7 +12,6 @@ import argparse
 import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
-from typing import List, Optional
 
 from .commands._args import CommandParser
 
@@ -38,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run the ``elmo`` command line; returns the exit status."""
     args = build_parser().parse_args(argv)
     try:

@@ -32,8 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -46,7 +46,7 @@ SIZES = {
 }
 
 
-def conll_sentences(path: Path, count: int) -> List[List[str]]:
+def conll_sentences(path: Path, count: int) -> list[list[str]]:
     """The first ``count`` sentences of a CoNLL-2003 file (tokens of column 1, no -DOCSTART-)."""
     sentences, current = [], []
     with open(path, encoding="utf-8") as handle:
@@ -101,7 +101,7 @@ def worker(argv: Sequence[str]) -> None:
         sentences = [line.split() for line in handle if line.strip()]
     n_tokens = sum(map(len, sentences))
 
-    def embed(batch: Sequence[Sequence[str]]) -> List[np.ndarray]:
+    def embed(batch: Sequence[Sequence[str]]) -> list[np.ndarray]:
         out = model(input_ids=batch_to_ids(batch).to(device))
         stacked = torch.stack(out.hidden_states, dim=1).float().cpu()  # (B, L+1, T, 2P)
         return [stacked[row, :, : len(tokens)].numpy().copy() for row, tokens in enumerate(batch)]
@@ -138,7 +138,7 @@ def worker(argv: Sequence[str]) -> None:
 
 
 # -- the driver --------------------------------------------------------------------------------
-def run_measured(command: List[str], env: Dict[str, str]) -> Dict[str, float]:
+def run_measured(command: list[str], env: dict[str, str]) -> dict[str, float]:
     """Run ``command``; return the numbers it prints and its peak RSS in MiB (wait4's ru_maxrss)."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     stdout, stderr = process.stdout.read(), process.stderr.read()
@@ -146,12 +146,12 @@ def run_measured(command: List[str], env: Dict[str, str]) -> Dict[str, float]:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise RuntimeError(f"{' '.join(command[:3])} ... failed:\n{stderr[-3000:]}")
-    result: Dict[str, float] = {"peak_rss_mb": usage.ru_maxrss / 1024}
+    result: dict[str, float] = {"peak_rss_mb": usage.ru_maxrss / 1024}
     for line in stdout.splitlines():
         if line.startswith("RESULT "):  # ours
-            result.update(json.loads(line[len("RESULT "):]))
+            result.update(json.loads(line[len("RESULT ") :]))
         elif line.startswith("JSON "):  # the GPU reference runner
-            reference = json.loads(line[len("JSON "):])
+            reference = json.loads(line[len("JSON ") :])
             result["tokens_per_s"] = reference["tokens_per_s_best"]
             if reference.get("peak_gpu_mem_bytes"):
                 result["peak_gpu_mb"] = reference["peak_gpu_mem_bytes"] / 2**20
@@ -167,24 +167,29 @@ def reference_python(args: argparse.Namespace, shared: Path) -> str:
     venv = Path(args.reference_venv).expanduser()
     if not (venv / "bin" / "python").exists():
         print(f"setting up AllenNLP's reference venv at {venv} (about 75 s) ...", flush=True)
-        subprocess.run(["bash", str(shared / "reference" / "allennlp" / "setup.sh")], check=True,
-                       env={**os.environ, "ALLENNLP_REF_VENV": str(venv)})
+        subprocess.run(
+            ["bash", str(shared / "reference" / "allennlp" / "setup.sh")],
+            check=True,
+            env={**os.environ, "ALLENNLP_REF_VENV": str(venv)},
+        )
     return str(venv / "bin" / "python")
 
 
-def abs_differences(first: Path, second: Path) -> List[np.ndarray]:
+def abs_differences(first: Path, second: Path) -> list[np.ndarray]:
     """Per sentence, |first - second| of two .npz files of sentence arrays (s00000, ...)."""
     with np.load(first) as a, np.load(second) as b:
         return [np.abs(a[k] - b[k]) for k in a.files if k.startswith("s")]
 
 
-def bf16_error(fp32: Path, bf16: Path) -> Dict[str, float]:
+def bf16_error(fp32: Path, bf16: Path) -> dict[str, float]:
     diffs = abs_differences(fp32, bf16)
-    return {"bf16_max_abs_error": float(max(d.max() for d in diffs)),
-            "bf16_mean_abs_error": float(np.mean(np.concatenate([d.ravel() for d in diffs])))}
+    return {
+        "bf16_max_abs_error": float(max(d.max() for d in diffs)),
+        "bf16_mean_abs_error": float(np.mean(np.concatenate([d.ravel() for d in diffs]))),
+    }
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="+", choices=sorted(SIZES), default=["small", "original"])
     parser.add_argument("--batch-sizes", nargs="+", type=int, default=[1, 16, 64])
@@ -195,18 +200,28 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--device", default="cpu", help="cpu or cuda (ours; the reference follows)")
     parser.add_argument("--bf16", action="store_true", help="also time ours in bfloat16 and report its error")
     parser.add_argument("--no-reference", action="store_true", help="time ours only")
-    parser.add_argument("--reference-venv", default=os.environ.get(
-        "ALLENNLP_REF_VENV", "~/.cache/elmo-allennlp-reference"), help="AllenNLP's venv (made if missing)")
+    parser.add_argument(
+        "--reference-venv",
+        default=os.environ.get("ALLENNLP_REF_VENV", "~/.cache/elmo-allennlp-reference"),
+        help="AllenNLP's venv (made if missing)",
+    )
     parser.add_argument("--reference-python", help="python that runs the reference (default: the venv's)")
-    parser.add_argument("--reference-runner", help="a reference script that takes ref_embed.py's arguments plus "
-                        "--device and prints ref_embed.py's TIME line or 'JSON {tokens_per_s_best, "
-                        "peak_gpu_mem_bytes}' (for GPUs); default: ../shared/reference/allennlp/ref_embed.py (CPU)")
+    parser.add_argument(
+        "--reference-runner",
+        help="a reference script that takes ref_embed.py's arguments plus "
+        "--device and prints ref_embed.py's TIME line or 'JSON {tokens_per_s_best, "
+        "peak_gpu_mem_bytes}' (for GPUs); default: ../shared/reference/allennlp/ref_embed.py (CPU)",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args(argv)
 
     shared = shared_dir()
-    env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "MKL_NUM_THREADS": str(args.threads),
-           "TOKENIZERS_PARALLELISM": "false"}
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": str(args.threads),
+        "MKL_NUM_THREADS": str(args.threads),
+        "TOKENIZERS_PARALLELISM": "false",
+    }
     reference = None
     if not args.no_reference:
         runner = args.reference_runner or str(shared / "reference" / "allennlp" / "ref_embed.py")
@@ -221,16 +236,27 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     text = work / "sentences.txt"
     text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
     n_tokens = sum(map(len, sentences))
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
-          f"device {args.device}, {len(sentences)} sentences, {n_tokens} tokens, best of {args.repeat}", flush=True)
+    print(
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
+        f"device {args.device}, {len(sentences)} sentences, {n_tokens} tokens, best of {args.repeat}",
+        flush=True,
+    )
 
     rows = []
     for size in args.sizes:
         folder = work / size
         folder.mkdir()
         write_random_model(shared / "fixtures" / "elmo-options" / SIZES[size], folder)
-        files = ["--options", str(folder / "options.json"), "--weights", str(folder / "weights.hdf5"),
-                 "--sentences", str(text), "--threads", str(args.threads)]
+        files = [
+            "--options",
+            str(folder / "options.json"),
+            "--weights",
+            str(folder / "weights.hdf5"),
+            "--sentences",
+            str(text),
+            "--threads",
+            str(args.threads),
+        ]
         ours = [sys.executable, __file__, "--worker", "--device", args.device, *files]
         for batch_size in args.batch_sizes:
             timing = ["--batch-size", str(batch_size), "--repeat", str(args.repeat)]
@@ -249,8 +275,12 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         parity = {"size": size}
         if reference is not None:
             theirs = folder / "reference.npz"
-            subprocess.run(reference + files + batch[:2] + ["--fresh", "--out", str(theirs)], check=True,
-                           env=env, capture_output=True)
+            subprocess.run(
+                reference + files + batch[:2] + ["--fresh", "--out", str(theirs)],
+                check=True,
+                env=env,
+                capture_output=True,
+            )
             parity["max_abs_diff_vs_allennlp"] = float(max(d.max() for d in abs_differences(ours_out, theirs)))
         if args.bf16:
             bf16_out = folder / "ours-bf16.npz"
@@ -264,7 +294,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         args.json.write_text(json.dumps(rows, indent=1))
 
 
-def print_table(rows: List[dict], args: argparse.Namespace) -> None:
+def print_table(rows: list[dict], args: argparse.Namespace) -> None:
     memory = "peak_gpu_mb" if args.device.startswith("cuda") else "peak_rss_mb"
     header = ["size", "batch", "AllenNLP tok/s", "ours tok/s", "ratio"]
     if args.bf16:
@@ -276,9 +306,13 @@ def print_table(rows: List[dict], args: argparse.Namespace) -> None:
             continue
         ref = row.get("reference", {})
         theirs = ref.get("tokens_per_s")
-        cells = [row["size"], str(row["batch_size"]), f"{theirs:,.0f}" if theirs else "-",
-                 f"{row['ours']['tokens_per_s']:,.0f}",
-                 f"{row['ours']['tokens_per_s'] / theirs:.2f}x" if theirs else "-"]
+        cells = [
+            row["size"],
+            str(row["batch_size"]),
+            f"{theirs:,.0f}" if theirs else "-",
+            f"{row['ours']['tokens_per_s']:,.0f}",
+            f"{row['ours']['tokens_per_s'] / theirs:.2f}x" if theirs else "-",
+        ]
         if args.bf16:
             fast = row["ours_bf16"]["tokens_per_s"]
             cells += [f"{fast:,.0f}", f"{fast / theirs:.2f}x" if theirs else "-"]

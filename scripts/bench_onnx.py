@@ -23,25 +23,26 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_inference import SIZES, conll_sentences, shared_dir, write_random_model  # noqa: E402
 
-Embed = Callable[[Sequence[Sequence[str]]], List[np.ndarray]]
+Embed = Callable[[Sequence[Sequence[str]]], list[np.ndarray]]
 
 
-def best_tokens_per_s(sides: Dict[str, Tuple[Embed, Callable[[], None]]], batches: List[list],
-                      repeat: int) -> Dict[str, float]:
+def best_tokens_per_s(
+    sides: dict[str, tuple[Embed, Callable[[], None]]], batches: list[list], repeat: int
+) -> dict[str, float]:
     """Per side (name: (embed, run before each pass)), real tokens/s of its best of ``repeat`` passes
     over ``batches``, after one warm-up batch each; the sides' passes alternate."""
     tokens = sum(len(sentence) for batch in batches for sentence in batch)
     for embed, _ in sides.values():
         embed(batches[0])
-    times: Dict[str, List[float]] = {name: [] for name in sides}
+    times: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(repeat):
         for name, (embed, before_pass) in sides.items():
             before_pass()
@@ -52,7 +53,7 @@ def best_tokens_per_s(sides: Dict[str, Tuple[Embed, Callable[[], None]]], batche
     return {name: tokens / min(values) for name, values in times.items()}
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
     parser.add_argument("--batch-sizes", nargs="+", type=int, default=[1, 16, 64])
@@ -87,25 +88,28 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     # ONNX Runtime's idle threads spin by default, taking the cores from eager torch in this process.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     served = OnnxElmo(folder, session_options=options)
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
-          f"{args.size}, {len(sentences)} sentences, {sum(map(len, sentences))} tokens, best of {args.repeat}; "
-          f"torch {torch.__version__}, onnxruntime {onnxruntime.__version__}; export took {export_s:.0f} s",
-          flush=True)
+    print(
+        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
+        f"{args.size}, {len(sentences)} sentences, {sum(map(len, sentences))} tokens, best of {args.repeat}; "
+        f"torch {torch.__version__}, onnxruntime {onnxruntime.__version__}; export took {export_s:.0f} s",
+        flush=True,
+    )
 
-    def eager(batch: Sequence[Sequence[str]]) -> List[np.ndarray]:
+    def eager(batch: Sequence[Sequence[str]]) -> list[np.ndarray]:
         with torch.inference_mode():
             stacked = torch.stack(model(input_ids=batch_to_ids(batch)).hidden_states, dim=1).float()
         return [stacked[row, :, : len(tokens)].numpy().copy() for row, tokens in enumerate(batch)]
 
-    def onnx(batch: Sequence[Sequence[str]]) -> List[np.ndarray]:
+    def onnx(batch: Sequence[Sequence[str]]) -> list[np.ndarray]:
         layers, _ = served(batch)
         return [layers[row, :, : len(tokens)].astype(np.float32) for row, tokens in enumerate(batch)]
 
     rows = []
     for batch_size in args.batch_sizes:
         batches = [sentences[i : i + batch_size] for i in range(0, len(sentences), batch_size)]
-        speeds = best_tokens_per_s({"eager": (eager, model.token_cache.clear), "onnx": (onnx, lambda: None)},
-                                   batches, args.repeat)
+        speeds = best_tokens_per_s(
+            {"eager": (eager, model.token_cache.clear), "onnx": (onnx, lambda: None)}, batches, args.repeat
+        )
         row = {"batch_size": batch_size, "eager_tokens_per_s": speeds["eager"], "onnx_tokens_per_s": speeds["onnx"]}
         rows.append(row)
         print(json.dumps(row), flush=True)
@@ -116,8 +120,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     print("\n| size | batch | eager tok/s | ONNX Runtime tok/s | ratio |\n|---|---|---|---|---|")
     for row in rows:
         ratio = row["onnx_tokens_per_s"] / row["eager_tokens_per_s"]
-        print(f"| {args.size} | {row['batch_size']} | {row['eager_tokens_per_s']:,.0f} | "
-              f"{row['onnx_tokens_per_s']:,.0f} | {ratio:.2f}x |")
+        print(
+            f"| {args.size} | {row['batch_size']} | {row['eager_tokens_per_s']:,.0f} | "
+            f"{row['onnx_tokens_per_s']:,.0f} | {ratio:.2f}x |"
+        )
     print(f"# max abs difference, ONNX Runtime vs eager, all layers, batch {batch_size}: {difference:.2g}")
     if args.json:
         args.json.write_text(json.dumps({"rows": rows, "max_abs_diff": difference}, indent=1))

@@ -21,7 +21,6 @@ import platform
 import random
 import string
 import time
-from typing import Optional
 
 import torch
 
@@ -41,15 +40,30 @@ def synthetic_corpus(n_sentences: int, words: int, seed: int = 0) -> list[str]:
     return [" ".join(rng.choices(lexicon, weights, k=20)) for _ in range(n_sentences)]
 
 
-def bench(preset: str, implementation: str, tokens_per_batch: int, steps: int, vocab_size: int, num_sampled: int,
-          amp: bool, device: torch.device, clip: bool = False) -> dict:
+def bench(
+    preset: str,
+    implementation: str,
+    tokens_per_batch: int,
+    steps: int,
+    vocab_size: int,
+    num_sampled: int,
+    amp: bool,
+    device: torch.device,
+    clip: bool = False,
+) -> dict:
     """Tokens/s of ``steps`` timed training steps of ``preset`` on ``implementation``."""
     sentences = synthetic_corpus(max(64, 2 * (steps + 1) * tokens_per_batch // 22), vocab_size * 2)
     vocab = build_vocabulary(sentences, max_size=vocab_size)
     torch.manual_seed(0)
     fields = {**PRESETS[preset], **({} if clip else NO_CLIP)}
-    config = ElmoConfig(**fields, vocab_size=len(vocab), softmax="sampled", num_sampled=num_sampled, dropout=0.1,
-                        bilm_implementation=implementation)
+    config = ElmoConfig(
+        **fields,
+        vocab_size=len(vocab),
+        softmax="sampled",
+        num_sampled=num_sampled,
+        dropout=0.1,
+        bilm_implementation=implementation,
+    )
     model = ElmoForBidirectionalLM(config).to(device).train()
     optimizer = make_optimizer("adagrad", model.parameters(), None)
     batcher = SentenceBatcher(sentences, vocab, tokens_per_batch)
@@ -62,9 +76,17 @@ def bench(preset: str, implementation: str, tokens_per_batch: int, steps: int, v
         words += batch.n_words
     _synchronize(device)
     seconds = time.perf_counter() - start
-    return dict(preset=preset, implementation=implementation, vocab=len(vocab),
-                params=sum(p.numel() for p in model.parameters()), steps=len(batches) - 1,
-                rows=batches[1].lengths.numel(), tokens=words, seconds=seconds, tokens_per_s=words / seconds)
+    return dict(
+        preset=preset,
+        implementation=implementation,
+        vocab=len(vocab),
+        params=sum(p.numel() for p in model.parameters()),
+        steps=len(batches) - 1,
+        rows=batches[1].lengths.numel(),
+        tokens=words,
+        seconds=seconds,
+        tokens_per_s=words / seconds,
+    )
 
 
 def _synchronize(device: torch.device) -> None:
@@ -83,41 +105,67 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def main(argv: Optional[list] = None) -> None:
+def main(argv: list | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--presets", nargs="+", default=["cpu", "small", "original"], choices=sorted(PRESETS))
-    parser.add_argument("--implementations", nargs="+", default=["fast", "fused"], choices=BILM_IMPLEMENTATIONS,
-                        help="biLM paths to time side by side (default fast fused)")
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
-                        help="cpu or cuda[:N] (default: cuda when available)")
+    parser.add_argument(
+        "--implementations",
+        nargs="+",
+        default=["fast", "fused"],
+        choices=BILM_IMPLEMENTATIONS,
+        help="biLM paths to time side by side (default fast fused)",
+    )
+    parser.add_argument(
+        "--device",
+        default="cuda" if torch.cuda.is_available() else "cpu",
+        help="cpu or cuda[:N] (default: cuda when available)",
+    )
     parser.add_argument("--tokens-per-batch", type=int, default=2048, help="padded tokens a step (22 per sentence)")
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--vocab-size", type=int, default=30000)
     parser.add_argument("--num-sampled", type=int, default=1024)
     parser.add_argument("--threads", type=int, help="torch CPU threads")
     parser.add_argument("--amp", action="store_true", help="bfloat16 autocast (CUDA only, as in `elmo pretrain`)")
-    parser.add_argument("--clip", action="store_true",
-                        help="keep the presets' cell/projection clipping (then the fused path cannot run)")
+    parser.add_argument(
+        "--clip",
+        action="store_true",
+        help="keep the presets' cell/projection clipping (then the fused path cannot run)",
+    )
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU {cpu_name()} ({os.cpu_count()} cores)"
-    print(f"device: {name}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
-          f"{args.tokens_per_batch} padded tokens a step; synthetic vocabulary up to {args.vocab_size}, "
-          f"{args.num_sampled} sampled; {'clipping' if args.clip else 'clip-free'}; "
-          f"{'bf16 autocast' if args.amp and device.type == 'cuda' else 'float32'}", flush=True)
+    print(
+        f"device: {name}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
+        f"{args.tokens_per_batch} padded tokens a step; synthetic vocabulary up to {args.vocab_size}, "
+        f"{args.num_sampled} sampled; {'clipping' if args.clip else 'clip-free'}; "
+        f"{'bf16 autocast' if args.amp and device.type == 'cuda' else 'float32'}",
+        flush=True,
+    )
     for preset in args.presets:
         for implementation in args.implementations:
             try:
-                r = bench(preset, implementation, args.tokens_per_batch, args.steps, args.vocab_size,
-                          args.num_sampled, args.amp and device.type == "cuda", device, args.clip)
+                r = bench(
+                    preset,
+                    implementation,
+                    args.tokens_per_batch,
+                    args.steps,
+                    args.vocab_size,
+                    args.num_sampled,
+                    args.amp and device.type == "cuda",
+                    device,
+                    args.clip,
+                )
             except (RuntimeError, ValueError) as err:  # e.g. fused with clipping, out of memory
                 print(f"{preset:9s} {implementation:6s} failed: {str(err).splitlines()[0]}", flush=True)
                 continue
-            print(f"{r['preset']:9s} {r['implementation']:6s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  "
-                  f"{r['rows']:4d} sentences a step  {r['steps']} steps  {r['tokens']:7d} tokens in "
-                  f"{r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s", flush=True)
+            print(
+                f"{r['preset']:9s} {r['implementation']:6s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  "
+                f"{r['rows']:4d} sentences a step  {r['steps']} steps  {r['tokens']:7d} tokens in "
+                f"{r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ import json
 import random
 import time
 from pathlib import Path
-from typing import Dict, List
 
 import spacy
 import torch
@@ -40,7 +39,7 @@ TASKS = {
 }
 
 
-def convert(task: str, output: Path, max_train: int, max_eval: int) -> Dict[str, Path]:
+def convert(task: str, output: Path, max_train: int, max_eval: int) -> dict[str, Path]:
     """Write the task's train/dev/test splits (capped) as .spacy files; return their paths."""
     _, reader, folder, *files = TASKS[task]
     vocab = spacy.blank("en").vocab
@@ -51,17 +50,19 @@ def convert(task: str, output: Path, max_train: int, max_eval: int) -> Dict[str,
     return paths
 
 
-def score(nlp, examples: List[Example], pipe_task: str) -> float:
+def score(nlp, examples: list[Example], pipe_task: str) -> float:
     """Entity F1 (NER) or accuracy (exclusive text classes), in percent."""
     if pipe_task == "ner":
         return 100.0 * nlp.evaluate(examples)["ents_f"]
     docs = nlp.pipe(eg.reference.text for eg in examples)
-    hits = [max(doc.cats, key=doc.cats.get) == max(eg.reference.cats, key=eg.reference.cats.get)
-            for doc, eg in zip(docs, examples)]
+    hits = [
+        max(doc.cats, key=doc.cats.get) == max(eg.reference.cats, key=eg.reference.cats.get)
+        for doc, eg in zip(docs, examples)
+    ]
     return 100.0 * sum(hits) / len(hits)
 
 
-def run(task: str, with_elmo: bool, paths: Dict[str, Path], args: argparse.Namespace) -> Dict[str, object]:
+def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Namespace) -> dict[str, object]:
     pipe_task = TASKS[task][0]
     config_path = CONFIGS / (f"{pipe_task}.cfg" if with_elmo else f"{pipe_task}_baseline.cfg")
     overrides = {"paths.train": str(paths["train"]), "paths.dev": str(paths["dev"]), "system.seed": args.seed}
@@ -94,13 +95,13 @@ def run(task: str, with_elmo: bool, paths: Dict[str, Path], args: argparse.Names
     return result
 
 
-def first_and_later(seconds: List[float]) -> str:
+def first_and_later(seconds: list[float]) -> str:
     """``first / mean of the later epochs`` of a list of epoch times."""
     later = f"{sum(seconds[1:]) / len(seconds[1:]):.1f}" if len(seconds) > 1 else "-"
     return f"{seconds[0]:.1f} / {later}"
 
 
-def table(results: List[Dict[str, object]]) -> str:
+def table(results: list[dict[str, object]]) -> str:
     rows = [
         "| task | pipeline | dev | test | wall s/epoch: epoch 1 / later | CPU s/epoch: epoch 1 / later |",
         "|---|---|---|---|---|---|",
@@ -136,8 +137,10 @@ def main() -> None:
             results.append(run(task, with_elmo, paths, args))
             print(json.dumps(results[-1]), flush=True)
     (args.output / "results.json").write_text(json.dumps(results, indent=1))
-    print(f"\nELMo: {args.elmo}; train <= {args.max_train or 'all'} sentences, dev/test <= "
-          f"{args.max_eval or 'all'}, {args.epochs} epochs, seed {args.seed}, torch threads {args.threads}\n")
+    print(
+        f"\nELMo: {args.elmo}; train <= {args.max_train or 'all'} sentences, dev/test <= "
+        f"{args.max_eval or 'all'}, {args.epochs} epochs, seed {args.seed}, torch threads {args.threads}\n"
+    )
     print(table(results))
 
 

@@ -19,7 +19,6 @@ import json
 import os
 from multiprocessing import Pool
 from pathlib import Path
-from typing import Dict, List, Tuple
 
 SPLITS = ("train", "valid", "test")
 CYCLE = 200
@@ -35,7 +34,7 @@ def split_of(paragraph_index: int, block: int, train_fraction: float) -> str | N
     return "train" if position < CYCLE * train_fraction else None
 
 
-def tokenise_shard(job: Tuple[str, str, int, float]) -> Dict[str, int]:
+def tokenise_shard(job: tuple[str, str, int, float]) -> dict[str, int]:
     """Tokenise one gzip shard into ``OUT/<shard>.<split>.txt``; returns token counts per split."""
     import spacy
 
@@ -46,7 +45,7 @@ def tokenise_shard(job: Tuple[str, str, int, float]) -> Dict[str, int]:
     handles = {s: open(Path(out_dir) / f"{name}.{s}.txt.tmp", "w", encoding="utf-8") for s in SPLITS}
     counts = {s: 0 for s in SPLITS}
     with gzip.open(shard, "rt", encoding="utf-8") as f:
-        kept: List[Tuple[str, str]] = [
+        kept: list[tuple[str, str]] = [
             (split, line.strip())
             for i, line in enumerate(f)
             if (split := split_of(i, block, train_fraction)) is not None and line.strip()
@@ -89,9 +88,14 @@ def main() -> None:
     for counts in results:
         for split, n in counts.items():
             totals[split] += n
-    summary = {"source": str(args.source), "shards": [Path(s).name for s in shards], "block": args.block,
-               "train_fraction": args.train_fraction, "tokens": totals,
-               "tokenizer": "spacy.blank('en') + sentencizer"}
+    summary = {
+        "source": str(args.source),
+        "shards": [Path(s).name for s in shards],
+        "block": args.block,
+        "train_fraction": args.train_fraction,
+        "tokens": totals,
+        "tokenizer": "spacy.blank('en') + sentencizer",
+    }
     (args.out_dir / "prepare.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary))
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def shared_dir(required: bool = True) -> Optional[Path]:
+def shared_dir(required: bool = True) -> Path | None:
     """The shared folder (it holds ``fixtures/``). When absent: ``SystemExit`` naming where it was
     looked for, or ``None`` when not ``required``."""
     path = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))

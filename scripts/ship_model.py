@@ -51,20 +51,21 @@ def main() -> None:
         "licences": "Wikipedia: CC BY-SA 3.0; Wikinews: CC BY 2.5 (attribution above)",
         "tokenizer": "spaCy English tokenizer (`spacy.blank('en')`), spaCy sentencizer; one sentence a line",
         "held out": "whole blocks of 50 consecutive paragraphs: block 0 of every 200 -> valid, block 100 -> test "
-                    "(0.5% each, from all shards)",
+        "(0.5% each, from all shards)",
         "architecture": f"char CNN {cfg.filters} ({cfg.n_filters} filters), {cfg.n_highway} highway, "
-                        f"{cfg.n_layers} x LSTM {cfg.lstm_dim} with projection {cfg.projection_dim}, "
-                        f"softmax over {cfg.vocab_size:,} words",
+        f"{cfg.n_layers} x LSTM {cfg.lstm_dim} with projection {cfg.projection_dim}, "
+        f"softmax over {cfg.vocab_size:,} words",
         "training": f"{settings['optimizer']} lr {settings['lr']}, clip {settings['clip_norm']}, dropout "
-                    f"{settings['dropout']}, sampled softmax ({cfg.num_sampled} log-uniform draws), "
-                    f"{settings['tokens_per_batch']} padded tokens a batch, 1 CPU thread",
+        f"{settings['dropout']}, sampled softmax ({cfg.num_sampled} log-uniform draws), "
+        f"{settings['tokens_per_batch']} padded tokens a batch, 1 CPU thread",
         "steps": f"{position['step']:,}",
         "tokens seen": f"{position['tokens_seen']:,}",
         "training time": f"{position['elapsed'] / 60:.0f} min (CPU, shared machine)",
     }
     for name, values in figures["ours"].items():
         rows[f"perplexity {name} (fwd / bwd / avg)"] = fmt(values) + (
-            f" ({values['predictions']:,} predictions a direction, {values['unk_rate']:.1%} <UNK>)")
+            f" ({values['predictions']:,} predictions a direction, {values['unk_rate']:.1%} <UNK>)"
+        )
     for name, values in figures.get("baseline", {}).items():
         rows[f"baseline (word embeddings) {name}"] = fmt(values)
     staging = Path(tempfile.mkdtemp(prefix=f".{args.out_dir.name}.", dir=args.out_dir.parent))

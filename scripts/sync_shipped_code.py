@@ -25,8 +25,14 @@ from hf_elmo.pretrained import SHIPPED
 #: The code a fresh ``save_pretrained`` of the shipped LM writes (transformers copies each Auto class's
 #: file and, recursively, the files it imports relatively); ``sync`` refuses to run if that changes
 #: without this list (and ``tests/hf_elmo/test_remote_code.py``'s) being updated.
-REMOTE_CODE = {"configuration_elmo.py", "elmo_cache.py", "elmo_kernels.py", "modeling_elmo.py", "modeling_lm.py",
-               "tokenization_elmo.py"}
+REMOTE_CODE = {
+    "configuration_elmo.py",
+    "elmo_cache.py",
+    "elmo_kernels.py",
+    "modeling_elmo.py",
+    "modeling_lm.py",
+    "tokenization_elmo.py",
+}
 #: What the shipped folder takes over from a fresh ``save_pretrained``: the code and config.json (its
 #: auto_map). tokenizer_config.json already maps AutoTokenizer and is left alone.
 REFRESHED = ("*.py", "config.json")
@@ -41,8 +47,10 @@ def sync(folder: Path) -> None:
             raise RuntimeError(f"{folder}: re-saving changed the weights; not touching the folder")
         written = {p.name for p in Path(staging).glob("*.py")}
         if written != REMOTE_CODE:
-            raise RuntimeError(f"save_pretrained wrote the code files {sorted(written)}, REMOTE_CODE lists "
-                               f"{sorted(REMOTE_CODE)}: update REMOTE_CODE (and tests/hf_elmo/test_remote_code.py)")
+            raise RuntimeError(
+                f"save_pretrained wrote the code files {sorted(written)}, REMOTE_CODE lists "
+                f"{sorted(REMOTE_CODE)}: update REMOTE_CODE (and tests/hf_elmo/test_remote_code.py)"
+            )
         for old in folder.glob("*.py"):
             old.unlink()
         for pattern in REFRESHED:

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the project with its test dependencies into .venv (created if missing), lints the tree
-# (ruff), type-checks the packages (mypy; both configured in pyproject.toml) and runs the default
-# test suite.
+# and checks its layout (ruff check, ruff format --check), type-checks the packages (mypy; all
+# configured in pyproject.toml) and runs the default test suite.
 # Usage: bash scripts/test.sh [pytest args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 .venv/bin/mypy
 .venv/bin/python -m pytest "$@"

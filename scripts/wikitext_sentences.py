@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, List
 
 MAP = {"@-@": "-", "@,@": ",", "@.@": ".", "<unk>": "<UNK>"}
 
 
-def sentences(lines: Iterator[str]) -> Iterator[List[str]]:
+def sentences(lines: Iterator[str]) -> Iterator[list[str]]:
     for line in lines:
         stripped = line.strip()
         if not stripped or (stripped.startswith("=") and stripped.endswith("=")):

@@ -8,8 +8,6 @@
   spaCy's usual embeddings, projected to the encoder's width and encoded.
 """
 
-from typing import List, Optional
-
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Maxout, Model, chain, concatenate, with_array
@@ -21,8 +19,8 @@ from .scalar_mix import scalar_mix
 
 @registry.architectures(MIX_LISTENER)
 def elmo_mix_listener_v1(
-    upstream: str = "*", layer_norm: Optional[str] = None, dropout: float = 0.5, l2: float = 0.001
-) -> Model[List[Doc], List[Floats2d]]:
+    upstream: str = "*", layer_norm: str | None = None, dropout: float = 0.5, l2: float = 0.001
+) -> Model[list[Doc], list[Floats2d]]:
     """ELMo features from the upstream ``elmo`` component, mixed by this component's own
     scalar mix (``layer_norm`` None/"batch"/"token", ``dropout`` on the mix, ``l2`` on s; the
     paper's defaults)."""
@@ -31,21 +29,21 @@ def elmo_mix_listener_v1(
 
 @registry.architectures(MIX)
 def elmo_mix_v1(
-    bilm: Model[List[Doc], List[Floats3d]],
-    layer_norm: Optional[str] = None,
+    bilm: Model[list[Doc], list[Floats3d]],
+    layer_norm: str | None = None,
     dropout: float = 0.5,
     l2: float = 0.001,
-) -> Model[List[Doc], List[Floats2d]]:
+) -> Model[list[Doc], list[Floats2d]]:
     """ELMo features from a biLM the component owns (``spacy-elmo.ElmoBiLm.v1`` with a loader)."""
     return chain(bilm, scalar_mix(layer_norm, dropout, l2))
 
 
 @registry.architectures("spacy-elmo.ElmoTok2Vec.v1")
 def elmo_tok2vec_v1(
-    elmo: Model[List[Doc], List[Floats2d]],
-    embed: Model[List[Doc], List[Floats2d]],
-    encode: Model[List[Floats2d], List[Floats2d]],
-) -> Model[List[Doc], List[Floats2d]]:
+    elmo: Model[list[Doc], list[Floats2d]],
+    embed: Model[list[Doc], list[Floats2d]],
+    encode: Model[list[Floats2d], list[Floats2d]],
+) -> Model[list[Doc], list[Floats2d]]:
     """``encode(maxout([elmo(docs); embed(docs)]))``: ELMo features next to the usual embeddings.
 
     The concatenation is projected by a layer-normalised maxout to ``encode``'s width (its
@@ -54,5 +52,5 @@ def elmo_tok2vec_v1(
     if not encode.has_dim("nO"):
         raise ValueError("spacy-elmo.ElmoTok2Vec.v1: the encoder must have a known width (nO)")
     width = encode.get_dim("nO")
-    project: Model[List[Floats2d], List[Floats2d]] = with_array(Maxout(nO=width, nP=3, normalize=True))
+    project: Model[list[Floats2d], list[Floats2d]] = with_array(Maxout(nO=width, nP=3, normalize=True))
     return chain(concatenate(elmo, embed), project, encode)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
 
 from spacy.tokens import Doc
 
@@ -21,11 +21,11 @@ class Segment:
     """
 
     doc: int
-    token_indices: Tuple[int, ...]
-    words: Tuple[str, ...]
+    token_indices: tuple[int, ...]
+    words: tuple[str, ...]
 
 
-def doc_segments(docs: Sequence[Doc]) -> List[Segment]:
+def doc_segments(docs: Sequence[Doc]) -> list[Segment]:
     """Sentence segments of docs with sentence boundaries, else one segment per doc.
 
     Whitespace tokens are left out (ELMo was trained on tokenised text without them), so an
@@ -37,7 +37,5 @@ def doc_segments(docs: Sequence[Doc]) -> List[Segment]:
         for span in spans:
             tokens = [token for token in span if not token.is_space]
             if tokens:
-                segments.append(
-                    Segment(position, tuple(t.i for t in tokens), tuple(t.text for t in tokens))
-                )
+                segments.append(Segment(position, tuple(t.i for t in tokens), tuple(t.text for t in tokens)))
     return segments

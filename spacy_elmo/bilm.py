@@ -6,8 +6,9 @@ under a token budget -> ``ElmoModel`` (stateless: every segment starts from the 
 """
 
 import os
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
+from typing import Any, cast
 
 import torch
 from spacy.tokens import Doc
@@ -40,10 +41,10 @@ os.register_at_fork(after_in_child=_one_torch_thread_after_fork)
 def elmo_bilm_v2(
     frozen: bool = True,
     token_budget: int = 4096,
-    loader: Optional[Loader] = None,
+    loader: Loader | None = None,
     mixed_precision: bool = False,
-    grad_scaler_config: Optional[Dict[str, Any]] = None,
-) -> Model[List[Doc], List[Floats3d]]:
+    grad_scaler_config: dict[str, Any] | None = None,
+) -> Model[list[Doc], list[Floats3d]]:
     """The ELMo biLM over docs, (L+1, n_tokens, 2P) per doc.
 
     Args:
@@ -73,13 +74,13 @@ def elmo_bilm_v2(
 
 @registry.architectures("spacy-elmo.ElmoBiLm.v1")
 def elmo_bilm_v1(
-    frozen: bool = True, token_budget: int = 4096, loader: Optional[Loader] = None
-) -> Model[List[Doc], List[Floats3d]]:
+    frozen: bool = True, token_budget: int = 4096, loader: Loader | None = None
+) -> Model[list[Doc], list[Floats3d]]:
     """``spacy-elmo.ElmoBiLm.v2`` in full precision (the configs written before v2)."""
     return elmo_bilm_v2(frozen=frozen, token_budget=token_budget, loader=loader)
 
 
-def get_elmo(model: Model) -> Optional[ElmoModel]:
+def get_elmo(model: Model) -> ElmoModel | None:
     """The ``ElmoModel`` inside an ``elmo-bilm`` Thinc model (``None`` before loading)."""
     return _shim(model).elmo
 
@@ -93,13 +94,13 @@ def load_weights(model: Model, elmo: ElmoModel) -> None:
     model.set_dim("nL", elmo.config.n_layers + 1, force=True)
 
 
-def _init(model: Model, X: Optional[List[Doc]] = None, Y: None = None, *, loader: Optional[Loader]) -> None:
+def _init(model: Model, X: list[Doc] | None = None, Y: None = None, *, loader: Loader | None) -> None:
     """Load the weights unless they are there: from ``loader``, else the shipped model."""
     if get_elmo(model) is None:
         load_weights(model, (loader or load_shipped_model)())
 
 
-def bilm_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats3d], Callable]:
+def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:
     elmo = get_elmo(model)
     if elmo is None:
         raise ValueError("the ELMo biLM has no weights yet: initialise the pipeline (nlp.initialize) first")
@@ -107,7 +108,7 @@ def bilm_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Fl
     n_layers, width = model.get_dim("nL"), model.get_dim("nO")
     outputs = [model.ops.alloc3f(n_layers, len(doc), width) for doc in docs]
     segments = doc_segments(docs)
-    graph: List[Tuple[torch.Tensor, List[Segment]]] = []
+    graph: list[tuple[torch.Tensor, list[Segment]]] = []
     shim = _shim(model)
     for batch in token_budget_batches([len(s.words) for s in segments], model.attrs["token_budget"]):
         rows = [segments[i] for i in batch]
@@ -119,7 +120,7 @@ def bilm_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Fl
         if fine_tune:
             graph.append((layers, rows))
 
-    def backprop(d_outputs: List[Floats3d]) -> List[Doc]:
+    def backprop(d_outputs: list[Floats3d]) -> list[Doc]:
         grads = []
         for layers, rows in graph:
             grad = model.ops.alloc4f(*layers.shape)
@@ -144,9 +145,9 @@ def _shim(model: Model) -> ElmoShim:
 def _run(elmo: ElmoModel, rows: Sequence[Segment], fine_tune: bool) -> torch.Tensor:
     """The L+1 layers (L+1, B, T, 2P) of one batch; with gradients only when fine-tuning."""
     device = next(elmo.parameters()).device
-    ids = batch_to_ids(
-        [list(s.words) for s in rows], elmo.config.max_characters_per_token, max_token_chars=None
-    ).to(device)
+    ids = batch_to_ids([list(s.words) for s in rows], elmo.config.max_characters_per_token, max_token_chars=None).to(
+        device
+    )
     elmo.train(fine_tune)
     with torch.set_grad_enabled(fine_tune):
         hidden = elmo(input_ids=ids, stateful=False, return_dict=True).hidden_states

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from pathlib import Path
-from typing import Optional, Union
 
 import numpy as np
 from spacy.tokens import Doc
@@ -24,13 +23,13 @@ def doc_key(doc: Doc) -> str:
 class ActivationCache:
     """Least-recently-used store of (L+1, n_tokens, 2P) float32 arrays, at most ``max_mb`` MiB.
 
-    In memory by default; with ``directory`` the arrays are ``.npy`` files there and only the
-    index is in memory. Valid only while the biLM's weights do not change: the owner calls
-    ``clear()`` when it loads new ones. Arrays go in and come out as copies, so a caller that
-changes one in place cannot change the cache.
+        In memory by default; with ``directory`` the arrays are ``.npy`` files there and only the
+        index is in memory. Valid only while the biLM's weights do not change: the owner calls
+        ``clear()`` when it loads new ones. Arrays go in and come out as copies, so a caller that
+    changes one in place cannot change the cache.
     """
 
-    def __init__(self, max_mb: float, directory: Optional[Union[str, Path]] = None) -> None:
+    def __init__(self, max_mb: float, directory: str | Path | None = None) -> None:
         if max_mb < 0:
             raise ValueError(f"the cache size must be >= 0 MiB, got {max_mb}")
         self.max_bytes = int(max_mb * 2**20)
@@ -48,7 +47,7 @@ changes one in place cannot change the cache.
     def enabled(self) -> bool:
         return self.max_bytes > 0
 
-    def get(self, key: str) -> Optional[np.ndarray]:
+    def get(self, key: str) -> np.ndarray | None:
         """The array stored under ``key`` (marking it recently used), or ``None``."""
         if key not in self._sizes:
             return None

@@ -10,8 +10,8 @@ shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.t
 vector / similarity hooks (``token_vectors.py``).
 """
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
@@ -54,8 +54,8 @@ def make_elmo(
     name: str,
     model: Model,
     cache_mb: float,
-    cache_dir: Optional[str],
-    token_vectors: Optional[bool],
+    cache_dir: str | None,
+    token_vectors: bool | None,
 ) -> "ElmoComponent":
     """Create the ``elmo`` component.
 
@@ -67,9 +67,7 @@ def make_elmo(
         token_vectors: set ``doc.tensor`` and the vector / similarity hooks from the average of
             the layers; ``None`` (default): only when the vocab has no static vectors.
     """
-    return ElmoComponent(
-        nlp.vocab, model, name, cache_mb=cache_mb, cache_dir=cache_dir, token_vectors=token_vectors
-    )
+    return ElmoComponent(nlp.vocab, model, name, cache_mb=cache_mb, cache_dir=cache_dir, token_vectors=token_vectors)
 
 
 class ElmoComponent(TrainablePipe):
@@ -82,25 +80,25 @@ class ElmoComponent(TrainablePipe):
         name: str = "elmo",
         *,
         cache_mb: float = 512,
-        cache_dir: Optional[Union[str, Path]] = None,
-        token_vectors: Optional[bool] = None,
+        cache_dir: str | Path | None = None,
+        token_vectors: bool | None = None,
     ) -> None:
         register_extension()
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.cfg: Dict[str, object] = {"token_vectors": token_vectors}
-        self.listener_map: Dict[str, List[ElmoListener]] = {}
+        self.cfg: dict[str, object] = {"token_vectors": token_vectors}
+        self.listener_map: dict[str, list[ElmoListener]] = {}
         self.cache = ActivationCache(cache_mb, cache_dir)
 
     # -- listeners -------------------------------------------------------------------------
     @property
-    def listeners(self) -> List[ElmoListener]:
+    def listeners(self) -> list[ElmoListener]:
         """The listener layers of all downstream components."""
         return [m for c in self.listening_components for m in self.listener_map[c]]
 
     @property
-    def listening_components(self) -> List[str]:
+    def listening_components(self) -> list[str]:
         return list(self.listener_map.keys())
 
     def add_listener(self, listener: ElmoListener, component_name: str) -> None:
@@ -132,7 +130,7 @@ class ElmoComponent(TrainablePipe):
     def frozen(self) -> bool:
         return bool(self.model.attrs["frozen"])
 
-    def predict(self, docs: Iterable[Doc]) -> List[Floats3d]:
+    def predict(self, docs: Iterable[Doc]) -> list[Floats3d]:
         """The (L+1, n_tokens, 2P) layers of each doc."""
         return self._layers(list(docs), is_train=False)[0]
 
@@ -143,21 +141,21 @@ class ElmoComponent(TrainablePipe):
         setting = self.cfg.get("token_vectors")
         return self.vocab.vectors.size == 0 if setting is None else bool(setting)
 
-    def set_annotations(self, docs: Iterable[Doc], layers: List[Floats3d]) -> None:
+    def set_annotations(self, docs: Iterable[Doc], layers: list[Floats3d]) -> None:
         token_vectors = self.sets_token_vectors
         for doc, doc_layers in zip(docs, layers):
             doc._.set(EXTENSION, ElmoLayers(doc_layers))
             if token_vectors:
                 set_token_vectors(doc)
 
-    def _layers(self, docs: List[Doc], is_train: bool) -> Tuple[List[Floats3d], Callable]:
+    def _layers(self, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:
         """The biLM's output and backprop; a frozen biLM's layers go through the cache."""
         if not (self.frozen and self.cache.enabled):
             return self.model(docs, is_train)
         keys = [doc_key(doc) for doc in docs]
         found = [self.cache.get(key) for key in keys]
         missing = [i for i, layers in enumerate(found) if layers is None]
-        computed: Dict[int, Floats3d] = {}
+        computed: dict[int, Floats3d] = {}
         if missing:
             computed = dict(zip(missing, self.model.predict([docs[i] for i in missing])))
             for i, layers in computed.items():
@@ -174,9 +172,9 @@ class ElmoComponent(TrainablePipe):
         examples: Iterable[Example],
         *,
         drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
+        sgd: Optimizer | None = None,
+        losses: dict[str, float] | None = None,
+    ) -> dict[str, float]:
         """Compute the batch's layers and hand them to the listeners.
 
         Frozen: the listeners' gradients are dropped (the loss stays 0). Fine-tuning: they are
@@ -201,19 +199,19 @@ class ElmoComponent(TrainablePipe):
         return losses
 
     def _gradient_callbacks(
-        self, layers: List[Floats3d], backprop_layers: Callable, sgd: Optional[Optimizer], losses: Dict[str, float]
-    ) -> Tuple[Callable, Callable]:
+        self, layers: list[Floats3d], backprop_layers: Callable, sgd: Optimizer | None, losses: dict[str, float]
+    ) -> tuple[Callable, Callable]:
         """Callbacks for the listeners of a fine-tuned biLM: all but the last accumulate their
         gradient, the last one also backpropagates the sum (spaCy's ``Tok2Vec`` protocol)."""
         d_layers = [self.model.ops.alloc3f(*x.shape) for x in layers]
 
-        def accumulate_gradient(one_d_layers: List[Floats3d]) -> List[Doc]:
+        def accumulate_gradient(one_d_layers: list[Floats3d]) -> list[Doc]:
             for total, one in zip(d_layers, one_d_layers):
                 total += one
                 losses[self.name] += float((one**2).sum())  # type: ignore[call-overload]  # thinc's stub: keepdims has no default
             return []
 
-        def backprop(one_d_layers: List[Floats3d]) -> List[Doc]:
+        def backprop(one_d_layers: list[Floats3d]) -> list[Doc]:
             accumulate_gradient(one_d_layers)
             d_docs = backprop_layers(d_layers)
             if sgd is not None:
@@ -235,8 +233,8 @@ class ElmoComponent(TrainablePipe):
         self,
         get_examples: Callable[[], Iterable[Example]],
         *,
-        nlp: Optional[Language] = None,
-        loader: Optional[Callable[[], ElmoModel]] = None,
+        nlp: Language | None = None,
+        loader: Callable[[], ElmoModel] | None = None,
     ) -> None:
         """Load the biLM with ``loader`` (``[initialize.components.elmo.loader]``, e.g.
         ``spacy-elmo.ElmoLoader.v1``), or the shipped model when there is no loader and the model
@@ -258,7 +256,7 @@ class ElmoComponent(TrainablePipe):
         self._set_listener_widths()
 
     # -- serialisation ---------------------------------------------------------------------
-    def to_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> None:
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = tuple()) -> None:
         """Write ``path/bilm/config.json`` and ``model.safetensors`` (loadable by ``ElmoModel``)."""
         elmo = get_elmo(self.model)
         if elmo is None:
@@ -267,7 +265,7 @@ class ElmoComponent(TrainablePipe):
         folder.mkdir(parents=True, exist_ok=True)
         elmo.save_pretrained(folder, safe_serialization=True)
 
-    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
         folder = ensure_path(path) / BILM_FOLDER
         if not (folder / "model.safetensors").is_file():
             raise ValueError(f"{folder} holds no model.safetensors: not a saved elmo component")
@@ -294,7 +292,7 @@ class ElmoComponent(TrainablePipe):
             _set_widths(listener, self.model)
 
 
-def _ignore_gradient(d_layers: List[Floats3d]) -> List[Doc]:
+def _ignore_gradient(d_layers: list[Floats3d]) -> list[Doc]:
     return []
 
 

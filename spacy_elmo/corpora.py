@@ -9,8 +9,8 @@
   exclusive category (``cats``) named by the label.
 """
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple
 
 from spacy.tokens import Doc, Span
 from spacy.training import iob_to_biluo, tags_to_entities
@@ -19,7 +19,7 @@ from spacy.vocab import Vocab
 from hf_elmo.fileio import PathLike
 
 
-def iob1_spans(tags: List[str]) -> List[Tuple[int, int, str]]:
+def iob1_spans(tags: list[str]) -> list[tuple[int, int, str]]:
     """(start, end, label) entity spans of IOB1 tags: ``I-X`` continues an entity of type X or
     starts one after ``O`` or another type; ``B-X`` starts a new one right after an X.
 
@@ -32,7 +32,7 @@ def iob1_spans(tags: List[str]) -> List[Tuple[int, int, str]]:
     return [(start, end + 1, label) for label, start, end in tags_to_entities(iob_to_biluo(tags))]
 
 
-def read_conll2003(path: PathLike, vocab: Vocab, max_sentences: Optional[int] = None) -> Iterator[Doc]:
+def read_conll2003(path: PathLike, vocab: Vocab, max_sentences: int | None = None) -> Iterator[Doc]:
     """One ``Doc`` with gold ``ents`` per sentence of a CoNLL-2003 file."""
     count = 0
     for words, tags in _conll_sentences(Path(path)):
@@ -44,9 +44,9 @@ def read_conll2003(path: PathLike, vocab: Vocab, max_sentences: Optional[int] = 
         yield doc
 
 
-def _conll_sentences(path: Path) -> Iterator[Tuple[List[str], List[str]]]:
-    words: List[str] = []
-    tags: List[str] = []
+def _conll_sentences(path: Path) -> Iterator[tuple[list[str], list[str]]]:
+    words: list[str] = []
+    tags: list[str] = []
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             fields = line.split()
@@ -63,7 +63,7 @@ def _conll_sentences(path: Path) -> Iterator[Tuple[List[str], List[str]]]:
         yield words, tags
 
 
-def read_sst(path: PathLike, vocab: Vocab, max_sentences: Optional[int] = None) -> Iterator[Doc]:
+def read_sst(path: PathLike, vocab: Vocab, max_sentences: int | None = None) -> Iterator[Doc]:
     """One ``Doc`` with exclusive ``cats`` per ``label sentence`` line of an SST file."""
     path = Path(path)
     lines = [line.split() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

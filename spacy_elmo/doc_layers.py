@@ -6,8 +6,9 @@ entry point, possibly while spaCy is still being imported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional
+from typing import Any
 
 import numpy as np
 import srsly
@@ -34,7 +35,7 @@ class ElmoLayers:
     def width(self) -> int:
         return int(self.layers.shape[2])
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """A msgpack-ready dict (the array moved to the CPU)."""
         layers = self.layers
         if not isinstance(layers, np.ndarray):
@@ -42,7 +43,7 @@ class ElmoLayers:
         return {"layers": np.ascontiguousarray(layers, dtype="float32")}
 
     @classmethod
-    def from_dict(cls, msg: Dict[str, Any]) -> ElmoLayers:
+    def from_dict(cls, msg: dict[str, Any]) -> ElmoLayers:
         return cls(layers=msg["layers"])
 
 
@@ -55,7 +56,7 @@ def register_extension() -> None:
 
 
 @srsly.msgpack_encoders("elmo_layers")
-def serialize_elmo_layers(obj: Any, chain: Optional[Callable[[Any], Any]] = None) -> Any:
+def serialize_elmo_layers(obj: Any, chain: Callable[[Any], Any] | None = None) -> Any:
     """msgpack encoder for ``ElmoLayers`` (registered with srsly; ``DocBin`` uses it)."""
     if isinstance(obj, ElmoLayers):
         return {_MSGPACK_KEY: obj.to_dict()}
@@ -63,7 +64,7 @@ def serialize_elmo_layers(obj: Any, chain: Optional[Callable[[Any], Any]] = None
 
 
 @srsly.msgpack_decoders("elmo_layers")
-def deserialize_elmo_layers(obj: Any, chain: Optional[Callable[[Any], Any]] = None) -> Any:
+def deserialize_elmo_layers(obj: Any, chain: Callable[[Any], Any] | None = None) -> Any:
     """msgpack decoder for ``ElmoLayers``."""
     if isinstance(obj, dict) and _MSGPACK_KEY in obj:
         return ElmoLayers.from_dict(obj[_MSGPACK_KEY])

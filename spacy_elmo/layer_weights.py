@@ -10,9 +10,9 @@ error line and exit code 1.
 
 import argparse
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Union
 
 import numpy as np
 from spacy.language import Language
@@ -31,7 +31,7 @@ class MixWeights:
     gamma: float
 
 
-def mix_weights(nlp: Language) -> List[MixWeights]:
+def mix_weights(nlp: Language) -> list[MixWeights]:
     """The weights of every initialised scalar mix in ``nlp``, in pipeline order."""
     found = []
     for name, component in nlp.pipeline:
@@ -45,7 +45,7 @@ def mix_weights(nlp: Language) -> List[MixWeights]:
     return found
 
 
-def plot_layer_weights(nlp: Language, output: Union[str, Path]) -> List[MixWeights]:
+def plot_layer_weights(nlp: Language, output: str | Path) -> list[MixWeights]:
     """Save a PNG with a bar chart of softmax(s) (and gamma in the title) of every scalar mix.
 
     Raises ``ValueError`` if ``nlp`` has no initialised scalar mix, ``ImportError`` (saying how
@@ -92,7 +92,7 @@ def _pyplot():
     return plt
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit code (1 with one error line on stderr)."""
     parser = argparse.ArgumentParser(description="Plot the learned ELMo layer weights of a trained pipeline.")
     parser.add_argument("pipeline", type=Path, help="a saved spaCy pipeline (e.g. output/model-best)")

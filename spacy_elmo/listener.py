@@ -12,7 +12,8 @@ one (L+1, n_tokens, 2P) array per doc; a scalar mix after it makes the task's fe
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from spacy.tokens import Doc
 from thinc.api import Model
@@ -38,23 +39,23 @@ class ElmoListener(Model):
     def __init__(self, upstream_name: str) -> None:
         super().__init__(name=self.name, forward=listener_forward, dims={"nO": None, "nL": None})
         self.upstream_name = upstream_name
-        self._batch_id: Optional[int] = None
-        self._outputs: Optional[List[Floats3d]] = None
-        self._backprop: Optional[Callable] = None
+        self._batch_id: int | None = None
+        self._outputs: list[Floats3d] | None = None
+        self._backprop: Callable | None = None
 
     @staticmethod
     def get_batch_id(docs: Iterable[Doc]) -> int:
         """A content hash of a batch, to check that received layers belong to the docs given."""
         return sum(sum(token.orth for token in doc) + len(doc) for doc in docs)
 
-    def receive(self, batch_id: int, outputs: List[Floats3d], backprop: Callable) -> None:
+    def receive(self, batch_id: int, outputs: list[Floats3d], backprop: Callable) -> None:
         """Store the upstream's layers for the batch ``batch_id`` and its gradient callback."""
         self._batch_id = batch_id
         self._outputs = outputs
         self._backprop = backprop
 
 
-def listener_forward(model: ElmoListener, docs: List[Doc], is_train: bool) -> Tuple[List[Floats3d], Callable]:
+def listener_forward(model: ElmoListener, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:
     if is_train and model._batch_id is not None:
         batch_id = model.get_batch_id(docs)
         if batch_id != model._batch_id:
@@ -92,7 +93,7 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
 
 
-def replace_listener_cfg(bilm_cfg: Dict[str, Any], tok2vec_cfg: Dict[str, Any]) -> Dict[str, Any]:
+def replace_listener_cfg(bilm_cfg: dict[str, Any], tok2vec_cfg: dict[str, Any]) -> dict[str, Any]:
     """The config that ``nlp.replace_listeners`` puts where a mix listener was: an ``ElmoMix.v1``
     over the ``elmo`` component's biLM, with the listener's mix settings."""
     listener = _find_listener_cfg(tok2vec_cfg)
@@ -100,7 +101,7 @@ def replace_listener_cfg(bilm_cfg: Dict[str, Any], tok2vec_cfg: Dict[str, Any]) 
     return {"@architectures": MIX, "bilm": bilm_cfg, **settings}
 
 
-def _find_listener_cfg(cfg: Any) -> Optional[Dict[str, Any]]:
+def _find_listener_cfg(cfg: Any) -> dict[str, Any] | None:
     if isinstance(cfg, dict):
         if cfg.get("@architectures") == MIX_LISTENER:
             return cfg

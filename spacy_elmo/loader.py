@@ -1,6 +1,6 @@
 """The registered loader that fetches biLM weights at ``[initialize]``."""
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from spacy.util import logger, registry
 
@@ -8,7 +8,7 @@ from hf_elmo import ElmoModel
 
 
 @registry.misc("spacy-elmo.ElmoLoader.v1")
-def elmo_loader_v1(name_or_path: Optional[str] = None) -> Callable[[], ElmoModel]:
+def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
     """A callable that loads the biLM (float32) when called.
 
     ``name_or_path`` is anything ``ElmoModel.from_pretrained`` accepts (``hf_elmo.loading``): a

@@ -10,7 +10,8 @@ added to the gradient of ``s``. The arithmetic equals ``hf_elmo.ScalarMix``.
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Tuple, cast
+from collections.abc import Callable
+from typing import cast
 
 from thinc.api import Model, Ops
 from thinc.types import Floats1d, Floats2d, Floats3d
@@ -19,7 +20,9 @@ LAYER_NORMS = (None, "batch", "token")
 EPS = 1e-13
 
 
-def scalar_mix(layer_norm: Optional[str] = None, dropout: float = 0.0, l2: float = 0.0) -> Model[List[Floats3d], List[Floats2d]]:
+def scalar_mix(
+    layer_norm: str | None = None, dropout: float = 0.0, l2: float = 0.0
+) -> Model[list[Floats3d], list[Floats2d]]:
     """A learned scalar mix of biLM layers (see the module docstring).
 
     ``dropout`` is the layer's own rate (``attrs["mix_dropout"]``): spaCy's training dropout
@@ -39,7 +42,7 @@ def scalar_mix(layer_norm: Optional[str] = None, dropout: float = 0.0, l2: float
     )
 
 
-def mix_init(model: Model, X: Optional[List[Floats3d]] = None, Y: None = None) -> None:
+def mix_init(model: Model, X: list[Floats3d] | None = None, Y: None = None) -> None:
     if X:
         model.set_dim("nL", X[0].shape[0])
         model.set_dim("nO", X[0].shape[2])
@@ -49,7 +52,7 @@ def mix_init(model: Model, X: Optional[List[Floats3d]] = None, Y: None = None) -
     model.set_param("gamma", model.ops.asarray1f([1.0]))
 
 
-def mix_forward(model: Model, Xs: List[Floats3d], is_train: bool) -> Tuple[List[Floats2d], Callable]:
+def mix_forward(model: Model, Xs: list[Floats3d], is_train: bool) -> tuple[list[Floats2d], Callable]:
     ops, xp = model.ops, model.ops.xp
     s, gamma = model.get_param("s"), model.get_param("gamma")
     lengths = [X.shape[1] for X in Xs]
@@ -63,7 +66,7 @@ def mix_forward(model: Model, Xs: List[Floats3d], is_train: bool) -> Tuple[List[
     mask = ops.get_dropout_mask(mixed.shape, rate) if rate > 0 else None
     Y = gamma[0] * mixed if mask is None else gamma[0] * mixed * mask
 
-    def backprop(dYs: List[Floats2d]) -> List[Floats3d]:
+    def backprop(dYs: list[Floats2d]) -> list[Floats3d]:
         dY = xp.concatenate(dYs, axis=0)
         if mask is not None:
             dY = dY * mask
@@ -79,7 +82,7 @@ def mix_forward(model: Model, Xs: List[Floats3d], is_train: bool) -> Tuple[List[
     return _split(ops, Y, lengths, axis=0), backprop
 
 
-def _layer_norm(ops: Ops, H: Floats3d, how: Optional[str]) -> Tuple[Floats3d, Callable[[Floats3d], Floats3d]]:
+def _layer_norm(ops: Ops, H: Floats3d, how: str | None) -> tuple[Floats3d, Callable[[Floats3d], Floats3d]]:
     """Normalise each layer of H (L+1, N, D) over (N, D) ("batch") or D ("token")."""
     if how is None or H.shape[1] == 0:
         return H, lambda d: d
@@ -97,7 +100,7 @@ def _layer_norm(ops: Ops, H: Floats3d, how: Optional[str]) -> Tuple[Floats3d, Ca
     return normed, backprop
 
 
-def _split(ops: Ops, array, lengths: List[int], axis: int) -> list:
+def _split(ops: Ops, array, lengths: list[int], axis: int) -> list:
     starts = ops.xp.cumsum(ops.xp.asarray([0] + lengths))
     index = [slice(None)] * array.ndim
     parts = []

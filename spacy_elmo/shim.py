@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator, List, Optional
+from collections.abc import Iterator
 
 import srsly
 import torch
@@ -14,7 +14,7 @@ from thinc.api import PyTorchGradScaler, PyTorchShim
 from hf_elmo import ElmoConfig, ElmoModel
 
 
-def serialize_elmo(model: Optional[ElmoModel]) -> bytes:
+def serialize_elmo(model: ElmoModel | None) -> bytes:
     """msgpack of ``{"config": dict, "weights": safetensors bytes}``; empty for no model."""
     if model is None:
         return srsly.msgpack_dumps({})
@@ -22,7 +22,7 @@ def serialize_elmo(model: Optional[ElmoModel]) -> bytes:
     return srsly.msgpack_dumps({"config": model.config.to_dict(), "weights": save_safetensors(state)})
 
 
-def deserialize_elmo(model: Optional[ElmoModel], data: bytes, device: torch.device) -> Optional[ElmoModel]:
+def deserialize_elmo(model: ElmoModel | None, data: bytes, device: torch.device) -> ElmoModel | None:
     """Rebuild the ``ElmoModel`` written by ``serialize_elmo`` on ``device``."""
     msg = srsly.msgpack_loads(data)
     if not msg:
@@ -40,10 +40,10 @@ class ElmoShim(PyTorchShim):
 
     def __init__(
         self,
-        elmo: Optional[ElmoModel] = None,
+        elmo: ElmoModel | None = None,
         *,
         mixed_precision: bool = False,
-        grad_scaler: Optional[PyTorchGradScaler] = None,
+        grad_scaler: PyTorchGradScaler | None = None,
     ) -> None:
         super().__init__(
             elmo,
@@ -68,7 +68,7 @@ class ElmoShim(PyTorchShim):
         with torch.autocast("cuda", enabled=self._mixed_precision and on_cuda):
             yield
 
-    def backward(self, outputs: List[torch.Tensor], grads: List[torch.Tensor]) -> None:
+    def backward(self, outputs: list[torch.Tensor], grads: list[torch.Tensor]) -> None:
         """Backpropagate ``grads`` into the biLM's parameters, scaled by the gradient scaler and
         unscaled again (``finish_update`` skips the step after an overflow), as Thinc's
         ``PyTorchShim.begin_update`` does."""
@@ -77,7 +77,7 @@ class ElmoShim(PyTorchShim):
         self._grad_scaler.unscale([p.grad for p in self._model.parameters() if p.grad is not None])
 
     @property
-    def elmo(self) -> Optional[ElmoModel]:
+    def elmo(self) -> ElmoModel | None:
         """The wrapped biLM, or ``None`` before weights are loaded."""
         return self._model
 

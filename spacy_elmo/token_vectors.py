@@ -15,7 +15,7 @@ call ``set_token_vectors(doc)`` again after loading docs (e.g. from ``nlp.pipe(.
 n_process=2)``).
 """
 
-from typing import Any, Union
+from typing import Any
 
 from spacy.tokens import Doc, Span, Token
 from thinc.types import Floats1d, Floats2d, Floats3d
@@ -53,7 +53,7 @@ def _token_vector(token: Token) -> Floats1d:
     return _layers(token.doc)[:, token.i].mean(axis=0)
 
 
-def _mean_vector(span: Union[Doc, Span]) -> Floats1d:
+def _mean_vector(span: Doc | Span) -> Floats1d:
     """The average of the non-whitespace tokens' vectors; zeros (2P,) if there are none."""
     doc = span if isinstance(span, Doc) else span.doc
     start, end = (0, len(doc)) if isinstance(span, Doc) else (span.start, span.end)

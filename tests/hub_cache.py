@@ -11,7 +11,9 @@ def add_repo_to_cache(cache: Path, repo_id: str, files_from: Path, revision: str
     """Store every file of ``files_from`` as ``repo_id`` in ``cache``: blobs, a snapshot, a ref."""
     repo = cache / ("models--" + repo_id.replace("/", "--"))
     files = sorted(p for p in files_from.iterdir() if p.is_file())
-    commit = hashlib.sha1("".join(f"{p.name}:{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in files).encode()).hexdigest()
+    commit = hashlib.sha1(
+        "".join(f"{p.name}:{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in files).encode()
+    ).hexdigest()
     snapshot = repo / "snapshots" / commit
     (repo / "blobs").mkdir(parents=True, exist_ok=True)
     snapshot.mkdir(parents=True, exist_ok=True)

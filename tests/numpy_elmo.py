@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Dict, List
 
 import h5py
 import numpy as np
 
 
-def char_ids(token: str, width: int = 50) -> List[int]:
+def char_ids(token: str, width: int = 50) -> list[int]:
     raw = [258] + list(token.encode("utf-8")[: width - 2]) + [259]
     return [i + 1 for i in raw + [260] * (width - len(raw))]
 
 
-def marker(char: int, width: int = 50) -> List[int]:
+def marker(char: int, width: int = 50) -> list[int]:
     return [i + 1 for i in [258, char, 259] + [260] * (width - 3)]
 
 
@@ -31,10 +30,12 @@ class NumpyElmo:
     def __init__(self, options_path: Path, weights_path: Path) -> None:
         self.options = json.loads(Path(options_path).read_text())
         with h5py.File(weights_path, "r") as f:
-            self.w: Dict[str, np.ndarray] = {}
-            f.visititems(lambda n, o: self.w.__setitem__(n, o[...].astype(np.float64)) if isinstance(o, h5py.Dataset) else None)
+            self.w: dict[str, np.ndarray] = {}
+            f.visititems(
+                lambda n, o: self.w.__setitem__(n, o[...].astype(np.float64)) if isinstance(o, h5py.Dataset) else None
+            )
 
-    def token_layer(self, ids: List[int]) -> np.ndarray:
+    def token_layer(self, ids: list[int]) -> np.ndarray:
         cnn = self.options["char_cnn"]
         table = np.concatenate([np.zeros((1, self.w["char_embed"].shape[1])), self.w["char_embed"]])
         x = table[np.array(ids)]  # (50, D)
@@ -52,7 +53,7 @@ class NumpyElmo:
             h = g * t + (1 - g) * h
         return h @ self.w["CNN_proj/W_proj"] + self.w["CNN_proj/b_proj"]
 
-    def _direction(self, d: int, xs: np.ndarray) -> List[np.ndarray]:
+    def _direction(self, d: int, xs: np.ndarray) -> list[np.ndarray]:
         lstm = self.options["lstm"]
         outputs = []
         layer_in = xs
@@ -73,7 +74,7 @@ class NumpyElmo:
             outputs.append(layer_in)
         return outputs
 
-    def __call__(self, tokens: List[str]) -> np.ndarray:
+    def __call__(self, tokens: list[str]) -> np.ndarray:
         """(L+1, n_tokens, 2P) for one sentence, from zero state."""
         width = self.options["char_cnn"]["max_characters_per_token"]
         ids = [marker(256, width)] + [char_ids(t, width) for t in tokens] + [marker(257, width)]
@@ -114,13 +115,32 @@ def write_random_original(folder: Path, options: dict, seed: int) -> None:
 
 
 def small_options(
-    filters=((1, 4), (2, 8), (3, 16)), n_highway=1, dim=32, proj=8, n_layers=2, skip=True,
-    activation="relu", n_characters=262, clip=3.0, char_dim=4,
+    filters=((1, 4), (2, 8), (3, 16)),
+    n_highway=1,
+    dim=32,
+    proj=8,
+    n_layers=2,
+    skip=True,
+    activation="relu",
+    n_characters=262,
+    clip=3.0,
+    char_dim=4,
 ) -> dict:
     return {
-        "lstm": {"dim": dim, "projection_dim": proj, "n_layers": n_layers, "cell_clip": clip,
-                 "proj_clip": clip, "use_skip_connections": skip},
-        "char_cnn": {"activation": activation, "n_highway": n_highway, "embedding": {"dim": char_dim},
-                     "filters": [list(f) for f in filters], "n_characters": n_characters,
-                     "max_characters_per_token": 50},
+        "lstm": {
+            "dim": dim,
+            "projection_dim": proj,
+            "n_layers": n_layers,
+            "cell_clip": clip,
+            "proj_clip": clip,
+            "use_skip_connections": skip,
+        },
+        "char_cnn": {
+            "activation": activation,
+            "n_highway": n_highway,
+            "embedding": {"dim": char_dim},
+            "filters": [list(f) for f in filters],
+            "n_characters": n_characters,
+            "max_characters_per_token": 50,
+        },
     }

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import sys
 from pathlib import Path
-from typing import Dict, List, Set
 
 from transformers.dynamic_module_utils import get_relative_import_files
 
@@ -18,7 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("hf_elmo", "hf_elmo_cli", "spacy_elmo")
 
 
-def _modules() -> Dict[str, Path]:
+def _modules() -> dict[str, Path]:
     """Module name -> file, for every importable module of ``PACKAGES`` (the code copies inside
     a shipped model folder are not importable modules, and are left out)."""
     modules = {}
@@ -31,7 +30,7 @@ def _modules() -> Dict[str, Path]:
     return modules
 
 
-def _imported(module: str, path: Path, known: Dict[str, Path]) -> Set[str]:
+def _imported(module: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The project modules that ``module`` imports anywhere in its file (top level, functions,
     ``try`` blocks): ``from pkg import name`` counts as importing ``pkg.name`` when that is a
     module, else ``pkg``."""
@@ -55,15 +54,15 @@ def _imported(module: str, path: Path, known: Dict[str, Path]) -> Set[str]:
     return found
 
 
-def _cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """One cycle (a list of modules, the first repeated at the end) per strongly connected
     component of ``graph`` with more than one module (Tarjan's algorithm), followed by the
     component's other modules in brackets when the cycle does not pass through all of them."""
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on_stack: Set[str] = set()
-    components: List[Set[str]] = []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
 
     def visit(node: str) -> None:
         index[node] = low[node] = len(index)
@@ -96,7 +95,7 @@ def _cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
         while True:  # walk inside the component until a module repeats, then cut the path there
             target = min(t for t in graph[path[-1]] if t in component)
             if target in seen:
-                cycle = path[path.index(target):] + [target]
+                cycle = path[path.index(target) :] + [target]
                 others = sorted(component - set(cycle))
                 cycles.append(cycle + ([f"[also tangled: {', '.join(others)}]"] if others else []))
                 break
@@ -127,12 +126,16 @@ def test_the_cycle_finder_finds_a_lazy_import_back(tmp_path):
     assert _cycles(graph) == [["pkg.high", "pkg.low", "pkg.high"]]
 
 
-def _remote_code_files() -> Set[Path]:
+def _remote_code_files() -> set[Path]:
     """What ``save_pretrained`` copies into a folder: the file of every class registered for an
     Auto class, and (as transformers does) every file it imports relatively, recursively."""
     classes = [
-        hf_elmo.ElmoConfig, hf_elmo.ElmoModel, hf_elmo.ElmoForBidirectionalLM, hf_elmo.ElmoTokenizer,
-        hf_elmo.ElmoForTokenClassification, hf_elmo.ElmoForSequenceClassification,
+        hf_elmo.ElmoConfig,
+        hf_elmo.ElmoModel,
+        hf_elmo.ElmoForBidirectionalLM,
+        hf_elmo.ElmoTokenizer,
+        hf_elmo.ElmoForTokenClassification,
+        hf_elmo.ElmoForSequenceClassification,
     ]
     files = {Path(sys.modules[cls.__module__].__file__) for cls in classes}
     for file in list(files):
@@ -159,8 +162,10 @@ def test_remote_code_imports_only_torch_transformers_the_standard_library_and_it
             elif isinstance(node, ast.ImportFrom):  # relative: must be a sibling that travels too
                 sibling = file.parent / f"{(node.module or '').split('.')[0]}.py"
                 if not node.module or node.level != 1 or sibling not in files:
-                    problems.append(f"{file.name}:{node.lineno}: relative import of {'.' * node.level}{node.module} "
-                                    "(only sibling files that are copied with it)")
+                    problems.append(
+                        f"{file.name}:{node.lineno}: relative import of {'.' * node.level}{node.module} "
+                        "(only sibling files that are copied with it)"
+                    )
                 continue
             else:
                 continue
@@ -168,4 +173,6 @@ def test_remote_code_imports_only_torch_transformers_the_standard_library_and_it
                 top = name.split(".")[0]
                 if top not in allowed and (top not in ALSO_ALLOWED or ALSO_ALLOWED[top] not in (None, file.name)):
                     problems.append(f"{file.name}:{node.lineno}: import {name}")
-    assert not problems, "remote code must import only torch, transformers and its siblings:\n  " + "\n  ".join(problems)
+    assert not problems, "remote code must import only torch, transformers and its siblings:\n  " + "\n  ".join(
+        problems
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import IO, Any, Dict, Optional
+from typing import IO, Any
 
 import torch
 
@@ -40,7 +40,7 @@ def _atomic_torch_save(obj: Any, path: Path) -> None:
         torch.save(obj, tmp)
 
 
-def _torch_load(path: Path, folder: Path) -> Dict[str, Any]:
+def _torch_load(path: Path, folder: Path) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing; {_start_again(folder)}")
     try:
@@ -52,7 +52,7 @@ def _torch_load(path: Path, folder: Path) -> Dict[str, Any]:
     return state
 
 
-def saved_vocabulary(folder: Path) -> Optional[Vocabulary]:
+def saved_vocabulary(folder: Path) -> Vocabulary | None:
     """The vocabulary of the run in ``folder`` (None when no run was started there)."""
     path = folder / VOCAB_FILE
     if not path.is_file():
@@ -83,8 +83,9 @@ def resumed_settings(folder: Path, settings: PretrainSettings) -> PretrainSettin
         settings = replace(settings, num_sampled=previous["num_sampled"])
     changed = {k for k, v in asdict(settings).items() if previous.get(k) != v and k not in RUN_LENGTH_FIELDS}
     if changed:
-        raise ValueError(f"{folder} holds a run with other settings ({sorted(changed)}); "
-                         "use another --checkpoint-dir or delete it")
+        raise ValueError(
+            f"{folder} holds a run with other settings ({sorted(changed)}); use another --checkpoint-dir or delete it"
+        )
     return settings
 
 
@@ -95,18 +96,20 @@ def start_run(folder: Path, settings: PretrainSettings, vocabulary: Vocabulary) 
     write_text_atomic(folder / SETTINGS_FILE, json.dumps(asdict(settings), indent=2))
 
 
-def save_checkpoint(folder: Path, model, optimizer, position: Dict[str, Any], rank: int, world: int) -> None:
+def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], rank: int, world: int) -> None:
     """Model + optimizer (rank 0), RNG state of every rank, and the data position."""
     folder.mkdir(parents=True, exist_ok=True)
     _atomic_torch_save({"rng": torch.get_rng_state()}, folder / f"rng-rank{rank}.pt")
     barrier()
     if rank == 0:
-        _atomic_torch_save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                            "world_size": world, **position}, folder / CHECKPOINT_FILE)
+        _atomic_torch_save(
+            {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "world_size": world, **position},
+            folder / CHECKPOINT_FILE,
+        )
     barrier()
 
 
-def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> Optional[Dict[str, Any]]:
+def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> dict[str, Any] | None:
     """Restore a checkpoint written by ``save_checkpoint``; returns the data position or None."""
     path = folder / CHECKPOINT_FILE
     if not path.is_file():
@@ -115,14 +118,17 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> Op
     rng_path = folder / f"rng-rank{rank}.pt"
     try:
         if state["world_size"] != world:
-            raise ValueError(f"{path} was written by {state['world_size']} processes; resume with as many "
-                             f"(got {world})")
+            raise ValueError(
+                f"{path} was written by {state['world_size']} processes; resume with as many (got {world})"
+            )
         try:
             model.load_state_dict(state["model"])
         except RuntimeError as err:  # e.g. a vocab.txt cut short: the softmax has other rows
-            raise ValueError(f"{path} does not fit the model of {folder / SETTINGS_FILE} and "
-                             f"{folder / VOCAB_FILE} (one of them is damaged: {str(err).splitlines()[-1].strip()}); "
-                             f"{_start_again(folder)}") from None
+            raise ValueError(
+                f"{path} does not fit the model of {folder / SETTINGS_FILE} and "
+                f"{folder / VOCAB_FILE} (one of them is damaged: {str(err).splitlines()[-1].strip()}); "
+                f"{_start_again(folder)}"
+            ) from None
         optimizer.load_state_dict(state["optimizer"])
         position = {k: state[k] for k in ("epoch", "batch", "step", "tokens_seen", "elapsed")}
     except (KeyError, RuntimeError, TypeError) as err:

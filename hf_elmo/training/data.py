@@ -11,9 +11,10 @@ resumes exactly from ``(epoch, batch index)``.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -31,7 +32,7 @@ class CorpusError(ValueError):
     """A training or evaluation file that is not one-sentence-per-line UTF-8 text."""
 
 
-def read_corpus(path: PathLike, max_sentence_tokens: int = 100, max_line_chars: int = MAX_LINE_CHARS) -> List[str]:
+def read_corpus(path: PathLike, max_sentence_tokens: int = 100, max_line_chars: int = MAX_LINE_CHARS) -> list[str]:
     """The sentences of a corpus file, each a string of space-separated tokens.
 
     Blank lines are skipped; a sentence longer than ``max_sentence_tokens`` tokens is cut into
@@ -41,7 +42,7 @@ def read_corpus(path: PathLike, max_sentence_tokens: int = 100, max_line_chars: 
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"corpus file not found: {path}")
-    sentences: List[str] = []
+    sentences: list[str] = []
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if len(raw) > 4 * max_line_chars:
@@ -116,20 +117,20 @@ class SentenceBatcher:
         self.width = max_characters_per_token
         self.pool_batches = pool_batches
         self.lengths = np.fromiter((s.count(" ") + 1 for s in sentences), dtype=np.int64, count=len(sentences))
-        self._char_cache: Dict[str, List[int]] = {}
+        self._char_cache: dict[str, list[int]] = {}
 
     @property
     def n_words(self) -> int:
         """Corpus tokens (all ranks), markers excluded."""
         return int(self.lengths.sum())
 
-    def epoch_batches(self, epoch: int) -> List[np.ndarray]:
+    def epoch_batches(self, epoch: int) -> list[np.ndarray]:
         """The sentence indices of every batch of this rank in ``epoch``, in order."""
         rng = np.random.default_rng([self.seed, epoch])
         order = rng.permutation(len(self.sentences))[self.rank :: self.world_size]
         mean_steps = float(self.lengths.mean()) + 2
         pool = max(1, int(self.pool_batches * self.tokens_per_batch / mean_steps))
-        batches: List[np.ndarray] = []
+        batches: list[np.ndarray] = []
         for start in range(0, len(order), pool):
             chunk = order[start : start + pool]
             chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
@@ -142,7 +143,7 @@ class SentenceBatcher:
             batches.append(chunk[first:])
         return [batches[i] for i in rng.permutation(len(batches))]
 
-    def _char_ids(self, token: str) -> List[int]:
+    def _char_ids(self, token: str) -> list[int]:
         ids = self._char_cache.get(token)
         if ids is None:
             ids = token_to_char_ids(token, self.width, max_token_chars=None)
@@ -152,8 +153,9 @@ class SentenceBatcher:
 
     def collate(self, indices: Sequence[int]) -> LMBatch:
         """Tensors for the sentences ``indices`` (markers added)."""
-        return collate_sentences([self.sentences[i].split() for i in indices], self.vocabulary,
-                                 self.word_inputs, self._char_ids, self.width)
+        return collate_sentences(
+            [self.sentences[i].split() for i in indices], self.vocabulary, self.word_inputs, self._char_ids, self.width
+        )
 
 
 def collate_sentences(
@@ -185,7 +187,7 @@ def collate_sentences(
     return LMBatch(inputs, lengths + 2, labels, sum(len(s) for s in sentences))
 
 
-def data_workers_for(requested: Optional[int], device: torch.device) -> int:
+def data_workers_for(requested: int | None, device: torch.device) -> int:
     """Processes that collate batches ahead of the training step: ``requested``, or by default 4
     on CUDA (collating 16k tokens in Python takes about as long as a GPU step) and 0 on CPU
     (where the step is far longer and the cores are the model's)."""
@@ -214,5 +216,10 @@ def collated_batches(batcher: SentenceBatcher, batches: Sequence[Any], workers: 
         return (batcher.collate(indices) for indices in batches)
     # batch_size None: each item is already a batch. Its own generator: the workers' seeds must not
     # be drawn from the global RNG, which dropout and the sampled softmax use (exact resume).
-    return torch.utils.data.DataLoader(_CollatedBatches(batcher, batches), batch_size=None, num_workers=workers,
-                                       prefetch_factor=4, generator=torch.Generator())
+    return torch.utils.data.DataLoader(
+        _CollatedBatches(batcher, batches),
+        batch_size=None,
+        num_workers=workers,
+        prefetch_factor=4,
+        generator=torch.Generator(),
+    )

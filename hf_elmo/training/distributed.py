@@ -5,7 +5,6 @@ group every function is the one-process identity."""
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 import torch
 from torch import distributed as dist
@@ -21,7 +20,7 @@ def distributed_context() -> tuple[int, int]:
     return 0, 1
 
 
-def all_reduce(value: torch.Tensor, op: Optional[dist.ReduceOp.RedOpType] = None) -> torch.Tensor:
+def all_reduce(value: torch.Tensor, op: dist.ReduceOp.RedOpType | None = None) -> torch.Tensor:
     """``value`` reduced over ranks in place (sum unless ``op``), and returned."""
     if dist.is_initialized():
         dist.all_reduce(value, op=op or dist.ReduceOp.SUM)

@@ -4,7 +4,7 @@ validation figures of ``elmo pretrain``), and loading such a model (``load_lm``)
 from __future__ import annotations
 
 import math
-from typing import Dict, Optional, Sequence
+from collections.abc import Sequence
 
 import torch
 from tqdm.auto import tqdm
@@ -27,7 +27,7 @@ def perplexity(
     sentences: Sequence[str],
     tokens_per_batch: int = EVAL_TOKENS_PER_BATCH,
     show_progress: bool = False,
-) -> Dict[str, float]:
+) -> dict[str, float]:
     """Full-softmax perplexity of both directions over ``sentences`` (each ``<S> ... </S>``).
 
     Every sentence of n tokens gives n+1 predictions per direction (the forward LM predicts
@@ -41,36 +41,54 @@ def perplexity(
     model.eval()
     device = next(model.parameters()).device
     word_inputs = model.config.token_embedding == "word"
-    batcher = SentenceBatcher(sentences, vocabulary, tokens_per_batch, word_inputs=word_inputs,
-                              max_characters_per_token=model.config.max_characters_per_token)
+    batcher = SentenceBatcher(
+        sentences,
+        vocabulary,
+        tokens_per_batch,
+        word_inputs=word_inputs,
+        max_characters_per_token=model.config.max_characters_per_token,
+    )
     groups = token_budget_batches([int(n) + 2 for n in batcher.lengths], tokens_per_batch)
     totals = torch.zeros(2, dtype=torch.float64)
     n_predictions, n_unk = 0, 0
     for group in tqdm(groups, disable=not show_progress, desc="perplexity", unit="batch"):
         batch = batcher.collate(group)
-        out = model(input_ids=batch.input_ids.to(device), lengths=batch.lengths.to(device),
-                    labels=batch.labels.to(device), full_softmax=True)
+        out = model(
+            input_ids=batch.input_ids.to(device),
+            lengths=batch.lengths.to(device),
+            labels=batch.labels.to(device),
+            full_softmax=True,
+        )
         n = int(out.n_targets)
         totals += torch.tensor([float(out.forward_loss) * n, float(out.backward_loss) * n], dtype=torch.float64)
         n_predictions += n
         n_unk += int((batch.labels == vocabulary.unk_id).sum())
     model.train(was_training)
     forward, backward = (math.exp(float(t) / n_predictions) for t in totals)
-    return {"forward": forward, "backward": backward, "average": 0.5 * (forward + backward),
-            "predictions": n_predictions, "unk_rate": n_unk / max(1, n_predictions - len(sentences))}
+    return {
+        "forward": forward,
+        "backward": backward,
+        "average": 0.5 * (forward + backward),
+        "predictions": n_predictions,
+        "unk_rate": n_unk / max(1, n_predictions - len(sentences)),
+    }
 
 
-def load_lm(model: PathLike, softmax_weights: Optional[PathLike] = None) -> ElmoForBidirectionalLM:
+def load_lm(model: PathLike, softmax_weights: PathLike | None = None) -> ElmoForBidirectionalLM:
     """An ``ElmoForBidirectionalLM`` in float32 eval mode from any model name (``resolve_model``):
     a folder written by ``elmo pretrain``, or original files (folder or zip) plus a softmax dump."""
     source = resolve_model(model)
     if softmax_weights is not None:
         if source.format != "original":
-            raise ValueError(f"{model} is a save_pretrained folder; --softmax-weights goes with original files "
-                             "(options.json + weights .hdf5)")
+            raise ValueError(
+                f"{model} is a save_pretrained folder; --softmax-weights goes with original files "
+                "(options.json + weights .hdf5)"
+            )
         with source.original_files() as (options, weights):
             return ElmoForBidirectionalLM.from_allennlp_with_softmax(options, weights, softmax_weights)
     if not source.has_lm_head:
-        raise ValueError(f"{model} holds no biLM with a softmax (written by `elmo pretrain`); for original "
-                         "files pass --softmax-weights")
+        raise ValueError(
+            f"{model} holds no biLM with a softmax (written by `elmo pretrain`); for original "
+            "files pass --softmax-weights"
+        )
     return ElmoForBidirectionalLM.from_pretrained(source.path).eval()

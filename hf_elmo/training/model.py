@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import torch
 
@@ -30,12 +29,17 @@ def _load_init_model(source: Path, model_class):
         raise ValueError(f"--init-model {source} cannot be loaded ({type(err).__name__}: {reason})") from None
 
 
-def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
-                init_source: Optional[ModelSource] = None) -> ElmoForBidirectionalLM:
+def build_model(
+    settings: PretrainSettings, vocabulary: Vocabulary, init_source: ModelSource | None = None
+) -> ElmoForBidirectionalLM:
     """A fresh LM from a preset (+ overrides), or one continued from ``settings.init_model``
     (``init_source``: its ``resolve_init_model``, when the caller has it already)."""
-    lm_fields = dict(vocab_size=len(vocabulary), softmax=settings.softmax, token_embedding=settings.token_embedding,
-                     dropout=settings.dropout)
+    lm_fields = dict(
+        vocab_size=len(vocabulary),
+        softmax=settings.softmax,
+        token_embedding=settings.token_embedding,
+        dropout=settings.dropout,
+    )
     if settings.num_sampled is not None:  # else the config's default (or the --init-model LM's number)
         lm_fields["num_sampled"] = settings.num_sampled
     if settings.init_model is None:
@@ -49,8 +53,10 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
         model = _load_init_model(source.path, ElmoForBidirectionalLM)
         saved = Vocabulary.from_file(source.path / VOCAB_FILE)
         if saved.words != vocabulary.words:
-            raise ValueError(f"{settings.init_model} was trained with its own {VOCAB_FILE}; continue with "
-                             f"--vocab {source.path / VOCAB_FILE}")
+            raise ValueError(
+                f"{settings.init_model} was trained with its own {VOCAB_FILE}; continue with "
+                f"--vocab {source.path / VOCAB_FILE}"
+            )
         model.config.softmax = settings.softmax
         if settings.num_sampled is not None:
             model.config.num_sampled = settings.num_sampled
@@ -59,8 +65,10 @@ def build_model(settings: PretrainSettings, vocabulary: Vocabulary,
         return model
     base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
     if base.config.token_embedding != settings.token_embedding:  # the token embedder is part of the biLM
-        raise ValueError(f"--init-model {settings.init_model} embeds tokens with {base.config.token_embedding!r}, "
-                         f"not --token-embedding {settings.token_embedding}")
+        raise ValueError(
+            f"--init-model {settings.init_model} embeds tokens with {base.config.token_embedding!r}, "
+            f"not --token-embedding {settings.token_embedding}"
+        )
     config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
     model = ElmoForBidirectionalLM(config)
     model.elmo.load_state_dict(base.state_dict())
@@ -78,7 +86,7 @@ def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torc
     return requested
 
 
-def make_optimizer(name: str, params, lr: Optional[float]) -> torch.optim.Optimizer:
+def make_optimizer(name: str, params, lr: float | None) -> torch.optim.Optimizer:
     """Adagrad (lr 0.2, accumulator 1.0, as bilm-tf) or Adam (lr 1e-3)."""
     if name == "adagrad":
         return torch.optim.Adagrad(params, lr=lr or 0.2, initial_accumulator_value=1.0)

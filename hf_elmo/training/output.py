@@ -8,7 +8,7 @@ import copy
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any
 
 import torch
 
@@ -25,8 +25,8 @@ def save_lm_folder(
     vocabulary: Vocabulary,
     out_dir: PathLike,
     settings: PretrainSettings,
-    position: Dict[str, Any],
-    metrics: Dict[str, Any],
+    position: dict[str, Any],
+    metrics: dict[str, Any],
     overwrite: bool = False,
 ) -> Path:
     """``save_pretrained`` + ``vocab.txt`` + tokenizer + model card, built aside and renamed into place."""
@@ -37,8 +37,9 @@ def save_lm_folder(
         to_save.config.dropout = 0.0
         to_save.save_pretrained(staging)
         vocabulary.save(staging / VOCAB_FILE)
-        ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token,
-                      pre_tokenizer=settings.pre_tokenizer).save_pretrained(staging)
+        ElmoTokenizer(
+            max_characters_per_token=model.config.max_characters_per_token, pre_tokenizer=settings.pre_tokenizer
+        ).save_pretrained(staging)
         training = {"settings": publishable_settings(settings), "position": position, "metrics": metrics}
         (staging / "training.json").write_text(json.dumps(training, indent=2) + "\n")
         write_model_card(staging, **model_card_fields(model, settings, position, metrics))
@@ -49,7 +50,7 @@ def save_lm_folder(
 _PATH_FIELDS = ("train_file", "output_dir", "valid_file", "init_model", "vocab_file", "checkpoint_dir")
 
 
-def publishable_settings(settings: PretrainSettings) -> Dict[str, Any]:
+def publishable_settings(settings: PretrainSettings) -> dict[str, Any]:
     """``settings`` as a dict whose paths name nothing of the training machine: relative to the
     working directory when inside it, else the file or folder name alone."""
     fields = asdict(settings)
@@ -69,7 +70,9 @@ def _cast_copy(model: ElmoForBidirectionalLM, dtype: torch.dtype) -> ElmoForBidi
     return copy.deepcopy(model).to(dtype)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
 
 
-def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any], metrics: Dict[str, Any]) -> Dict[str, Any]:
+def model_card_fields(
+    model, settings: PretrainSettings, position: dict[str, Any], metrics: dict[str, Any]
+) -> dict[str, Any]:
     """Title, description and provenance rows of a pretrained model's card."""
     cfg = model.config
     kind = "char-CNN" if cfg.token_embedding == "char_cnn" else "word-embedding (baseline)"
@@ -77,10 +80,10 @@ def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any
         "training data": settings.data_description or Path(settings.train_file).name,
         "tokenisation": settings.pre_tokenizer,
         "architecture": f"{kind} biLM, {cfg.n_layers} layers, LSTM {cfg.lstm_dim}, projection {cfg.projection_dim}, "
-                        f"{cfg.n_filters} char filters, {cfg.n_highway} highway, vocabulary {cfg.vocab_size}",
+        f"{cfg.n_filters} char filters, {cfg.n_highway} highway, vocabulary {cfg.vocab_size}",
         "optimizer": f"{settings.optimizer} (lr {settings.lr or ('0.2' if settings.optimizer == 'adagrad' else '1e-3')}), "
-                     f"clip {settings.clip_norm}, dropout {settings.dropout}, {settings.softmax} softmax"
-                     + (f" ({cfg.num_sampled} draws)" if settings.softmax == "sampled" else ""),
+        f"clip {settings.clip_norm}, dropout {settings.dropout}, {settings.softmax} softmax"
+        + (f" ({cfg.num_sampled} draws)" if settings.softmax == "sampled" else ""),
         "steps": f"{position['step']:,}",
         "tokens seen": f"{position['tokens_seen']:,}",
         "training time": f"{position.get('elapsed', 0.0) / 60:.1f} min",
@@ -92,11 +95,14 @@ def model_card_fields(model, settings: PretrainSettings, position: Dict[str, Any
             continue
         provenance[f"perplexity ({split})"] = (
             f"forward {values['forward']:.2f}, backward {values['backward']:.2f}, average {values['average']:.2f} "
-            f"(full softmax, {values['predictions']:,} predictions per direction)")
+            f"(full softmax, {values['predictions']:,} predictions per direction)"
+        )
     return dict(
         title=f"ELMo {cfg.n_layers}x{cfg.lstm_dim}_{cfg.projection_dim} pretrained with hf_elmo",
-        description=("A bidirectional LM (ELMo, Peters et al. 2018) pretrained from scratch with `elmo pretrain`. "
-                     "The folder holds the biLM with its word softmax (`ElmoForBidirectionalLM`) and `vocab.txt`; "
-                     "`ElmoModel.from_pretrained` loads the biLM alone."),
+        description=(
+            "A bidirectional LM (ELMo, Peters et al. 2018) pretrained from scratch with `elmo pretrain`. "
+            "The folder holds the biLM with its word softmax (`ElmoForBidirectionalLM`) and `vocab.txt`; "
+            "`ElmoModel.from_pretrained` loads the biLM alone."
+        ),
         provenance=provenance,
     )

@@ -10,24 +10,35 @@ import json
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..loading import ModelSource
 
 #: Config fields of a clip-free model (``--no-clip``): what the ``fused`` biLM path can run.
-NO_CLIP: Dict[str, Any] = dict(cell_clip=None, proj_clip=None)
+NO_CLIP: dict[str, Any] = dict(cell_clip=None, proj_clip=None)
 
 #: Size presets: the released models' shapes ("small", "original") and a CPU-sized one ("cpu").
 #: They keep ElmoConfig's clipping (3.0, as the released models); add ``NO_CLIP`` (``--no-clip``)
 #: for a model that trains on the fused LSTM kernel.
-PRESETS: Dict[str, Dict[str, Any]] = {
-    "cpu": dict(filters=[[1, 32], [2, 32], [3, 64], [4, 128]], n_highway=1,
-                lstm_dim=256, projection_dim=128, n_layers=2),
-    "small": dict(filters=[[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]],
-                  n_highway=1, lstm_dim=1024, projection_dim=128, n_layers=2),
-    "original": dict(filters=[[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]],
-                     n_highway=2, lstm_dim=4096, projection_dim=512, n_layers=2),
+PRESETS: dict[str, dict[str, Any]] = {
+    "cpu": dict(
+        filters=[[1, 32], [2, 32], [3, 64], [4, 128]], n_highway=1, lstm_dim=256, projection_dim=128, n_layers=2
+    ),
+    "small": dict(
+        filters=[[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]],
+        n_highway=1,
+        lstm_dim=1024,
+        projection_dim=128,
+        n_layers=2,
+    ),
+    "original": dict(
+        filters=[[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]],
+        n_highway=2,
+        lstm_dim=4096,
+        projection_dim=512,
+        n_layers=2,
+    ),
 }
 
 
@@ -63,56 +74,67 @@ class PretrainSettings:
 
     train_file: str = field(metadata={"help": "training text: one sentence per line, tokens split by whitespace"})
     output_dir: str = field(metadata={"help": "folder for the final model"})
-    valid_file: Optional[str] = option(
-        None, "held-out text: its full-softmax perplexity goes into the model card", DATA)
-    init_model: Optional[str] = option(
-        None, "continue from this model folder (converted, original or pretrained LM)", MODEL)
+    valid_file: str | None = option(None, "held-out text: its full-softmax perplexity goes into the model card", DATA)
+    init_model: str | None = option(
+        None, "continue from this model folder (converted, original or pretrained LM)", MODEL
+    )
     preset: str = option("cpu", "size preset for a model from scratch", MODEL, choices=sorted(PRESETS))
     #: ElmoConfig fields over the preset's (the options --lstm-dim, ..., --filters, --no-clip).
-    config_overrides: Dict[str, Any] = field(default_factory=dict)
-    token_embedding: str = option("char_cnn", "word: the word-embedding baseline instead of the char CNN", MODEL,
-                                  choices=["char_cnn", "word"])
-    vocab_file: Optional[str] = option(None, "vocab.txt (one word a line, with <S>, </S>, <UNK>)", DATA,
-                                       flag="--vocab")
+    config_overrides: dict[str, Any] = field(default_factory=dict)
+    token_embedding: str = option(
+        "char_cnn", "word: the word-embedding baseline instead of the char CNN", MODEL, choices=["char_cnn", "word"]
+    )
+    vocab_file: str | None = option(None, "vocab.txt (one word a line, with <S>, </S>, <UNK>)", DATA, flag="--vocab")
     vocab_size: int = option(50_000, "words of a built vocabulary", DATA)
     min_count: int = option(3, "minimum count of a built vocabulary's words", DATA)
     softmax: str = option("sampled", "training softmax", MODEL, choices=["sampled", "full"])
     #: None: the model config's default (ElmoConfig), or the --init-model LM's own number.
-    num_sampled: Optional[int] = option(
-        None, "log-uniform draws of the sampled softmax (default: the model config's, or the --init-model LM's)",
-        MODEL)
-    epochs: Optional[float] = option(None, "passes over the training file (fractions allowed)", DATA,
-                                     run_length=True)
-    max_tokens: Optional[int] = option(None, "training tokens to see (all ranks together)", DATA, run_length=True)
+    num_sampled: int | None = option(
+        None, "log-uniform draws of the sampled softmax (default: the model config's, or the --init-model LM's)", MODEL
+    )
+    epochs: float | None = option(None, "passes over the training file (fractions allowed)", DATA, run_length=True)
+    max_tokens: int | None = option(None, "training tokens to see (all ranks together)", DATA, run_length=True)
     tokens_per_batch: int = option(2048, "padded tokens per batch and rank, markers included", DATA)
     max_sentence_tokens: int = option(100, "longer lines are cut into pieces", DATA)
     optimizer: str = option("adagrad", "Adagrad (as bilm-tf) or Adam", OPTIMISATION, choices=["adagrad", "adam"])
-    lr: Optional[float] = option(None, "learning rate (default 0.2 for adagrad, 1e-3 for adam)", OPTIMISATION)
+    lr: float | None = option(None, "learning rate (default 0.2 for adagrad, 1e-3 for adam)", OPTIMISATION)
     clip_norm: float = option(10.0, "gradient norm clip (0: none)", OPTIMISATION)
     dropout: float = option(0.1, "dropout of the biLM", OPTIMISATION)
     amp: bool = option(False, "bfloat16 autocast on GPU", OPTIMISATION)
-    seed: int = option(0, "seed of the initialisation, the data order, dropout and the sampled softmax",
-                       OPTIMISATION)
-    checkpoint_dir: Optional[str] = option(None, "checkpoint folder (default: OUTPUT_DIR.checkpoint)", OUTPUT)
+    seed: int = option(0, "seed of the initialisation, the data order, dropout and the sampled softmax", OPTIMISATION)
+    checkpoint_dir: str | None = option(None, "checkpoint folder (default: OUTPUT_DIR.checkpoint)", OUTPUT)
     checkpoint_every_steps: int = option(0, "checkpoint every this many steps (0: by time only)", OUTPUT)
     checkpoint_every_minutes: float = option(10.0, "checkpoint at the first step after this many minutes", OUTPUT)
-    save_dtype: str = option("float32", "dtype of the saved weights", OUTPUT,
-                             choices=["float32", "float16", "bfloat16"])
+    save_dtype: str = option(
+        "float32", "dtype of the saved weights", OUTPUT, choices=["float32", "float16", "bfloat16"]
+    )
     data_description: str = option("", "the training data, for the model card", DATA)
     pre_tokenizer: str = option(
-        "whitespace", "how TRAIN_FILE's tokens were made from raw text (spacy:en for spaCy's English rules); "
-        "saved with the tokenizer, which then splits raw text the same way (tokenization_elmo.split_words)", DATA,
-        metavar="whitespace|spacy:LANG")
-    max_steps: Optional[int] = option(
-        None, "checkpoint and stop after this many steps (resume later with the same command)", OUTPUT)
-    max_minutes: Optional[float] = option(
-        None, "end the run (checkpoint and final model folder) after the step that reaches this many minutes of "
-        "training time, even before its token budget", OUTPUT)
+        "whitespace",
+        "how TRAIN_FILE's tokens were made from raw text (spacy:en for spaCy's English rules); "
+        "saved with the tokenizer, which then splits raw text the same way (tokenization_elmo.split_words)",
+        DATA,
+        metavar="whitespace|spacy:LANG",
+    )
+    max_steps: int | None = option(
+        None, "checkpoint and stop after this many steps (resume later with the same command)", OUTPUT
+    )
+    max_minutes: float | None = option(
+        None,
+        "end the run (checkpoint and final model folder) after the step that reaches this many minutes of "
+        "training time, even before its token budget",
+        OUTPUT,
+    )
     bilm_implementation: str = option(
-        "auto", "biLM path in training (auto: fused for a clip-free model on CUDA, else fast); the saved model "
-        "keeps its config's path (fast)", MODEL, choices=["auto", "fast", "plain", "fused"])
-    data_workers: Optional[int] = option(
-        None, "processes that collate batches ahead of the training step (default 4 on GPU, 0 on CPU)", DATA)
+        "auto",
+        "biLM path in training (auto: fused for a clip-free model on CUDA, else fast); the saved model "
+        "keeps its config's path (fast)",
+        MODEL,
+        choices=["auto", "fast", "plain", "fused"],
+    )
+    data_workers: int | None = option(
+        None, "processes that collate batches ahead of the training step (default 4 on GPU, 0 on CPU)", DATA
+    )
 
     def resolved_checkpoint_dir(self) -> Path:
         if self.checkpoint_dir:
@@ -122,9 +144,22 @@ class PretrainSettings:
 
 
 #: Settings a resumed run may change (how long it runs and how often it checkpoints).
-RUN_LENGTH_FIELDS = ("max_steps", "max_tokens", "epochs", "checkpoint_every_steps", "checkpoint_every_minutes",
-                     "valid_file", "save_dtype", "data_description", "pre_tokenizer", "output_dir",
-                     "checkpoint_dir", "max_minutes", "bilm_implementation", "data_workers")
+RUN_LENGTH_FIELDS = (
+    "max_steps",
+    "max_tokens",
+    "epochs",
+    "checkpoint_every_steps",
+    "checkpoint_every_minutes",
+    "valid_file",
+    "save_dtype",
+    "data_description",
+    "pre_tokenizer",
+    "output_dir",
+    "checkpoint_dir",
+    "max_minutes",
+    "bilm_implementation",
+    "data_workers",
+)
 
 
 def check_settings(settings: PretrainSettings) -> None:
@@ -140,9 +175,14 @@ def check_settings(settings: PretrainSettings) -> None:
 
     s = settings
 
-    def number(name: str, value: Any, least: float, *, inclusive: bool = False, below: Optional[float] = None) -> None:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and (
-            value >= least if inclusive else value > least) and (below is None or value < below)
+    def number(name: str, value: Any, least: float, *, inclusive: bool = False, below: float | None = None) -> None:
+        ok = (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and (value >= least if inclusive else value > least)
+            and (below is None or value < below)
+        )
         if not ok:
             bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
             raise ValueError(f"{flag(name)} must be a finite number {bounds}, got {value!r}")
@@ -157,25 +197,44 @@ def check_settings(settings: PretrainSettings) -> None:
     number("clip_norm", s.clip_norm, 0, inclusive=True)
     # (check, field, least); an optional field is checked only when set (not None)
     optional = {"epochs", "max_tokens", "lr", "num_sampled", "max_steps", "max_minutes", "data_workers"}
-    for check, name, least in ((number, "epochs", 0), (integer, "max_tokens", 1), (number, "lr", 0),
-                               (number, "checkpoint_every_minutes", 0), (integer, "tokens_per_batch", 1),
-                               (integer, "max_sentence_tokens", 1), (integer, "vocab_size", 4),
-                               (integer, "min_count", 1), (integer, "num_sampled", 1),
-                               (integer, "checkpoint_every_steps", 0), (integer, "max_steps", 1),
-                               (number, "max_minutes", 0), (integer, "data_workers", 0)):
+    for check, name, least in (
+        (number, "epochs", 0),
+        (integer, "max_tokens", 1),
+        (number, "lr", 0),
+        (number, "checkpoint_every_minutes", 0),
+        (integer, "tokens_per_batch", 1),
+        (integer, "max_sentence_tokens", 1),
+        (integer, "vocab_size", 4),
+        (integer, "min_count", 1),
+        (integer, "num_sampled", 1),
+        (integer, "checkpoint_every_steps", 0),
+        (integer, "max_steps", 1),
+        (number, "max_minutes", 0),
+        (integer, "data_workers", 0),
+    ):
         if name not in optional or getattr(s, name) is not None:
             check(name, getattr(s, name), least)
     for option_field in fields(PretrainSettings):
         allowed = option_field.metadata.get("choices")
         if allowed is not None and getattr(s, option_field.name) not in allowed:
-            raise ValueError(f"{flag(option_field.name)} must be one of {allowed}, "
-                             f"got {getattr(s, option_field.name)!r}")
+            raise ValueError(
+                f"{flag(option_field.name)} must be one of {allowed}, got {getattr(s, option_field.name)!r}"
+            )
     filters = s.config_overrides.get("filters")
-    if filters is not None and not (isinstance(filters, list) and filters and all(
-            isinstance(f, list) and len(f) == 2 and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
-                                                        for v in f) for f in filters)):
-        raise ValueError(f"--filters must be a JSON list of [width, n_channels] pairs of positive integers, "
-                         f"e.g. [[1,32],[2,64]]; got {json.dumps(filters)}")
+    if filters is not None and not (
+        isinstance(filters, list)
+        and filters
+        and all(
+            isinstance(f, list)
+            and len(f) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in f)
+            for f in filters
+        )
+    ):
+        raise ValueError(
+            f"--filters must be a JSON list of [width, n_channels] pairs of positive integers, "
+            f"e.g. [[1,32],[2,64]]; got {json.dumps(filters)}"
+        )
     for name, value in s.config_overrides.items():
         if name not in ("filters", *NO_CLIP):  # clipping (None with --no-clip) is checked by ElmoConfig
             integer(name, value, 0 if name == "n_highway" else 1)
@@ -188,7 +247,7 @@ def check_settings(settings: PretrainSettings) -> None:
         ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
 
 
-def resolve_init_model(settings: PretrainSettings) -> Optional[ModelSource]:
+def resolve_init_model(settings: PretrainSettings) -> ModelSource | None:
     """Where ``settings.init_model`` is (``None`` without one); a name that cannot be found or
     read fails here, before anything is written, saying that ``--init-model`` named it."""
     from ..loading import resolve_model

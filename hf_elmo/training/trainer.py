@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import IO, Any, Dict, Optional
+from typing import IO, Any
 
 import torch
 from tqdm.auto import tqdm
@@ -33,8 +33,9 @@ def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm
     """One optimisation step; returns the (rank-local) loss."""
     optimizer.zero_grad(set_to_none=True)
     with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=amp):
-        out = model(input_ids=batch.input_ids.to(device), lengths=batch.lengths.to(device),
-                    labels=batch.labels.to(device))
+        out = model(
+            input_ids=batch.input_ids.to(device), lengths=batch.lengths.to(device), labels=batch.labels.to(device)
+        )
     out.loss.backward()
     if clip_norm > 0:
         torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
@@ -42,7 +43,7 @@ def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm
     return out.loss.detach()
 
 
-def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> Optional[Path]:
+def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> Path | None:
     """Train (or resume) the run defined by ``settings``; returns the model folder when finished.
 
     The run ends at its token budget (``epochs`` or ``max_tokens``) or, with ``max_minutes``,
@@ -67,11 +68,12 @@ class Trainer:
     def __init__(self, settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> None:
         self.settings, self.overwrite, self.show_progress = settings, overwrite, show_progress
         self.rank, self.world = distributed_context()
-        self.device = torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}"
-                                   if torch.cuda.is_available() else "cpu")
+        self.device = torch.device(
+            f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu"
+        )
         self.checkpoint_dir = settings.resolved_checkpoint_dir()
 
-    def run(self) -> Optional[Path]:
+    def run(self) -> Path | None:
         """The model folder when the run is finished; None when it stopped at ``max_steps``."""
         self._check()
         self._prepare()
@@ -111,23 +113,31 @@ class Trainer:
             start_run(self.checkpoint_dir, s, self.vocabulary)
         model.train()
         self.saved_implementation = model.config.bilm_implementation  # what the model folder will say
-        model.config.bilm_implementation = resolve_bilm_implementation(s.bilm_implementation, model.config,
-                                                                       self.device)
+        model.config.bilm_implementation = resolve_bilm_implementation(s.bilm_implementation, model.config, self.device)
         word_inputs = model.config.token_embedding == "word"
         self.model: ElmoForBidirectionalLM = model
         self.optimizer = make_optimizer(s.optimizer, model.parameters(), s.lr)
         torch.manual_seed(s.seed * 1000 + self.rank + 1)  # dropout and sampled candidates: per rank
-        self.position: Dict[str, Any] = load_checkpoint(
-            self.checkpoint_dir, model, self.optimizer, self.rank, self.world) or dict(
-            epoch=0, batch=0, step=0, tokens_seen=0, elapsed=0.0)
+        self.position: dict[str, Any] = load_checkpoint(
+            self.checkpoint_dir, model, self.optimizer, self.rank, self.world
+        ) or dict(epoch=0, batch=0, step=0, tokens_seen=0, elapsed=0.0)
         self.ddp_model: torch.nn.Module = model
         if self.world > 1:
             self.ddp_model = torch.nn.parallel.DistributedDataParallel(
-                model, device_ids=[self.device.index] if self.device.type == "cuda" else None,
-                find_unused_parameters=word_inputs)
-        self.batcher = SentenceBatcher(sentences, self.vocabulary, s.tokens_per_batch, s.seed, self.rank,
-                                       self.world, word_inputs=word_inputs,
-                                       max_characters_per_token=model.config.max_characters_per_token)
+                model,
+                device_ids=[self.device.index] if self.device.type == "cuda" else None,
+                find_unused_parameters=word_inputs,
+            )
+        self.batcher = SentenceBatcher(
+            sentences,
+            self.vocabulary,
+            s.tokens_per_batch,
+            s.seed,
+            self.rank,
+            self.world,
+            word_inputs=word_inputs,
+            max_characters_per_token=model.config.max_characters_per_token,
+        )
         if s.max_tokens is not None:
             self.total_tokens = s.max_tokens
         else:
@@ -140,14 +150,21 @@ class Trainer:
         ``max_steps`` (checkpointed, to be resumed)."""
         s = self.settings
         workers = data_workers_for(s.data_workers, self.device)
-        self.progress = tqdm(total=self.total_tokens, initial=self.position["tokens_seen"], unit="tok",
-                             unit_scale=True, disable=not self.show_progress or self.rank != 0, desc="pretrain",
-                             smoothing=0.05)
+        self.progress = tqdm(
+            total=self.total_tokens,
+            initial=self.position["tokens_seen"],
+            unit="tok",
+            unit_scale=True,
+            disable=not self.show_progress or self.rank != 0,
+            desc="pretrain",
+            smoothing=0.05,
+        )
         self.started, self.started_tokens = time.monotonic(), self.position["tokens_seen"]
         self.last_checkpoint = time.monotonic()
-        self.loss_ema: Optional[float] = None
-        self.loss_log: Optional[IO[str]] = (
-            open_loss_log(self.checkpoint_dir, self.position["step"]) if self.rank == 0 else None)
+        self.loss_ema: float | None = None
+        self.loss_log: IO[str] | None = (
+            open_loss_log(self.checkpoint_dir, self.position["step"]) if self.rank == 0 else None
+        )
         try:
             while True:
                 batches = self.batcher.epoch_batches(self.position["epoch"])
@@ -180,7 +197,8 @@ class Trainer:
         finished = position["tokens_seen"] >= self.total_tokens or agree(out_of_time)
         stop_now = s.max_steps is not None and position["step"] >= s.max_steps
         due = (s.checkpoint_every_steps and position["step"] % s.checkpoint_every_steps == 0) or (
-            time.monotonic() - self.last_checkpoint > 60 * s.checkpoint_every_minutes)
+            time.monotonic() - self.last_checkpoint > 60 * s.checkpoint_every_minutes
+        )
         if finished or stop_now or agree(bool(due)):
             self._checkpoint()
         return finished, stop_now
@@ -194,8 +212,9 @@ class Trainer:
         self.progress.set_postfix({"loss": f"{self.loss_ema:.3f}", "tok/s": f"{rate:,.0f}"}, refresh=False)
         run_seconds = position["elapsed"] + time.monotonic() - self.last_checkpoint
         if self.loss_log is not None:
-            self.loss_log.write(f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{loss:.6f}"
-                                f"\t{run_seconds:.1f}\n")
+            self.loss_log.write(
+                f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{loss:.6f}\t{run_seconds:.1f}\n"
+            )
         return run_seconds
 
     def _checkpoint(self) -> None:
@@ -216,7 +235,7 @@ class Trainer:
             return self.out_dir
         model, s = self.model, self.settings
         model.eval()
-        metrics: Dict[str, Any] = {}
+        metrics: dict[str, Any] = {}
         if self.world > 1:
             metrics["world_size"] = self.world
             metrics["max_weight_difference_between_ranks"] = divergence

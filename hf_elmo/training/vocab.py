@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Union
 
 from ..fileio import write_text_atomic
 
@@ -22,8 +22,8 @@ class Vocabulary:
     """
 
     def __init__(self, words: Iterable[str]) -> None:
-        self.words: List[str] = list(words)
-        self.index: Dict[str, int] = {}
+        self.words: list[str] = list(words)
+        self.index: dict[str, int] = {}
         for i, word in enumerate(self.words):
             if word in self.index:
                 raise ValueError(f"vocabulary lists {word!r} twice (ids {self.index[word]} and {i})")
@@ -41,25 +41,26 @@ class Vocabulary:
     def __contains__(self, word: str) -> bool:
         return word in self.index
 
-    def encode(self, tokens: Iterable[str]) -> List[int]:
+    def encode(self, tokens: Iterable[str]) -> list[int]:
         """Ids of ``tokens``, unknown words as ``<UNK>``."""
         unk = self.unk_id
         return [self.index.get(t, unk) for t in tokens]
 
     @classmethod
-    def build(cls, counts: Mapping[str, int], max_size: Optional[int] = None, min_count: int = 1) -> Vocabulary:
+    def build(cls, counts: Mapping[str, int], max_size: int | None = None, min_count: int = 1) -> Vocabulary:
         """Specials, then words with at least ``min_count`` occurrences by frequency, at most ``max_size`` in all."""
         if max_size is not None and max_size < len(SPECIALS) + 1:
             raise ValueError(f"max_size must leave room for a word beside {SPECIALS}, got {max_size}")
-        ranked = sorted(((w, c) for w, c in counts.items() if c >= min_count and w not in SPECIALS),
-                        key=lambda wc: (-wc[1], wc[0]))
+        ranked = sorted(
+            ((w, c) for w, c in counts.items() if c >= min_count and w not in SPECIALS), key=lambda wc: (-wc[1], wc[0])
+        )
         words = list(SPECIALS) + [w for w, _ in ranked]
         if len(words) == len(SPECIALS):
             raise ValueError(f"no word occurs at least min_count={min_count} times")
         return cls(words[:max_size] if max_size else words)
 
     @classmethod
-    def from_file(cls, path: Union[str, os.PathLike]) -> Vocabulary:
+    def from_file(cls, path: str | os.PathLike) -> Vocabulary:
         """Read a ``vocab.txt`` (one word a line; a second column, e.g. a count, is ignored)."""
         path = Path(path)
         if not path.is_file():
@@ -73,12 +74,12 @@ class Vocabulary:
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
 
-    def save(self, path: Union[str, os.PathLike]) -> Path:
+    def save(self, path: str | os.PathLike) -> Path:
         """Write one word a line (via a temporary file, renamed into place)."""
         return write_text_atomic(path, "\n".join(self.words) + "\n")
 
 
-def build_vocabulary(sentences: Iterable[str], max_size: Optional[int] = None, min_count: int = 1) -> Vocabulary:
+def build_vocabulary(sentences: Iterable[str], max_size: int | None = None, min_count: int = 1) -> Vocabulary:
     """``Vocabulary.build`` over the whitespace tokens of ``sentences``."""
     counts: Counter = Counter()
     for sentence in sentences:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import types
 import typing
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def positive_int(text: str) -> int:
@@ -21,7 +23,7 @@ def positive_int(text: str) -> int:
     return value
 
 
-def token_limit(text: str) -> Optional[int]:
+def token_limit(text: str) -> int | None:
     """``--max-token-chars``: an integer, or ``none`` (no limit: long tokens are truncated)."""
     return None if text.lower() == "none" else int(text)
 
@@ -36,15 +38,15 @@ class CommandParser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._deferred: List[Callable[[argparse.ArgumentParser], None]] = []
+        self._deferred: list[Callable[[argparse.ArgumentParser], None]] = []
 
     def defer(self, add_options: Callable[[argparse.ArgumentParser], None]) -> None:
         """Call ``add_options(self)`` just before this parser first parses arguments."""
         self._deferred.append(add_options)
 
     def parse_known_args(  # type: ignore[override]  # typeshed's overloads; this one passes both on
-        self, args: Optional[Sequence[str]] = None, namespace: Optional[argparse.Namespace] = None
-    ) -> Tuple[argparse.Namespace, List[str]]:
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
         while self._deferred:
             self._deferred.pop(0)(self)
         return super().parse_known_args(args, namespace)
@@ -53,7 +55,7 @@ class CommandParser(argparse.ArgumentParser):
 def option_type(dataclass: type, name: str) -> type:
     """The value type of a dataclass field, ``Optional[X]`` read as ``X``."""
     kind = typing.get_type_hints(dataclass)[name]
-    if typing.get_origin(kind) is typing.Union:
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):  # Optional[X] or X | None
         kind = next(arg for arg in typing.get_args(kind) if arg is not type(None))
     return kind
 

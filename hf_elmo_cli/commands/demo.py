@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ._args import positive_int
 
@@ -21,18 +22,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "similarity of its vectors layer by layer (layer 0, the char CNN, ignores context) and, for each, "
         "the nearest token occurrences by context in a small bundled text.",
     )
-    parser.add_argument("--model", help="model folder, zip of original files, Hub id or shipped name hf-elmo:NAME "
-                        "(default: the model shipped with the package)")
+    parser.add_argument(
+        "--model",
+        help="model folder, zip of original files, Hub id or shipped name hf-elmo:NAME "
+        "(default: the model shipped with the package)",
+    )
     parser.add_argument("--sentences", nargs=2, metavar="SENTENCE", default=list(DEFAULT_SENTENCES))
     parser.add_argument("--word", default="stick", help="the word to compare (default: stick)")
     parser.add_argument("--text", help="text for the neighbours, one sentence per line (default: bundled)")
     parser.add_argument("--top", type=positive_int, default=5, help="neighbours to show (default 5)")
-    parser.add_argument("--any-token", action="store_true",
-                        help="neighbours among all tokens of the text (default: among occurrences of WORD)")
+    parser.add_argument(
+        "--any-token",
+        action="store_true",
+        help="neighbours among all tokens of the text (default: among occurrences of WORD)",
+    )
     parser.set_defaults(run=run)
 
 
-def embed(model, sentences: Sequence[Sequence[str]]) -> List[torch.Tensor]:
+def embed(model, sentences: Sequence[Sequence[str]]) -> list[torch.Tensor]:
     """Per sentence, a tensor (L+1, T, 2P) of its layers (``embed_sentences``: independent of batching)."""
     import torch
 
@@ -70,12 +77,14 @@ def run(args: argparse.Namespace) -> int:
 
     text_path = Path(args.text) if args.text else DEMO_SENTENCES
     text = [line.split() for line in text_path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    occurrences: List[Tuple[int, int]] = [
+    occurrences: list[tuple[int, int]] = [
         (s, t) for s, tokens in enumerate(text) for t, w in enumerate(tokens) if args.any_token or w == args.word
     ]
     if not occurrences:
-        print(f"\nno neighbours: {text_path.name} has no occurrence of {args.word!r} "
-              "(pass --any-token to rank all its tokens, or --text for another text)")
+        print(
+            f"\nno neighbours: {text_path.name} has no occurrence of {args.word!r} "
+            "(pass --any-token to rank all its tokens, or --text for another text)"
+        )
         return 0
     layers_by_sentence = embed(model, text)
     top_layers = torch.stack([layers_by_sentence[s][-1, t] for s, t in occurrences])  # (N, 2P)

@@ -17,28 +17,53 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("input", help="text: one sentence per line, tokens separated by whitespace")
     parser.add_argument("output", help="HDF5 file to write")
-    parser.add_argument("--model", help="model folder, Hub id (owner/name), shipped name (hf-elmo:NAME), or folder "
-                        "or zip with the original options.json + *.hdf5 (default: the model shipped with the package)")
-    parser.add_argument("--layers", choices=["all", "top", "average"], default="all",
-                        help="per line: all layers (L+1, T, 2P), the top one (T, 2P), or their mean (T, 2P)")
-    parser.add_argument("--pool", choices=["mean"],
-                        help="one vector per line, the mean over its tokens: (L+1, 2P) for --layers all, "
-                        "(2P,) for top and average (default: one vector per token)")
-    parser.add_argument("--batch-tokens", type=int, default=4096,
-                        help="padded tokens per batch (default 4096); a longer sentence runs alone")
-    parser.add_argument("--device", help="cpu, cuda or cuda:N (default: cuda when available); under torchrun "
-                        "with several GPUs, cuda means cuda:LOCAL_RANK")
-    parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
-                        help="compute dtype; the file holds float32 either way")
+    parser.add_argument(
+        "--model",
+        help="model folder, Hub id (owner/name), shipped name (hf-elmo:NAME), or folder "
+        "or zip with the original options.json + *.hdf5 (default: the model shipped with the package)",
+    )
+    parser.add_argument(
+        "--layers",
+        choices=["all", "top", "average"],
+        default="all",
+        help="per line: all layers (L+1, T, 2P), the top one (T, 2P), or their mean (T, 2P)",
+    )
+    parser.add_argument(
+        "--pool",
+        choices=["mean"],
+        help="one vector per line, the mean over its tokens: (L+1, 2P) for --layers all, "
+        "(2P,) for top and average (default: one vector per token)",
+    )
+    parser.add_argument(
+        "--batch-tokens",
+        type=int,
+        default=4096,
+        help="padded tokens per batch (default 4096); a longer sentence runs alone",
+    )
+    parser.add_argument(
+        "--device",
+        help="cpu, cuda or cuda:N (default: cuda when available); under torchrun "
+        "with several GPUs, cuda means cuda:LOCAL_RANK",
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=["float32", "bfloat16"],
+        default="float32",
+        help="compute dtype; the file holds float32 either way",
+    )
     parser.add_argument("--shard", metavar="I/N", help="embed only the lines whose index is I modulo N")
-    parser.add_argument("--chunk-lines", type=int, default=10_000,
-                        help="lines per resumable chunk (default 10000)")
-    parser.add_argument("--max-token-chars", type=token_limit, default=100,
-                        help="longer tokens are an error (default 100); 'none' truncates them as the original "
-                        "does (ELMo reads the first 48 UTF-8 bytes)")
+    parser.add_argument("--chunk-lines", type=int, default=10_000, help="lines per resumable chunk (default 10000)")
+    parser.add_argument(
+        "--max-token-chars",
+        type=token_limit,
+        default=100,
+        help="longer tokens are an error (default 100); 'none' truncates them as the original "
+        "does (ELMo reads the first 48 UTF-8 bytes)",
+    )
     parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace an existing OUTPUT, or an unfinished run with other settings")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="replace an existing OUTPUT, or an unfinished run with other settings"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
 
@@ -59,12 +84,24 @@ def run(args: argparse.Namespace) -> int:
     model_id = source_description(source)
     model.to(device=device, dtype=getattr(torch, args.dtype))
     result = embed_file(
-        model, args.input, args.output, model_id=model_id, layers=args.layers, batch_tokens=args.batch_tokens,
-        chunk_lines=args.chunk_lines, shard=shard, max_token_chars=args.max_token_chars,
-        overwrite=args.overwrite, show_progress=not args.no_progress, pool=args.pool,
+        model,
+        args.input,
+        args.output,
+        model_id=model_id,
+        layers=args.layers,
+        batch_tokens=args.batch_tokens,
+        chunk_lines=args.chunk_lines,
+        shard=shard,
+        max_token_chars=args.max_token_chars,
+        overwrite=args.overwrite,
+        show_progress=not args.no_progress,
+        pool=args.pool,
     )
-    resumed = f"; {result.chunks_reused} of {result.chunks} chunks were done by an earlier run" \
-        if result.chunks_reused else ""
+    resumed = (
+        f"; {result.chunks_reused} of {result.chunks} chunks were done by an earlier run"
+        if result.chunks_reused
+        else ""
+    )
     print(f"wrote {result.output}: {result.lines:,} lines, {result.tokens:,} tokens{resumed}")
     if result.index is not None:
         print(f"wrote {result.index}: the index of {shard.count} shards")

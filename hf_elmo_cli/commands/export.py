@@ -18,15 +18,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "hf_elmo.export.OnnxElmo(OUT) or TorchExportElmo(OUT). After writing, the graph is run on a few "
         "sentences and compared with the model in eager mode.",
     )
-    parser.add_argument("model", help="model name: a folder, a zip or folder of the original files, a Hub id owner/name, "
-                        "or a shipped name (hf-elmo:elmo-tiny-en)")
+    parser.add_argument(
+        "model",
+        help="model name: a folder, a zip or folder of the original files, a Hub id owner/name, "
+        "or a shipped name (hf-elmo:elmo-tiny-en)",
+    )
     parser.add_argument("out", help="folder to write")
-    parser.add_argument("--format", choices=["onnx", "torch-export"], default="onnx",
-                        help="onnx (for ONNX Runtime) or torch-export (a .pt2 ExportedProgram); default onnx")
-    parser.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], default="float32",
-                        help="dtype of the weights and activations (default float32; bfloat16 only for torch-export)")
-    parser.add_argument("--max-token-chars", type=token_limit, default=100,
-                        help="the tokenizer's limit: longer tokens are an error (default 100); 'none' truncates them")
+    parser.add_argument(
+        "--format",
+        choices=["onnx", "torch-export"],
+        default="onnx",
+        help="onnx (for ONNX Runtime) or torch-export (a .pt2 ExportedProgram); default onnx",
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=["float32", "float16", "bfloat16"],
+        default="float32",
+        help="dtype of the weights and activations (default float32; bfloat16 only for torch-export)",
+    )
+    parser.add_argument(
+        "--max-token-chars",
+        type=token_limit,
+        default=100,
+        help="the tokenizer's limit: longer tokens are an error (default 100); 'none' truncates them",
+    )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
     parser.set_defaults(run=run)
 
@@ -40,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     model, _ = load_bilm(args.model)  # the resolver's errors name the model and what was tried
     out = export_model(model, args.out, args.format, args.dtype, args.max_token_chars, overwrite=args.overwrite)
     error = parity_error(model, open_exported(out))
-    print(f"wrote {out} ({args.format}, {args.dtype}); max abs difference from the eager model on a test batch: "
-          f"{error:.2g}")
+    print(
+        f"wrote {out} ({args.format}, {args.dtype}); max abs difference from the eager model on a test batch: "
+        f"{error:.2g}"
+    )
     return 0

@@ -18,11 +18,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sentence per line, whitespace tokens; every sentence is scored from the initial state as "
         "<S> tokens </S> (n+1 predictions per direction).",
     )
-    parser.add_argument("model", nargs="?", help="model folder, Hub id or shipped name hf-elmo:NAME; with one "
-                        "argument, it is FILE and the model is the shipped one")
+    parser.add_argument(
+        "model",
+        nargs="?",
+        help="model folder, Hub id or shipped name hf-elmo:NAME; with one "
+        "argument, it is FILE and the model is the shipped one",
+    )
     parser.add_argument("file", nargs="?", help="text: one sentence per line, whitespace tokens")
     parser.add_argument("--vocab", help="vocab.txt (default: MODEL/vocab.txt)")
-    parser.add_argument("--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL")
+    parser.add_argument(
+        "--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL"
+    )
     parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
     parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
@@ -36,8 +42,10 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
     from hf_elmo.training.evaluation import EVAL_TOKENS_PER_BATCH
     from hf_elmo.training.settings import PretrainSettings, flag
 
-    for name, overrides in (("tokens_per_batch", dict(default=EVAL_TOKENS_PER_BATCH, help="padded tokens per batch, "
-                                                       "markers included")), ("max_sentence_tokens", {})):
+    for name, overrides in (
+        ("tokens_per_batch", dict(default=EVAL_TOKENS_PER_BATCH, help="padded tokens per batch, markers included")),
+        ("max_sentence_tokens", {}),
+    ):
         add_field_option(parser, PretrainSettings, name, flag(name), **overrides)
 
 
@@ -71,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print(f"{args.file}: {result['predictions']:,} predictions per direction, {result['unk_rate']:.2%} <UNK>")
-        print(f"perplexity forward {result['forward']:.3f}  backward {result['backward']:.3f}  "
-              f"average {result['average']:.3f}")
+        print(
+            f"perplexity forward {result['forward']:.3f}  backward {result['backward']:.3f}  "
+            f"average {result['average']:.3f}"
+        )
     return 0

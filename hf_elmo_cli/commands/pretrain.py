@@ -15,8 +15,12 @@ from dataclasses import fields
 from ._args import add_field_option, positive_int
 
 #: Model-shape options: each overrides the preset's ElmoConfig field of the same name.
-SHAPE_OVERRIDES = (("lstm_dim", "LSTM cell size"), ("projection_dim", "projection size"),
-                   ("n_layers", "LSTM layers"), ("n_highway", "highway layers"))
+SHAPE_OVERRIDES = (
+    ("lstm_dim", "LSTM cell size"),
+    ("projection_dim", "projection size"),
+    ("n_layers", "LSTM layers"),
+    ("n_highway", "highway layers"),
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,9 +53,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     for name, what in SHAPE_OVERRIDES:
         model.add_argument(flag(name), type=int, help=f"override the preset's {what}")
     model.add_argument("--filters", type=json.loads, help='override the char-CNN filters, e.g. "[[1,32],[2,64]]"')
-    model.add_argument("--no-clip", action="store_true",
-                       help="train without cell/projection clipping (cell_clip = proj_clip = None), which lets "
-                       "training run on torch's fused LSTM kernel (cuDNN on GPU)")
+    model.add_argument(
+        "--no-clip",
+        action="store_true",
+        help="train without cell/projection clipping (cell_clip = proj_clip = None), which lets "
+        "training run on torch's fused LSTM kernel (cuDNN on GPU)",
+    )
     groups[OPTIMISATION].add_argument("--threads", type=positive_int, help="torch CPU threads per process")
     output = groups[OUTPUT]
     output.add_argument("--overwrite", action="store_true", help="replace a non-empty OUTPUT_DIR")
@@ -63,8 +70,11 @@ def settings_from_args(args: argparse.Namespace):
     """The ``PretrainSettings`` of a parsed command line (``config_overrides`` from the shape options)."""
     from hf_elmo.training.settings import NO_CLIP, PretrainSettings
 
-    overrides = {name: getattr(args, name) for name in (*(n for n, _ in SHAPE_OVERRIDES), "filters")
-                 if getattr(args, name) is not None}
+    overrides = {
+        name: getattr(args, name)
+        for name in (*(n for n, _ in SHAPE_OVERRIDES), "filters")
+        if getattr(args, name) is not None
+    }
     if args.no_clip:
         overrides.update(NO_CLIP)
     values = {f.name: getattr(args, f.name) for f in fields(PretrainSettings) if f.metadata}

@@ -32,8 +32,8 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
 
 REPO = Path(__file__).resolve().parents[2]
 PACK_DIR = REPO / "gpu-pack"  # ignored (.gitignore): the parts travel as named ignored paths
@@ -48,9 +48,28 @@ DEFAULT_WORK = Path(os.environ.get("ELMO_GPU_WORK", str(Path(tempfile.gettempdir
 
 #: The run for ~20 minutes of one H100 (README.md: the reasoning and expected tokens/s).
 DEFAULT_TRAIN_ARGS = [
-    "--preset", "small", "--no-clip", "--amp", "--tokens-per-batch", "16384", "--softmax", "sampled",
-    "--num-sampled", "8192", "--optimizer", "adam", "--lr", "1e-3", "--dropout", "0.1",
-    "--max-tokens", "150000000", "--max-minutes", "17", "--checkpoint-every-minutes", "2",
+    "--preset",
+    "small",
+    "--no-clip",
+    "--amp",
+    "--tokens-per-batch",
+    "16384",
+    "--softmax",
+    "sampled",
+    "--num-sampled",
+    "8192",
+    "--optimizer",
+    "adam",
+    "--lr",
+    "1e-3",
+    "--dropout",
+    "0.1",
+    "--max-tokens",
+    "150000000",
+    "--max-minutes",
+    "17",
+    "--checkpoint-every-minutes",
+    "2",
 ]
 
 
@@ -62,7 +81,7 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def split_file(path: Path, out_dir: Path, piece_bytes: int, prefix: str) -> List[Dict[str, object]]:
+def split_file(path: Path, out_dir: Path, piece_bytes: int, prefix: str) -> list[dict[str, object]]:
     """Cut ``path`` into ``prefix-000``, ``prefix-001``, ... of at most ``piece_bytes``; their records."""
     pieces = []
     with open(path, "rb") as handle:
@@ -76,15 +95,16 @@ def split_file(path: Path, out_dir: Path, piece_bytes: int, prefix: str) -> List
     return pieces
 
 
-def join_pieces(manifest: Dict[str, object], folders: Sequence[Path], target: Path) -> None:
+def join_pieces(manifest: dict[str, object], folders: Sequence[Path], target: Path) -> None:
     """Concatenate the manifest's pieces, found in any of ``folders``, into ``target``; every
     piece and the whole are checked against their sha256 (``ValueError`` naming the piece)."""
     with open(target, "wb") as out:
         for piece in manifest["pieces"]:
             found = [f / piece["name"] for f in folders if (f / piece["name"]).is_file()]
             if not found:
-                raise ValueError(f"piece {piece['name']} is missing (looked in {', '.join(map(str, folders))}); "
-                                 "fetch it first")
+                raise ValueError(
+                    f"piece {piece['name']} is missing (looked in {', '.join(map(str, folders))}); fetch it first"
+                )
             data = found[0].read_bytes()
             if hashlib.sha256(data).hexdigest() != piece["sha256"]:
                 raise ValueError(f"piece {found[0]} does not match its sha256 in the manifest: fetch it again")
@@ -95,9 +115,15 @@ def join_pieces(manifest: Dict[str, object], folders: Sequence[Path], target: Pa
 
 def travelling_bytes() -> int:
     """Bytes of the files that go with every device call anyway (tracked + untracked, not ignored)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                            capture_output=True, check=True).stdout.split(b"\0")
-    return sum((REPO / os.fsdecode(name)).stat().st_size for name in listed if name and (REPO / os.fsdecode(name)).is_file())
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    return sum(
+        (REPO / os.fsdecode(name)).stat().st_size for name in listed if name and (REPO / os.fsdecode(name)).is_file()
+    )
 
 
 # -- here: pack -------------------------------------------------------------------------------
@@ -110,9 +136,19 @@ def pack(args: argparse.Namespace) -> None:
     out.mkdir(parents=True, exist_ok=True)
     tokenised = Path(args.tokenised) if args.tokenised else out / "tokenised"
     if not args.tokenised:
-        subprocess.run([sys.executable, str(REPO / "scripts" / "prepare_pretrain_en.py"), str(args.source),
-                        str(tokenised), "--train-fraction", str(args.train_fraction), "--processes",
-                        str(args.processes)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(REPO / "scripts" / "prepare_pretrain_en.py"),
+                str(args.source),
+                str(tokenised),
+                "--train-fraction",
+                str(args.train_fraction),
+                "--processes",
+                str(args.processes),
+            ],
+            check=True,
+        )
     sys.path.insert(0, str(REPO))
     from hf_elmo.training.data import read_corpus
     from hf_elmo.training.vocab import build_vocabulary
@@ -136,14 +172,24 @@ def pack(args: argparse.Namespace) -> None:
     words = sum(s.count(" ") + 1 for s in sentences)
     description = args.data_description or (
         f"pretrain-en (English Wikipedia 2015/2018 CC BY-SA, Wikinews CC BY 2.5), train split, {words / 1e6:.1f}M "
-        "tokens, spaCy blank('en') tokens + sentencizer")
-    manifest = {"pieces": pieces, "sha256": sha256(bundle), "bytes": bundle.stat().st_size, "files": list(DATA_FILES),
-                "train_tokens": words, "train_sentences": len(sentences), "vocabulary": len(vocabulary),
-                "data_description": description}
+        "tokens, spaCy blank('en') tokens + sentencizer"
+    )
+    manifest = {
+        "pieces": pieces,
+        "sha256": sha256(bundle),
+        "bytes": bundle.stat().st_size,
+        "files": list(DATA_FILES),
+        "train_tokens": words,
+        "train_sentences": len(sentences),
+        "vocabulary": len(vocabulary),
+        "data_description": description,
+    }
     bundle.unlink()
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"{out}: {len(pieces)} part(s) of at most {part_bytes:,} bytes, {manifest['bytes']:,} bytes "
-          f"in all; {words:,} training tokens, vocabulary {len(vocabulary):,}")
+    print(
+        f"{out}: {len(pieces)} part(s) of at most {part_bytes:,} bytes, {manifest['bytes']:,} bytes "
+        f"in all; {words:,} training tokens, vocabulary {len(vocabulary):,}"
+    )
     for index, piece in enumerate(pieces):
         print(f"  call {index + 1}: carry {Path(args.out).name}/{MANIFEST} {Path(args.out).name}/{piece['name']}")
 
@@ -161,8 +207,10 @@ def stash(args: argparse.Namespace) -> None:
     manifest = json.loads((parts / MANIFEST).read_text()) if (parts / MANIFEST).is_file() else None
     have = sorted(p.name for p in parts.glob("part-*"))
     need = [p["name"] for p in manifest["pieces"]] if manifest else []
-    print(f"stashed {moved or 'nothing'} in {parts}; parts there: {have}; still missing: "
-          f"{[n for n in need if n not in have] if manifest else 'the manifest'}")
+    print(
+        f"stashed {moved or 'nothing'} in {parts}; parts there: {have}; still missing: "
+        f"{[n for n in need if n not in have] if manifest else 'the manifest'}"
+    )
 
 
 def start(args: argparse.Namespace) -> None:
@@ -183,15 +231,35 @@ def start(args: argparse.Namespace) -> None:
         (data / "data_description.txt").write_text(manifest["data_description"])
     description = (data / "data_description.txt").read_text() if (data / "data_description.txt").is_file() else ""
     train_args = args.train_args or DEFAULT_TRAIN_ARGS
-    command = [sys.executable, "-m", "hf_elmo_cli", "pretrain", "data/train.txt", RUN_NAME, "--valid-file",
-               "data/valid.txt", "--vocab", "data/vocab.txt", "--no-progress", "--data-description", description,
-               *train_args]
+    command = [
+        sys.executable,
+        "-m",
+        "hf_elmo_cli",
+        "pretrain",
+        "data/train.txt",
+        RUN_NAME,
+        "--valid-file",
+        "data/valid.txt",
+        "--vocab",
+        "data/vocab.txt",
+        "--no-progress",
+        "--data-description",
+        description,
+        *train_args,
+    ]
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     with open(work / "pretrain.log", "ab") as log:
         log.write(f"$ {' '.join(command)}\n".encode())
         log.flush()
-        process = subprocess.Popen(command, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)  # setsid: outlives this call
+        process = subprocess.Popen(
+            command,
+            cwd=work,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # setsid: outlives this call
     pid_file.write_text(f"{process.pid}\n")
     (work / "command.json").write_text(json.dumps(command[1:], indent=2) + "\n")
     print(f"started pid {process.pid} in {work}: {' '.join(command[2:])}")
@@ -228,8 +296,11 @@ def report(work: Path, window: int, log_lines: int) -> str:
     ``window`` steps, their mean training loss and the log's last lines; returns the state."""
     log_file = work / f"{RUN_NAME}.checkpoint" / "losses.tsv"
     rows = [line.split("\t") for line in log_file.read_text().splitlines()[1:]] if log_file.is_file() else []
-    state = "done" if (work / RUN_NAME / "config.json").is_file() else (
-        "running" if _alive(work / "pretrain.pid") else "not running")
+    state = (
+        "done"
+        if (work / RUN_NAME / "config.json").is_file()
+        else ("running" if _alive(work / "pretrain.pid") else "not running")
+    )
     print(f"state: {state}")
     if rows:
         last, recent = rows[-1], rows[-window:]
@@ -237,8 +308,10 @@ def report(work: Path, window: int, log_lines: int) -> str:
         seconds = float(last[4]) - float(before[4])
         rate = (int(last[2]) - int(before[2])) / seconds if seconds > 0 else float("nan")
         mean_loss = sum(float(r[3]) for r in recent) / len(recent)
-        print(f"step {int(last[0]):,}  epoch {last[1]}  tokens {int(last[2]):,}  time {float(last[4]) / 60:.1f} min  "
-              f"tokens/s {rate:,.0f} (last {len(recent)} steps)  train loss {mean_loss:.3f} (mean of last {len(recent)})")
+        print(
+            f"step {int(last[0]):,}  epoch {last[1]}  tokens {int(last[2]):,}  time {float(last[4]) / 60:.1f} min  "
+            f"tokens/s {rate:,.0f} (last {len(recent)} steps)  train loss {mean_loss:.3f} (mean of last {len(recent)})"
+        )
     else:
         print("no steps logged yet")
     if (work / "pretrain.log").is_file():
@@ -265,8 +338,13 @@ def collect(args: argparse.Namespace) -> None:
         with tarfile.open(tar_path, "w") as tar:
             tar.add(folder, arcname=folder.name)
         pieces = split_file(tar_path, staging, int(args.piece_mib * MiB), args.what)
-        manifest = {"what": args.what, "folder": folder.name, "pieces": pieces, "sha256": sha256(tar_path),
-                    "bytes": tar_path.stat().st_size}
+        manifest = {
+            "what": args.what,
+            "folder": folder.name,
+            "pieces": pieces,
+            "sha256": sha256(tar_path),
+            "bytes": tar_path.stat().st_size,
+        }
         tar_path.unlink()
         manifest_file.write_text(json.dumps(manifest, indent=2) + "\n")
     manifest = json.loads(manifest_file.read_text())
@@ -317,44 +395,61 @@ def stop(args: argparse.Namespace) -> None:
     print(f"sent SIGTERM to process group {pid_file.read_text().strip()}")
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("pack", help="here: tokenise, build the vocabulary, pack parts for the GPU host")
     shared = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
-    p.add_argument("--source", type=Path, default=shared / "data" / "pretrain-en",
-                   help="raw pretrain-en shards (default $ELMO_SHARED or ../shared, then data/pretrain-en)")
+    p.add_argument(
+        "--source",
+        type=Path,
+        default=shared / "data" / "pretrain-en",
+        help="raw pretrain-en shards (default $ELMO_SHARED or ../shared, then data/pretrain-en)",
+    )
     p.add_argument("--tokenised", help="a folder already written by scripts/prepare_pretrain_en.py (skips tokenising)")
     p.add_argument("--train-fraction", type=float, default=1.0, help="passed to prepare_pretrain_en.py")
     p.add_argument("--processes", type=int, default=2, help="passed to prepare_pretrain_en.py")
     p.add_argument("--out", default=str(PACK_DIR), help="where the parts go (default gpu-pack/, git-ignored)")
     p.add_argument("--vocab-size", type=int, default=50_000)
     p.add_argument("--min-count", type=int, default=3)
-    p.add_argument("--part-mib", type=float,
-                   help="part size (default: what one call carries beside the working tree, at most 60 MiB)")
+    p.add_argument(
+        "--part-mib",
+        type=float,
+        help="part size (default: what one call carries beside the working tree, at most 60 MiB)",
+    )
     p.add_argument("--xz-preset", type=int, default=6)
     p.add_argument("--data-description", default="")
     p.add_argument("--overwrite", action="store_true")
     p.set_defaults(run=pack)
-    for name, function, what in (("stash", stash, "GPU host: keep the parts of this call"),
-                                 ("start", start, "GPU host: unpack and launch elmo pretrain under setsid"),
-                                 ("poll", poll, "GPU host: progress of the run"),
-                                 ("collect", collect, "GPU host: the model (or checkpoint) as pieces in $OUT"),
-                                 ("stop", stop, "GPU host: end the run early")):
+    for name, function, what in (
+        ("stash", stash, "GPU host: keep the parts of this call"),
+        ("start", start, "GPU host: unpack and launch elmo pretrain under setsid"),
+        ("poll", poll, "GPU host: progress of the run"),
+        ("collect", collect, "GPU host: the model (or checkpoint) as pieces in $OUT"),
+        ("stop", stop, "GPU host: end the run early"),
+    ):
         p = commands.add_parser(name, help=what)
-        p.add_argument("--work", default=str(DEFAULT_WORK), help=f"run folder (default $ELMO_GPU_WORK or {DEFAULT_WORK})")
+        p.add_argument(
+            "--work", default=str(DEFAULT_WORK), help=f"run folder (default $ELMO_GPU_WORK or {DEFAULT_WORK})"
+        )
         p.set_defaults(run=function)
         if name == "stash":
             p.add_argument("--pack", default=str(PACK_DIR), help="where the parts arrive (default gpu-pack/)")
         if name == "start":
-            p.add_argument("train_args", nargs=argparse.REMAINDER,
-                           help="elmo pretrain options after --, replacing the default run: "
-                           + " ".join(DEFAULT_TRAIN_ARGS))
+            p.add_argument(
+                "train_args",
+                nargs=argparse.REMAINDER,
+                help="elmo pretrain options after --, replacing the default run: " + " ".join(DEFAULT_TRAIN_ARGS),
+            )
         if name == "poll":
             p.add_argument("--window", type=int, default=50, help="steps for tokens/s and the mean loss")
             p.add_argument("--log-lines", type=int, default=5)
-            p.add_argument("--follow", type=float, default=0,
-                           help="keep reporting for up to this many seconds while the run goes on")
+            p.add_argument(
+                "--follow",
+                type=float,
+                default=0,
+                help="keep reporting for up to this many seconds while the run goes on",
+            )
             p.add_argument("--every", type=float, default=60, help="seconds between reports with --follow")
         if name == "collect":
             p.add_argument("--what", choices=["model", "checkpoint"], default="model")

@@ -19,7 +19,9 @@ def test_real_released_options_files_map_to_config_fields(shared):
     original = ElmoConfig.from_allennlp_options(options)
     assert (original.lstm_dim, original.projection_dim, original.n_layers, original.n_highway) == (4096, 512, 2, 2)
     assert original.n_filters == 2048 and original.output_dim == 1024 and original.use_skip_connections
-    small = ElmoConfig.from_allennlp_options(json.loads((folder / "elmo_2x1024_128_2048cnn_1xhighway_options.json").read_text()))
+    small = ElmoConfig.from_allennlp_options(
+        json.loads((folder / "elmo_2x1024_128_2048cnn_1xhighway_options.json").read_text())
+    )
     assert (small.lstm_dim, small.projection_dim, small.n_highway) == (1024, 128, 1)
 
 
@@ -57,7 +59,10 @@ TINY = dict(char_embedding_dim=4, filters=[[1, 4], [2, 4]], lstm_dim=8, projecti
 @pytest.mark.parametrize(
     "fields, message",
     [
-        ({"max_characters_per_token": 1_000_000}, r"ElmoConfig\.max_characters_per_token must be in 3\.\.256, got 1000000"),
+        (
+            {"max_characters_per_token": 1_000_000},
+            r"ElmoConfig\.max_characters_per_token must be in 3\.\.256, got 1000000",
+        ),
         ({"max_characters_per_token": 2}, r"max_characters_per_token must be in 3\.\.256, got 2"),
         ({"char_embedding_dim": 100_000}, r"char_embedding_dim must be in 1\.\.1024, got 100000"),
         ({"lstm_dim": 10**7}, r"lstm_dim must be in 1\.\.16384"),
@@ -135,10 +140,19 @@ def test_a_config_json_path_given_directly_is_named(tmp_path):
     [
         ("lstm", "dim", "abc", r"options field lstm\.dim must be an integer in 1\.\.16384, got 'abc' \(str\)"),
         ("lstm", "dim", 64.7, r"options field lstm\.dim must be an integer .* got 64\.7"),
-        ("char_cnn", "filters", [[1]], r"options field char_cnn\.filters must be a list of \[width, n_channels\] pairs"),
+        (
+            "char_cnn",
+            "filters",
+            [[1]],
+            r"options field char_cnn\.filters must be a list of \[width, n_channels\] pairs",
+        ),
         ("char_cnn", "filters", [[1, 4], [0, 5]], r"options field char_cnn\.filters\[1\] width must be in 1\.\.50"),
-        ("char_cnn", "max_characters_per_token", 1_000_000,
-         r"options field char_cnn\.max_characters_per_token must be in 3\.\.256"),
+        (
+            "char_cnn",
+            "max_characters_per_token",
+            1_000_000,
+            r"options field char_cnn\.max_characters_per_token must be in 3\.\.256",
+        ),
     ],
 )
 def test_a_bad_options_json_field_is_named_by_its_options_key_and_file(tmp_path, section, key, value, message):
@@ -196,8 +210,13 @@ def test_the_lm_fields_have_one_default_each_and_none_for_num_sampled_means_the_
     from hf_elmo.configuration_elmo import DEFAULT_NUM_SAMPLED
 
     config = ElmoConfig(**TINY)
-    assert (config.vocab_size, config.softmax, config.num_sampled, config.token_embedding, config.initializer_range) == (
-        None, "sampled", DEFAULT_NUM_SAMPLED, "char_cnn", 0.05)
+    assert (
+        config.vocab_size,
+        config.softmax,
+        config.num_sampled,
+        config.token_embedding,
+        config.initializer_range,
+    ) == (None, "sampled", DEFAULT_NUM_SAMPLED, "char_cnn", 0.05)
     assert ElmoConfig(**TINY, num_sampled=None).num_sampled == DEFAULT_NUM_SAMPLED
 
 

@@ -86,8 +86,10 @@ def _edit(path, fn):
     "damage, message",
     [
         (lambda h: h.__delitem__("CNN_proj/W_proj"), "missing dataset 'CNN_proj/W_proj'"),
-        (lambda h: (h.__delitem__("CNN/b_cnn_1"), h.create_dataset("CNN/b_cnn_1", data=np.zeros(5, np.float32))),
-         r"dataset 'CNN/b_cnn_1' has shape \(5,\), options imply \(8,\)"),
+        (
+            lambda h: (h.__delitem__("CNN/b_cnn_1"), h.create_dataset("CNN/b_cnn_1", data=np.zeros(5, np.float32))),
+            r"dataset 'CNN/b_cnn_1' has shape \(5,\), options imply \(8,\)",
+        ),
         (lambda h: h.__delitem__("char_embed"), "missing dataset 'char_embed'"),
         (lambda h: h.__delitem__("RNN_1/RNN/MultiRNNCell/Cell1/LSTMCell/W_P_0"), "Cell1/LSTMCell/W_P_0"),
     ],

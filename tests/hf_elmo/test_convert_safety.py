@@ -83,20 +83,36 @@ def test_non_finite_weights_are_refused_naming_the_dataset(value, original, tmp_
     assert not (tmp_path / "model").exists()
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda o: o["lstm"].update(dim=64.7), "options field lstm.dim must be an integer in 1..16384, got 64.7 (float)"),
-    (lambda o: o["char_cnn"]["embedding"].update(dim="abc"),
-     "options field char_cnn.embedding.dim must be an integer in 1..1024, got 'abc' (str)"),
-    (lambda o: o["char_cnn"].update(filters=[[1]]),
-     "options field char_cnn.filters must be a list of [width, n_channels] pairs, "
-     "e.g. [[1, 32], [2, 32], [3, 64]]; filter 0 is [1]"),
-    (lambda o: o["char_cnn"].update(filters=[[1, 4], [2, "8"]]),
-     "options field char_cnn.filters[1] n_channels must be an integer in 1..8192, got '8' (str)"),
-    (lambda o: o["lstm"].update(n_layers=True),
-     "options field lstm.n_layers must be an integer in 1..16, got True (bool)"),
-    (lambda o: o["lstm"].update(cell_clip="big"),
-     "options field lstm.cell_clip must be a positive finite number, or null for no clipping, got 'big' (str)"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda o: o["lstm"].update(dim=64.7),
+            "options field lstm.dim must be an integer in 1..16384, got 64.7 (float)",
+        ),
+        (
+            lambda o: o["char_cnn"]["embedding"].update(dim="abc"),
+            "options field char_cnn.embedding.dim must be an integer in 1..1024, got 'abc' (str)",
+        ),
+        (
+            lambda o: o["char_cnn"].update(filters=[[1]]),
+            "options field char_cnn.filters must be a list of [width, n_channels] pairs, "
+            "e.g. [[1, 32], [2, 32], [3, 64]]; filter 0 is [1]",
+        ),
+        (
+            lambda o: o["char_cnn"].update(filters=[[1, 4], [2, "8"]]),
+            "options field char_cnn.filters[1] n_channels must be an integer in 1..8192, got '8' (str)",
+        ),
+        (
+            lambda o: o["lstm"].update(n_layers=True),
+            "options field lstm.n_layers must be an integer in 1..16, got True (bool)",
+        ),
+        (
+            lambda o: o["lstm"].update(cell_clip="big"),
+            "options field lstm.cell_clip must be a positive finite number, or null for no clipping, got 'big' (str)",
+        ),
+    ],
+)
 def test_badly_typed_options_fields_are_named_with_the_file(edit, message, original, tmp_path, capsys):
     options = json.loads((original / "options.json").read_text())
     edit(options)
@@ -126,8 +142,10 @@ def test_a_really_full_disk_is_one_line_and_leaves_nothing(original, tmp_path, c
     """A 4 MiB tmpfs (root only): safetensors used to fail with a traceback."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
-                                           capture_output=True).returncode:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], capture_output=True).returncode
+    ):
         pytest.skip("needs root and tmpfs to mount a small disk")
     try:
         assert convert(original, disk / "model") == 2
@@ -146,8 +164,9 @@ def test_an_unwritable_folder_is_one_line(original, tmp_path, capsys):
 def test_a_staging_folder_left_by_a_killed_convert_is_removed_by_the_next(original, tmp_path):
     out = tmp_path / "model"
     command = ["convert", str(original / "options.json"), str(original / "weights.hdf5"), str(out)]
-    killed = subprocess.run([sys.executable, "-c", KILL_WHILE_BUILDING, *command], capture_output=True, text=True,
-                            timeout=300)
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_WHILE_BUILDING, *command], capture_output=True, text=True, timeout=300
+    )
     assert killed.returncode == -9, killed.stderr[-2000:]
     left = [p for p in tmp_path.iterdir() if p.name.startswith(".model.")]
     assert len(left) == 1 and (left[0] / "config.json").exists()  # what the issue saw

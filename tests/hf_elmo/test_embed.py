@@ -9,7 +9,6 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
 
 import h5py
 import numpy as np
@@ -26,8 +25,10 @@ pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on
 
 WORDS = "the a cat dog sat on mat and of to in is was it he she they café naïve 's".split()
 # Runs the command in a child process and prints its peak resident memory (KiB).
-REPORT_PEAK = ("import resource, sys\nfrom hf_elmo.cli import main\nrc = main(sys.argv[1:])\n"
-               "print('peak_kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(rc)")
+REPORT_PEAK = (
+    "import resource, sys\nfrom hf_elmo.cli import main\nrc = main(sys.argv[1:])\n"
+    "print('peak_kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(rc)"
+)
 # Runs the command in a child process that SIGKILLs itself at the os.replace onto the file named
 # $KILL_AT, just before it ($KILL_WHEN=before) or just after it (after).
 KILL_AT_RENAME = """
@@ -75,15 +76,16 @@ def reference(model_dir, text, tmp_path_factory) -> Path:
 
 
 def embed_cli(text: Path, out: Path, model_dir: Path, *extra: str) -> int:
-    return elmo_main(["embed", str(text), str(out), "--model", str(model_dir), "--no-progress",
-                      "--chunk-lines", "4", *extra])
+    return elmo_main(
+        ["embed", str(text), str(out), "--model", str(model_dir), "--no-progress", "--chunk-lines", "4", *extra]
+    )
 
 
-def sentences_of(text: Path) -> List[List[str]]:
+def sentences_of(text: Path) -> list[list[str]]:
     return [line.split() for line in text.read_text(encoding="utf-8").splitlines()]
 
 
-def read_all(path: Path) -> Dict[str, np.ndarray]:
+def read_all(path: Path) -> dict[str, np.ndarray]:
     with h5py.File(path, "r") as handle:
         return {name: handle[name][()] for name in handle}
 
@@ -96,7 +98,7 @@ def assert_same_file(path: Path, expected: Path) -> None:
         np.testing.assert_allclose(got[name], array, rtol=0, atol=1e-6, err_msg=name)
 
 
-def alone(model, tokens: List[str]) -> np.ndarray:
+def alone(model, tokens: list[str]) -> np.ndarray:
     """(L+1, T, 2P): a direct model call on one sentence."""
     with torch.no_grad():
         return torch.stack(model(input_ids=batch_to_ids([tokens])).hidden_states)[:, 0].numpy()
@@ -104,8 +106,9 @@ def alone(model, tokens: List[str]) -> np.ndarray:
 
 # -- the file ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("layers", ["all", "top", "average"])
-def test_output_has_allennlp_layout_and_each_sentence_alone_vectors(layers, allennlp_model, model_dir, text,
-                                                                    tmp_path, capsys):
+def test_output_has_allennlp_layout_and_each_sentence_alone_vectors(
+    layers, allennlp_model, model_dir, text, tmp_path, capsys
+):
     out = tmp_path / "out.hdf5"
     assert embed_cli(text, out, model_dir, "--layers", layers, "--batch-tokens", "20") == 0
     assert "wrote" in capsys.readouterr().out
@@ -179,8 +182,9 @@ def test_an_unknown_pool_is_refused(allennlp_model):
 
 
 @pytest.mark.parametrize("layers", ["all", "top"])
-def test_embed_pool_mean_writes_one_vector_per_line_in_the_allennlp_layout(layers, model_dir, text, reference,
-                                                                          tmp_path):
+def test_embed_pool_mean_writes_one_vector_per_line_in_the_allennlp_layout(
+    layers, model_dir, text, reference, tmp_path
+):
     out = tmp_path / "pooled.hdf5"
     assert embed_cli(text, out, model_dir, "--layers", layers, "--pool", "mean") == 0
     got, per_token = read_all(out), read_all(reference)  # the reference holds all layers, unpooled
@@ -219,12 +223,15 @@ def test_embed_sentences_streams_in_input_order_with_bounded_lookahead(allennlp_
 
 
 # -- validation -------------------------------------------------------------------------------
-@pytest.mark.parametrize("content, expected", [
-    (b"a b\n\nc d\n \t \n", ["2 of 4 lines", "line 2: blank line", "line 4: blank line"]),
-    (b"fine\nnot \xff utf8\n", ["1 of 2 lines", "line 2: not valid UTF-8 (byte 0xff at character 5)"]),
-    (b"ok\nok " + b"x" * 101 + b"\n", ["line 2: token of 101 characters"]),
-    (b"a\n" + b"\n" * 7 + b"b\n", ["7 of 9 lines", "the first 5 shown", "line 6: blank line"]),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"a b\n\nc d\n \t \n", ["2 of 4 lines", "line 2: blank line", "line 4: blank line"]),
+        (b"fine\nnot \xff utf8\n", ["1 of 2 lines", "line 2: not valid UTF-8 (byte 0xff at character 5)"]),
+        (b"ok\nok " + b"x" * 101 + b"\n", ["line 2: token of 101 characters"]),
+        (b"a\n" + b"\n" * 7 + b"b\n", ["7 of 9 lines", "the first 5 shown", "line 6: blank line"]),
+    ],
+)
 def test_bad_lines_stop_the_run_before_anything_is_written(content, expected, model_dir, tmp_path, capsys):
     text = tmp_path / "bad.txt"
     text.write_bytes(content)
@@ -245,11 +252,14 @@ def test_long_tokens_are_truncated_with_max_token_chars_none(model_dir, tmp_path
     assert read_all(tmp_path / "out.hdf5")["0"].shape[1] == 2
 
 
-@pytest.mark.parametrize("option, message", [
-    (["--device", "cuda"], "no CUDA device is available"),
-    (["--shard", "2/2"], "need 0 <= i < N"),
-    (["--shard", "first"], "expected i/N"),
-])
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--device", "cuda"], "no CUDA device is available"),
+        (["--shard", "2/2"], "need 0 <= i < N"),
+        (["--shard", "first"], "expected i/N"),
+    ],
+)
 def test_bad_options_are_clear_errors(option, message, model_dir, text, tmp_path, capsys):
     if option[0] == "--device" and torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
@@ -259,18 +269,36 @@ def test_bad_options_are_clear_errors(option, message, model_dir, text, tmp_path
 
 
 # -- resume -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("kill_at, when, reused", [
-    ("part-000002.hdf5", "before", 2),  # mid-run: 2 chunks done, the third written but not renamed
-    ("out.hdf5", "after", 6),  # after the final rename, before the partial folder is removed
-])
+@pytest.mark.parametrize(
+    "kill_at, when, reused",
+    [
+        ("part-000002.hdf5", "before", 2),  # mid-run: 2 chunks done, the third written but not renamed
+        ("out.hdf5", "after", 6),  # after the final rename, before the partial folder is removed
+    ],
+)
 def test_rerun_after_sigkill_finishes_without_recomputing_finished_chunks(
     kill_at, when, reused, model_dir, text, reference, tmp_path, capsys, monkeypatch
 ):
     out = tmp_path / "out.hdf5"
-    command = ["embed", str(text), str(out), "--model", str(model_dir), "--no-progress", "--chunk-lines", "4",
-               "--batch-tokens", "12"]
-    killed = subprocess.run([sys.executable, "-c", KILL_AT_RENAME, *command], capture_output=True, text=True,
-                            env={**CHILD_ENV, "KILL_AT": kill_at, "KILL_WHEN": when}, timeout=300)
+    command = [
+        "embed",
+        str(text),
+        str(out),
+        "--model",
+        str(model_dir),
+        "--no-progress",
+        "--chunk-lines",
+        "4",
+        "--batch-tokens",
+        "12",
+    ]
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_AT_RENAME, *command],
+        capture_output=True,
+        text=True,
+        env={**CHILD_ENV, "KILL_AT": kill_at, "KILL_WHEN": when},
+        timeout=300,
+    )
     assert killed.returncode == -9, killed.stderr[-2000:]
     partial = tmp_path / "out.hdf5.partial"
     assert partial.is_dir() and out.exists() == (when == "after")
@@ -289,8 +317,9 @@ def test_rerun_after_sigkill_finishes_without_recomputing_finished_chunks(
     assert_same_file(out, reference)
 
 
-def test_unfinished_run_with_other_settings_is_an_error_unless_overwrite(model_dir, text, tmp_path, capsys,
-                                                                         monkeypatch):
+def test_unfinished_run_with_other_settings_is_an_error_unless_overwrite(
+    model_dir, text, tmp_path, capsys, monkeypatch
+):
     out = tmp_path / "out.hdf5"
 
     class Interrupted(Exception):
@@ -320,17 +349,42 @@ def test_unfinished_run_with_other_settings_is_an_error_unless_overwrite(model_d
 def test_torchrun_shards_read_back_equal_to_one_process(model_dir, text, reference, tmp_path):
     out = tmp_path / "out.hdf5"
     result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-         "-m", "hf_elmo.cli", "embed", str(text), str(out), "--model", str(model_dir), "--threads", "1",
-         "--no-progress", "--chunk-lines", "3"],
-        capture_output=True, text=True, env=CHILD_ENV, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node",
+            "2",
+            "-m",
+            "hf_elmo.cli",
+            "embed",
+            str(text),
+            str(out),
+            "--model",
+            str(model_dir),
+            "--threads",
+            "1",
+            "--no-progress",
+            "--chunk-lines",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        env=CHILD_ENV,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     index_file = tmp_path / "out.hdf5.index.json"
     index = json.loads(index_file.read_text())
-    assert index == {"format": "elmo-embed-shards", "num_shards": 2, "num_lines": 23,
-                     "assignment": "line % num_shards", "files": ["out.shard-0-of-2.hdf5", "out.shard-1-of-2.hdf5"],
-                     "layers": "all"}
+    assert index == {
+        "format": "elmo-embed-shards",
+        "num_shards": 2,
+        "num_lines": 23,
+        "assignment": "line % num_shards",
+        "files": ["out.shard-0-of-2.hdf5", "out.shard-1-of-2.hdf5"],
+        "layers": "all",
+    }
     lines = text.read_text(encoding="utf-8").splitlines()
     for rank in (0, 1):
         shard = read_all(tmp_path / f"out.shard-{rank}-of-2.hdf5")
@@ -347,9 +401,24 @@ def test_torchrun_shards_read_back_equal_to_one_process(model_dir, text, referen
 # -- memory -----------------------------------------------------------------------------------
 def start_embed(text: Path, out: Path, model_dir: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-c", REPORT_PEAK, "embed", str(text), str(out), "--model", str(model_dir),
-         "--threads", "1", "--no-progress", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=CHILD_ENV,
+        [
+            sys.executable,
+            "-c",
+            REPORT_PEAK,
+            "embed",
+            str(text),
+            str(out),
+            "--model",
+            str(model_dir),
+            "--threads",
+            "1",
+            "--no-progress",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=CHILD_ENV,
     )
 
 
@@ -366,8 +435,10 @@ def test_peak_memory_does_not_grow_with_the_number_of_lines(model_dir, tmp_path)
         path = tmp_path / f"lines-{n}.txt"
         path.write_text("".join(" ".join(rng.choice(WORDS) for _ in range(100)) + "\n" for _ in range(n)))
         files.append(path)
-    runs = [start_embed(path, path.with_suffix(".hdf5"), model_dir, "--chunk-lines", "100", "--batch-tokens", "1024")
-            for path in files]
+    runs = [
+        start_embed(path, path.with_suffix(".hdf5"), model_dir, "--chunk-lines", "100", "--batch-tokens", "1024")
+        for path in files
+    ]
     small, large = (peak_bytes(run) for run in runs)
     # Holding the larger run's vectors would take 1000 lines x 100 tokens x 3 layers x 32 floats
     # = 38 MB; what does grow with the lines (sentence_to_index, HDF5's index of the datasets)

@@ -52,8 +52,10 @@ def model_dir(allennlp_model, tmp_path_factory) -> Path:
 
 def write_text(path: Path, lines: int = 23, seed: int = 0) -> Path:
     rng = random.Random(seed)
-    path.write_text("\n".join(" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 15)))
-                              for _ in range(lines)) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 15))) for _ in range(lines)) + "\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -70,8 +72,9 @@ def reference(model_dir, text, tmp_path_factory) -> Path:
 
 
 def embed(text: Path, out: Path, model_dir: Path, *extra: str) -> int:
-    return elmo_main(["embed", str(text), str(out), "--model", str(model_dir), "--no-progress",
-                      "--chunk-lines", "4", *extra])
+    return elmo_main(
+        ["embed", str(text), str(out), "--model", str(model_dir), "--no-progress", "--chunk-lines", "4", *extra]
+    )
 
 
 def error_lines(err: str) -> list:
@@ -84,12 +87,27 @@ def names(folder: Path) -> list:
 
 
 def test_a_second_run_on_the_same_output_fails_at_once_and_the_first_finishes_correctly(
-        model_dir, text, reference, tmp_path, capsys):
+    model_dir, text, reference, tmp_path, capsys
+):
     out, ready, go = tmp_path / "out.hdf5", tmp_path / "ready", tmp_path / "go"
     first = subprocess.Popen(
-        [sys.executable, "-c", PAUSE_AFTER_FIRST_PART, "embed", str(text), str(out), "--model", str(model_dir),
-         "--no-progress", "--chunk-lines", "4"],
-        env={**CHILD_ENV, "READY": str(ready), "GO": str(go)}, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            PAUSE_AFTER_FIRST_PART,
+            "embed",
+            str(text),
+            str(out),
+            "--model",
+            str(model_dir),
+            "--no-progress",
+            "--chunk-lines",
+            "4",
+        ],
+        env={**CHILD_ENV, "READY": str(ready), "GO": str(go)},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not ready.exists() and first.poll() is None and time.monotonic() < deadline:
@@ -138,15 +156,20 @@ def test_an_output_that_is_a_folder_is_refused_even_with_overwrite(model_dir, te
 
 @pytest.mark.parametrize("option", [["--batch-tokens", "0"], ["--chunk-lines", "0"]])
 def test_bad_sizes_are_refused_before_anything_is_written(option, model_dir, text, tmp_path, capsys):
-    assert elmo_main(["embed", str(text), str(tmp_path / "out.hdf5"), "--model", str(model_dir), "--no-progress",
-                      *option]) == 2
+    assert (
+        elmo_main(["embed", str(text), str(tmp_path / "out.hdf5"), "--model", str(model_dir), "--no-progress", *option])
+        == 2
+    )
     assert "must be at least 1" in capsys.readouterr().err
     assert names(tmp_path) == []
 
 
 def test_negative_threads_are_refused_by_every_command(capsys):
-    for command in (["embed", "in.txt", "out.hdf5"], ["pretrain", "in.txt", "out", "--epochs", "1"],
-                    ["perplexity", "model", "in.txt"]):
+    for command in (
+        ["embed", "in.txt", "out.hdf5"],
+        ["pretrain", "in.txt", "out", "--epochs", "1"],
+        ["perplexity", "model", "in.txt"],
+    ):
         with pytest.raises(SystemExit) as exit_:
             elmo_main([*command, "--threads", "-1"])
         assert exit_.value.code == 2
@@ -154,7 +177,8 @@ def test_negative_threads_are_refused_by_every_command(capsys):
 
 
 def test_a_full_disk_stops_with_one_line_keeping_finished_chunks_and_resume_finishes(
-        model_dir, text, reference, tmp_path, capsys, monkeypatch):
+    model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
     calls = []
     spare = hf_elmo.fileio.FREE_SPACE_RESERVE
 
@@ -177,8 +201,13 @@ def test_a_full_disk_stops_with_one_line_keeping_finished_chunks_and_resume_fini
 
 def _mount_tmpfs(folder: Path, size: str) -> bool:
     folder.mkdir()
-    return os.geteuid() == 0 and subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True).returncode == 0
+    return (
+        os.geteuid() == 0
+        and subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True
+        ).returncode
+        == 0
+    )
 
 
 def test_a_really_full_disk_is_one_line_not_a_crash_and_resume_works(model_dir, tmp_path):
@@ -188,8 +217,19 @@ def test_a_really_full_disk_is_one_line_not_a_crash_and_resume_works(model_dir, 
         pytest.skip("needs root and tmpfs to mount a small disk")
     try:
         corpus = write_text(tmp_path / "corpus.txt", lines=1500, seed=1)  # ~4 MB of vectors, all layers
-        command = [sys.executable, "-m", "hf_elmo.cli", "embed", str(corpus), str(disk / "out.hdf5"), "--model",
-                   str(model_dir), "--no-progress", "--chunk-lines", "100"]
+        command = [
+            sys.executable,
+            "-m",
+            "hf_elmo.cli",
+            "embed",
+            str(corpus),
+            str(disk / "out.hdf5"),
+            "--model",
+            str(model_dir),
+            "--no-progress",
+            "--chunk-lines",
+            "100",
+        ]
         full = subprocess.run(command, capture_output=True, text=True, env=CHILD_ENV, timeout=600)
         assert full.returncode == 2, full.stderr[-3000:]
         assert full.stderr.strip().splitlines()[-1].startswith("elmo embed: error: [Errno 28] no space left")

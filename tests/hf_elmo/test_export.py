@@ -29,16 +29,26 @@ def sentences_of(lengths, seed=0):
     """Sentences of the given token counts; tokens of 1 to 60 characters, some non-ASCII."""
     rng = random.Random(seed)
     alphabet = "abcdefghijklmnopqrstuvwxyzÄÖÜßéñ日本語🙂,.-"
-    return [["".join(rng.choice(alphabet) for _ in range(rng.choice([1, 2, 5, 9, 30, 60]))) for _ in range(n)]
-            for n in lengths]
+    return [
+        ["".join(rng.choice(alphabet) for _ in range(rng.choice([1, 2, 5, 9, 30, 60]))) for _ in range(n)]
+        for n in lengths
+    ]
 
 
 @pytest.fixture(scope="module")
 def tiny_model():
     """A tiny random biLM with non-zero biases, clipping that binds, and a warm initial state."""
     torch.manual_seed(0)
-    config = ElmoConfig(filters=[[1, 4], [2, 8], [3, 8]], n_highway=2, char_embedding_dim=4, lstm_dim=24,
-                        projection_dim=8, n_layers=2, cell_clip=1.0, proj_clip=1.5)
+    config = ElmoConfig(
+        filters=[[1, 4], [2, 8], [3, 8]],
+        n_highway=2,
+        char_embedding_dim=4,
+        lstm_dim=24,
+        projection_dim=8,
+        n_layers=2,
+        cell_clip=1.0,
+        proj_clip=1.5,
+    )
     model = ElmoModel(config).eval()
     with torch.no_grad():
         for parameter in model.parameters():
@@ -58,8 +68,7 @@ def as_numpy(array) -> np.ndarray:
     return array.numpy() if isinstance(array, torch.Tensor) else array
 
 
-def test_exported_graph_matches_the_eager_model_on_padded_batches_of_1_to_200_tokens(tiny_model, exported,
-                                                                                  one_thread):
+def test_exported_graph_matches_the_eager_model_on_padded_batches_of_1_to_200_tokens(tiny_model, exported, one_thread):
     sentences = sentences_of([13, 1, 200, 2])
     ids = batch_to_ids(sentences)
     layers, mask = exported.run(ids)
@@ -105,8 +114,11 @@ def test_torch_export_program_scans_over_a_dynamic_batch_and_length(exported):
     assert isinstance(exported.program, torch.export.ExportedProgram)
     scans = [node for node in exported.program.graph.nodes if node.target is torch.ops.higher_order.scan]
     assert len(scans) == 2  # one per biLM layer
-    shape = next(node for node in exported.program.graph.nodes if node.op == "placeholder"
-                 and node.name == "char_ids").meta["val"].shape
+    shape = (
+        next(node for node in exported.program.graph.nodes if node.op == "placeholder" and node.name == "char_ids")
+        .meta["val"]
+        .shape
+    )
     assert not isinstance(shape[0], int) and not isinstance(shape[1], int)  # symbolic: any batch and length
 
 
@@ -117,8 +129,10 @@ BAD_IDS = {
     "float": (np.ones((1, 2, 50), np.float32), "must be integers .* got float32"),
     "too large": (np.full((1, 2, 50), 262), r"\[0, 261\], found 262"),
     "negative": (np.full((1, 2, 50), -1), r"\[0, 261\], found -1"),
-    "gap": (np.array([[[5] * 50, [5] * 50], [[5] * 50, [0] * 50], [[0] * 50, [5] * 50]]),
-            "row 2: token 1 follows a padding token"),
+    "gap": (
+        np.array([[[5] * 50, [5] * 50], [[5] * 50, [0] * 50], [[0] * 50, [5] * 50]]),
+        "row 2: token 1 follows a padding token",
+    ),
 }
 
 
@@ -161,8 +175,9 @@ def test_half_precision_exports_run_close_to_float32(tiny_model, tmp_path, one_t
 
 
 def elmo_export(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "hf_elmo.cli", "export", *args], capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "hf_elmo.cli", "export", *args], capture_output=True, text=True, timeout=600
+    )
 
 
 def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_model, tmp_path):
@@ -171,7 +186,12 @@ def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_mo
     assert result.returncode == 0, result.stderr[-3000:]
     assert "max abs difference from the eager model" in result.stdout
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "configuration_elmo.py", "elmo_export.json", "model.pt2", "tokenization_elmo.py", "tokenizer_config.json"]
+        "configuration_elmo.py",
+        "elmo_export.json",
+        "model.pt2",
+        "tokenization_elmo.py",
+        "tokenizer_config.json",
+    ]
     served = open_exported(tmp_path / "out")
     assert isinstance(served, TorchExportElmo)
     sentences = sentences_of([4, 11], seed=3)

@@ -102,9 +102,18 @@ def test_fused_gradients_equal_the_plain_ones(tmp_path, size):
 
 def _tiny_lm(implementation: str, vocab_size: int) -> ElmoForBidirectionalLM:
     torch.manual_seed(0)
-    config = ElmoConfig(filters=[[1, 4], [2, 8]], char_embedding_dim=4, lstm_dim=16, projection_dim=8, n_layers=2,
-                        cell_clip=None, proj_clip=None, vocab_size=vocab_size, softmax="full",
-                        bilm_implementation=implementation)
+    config = ElmoConfig(
+        filters=[[1, 4], [2, 8]],
+        char_embedding_dim=4,
+        lstm_dim=16,
+        projection_dim=8,
+        n_layers=2,
+        cell_clip=None,
+        proj_clip=None,
+        vocab_size=vocab_size,
+        softmax="full",
+        bilm_implementation=implementation,
+    )
     return ElmoForBidirectionalLM(config)
 
 

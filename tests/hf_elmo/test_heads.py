@@ -33,8 +33,16 @@ NAMES = ["Alice", "Bob", "Paris", "Zoe"]
 
 def tiny_config(**fields) -> ElmoConfig:
     """A random biLM of a few thousand weights: heads train on it in seconds on one CPU thread."""
-    defaults = dict(char_embedding_dim=4, filters=[[1, 8], [2, 8], [3, 8]], n_highway=1, lstm_dim=16,
-                    projection_dim=8, n_layers=2, head_hidden_size=16, head_dropout=0.0)
+    defaults = dict(
+        char_embedding_dim=4,
+        filters=[[1, 8], [2, 8], [3, 8]],
+        n_highway=1,
+        lstm_dim=16,
+        projection_dim=8,
+        n_layers=2,
+        head_hidden_size=16,
+        head_dropout=0.0,
+    )
     return ElmoConfig(**{**defaults, **fields})
 
 
@@ -43,8 +51,10 @@ def token_examples(n: int, seed: int = 0):
     rng = random.Random(seed)
     sentences = []
     for _ in range(n):
-        words = [rng.choice([rng.choice(WORDS), rng.choice(NAMES), str(rng.randint(0, 999))])
-                 for _ in range(rng.randint(2, 7))]
+        words = [
+            rng.choice([rng.choice(WORDS), rng.choice(NAMES), str(rng.randint(0, 999))])
+            for _ in range(rng.randint(2, 7))
+        ]
         labels = [2 if w.isdigit() else 1 if w[0].isupper() else 0 for w in words]
         sentences.append((words, labels))
     return sentences
@@ -61,23 +71,41 @@ def with_signal(model):
 
 def test_the_token_classification_pipeline_without_a_tokenizer_says_so():
     tagger = ElmoTokenClassificationPipeline(model=token_model().eval(), tokenizer=None)
-    with pytest.raises(ValueError, match="^ElmoTokenClassificationPipeline needs the model's tokenizer: pass tokenizer="):
+    with pytest.raises(
+        ValueError, match="^ElmoTokenClassificationPipeline needs the model's tokenizer: pass tokenizer="
+    ):
         tagger("Bob ran")
 
 
 def token_model() -> ElmoForTokenClassification:
     torch.manual_seed(0)
-    return with_signal(ElmoForTokenClassification(tiny_config(
-        num_labels=3, id2label=dict(enumerate(TOKEN_LABELS)), label2id={n: i for i, n in enumerate(TOKEN_LABELS)})))
+    return with_signal(
+        ElmoForTokenClassification(
+            tiny_config(
+                num_labels=3,
+                id2label=dict(enumerate(TOKEN_LABELS)),
+                label2id={n: i for i, n in enumerate(TOKEN_LABELS)},
+            )
+        )
+    )
 
 
 def train(model, dataset, tmp_path, collator=None, tokenizer=None, steps: int = 60):
     """``Trainer`` for ``steps`` steps of 8 sentences; returns the loss of every step."""
-    args = TrainingArguments(output_dir=str(tmp_path / "trainer"), max_steps=steps, per_device_train_batch_size=8,
-                             learning_rate=3e-2, lr_scheduler_type="constant", logging_steps=1, save_strategy="no",
-                             report_to=[], use_cpu=True, disable_tqdm=True, seed=0)
-    trainer = Trainer(model=model, args=args, train_dataset=dataset, data_collator=collator,
-                      processing_class=tokenizer)
+    args = TrainingArguments(
+        output_dir=str(tmp_path / "trainer"),
+        max_steps=steps,
+        per_device_train_batch_size=8,
+        learning_rate=3e-2,
+        lr_scheduler_type="constant",
+        logging_steps=1,
+        save_strategy="no",
+        report_to=[],
+        use_cpu=True,
+        disable_tqdm=True,
+        seed=0,
+    )
+    trainer = Trainer(model=model, args=args, train_dataset=dataset, data_collator=collator, processing_class=tokenizer)
     trainer.train()
     return [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
 
@@ -100,8 +128,10 @@ def test_trainer_lowers_the_sequence_heads_loss_with_the_default_collator(tmp_pa
     torch.manual_seed(0)
     model = with_signal(ElmoForSequenceClassification(tiny_config(num_labels=2)))
     # label 1: the sentence holds a number
-    dataset = [dict(tokenizer(words, is_split_into_words=True), label=int(2 in labels))
-               for words, labels in token_examples(160, seed=1)]
+    dataset = [
+        dict(tokenizer(words, is_split_into_words=True), label=int(2 in labels))
+        for words, labels in token_examples(160, seed=1)
+    ]
     losses = train(model, dataset, tmp_path, tokenizer=tokenizer)  # Trainer pads with tokenizer.pad
     assert np.mean(losses[-5:]) < 0.8 * np.mean(losses[:5]), losses
 
@@ -120,18 +150,22 @@ def test_token_loss_is_the_mean_cross_entropy_over_labels_not_minus_100():
 
 @pytest.mark.parametrize(
     "num_labels, labels, problem_type",
-    [(1, torch.tensor([0.5, -1.0]), "regression"), (3, torch.tensor([2, 0]), "single_label_classification"),
-     (3, torch.tensor([[1.0, 0, 1], [0, 0, 1]]), "multi_label_classification")],
+    [
+        (1, torch.tensor([0.5, -1.0]), "regression"),
+        (3, torch.tensor([2, 0]), "single_label_classification"),
+        (3, torch.tensor([[1.0, 0, 1], [0, 0, 1]]), "multi_label_classification"),
+    ],
 )
 def test_sequence_loss_follows_the_problem_type_as_transformers_does(num_labels, labels, problem_type):
     torch.manual_seed(0)
     model = ElmoForSequenceClassification(tiny_config(num_labels=num_labels)).eval()
     out = model(**ElmoTokenizer()(["a b c", "d"], return_tensors="pt"), labels=labels)
     assert model.config.problem_type == problem_type and out.logits.shape == (2, num_labels)
-    loss = {"regression": lambda: torch.nn.functional.mse_loss(out.logits.squeeze(-1), labels),
-            "single_label_classification": lambda: torch.nn.functional.cross_entropy(out.logits, labels),
-            "multi_label_classification": lambda: torch.nn.functional.binary_cross_entropy_with_logits(out.logits, labels),
-            }[problem_type]()
+    loss = {
+        "regression": lambda: torch.nn.functional.mse_loss(out.logits.squeeze(-1), labels),
+        "single_label_classification": lambda: torch.nn.functional.cross_entropy(out.logits, labels),
+        "multi_label_classification": lambda: torch.nn.functional.binary_cross_entropy_with_logits(out.logits, labels),
+    }[problem_type]()
     torch.testing.assert_close(out.loss, loss, rtol=0, atol=1e-6)
 
 
@@ -154,8 +188,9 @@ def test_padding_does_not_change_a_sentences_prediction():
 
 
 def test_heads_load_the_shipped_biLM_frozen_without_its_softmax():
-    model, info = ElmoForTokenClassification.from_pretrained(DEFAULT_MODEL, num_labels=2, dtype=torch.float32,
-                                                             output_loading_info=True)
+    model, info = ElmoForTokenClassification.from_pretrained(
+        DEFAULT_MODEL, num_labels=2, dtype=torch.float32, output_loading_info=True
+    )
     assert not info["unexpected_keys"]  # the LM folder's softmax is left out by design
     assert {k.split(".")[0] for k in info["missing_keys"]} == {"scalar_mix", "lstm", "classifier"}
     bilm = ElmoModel.from_pretrained(DEFAULT_MODEL, dtype=torch.float32)
@@ -188,19 +223,34 @@ def test_save_and_auto_load_give_the_same_predictions_and_labels(tmp_path):
 def test_token_classification_pipeline_labels_each_word_with_its_span():
     model = token_model().eval()
     tokenizer = ElmoTokenizer()
-    tagger = pipeline("token-classification", model=model, tokenizer=tokenizer,
-                      pipeline_class=ElmoTokenClassificationPipeline, ignore_labels=[])
+    tagger = pipeline(
+        "token-classification",
+        model=model,
+        tokenizer=tokenizer,
+        pipeline_class=ElmoTokenClassificationPipeline,
+        ignore_labels=[],
+    )
     text = "Bob  ran 7 far"
     entities = tagger(text)
     with torch.no_grad():
         probs = model(**tokenizer(text, return_tensors="pt")).logits[0].softmax(-1)
     assert [(e["word"], e["start"], e["end"], e["index"]) for e in entities] == [
-        ("Bob", 0, 3, 0), ("ran", 5, 8, 1), ("7", 9, 10, 2), ("far", 11, 14, 3)]
+        ("Bob", 0, 3, 0),
+        ("ran", 5, 8, 1),
+        ("7", 9, 10, 2),
+        ("far", 11, 14, 3),
+    ]
     for entity, p in zip(entities, probs):
         assert entity["entity"] == TOKEN_LABELS[int(p.argmax())]
         assert abs(float(entity["score"]) - float(p.max())) < 1e-6
-    grouped = pipeline("token-classification", model=model, tokenizer=tokenizer, ignore_labels=[],
-                       pipeline_class=ElmoTokenClassificationPipeline, aggregation_strategy="simple")(text)
+    grouped = pipeline(
+        "token-classification",
+        model=model,
+        tokenizer=tokenizer,
+        ignore_labels=[],
+        pipeline_class=ElmoTokenClassificationPipeline,
+        aggregation_strategy="simple",
+    )(text)
     assert " ".join(group["word"] for group in grouped) == "Bob ran 7 far"  # runs of one label, in order
     assert [g["entity_group"] for g in grouped] == [k for k, _ in itertools.groupby(e["entity"] for e in entities)]
     assert grouped[0]["start"] == 0 and grouped[-1]["end"] == len(text)
@@ -208,8 +258,9 @@ def test_token_classification_pipeline_labels_each_word_with_its_span():
 
 def test_text_classification_pipeline_returns_the_labelled_prediction():
     torch.manual_seed(0)
-    model = ElmoForSequenceClassification(tiny_config(num_labels=2, id2label={0: "neg", 1: "pos"},
-                                                      label2id={"neg": 0, "pos": 1})).eval()
+    model = ElmoForSequenceClassification(
+        tiny_config(num_labels=2, id2label={0: "neg", 1: "pos"}, label2id={"neg": 0, "pos": 1})
+    ).eval()
     tokenizer = ElmoTokenizer()
     classify = pipeline("text-classification", model=model, tokenizer=tokenizer)
     texts = ["the cat sat", "Bob ran 7 far away"]
@@ -242,7 +293,12 @@ def test_trust_remote_code_loads_a_saved_head_without_the_package(tmp_path):
         np.testing.assert_array_equal(got, np.load({str(tmp_path / "expected.npy")!r}))
         print("remote head ok")
     """
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
-                            env={**os.environ, "HF_HOME": str(tmp_path / "hf-home")}, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HOME": str(tmp_path / "hf-home")},
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "remote head ok" in result.stdout

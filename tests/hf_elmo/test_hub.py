@@ -70,7 +70,10 @@ def _run_isolated(script: str, env: dict) -> subprocess.CompletedProcess:
     prelude = "import sys; sys.modules['hf_elmo'] = None  # importing hf_elmo now raises\n"
     return subprocess.run(
         [sys.executable, "-c", prelude + textwrap.dedent(script)],
-        env={**os.environ, **env}, capture_output=True, text=True, timeout=300,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
@@ -111,8 +114,13 @@ def test_auto_model_resolves_a_hub_repo_id_through_the_hub_cache(saved, original
         print("hub ok")
     """
     env = {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache), "HF_HOME": str(tmp_path / "hf-home")}
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env={**os.environ, **env},
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "hub ok" in result.stdout
 

@@ -67,8 +67,9 @@ def test_the_shipped_name_resolves_to_the_folder_inside_the_package():
     source = resolve_model(DEFAULT_MODEL_NAME)
     assert (source.path, source.format, source.origin) == (DEFAULT_MODEL, "transformers", "shipped")
     assert source.has_lm_head
-    np.testing.assert_array_equal(_layers(ElmoModel.from_pretrained(DEFAULT_MODEL_NAME)),
-                                  _layers(ElmoModel.from_pretrained(DEFAULT_MODEL)))
+    np.testing.assert_array_equal(
+        _layers(ElmoModel.from_pretrained(DEFAULT_MODEL_NAME)), _layers(ElmoModel.from_pretrained(DEFAULT_MODEL))
+    )
 
 
 # -- "is this an LM folder?": read from config.architectures ----------------------------------
@@ -158,8 +159,9 @@ def test_a_zip_of_the_original_files_loads_like_their_folder(original, tmp_path,
     archive = _zip(original, tmp_path / "210.zip", prefix)
     source = resolve_model(archive)
     assert (source.format, source.path) == ("original", archive)
-    np.testing.assert_array_equal(_layers(ElmoModel.from_pretrained(archive)),
-                                  _layers(ElmoModel.from_pretrained(original)))
+    np.testing.assert_array_equal(
+        _layers(ElmoModel.from_pretrained(archive)), _layers(ElmoModel.from_pretrained(original))
+    )
 
 
 def test_original_files_into_the_LM_class_say_which_class_to_use(original):
@@ -191,8 +193,12 @@ print("loaded", model.dtype)
 
 
 def test_loading_the_biLM_of_an_LM_folder_and_saving_it_print_nothing(lm_folder_fp16, tmp_path):
-    result = subprocess.run([sys.executable, "-c", QUIET_LOAD, str(lm_folder_fp16), str(tmp_path / "out")],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", QUIET_LOAD, str(lm_folder_fp16), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "loaded torch.float32"
     assert result.stderr == ""  # no LOAD REPORT (softmax keys), no "Loading weights" / "Writing" bars
@@ -226,8 +232,13 @@ def test_hub_ids_load_from_the_cache_offline_and_a_missing_one_says_so(original,
     add_repo_to_cache(cache, "org/elmo-converted", converted)
     add_repo_to_cache(cache, "org/elmo-original-format", original)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache), "HF_HOME": str(tmp_path / "hf-home")}
-    result = subprocess.run([sys.executable, "-c", HUB_SCRIPT, str(tmp_path / "expected.npy")], env=env,
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", HUB_SCRIPT, str(tmp_path / "expected.npy")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     message = result.stdout.strip().splitlines()[-1]
     assert message.startswith("error: 'org/not-in-the-cache' is not a local folder, so it was looked up as a Hub")
@@ -242,7 +253,8 @@ def test_version_comes_from_the_installed_distribution():
 
 
 def test_without_the_package_loader_names_load_as_plain_folders_and_conversion_asks_for_the_package(
-        original, lm_folder_fp16, monkeypatch):
+    original, lm_folder_fp16, monkeypatch
+):
     """What a remote-code copy of the model classes does: no shipped names, no original files."""
     monkeypatch.setattr(hf_elmo.ElmoPreTrainedModel, "package_loader", None)
     assert ElmoModel.from_pretrained(lm_folder_fp16).dtype == torch.float32

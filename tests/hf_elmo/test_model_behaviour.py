@@ -12,8 +12,11 @@ from hf_elmo.modeling_elmo import check_inputs
 from tests.numpy_elmo import small_options, write_random_original
 
 SENTENCE = ["Let's", "stick", "to", "improvisation", "in", "this", "skit"]
-OTHERS = [["he", "hit", "it", "with", "a", "stick"], ["a"],
-          ["Ein", "längerer", "Satz", "mit", "vielen", "Wörtern", "und", "so", "weiter", "."]]
+OTHERS = [
+    ["he", "hit", "it", "with", "a", "stick"],
+    ["a"],
+    ["Ein", "längerer", "Satz", "mit", "vielen", "Wörtern", "und", "so", "weiter", "."],
+]
 
 
 @pytest.fixture(scope="module")
@@ -148,8 +151,10 @@ def test_integer_ids_of_any_dtype_that_holds_0_to_261_give_the_same_vectors(mode
 
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.uint8, torch.float32, torch.float64])
 def test_ids_of_a_dtype_that_cannot_hold_0_to_261_are_refused(model, dtype):
-    expected = (r"^input_ids must be an integer tensor that holds char ids 0\.\.261 exactly "
-                rf"\(int16, int32 or int64\), got {dtype}$")
+    expected = (
+        r"^input_ids must be an integer tensor that holds char ids 0\.\.261 exactly "
+        rf"\(int16, int32 or int64\), got {dtype}$"
+    )
     with pytest.raises(TypeError, match=expected):
         model(input_ids=batch_to_ids([SENTENCE]).to(dtype))
 
@@ -182,7 +187,9 @@ def test_the_tokenizers_tensors_pass_the_checks_with_their_mask(model):
     batch = ElmoTokenizer()([SENTENCE, ["a"]], is_split_into_words=True, return_tensors="pt")
     with torch.inference_mode():
         out = model(**batch)
-    torch.testing.assert_close(out.last_hidden_state, _embed(model, [SENTENCE, ["a"]]).last_hidden_state, atol=0, rtol=0)
+    torch.testing.assert_close(
+        out.last_hidden_state, _embed(model, [SENTENCE, ["a"]]).last_hidden_state, atol=0, rtol=0
+    )
 
 
 def test_input_checks_are_skipped_while_exporting_so_forward_stays_exportable():

@@ -18,13 +18,18 @@ from hf_elmo.training.vocab import Vocabulary
 @pytest.fixture(scope="module")
 def fixture_lm(allennlp_fixture):
     return ElmoForBidirectionalLM.from_allennlp_with_softmax(
-        allennlp_fixture / "options.json", allennlp_fixture / "lm_weights.hdf5",
-        allennlp_fixture / "elmo_softmax_weights.hdf5")
+        allennlp_fixture / "options.json",
+        allennlp_fixture / "lm_weights.hdf5",
+        allennlp_fixture / "elmo_softmax_weights.hdf5",
+    )
 
 
 @pytest.fixture(scope="module")
 def fixture_sentences(allennlp_fixture):
-    return [" ".join(s) if isinstance(s, list) else s for s in json.loads((allennlp_fixture / "sentences.json").read_text())[0]]
+    return [
+        " ".join(s) if isinstance(s, list) else s
+        for s in json.loads((allennlp_fixture / "sentences.json").read_text())[0]
+    ]
 
 
 def test_softmax_dump_loads_into_the_lm_with_the_biLM_unchanged(fixture_lm, allennlp_model, allennlp_fixture):
@@ -62,9 +67,18 @@ def test_fixture_perplexity_is_finite_and_independent_of_batching(fixture_lm, fi
 def test_perplexity_command_on_the_fixture(allennlp_fixture, fixture_sentences, tmp_path, capsys):
     text = tmp_path / "s.txt"
     text.write_text("\n".join(fixture_sentences) + "\n")
-    code = elmo_main(["perplexity", str(allennlp_fixture), str(text), "--json",
-                      "--softmax-weights", str(allennlp_fixture / "elmo_softmax_weights.hdf5"),
-                      "--vocab", str(allennlp_fixture / "vocab_test.txt")])
+    code = elmo_main(
+        [
+            "perplexity",
+            str(allennlp_fixture),
+            str(text),
+            "--json",
+            "--softmax-weights",
+            str(allennlp_fixture / "elmo_softmax_weights.hdf5"),
+            "--vocab",
+            str(allennlp_fixture / "vocab_test.txt"),
+        ]
+    )
     assert code == 0
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert math.isfinite(figures["average"])

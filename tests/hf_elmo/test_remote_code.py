@@ -25,8 +25,14 @@ SENTENCES = [["The", "cat", "sat", "."], ["naïve"]]
 TINY = dict(char_embedding_dim=4, filters=[[1, 4], [2, 8]], n_highway=1, lstm_dim=16, projection_dim=8, n_layers=1)
 
 
-MODEL_CODE = {"configuration_elmo.py", "elmo_cache.py", "elmo_kernels.py", "modeling_elmo.py", "modeling_lm.py",
-              "tokenization_elmo.py"}
+MODEL_CODE = {
+    "configuration_elmo.py",
+    "elmo_cache.py",
+    "elmo_kernels.py",
+    "modeling_elmo.py",
+    "modeling_lm.py",
+    "tokenization_elmo.py",
+}
 
 
 def test_the_shipped_folder_carries_the_LM_code_and_maps_both_auto_classes():
@@ -43,7 +49,8 @@ def test_shipped_code_copies_equal_the_package_code():
     for folder in SHIPPED.values():
         for copy in folder.glob("*.py"):
             assert copy.read_bytes() == (PACKAGE / copy.name).read_bytes(), (
-                f"{copy} is stale: run `python scripts/sync_shipped_code.py`")
+                f"{copy} is stale: run `python scripts/sync_shipped_code.py`"
+            )
 
 
 ISOLATED = """
@@ -83,7 +90,8 @@ def test_every_folder_the_project_writes_loads_with_remote_code_alone(tmp_path):
     nlp = spacy.blank("en")
     nlp.add_pipe("elmo")
     nlp.config["initialize"]["components"]["elmo"] = {
-        "loader": {"@misc": "spacy-elmo.ElmoLoader.v1", "name_or_path": str(converted)}}
+        "loader": {"@misc": "spacy-elmo.ElmoLoader.v1", "name_or_path": str(converted)}
+    }
     nlp.initialize()
     nlp.to_disk(tmp_path / "pipeline")
     folders = [converted, pretrained, tmp_path / "pipeline" / "elmo" / "bilm", *SHIPPED.values()]
@@ -96,7 +104,8 @@ def test_every_folder_the_project_writes_loads_with_remote_code_alone(tmp_path):
     for folder in folders:
         assert {p.name for p in folder.glob("*.py")} <= MODEL_CODE, folder
     env = {**os.environ, "HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_OFFLINE": "1"}
-    result = subprocess.run([sys.executable, "-c", ISOLATED, json.dumps(cases)], env=env,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-c", ISOLATED, json.dumps(cases)], env=env, capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.count("ok ") == len(folders)

@@ -133,14 +133,15 @@ def test_offsets_are_each_words_span_in_its_text_and_word_ids_number_the_words(p
     for row, (text, row_words) in enumerate(zip(texts, words)):
         spans = encoded["offset_mapping"][row].tolist()
         assert [text[s:e] for s, e in spans[: len(row_words)]] == row_words
-        assert spans[len(row_words):] == [[0, 0]] * (encoded["input_ids"].shape[1] - len(row_words))
+        assert spans[len(row_words) :] == [[0, 0]] * (encoded["input_ids"].shape[1] - len(row_words))
         assert encoded.word_ids(row) == list(range(len(row_words))) + [None] * (len(spans) - len(row_words))
     assert torch.equal(encoded["input_ids"], batch_to_ids(words))
 
 
 def test_offsets_of_pre_split_words_are_within_each_word_as_in_transformers():
-    encoded = ElmoTokenizer()(["New", "York"], is_split_into_words=True, return_offsets_mapping=True,
-                              return_special_tokens_mask=True)
+    encoded = ElmoTokenizer()(
+        ["New", "York"], is_split_into_words=True, return_offsets_mapping=True, return_special_tokens_mask=True
+    )
     assert encoded["offset_mapping"] == [(0, 3), (0, 4)]
     assert encoded["special_tokens_mask"] == [0, 0] and encoded.word_ids() == [0, 1]
 

@@ -97,8 +97,11 @@ def test_every_command_names_a_bad_model_in_one_line(command, case, request, tex
     assert elmo_main(_commands(model, text, out)[command]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
-    expected = {"missing": "no such local file or folder", "no_weights": "has a config.json but no model.safetensors",
-                "corrupt": "model.safetensors is not a readable safetensors file"}[case]
+    expected = {
+        "missing": "no such local file or folder",
+        "no_weights": "has a config.json but no model.safetensors",
+        "corrupt": "model.safetensors is not a readable safetensors file",
+    }[case]
     assert err.startswith(f"elmo {command}: error: ") and expected in err and model.rstrip("/") in err
     assert list(out.iterdir()) == []  # nothing written (pretrain: no checkpoint folder)
 
@@ -132,8 +135,12 @@ def test_the_models_the_commands_load_compute_in_float32():
 
 
 def test_embed_with_the_default_model_prints_nothing_on_stderr(text, tmp_path):
-    result = subprocess.run([str(ELMO), "embed", str(text), str(tmp_path / "out.hdf5"), "--no-progress"],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [str(ELMO), "embed", str(text), str(tmp_path / "out.hdf5"), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stderr == ""  # no "Loading weights" bar, no load report
     assert result.stdout.startswith(f"wrote {tmp_path / 'out.hdf5'}: 4 lines")

@@ -41,8 +41,9 @@ def test_demo_names_a_word_missing_from_its_sentence(capsys):
 
 
 def test_demo_refuses_a_negative_top_with_one_usage_error():
-    result = subprocess.run([sys.executable, "-m", "hf_elmo.cli", "demo", "--top", "-3"],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "hf_elmo.cli", "demo", "--top", "-3"], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.splitlines()[-1] == "elmo demo: error: argument --top: must be a positive integer, got '-3'"
 

@@ -13,10 +13,28 @@ from tests.conftest import REPO
 def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_path):
     rows_file = tmp_path / "rows.json"
     result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "bench_inference.py"), "--no-reference", "--sizes", "small",
-         "--batch-sizes", "4", "--n-sentences", "8", "--repeat", "1", "--threads", "1", "--bf16",
-         "--json", str(rows_file)],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "ELMO_SHARED": str(shared)},
+        [
+            sys.executable,
+            str(REPO / "scripts" / "bench_inference.py"),
+            "--no-reference",
+            "--sizes",
+            "small",
+            "--batch-sizes",
+            "4",
+            "--n-sentences",
+            "8",
+            "--repeat",
+            "1",
+            "--threads",
+            "1",
+            "--bf16",
+            "--json",
+            str(rows_file),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "ELMO_SHARED": str(shared)},
     )
     assert result.returncode == 0, result.stderr[-3000:]
     timing, errors = json.loads(rows_file.read_text())

@@ -16,9 +16,25 @@ from tests.conftest import REPO
 def test_bench_onnx_times_onnx_runtime_beside_eager_and_checks_they_agree(shared, tmp_path):
     rows_file = tmp_path / "rows.json"
     result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "bench_onnx.py"), "--batch-sizes", "1", "4", "--n-sentences", "8",
-         "--repeat", "1", "--threads", "1", "--json", str(rows_file)],
-        capture_output=True, text=True, timeout=900, env={**os.environ, "ELMO_SHARED": str(shared)},
+        [
+            sys.executable,
+            str(REPO / "scripts" / "bench_onnx.py"),
+            "--batch-sizes",
+            "1",
+            "4",
+            "--n-sentences",
+            "8",
+            "--repeat",
+            "1",
+            "--threads",
+            "1",
+            "--json",
+            str(rows_file),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "ELMO_SHARED": str(shared)},
     )
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(rows_file.read_text())

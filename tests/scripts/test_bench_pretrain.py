@@ -9,14 +9,33 @@ import sys
 
 from tests.conftest import REPO
 
-TINY_RUN = ["--presets", "cpu", "--steps", "1", "--tokens-per-batch", "256", "--vocab-size", "300",
-            "--num-sampled", "32", "--threads", "1", "--device", "cpu"]
+TINY_RUN = [
+    "--presets",
+    "cpu",
+    "--steps",
+    "1",
+    "--tokens-per-batch",
+    "256",
+    "--vocab-size",
+    "300",
+    "--num-sampled",
+    "32",
+    "--threads",
+    "1",
+    "--device",
+    "cpu",
+]
 
 
 def _bench(*extra: str) -> str:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "bench_pretrain.py"), *TINY_RUN, *extra],
-                          capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "bench_pretrain.py"), *TINY_RUN, *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -20,9 +20,30 @@ SPEC = importlib.util.spec_from_file_location("gpu_run", REPO / "scripts" / "gpu
 gpu_run = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(gpu_run)
 
-TINY_TRAINING = ["--", "--preset", "cpu", "--lstm-dim", "16", "--projection-dim", "8", "--filters", "[[1,4],[2,8]]",
-                 "--no-clip", "--max-tokens", "10000000", "--max-minutes", "0.01", "--tokens-per-batch", "128",
-                 "--num-sampled", "16", "--checkpoint-every-steps", "3", "--threads", "1"]
+TINY_TRAINING = [
+    "--",
+    "--preset",
+    "cpu",
+    "--lstm-dim",
+    "16",
+    "--projection-dim",
+    "8",
+    "--filters",
+    "[[1,4],[2,8]]",
+    "--no-clip",
+    "--max-tokens",
+    "10000000",
+    "--max-minutes",
+    "0.01",
+    "--tokens-per-batch",
+    "128",
+    "--num-sampled",
+    "16",
+    "--checkpoint-every-steps",
+    "3",
+    "--threads",
+    "1",
+]
 
 
 def _raw_shards(folder):
@@ -32,7 +53,9 @@ def _raw_shards(folder):
     folder.mkdir()
     with gzip.open(folder / "toy-00.txt.gz", "wt", encoding="utf-8") as f:
         for _ in range(120):
-            f.write(" ".join(". ".join(" ".join(rng.choices(words, k=6)).capitalize() for _ in range(3)).split()) + ".\n")
+            f.write(
+                " ".join(". ".join(" ".join(rng.choices(words, k=6)).capitalize() for _ in range(3)).split()) + ".\n"
+            )
     return folder
 
 
@@ -52,14 +75,20 @@ def _tokenised(folder):
     return ["--tokenised", str(folder)]
 
 
-@pytest.mark.parametrize("source", [
-    "tokenised",
-    pytest.param("raw", marks=pytest.mark.slow),  # tokenises with spaCy via prepare_pretrain_en.py (~40 s in all)
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "tokenised",
+        pytest.param("raw", marks=pytest.mark.slow),  # tokenises with spaCy via prepare_pretrain_en.py (~40 s in all)
+    ],
+)
 def test_pack_start_poll_collect_assemble_gives_a_loadable_model(tmp_path, capsys, source):
     pack, device_pack, work = tmp_path / "gpu-pack", tmp_path / "device" / "gpu-pack", tmp_path / "device" / "work"
-    data = _tokenised(tmp_path / "tok") if source == "tokenised" else [
-        "--source", str(_raw_shards(tmp_path / "raw")), "--processes", "1"]
+    data = (
+        _tokenised(tmp_path / "tok")
+        if source == "tokenised"
+        else ["--source", str(_raw_shards(tmp_path / "raw")), "--processes", "1"]
+    )
     gpu_run.main(["pack", *data, "--out", str(pack), "--part-mib", "0.0005", "--vocab-size", "100", "--min-count", "1"])
     manifest = json.loads((pack / "manifest.json").read_text())
     parts = [p["name"] for p in manifest["pieces"]]

@@ -1,7 +1,7 @@
 """Fixtures of the spaCy tests: a tiny random biLM saved as a Hugging Face folder, pipelines."""
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import spacy

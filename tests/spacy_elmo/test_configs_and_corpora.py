@@ -1,6 +1,5 @@
 """The shipped configs (ELMo and baseline differ only by ELMo) and the corpus readers."""
 
-
 import pytest
 import spacy
 from spacy.util import load_config

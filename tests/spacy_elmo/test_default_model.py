@@ -63,10 +63,26 @@ def corpus(tmp_path_factory) -> Path:
 
 def spacy_train(config: str, corpus: Path, output: Path, *extra: str) -> subprocess.CompletedProcess:
     command = [
-        sys.executable, "-m", "spacy", "train", str(CONFIGS / config), "--output", str(output),
-        "--paths.train", str(corpus), "--paths.dev", str(corpus), "--training.max_steps", "2",
-        "--training.eval_frequency", "1", "--components.ner.model.tok2vec.encode.width", "16",
-        "--components.ner.model.tok2vec.encode.depth", "1", *extra,
+        sys.executable,
+        "-m",
+        "spacy",
+        "train",
+        str(CONFIGS / config),
+        "--output",
+        str(output),
+        "--paths.train",
+        str(corpus),
+        "--paths.dev",
+        str(corpus),
+        "--training.max_steps",
+        "2",
+        "--training.eval_frequency",
+        "1",
+        "--components.ner.model.tok2vec.encode.width",
+        "16",
+        "--components.ner.model.tok2vec.encode.depth",
+        "1",
+        *extra,
     ]
     return subprocess.run(command, capture_output=True, text=True, timeout=600)
 

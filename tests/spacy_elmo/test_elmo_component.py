@@ -135,9 +135,11 @@ def test_to_bytes_and_from_bytes_round_trip(make_nlp):
 def test_docbin_keeps_the_layers(make_nlp):
     nlp = make_nlp()
     docs = list(nlp.pipe(TEXTS))
-    restored = list(DocBin(docs=docs, store_user_data=True).from_bytes(
-        DocBin(docs=docs, store_user_data=True).to_bytes()
-    ).get_docs(nlp.vocab))
+    restored = list(
+        DocBin(docs=docs, store_user_data=True)
+        .from_bytes(DocBin(docs=docs, store_user_data=True).to_bytes())
+        .get_docs(nlp.vocab)
+    )
     for doc, back in zip(docs, restored):
         np.testing.assert_array_equal(back._.elmo.layers, doc._.elmo.layers)
 

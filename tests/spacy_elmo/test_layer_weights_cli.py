@@ -23,7 +23,9 @@ def test_a_pipeline_without_elmo_is_one_error_line_and_exit_code_1(tmp_path):
     nlp.to_disk(tmp_path / "plain")
     run = subprocess.run(
         [sys.executable, "-m", "spacy_elmo.layer_weights", str(tmp_path / "plain"), str(tmp_path / "w.png")],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 1
     lines = [line for line in run.stderr.splitlines() if line.strip()]

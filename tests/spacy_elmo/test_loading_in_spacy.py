@@ -94,8 +94,12 @@ print("done")
 
 
 def test_loading_and_saving_the_pipeline_print_nothing(tmp_path):
-    result = subprocess.run([sys.executable, "-c", QUIET, "hf-elmo:elmo-tiny-en", str(tmp_path / "pipeline")],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", QUIET, "hf-elmo:elmo-tiny-en", str(tmp_path / "pipeline")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "done" and result.stderr == ""
 
@@ -105,9 +109,25 @@ def test_spacy_package_requires_the_hf_elmo_distribution(tmp_path):
 
     _saved_pipeline(tmp_path)
     (tmp_path / "packages").mkdir()
-    result = subprocess.run([sys.executable, "-m", "spacy", "package", str(tmp_path / "pipeline"),
-                             str(tmp_path / "packages"), "--build", "none", "--name", "elmo_test", "--version", "0.0.1"],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "spacy",
+            "package",
+            str(tmp_path / "pipeline"),
+            str(tmp_path / "packages"),
+            "--build",
+            "none",
+            "--name",
+            "elmo_test",
+            "--version",
+            "0.0.1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     meta = json.loads((tmp_path / "packages" / "en_elmo_test-0.0.1" / "meta.json").read_text())
     major, minor = version("hf-elmo").split(".")[:2]

@@ -24,9 +24,17 @@ def weasel(project: Path, command_name: str, *overrides: str) -> subprocess.Comp
 def slice_vars(shared: Path, elmo: str) -> list:
     conll, sst = shared / "data" / "conll2003-en", shared / "data" / "sst" / "sentence-level"
     values = {
-        "repo": REPO, "elmo": elmo, "max_sentences": 12, "max_steps": 2, "eval_frequency": 1,
-        "conll_train": conll / "eng.train", "conll_dev": conll / "eng.testa", "conll_test": conll / "eng.testb",
-        "sst_train": sst / "stsa.binary.train", "sst_dev": sst / "stsa.binary.dev", "sst_test": sst / "stsa.binary.test",
+        "repo": REPO,
+        "elmo": elmo,
+        "max_sentences": 12,
+        "max_steps": 2,
+        "eval_frequency": 1,
+        "conll_train": conll / "eng.train",
+        "conll_dev": conll / "eng.testa",
+        "conll_test": conll / "eng.testb",
+        "sst_train": sst / "stsa.binary.train",
+        "sst_dev": sst / "stsa.binary.dev",
+        "sst_test": sst / "stsa.binary.test",
     }
     return [part for name, value in values.items() for part in (f"--vars.{name}", str(value))]
 
@@ -43,7 +51,9 @@ def test_project_converts_a_slice_into_its_own_folder_and_trains_two_steps(proje
     for command in ("convert-ner", "train-ner"):
         run = weasel(project, command, *slice_vars(shared, str(tiny_elmo_dir)))
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    docs = list(spacy.tokens.DocBin().from_disk(project / "corpus" / "ner-train.spacy").get_docs(spacy.blank("en").vocab))
+    docs = list(
+        spacy.tokens.DocBin().from_disk(project / "corpus" / "ner-train.spacy").get_docs(spacy.blank("en").vocab)
+    )
     assert len(docs) == 12 and any(doc.ents for doc in docs)
     nlp = spacy.load(project / "training" / "ner-elmo" / "model-best")
     assert nlp.pipe_names == ["elmo", "ner"]

@@ -22,10 +22,20 @@ STEPS, EVAL_EVERY = 16, 4
 def small_overrides(task: str) -> list:
     prefix = f"--components.{task}.model"
     overrides = [
-        f"{prefix}.tok2vec.encode.width", "16", f"{prefix}.tok2vec.encode.depth", "1",
-        "--training.max_steps", str(STEPS), "--training.eval_frequency", str(EVAL_EVERY),
-        "--training.optimizer.learn_rate", "0.01", "--training.dropout", "0.0",
-        f"{prefix}.tok2vec.elmo.dropout", "0.0",
+        f"{prefix}.tok2vec.encode.width",
+        "16",
+        f"{prefix}.tok2vec.encode.depth",
+        "1",
+        "--training.max_steps",
+        str(STEPS),
+        "--training.eval_frequency",
+        str(EVAL_EVERY),
+        "--training.optimizer.learn_rate",
+        "0.01",
+        "--training.dropout",
+        "0.0",
+        f"{prefix}.tok2vec.elmo.dropout",
+        "0.0",
     ]
     if task == "ner":
         overrides += [f"{prefix}.hidden_width", "16"]
@@ -53,8 +63,19 @@ def corpus(tmp_path_factory) -> Path:
 def test_spacy_train_cli_learns_the_mix_and_keeps_the_frozen_biLM(task, corpus, tiny_elmo_dir, tmp_path):
     output = tmp_path / "trained"
     command = [
-        sys.executable, "-m", "spacy", "train", str(CONFIGS / f"{task}.cfg"), "--output", str(output),
-        "--paths.train", str(corpus), "--paths.dev", str(corpus), "--paths.elmo", str(tiny_elmo_dir),
+        sys.executable,
+        "-m",
+        "spacy",
+        "train",
+        str(CONFIGS / f"{task}.cfg"),
+        "--output",
+        str(output),
+        "--paths.train",
+        str(corpus),
+        "--paths.dev",
+        str(corpus),
+        "--paths.elmo",
+        str(tiny_elmo_dir),
         *small_overrides(task),
     ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=300)

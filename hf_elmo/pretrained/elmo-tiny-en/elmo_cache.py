@@ -13,13 +13,14 @@ This file imports only torch; a saved model folder carries it with ``modeling_el
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 from torch import nn
 
 
-def parameter_key(params: Sequence[torch.Tensor]) -> Optional[Tuple[Any, ...]]:
+def parameter_key(params: Sequence[torch.Tensor]) -> tuple[Any, ...] | None:
     """What identifies the values of ``params``: storage, dtype, device and version counter of
     each; ``None`` when values derived from them must not be kept (gradients must flow to them,
     or they are inference tensors, which keep no version counter)."""
@@ -37,7 +38,7 @@ class DerivedWeights:
     """
 
     def __init__(self) -> None:
-        self._entries: Dict[str, Tuple[Tuple[Any, ...], Any]] = {}
+        self._entries: dict[str, tuple[tuple[Any, ...], Any]] = {}
 
     def get(self, name: str, params: Sequence[torch.Tensor], build: Callable[[], Any]) -> Any:
         key = parameter_key(params)
@@ -69,15 +70,13 @@ class TokenLayerCache:
     def clear(self) -> None:
         """Forget every row."""
         self._slots: OrderedDict[bytes, int] = OrderedDict()  # token's char ids -> row of the table
-        self._table: Optional[torch.Tensor] = None  # (max_types, P)
-        self._key: Optional[Tuple[Any, ...]] = None
+        self._table: torch.Tensor | None = None  # (max_types, P)
+        self._key: tuple[Any, ...] | None = None
 
     def __len__(self) -> int:
         return len(self._slots)
 
-    def token_layer(
-        self, char_ids: torch.Tensor, char_cnn: nn.Module
-    ) -> torch.Tensor:
+    def token_layer(self, char_ids: torch.Tensor, char_cnn: nn.Module) -> torch.Tensor:
         """``char_cnn(char_ids)`` for distinct char-id rows (U, W), running it on the rows not kept."""
         key = parameter_key(list(char_cnn.parameters()))
         if key is None or not 0 < len(char_ids) <= self.max_types:

@@ -20,10 +20,11 @@ converting original files is the hf-elmo package's (``ElmoPreTrainedModel.packag
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Iterator, List, Optional, Sequence, Tuple, Union, cast
+from typing import Any, ClassVar, cast
 
 import torch
 from torch import nn
@@ -57,9 +58,9 @@ class ElmoModelOutput(ModelOutput):
         attention_mask: (B, T) 1 for real tokens; padding positions of every layer are zero.
     """
 
-    last_hidden_state: Optional[torch.Tensor] = None
-    hidden_states: Optional[Tuple[torch.Tensor, ...]] = None
-    attention_mask: Optional[torch.Tensor] = None
+    last_hidden_state: torch.Tensor | None = None
+    hidden_states: tuple[torch.Tensor, ...] | None = None
+    attention_mask: torch.Tensor | None = None
 
 
 def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
@@ -108,8 +109,7 @@ class ElmoCharCNN(nn.Module):
         self.config = config
         self.char_embedding = nn.Embedding(N_CHAR_IDS, config.char_embedding_dim, padding_idx=0)
         self.convolutions = nn.ModuleList(
-            nn.Conv1d(config.char_embedding_dim, channels, kernel_size=width)
-            for width, channels in config.filters
+            nn.Conv1d(config.char_embedding_dim, channels, kernel_size=width) for width, channels in config.filters
         )
         self.activation = torch.tanh if config.activation == "tanh" else torch.relu
         self.highways = nn.ModuleList(ElmoHighway(config.n_filters) for _ in range(config.n_highway))
@@ -134,8 +134,11 @@ class ElmoCharCNN(nn.Module):
         return torch.cat([conv(chars).max(dim=-1).values for conv in self.convolutions], dim=-1)
 
     def _pool_real_span(self, char_ids: torch.Tensor) -> torch.Tensor:
-        filters = self._derived.get("filters", list(self.convolutions.parameters()),
-                                    lambda: all_filters_as_one(cast(Sequence[nn.Conv1d], self.convolutions)))
+        filters = self._derived.get(
+            "filters",
+            list(self.convolutions.parameters()),
+            lambda: all_filters_as_one(cast(Sequence[nn.Conv1d], self.convolutions)),
+        )
         return pool_real_span(char_ids, self.char_embedding, *filters)
 
 
@@ -157,8 +160,8 @@ class ElmoLstmProjectionLayer(nn.Module):
         self.proj_clip = config.proj_clip
 
     def forward(
-        self, inputs: torch.Tensor, lengths: torch.Tensor, state: Tuple[torch.Tensor, torch.Tensor]
-    ) -> Tuple[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
+        self, inputs: torch.Tensor, lengths: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         """Run over left-aligned ``inputs`` (B, S, P) with ``lengths`` (B,) from ``state``.
 
         Returns the outputs (B, S, P), zero beyond each row's length, and the state (h (B, P),
@@ -208,19 +211,21 @@ class ElmoBiLm(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
         self._derived = DerivedWeights()  # _stacked_weights per layer: a second copy of the LSTM weights
 
-    def _layers(self, index: int) -> Tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]:
+    def _layers(self, index: int) -> tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]:
         """Layer ``index`` of the forward and of the backward LSTM."""
-        return (cast(ElmoLstmProjectionLayer, self.forward_layers[index]),
-                cast(ElmoLstmProjectionLayer, self.backward_layers[index]))
+        return (
+            cast(ElmoLstmProjectionLayer, self.forward_layers[index]),
+            cast(ElmoLstmProjectionLayer, self.backward_layers[index]),
+        )
 
-    def _stacked_weights(self, index: int) -> Tuple[torch.Tensor, ...]:
+    def _stacked_weights(self, index: int) -> tuple[torch.Tensor, ...]:
         layers = self._layers(index)
         params = [p for layer in layers for p in layer.parameters()]
         return self._derived.get(f"layer-{index}", params, lambda: stacked_weights(layers))
 
     def forward(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
-    ) -> Tuple[List[torch.Tensor], ElmoState]:
+    ) -> tuple[list[torch.Tensor], ElmoState]:
         """tokens (B, S, P) with sentence markers; returns L tensors (B, S, 2P) and final states."""
         if self.config.bilm_implementation == "plain":
             return self._forward_plain(tokens, lengths, initial_state)
@@ -230,7 +235,7 @@ class ElmoBiLm(nn.Module):
 
     def _forward_plain(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
-    ) -> Tuple[List[torch.Tensor], ElmoState]:
+    ) -> tuple[list[torch.Tensor], ElmoState]:
         order = _reverse_within_lengths(lengths, tokens.shape[1]).unsqueeze(-1)
         directions = []
         final_h, final_c = [], []
@@ -254,7 +259,7 @@ class ElmoBiLm(nn.Module):
 
     def _forward_fast(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
-    ) -> Tuple[List[torch.Tensor], ElmoState]:
+    ) -> tuple[list[torch.Tensor], ElmoState]:
         steps = tokens.shape[1]
         order = torch.argsort(lengths, descending=True, stable=True)
         restore = torch.argsort(order)
@@ -263,12 +268,19 @@ class ElmoBiLm(nn.Module):
         forward_tokens = tokens[order]
         x = torch.stack([forward_tokens, forward_tokens.gather(1, reverse)])  # (2, B, S, P): [forward; backward]
         # Rows still running at each step (a shrinking prefix of the sorted rows).
-        running = (sorted_lengths.unsqueeze(0) > torch.arange(steps, device=lengths.device).unsqueeze(1)).sum(1).tolist()
+        running = (
+            (sorted_lengths.unsqueeze(0) > torch.arange(steps, device=lengths.device).unsqueeze(1)).sum(1).tolist()
+        )
         outputs, final_h, final_c = [], [], []
         for index in range(len(self.forward_layers)):
             state = (initial_state.h[:, index][:, order], initial_state.c[:, index][:, order])
             out, (h, c) = bidirectional_lstm_layer(
-                self._stacked_weights(index), self.dropout(x), running, state, self.config.cell_clip, self.config.proj_clip
+                self._stacked_weights(index),
+                self.dropout(x),
+                running,
+                state,
+                self.config.cell_clip,
+                self.config.proj_clip,
             )
             if index > 0 and self.use_skip_connections:
                 out = out + x
@@ -281,7 +293,7 @@ class ElmoBiLm(nn.Module):
 
     def _forward_torch_lstm(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
-    ) -> Tuple[List[torch.Tensor], ElmoState]:
+    ) -> tuple[list[torch.Tensor], ElmoState]:
         """The ``"fused"`` path: every direction and layer is one call of torch's LSTM kernel.
 
         Both directions are packed once (the backward one reversed within each row's length)
@@ -301,23 +313,30 @@ class ElmoBiLm(nn.Module):
         steps = tokens.shape[1]
         reverse = _reverse_within_lengths(lengths, steps).unsqueeze(-1).expand_as(tokens)
         pack = nn.utils.rnn.pack_padded_sequence
-        packed = [pack(x, host_lengths, batch_first=True, enforce_sorted=False) for x in (tokens, tokens.gather(1, reverse))]
-        batch_sizes, sorted_rows, unsorted_rows = packed[0].batch_sizes, packed[0].sorted_indices, packed[0].unsorted_indices
+        packed = [
+            pack(x, host_lengths, batch_first=True, enforce_sorted=False) for x in (tokens, tokens.gather(1, reverse))
+        ]
+        batch_sizes, sorted_rows, unsorted_rows = (
+            packed[0].batch_sizes,
+            packed[0].sorted_indices,
+            packed[0].unsorted_indices,
+        )
         assert sorted_rows is not None and unsorted_rows is not None  # set by enforce_sorted=False
         device = tokens.device.type
         dtype = lstm_dtype(tokens)
         xs = [p.data.to(dtype) for p in packed]  # (N, P) per direction, time-major over rows sorted by length
-        outputs: List[List[torch.Tensor]] = [[], []]
-        final_h: List[List[torch.Tensor]] = [[], []]
-        final_c: List[List[torch.Tensor]] = [[], []]
+        outputs: list[list[torch.Tensor]] = [[], []]
+        final_h: list[list[torch.Tensor]] = [[], []]
+        final_c: list[list[torch.Tensor]] = [[], []]
         for index in range(len(self.forward_layers)):
             for d in range(2):  # forward, backward
                 weights = self._torch_lstm_weights(d, index, xs[d].dtype)
                 h0 = initial_state.h[d, index].index_select(0, sorted_rows).unsqueeze(0).to(xs[d].dtype)
                 c0 = initial_state.c[d, index].index_select(0, sorted_rows).unsqueeze(0).to(xs[d].dtype)
                 with torch.autocast(device, enabled=False):
-                    out, h, c = torch._VF.lstm(self.dropout(xs[d]), batch_sizes, (h0, c0), weights,
-                                               True, 1, 0.0, self.training, False)
+                    out, h, c = torch._VF.lstm(
+                        self.dropout(xs[d]), batch_sizes, (h0, c0), weights, True, 1, 0.0, self.training, False
+                    )
                 if index > 0 and self.use_skip_connections:
                     out = out + xs[d]
                 outputs[d].append(out)
@@ -336,10 +355,13 @@ class ElmoBiLm(nn.Module):
         c = torch.stack([torch.stack(cs) for cs in final_c])
         return layers_out, ElmoState(h, c)
 
-    def _torch_lstm_weights(self, direction: int, index: int, dtype: torch.dtype) -> List[torch.Tensor]:
+    def _torch_lstm_weights(self, direction: int, index: int, dtype: torch.dtype) -> list[torch.Tensor]:
         layer = self._layers(index)[direction]
-        return self._derived.get(f"torch-lstm-{direction}-{index}-{dtype}", list(layer.parameters()),
-                                 lambda: [w.to(dtype) for w in torch_lstm_weights(layer)])
+        return self._derived.get(
+            f"torch-lstm-{direction}-{index}-{dtype}",
+            list(layer.parameters()),
+            lambda: [w.to(dtype) for w in torch_lstm_weights(layer)],
+        )
 
 
 @dataclass
@@ -363,7 +385,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
     #: models, original files and their archives, Hub ids) and ``from_allennlp`` the original files,
     #: each with the calling class. ``None`` in a remote-code copy: folders and Hub ids then load as
     #: for any transformers model, and converting original files asks for the package.
-    package_loader: ClassVar[Optional[Any]] = None
+    package_loader: ClassVar[Any | None] = None
 
     def _init_weights(self, module: nn.Module) -> None:
         bound = self.config.initializer_range
@@ -381,13 +403,13 @@ class ElmoPreTrainedModel(PreTrainedModel):
             nn.init.zeros_(module.warm_c)
 
     @classmethod
-    def from_allennlp(cls, options_path: Union[str, os.PathLike], weights_path: Union[str, os.PathLike]):
+    def from_allennlp(cls, options_path: str | os.PathLike, weights_path: str | os.PathLike):
         """Convert the original ``options.json`` + ``weights.hdf5`` (needs the hf-elmo package and h5py)."""
         return require_package_loader(cls).from_allennlp(cls, options_path, weights_path)
 
     @classmethod
     def from_pretrained(  # type: ignore[override]  # (name, *args, **kwargs): passes every argument on
-        cls, pretrained_model_name_or_path: Union[str, os.PathLike], *args: Any, **kwargs: Any
+        cls, pretrained_model_name_or_path: str | os.PathLike, *args: Any, **kwargs: Any
     ):
         """``PreTrainedModel.from_pretrained``: float32 unless ``dtype`` is given, safetensors only.
 
@@ -409,7 +431,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         with _no_weight_progress_bars():
             return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
 
-    def save_pretrained(self, save_directory: Union[str, os.PathLike], *args: Any, **kwargs: Any) -> None:
+    def save_pretrained(self, save_directory: str | os.PathLike, *args: Any, **kwargs: Any) -> None:
         """``PreTrainedModel.save_pretrained``, without a progress bar, and with the weight files
         as readable as the ``config.json`` written beside them (safetensors creates them 0600)."""
         with _no_weight_progress_bars():
@@ -425,8 +447,9 @@ def require_package_loader(cls: type[ElmoPreTrainedModel]) -> Any:
     """``cls.package_loader``, or a one-line error where there is none (a remote-code copy of this
     file, or ``hf_elmo`` never imported)."""
     if cls.package_loader is None:
-        raise ImportError("converting original ELMo files needs the hf-elmo package: pip install hf-elmo, "
-                          "then import hf_elmo")
+        raise ImportError(
+            "converting original ELMo files needs the hf-elmo package: pip install hf-elmo, then import hf_elmo"
+        )
     return cls.package_loader
 
 
@@ -448,9 +471,7 @@ def _no_weight_progress_bars() -> Iterator[None]:
 INPUT_ID_DTYPES = (torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
 
 
-def check_inputs(
-    input_ids: Any, attention_mask: Optional[Any], width: int
-) -> Tuple[torch.Tensor, torch.Tensor]:
+def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Check ``ElmoModel.forward``'s inputs; return the ids as int64 (B, T, W) and the mask (B, T) bool.
 
     Refuses, with one line each: anything but a tensor, a dtype not in ``INPUT_ID_DTYPES``, a
@@ -534,7 +555,7 @@ class ElmoModel(ElmoPreTrainedModel):
         # The initial state of every row in stateless calls; zeros until ``warm_up``.
         self.register_buffer("warm_h", torch.zeros(2, n, p))
         self.register_buffer("warm_c", torch.zeros(2, n, c))
-        self._carried_state: Optional[ElmoState] = None
+        self._carried_state: ElmoState | None = None
         #: The token layer of recently seen tokens (fast path, inference only).
         self.token_cache = TokenLayerCache()
         self.post_init()
@@ -615,8 +636,8 @@ class ElmoModel(ElmoPreTrainedModel):
         return out
 
     def encode(
-        self, char_ids: torch.Tensor, lengths: torch.Tensor, initial_state: Optional[ElmoState] = None
-    ) -> Tuple[List[torch.Tensor], ElmoState]:
+        self, char_ids: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState | None = None
+    ) -> tuple[list[torch.Tensor], ElmoState]:
         """The biLM over char ids that already hold any sentence markers.
 
         Args:
@@ -639,11 +660,11 @@ class ElmoModel(ElmoPreTrainedModel):
     def forward(
         self,
         input_ids: torch.Tensor,
-        attention_mask: Optional[torch.Tensor] = None,
-        stateful: Optional[bool] = None,
-        return_dict: Optional[bool] = None,
+        attention_mask: torch.Tensor | None = None,
+        stateful: bool | None = None,
+        return_dict: bool | None = None,
         **kwargs,
-    ) -> Union[ElmoModelOutput, Tuple]:
+    ) -> ElmoModelOutput | tuple:
         """Embed a batch of tokenised sentences.
 
         Args:
@@ -654,8 +675,10 @@ class ElmoModel(ElmoPreTrainedModel):
             stateful: carry LSTM state per batch row across calls (default ``config.stateful``).
         """
         if self.config.token_embedding == "word":
-            raise ValueError("this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
-                             "char ids: call encode(word_ids, lengths) with the sentence markers' word ids in place")
+            raise ValueError(
+                "this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+                "char ids: call encode(word_ids, lengths) with the sentence markers' word ids in place"
+            )
         input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
         if attention_mask is None:
             attention_mask = mask

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Union, cast
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import torch
@@ -48,18 +49,18 @@ def _width(max_characters_per_token: Any) -> int:
     return check_size("max_characters_per_token", max_characters_per_token, where="")
 
 
-def _marker_ids(char: int, max_characters_per_token: int) -> List[int]:
+def _marker_ids(char: int, max_characters_per_token: int) -> list[int]:
     ids = [PADDING_CHAR] * _width(max_characters_per_token)
     ids[:3] = [BEGIN_OF_WORD_CHAR, char, END_OF_WORD_CHAR]
     return [i + 1 for i in ids]
 
 
-def begin_of_sentence_ids(max_characters_per_token: int = 50) -> List[int]:
+def begin_of_sentence_ids(max_characters_per_token: int = 50) -> list[int]:
     """The shifted character ids of ``<S>``."""
     return _marker_ids(BEGIN_OF_SENTENCE_CHAR, max_characters_per_token)
 
 
-def end_of_sentence_ids(max_characters_per_token: int = 50) -> List[int]:
+def end_of_sentence_ids(max_characters_per_token: int = 50) -> list[int]:
     """The shifted character ids of ``</S>``."""
     return _marker_ids(END_OF_SENTENCE_CHAR, max_characters_per_token)
 
@@ -67,8 +68,8 @@ def end_of_sentence_ids(max_characters_per_token: int = 50) -> List[int]:
 def add_sentence_markers(
     ids: torch.Tensor,
     lengths: torch.Tensor,
-    begin: Optional[Union[int, Sequence[int], torch.Tensor]] = None,
-    end: Optional[Union[int, Sequence[int], torch.Tensor]] = None,
+    begin: int | Sequence[int] | torch.Tensor | None = None,
+    end: int | Sequence[int] | torch.Tensor | None = None,
     fill: int = 0,
 ) -> torch.Tensor:
     """Wrap every sentence of a batch in ``<S>`` ... ``</S>``: ``ids`` (B, T, ...) -> (B, T+2, ...).
@@ -102,8 +103,8 @@ def add_sentence_markers(
 def token_to_char_ids(
     token: str,
     max_characters_per_token: int = 50,
-    max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
-) -> List[int]:
+    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
+) -> list[int]:
     """The shifted character ids of one token (a list of ``max_characters_per_token`` ints).
 
     Raises ``ValueError`` for a token longer than ``max_token_chars`` characters (``None``
@@ -136,7 +137,7 @@ def token_to_char_ids(
 def batch_to_ids(
     sentences: Sequence[Sequence[str]],
     max_characters_per_token: int = 50,
-    max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
+    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
 ) -> torch.Tensor:
     """Character ids of a batch of tokenised sentences: a LongTensor (B, T, 50), T the longest.
 
@@ -162,7 +163,7 @@ def batch_to_ids(
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _char_id_row(token: str, max_characters_per_token: int, max_token_chars: Optional[int]) -> np.ndarray:
+def _char_id_row(token: str, max_characters_per_token: int, max_token_chars: int | None) -> np.ndarray:
     """``token_to_char_ids`` as a read-only array, memoised: running text repeats its words."""
     row = np.array(token_to_char_ids(token, max_characters_per_token, max_token_chars), dtype=np.int64)
     row.flags.writeable = False
@@ -195,7 +196,7 @@ def check_pre_tokenizer(name: str) -> str:
     ``"spacy:en"``); anything else is a ``ValueError``."""
     if name == "spacy":
         return "spacy:en"
-    if name == WHITESPACE or (name.startswith(_SPACY_PREFIX) and name[len(_SPACY_PREFIX):].isidentifier()):
+    if name == WHITESPACE or (name.startswith(_SPACY_PREFIX) and name[len(_SPACY_PREFIX) :].isidentifier()):
         return name
     raise ValueError(
         f"pre_tokenizer must be 'whitespace' or 'spacy:LANG' (e.g. 'spacy:en', spaCy's rules for that "
@@ -218,7 +219,7 @@ def _spacy_tokenizer(language: str) -> Any:
     return spacy.blank(language).tokenizer
 
 
-def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> Tuple[List[str], List[Tuple[int, int]]]:
+def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> tuple[list[str], list[tuple[int, int]]]:
     """The words of raw ``text`` and their character spans ``(start, end)``.
 
     ``"whitespace"`` splits as ``str.split()`` does; ``"spacy:LANG"`` uses spaCy's rules for LANG
@@ -227,7 +228,7 @@ def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> Tuple[List[str], 
     if pre_tokenizer == WHITESPACE:
         matches = list(re.finditer(r"\S+", text))
         return [m.group() for m in matches], [m.span() for m in matches]
-    doc = _spacy_tokenizer(pre_tokenizer[len(_SPACY_PREFIX):])(text)
+    doc = _spacy_tokenizer(pre_tokenizer[len(_SPACY_PREFIX) :])(text)
     tokens = [t for t in doc if not t.is_space]
     return [t.text for t in tokens], [(t.idx, t.idx + len(t.text)) for t in tokens]
 
@@ -241,7 +242,7 @@ class ElmoBatchEncoding(BatchEncoding):
     position.
     """
 
-    def word_ids(self, batch_index: int = 0) -> List[Optional[int]]:
+    def word_ids(self, batch_index: int = 0) -> list[int | None]:
         """Row ``batch_index``'s word index at every position (``None`` for padding)."""
         mask = self.data["attention_mask"]
         mask = mask.tolist() if isinstance(mask, torch.Tensor) else mask
@@ -267,16 +268,16 @@ class ElmoTokenizer(PreTrainedTokenizer):
     """
 
     model_input_names = ["input_ids", "attention_mask"]
-    vocab_files_names: Dict[str, str] = {}
+    vocab_files_names: dict[str, str] = {}
     #: The hf-elmo package's loader (``hf_elmo.loading.PACKAGE_LOADER``), set when the package is
     #: imported (``ElmoPreTrainedModel.package_loader`` says why it is a hook); ``None`` in a
     #: remote-code copy.
-    package_loader: ClassVar[Optional[Any]] = None
+    package_loader: ClassVar[Any | None] = None
 
     def __init__(
         self,
         max_characters_per_token: int = 50,
-        max_token_chars: Optional[int] = DEFAULT_MAX_TOKEN_CHARS,
+        max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
         pre_tokenizer: str = WHITESPACE,
         **kwargs: Any,
     ) -> None:
@@ -304,49 +305,51 @@ class ElmoTokenizer(PreTrainedTokenizer):
     def vocab_size(self) -> int:
         return N_CHAR_IDS
 
-    def get_vocab(self) -> Dict[str, int]:
+    def get_vocab(self) -> dict[str, int]:
         return {}
 
-    def _tokenize(self, text: str, **kwargs: Any) -> List[str]:
+    def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         return split_words(text, self.pre_tokenizer)[0]
 
-    def save_vocabulary(self, save_directory: str, filename_prefix: Optional[str] = None) -> Tuple[str, ...]:
+    def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         return ()
 
     # -- words <-> char ids ------------------------------------------------------------------
-    def convert_tokens_to_ids(self, tokens: Union[str, Sequence[str]]) -> Union[List[int], List[List[int]]]:  # type: ignore[override]
+    def convert_tokens_to_ids(self, tokens: str | Sequence[str]) -> list[int] | list[list[int]]:  # type: ignore[override]
         """A word's ``max_characters_per_token`` char ids, or a list of them for a list of words."""
         if isinstance(tokens, str):
             return token_to_char_ids(tokens, self.max_characters_per_token, self.max_token_chars)
         return [token_to_char_ids(t, self.max_characters_per_token, self.max_token_chars) for t in tokens]
 
     def convert_ids_to_tokens(  # type: ignore[override]
-        self, ids: Union[Sequence[int], Sequence[Sequence[int]], torch.Tensor], skip_special_tokens: bool = False
-    ) -> Union[str, List[str]]:
+        self, ids: Sequence[int] | Sequence[Sequence[int]] | torch.Tensor, skip_special_tokens: bool = False
+    ) -> str | list[str]:
         """The word of one row of char ids (W,), or the words of (T, W) rows; see
         ``char_ids_to_token``. ``skip_special_tokens`` leaves out padding and sentence markers."""
-        rows = ids.tolist() if isinstance(ids, torch.Tensor) else [list(r) if not isinstance(r, int) else r for r in ids]
+        rows = (
+            ids.tolist() if isinstance(ids, torch.Tensor) else [list(r) if not isinstance(r, int) else r for r in ids]
+        )
         if len(rows) > 0 and isinstance(rows[0], int):  # one row (W,)
-            return char_ids_to_token(cast(List[int], rows))
-        return self._words(cast(List[List[int]], rows), skip_special_tokens)
+            return char_ids_to_token(cast(list[int], rows))
+        return self._words(cast(list[list[int]], rows), skip_special_tokens)
 
-    def _words(self, rows: Sequence[Sequence[int]], skip_special_tokens: bool) -> List[str]:
+    def _words(self, rows: Sequence[Sequence[int]], skip_special_tokens: bool) -> list[str]:
         """The words of (T, W) char ids (``convert_ids_to_tokens``)."""
         tokens = [char_ids_to_token(row) for row in rows]
         if skip_special_tokens:
             tokens = [t for t in tokens if t not in ("", SENTENCE_START, SENTENCE_END)]
         return tokens
 
-    def convert_tokens_to_string(self, tokens: List[str]) -> str:
+    def convert_tokens_to_string(self, tokens: list[str]) -> str:
         """Words joined by single spaces (the exact spacing of the text is not kept in char ids)."""
         return " ".join(t for t in tokens if t)
 
     def decode(  # type: ignore[override]
         self,
-        token_ids: Union[Sequence[Sequence[int]], Sequence[Sequence[Sequence[int]]], torch.Tensor],
+        token_ids: Sequence[Sequence[int]] | Sequence[Sequence[Sequence[int]]] | torch.Tensor,
         skip_special_tokens: bool = False,
         **kwargs: Any,
-    ) -> Union[str, List[str]]:
+    ) -> str | list[str]:
         """The words of (T, W) char ids joined by spaces (padding left out); (B, T, W) gives a list."""
         rows = token_ids.tolist() if isinstance(token_ids, torch.Tensor) else token_ids
         if len(rows) > 0 and len(rows[0]) > 0 and not isinstance(rows[0][0], int):  # (B, T, W)
@@ -354,13 +357,15 @@ class ElmoTokenizer(PreTrainedTokenizer):
         return self._decode_sentence(cast(Sequence[Sequence[int]], rows), skip_special_tokens)
 
     def batch_decode(  # type: ignore[override]
-        self, sequences: Union[Sequence[Sequence[Sequence[int]]], torch.Tensor], skip_special_tokens: bool = False,
+        self,
+        sequences: Sequence[Sequence[Sequence[int]]] | torch.Tensor,
+        skip_special_tokens: bool = False,
         **kwargs: Any,
-    ) -> List[str]:
+    ) -> list[str]:
         """``decode`` of every row of (B, T, W) char ids."""
         return [self._decode_sentence(row, skip_special_tokens) for row in sequences]
 
-    def _decode_sentence(self, rows: Union[Sequence[Sequence[int]], torch.Tensor], skip_special_tokens: bool) -> str:
+    def _decode_sentence(self, rows: Sequence[Sequence[int]] | torch.Tensor, skip_special_tokens: bool) -> str:
         """The words of (T, W) char ids joined by spaces."""
         if isinstance(rows, torch.Tensor):
             rows = rows.tolist()
@@ -369,12 +374,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
     # -- encoding ----------------------------------------------------------------------------
     def __call__(
         self,
-        text: Union[str, Sequence[str], Sequence[Sequence[str]]],
+        text: str | Sequence[str] | Sequence[Sequence[str]],
         is_split_into_words: bool = False,
-        padding: Union[bool, str] = True,
-        truncation: Union[bool, str, None] = None,
-        max_length: Optional[int] = None,
-        return_tensors: Optional[str] = None,
+        padding: bool | str = True,
+        truncation: bool | str | None = None,
+        max_length: int | None = None,
+        return_tensors: str | None = None,
         return_offsets_mapping: bool = False,
         return_special_tokens_mask: bool = False,
         **kwargs: Any,
@@ -396,10 +401,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
             sentences, spans = [s[:limit] for s in sentences], [s[:limit] for s in spans]
         ids = batch_to_ids(sentences, self.max_characters_per_token, self.max_token_chars)
         mask = (ids > 0).any(dim=-1).long()
-        data: Dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        data: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
         steps = ids.shape[1]
         if return_offsets_mapping:
-            data["offset_mapping"] = torch.tensor([s + [(0, 0)] * (steps - len(s)) for s in spans]).view(len(spans), steps, 2)
+            data["offset_mapping"] = torch.tensor([s + [(0, 0)] * (steps - len(s)) for s in spans]).view(
+                len(spans), steps, 2
+            )
         if return_special_tokens_mask:
             data["special_tokens_mask"] = 1 - mask
         if return_tensors != "pt":
@@ -412,11 +419,11 @@ class ElmoTokenizer(PreTrainedTokenizer):
 
     def pad(  # type: ignore[override]
         self,
-        encoded_inputs: Union[Sequence[Mapping[str, Any]], Mapping[str, Sequence[Any]]],
-        padding: Union[bool, str] = True,
-        max_length: Optional[int] = None,
-        pad_to_multiple_of: Optional[int] = None,
-        return_tensors: Optional[str] = None,
+        encoded_inputs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]],
+        padding: bool | str = True,
+        max_length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+        return_tensors: str | None = None,
         **kwargs: Any,
     ) -> ElmoBatchEncoding:
         """Pad single-sentence encodings into one batch, as transformers' data collators ask.
@@ -438,9 +445,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
             steps = max(steps, max_length)
         if pad_to_multiple_of:
             steps = -(-steps // pad_to_multiple_of) * pad_to_multiple_of
-        fill = {"input_ids": [0] * self.max_characters_per_token, "attention_mask": 0, "offset_mapping": (0, 0),
-                "special_tokens_mask": 1}
-        batch: Dict[str, List[Any]] = {key: [] for key in features[0]}
+        fill = {
+            "input_ids": [0] * self.max_characters_per_token,
+            "attention_mask": 0,
+            "offset_mapping": (0, 0),
+            "special_tokens_mask": 1,
+        }
+        batch: dict[str, list[Any]] = {key: [] for key in features[0]}
         for feature, length in zip(features, lengths):
             if "attention_mask" not in feature:
                 feature["attention_mask"] = [1] * length
@@ -450,8 +461,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
         return ElmoBatchEncoding(batch, tensor_type=return_tensors)
 
     def _split(
-        self, text: Union[str, Sequence[str], Sequence[Sequence[str]]], is_split_into_words: bool
-    ) -> Tuple[List[List[str]], List[List[Tuple[int, int]]], bool]:
+        self, text: str | Sequence[str] | Sequence[Sequence[str]], is_split_into_words: bool
+    ) -> tuple[list[list[str]], list[list[tuple[int, int]]], bool]:
         """(words, character spans, whether the input was one sentence) of ``text``."""
         if is_split_into_words:
             if isinstance(text, str):
@@ -461,7 +472,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 )
             single = len(text) > 0 and isinstance(text[0], str)
             batch = [cast(Sequence[str], text)] if single else list(text)
-            sentences: List[List[str]] = []
+            sentences: list[list[str]] = []
             for row, sentence in enumerate(batch):
                 if isinstance(sentence, str):
                     raise TypeError(

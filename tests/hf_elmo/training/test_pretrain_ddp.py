@@ -26,15 +26,57 @@ def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(lines) + "\n")
     out = tmp_path / "ddp"
-    common = ["--epochs", "0.5", "--preset", "cpu", "--lstm-dim", "16", "--projection-dim", "8",
-              "--filters", "[[1,4],[2,8]]", "--n-highway", "1", "--vocab-size", "50", "--min-count", "1",
-              "--softmax", "full", "--dropout", "0", "--optimizer", "adam", "--lr", "0.01",
-              "--tokens-per-batch", "56", "--threads", "1", "--no-progress"]
+    common = [
+        "--epochs",
+        "0.5",
+        "--preset",
+        "cpu",
+        "--lstm-dim",
+        "16",
+        "--projection-dim",
+        "8",
+        "--filters",
+        "[[1,4],[2,8]]",
+        "--n-highway",
+        "1",
+        "--vocab-size",
+        "50",
+        "--min-count",
+        "1",
+        "--softmax",
+        "full",
+        "--dropout",
+        "0",
+        "--optimizer",
+        "adam",
+        "--lr",
+        "0.01",
+        "--tokens-per-batch",
+        "56",
+        "--threads",
+        "1",
+        "--no-progress",
+    ]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-         "-m", "hf_elmo.cli", "pretrain", str(corpus), str(out), *common],
-        capture_output=True, text=True, env=env, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node",
+            "2",
+            "-m",
+            "hf_elmo.cli",
+            "pretrain",
+            str(corpus),
+            str(out),
+            *common,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     training = json.loads((out / "training.json").read_text())

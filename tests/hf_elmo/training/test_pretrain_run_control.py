@@ -67,10 +67,36 @@ def test_no_clip_fused_training_saves_a_clip_free_model_that_runs_on_every_path(
     monkeypatch.setattr(trainer, "train_step", recording_step)
     corpus = write_corpus(tmp_path / "c.txt", n=40)
     out = tmp_path / "model"
-    assert elmo_main(["pretrain", str(corpus), str(out), "--max-tokens", "200", "--lstm-dim", "16", "--projection-dim",
-                      "8", "--filters", "[[1,4],[2,8]]", "--vocab-size", "100", "--min-count", "1", "--num-sampled",
-                      "16", "--tokens-per-batch", "64", "--no-clip", "--bilm-implementation", "fused",
-                      "--no-progress"]) == 0
+    assert (
+        elmo_main(
+            [
+                "pretrain",
+                str(corpus),
+                str(out),
+                "--max-tokens",
+                "200",
+                "--lstm-dim",
+                "16",
+                "--projection-dim",
+                "8",
+                "--filters",
+                "[[1,4],[2,8]]",
+                "--vocab-size",
+                "100",
+                "--min-count",
+                "1",
+                "--num-sampled",
+                "16",
+                "--tokens-per-batch",
+                "64",
+                "--no-clip",
+                "--bilm-implementation",
+                "fused",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     assert used and set(used) == {"fused"}
     config = json.loads((out / "config.json").read_text())
     assert config["cell_clip"] is None and config["proj_clip"] is None and config["bilm_implementation"] == "fast"
@@ -88,8 +114,18 @@ def test_no_clip_fused_training_saves_a_clip_free_model_that_runs_on_every_path(
 
 def test_fused_training_of_a_clipping_model_is_a_one_line_error(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=20)
-    code = elmo_main(["pretrain", str(corpus), str(tmp_path / "m"), "--max-tokens", "50", "--bilm-implementation",
-                      "fused", "--no-progress"])
+    code = elmo_main(
+        [
+            "pretrain",
+            str(corpus),
+            str(tmp_path / "m"),
+            "--max-tokens",
+            "50",
+            "--bilm-implementation",
+            "fused",
+            "--no-progress",
+        ]
+    )
     assert code == 2
     assert "train with --no-clip" in capsys.readouterr().err
 

@@ -12,8 +12,21 @@ from tests.hf_elmo.training.test_pretraining import write_corpus
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-TINY = ["--lstm-dim", "16", "--projection-dim", "8", "--filters", "[[1,4],[2,8]]", "--vocab-size", "100",
-        "--min-count", "1", "--tokens-per-batch", "128", "--no-progress"]
+TINY = [
+    "--lstm-dim",
+    "16",
+    "--projection-dim",
+    "8",
+    "--filters",
+    "[[1,4],[2,8]]",
+    "--vocab-size",
+    "100",
+    "--min-count",
+    "1",
+    "--tokens-per-batch",
+    "128",
+    "--no-progress",
+]
 
 
 def pretrain(corpus: Path, out: Path, *extra: str) -> int:
@@ -27,31 +40,37 @@ def error_of(capsys) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("option, message", [
-    (["--epochs", "1", "--dropout", "1.5"], "--dropout must be a finite number >= 0 and < 1, got 1.5"),
-    (["--epochs", "1", "--dropout", "nan"], "--dropout must be a finite number"),
-    (["--epochs", "1", "--filters", "[[0,5]]"], "--filters must be a JSON list of [width, n_channels] pairs"),
-    (["--epochs", "1", "--filters", "[[1]]"], "--filters must be a JSON list of [width, n_channels] pairs"),
-    (["--epochs", "1", "--lr", "nan"], "--lr must be a finite number > 0, got nan"),
-    (["--epochs", "1", "--lr", "0"], "--lr must be a finite number > 0, got 0.0"),
-    (["--epochs", "nan"], "--epochs must be a finite number > 0, got nan"),
-    (["--epochs", "inf"], "--epochs must be a finite number > 0, got inf"),
-    (["--epochs", "0"], "--epochs must be a finite number > 0, got 0.0"),
-    (["--epochs", "-1"], "--epochs must be a finite number > 0, got -1.0"),
-    (["--max-tokens", "0"], "--max-tokens must be an integer >= 1, got 0"),
-    (["--epochs", "1", "--tokens-per-batch", "0"], "--tokens-per-batch must be an integer >= 1, got 0"),
-    (["--epochs", "1", "--clip-norm", "-1"], "--clip-norm must be a finite number >= 0"),
-    (["--epochs", "1", "--lstm-dim", "0"], "--lstm-dim must be an integer >= 1, got 0"),
-    (["--epochs", "1", "--valid-file", "missing.txt"], "--valid-file missing.txt: no such file"),
-    (["--epochs", "1", "--vocab", "missing.txt"], "--vocab missing.txt: no such file"),
-    (["--epochs", "1", "--init-model", "missing-folder"],
-     "--init-model: no model 'missing-folder': no such local file or folder"),
-    (["--epochs", "1", "--init-model", "{empty}"], "--init-model: {empty} is not an ELMo model folder"),
-    (["--epochs", "1", "--init-model", "{garbage}"],
-     "--init-model: {garbage}/model.safetensors is not a readable safetensors file"),
-])
-def test_a_rejected_run_writes_nothing_and_the_corrected_rerun_starts(option, message, tmp_path, capsys,
-                                                                        monkeypatch):
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--epochs", "1", "--dropout", "1.5"], "--dropout must be a finite number >= 0 and < 1, got 1.5"),
+        (["--epochs", "1", "--dropout", "nan"], "--dropout must be a finite number"),
+        (["--epochs", "1", "--filters", "[[0,5]]"], "--filters must be a JSON list of [width, n_channels] pairs"),
+        (["--epochs", "1", "--filters", "[[1]]"], "--filters must be a JSON list of [width, n_channels] pairs"),
+        (["--epochs", "1", "--lr", "nan"], "--lr must be a finite number > 0, got nan"),
+        (["--epochs", "1", "--lr", "0"], "--lr must be a finite number > 0, got 0.0"),
+        (["--epochs", "nan"], "--epochs must be a finite number > 0, got nan"),
+        (["--epochs", "inf"], "--epochs must be a finite number > 0, got inf"),
+        (["--epochs", "0"], "--epochs must be a finite number > 0, got 0.0"),
+        (["--epochs", "-1"], "--epochs must be a finite number > 0, got -1.0"),
+        (["--max-tokens", "0"], "--max-tokens must be an integer >= 1, got 0"),
+        (["--epochs", "1", "--tokens-per-batch", "0"], "--tokens-per-batch must be an integer >= 1, got 0"),
+        (["--epochs", "1", "--clip-norm", "-1"], "--clip-norm must be a finite number >= 0"),
+        (["--epochs", "1", "--lstm-dim", "0"], "--lstm-dim must be an integer >= 1, got 0"),
+        (["--epochs", "1", "--valid-file", "missing.txt"], "--valid-file missing.txt: no such file"),
+        (["--epochs", "1", "--vocab", "missing.txt"], "--vocab missing.txt: no such file"),
+        (
+            ["--epochs", "1", "--init-model", "missing-folder"],
+            "--init-model: no model 'missing-folder': no such local file or folder",
+        ),
+        (["--epochs", "1", "--init-model", "{empty}"], "--init-model: {empty} is not an ELMo model folder"),
+        (
+            ["--epochs", "1", "--init-model", "{garbage}"],
+            "--init-model: {garbage}/model.safetensors is not a readable safetensors file",
+        ),
+    ],
+)
+def test_a_rejected_run_writes_nothing_and_the_corrected_rerun_starts(option, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     (tmp_path / "empty").mkdir()
@@ -89,4 +108,3 @@ def test_an_output_folder_holding_the_training_file_is_refused_even_with_overwri
     assert pretrain(corpus, tmp_path, "--epochs", "1", "--overwrite") == 2
     assert "holds the input" in error_of(capsys)
     assert corpus.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
-

@@ -37,8 +37,11 @@ TINY = dict(filters=[[1, 4], [2, 8]], n_highway=1, char_embedding_dim=4, lstm_di
 def write_corpus(path: Path, n: int = 120, seed: int = 0) -> Path:
     """A toy language with structure to learn: subject verb object ."""
     rng = random.Random(seed)
-    subjects, verbs, objects = ["the cat", "a dog", "my friend", "the old man"], ["sees", "likes", "takes"], [
-        "the ball", "a stick", "some bread", "the red box"]
+    subjects, verbs, objects = (
+        ["the cat", "a dog", "my friend", "the old man"],
+        ["sees", "likes", "takes"],
+        ["the ball", "a stick", "some bread", "the red box"],
+    )
     lines = [f"{rng.choice(subjects)} {rng.choice(verbs)} {rng.choice(objects)} ." for _ in range(n)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -91,7 +94,9 @@ def test_sentence_markers_go_where_add_sentence_markers_puts_them():
     assert add_sentence_markers(ids, torch.tensor([3, 1]), 1, 2).tolist() == [[1, 5, 6, 7, 2], [1, 8, 2, 0, 0]]
     labels = torch.tensor([[5, -100], [-100, -100]])
     assert add_sentence_markers(labels, torch.tensor([1, 0]), 1, 2, fill=-100).tolist() == [
-        [1, 5, 2, -100], [1, 2, -100, -100]]
+        [1, 5, 2, -100],
+        [1, 2, -100, -100],
+    ]
     chars = add_sentence_markers(batch_to_ids([["a", "b"], ["c"]]), torch.tensor([2, 1]))  # default: <S>, </S> char ids
     assert chars[0, 0].tolist() == begin_of_sentence_ids() and chars[0, 3].tolist() == end_of_sentence_ids()
     assert chars[1, 2].tolist() == end_of_sentence_ids() and not chars[1, 3].any()
@@ -127,8 +132,12 @@ def test_lm_loss_is_the_mean_of_both_directions_explicit_cross_entropies():
     for row, length in enumerate(batch.lengths.tolist()):
         ids = batch.labels[row]
         for t in range(length - 1):
-            fwd.append(-torch.log_softmax(top[row, t, :p] @ model.softmax.weight.T + model.softmax.bias, -1)[ids[t + 1]])
-            bwd.append(-torch.log_softmax(top[row, t + 1, p:] @ model.softmax.weight.T + model.softmax.bias, -1)[ids[t]])
+            fwd.append(
+                -torch.log_softmax(top[row, t, :p] @ model.softmax.weight.T + model.softmax.bias, -1)[ids[t + 1]]
+            )
+            bwd.append(
+                -torch.log_softmax(top[row, t + 1, p:] @ model.softmax.weight.T + model.softmax.bias, -1)[ids[t]]
+            )
     torch.testing.assert_close(out.forward_loss, torch.stack(fwd).mean(), rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(out.backward_loss, torch.stack(bwd).mean(), rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(out.loss, 0.5 * (out.forward_loss + out.backward_loss))
@@ -152,8 +161,10 @@ def test_lm_loss_is_the_softmax_over_the_saved_biLM_alone(tmp_path, token_embedd
             layers, final = bilm.encode(inputs, batch.lengths, state)
         top, p = layers[-1], lm.config.projection_dim
         keep = batch.labels[:, 1:] != -100
-        logits = [torch.nn.functional.linear(h[keep], lm.softmax.weight, lm.softmax.bias)
-                  for h in (top[:, :-1, :p], top[:, 1:, p:])]
+        logits = [
+            torch.nn.functional.linear(h[keep], lm.softmax.weight, lm.softmax.bias)
+            for h in (top[:, :-1, :p], top[:, 1:, p:])
+        ]
         forward = torch.nn.functional.cross_entropy(logits[0], batch.labels[:, 1:][keep])
         backward = torch.nn.functional.cross_entropy(logits[1], batch.labels[:, :-1][keep])
         torch.testing.assert_close(out.forward_loss, forward, rtol=1e-5, atol=1e-6)
@@ -194,10 +205,15 @@ def test_a_word_baseline_folder_saved_before_the_embedding_moved_into_the_biLM_l
     batch = collate_sentences([["a", "b"], ["c"]], vocab, word_inputs=True)
     inputs = batch.input_ids
     old = ElmoForBidirectionalLM.from_pretrained(tmp_path).eval()
-    torch.testing.assert_close(old(input_ids=inputs, lengths=batch.lengths, labels=batch.labels).loss,
-                               lm(input_ids=inputs, lengths=batch.lengths, labels=batch.labels).loss, rtol=0, atol=0)
-    torch.testing.assert_close(ElmoModel.from_pretrained(tmp_path).word_embedding.weight,
-                               lm.elmo.word_embedding.weight, rtol=0, atol=0)
+    torch.testing.assert_close(
+        old(input_ids=inputs, lengths=batch.lengths, labels=batch.labels).loss,
+        lm(input_ids=inputs, lengths=batch.lengths, labels=batch.labels).loss,
+        rtol=0,
+        atol=0,
+    )
+    torch.testing.assert_close(
+        ElmoModel.from_pretrained(tmp_path).word_embedding.weight, lm.elmo.word_embedding.weight, rtol=0, atol=0
+    )
 
 
 def test_log_uniform_candidate_distribution_sums_to_one():
@@ -216,9 +232,11 @@ def test_sampled_softmax_matches_its_formula():
     w, b = model.softmax.weight.detach().double(), model.softmax.bias.detach().double()
     expected = 0.0
     for h, y in zip(hidden.double(), targets.tolist()):
+
         def corrected(k: int) -> float:
             q = math.log((k + 2) / (k + 1)) / math.log(vocab_size + 1)
             return float(h @ w[k] + b[k]) - math.log(1 - (1 - q) ** num_tries)
+
         logits = [corrected(y)] + [corrected(k) for k in candidates.tolist() if k != y]  # accidental hits removed
         expected += -logits[0] + math.log(sum(math.exp(v) for v in logits))
     assert abs(loss.item() - expected) < 1e-4
@@ -249,9 +267,23 @@ def test_a_few_steps_on_a_tiny_corpus_lower_the_loss(tmp_path, token_embedding):
 
 
 def settings_for(tmp_path: Path, corpus: Path, **changes) -> PretrainSettings:
-    base = dict(train_file=str(corpus), output_dir=str(tmp_path / "model"), preset="cpu", config_overrides=TINY,
-                vocab_size=100, min_count=1, softmax="sampled", num_sampled=16, max_tokens=600, tokens_per_batch=64,
-                optimizer="adam", lr=1e-2, dropout=0.2, checkpoint_every_steps=4, checkpoint_every_minutes=1e9)
+    base = dict(
+        train_file=str(corpus),
+        output_dir=str(tmp_path / "model"),
+        preset="cpu",
+        config_overrides=TINY,
+        vocab_size=100,
+        min_count=1,
+        softmax="sampled",
+        num_sampled=16,
+        max_tokens=600,
+        tokens_per_batch=64,
+        optimizer="adam",
+        lr=1e-2,
+        dropout=0.2,
+        checkpoint_every_steps=4,
+        checkpoint_every_minutes=1e9,
+    )
     base.update(changes)
     return PretrainSettings(**base)
 
@@ -317,12 +349,40 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(t
     corpus = write_corpus(tmp_path / "c.txt", n=60)
     valid = write_corpus(tmp_path / "v.txt", n=10, seed=5)
     out = tmp_path / "model"
-    code = elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--preset", "cpu", "--lstm-dim", "16",
-                      "--projection-dim", "8", "--filters", "[[1,4],[2,8]]", "--vocab-size", "100", "--min-count", "1",
-                      "--tokens-per-batch", "128", "--valid-file", str(valid), "--no-progress", "--save-dtype", "float16",
-                      "--pre-tokenizer", "spacy:en"])
+    code = elmo_main(
+        [
+            "pretrain",
+            str(corpus),
+            str(out),
+            "--epochs",
+            "1",
+            "--preset",
+            "cpu",
+            "--lstm-dim",
+            "16",
+            "--projection-dim",
+            "8",
+            "--filters",
+            "[[1,4],[2,8]]",
+            "--vocab-size",
+            "100",
+            "--min-count",
+            "1",
+            "--tokens-per-batch",
+            "128",
+            "--valid-file",
+            str(valid),
+            "--no-progress",
+            "--save-dtype",
+            "float16",
+            "--pre-tokenizer",
+            "spacy:en",
+        ]
+    )
     assert code == 0
-    assert {"config.json", "model.safetensors", "vocab.txt", "README.md", "training.json"} <= {p.name for p in out.iterdir()}
+    assert {"config.json", "model.safetensors", "vocab.txt", "README.md", "training.json"} <= {
+        p.name for p in out.iterdir()
+    }
     card = (out / "README.md").read_text()
     assert "perplexity (valid)" in card and "tokens seen" in card
     # trust_remote_code: the folder carries the LM's code and maps both Auto classes (tests/hf_elmo/test_remote_code.py)
@@ -367,7 +427,10 @@ def test_bad_corpora_give_clear_errors_and_leave_nothing_behind(tmp_path, capsys
 def test_an_unknown_pre_tokenizer_is_an_error_before_anything_is_written(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt")
     out = tmp_path / "model"
-    assert elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--pre-tokenizer", "moses", "--no-progress"]) == 2
+    assert (
+        elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--pre-tokenizer", "moses", "--no-progress"])
+        == 2
+    )
     assert "pre_tokenizer must be 'whitespace' or 'spacy:LANG'" in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
 
@@ -381,9 +444,26 @@ def test_run_length_must_be_given(tmp_path):
 def test_pretraining_continues_a_converted_model_with_its_shapes(tmp_path, allennlp_fixture, allennlp_model):
     corpus = write_corpus(tmp_path / "c.txt", n=40)
     out = tmp_path / "continued"
-    code = elmo_main(["pretrain", str(corpus), str(out), "--init-model", str(allennlp_fixture), "--max-tokens", "100",
-                      "--vocab-size", "100", "--min-count", "1", "--num-sampled", "16", "--tokens-per-batch", "128",
-                      "--no-progress"])
+    code = elmo_main(
+        [
+            "pretrain",
+            str(corpus),
+            str(out),
+            "--init-model",
+            str(allennlp_fixture),
+            "--max-tokens",
+            "100",
+            "--vocab-size",
+            "100",
+            "--min-count",
+            "1",
+            "--num-sampled",
+            "16",
+            "--tokens-per-batch",
+            "128",
+            "--no-progress",
+        ]
+    )
     assert code == 0
     model = load_lm(out)
     assert (model.config.lstm_dim, model.config.projection_dim) == (64, 16)
