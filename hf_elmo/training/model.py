@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -20,10 +21,11 @@ from .vocab import VOCAB_FILE, Vocabulary
 FUSED_BY_DEFAULT_ON = ("cuda",)
 
 
-def _load_init_model(source: Path, model_class):
-    """``model_class.from_pretrained(source)`` with a one-line error naming ``--init-model``."""
+def _load_init_model(source: Path, model_class, **config_changes: Any):
+    """``model_class.from_pretrained(source, **config_changes)`` (``config_changes`` replace those
+    fields of the saved config before the model is built) with a one-line error naming ``--init-model``."""
     try:
-        return model_class.from_pretrained(source)
+        return model_class.from_pretrained(source, **config_changes)
     except Exception as err:  # missing or corrupt files fail in many ways (OSError, SafetensorError, ...)
         reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
         raise ValueError(f"--init-model {source} cannot be loaded ({type(err).__name__}: {reason})") from None
@@ -50,18 +52,15 @@ def build_model(
     source = init_source or resolve_init_model(settings)
     assert source is not None  # settings.init_model is set
     if source.has_lm_head:
-        model = _load_init_model(source.path, ElmoForBidirectionalLM)
+        # The run's softmax, dropout (and num_sampled, when given) replace the saved ones.
+        changes = {k: v for k, v in lm_fields.items() if k in ("softmax", "num_sampled", "dropout")}
+        model = _load_init_model(source.path, ElmoForBidirectionalLM, **changes)
         saved = Vocabulary.from_file(source.path / VOCAB_FILE)
         if saved.words != vocabulary.words:
             raise ValueError(
                 f"{settings.init_model} was trained with its own {VOCAB_FILE}; continue with "
                 f"--vocab {source.path / VOCAB_FILE}"
             )
-        model.config.softmax = settings.softmax
-        if settings.num_sampled is not None:
-            model.config.num_sampled = settings.num_sampled
-        model.config.dropout = settings.dropout
-        model.elmo.bilm.dropout.p = settings.dropout
         return model
     base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
     if base.config.token_embedding != settings.token_embedding:  # the token embedder is part of the biLM

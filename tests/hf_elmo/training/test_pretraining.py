@@ -27,7 +27,7 @@ from hf_elmo.training.evaluation import load_lm, perplexity
 from hf_elmo.training.model import build_model, make_optimizer
 from hf_elmo.training.settings import PretrainSettings
 from hf_elmo.training.trainer import pretrain, train_step
-from hf_elmo.training.vocab import Vocabulary, build_vocabulary
+from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
@@ -188,6 +188,22 @@ def test_the_word_baseline_does_not_continue_a_char_cnn_biLM(tmp_path):
         build_model(settings, vocab)
     settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"))
     assert build_model(settings, vocab).config.token_embedding == "char_cnn"
+
+
+def test_continuing_an_lm_folder_takes_the_runs_softmax_dropout_and_num_sampled(tmp_path):
+    vocab = build_vocabulary(["a b c d e"])
+    saved = tiny_lm(len(vocab), softmax="full", num_sampled=8, dropout=0.0)
+    saved.save_pretrained(tmp_path / "lm")
+    vocab.save(tmp_path / "lm" / VOCAB_FILE)
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "lm"), dropout=0.3)
+    model = build_model(settings, vocab)
+    assert (model.config.softmax, model.config.num_sampled, model.config.dropout) == ("sampled", 16, 0.3)
+    assert model.elmo.bilm.dropout.p == 0.3  # the module built from the run's config, not the saved one
+    torch.testing.assert_close(model.state_dict(), saved.state_dict(), rtol=0, atol=0)
+    unchanged = build_model(
+        settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "lm"), num_sampled=None), vocab
+    )
+    assert unchanged.config.num_sampled == 8  # not given: the saved LM's own number
 
 
 def test_a_word_baseline_folder_saved_before_the_embedding_moved_into_the_biLM_loads(tmp_path):
