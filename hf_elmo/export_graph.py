@@ -10,10 +10,10 @@ the model's initial state (zeros or the warm state), with no branch on values:
       -> <S> first and </S> after each row's tokens: (B, S = T+2, W)
       -> char CNN on the real slots (a data-dependent count, gathered and scattered back; the
          convolutions over the char slots up to the batch's longest token), zero on padding: (B, S, P)
-      -> per biLM layer one ``scan`` over the S steps, both directions at once (axis 0 of the
-         weights): the backward direction reads the sequence flipped, and a step updates a
-         row's state only where it is real, which is the same as reversing within each row's
-         length; outputs are zero on padding
+      -> ``masked_bilm``: per biLM layer one ``scan`` over the S steps, both directions at once
+         (axis 0 of the weights): the backward direction reads the sequence flipped, and a step
+         updates a row's state only where it is real, which is the same as reversing within
+         each row's length; outputs are zero on padding
       -> layers (B, L+1, T, 2P) (markers removed, padding zero) and the mask.
 
 The recurrence is a ``torch._higher_order_ops.scan`` (an ONNX ``Scan`` after export), not a loop
@@ -23,13 +23,14 @@ unrolled for one length. The module copies the weights of the ``ElmoModel`` it i
 from __future__ import annotations
 
 import copy
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import torch
 from torch import nn
 from torch._higher_order_ops.scan import scan
 
-from .elmo_kernels import FORGET_BIAS
+from .elmo_kernels import LstmWithProjection, stacked_weights
+from .masked_bilm import masked_bilm
 from .modeling_elmo import ElmoModel
 from .tokenization_elmo import PADDING_ID, add_sentence_markers, begin_of_sentence_ids, end_of_sentence_ids
 
@@ -69,19 +70,12 @@ class ElmoInferenceGraph(nn.Module):
         self.register_buffer("warm_h", model.warm_h.detach().clone())  # (2, L, P)
         self.register_buffer("warm_c", model.warm_c.detach().clone())  # (2, L, C)
         bilm = model.bilm
-        for index, layers in enumerate(zip(bilm.forward_layers, bilm.backward_layers)):
-            # Both directions on axis 0, TF gate order i, j, f, o; the forget bias folded in.
-            bias = torch.stack([layer.get_parameter("input_linear.bias").detach() for layer in layers]).clone()
-            cell = bias.shape[1] // 4
-            bias[:, 2 * cell : 3 * cell] += FORGET_BIAS
-            for name, linear in (
-                ("w_input", "input_linear"),  # (2, P, 4C)
-                ("w_state", "state_linear"),  # (2, P, 4C)
-                ("w_proj", "projection"),
-            ):  # (2, C, P)
-                weights = [layer.get_parameter(f"{linear}.weight").detach().t() for layer in layers]
-                self.register_buffer(f"{name}_{index}", torch.stack(weights))
-            self.register_buffer(f"bias_{index}", bias)
+        with torch.no_grad():
+            for index, layers in enumerate(zip(bilm.forward_layers, bilm.backward_layers)):
+                # Both directions on axis 0, gate blocks i, f, o, j, the forget bias folded in.
+                weights = stacked_weights(cast(tuple[LstmWithProjection, LstmWithProjection], layers))
+                for name, weight in zip(("w_input", "w_state", "w_proj", "bias"), weights):
+                    self.register_buffer(f"{name}_{index}", weight.detach().contiguous().clone())
 
     def forward(self, char_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         batch, steps, width = char_ids.shape
@@ -96,15 +90,22 @@ class ElmoInferenceGraph(nn.Module):
         values = self._char_cnn(chars.reshape(-1, width).index_select(0, slots))  # (N, P)
         tokens = values.new_zeros(batch * (steps + 2), values.shape[1]).index_copy(0, slots, values)
         tokens = tokens.reshape(batch, steps + 2, -1)  # (B, S, P)
-        layers = [torch.cat([tokens, tokens], dim=-1)]
-        x = tokens
-        for index in range(self.n_layers):
-            out = self._bilm_layer(index, x, real)
-            if index > 0 and self.use_skip_connections:
-                out = out + x
-            forward_out, backward_out = out.unbind(0)  # each (B, S, P), in position order
-            layers.append(torch.cat([forward_out, backward_out], dim=-1))
-            x = out
+        weights = [
+            tuple(getattr(self, f"{name}_{index}") for name in ("w_input", "w_state", "w_proj", "bias"))
+            for index in range(self.n_layers)
+        ]
+        lstm_layers = masked_bilm(
+            weights,
+            tokens,
+            real,
+            self.warm_h,
+            self.warm_c,
+            self.cell_clip,
+            self.proj_clip,
+            self.use_skip_connections,
+            loop=scan,
+        )
+        layers = [torch.cat([tokens, tokens], dim=-1), *lstm_layers]
         keep = mask.unsqueeze(-1).to(tokens.dtype)
         stacked = torch.stack([layer[:, 1 : steps + 1] * keep for layer in layers], dim=1)  # (B, L+1, T, 2P)
         return stacked, mask
@@ -131,44 +132,6 @@ class ElmoInferenceGraph(nn.Module):
         for highway in self.highways:
             x = highway(x)
         return self.projection(x)
-
-    def _bilm_layer(self, index: int, x: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
-        """One biLM layer over ``x`` (B, S, P) (the token layer) or (2, B, S, P) (per direction).
-
-        Returns (2, B, S, P): forward and backward outputs in position order, zero on padding.
-        """
-        w_input = getattr(self, f"w_input_{index}")  # (2, P, 4C)
-        w_state = getattr(self, f"w_state_{index}")  # (2, P, 4C)
-        w_proj = getattr(self, f"w_proj_{index}")  # (2, C, P)
-        bias = getattr(self, f"bias_{index}")  # (2, 4C)
-        if x.dim() == 3:
-            x = torch.stack([x, x])
-        # The backward direction reads the whole padded sequence flipped; its rows start on padding,
-        # where ``active`` is False and the state stays the initial one.
-        inputs = torch.stack([x[0], x[1].flip(1)])  # (2, B, S, P), each direction in reading order
-        active = torch.stack([real, real.flip(1)]).unsqueeze(-1)  # (2, B, S, 1)
-        batch = x.shape[1]
-        gates_x = torch.matmul(inputs.flatten(1, 2), w_input) + bias.unsqueeze(1)  # (2, B*S, 4C)
-        gates_x = gates_x.unflatten(1, (batch, -1))  # (2, B, S, 4C)
-        h0 = self.warm_h[:, index].unsqueeze(1).expand(2, batch, -1).contiguous()
-        c0 = self.warm_c[:, index].unsqueeze(1).expand(2, batch, -1).contiguous()
-        cell_clip, proj_clip = self.cell_clip, self.proj_clip
-
-        def step(carry, step_inputs):
-            h, c = carry
-            gx, on = step_inputs  # (2, B, 4C), (2, B, 1)
-            i, j, f, o = (gx + torch.bmm(h, w_state)).chunk(4, dim=-1)
-            c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(j)
-            if cell_clip is not None:
-                c_new = c_new.clamp(-cell_clip, cell_clip)
-            h_new = torch.bmm(torch.sigmoid(o) * torch.tanh(c_new), w_proj)
-            if proj_clip is not None:
-                h_new = h_new.clamp(-proj_clip, proj_clip)
-            return (torch.where(on, h_new, h), torch.where(on, c_new, c)), h_new * on.to(h_new.dtype)
-
-        _, outputs = scan(step, (h0, c0), (gates_x.permute(2, 0, 1, 3), active.permute(2, 0, 1, 3)))
-        outputs = outputs.permute(1, 2, 0, 3)  # (2, B, S, P), reading order
-        return torch.stack([outputs[0], outputs[1].flip(1)])
 
 
 ModuleT = TypeVar("ModuleT", bound=nn.Module)
