@@ -1,0 +1,179 @@
+"""Stateless ELMo inference with the biLM replayed from CUDA graphs, one per (batch, steps) bucket.
+
+On a GPU, ``ElmoModel``'s biLM is bound by the host: about a hundred sequential steps, each a few
+small kernels launched from Python. ``GraphedElmo`` launches the whole biLM as one graph:
+
+    input_ids (B, T, W) --add <S>/</S>--> (B, S = T+2, W)
+      -> the model's own ``token_embeddings`` (its char CNN and token cache), eagerly: (B, S, P)
+      -> padded with zeros to the bucket (B', S') = (``batch_bucket(B)``, ``step_bucket(S)``);
+         the (B', S') mask of real steps is False on the added rows and steps
+      -> ``masked_bilm`` (static shapes, no host sync): on CUDA one ``torch.cuda.CUDAGraph``
+         per bucket, captured on the bucket's first batch and replayed from then on; elsewhere
+         the same function runs eagerly
+      -> hidden_states L+1 (B, T, 2P): the bucket's padding cut off, markers removed, zero on padding.
+
+Padding rows and steps are computed and masked: a step updates a row's state only where it is
+real, so the result is what ``ElmoModel.forward`` returns for a stateless call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+import torch
+
+from .elmo_kernels import LstmWithProjection, stacked_weights
+from .masked_bilm import masked_bilm
+from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs
+from .tokenization_elmo import add_sentence_markers
+
+if TYPE_CHECKING:
+    from torch.cuda.graphs import _POOL_HANDLE
+
+#: Batch buckets are the powers of two up to this, then its multiples.
+MAX_BATCH_BUCKET = 256
+#: Steps (tokens + 2 markers) are rounded up to a multiple of this.
+STEP_MULTIPLE = 16
+#: Eager runs on a side stream before a capture (lazy initialisation, e.g. cuBLAS workspaces).
+WARMUP_RUNS = 3
+
+
+def batch_bucket(rows: int) -> int:
+    """The padded batch size for ``rows`` sentences: 1, 2, 4, ... ``MAX_BATCH_BUCKET``, then its multiples."""
+    if rows < 1:
+        raise ValueError(f"a batch needs at least one row, got {rows}")
+    if rows > MAX_BATCH_BUCKET:
+        return -(-rows // MAX_BATCH_BUCKET) * MAX_BATCH_BUCKET
+    return 1 << (rows - 1).bit_length()
+
+
+def step_bucket(steps: int) -> int:
+    """The padded number of biLM steps for ``steps`` (tokens + 2): the next multiple of ``STEP_MULTIPLE``."""
+    if steps < 1:
+        raise ValueError(f"a batch needs at least one step, got {steps}")
+    return -(-steps // STEP_MULTIPLE) * STEP_MULTIPLE
+
+
+@dataclass
+class _CapturedBiLm:
+    """One bucket's graph and the static buffers it reads and writes."""
+
+    graph: torch.cuda.CUDAGraph
+    tokens: torch.Tensor  # (B', S', P) input
+    real: torch.Tensor  # (B', S') input
+    layers: torch.Tensor  # (L+1, B', S', 2P) output, overwritten by every replay
+
+
+class GraphedElmo:
+    """``ElmoModel``'s stateless inference with the biLM as one CUDA graph per bucket (see the module doc).
+
+    ``GraphedElmo(model)(input_ids, attention_mask=None)`` takes what ``ElmoModel.forward`` takes
+    and returns what it returns for ``stateful=False``: an ``ElmoModelOutput`` with
+    ``hidden_states`` L+1 tensors (B, T, 2P) (markers removed, zero on padding),
+    ``last_hidden_state`` and ``attention_mask``. It runs under ``torch.inference_mode``; the
+    outputs are inference tensors.
+
+    The LSTM weights (in ``stacked_weights``' layout) and the initial state are taken from the
+    model once, here, and every captured graph reads them at fixed addresses: do not modify the
+    model (train, load weights, ``warm_up``, move it to another device or dtype) after wrapping
+    it; wrap it again instead. Each bucket's graph is captured on its first batch (a few eager
+    runs, then the capture) and kept; all graphs share one memory pool, which is safe because
+    they run one at a time on one stream and each replay's output is copied out before the next.
+    """
+
+    def __init__(self, model: ElmoModel) -> None:
+        if model.config.token_embedding == "word":
+            raise ValueError("GraphedElmo embeds char ids: this model's token_embedding is 'word'")
+        self.model = model
+        config = model.config
+        with torch.no_grad():
+            self.weights = [
+                tuple(
+                    w.detach().contiguous()
+                    for w in stacked_weights(cast(tuple[LstmWithProjection, LstmWithProjection], layers))
+                )
+                for layers in zip(model.bilm.forward_layers, model.bilm.backward_layers)
+            ]
+        self.warm_h = model.warm_h.detach().clone()  # (2, L, P)
+        self.warm_c = model.warm_c.detach().clone()  # (2, L, C)
+        self.cell_clip: float | None = config.cell_clip
+        self.proj_clip: float | None = config.proj_clip
+        self.use_skip_connections = config.use_skip_connections
+        self._graphs: dict[tuple[int, int], _CapturedBiLm] = {}
+        self._pool: _POOL_HANDLE | None = None
+
+    @property
+    def buckets(self) -> list[tuple[int, int]]:
+        """The (batch, steps) buckets captured so far."""
+        return sorted(self._graphs)
+
+    def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> ElmoModelOutput:
+        model = self.model
+        input_ids, mask = check_inputs(input_ids, attention_mask, model.config.max_characters_per_token)
+        device = self.warm_h.device
+        input_ids, mask = input_ids.to(device), mask.to(device)
+        batch, steps = mask.shape
+        with torch.inference_mode():
+            lengths = mask.sum(dim=1)
+            real = torch.arange(steps + 2, device=device) < (lengths + 2).unsqueeze(1)  # (B, S)
+            tokens = model.token_embeddings(add_sentence_markers(input_ids, lengths), real)  # (B, S, P)
+            padded = tokens.new_zeros(batch_bucket(batch), step_bucket(steps + 2), tokens.shape[-1])
+            padded[:batch, : steps + 2] = tokens
+            padded_real = real.new_zeros(padded.shape[:2])
+            padded_real[:batch, : steps + 2] = real
+            layers = self._bilm(padded, padded_real)  # (L+1, B', S', 2P)
+            keep = mask.unsqueeze(-1).to(layers.dtype)
+            hidden_states = tuple(layer[:batch, 1 : steps + 1] * keep for layer in layers.unbind(0))
+        return ElmoModelOutput(
+            last_hidden_state=hidden_states[-1],
+            hidden_states=hidden_states,
+            attention_mask=mask if attention_mask is None else attention_mask,
+        )
+
+    def static_forward(self, tokens: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+        """The token layer (B, S, P) (zero on padding) and the mask of real steps (B, S) -> all
+        layers (L+1, B, S, 2P), zero where ``real`` is False; its shapes and kernels do not depend
+        on the values (what a graph captures)."""
+        lstm_layers = masked_bilm(
+            self.weights,
+            tokens,
+            real,
+            self.warm_h,
+            self.warm_c,
+            self.cell_clip,
+            self.proj_clip,
+            self.use_skip_connections,
+        )
+        return torch.stack([torch.cat([tokens, tokens], dim=-1), *lstm_layers])
+
+    def _bilm(self, tokens: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+        """``static_forward`` of a bucket-shaped batch: replayed from the bucket's graph on CUDA."""
+        if tokens.device.type != "cuda":
+            return self.static_forward(tokens, real)
+        key = (tokens.shape[0], tokens.shape[1])
+        captured = self._graphs.get(key)
+        if captured is None:
+            captured = self._graphs[key] = self._capture(tokens, real)
+        else:
+            captured.tokens.copy_(tokens)
+            captured.real.copy_(real)
+        captured.graph.replay()
+        return captured.layers
+
+    def _capture(self, tokens: torch.Tensor, real: torch.Tensor) -> _CapturedBiLm:
+        """Capture ``static_forward`` on buffers holding ``tokens`` and ``real`` (warm-up runs on a
+        side stream first, as ``torch.cuda.graphs`` asks)."""
+        static_tokens, static_real = tokens.clone(), real.clone()
+        side = torch.cuda.Stream(device=tokens.device)
+        side.wait_stream(torch.cuda.current_stream(tokens.device))
+        with torch.cuda.stream(side):
+            for _ in range(WARMUP_RUNS):
+                self.static_forward(static_tokens, static_real)
+        torch.cuda.current_stream(tokens.device).wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self._pool):
+            layers = self.static_forward(static_tokens, static_real)
+        if self._pool is None:
+            self._pool = graph.pool()
+        return _CapturedBiLm(graph, static_tokens, static_real, layers)
