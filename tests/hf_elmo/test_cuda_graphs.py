@@ -1,0 +1,184 @@
+"""GraphedElmo (the biLM as one CUDA graph per bucket) against ElmoModel's plain path: the same
+vectors on CPU (the static function run eagerly) and, marked ``gpu``, replayed from graphs."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+
+from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
+from hf_elmo.cuda_graphs import GraphedElmo, batch_bucket, step_bucket
+from hf_elmo.masked_bilm import masked_bilm, unrolled_scan
+
+TOLERANCE = 1e-5  # fp32, max abs difference from the plain path
+
+# Sentence lengths in tokens; a batch's steps are the longest + 2 markers, so 14 fills a bucket
+# of 16 steps, 15 and 30 the next one (32), and 31 starts a third (48).
+BATCHES = {
+    "mixed, batch bucket 8 of 5 rows": [1, 14, 15, 30, 31],
+    "one sentence of one token": [1],
+    "one sentence filling its step bucket": [14],
+    "one sentence one step beyond a bucket": [15],
+    "a full batch bucket of 4": [3, 1, 2, 14],
+    "an empty row": [4, 0, 2],
+}
+
+
+def sentences_of(lengths, seed=0):
+    """Sentences of the given token counts; tokens of 1 to 30 characters, some non-ASCII."""
+    rng = random.Random(seed)
+    alphabet = "abcdefghijklmnopqrstuvwxyzÄÖÜßéñ日本語🙂,.-"
+    return [
+        ["".join(rng.choice(alphabet) for _ in range(rng.choice([1, 2, 5, 9, 30]))) for _ in range(n)] for n in lengths
+    ]
+
+
+def char_ids(lengths, seed=0) -> torch.Tensor:
+    """``batch_to_ids`` of ``sentences_of(lengths)``; a row of length 0 is all padding."""
+    ids = batch_to_ids(sentences_of([max(n, 1) for n in lengths], seed))
+    ids[[row for row, n in enumerate(lengths) if n == 0]] = 0
+    return ids
+
+
+@pytest.fixture(scope="module")
+def clipped_model():
+    """A tiny random biLM with non-zero biases, cell and projection clipping that bind, and a warm initial state."""
+    torch.manual_seed(0)
+    config = ElmoConfig(
+        filters=[[1, 4], [2, 8], [3, 8]],
+        n_highway=2,
+        char_embedding_dim=4,
+        lstm_dim=24,
+        projection_dim=8,
+        n_layers=2,
+        cell_clip=1.0,
+        proj_clip=1.5,
+    )
+    model = ElmoModel(config).eval()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.3)
+    model.warm_up(sentences_of([5, 9, 3], seed=1))
+    assert model.warm_h.abs().min() > 0  # the graph must start from the warm state
+    return model
+
+
+def plain(model: ElmoModel, ids: torch.Tensor, **kwargs):
+    """``ElmoModel.forward`` on its plain path (the reference), stateless."""
+    model.config.bilm_implementation = "plain"
+    try:
+        with torch.inference_mode():
+            return model(input_ids=ids, **kwargs)
+    finally:
+        model.config.bilm_implementation = "fast"
+
+
+def assert_same_output(ours, expected):
+    assert len(ours.hidden_states) == len(expected.hidden_states)
+    for layer, reference in zip(ours.hidden_states, expected.hidden_states):
+        assert layer.shape == reference.shape
+        torch.testing.assert_close(layer, reference, atol=TOLERANCE, rtol=0)
+    torch.testing.assert_close(ours.last_hidden_state, expected.hidden_states[-1], atol=TOLERANCE, rtol=0)
+    assert torch.equal(ours.attention_mask.bool(), expected.attention_mask.bool())
+
+
+@pytest.mark.parametrize("lengths", list(BATCHES.values()), ids=list(BATCHES))
+def test_graphed_model_equals_the_plain_path_on_the_clipped_model(clipped_model, lengths, one_thread):
+    ids = char_ids(lengths)
+    ours = GraphedElmo(clipped_model)(ids)
+    expected = plain(clipped_model, ids)
+    assert_same_output(ours, expected)
+    assert expected.hidden_states[-1].abs().max() > 0.1, "outputs of a realistic scale, or the test proves nothing"
+
+
+def test_graphed_model_equals_the_plain_path_on_the_allennlp_fixture(allennlp_model, one_thread):
+    graphed = GraphedElmo(allennlp_model)
+    for lengths in ([1, 14, 15, 30, 31], [7]):
+        ids = char_ids(lengths, seed=len(lengths))
+        assert_same_output(graphed(ids), plain(allennlp_model, ids))
+
+
+def test_an_explicit_attention_mask_is_returned_as_given(clipped_model, one_thread):
+    ids = char_ids([3, 1])
+    mask = torch.tensor([[1, 1, 1], [1, 0, 0]])
+    ours = GraphedElmo(clipped_model)(ids, attention_mask=mask)
+    assert ours.attention_mask is mask
+    assert_same_output(ours, plain(clipped_model, ids, attention_mask=mask))
+
+
+def test_buckets_are_powers_of_two_rows_and_multiples_of_16_steps():
+    assert [batch_bucket(rows) for rows in (1, 2, 3, 4, 5, 64, 65, 256)] == [1, 2, 4, 4, 8, 64, 128, 256]
+    assert [batch_bucket(rows) for rows in (257, 512, 513)] == [512, 512, 768]
+    assert [step_bucket(steps) for steps in (1, 3, 16, 17, 32, 33)] == [16, 16, 16, 32, 32, 48]
+    with pytest.raises(ValueError, match="at least one row"):
+        batch_bucket(0)
+
+
+def test_a_batch_is_padded_to_its_bucket_before_the_bilm(clipped_model, monkeypatch, one_thread):
+    graphed = GraphedElmo(clipped_model)
+    shapes = []
+    static_forward = graphed.static_forward
+
+    def recording(tokens, real):
+        shapes.append((tuple(tokens.shape), tuple(real.shape), int(real.sum())))
+        return static_forward(tokens, real)
+
+    monkeypatch.setattr(graphed, "static_forward", recording)
+    graphed(char_ids([1, 14, 15, 30, 31]))  # 5 rows, 31 + 2 steps
+    graphed(char_ids([14]))  # 1 row, 16 steps
+    p = clipped_model.config.projection_dim
+    assert shapes == [((8, 48, p), (8, 48), 91 + 5 * 2), ((1, 16, p), (1, 16), 16)]
+
+
+def host_syncs(function, *args) -> int:
+    """Graph breaks of ``function(*args)`` under ``torch._dynamo.explain``: a value read back to
+    the host (``.item()``, ``.tolist()``, ``nonzero``, boolean indexing) breaks the graph."""
+    torch._dynamo.reset()
+    return torch._dynamo.explain(function)(*args).graph_break_count
+
+
+def test_the_static_bilm_never_reads_a_value_back_to_the_host(clipped_model, one_thread):
+    graphed = GraphedElmo(clipped_model)
+    real = torch.arange(16) < torch.tensor([[16], [3]])  # (2, 16)
+    tokens = torch.randn(2, 16, clipped_model.config.projection_dim) * real.unsqueeze(-1)
+    assert host_syncs(graphed.static_forward, tokens, real) == 0
+
+    # The check does catch a host sync in the recurrence: a loop that reads the step count.
+    def syncing_loop(step, init, xs):
+        xs[1].sum().item()
+        return unrolled_scan(step, init, xs)
+
+    def syncing_bilm(tokens, real):
+        weights, h0, c0 = graphed.weights, graphed.warm_h, graphed.warm_c
+        return masked_bilm(weights, tokens, real, h0, c0, 1.0, 1.5, True, loop=syncing_loop)
+
+    assert host_syncs(syncing_bilm, tokens, real) > 0
+
+
+def test_a_word_model_is_refused():
+    config = ElmoConfig(token_embedding="word", vocab_size=10, lstm_dim=8, projection_dim=4, n_layers=1)
+    with pytest.raises(ValueError, match="token_embedding is 'word'"):
+        GraphedElmo(ElmoModel(config))
+
+
+@pytest.mark.gpu
+def test_graphs_captured_and_replayed_on_cuda_equal_the_plain_path_on_cpu(clipped_model, allennlp_model):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    for model in (clipped_model, allennlp_model):
+        model.token_cache.clear()
+        graphed = GraphedElmo(model.to("cuda"))
+        # The 5th and 6th batches replay the graphs of the 1st and the 3rd.
+        batches = [[1, 14, 15, 30, 31], [2, 9, 31], [14], [15], [3, 2, 1, 31, 4], [13]]
+        outputs = [graphed(char_ids(lengths, seed=i).cuda()) for i, lengths in enumerate(batches)]
+        assert graphed.buckets == [(1, 16), (1, 32), (4, 48), (8, 48)]
+        model.to("cpu")
+        model.token_cache.clear()
+        for i, (lengths, ours) in enumerate(zip(batches, outputs)):
+            expected = plain(model, char_ids(lengths, seed=i))
+            for layer, reference in zip(ours.hidden_states, expected.hidden_states):
+                torch.testing.assert_close(layer.cpu(), reference, atol=TOLERANCE, rtol=0)
