@@ -14,11 +14,16 @@ the same sentences (CoNLL-2003 dev text from ../shared by default):
 Each side's peak memory is the subprocess's peak RSS (CPU) or peak allocated GPU memory. The
 outputs are compared in fresh-state mode (every batch from zero state, our default): max abs
 difference over all layers. With ``--bf16`` our model also runs in bfloat16 and its error
-against our float32 output is printed. Output: a Markdown table, and ``--json`` for the rows.
+against our float32 output is printed. With ``--cuda-graphs`` ours also runs through
+``hf_elmo.cuda_graphs.GraphedElmo`` (the biLM replayed from one CUDA graph per batch/length
+bucket; eager off CUDA): its speed gets a column and its max abs difference from our plain
+model is printed (each bucket is captured on its first batch, inside the first timed pass; the
+best pass counts). Output: a Markdown table, and ``--json`` for the rows.
 
     python scripts/bench_inference.py                       # small + original, batch 1/16/64, 2 threads
     python scripts/bench_inference.py --sizes small --batch-sizes 64 --sentences 100
     python scripts/bench_inference.py --device cuda --reference-runner PATH  # GPU (see --help)
+    python scripts/bench_inference.py --device cuda --cuda-graphs --reference-runner PATH
 """
 
 from __future__ import annotations
@@ -88,10 +93,12 @@ def worker(argv: Sequence[str]) -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
     parser.add_argument("--save", help="also write every sentence's layers to this .npz")
+    parser.add_argument("--cuda-graphs", action="store_true", help="run the model through GraphedElmo")
     args = parser.parse_args(argv)
     import torch
 
     from hf_elmo import ElmoModel, batch_to_ids
+    from hf_elmo.cuda_graphs import GraphedElmo
 
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -101,8 +108,10 @@ def worker(argv: Sequence[str]) -> None:
         sentences = [line.split() for line in handle if line.strip()]
     n_tokens = sum(map(len, sentences))
 
+    run = GraphedElmo(model) if args.cuda_graphs else model
+
     def embed(batch: Sequence[Sequence[str]]) -> list[np.ndarray]:
-        out = model(input_ids=batch_to_ids(batch).to(device))
+        out = run(input_ids=batch_to_ids(batch).to(device))
         stacked = torch.stack(out.hidden_states, dim=1).float().cpu()  # (B, L+1, T, 2P)
         return [stacked[row, :, : len(tokens)].numpy().copy() for row, tokens in enumerate(batch)]
 
@@ -199,6 +208,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed passes per side (best counts)")
     parser.add_argument("--device", default="cpu", help="cpu or cuda (ours; the reference follows)")
     parser.add_argument("--bf16", action="store_true", help="also time ours in bfloat16 and report its error")
+    parser.add_argument(
+        "--cuda-graphs",
+        action="store_true",
+        help="also time ours through GraphedElmo (CUDA graphs per bucket) and report its difference from ours",
+    )
     parser.add_argument("--no-reference", action="store_true", help="time ours only")
     parser.add_argument(
         "--reference-venv",
@@ -266,6 +280,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             row["ours"] = run_measured(ours + timing, env)
             if args.bf16:
                 row["ours_bf16"] = run_measured(ours + timing + ["--dtype", "bfloat16"], env)
+            if args.cuda_graphs:
+                row["ours_graphs"] = run_measured(ours + timing + ["--cuda-graphs"], env)
             rows.append(row)
             print(json.dumps(row), flush=True)
         # exactness, fresh state, at the largest batch size
@@ -286,6 +302,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             bf16_out = folder / "ours-bf16.npz"
             run_measured(ours + batch + ["--dtype", "bfloat16", "--save", str(bf16_out)], env)
             parity.update(bf16_error(ours_out, bf16_out))
+        if args.cuda_graphs:
+            graphs_out = folder / "ours-graphs.npz"
+            run_measured(ours + batch + ["--cuda-graphs", "--save", str(graphs_out)], env)
+            parity["graphs_max_abs_diff_vs_ours"] = float(max(d.max() for d in abs_differences(ours_out, graphs_out)))
         rows.append(parity)
         print(json.dumps(parity), flush=True)
 
@@ -299,6 +319,8 @@ def print_table(rows: list[dict], args: argparse.Namespace) -> None:
     header = ["size", "batch", "AllenNLP tok/s", "ours tok/s", "ratio"]
     if args.bf16:
         header += ["ours bf16 tok/s", "bf16 ratio"]
+    if args.cuda_graphs:
+        header += ["ours graphs tok/s", "graphs ratio"]
     header += [f"AllenNLP {memory}", f"ours {memory}"]
     print("\n| " + " | ".join(header) + " |\n|" + "---|" * len(header))
     for row in rows:
@@ -316,6 +338,9 @@ def print_table(rows: list[dict], args: argparse.Namespace) -> None:
         if args.bf16:
             fast = row["ours_bf16"]["tokens_per_s"]
             cells += [f"{fast:,.0f}", f"{fast / theirs:.2f}x" if theirs else "-"]
+        if args.cuda_graphs:
+            graphed = row["ours_graphs"]["tokens_per_s"]
+            cells += [f"{graphed:,.0f}", f"{graphed / theirs:.2f}x" if theirs else "-"]
         cells += [f"{ref[memory]:,.0f}" if memory in ref else "-", f"{row['ours'].get(memory, 0):,.0f}"]
         print("| " + " | ".join(cells) + " |")
     for row in rows:

@@ -42,3 +42,36 @@ def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_
     assert timing["ours"]["tokens_per_s"] > 0 and timing["ours"]["peak_rss_mb"] > 0
     assert 0 < errors["bf16_mean_abs_error"] <= errors["bf16_max_abs_error"] < 0.1
     assert "| small | 4 | - |" in result.stdout
+
+
+def test_bench_inference_times_ours_through_cuda_graphs_and_reports_its_difference(shared, tmp_path):
+    rows_file = tmp_path / "rows.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "bench_inference.py"),
+            "--no-reference",
+            "--sizes",
+            "small",
+            "--batch-sizes",
+            "3",
+            "--n-sentences",
+            "6",
+            "--repeat",
+            "1",
+            "--threads",
+            "1",
+            "--cuda-graphs",
+            "--json",
+            str(rows_file),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "ELMO_SHARED": str(shared)},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    timing, parity = json.loads(rows_file.read_text())
+    assert timing["ours_graphs"]["tokens_per_s"] > 0
+    assert 0 <= parity["graphs_max_abs_diff_vs_ours"] < 1e-5  # on CPU: the static biLM, run eagerly
+    assert "ours graphs tok/s" in result.stdout
