@@ -13,7 +13,9 @@ small kernels launched from Python. ``GraphedElmo`` launches the whole biLM as o
       -> hidden_states L+1 (B, T, 2P): the bucket's padding cut off, markers removed, zero on padding.
 
 Padding rows and steps are computed and masked: a step updates a row's state only where it is
-real, so the result is what ``ElmoModel.forward`` returns for a stateless call.
+real, so the result is what ``ElmoModel.forward`` returns for a stateless call. A batch whose
+steps round up to more than ``MAX_GRAPH_STEPS`` runs through ``ElmoModel.forward`` instead (a
+graph holds every step's kernels; a sentence of thousands of tokens would not be worth one).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ if TYPE_CHECKING:
 MAX_BATCH_BUCKET = 256
 #: Steps (tokens + 2 markers) are rounded up to a multiple of this.
 STEP_MULTIPLE = 16
+#: Longer batches (steps after rounding) run through the model itself: a graph unrolls every step.
+MAX_GRAPH_STEPS = 512
 #: Eager runs on a side stream before a capture (lazy initialisation, e.g. cuBLAS workspaces).
 WARMUP_RUNS = 3
 
@@ -114,6 +118,9 @@ class GraphedElmo:
         device = self.warm_h.device
         input_ids, mask = input_ids.to(device), mask.to(device)
         batch, steps = mask.shape
+        if step_bucket(steps + 2) > MAX_GRAPH_STEPS:
+            with torch.inference_mode():
+                return cast(ElmoModelOutput, model(input_ids=input_ids, attention_mask=attention_mask, stateful=False))
         with torch.inference_mode():
             lengths = mask.sum(dim=1)
             real = torch.arange(steps + 2, device=device) < (lengths + 2).unsqueeze(1)  # (B, S)

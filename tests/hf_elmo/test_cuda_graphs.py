@@ -132,6 +132,14 @@ def test_a_batch_is_padded_to_its_bucket_before_the_bilm(clipped_model, monkeypa
     assert shapes == [((8, 48, p), (8, 48), 91 + 5 * 2), ((1, 16, p), (1, 16), 16)]
 
 
+def test_a_batch_longer_than_the_graph_limit_runs_through_the_model(clipped_model, monkeypatch, one_thread):
+    graphed = GraphedElmo(clipped_model)
+    monkeypatch.setattr("hf_elmo.cuda_graphs.MAX_GRAPH_STEPS", 16)
+    monkeypatch.setattr(graphed, "static_forward", None)  # a call would fail
+    ids = char_ids([15, 2])  # 17 steps: bucket 32
+    assert_same_output(graphed(ids), plain(clipped_model, ids))
+
+
 def host_syncs(function, *args) -> int:
     """Graph breaks of ``function(*args)`` under ``torch._dynamo.explain``: a value read back to
     the host (``.item()``, ``.tolist()``, ``nonzero``, boolean indexing) breaks the graph."""
