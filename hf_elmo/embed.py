@@ -50,8 +50,9 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import groupby, tee
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .batching import token_budget_batches
+from .cuda_graphs import GraphedElmo
 from .fileio import PathLike, atomic_file, ensure_free_space, exclusive_lock, write_text_atomic
 from .modeling_elmo import ElmoModel, mean_pool
 from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, token_to_char_ids
@@ -98,6 +100,7 @@ def embed_sentences(
     max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
     lookahead_tokens: int | None = None,
     pool: str | None = None,
+    cuda_graphs: bool = False,
 ) -> Iterator[np.ndarray]:
     """Embed tokenised sentences; yields one float32 array per sentence, in input order.
 
@@ -112,6 +115,8 @@ def embed_sentences(
         sentences: token lists; an empty one is an error.
         layers: ``"all"`` (L+1, T, 2P), ``"top"`` (T, 2P) the last layer, or ``"average"``
             (T, 2P) the mean over layers.
+        cuda_graphs: run the biLM through ``cuda_graphs.GraphedElmo`` (one CUDA graph per
+            batch/length bucket on a GPU; the same vectors within 1e-5).
         max_token_chars: longer tokens are an error (``None``: truncated as the original does).
         pool: ``"mean"``: one vector per sentence, the mean over its tokens (``mean_pool``):
             (L+1, 2P) for ``layers="all"``, (2P,) for ``"top"`` and ``"average"``.
@@ -120,12 +125,18 @@ def embed_sentences(
     if device is not None or dtype is not None:
         model.to(device=device, dtype=dtype)  # type: ignore[call-arg]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
     model.eval()
+    forward = GraphedElmo(model) if cuda_graphs else partial(model, stateful=False)
     lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * batch_tokens
-    return _embed_stream(model, iter(sentences), layers, batch_tokens, max_token_chars, lookahead, pool)
+    return _embed_stream(model, forward, iter(sentences), layers, batch_tokens, max_token_chars, lookahead, pool)
+
+
+#: input_ids (B, T, W) on the model's device -> the model's stateless ``ElmoModelOutput``.
+Forward = Callable[..., Any]
 
 
 def _embed_stream(
     model: ElmoModel,
+    forward: Forward,
     sentences: Iterator[Sequence[str]],
     layers: str,
     batch_tokens: int,
@@ -146,12 +157,13 @@ def _embed_stream(
                 break
         if not chunk:
             return
-        yield from _embed_chunk(model, chunk, layers, batch_tokens, max_token_chars, pool)
+        yield from _embed_chunk(model, forward, chunk, layers, batch_tokens, max_token_chars, pool)
         done += len(chunk)
 
 
 def _embed_chunk(
     model: ElmoModel,
+    forward: Forward,
     chunk: list[Sequence[str]],
     layers: str,
     batch_tokens: int,
@@ -164,7 +176,7 @@ def _embed_chunk(
         rows = [chunk[i] for i in batch]
         ids = batch_to_ids(rows, model.config.max_characters_per_token, max_token_chars)
         with torch.inference_mode():  # the model reads the attention mask off the ids' padding
-            output = model(input_ids=ids.to(model.device), stateful=False)
+            output = forward(input_ids=ids.to(model.device))
             wanted = output.hidden_states[-1:] if layers == "top" else output.hidden_states
             if pool == "mean":
                 wanted = [mean_pool(h, output.attention_mask) for h in wanted]  # (B, 2P) each
@@ -326,6 +338,7 @@ def embed_file(
     overwrite: bool = False,
     show_progress: bool = True,
     pool: str | None = None,
+    cuda_graphs: bool = False,
 ) -> EmbedResult:
     """Embed every line of ``input_path`` (of ``shard``) into an AllenNLP-style HDF5 file.
 
@@ -337,8 +350,8 @@ def embed_file(
     ``ValueError`` when an unfinished run has other settings (unless ``overwrite``), when the
     output is the input or a folder, or when the input changed during the run,
     ``OutputBusyError`` when another run writes the same output, and ``OSError`` (ENOSPC)
-    before a write that would fill the disk. ``pool="mean"`` stores one vector per line (see
-    ``embed_sentences``).
+    before a write that would fill the disk. ``pool="mean"`` stores one vector per line and
+    ``cuda_graphs`` runs the biLM from CUDA graphs (see ``embed_sentences``).
     """
     input_path, target = Path(input_path), shard.output_file(output_path)
     _check_run(input_path, target, output_path, shard, layers, pool, batch_tokens, chunk_lines)
@@ -392,6 +405,7 @@ def embed_file(
             batch_tokens=batch_tokens,
             max_token_chars=max_token_chars,
             pool=pool,
+            cuda_graphs=cuda_graphs,
         )
         with tqdm(
             total=result.tokens,

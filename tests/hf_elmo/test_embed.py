@@ -18,6 +18,7 @@ import torch
 import hf_elmo.embed
 from hf_elmo import batch_to_ids
 from hf_elmo.cli import main as elmo_main
+from hf_elmo.cuda_graphs import GraphedElmo
 from hf_elmo.embed import SENTENCE_TO_INDEX, embed_sentences, open_embeddings
 from hf_elmo.modeling_elmo import mean_pool
 
@@ -142,6 +143,23 @@ def test_bfloat16_computes_in_bfloat16_and_stores_float32(model_dir, text, refer
     assert all(got[name].dtype == np.float32 for name in got if name != SENTENCE_TO_INDEX)
     differences = [np.abs(got[name] - want[name]).max() for name in want if name != SENTENCE_TO_INDEX]
     assert 0 < max(differences) < 0.05
+
+
+def test_cuda_graphs_option_runs_the_static_bilm_and_writes_the_same_vectors(
+    model_dir, text, reference, tmp_path, monkeypatch
+):
+    calls = []
+    static_forward = GraphedElmo.static_forward
+
+    def counting(self, tokens, real):
+        calls.append(tuple(tokens.shape))
+        return static_forward(self, tokens, real)
+
+    monkeypatch.setattr(GraphedElmo, "static_forward", counting)
+    out = tmp_path / "graphs.hdf5"
+    assert embed_cli(text, out, model_dir, "--cuda-graphs", "--batch-tokens", "20") == 0
+    assert calls and all(rows in (1, 2, 4, 8, 16) and steps % 16 == 0 for rows, steps, _ in calls)
+    assert_same_file(out, reference)
 
 
 def test_existing_output_is_refused_unless_overwrite(model_dir, text, reference, tmp_path, capsys):
