@@ -172,11 +172,11 @@ def test_a_word_model_is_refused():
 
 
 @pytest.mark.gpu
-def test_graphs_captured_and_replayed_on_cuda_equal_the_plain_path_on_cpu(clipped_model, allennlp_model):
+def test_graphs_captured_and_replayed_on_cuda_equal_the_plain_path_on_cpu(clipped_model, allennlp_model, monkeypatch):
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)  # exact float32 GEMMs
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
     for model in (clipped_model, allennlp_model):
         model.token_cache.clear()
         graphed = GraphedElmo(model.to("cuda"))
