@@ -119,8 +119,9 @@ class GraphedElmo:
         input_ids, mask = input_ids.to(device), mask.to(device)
         batch, steps = mask.shape
         if step_bucket(steps + 2) > MAX_GRAPH_STEPS:
+            given = None if attention_mask is None else attention_mask.to(device)
             with torch.inference_mode():
-                return cast(ElmoModelOutput, model(input_ids=input_ids, attention_mask=attention_mask, stateful=False))
+                return cast(ElmoModelOutput, model(input_ids=input_ids, attention_mask=given, stateful=False))
         with torch.inference_mode():
             lengths = mask.sum(dim=1)
             real = torch.arange(steps + 2, device=device) < (lengths + 2).unsqueeze(1)  # (B, S)
