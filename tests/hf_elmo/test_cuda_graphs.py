@@ -3,16 +3,16 @@ vectors on CPU (the static function run eagerly) and, marked ``gpu``, replayed f
 
 from __future__ import annotations
 
-import random
-
 import pytest
 import torch
 
 from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
 from hf_elmo.cuda_graphs import GraphedElmo, batch_bucket, step_bucket
 from hf_elmo.masked_bilm import masked_bilm, unrolled_scan
+from tests.hf_elmo.random_inputs import clipped_random_model, random_sentences
 
 TOLERANCE = 1e-5  # fp32, max abs difference from the plain path
+TOKEN_CHARS = (1, 2, 5, 9, 30)  # characters per token of the random sentences
 
 # Sentence lengths in tokens; a batch's steps are the longest + 2 markers, so 14 fills a bucket
 # of 16 steps, 15 and 30 the next one (32), and 31 starts a third (48).
@@ -26,43 +26,16 @@ BATCHES = {
 }
 
 
-def sentences_of(lengths, seed=0):
-    """Sentences of the given token counts; tokens of 1 to 30 characters, some non-ASCII."""
-    rng = random.Random(seed)
-    alphabet = "abcdefghijklmnopqrstuvwxyzÄÖÜßéñ日本語🙂,.-"
-    return [
-        ["".join(rng.choice(alphabet) for _ in range(rng.choice([1, 2, 5, 9, 30]))) for _ in range(n)] for n in lengths
-    ]
-
-
 def char_ids(lengths, seed=0) -> torch.Tensor:
-    """``batch_to_ids`` of ``sentences_of(lengths)``; a row of length 0 is all padding."""
-    ids = batch_to_ids(sentences_of([max(n, 1) for n in lengths], seed))
+    """``batch_to_ids`` of ``random_sentences(lengths)``; a row of length 0 is all padding."""
+    ids = batch_to_ids(random_sentences([max(n, 1) for n in lengths], seed, TOKEN_CHARS))
     ids[[row for row, n in enumerate(lengths) if n == 0]] = 0
     return ids
 
 
 @pytest.fixture(scope="module")
 def clipped_model():
-    """A tiny random biLM with non-zero biases, cell and projection clipping that bind, and a warm initial state."""
-    torch.manual_seed(0)
-    config = ElmoConfig(
-        filters=[[1, 4], [2, 8], [3, 8]],
-        n_highway=2,
-        char_embedding_dim=4,
-        lstm_dim=24,
-        projection_dim=8,
-        n_layers=2,
-        cell_clip=1.0,
-        proj_clip=1.5,
-    )
-    model = ElmoModel(config).eval()
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.add_(torch.randn_like(parameter) * 0.3)
-    model.warm_up(sentences_of([5, 9, 3], seed=1))
-    assert model.warm_h.abs().min() > 0  # the graph must start from the warm state
-    return model
+    return clipped_random_model()
 
 
 def plain(model: ElmoModel, ids: torch.Tensor, **kwargs):

@@ -3,7 +3,6 @@ input checks, and the ``elmo export`` command."""
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 
@@ -11,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
+from hf_elmo import batch_to_ids
 from hf_elmo.export import (
     OnnxElmo,
     TorchExportElmo,
@@ -20,42 +19,15 @@ from hf_elmo.export import (
     export_reference,
     open_exported,
 )
+from tests.hf_elmo.random_inputs import clipped_random_model, random_sentences
 
 TOLERANCE = 1e-5  # fp32, max abs difference from eager ElmoModel
 FORMATS = ["onnx", "torch-export"]
 
 
-def sentences_of(lengths, seed=0):
-    """Sentences of the given token counts; tokens of 1 to 60 characters, some non-ASCII."""
-    rng = random.Random(seed)
-    alphabet = "abcdefghijklmnopqrstuvwxyzÄÖÜßéñ日本語🙂,.-"
-    return [
-        ["".join(rng.choice(alphabet) for _ in range(rng.choice([1, 2, 5, 9, 30, 60]))) for _ in range(n)]
-        for n in lengths
-    ]
-
-
 @pytest.fixture(scope="module")
 def tiny_model():
-    """A tiny random biLM with non-zero biases, clipping that binds, and a warm initial state."""
-    torch.manual_seed(0)
-    config = ElmoConfig(
-        filters=[[1, 4], [2, 8], [3, 8]],
-        n_highway=2,
-        char_embedding_dim=4,
-        lstm_dim=24,
-        projection_dim=8,
-        n_layers=2,
-        cell_clip=1.0,
-        proj_clip=1.5,
-    )
-    model = ElmoModel(config).eval()
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.add_(torch.randn_like(parameter) * 0.3)
-    model.warm_up(sentences_of([5, 9, 3], seed=1))
-    assert model.warm_h.abs().min() > 0  # the warm state is what the graph must start from
-    return model
+    return clipped_random_model()
 
 
 @pytest.fixture(scope="module", params=FORMATS)
@@ -69,7 +41,7 @@ def as_numpy(array) -> np.ndarray:
 
 
 def test_exported_graph_matches_the_eager_model_on_padded_batches_of_1_to_200_tokens(tiny_model, exported, one_thread):
-    sentences = sentences_of([13, 1, 200, 2])
+    sentences = random_sentences([13, 1, 200, 2])
     ids = batch_to_ids(sentences)
     layers, mask = exported.run(ids)
     expected = export_reference(tiny_model, ids)
@@ -167,7 +139,7 @@ def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp
 @pytest.mark.parametrize("format, dtype, tolerance", [("onnx", "float16", 2e-2), ("torch-export", "bfloat16", 1e-1)])
 def test_half_precision_exports_run_close_to_float32(tiny_model, tmp_path, one_thread, format, dtype, tolerance):
     exported = open_exported(export_model(tiny_model, tmp_path / dtype, format, dtype))
-    ids = batch_to_ids(sentences_of([7, 3]))
+    ids = batch_to_ids(random_sentences([7, 3]))
     layers, _ = exported.run(ids)
     layers = torch.as_tensor(layers)
     assert layers.dtype == getattr(torch, dtype)
@@ -194,7 +166,7 @@ def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_mo
     ]
     served = open_exported(tmp_path / "out")
     assert isinstance(served, TorchExportElmo)
-    sentences = sentences_of([4, 11], seed=3)
+    sentences = random_sentences([4, 11], seed=3)
     layers, _ = served(sentences)
     assert (layers - export_reference(tiny_model, batch_to_ids(sentences))).abs().max() < TOLERANCE
 
@@ -219,7 +191,7 @@ def test_shipped_model_exports_within_1e5_on_a_sweep_of_lengths_and_batches(form
     exported = open_exported(export_model(model, tmp_path / "out", format))
     batches = [[1], [200], [2, 3, 5], [1, 50, 200, 17, 8], list(range(1, 65)), [120] * 3]
     for seed, lengths in enumerate(batches):
-        ids = batch_to_ids(sentences_of(lengths, seed=seed))
+        ids = batch_to_ids(random_sentences(lengths, seed=seed))
         layers, mask = exported.run(ids)
         assert np.abs(as_numpy(layers) - export_reference(model, ids).numpy()).max() < TOLERANCE, lengths
         assert (as_numpy(mask) == (ids > 0).any(-1).numpy()).all()
