@@ -10,6 +10,13 @@ score (NER: entity F1; SST: accuracy) and seconds per epoch, wall-clock and CPU 
 process (robust on a shared machine), for the first epoch (the biLM runs over every training
 doc and fills the activation cache) and the mean of the later ones (cache hits). Epoch times
 exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read.
+
+After training, ``nlp.pipe`` runs once, timed, over the test split's texts (``--pipe-batch-size``
+docs a batch; before any evaluation, so the biLM computes every doc: no cache hits): words/s
+counts the tokens of the docs it returns. With ``--gpu-id N`` the table also gives the peak GPU
+memory of each pipeline's run (``torch.cuda.max_memory_allocated`` from initialisation to the
+end of evaluation; spaCy's ``gpu_allocator = "pytorch"`` puts thinc's arrays in torch's pool
+too); on CPU it is "-".
 """
 
 import argparse
@@ -62,8 +69,19 @@ def score(nlp, examples: list[Example], pipe_task: str) -> float:
     return 100.0 * sum(hits) / len(hits)
 
 
+def pipe_words_per_second(nlp, paths: dict[str, Path], batch_size: int) -> float:
+    """Tokens a second of one timed ``nlp.pipe`` pass over the test split's texts."""
+    texts = [doc.text for doc in DocBin().from_disk(paths["test"]).get_docs(nlp.vocab)]
+    start = time.perf_counter()
+    words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=batch_size))
+    return words / (time.perf_counter() - start)
+
+
 def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Namespace) -> dict[str, object]:
     pipe_task = TASKS[task][0]
+    on_gpu = args.gpu_id >= 0
+    if on_gpu:
+        torch.cuda.reset_peak_memory_stats(args.gpu_id)
     config_path = CONFIGS / (f"{pipe_task}.cfg" if with_elmo else f"{pipe_task}_baseline.cfg")
     overrides = {"paths.train": str(paths["train"]), "paths.dev": str(paths["dev"]), "system.seed": args.seed}
     if with_elmo:
@@ -88,10 +106,13 @@ def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Names
         "pipeline": "ELMo" if with_elmo else "baseline",
         "epoch_seconds": seconds,
         "epoch_cpu_seconds": cpu_seconds,
+        "pipe_words_per_second": pipe_words_per_second(nlp, paths, args.pipe_batch_size),
+        "pipe_batch_size": args.pipe_batch_size,
     }
     for split in ("dev", "test"):
         gold = [Example(nlp.make_doc(d.text), d) for d in DocBin().from_disk(paths[split]).get_docs(vocab)]
         result[split] = score(nlp, gold, pipe_task)
+    result["peak_gpu_mib"] = torch.cuda.max_memory_allocated(args.gpu_id) / 2**20 if on_gpu else None
     return result
 
 
@@ -103,13 +124,16 @@ def first_and_later(seconds: list[float]) -> str:
 
 def table(results: list[dict[str, object]]) -> str:
     rows = [
-        "| task | pipeline | dev | test | wall s/epoch: epoch 1 / later | CPU s/epoch: epoch 1 / later |",
-        "|---|---|---|---|---|---|",
+        "| task | pipeline | dev | test | wall s/epoch: epoch 1 / later | CPU s/epoch: epoch 1 / later "
+        "| peak GPU MiB | nlp.pipe words/s |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
+        memory = "-" if r["peak_gpu_mib"] is None else f"{r['peak_gpu_mib']:,.0f}"
         rows.append(
             f"| {r['task']} | {r['pipeline']} | {r['dev']:.1f} | {r['test']:.1f} "
-            f"| {first_and_later(r['epoch_seconds'])} | {first_and_later(r['epoch_cpu_seconds'])} |"
+            f"| {first_and_later(r['epoch_seconds'])} | {first_and_later(r['epoch_cpu_seconds'])} "
+            f"| {memory} | {r['pipe_words_per_second']:,.0f} |"
         )
     return "\n".join(rows)
 
@@ -123,6 +147,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--gpu-id", type=int, default=-1)
+    parser.add_argument("--pipe-batch-size", type=int, default=64, help="docs a batch of the timed nlp.pipe pass")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--output", type=Path, default=Path("bench-spacy"))
     args = parser.parse_args()
@@ -139,7 +164,9 @@ def main() -> None:
     (args.output / "results.json").write_text(json.dumps(results, indent=1))
     print(
         f"\nELMo: {args.elmo}; train <= {args.max_train or 'all'} sentences, dev/test <= "
-        f"{args.max_eval or 'all'}, {args.epochs} epochs, seed {args.seed}, torch threads {args.threads}\n"
+        f"{args.max_eval or 'all'}, {args.epochs} epochs, seed {args.seed}, torch threads {args.threads}, "
+        f"{'GPU ' + str(args.gpu_id) if args.gpu_id >= 0 else 'CPU'}; nlp.pipe over the test split at batch size "
+        f"{args.pipe_batch_size}\n"
     )
     print(table(results))
 

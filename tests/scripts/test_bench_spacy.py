@@ -1,38 +1,36 @@
-"""scripts/bench_spacy.py end to end on a few sentences (slow: it trains four pipelines)."""
+"""scripts/bench_spacy.py end to end on a few sentences (slow: it trains pipelines)."""
 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
+from tests.spacy_elmo.pipeline_helpers import tiny_elmo
 
 SCRIPT = REPO / "scripts" / "bench_spacy.py"
 
 
+@pytest.fixture(scope="module")
+def tiny_elmo_dir(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("tiny-elmo")
+    tiny_elmo().save_pretrained(folder)
+    return folder
+
+
+def bench(elmo: Path, output: Path, tasks: list[str], caps: list[str], env: dict[str, str] | None = None):
+    command = [sys.executable, str(SCRIPT), "--elmo", str(elmo), "--tasks", *tasks, *caps, "--output", str(output)]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stderr
+    return run, json.loads((output / "results.json").read_text())
+
+
 @pytest.mark.slow
 def test_bench_trains_baseline_and_elmo_and_prints_the_table(shared, tiny_elmo_dir, tmp_path):
-    command = [
-        sys.executable,
-        str(SCRIPT),
-        "--elmo",
-        str(tiny_elmo_dir),
-        "--tasks",
-        "sst2",
-        "conll2003",
-        "--max-train",
-        "40",
-        "--max-eval",
-        "20",
-        "--epochs",
-        "2",
-        "--output",
-        str(tmp_path),
-    ]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr
-    results = json.loads((tmp_path / "results.json").read_text())
+    caps = ["--max-train", "40", "--max-eval", "20", "--epochs", "2", "--pipe-batch-size", "8"]
+    run, results = bench(tiny_elmo_dir, tmp_path, ["sst2", "conll2003"], caps)
     assert [(r["task"], r["pipeline"]) for r in results] == [
         ("sst2", "baseline"),
         ("sst2", "ELMo"),
@@ -40,4 +38,12 @@ def test_bench_trains_baseline_and_elmo_and_prints_the_table(shared, tiny_elmo_d
         ("conll2003", "ELMo"),
     ]
     assert all(len(r["epoch_seconds"]) == 2 and 0.0 <= r["test"] <= 100.0 for r in results)
-    assert "| sst2 | ELMo |" in run.stdout
+    # nlp.pipe over the test split after training: a rate, its batch size; no GPU memory on CPU
+    assert all(r["pipe_words_per_second"] > 0 and r["pipe_batch_size"] == 8 for r in results)
+    assert all(r["peak_gpu_mib"] is None for r in results)
+    header = next(line for line in run.stdout.splitlines() if line.startswith("| task |"))
+    assert header.endswith("| peak GPU MiB | nlp.pipe words/s |")
+    row = next(line for line in run.stdout.splitlines() if line.startswith("| sst2 | ELMo |"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert len(cells) == 8 and cells[6] == "-" and float(cells[7].replace(",", "")) > 0
+    assert "CPU; nlp.pipe over the test split at batch size 8" in run.stdout
