@@ -1,6 +1,8 @@
-"""scripts/bench_spacy.py end to end on a few sentences (slow: it trains pipelines)."""
+"""scripts/bench_spacy.py end to end on a few sentences (slow: it trains pipelines), from ../shared
+and from a folder written by scripts/gpu/pack_spacy_data.py (what travels to the GPU host)."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ from tests.conftest import REPO
 from tests.spacy_elmo.pipeline_helpers import tiny_elmo
 
 SCRIPT = REPO / "scripts" / "bench_spacy.py"
+PACK = REPO / "scripts" / "gpu" / "pack_spacy_data.py"
 
 
 @pytest.fixture(scope="module")
@@ -47,3 +50,15 @@ def test_bench_trains_baseline_and_elmo_and_prints_the_table(shared, tiny_elmo_d
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert len(cells) == 8 and cells[6] == "-" and float(cells[7].replace(",", "")) > 0
     assert "CPU; nlp.pipe over the test split at batch size 8" in run.stdout
+
+
+@pytest.mark.slow
+def test_bench_runs_from_a_packed_shared_folder(shared, tiny_elmo_dir, tmp_path):
+    packed = tmp_path / "gpu-spacy"
+    env = {**os.environ, "ELMO_SHARED": str(shared)}
+    subprocess.run([sys.executable, str(PACK), "--out", str(packed), "--tasks", "sst2", "--with"], check=True, env=env)
+    env["ELMO_SHARED"] = str(packed)
+    caps = ["--max-train", "10", "--max-eval", "5", "--epochs", "1"]
+    _, results = bench(tiny_elmo_dir, tmp_path / "bench", ["sst2"], caps, env)
+    assert [r["pipeline"] for r in results] == ["baseline", "ELMo"]
+    assert all(r["pipe_words_per_second"] > 0 for r in results)

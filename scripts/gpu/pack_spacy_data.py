@@ -1,0 +1,104 @@
+"""Copy what scripts/bench_spacy.py reads from ../shared into a git-ignored folder that travels
+to the GPU host with a device call (issue 13 part 1; README.md beside this file has the calls).
+
+    python scripts/gpu/pack_spacy_data.py            # -> gpu-spacy/ (git-ignored)
+
+The device tool copies the working tree and the ignored paths named in ``carry`` (64 MiB a call
+in all), never ``../shared``. The folder is laid out like ``../shared``: the CoNLL-2003 and SST
+splits of ``bench_spacy.TASKS`` under ``data/`` (with each folder's SOURCE.txt: research use
+only, never committed), and ``fixtures/`` (the Apache-2.0 test models; ``shared_dir()`` and the
+GPU tests need it), so ``ELMO_SHARED=gpu-spacy`` works on the host. The run stops, writing
+nothing, if the folder would not fit one call beside the working tree and the other carried
+paths (``--with``, default ``.whl``: the wheels that bring spaCy to the host).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # scripts/: shared_data, bench_spacy
+
+from bench_spacy import TASKS  # noqa: E402
+from gpu_run import CALL_LIMIT, MiB, travelling_bytes  # noqa: E402
+
+from shared_data import shared_dir  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+PACK_DIR = REPO / "gpu-spacy"  # ignored (.gitignore)
+
+
+def files_to_copy(tasks: list[str]) -> list[Path]:
+    """Paths relative to the shared folder: the tasks' train/dev/test files and their SOURCE.txt,
+    then every file of ``fixtures/``."""
+    shared = shared_dir()
+    wanted: list[Path] = []
+    for task in tasks:
+        _, _, folder, *names = TASKS[task]
+        source = Path(folder).parts[0]  # data/<dataset>/SOURCE.txt
+        wanted += [Path("data") / source / "SOURCE.txt"] + [Path("data") / folder / name for name in names]
+    wanted += sorted(p.relative_to(shared) for p in (shared / "fixtures").rglob("*") if p.is_file())
+    return list(dict.fromkeys(wanted))
+
+
+def tree_bytes(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0
+
+
+def pack(out: Path, tasks: list[str], also_carried: list[Path], overwrite: bool) -> int:
+    """Write the folder (through a temporary sibling, so nothing half-written is left); its bytes."""
+    shared = shared_dir()
+    relative = files_to_copy(tasks)
+    size = sum((shared / r).stat().st_size for r in relative)
+    beside = travelling_bytes() + sum(tree_bytes(p) for p in also_carried if p.resolve() != out.resolve())
+    if size + beside > CALL_LIMIT:
+        raise SystemExit(
+            f"{out.name}: {size / MiB:.1f} MiB of data + {beside / MiB:.1f} MiB of working tree and carried "
+            f"paths exceed one device call's {CALL_LIMIT / MiB:.0f} MiB: pack fewer --tasks or carry less"
+        )
+    if out.exists() and not overwrite:
+        raise SystemExit(f"{out} exists (pass --overwrite to replace it)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-"))
+    try:
+        for r in relative:
+            (tmp / r).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(shared / r, tmp / r)
+    except BaseException:
+        shutil.rmtree(tmp)
+        raise
+    if out.exists():
+        shutil.rmtree(out)
+    os.replace(tmp, out)
+    print(
+        f"{out}: {len(relative)} files, {size / MiB:.1f} MiB from {shared} (tasks {' '.join(tasks)}); with the "
+        f"working tree and carried paths a call takes {(size + beside) / MiB:.1f} of {CALL_LIMIT / MiB:.0f} MiB"
+    )
+    return size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=PACK_DIR, help="default gpu-spacy/ (git-ignored)")
+    parser.add_argument("--tasks", nargs="+", choices=sorted(TASKS), default=sorted(TASKS))
+    parser.add_argument(
+        "--with",
+        dest="also_carried",
+        nargs="*",
+        type=Path,
+        default=[REPO / ".whl"],
+        help="other carried paths that count towards the call's 64 MiB (default .whl)",
+    )
+    parser.add_argument("--overwrite", action="store_true")
+    args = parser.parse_args()
+    pack(args.out, args.tasks, args.also_carried, args.overwrite)
+
+
+if __name__ == "__main__":
+    main()
