@@ -9,7 +9,8 @@ splits of ``bench_spacy.TASKS`` under ``data/`` (with each folder's SOURCE.txt: 
 only, never committed), and ``fixtures/`` (the Apache-2.0 test models; ``shared_dir()`` and the
 GPU tests need it), so ``ELMO_SHARED=gpu-spacy`` works on the host. The run stops, writing
 nothing, if the folder would not fit one call beside the working tree and the other carried
-paths (``--with``, default ``.whl``: the wheels that bring spaCy to the host).
+paths (``--with``, default ``.whl/spacy-deps``: the wheels of fetch_spacy_wheels.sh that travel
+with it).
 """
 
 from __future__ import annotations
@@ -92,8 +93,8 @@ def main() -> None:
         dest="also_carried",
         nargs="*",
         type=Path,
-        default=[REPO / ".whl"],
-        help="other carried paths that count towards the call's 64 MiB (default .whl)",
+        default=[REPO / ".whl" / "spacy-deps"],
+        help="other paths carried in the same call, counted towards its 64 MiB (default .whl/spacy-deps)",
     )
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args()
