@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, cast
 
 import torch
 
-from .elmo_kernels import LstmWithProjection, stacked_weights
+from .elmo_kernels import stacked_weights
 from .masked_bilm import masked_bilm
 from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs
 from .tokenization_elmo import add_sentence_markers
@@ -93,11 +93,8 @@ class GraphedElmo:
         config = model.config
         with torch.no_grad():
             self.weights = [
-                tuple(
-                    w.detach().contiguous()
-                    for w in stacked_weights(cast(tuple[LstmWithProjection, LstmWithProjection], layers))
-                )
-                for layers in zip(model.bilm.forward_layers, model.bilm.backward_layers)
+                tuple(w.detach().contiguous() for w in stacked_weights(model.bilm.layer_pair(index)))
+                for index in range(config.n_layers)
             ]
         self.warm_h = model.warm_h.detach().clone()  # (2, L, P)
         self.warm_c = model.warm_c.detach().clone()  # (2, L, C)

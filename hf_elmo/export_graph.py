@@ -23,13 +23,13 @@ unrolled for one length. The module copies the weights of the ``ElmoModel`` it i
 from __future__ import annotations
 
 import copy
-from typing import TypeVar, cast
+from typing import TypeVar
 
 import torch
 from torch import nn
 from torch._higher_order_ops.scan import scan
 
-from .elmo_kernels import LstmWithProjection, stacked_weights
+from .elmo_kernels import stacked_weights
 from .masked_bilm import masked_bilm
 from .modeling_elmo import ElmoModel
 from .tokenization_elmo import PADDING_ID, add_sentence_markers, begin_of_sentence_ids, end_of_sentence_ids
@@ -69,11 +69,10 @@ class ElmoInferenceGraph(nn.Module):
         self.register_buffer("eos", torch.tensor(end_of_sentence_ids(width)))
         self.register_buffer("warm_h", model.warm_h.detach().clone())  # (2, L, P)
         self.register_buffer("warm_c", model.warm_c.detach().clone())  # (2, L, C)
-        bilm = model.bilm
         with torch.no_grad():
-            for index, layers in enumerate(zip(bilm.forward_layers, bilm.backward_layers)):
+            for index in range(config.n_layers):
                 # Both directions on axis 0, gate blocks i, f, o, j, the forget bias folded in.
-                weights = stacked_weights(cast(tuple[LstmWithProjection, LstmWithProjection], layers))
+                weights = stacked_weights(model.bilm.layer_pair(index))
                 for name, weight in zip(("w_input", "w_state", "w_proj", "bias"), weights):
                     self.register_buffer(f"{name}_{index}", weight.detach().contiguous().clone())
 

@@ -211,15 +211,15 @@ class ElmoBiLm(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
         self._derived = DerivedWeights()  # _stacked_weights per layer: a second copy of the LSTM weights
 
-    def _layers(self, index: int) -> tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]:
-        """Layer ``index`` of the forward and of the backward LSTM."""
+    def layer_pair(self, index: int) -> tuple[ElmoLstmProjectionLayer, ElmoLstmProjectionLayer]:
+        """Layer ``index`` of the forward and of the backward LSTM (what ``stacked_weights`` takes)."""
         return (
             cast(ElmoLstmProjectionLayer, self.forward_layers[index]),
             cast(ElmoLstmProjectionLayer, self.backward_layers[index]),
         )
 
     def _stacked_weights(self, index: int) -> tuple[torch.Tensor, ...]:
-        layers = self._layers(index)
+        layers = self.layer_pair(index)
         params = [p for layer in layers for p in layer.parameters()]
         return self._derived.get(f"layer-{index}", params, lambda: stacked_weights(layers))
 
@@ -356,7 +356,7 @@ class ElmoBiLm(nn.Module):
         return layers_out, ElmoState(h, c)
 
     def _torch_lstm_weights(self, direction: int, index: int, dtype: torch.dtype) -> list[torch.Tensor]:
-        layer = self._layers(index)[direction]
+        layer = self.layer_pair(index)[direction]
         return self._derived.get(
             f"torch-lstm-{direction}-{index}-{dtype}",
             list(layer.parameters()),
