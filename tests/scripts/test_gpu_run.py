@@ -14,7 +14,7 @@ import torch
 
 from hf_elmo import ElmoModel, batch_to_ids
 from tests.conftest import REPO
-from tests.hf_elmo.training.test_pretraining import write_corpus
+from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
 
 SPEC = importlib.util.spec_from_file_location("gpu_run", REPO / "scripts" / "gpu" / "gpu_run.py")
 gpu_run = importlib.util.module_from_spec(SPEC)
@@ -22,14 +22,7 @@ SPEC.loader.exec_module(gpu_run)
 
 TINY_TRAINING = [
     "--",
-    "--preset",
-    "cpu",
-    "--lstm-dim",
-    "16",
-    "--projection-dim",
-    "8",
-    "--filters",
-    "[[1,4],[2,8]]",
+    *TINY_SHAPE_ARGS,
     "--no-clip",
     "--max-tokens",
     "10000000",

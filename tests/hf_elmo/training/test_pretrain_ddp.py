@@ -15,6 +15,7 @@ from hf_elmo.training.model import build_model, make_optimizer
 from hf_elmo.training.settings import PretrainSettings
 from hf_elmo.training.trainer import train_step
 from hf_elmo.training.vocab import Vocabulary
+from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 
@@ -29,14 +30,7 @@ def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path):
     common = [
         "--epochs",
         "0.5",
-        "--preset",
-        "cpu",
-        "--lstm-dim",
-        "16",
-        "--projection-dim",
-        "8",
-        "--filters",
-        "[[1,4],[2,8]]",
+        *TINY_SHAPE_ARGS,
         "--n-highway",
         "1",
         "--vocab-size",

@@ -18,7 +18,7 @@ from hf_elmo.training.model import resolve_bilm_implementation
 from hf_elmo.training.settings import NO_CLIP
 from hf_elmo.training.trainer import pretrain
 from tests.conftest import REPO
-from tests.hf_elmo.training.test_pretraining import TINY, settings_for, write_corpus
+from tests.hf_elmo.training.test_pretraining import TINY, TINY_SHAPE_ARGS, settings_for, write_corpus
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -75,12 +75,7 @@ def test_no_clip_fused_training_saves_a_clip_free_model_that_runs_on_every_path(
                 str(out),
                 "--max-tokens",
                 "200",
-                "--lstm-dim",
-                "16",
-                "--projection-dim",
-                "8",
-                "--filters",
-                "[[1,4],[2,8]]",
+                *TINY_SHAPE_ARGS,
                 "--vocab-size",
                 "100",
                 "--min-count",

@@ -8,17 +8,12 @@ from pathlib import Path
 import pytest
 
 from hf_elmo.cli import main
-from tests.hf_elmo.training.test_pretraining import write_corpus
+from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 TINY = [
-    "--lstm-dim",
-    "16",
-    "--projection-dim",
-    "8",
-    "--filters",
-    "[[1,4],[2,8]]",
+    *TINY_SHAPE_ARGS,
     "--vocab-size",
     "100",
     "--min-count",

@@ -32,6 +32,8 @@ from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
 TINY = dict(filters=[[1, 4], [2, 8]], n_highway=1, char_embedding_dim=4, lstm_dim=16, projection_dim=8, n_layers=2)
+#: A tiny biLM as `elmo pretrain` options, for the tests that run the command.
+TINY_SHAPE_ARGS = ["--preset", "cpu", "--lstm-dim", "16", "--projection-dim", "8", "--filters", "[[1,4],[2,8]]"]
 
 
 def write_corpus(path: Path, n: int = 120, seed: int = 0) -> Path:
@@ -372,14 +374,7 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(t
             str(out),
             "--epochs",
             "1",
-            "--preset",
-            "cpu",
-            "--lstm-dim",
-            "16",
-            "--projection-dim",
-            "8",
-            "--filters",
-            "[[1,4],[2,8]]",
+            *TINY_SHAPE_ARGS,
             "--vocab-size",
             "100",
             "--min-count",
