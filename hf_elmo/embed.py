@@ -63,11 +63,11 @@ import torch
 from tqdm.auto import tqdm
 
 from .batching import token_budget_batches
+from .corpus import CorpusError
 from .cuda_graphs import GraphedElmo
 from .fileio import PathLike, atomic_file, ensure_free_space, exclusive_lock, write_text_atomic
 from .modeling_elmo import ElmoModel, mean_pool
 from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, token_to_char_ids
-from .training.data import CorpusError
 
 #: What is stored per sentence: every layer, the top one, or their mean.
 LAYERS = ("all", "top", "average")

@@ -17,6 +17,10 @@ counts the tokens of the docs it returns. With ``--gpu-id N`` the table also giv
 memory of each pipeline's run (``torch.cuda.max_memory_allocated`` from initialisation to the
 end of evaluation; spaCy's ``gpu_allocator = "pytorch"`` puts thinc's arrays in torch's pool
 too); on CPU it is "-".
+
+Each ELMo pipeline's learned layer weights (softmax(s) and gamma of its scalar mix, the paper's
+Figure 2) go into ``results.json``; ``--plot-layer-weights PNG`` also draws them, one panel per
+task (``spacy_elmo.layer_weights``; needs matplotlib).
 """
 
 import argparse
@@ -25,6 +29,7 @@ import random
 import time
 from pathlib import Path
 
+import numpy as np
 import spacy
 import torch
 from spacy.tokens import DocBin
@@ -33,6 +38,7 @@ from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
 from spacy_elmo.corpora import read_conll2003, read_sst
+from spacy_elmo.layer_weights import MixWeights, layer_weights_figure, mix_weights
 
 from shared_data import shared_dir
 
@@ -113,7 +119,23 @@ def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Names
         gold = [Example(nlp.make_doc(d.text), d) for d in DocBin().from_disk(paths[split]).get_docs(vocab)]
         result[split] = score(nlp, gold, pipe_task)
     result["peak_gpu_mib"] = torch.cuda.max_memory_allocated(args.gpu_id) / 2**20 if on_gpu else None
+    if with_elmo:
+        result["layer_weights"] = [
+            {"component": mix.component, "weights": mix.weights.tolist(), "gamma": mix.gamma}
+            for mix in mix_weights(nlp)
+        ]
     return result
+
+
+def plot_layer_weights(results: list[dict[str, object]], output: Path, seed: int) -> None:
+    """One panel per ELMo pipeline's scalar mix, titled with its task, into the PNG ``output``."""
+    mixes = [
+        MixWeights(f"{r['task']} (seed {seed})", np.asarray(mix["weights"]), mix["gamma"])
+        for r in results
+        for mix in r.get("layer_weights", [])
+    ]
+    figure = layer_weights_figure(mixes)
+    figure.savefig(output, dpi=120)
 
 
 def first_and_later(seconds: list[float]) -> str:
@@ -150,6 +172,7 @@ def main() -> None:
     parser.add_argument("--pipe-batch-size", type=int, default=64, help="docs a batch of the timed nlp.pipe pass")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--output", type=Path, default=Path("bench-spacy"))
+    parser.add_argument("--plot-layer-weights", type=Path, metavar="PNG", help="draw the ELMo layer weights here")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     if args.gpu_id >= 0:
@@ -162,6 +185,8 @@ def main() -> None:
             results.append(run(task, with_elmo, paths, args))
             print(json.dumps(results[-1]), flush=True)
     (args.output / "results.json").write_text(json.dumps(results, indent=1))
+    if args.plot_layer_weights:
+        plot_layer_weights(results, args.plot_layer_weights, args.seed)
     print(
         f"\nELMo: {args.elmo}; train <= {args.max_train or 'all'} sentences, dev/test <= "
         f"{args.max_eval or 'all'}, {args.epochs} epochs, seed {args.seed}, torch threads {args.threads}, "

@@ -1,6 +1,8 @@
 """Copy a model trained with `elmo pretrain` into the package (fp16 safetensors) with its model card.
 
-    python scripts/ship_model.py RUN_DIR hf_elmo/pretrained/elmo-tiny-en --figures figures.json
+    python scripts/ship_model.py RUN_DIR hf_elmo/pretrained/elmo-2x256-en --figures figures.json
+
+The folder's name is the shipped name (``hf-elmo:NAME``, listed in ``hf_elmo.pretrained.SHIPPED``).
 
 ``figures.json`` holds the perplexities measured with `elmo perplexity --json` (ours and the
 baseline's) and the commands that printed them; they go into the card beside the training
@@ -33,6 +35,20 @@ def fmt(figures: dict) -> str:
     return f"{figures['forward']:.1f} / {figures['backward']:.1f} / {figures['average']:.1f}"
 
 
+def _comparison(figures: dict) -> str:
+    """One sentence: which of ours and the baseline has the lower average perplexity, set by set."""
+    baseline = figures.get("baseline", {})
+    shared = [name for name in figures["ours"] if name in baseline]
+    if not shared:
+        return ""
+    lower = [name for name in shared if figures["ours"][name]["average"] < baseline[name]["average"]]
+    if len(lower) == len(shared):
+        return "The char CNN has the lower perplexity on every evaluation set."
+    if not lower:
+        return "At this budget the word-embedding baseline has the lower perplexity on every evaluation set."
+    return f"The char CNN has the lower perplexity on {', '.join(lower)}; the baseline on the others."
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", type=Path)
@@ -41,11 +57,13 @@ def main() -> None:
     args = parser.parse_args()
     training = json.loads((args.run_dir / "training.json").read_text())
     figures = json.loads(args.figures.read_text())
+    model_name = args.out_dir.name
     model = load_lm(args.run_dir).to(torch.float16)
     model.config.dropout = 0.0
     vocabulary = Vocabulary.from_file(args.run_dir / VOCAB_FILE)
     settings, position = training["settings"], training["position"]
     cfg = model.config
+    hardware = figures.get("hardware", "1 CPU thread")
     rows = {
         "training data": settings["data_description"],
         "licences": "Wikipedia: CC BY-SA 3.0; Wikinews: CC BY 2.5 (attribution above)",
@@ -57,10 +75,10 @@ def main() -> None:
         f"softmax over {cfg.vocab_size:,} words",
         "training": f"{settings['optimizer']} lr {settings['lr']}, clip {settings['clip_norm']}, dropout "
         f"{settings['dropout']}, sampled softmax ({cfg.num_sampled} log-uniform draws), "
-        f"{settings['tokens_per_batch']} padded tokens a batch, 1 CPU thread",
+        f"{settings['tokens_per_batch']} padded tokens a batch, {hardware}",
         "steps": f"{position['step']:,}",
         "tokens seen": f"{position['tokens_seen']:,}",
-        "training time": f"{position['elapsed'] / 60:.0f} min (CPU, shared machine)",
+        "training time": f"{position['elapsed'] / 60:.0f} min ({figures.get('machine', 'CPU')})",
     }
     for name, values in figures["ours"].items():
         rows[f"perplexity {name} (fwd / bwd / avg)"] = fmt(values) + (
@@ -76,24 +94,22 @@ def main() -> None:
         (staging / "training.json").write_text(json.dumps({**training, "figures": figures}, indent=2) + "\n")
         write_model_card(
             staging,
-            title="elmo-tiny-en: a small English ELMo pretrained on CPU with hf_elmo",
+            title=f"{model_name}: a small English ELMo pretrained with hf_elmo",
             description=(
-                "The default model of the hf-elmo package (`elmo demo`), named `hf-elmo:elmo-tiny-en`. "
-                "A small ELMo biLM trained from scratch with `elmo pretrain` on one thread of a shared CPU "
-                "for about 45 minutes (1.4M tokens): a demonstration of the trainer and of "
-                "contextual vectors, not a replacement for the released ELMo models (trained for 10 epochs on "
-                "the 1B Word Benchmark). Perplexities are full-softmax, over this model's own vocabulary, each "
-                "sentence scored as `<S> tokens </S>` from zero state; the baseline is the same biLM with a word "
-                "embedding instead of the char CNN, trained the same way on the same tokens. "
-                "At this tiny budget the word-embedding baseline has the "
-                "lower perplexity (the char CNN has more to learn; the paper's char-CNN advantage shows with far "
-                "more data); the char CNN still gives every word, seen or not, a vector.\n\n"
+                f"The default model of the hf-elmo package (`elmo demo`), named `hf-elmo:{model_name}`. "
+                f"An ELMo biLM trained from scratch with `elmo pretrain` ({hardware}, "
+                f"{position['elapsed'] / 60:.0f} minutes, {position['tokens_seen'] / 1e6:.1f}M tokens): far less "
+                "training than the released ELMo models had (10 epochs of the 1B Word Benchmark, about 8 billion "
+                "tokens). Perplexities are full-softmax, over this model's own vocabulary, each sentence scored "
+                "as `<S> tokens </S>` from zero state; the baseline is the same biLM with a word embedding instead "
+                f"of the char CNN, trained the same way on the same tokens. {_comparison(figures)} The char CNN "
+                "gives every word, seen or not, a vector.\n\n"
                 f"**Attribution.** {ATTRIBUTION}\n\nFigures and the commands that printed them: "
                 "`training.json` (`figures`)."
             ),
             provenance=rows,
             license="cc-by-sa-3.0",
-            path="hf_elmo/pretrained/elmo-tiny-en",  # hf_elmo.pretrained.SHIPPED names it hf-elmo:elmo-tiny-en
+            path=f"hf_elmo/pretrained/{model_name}",  # hf_elmo.pretrained.SHIPPED names it hf-elmo:NAME
         )
         if args.out_dir.exists():
             shutil.rmtree(args.out_dir)

@@ -2,7 +2,7 @@
 
 - ``settings``: ``PretrainSettings`` (every field an ``elmo pretrain`` option), ``PRESETS``,
   and the checks that refuse a run before anything is written.
-- ``vocab`` / ``data``: the softmax's word vocabulary; corpus reading, resumable batches,
+- ``vocab`` / ``data``: the softmax's word vocabulary; resumable batches (of ``hf_elmo.corpus`` sentences),
   collation (ahead, in worker processes).
 - ``model``: the LM and optimizer a run trains, and the biLM path it trains on.
 - ``trainer``: ``pretrain(settings)`` and the ``Trainer`` loop; ``distributed`` its DDP

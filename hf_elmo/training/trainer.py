@@ -17,10 +17,11 @@ from typing import IO, Any
 import torch
 from tqdm.auto import tqdm
 
+from ..corpus import read_corpus
 from ..fileio import check_output_folder
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import load_checkpoint, open_loss_log, resumed_settings, save_checkpoint, saved_vocabulary, start_run
-from .data import LMBatch, SentenceBatcher, collated_batches, data_workers_for, read_corpus
+from .data import LMBatch, SentenceBatcher, collated_batches, data_workers_for
 from .distributed import agree, all_reduce, all_reduce_min, barrier, distributed_context, rank_divergence
 from .evaluation import perplexity
 from .model import build_model, make_optimizer, resolve_bilm_implementation

@@ -52,9 +52,9 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import torch
 
+    from hf_elmo.corpus import read_corpus
     from hf_elmo.loading import resolve_model
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
-    from hf_elmo.training.data import read_corpus
     from hf_elmo.training.evaluation import load_lm, perplexity
     from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
 

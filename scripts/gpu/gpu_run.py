@@ -150,7 +150,7 @@ def pack(args: argparse.Namespace) -> None:
             check=True,
         )
     sys.path.insert(0, str(REPO))
-    from hf_elmo.training.data import read_corpus
+    from hf_elmo.corpus import read_corpus
     from hf_elmo.training.vocab import build_vocabulary
 
     train = tokenised / "train.txt"

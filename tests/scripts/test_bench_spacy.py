@@ -32,8 +32,9 @@ def bench(elmo: Path, output: Path, tasks: list[str], caps: list[str], env: dict
 
 @pytest.mark.slow
 def test_bench_trains_baseline_and_elmo_and_prints_the_table(shared, tiny_elmo_dir, tmp_path):
+    png = tmp_path / "weights.png"
     caps = ["--max-train", "40", "--max-eval", "20", "--epochs", "2", "--pipe-batch-size", "8"]
-    run, results = bench(tiny_elmo_dir, tmp_path, ["sst2", "conll2003"], caps)
+    run, results = bench(tiny_elmo_dir, tmp_path, ["sst2", "conll2003"], [*caps, "--plot-layer-weights", str(png)])
     assert [(r["task"], r["pipeline"]) for r in results] == [
         ("sst2", "baseline"),
         ("sst2", "ELMo"),
@@ -44,6 +45,12 @@ def test_bench_trains_baseline_and_elmo_and_prints_the_table(shared, tiny_elmo_d
     # nlp.pipe over the test split after training: a rate, its batch size; no GPU memory on CPU
     assert all(r["pipe_words_per_second"] > 0 and r["pipe_batch_size"] == 8 for r in results)
     assert all(r["peak_gpu_mib"] is None for r in results)
+    # each ELMo pipeline's learned scalar mix: softmax(s) over the token layer and the LSTM layers, and gamma
+    assert ["layer_weights" in r for r in results] == [False, True, False, True]
+    for mixes in (r["layer_weights"] for r in results if r["pipeline"] == "ELMo"):
+        assert len(mixes) == 1 and len(mixes[0]["weights"]) == 3 and mixes[0]["gamma"] > 0
+        assert sum(mixes[0]["weights"]) == pytest.approx(1.0, abs=1e-5)
+    assert png.read_bytes().startswith(b"\x89PNG")
     header = next(line for line in run.stdout.splitlines() if line.startswith("| task |"))
     assert header.endswith("| peak GPU MiB | nlp.pipe words/s |")
     row = next(line for line in run.stdout.splitlines() if line.startswith("| sst2 | ELMo |"))

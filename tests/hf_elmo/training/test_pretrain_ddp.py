@@ -9,8 +9,9 @@ import sys
 
 import torch
 
+from hf_elmo.corpus import read_corpus
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-from hf_elmo.training.data import SentenceBatcher, read_corpus
+from hf_elmo.training.data import SentenceBatcher
 from hf_elmo.training.model import build_model, make_optimizer
 from hf_elmo.training.settings import PretrainSettings
 from hf_elmo.training.trainer import train_step

@@ -14,6 +14,7 @@ from transformers import AutoTokenizer
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
+from hf_elmo.corpus import CorpusError, read_corpus
 from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
 from hf_elmo.tokenization_elmo import (
@@ -22,7 +23,7 @@ from hf_elmo.tokenization_elmo import (
     begin_of_sentence_ids,
     end_of_sentence_ids,
 )
-from hf_elmo.training.data import CorpusError, SentenceBatcher, collate_sentences, read_corpus
+from hf_elmo.training.data import SentenceBatcher, collate_sentences
 from hf_elmo.training.evaluation import load_lm, perplexity
 from hf_elmo.training.model import build_model, make_optimizer
 from hf_elmo.training.settings import PretrainSettings

@@ -1,0 +1,64 @@
+"""scripts/ship_model.py: a pretraining run becomes a shipped folder (fp16) with its model card."""
+
+import json
+import subprocess
+import sys
+
+import torch
+
+from hf_elmo.cli import main as elmo_main
+from hf_elmo.modeling_elmo import ElmoModel
+from hf_elmo.training.evaluation import load_lm
+from tests.conftest import REPO
+from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
+
+SHIP = REPO / "scripts" / "ship_model.py"
+
+
+def figures(ours: float, baseline: float) -> dict:
+    def row(average: float) -> dict:
+        return {"forward": average + 1, "backward": average - 1, "average": average, "predictions": 40, "unk_rate": 0.1}
+
+    return {
+        "ours": {"held-out test": row(ours)},
+        "baseline": {"held-out test": row(baseline)},
+        "commands": ["elmo perplexity MODEL test.txt --json"],
+        "machine": "2-core test VM",
+        "hardware": "1 CPU thread",
+    }
+
+
+def ship(tmp_path, ours: float, baseline: float) -> tuple:
+    """Pretrain a tiny run, then ship it as tmp_path/shipped/elmo-test-en with those figures."""
+    run = tmp_path / "run"
+    corpus = write_corpus(tmp_path / "c.txt", n=40)
+    args = ["pretrain", str(corpus), str(run), "--epochs", "1", *TINY_SHAPE_ARGS, "--vocab-size", "100"]
+    assert elmo_main([*args, "--min-count", "1", "--tokens-per-batch", "128", "--no-progress"]) == 0
+    (tmp_path / "figures.json").write_text(json.dumps(figures(ours, baseline)))
+    out = tmp_path / "shipped" / "elmo-test-en"
+    out.parent.mkdir()
+    cmd = [sys.executable, str(SHIP), str(run), str(out), "--figures", str(tmp_path / "figures.json")]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    return run, out
+
+
+def test_ship_model_names_the_folder_and_writes_card_and_figures(tmp_path):
+    run, out = ship(tmp_path, ours=90.0, baseline=120.0)
+    card = (out / "README.md").read_text()
+    assert "# elmo-test-en: a small English ELMo" in card and "`hf-elmo:elmo-test-en`" in card
+    assert "lower perplexity on every evaluation set" in card and "baseline has the lower" not in card
+    assert "91.0 / 89.0 / 90.0" in card and "2-core test VM" in card and "CC BY-SA 3.0" in card
+    assert str(tmp_path) not in card and str(tmp_path) not in (out / "training.json").read_text()
+    assert json.loads((out / "training.json").read_text())["figures"]["baseline"]["held-out test"]["average"] == 120
+    assert [p.name for p in out.parent.iterdir()] == ["elmo-test-en"]  # no staging folder left
+    trained, shipped = load_lm(run), load_lm(out)
+    assert shipped.dtype == torch.float32  # stored fp16, loaded as float32 on CPU
+    assert ElmoModel.from_pretrained(out).config.dropout == 0.0
+    for name, value in shipped.state_dict().items():
+        torch.testing.assert_close(value, trained.state_dict()[name].half().float(), rtol=0, atol=0, msg=name)
+
+
+def test_ship_model_says_when_the_baseline_wins(tmp_path):
+    _, out = ship(tmp_path, ours=150.0, baseline=120.0)
+    assert "the word-embedding baseline has the lower perplexity" in (out / "README.md").read_text()
