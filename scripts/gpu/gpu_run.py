@@ -8,6 +8,7 @@ exact calls):
 
     here:      pack      tokenise pretrain-en (scripts/prepare_pretrain_en.py), build the vocabulary,
                          pack train/valid text + vocab.txt as one tar.xz cut into parts (gpu-pack/)
+               resplit   cut the parts again (checked) when the working tree has grown since pack
     GPU host:  stash     move the parts that came with this call out of the working tree
                start     check and unpack the parts, launch `elmo pretrain` under setsid
                poll      steps, tokens/s, loss, and whether the process is alive or done
@@ -165,9 +166,7 @@ def pack(args: argparse.Namespace) -> None:
         tar.add(tokenised / "valid.txt", arcname="valid.txt")
         tar.add(staging / "vocab.txt", arcname="vocab.txt")
     shutil.rmtree(staging)
-    part_bytes = int(args.part_mib * MiB) if args.part_mib else min(60 * MiB, CALL_LIMIT - travelling_bytes() - 2 * MiB)
-    if part_bytes <= 0:
-        raise SystemExit("the working tree alone fills a device call's 64 MiB: pass --part-mib")
+    part_bytes = part_size(args.part_mib)
     pieces = split_file(bundle, out, part_bytes, "part")
     words = sum(s.count(" ") + 1 for s in sentences)
     description = args.data_description or (
@@ -190,8 +189,41 @@ def pack(args: argparse.Namespace) -> None:
         f"{out}: {len(pieces)} part(s) of at most {part_bytes:,} bytes, {manifest['bytes']:,} bytes "
         f"in all; {words:,} training tokens, vocabulary {len(vocabulary):,}"
     )
+    print_calls(out, pieces)
+
+
+def resplit(args: argparse.Namespace) -> None:
+    """Cut a pack's parts again (checked, not re-tokenised or recompressed), e.g. to fit beside a
+    working tree that has grown since ``pack``."""
+    out = Path(args.out)
+    manifest = json.loads((out / MANIFEST).read_text())
+    bundle = out / "bundle.tar.xz"
+    try:
+        join_pieces(manifest, [out], bundle)
+    except ValueError as err:
+        bundle.unlink(missing_ok=True)
+        raise SystemExit(str(err)) from None
+    part_bytes = part_size(args.part_mib)
+    for piece in manifest["pieces"]:
+        (out / piece["name"]).unlink()
+    manifest["pieces"] = split_file(bundle, out, part_bytes, "part")
+    bundle.unlink()
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"{out}: {len(manifest['pieces'])} part(s) of at most {part_bytes:,} bytes")
+    print_calls(out, manifest["pieces"])
+
+
+def part_size(part_mib: float | None) -> int:
+    """Bytes of a part: ``part_mib``, or what one device call carries beside the working tree."""
+    part_bytes = int(part_mib * MiB) if part_mib else min(60 * MiB, CALL_LIMIT - travelling_bytes() - 2 * MiB)
+    if part_bytes <= 0:
+        raise SystemExit("the working tree alone fills a device call's 64 MiB: pass --part-mib")
+    return part_bytes
+
+
+def print_calls(out: Path, pieces: Sequence[dict[str, object]]) -> None:
     for index, piece in enumerate(pieces):
-        print(f"  call {index + 1}: carry {Path(args.out).name}/{MANIFEST} {Path(args.out).name}/{piece['name']}")
+        print(f"  call {index + 1}: carry {out.name}/{MANIFEST} {out.name}/{piece['name']}")
 
 
 # -- GPU host ---------------------------------------------------------------------------------
@@ -421,6 +453,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--data-description", default="")
     p.add_argument("--overwrite", action="store_true")
     p.set_defaults(run=pack)
+    p = commands.add_parser("resplit", help="here: cut the parts again to fit beside today's working tree")
+    p.add_argument("--out", default=str(PACK_DIR), help="the pack's folder (default gpu-pack/)")
+    p.add_argument("--part-mib", type=float, help="part size (default: as pack's)")
+    p.set_defaults(run=resplit)
     for name, function, what in (
         ("stash", stash, "GPU host: keep the parts of this call"),
         ("start", start, "GPU host: unpack and launch elmo pretrain under setsid"),

@@ -146,3 +146,34 @@ def test_assemble_names_a_corrupt_or_missing_piece_and_writes_nothing(tmp_path):
     with pytest.raises(SystemExit, match=f"piece {pieces[2].name} is missing"):
         gpu_run.main(["assemble", str(out), "--dest", str(tmp_path / "local")])
     assert not (tmp_path / "local" / "model").exists() and not list((tmp_path / "local").iterdir())
+
+
+def test_resplit_cuts_the_same_bundle_into_other_parts(tmp_path, capsys):
+    pack = tmp_path / "gpu-pack"
+    tokenised = _tokenised(tmp_path / "tok")
+    gpu_run.main(
+        ["pack", *tokenised, "--out", str(pack), "--part-mib", "0.0005", "--vocab-size", "100", "--min-count", "1"]
+    )
+    before = json.loads((pack / "manifest.json").read_text())
+    joined = b"".join((pack / p["name"]).read_bytes() for p in before["pieces"])
+    gpu_run.main(["resplit", "--out", str(pack), "--part-mib", "0.0002"])
+    after = json.loads((pack / "manifest.json").read_text())
+    assert len(after["pieces"]) > len(before["pieces"]) and after["sha256"] == before["sha256"]
+    assert {k: v for k, v in after.items() if k != "pieces"} == {k: v for k, v in before.items() if k != "pieces"}
+    assert sorted(p.name for p in pack.glob("part-*")) == [p["name"] for p in after["pieces"]]
+    assert b"".join((pack / p["name"]).read_bytes() for p in after["pieces"]) == joined
+    assert f"call {len(after['pieces'])}: carry gpu-pack/manifest.json" in capsys.readouterr().out
+
+
+def test_resplit_refuses_a_damaged_part_and_keeps_the_parts(tmp_path):
+    pack = tmp_path / "gpu-pack"
+    tokenised = _tokenised(tmp_path / "tok")
+    gpu_run.main(
+        ["pack", *tokenised, "--out", str(pack), "--part-mib", "0.0005", "--vocab-size", "100", "--min-count", "1"]
+    )
+    damaged = pack / "part-001"
+    damaged.write_bytes(b"x" + damaged.read_bytes()[1:])
+    names = sorted(p.name for p in pack.iterdir())
+    with pytest.raises(SystemExit, match="part-001 does not match its sha256"):
+        gpu_run.main(["resplit", "--out", str(pack), "--part-mib", "0.0002"])
+    assert sorted(p.name for p in pack.iterdir()) == names
