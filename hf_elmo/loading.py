@@ -46,7 +46,7 @@ from .configuration_elmo import ElmoConfig, names_lm_head
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
 from .fileio import PathLike, build_aside, check_output_folder
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel
-from .pretrained import SHIPPED, SHIPPED_PREFIX
+from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .tokenization_elmo import ElmoTokenizer
 
 #: ``from_pretrained`` keyword arguments that say where on the Hub to look.
@@ -133,7 +133,13 @@ def _shipped_names() -> str:
 
 
 def _shipped(name: str) -> ModelSource:
-    folder = SHIPPED.get(name[len(SHIPPED_PREFIX) :])
+    short = name[len(SHIPPED_PREFIX) :]
+    folder = SHIPPED.get(short)
+    if folder is None and short in RETIRED:
+        successor, what = RETIRED[short]
+        raise ModelNotFoundError(
+            f"{name!r} is no longer shipped ({what}); use {SHIPPED_PREFIX}{successor}, which replaced it"
+        )
     if folder is None:
         raise ModelNotFoundError(f"no shipped model {name!r}; the package ships {_shipped_names()}")
     return _local(name, folder, origin="shipped")

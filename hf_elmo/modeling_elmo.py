@@ -417,7 +417,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         ``dtype`` (``"auto"``: the stored one) they load as float32, the fast and exact choice on CPU.
         With the hf-elmo package imported (not needed for ``trust_remote_code``), the name goes
         through its resolver first (``package_loader.resolve``, ``hf_elmo.loading``): shipped names
-        (``hf-elmo:elmo-tiny-en``), folders and zip archives of the original files (converted on load,
+        (``hf-elmo:elmo-2x256-en``), folders and zip archives of the original files (converted on load,
         into ``ElmoModel``), and a one-line error naming a model that cannot be found or read.
         """
         if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:

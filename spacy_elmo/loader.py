@@ -14,7 +14,7 @@ def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
     ``name_or_path`` is anything ``ElmoModel.from_pretrained`` accepts (``hf_elmo.loading``): a
     converted folder (``config.json`` + ``model.safetensors``), a folder or zip archive of the
     original ``options.json`` + ``*.hdf5``, a Hub id ``owner/name``, or a shipped model name such
-    as ``hf-elmo:elmo-tiny-en``. Without it (``null``, or ``--paths.elmo`` left out) it loads the
+    as ``hf-elmo:elmo-2x256-en``. Without it (``null``, or ``--paths.elmo`` left out) it loads the
     model shipped with the package. Nothing is read until the pipeline is initialised, so a
     trained pipeline loads without it. A model that cannot be found or loaded raises the
     resolver's one-line ``OSError`` (or a config's ``ValueError``) naming it.
@@ -32,12 +32,12 @@ def load_shipped_model() -> ElmoModel:
     """The biLM shipped with the package, in float32 (its LM head is dropped).
 
     Says so on spaCy's logger at warning level, which ``spacy train`` shows: the shipped model
-    is a small demonstration model, and a user who meant to give one should notice.
+    is a small model pretrained on a CPU, and a user who meant to give one should notice.
     """
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
 
     logger.warning(
-        "spacy-elmo: no ELMo model given: using the shipped model %s (a small demonstration "
+        "spacy-elmo: no ELMo model given: using the shipped model %s (a small CPU-trained "
         "model; give spacy-elmo.ElmoLoader.v1 a name_or_path, e.g. --paths.elmo, for another)",
         DEFAULT_MODEL_NAME,
     )

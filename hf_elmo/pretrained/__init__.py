@@ -4,9 +4,11 @@ A shipped model is named ``hf-elmo:NAME`` (``SHIPPED_PREFIX`` + a key of
 ``SHIPPED``): ``ElmoModel.from_pretrained``, every ``elmo`` command and spaCy's ``--paths.elmo``
 accept the name, and it cannot shadow a Hub id (a colon is not allowed in one).
 
-``elmo-tiny-en`` (``DEFAULT_MODEL_NAME``, the default of ``elmo demo``, ``embed`` and
-``perplexity``) is a biLM pretrained with ``elmo pretrain`` on English Wikipedia / Wikinews prose
-(its README.md is the model card: data, licences, steps, tokens seen, perplexities).
+``elmo-2x256-en`` (``DEFAULT_MODEL_NAME``, the default of ``elmo demo``, ``embed`` and
+``perplexity`` and of spaCy's ``elmo`` component) is a biLM pretrained with ``elmo pretrain`` on
+English Wikipedia / Wikinews prose (its README.md is the model card: data, licences, steps, tokens
+seen, perplexities). ``RETIRED`` maps the names of models that earlier versions shipped to their
+successors, for the error that a retired name raises.
 ``demo_sentences.txt`` is a small hand-written text (spaCy tokens) for ``elmo demo``.
 """
 
@@ -17,7 +19,14 @@ from typing import Dict
 SHIPPED_PREFIX = "hf-elmo:"
 HERE = Path(__file__).resolve().parent
 #: Shipped model name (without the ``hf-elmo:`` prefix) -> its folder inside the package.
-SHIPPED: Dict[str, Path] = {"elmo-tiny-en": HERE / "elmo-tiny-en"}
-DEFAULT_MODEL_NAME = SHIPPED_PREFIX + "elmo-tiny-en"
-DEFAULT_MODEL = SHIPPED["elmo-tiny-en"]
+SHIPPED: Dict[str, Path] = {"elmo-2x256-en": HERE / "elmo-2x256-en"}
+#: Name of a model that an earlier version shipped -> (the shipped model that replaced it, why).
+RETIRED: Dict[str, tuple[str, str]] = {
+    "elmo-tiny-en": (
+        "elmo-2x256-en",
+        "the 1.4M-token demonstration model of hf-elmo 0.1; its successor has the same layer sizes and saw 8.6x the text",
+    ),
+}
+DEFAULT_MODEL_NAME = SHIPPED_PREFIX + "elmo-2x256-en"
+DEFAULT_MODEL = SHIPPED["elmo-2x256-en"]
 DEMO_SENTENCES = HERE / "demo_sentences.txt"

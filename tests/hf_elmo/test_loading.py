@@ -100,8 +100,15 @@ def test_an_lm_folder_written_by_older_code_is_still_recognised_and_loads(lm_fol
 
 
 def test_an_unknown_shipped_name_lists_the_shipped_ones():
-    with pytest.raises(ModelNotFoundError, match="the package ships hf-elmo:elmo-tiny-en"):
+    with pytest.raises(ModelNotFoundError, match="the package ships hf-elmo:elmo-2x256-en"):
         resolve_model("hf-elmo:elmo-huge-xx")
+
+
+def test_a_retired_shipped_name_names_its_successor():
+    with pytest.raises(
+        ModelNotFoundError, match="'hf-elmo:elmo-tiny-en' is no longer shipped .*; use hf-elmo:elmo-2x256-en"
+    ):
+        ElmoModel.from_pretrained("hf-elmo:elmo-tiny-en")
 
 
 # -- local paths and errors -------------------------------------------------------------------
