@@ -5,8 +5,9 @@
 The folder's name is the shipped name (``hf-elmo:NAME``, listed in ``hf_elmo.pretrained.SHIPPED``).
 
 ``figures.json`` holds the perplexities measured with `elmo perplexity --json` (ours and the
-baseline's) and the commands that printed them; they go into the card beside the training
-record (``training.json``: data, steps, tokens seen, time).
+baseline's), optionally downstream scores per seed (``"downstream": {TASK: {"elmo": [...],
+"baseline": [...]}}``, from scripts/bench_spacy.py), and the commands that printed them; they go
+into the card beside the training record (``training.json``: data, steps, tokens seen, time).
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ ATTRIBUTION = (
 
 def fmt(figures: dict) -> str:
     return f"{figures['forward']:.1f} / {figures['backward']:.1f} / {figures['average']:.1f}"
+
+
+def downstream(scores: dict) -> str:
+    """``ELMo seeds vs baseline seeds (mean +d)`` of one task's scores (``{"elmo": [...], "baseline": [...]}``)."""
+    elmo, baseline = scores["elmo"], scores["baseline"]
+    gain = sum(elmo) / len(elmo) - sum(baseline) / len(baseline)
+    listed = " / ".join(f"{x:.1f}" for x in elmo), " / ".join(f"{x:.1f}" for x in baseline)
+    return f"{listed[0]} vs {listed[1]} (mean {gain:+.1f})"
 
 
 def _comparison(figures: dict) -> str:
@@ -86,6 +95,8 @@ def main() -> None:
         )
     for name, values in figures.get("baseline", {}).items():
         rows[f"baseline (word embeddings) {name}"] = fmt(values)
+    for name, scores in figures.get("downstream", {}).items():
+        rows[f"spaCy {name}: ELMo vs baseline"] = downstream(scores)
     staging = Path(tempfile.mkdtemp(prefix=f".{args.out_dir.name}.", dir=args.out_dir.parent))
     try:
         model.save_pretrained(staging)

@@ -22,6 +22,7 @@ def figures(ours: float, baseline: float) -> dict:
     return {
         "ours": {"held-out test": row(ours)},
         "baseline": {"held-out test": row(baseline)},
+        "downstream": {"CoNLL-2003 test F1": {"elmo": [80.76, 81.68], "baseline": [79.21, 79.69]}},
         "commands": ["elmo perplexity MODEL test.txt --json"],
         "machine": "2-core test VM",
         "hardware": "1 CPU thread",
@@ -49,6 +50,7 @@ def test_ship_model_names_the_folder_and_writes_card_and_figures(tmp_path):
     assert "# elmo-test-en: a small English ELMo" in card and "`hf-elmo:elmo-test-en`" in card
     assert "lower perplexity on every evaluation set" in card and "baseline has the lower" not in card
     assert "91.0 / 89.0 / 90.0" in card and "2-core test VM" in card and "CC BY-SA 3.0" in card
+    assert "| spaCy CoNLL-2003 test F1: ELMo vs baseline | 80.8 / 81.7 vs 79.2 / 79.7 (mean +1.8) |" in card
     assert str(tmp_path) not in card and str(tmp_path) not in (out / "training.json").read_text()
     assert json.loads((out / "training.json").read_text())["figures"]["baseline"]["held-out test"]["average"] == 120
     assert [p.name for p in out.parent.iterdir()] == ["elmo-test-en"]  # no staging folder left
