@@ -34,6 +34,9 @@ from .masked_bilm import masked_bilm
 from .modeling_elmo import ElmoModel
 from .tokenization_elmo import PADDING_ID, add_sentence_markers, begin_of_sentence_ids, end_of_sentence_ids
 
+#: Per biLM layer, the buffers ``{name}_{index}`` holding ``stacked_weights``' four tensors, in its order.
+WEIGHT_BUFFERS = ("w_input", "w_state", "w_proj", "bias")
+
 
 class ElmoInferenceGraph(nn.Module):
     """``ElmoModel``'s stateless inference as one traceable function: char ids in, layers and mask out.
@@ -73,7 +76,7 @@ class ElmoInferenceGraph(nn.Module):
             for index in range(config.n_layers):
                 # Both directions on axis 0, gate blocks i, f, o, j, the forget bias folded in.
                 weights = stacked_weights(model.bilm.layer_pair(index))
-                for name, weight in zip(("w_input", "w_state", "w_proj", "bias"), weights):
+                for name, weight in zip(WEIGHT_BUFFERS, weights):
                     self.register_buffer(f"{name}_{index}", weight.detach().contiguous().clone())
 
     def forward(self, char_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -89,10 +92,7 @@ class ElmoInferenceGraph(nn.Module):
         values = self._char_cnn(chars.reshape(-1, width).index_select(0, slots))  # (N, P)
         tokens = values.new_zeros(batch * (steps + 2), values.shape[1]).index_copy(0, slots, values)
         tokens = tokens.reshape(batch, steps + 2, -1)  # (B, S, P)
-        weights = [
-            tuple(getattr(self, f"{name}_{index}") for name in ("w_input", "w_state", "w_proj", "bias"))
-            for index in range(self.n_layers)
-        ]
+        weights = [tuple(getattr(self, f"{name}_{index}") for name in WEIGHT_BUFFERS) for index in range(self.n_layers)]
         lstm_layers = masked_bilm(
             weights,
             tokens,

@@ -316,11 +316,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def print_table(rows: list[dict], args: argparse.Namespace) -> None:
     memory = "peak_gpu_mb" if args.device.startswith("cuda") else "peak_rss_mb"
+    optional = (("ours_bf16", "bf16", args.bf16), ("ours_graphs", "graphs", args.cuda_graphs))
+    variants = [(key, label) for key, label, on in optional if on]  # extra timings of ours, in columns
     header = ["size", "batch", "AllenNLP tok/s", "ours tok/s", "ratio"]
-    if args.bf16:
-        header += ["ours bf16 tok/s", "bf16 ratio"]
-    if args.cuda_graphs:
-        header += ["ours graphs tok/s", "graphs ratio"]
+    for _, label in variants:
+        header += [f"ours {label} tok/s", f"{label} ratio"]
     header += [f"AllenNLP {memory}", f"ours {memory}"]
     print("\n| " + " | ".join(header) + " |\n|" + "---|" * len(header))
     for row in rows:
@@ -328,19 +328,10 @@ def print_table(rows: list[dict], args: argparse.Namespace) -> None:
             continue
         ref = row.get("reference", {})
         theirs = ref.get("tokens_per_s")
-        cells = [
-            row["size"],
-            str(row["batch_size"]),
-            f"{theirs:,.0f}" if theirs else "-",
-            f"{row['ours']['tokens_per_s']:,.0f}",
-            f"{row['ours']['tokens_per_s'] / theirs:.2f}x" if theirs else "-",
-        ]
-        if args.bf16:
-            fast = row["ours_bf16"]["tokens_per_s"]
-            cells += [f"{fast:,.0f}", f"{fast / theirs:.2f}x" if theirs else "-"]
-        if args.cuda_graphs:
-            graphed = row["ours_graphs"]["tokens_per_s"]
-            cells += [f"{graphed:,.0f}", f"{graphed / theirs:.2f}x" if theirs else "-"]
+        cells = [row["size"], str(row["batch_size"]), f"{theirs:,.0f}" if theirs else "-"]
+        for key in ("ours", *(key for key, _ in variants)):
+            ours = row[key]["tokens_per_s"]
+            cells += [f"{ours:,.0f}", f"{ours / theirs:.2f}x" if theirs else "-"]
         cells += [f"{ref[memory]:,.0f}" if memory in ref else "-", f"{row['ours'].get(memory, 0):,.0f}"]
         print("| " + " | ".join(cells) + " |")
     for row in rows:

@@ -38,7 +38,7 @@ from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
 from spacy_elmo.corpora import read_conll2003, read_sst
-from spacy_elmo.layer_weights import MixWeights, layer_weights_figure, mix_weights
+from spacy_elmo.layer_weights import MixWeights, mix_weights, save_layer_weights
 
 from shared_data import shared_dir
 
@@ -134,8 +134,7 @@ def plot_layer_weights(results: list[dict[str, object]], output: Path, seed: int
         for r in results
         for mix in r.get("layer_weights", [])
     ]
-    figure = layer_weights_figure(mixes)
-    figure.savefig(output, dpi=120)
+    save_layer_weights(mixes, output)
 
 
 def first_and_later(seconds: list[float]) -> str:

@@ -57,10 +57,15 @@ def plot_layer_weights(nlp: Language, output: str | Path) -> list[MixWeights]:
             "the pipeline has no initialised ELMo scalar mix (no spacy-elmo.ElmoMixListener.v1 or "
             "spacy-elmo.ElmoMix.v1 in any component): nothing to plot"
         )
+    save_layer_weights(mixes, output)
+    return mixes
+
+
+def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
+    """Write ``layer_weights_figure(mixes)`` to the PNG ``output`` (and free the figure)."""
     figure = layer_weights_figure(mixes)
     figure.savefig(output, dpi=120)
     _pyplot().close(figure)
-    return mixes
 
 
 def layer_weights_figure(mixes: Sequence[MixWeights]):

@@ -10,34 +10,23 @@ import sys
 from tests.conftest import REPO
 
 
-def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_path):
+def bench(shared, tmp_path, *options: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """Our side only, the small model, one pass of one thread; the printed output and the JSON rows."""
     rows_file = tmp_path / "rows.json"
+    command = [sys.executable, str(REPO / "scripts" / "bench_inference.py"), "--no-reference", "--sizes", "small"]
     result = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "scripts" / "bench_inference.py"),
-            "--no-reference",
-            "--sizes",
-            "small",
-            "--batch-sizes",
-            "4",
-            "--n-sentences",
-            "8",
-            "--repeat",
-            "1",
-            "--threads",
-            "1",
-            "--bf16",
-            "--json",
-            str(rows_file),
-        ],
+        [*command, "--repeat", "1", "--threads", "1", *options, "--json", str(rows_file)],
         capture_output=True,
         text=True,
         timeout=600,
         env={**os.environ, "ELMO_SHARED": str(shared)},
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    timing, errors = json.loads(rows_file.read_text())
+    return result, json.loads(rows_file.read_text())
+
+
+def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_path):
+    result, (timing, errors) = bench(shared, tmp_path, "--batch-sizes", "4", "--n-sentences", "8", "--bf16")
     assert timing["size"] == "small" and timing["batch_size"] == 4
     assert timing["ours"]["tokens_per_s"] > 0 and timing["ours"]["peak_rss_mb"] > 0
     assert 0 < errors["bf16_mean_abs_error"] <= errors["bf16_max_abs_error"] < 0.1
@@ -45,33 +34,7 @@ def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_
 
 
 def test_bench_inference_times_ours_through_cuda_graphs_and_reports_its_difference(shared, tmp_path):
-    rows_file = tmp_path / "rows.json"
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "scripts" / "bench_inference.py"),
-            "--no-reference",
-            "--sizes",
-            "small",
-            "--batch-sizes",
-            "3",
-            "--n-sentences",
-            "6",
-            "--repeat",
-            "1",
-            "--threads",
-            "1",
-            "--cuda-graphs",
-            "--json",
-            str(rows_file),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "ELMO_SHARED": str(shared)},
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    timing, parity = json.loads(rows_file.read_text())
+    result, (timing, parity) = bench(shared, tmp_path, "--batch-sizes", "3", "--n-sentences", "6", "--cuda-graphs")
     assert timing["ours_graphs"]["tokens_per_s"] > 0
     assert 0 <= parity["graphs_max_abs_diff_vs_ours"] < 1e-5  # on CPU: the static biLM, run eagerly
     assert "ours graphs tok/s" in result.stdout
