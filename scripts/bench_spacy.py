@@ -21,6 +21,14 @@ too); on CPU it is "-".
 Each ELMo pipeline's learned layer weights (softmax(s) and gamma of its scalar mix, the paper's
 Figure 2) go into ``results.json``; ``--plot-layer-weights PNG`` also draws them, one panel per
 task (``spacy_elmo.layer_weights``; needs matplotlib).
+
+``--pipelines elmo`` trains the ELMo pipelines only (the baselines do not depend on the biLM, so
+earlier baseline rows of the same settings and seed stand). ``--listener KEY=VALUE`` replaces a
+setting of the ELMo pipelines' mix listener (``layer_norm``, ``dropout``, ``l2``; the value is
+read as JSON, else as a string), for tuning them on dev:
+
+    python scripts/bench_spacy.py --elmo hf-elmo:elmo-2x256-en --tasks sst2 --pipelines elmo \
+        --listener dropout=0.0 --listener layer_norm=token
 """
 
 import argparse
@@ -50,6 +58,8 @@ TASKS = {
     "sst2": ("textcat", read_sst, "sst/sentence-level", "stsa.binary.train", "stsa.binary.dev", "stsa.binary.test"),
     "sst5": ("textcat", read_sst, "sst/sentence-level", "stsa.fine.train", "stsa.fine.dev", "stsa.fine.test"),
 }
+PIPELINES = ("baseline", "elmo")
+LISTENER_SETTINGS = ("layer_norm", "dropout", "l2")
 
 
 def convert(task: str, output: Path, max_train: int, max_eval: int) -> dict[str, Path]:
@@ -92,6 +102,8 @@ def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Names
     overrides = {"paths.train": str(paths["train"]), "paths.dev": str(paths["dev"]), "system.seed": args.seed}
     if with_elmo:
         overrides["paths.elmo"] = str(args.elmo)
+        listener = f"components.{pipe_task}.model.tok2vec.elmo"
+        overrides.update({f"{listener}.{key}": value for key, value in args.listener})
     config = load_config(config_path, overrides=overrides)
     fix_random_seed(args.seed)
     nlp = init_nlp(config, use_gpu=args.gpu_id)
@@ -119,7 +131,9 @@ def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Names
         gold = [Example(nlp.make_doc(d.text), d) for d in DocBin().from_disk(paths[split]).get_docs(vocab)]
         result[split] = score(nlp, gold, pipe_task)
     result["peak_gpu_mib"] = torch.cuda.max_memory_allocated(args.gpu_id) / 2**20 if on_gpu else None
-    if with_elmo:
+    if with_elmo:  # the mix listener's settings as the pipeline was built (``--listener`` included)
+        listener_cfg = nlp.config["components"][pipe_task]["model"]["tok2vec"]["elmo"]
+        result["listener"] = {key: listener_cfg[key] for key in LISTENER_SETTINGS}
         result["layer_weights"] = [
             {"component": mix.component, "weights": mix.weights.tolist(), "gamma": mix.gamma}
             for mix in mix_weights(nlp)
@@ -159,6 +173,18 @@ def table(results: list[dict[str, object]]) -> str:
     return "\n".join(rows)
 
 
+def listener_setting(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` of ``--listener``: one of ``LISTENER_SETTINGS``, the value read as JSON
+    (``null``, ``0.2``) or else taken as a string (``token``)."""
+    key, sep, raw = text.partition("=")
+    if not sep or key not in LISTENER_SETTINGS:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY one of {', '.join(LISTENER_SETTINGS)}: {text!r}")
+    try:
+        return key, json.loads(raw)
+    except ValueError:
+        return key, raw
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--elmo", required=True, help="ELMo model folder or Hub id (converted or original format)")
@@ -171,6 +197,17 @@ def main() -> None:
     parser.add_argument("--pipe-batch-size", type=int, default=64, help="docs a batch of the timed nlp.pipe pass")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--output", type=Path, default=Path("bench-spacy"))
+    parser.add_argument(
+        "--pipelines", nargs="+", choices=PIPELINES, default=list(PIPELINES), help="which pipelines to train per task"
+    )
+    parser.add_argument(
+        "--listener",
+        type=listener_setting,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"a setting of the ELMo pipelines' mix listener ({', '.join(LISTENER_SETTINGS)}); repeatable",
+    )
     parser.add_argument("--plot-layer-weights", type=Path, metavar="PNG", help="draw the ELMo layer weights here")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -180,7 +217,7 @@ def main() -> None:
     results = []
     for task in args.tasks:
         paths = convert(task, args.output, args.max_train, args.max_eval)
-        for with_elmo in (False, True):
+        for with_elmo in (pipeline == "elmo" for pipeline in args.pipelines):
             results.append(run(task, with_elmo, paths, args))
             print(json.dumps(results[-1]), flush=True)
     (args.output / "results.json").write_text(json.dumps(results, indent=1))
@@ -190,7 +227,9 @@ def main() -> None:
         f"\nELMo: {args.elmo}; train <= {args.max_train or 'all'} sentences, dev/test <= "
         f"{args.max_eval or 'all'}, {args.epochs} epochs, seed {args.seed}, torch threads {args.threads}, "
         f"{'GPU ' + str(args.gpu_id) if args.gpu_id >= 0 else 'CPU'}; nlp.pipe over the test split at batch size "
-        f"{args.pipe_batch_size}\n"
+        f"{args.pipe_batch_size}"
+        + "".join(f"; listener {key}={json.dumps(value)}" for key, value in args.listener)
+        + "\n"
     )
     print(table(results))
 

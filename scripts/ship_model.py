@@ -8,6 +8,12 @@ The folder's name is the shipped name (``hf-elmo:NAME``, listed in ``hf_elmo.pre
 baseline's), optionally downstream scores per seed (``"downstream": {TASK: {"elmo": [...],
 "baseline": [...]}}``, from scripts/bench_spacy.py), and the commands that printed them; they go
 into the card beside the training record (``training.json``: data, steps, tokens seen, time).
+
+A run continued from an earlier one (``elmo pretrain --init-model EARLIER_RUN``) names the earlier
+run folders with ``--earlier`` (first stage first): the card counts the steps, tokens and time of
+all stages and lists each stage, and ``training.json`` keeps their records (``earlier_stages``).
+
+    python scripts/ship_model.py RUN_DIR hf_elmo/pretrained/elmo-2x256-en --figures figures.json --earlier FIRST_RUN
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import torch
 from hf_elmo.model_card import write_model_card
 from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
+from hf_elmo.training.settings import DEFAULT_LR
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
 
 ATTRIBUTION = (
@@ -44,6 +51,36 @@ def downstream(scores: dict) -> str:
     return f"{listed[0]} vs {listed[1]} (mean {gain:+.1f})"
 
 
+def resolved_lr(settings: dict) -> float:
+    """The learning rate of a run's saved settings (``--lr`` or its optimizer's default)."""
+    return settings["lr"] if settings["lr"] is not None else DEFAULT_LR[settings["optimizer"]]
+
+
+def stages_summary(stages: list[dict]) -> dict[str, str]:
+    """Card rows for a model trained in ``stages`` (``training.json`` records, first stage first):
+    steps, tokens and time of all of them (with each stage's share when there are several) and one
+    line a stage."""
+    positions = [stage["position"] for stage in stages]
+
+    def total(key: str, show) -> str:
+        parts = [show(position[key]) for position in positions]
+        whole = show(sum(position[key] for position in positions))
+        return whole if len(parts) == 1 else f"{whole} ({' + '.join(parts)})"
+
+    rows = {
+        "steps": total("step", lambda n: f"{n:,}"),
+        "tokens seen": total("tokens_seen", lambda n: f"{n:,}"),
+    }
+    if len(stages) > 1:
+        rows["stages"] = "; ".join(
+            f"{i}: {'from scratch' if i == 1 else 'continued'}, {stage['settings']['optimizer']} lr "
+            f"{resolved_lr(stage['settings']):g} ({stage['settings'].get('lr_schedule', 'constant')}), seed "
+            f"{stage['settings']['seed']}, {stage['position']['tokens_seen'] / 1e6:.1f}M tokens"
+            for i, stage in enumerate(stages, start=1)
+        )
+    return rows
+
+
 def _comparison(figures: dict) -> str:
     """One sentence: which of ours and the baseline has the lower average perplexity, set by set."""
     baseline = figures.get("baseline", {})
@@ -63,14 +100,28 @@ def main() -> None:
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--figures", type=Path, required=True)
+    parser.add_argument(
+        "--earlier",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="RUN_DIR",
+        help="a run this one continued (its training.json), first stage first; repeatable",
+    )
     args = parser.parse_args()
     training = json.loads((args.run_dir / "training.json").read_text())
+    earlier = [json.loads((run / "training.json").read_text()) for run in args.earlier]
+    # an earlier shipped folder brings its own earlier stages
+    records = [s for run in earlier for s in [*run.get("earlier_stages", []), run]] + [training]
+    stages = [{k: stage[k] for k in ("settings", "position")} for stage in records]
     figures = json.loads(args.figures.read_text())
     model_name = args.out_dir.name
     model = load_lm(args.run_dir).to(torch.float16)
     model.config.dropout = 0.0
     vocabulary = Vocabulary.from_file(args.run_dir / VOCAB_FILE)
-    settings, position = training["settings"], training["position"]
+    settings = training["settings"]
+    elapsed = sum(stage["position"]["elapsed"] for stage in stages)
+    tokens_seen = sum(stage["position"]["tokens_seen"] for stage in stages)
     cfg = model.config
     hardware = figures.get("hardware", "1 CPU thread")
     rows = {
@@ -82,12 +133,13 @@ def main() -> None:
         "architecture": f"char CNN {cfg.filters} ({cfg.n_filters} filters), {cfg.n_highway} highway, "
         f"{cfg.n_layers} x LSTM {cfg.lstm_dim} with projection {cfg.projection_dim}, "
         f"softmax over {cfg.vocab_size:,} words",
-        "training": f"{settings['optimizer']} lr {settings['lr']}, clip {settings['clip_norm']}, dropout "
+        "training": f"{settings['optimizer']} lr {resolved_lr(settings):g}"
+        + (f" ({settings['lr_schedule']} schedule)" if settings.get("lr_schedule", "constant") != "constant" else "")
+        + f", clip {settings['clip_norm']}, dropout "
         f"{settings['dropout']}, sampled softmax ({cfg.num_sampled} log-uniform draws), "
         f"{settings['tokens_per_batch']} padded tokens a batch, {hardware}",
-        "steps": f"{position['step']:,}",
-        "tokens seen": f"{position['tokens_seen']:,}",
-        "training time": f"{position['elapsed'] / 60:.0f} min ({figures.get('machine', 'CPU')})",
+        **stages_summary(stages),
+        "training time": f"{elapsed / 60:.0f} min ({figures.get('machine', 'CPU')})",
     }
     for name, values in figures["ours"].items():
         rows[f"perplexity {name} (fwd / bwd / avg)"] = fmt(values) + (
@@ -102,14 +154,15 @@ def main() -> None:
         model.save_pretrained(staging)
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(pre_tokenizer="spacy:en").save_pretrained(staging)  # the corpus was tokenised so
-        (staging / "training.json").write_text(json.dumps({**training, "figures": figures}, indent=2) + "\n")
+        record = {**training, "figures": figures, **({"earlier_stages": stages[:-1]} if earlier else {})}
+        (staging / "training.json").write_text(json.dumps(record, indent=2) + "\n")
         write_model_card(
             staging,
             title=f"{model_name}: a small English ELMo pretrained with hf_elmo",
             description=(
                 f"The default model of the hf-elmo package (`elmo demo`), named `hf-elmo:{model_name}`. "
                 f"An ELMo biLM trained from scratch with `elmo pretrain` ({hardware}, "
-                f"{position['elapsed'] / 60:.0f} minutes, {position['tokens_seen'] / 1e6:.1f}M tokens): far less "
+                f"{elapsed / 60:.0f} minutes, {tokens_seen / 1e6:.1f}M tokens): far less "
                 "training than the released ELMo models had (10 epochs of the 1B Word Benchmark, about 8 billion "
                 "tokens). Perplexities are full-softmax, over this model's own vocabulary, each sentence scored "
                 "as `<S> tokens </S>` from zero state; the baseline is the same biLM with a word embedding instead "

@@ -20,11 +20,20 @@ def distributed_context() -> tuple[int, int]:
     return 0, 1
 
 
+def _collective_device() -> torch.device:
+    """Where the tensors of a collective must be: NCCL reduces CUDA tensors only, gloo CPU ones."""
+    if dist.get_backend() == "nccl":
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
 def all_reduce(value: torch.Tensor, op: dist.ReduceOp.RedOpType | None = None) -> torch.Tensor:
-    """``value`` reduced over ranks in place (sum unless ``op``), and returned."""
-    if dist.is_initialized():
-        dist.all_reduce(value, op=op or dist.ReduceOp.SUM)
-    return value
+    """``value`` reduced over ranks (sum unless ``op``), on ``value``'s device."""
+    if not dist.is_initialized():
+        return value
+    reduced = value.to(_collective_device(), copy=True)
+    dist.all_reduce(reduced, op=op or dist.ReduceOp.SUM)
+    return reduced.to(value.device)
 
 
 def all_reduce_min(value: int) -> int:
@@ -34,11 +43,20 @@ def all_reduce_min(value: int) -> int:
     return int(all_reduce(torch.tensor(value), dist.ReduceOp.MIN))
 
 
+def from_rank0(value: float) -> float:
+    """Rank 0's ``value`` on every rank (e.g. its training seconds, which the ranks' clocks differ on)."""
+    if not dist.is_initialized():
+        return value
+    tensor = torch.tensor(value, dtype=torch.float64, device=_collective_device())
+    dist.broadcast(tensor, src=0)
+    return float(tensor)
+
+
 def agree(flag: bool) -> bool:
     """True on every rank when it is True on rank 0 (time-based triggers differ across ranks)."""
     if not dist.is_initialized():
         return flag
-    value = torch.tensor(int(flag))
+    value = torch.tensor(int(flag), device=_collective_device())
     dist.broadcast(value, src=0)
     return bool(value)
 
@@ -55,7 +73,7 @@ def rank_divergence(model: torch.nn.Module) -> float:
         return 0.0
     worst = torch.zeros((), dtype=torch.float64)
     for param in model.parameters():
-        reference = param.detach().clone()
+        reference = param.detach().to(_collective_device(), copy=True)
         dist.broadcast(reference, src=0)
-        worst = torch.maximum(worst, (param.detach() - reference).abs().max().double().cpu())
-    return float(all_reduce(worst.to(next(model.parameters()).device), dist.ReduceOp.MAX))
+        worst = torch.maximum(worst, (param.detach() - reference.to(param.device)).abs().max().double().cpu())
+    return float(all_reduce(worst, dist.ReduceOp.MAX))

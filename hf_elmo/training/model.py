@@ -12,7 +12,7 @@ from ..configuration_elmo import ElmoConfig
 from ..loading import ModelSource
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
-from .settings import PRESETS, PretrainSettings, resolve_init_model
+from .settings import DEFAULT_LR, PRESETS, PretrainSettings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary
 
 #: ``bilm_implementation="auto"`` trains on the fused LSTM kernel for clip-free models on these
@@ -86,9 +86,10 @@ def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torc
 
 
 def make_optimizer(name: str, params, lr: float | None) -> torch.optim.Optimizer:
-    """Adagrad (lr 0.2, accumulator 1.0, as bilm-tf) or Adam (lr 1e-3)."""
+    """Adagrad (accumulator 1.0, as bilm-tf) or Adam; ``lr`` None: the optimizer's ``DEFAULT_LR``."""
+    if name not in DEFAULT_LR:
+        raise ValueError(f"unknown optimizer {name!r}; choose one of {sorted(DEFAULT_LR)}")
+    rate = DEFAULT_LR[name] if lr is None else lr
     if name == "adagrad":
-        return torch.optim.Adagrad(params, lr=lr or 0.2, initial_accumulator_value=1.0)
-    if name == "adam":
-        return torch.optim.Adam(params, lr=lr or 1e-3)
-    raise ValueError(f"unknown optimizer {name!r}; choose adagrad or adam")
+        return torch.optim.Adagrad(params, lr=rate, initial_accumulator_value=1.0)
+    return torch.optim.Adam(params, lr=rate)

@@ -81,8 +81,10 @@ def model_card_fields(
         "tokenisation": settings.pre_tokenizer,
         "architecture": f"{kind} biLM, {cfg.n_layers} layers, LSTM {cfg.lstm_dim}, projection {cfg.projection_dim}, "
         f"{cfg.n_filters} char filters, {cfg.n_highway} highway, vocabulary {cfg.vocab_size}",
-        "optimizer": f"{settings.optimizer} (lr {settings.lr or ('0.2' if settings.optimizer == 'adagrad' else '1e-3')}), "
-        f"clip {settings.clip_norm}, dropout {settings.dropout}, {settings.softmax} softmax"
+        "optimizer": f"{settings.optimizer} (lr {settings.resolved_lr():g}"
+        + (f", {settings.lr_schedule} schedule" if settings.lr_schedule != "constant" else "")
+        + (f", {settings.warmup_steps} warm-up steps" if settings.warmup_steps else "")
+        + f"), clip {settings.clip_norm}, dropout {settings.dropout}, {settings.softmax} softmax"
         + (f" ({cfg.num_sampled} draws)" if settings.softmax == "sampled" else ""),
         "steps": f"{position['step']:,}",
         "tokens seen": f"{position['tokens_seen']:,}",

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .schedule import LR_SCHEDULES
+
 if TYPE_CHECKING:
     from ..loading import ModelSource
 
@@ -40,6 +42,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         n_layers=2,
     ),
 }
+
+
+#: The learning rate of each optimizer when ``--lr`` is not given (Adagrad's is bilm-tf's).
+DEFAULT_LR: dict[str, float] = {"adagrad": 0.2, "adam": 1e-3}
 
 
 #: ``--help`` groups of the ``elmo pretrain`` options, in order.
@@ -96,8 +102,16 @@ class PretrainSettings:
     max_tokens: int | None = option(None, "training tokens to see (all ranks together)", DATA, run_length=True)
     tokens_per_batch: int = option(2048, "padded tokens per batch and rank, markers included", DATA)
     max_sentence_tokens: int = option(100, "longer lines are cut into pieces", DATA)
-    optimizer: str = option("adagrad", "Adagrad (as bilm-tf) or Adam", OPTIMISATION, choices=["adagrad", "adam"])
+    optimizer: str = option("adagrad", "Adagrad (as bilm-tf) or Adam", OPTIMISATION, choices=sorted(DEFAULT_LR))
     lr: float | None = option(None, "learning rate (default 0.2 for adagrad, 1e-3 for adam)", OPTIMISATION)
+    lr_schedule: str = option(
+        "constant",
+        "constant, or linear: decay to zero over the run's budget (its tokens, or its --max-minutes when that "
+        "is further along)",
+        OPTIMISATION,
+        choices=list(LR_SCHEDULES),
+    )
+    warmup_steps: int = option(0, "raise the rate linearly from lr / N to lr over the first N steps", OPTIMISATION)
     clip_norm: float = option(10.0, "gradient norm clip (0: none)", OPTIMISATION)
     dropout: float = option(0.1, "dropout of the biLM", OPTIMISATION)
     amp: bool = option(False, "bfloat16 autocast on GPU", OPTIMISATION)
@@ -135,6 +149,10 @@ class PretrainSettings:
     data_workers: int | None = option(
         None, "processes that collate batches ahead of the training step (default 4 on GPU, 0 on CPU)", DATA
     )
+
+    def resolved_lr(self) -> float:
+        """``lr``, or the optimizer's default (``DEFAULT_LR``)."""
+        return self.lr if self.lr is not None else DEFAULT_LR[self.optimizer]
 
     def resolved_checkpoint_dir(self) -> Path:
         if self.checkpoint_dir:
@@ -208,6 +226,7 @@ def check_settings(settings: PretrainSettings) -> None:
         (integer, "min_count", 1),
         (integer, "num_sampled", 1),
         (integer, "checkpoint_every_steps", 0),
+        (integer, "warmup_steps", 0),
         (integer, "max_steps", 1),
         (number, "max_minutes", 0),
         (integer, "data_workers", 0),

@@ -22,10 +22,11 @@ from ..fileio import check_output_folder
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import load_checkpoint, open_loss_log, resumed_settings, save_checkpoint, saved_vocabulary, start_run
 from .data import LMBatch, SentenceBatcher, collated_batches, data_workers_for
-from .distributed import agree, all_reduce, all_reduce_min, barrier, distributed_context, rank_divergence
+from .distributed import agree, all_reduce, all_reduce_min, barrier, distributed_context, from_rank0, rank_divergence
 from .evaluation import perplexity
 from .model import build_model, make_optimizer, resolve_bilm_implementation
 from .output import save_lm_folder
+from .schedule import budget_spent, scheduled_lr
 from .settings import PretrainSettings, check_settings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 
@@ -118,6 +119,7 @@ class Trainer:
         word_inputs = model.config.token_embedding == "word"
         self.model: ElmoForBidirectionalLM = model
         self.optimizer = make_optimizer(s.optimizer, model.parameters(), s.lr)
+        self.base_lr: float = self.optimizer.param_groups[0]["lr"]  # --lr or the optimizer's default
         torch.manual_seed(s.seed * 1000 + self.rank + 1)  # dropout and sampled candidates: per rank
         self.position: dict[str, Any] = load_checkpoint(
             self.checkpoint_dir, model, self.optimizer, self.rank, self.world
@@ -166,6 +168,7 @@ class Trainer:
         self.loss_log: IO[str] | None = (
             open_loss_log(self.checkpoint_dir, self.position["step"]) if self.rank == 0 else None
         )
+        self._schedule_lr(self.position["elapsed"])
         try:
             while True:
                 batches = self.batcher.epoch_batches(self.position["epoch"])
@@ -194,6 +197,7 @@ class Trainer:
         position["step"] += 1
         position["tokens_seen"] += words
         run_seconds = self._record(float(loss), words)
+        self._schedule_lr(run_seconds)
         out_of_time = s.max_minutes is not None and run_seconds >= 60 * s.max_minutes
         finished = position["tokens_seen"] >= self.total_tokens or agree(out_of_time)
         stop_now = s.max_steps is not None and position["step"] >= s.max_steps
@@ -217,6 +221,16 @@ class Trainer:
                 f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{loss:.6f}\t{run_seconds:.1f}\n"
             )
         return run_seconds
+
+    def _schedule_lr(self, run_seconds: float) -> None:
+        """Set the rate of the next step (``schedule``); the training time is rank 0's, so that
+        every rank steps with the same rate."""
+        s, position = self.settings, self.position
+        seconds = from_rank0(run_seconds) if s.max_minutes is not None else run_seconds
+        spent = budget_spent(position["tokens_seen"], self.total_tokens, seconds, s.max_minutes)
+        lr = scheduled_lr(self.base_lr, s.lr_schedule, s.warmup_steps, position["step"], spent)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
 
     def _checkpoint(self) -> None:
         """Save model, optimizer, RNG states and ``position`` (its training seconds brought up to now)."""

@@ -13,6 +13,8 @@ from tests.conftest import REPO
 from tests.spacy_elmo.pipeline_helpers import tiny_elmo
 
 SCRIPT = REPO / "scripts" / "bench_spacy.py"
+#: The mix listener's settings in spacy_elmo/configs/{ner,textcat}.cfg.
+SHIPPED_LISTENER = {"layer_norm": None, "dropout": 0.5, "l2": 0.001}
 PACK = REPO / "scripts" / "gpu" / "pack_spacy_data.py"
 
 
@@ -47,6 +49,8 @@ def test_bench_trains_baseline_and_elmo_and_prints_the_table(shared, tiny_elmo_d
     assert all(r["peak_gpu_mib"] is None for r in results)
     # each ELMo pipeline's learned scalar mix: softmax(s) over the token layer and the LSTM layers, and gamma
     assert ["layer_weights" in r for r in results] == [False, True, False, True]
+    # the shipped configs' listener settings, as the pipelines were built
+    assert [r.get("listener") for r in results][1::2] == [SHIPPED_LISTENER, SHIPPED_LISTENER]
     for mixes in (r["layer_weights"] for r in results if r["pipeline"] == "ELMo"):
         assert len(mixes) == 1 and len(mixes[0]["weights"]) == 3 and mixes[0]["gamma"] > 0
         assert sum(mixes[0]["weights"]) == pytest.approx(1.0, abs=1e-5)
@@ -57,6 +61,23 @@ def test_bench_trains_baseline_and_elmo_and_prints_the_table(shared, tiny_elmo_d
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert len(cells) == 8 and cells[6] == "-" and float(cells[7].replace(",", "")) > 0
     assert "CPU; nlp.pipe over the test split at batch size 8" in run.stdout
+
+
+@pytest.mark.slow
+def test_bench_trains_only_the_elmo_pipelines_with_the_listener_settings_given(shared, tiny_elmo_dir, tmp_path):
+    caps = ["--max-train", "10", "--max-eval", "5", "--epochs", "1", "--pipelines", "elmo"]
+    settings = ["--listener", "dropout=0.0", "--listener", "layer_norm=token", "--listener", "l2=0"]
+    run, results = bench(tiny_elmo_dir, tmp_path, ["sst2", "conll2003"], [*caps, *settings])
+    assert [(r["task"], r["pipeline"]) for r in results] == [("sst2", "ELMo"), ("conll2003", "ELMo")]
+    assert all(r["listener"] == {"layer_norm": "token", "dropout": 0.0, "l2": 0} for r in results)
+    assert 'listener dropout=0.0; listener layer_norm="token"; listener l2=0' in run.stdout
+
+
+def test_a_listener_setting_that_does_not_exist_is_refused_with_one_line(tmp_path):
+    command = [sys.executable, str(SCRIPT), "--elmo", "x", "--listener", "width=3", "--output", str(tmp_path)]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "KEY one of layer_norm, dropout, l2: 'width=3'" in run.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow

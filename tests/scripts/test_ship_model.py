@@ -29,16 +29,22 @@ def figures(ours: float, baseline: float) -> dict:
     }
 
 
-def ship(tmp_path, ours: float, baseline: float) -> tuple:
-    """Pretrain a tiny run, then ship it as tmp_path/shipped/elmo-test-en with those figures."""
+def pretrain(corpus, run, *extra: str) -> None:
+    args = ["pretrain", str(corpus), str(run), "--epochs", "1", *TINY_SHAPE_ARGS, "--vocab-size", "100"]
+    assert elmo_main([*args, "--min-count", "1", "--tokens-per-batch", "128", "--no-progress", *extra]) == 0
+
+
+def ship(tmp_path, ours: float, baseline: float, earlier: tuple = ()) -> tuple:
+    """Pretrain a tiny run (continuing the runs ``earlier``, if any), then ship it as
+    tmp_path/shipped/elmo-test-en with those figures."""
     run = tmp_path / "run"
     corpus = write_corpus(tmp_path / "c.txt", n=40)
-    args = ["pretrain", str(corpus), str(run), "--epochs", "1", *TINY_SHAPE_ARGS, "--vocab-size", "100"]
-    assert elmo_main([*args, "--min-count", "1", "--tokens-per-batch", "128", "--no-progress"]) == 0
+    pretrain(corpus, run, *(["--init-model", str(earlier[-1]), "--seed", "1"] if earlier else []))
     (tmp_path / "figures.json").write_text(json.dumps(figures(ours, baseline)))
     out = tmp_path / "shipped" / "elmo-test-en"
     out.parent.mkdir()
     cmd = [sys.executable, str(SHIP), str(run), str(out), "--figures", str(tmp_path / "figures.json")]
+    cmd += [arg for folder in earlier for arg in ("--earlier", str(folder))]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO)
     assert done.returncode == 0, done.stderr
     return run, out
@@ -64,3 +70,19 @@ def test_ship_model_names_the_folder_and_writes_card_and_figures(tmp_path):
 def test_ship_model_says_when_the_baseline_wins(tmp_path):
     _, out = ship(tmp_path, ours=150.0, baseline=120.0)
     assert "the word-embedding baseline has the lower perplexity" in (out / "README.md").read_text()
+
+
+def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stage(tmp_path):
+    first = tmp_path / "first"
+    pretrain(write_corpus(tmp_path / "first.txt", n=30), first)
+    run, out = ship(tmp_path, ours=90.0, baseline=120.0, earlier=(first,))
+    stages = [json.loads((folder / "training.json").read_text())["position"] for folder in (first, run)]
+    card = (out / "README.md").read_text()
+    steps, tokens = [p["step"] for p in stages], [p["tokens_seen"] for p in stages]
+    assert f"| steps | {sum(steps):,} ({steps[0]:,} + {steps[1]:,}) |" in card
+    assert f"| tokens seen | {sum(tokens):,} ({tokens[0]:,} + {tokens[1]:,}) |" in card
+    assert "| stages | 1: from scratch, adagrad lr 0.2 (constant), seed 0" in card
+    assert "2: continued, adagrad lr 0.2 (constant), seed 1" in card
+    record = json.loads((out / "training.json").read_text())
+    assert [stage["position"] for stage in record["earlier_stages"]] == stages[:1]
+    assert record["position"] == stages[1]

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 import torch
 
 from hf_elmo.corpus import read_corpus
@@ -21,7 +22,12 @@ from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 
 
-def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path):
+#: A linear schedule with warm-up under --max-minutes: every rank must step with rank 0's rate.
+LINEAR = ["--lr-schedule", "linear", "--warmup-steps", "2", "--max-minutes", "1000"]
+
+
+@pytest.mark.parametrize("schedule", [[], LINEAR], ids=["constant", "linear"])
+def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path, schedule):
     # 64 sentences of 5 tokens: with 56 padded tokens a batch, every rank's batch holds 8 sentences,
     # so the mean over ranks of their mean losses is the mean over the union (what one process sees).
     lines = [" ".join(WORDS[(i * k) % len(WORDS)] for k in range(1, 6)) for i in range(64)]
@@ -51,6 +57,7 @@ def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path):
         "--threads",
         "1",
         "--no-progress",
+        *schedule,
     ]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     result = subprocess.run(
@@ -94,6 +101,8 @@ def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path):
     torch.set_num_threads(1)
     try:
         for step, expected in enumerate(ddp_losses):
+            if schedule:  # warm-up over 2 steps, decay over the 160 tokens of half an epoch (80 a step)
+                optimizer.param_groups[0]["lr"] = 0.01 * min(1.0, (step + 1) / 2) * (1.0 - 80 * step / 160)
             union = list(shards[0][step]) + list(shards[1][step])
             loss = train_step(model, optimizer, single.collate(union), torch.device("cpu"), 10.0, False)
             assert abs(float(loss) - expected) < 1e-5, (step, float(loss), expected)

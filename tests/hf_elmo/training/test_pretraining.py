@@ -307,9 +307,10 @@ def settings_for(tmp_path: Path, corpus: Path, **changes) -> PretrainSettings:
     return PretrainSettings(**base)
 
 
-def test_resume_after_a_kill_gives_the_weights_of_an_uninterrupted_run(tmp_path, monkeypatch):
+@pytest.mark.parametrize("schedule", [{}, {"lr_schedule": "linear", "warmup_steps": 3}], ids=["constant", "linear"])
+def test_resume_after_a_kill_gives_the_weights_of_an_uninterrupted_run(tmp_path, monkeypatch, schedule):
     corpus = write_corpus(tmp_path / "c.txt", n=60)
-    full = pretrain(settings_for(tmp_path / "a", corpus, epochs=None, max_tokens=600), show_progress=False)
+    full = pretrain(settings_for(tmp_path / "a", corpus, max_tokens=600, **schedule), show_progress=False)
     expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
 
     import hf_elmo.training.trainer as trainer
@@ -324,7 +325,7 @@ def test_resume_after_a_kill_gives_the_weights_of_an_uninterrupted_run(tmp_path,
         return real_step(*args, **kwargs)
 
     monkeypatch.setattr(trainer, "train_step", dying_step)
-    settings = settings_for(tmp_path / "b", corpus)
+    settings = settings_for(tmp_path / "b", corpus, **schedule)
     with pytest.raises(KeyboardInterrupt):
         pretrain(settings, show_progress=False)
     assert not Path(settings.output_dir).exists()
