@@ -119,7 +119,7 @@ class Trainer:
         word_inputs = model.config.token_embedding == "word"
         self.model: ElmoForBidirectionalLM = model
         self.optimizer = make_optimizer(s.optimizer, model.parameters(), s.lr)
-        self.base_lr: float = self.optimizer.param_groups[0]["lr"]  # --lr or the optimizer's default
+        self.base_lr = s.resolved_lr()  # the schedule's rate before warm-up and decay
         torch.manual_seed(s.seed * 1000 + self.rank + 1)  # dropout and sampled candidates: per rank
         self.position: dict[str, Any] = load_checkpoint(
             self.checkpoint_dir, model, self.optimizer, self.rank, self.world

@@ -14,7 +14,7 @@ from tests.spacy_elmo.pipeline_helpers import tiny_elmo
 
 SCRIPT = REPO / "scripts" / "bench_spacy.py"
 #: The mix listener's settings in spacy_elmo/configs/{ner,textcat}.cfg.
-SHIPPED_LISTENER = {"layer_norm": None, "dropout": 0.5, "l2": 0.001}
+SHIPPED_LISTENER = {"layer_norm": "token", "dropout": 0.2, "l2": 0.001}
 PACK = REPO / "scripts" / "gpu" / "pack_spacy_data.py"
 
 

@@ -34,13 +34,14 @@ def pretrain(corpus, run, *extra: str) -> None:
     assert elmo_main([*args, "--min-count", "1", "--tokens-per-batch", "128", "--no-progress", *extra]) == 0
 
 
-def ship(tmp_path, ours: float, baseline: float, earlier: tuple = ()) -> tuple:
+def ship(tmp_path, ours: float, baseline: float, earlier: tuple = (), baseline_is: str | None = None) -> tuple:
     """Pretrain a tiny run (continuing the runs ``earlier``, if any), then ship it as
     tmp_path/shipped/elmo-test-en with those figures."""
     run = tmp_path / "run"
     corpus = write_corpus(tmp_path / "c.txt", n=40)
     pretrain(corpus, run, *(["--init-model", str(earlier[-1]), "--seed", "1"] if earlier else []))
-    (tmp_path / "figures.json").write_text(json.dumps(figures(ours, baseline)))
+    numbers = {**figures(ours, baseline), **({"baseline_is": baseline_is} if baseline_is else {})}
+    (tmp_path / "figures.json").write_text(json.dumps(numbers))
     out = tmp_path / "shipped" / "elmo-test-en"
     out.parent.mkdir()
     cmd = [sys.executable, str(SHIP), str(run), str(out), "--figures", str(tmp_path / "figures.json")]
@@ -55,6 +56,7 @@ def test_ship_model_names_the_folder_and_writes_card_and_figures(tmp_path):
     card = (out / "README.md").read_text()
     assert "# elmo-test-en: a small English ELMo" in card and "`hf-elmo:elmo-test-en`" in card
     assert "lower perplexity on every evaluation set" in card and "baseline has the lower" not in card
+    assert "the baseline is the same biLM with a word embedding instead of the char CNN" in card
     assert "91.0 / 89.0 / 90.0" in card and "2-core test VM" in card and "CC BY-SA 3.0" in card
     assert "| spaCy CoNLL-2003 test F1: ELMo vs baseline | 80.8 / 81.7 vs 79.2 / 79.7 (mean +1.8) |" in card
     assert str(tmp_path) not in card and str(tmp_path) not in (out / "training.json").read_text()
@@ -75,13 +77,16 @@ def test_ship_model_says_when_the_baseline_wins(tmp_path):
 def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stage(tmp_path):
     first = tmp_path / "first"
     pretrain(write_corpus(tmp_path / "first.txt", n=30), first)
-    run, out = ship(tmp_path, ours=90.0, baseline=120.0, earlier=(first,))
+    run, out = ship(
+        tmp_path, ours=90.0, baseline=120.0, earlier=(first,), baseline_is="the word biLM of stage 1, at its budget"
+    )
     stages = [json.loads((folder / "training.json").read_text())["position"] for folder in (first, run)]
     card = (out / "README.md").read_text()
     steps, tokens = [p["step"] for p in stages], [p["tokens_seen"] for p in stages]
     assert f"| steps | {sum(steps):,} ({steps[0]:,} + {steps[1]:,}) |" in card
     assert f"| tokens seen | {sum(tokens):,} ({tokens[0]:,} + {tokens[1]:,}) |" in card
     assert "| stages | 1: from scratch, adagrad lr 0.2 (constant), seed 0" in card
+    assert "the baseline is the word biLM of stage 1, at its budget." in card
     assert "2: continued, adagrad lr 0.2 (constant), seed 1" in card
     record = json.loads((out / "training.json").read_text())
     assert [stage["position"] for stage in record["earlier_stages"]] == stages[:1]
