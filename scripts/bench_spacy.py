@@ -60,6 +60,8 @@ TASKS = {
 }
 PIPELINES = ("baseline", "elmo")
 LISTENER_SETTINGS = ("layer_norm", "dropout", "l2")
+#: Where the mix listener sits in a task component's config (spacy_elmo/configs/{ner,textcat}.cfg).
+LISTENER_PATH = ("model", "tok2vec", "elmo")
 
 
 def convert(task: str, output: Path, max_train: int, max_eval: int) -> dict[str, Path]:
@@ -102,7 +104,7 @@ def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Names
     overrides = {"paths.train": str(paths["train"]), "paths.dev": str(paths["dev"]), "system.seed": args.seed}
     if with_elmo:
         overrides["paths.elmo"] = str(args.elmo)
-        listener = f"components.{pipe_task}.model.tok2vec.elmo"
+        listener = ".".join(("components", pipe_task, *LISTENER_PATH))
         overrides.update({f"{listener}.{key}": value for key, value in args.listener})
     config = load_config(config_path, overrides=overrides)
     fix_random_seed(args.seed)
@@ -132,7 +134,9 @@ def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Names
         result[split] = score(nlp, gold, pipe_task)
     result["peak_gpu_mib"] = torch.cuda.max_memory_allocated(args.gpu_id) / 2**20 if on_gpu else None
     if with_elmo:  # the mix listener's settings as the pipeline was built (``--listener`` included)
-        listener_cfg = nlp.config["components"][pipe_task]["model"]["tok2vec"]["elmo"]
+        listener_cfg = nlp.config["components"][pipe_task]
+        for part in LISTENER_PATH:
+            listener_cfg = listener_cfg[part]
         result["listener"] = {key: listener_cfg[key] for key in LISTENER_SETTINGS}
         result["layer_weights"] = [
             {"component": mix.component, "weights": mix.weights.tolist(), "gamma": mix.gamma}

@@ -30,7 +30,7 @@ import torch
 from hf_elmo.model_card import write_model_card
 from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
-from hf_elmo.training.settings import DEFAULT_LR
+from hf_elmo.training.settings import PretrainSettings
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
 
 ATTRIBUTION = (
@@ -56,11 +56,6 @@ def downstream(scores: dict) -> str:
     return f"{listed[0]} vs {listed[1]} (mean {gain:+.1f})"
 
 
-def resolved_lr(settings: dict) -> float:
-    """The learning rate of a run's saved settings (``--lr`` or its optimizer's default)."""
-    return settings["lr"] if settings["lr"] is not None else DEFAULT_LR[settings["optimizer"]]
-
-
 def stages_summary(stages: list[dict]) -> dict[str, str]:
     """Card rows for a model trained in ``stages`` (``training.json`` records, first stage first):
     steps, tokens and time of all of them (with each stage's share when there are several) and one
@@ -77,11 +72,11 @@ def stages_summary(stages: list[dict]) -> dict[str, str]:
         "tokens seen": total("tokens_seen", lambda n: f"{n:,}"),
     }
     if len(stages) > 1:
+        settings = [PretrainSettings(**stage["settings"]) for stage in stages]  # older records: new fields' defaults
         rows["stages"] = "; ".join(
-            f"{i}: {'from scratch' if i == 1 else 'continued'}, {stage['settings']['optimizer']} lr "
-            f"{resolved_lr(stage['settings']):g} ({stage['settings'].get('lr_schedule', 'constant')}), seed "
-            f"{stage['settings']['seed']}, {stage['position']['tokens_seen'] / 1e6:.1f}M tokens"
-            for i, stage in enumerate(stages, start=1)
+            f"{i}: {'from scratch' if i == 1 else 'continued'}, {s.optimizer} lr {s.resolved_lr():g} "
+            f"({s.lr_schedule}), seed {s.seed}, {position['tokens_seen'] / 1e6:.1f}M tokens"
+            for i, (s, position) in enumerate(zip(settings, positions), start=1)
         )
     return rows
 
@@ -124,13 +119,13 @@ def main() -> None:
     model = load_lm(args.run_dir).to(torch.float16)
     model.config.dropout = 0.0
     vocabulary = Vocabulary.from_file(args.run_dir / VOCAB_FILE)
-    settings = training["settings"]
+    settings = PretrainSettings(**training["settings"])
     elapsed = sum(stage["position"]["elapsed"] for stage in stages)
     tokens_seen = sum(stage["position"]["tokens_seen"] for stage in stages)
     cfg = model.config
     hardware = figures.get("hardware", "1 CPU thread")
     rows = {
-        "training data": settings["data_description"],
+        "training data": settings.data_description,
         "licences": "Wikipedia: CC BY-SA 3.0; Wikinews: CC BY 2.5 (attribution above)",
         "tokenizer": "spaCy English tokenizer (`spacy.blank('en')`), spaCy sentencizer; one sentence a line",
         "held out": "whole blocks of 50 consecutive paragraphs: block 0 of every 200 -> valid, block 100 -> test "
@@ -138,11 +133,10 @@ def main() -> None:
         "architecture": f"char CNN {cfg.filters} ({cfg.n_filters} filters), {cfg.n_highway} highway, "
         f"{cfg.n_layers} x LSTM {cfg.lstm_dim} with projection {cfg.projection_dim}, "
         f"softmax over {cfg.vocab_size:,} words",
-        "training": f"{settings['optimizer']} lr {resolved_lr(settings):g}"
-        + (f" ({settings['lr_schedule']} schedule)" if settings.get("lr_schedule", "constant") != "constant" else "")
-        + f", clip {settings['clip_norm']}, dropout "
-        f"{settings['dropout']}, sampled softmax ({cfg.num_sampled} log-uniform draws), "
-        f"{settings['tokens_per_batch']} padded tokens a batch, {hardware}",
+        "training": f"{settings.optimizer} lr {settings.resolved_lr():g}"
+        + (f" ({settings.lr_schedule} schedule)" if settings.lr_schedule != "constant" else "")
+        + f", clip {settings.clip_norm}, dropout {settings.dropout}, sampled softmax ({cfg.num_sampled} "
+        f"log-uniform draws), {settings.tokens_per_batch} padded tokens a batch, {hardware}",
         **stages_summary(stages),
         "training time": f"{elapsed / 60:.0f} min ({figures.get('machine', 'CPU')})",
     }

@@ -118,8 +118,8 @@ class Trainer:
         model.config.bilm_implementation = resolve_bilm_implementation(s.bilm_implementation, model.config, self.device)
         word_inputs = model.config.token_embedding == "word"
         self.model: ElmoForBidirectionalLM = model
-        self.optimizer = make_optimizer(s.optimizer, model.parameters(), s.lr)
         self.base_lr = s.resolved_lr()  # the schedule's rate before warm-up and decay
+        self.optimizer = make_optimizer(s.optimizer, model.parameters(), self.base_lr)
         torch.manual_seed(s.seed * 1000 + self.rank + 1)  # dropout and sampled candidates: per rank
         self.position: dict[str, Any] = load_checkpoint(
             self.checkpoint_dir, model, self.optimizer, self.rank, self.world
@@ -223,10 +223,11 @@ class Trainer:
         return run_seconds
 
     def _schedule_lr(self, run_seconds: float) -> None:
-        """Set the rate of the next step (``schedule``); the training time is rank 0's, so that
-        every rank steps with the same rate."""
+        """Set the rate of the next step (``schedule``); a linear decay by training time follows
+        rank 0's clock, so that every rank steps with the same rate."""
         s, position = self.settings, self.position
-        seconds = from_rank0(run_seconds) if s.max_minutes is not None else run_seconds
+        by_time = s.lr_schedule == "linear" and s.max_minutes is not None
+        seconds = from_rank0(run_seconds) if by_time else run_seconds  # no collective when time does not count
         spent = budget_spent(position["tokens_seen"], self.total_tokens, seconds, s.max_minutes)
         lr = scheduled_lr(self.base_lr, s.lr_schedule, s.warmup_steps, position["step"], spent)
         for group in self.optimizer.param_groups:
