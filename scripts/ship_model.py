@@ -75,8 +75,10 @@ def stages_summary(stages: list[dict]) -> dict[str, str]:
         settings = [PretrainSettings(**stage["settings"]) for stage in stages]  # older records: new fields' defaults
         rows["stages"] = "; ".join(
             f"{i}: {'from scratch' if i == 1 else 'continued'}, {s.optimizer} lr {s.resolved_lr():g} "
-            f"({s.lr_schedule}), seed {s.seed}, {position['tokens_seen'] / 1e6:.1f}M tokens"
-            for i, (s, position) in enumerate(zip(settings, positions), start=1)
+            f"({s.lr_schedule}{f', {s.warmup_steps} warm-up steps' if s.warmup_steps else ''}), seed {s.seed}, "
+            f"{position['tokens_seen'] / 1e6:.1f}M tokens"
+            + (f", {stage['world_size']} DDP processes" if stage.get("world_size", 1) > 1 else "")
+            for i, (s, position, stage) in enumerate(zip(settings, positions, stages), start=1)
         )
     return rows
 
@@ -113,7 +115,13 @@ def main() -> None:
     earlier = [json.loads((run / "training.json").read_text()) for run in args.earlier]
     # an earlier shipped folder brings its own earlier stages
     records = [s for run in earlier for s in [*run.get("earlier_stages", []), run]] + [training]
-    stages = [{k: stage[k] for k in ("settings", "position")} for stage in records]
+    stages = [
+        {
+            **{k: stage[k] for k in ("settings", "position")},
+            "world_size": stage.get("world_size", stage.get("metrics", {}).get("world_size", 1)),
+        }
+        for stage in records
+    ]
     figures = json.loads(args.figures.read_text())
     model_name = args.out_dir.name
     model = load_lm(args.run_dir).to(torch.float16)
@@ -136,7 +144,7 @@ def main() -> None:
         "training": f"{settings.optimizer} lr {settings.resolved_lr():g}"
         + (f" ({settings.lr_schedule} schedule)" if settings.lr_schedule != "constant" else "")
         + f", clip {settings.clip_norm}, dropout {settings.dropout}, sampled softmax ({cfg.num_sampled} "
-        f"log-uniform draws), {settings.tokens_per_batch} padded tokens a batch, {hardware}",
+        f"log-uniform draws), {settings.tokens_per_batch} padded tokens a batch and process, {hardware}",
         **stages_summary(stages),
         "training time": f"{elapsed / 60:.0f} min ({figures.get('machine', 'CPU')})",
     }

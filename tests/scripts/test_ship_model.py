@@ -76,7 +76,9 @@ def test_ship_model_says_when_the_baseline_wins(tmp_path):
 
 def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stage(tmp_path):
     first = tmp_path / "first"
-    pretrain(write_corpus(tmp_path / "first.txt", n=30), first)
+    pretrain(write_corpus(tmp_path / "first.txt", n=30), first, "--warmup-steps", "2")
+    record = json.loads((first / "training.json").read_text())  # as a torchrun --nproc_per_node 2 run records it
+    (first / "training.json").write_text(json.dumps({**record, "metrics": {**record["metrics"], "world_size": 2}}))
     run, out = ship(
         tmp_path, ours=90.0, baseline=120.0, earlier=(first,), baseline_is="the word biLM of stage 1, at its budget"
     )
@@ -85,9 +87,12 @@ def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stag
     steps, tokens = [p["step"] for p in stages], [p["tokens_seen"] for p in stages]
     assert f"| steps | {sum(steps):,} ({steps[0]:,} + {steps[1]:,}) |" in card
     assert f"| tokens seen | {sum(tokens):,} ({tokens[0]:,} + {tokens[1]:,}) |" in card
-    assert "| stages | 1: from scratch, adagrad lr 0.2 (constant), seed 0" in card
+    assert "| stages | 1: from scratch, adagrad lr 0.2 (constant, 2 warm-up steps), seed 0" in card
+    assert f"seed 0, {tokens[0] / 1e6:.1f}M tokens, 2 DDP processes; 2:" in card
     assert "the baseline is the word biLM of stage 1, at its budget." in card
-    assert "2: continued, adagrad lr 0.2 (constant), seed 1" in card
+    assert "2: continued, adagrad lr 0.2 (constant), seed 1" in card and card.count("DDP processes") == 1
+    assert "2048 padded tokens a batch and process" not in card  # the tiny runs' batches are 128 tokens
+    assert "128 padded tokens a batch and process" in card
     record = json.loads((out / "training.json").read_text())
     assert [stage["position"] for stage in record["earlier_stages"]] == stages[:1]
     assert record["position"] == stages[1]

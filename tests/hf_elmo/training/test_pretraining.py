@@ -483,3 +483,22 @@ def test_pretraining_continues_a_converted_model_with_its_shapes(tmp_path, allen
     start = allennlp_model.state_dict()["bilm.forward_layers.0.projection.weight"]
     trained = model.elmo.state_dict()["bilm.forward_layers.0.projection.weight"]
     assert 0 < float((trained - start).abs().max()) < 0.1  # moved a little from the converted weights
+
+
+def test_a_run_saved_before_a_setting_existed_resumes_with_that_settings_default(tmp_path):
+    """A settings.json without a later-added field (lr_schedule, warmup_steps) resumes as if it
+    held the field's default; asking the run for another value is still refused."""
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    full = pretrain(settings_for(tmp_path / "a", corpus), show_progress=False)
+    old = settings_for(tmp_path / "b", corpus, max_steps=5)
+    assert pretrain(old, show_progress=False) is None
+    saved_path = old.resolved_checkpoint_dir() / "settings.json"
+    saved = json.loads(saved_path.read_text())
+    del saved["lr_schedule"], saved["warmup_steps"]
+    saved_path.write_text(json.dumps(saved))
+    with pytest.raises(ValueError, match=r"other settings \(\['lr_schedule'\]\)"):
+        pretrain(settings_for(tmp_path / "b", corpus, lr_schedule="linear"), show_progress=False)
+    resumed = pretrain(settings_for(tmp_path / "b", corpus), show_progress=False)
+    expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
+    for name, value in ElmoForBidirectionalLM.from_pretrained(resumed).state_dict().items():
+        torch.testing.assert_close(value, expected[name], rtol=0, atol=0, msg=name)
