@@ -84,11 +84,14 @@ def stages_summary(stages: list[dict]) -> dict[str, str]:
 
 
 def _comparison(figures: dict) -> str:
-    """One sentence: which of ours and the baseline has the lower average perplexity, set by set."""
+    """One sentence: which of ours and the baseline has the lower average perplexity, set by set;
+    none when the baseline was trained otherwise (``baseline_is``), since that is no fair race."""
     baseline = figures.get("baseline", {})
     shared = [name for name in figures["ours"] if name in baseline]
     if not shared:
         return ""
+    if "baseline_is" in figures:
+        return "This model and the baseline were not trained alike, so their perplexities do not rank the two."
     lower = [name for name in shared if figures["ours"][name]["average"] < baseline[name]["average"]]
     if len(lower) == len(shared):
         return "The char CNN has the lower perplexity on every evaluation set."

@@ -90,6 +90,7 @@ def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stag
     assert "| stages | 1: from scratch, adagrad lr 0.2 (constant, 2 warm-up steps), seed 0" in card
     assert f"seed 0, {tokens[0] / 1e6:.1f}M tokens, 2 DDP processes; 2:" in card
     assert "the baseline is the word biLM of stage 1, at its budget." in card
+    assert "not trained alike, so their perplexities do not rank the two" in card and "lower perplexity" not in card
     assert "2: continued, adagrad lr 0.2 (constant), seed 1" in card and card.count("DDP processes") == 1
     assert "2048 padded tokens a batch and process" not in card  # the tiny runs' batches are 128 tokens
     assert "128 padded tokens a batch and process" in card
