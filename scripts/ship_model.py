@@ -57,7 +57,8 @@ def downstream(scores: dict) -> str:
 
 
 def stages_summary(stages: list[dict]) -> dict[str, str]:
-    """Card rows for a model trained in ``stages`` (``training.json`` records, first stage first):
+    """Card rows for a model trained in ``stages`` (``settings``, ``position`` and ``world_size`` of
+    each ``training.json`` record, first stage first):
     steps, tokens and time of all of them (with each stage's share when there are several) and one
     line a stage."""
     positions = [stage["position"] for stage in stages]
@@ -76,9 +77,9 @@ def stages_summary(stages: list[dict]) -> dict[str, str]:
         rows["stages"] = "; ".join(
             f"{i}: {'from scratch' if i == 1 else 'continued'}, {s.optimizer} lr {s.resolved_lr():g} "
             f"({s.lr_schedule}{f', {s.warmup_steps} warm-up steps' if s.warmup_steps else ''}), seed {s.seed}, "
-            f"{position['tokens_seen'] / 1e6:.1f}M tokens"
-            + (f", {stage['world_size']} DDP processes" if stage.get("world_size", 1) > 1 else "")
-            for i, (s, position, stage) in enumerate(zip(settings, positions, stages), start=1)
+            f"{stage['position']['tokens_seen'] / 1e6:.1f}M tokens"
+            + (f", {stage['world_size']} DDP processes" if stage["world_size"] > 1 else "")
+            for i, (s, stage) in enumerate(zip(settings, stages), start=1)
         )
     return rows
 

@@ -10,7 +10,7 @@ renamed into place; a damaged one is named with what to do.
 from __future__ import annotations
 
 import json
-from dataclasses import MISSING, asdict, fields, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -63,17 +63,6 @@ def saved_vocabulary(folder: Path) -> Vocabulary | None:
         raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
 
 
-def _defaults() -> dict[str, Any]:
-    """Each ``PretrainSettings`` field's default (the required paths have none)."""
-    defaults = {}
-    for f in fields(PretrainSettings):
-        if f.default is not MISSING:
-            defaults[f.name] = f.default
-        elif f.default_factory is not MISSING:
-            defaults[f.name] = f.default_factory()
-    return defaults
-
-
 def resumed_settings(folder: Path, settings: PretrainSettings) -> PretrainSettings:
     """``settings`` for the run in ``folder``; refused when they change more than how long it runs
     and how often it checkpoints (``RUN_LENGTH_FIELDS``).
@@ -94,7 +83,7 @@ def resumed_settings(folder: Path, settings: PretrainSettings) -> PretrainSettin
         raise ValueError(f"{path} is damaged (not a JSON object); delete {folder} to start again")
     if settings.num_sampled is None and isinstance(previous.get("num_sampled"), int):
         settings = replace(settings, num_sampled=previous["num_sampled"])
-    previous = {**_defaults(), **previous}
+    previous = {**asdict(PretrainSettings(train_file="", output_dir="")), **previous}  # + the defaults it lacks
     changed = {k for k, v in asdict(settings).items() if previous.get(k) != v and k not in RUN_LENGTH_FIELDS}
     if changed:
         raise ValueError(
