@@ -25,8 +25,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import torch
-
 from hf_elmo.model_card import write_model_card
 from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
@@ -128,7 +126,7 @@ def main() -> None:
     ]
     figures = json.loads(args.figures.read_text())
     model_name = args.out_dir.name
-    model = load_lm(args.run_dir).to(torch.float16)
+    model = load_lm(args.run_dir).half()
     model.config.dropout = 0.0
     vocabulary = Vocabulary.from_file(args.run_dir / VOCAB_FILE)
     settings = PretrainSettings(**training["settings"])
