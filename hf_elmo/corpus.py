@@ -10,6 +10,9 @@ from .fileio import PathLike
 
 #: A line longer than this is not a sentence (an unsplit document, or not text at all).
 MAX_LINE_CHARS = 100_000
+#: How text files are decoded: UTF-8, a byte-order mark at the start of the file (as some editors
+#: write) dropped rather than read into the first token.
+TEXT_ENCODING = "utf-8-sig"
 
 
 class CorpusError(ValueError):
@@ -37,7 +40,7 @@ def read_corpus(path: PathLike, max_sentence_tokens: int = 100, max_line_chars: 
             if b"\x00" in raw:
                 raise CorpusError(f"{path}:{number}: NUL byte: this looks like binary data, not a text corpus")
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode(TEXT_ENCODING if number == 1 else "utf-8")
             except UnicodeDecodeError as err:
                 raise CorpusError(
                     f"{path}:{number}: not valid UTF-8 (byte {raw[err.start]:#04x} at column {err.start}); "

@@ -20,10 +20,12 @@ settings, it skips the finished chunks (batch size, device and threads may chang
 the vectors by float rounding at most) and computes a damaged one again; other settings are an
 error unless ``overwrite``. When every chunk is done the parts are copied into ``OUTPUT.tmp``,
 the input is checked to be unchanged (else: an error, nothing written, the run discarded),
-``OUTPUT.tmp`` is renamed to OUTPUT, and the partial folder is removed last. ``overwrite``
-deletes an old OUTPUT before the partial folder is made, so an OUTPUT beside a matching partial
-folder is a finished one. A write that would fill the disk stops the run first (HDF5 crashes on
-a full disk), keeping the finished parts.
+``run.json`` records the identity (device, inode, size, mtime) of ``OUTPUT.tmp``, ``OUTPUT.tmp``
+is renamed to OUTPUT, and the partial folder is removed last. With ``overwrite`` an old OUTPUT
+stays until that rename replaces it, so a run that fails or is killed loses nothing; an OUTPUT
+beside a matching partial folder is a finished one only if it is the file ``run.json`` names.
+A write that would fill the disk stops the run first (HDF5 crashes on a full disk), keeping the
+finished parts.
 
 **One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
 reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
@@ -63,7 +65,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .batching import token_budget_batches
-from .corpus import CorpusError
+from .corpus import TEXT_ENCODING, CorpusError
 from .cuda_graphs import GraphedElmo
 from .fileio import PathLike, atomic_file, ensure_free_space, exclusive_lock, write_text_atomic
 from .modeling_elmo import ElmoModel, mean_pool
@@ -238,9 +240,10 @@ def shard_index_file(output: PathLike) -> Path:
 
 
 def read_lines(path: PathLike) -> Iterator[str]:
-    """The lines of a UTF-8 file as Python's text mode splits them; an invalid byte becomes a
-    lone surrogate (``errors="surrogateescape"``) for ``scan_input`` to report."""
-    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+    """The lines of a UTF-8 file (a leading byte-order mark dropped) as Python's text mode splits
+    them; an invalid byte becomes a lone surrogate (``errors="surrogateescape"``) for
+    ``scan_input`` to report."""
+    with open(path, encoding=TEXT_ENCODING, errors="surrogateescape") as handle:
         yield from handle
 
 
@@ -373,7 +376,8 @@ def embed_file(
                 f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
                 "delete that folder, or pass --overwrite to start again"
             )
-        if target.exists() and not resumable and not overwrite:
+        finished = resumable and _is_merged_output(previous, target)
+        if target.exists() and not finished and not overwrite:
             raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
 
         scan = scan_input(input_path, shard, chunk_lines, max_token_chars, model.config.max_characters_per_token)
@@ -381,13 +385,10 @@ def embed_file(
         result = EmbedResult(target, scan.shard_lines, sum(scan.chunk_tokens), chunks, chunks_reused=0)
         if partial.exists() and not resumable:
             shutil.rmtree(partial)
-        if target.exists():
-            if not resumable:
-                target.unlink()
-            else:  # the last run was killed after renaming its output, before removing the parts
-                shutil.rmtree(partial)
-                result.chunks_reused = chunks
-                return _finish(result, output_path, shard, scan, layers)
+        if finished:  # the last run was killed after renaming its output, before removing the parts
+            shutil.rmtree(partial)
+            result.chunks_reused = chunks
+            return _finish(result, output_path, shard, scan, layers)
         partial.mkdir(parents=True, exist_ok=True)
         write_text_atomic(partial / RUN_FILE, json.dumps({"settings": settings}, indent=2) + "\n")
 
@@ -545,28 +546,52 @@ def _merge(
 ) -> None:
     """Copy every part into ``target`` (via a temporary file) with ``sentence_to_index``, then
     remove the partial folder. The input must still be the one the run started with."""
+    _check_input_unchanged(input_path, settings, partial)
     sentence_to_index: dict[str, str] = {}
     owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
     parts_bytes = sum(p.stat().st_size for p in partial.glob("part-*.hdf5"))
     ensure_free_space(target, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}", _RESUME)
-    with atomic_file(target) as tmp:
+    with atomic_file(target) as tmp:  # an older output stays in place until this rename
         with h5py.File(tmp, "w") as out:
             for chunk, lines in groupby(owned, key=lambda item: shard.chunk_of(item[0], chunk_lines)):
+                if not _part_file(partial, chunk).is_file():  # the input grew since the check above
+                    _check_input_unchanged(input_path, settings, partial)
                 with h5py.File(_part_file(partial, chunk), "r") as part:
                     for index, line in lines:
                         part.copy(part[str(index)], out, name=str(index))
                         sentence_to_index[line.strip()] = str(index)
             dataset = out.create_dataset(SENTENCE_TO_INDEX, (1,), dtype=h5py.special_dtype(vlen=str))
             dataset[0] = json.dumps(sentence_to_index)
-        now = _input_identity(input_path)
-        changed = [k for k, v in now.items() if settings[k] != v]
-        if changed:
-            shutil.rmtree(partial)
-            raise ValueError(
-                f"{input_path} changed while it was embedded ({', '.join(changed)} differ); nothing "
-                "was written and the unfinished run was discarded: run the command again"
-            )
+        _check_input_unchanged(input_path, settings, partial)
+        # what tells a resumed run that the output it finds is this one, not one it was to replace
+        write_text_atomic(
+            partial / RUN_FILE, json.dumps({"settings": settings, "output": _identity(tmp)}, indent=2) + "\n"
+        )
     shutil.rmtree(partial)
+
+
+def _check_input_unchanged(input_path: Path, settings: dict[str, Any], partial: Path) -> None:
+    """Raise (discarding the unfinished run) if the input is not the file the run started with."""
+    now = _input_identity(input_path)
+    changed = [k for k, v in now.items() if settings[k] != v]
+    if changed:
+        shutil.rmtree(partial)
+        raise ValueError(
+            f"{input_path} changed while it was embedded ({', '.join(changed)} differ); nothing "
+            "was written and the unfinished run was discarded: run the command again"
+        )
+
+
+def _identity(path: Path) -> list[int]:
+    """Device, inode, size and mtime of a file: kept by a rename, changed by any other file."""
+    stat = path.stat()
+    return [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns]
+
+
+def _is_merged_output(run: dict[str, Any] | None, target: Path) -> bool:
+    """Whether ``target`` is the output that the run of ``run.json`` merged (it was killed after
+    the rename, before removing its partial folder), not an older file it was to replace."""
+    return run is not None and target.is_file() and run.get("output") == _identity(target)
 
 
 def _finish(result: EmbedResult, output: PathLike, shard: Shard, scan: InputScan, layers: str) -> EmbedResult:

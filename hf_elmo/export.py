@@ -4,7 +4,7 @@
 
     model.onnx | model.pt2   the graph of ``ElmoInferenceGraph``: char_ids (B, T, W) int64 in,
                              layers (B, L+1, T, 2P) and mask (B, T) bool out; B and T dynamic
-    tokenizer_config.json    the ``ElmoTokenizer`` settings that make the char ids
+    tokenizer_config.json    the model's ``ElmoTokenizer`` settings: how raw text is split, the char ids
     elmo_export.json         what the wrappers need: format, file, dtype, W, L, 2P
 
 ``OnnxElmo(folder)`` (ONNX Runtime, numpy out) and ``TorchExportElmo(folder)`` (torch out) take
@@ -28,7 +28,7 @@ import torch
 
 from .fileio import PathLike, build_aside, check_output_folder, write_text_atomic
 from .modeling_elmo import ElmoModel
-from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, N_CHAR_IDS, ElmoTokenizer, batch_to_ids
+from .tokenization_elmo import N_CHAR_IDS, ElmoTokenizer, batch_to_ids
 
 #: Export format -> the graph's file name in the folder.
 FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}
@@ -44,15 +44,19 @@ def export_model(
     out_dir: PathLike,
     format: str = "onnx",
     dtype: str = "float32",
-    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
+    tokenizer: ElmoTokenizer | None = None,
     overwrite: bool = False,
 ) -> Path:
     """Write ``model``'s inference graph in ``format`` with its tokenizer config to ``out_dir``.
 
-    The folder is written beside ``out_dir`` and moved into place when complete; an existing
-    non-empty ``out_dir`` is an error unless ``overwrite``. Returns ``out_dir``.
+    ``tokenizer``: whose settings (pre-tokenizer, ``max_token_chars``) the folder keeps; by
+    default the one saved with the model (``hf_elmo.loading.model_tokenizer``), so that raw text
+    is split as the model's training corpus was. The folder is written beside ``out_dir`` and
+    moved into place when complete; an existing non-empty ``out_dir`` is an error unless
+    ``overwrite``. Returns ``out_dir``.
     """
     from .export_graph import ElmoInferenceGraph
+    from .loading import model_tokenizer
 
     if format not in FORMATS:
         raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
@@ -60,6 +64,12 @@ def export_model(
         raise ValueError(f"format {format} cannot use dtype {dtype}; use one of {', '.join(DTYPES[format])}")
     check_output_folder(out_dir, overwrite=overwrite)  # before the slow export
     config = model.config
+    tokenizer = model_tokenizer(model) if tokenizer is None else tokenizer
+    if tokenizer.max_characters_per_token != config.max_characters_per_token:
+        raise ValueError(
+            f"the tokenizer makes {tokenizer.max_characters_per_token} char ids a token but the model reads "
+            f"{config.max_characters_per_token}; pass the model's own tokenizer"
+        )
     graph = ElmoInferenceGraph(model).to(device="cpu", dtype=getattr(torch, dtype)).eval()  # copies the weights
     example = batch_to_ids([["Export", "me"], ["ok"]], config.max_characters_per_token)
     dynamic = ({0: torch.export.Dim("batch", min=1), 1: torch.export.Dim("tokens", min=1)},)
@@ -81,9 +91,7 @@ def export_model(
             else:
                 program = torch.export.export(graph, (example,), dynamic_shapes=dynamic)
                 torch.export.save(program, staging / FORMATS[format])
-        ElmoTokenizer(
-            max_characters_per_token=config.max_characters_per_token, max_token_chars=max_token_chars
-        ).save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
         manifest = {
             "format": format,
             "file": FORMATS[format],
@@ -91,7 +99,7 @@ def export_model(
             "input": INPUT_NAME,
             "outputs": list(OUTPUT_NAMES),
             "max_characters_per_token": config.max_characters_per_token,
-            "max_token_chars": max_token_chars,
+            "max_token_chars": tokenizer.max_token_chars,
             "num_layers": config.n_layers + 1,
             "output_dim": 2 * config.projection_dim,
         }

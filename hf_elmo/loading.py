@@ -355,6 +355,17 @@ def load_bilm(name_or_path: PathLike):
     return ElmoModel.from_pretrained(source.path).eval(), source
 
 
+def model_tokenizer(model: PreTrainedModel, **settings: Any) -> ElmoTokenizer:
+    """The tokenizer saved beside ``model``'s weights (``tokenizer_config.json`` of the folder it
+    was loaded from: its pre-tokenizer and limits), or, where there is none (original files, a
+    model built in memory), the whitespace tokenizer of the released models for its width.
+    ``settings`` (e.g. ``max_token_chars``) replace the saved ones."""
+    folder = Path(model.name_or_path) if model.name_or_path else None
+    if folder is not None and (folder / "tokenizer_config.json").is_file():
+        return ElmoTokenizer.from_pretrained(folder, **settings)
+    return ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token, **settings)
+
+
 def _sha256(path: Path) -> str:
     import hashlib
 

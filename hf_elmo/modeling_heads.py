@@ -127,10 +127,13 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
         attention_mask: torch.Tensor | None = None,
         labels: torch.Tensor | None = None,
         return_dict: bool | None = None,
-        **kwargs,
     ) -> TokenClassifierOutput | SequenceClassifierOutput | tuple[torch.Tensor, ...]:
         """``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (the head's shape,
-        see its class), and ``loss`` when ``labels`` are given."""
+        see its class), and ``loss`` when ``labels`` are given (a mean over the batch).
+
+        No ``**kwargs``: a misspelt argument is a ``TypeError``, and ``Trainer`` (which reads the
+        signature) divides the loss by its gradient-accumulation steps itself instead of passing
+        ``num_items_in_batch``."""
         encoded, mask = self.encode(input_ids, attention_mask)
         logits = self.classifier(self._features(encoded, mask))
         loss = None if labels is None else self._loss(logits, labels)

@@ -119,7 +119,7 @@ def token_to_char_ids(
             f"token of {len(token)} characters ({token[:20]!r}...) is longer than "
             f"max_token_chars={max_token_chars}; ELMo reads only its first "
             f"{max_characters_per_token - 2} UTF-8 bytes. Split it, or pass max_token_chars=None "
-            "to truncate it as the original implementation does"
+            "(--max-token-chars none) to truncate it as the original implementation does"
         )
     try:
         encoded = token.encode("utf-8")
@@ -233,6 +233,31 @@ def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> tuple[list[str], 
     return [t.text for t in tokens], [(t.idx, t.idx + len(t.text)) for t in tokens]
 
 
+def check_padding_side(side: str) -> None:
+    """ELMo's batches are padded on the right: the biLM reads each row from its first position."""
+    if side != "right":
+        raise ValueError(
+            f"ElmoTokenizer pads on the right only, got padding_side={side!r}: the biLM reads each sentence from "
+            "the first position of its row"
+        )
+
+
+def padded_length(longest: int, padding: bool | str, max_length: int | None, pad_to_multiple_of: int | None) -> int:
+    """The length a batch whose longest sentence has ``longest`` words is padded to: the longest
+    (ELMo's ids are a dense array, so ``padding=False`` pads to it too), or ``max_length`` with
+    ``padding="max_length"``, then rounded up to a multiple of ``pad_to_multiple_of``."""
+    steps = longest
+    if padding == "max_length":
+        if max_length is None:
+            raise ValueError("padding='max_length' needs max_length=N")
+        steps = max(steps, max_length)
+    elif padding not in (True, False, "longest", "do_not_pad"):
+        raise ValueError(f"padding must be True, False, 'longest', 'max_length' or 'do_not_pad', got {padding!r}")
+    if pad_to_multiple_of:
+        steps = -(-steps // pad_to_multiple_of) * pad_to_multiple_of
+    return steps
+
+
 class ElmoBatchEncoding(BatchEncoding):
     """``BatchEncoding`` that knows which word each position is.
 
@@ -285,6 +310,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         self.max_characters_per_token = max_characters_per_token
         self.max_token_chars = max_token_chars
         self.pre_tokenizer = check_pre_tokenizer(pre_tokenizer)
+        check_padding_side(kwargs.get("padding_side") or "right")
         super().__init__(
             max_characters_per_token=max_characters_per_token,
             max_token_chars=max_token_chars,
@@ -321,11 +347,25 @@ class ElmoTokenizer(PreTrainedTokenizer):
             return token_to_char_ids(tokens, self.max_characters_per_token, self.max_token_chars)
         return [token_to_char_ids(t, self.max_characters_per_token, self.max_token_chars) for t in tokens]
 
+    @property
+    def pad_token_id(self) -> int:
+        """0: a padding token's char ids are all 0, the value transformers' pipelines fill a batch
+        with (``pipeline(..., batch_size=N)``)."""
+        return 0
+
     def convert_ids_to_tokens(  # type: ignore[override]
-        self, ids: Sequence[int] | Sequence[Sequence[int]] | torch.Tensor, skip_special_tokens: bool = False
+        self, ids: int | Sequence[int] | Sequence[Sequence[int]] | torch.Tensor, skip_special_tokens: bool = False
     ) -> str | list[str]:
         """The word of one row of char ids (W,), or the words of (T, W) rows; see
-        ``char_ids_to_token``. ``skip_special_tokens`` leaves out padding and sentence markers."""
+        ``char_ids_to_token``. ``skip_special_tokens`` leaves out padding and sentence markers.
+        A single id is a token only as ``pad_token_id`` (0: padding, the empty word)."""
+        if isinstance(ids, int):
+            if ids != self.pad_token_id:
+                raise ValueError(
+                    f"char id {ids} alone is not a token: an ELMo token is a row of {self.max_characters_per_token} "
+                    "char ids; pass a row (W,) or rows (T, W)"
+                )
+            return ""
         rows = (
             ids.tolist() if isinstance(ids, torch.Tensor) else [list(r) if not isinstance(r, int) else r for r in ids]
         )
@@ -375,10 +415,14 @@ class ElmoTokenizer(PreTrainedTokenizer):
     def __call__(
         self,
         text: str | Sequence[str] | Sequence[Sequence[str]],
+        text_pair: Any = None,
+        *,
         is_split_into_words: bool = False,
         padding: bool | str = True,
         truncation: bool | str | None = None,
         max_length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+        padding_side: str | None = None,
         return_tensors: str | None = None,
         return_offsets_mapping: bool = False,
         return_special_tokens_mask: bool = False,
@@ -386,20 +430,32 @@ class ElmoTokenizer(PreTrainedTokenizer):
     ) -> ElmoBatchEncoding:
         """Encode one sentence or a batch; see the class docstring.
 
-        Batches are always padded to their longest sentence (ELMo's ids are a dense 3-D array);
-        ``padding`` is accepted for API compatibility. ``truncation=True`` keeps the first
-        ``max_length`` (default ``model_max_length``) words of each sentence.
+        A batch is a dense array, so it is always padded at least to its longest sentence
+        (``padding=True``/``"longest"``/``False``); ``padding="max_length"`` pads to
+        ``max_length`` and ``pad_to_multiple_of`` rounds the length up. Padding goes on the right
+        only (``padding_side="left"`` is an error: the biLM reads each row from its first
+        position). ``truncation=True`` keeps ``max_length`` (default ``model_max_length``) words
+        of each sentence: the first ones, or the last with ``truncation_side="left"``.
         """
+        if text_pair is not None:
+            raise ValueError(
+                "ElmoTokenizer encodes single sentences (ELMo has no sentence pairs); encode each text on its own, "
+                "and pass pre-split words as tokenizer(words, is_split_into_words=True)"
+            )
         unused = {k for k, v in kwargs.items() if v not in (None, False)}
         if unused:
             raise TypeError(f"ElmoTokenizer does not support {sorted(unused)}")
         if return_tensors not in (None, "pt"):
             raise ValueError(f"ElmoTokenizer supports return_tensors=None or 'pt', got {return_tensors!r}")
+        check_padding_side(padding_side or self.padding_side)
         sentences, spans, single = self._split(text, is_split_into_words)
         if truncation not in (None, False, "do_not_truncate"):
             limit = max_length or self.model_max_length
-            sentences, spans = [s[:limit] for s in sentences], [s[:limit] for s in spans]
+            keep = slice(-limit, None) if self.truncation_side == "left" else slice(limit)
+            sentences, spans = [s[keep] for s in sentences], [s[keep] for s in spans]
+        steps = padded_length(max(map(len, sentences), default=0), padding, max_length, pad_to_multiple_of)
         ids = batch_to_ids(sentences, self.max_characters_per_token, self.max_token_chars)
+        ids = torch.nn.functional.pad(ids, (0, 0, 0, steps - ids.shape[1]))
         mask = (ids > 0).any(dim=-1).long()
         data: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
         steps = ids.shape[1]
@@ -439,12 +495,9 @@ class ElmoTokenizer(PreTrainedTokenizer):
         features = [{k: v.tolist() if isinstance(v, torch.Tensor) else v for k, v in f.items()} for f in encoded_inputs]
         if not features or "input_ids" not in features[0]:
             raise ValueError("ElmoTokenizer.pad needs a non-empty list of encodings with input_ids")
+        check_padding_side(kwargs.get("padding_side") or self.padding_side)
         lengths = [len(f["input_ids"]) for f in features]
-        steps = max(lengths)
-        if padding == "max_length" and max_length is not None:
-            steps = max(steps, max_length)
-        if pad_to_multiple_of:
-            steps = -(-steps // pad_to_multiple_of) * pad_to_multiple_of
+        steps = padded_length(max(lengths), padding, max_length, pad_to_multiple_of)
         fill = {
             "input_ids": [0] * self.max_characters_per_token,
             "attention_mask": 0,

@@ -25,6 +25,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import torch
+
 from hf_elmo.model_card import write_model_card
 from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
@@ -126,7 +128,7 @@ def main() -> None:
     ]
     figures = json.loads(args.figures.read_text())
     model_name = args.out_dir.name
-    model = load_lm(args.run_dir).half()
+    model = load_lm(args.run_dir)  # float32; stored as float16 below
     model.config.dropout = 0.0
     vocabulary = Vocabulary.from_file(args.run_dir / VOCAB_FILE)
     settings = PretrainSettings(**training["settings"])
@@ -160,7 +162,7 @@ def main() -> None:
         rows[f"spaCy {name}: ELMo vs baseline"] = downstream(scores)
     staging = Path(tempfile.mkdtemp(prefix=f".{args.out_dir.name}.", dir=args.out_dir.parent))
     try:
-        model.save_pretrained(staging)
+        model.save_pretrained(staging, storage_dtype=torch.float16)  # config.json keeps float32
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(pre_tokenizer="spacy:en").save_pretrained(staging)  # the corpus was tokenised so
         record = {**training, "figures": figures, **({"earlier_stages": stages[:-1]} if earlier else {})}

@@ -20,6 +20,7 @@ from thinc.types import Floats3d, Floats4d
 from hf_elmo import ElmoModel, batch_to_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
+from .config_errors import check_setting
 from .listener import replace_listener_cfg
 from .loader import load_shipped_model
 from .shim import ElmoShim
@@ -35,6 +36,10 @@ def _one_torch_thread_after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_one_torch_thread_after_fork)
+
+
+#: What ``grad_scaler_config`` may set (``PyTorchGradScaler``'s arguments).
+GRAD_SCALER_SETTINGS = ("init_scale", "growth_factor", "backoff_factor", "growth_interval")
 
 
 @registry.architectures("spacy-elmo.ElmoBiLm.v2")
@@ -61,6 +66,10 @@ def elmo_bilm_v2(
             precision; it is enabled when ``mixed_precision`` is and torch can use CUDA AMP
             (a machine without CUDA runs float32: there is nothing to scale).
     """
+    where = "spacy-elmo.ElmoBiLm.v2"
+    check_setting(token_budget >= 1, where, "token_budget", f"must be >= 1 padded token, got {token_budget}")
+    unknown = sorted(set(grad_scaler_config or {}) - set(GRAD_SCALER_SETTINGS))
+    check_setting(not unknown, where, "grad_scaler_config", f"unknown {unknown}; use {', '.join(GRAD_SCALER_SETTINGS)}")
     scaler = PyTorchGradScaler(enabled=mixed_precision and has_torch_amp, **(grad_scaler_config or {}))
     return Model(
         "elmo-bilm",

@@ -67,6 +67,12 @@ def read_sst(path: PathLike, vocab: Vocab, max_sentences: int | None = None) -> 
     """One ``Doc`` with exclusive ``cats`` per ``label sentence`` line of an SST file."""
     path = Path(path)
     lines = [line.split() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for number, fields in enumerate(lines, 1):
+        if not fields[0].isdigit():
+            raise ValueError(
+                f"{path}: sentence {number} starts with {fields[0][:20]!r}, not an integer label: an SST file "
+                "holds one 'label word word ...' line per sentence"
+            )
     labels = sorted({fields[0] for fields in lines})
     for number, fields in enumerate(lines[:max_sentences], 1):
         if len(fields) < 2:

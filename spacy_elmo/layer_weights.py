@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 from spacy.language import Language
 
+from hf_elmo.fileio import atomic_file
+
 from .scalar_mix import layer_weights
 
 MIX_NAME = "elmo-scalar-mix"
@@ -51,21 +53,32 @@ def plot_layer_weights(nlp: Language, output: str | Path) -> list[MixWeights]:
     Raises ``ValueError`` if ``nlp`` has no initialised scalar mix, ``ImportError`` (saying how
     to install it) without matplotlib.
     """
+    mixes = read_layer_weights(nlp)
+    save_layer_weights(mixes, output)
+    return mixes
+
+
+def read_layer_weights(nlp: Language) -> list[MixWeights]:
+    """``mix_weights(nlp)``; a ``ValueError`` if there are none."""
     mixes = mix_weights(nlp)
     if not mixes:
         raise ValueError(
             "the pipeline has no initialised ELMo scalar mix (no spacy-elmo.ElmoMixListener.v1 or "
             "spacy-elmo.ElmoMix.v1 in any component): nothing to plot"
         )
-    save_layer_weights(mixes, output)
     return mixes
 
 
 def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
-    """Write ``layer_weights_figure(mixes)`` to the PNG ``output`` (and free the figure)."""
+    """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing,
+    through a temporary file renamed into place (and free the figure)."""
     figure = layer_weights_figure(mixes)
-    figure.savefig(output, dpi=120)
-    _pyplot().close(figure)
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with atomic_file(output) as tmp:
+            figure.savefig(tmp, dpi=120, format="png")
+    finally:
+        _pyplot().close(figure)
 
 
 def layer_weights_figure(mixes: Sequence[MixWeights]):
@@ -107,15 +120,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         nlp = spacy.load(args.pipeline)
-        mixes = plot_layer_weights(nlp, args.output)
+        mixes = read_layer_weights(nlp)
     except (OSError, ValueError, ImportError) as error:
-        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        print(f"error: {args.pipeline}: {message}", file=sys.stderr)
-        return 1
+        return _error(args.pipeline, error)
+    try:
+        save_layer_weights(mixes, args.output)
+    except (OSError, ValueError, ImportError) as error:
+        return _error(args.output, error)
     for mix in mixes:
         print(f"{mix.component}: softmax(s) = {np.round(mix.weights, 4).tolist()}, gamma = {mix.gamma:.4f}")
     print(f"wrote {args.output}")
     return 0
+
+
+def _error(path: Path, error: Exception) -> int:
+    """Print one error line naming ``path``; the exit code 1."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    print(f"error: {path}: {message}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

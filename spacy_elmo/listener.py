@@ -87,8 +87,11 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
         )
     if not model.has_dim("nO") or not model.has_dim("nL"):
         raise ValueError(
-            "ELMo listener has no widths: the elmo component it listens to must load its weights "
-            "(nlp.initialize, or a trained pipeline) before this component is initialised"
+            f"ELMo listener (upstream {model.upstream_name!r}) has no widths: the elmo component it listens to "
+            "must be in the pipeline under that name and load its weights (nlp.initialize, or a trained "
+            "pipeline) before this component is initialised; spaCy does not initialise a component in "
+            "[training] frozen_components, so a frozen elmo must be sourced from a trained pipeline "
+            "(or keep it trainable: its model's frozen = true already keeps the biLM fixed)"
         )
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
 

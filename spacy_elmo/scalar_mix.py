@@ -16,6 +16,8 @@ from typing import cast
 from thinc.api import Model, Ops
 from thinc.types import Floats1d, Floats2d, Floats3d
 
+from .config_errors import check_setting
+
 LAYER_NORMS = (None, "batch", "token")
 EPS = 1e-13
 
@@ -28,10 +30,14 @@ def scalar_mix(
     ``dropout`` is the layer's own rate (``attrs["mix_dropout"]``): spaCy's training dropout
     does not override it.
     """
-    if layer_norm not in LAYER_NORMS:
-        raise ValueError(f"layer_norm must be one of {LAYER_NORMS}, got {layer_norm!r}")
-    if not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+    check_setting(
+        layer_norm in LAYER_NORMS,
+        "the ELMo scalar mix",
+        "layer_norm",
+        f"must be one of {LAYER_NORMS}, got {layer_norm!r}",
+    )
+    check_setting(0.0 <= dropout < 1.0, "the ELMo scalar mix", "dropout", f"must be in [0, 1), got {dropout}")
+    check_setting(l2 >= 0.0, "the ELMo scalar mix", "l2", f"must be >= 0, got {l2}")
     return Model(
         "elmo-scalar-mix",
         mix_forward,

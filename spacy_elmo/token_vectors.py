@@ -6,8 +6,10 @@ The vector of a token is a fixed mix of its biLM layers: their average, ``mean_j
 whitespace tokens (the biLM does not read them; their vectors are zero). ``similarity`` is the
 cosine of two vectors (0.0 when either is zero).
 
-``set_token_vectors(doc)`` stores the token vectors in ``doc.tensor`` (n_tokens, 2P) and installs
-the hooks in ``doc.user_hooks`` / ``user_span_hooks`` / ``user_token_hooks``. ``doc.tensor`` and
+``set_token_vectors(doc)`` stores the token vectors in ``doc.tensor`` (n_tokens, 2P) unless an
+earlier component has already set it (spaCy's ``tok2vec`` does, and its listeners read it back at
+prediction), and installs the hooks in ``doc.user_hooks`` / ``user_span_hooks`` /
+``user_token_hooks``, which read ``doc._.elmo`` and so give ELMo's vectors either way. ``doc.tensor`` and
 ``doc._.elmo`` survive ``Doc.to_bytes`` (and ``DocBin`` with ``store_user_data=True`` keeps
 ``doc._.elmo``); the hooks do not, as spaCy does not serialise hooks. Where there are no static
 vectors, spaCy reads ``token.vector`` and ``doc.vector`` from ``doc.tensor`` by itself; elsewhere
@@ -24,8 +26,10 @@ from .doc_layers import EXTENSION
 
 
 def set_token_vectors(doc: Doc) -> None:
-    """Set ``doc.tensor`` and the vector / similarity hooks from ``doc._.elmo``."""
-    doc.tensor = token_vectors(doc)  # type: ignore[assignment]  # spaCy's stub says float64 NumPy; it holds Floats2d
+    """Set the vector / similarity hooks from ``doc._.elmo``, and ``doc.tensor`` if no earlier
+    component has set it (another component's tensor is left to the components that read it)."""
+    if doc.tensor.size == 0:
+        doc.tensor = token_vectors(doc)  # type: ignore[assignment]  # spaCy's stub says float64 NumPy; it holds Floats2d
     for hooks in (doc.user_hooks, doc.user_span_hooks):
         hooks["vector"] = _mean_vector
         hooks["has_vector"] = _has_vector

@@ -24,7 +24,7 @@ SHIPPED: Dict[str, Path] = {"elmo-2x256-en": HERE / "elmo-2x256-en"}
 RETIRED: Dict[str, tuple[str, str]] = {
     "elmo-tiny-en": (
         "elmo-2x256-en",
-        "the 1.4M-token demonstration model of hf-elmo 0.1; its successor has the same layer sizes and saw 8.6x the text",
+        "the 1.4M-token demonstration model of hf-elmo 0.1; its successor has the same layer sizes and saw 84x the text (117.8M tokens)",
     ),
 }
 DEFAULT_MODEL_NAME = SHIPPED_PREFIX + "elmo-2x256-en"

@@ -20,6 +20,14 @@ def distributed_context() -> tuple[int, int]:
     return 0, 1
 
 
+def end_distributed() -> None:
+    """Destroy the process group, if there is one: a process that exits with it alive may be
+    aborted by its threads ("terminate called without an active exception"), as a loaded
+    2-core machine showed under torchrun."""
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
 def _collective_device() -> torch.device:
     """Where the tensors of a collective must be: NCCL reduces CUDA tensors only, gloo CPU ones."""
     if dist.get_backend() == "nccl":

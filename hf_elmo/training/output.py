@@ -4,7 +4,6 @@ the training machine."""
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -29,13 +28,15 @@ def save_lm_folder(
     metrics: dict[str, Any],
     overwrite: bool = False,
 ) -> Path:
-    """``save_pretrained`` + ``vocab.txt`` + tokenizer + model card, built aside and renamed into place."""
+    """``save_pretrained`` + ``vocab.txt`` + tokenizer + model card, built aside and renamed into place.
+
+    The weights are stored in ``settings.save_dtype``; ``config.json`` keeps the model's dtype
+    (float32), so that every way of loading the folder computes in float32 unless asked otherwise.
+    """
     dtype = getattr(torch, settings.save_dtype)
     expected_bytes = sum(p.numel() for p in model.parameters()) * dtype.itemsize
     with build_aside(out_dir, overwrite=overwrite, expected_bytes=expected_bytes) as staging:
-        to_save = model if dtype == torch.float32 else _cast_copy(model, dtype)
-        to_save.config.dropout = 0.0
-        to_save.save_pretrained(staging)
+        model.save_pretrained(staging, storage_dtype=dtype)
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(
             max_characters_per_token=model.config.max_characters_per_token, pre_tokenizer=settings.pre_tokenizer
@@ -64,10 +65,6 @@ def publishable_path(path: PathLike) -> str:
     """``path`` relative to the working directory when it lies inside it, else its name alone."""
     resolved, here = Path(path).resolve(), Path.cwd().resolve()
     return str(resolved.relative_to(here)) if resolved.is_relative_to(here) else resolved.name
-
-
-def _cast_copy(model: ElmoForBidirectionalLM, dtype: torch.dtype) -> ElmoForBidirectionalLM:
-    return copy.deepcopy(model).to(dtype)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
 
 
 def model_card_fields(

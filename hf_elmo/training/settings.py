@@ -260,7 +260,8 @@ def check_settings(settings: PretrainSettings) -> None:
     for name in ("train_file", "valid_file", "vocab_file"):
         path = getattr(s, name)
         if path is not None and not Path(path).is_file():
-            raise FileNotFoundError(f"{flag(name)} {path}: no such file")
+            what = "the training file" if name == "train_file" else flag(name)  # a positional argument
+            raise FileNotFoundError(f"{what} {path}: no such file")
     check_pre_tokenizer(s.pre_tokenizer)
     if s.init_model is None:
         ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})

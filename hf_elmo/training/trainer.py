@@ -22,7 +22,16 @@ from ..fileio import check_output_folder
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import load_checkpoint, open_loss_log, resumed_settings, save_checkpoint, saved_vocabulary, start_run
 from .data import LMBatch, SentenceBatcher, collated_batches, data_workers_for
-from .distributed import agree, all_reduce, all_reduce_min, barrier, distributed_context, from_rank0, rank_divergence
+from .distributed import (
+    agree,
+    all_reduce,
+    all_reduce_min,
+    barrier,
+    distributed_context,
+    end_distributed,
+    from_rank0,
+    rank_divergence,
+)
 from .evaluation import perplexity
 from .model import build_model, make_optimizer, resolve_bilm_implementation
 from .output import save_lm_folder
@@ -53,7 +62,10 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     either way it checkpoints and writes the model folder. Returns None when the run stopped at
     ``settings.max_steps`` before its end (resume it with the same command).
     """
-    return Trainer(settings, overwrite=overwrite, show_progress=show_progress).run()
+    try:
+        return Trainer(settings, overwrite=overwrite, show_progress=show_progress).run()
+    finally:
+        end_distributed()
 
 
 class Trainer:
@@ -258,6 +270,7 @@ class Trainer:
         if s.valid_file:
             metrics["valid"] = perplexity(model, self.vocabulary, read_corpus(s.valid_file, s.max_sentence_tokens))
         model.config.bilm_implementation = self.saved_implementation
+        model.config.dropout = 0.0  # what loads from the folder embeds without dropout
         save_lm_folder(model, self.vocabulary, self.out_dir, s, self.position, metrics, overwrite=self.overwrite)
         barrier()
         return self.out_dir

@@ -24,8 +24,13 @@ def positive_int(text: str) -> int:
 
 
 def token_limit(text: str) -> int | None:
-    """``--max-token-chars``: an integer, or ``none`` (no limit: long tokens are truncated)."""
-    return None if text.lower() == "none" else int(text)
+    """``--max-token-chars``: a positive integer, or ``none`` (no limit: long tokens are truncated)."""
+    if text.lower() == "none":
+        return None
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer or 'none', got {text!r}") from None
 
 
 class CommandParser(argparse.ArgumentParser):

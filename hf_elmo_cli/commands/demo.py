@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
     from torch.nn.functional import cosine_similarity
 
+    from hf_elmo.corpus import TEXT_ENCODING
     from hf_elmo.loading import load_bilm
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
     from hf_elmo.tokenization_elmo import split_words
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {name:32s} {float(cosine_similarity(vectors[0][layer], vectors[1][layer], dim=0)):.3f}")
 
     text_path = Path(args.text) if args.text else DEMO_SENTENCES
-    text = [line.split() for line in text_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    text = [line.split() for line in text_path.read_text(encoding=TEXT_ENCODING).splitlines() if line.strip()]
     occurrences: list[tuple[int, int]] = [
         (s, t) for s, tokens in enumerate(text) for t, w in enumerate(tokens) if args.any_token or w == args.word
     ]

@@ -13,7 +13,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="export the biLM for serving: an ONNX file or a torch.export program, with its tokenizer config",
         description="Writes OUT, a folder with the inference graph (model.onnx or model.pt2: char_ids (batch, "
         "tokens, 50) int64 in; layers (batch, L+1, tokens, 2P) and mask (batch, tokens) out; any batch size "
-        "and length), tokenizer_config.json and elmo_export.json. The graph is stateless: every call starts "
+        "and length), tokenizer_config.json (the model's tokenizer: how raw text is split) and elmo_export.json. "
+        "The graph is stateless: every call starts "
         "from the model's initial state (zeros, or the warm state of `warm_up`). Load it with "
         "hf_elmo.export.OnnxElmo(OUT) or TorchExportElmo(OUT). After writing, the graph is run on a few "
         "sentences and compared with the model in eager mode.",
@@ -39,8 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--max-token-chars",
         type=token_limit,
-        default=100,
-        help="the tokenizer's limit: longer tokens are an error (default 100); 'none' truncates them",
+        default=argparse.SUPPRESS,
+        help="the tokenizer's limit: longer tokens are an error; 'none' truncates them (default: the model's "
+        "tokenizer's, 100 for converted originals)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
     parser.set_defaults(run=run)
@@ -49,11 +51,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from hf_elmo.export import export_model, open_exported, parity_error
     from hf_elmo.fileio import check_output_folder
-    from hf_elmo.loading import load_bilm
+    from hf_elmo.loading import load_bilm, model_tokenizer
 
     check_output_folder(args.out, overwrite=args.overwrite)  # before the model loads
     model, _ = load_bilm(args.model)  # the resolver's errors name the model and what was tried
-    out = export_model(model, args.out, args.format, args.dtype, args.max_token_chars, overwrite=args.overwrite)
+    # the model's tokenizer splits raw text as its corpus was; --max-token-chars, if given, replaces its limit
+    tokenizer = model_tokenizer(
+        model, **({"max_token_chars": args.max_token_chars} if "max_token_chars" in args else {})
+    )
+    out = export_model(model, args.out, args.format, args.dtype, tokenizer, overwrite=args.overwrite)
     error = parity_error(model, open_exported(out))
     print(
         f"wrote {out} ({args.format}, {args.dtype}); max abs difference from the eager model on a test batch: "

@@ -32,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
     parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.defer(add_reading_options)  # their defaults are in hf_elmo (torch): read only when the command runs
     parser.set_defaults(run=run)
 
@@ -50,6 +51,8 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     import torch
 
     from hf_elmo.corpus import read_corpus
@@ -62,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         if args.model is None:
             raise ValueError("give the text FILE to score (and optionally a MODEL before it)")
         args.model, args.file = DEFAULT_MODEL_NAME, args.model
+        if Path(args.file).is_dir():
+            raise ValueError(
+                f"{args.file} is a folder: give the text FILE to score after it (elmo perplexity MODEL FILE)"
+            )
     if args.threads:
         torch.set_num_threads(args.threads)
     source = resolve_model(args.model)
@@ -74,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     sentences = read_corpus(args.file, args.max_sentence_tokens)
     if args.unk_token:
         sentences = [" ".join(UNK if t == args.unk_token else t for t in s.split()) for s in sentences]
-    result = perplexity(model, vocabulary, sentences, args.tokens_per_batch, show_progress=True)
+    result = perplexity(model, vocabulary, sentences, args.tokens_per_batch, show_progress=not args.no_progress)
     if args.json:
         print(json.dumps(result))
     else:

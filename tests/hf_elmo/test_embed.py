@@ -173,6 +173,13 @@ def test_existing_output_is_refused_unless_overwrite(model_dir, text, reference,
 
 
 # -- sentence vectors -------------------------------------------------------------------------
+def test_a_byte_order_mark_at_the_start_of_the_input_is_dropped(model_dir, text, reference, tmp_path):
+    with_bom = tmp_path / "bom.txt"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + text.read_bytes())  # as some editors save UTF-8
+    assert embed_cli(with_bom, tmp_path / "out.hdf5", model_dir) == 0
+    assert_same_file(tmp_path / "out.hdf5", reference)  # first key and vectors included
+
+
 def test_mean_pool_averages_each_sentences_real_tokens_only():
     hidden = torch.randn(3, 2, 4, 5)  # (L+1, B, T, D); padding positions hold non-zero values
     mask = torch.tensor([[1, 1, 1, 0], [1, 0, 0, 0]])
@@ -283,6 +290,17 @@ def test_bad_options_are_clear_errors(option, message, model_dir, text, tmp_path
         pytest.skip("this machine has a GPU")
     assert embed_cli(text, tmp_path / "out.hdf5", model_dir, *option) == 2
     assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "many"])
+def test_a_max_token_chars_that_is_not_a_positive_integer_or_none_is_a_usage_error(
+    limit, model_dir, text, tmp_path, capsys
+):
+    with pytest.raises(SystemExit) as exit:
+        embed_cli(text, tmp_path / "out.hdf5", model_dir, "--max-token-chars", limit)
+    assert exit.value.code == 2
+    assert f"--max-token-chars: must be a positive integer or 'none', got '{limit}'" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
 
 
@@ -478,3 +496,36 @@ def test_a_100000_token_line_embeds_in_bounded_memory(model_dir, tmp_path):
     # char CNN over all tokens at once would alone take over 2 GB.
     output_bytes = 3 * 100_000 * 32 * 4
     assert peak - base < 10 * output_bytes, (base, peak)
+
+
+@pytest.mark.parametrize(
+    "kill_at, when, reused",
+    [
+        ("part-000002.hdf5", "before", 2),  # mid-run: the older output must still be there
+        ("out.hdf5", "after", 6),  # the new output is in place, the partial folder not yet removed
+    ],
+)
+def test_overwrite_keeps_the_older_output_until_the_new_one_replaces_it(
+    kill_at, when, reused, model_dir, text, reference, tmp_path, capsys
+):
+    out = tmp_path / "out.hdf5"
+    out.write_bytes(b"an older file")
+    command = ["embed", str(text), str(out), "--model", str(model_dir), "--no-progress", "--chunk-lines", "4"]
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_AT_RENAME, *command, "--overwrite"],
+        capture_output=True,
+        text=True,
+        env={**CHILD_ENV, "KILL_AT": kill_at, "KILL_WHEN": when},
+        timeout=300,
+    )
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    if when == "before":
+        assert out.read_bytes() == b"an older file"
+        assert elmo_main(command) == 2  # the older output is not replaced without --overwrite
+        assert "exists; pass --overwrite" in capsys.readouterr().err
+        assert out.read_bytes() == b"an older file"
+        command.append("--overwrite")
+    assert elmo_main(command) == 0  # the killed run's output, once merged, needs no --overwrite
+    assert f"{reused} of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.hdf5"]
+    assert_same_file(out, reference)

@@ -315,3 +315,22 @@ def test_an_output_in_a_new_folder_is_written(model_dir, text, reference, tmp_pa
     out = tmp_path / "new" / "deeper" / "out.hdf5"
     assert embed(text, out, model_dir) == 0
     assert_same_file(out, reference)
+
+
+def test_an_input_that_grows_after_its_chunks_are_embedded_is_the_changed_input_error(
+    model_dir, text, tmp_path, capsys, monkeypatch
+):
+    source = tmp_path / "in.txt"
+    shutil.copy(text, source)
+    merge = hf_elmo.embed._merge
+
+    def grow_then_merge(*args):
+        with source.open("a", encoding="utf-8") as handle:  # a line for a chunk that was never embedded
+            handle.write("x y\n" * 5)
+        merge(*args)
+
+    monkeypatch.setattr(hf_elmo.embed, "_merge", grow_then_merge)
+    assert embed(source, tmp_path / "out.hdf5", model_dir) == 2
+    err = capsys.readouterr().err
+    assert f"{source} changed while it was embedded" in err and len(error_lines(err)) == 1
+    assert names(tmp_path) == ["in.txt"]

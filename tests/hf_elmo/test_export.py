@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from hf_elmo import batch_to_ids
+from hf_elmo import ElmoTokenizer, batch_to_ids
 from hf_elmo.export import (
     OnnxElmo,
     TorchExportElmo,
@@ -154,6 +154,7 @@ def elmo_export(*args: str) -> subprocess.CompletedProcess:
 
 def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_model, tmp_path):
     tiny_model.save_pretrained(tmp_path / "model")
+    ElmoTokenizer(pre_tokenizer="spacy:en", max_token_chars=60).save_pretrained(tmp_path / "model")
     result = elmo_export(str(tmp_path / "model"), str(tmp_path / "out"), "--format", "torch-export")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "max abs difference from the eager model" in result.stdout
@@ -164,11 +165,25 @@ def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_mo
         "tokenization_elmo.py",
         "tokenizer_config.json",
     ]
+    # the model's own tokenizer goes along: raw text is split as its corpus was
+    tokenizer = ElmoTokenizer.from_pretrained(tmp_path / "out")
+    assert (tokenizer.pre_tokenizer, tokenizer.max_token_chars) == ("spacy:en", 60)
+    assert tokenizer.tokenize("It didn't.") == ["It", "did", "n't", "."]
     served = open_exported(tmp_path / "out")
     assert isinstance(served, TorchExportElmo)
+    assert served.max_token_chars == 60
     sentences = random_sentences([4, 11], seed=3)
     layers, _ = served(sentences)
     assert (layers - export_reference(tiny_model, batch_to_ids(sentences))).abs().max() < TOLERANCE
+
+
+def test_export_keeps_the_tokenizer_it_is_given_and_refuses_one_of_another_width(tiny_model, tmp_path):
+    folder = export_model(tiny_model, tmp_path / "out", "torch-export", tokenizer=ElmoTokenizer(max_token_chars=None))
+    assert ElmoTokenizer.from_pretrained(folder).max_token_chars is None
+    assert open_exported(folder).max_token_chars is None
+    with pytest.raises(ValueError, match="the tokenizer makes 20 char ids a token but the model reads 50"):
+        export_model(tiny_model, tmp_path / "other", "onnx", tokenizer=ElmoTokenizer(max_characters_per_token=20))
+    assert not (tmp_path / "other").exists()
 
 
 def test_elmo_export_command_leaves_an_existing_output_alone(tmp_path):

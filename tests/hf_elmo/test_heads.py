@@ -92,12 +92,17 @@ def token_model() -> ElmoForTokenClassification:
 
 def train(model, dataset, tmp_path, collator=None, tokenizer=None, steps: int = 60):
     """``Trainer`` for ``steps`` steps of 8 sentences; returns the loss of every step."""
-    args = TrainingArguments(
-        output_dir=str(tmp_path / "trainer"),
-        max_steps=steps,
+    args = training_args(tmp_path / "trainer", max_steps=steps, learning_rate=3e-2, lr_scheduler_type="constant")
+    trainer = Trainer(model=model, args=args, train_dataset=dataset, data_collator=collator, processing_class=tokenizer)
+    trainer.train()
+    return [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
+
+
+def training_args(output_dir, **settings) -> TrainingArguments:
+    """CPU, seed 0, batches of 8, the loss logged every step, nothing saved or reported; ``settings``
+    add to or replace these."""
+    defaults = dict(
         per_device_train_batch_size=8,
-        learning_rate=3e-2,
-        lr_scheduler_type="constant",
         logging_steps=1,
         save_strategy="no",
         report_to=[],
@@ -105,9 +110,7 @@ def train(model, dataset, tmp_path, collator=None, tokenizer=None, steps: int = 
         disable_tqdm=True,
         seed=0,
     )
-    trainer = Trainer(model=model, args=args, train_dataset=dataset, data_collator=collator, processing_class=tokenizer)
-    trainer.train()
-    return [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
+    return TrainingArguments(output_dir=str(output_dir), **{**defaults, **settings})
 
 
 def test_trainer_lowers_the_token_heads_loss_and_leaves_the_frozen_bilm_unchanged(tmp_path, one_thread):
@@ -302,3 +305,29 @@ def test_trust_remote_code_loads_a_saved_head_without_the_package(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "remote head ok" in result.stdout
+
+
+def test_trainer_with_gradient_accumulation_logs_the_loss_of_the_same_batch_unaccumulated(tmp_path, one_thread):
+    """Trainer passes ``num_items_in_batch`` to (and skips its own division for) a model whose
+    forward takes ``**kwargs``; the heads take no such arguments, so the Trainer scales the loss
+    itself: 2 accumulated batches of 4 log the loss of one batch of the same 8 sentences."""
+    tokenizer = ElmoTokenizer()
+    dataset = [
+        dict(tokenizer(words, is_split_into_words=True), label=int(2 in labels))
+        for words, labels in token_examples(8, seed=1)
+    ]
+
+    def first_loss(batch_size: int, accumulate: int) -> float:
+        torch.manual_seed(0)
+        model = with_signal(ElmoForSequenceClassification(tiny_config(num_labels=2)))
+        args = training_args(
+            tmp_path / f"trainer-{accumulate}",
+            max_steps=1,
+            per_device_train_batch_size=batch_size,
+            gradient_accumulation_steps=accumulate,
+        )
+        trainer = Trainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer)
+        trainer.train()
+        return next(entry["loss"] for entry in trainer.state.log_history if "loss" in entry)
+
+    assert first_loss(4, accumulate=2) == pytest.approx(first_loss(8, accumulate=1), rel=1e-4)

@@ -57,9 +57,34 @@ def test_fp16_weights_load_as_float32_unless_a_dtype_is_asked_for(lm_folder_fp16
     assert AutoModel.from_pretrained(lm_folder_fp16, dtype=torch.bfloat16).dtype == torch.bfloat16
 
 
-def test_the_shipped_model_computes_in_float32(lm_folder_fp16):
-    assert '"dtype": "float16"' in (DEFAULT_MODEL / "config.json").read_text()  # stored small
+def stored_dtypes(folder: Path) -> set[str]:
+    """The dtypes of the floating-point tensors in ``folder``'s ``model.safetensors``."""
+    from safetensors import safe_open
+
+    with safe_open(str(folder / "model.safetensors"), framework="pt") as weights:
+        return {weights.get_slice(name).get_dtype() for name in weights.keys()} - {"I64", "I32", "BOOL"}
+
+
+def test_the_shipped_model_is_stored_in_float16_and_computes_in_float32_even_in_a_pipeline():
+    from transformers import pipeline
+
+    assert stored_dtypes(DEFAULT_MODEL) == {"F16"}  # stored small
     assert ElmoModel.from_pretrained(DEFAULT_MODEL_NAME).dtype == torch.float32
+    assert ElmoModel.from_pretrained(DEFAULT_MODEL_NAME, dtype="auto").dtype == torch.float32
+    assert pipeline("feature-extraction", model=str(DEFAULT_MODEL)).model.dtype == torch.float32  # dtype="auto"
+
+
+def test_storage_dtype_halves_the_file_and_keeps_the_models_dtype_and_values(lm_folder_fp16, tmp_path):
+    model = ElmoForBidirectionalLM.from_pretrained(lm_folder_fp16)  # float32, values exact in float16
+    model.save_pretrained(tmp_path / "fp32")
+    model.save_pretrained(tmp_path / "fp16", storage_dtype=torch.float16)
+    assert stored_dtypes(tmp_path / "fp16") == {"F16"} and stored_dtypes(tmp_path / "fp32") == {"F32"}
+    for dtype in (None, "auto"):
+        loaded = ElmoForBidirectionalLM.from_pretrained(tmp_path / "fp16", **({"dtype": dtype} if dtype else {}))
+        assert loaded.dtype == torch.float32
+        for name, tensor in model.state_dict().items():
+            torch.testing.assert_close(loaded.state_dict()[name], tensor, atol=0, rtol=0)
+    assert model.dtype == torch.float32  # the model saved is left as it was
 
 
 # -- shipped names ----------------------------------------------------------------------------

@@ -176,6 +176,13 @@ def test_an_attention_mask_of_the_wrong_shape_is_reported_as_such(model, mask_sh
         model(input_ids=ids, attention_mask=torch.ones(mask_shape, dtype=torch.long))
 
 
+@pytest.mark.parametrize("argument", ["attention_masks", "token_type_ids", "output_attentions"])
+def test_an_argument_forward_does_not_take_is_a_type_error_not_ignored(model, argument):
+    ids = batch_to_ids([SENTENCE])
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{argument}'"):
+        model(input_ids=ids, **{argument: torch.ones(ids.shape[:2], dtype=torch.long)})
+
+
 @pytest.mark.parametrize("convert", [lambda ids: ids.numpy(), lambda ids: ids.tolist()])
 def test_numpy_or_list_ids_get_a_type_error_that_says_how_to_make_a_tensor(model, convert):
     expected = r"^input_ids must be a torch\.Tensor of char ids \(batch, tokens, 50\), got .*torch\.as_tensor"
@@ -204,6 +211,13 @@ def test_input_checks_are_skipped_while_exporting_so_forward_stays_exportable():
     assert torch.equal(exported.module()(ids, mask), Checked()(ids, mask))
     with pytest.raises(TypeError, match="integer tensor"):  # dtype checks hold while tracing
         torch.export.export(Checked(), (ids.to(torch.uint8), mask))
+
+
+def test_dummy_inputs_are_char_ids_the_model_runs_on(model):
+    inputs = model.dummy_inputs
+    assert inputs["input_ids"].shape == (2, 3, 50)
+    out = model(**inputs)
+    assert out.attention_mask.tolist() == [[True, True, True], [True, True, False]]
 
 
 def test_an_all_padding_row_gives_zero_vectors(model):

@@ -45,6 +45,14 @@ def test_the_shipped_folder_carries_the_LM_code_and_maps_both_auto_classes():
         assert auto_map["AutoModelForPreTraining"] == "modeling_lm.ElmoForBidirectionalLM"
 
 
+def test_the_biLM_alone_saved_from_an_LM_folder_maps_no_LM_class(tmp_path):
+    """``AutoModelForPreTraining`` on such a folder would give a softmax of random weights."""
+    bilm = ElmoModel.from_pretrained(next(iter(SHIPPED.values())))
+    bilm.save_pretrained(tmp_path / "bilm")
+    auto_map = json.loads((tmp_path / "bilm" / "config.json").read_text())["auto_map"]
+    assert auto_map["AutoModel"] == "modeling_elmo.ElmoModel" and "AutoModelForPreTraining" not in auto_map
+
+
 def test_shipped_code_copies_equal_the_package_code():
     for folder in SHIPPED.values():
         for copy in folder.glob("*.py"):

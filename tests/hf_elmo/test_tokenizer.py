@@ -151,9 +151,73 @@ def test_padding_positions_are_special_tokens():
     assert encoded["special_tokens_mask"] == [[0, 0, 0], [0, 1, 1]]
 
 
-def test_truncation_keeps_the_first_max_length_words():
+def test_truncation_keeps_the_first_max_length_words_or_the_last_with_truncation_side_left():
     encoded = ElmoTokenizer()(["a b c d", "e"], truncation=True, max_length=2, return_offsets_mapping=True)
     assert encoded["attention_mask"] == [[1, 1], [1, 0]] and encoded["offset_mapping"][0] == [(0, 1), (2, 3)]
+    tokenizer = ElmoTokenizer(truncation_side="left")
+    encoded = tokenizer(["a b c d", "e"], truncation=True, max_length=2, return_offsets_mapping=True)
+    assert encoded["offset_mapping"] == [[(4, 5), (6, 7)], [(0, 1), (0, 0)]]
+    assert tokenizer.decode(encoded["input_ids"][0]) == "c d"
+
+
+@pytest.mark.parametrize(
+    "options, steps",
+    [
+        ({}, 3),
+        ({"padding": False}, 3),  # a batch is a dense array: padded to its longest in any case
+        ({"padding": "max_length", "max_length": 5}, 5),
+        ({"padding": "max_length", "max_length": 2}, 3),  # max_length pads, it does not cut
+        ({"pad_to_multiple_of": 4}, 4),
+        ({"padding": "max_length", "max_length": 5, "pad_to_multiple_of": 4}, 8),
+    ],
+)
+def test_padding_options_set_the_batch_length_as_in_transformers_and_as_pad_does(options, steps):
+    tokenizer = ElmoTokenizer()
+    encoded = tokenizer(["a b c", "d"], return_tensors="pt", **options)
+    assert encoded["input_ids"].shape == (2, steps, 50)
+    assert encoded["attention_mask"].tolist() == [[1, 1, 1] + [0] * (steps - 3), [1] + [0] * (steps - 1)]
+    assert not encoded["input_ids"][:, 3:].any() and not encoded["input_ids"][1, 1:].any()
+    single = [tokenizer(text) for text in ("a b c", "d")]
+    pad_options = {k: v for k, v in options.items() if k != "padding" or v == "max_length"}
+    padded = tokenizer.pad(single, return_tensors="pt", **pad_options)
+    assert torch.equal(padded["input_ids"], encoded["input_ids"])
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda t: t(["a"], padding_side="left"), "pads on the right only, got padding_side='left'"),
+        (lambda t: t.pad([t("a")], padding_side="left"), "pads on the right only"),
+        (lambda t: ElmoTokenizer(padding_side="left"), "pads on the right only"),
+        (lambda t: t("a b", padding="max_length"), r"padding='max_length' needs max_length=N"),
+        (lambda t: t("a b", padding="sideways"), "padding must be True, False, 'longest'"),
+        (lambda t: t("a b", "c d"), "encodes single sentences .ELMo has no sentence pairs."),
+        (lambda t: t.convert_ids_to_tokens(7), "char id 7 alone is not a token"),
+    ],
+    ids=["left-call", "left-pad", "left-init", "max-length-missing", "unknown-padding", "text-pair", "one-id"],
+)
+def test_options_elmo_cannot_honour_are_errors_not_ignored(call, message):
+    with pytest.raises(ValueError, match=message):
+        call(ElmoTokenizer())
+
+
+def test_pipelines_batch_with_pad_token_id_0_the_all_zero_padding_token():
+    from transformers import pipeline
+
+    from hf_elmo import ElmoModel
+    from hf_elmo.pretrained import DEFAULT_MODEL
+
+    model = ElmoModel.from_pretrained(DEFAULT_MODEL)
+    tokenizer = ElmoTokenizer.from_pretrained(DEFAULT_MODEL)
+    assert tokenizer.pad_token_id == 0 and tokenizer.convert_ids_to_tokens(0) == ""
+    extractor = pipeline("feature-extraction", model=model, tokenizer=tokenizer)
+    texts = ["The cat sat on the mat.", "Hi!", "A longer sentence, with commas, and more words."]
+    batched = extractor(texts, batch_size=3)
+    for text, vectors in zip(texts, batched):
+        alone = torch.tensor(extractor(text))  # (1, T, 2P)
+        vectors = torch.tensor(vectors)  # (1, T_longest, 2P): padding rows are zero
+        torch.testing.assert_close(vectors[:, : alone.shape[1]], alone, rtol=0, atol=1e-6)
+        assert not vectors[:, alone.shape[1] :].any()
 
 
 def test_char_ids_convert_back_to_words_and_decode_to_text():

@@ -56,8 +56,22 @@ def test_perplexity_defaults_to_the_shipped_model(text, capsys):
     default = json.loads(capsys.readouterr().out)
     assert elmo_main(["perplexity", str(DEFAULT_MODEL), str(text), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == default
-    assert elmo_main(["perplexity", "hf-elmo:elmo-2x256-en", str(text), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == default
+    assert elmo_main(["perplexity", "hf-elmo:elmo-2x256-en", str(text), "--json", "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == default and err == ""
+
+
+def test_perplexity_given_a_model_folder_alone_asks_for_the_file(capsys):
+    assert elmo_main(["perplexity", str(DEFAULT_MODEL)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{DEFAULT_MODEL} is a folder: give the text FILE to score after it" in err[0]
+
+
+def test_pretrain_names_a_missing_training_file_as_the_argument_it_is(tmp_path, capsys):
+    assert elmo_main(["pretrain", str(tmp_path / "nope.txt"), str(tmp_path / "out"), "--epochs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"the training file {tmp_path / 'nope.txt'}: no such file" in err and "--train-file" not in err
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.fixture

@@ -62,7 +62,7 @@ def test_cache_is_bounded_and_evicts_the_least_recently_used(tmp_path, on_disk):
     for key in "acd":
         np.testing.assert_array_equal(cache.get(key), arrays[key])
     if on_disk:
-        assert len(list(tmp_path.glob("*.npy"))) == 3
+        assert len(list(tmp_path.glob("elmo-cache-*/*.npy"))) == 3
 
 
 def test_cache_is_cleared_when_new_weights_are_loaded(make_nlp, tiny_elmo_dir):
@@ -85,3 +85,52 @@ def test_changing_a_returned_array_does_not_change_the_cache():
     cache.put("k", np.ones((1, 2, 3), dtype="float32"))
     cache.get("k")[:] = 5.0
     np.testing.assert_array_equal(cache.get("k"), 1.0)
+
+
+def test_two_pipelines_with_one_cache_dir_never_read_each_others_layers(make_nlp, tiny_elmo_dir, tmp_path):
+    """Each cache writes its own folder: another biLM's layers for the same doc are not a hit."""
+    one = make_nlp(cache_mb=16, cache_dir=str(tmp_path))
+    other = make_nlp(cache_mb=16, cache_dir=str(tmp_path))
+    other.get_pipe("elmo").initialize(lambda: [], nlp=other, loader=lambda: tiny_elmo(seed=1))
+    first = one("The cat sat .")._.elmo.layers
+    other("The cat sat .")
+    np.testing.assert_array_equal(one("The cat sat .")._.elmo.layers, first)
+    assert len(list(tmp_path.glob("elmo-cache-*"))) == 2
+
+
+def test_a_cache_folder_goes_with_its_cache_and_one_of_a_killed_process_with_the_next(tmp_path):
+    import gc
+    import subprocess
+    import sys
+
+    cache = ActivationCache(max_mb=1, directory=tmp_path)
+    cache.put("k", np.ones((1, 2, 3), dtype="float32"))
+    (folder,) = tmp_path.glob("elmo-cache-*")
+    del cache
+    gc.collect()
+    assert not folder.exists()
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = tmp_path / f"elmo-cache-{ended.stdout.strip()}-x"  # as a killed process leaves it
+    left.mkdir()
+    (left / "k.npy").write_bytes(b"stale")
+    ActivationCache(max_mb=1, directory=tmp_path).put("k", np.ones((1, 2, 3), dtype="float32"))
+    assert not left.exists()
+
+
+def test_a_forked_copy_of_a_disk_cache_starts_empty_in_a_folder_of_its_own(tmp_path):
+    import multiprocessing
+
+    cache = ActivationCache(max_mb=1, directory=tmp_path)
+    cache.put("k", np.ones((1, 2, 3), dtype="float32"))
+    (parents,) = tmp_path.glob("elmo-cache-*")
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        child = pool.apply(_put_and_report, (cache,))
+    assert child == (None, 1)  # no hit on the parent's entry; its own entry counted alone
+    assert parents.exists() and cache.get("k") is not None  # the parent's folder and entry are intact
+
+
+def _put_and_report(cache):
+    missed = cache.get("k")
+    cache.put("j", np.zeros((1, 2, 3), dtype="float32"))
+    return missed, len(cache)

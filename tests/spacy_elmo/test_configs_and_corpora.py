@@ -69,6 +69,38 @@ def test_read_sst_gives_exclusive_categories(tmp_path):
     assert [t.text for t in docs[0]] == ["a", "fine", "film", "."]
 
 
+def test_a_file_that_is_not_sst_is_refused_naming_the_first_line_without_a_label(tmp_path):
+    path = tmp_path / "eng.testa"
+    path.write_text("1 a fine film .\nEU NNP I-NP I-ORG\n", encoding="utf-8")  # CoNLL given as SST
+    with pytest.raises(ValueError, match=r"sentence 2 starts with 'EU', not an integer label"):
+        list(read_sst(path, spacy.blank("en").vocab))
+
+
+@pytest.mark.parametrize("count", ["-1", "many"])
+def test_convert_corpora_refuses_a_sentence_count_below_0(count, tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "sst.tiny"
+    path.write_text("1 a fine film .\n0 dull .\n", encoding="utf-8")
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "convert_corpora.py"),
+            "sst",
+            str(path),
+            str(tmp_path / "o.spacy"),
+            "--max-sentences",
+            count,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2 and f"must be an integer >= 0, got '{count}'" in run.stderr
+    assert not (tmp_path / "o.spacy").exists()
+
+
 def test_shared_corpora_have_the_documented_sizes(shared):
     vocab = spacy.blank("en").vocab
     conll = shared / "data" / "conll2003-en"
@@ -94,3 +126,33 @@ def test_every_registered_spacy_elmo_function_has_an_entry_point():
     for table, section in ((registry.architectures, "spacy_architectures"), (registry.misc, "spacy_misc")):
         registered = {name for name in table.get_all() if name.startswith("spacy-elmo.")}
         assert registered == set(pyproject[section]), section
+
+
+@pytest.mark.parametrize(
+    "component, settings, message",
+    [
+        ("elmo", {"model": {"@architectures": "spacy-elmo.ElmoBiLm.v2", "token_budget": 0}}, "token_budget"),
+        (
+            "elmo",
+            {"model": {"@architectures": "spacy-elmo.ElmoBiLm.v2", "grad_scaler_config": {"scale": 2}}},
+            "unknown",
+        ),
+        ("elmo", {"cache_mb": -1}, "cache_mb"),
+    ],
+    ids=["token-budget-0", "unknown-scaler-setting", "negative-cache"],
+)
+def test_bad_component_settings_are_config_errors_naming_the_setting(component, settings, message):
+    from thinc.api import ConfigValidationError
+
+    with pytest.raises(ConfigValidationError, match=message):
+        spacy.blank("en").add_pipe(component, config=settings)
+
+
+@pytest.mark.parametrize("settings", [{"layer_norm": "layer"}, {"dropout": 1.0}, {"l2": -1.0}])
+def test_bad_mix_settings_are_config_errors_naming_the_setting(settings):
+    from thinc.api import ConfigValidationError
+
+    from spacy_elmo.scalar_mix import scalar_mix
+
+    with pytest.raises(ConfigValidationError, match=next(iter(settings))):
+        scalar_mix(**settings)

@@ -1,13 +1,14 @@
-"""``python -m spacy_elmo.layer_weights``: values on the bars; one error line and exit code 1 for a
-pipeline without ELMo (the missing-matplotlib error: test_plot_extra.py)."""
+"""``python -m spacy_elmo.layer_weights``: values on the bars; the PNG written whole, its folder made;
+one error line and exit code 1 for a pipeline without ELMo (the missing-matplotlib error: test_plot_extra.py)."""
 
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 import spacy
 
-from spacy_elmo.layer_weights import MixWeights, layer_weights_figure
+from spacy_elmo.layer_weights import MixWeights, layer_weights_figure, save_layer_weights
 
 
 def test_every_bar_carries_its_weight():
@@ -31,3 +32,14 @@ def test_a_pipeline_without_elmo_is_one_error_line_and_exit_code_1(tmp_path):
     lines = [line for line in run.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "no initialised ELMo scalar mix" in lines[0], run.stderr
     assert not (tmp_path / "w.png").exists()
+
+
+def test_the_figure_is_written_whole_into_a_new_folder_or_not_at_all(tmp_path):
+
+    mixes = [MixWeights("ner", np.array([0.2, 0.5, 0.3]), 1.5)]
+    save_layer_weights(mixes, tmp_path / "plots" / "ner.png")
+    assert (tmp_path / "plots" / "ner.png").read_bytes()[:4] == b"\x89PNG"
+    assert [p.name for p in (tmp_path / "plots").iterdir()] == ["ner.png"]  # no temporary file left
+    (tmp_path / "taken").write_text("a file where a folder should be")
+    with pytest.raises(OSError):
+        save_layer_weights(mixes, tmp_path / "taken" / "ner.png")

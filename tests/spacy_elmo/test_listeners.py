@@ -150,11 +150,25 @@ def test_layer_weights_plot_reports_softmax_s_and_gamma_of_every_listener(tiny_e
 
     nlp, examples, optimizer = build(tiny_elmo_dir)
     train(nlp, examples, optimizer, rounds=2)
-    mixes = plot_layer_weights(nlp, tmp_path / "weights.png")
-    assert (tmp_path / "weights.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    mixes = plot_layer_weights(nlp, tmp_path / "plots" / "weights.png")  # the folder is made
+    assert (tmp_path / "plots" / "weights.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [mix.component for mix in mixes] == ["ner", "textcat"]
     for mix in mixes:
         node = mix_node(nlp, mix.component)
         expected = torch.softmax(torch.from_numpy(node.get_param("s")).double(), dim=0).numpy()
         np.testing.assert_allclose(mix.weights, expected, atol=1e-7)
         assert mix.gamma == pytest.approx(float(node.get_param("gamma")[0]))
+
+
+def test_a_listener_whose_upstream_is_no_elmo_component_names_it_and_the_fixes(tiny_elmo_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    config = ner_config()
+    config["model"]["tok2vec"]["elmo"]["upstream"] = "elmo2"  # no such component
+    nlp.add_pipe("ner", config=config)
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    with pytest.raises(
+        ValueError, match=r"upstream 'elmo2'\) has no widths: .* must be in the pipeline under that name"
+    ):
+        nlp.initialize(lambda: examples)

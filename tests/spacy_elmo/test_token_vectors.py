@@ -93,3 +93,26 @@ def test_the_hooks_read_doc_elmo_so_a_later_tensor_does_not_change_them(make_nlp
     doc.tensor = np.zeros((len(doc), 5), dtype="float32")  # e.g. a tok2vec after the elmo component
     np.testing.assert_allclose(doc[1].vector, expected[1], atol=ATOL)
     np.testing.assert_allclose(doc.vector, expected.mean(axis=0), atol=ATOL)
+
+
+def test_adding_elmo_to_a_pipeline_with_its_own_tok2vec_leaves_that_tok2vec_s_tensor_to_its_listeners(tiny_elmo_dir):
+    """spaCy's tok2vec listeners read ``doc.tensor`` back at prediction: elmo must not replace it."""
+    import spacy
+    from spacy.training import Example
+
+    from tests.spacy_elmo.pipeline_helpers import TRAIN_DATA, loader_settings
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec")
+    nlp.add_pipe("ner")  # its default model listens to the tok2vec
+    examples = [Example.from_dict(nlp.make_doc(t), {"entities": ents}) for t, ents, _ in TRAIN_DATA]
+    nlp.initialize(lambda: examples)
+    text = "Alice lives in Paris ."
+    before = nlp(text)
+    nlp.add_pipe("elmo", before="ner")
+    loader = spacy.util.registry.resolve(loader_settings(tiny_elmo_dir))["loader"]
+    nlp.get_pipe("elmo").initialize(lambda: examples, nlp=nlp, loader=loader)
+    after = nlp(text)
+    np.testing.assert_array_equal(after.tensor, before.tensor)  # the tok2vec's, 96 wide
+    assert [(e.text, e.label_) for e in after.ents] == [(e.text, e.label_) for e in before.ents]
+    np.testing.assert_allclose(after[0].vector, hf_elmo_vectors(text.split())[0], atol=ATOL)  # hooks: ELMo's

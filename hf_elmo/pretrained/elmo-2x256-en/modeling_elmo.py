@@ -44,7 +44,7 @@ from .elmo_kernels import (
     token_chunks,
     torch_lstm_weights,
 )
-from .tokenization_elmo import N_CHAR_IDS, add_sentence_markers
+from .tokenization_elmo import N_CHAR_IDS, add_sentence_markers, batch_to_ids
 
 
 @dataclass
@@ -55,7 +55,8 @@ class ElmoModelOutput(ModelOutput):
         last_hidden_state: (B, T, 2P) the top biLM layer.
         hidden_states: L+1 tensors (B, T, 2P): layer 0 is the token representation doubled,
             layers 1..L concatenate the forward and backward LSTM outputs.
-        attention_mask: (B, T) 1 for real tokens; padding positions of every layer are zero.
+        attention_mask: (B, T) bool, True for real tokens (the mask passed in, or the one derived
+            from the ids); padding positions of every layer are zero.
     """
 
     last_hidden_state: torch.Tensor | None = None
@@ -386,6 +387,18 @@ class ElmoPreTrainedModel(PreTrainedModel):
     #: each with the calling class. ``None`` in a remote-code copy: folders and Hub ids then load as
     #: for any transformers model, and converting original files asks for the package.
     package_loader: ClassVar[Any | None] = None
+    #: Whether the model holds the LM's word softmax (``ElmoForBidirectionalLM``): only such a
+    #: folder maps ``AutoModelForPreTraining``.
+    has_lm_head: ClassVar[bool] = False
+
+    @property
+    def dummy_inputs(self) -> dict[str, torch.Tensor]:
+        """Char ids (2, 3, W) of two sentences, the second padded, as ``input_ids`` must be."""
+        return {
+            "input_ids": batch_to_ids(
+                [["An", "ELMo", "input"], ["A", "sentence"]], self.config.max_characters_per_token
+            )
+        }
 
     def _init_weights(self, module: nn.Module) -> None:
         bound = self.config.initializer_range
@@ -414,7 +427,9 @@ class ElmoPreTrainedModel(PreTrainedModel):
         """``PreTrainedModel.from_pretrained``: float32 unless ``dtype`` is given, safetensors only.
 
         Weights may be stored in float16 or bfloat16 (smaller files), but unless the caller passes
-        ``dtype`` (``"auto"``: the stored one) they load as float32, the fast and exact choice on CPU.
+        ``dtype`` they load as float32, the fast and exact choice on CPU. ``dtype="auto"`` (what
+        transformers pipelines pass) takes ``config.json``'s ``dtype``: float32 for folders saved
+        with ``save_pretrained(storage_dtype=...)`` (the shipped model, ``elmo pretrain``).
         With the hf-elmo package imported (not needed for ``trust_remote_code``), the name goes
         through its resolver first (``package_loader.resolve``, ``hf_elmo.loading``): shipped names
         (``hf-elmo:elmo-2x256-en``), folders and zip archives of the original files (converted on load,
@@ -431,9 +446,29 @@ class ElmoPreTrainedModel(PreTrainedModel):
         with _no_weight_progress_bars():
             return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
 
-    def save_pretrained(self, save_directory: str | os.PathLike, *args: Any, **kwargs: Any) -> None:
+    def save_pretrained(
+        self,
+        save_directory: str | os.PathLike,
+        *args: Any,
+        storage_dtype: torch.dtype | None = None,
+        **kwargs: Any,
+    ) -> None:
         """``PreTrainedModel.save_pretrained``, without a progress bar, and with the weight files
-        as readable as the ``config.json`` written beside them (safetensors creates them 0600)."""
+        as readable as the ``config.json`` written beside them (safetensors creates them 0600).
+
+        ``storage_dtype`` (e.g. ``torch.float16``: half the file) stores the floating-point
+        weights in that dtype while ``config.json`` keeps the model's own ``dtype``, the one that
+        ``dtype="auto"`` (transformers pipelines' default) loads them into: a float32 model saved
+        so loads as float32 everywhere, as fast on CPU as before.
+        """
+        auto_map = getattr(self.config, "auto_map", None) or {}
+        if not self.has_lm_head and "AutoModelForPreTraining" in auto_map:  # e.g. a biLM loaded from an LM folder
+            self.config.auto_map = {k: v for k, v in auto_map.items() if k != "AutoModelForPreTraining"}
+        if storage_dtype is not None and "state_dict" not in kwargs:
+            kwargs["state_dict"] = {
+                name: tensor.to(storage_dtype) if tensor.is_floating_point() else tensor
+                for name, tensor in self.state_dict().items()
+            }
         with _no_weight_progress_bars():
             super().save_pretrained(save_directory, *args, **kwargs)
         config_file = Path(save_directory) / "config.json"
@@ -663,7 +698,6 @@ class ElmoModel(ElmoPreTrainedModel):
         attention_mask: torch.Tensor | None = None,
         stateful: bool | None = None,
         return_dict: bool | None = None,
-        **kwargs,
     ) -> ElmoModelOutput | tuple:
         """Embed a batch of tokenised sentences.
 
@@ -680,8 +714,6 @@ class ElmoModel(ElmoPreTrainedModel):
                 "char ids: call encode(word_ids, lengths) with the sentence markers' word ids in place"
             )
         input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
-        if attention_mask is None:
-            attention_mask = mask
         lengths = mask.sum(dim=1)
         steps = input_ids.shape[1]
         stateful = self.config.stateful if stateful is None else stateful
@@ -694,8 +726,6 @@ class ElmoModel(ElmoPreTrainedModel):
 
         keep = mask.unsqueeze(-1).to(layers[0].dtype)
         hidden_states = tuple(layer[:, 1 : steps + 1] * keep for layer in layers)
-        output = ElmoModelOutput(
-            last_hidden_state=hidden_states[-1], hidden_states=hidden_states, attention_mask=attention_mask
-        )
+        output = ElmoModelOutput(last_hidden_state=hidden_states[-1], hidden_states=hidden_states, attention_mask=mask)
         return_dict = self.config.return_dict if return_dict is None else return_dict
         return output if return_dict else output.to_tuple()

@@ -502,3 +502,9 @@ def test_a_run_saved_before_a_setting_existed_resumes_with_that_settings_default
     expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
     for name, value in ElmoForBidirectionalLM.from_pretrained(resumed).state_dict().items():
         torch.testing.assert_close(value, expected[name], rtol=0, atol=0, msg=name)
+
+
+def test_a_byte_order_mark_at_the_start_of_a_corpus_is_not_read_into_its_first_token(tmp_path):
+    corpus = tmp_path / "bom.txt"
+    corpus.write_bytes("\ufeffThe cat sat .\nIt ran .\n".encode())
+    assert read_corpus(corpus) == ["The cat sat .", "It ran ."]
