@@ -546,7 +546,6 @@ def _merge(
 ) -> None:
     """Copy every part into ``target`` (via a temporary file) with ``sentence_to_index``, then
     remove the partial folder. The input must still be the one the run started with."""
-    _check_input_unchanged(input_path, settings, partial)
     sentence_to_index: dict[str, str] = {}
     owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
     parts_bytes = sum(p.stat().st_size for p in partial.glob("part-*.hdf5"))
@@ -554,12 +553,14 @@ def _merge(
     with atomic_file(target) as tmp:  # an older output stays in place until this rename
         with h5py.File(tmp, "w") as out:
             for chunk, lines in groupby(owned, key=lambda item: shard.chunk_of(item[0], chunk_lines)):
-                if not _part_file(partial, chunk).is_file():  # the input grew since the check above
+                try:
+                    with h5py.File(_part_file(partial, chunk), "r") as part:
+                        for index, line in lines:
+                            part.copy(part[str(index)], out, name=str(index))
+                            sentence_to_index[line.strip()] = str(index)
+                except (FileNotFoundError, KeyError):  # a line no chunk holds: has the input grown?
                     _check_input_unchanged(input_path, settings, partial)
-                with h5py.File(_part_file(partial, chunk), "r") as part:
-                    for index, line in lines:
-                        part.copy(part[str(index)], out, name=str(index))
-                        sentence_to_index[line.strip()] = str(index)
+                    raise
             dataset = out.create_dataset(SENTENCE_TO_INDEX, (1,), dtype=h5py.special_dtype(vlen=str))
             dataset[0] = json.dumps(sentence_to_index)
         _check_input_unchanged(input_path, settings, partial)

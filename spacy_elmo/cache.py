@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 from spacy.tokens import Doc
 
+from .config_errors import check_setting
+
 
 def doc_key(doc: Doc) -> str:
     """A digest of what the biLM reads of ``doc``: its text, token texts and sentence starts."""
@@ -29,7 +31,7 @@ class ActivationCache:
 
     In memory by default; with ``directory`` the arrays are ``.npy`` files and only the index is
     in memory. The files go in a folder of this cache and process alone,
-    ``directory/elmo-cache-PID-XXXX``, made at the first write (so two pipelines, or the worker
+    ``directory/elmo-cache-PID-XXXX``, made when the first entry is stored (so two pipelines, or the worker
     processes of ``nlp.pipe(n_process=N)``, never read each other's layers or evict each
     other's files) and removed when the cache is collected or the process exits; a folder left
     by a process that no longer runs (killed) is removed by the next cache made in
@@ -39,17 +41,25 @@ class ActivationCache:
     """
 
     def __init__(self, max_mb: float, directory: str | Path | None = None) -> None:
-        if max_mb < 0:
-            raise ValueError(f"the cache size must be >= 0 MiB, got {max_mb}")
+        check_setting(
+            max_mb >= 0, "the elmo component", "cache_mb", f"must be >= 0 MiB (0 disables the cache), got {max_mb}"
+        )
+        check_setting(
+            directory is None or not Path(directory).exists() or Path(directory).is_dir(),
+            "the elmo component",
+            "cache_dir",
+            f"{directory} is a file, not a folder",
+        )
         self.max_bytes = int(max_mb * 2**20)
         self.directory = None if directory is None else Path(directory)
         self._sizes: OrderedDict[str, int] = OrderedDict()  # every entry's size, least recently used first
         self._arrays: dict[str, np.ndarray] = {}  # the entries themselves, when held in memory
         self._bytes = 0
         self._folder: Path | None = None  # this cache's own folder in ``directory``, once written to
-        self._folder_pid = 0  # the process that made ``_folder``
+        self._pid = os.getpid()  # the process whose entries the index holds
 
     def __len__(self) -> int:
+        self._forget_another_process()
         return len(self._sizes)
 
     @property
@@ -58,8 +68,7 @@ class ActivationCache:
 
     def get(self, key: str) -> np.ndarray | None:
         """The array stored under ``key`` (marking it recently used), or ``None``."""
-        if self.directory is not None:
-            self._own_folder()
+        self._forget_another_process()
         if key not in self._sizes:
             return None
         self._sizes.move_to_end(key)
@@ -73,6 +82,7 @@ class ActivationCache:
 
     def put(self, key: str, layers: np.ndarray) -> None:
         """Store a copy of ``layers``, evicting the least recently used entries to fit."""
+        self._forget_another_process()
         size = int(layers.nbytes)
         if size > self.max_bytes or key in self._sizes:
             return
@@ -80,13 +90,16 @@ class ActivationCache:
             self._evict()
         value = np.array(layers, dtype="float32", copy=True)
         if self.directory is not None:
-            np.save(self._own_folder() / f"{key}.npy", value, allow_pickle=False)
+            if self._folder is None:
+                self._folder = _make_folder(self.directory, self)
+            np.save(self._path(key), value, allow_pickle=False)
         else:
             self._arrays[key] = value
         self._sizes[key] = size
         self._bytes += size
 
     def clear(self) -> None:
+        self._forget_another_process()
         while self._sizes:
             self._evict()
 
@@ -100,27 +113,33 @@ class ActivationCache:
 
     def _path(self, key: str) -> Path:
         """The ``.npy`` file of an entry of an on-disk cache."""
-        assert self._folder is not None, "an in-memory cache has no files"
+        assert self._folder is not None, "an on-disk cache has a folder once it holds entries"
         return self._folder / f"{key}.npy"
 
-    def _own_folder(self) -> Path:
-        """This cache's folder in this process, made on first use. A forked copy of the cache
-        (a worker of ``nlp.pipe(n_process=N)``) starts empty, with a folder of its own."""
-        assert self.directory is not None, "an in-memory cache has no files"
-        pid = os.getpid()
-        if self._folder is None or self._folder_pid != pid:
-            self._sizes.clear()  # a forked copy's index names its parent's files
+    def _forget_another_process(self) -> None:
+        """A copy of an on-disk cache in another process (a forked or unpickled worker of
+        ``nlp.pipe(n_process=N)``) starts empty: its index names its parent's files, which are
+        not its to read or remove. It makes a folder of its own when it first stores an entry."""
+        if self.directory is not None and self._pid != os.getpid():
+            self._sizes.clear()
             self._bytes = 0
-            self.directory.mkdir(parents=True, exist_ok=True)
-            _remove_folders_of_ended_processes(self.directory)
-            self._folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{pid}-", dir=self.directory))
-            self._folder_pid = pid
-            weakref.finalize(self, _remove_own_folder, self._folder, pid)
-        return self._folder
+            self._folder = None
+            self._pid = os.getpid()
 
 
 #: The name of an on-disk cache's folder: ``elmo-cache-PID-XXXX``.
 FOLDER_PREFIX = "elmo-cache-"
+
+
+def _make_folder(directory: Path, cache: ActivationCache) -> Path:
+    """A new folder in ``directory`` for ``cache`` in this process, removed when the cache is
+    collected or the process exits; the folders of ended processes go first."""
+    directory.mkdir(parents=True, exist_ok=True)
+    _remove_folders_of_ended_processes(directory)
+    pid = os.getpid()
+    folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{pid}-", dir=directory))
+    weakref.finalize(cache, _remove_own_folder, folder, pid)
+    return folder
 
 
 def _remove_own_folder(folder: Path, pid: int) -> None:

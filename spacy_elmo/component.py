@@ -26,7 +26,6 @@ from hf_elmo import ElmoModel
 
 from .bilm import get_elmo, load_weights
 from .cache import ActivationCache, doc_key
-from .config_errors import check_setting
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import ElmoListener
 from .token_vectors import set_token_vectors
@@ -68,15 +67,6 @@ def make_elmo(
         token_vectors: set ``doc.tensor`` and the vector / similarity hooks from the average of
             the layers; ``None`` (default): only when the vocab has no static vectors.
     """
-    check_setting(
-        cache_mb >= 0, "the elmo component", "cache_mb", f"must be >= 0 MiB (0 disables the cache), got {cache_mb}"
-    )
-    check_setting(
-        cache_dir is None or not Path(cache_dir).exists() or Path(cache_dir).is_dir(),
-        "the elmo component",
-        "cache_dir",
-        f"{cache_dir} is a file, not a folder",
-    )
     return ElmoComponent(nlp.vocab, model, name, cache_mb=cache_mb, cache_dir=cache_dir, token_vectors=token_vectors)
 
 

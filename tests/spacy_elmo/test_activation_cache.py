@@ -134,3 +134,27 @@ def _put_and_report(cache):
     missed = cache.get("k")
     cache.put("j", np.zeros((1, 2, 3), dtype="float32"))
     return missed, len(cache)
+
+
+def test_a_forked_copy_that_clears_or_fills_its_cache_first_leaves_the_parents_files(tmp_path):
+    """The copy's index names its parent's files: evicting through it must not delete them."""
+    import multiprocessing
+
+    cache = ActivationCache(max_mb=3 * 24 / 2**20, directory=tmp_path)  # room for 3 arrays of 24 bytes
+    for key in "abc":
+        cache.put(key, np.full((1, 2, 3), ord(key), dtype="float32"))
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        pool.apply(_clear, (cache,))
+        pool.apply(_fill, (cache,))
+    for key in "abc":
+        np.testing.assert_array_equal(cache.get(key), ord(key))
+
+
+def _clear(cache):
+    cache.clear()
+
+
+def _fill(cache):
+    for key in "defg":
+        cache.put(key, np.zeros((1, 2, 3), dtype="float32"))

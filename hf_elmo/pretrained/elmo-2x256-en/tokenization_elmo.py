@@ -458,7 +458,6 @@ class ElmoTokenizer(PreTrainedTokenizer):
         ids = torch.nn.functional.pad(ids, (0, 0, 0, steps - ids.shape[1]))
         mask = (ids > 0).any(dim=-1).long()
         data: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
-        steps = ids.shape[1]
         if return_offsets_mapping:
             data["offset_mapping"] = torch.tensor([s + [(0, 0)] * (steps - len(s)) for s in spans]).view(
                 len(spans), steps, 2
