@@ -3,7 +3,8 @@
 It holds ``settings.json`` and ``vocab.txt`` (written when the run starts), ``checkpoint.pt``
 (model, optimizer, data position: epoch, batch, step, tokens seen, training seconds),
 ``rng-rankR.pt`` (every rank's RNG state) and ``losses.tsv`` (one line a step), so a killed
-run resumes exactly where its last checkpoint was taken. Every file is written aside and
+run resumes exactly where its last checkpoint was taken; with ``--snapshot-tokens N``, also
+``tokens-N/``, the model folder as it was at N tokens (``snapshot_folder``). Every file is written aside and
 renamed into place; a damaged one is named with what to do.
 """
 
@@ -24,6 +25,11 @@ from .vocab import VOCAB_FILE, Vocabulary
 CHECKPOINT_FILE = "checkpoint.pt"
 SETTINGS_FILE = "settings.json"
 LOSS_LOG = "losses.tsv"
+
+
+def snapshot_folder(checkpoint_dir: Path, tokens: int) -> Path:
+    """Where a run with ``--snapshot-tokens TOKENS`` writes its model folder of that moment."""
+    return Path(checkpoint_dir) / f"tokens-{tokens}"
 
 
 def _start_again(folder: Path) -> str:

@@ -133,6 +133,13 @@ class PretrainSettings:
     max_steps: int | None = option(
         None, "checkpoint and stop after this many steps (resume later with the same command)", OUTPUT
     )
+    snapshot_tokens: int | None = option(
+        None,
+        "also write the model folder as it is at the step that reaches this many training tokens, to "
+        "CHECKPOINT_DIR/tokens-N (no validation): equal to the end of a run of --max-tokens N with the same "
+        "options, which sees the same batches (an equal-budget comparison, e.g. with --token-embedding word)",
+        OUTPUT,
+    )
     max_minutes: float | None = option(
         None,
         "end the run (checkpoint and final model folder) after the step that reaches this many minutes of "
@@ -175,6 +182,7 @@ RUN_LENGTH_FIELDS = (
     "output_dir",
     "checkpoint_dir",
     "max_minutes",
+    "snapshot_tokens",
     "bilm_implementation",
     "data_workers",
 )
@@ -214,10 +222,20 @@ def check_settings(settings: PretrainSettings) -> None:
     number("dropout", s.dropout, 0, inclusive=True, below=1)
     number("clip_norm", s.clip_norm, 0, inclusive=True)
     # (check, field, least); an optional field is checked only when set (not None)
-    optional = {"epochs", "max_tokens", "lr", "num_sampled", "max_steps", "max_minutes", "data_workers"}
+    optional = {
+        "epochs",
+        "max_tokens",
+        "lr",
+        "num_sampled",
+        "max_steps",
+        "max_minutes",
+        "data_workers",
+        "snapshot_tokens",
+    }
     for check, name, least in (
         (number, "epochs", 0),
         (integer, "max_tokens", 1),
+        (integer, "snapshot_tokens", 1),
         (number, "lr", 0),
         (number, "checkpoint_every_minutes", 0),
         (integer, "tokens_per_batch", 1),

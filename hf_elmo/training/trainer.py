@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -20,7 +22,15 @@ from tqdm.auto import tqdm
 from ..corpus import read_corpus
 from ..fileio import check_output_folder
 from ..modeling_lm import ElmoForBidirectionalLM
-from .checkpoints import load_checkpoint, open_loss_log, resumed_settings, save_checkpoint, saved_vocabulary, start_run
+from .checkpoints import (
+    load_checkpoint,
+    open_loss_log,
+    resumed_settings,
+    save_checkpoint,
+    saved_vocabulary,
+    snapshot_folder,
+    start_run,
+)
 from .data import LMBatch, SentenceBatcher, collated_batches, data_workers_for
 from .distributed import (
     agree,
@@ -73,10 +83,11 @@ class Trainer:
 
     ``run`` = ``_check`` (everything that can refuse the run, before any write) -> ``_prepare``
     (corpus, vocabulary, model, optimizer, the position restored from the last checkpoint) ->
-    ``_train`` (``_step`` a batch, ``_record`` it, ``_checkpoint`` when due) -> ``_finish``
-    (validation perplexity and the model folder). ``position`` is the data position saved in
-    checkpoints: epoch, batch (within the epoch), step, tokens_seen (all ranks) and elapsed
-    (training seconds of every session before the last checkpoint).
+    ``_train`` (``_step`` a batch, ``_record`` it, ``_snapshot`` at ``snapshot_tokens``,
+    ``_checkpoint`` when due) -> ``_finish`` (validation perplexity and the model folder).
+    ``position`` is the data position saved in checkpoints: epoch, batch (within the epoch),
+    step, tokens_seen (all ranks) and elapsed (training seconds of every session before the last
+    checkpoint).
     """
 
     def __init__(self, settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> None:
@@ -216,6 +227,9 @@ class Trainer:
         due = (s.checkpoint_every_steps and position["step"] % s.checkpoint_every_steps == 0) or (
             time.monotonic() - self.last_checkpoint > 60 * s.checkpoint_every_minutes
         )
+        snapshot = s.snapshot_tokens
+        if snapshot is not None and position["tokens_seen"] - words < snapshot <= position["tokens_seen"]:
+            self._snapshot(snapshot)
         if finished or stop_now or agree(bool(due)):
             self._checkpoint()
         return finished, stop_now
@@ -254,6 +268,28 @@ class Trainer:
         self.position["elapsed"] = position["elapsed"]
         self.last_checkpoint = time.monotonic()
 
+    def _snapshot(self, tokens: int) -> None:
+        """Rank 0 writes the model folder as it is now to ``snapshot_folder`` (no validation:
+        ``elmo perplexity`` measures it), replacing one an earlier session of the run wrote."""
+        if self.rank != 0:
+            return
+        position = dict(self.position, elapsed=self.position["elapsed"] + time.monotonic() - self.last_checkpoint)
+        folder = snapshot_folder(self.checkpoint_dir, tokens)
+        with self._as_saved():
+            save_lm_folder(self.model, self.vocabulary, folder, self.settings, position, {}, overwrite=True)
+
+    @contextmanager
+    def _as_saved(self) -> Iterator[None]:
+        """The model's config as a model folder gets it (the config's biLM path, no dropout), and
+        back to the training values afterwards."""
+        config = self.model.config
+        training = config.bilm_implementation, config.dropout
+        config.bilm_implementation, config.dropout = self.saved_implementation, 0.0
+        try:
+            yield
+        finally:
+            config.bilm_implementation, config.dropout = training
+
     # -- after training ----------------------------------------------------------------------
     def _finish(self) -> Path:
         """Rank 0 writes the model folder (with the validation perplexity); every rank returns it."""
@@ -269,8 +305,7 @@ class Trainer:
             metrics["max_weight_difference_between_ranks"] = divergence
         if s.valid_file:
             metrics["valid"] = perplexity(model, self.vocabulary, read_corpus(s.valid_file, s.max_sentence_tokens))
-        model.config.bilm_implementation = self.saved_implementation
-        model.config.dropout = 0.0  # what loads from the folder embeds without dropout
-        save_lm_folder(model, self.vocabulary, self.out_dir, s, self.position, metrics, overwrite=self.overwrite)
+        with self._as_saved():  # what loads from the folder embeds without dropout
+            save_lm_folder(model, self.vocabulary, self.out_dir, s, self.position, metrics, overwrite=self.overwrite)
         barrier()
         return self.out_dir

@@ -30,6 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL"
     )
     parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
+    parser.add_argument("--device", help="cpu, cuda or cuda:N (default: cuda when available)")
     parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
 
     from hf_elmo.corpus import read_corpus
+    from hf_elmo.devices import resolve_device
     from hf_elmo.loading import resolve_model
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
     from hf_elmo.training.evaluation import load_lm, perplexity
@@ -71,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.threads:
         torch.set_num_threads(args.threads)
+    device = resolve_device(args.device)
     source = resolve_model(args.model)
-    model = load_lm(source.path, softmax_weights=args.softmax_weights)
+    model = load_lm(source.path, softmax_weights=args.softmax_weights).to(device)  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
     if args.vocab is None and source.format != "transformers":
         raise ValueError(f"{args.model} holds original files: give their vocabulary with --vocab")
     vocabulary = Vocabulary.from_file(args.vocab or source.path / VOCAB_FILE)

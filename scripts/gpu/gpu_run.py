@@ -8,10 +8,14 @@ exact calls):
 
     here:      pack      tokenise pretrain-en (scripts/prepare_pretrain_en.py), build the vocabulary,
                          pack train/valid text + vocab.txt as one tar.xz cut into parts (gpu-pack/)
+               evalpack  the held-out test split and WikiText-2 test as gpu-pack/eval.tar.xz
                resplit   cut the parts again (checked) when the working tree has grown since pack
     GPU host:  stash     move the parts that came with this call out of the working tree
-               start     check and unpack the parts, launch `elmo pretrain` under setsid
-               poll      steps, tokens/s, loss, and whether the process is alive or done
+               start     check and unpack the parts, launch `elmo pretrain` under setsid, and beside
+                         it the word-embedding baseline over the first N tokens of the same batches
+               poll      steps, tokens/s, loss, and whether the processes are alive or done
+               evaluate  full-softmax perplexity of the model, its snapshot at N tokens and the
+                         baseline on valid, test and WikiText-2 test, as perplexity.json in $OUT
                collect   the final model folder (or the checkpoint) as <= 15 MiB pieces in $OUT
     here:      assemble  put the pieces of one or more calls together, check every checksum, unpack
 
@@ -44,7 +48,14 @@ CALL_LIMIT = 64 * MiB  # files that travel with one device call
 PIECE_LIMIT = 15 * MiB  # one file brought back from $OUT (the limit is 16 MiB)
 PIECES_PER_CALL = 7  # $OUT brings back 8 files a call: 7 pieces and their manifest
 DATA_FILES = ("train.txt", "valid.txt", "vocab.txt")
+EVAL_BUNDLE = "eval.tar.xz"  # evalpack: test texts, carried with the last part
+EVAL_FILES = ("test.txt", "wt2-test.txt")
 RUN_NAME = "model"  # the model folder under the work folder; its checkpoint is model.checkpoint
+BASELINE_NAME = "baseline"  # the word-embedding baseline's folder (and baseline.checkpoint)
+LOGS = {RUN_NAME: "pretrain", BASELINE_NAME: "baseline"}  # each run's .log and .pid under the work folder
+#: Tokens of the equal-budget comparison: the baseline's whole run, the model's snapshot
+#: (issue 9 allows a smaller equal budget than the model's when GPU time is short).
+BASELINE_TOKENS = 20_000_000
 DEFAULT_WORK = Path(os.environ.get("ELMO_GPU_WORK", str(Path(tempfile.gettempdir()) / "elmo-gpu")))
 
 #: The run for ~20 minutes of one H100 (README.md: the reasoning and expected tokens/s).
@@ -189,7 +200,7 @@ def pack(args: argparse.Namespace) -> None:
         f"{out}: {len(pieces)} part(s) of at most {part_bytes:,} bytes, {manifest['bytes']:,} bytes "
         f"in all; {words:,} training tokens, vocabulary {len(vocabulary):,}"
     )
-    print_calls(out, pieces)
+    print_calls(out, manifest)
 
 
 def resplit(args: argparse.Namespace) -> None:
@@ -203,27 +214,59 @@ def resplit(args: argparse.Namespace) -> None:
     except ValueError as err:
         bundle.unlink(missing_ok=True)
         raise SystemExit(str(err)) from None
-    part_bytes = part_size(args.part_mib)
+    part_bytes = part_size(args.part_mib, manifest)
     for piece in manifest["pieces"]:
         (out / piece["name"]).unlink()
     manifest["pieces"] = split_file(bundle, out, part_bytes, "part")
     bundle.unlink()
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     print(f"{out}: {len(manifest['pieces'])} part(s) of at most {part_bytes:,} bytes")
-    print_calls(out, manifest["pieces"])
+    print_calls(out, manifest)
 
 
-def part_size(part_mib: float | None) -> int:
-    """Bytes of a part: ``part_mib``, or what one device call carries beside the working tree."""
-    part_bytes = int(part_mib * MiB) if part_mib else min(60 * MiB, CALL_LIMIT - travelling_bytes() - 2 * MiB)
+def evalpack(args: argparse.Namespace) -> None:
+    """The texts ``evaluate`` scores besides valid: the held-out test split (as tokenised for
+    ``pack``) and WikiText-2 test (``scripts/wikitext_sentences.py``), as ``eval.tar.xz`` in the
+    pack, recorded in its manifest (it travels with the last part)."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    from wikitext_sentences import sentences
+
+    out = Path(args.out)
+    manifest = json.loads((out / MANIFEST).read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copyfile(args.test, Path(tmp) / "test.txt")
+        with (
+            open(args.wikitext, encoding="utf-8") as source,
+            open(Path(tmp) / "wt2-test.txt", "w", encoding="utf-8") as target,
+        ):
+            target.writelines(" ".join(tokens) + "\n" for tokens in sentences(source))
+        bundle = Path(tmp) / EVAL_BUNDLE
+        with lzma.open(bundle, "wb") as xz, tarfile.open(fileobj=xz, mode="w|") as tar:
+            for name in EVAL_FILES:
+                tar.add(Path(tmp) / name, arcname=name)
+        manifest["eval"] = {"name": EVAL_BUNDLE, "files": list(EVAL_FILES), "sha256": sha256(bundle)}
+        manifest["eval"]["bytes"] = bundle.stat().st_size
+        shutil.copyfile(bundle, out / EVAL_BUNDLE)
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"{out / EVAL_BUNDLE}: {manifest['eval']['bytes']:,} bytes ({', '.join(EVAL_FILES)})")
+    print_calls(out, manifest)
+
+
+def part_size(part_mib: float | None, manifest: dict[str, object] | None = None) -> int:
+    """Bytes of a part: ``part_mib``, or what one device call carries beside the working tree
+    (and the evaluation texts, which go with the last part)."""
+    beside = travelling_bytes() + int(manifest.get("eval", {}).get("bytes", 0) if manifest else 0)
+    part_bytes = int(part_mib * MiB) if part_mib else min(60 * MiB, CALL_LIMIT - beside - 2 * MiB)
     if part_bytes <= 0:
         raise SystemExit("the working tree alone fills a device call's 64 MiB: pass --part-mib")
     return part_bytes
 
 
-def print_calls(out: Path, pieces: Sequence[dict[str, object]]) -> None:
+def print_calls(out: Path, manifest: dict[str, object]) -> None:
+    pieces = manifest["pieces"]
     for index, piece in enumerate(pieces):
-        print(f"  call {index + 1}: carry {out.name}/{MANIFEST} {out.name}/{piece['name']}")
+        extra = f" {out.name}/{EVAL_BUNDLE}" if "eval" in manifest and index == len(pieces) - 1 else ""
+        print(f"  call {index + 1}: carry {out.name}/{MANIFEST} {out.name}/{piece['name']}{extra}")
 
 
 # -- GPU host ---------------------------------------------------------------------------------
@@ -232,7 +275,7 @@ def stash(args: argparse.Namespace) -> None:
     source, parts = Path(args.pack), Path(args.work) / "parts"
     parts.mkdir(parents=True, exist_ok=True)
     moved = []
-    for path in sorted(source.glob("part-*")) + [source / MANIFEST]:
+    for path in sorted(source.glob("part-*")) + [source / MANIFEST, source / EVAL_BUNDLE]:
         if path.is_file():
             shutil.copyfile(path, parts / path.name)
             moved.append(path.name)
@@ -246,41 +289,94 @@ def stash(args: argparse.Namespace) -> None:
 
 
 def start(args: argparse.Namespace) -> None:
-    """Check and unpack the parts, then launch `elmo pretrain` under setsid (returns at once)."""
+    """Check and unpack the parts, then launch `elmo pretrain` under setsid (returns at once),
+    and beside it (``--baseline-tokens`` N > 0) the word-embedding baseline with the same
+    options over N tokens, while the model snapshots itself at N tokens: the same batches."""
     work = Path(args.work)
+    for name in LOGS:
+        if _alive(_pid_file(work, name)):
+            raise SystemExit(f"a run is already going ({name}); poll it")
+    data = _unpack(work)
+    description = (data / "data_description.txt").read_text() if (data / "data_description.txt").is_file() else ""
+    train_args = args.train_args or DEFAULT_TRAIN_ARGS
+    runs = {RUN_NAME: train_args}
+    if args.baseline_tokens > 0:
+        runs[RUN_NAME] = [*train_args, "--snapshot-tokens", str(args.baseline_tokens)]
+        runs[BASELINE_NAME] = baseline_args(train_args, args.baseline_tokens)
+    commands = {}
+    for name, options in runs.items():
+        commands[name] = [
+            "-m",
+            "hf_elmo_cli",
+            "pretrain",
+            "data/train.txt",
+            name,
+            "--valid-file",
+            "data/valid.txt",
+            "--vocab",
+            "data/vocab.txt",
+            "--no-progress",
+            "--data-description",
+            description,
+            *options,
+        ]
+        pid = _launch(work, name, [sys.executable, *commands[name]])
+        print(f"started {name} (pid {pid}) in {work}: {' '.join(commands[name][2:])}")
+    (work / "command.json").write_text(json.dumps(commands, indent=2) + "\n")
+
+
+def _unpack(work: Path) -> Path:
+    """WORK/data: the training texts of the parts, and the evaluation texts when they came."""
     parts, data = work / "parts", work / "data"
-    pid_file = work / "pretrain.pid"
-    if _alive(pid_file):
-        raise SystemExit(f"a run is already going (pid {pid_file.read_text().strip()}); poll it")
-    if not all((data / name).is_file() for name in DATA_FILES):
-        manifest = json.loads((parts / MANIFEST).read_text())
-        bundle = work / "bundle.tar.xz"
-        join_pieces(manifest, [parts], bundle)
-        data.mkdir(parents=True, exist_ok=True)
+    manifest = json.loads((parts / MANIFEST).read_text())
+    data.mkdir(parents=True, exist_ok=True)
+    bundles = [("bundle.tar.xz", manifest, DATA_FILES)]
+    if "eval" in manifest:
+        bundles.append((EVAL_BUNDLE, manifest["eval"], EVAL_FILES))
+    for name, record, files in bundles:
+        if all((data / f).is_file() for f in files):
+            continue
+        bundle = work / name
+        if name == EVAL_BUNDLE:
+            if not (parts / name).is_file():
+                print(f"{name} did not come (carry gpu-pack/{name}): evaluate will score valid only")
+                continue
+            shutil.copyfile(parts / name, bundle)
+            if sha256(bundle) != record["sha256"]:
+                raise SystemExit(f"{name} does not match its sha256 in the manifest: carry it again")
+        else:
+            join_pieces(record, [parts], bundle)
         with tarfile.open(bundle, "r:xz") as tar:
             tar.extractall(data, filter="data")
         bundle.unlink()
-        (data / "data_description.txt").write_text(manifest["data_description"])
-    description = (data / "data_description.txt").read_text() if (data / "data_description.txt").is_file() else ""
-    train_args = args.train_args or DEFAULT_TRAIN_ARGS
-    command = [
-        sys.executable,
-        "-m",
-        "hf_elmo_cli",
-        "pretrain",
-        "data/train.txt",
-        RUN_NAME,
-        "--valid-file",
-        "data/valid.txt",
-        "--vocab",
-        "data/vocab.txt",
-        "--no-progress",
-        "--data-description",
-        description,
-        *train_args,
-    ]
+    (data / "data_description.txt").write_text(manifest["data_description"])
+    return data
+
+
+def baseline_args(train_args: Sequence[str], tokens: int) -> list[str]:
+    """The model's ``elmo pretrain`` options for the word-embedding baseline: the same, but for
+    its run length (``--max-tokens TOKENS``, no time limit) and ``--token-embedding word``."""
+    replaced = {"--max-tokens", "--max-minutes", "--epochs", "--snapshot-tokens", "--token-embedding"}
+    kept: list[str] = []
+    skip_value = False
+    for arg in train_args:
+        if skip_value:
+            skip_value = False
+        elif arg.split("=")[0] in replaced:
+            skip_value = "=" not in arg
+        else:
+            kept.append(arg)
+    return [*kept, "--max-tokens", str(tokens), "--token-embedding", "word"]
+
+
+def _pid_file(work: Path, name: str) -> Path:
+    return work / f"{LOGS[name]}.pid"
+
+
+def _launch(work: Path, name: str, command: list[str]) -> int:
+    """Start ``command`` in its own session (it outlives this call), logging to WORK/LOG.log."""
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    with open(work / "pretrain.log", "ab") as log:
+    with open(work / f"{LOGS[name]}.log", "ab") as log:
         log.write(f"$ {' '.join(command)}\n".encode())
         log.flush()
         process = subprocess.Popen(
@@ -291,10 +387,9 @@ def start(args: argparse.Namespace) -> None:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
-        )  # setsid: outlives this call
-    pid_file.write_text(f"{process.pid}\n")
-    (work / "command.json").write_text(json.dumps(command[1:], indent=2) + "\n")
-    print(f"started pid {process.pid} in {work}: {' '.join(command[2:])}")
+        )
+    _pid_file(work, name).write_text(f"{process.pid}\n")
+    return process.pid
 
 
 def _alive(pid_file: Path) -> bool:
@@ -312,8 +407,8 @@ def _alive(pid_file: Path) -> bool:
 
 
 def poll(args: argparse.Namespace) -> None:
-    """Report the run's progress; with ``--follow S``, again every ``--every`` seconds for up to S
-    seconds or until it is no longer running (a device call that keeps the machine held)."""
+    """Report the runs' progress; with ``--follow S``, again every ``--every`` seconds for up to S
+    seconds or until none is running any more (a device call that keeps the machine held)."""
     ends = time.monotonic() + args.follow
     while True:
         state = report(Path(args.work), args.window, args.log_lines)
@@ -323,37 +418,103 @@ def poll(args: argparse.Namespace) -> None:
         time.sleep(min(args.every, left))
 
 
+def run_state(work: Path, name: str) -> str:
+    """done (its model folder is written), running, or not running."""
+    if (work / name / "config.json").is_file():
+        return "done"
+    return "running" if _alive(_pid_file(work, name)) else "not running"
+
+
 def report(work: Path, window: int, log_lines: int) -> str:
-    """Print the run's state (running, done, not running), steps, tokens, tokens/s over the last
-    ``window`` steps, their mean training loss and the log's last lines; returns the state."""
-    log_file = work / f"{RUN_NAME}.checkpoint" / "losses.tsv"
-    rows = [line.split("\t") for line in log_file.read_text().splitlines()[1:]] if log_file.is_file() else []
-    state = (
-        "done"
-        if (work / RUN_NAME / "config.json").is_file()
-        else ("running" if _alive(work / "pretrain.pid") else "not running")
-    )
+    """For the model and (when started) the baseline: state, steps, tokens, tokens/s over the
+    last ``window`` steps, their mean training loss and the log's last lines. Returns the state
+    of the whole: running while either runs, else the model's."""
+    states = {}
+    for name in LOGS:
+        if name != RUN_NAME and not _pid_file(work, name).is_file():
+            continue
+        states[name] = run_state(work, name)
+        print(f"{name}: {states[name]}  {_progress(work / f'{name}.checkpoint' / 'losses.tsv', window)}")
+        log = work / f"{LOGS[name]}.log"
+        if log.is_file():
+            tail = log.read_text(errors="replace").splitlines()[-log_lines:]
+            print("  log:\n    " + "\n    ".join(tail))
+        if states[name] == "done":
+            metrics = json.loads((work / name / "training.json").read_text())["metrics"]
+            print(f"  metrics: {json.dumps(metrics)}")
+    state = "running" if "running" in states.values() else states[RUN_NAME]
     print(f"state: {state}")
-    if rows:
-        last, recent = rows[-1], rows[-window:]
-        before = rows[-len(recent) - 1] if len(rows) > len(recent) else ["0", "0", "0", "0", "0"]
-        seconds = float(last[4]) - float(before[4])
-        rate = (int(last[2]) - int(before[2])) / seconds if seconds > 0 else float("nan")
-        mean_loss = sum(float(r[3]) for r in recent) / len(recent)
-        print(
-            f"step {int(last[0]):,}  epoch {last[1]}  tokens {int(last[2]):,}  time {float(last[4]) / 60:.1f} min  "
-            f"tokens/s {rate:,.0f} (last {len(recent)} steps)  train loss {mean_loss:.3f} (mean of last {len(recent)})"
-        )
-    else:
-        print("no steps logged yet")
-    if (work / "pretrain.log").is_file():
-        tail = (work / "pretrain.log").read_text(errors="replace").splitlines()[-log_lines:]
-        print("log:\n  " + "\n  ".join(tail))
-    if state == "done":
-        metrics = json.loads((work / RUN_NAME / "training.json").read_text())["metrics"]
-        print(f"metrics: {json.dumps(metrics)}")
     sys.stdout.flush()
     return state
+
+
+def _progress(log_file: Path, window: int) -> str:
+    rows = [line.split("\t") for line in log_file.read_text().splitlines()[1:]] if log_file.is_file() else []
+    if not rows:
+        return "no steps logged yet"
+    last, recent = rows[-1], rows[-window:]
+    before = rows[-len(recent) - 1] if len(rows) > len(recent) else ["0", "0", "0", "0", "0"]
+    seconds = float(last[4]) - float(before[4])
+    rate = (int(last[2]) - int(before[2])) / seconds if seconds > 0 else float("nan")
+    mean_loss = sum(float(r[3]) for r in recent) / len(recent)
+    return (
+        f"step {int(last[0]):,}  epoch {last[1]}  tokens {int(last[2]):,}  time {float(last[4]) / 60:.1f} min  "
+        f"tokens/s {rate:,.0f} (last {len(recent)} steps)  train loss {mean_loss:.3f} (mean of last {len(recent)})"
+    )
+
+
+def evaluate(args: argparse.Namespace) -> None:
+    """Full-softmax perplexity (float32, TF32 off) of the model, its snapshot at the baseline's
+    budget and the baseline, on valid and the evaluation texts that came: a table here, and
+    ``perplexity.json`` in WORK and in OUT."""
+    work, out = Path(args.work), Path(args.out or os.environ["OUT"])
+    running = [name for name in LOGS if run_state(work, name) == "running"]
+    if running:
+        raise SystemExit(f"{', '.join(running)} still running: poll until the state is done")
+    sys.path.insert(0, str(REPO))
+    import torch
+
+    from hf_elmo.corpus import read_corpus
+    from hf_elmo.devices import resolve_device
+    from hf_elmo.training.checkpoints import snapshot_folder
+    from hf_elmo.training.evaluation import load_lm, perplexity
+    from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
+
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    device = resolve_device(args.device)
+    models = {RUN_NAME: work / RUN_NAME}
+    settings_file = work / f"{RUN_NAME}.checkpoint" / "settings.json"
+    tokens = json.loads(settings_file.read_text()).get("snapshot_tokens") if settings_file.is_file() else None
+    if tokens:
+        models[f"{RUN_NAME} at {tokens:,} tokens"] = snapshot_folder(work / f"{RUN_NAME}.checkpoint", tokens)
+    models[BASELINE_NAME] = work / BASELINE_NAME
+    texts = {"valid": work / "data" / "valid.txt", "test": work / "data" / "test.txt"}
+    texts["wikitext-2 test"] = work / "data" / "wt2-test.txt"
+    texts = {split: path for split, path in texts.items() if path.is_file()}
+    corpora = {split: read_corpus(path) for split, path in texts.items()}
+    results: dict[str, dict[str, object]] = {}
+    for name, folder in models.items():
+        if not (folder / "config.json").is_file():
+            print(f"{name}: no model folder at {folder.relative_to(work)}")
+            continue
+        model = load_lm(folder).to(device)
+        vocabulary = Vocabulary.from_file(folder / VOCAB_FILE)
+        position = json.loads((folder / "training.json").read_text())["position"]
+        results[name] = {"folder": str(folder.relative_to(work)), "tokens_seen": position["tokens_seen"]}
+        results[name]["step"] = position["step"]
+        for split, sentences in corpora.items():
+            figures = perplexity(model, vocabulary, sentences, args.tokens_per_batch)
+            results[name][split] = figures
+            print(
+                f"{name:<28} {split:<16} forward {figures['forward']:8.2f}  backward {figures['backward']:8.2f}  "
+                f"average {figures['average']:8.2f}  ({figures['predictions']:,} predictions)"
+            )
+            sys.stdout.flush()
+        del model
+    text = json.dumps({"device": str(device), "models": results}, indent=2) + "\n"
+    (work / "perplexity.json").write_text(text)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "perplexity.json").write_text(text)
 
 
 def collect(args: argparse.Namespace) -> None:
@@ -453,6 +614,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--data-description", default="")
     p.add_argument("--overwrite", action="store_true")
     p.set_defaults(run=pack)
+    p = commands.add_parser("evalpack", help="here: the test texts evaluate scores, as gpu-pack/eval.tar.xz")
+    p.add_argument("--test", required=True, help="pretrain-en's held-out test split, tokenised as for pack")
+    p.add_argument(
+        "--wikitext",
+        type=Path,
+        default=shared / "data" / "wikitext-2" / "wiki.test.tokens",
+        help="WikiText-2 wiki.test.tokens (default in $ELMO_SHARED or ../shared)",
+    )
+    p.add_argument("--out", default=str(PACK_DIR), help="the pack's folder (default gpu-pack/)")
+    p.set_defaults(run=evalpack)
     p = commands.add_parser("resplit", help="here: cut the parts again to fit beside today's working tree")
     p.add_argument("--out", default=str(PACK_DIR), help="the pack's folder (default gpu-pack/)")
     p.add_argument("--part-mib", type=float, help="part size (default: as pack's)")
@@ -460,7 +631,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name, function, what in (
         ("stash", stash, "GPU host: keep the parts of this call"),
         ("start", start, "GPU host: unpack and launch elmo pretrain under setsid"),
-        ("poll", poll, "GPU host: progress of the run"),
+        ("poll", poll, "GPU host: progress of the runs"),
+        ("evaluate", evaluate, "GPU host: perplexities of the model, its snapshot and the baseline"),
         ("collect", collect, "GPU host: the model (or checkpoint) as pieces in $OUT"),
         ("stop", stop, "GPU host: end the run early"),
     ):
@@ -472,6 +644,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         if name == "stash":
             p.add_argument("--pack", default=str(PACK_DIR), help="where the parts arrive (default gpu-pack/)")
         if name == "start":
+            p.add_argument(
+                "--baseline-tokens",
+                type=int,
+                default=BASELINE_TOKENS,
+                help=f"the word-embedding baseline's tokens, and the model's snapshot (default {BASELINE_TOKENS:,}; "
+                "0: no baseline)",
+            )
             p.add_argument(
                 "train_args",
                 nargs=argparse.REMAINDER,
@@ -487,6 +666,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 help="keep reporting for up to this many seconds while the run goes on",
             )
             p.add_argument("--every", type=float, default=60, help="seconds between reports with --follow")
+        if name == "evaluate":
+            p.add_argument("--device", help="default: cuda when available")
+            p.add_argument("--tokens-per-batch", type=int, default=16384, help="padded tokens per batch")
+            p.add_argument("--out", help="default $OUT")
         if name == "collect":
             p.add_argument("--what", choices=["model", "checkpoint"], default="model")
             p.add_argument("--first", type=int, default=0, help="first piece of this call")

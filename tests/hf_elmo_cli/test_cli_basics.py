@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import torch
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.pretrained import DEFAULT_MODEL, DEMO_SENTENCES
@@ -59,6 +60,21 @@ def test_perplexity_defaults_to_the_shipped_model(text, capsys):
     assert elmo_main(["perplexity", "hf-elmo:elmo-2x256-en", str(text), "--json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out) == default and err == ""
+
+
+def test_perplexity_runs_on_the_device_it_is_given(text, capsys):
+    assert elmo_main(["perplexity", str(text), "--json", "--no-progress"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert elmo_main(["perplexity", str(text), "--json", "--no-progress", "--device", "cpu"]) == 0
+    assert json.loads(capsys.readouterr().out) == default
+    if torch.cuda.is_available():
+        assert elmo_main(["perplexity", str(text), "--json", "--no-progress", "--device", "cuda"]) == 0
+        on_gpu = json.loads(capsys.readouterr().out)
+        assert on_gpu["predictions"] == default["predictions"]
+        assert on_gpu["average"] == pytest.approx(default["average"], rel=1e-3)  # TF32 convolutions allowed
+    else:
+        assert elmo_main(["perplexity", str(text), "--device", "cuda"]) == 2
+        assert "no CUDA device is available here" in capsys.readouterr().err
 
 
 def test_perplexity_given_a_model_folder_alone_asks_for_the_file(capsys):

@@ -1,5 +1,6 @@
-"""scripts/gpu/gpu_run.py end to end on CPU: pack -> (two device calls) stash -> start -> poll ->
-collect (two calls) -> assemble -> ElmoModel.from_pretrained, with a tiny model and budget."""
+"""scripts/gpu/gpu_run.py end to end on CPU: pack + evalpack -> (two device calls) stash ->
+start (the model and the word baseline) -> poll -> evaluate -> collect (two calls) -> assemble ->
+ElmoModel.from_pretrained, with a tiny model and budget."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ TINY_TRAINING = [
     "--max-tokens",
     "10000000",
     "--max-minutes",
-    "0.01",
+    "0.05",
     "--tokens-per-batch",
     "128",
     "--num-sampled",
@@ -50,6 +51,12 @@ def _raw_shards(folder):
                 " ".join(". ".join(" ".join(rng.choices(words, k=6)).capitalize() for _ in range(3)).split()) + ".\n"
             )
     return folder
+
+
+def _wikitext(path):
+    """A few lines in the layout of WikiText's wiki.test.tokens."""
+    path.write_text(" = Heading = \n\n the cat sat on the mat . The dog ran @-@ off . \n a <unk> sat . \n")
+    return path
 
 
 def _device_call(pack, device_pack, names):
@@ -83,6 +90,11 @@ def test_pack_start_poll_collect_assemble_gives_a_loadable_model(tmp_path, capsy
         else ["--source", str(_raw_shards(tmp_path / "raw")), "--processes", "1"]
     )
     gpu_run.main(["pack", *data, "--out", str(pack), "--part-mib", "0.0005", "--vocab-size", "100", "--min-count", "1"])
+    test_split = tmp_path / "test.txt"
+    write_corpus(test_split, n=20, seed=2)
+    gpu_run.main(
+        ["evalpack", "--out", str(pack), "--test", str(test_split), "--wikitext", str(_wikitext(tmp_path / "w"))]
+    )
     manifest = json.loads((pack / "manifest.json").read_text())
     parts = [p["name"] for p in manifest["pieces"]]
     assert len(parts) >= 2 and manifest["train_tokens"] > 500 and manifest["vocabulary"] > 10
@@ -92,14 +104,30 @@ def test_pack_start_poll_collect_assemble_gives_a_loadable_model(tmp_path, capsy
     gpu_run.main(["stash", "--pack", str(device_pack), "--work", str(work)])
     for name in parts[1:]:
         (device_pack / parts[0]).unlink(missing_ok=True)
-        _device_call(pack, device_pack, ["manifest.json", name])  # call 2..: the others, then start
+        extra = ["eval.tar.xz"] if name == parts[-1] else []  # the evaluation texts go with the last part
+        _device_call(pack, device_pack, ["manifest.json", name, *extra])  # call 2..: the others, then start
         gpu_run.main(["stash", "--pack", str(device_pack), "--work", str(work)])
-    gpu_run.main(["start", "--work", str(work), *TINY_TRAINING])
-    assert "started pid" in capsys.readouterr().out
-    gpu_run.main(["poll", "--work", str(work), "--follow", "240", "--every", "0.5"])  # returns when done
-    report = capsys.readouterr().out.split("state: ")[-1]
-    assert report.startswith("done"), report + (work / "pretrain.log").read_text()
-    assert "tokens/s" in report and "metrics:" in report
+    gpu_run.main(["start", "--work", str(work), "--baseline-tokens", "200", *TINY_TRAINING])
+    started = capsys.readouterr().out
+    assert "started model" in started and "started baseline" in started
+    gpu_run.main(["poll", "--work", str(work), "--follow", "240", "--every", "0.5"])  # returns when both are done
+    report = capsys.readouterr().out
+    assert report.rstrip().endswith("state: done"), report + (work / "pretrain.log").read_text()
+    assert "baseline: done" in report and "tokens/s" in report and "metrics:" in report
+    assert (
+        work / "data" / "wt2-test.txt"
+    ).read_text() == "the cat sat on the mat .\nThe dog ran - off .\na <UNK> sat .\n"
+
+    gpu_run.main(["evaluate", "--work", str(work), "--device", "cpu", "--out", str(tmp_path / "eval")])
+    figures = json.loads((tmp_path / "eval" / "perplexity.json").read_text())["models"]
+    snapshot, baseline = figures["model at 200 tokens"], figures["baseline"]
+    assert set(figures) == {"model", "model at 200 tokens", "baseline"}
+    assert snapshot["tokens_seen"] == baseline["tokens_seen"] >= 200 and snapshot["step"] == baseline["step"]
+    assert figures["model"]["tokens_seen"] > snapshot["tokens_seen"]
+    assert all(set(f) >= {"valid", "test", "wikitext-2 test"} for f in figures.values())
+    trained_valid = json.loads((work / "model" / "training.json").read_text())["metrics"]["valid"]
+    assert figures["model"]["valid"]["average"] == pytest.approx(trained_valid["average"], rel=1e-4)
+    assert figures["model"]["test"]["predictions"] == sum(len(line.split()) + 1 for line in test_split.open())
 
     calls = []
     first = 0

@@ -169,3 +169,37 @@ def test_data_workers_default_to_none_on_cpu_and_some_on_cuda():
     assert data_workers_for(None, torch.device("cpu")) == 0
     assert 1 <= data_workers_for(None, torch.device("cuda")) <= 4
     assert data_workers_for(3, torch.device("cpu")) == 3
+
+
+def test_a_snapshot_at_n_tokens_equals_a_run_of_n_tokens_and_the_word_baseline_sees_its_batches(tmp_path):
+    from hf_elmo.training.checkpoints import snapshot_folder
+
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    long = settings_for(tmp_path / "long", corpus, max_tokens=600, snapshot_tokens=300)
+    pretrain(long, show_progress=False)
+    short = pretrain(settings_for(tmp_path / "short", corpus, max_tokens=300), show_progress=False)
+    snapshot = snapshot_folder(long.resolved_checkpoint_dir(), 300)
+    expected, got = load_lm(short).state_dict(), load_lm(snapshot).state_dict()
+    for name, value in expected.items():
+        torch.testing.assert_close(got[name], value, rtol=0, atol=0, msg=name)
+    position = json.loads((snapshot / "training.json").read_text())["position"]
+    assert position == {**json.loads((short / "training.json").read_text())["position"], "elapsed": position["elapsed"]}
+    assert 300 <= position["tokens_seen"] < 600
+    assert load_lm(snapshot).config.dropout == 0.0 and load_lm(snapshot).config.bilm_implementation == "fast"
+
+    word = settings_for(tmp_path / "word", corpus, max_tokens=300, token_embedding="word")
+    pretrain(word, show_progress=False)
+
+    def tokens_by_step(settings):
+        lines = (settings.resolved_checkpoint_dir() / "losses.tsv").read_text().splitlines()[1:]
+        return [line.split("\t")[:3] for line in lines]
+
+    assert tokens_by_step(word) == tokens_by_step(long)[: len(tokens_by_step(word))]
+    assert tokens_by_step(word)[-1][2] == str(position["tokens_seen"])
+
+
+def test_snapshot_tokens_must_be_a_positive_integer(tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", n=10)
+    with pytest.raises(ValueError, match="--snapshot-tokens must be an integer >= 1, got 0"):
+        pretrain(settings_for(tmp_path, corpus, snapshot_tokens=0), show_progress=False)
+    assert not (tmp_path / "model").exists()
