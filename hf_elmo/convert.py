@@ -177,7 +177,8 @@ def read_options(options_path: PathLike) -> ElmoConfig:
 
 
 def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[str, np.ndarray]:
-    """Every dataset ``table`` names, as float32; all problems found are raised together."""
+    """Every dataset ``table`` names, as float32; all problems found are raised together, among
+    them datasets the table does not name (weights of layers the options do not have)."""
     import h5py
 
     path = Path(weights_path)
@@ -207,9 +208,24 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
                 problems.append(f"dataset {name!r} cannot be read (truncated file?): {err}")
                 continue
             problems.extend(_non_finite(name, arrays[name]))
+        unused = [name for name in _dataset_names(handle) if name not in shapes]
+    if unused:
+        problems.append(
+            f"datasets the options do not use: {', '.join(unused)} (does the file have more highway layers, "
+            "LSTM layers or filters than the options say?)"
+        )
     if problems:
         raise ElmoWeightsError(f"{path} does not match its options:\n  " + "\n  ".join(problems))
     return arrays
+
+
+def _dataset_names(handle: Any) -> list[str]:
+    """The names of every dataset in an open hdf5 file, in the file's order."""
+    import h5py
+
+    names: list[str] = []
+    handle.visititems(lambda name, item: names.append(name) if isinstance(item, h5py.Dataset) else None)
+    return names
 
 
 def _non_finite(name: str, array: np.ndarray) -> Iterator[str]:

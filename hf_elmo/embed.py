@@ -15,7 +15,11 @@ naming the file, the bad lines and their count before anything is written.
 lines (of its shard). A finished chunk is written to ``OUTPUT.partial/part-NNNNNN.hdf5`` under a
 temporary name, fsynced and renamed (``fileio.atomic_file``), so a part file is either complete
 or absent whenever the process dies; ``OUTPUT.partial/run.json`` records the settings (input
-path, size, mtime and SHA-256, model, layers, dtype, chunk size, shard). Run again with the same
+path, size, mtime and SHA-256, model, the model's fingerprint ``model_sha256``, layers, dtype,
+chunk size, shard). ``model_sha256`` (``model_fingerprint``) hashes what computes the vectors, the
+model in memory: its config less where it was loaded from, and its state dict (weights and warm
+state, about 3 ms for the shipped model's 5 MB), so a model changed in place (same folder, other
+weights) is another setting, never a resumed run mixing two models. Run again with the same
 settings, it skips the finished chunks (batch size, device and threads may change: they change
 the vectors by float rounding at most) and computes a damaged one again; other settings are an
 error unless ``overwrite``. When every chunk is done the parts are copied into ``OUTPUT.tmp``,
@@ -29,7 +33,8 @@ finished parts.
 
 **One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
 reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
-not be the input, or a folder, even with ``overwrite``.
+not be the input, or a folder, nor be, hold or lie in the model's files, even with ``overwrite``.
+The input must be a regular file (it is read twice, and again on resume): not stdin or a pipe.
 
 **Sharding**: ``Shard(i, N)`` takes the lines whose index is i modulo N and writes
 ``OUTPUT`` with ``.shard-i-of-N`` before its suffix (datasets keep the global line index; each
@@ -67,7 +72,7 @@ from tqdm.auto import tqdm
 from .batching import token_budget_batches
 from .corpus import TEXT_ENCODING, CorpusError
 from .cuda_graphs import GraphedElmo
-from .fileio import PathLike, atomic_file, ensure_free_space, exclusive_lock, write_text_atomic
+from .fileio import PathLike, atomic_file, check_parent_folders, ensure_free_space, exclusive_lock, write_text_atomic
 from .modeling_elmo import ElmoModel, mean_pool
 from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, token_to_char_ids
 
@@ -342,29 +347,36 @@ def embed_file(
     show_progress: bool = True,
     pool: str | None = None,
     cuda_graphs: bool = False,
+    model_path: PathLike | None = None,
 ) -> EmbedResult:
     """Embed every line of ``input_path`` (of ``shard``) into an AllenNLP-style HDF5 file.
 
     Resumes the unfinished run of the same settings; see the module docstring for the format,
     the files written and the crash safety. ``model_id`` names the model in the run's settings
-    (a resolved path or a Hub id); the model runs on its own device and dtype.
+    (a resolved path or a Hub id); the model runs on its own device and dtype. ``model_path``:
+    the folder or archive the model was loaded from (default ``model.name_or_path``), which no
+    file the run writes may be, hold or lie in.
 
     Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists,
     ``ValueError`` when an unfinished run has other settings (unless ``overwrite``), when the
-    output is the input or a folder, or when the input changed during the run,
+    output is the input, a folder or among the model's files, when the input is not a regular
+    file, or when the input changed during the run,
     ``OutputBusyError`` when another run writes the same output, and ``OSError`` (ENOSPC)
     before a write that would fill the disk. ``pool="mean"`` stores one vector per line and
     ``cuda_graphs`` runs the biLM from CUDA graphs (see ``embed_sentences``).
     """
     input_path, target = Path(input_path), shard.output_file(output_path)
+    model_files = model_path or model.name_or_path
     _check_run(input_path, target, output_path, shard, layers, pool, batch_tokens, chunk_lines)
+    if model_files and Path(model_files).exists():
+        _check_not_in_model(target, output_path, Path(model_files))
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = target.with_name(target.name + ".lock")
     busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
     with exclusive_lock(lock, busy):
         partial = target.with_name(target.name + ".partial")
         settings = _run_settings(
-            input_path, model_id, layers, str(model.dtype).removeprefix("torch."), chunk_lines, shard
+            input_path, model, model_id, layers, str(model.dtype).removeprefix("torch."), chunk_lines, shard
         )
         if pool is not None:  # unpooled runs keep the settings of earlier versions, so they resume
             settings["pool"] = pool
@@ -448,19 +460,22 @@ def _check_run(
         raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
     if input_path.is_dir():
         raise ValueError(f"the input {input_path} is a folder; name a text file")
+    if str(input_path) == "-" and not input_path.exists():
+        raise ValueError(
+            "embed cannot read stdin ('-'): it reads the input twice and again to resume; save the text to a file"
+        )
+    if input_path.exists() and not input_path.is_file():
+        raise ValueError(
+            f"the input {input_path} is not a regular file (a pipe, stdin or a device?): embed reads it twice "
+            "and again to resume; save the text to a file"
+        )
     if not input_path.is_file():
         raise FileNotFoundError(f"input file not found: {input_path}")
     if target.is_dir():
         raise ValueError(f"the output {target} is a folder; name the HDF5 file to write")
-    written = [
-        target,
-        target.with_name(target.name + ".tmp"),
-        target.with_name(target.name + ".lock"),
-        target.with_name(target.name + ".partial"),
-        shard_index_file(output_path),
-    ]
+    check_parent_folders(target)
     source = input_path.resolve()
-    for path in written:
+    for path in _written_files(target, output_path):
         if (
             path.resolve() == source
             or path.resolve() in source.parents
@@ -469,13 +484,55 @@ def _check_run(
             raise ValueError(f"the output {path} is (or holds) the input {input_path}; write to another file")
 
 
+def _written_files(target: Path, output_path: PathLike) -> list[Path]:
+    """Every path a run writes (and may replace or remove): the output, its temporary file, lock
+    file and partial folder, and the shard index."""
+    return [
+        target,
+        target.with_name(target.name + ".tmp"),
+        target.with_name(target.name + ".lock"),
+        target.with_name(target.name + ".partial"),
+        shard_index_file(output_path),
+    ]
+
+
+def _check_not_in_model(target: Path, output_path: PathLike, model_files: Path) -> None:
+    """Refuse a run that would write over the model's folder or archive or one of its files, or
+    whose output folder would hold them (a new file beside the model's files is fine)."""
+    model = model_files.resolve()
+    files = [f.resolve() for f in model.rglob("*") if f.is_file()] if model.is_dir() else [model]
+    for path in _written_files(target, output_path):
+        resolved = path.resolve()
+        if resolved == model or resolved in model.parents:
+            raise ValueError(f"the output {path} is or holds the model {model_files}; write it elsewhere")
+        if resolved in files or (path.exists() and any(os.path.samefile(path, f) for f in files)):
+            raise ValueError(f"the output {path} is a file of the model {model_files}; write it elsewhere")
+
+
+#: Config fields that say where a model came from, not what it computes (``dtype`` is a setting of its own).
+_PROVENANCE_FIELDS = ("_name_or_path", "transformers_version", "dtype", "torch_dtype")
+
+
+def model_fingerprint(model: ElmoModel) -> str:
+    """SHA-256 of what computes a model's vectors: its config (less ``_PROVENANCE_FIELDS``) and
+    every entry of its state dict (weights and warm state: name, dtype, shape and values), read
+    from memory, so any change to the weights or config changes it whatever the files' dates."""
+    config = {k: v for k, v in model.config.to_dict().items() if k not in _PROVENANCE_FIELDS}
+    digest = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode())
+    for name, tensor in model.state_dict().items():
+        digest.update(f"{name} {tensor.dtype} {tuple(tensor.shape)}".encode())
+        digest.update(tensor.detach().to("cpu", torch.float32).contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
 def _run_settings(
-    input_path: Path, model_id: str, layers: str, dtype: str, chunk_lines: int, shard: Shard
+    input_path: Path, model: ElmoModel, model_id: str, layers: str, dtype: str, chunk_lines: int, shard: Shard
 ) -> dict[str, Any]:
     return {
         "input": str(input_path.resolve()),
         **_input_identity(input_path),
         "model": model_id,
+        "model_sha256": model_fingerprint(model),
         "layers": layers,
         "dtype": dtype,
         "chunk_lines": chunk_lines,

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .fileio import PathLike, build_aside, check_output_folder, write_text_atomic
+from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, write_text_atomic
 from .modeling_elmo import ElmoModel
 from .tokenization_elmo import N_CHAR_IDS, ElmoTokenizer, batch_to_ids
 
@@ -34,7 +34,7 @@ from .tokenization_elmo import N_CHAR_IDS, ElmoTokenizer, batch_to_ids
 FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}
 #: Compute dtypes per format (ONNX Runtime's CPU kernels have no bfloat16 convolution).
 DTYPES = {"onnx": ("float32", "float16"), "torch-export": ("float32", "float16", "bfloat16")}
-MANIFEST = "elmo_export.json"
+MANIFEST = EXPORT_MANIFEST  # fileio recognises an earlier export by it (what --overwrite may replace)
 INPUT_NAME = "char_ids"
 OUTPUT_NAMES = ("layers", "mask")
 
@@ -46,6 +46,7 @@ def export_model(
     dtype: str = "float32",
     tokenizer: ElmoTokenizer | None = None,
     overwrite: bool = False,
+    model_path: PathLike | None = None,
 ) -> Path:
     """Write ``model``'s inference graph in ``format`` with its tokenizer config to ``out_dir``.
 
@@ -53,7 +54,9 @@ def export_model(
     default the one saved with the model (``hf_elmo.loading.model_tokenizer``), so that raw text
     is split as the model's training corpus was. The folder is written beside ``out_dir`` and
     moved into place when complete; an existing non-empty ``out_dir`` is an error unless
-    ``overwrite``. Returns ``out_dir``.
+    ``overwrite`` (and it is an earlier output: ``fileio.check_output_folder``). ``model_path``:
+    the folder or archive the model was loaded from (default ``model.name_or_path``), which
+    ``out_dir`` may not be, hold or lie in, even with ``overwrite``. Returns ``out_dir``.
     """
     from .export_graph import ElmoInferenceGraph
     from .loading import model_tokenizer
@@ -62,7 +65,9 @@ def export_model(
         raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
     if dtype not in DTYPES[format]:
         raise ValueError(f"format {format} cannot use dtype {dtype}; use one of {', '.join(DTYPES[format])}")
-    check_output_folder(out_dir, overwrite=overwrite)  # before the slow export
+    source = model_path or model.name_or_path
+    inputs = [source] if source and Path(source).exists() else []
+    check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)  # before the slow export
     config = model.config
     tokenizer = model_tokenizer(model) if tokenizer is None else tokenizer
     if tokenizer.max_characters_per_token != config.max_characters_per_token:
@@ -74,7 +79,7 @@ def export_model(
     example = batch_to_ids([["Export", "me"], ["ok"]], config.max_characters_per_token)
     dynamic = ({0: torch.export.Dim("batch", min=1), 1: torch.export.Dim("tokens", min=1)},)
 
-    with build_aside(out_dir, overwrite=overwrite) as staging:
+    with build_aside(out_dir, overwrite=overwrite, inputs=inputs) as staging:
         with torch.no_grad(), _quiet_exporter():
             if format == "onnx":
                 torch.onnx.export(

@@ -7,7 +7,11 @@
   folder beside it (``.OUT.building-XXXXXXXX``) and swapped into place only when complete. The
   staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
   folder left by a killed run is recognised (its lock is free) and removed by the next build
-  of the same output, never one that a live process is still building.
+  of the same output, never one that a live process is still building. ``overwrite`` replaces
+  only an earlier output (``is_earlier_output``); an output folder that is, holds or lies in an
+  input, is the current folder or holds it, or is a symbolic link is refused even then.
+- ``check_parent_folders(path)``: a file where a folder on the way to an output should be is
+  one clear error, not ``[Errno 17] File exists``.
 - ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``); a second one
   fails at once with ``OutputBusyError``.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import json
 import os
 import re
 import shutil
@@ -31,11 +36,15 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .configuration_elmo import ElmoConfig
+
 PathLike = str | os.PathLike
 
 #: Bytes a write must leave free on its disk (HDF5 metadata, the temporary file's rename).
 FREE_SPACE_RESERVE = 4 << 20
 _STAGING = ".building-"
+#: The file that every folder written by ``elmo export`` (``hf_elmo.export``) holds.
+EXPORT_MANIFEST = "elmo_export.json"
 
 
 class OutputBusyError(BlockingIOError):
@@ -136,21 +145,66 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
 
 
 # -- folders built aside ----------------------------------------------------------------------
+def check_parent_folders(path: PathLike) -> None:
+    """Raise ``NotADirectoryError`` naming the file when the nearest existing folder on the way
+    to ``path`` is a file (``mkdir(parents=True)`` would say ``[Errno 17] File exists``)."""
+    path = Path(path)
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(
+                    f"{parent} is a file, not a folder, so {path} cannot be written under it; choose another output path"
+                )
+            return
+
+
+def is_earlier_output(folder: PathLike) -> bool:
+    """Whether ``folder`` looks like a folder this package wrote, which ``--overwrite`` may replace:
+    it holds an ELMo model's ``config.json`` (``save_pretrained``: ``elmo convert``, ``elmo
+    pretrain``) or ``EXPORT_MANIFEST`` (``elmo export``)."""
+    folder = Path(folder)
+    if (folder / EXPORT_MANIFEST).is_file():
+        return True
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and config.get("model_type") == ElmoConfig.model_type
+
+
 def check_output_folder(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = ()) -> Path:
-    """Refuse an output folder that is a file, holds (or is) one of ``inputs``, or is not empty
-    (unless ``overwrite``); returns it as a ``Path``."""
+    """Refuse an output folder that is a symbolic link or a file, lies under a file, is the
+    current folder or one of its parents, is, holds or lies in one of ``inputs``, or is not
+    empty (unless ``overwrite``, and then only an earlier output: ``is_earlier_output``);
+    returns it as a ``Path``."""
     out_dir = Path(out_dir)
+    if out_dir.is_symlink():
+        raise ValueError(
+            f"the output folder {out_dir} is a symbolic link (to {os.readlink(out_dir)}); name the folder it "
+            "points to, or a new one"
+        )
+    check_parent_folders(out_dir)
     resolved = out_dir.resolve()
+    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
+        raise ValueError(f"the output folder {out_dir} is the current folder or holds it; pick a new or empty folder")
     for source in inputs:
         source = Path(source).resolve()
         if source == resolved or resolved in source.parents:
             raise ValueError(
                 f"the output folder {out_dir} holds the input {source}; write to another folder (it would be deleted)"
             )
+        if source in resolved.parents:
+            raise ValueError(f"the output folder {out_dir} lies inside the input {source}; write to another folder")
     if out_dir.exists() and not out_dir.is_dir():
         raise FileExistsError(f"{out_dir} is a file, not a folder; choose another output folder or remove the file")
-    if out_dir.is_dir() and any(out_dir.iterdir()) and not overwrite:
-        raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
+    if out_dir.is_dir() and any(out_dir.iterdir()):
+        if not overwrite:
+            raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
+        if not is_earlier_output(out_dir):
+            raise FileExistsError(
+                f"{out_dir} is not empty and holds no earlier output of elmo (an ELMo config.json or "
+                f"{EXPORT_MANIFEST}), so --overwrite does not replace it; pick a new or empty folder"
+            )
     return out_dir
 
 

@@ -45,7 +45,7 @@ from transformers import PreTrainedModel
 from .configuration_elmo import ElmoConfig, names_lm_head
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
 from .fileio import PathLike, build_aside, check_output_folder
-from .modeling_elmo import ElmoModel, ElmoPreTrainedModel
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .tokenization_elmo import ElmoTokenizer
 
@@ -58,11 +58,6 @@ _OWNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]
 
 class ModelNotFoundError(FileNotFoundError):
     """No model under that name: not shipped, not a local path, not a Hub id that can be had."""
-
-
-class InvalidModelError(OSError):
-    """The name leads to files, but they are not a loadable ELMo model (missing or corrupt file).
-    An ``OSError``, as transformers' own loading errors are."""
 
 
 @dataclass(frozen=True)

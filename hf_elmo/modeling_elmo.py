@@ -19,8 +19,9 @@ converting original files is the hf-elmo package's (``ElmoPreTrainedModel.packag
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,20 @@ from .elmo_kernels import (
     torch_lstm_weights,
 )
 from .tokenization_elmo import N_CHAR_IDS, add_sentence_markers, batch_to_ids
+
+
+class InvalidModelError(OSError):
+    """The name leads to files, but they are not a loadable ELMo model (a missing or corrupt file,
+    weights that do not fit the config). An ``OSError``, as transformers' own loading errors are;
+    ``hf_elmo.loading`` raises it too."""
+
+
+#: The dtypes ``save_pretrained(storage_dtype=...)`` stores the floating-point weights in.
+STORAGE_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+#: The top-level parts of the biLM's state (``ElmoModel``'s, ``elmo.`` in the models around it).
+BILM_PARTS = ("char_cnn", "word_embedding", "bilm", "warm_h", "warm_c")
+#: The biLM's warm state (zeros until ``warm_up``): a folder may lack it, and then starts from zeros.
+WARM_STATE = ("warm_h", "warm_c")
 
 
 @dataclass
@@ -390,6 +405,9 @@ class ElmoPreTrainedModel(PreTrainedModel):
     #: Whether the model holds the LM's word softmax (``ElmoForBidirectionalLM``): only such a
     #: folder maps ``AutoModelForPreTraining``.
     has_lm_head: ClassVar[bool] = False
+    #: Top-level parts whose weights a folder may lack: a task head's own layers, new when it is
+    #: loaded from a biLM folder (``ElmoTaskPreTrainedModel``; see ``check_loaded_weights``).
+    _new_on_load: ClassVar[tuple[str, ...]] = ()
 
     @property
     def dummy_inputs(self) -> dict[str, torch.Tensor]:
@@ -434,17 +452,35 @@ class ElmoPreTrainedModel(PreTrainedModel):
         through its resolver first (``package_loader.resolve``, ``hf_elmo.loading``): shipped names
         (``hf-elmo:elmo-2x256-en``), folders and zip archives of the original files (converted on load,
         into ``ElmoModel``), and a one-line error naming a model that cannot be found or read.
+
+        Weights that do not fit the config (``check_loaded_weights``: a missing, unexpected or
+        differently shaped weight of the biLM or the softmax, e.g. after an edit of ``config.json``)
+        are an ``InvalidModelError`` that names the folder; ``ignore_mismatched_sizes=True`` lets
+        only a task head's own layers differ in shape (a new ``num_labels``).
         """
         if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:
             kwargs["dtype"] = torch.float32
         kwargs.setdefault("use_safetensors", True)
+        output_loading_info = kwargs.pop("output_loading_info", False)
+        ignore_mismatched_sizes = kwargs.pop("ignore_mismatched_sizes", False)
         if cls.package_loader is not None and not kwargs.get("subfolder"):
             resolved = cls.package_loader.resolve(cls, pretrained_model_name_or_path, kwargs)
             if isinstance(resolved, PreTrainedModel):  # the original files, converted
                 return resolved
             pretrained_model_name_or_path = resolved
-        with _no_weight_progress_bars():
-            return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        with _no_weight_progress_bars(), _load_report_held():
+            # Mismatched shapes come back in the loading info (for the one-line error below)
+            # instead of raising transformers' RuntimeError.
+            loaded = super().from_pretrained(
+                pretrained_model_name_or_path,
+                *args,
+                output_loading_info=True,
+                ignore_mismatched_sizes=True,
+                **kwargs,
+            )
+            model, info = cast(tuple[ElmoPreTrainedModel, dict[str, Any]], loaded)
+            check_loaded_weights(model, pretrained_model_name_or_path, info, ignore_mismatched_sizes)
+        return (model, info) if output_loading_info else model
 
     def save_pretrained(
         self,
@@ -464,6 +500,11 @@ class ElmoPreTrainedModel(PreTrainedModel):
         auto_map = getattr(self.config, "auto_map", None) or {}
         if not self.has_lm_head and "AutoModelForPreTraining" in auto_map:  # e.g. a biLM loaded from an LM folder
             self.config.auto_map = {k: v for k, v in auto_map.items() if k != "AutoModelForPreTraining"}
+        if storage_dtype is not None and storage_dtype not in STORAGE_DTYPES:
+            raise ValueError(
+                f"storage_dtype must be torch.float32, torch.float16 or torch.bfloat16 (a floating-point "
+                f"dtype that holds the weights), got {storage_dtype!r}"
+            )
         if storage_dtype is not None and "state_dict" not in kwargs:
             kwargs["state_dict"] = {
                 name: tensor.to(storage_dtype) if tensor.is_floating_point() else tensor
@@ -476,6 +517,86 @@ class ElmoPreTrainedModel(PreTrainedModel):
             mode = config_file.stat().st_mode & 0o666
             for weights in Path(save_directory).glob("*.safetensors"):
                 weights.chmod(mode)
+
+
+def check_loaded_weights(
+    model: ElmoPreTrainedModel, source: str | os.PathLike, info: dict[str, Any], ignore_mismatched_sizes: bool = False
+) -> None:
+    """Refuse, with one line naming ``source``, weights that do not fit ``model``'s config.
+
+    ``info`` is ``from_pretrained``'s loading info (after the classes'
+    ``_keys_to_ignore_on_load_unexpected``). Refused: a missing weight, except the warm state and
+    a task head's own layers when the folder holds none of them (a biLM folder); an unexpected
+    weight of the model's own parts or of a biLM; a weight of another shape, except, with
+    ``ignore_mismatched_sizes``, a task head's own. Left alone: the weights of parts the model
+    does not have (the biLM alone loaded from a task model's folder).
+    """
+    state = model.state_dict()
+    own = {key.split(".")[0] for key in state}
+    head = {key for key in state if key.split(".")[0] in model._new_on_load}
+    missing = {key for key in info["missing_keys"] if key.rsplit(".", 1)[-1] not in WARM_STATE}
+    if head <= missing:  # a biLM folder: the task head is new
+        missing -= head
+    unexpected = {
+        key
+        for key in info["unexpected_keys"]
+        if key.split(".")[0] in own or key.removeprefix("elmo.").split(".")[0] in BILM_PARTS
+    }
+    mismatched = sorted(
+        (key, tuple(stored), tuple(wanted))
+        for key, stored, wanted in info["mismatched_keys"]
+        if not (ignore_mismatched_sizes and key.split(".")[0] in model._new_on_load)
+    )
+    if not (missing or unexpected or mismatched):
+        return
+    problems = []
+    if missing:
+        problems.append(f"missing {_some(missing)}")
+    if unexpected:
+        problems.append(f"unexpected {_some(unexpected)}")
+    if mismatched:
+        shapes = [f"{key} {stored} in the file, {wanted} for the config" for key, stored, wanted in mismatched]
+        problems.append(f"of another shape {_some(shapes, keep_order=True)}")
+    hint = (
+        "it holds a biLM without the LM softmax: load it with ElmoModel"
+        if missing and all(key.startswith("softmax.") for key in missing)
+        else "restore its config.json (was it edited?) or re-create the folder with elmo convert or save_pretrained"
+    )
+    raise InvalidModelError(
+        f"{os.fspath(source)}: its weights do not fit its config.json ({type(model).__name__}: "
+        f"{'; '.join(problems)}); {hint}"
+    )
+
+
+def _some(items: Collection[str], limit: int = 4, keep_order: bool = False) -> str:
+    """Up to ``limit`` of ``items`` (sorted unless ``keep_order``), and how many more there are."""
+    listed = list(items) if keep_order else sorted(items)
+    more = f" and {len(listed) - limit} more" if len(listed) > limit else ""
+    return ", ".join(listed[:limit]) + more
+
+
+@contextmanager
+def _load_report_held() -> Iterator[None]:
+    """Hold what transformers logs while loading (its load report) until the block ends: a folder
+    that ``check_loaded_weights`` refuses gets its one-line error alone, any other the report as
+    before (e.g. a task head's new layers)."""
+    logger = logging.getLogger("transformers.modeling_utils")
+    held: list[logging.LogRecord] = []
+
+    def hold(record: logging.LogRecord) -> bool:
+        held.append(record)
+        return False
+
+    logger.addFilter(hold)
+    try:
+        yield
+    except InvalidModelError:
+        held.clear()  # the error names every weight that does not fit
+        raise
+    finally:
+        logger.removeFilter(hold)
+        for record in held:
+            logger.handle(record)
 
 
 def require_package_loader(cls: type[ElmoPreTrainedModel]) -> Any:
@@ -511,8 +632,9 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
 
     Refuses, with one line each: anything but a tensor, a dtype not in ``INPUT_ID_DTYPES``, a
     shape other than (B, T, ``width``) with B >= 1, a mask whose shape is not (B, T). Checks of
-    the values (ids within 0..261, a left-aligned mask) are skipped while ``torch.compile`` or
-    ``torch.export`` traces the model, so that ``forward`` stays exportable.
+    the values (ids within 0..261, a left-aligned mask, a mask that is 0 on padding tokens, whose
+    char ids are all zero) are skipped while ``torch.compile`` or ``torch.export`` traces the
+    model, so that ``forward`` stays exportable; they cost one host sync together (on GPU).
     """
     if not isinstance(input_ids, torch.Tensor):
         raise TypeError(
@@ -530,8 +652,9 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
     if input_ids.shape[0] == 0:
         raise ValueError("empty batch: input_ids has no rows")
     input_ids = input_ids.long()
+    tokens = (input_ids > 0).any(dim=-1)  # (B, T): False for padding, whose char ids are all zero
     if attention_mask is None:
-        mask = (input_ids > 0).any(dim=-1)
+        mask = tokens
     else:
         if not isinstance(attention_mask, torch.Tensor):
             raise TypeError(f"attention_mask must be a torch.Tensor, got {type(attention_mask).__name__}")
@@ -544,15 +667,25 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
     if torch.compiler.is_compiling() or torch.compiler.is_exporting():
         return input_ids, mask
     bad = (input_ids < 0) | (input_ids >= N_CHAR_IDS)
-    if bad.any():
+    aligned = torch.arange(input_ids.shape[1], device=mask.device) < mask.sum(dim=1, keepdim=True)
+    on_padding = mask & ~tokens
+    out_of_range, not_aligned, marks_padding = torch.stack(  # one host sync for the three checks
+        [bad.any(), (mask != aligned).any(), on_padding.any()]
+    ).tolist()
+    if out_of_range:
         where = tuple(bad.nonzero()[0].tolist())
         raise ValueError(
             f"char id {int(input_ids[where])} out of range 0..{N_CHAR_IDS - 1} at input_ids{list(where)} "
             "(sentence, token, character); make the ids with ElmoTokenizer or batch_to_ids"
         )
-    steps = input_ids.shape[1]
-    if not torch.equal(mask, torch.arange(steps, device=mask.device) < mask.sum(dim=1, keepdim=True)):
+    if not_aligned:
         raise ValueError("attention_mask must be left-aligned: real tokens first, then padding")
+    if marks_padding:
+        where = tuple(on_padding.nonzero()[0].tolist())
+        raise ValueError(
+            f"attention_mask marks padding as tokens: it is 1 at {list(where)} (sentence, token), whose char ids "
+            "are all zero (padding); pass the tokenizer's attention_mask, or none (it is derived from input_ids)"
+        )
     return input_ids, mask
 
 
@@ -574,14 +707,16 @@ class ElmoModel(ElmoPreTrainedModel):
 
     # A folder written by ``elmo pretrain`` (``ElmoForBidirectionalLM``) also holds the LM's word
     # softmax. Loading the biLM alone from it leaves the softmax out on purpose, so it is not
-    # reported as unexpected; nor is the unused char CNN that word-baseline folders saved before
-    # the word embedding moved into the biLM hold.
-    _keys_to_ignore_on_load_unexpected = [r"^softmax\.", r"^(elmo\.)?char_cnn\."]
+    # reported as unexpected; nor, in a word-embedding biLM only, is the unused char CNN that
+    # word-baseline folders saved before the word embedding moved into the biLM hold (a char-CNN
+    # biLM must refuse char CNN weights it has no place for: see ``check_loaded_weights``).
+    _keys_to_ignore_on_load_unexpected = [r"^softmax\."]
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
         if config.token_embedding == "word":
             assert config.vocab_size is not None  # ElmoConfig requires it with token_embedding="word"
+            self._keys_to_ignore_on_load_unexpected = [r"^softmax\.", r"^(elmo\.)?char_cnn\."]
             self.word_embedding = nn.Embedding(config.vocab_size, config.projection_dim)
         else:
             self.char_cnn = ElmoCharCNN(config)
@@ -698,6 +833,7 @@ class ElmoModel(ElmoPreTrainedModel):
         attention_mask: torch.Tensor | None = None,
         stateful: bool | None = None,
         return_dict: bool | None = None,
+        output_hidden_states: bool | None = None,
     ) -> ElmoModelOutput | tuple:
         """Embed a batch of tokenised sentences.
 
@@ -707,6 +843,8 @@ class ElmoModel(ElmoPreTrainedModel):
                 (``check_inputs`` says which, and refuses bad inputs with one line).
             attention_mask: (B, T) 1 for real tokens; derived from ``input_ids`` when absent.
             stateful: carry LSTM state per batch row across calls (default ``config.stateful``).
+            output_hidden_states: accepted as other transformers models take it; every layer is
+                ELMo's output, so ``hidden_states`` is always returned.
         """
         if self.config.token_embedding == "word":
             raise ValueError(

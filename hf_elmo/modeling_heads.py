@@ -38,11 +38,13 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
     over ``[x; ELMo_task]``; ``encode`` runs them.
 
     ``from_pretrained`` on a biLM folder (converted, or written by ``elmo pretrain``) loads the
-    biLM's weights and initialises the rest; an LM folder's word softmax is not part of a task
-    model, so its weights are left out by design (not reported as unexpected).
+    biLM's weights and initialises the rest (``_new_on_load``: loaded from a folder that holds
+    some of them, all must be there); an LM folder's word softmax is not part of a task model, so
+    its weights are left out by design (not reported as unexpected).
     """
 
-    _keys_to_ignore_on_load_unexpected = [r"^softmax\.", r"^word_embedding\."]
+    _keys_to_ignore_on_load_unexpected = [r"^softmax\."]
+    _new_on_load = ("scalar_mix", "lstm", "classifier")
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)

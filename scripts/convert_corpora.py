@@ -3,7 +3,9 @@
     python scripts/convert_corpora.py conll2003 ../shared/data/conll2003-en/eng.train corpus/train.spacy
     python scripts/convert_corpora.py sst ../shared/data/sst/sentence-level/stsa.binary.train corpus/train.spacy
 
-The output's folder is created; ``project/project.yml`` runs this into ``project/corpus/``.
+The output's folder is created and the file written aside, then renamed into place (a failed
+run leaves an earlier output as it was); the input itself is never an output.
+``project/project.yml`` runs this into ``project/corpus/``.
 """
 
 import argparse
@@ -12,6 +14,7 @@ from pathlib import Path
 import spacy
 from spacy.tokens import DocBin
 
+from hf_elmo.fileio import atomic_file
 from spacy_elmo.corpora import read_conll2003, read_sst
 
 READERS = {"conll2003": read_conll2003, "sst": read_sst}
@@ -33,13 +36,18 @@ def main() -> None:
         "--max-sentences", type=sentence_count, default=0, help="read at most this many sentences (0: all)"
     )
     args = parser.parse_args()
+    if args.output.resolve() == args.source.resolve():
+        parser.exit(1, f"error: the output {args.output} is the input; write the .spacy file to another path\n")
+    if args.output.is_dir():
+        parser.exit(1, f"error: the output {args.output} is a folder; give the path of the .spacy file to write\n")
     vocab = spacy.blank("en").vocab
     try:
         docs = list(READERS[args.format](args.source, vocab, args.max_sentences or None))
     except (OSError, ValueError) as error:
         parser.exit(1, f"error: {error}\n")
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    DocBin(docs=docs).to_disk(args.output)
+    with atomic_file(args.output) as tmp:
+        DocBin(docs=docs).to_disk(tmp)
     print(f"{args.output}: {len(docs)} docs")
 
 

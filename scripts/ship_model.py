@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import tempfile
 from pathlib import Path
 
 import torch
 
+from hf_elmo.fileio import build_aside, check_output_folder
 from hf_elmo.model_card import write_model_card
 from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
@@ -114,7 +113,13 @@ def main() -> None:
         metavar="RUN_DIR",
         help="a run this one continued (its training.json), first stage first; repeatable",
     )
+    parser.add_argument("--overwrite", action="store_true", help="replace OUT_DIR (a model shipped before)")
     args = parser.parse_args()
+    inputs = [args.run_dir, *args.earlier, args.figures]
+    try:
+        check_output_folder(args.out_dir, overwrite=args.overwrite, inputs=inputs)
+    except (OSError, ValueError) as err:
+        parser.exit(1, f"error: {err}\n")
     training = json.loads((args.run_dir / "training.json").read_text())
     earlier = [json.loads((run / "training.json").read_text()) for run in args.earlier]
     # an earlier shipped folder brings its own earlier stages
@@ -128,8 +133,7 @@ def main() -> None:
     ]
     figures = json.loads(args.figures.read_text())
     model_name = args.out_dir.name
-    model = load_lm(args.run_dir)  # float32; stored as float16 below
-    model.config.dropout = 0.0
+    model = load_lm(args.run_dir)  # float32 (a run folder has dropout 0); stored as float16 below
     vocabulary = Vocabulary.from_file(args.run_dir / VOCAB_FILE)
     settings = PretrainSettings(**training["settings"])
     elapsed = sum(stage["position"]["elapsed"] for stage in stages)
@@ -160,8 +164,7 @@ def main() -> None:
         rows[f"baseline (word embeddings) {name}"] = fmt(values)
     for name, scores in figures.get("downstream", {}).items():
         rows[f"spaCy {name}: ELMo vs baseline"] = downstream(scores)
-    staging = Path(tempfile.mkdtemp(prefix=f".{args.out_dir.name}.", dir=args.out_dir.parent))
-    try:
+    with build_aside(args.out_dir, overwrite=args.overwrite, inputs=inputs) as staging:
         model.save_pretrained(staging, storage_dtype=torch.float16)  # config.json keeps float32
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(pre_tokenizer="spacy:en").save_pretrained(staging)  # the corpus was tokenised so
@@ -186,13 +189,6 @@ def main() -> None:
             license="cc-by-sa-3.0",
             path=f"hf_elmo/pretrained/{model_name}",  # hf_elmo.pretrained.SHIPPED names it hf-elmo:NAME
         )
-        if args.out_dir.exists():
-            shutil.rmtree(args.out_dir)
-        staging.chmod(0o755)
-        staging.rename(args.out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     size = sum(p.stat().st_size for p in args.out_dir.iterdir())
     print(f"wrote {args.out_dir} ({size / 1e6:.1f} MB)")
 

@@ -5,12 +5,15 @@ It holds ``settings.json`` and ``vocab.txt`` (written when the run starts), ``ch
 ``rng-rankR.pt`` (every rank's RNG state) and ``losses.tsv`` (one line a step), so a killed
 run resumes exactly where its last checkpoint was taken; with ``--snapshot-tokens N``, also
 ``tokens-N/``, the model folder as it was at N tokens (``snapshot_folder``). Every file is written aside and
-renamed into place; a damaged one is named with what to do.
+renamed into place; a damaged one is named with what to do. A folder that is not a run's (files
+but no ``settings.json``, the inputs, the output folder) is refused before the run writes
+(``check_checkpoint_folder``).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO, Any
@@ -30,6 +33,31 @@ LOSS_LOG = "losses.tsv"
 def snapshot_folder(checkpoint_dir: Path, tokens: int) -> Path:
     """Where a run with ``--snapshot-tokens TOKENS`` writes its model folder of that moment."""
     return Path(checkpoint_dir) / f"tokens-{tokens}"
+
+
+def check_checkpoint_folder(folder: Path, out_dir: Path, inputs: Iterable[str | Path]) -> None:
+    """Refuse a checkpoint folder that is not a run's, before anything is written: a file, one
+    that is, holds or lies in the output folder ``out_dir`` (which the model folder replaces at
+    the end), one that holds one of ``inputs``, or a folder with files but no ``settings.json``
+    (what a run writes first), whose files the run would take for its own or overwrite."""
+    where = f"the checkpoint folder {folder}"
+    other = "pick another --checkpoint-dir"
+    if folder.exists() and not folder.is_dir():
+        raise FileExistsError(f"{where} is a file, not a folder; {other}")
+    resolved, out = folder.resolve(), out_dir.resolve()
+    if resolved == out or out in resolved.parents or resolved in out.parents:
+        raise ValueError(
+            f"{where} is, holds or lies in the output folder {out_dir}, which the model folder replaces at the "
+            f"end of the run; {other}, outside {out_dir}"
+        )
+    for source in inputs:
+        path = Path(source).resolve()
+        if path == resolved or resolved in path.parents:
+            raise ValueError(f"{where} holds the input {source}; {other} (the run writes its own files there)")
+    if folder.is_dir() and any(folder.iterdir()) and not (folder / SETTINGS_FILE).is_file():
+        raise ValueError(
+            f"{where} is not empty and has no {SETTINGS_FILE}, so it is not a run's checkpoint folder; {other}"
+        )
 
 
 def _start_again(folder: Path) -> str:
@@ -101,8 +129,9 @@ def resumed_settings(folder: Path, settings: PretrainSettings) -> PretrainSettin
 def start_run(folder: Path, settings: PretrainSettings, vocabulary: Vocabulary) -> None:
     """Create ``folder`` with the run's ``settings.json`` and ``vocab.txt`` (rank 0 only)."""
     folder.mkdir(parents=True, exist_ok=True)
-    vocabulary.save(folder / VOCAB_FILE)
+    # settings.json first: it marks the folder as a run's (check_checkpoint_folder)
     write_text_atomic(folder / SETTINGS_FILE, json.dumps(asdict(settings), indent=2))
+    vocabulary.save(folder / VOCAB_FILE)
 
 
 def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], rank: int, world: int) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from ..configuration_elmo import ElmoConfig
 from ..loading import ModelSource
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
-from .settings import DEFAULT_LR, PRESETS, PretrainSettings, resolve_init_model
+from .settings import DEFAULT_LR, NO_CLIP, PRESETS, PretrainSettings, flag, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary
 
 #: ``bilm_implementation="auto"`` trains on the fused LSTM kernel for clip-free models on these
@@ -31,11 +32,40 @@ def _load_init_model(source: Path, model_class, **config_changes: Any):
         raise ValueError(f"--init-model {source} cannot be loaded ({type(err).__name__}: {reason})") from None
 
 
+def _check_shape_options(settings: PretrainSettings, config: ElmoConfig) -> None:
+    """Refuse a shape option that would change the ``--init-model`` config: a non-default
+    ``--preset``, a config override (``--lstm-dim``, ..., ``--filters``), or ``--no-clip`` for a
+    model trained with clipping (without it, its LSTM would compute other values). One that
+    asks for what the model already is changes nothing and passes."""
+    asked: dict[str, tuple[str, Any]] = {}  # config field -> (the option that asks for it, its value)
+    if settings.preset != PretrainSettings.__dataclass_fields__["preset"].default:
+        asked.update({name: (f"--preset {settings.preset}", v) for name, v in PRESETS[settings.preset].items()})
+    for name, value in settings.config_overrides.items():
+        asked[name] = ("--no-clip" if name in NO_CLIP else flag(name), value)
+    for name, (option, value) in asked.items():
+        saved = getattr(config, name)
+        if name == "filters":
+            saved = [list(f) for f in saved]
+        if saved == value:
+            continue
+        if option == "--no-clip":
+            raise ValueError(
+                f"--no-clip cannot take the clipping out of --init-model {settings.init_model} (cell_clip="
+                f"{config.cell_clip}, proj_clip={config.proj_clip}): it was trained with it and would compute "
+                "other values without; drop --no-clip"
+            )
+        raise ValueError(
+            f"{option} cannot change the shape of --init-model {settings.init_model} ({name} {json.dumps(value)}, "
+            f"not its {json.dumps(saved)}): a continued model keeps its own; drop it"
+        )
+
+
 def build_model(
     settings: PretrainSettings, vocabulary: Vocabulary, init_source: ModelSource | None = None
 ) -> ElmoForBidirectionalLM:
     """A fresh LM from a preset (+ overrides), or one continued from ``settings.init_model``
-    (``init_source``: its ``resolve_init_model``, when the caller has it already)."""
+    (``init_source``: its ``resolve_init_model``, when the caller has it already), which keeps
+    its shape and clipping (``_check_shape_options`` refuses options that would change them)."""
     lm_fields = dict(
         vocab_size=len(vocabulary),
         softmax=settings.softmax,
@@ -55,6 +85,7 @@ def build_model(
         # The run's softmax, dropout (and num_sampled, when given) replace the saved ones.
         changes = {k: v for k, v in lm_fields.items() if k in ("softmax", "num_sampled", "dropout")}
         model = _load_init_model(source.path, ElmoForBidirectionalLM, **changes)
+        _check_shape_options(settings, model.config)
         saved = Vocabulary.from_file(source.path / VOCAB_FILE)
         if saved.words != vocabulary.words:
             raise ValueError(
@@ -63,6 +94,7 @@ def build_model(
             )
         return model
     base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
+    _check_shape_options(settings, base.config)
     if base.config.token_embedding != settings.token_embedding:  # the token embedder is part of the biLM
         raise ValueError(
             f"--init-model {settings.init_model} embeds tokens with {base.config.token_embedding!r}, "

@@ -280,7 +280,7 @@ def check_settings(settings: PretrainSettings) -> None:
         if path is not None and not Path(path).is_file():
             what = "the training file" if name == "train_file" else flag(name)  # a positional argument
             raise FileNotFoundError(f"{what} {path}: no such file")
-    check_pre_tokenizer(s.pre_tokenizer)
+    check_pre_tokenizer(s.pre_tokenizer, check_language=True)
     if s.init_model is None:
         ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
 

@@ -23,6 +23,7 @@ from ..corpus import read_corpus
 from ..fileio import check_output_folder
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
+    check_checkpoint_folder,
     load_checkpoint,
     open_loss_log,
     resumed_settings,
@@ -114,6 +115,8 @@ class Trainer:
         self.init_source = resolve_init_model(s)
         inputs = [p for p in (s.train_file, s.valid_file, s.vocab_file, s.init_model) if p]
         self.out_dir = check_output_folder(s.output_dir, overwrite=self.overwrite, inputs=inputs)
+        init_path = [self.init_source.path] if self.init_source is not None else []
+        check_checkpoint_folder(self.checkpoint_dir, self.out_dir, [*inputs, *init_path])
 
     def _vocabulary(self, sentences) -> Vocabulary:
         """The resumed run's, else ``--vocab``, else the ``--init-model`` LM's, else built from the corpus."""

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..corpus import TEXT_ENCODING
 from ..fileio import write_text_atomic
 
 BOS, EOS, UNK = "<S>", "</S>", "<UNK>"
@@ -66,7 +67,7 @@ class Vocabulary:
         if not path.is_file():
             raise FileNotFoundError(f"vocabulary file not found: {path}")
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            lines = path.read_text(encoding=TEXT_ENCODING).splitlines()  # a byte-order mark dropped
         except UnicodeDecodeError as err:
             raise ValueError(f"{path} is not UTF-8 text: {err}") from None
         try:

@@ -13,7 +13,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("options", help="options.json of the original model")
     parser.add_argument("weights", help="weights .hdf5 of the original model")
     parser.add_argument("out_dir", help="folder to write (config.json, model.safetensors, tokenizer, README.md)")
-    parser.add_argument("--overwrite", action="store_true", help="replace a non-empty OUT_DIR")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace OUT_DIR when it holds an earlier output (an ELMo config.json); other folders are refused",
+    )
     parser.set_defaults(run=run)
 
 

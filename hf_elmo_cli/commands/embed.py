@@ -102,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         show_progress=not args.no_progress,
         pool=args.pool,
         cuda_graphs=args.cuda_graphs,
+        model_path=source.path,
     )
     resumed = (
         f"; {result.chunks_reused} of {result.chunks} chunks were done by an earlier run"

@@ -44,7 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the tokenizer's limit: longer tokens are an error; 'none' truncates them (default: the model's "
         "tokenizer's, 100 for converted originals)",
     )
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace OUT when it holds an earlier export (elmo_export.json) or model; other folders are refused",
+    )
     parser.set_defaults(run=run)
 
 
@@ -54,12 +58,14 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.loading import load_bilm, model_tokenizer
 
     check_output_folder(args.out, overwrite=args.overwrite)  # before the model loads
-    model, _ = load_bilm(args.model)  # the resolver's errors name the model and what was tried
+    model, source = load_bilm(args.model)  # the resolver's errors name the model and what was tried
     # the model's tokenizer splits raw text as its corpus was; --max-token-chars, if given, replaces its limit
     tokenizer = model_tokenizer(
         model, **({"max_token_chars": args.max_token_chars} if "max_token_chars" in args else {})
     )
-    out = export_model(model, args.out, args.format, args.dtype, tokenizer, overwrite=args.overwrite)
+    out = export_model(
+        model, args.out, args.format, args.dtype, tokenizer, overwrite=args.overwrite, model_path=source.path
+    )
     error = parity_error(model, open_exported(out))
     print(
         f"wrote {out} ({args.format}, {args.dtype}); max abs difference from the eager model on a test batch: "

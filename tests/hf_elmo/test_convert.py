@@ -108,6 +108,26 @@ def test_options_that_do_not_match_the_weights_list_every_mismatch(original):
     assert str(err.value).count("has shape") == 12  # W_0, B, W_P_0 for 2 directions x 2 layers
 
 
+@pytest.mark.parametrize(
+    "fewer, unused",
+    [
+        ({"n_highway": 1}, "CNN_high_1/W_carry, CNN_high_1/W_transform, CNN_high_1/b_carry, CNN_high_1/b_transform"),
+        ({"n_layers": 1}, "RNN_0/RNN/MultiRNNCell/Cell1/LSTMCell/B, "),
+        ({"filters": ((1, 4), (2, 8))}, "CNN/W_cnn_2, CNN/b_cnn_2"),
+    ],
+)
+def test_weights_of_layers_the_options_do_not_have_are_refused_naming_them(tmp_path, capsys, fewer, unused):
+    """Were dropped without a word: a model of fewer layers than the file's, and other outputs."""
+    write_random_original(tmp_path, small_options(n_highway=2), seed=5)
+    (tmp_path / "options.json").write_text(json.dumps(small_options(**{"n_highway": 2, **fewer})))
+    out = tmp_path / "converted"
+    assert main(["convert", str(tmp_path / "options.json"), str(tmp_path / "weights.hdf5"), str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "does not match its options:" in err and f"datasets the options do not use: {unused}" in err
+    assert "(does the file have more highway layers, LSTM layers or filters than the options say?)" in err
+    assert not out.exists()
+
+
 def test_a_truncated_weight_file_is_reported_as_such(original):
     data = (original / "weights.hdf5").read_bytes()
     (original / "weights.hdf5").write_bytes(data[: len(data) // 2])
@@ -125,11 +145,11 @@ def test_a_failed_convert_leaves_no_output_folder(original, tmp_path, capsys):
     assert not list(out.parent.glob(".model.*")), "no staging folder left behind"
 
 
-def test_convert_refuses_to_overwrite_a_non_empty_folder_unless_asked(original, tmp_path, capsys):
+def test_convert_replaces_an_earlier_output_only_when_asked(original, tmp_path, capsys):
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "keep.txt").write_text("mine")
     args = ["convert", str(original / "options.json"), str(original / "weights.hdf5"), str(out)]
+    assert main(args) == 0
+    (out / "keep.txt").write_text("mine")
     assert main(args) == 2 and "--overwrite" in capsys.readouterr().err
     assert (out / "keep.txt").exists()
     assert main(args + ["--overwrite"]) == 0

@@ -188,3 +188,42 @@ def test_overwrite_replaces_the_folder_through_a_rename_leaving_no_leftovers(ori
     assert convert(original, out, "--overwrite") == 0
     assert snapshot(out)["model.safetensors"] != first["model.safetensors"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.json", "model", "original"]
+
+
+def test_overwrite_never_replaces_a_folder_that_is_not_an_earlier_output(original, tmp_path, capsys):
+    out = tmp_path / "thesis"
+    out.mkdir()
+    (out / "thesis.tex").write_text("mine")
+    assert convert(original, out, "--overwrite") == 2
+    assert f"{out} is not empty and holds no earlier output of elmo" in error_of(capsys)
+    assert snapshot(out) == {"thesis.tex": b"mine"}
+
+
+@pytest.mark.parametrize("out", [".", "full path", ".."])
+def test_the_current_folder_and_its_parents_are_refused_even_with_overwrite(
+    out, original, tmp_path, capsys, monkeypatch
+):
+    here = tmp_path / "cwdtest" / "sub"
+    here.mkdir(parents=True)
+    (here / "thesis.tex").write_text("mine")
+    monkeypatch.chdir(here)
+    assert convert(original, here if out == "full path" else Path(out), "--overwrite") == 2
+    assert "is the current folder or holds it; pick a new or empty folder" in error_of(capsys)
+    assert snapshot(here) == {"thesis.tex": b"mine"}
+
+
+def test_a_symlinked_output_folder_is_refused_leaving_the_link_and_its_target(original, tmp_path, capsys):
+    target = tmp_path / "bigdisk" / "target"
+    target.mkdir(parents=True)
+    link = tmp_path / "linkout"
+    link.symlink_to(target)
+    assert convert(original, link, "--overwrite") == 2
+    assert f"the output folder {link} is a symbolic link (to {target})" in error_of(capsys)
+    assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["bigdisk", "linkout", "original"]
+
+
+def test_an_output_under_a_file_names_the_file(original, tmp_path, capsys):
+    (tmp_path / "afile2").write_text("mine")
+    assert convert(original, tmp_path / "afile2" / "out") == 2
+    assert f"{tmp_path / 'afile2'} is a file, not a folder" in error_of(capsys)
+    assert (tmp_path / "afile2").read_text() == "mine"

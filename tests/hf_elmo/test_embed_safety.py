@@ -14,9 +14,11 @@ from collections import namedtuple
 from pathlib import Path
 
 import pytest
+import torch
 
 import hf_elmo.embed
 import hf_elmo.fileio
+from hf_elmo import ElmoModel
 from hf_elmo.cli import main as elmo_main
 from tests.hf_elmo.test_embed import WORDS, assert_same_file
 from tests.hf_elmo.test_fileio import unwritable
@@ -261,19 +263,24 @@ def test_an_input_changed_during_the_run_is_an_error_and_no_output(model_dir, te
     assert names(tmp_path) == ["in.txt"]
 
 
-def test_a_damaged_part_is_computed_again_on_resume(model_dir, text, reference, tmp_path, capsys, monkeypatch):
-    out = tmp_path / "out.hdf5"
+def killed_after_part(monkeypatch, text, out, model, last_part: str) -> None:
+    """Run ``elmo embed`` as if killed right after it wrote ``last_part`` of its partial folder."""
     write_part = hf_elmo.embed._write_part
 
-    def stop_after_three_parts(path, items, bar):
+    def write_then_stop(path, items, bar):
         write_part(path, items, bar)
-        if path.name == "part-000002.hdf5":
+        if path.name == last_part:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(hf_elmo.embed, "_write_part", stop_after_three_parts)
-    with pytest.raises(KeyboardInterrupt):
-        embed(text, out, model_dir)
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr(hf_elmo.embed, "_write_part", write_then_stop)
+        with pytest.raises(KeyboardInterrupt):
+            embed(text, out, model)
+
+
+def test_a_damaged_part_is_computed_again_on_resume(model_dir, text, reference, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out.hdf5"
+    killed_after_part(monkeypatch, text, out, model_dir, "part-000002.hdf5")
     part = tmp_path / "out.hdf5.partial" / "part-000001.hdf5"
     part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])  # truncated behind our back
     assert embed(text, out, model_dir) == 0
@@ -334,3 +341,68 @@ def test_an_input_that_grows_after_its_chunks_are_embedded_is_the_changed_input_
     err = capsys.readouterr().err
     assert f"{source} changed while it was embedded" in err and len(error_lines(err)) == 1
     assert names(tmp_path) == ["in.txt"]
+
+
+@pytest.mark.parametrize(
+    "model_at, out, said",
+    [
+        ("victim2", "victim2/model.safetensors", "is a file of the model"),  # the weights
+        ("victim2", "victim2/config.json", "is a file of the model"),
+        ("out.hdf5.partial/model", "out.hdf5", "is or holds the model"),  # the run's partial folder holds it
+    ],
+)
+def test_an_output_among_the_models_files_is_refused_even_with_overwrite(
+    model_at, out, said, model_dir, text, tmp_path, capsys
+):
+    model = tmp_path / model_at
+    shutil.copytree(model_dir, model)
+    before = {p.name: p.read_bytes() for p in model.iterdir()}
+    assert embed(text, tmp_path / out, model, "--overwrite") == 2
+    err = capsys.readouterr().err
+    assert len(error_lines(err)) == 1 and f"{said} {model}; write it elsewhere" in err
+    assert {p.name: p.read_bytes() for p in model.iterdir()} == before
+
+
+def test_an_output_beside_the_models_files_is_written_and_leaves_them_alone(model_dir, text, tmp_path):
+    model = tmp_path / "m"
+    shutil.copytree(model_dir, model)
+    before = {p.name: p.read_bytes() for p in model.iterdir()}
+    assert embed(text, model / "vectors.hdf5", model) == 0
+    assert {p.name: p.read_bytes() for p in model.iterdir() if p.name != "vectors.hdf5"} == before
+
+
+def test_an_input_that_is_not_a_regular_file_says_it_must_be_one(model_dir, tmp_path, capsys, monkeypatch):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert embed(fifo, tmp_path / "out.hdf5", model_dir) == 2
+    assert f"the input {fifo} is not a regular file" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)
+    assert embed(Path("-"), tmp_path / "out.hdf5", model_dir) == 2
+    assert "embed cannot read stdin ('-')" in capsys.readouterr().err
+    assert names(tmp_path) == ["pipe"]
+
+
+def test_an_output_under_a_file_names_the_file(model_dir, text, tmp_path, capsys):
+    (tmp_path / "afile2").write_text("mine")
+    assert embed(text, tmp_path / "afile2" / "out.hdf5", model_dir) == 2
+    err = capsys.readouterr().err
+    assert len(error_lines(err)) == 1 and f"{tmp_path / 'afile2'} is a file, not a folder" in err
+    assert names(tmp_path) == ["afile2"]
+
+
+def test_a_model_changed_in_place_is_an_unfinished_run_with_other_settings(
+    model_dir, text, tmp_path, capsys, monkeypatch
+):
+    model = tmp_path / "model"
+    shutil.copytree(model_dir, model)
+    out = tmp_path / "out.hdf5"
+    killed_after_part(monkeypatch, text, out, model, "part-000001.hdf5")
+    changed = ElmoModel.from_pretrained(model)
+    with torch.no_grad():
+        for parameter in changed.parameters():
+            parameter.mul_(1.5)
+    changed.save_pretrained(model)  # the same folder, the same sizes: other vectors
+    assert embed(text, out, model) == 2
+    err = capsys.readouterr().err
+    assert "unfinished run with other settings (model_sha256)" in err and len(error_lines(err)) == 1
+    assert names(tmp_path / "out.hdf5.partial") == ["part-000000.hdf5", "part-000001.hdf5", "run.json"]

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from hf_elmo import ElmoTokenizer, batch_to_ids
+from hf_elmo import ElmoModel, ElmoTokenizer, batch_to_ids
+from hf_elmo.cli import main as elmo_main
 from hf_elmo.export import (
     OnnxElmo,
     TorchExportElmo,
@@ -194,6 +195,37 @@ def test_elmo_export_command_leaves_an_existing_output_alone(tmp_path):
     error = result.stderr.strip().splitlines()
     assert len(error) == 1 and error[0].startswith("elmo export: error:") and "--overwrite" in error[0]
     assert (tmp_path / "out" / "model.onnx").read_text() == "someone's file"
+
+
+@pytest.mark.parametrize("where", ["the model", "its parent", "inside it"])
+def test_elmo_export_never_writes_over_around_or_into_the_model_even_with_overwrite(
+    where, tiny_model, tmp_path, capsys
+):
+    model = tmp_path / "proj" / "models" / "my-elmo"
+    tiny_model.save_pretrained(model)
+    (tmp_path / "proj" / "config.json").write_text('{"model_type": "elmo"}')  # --overwrite would replace it
+    before = sorted(p.name for p in model.iterdir())
+    out = {"the model": model, "its parent": tmp_path / "proj", "inside it": model / "onnx"}[where]
+    assert elmo_main(["export", str(model), str(out), "--overwrite"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and f"the input {model}" in error[0] and "write to another folder" in error[0]
+    assert sorted(p.name for p in model.iterdir()) == before
+    assert (tmp_path / "proj" / "config.json").is_file()
+
+
+def test_export_model_protects_the_folder_the_model_was_loaded_from(tiny_model, tmp_path):
+    tiny_model.save_pretrained(tmp_path / "model")
+    loaded = ElmoModel.from_pretrained(tmp_path / "model")
+    with pytest.raises(ValueError, match="holds the input"):
+        export_model(loaded, tmp_path / "model", "torch-export", overwrite=True)
+    assert (tmp_path / "model" / "model.safetensors").is_file()
+
+
+def test_elmo_export_to_a_path_under_a_file_names_the_file(tmp_path, capsys):
+    (tmp_path / "afile2").write_text("mine")
+    assert elmo_main(["export", "no-such-model", str(tmp_path / "afile2" / "out")]) == 2
+    assert f"{tmp_path / 'afile2'} is a file, not a folder" in capsys.readouterr().err
+    assert (tmp_path / "afile2").read_text() == "mine"
 
 
 @pytest.mark.slow

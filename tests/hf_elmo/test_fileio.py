@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 from hf_elmo.fileio import (
+    EXPORT_MANIFEST,
     OutputBusyError,
     atomic_file,
     build_aside,
+    check_output_folder,
     exclusive_lock,
     remove_stale_staging,
     write_text_atomic,
@@ -30,6 +32,9 @@ fcntl.flock(fd, fcntl.LOCK_EX)
 print("held", flush=True)
 time.sleep(600)
 """
+
+
+ELMO_CONFIG = '{"model_type": "elmo"}'
 
 
 @contextmanager
@@ -105,12 +110,12 @@ def test_a_second_holder_of_an_output_lock_fails_at_once(tmp_path):
 def test_build_aside_replaces_the_folder_or_leaves_it_untouched(tmp_path):
     out = tmp_path / "model"
     out.mkdir()
-    (out / "old.txt").write_text("old")
+    (out / "config.json").write_text(ELMO_CONFIG)
     with pytest.raises(RuntimeError):
         with build_aside(out, overwrite=True) as staging:
             (staging / "new.txt").write_text("new")
             raise RuntimeError("failed build")
-    assert [p.name for p in out.iterdir()] == ["old.txt"]
+    assert [p.name for p in out.iterdir()] == ["config.json"]
     with build_aside(out, overwrite=True) as staging:
         (staging / "new.txt").write_text("new")
     assert [p.name for p in out.iterdir()] == ["new.txt"]
@@ -126,6 +131,82 @@ def test_build_aside_refuses_an_output_holding_an_input_even_with_overwrite(tmp_
             with build_aside(out, overwrite=True, inputs=[source]):
                 pass
     assert source.read_text() == "{}"
+
+
+def test_build_aside_refuses_an_output_inside_an_input_even_with_overwrite(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text(ELMO_CONFIG)
+    with pytest.raises(ValueError, match=f"the output folder {model / 'export'} lies inside the input {model}"):
+        with build_aside(model / "export", overwrite=True, inputs=[model]):
+            pass
+    assert [p.name for p in model.iterdir()] == ["config.json"]
+
+
+@pytest.mark.parametrize(
+    "marker, content, replaced",
+    [
+        ("notes.txt", "mine", False),
+        ("config.json", '{"model_type": "bert"}', False),  # another library's model
+        ("config.json", "{not json", False),
+        ("config.json", ELMO_CONFIG, True),  # elmo convert, elmo pretrain
+        (EXPORT_MANIFEST, "{}", True),  # elmo export
+    ],
+)
+def test_overwrite_replaces_only_a_folder_holding_an_earlier_output(marker, content, replaced, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / marker).write_text(content)
+    if not replaced:
+        with pytest.raises(FileExistsError, match=f"{out} is not empty and holds no earlier output .* new or empty"):
+            with build_aside(out, overwrite=True) as staging:
+                (staging / "new.txt").write_text("new")
+        assert [p.name for p in out.iterdir()] == [marker]
+        return
+    with build_aside(out, overwrite=True) as staging:
+        (staging / "new.txt").write_text("new")
+    assert [p.name for p in out.iterdir()] == ["new.txt"]
+
+
+def test_the_current_folder_and_its_parents_are_refused_even_empty_or_with_overwrite(tmp_path, monkeypatch):
+    here = tmp_path / "project" / "sub"
+    here.mkdir(parents=True)
+    (here / "config.json").write_text(ELMO_CONFIG)  # even an earlier output
+    monkeypatch.chdir(here)
+    for out in (".", str(here), "..", str(tmp_path / "project" / "sub" / ".." / "sub")):
+        for overwrite in (False, True):
+            with pytest.raises(ValueError, match="is the current folder or holds it; pick a new or empty folder"):
+                check_output_folder(out, overwrite=overwrite)
+    (here / "config.json").unlink()
+    with pytest.raises(ValueError, match="is the current folder"):  # empty: renaming it away would fail or lose it
+        with build_aside(here, overwrite=False):
+            pass
+    assert here.is_dir() and sorted(p.name for p in tmp_path.iterdir()) == ["project"]
+
+
+@pytest.mark.parametrize("target", ["empty", "earlier output", "missing"])
+def test_a_symlinked_output_folder_is_refused_and_no_link_is_left(target, tmp_path):
+    real = tmp_path / "bigdisk" / "target"
+    if target != "missing":
+        real.mkdir(parents=True)
+    if target == "earlier output":
+        (real / "config.json").write_text(ELMO_CONFIG)
+    link = tmp_path / "linkout"
+    link.symlink_to(real)
+    with pytest.raises(ValueError, match=f"the output folder {link} is a symbolic link \\(to {real}\\)"):
+        with build_aside(link, overwrite=True) as staging:
+            (staging / "new.txt").write_text("new")
+    expected = ["linkout"] if target == "missing" else ["bigdisk", "linkout"]  # no .linkout.building-*.old link
+    assert link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == expected
+
+
+@pytest.mark.parametrize("out", ["afile/out", "afile/deeper/out"])
+def test_an_output_under_a_file_names_the_file(out, tmp_path):
+    (tmp_path / "afile").write_text("mine")
+    with pytest.raises(NotADirectoryError, match=f"^{tmp_path / 'afile'} is a file, not a folder, so .* cannot be"):
+        with build_aside(tmp_path / out, overwrite=True):
+            pass
+    assert (tmp_path / "afile").read_text() == "mine"
 
 
 def test_only_staging_folders_of_dead_processes_are_removed(tmp_path):

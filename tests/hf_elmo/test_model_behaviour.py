@@ -176,11 +176,37 @@ def test_an_attention_mask_of_the_wrong_shape_is_reported_as_such(model, mask_sh
         model(input_ids=ids, attention_mask=torch.ones(mask_shape, dtype=torch.long))
 
 
+def test_an_attention_mask_that_marks_padding_as_tokens_is_refused(model):
+    """An all-ones mask on a padded batch gave the short row other vectors and padding non-zero ones."""
+    ids = batch_to_ids([SENTENCE, ["a", "b"]])
+    expected = (
+        r"^attention_mask marks padding as tokens: it is 1 at \[1, 2\] \(sentence, token\), whose char ids are "
+        r"all zero \(padding\); pass the tokenizer's attention_mask, or none \(it is derived from input_ids\)$"
+    )
+    with pytest.raises(ValueError, match=expected):
+        model(input_ids=ids, attention_mask=torch.ones(ids.shape[:2], dtype=torch.long))
+    shorter = torch.ones(ids.shape[:2], dtype=torch.long)
+    shorter[1, 1:] = 0  # a mask may still leave real tokens out (the row is cut after "a")
+    with torch.inference_mode():
+        cut = model(input_ids=ids, attention_mask=shorter).last_hidden_state[1, :1]
+    torch.testing.assert_close(cut, _embed(model, [["a"]]).last_hidden_state[0])
+
+
 @pytest.mark.parametrize("argument", ["attention_masks", "token_type_ids", "output_attentions"])
 def test_an_argument_forward_does_not_take_is_a_type_error_not_ignored(model, argument):
     ids = batch_to_ids([SENTENCE])
     with pytest.raises(TypeError, match=f"unexpected keyword argument '{argument}'"):
         model(input_ids=ids, **{argument: torch.ones(ids.shape[:2], dtype=torch.long)})
+
+
+def test_output_hidden_states_is_taken_as_other_models_take_it_and_every_layer_comes_back(model):
+    ids = batch_to_ids([SENTENCE])
+    with torch.inference_mode():
+        plain = model(input_ids=ids).hidden_states
+        asked = model(input_ids=ids, output_hidden_states=True).hidden_states
+    assert len(asked) == model.config.n_layers + 1
+    for got, expected in zip(asked, plain, strict=True):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("convert", [lambda ids: ids.numpy(), lambda ids: ids.tolist()])

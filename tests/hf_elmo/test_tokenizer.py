@@ -48,10 +48,24 @@ def test_tokenizer_splits_raw_strings_on_whitespace_and_returns_a_mask():
 
 def test_tokenizer_takes_pretokenised_words_single_or_batched():
     tokenizer = ElmoTokenizer()
-    single = tokenizer(["New York", "is"], is_split_into_words=True)
+    single = tokenizer(["York", "is"], is_split_into_words=True)
     assert len(single["input_ids"]) == 2 and single["attention_mask"] == [1, 1]
-    batch = tokenizer([["New York"], ["a", "b"]], is_split_into_words=True, return_tensors="pt")
+    batch = tokenizer([["York"], ["a", "b"]], is_split_into_words=True, return_tensors="pt")
     assert batch["input_ids"].shape == (2, 2, 50)
+
+
+@pytest.mark.parametrize(
+    "words, message",
+    [
+        (["a", ""], r"^is_split_into_words=True: sentence 0, word 1 \(''\) is empty or holds whitespace"),
+        ([["a"], ["New York"]], r"^is_split_into_words=True: sentence 1, word 0 \('New York'\) is empty or holds"),
+        ([["a", "b\n"]], r"^is_split_into_words=True: sentence 0, word 1 \('b\\n'\) is empty or holds"),
+    ],
+    ids=["empty", "space", "newline"],
+)
+def test_pre_split_words_that_are_empty_or_hold_whitespace_are_refused(words, message):
+    with pytest.raises(ValueError, match=message):
+        ElmoTokenizer()(words, is_split_into_words=True)
 
 
 @pytest.mark.parametrize(
@@ -108,6 +122,11 @@ def test_the_pre_tokenizer_is_saved_and_loaded_with_the_tokenizer(tmp_path):
 def test_an_unknown_pre_tokenizer_is_refused():
     with pytest.raises(ValueError, match="pre_tokenizer must be 'whitespace' or 'spacy:LANG'"):
         ElmoTokenizer(pre_tokenizer="moses")
+
+
+def test_a_language_spacy_does_not_know_is_a_one_line_error_naming_it():
+    with pytest.raises(ValueError, match=r"^pre_tokenizer 'spacy:klingon': spaCy has no language 'klingon'; use"):
+        ElmoTokenizer(pre_tokenizer="spacy:klingon")(SENTENCE)
 
 
 def test_a_missing_spacy_is_a_clear_error_only_when_the_tokenizer_needs_it(monkeypatch):

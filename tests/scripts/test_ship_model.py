@@ -97,3 +97,21 @@ def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stag
     record = json.loads((out / "training.json").read_text())
     assert [stage["position"] for stage in record["earlier_stages"]] == stages[:1]
     assert record["position"] == stages[1]
+
+
+def test_ship_model_refuses_to_write_over_its_run_or_a_folder_it_did_not_make(tmp_path):
+    run, out = ship(tmp_path, ours=90.0, baseline=120.0)
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    figures_file = str(tmp_path / "figures.json")
+
+    def ship_to(target, *extra):
+        command = [sys.executable, str(SHIP), str(run), str(target), "--figures", figures_file, *extra]
+        return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
+
+    done = ship_to(run, "--overwrite")
+    assert done.returncode == 1 and f"holds the input {run}" in done.stderr
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+    done = ship_to(out)
+    assert done.returncode == 1 and "exists and is not empty" in done.stderr and "--overwrite" in done.stderr
+    assert ship_to(out, "--overwrite").returncode == 0
+    assert sorted(p.name for p in out.parent.iterdir()) == ["elmo-test-en"]

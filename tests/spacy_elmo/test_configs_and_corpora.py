@@ -156,3 +156,25 @@ def test_bad_mix_settings_are_config_errors_naming_the_setting(settings):
 
     with pytest.raises(ConfigValidationError, match=next(iter(settings))):
         scalar_mix(**settings)
+
+
+def test_convert_corpora_never_writes_over_its_input_or_into_a_folder(tmp_path):
+    import subprocess
+    import sys
+
+    source = tmp_path / "sst.tiny"
+    source.write_text("1 a fine film .\n0 dull .\n", encoding="utf-8")
+    before = source.read_bytes()
+
+    def convert(output):
+        command = [sys.executable, str(REPO / "scripts" / "convert_corpora.py"), "sst", str(source), str(output)]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+    run = convert(source)
+    assert run.returncode == 1 and f"the output {source} is the input" in run.stderr
+    assert source.read_bytes() == before
+    run = convert(tmp_path)
+    assert run.returncode == 1 and "is a folder; give the path of the .spacy file" in run.stderr
+    run = convert(tmp_path / "out" / "train.spacy")
+    assert run.returncode == 0, run.stderr
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["train.spacy"]

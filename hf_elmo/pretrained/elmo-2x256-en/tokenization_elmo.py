@@ -191,17 +191,36 @@ def char_ids_to_token(ids: Sequence[int]) -> str:
     return bytes(body).decode("utf-8", errors="replace")
 
 
-def check_pre_tokenizer(name: str) -> str:
+def check_pre_tokenizer(name: str, *, check_language: bool = False) -> str:
     """``name`` in its saved form: ``"whitespace"`` or ``"spacy:LANG"`` (``"spacy"`` is
-    ``"spacy:en"``); anything else is a ``ValueError``."""
+    ``"spacy:en"``); anything else is a ``ValueError``. With ``check_language`` (what a run that
+    will save the tokenizer asks), also a LANG that spaCy has no rules for, when spaCy is
+    installed (it is imported only then)."""
     if name == "spacy":
-        return "spacy:en"
-    if name == WHITESPACE or (name.startswith(_SPACY_PREFIX) and name[len(_SPACY_PREFIX) :].isidentifier()):
-        return name
-    raise ValueError(
-        f"pre_tokenizer must be 'whitespace' or 'spacy:LANG' (e.g. 'spacy:en', spaCy's rules for that "
-        f"language), got {name!r}"
-    )
+        name = "spacy:en"
+    if name != WHITESPACE and not (name.startswith(_SPACY_PREFIX) and name[len(_SPACY_PREFIX) :].isidentifier()):
+        raise ValueError(
+            f"pre_tokenizer must be 'whitespace' or 'spacy:LANG' (e.g. 'spacy:en', spaCy's rules for that "
+            f"language), got {name!r}"
+        )
+    if check_language and name != WHITESPACE:
+        try:
+            import spacy
+        except ImportError:  # the tokenizer that uses it says what to install
+            return name
+        _check_spacy_language(spacy, name[len(_SPACY_PREFIX) :])
+    return name
+
+
+def _check_spacy_language(spacy: Any, language: str) -> None:
+    """A ``ValueError`` naming ``language`` when spaCy has no rules for it."""
+    try:
+        spacy.util.get_lang_class(language)
+    except ImportError:
+        raise ValueError(
+            f"pre_tokenizer 'spacy:{language}': spaCy has no language {language!r}; use one of its language "
+            "codes (e.g. 'spacy:en', 'spacy:de') or 'whitespace'"
+        ) from None
 
 
 @functools.cache
@@ -216,6 +235,7 @@ def _spacy_tokenizer(language: str) -> Any:
             "but spaCy is not installed: pip install 'spacy>=3.8,<3.9', or pass pre-split words with "
             "is_split_into_words=True"
         ) from None
+    _check_spacy_language(spacy, language)
     return spacy.blank(language).tokenizer
 
 
@@ -531,7 +551,14 @@ class ElmoTokenizer(PreTrainedTokenizer):
                         f"is_split_into_words=True: sentence {row} of the batch is the str {sentence[:40]!r}, "
                         "not a list of words"
                     )
-                sentences.append(list(sentence))
+                words = list(sentence)
+                for col, word in enumerate(words):
+                    if isinstance(word, str) and (not word or any(c.isspace() for c in word)):
+                        raise ValueError(
+                            f"is_split_into_words=True: sentence {row}, word {col} ({word!r}) is empty or holds "
+                            "whitespace; pass each word as one non-empty string without spaces"
+                        )
+                sentences.append(words)
             return sentences, [[(0, len(w)) for w in s] for s in sentences], single
         single = isinstance(text, str)
         batch = [text] if isinstance(text, str) else list(text)

@@ -104,3 +104,71 @@ def test_an_output_folder_holding_the_training_file_is_refused_even_with_overwri
     assert pretrain(corpus, tmp_path, "--epochs", "1", "--overwrite") == 2
     assert "holds the input" in error_of(capsys)
     assert corpus.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+
+
+def files_under(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_checkpoint_folder_that_is_not_a_runs_is_refused_before_anything_is_written(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "vocab.txt").write_text("<S>\n</S>\n<UNK>\nthe\ncat\n")
+    (data / "losses.tsv").write_text("hello\n")
+    before = files_under(tmp_path)
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--checkpoint-dir", str(data)) == 2
+    line = error_of(capsys)
+    assert f"the checkpoint folder {data} is not empty and has no settings.json" in line
+    assert "pick another --checkpoint-dir" in line and "delete" not in line
+    assert files_under(tmp_path) == before
+
+
+def test_a_checkpoint_folder_holding_an_input_is_refused_even_with_a_settings_json(tmp_path, capsys):
+    data = tmp_path / "data"
+    data.mkdir()
+    corpus = write_corpus(data / "train.txt", n=30)
+    (data / "settings.json").write_text("not json")
+    before = files_under(tmp_path)
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--checkpoint-dir", str(data)) == 2
+    line = error_of(capsys)
+    assert f"the checkpoint folder {data} holds the input {corpus}; pick another --checkpoint-dir" in line
+    assert "delete" not in line
+    assert files_under(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "out, checkpoint",
+    [("model", "model"), ("model", "model/checkpoint"), ("runs/model", "runs")],
+    ids=["the-output", "inside-the-output", "holding-the-output"],
+)
+def test_a_checkpoint_folder_overlapping_the_output_folder_is_refused_before_training(
+    out, checkpoint, tmp_path, capsys
+):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    assert pretrain(corpus, tmp_path / out, "--epochs", "1", "--checkpoint-dir", str(tmp_path / checkpoint)) == 2
+    line = error_of(capsys)
+    assert f"the checkpoint folder {tmp_path / checkpoint} is, holds or lies in the output folder" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--lstm-dim", "32"], "--lstm-dim cannot change the shape of --init-model {lm} (lstm_dim 32, not its 16)"),
+        (["--preset", "small"], "--preset small cannot change the shape of --init-model {lm}"),
+        (["--no-clip"], "--no-clip cannot take the clipping out of --init-model {lm}"),
+    ],
+    ids=["lstm-dim", "preset", "no-clip"],
+)
+def test_an_option_that_would_change_the_init_model_is_refused_before_anything_is_written(
+    option, message, tmp_path, capsys
+):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    assert pretrain(corpus, tmp_path / "lm", "--max-tokens", "50") == 0  # lstm_dim 16, with clipping
+    before = files_under(tmp_path)
+    capsys.readouterr()
+    argv = ["pretrain", str(corpus), str(tmp_path / "model"), "--init-model", str(tmp_path / "lm"), "--epochs", "1"]
+    assert main([*argv, *option, "--no-progress"]) == 2
+    assert message.format(lm=tmp_path / "lm") in error_of(capsys)
+    assert files_under(tmp_path) == before

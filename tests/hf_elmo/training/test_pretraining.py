@@ -26,7 +26,7 @@ from hf_elmo.tokenization_elmo import (
 from hf_elmo.training.data import SentenceBatcher, collate_sentences
 from hf_elmo.training.evaluation import load_lm, perplexity
 from hf_elmo.training.model import build_model, make_optimizer
-from hf_elmo.training.settings import PretrainSettings
+from hf_elmo.training.settings import NO_CLIP, PretrainSettings
 from hf_elmo.training.trainer import pretrain, train_step
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 
@@ -67,6 +67,11 @@ def test_vocabulary_file_needs_the_special_words(tmp_path):
     (tmp_path / "v.txt").write_text("<S>\n</S>\nword\n")
     with pytest.raises(ValueError, match="<UNK>"):
         Vocabulary.from_file(tmp_path / "v.txt")
+
+
+def test_a_byte_order_mark_at_the_start_of_a_vocabulary_file_is_not_read_into_its_first_word(tmp_path):
+    (tmp_path / "v.txt").write_bytes("\ufeff<S>\n</S>\n<UNK>\nword\n".encode())
+    assert Vocabulary.from_file(tmp_path / "v.txt").words == ["<S>", "</S>", "<UNK>", "word"]
 
 
 def test_batches_cover_every_sentence_once_per_epoch_within_the_token_budget(tmp_path):
@@ -207,6 +212,48 @@ def test_continuing_an_lm_folder_takes_the_runs_softmax_dropout_and_num_sampled(
         settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "lm"), num_sampled=None), vocab
     )
     assert unchanged.config.num_sampled == 8  # not given: the saved LM's own number
+
+
+@pytest.mark.parametrize("folder", ["lm", "bilm"])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            dict(config_overrides={**TINY, "lstm_dim": 32}),
+            r"^--lstm-dim cannot change the shape of --init-model \S+ "
+            r"\(lstm_dim 32, not its 16\): a continued model keeps its own; drop it$",
+        ),
+        (dict(config_overrides={**TINY, "filters": [[1, 4]]}), r"^--filters cannot change the shape of --init-model"),
+        (
+            dict(preset="small", config_overrides={}),
+            r"^--preset small cannot change the shape of --init-model \S+ \(filters ",
+        ),
+        (
+            dict(config_overrides={**TINY, **NO_CLIP}),
+            r"^--no-clip cannot take the clipping out of --init-model \S+ "
+            r"\(cell_clip=3.0, proj_clip=3.0\): .*; drop --no-clip$",
+        ),
+    ],
+    ids=["lstm-dim", "filters", "preset", "no-clip"],
+)
+def test_continuing_a_model_refuses_options_that_would_change_its_shape_or_clipping(tmp_path, folder, change, message):
+    vocab = build_vocabulary(["a b c d e"])
+    tiny_lm(len(vocab)).save_pretrained(tmp_path / "lm")
+    vocab.save(tmp_path / "lm" / VOCAB_FILE)
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "bilm")
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / folder), **change)
+    with pytest.raises(ValueError, match=message):
+        build_model(settings, vocab)
+
+
+def test_no_clip_continues_a_model_that_is_already_clip_free(tmp_path):
+    vocab = build_vocabulary(["a b c d e"])
+    tiny_lm(len(vocab), **NO_CLIP).save_pretrained(tmp_path / "lm")
+    vocab.save(tmp_path / "lm" / VOCAB_FILE)
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "lm"))
+    settings.config_overrides = {**TINY, **NO_CLIP}  # the same shape (TINY), asked again, is no change either
+    model = build_model(settings, vocab)
+    assert (model.config.cell_clip, model.config.proj_clip, model.config.lstm_dim) == (None, None, 16)
 
 
 def test_a_word_baseline_folder_saved_before_the_embedding_moved_into_the_biLM_loads(tmp_path):
@@ -437,14 +484,20 @@ def test_bad_corpora_give_clear_errors_and_leave_nothing_behind(tmp_path, capsys
     assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
 
 
-def test_an_unknown_pre_tokenizer_is_an_error_before_anything_is_written(tmp_path, capsys):
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("moses", "pre_tokenizer must be 'whitespace' or 'spacy:LANG'"),
+        ("spacy:klingon", "pre_tokenizer 'spacy:klingon': spaCy has no language 'klingon'"),
+    ],
+)
+def test_an_unknown_pre_tokenizer_is_an_error_before_anything_is_written(tmp_path, capsys, name, message):
     corpus = write_corpus(tmp_path / "c.txt")
     out = tmp_path / "model"
     assert (
-        elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--pre-tokenizer", "moses", "--no-progress"])
-        == 2
+        elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--pre-tokenizer", name, "--no-progress"]) == 2
     )
-    assert "pre_tokenizer must be 'whitespace' or 'spacy:LANG'" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
 
 
