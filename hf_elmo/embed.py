@@ -72,7 +72,15 @@ from tqdm.auto import tqdm
 from .batching import token_budget_batches
 from .corpus import TEXT_ENCODING, CorpusError
 from .cuda_graphs import GraphedElmo
-from .fileio import PathLike, atomic_file, check_parent_folders, ensure_free_space, exclusive_lock, write_text_atomic
+from .fileio import (
+    PathLike,
+    atomic_file,
+    check_parent_folders,
+    ensure_free_space,
+    exclusive_lock,
+    is_or_holds,
+    write_text_atomic,
+)
 from .modeling_elmo import ElmoModel, mean_pool
 from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, token_to_char_ids
 
@@ -474,13 +482,8 @@ def _check_run(
     if target.is_dir():
         raise ValueError(f"the output {target} is a folder; name the HDF5 file to write")
     check_parent_folders(target)
-    source = input_path.resolve()
     for path in _written_files(target, output_path):
-        if (
-            path.resolve() == source
-            or path.resolve() in source.parents
-            or (path.exists() and os.path.samefile(path, source))
-        ):
+        if is_or_holds(path, input_path) or (path.exists() and os.path.samefile(path, input_path)):
             raise ValueError(f"the output {path} is (or holds) the input {input_path}; write to another file")
 
 
@@ -502,10 +505,9 @@ def _check_not_in_model(target: Path, output_path: PathLike, model_files: Path) 
     model = model_files.resolve()
     files = [f.resolve() for f in model.rglob("*") if f.is_file()] if model.is_dir() else [model]
     for path in _written_files(target, output_path):
-        resolved = path.resolve()
-        if resolved == model or resolved in model.parents:
+        if is_or_holds(path, model):
             raise ValueError(f"the output {path} is or holds the model {model_files}; write it elsewhere")
-        if resolved in files or (path.exists() and any(os.path.samefile(path, f) for f in files)):
+        if path.resolve() in files or (path.exists() and any(os.path.samefile(path, f) for f in files)):
             raise ValueError(f"the output {path} is a file of the model {model_files}; write it elsewhere")
 
 

@@ -145,6 +145,12 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
 
 
 # -- folders built aside ----------------------------------------------------------------------
+def is_or_holds(folder: PathLike, path: PathLike) -> bool:
+    """Whether ``folder`` is ``path`` or holds it, both resolved (links, ``..``)."""
+    folder, path = Path(folder).resolve(), Path(path).resolve()
+    return folder == path or folder in path.parents
+
+
 def check_parent_folders(path: PathLike) -> None:
     """Raise ``NotADirectoryError`` naming the file when the nearest existing folder on the way
     to ``path`` is a file (``mkdir(parents=True)`` would say ``[Errno 17] File exists``)."""
@@ -184,16 +190,15 @@ def check_output_folder(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[
             "points to, or a new one"
         )
     check_parent_folders(out_dir)
-    resolved = out_dir.resolve()
-    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
+    if is_or_holds(out_dir, Path.cwd()):
         raise ValueError(f"the output folder {out_dir} is the current folder or holds it; pick a new or empty folder")
     for source in inputs:
         source = Path(source).resolve()
-        if source == resolved or resolved in source.parents:
+        if is_or_holds(out_dir, source):
             raise ValueError(
                 f"the output folder {out_dir} holds the input {source}; write to another folder (it would be deleted)"
             )
-        if source in resolved.parents:
+        if is_or_holds(source, out_dir):
             raise ValueError(f"the output folder {out_dir} lies inside the input {source}; write to another folder")
     if out_dir.exists() and not out_dir.is_dir():
         raise FileExistsError(f"{out_dir} is a file, not a folder; choose another output folder or remove the file")

@@ -4,10 +4,10 @@ It holds ``settings.json`` and ``vocab.txt`` (written when the run starts), ``ch
 (model, optimizer, data position: epoch, batch, step, tokens seen, training seconds),
 ``rng-rankR.pt`` (every rank's RNG state) and ``losses.tsv`` (one line a step), so a killed
 run resumes exactly where its last checkpoint was taken; with ``--snapshot-tokens N``, also
-``tokens-N/``, the model folder as it was at N tokens (``snapshot_folder``). Every file is written aside and
-renamed into place; a damaged one is named with what to do. A folder that is not a run's (files
-but no ``settings.json``, the inputs, the output folder) is refused before the run writes
-(``check_checkpoint_folder``).
+``tokens-N/``, the model folder as it was at N tokens (``snapshot_folder``). Every file is
+written aside and renamed into place; a damaged one is named with what to do. A folder that is
+not a run's (files but no ``settings.json``, the inputs, the output folder) is refused before
+the run writes (``check_checkpoint_folder``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import IO, Any
 
 import torch
 
-from ..fileio import atomic_file, write_text_atomic
+from ..fileio import atomic_file, is_or_holds, write_text_atomic
 from .distributed import barrier
 from .settings import RUN_LENGTH_FIELDS, PretrainSettings
 from .vocab import VOCAB_FILE, Vocabulary
@@ -44,15 +44,13 @@ def check_checkpoint_folder(folder: Path, out_dir: Path, inputs: Iterable[str | 
     other = "pick another --checkpoint-dir"
     if folder.exists() and not folder.is_dir():
         raise FileExistsError(f"{where} is a file, not a folder; {other}")
-    resolved, out = folder.resolve(), out_dir.resolve()
-    if resolved == out or out in resolved.parents or resolved in out.parents:
+    if is_or_holds(folder, out_dir) or is_or_holds(out_dir, folder):
         raise ValueError(
             f"{where} is, holds or lies in the output folder {out_dir}, which the model folder replaces at the "
             f"end of the run; {other}, outside {out_dir}"
         )
     for source in inputs:
-        path = Path(source).resolve()
-        if path == resolved or resolved in path.parents:
+        if is_or_holds(folder, source):
             raise ValueError(f"{where} holds the input {source}; {other} (the run writes its own files there)")
     if folder.is_dir() and any(folder.iterdir()) and not (folder / SETTINGS_FILE).is_file():
         raise ValueError(

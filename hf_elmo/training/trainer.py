@@ -244,7 +244,7 @@ class Trainer:
         self.progress.update(words)
         rate = (position["tokens_seen"] - self.started_tokens) / max(time.monotonic() - self.started, 1e-9)
         self.progress.set_postfix({"loss": f"{self.loss_ema:.3f}", "tok/s": f"{rate:,.0f}"}, refresh=False)
-        run_seconds = position["elapsed"] + time.monotonic() - self.last_checkpoint
+        run_seconds = self._training_seconds()
         if self.loss_log is not None:
             self.loss_log.write(
                 f"{position['step']}\t{position['epoch']}\t{position['tokens_seen']}\t{loss:.6f}\t{run_seconds:.1f}\n"
@@ -264,7 +264,7 @@ class Trainer:
 
     def _checkpoint(self) -> None:
         """Save model, optimizer, RNG states and ``position`` (its training seconds brought up to now)."""
-        position = dict(self.position, elapsed=self.position["elapsed"] + time.monotonic() - self.last_checkpoint)
+        position = self._position_now()
         if self.loss_log is not None:
             self.loss_log.flush()
         save_checkpoint(self.checkpoint_dir, self.model, self.optimizer, position, self.rank, self.world)
@@ -276,10 +276,18 @@ class Trainer:
         ``elmo perplexity`` measures it), replacing one an earlier session of the run wrote."""
         if self.rank != 0:
             return
-        position = dict(self.position, elapsed=self.position["elapsed"] + time.monotonic() - self.last_checkpoint)
         folder = snapshot_folder(self.checkpoint_dir, tokens)
         with self._as_saved():
-            save_lm_folder(self.model, self.vocabulary, folder, self.settings, position, {}, overwrite=True)
+            save_lm_folder(self.model, self.vocabulary, folder, self.settings, self._position_now(), {}, overwrite=True)
+
+    def _training_seconds(self) -> float:
+        """Training seconds of the run up to now: ``elapsed`` (every session's, before the last
+        checkpoint) and those since."""
+        return self.position["elapsed"] + time.monotonic() - self.last_checkpoint
+
+    def _position_now(self) -> dict[str, Any]:
+        """``position`` with its training seconds brought up to now."""
+        return dict(self.position, elapsed=self._training_seconds())
 
     @contextmanager
     def _as_saved(self) -> Iterator[None]:
