@@ -4,12 +4,17 @@
         --max-train 2000 --max-eval 500 --epochs 3 --output bench-spacy/
 
 Trains ``spacy_elmo/configs/{ner,textcat}_baseline.cfg`` and ``{ner,textcat}.cfg`` on CoNLL-2003
-(eng.train, dev eng.testa, test eng.testb) and SST-2 / SST-5 (sentence level) from ../shared
-(or $ELMO_SHARED) for a fixed number of epochs, then prints a Markdown table: dev and test
+(eng.train, dev eng.testa, test eng.testb) and SST-2 / SST-5 (the sentence-level files,
+lower-cased) from ../shared (or $ELMO_SHARED); ``sst2-trees`` is SST-2's same sentences and labels
+read from the treebank in their original casing, ``sst2-phrases`` trains on every distinct
+non-neutral phrase of the training trees (77,616 docs: GLUE's way of building SST-2's training
+set) and scores those cased dev and test sentences. Each trains for a fixed number of epochs,
+then prints a Markdown table: dev and test
 score (NER: entity F1; SST: accuracy) and seconds per epoch, wall-clock and CPU time of the
 process (robust on a shared machine), for the first epoch (the biLM runs over every training
 doc and fills the activation cache) and the mean of the later ones (cache hits). Epoch times
-exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read.
+exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read (trees, for
+``sst2-phrases``' training split).
 
 After training, ``nlp.pipe`` runs once, timed, over the test split's texts (``--pipe-batch-size``
 docs a batch; before any evaluation, so the biLM computes every doc: no cache hits): words/s
@@ -45,18 +50,28 @@ from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
-from spacy_elmo.corpora import read_conll2003, read_sst
+from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, mix_weights, save_layer_weights
 
 from shared_data import shared_dir
 
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "spacy_elmo" / "configs"
+SPLITS = ("train", "dev", "test")
 TASKS = {
-    # name: (pipeline task, reader, folder under shared/data, train, dev, test)
-    "conll2003": ("ner", read_conll2003, "conll2003-en", "eng.train", "eng.testa", "eng.testb"),
-    "sst2": ("textcat", read_sst, "sst/sentence-level", "stsa.binary.train", "stsa.binary.dev", "stsa.binary.test"),
-    "sst5": ("textcat", read_sst, "sst/sentence-level", "stsa.fine.train", "stsa.fine.dev", "stsa.fine.test"),
+    # name: (pipeline task, folder under shared/data, (reader, file) of train, dev, test)
+    "conll2003": ("ner", "conll2003-en", *((read_conll2003, name) for name in ("eng.train", "eng.testa", "eng.testb"))),
+    "sst2": ("textcat", "sst/sentence-level", *((read_sst, f"stsa.binary.{split}") for split in SPLITS)),
+    "sst5": ("textcat", "sst/sentence-level", *((read_sst, f"stsa.fine.{split}") for split in SPLITS)),
+    # SST-2 from the treebank: the same sentences and labels in their original casing, trained on
+    # the sentences or on every distinct non-neutral phrase of the training trees (as GLUE's SST-2)
+    "sst2-trees": ("textcat", "sst/trees", *((read_sst2_trees, f"{split}.txt") for split in SPLITS)),
+    "sst2-phrases": (
+        "textcat",
+        "sst/trees",
+        (read_sst2_phrases, "train.txt"),
+        *((read_sst2_trees, f"{s}.txt") for s in SPLITS[1:]),
+    ),
 }
 PIPELINES = ("baseline", "elmo")
 LISTENER_SETTINGS = ("layer_norm", "dropout", "l2")
@@ -66,10 +81,10 @@ LISTENER_PATH = ("model", "tok2vec", "elmo")
 
 def convert(task: str, output: Path, max_train: int, max_eval: int) -> dict[str, Path]:
     """Write the task's train/dev/test splits (capped) as .spacy files; return their paths."""
-    _, reader, folder, *files = TASKS[task]
+    _, folder, *files = TASKS[task]
     vocab = spacy.blank("en").vocab
     paths = {}
-    for split, name, cap in zip(("train", "dev", "test"), files, (max_train, max_eval, max_eval)):
+    for split, (reader, name), cap in zip(SPLITS, files, (max_train, max_eval, max_eval)):
         paths[split] = output / f"{task}.{split}.spacy"
         DocBin(docs=reader(shared_dir() / "data" / folder / name, vocab, cap)).to_disk(paths[split])
     return paths
@@ -192,7 +207,9 @@ def listener_setting(text: str) -> tuple[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--elmo", required=True, help="ELMo model folder or Hub id (converted or original format)")
-    parser.add_argument("--tasks", nargs="+", choices=sorted(TASKS), default=sorted(TASKS))
+    parser.add_argument(
+        "--tasks", nargs="+", choices=sorted(TASKS), default=["conll2003", "sst2", "sst5"], help="default: %(default)s"
+    )
     parser.add_argument("--max-train", type=int, default=None, help="training sentences per task (default all)")
     parser.add_argument("--max-eval", type=int, default=None, help="dev and test sentences per task (default all)")
     parser.add_argument("--epochs", type=int, default=3)

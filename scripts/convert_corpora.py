@@ -2,6 +2,12 @@
 
     python scripts/convert_corpora.py conll2003 ../shared/data/conll2003-en/eng.train corpus/train.spacy
     python scripts/convert_corpora.py sst ../shared/data/sst/sentence-level/stsa.binary.train corpus/train.spacy
+    python scripts/convert_corpora.py sst2-phrases ../shared/data/sst/trees/train.txt corpus/train.spacy
+
+``sst`` reads the sentence-level files (``label sentence``, lower-cased); ``sst2-trees`` and
+``sst2-phrases`` read the treebank's PTB-style trees in their original casing: SST-2's sentences
+(neutral ones dropped), or every distinct non-neutral phrase of the trees (GLUE's way of building
+SST-2's training set; ``--max-sentences`` then counts trees).
 
 The output's folder is created and the file written aside, then renamed into place (a failed
 run leaves an earlier output as it was); the input itself is never an output.
@@ -15,9 +21,14 @@ import spacy
 from spacy.tokens import DocBin
 
 from hf_elmo.fileio import atomic_file
-from spacy_elmo.corpora import read_conll2003, read_sst
+from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 
-READERS = {"conll2003": read_conll2003, "sst": read_sst}
+READERS = {
+    "conll2003": read_conll2003,
+    "sst": read_sst,
+    "sst2-trees": read_sst2_trees,
+    "sst2-phrases": read_sst2_phrases,
+}
 
 
 def sentence_count(text: str) -> int:

@@ -7,9 +7,13 @@
   (its ``-DOCSTART- -X- -X- O`` line is not the delimiter it looks for: 3684 docs, not 3453).
 - SST (sentence level): ``label sentence`` per line, already tokenised; the label becomes an
   exclusive category (``cats``) named by the label.
+- SST (trees): the treebank's PTB-style trees, one per line with a sentiment label on every
+  node, in the original casing (the sentence-level files are lower-cased): sentences, or every
+  distinct phrase, with SST-5's labels or SST-2's (neutral dropped).
 """
 
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from spacy.tokens import Doc, Span
@@ -80,3 +84,89 @@ def read_sst(path: PathLike, vocab: Vocab, max_sentences: int | None = None) -> 
         doc = Doc(vocab, words=fields[1:])
         doc.cats = {label: float(label == fields[0]) for label in labels}
         yield doc
+
+
+#: PTB escapes in the SST trees, and the words they stand for in running text.
+_PTB_WORDS = {"-LRB-": "(", "-RRB-": ")", "``": '"', "''": '"'}
+
+
+def read_sst_trees(
+    path: PathLike,
+    vocab: Vocab,
+    max_sentences: int | None = None,
+    *,
+    binary: bool,
+    phrases: bool = False,
+) -> Iterator[Doc]:
+    """Docs with exclusive ``cats`` from an SST file of PTB-style sentiment trees (one per line,
+    a label 0-4 on every node), in the original casing.
+
+    ``binary``: SST-2's labels, ``"0"`` for 0-1 and ``"1"`` for 3-4, neutral (2) dropped; else
+    SST-5's 0-4. ``phrases``: one doc per distinct phrase (every node's words, the first tree's
+    label where a phrase recurs) of the first ``max_sentences`` trees, as GLUE's SST-2 training
+    set is built; else one doc per tree (the sentence), ``max_sentences`` of them at most. PTB
+    escapes become the characters they stand for: -LRB- (, -RRB- ), \\/ /, \\* *, and the
+    opening and closing quotes `` and '' a plain double quote."""
+    path = Path(path)
+    labels = ["0", "1"] if binary else ["0", "1", "2", "3", "4"]
+    seen: set[tuple[str, ...]] = set()
+    docs = 0
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if max_sentences is not None and (number > max_sentences if phrases else docs >= max_sentences):
+                return
+            if not line.strip():
+                continue
+            try:
+                nodes = _tree_nodes(line)
+            except ValueError as error:
+                raise ValueError(f"{path}:{number}: {error}: expected one '(label (label word) ...)' tree") from None
+            for words, label in nodes if phrases else nodes[-1:]:
+                if binary and label == 2:
+                    continue
+                if phrases and tuple(words) in seen:
+                    continue
+                seen.add(tuple(words))
+                docs += 1
+                name = str(int(label > 2)) if binary else str(label)
+                doc = Doc(vocab, words=words)
+                doc.cats = {other: float(other == name) for other in labels}
+                yield doc
+
+
+def _tree_nodes(line: str) -> list[tuple[list[str], int]]:
+    """(words, label) of every node of one tree, children before their parent (the root last)."""
+    tokens = line.replace("(", " ( ").replace(")", " ) ").split()
+    nodes: list[tuple[list[str], int]] = []
+    stack: list[tuple[list[str], int]] = []
+    for i, token in enumerate(tokens):
+        if token == "(":
+            label = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if not (len(label) == 1 and label in "01234"):
+                raise ValueError(f"node label {label!r} is not 0-4")
+            stack.append(([], int(label)))
+        elif token == ")":
+            if not stack:
+                raise ValueError("unbalanced ')'")
+            node = stack.pop()
+            if not node[0]:
+                raise ValueError("a node with no words")
+            nodes.append(node)
+            if stack:
+                stack[-1][0].extend(node[0])
+            elif i != len(tokens) - 1:
+                raise ValueError("text after the tree's end")
+        elif tokens[i - 1] != "(":  # a word (the token after "(" is the node's label)
+            if not stack:
+                raise ValueError(f"word {token!r} outside the tree")
+            word = _PTB_WORDS.get(token, token).replace("\\/", "/").replace("\\*", "*")
+            stack[-1][0].append(word)
+    if stack or not nodes:
+        raise ValueError("unbalanced '('" if stack else "no tree")
+    return nodes
+
+
+#: SST-2 from the trees: its sentences (those of the sentence-level files, cased), and every
+#: distinct non-neutral phrase of the trees (GLUE's way of building SST-2's training set).
+read_sst2_trees = partial(read_sst_trees, binary=True)
+read_sst2_phrases = partial(read_sst_trees, binary=True, phrases=True)

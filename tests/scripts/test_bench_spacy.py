@@ -90,3 +90,21 @@ def test_bench_runs_from_a_packed_shared_folder(shared, tiny_elmo_dir, tmp_path)
     _, results = bench(tiny_elmo_dir, tmp_path / "bench", ["sst2"], caps, env)
     assert [r["pipeline"] for r in results] == ["baseline", "ELMo"]
     assert all(r["pipe_words_per_second"] > 0 for r in results)
+
+
+@pytest.mark.slow
+def test_bench_sst2_phrases_trains_on_the_trees_phrases_and_scores_the_cased_sentences(shared, tiny_elmo_dir, tmp_path):
+    import spacy
+    from spacy.tokens import DocBin
+
+    from spacy_elmo.corpora import read_sst2_phrases
+
+    caps = ["--max-train", "3", "--max-eval", "10", "--epochs", "1", "--pipelines", "baseline"]
+    _, results = bench(tiny_elmo_dir, tmp_path, ["sst2-phrases"], caps)
+    assert [(r["task"], r["pipeline"]) for r in results] == [("sst2-phrases", "baseline")]
+    vocab = spacy.blank("en").vocab
+    train = list(DocBin().from_disk(tmp_path / "sst2-phrases.train.spacy").get_docs(vocab))
+    phrases = list(read_sst2_phrases(shared / "data" / "sst" / "trees" / "train.txt", vocab, 3))
+    assert len(phrases) > 3 and [d.text for d in train] == [d.text for d in phrases]
+    dev = list(DocBin().from_disk(tmp_path / "sst2-phrases.dev.spacy").get_docs(vocab))
+    assert len(dev) == 10 and sum(any(c.isupper() for c in d.text) for d in dev) >= 5  # sentences, as cased

@@ -4,7 +4,7 @@ import pytest
 import spacy
 from spacy.util import load_config
 
-from spacy_elmo.corpora import iob1_spans, read_conll2003, read_sst
+from spacy_elmo.corpora import iob1_spans, read_conll2003, read_sst, read_sst_trees
 from tests.conftest import REPO
 
 CONFIGS = REPO / "spacy_elmo" / "configs"
@@ -76,6 +76,75 @@ def test_a_file_that_is_not_sst_is_refused_naming_the_first_line_without_a_label
         list(read_sst(path, spacy.blank("en").vocab))
 
 
+TREES = (
+    "(3 (2 (2 The) (2 film)) (3 (3 (2 is) (4 great)) (2 .)))\n"
+    "(1 (2 -LRB-) (1 (2 It) (1 (2 is) (1 (2 ``) (0 dull\\/bad) (2 '')))) (2 -RRB-))\n"
+    "(2 (2 The) (2 film))\n"
+)
+
+
+def test_read_sst_trees_gives_each_sentence_in_its_casing_with_ptb_escapes_undone(tmp_path):
+    path = tmp_path / "trees.txt"
+    path.write_text(TREES, encoding="utf-8")
+    docs = list(read_sst_trees(path, spacy.blank("en").vocab, binary=False))
+    assert [[t.text for t in doc] for doc in docs] == [
+        ["The", "film", "is", "great", "."],
+        ["(", "It", "is", '"', "dull/bad", '"', ")"],
+        ["The", "film"],
+    ]
+    assert [max(doc.cats, key=doc.cats.get) for doc in docs] == ["3", "1", "2"]
+    assert all(sorted(doc.cats) == ["0", "1", "2", "3", "4"] and sum(doc.cats.values()) == 1 for doc in docs)
+
+
+def test_read_sst_trees_binary_drops_neutral_and_maps_0_1_to_0_and_3_4_to_1(tmp_path):
+    path = tmp_path / "trees.txt"
+    path.write_text(TREES, encoding="utf-8")
+    docs = list(read_sst_trees(path, spacy.blank("en").vocab, binary=True))
+    assert [(doc.text.strip(), doc.cats) for doc in docs] == [
+        ("The film is great .", {"0": 0.0, "1": 1.0}),
+        ('( It is " dull/bad " )', {"0": 1.0, "1": 0.0}),
+    ]
+    assert len(list(read_sst_trees(path, spacy.blank("en").vocab, 1, binary=True))) == 1
+
+
+def test_read_sst_trees_phrases_gives_each_distinct_non_neutral_phrase_once(tmp_path):
+    path = tmp_path / "trees.txt"
+    path.write_text(TREES, encoding="utf-8")
+    docs = list(read_sst_trees(path, spacy.blank("en").vocab, binary=True, phrases=True))
+    phrases = [(doc.text.strip(), max(doc.cats, key=doc.cats.get)) for doc in docs]
+    assert phrases == [
+        ("great", "1"),
+        ("is great", "1"),
+        ("is great .", "1"),
+        ("The film is great .", "1"),
+        ("dull/bad", "0"),
+        ('" dull/bad "', "0"),
+        ('is " dull/bad "', "0"),
+        ('It is " dull/bad "', "0"),
+        ('( It is " dull/bad " )', "0"),
+    ]
+    capped = list(read_sst_trees(path, spacy.blank("en").vocab, 1, binary=True, phrases=True))
+    assert len(capped) == 4  # the phrases of the first tree
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("1 a fine film .", "word '1' outside the tree"),
+        ("(3 (2 The) (5 film))", "node label '5' is not 0-4"),
+        ("(3 (2 The) (2 film)", "unbalanced '\\('"),
+        (") (2 film)", "unbalanced '\\)'"),
+        ("(3 (2 The)) (2 film)", "text after the tree's end"),
+        ("(3 (2))", "a node with no words"),
+    ],
+)
+def test_a_file_that_is_not_sst_trees_is_refused_naming_the_line(tmp_path, line, message):
+    path = tmp_path / "train.txt"
+    path.write_text("(2 (2 Fine))\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=f"train.txt:2: {message}: expected one"):
+        list(read_sst_trees(path, spacy.blank("en").vocab, binary=False))
+
+
 @pytest.mark.parametrize("count", ["-1", "many"])
 def test_convert_corpora_refuses_a_sentence_count_below_0(count, tmp_path):
     import subprocess
@@ -107,6 +176,10 @@ def test_shared_corpora_have_the_documented_sizes(shared):
     assert sum(1 for _ in read_conll2003(conll / "eng.testa", vocab)) == 3250
     sst = shared / "data" / "sst" / "sentence-level"
     assert sum(1 for _ in read_sst(sst / "stsa.fine.dev", vocab)) == 1101
+    trees = shared / "data" / "sst" / "trees"
+    assert sum(1 for _ in read_sst_trees(trees / "dev.txt", vocab, binary=False)) == 1101
+    # SST-2: the sentence-level files' sentences, cased (train/dev/test 6920/872/1821)
+    assert sum(1 for _ in read_sst_trees(trees / "test.txt", vocab, binary=True)) == 1821
 
 
 def test_read_conll2003_takes_testb_docstart_line_as_a_boundary(shared):
@@ -178,3 +251,20 @@ def test_convert_corpora_never_writes_over_its_input_or_into_a_folder(tmp_path):
     run = convert(tmp_path / "out" / "train.spacy")
     assert run.returncode == 0, run.stderr
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["train.spacy"]
+
+
+@pytest.mark.parametrize("fmt, count", [("sst2-trees", 2), ("sst2-phrases", 9)])
+def test_convert_corpora_writes_sst2_from_trees(tmp_path, fmt, count):
+    import subprocess
+    import sys
+
+    from spacy.tokens import DocBin
+
+    source = tmp_path / "train.txt"
+    source.write_text(TREES, encoding="utf-8")
+    output = tmp_path / "train.spacy"
+    command = [sys.executable, str(REPO / "scripts" / "convert_corpora.py"), fmt, str(source), str(output)]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    docs = list(DocBin().from_disk(output).get_docs(spacy.blank("en").vocab))
+    assert len(docs) == count and docs[-1].text.startswith("(") and sorted(docs[-1].cats) == ["0", "1"]
