@@ -69,3 +69,18 @@ def test_project_ner_workflow_runs_end_to_end_with_the_shipped_model(project, sh
     assert (project / "plots" / "ner-layer-weights.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert list((project / "packages").glob("en_ner_elmo-0.0.1/dist/en_ner_elmo-0.0.1.tar.gz"))
     assert "using the shipped model" in run.stdout + run.stderr
+
+
+def test_project_converts_sst2_from_the_treebank_when_the_formats_say_so(project, shared):
+    trees = shared / "data" / "sst" / "trees"
+    formats = ["--vars.sst_train_format", "sst2-phrases", "--vars.sst_eval_format", "sst2-trees"]
+    files = [f"--vars.sst_{split}" for split in ("train", "dev", "test")]
+    paths = [str(trees / f"{split}.txt") for split in ("train", "dev", "test")]
+    tree_vars = [part for pair in zip(files, paths) for part in pair]
+    run = weasel(project, "convert-textcat", *slice_vars(shared, "null"), *formats, *tree_vars)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    vocab = spacy.blank("en").vocab
+    train = list(spacy.tokens.DocBin().from_disk(project / "corpus" / "sst-train.spacy").get_docs(vocab))
+    dev = list(spacy.tokens.DocBin().from_disk(project / "corpus" / "sst-dev.spacy").get_docs(vocab))
+    assert len(train) > 12 and len(dev) == 12  # the phrases of 12 trees; 12 sentences
+    assert any(c.isupper() for doc in dev for c in doc.text)  # as cased in the treebank
