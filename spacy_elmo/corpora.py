@@ -109,8 +109,8 @@ def read_sst_trees(
     opening and closing quotes `` and '' a plain double quote."""
     path = Path(path)
     labels = ["0", "1"] if binary else ["0", "1", "2", "3", "4"]
-    seen: set[tuple[str, ...]] = set()
-    docs = 0
+    seen: set[tuple[str, ...]] = set()  # the phrases given so far
+    docs = 0  # docs given so far (what max_sentences caps without phrases)
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             if max_sentences is not None and (number > max_sentences if phrases else docs >= max_sentences):
@@ -124,9 +124,10 @@ def read_sst_trees(
             for words, label in nodes if phrases else nodes[-1:]:
                 if binary and label == 2:
                     continue
-                if phrases and tuple(words) in seen:
-                    continue
-                seen.add(tuple(words))
+                if phrases:
+                    if tuple(words) in seen:
+                        continue
+                    seen.add(tuple(words))
                 docs += 1
                 name = str(int(label > 2)) if binary else str(label)
                 doc = Doc(vocab, words=words)
