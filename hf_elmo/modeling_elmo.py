@@ -450,7 +450,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         with ``save_pretrained(storage_dtype=...)`` (the shipped model, ``elmo pretrain``).
         With the hf-elmo package imported (not needed for ``trust_remote_code``), the name goes
         through its resolver first (``package_loader.resolve``, ``hf_elmo.loading``): shipped names
-        (``hf-elmo:elmo-2x256-en``), folders and zip archives of the original files (converted on load,
+        (``hf-elmo:elmo-2x1024-en``), folders and zip archives of the original files (converted on load,
         into ``ElmoModel``), and a one-line error naming a model that cannot be found or read.
 
         Weights that do not fit the config (``check_loaded_weights``: a missing, unexpected or

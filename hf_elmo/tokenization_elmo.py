@@ -341,7 +341,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> ElmoTokenizer:
         """``PreTrainedTokenizer.from_pretrained``; with the hf-elmo package imported it also takes
-        a shipped model's name (``hf-elmo:elmo-2x256-en``), as ``ElmoModel.from_pretrained`` does,
+        a shipped model's name (``hf-elmo:elmo-2x1024-en``), as ``ElmoModel.from_pretrained`` does,
         through ``package_loader.tokenizer_source``."""
         if cls.package_loader is not None:
             pretrained_model_name_or_path = cls.package_loader.tokenizer_source(pretrained_model_name_or_path)

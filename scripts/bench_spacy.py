@@ -32,7 +32,7 @@ earlier baseline rows of the same settings and seed stand). ``--listener KEY=VAL
 setting of the ELMo pipelines' mix listener (``layer_norm``, ``dropout``, ``l2``; the value is
 read as JSON, else as a string), for tuning them on dev:
 
-    python scripts/bench_spacy.py --elmo hf-elmo:elmo-2x256-en --tasks sst2 --pipelines elmo \
+    python scripts/bench_spacy.py --elmo hf-elmo:elmo-2x1024-en --tasks sst2 --pipelines elmo \
         --listener dropout=0.0 --listener layer_norm=token
 """
 

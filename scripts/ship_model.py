@@ -1,20 +1,22 @@
 """Copy a model trained with `elmo pretrain` into the package (fp16 safetensors) with its model card.
 
-    python scripts/ship_model.py RUN_DIR hf_elmo/pretrained/elmo-2x256-en --figures figures.json
+    python scripts/ship_model.py RUN_DIR hf_elmo/pretrained/elmo-2x1024-en --figures figures.json
 
 The folder's name is the shipped name (``hf-elmo:NAME``, listed in ``hf_elmo.pretrained.SHIPPED``).
 
 ``figures.json`` holds the perplexities measured with `elmo perplexity --json` (ours and the
 baseline's; ``baseline_is`` says what the baseline is when it was not trained on the same
-tokens), optionally downstream scores per seed (``"downstream": {TASK: {"elmo": [...],
-"baseline": [...]}}``, from scripts/bench_spacy.py), and the commands that printed them; they go
-into the card beside the training record (``training.json``: data, steps, tokens seen, time).
+tokens; ``ours_at_baseline_budget``, this run's own snapshot after the baseline's tokens, makes
+the equal-budget comparison when the baseline saw fewer tokens), optionally downstream scores
+per seed (``"downstream": {TASK: {"elmo": [...], "baseline": [...]}}``, from
+scripts/bench_spacy.py), and the commands that printed them; they go into the card beside the
+training record (``training.json``: data, steps, tokens seen, time).
 
 A run continued from an earlier one (``elmo pretrain --init-model EARLIER_RUN``) names the earlier
 run folders with ``--earlier`` (first stage first): the card counts the steps, tokens and time of
 all stages and lists each stage, and ``training.json`` keeps their records (``earlier_stages``).
 
-    python scripts/ship_model.py RUN_DIR hf_elmo/pretrained/elmo-2x256-en --figures figures.json --earlier FIRST_RUN
+    python scripts/ship_model.py RUN_DIR hf_elmo/pretrained/elmo-2x1024-en --figures figures.json --earlier FIRST_RUN
 """
 
 from __future__ import annotations
@@ -85,19 +87,26 @@ def stages_summary(stages: list[dict]) -> dict[str, str]:
 
 def _comparison(figures: dict) -> str:
     """One sentence: which of ours and the baseline has the lower average perplexity, set by set;
-    none when the baseline was trained otherwise (``baseline_is``), since that is no fair race."""
+    at the baseline's budget when figures hold this run's snapshot there
+    (``ours_at_baseline_budget``); none when the baseline was trained otherwise (``baseline_is``
+    without a snapshot), since that is no fair race."""
     baseline = figures.get("baseline", {})
-    shared = [name for name in figures["ours"] if name in baseline]
+    ours = figures.get("ours_at_baseline_budget", figures["ours"])
+    shared = [name for name in ours if name in baseline]
     if not shared:
         return ""
-    if "baseline_is" in figures:
+    if "baseline_is" in figures and "ours_at_baseline_budget" not in figures:
         return "This model and the baseline were not trained alike, so their perplexities do not rank the two."
-    lower = [name for name in shared if figures["ours"][name]["average"] < baseline[name]["average"]]
+    lower = [name for name in shared if ours[name]["average"] < baseline[name]["average"]]
     if len(lower) == len(shared):
-        return "The char CNN has the lower perplexity on every evaluation set."
-    if not lower:
-        return "At this budget the word-embedding baseline has the lower perplexity on every evaluation set."
-    return f"The char CNN has the lower perplexity on {', '.join(lower)}; the baseline on the others."
+        said = "the char CNN has the lower perplexity on every evaluation set."
+    elif not lower:
+        said = "the word-embedding baseline has the lower perplexity on every evaluation set."
+    else:
+        said = f"the char CNN has the lower perplexity on {', '.join(lower)}; the baseline on the others."
+    if "ours_at_baseline_budget" in figures:
+        return f"At the baseline's budget {said}"
+    return f"At this budget {said}" if not lower else said[0].upper() + said[1:]
 
 
 def main() -> None:
@@ -162,6 +171,8 @@ def main() -> None:
         )
     for name, values in figures.get("baseline", {}).items():
         rows[f"baseline (word embeddings) {name}"] = fmt(values)
+    for name, values in figures.get("ours_at_baseline_budget", {}).items():
+        rows[f"this model at the baseline's budget, {name}"] = fmt(values)
     for name, scores in figures.get("downstream", {}).items():
         rows[f"spaCy {name}: ELMo vs baseline"] = downstream(scores)
     with build_aside(args.out_dir, overwrite=args.overwrite, inputs=inputs) as staging:

@@ -14,7 +14,7 @@ def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
     ``name_or_path`` is anything ``ElmoModel.from_pretrained`` accepts (``hf_elmo.loading``): a
     converted folder (``config.json`` + ``model.safetensors``), a folder or zip archive of the
     original ``options.json`` + ``*.hdf5``, a Hub id ``owner/name``, or a shipped model name such
-    as ``hf-elmo:elmo-2x256-en``. Without it (``null``, or ``--paths.elmo`` left out) it loads the
+    as ``hf-elmo:elmo-2x1024-en``. Without it (``null``, or ``--paths.elmo`` left out) it loads the
     model shipped with the package. Nothing is read until the pipeline is initialised, so a
     trained pipeline loads without it. A model that cannot be found or loaded raises the
     resolver's one-line ``OSError`` (or a config's ``ValueError``) naming it.

@@ -4,8 +4,9 @@ A shipped model is named ``hf-elmo:NAME`` (``SHIPPED_PREFIX`` + a key of
 ``SHIPPED``): ``ElmoModel.from_pretrained``, every ``elmo`` command and spaCy's ``--paths.elmo``
 accept the name, and it cannot shadow a Hub id (a colon is not allowed in one).
 
-``elmo-2x256-en`` (``DEFAULT_MODEL_NAME``, the default of ``elmo demo``, ``embed`` and
-``perplexity`` and of spaCy's ``elmo`` component) is a biLM pretrained with ``elmo pretrain`` on
+``elmo-2x1024-en`` (``DEFAULT_MODEL_NAME``, the default of ``elmo demo``, ``embed`` and
+``perplexity`` and of spaCy's ``elmo`` component) is a biLM of the released "small" ELMo's shape
+(2 x LSTM 1024 with projection 128, 2048 char filters) pretrained with ``elmo pretrain`` on
 English Wikipedia / Wikinews prose (its README.md is the model card: data, licences, steps, tokens
 seen, perplexities). ``RETIRED`` maps the names of models that earlier versions shipped to their
 successors, for the error that a retired name raises.
@@ -19,14 +20,19 @@ from typing import Dict
 SHIPPED_PREFIX = "hf-elmo:"
 HERE = Path(__file__).resolve().parent
 #: Shipped model name (without the ``hf-elmo:`` prefix) -> its folder inside the package.
-SHIPPED: Dict[str, Path] = {"elmo-2x256-en": HERE / "elmo-2x256-en"}
+SHIPPED: Dict[str, Path] = {"elmo-2x1024-en": HERE / "elmo-2x1024-en"}
 #: Name of a model that an earlier version shipped -> (the shipped model that replaced it, why).
 RETIRED: Dict[str, tuple[str, str]] = {
     "elmo-tiny-en": (
-        "elmo-2x256-en",
-        "the 1.4M-token demonstration model of hf-elmo 0.1; its successor has the same layer sizes and saw 84x the text (117.8M tokens)",
+        "elmo-2x1024-en",
+        "the 1.4M-token demonstration model of hf-elmo 0.1; its successor has 4x the LSTM cells and saw 107x the text (150.0M tokens)",
+    ),
+    "elmo-2x256-en": (
+        "elmo-2x1024-en",
+        "the CPU-trained model of hf-elmo 0.2-0.5 (LSTM 256, held-out test perplexity 105.8); its successor has the "
+        "released 'small' ELMo's shape (LSTM 1024, 2048 char filters) and held-out test perplexity 83.8",
     ),
 }
-DEFAULT_MODEL_NAME = SHIPPED_PREFIX + "elmo-2x256-en"
-DEFAULT_MODEL = SHIPPED["elmo-2x256-en"]
+DEFAULT_MODEL_NAME = SHIPPED_PREFIX + "elmo-2x1024-en"
+DEFAULT_MODEL = SHIPPED["elmo-2x1024-en"]
 DEMO_SENTENCES = HERE / "demo_sentences.txt"

@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "model",
         help="model name: a folder, a zip or folder of the original files, a Hub id owner/name, "
-        "or a shipped name (hf-elmo:elmo-2x256-en)",
+        "or a shipped name (hf-elmo:elmo-2x1024-en)",
     )
     parser.add_argument("out", help="folder to write")
     parser.add_argument(

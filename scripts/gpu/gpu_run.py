@@ -46,7 +46,9 @@ MANIFEST = "manifest.json"
 MiB = 1 << 20
 CALL_LIMIT = 64 * MiB  # files that travel with one device call
 PIECE_LIMIT = 15 * MiB  # one file brought back from $OUT (the limit is 16 MiB)
-PIECES_PER_CALL = 7  # $OUT brings back 8 files a call: 7 pieces and their manifest
+RETURN_FILES = 8  # $OUT brings back at most 8 files a call ...
+RETURN_LIMIT = 64 * MiB  # ... of at most 64 MiB together
+MANIFEST_ROOM = 64 * 1024  # what a pieces' manifest may take of that
 DATA_FILES = ("train.txt", "valid.txt", "vocab.txt")
 EVAL_BUNDLE = "eval.tar.xz"  # evalpack: test texts, carried with the last part
 EVAL_FILES = ("test.txt", "wt2-test.txt")
@@ -518,7 +520,8 @@ def evaluate(args: argparse.Namespace) -> None:
 
 
 def collect(args: argparse.Namespace) -> None:
-    """Write the model folder (or its checkpoint) as pieces to OUT: pieces first..first+6 and the manifest."""
+    """Write the model folder (or its checkpoint) as pieces to OUT: from piece ``first`` as many as come
+    back in one call beside the manifest and what OUT already holds (e.g. ``evaluate``'s perplexity.json)."""
     work, out = Path(args.work), Path(args.out or os.environ["OUT"])
     folder = work / (RUN_NAME if args.what == "model" else f"{RUN_NAME}.checkpoint")
     if not folder.is_dir() or (args.what == "model" and not (folder / "config.json").is_file()):
@@ -541,8 +544,18 @@ def collect(args: argparse.Namespace) -> None:
         tar_path.unlink()
         manifest_file.write_text(json.dumps(manifest, indent=2) + "\n")
     manifest = json.loads(manifest_file.read_text())
-    chosen = manifest["pieces"][args.first : args.first + PIECES_PER_CALL]
     out.mkdir(parents=True, exist_ok=True)
+    present = [f for f in out.rglob("*") if f.is_file()]
+    room_files = RETURN_FILES - 1 - len(present)
+    room_bytes = RETURN_LIMIT - MANIFEST_ROOM - sum(f.stat().st_size for f in present)
+    chosen: list[dict] = []
+    for piece in manifest["pieces"][args.first :]:
+        if len(chosen) == room_files or piece["bytes"] > room_bytes:
+            break
+        chosen.append(piece)
+        room_bytes -= piece["bytes"]
+    if not chosen:
+        raise SystemExit(f"no room in {out} for piece {args.first}: {len(present)} files there already")
     for piece in chosen:
         shutil.copyfile(staging / piece["name"], out / piece["name"])
     shutil.copyfile(manifest_file, out / f"{args.what}-{MANIFEST}")

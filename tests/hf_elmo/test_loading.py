@@ -135,15 +135,16 @@ def test_an_lm_folder_written_by_older_code_is_still_recognised_and_loads(lm_fol
 
 
 def test_an_unknown_shipped_name_lists_the_shipped_ones():
-    with pytest.raises(ModelNotFoundError, match="the package ships hf-elmo:elmo-2x256-en"):
+    with pytest.raises(ModelNotFoundError, match="the package ships hf-elmo:elmo-2x1024-en"):
         resolve_model("hf-elmo:elmo-huge-xx")
 
 
-def test_a_retired_shipped_name_names_its_successor():
+@pytest.mark.parametrize("retired", ["elmo-tiny-en", "elmo-2x256-en"])
+def test_a_retired_shipped_name_names_its_successor(retired):
     with pytest.raises(
-        ModelNotFoundError, match="'hf-elmo:elmo-tiny-en' is no longer shipped .*; use hf-elmo:elmo-2x256-en"
+        ModelNotFoundError, match=f"'hf-elmo:{retired}' is no longer shipped .*; use hf-elmo:elmo-2x1024-en"
     ):
-        ElmoModel.from_pretrained("hf-elmo:elmo-tiny-en")
+        ElmoModel.from_pretrained(f"hf-elmo:{retired}")
 
 
 # -- local paths and errors -------------------------------------------------------------------

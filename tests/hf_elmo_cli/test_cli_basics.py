@@ -57,7 +57,7 @@ def test_perplexity_defaults_to_the_shipped_model(text, capsys):
     default = json.loads(capsys.readouterr().out)
     assert elmo_main(["perplexity", str(DEFAULT_MODEL), str(text), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == default
-    assert elmo_main(["perplexity", "hf-elmo:elmo-2x256-en", str(text), "--json", "--no-progress"]) == 0
+    assert elmo_main(["perplexity", "hf-elmo:elmo-2x1024-en", str(text), "--json", "--no-progress"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out) == default and err == ""
 
@@ -160,8 +160,8 @@ def test_the_models_the_commands_load_compute_in_float32():
     from hf_elmo.loading import load_bilm
     from hf_elmo.training.evaluation import load_lm
 
-    assert load_bilm("hf-elmo:elmo-2x256-en")[0].dtype == torch.float32
-    assert load_lm("hf-elmo:elmo-2x256-en").dtype == torch.float32
+    assert load_bilm("hf-elmo:elmo-2x1024-en")[0].dtype == torch.float32
+    assert load_lm("hf-elmo:elmo-2x1024-en").dtype == torch.float32
 
 
 def test_embed_with_the_default_model_prints_nothing_on_stderr(text, tmp_path):

@@ -17,7 +17,7 @@ def test_shipped_model_is_small_safetensors_with_a_card_and_vocabulary():
     names = {p.name for p in DEFAULT_MODEL.iterdir()}
     assert {"config.json", "model.safetensors", "vocab.txt", "README.md", "training.json"} <= names
     assert not any(n.endswith((".bin", ".pt", ".pkl")) for n in names)
-    assert sum(p.stat().st_size for p in DEFAULT_MODEL.iterdir()) <= 25 * 2**20
+    assert sum(p.stat().st_size for p in DEFAULT_MODEL.iterdir()) <= 50e6  # the package's budget for it
     card = (DEFAULT_MODEL / "README.md").read_text()
     for needed in ("CC BY-SA 3.0", "CC BY 2.5", "tokens seen", "steps", "perplexity"):
         assert needed in card

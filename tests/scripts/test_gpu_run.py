@@ -205,3 +205,35 @@ def test_resplit_refuses_a_damaged_part_and_keeps_the_parts(tmp_path):
     with pytest.raises(SystemExit, match="part-001 does not match its sha256"):
         gpu_run.main(["resplit", "--out", str(pack), "--part-mib", "0.0002"])
     assert sorted(p.name for p in pack.iterdir()) == names
+
+
+def test_collect_brings_back_only_what_one_call_returns_beside_the_files_already_in_out(tmp_path, capsys, monkeypatch):
+    work = tmp_path / "work"
+    (work / "model").mkdir(parents=True)
+    weights = bytes(range(256)) * 400
+    (work / "model" / "weights.bin").write_bytes(weights)
+    (work / "model" / "config.json").write_text("{}")
+    monkeypatch.setattr(gpu_run, "RETURN_LIMIT", gpu_run.MANIFEST_ROOM + 50_000)  # room for 2 pieces of 20,972
+    calls, first = [], 0
+    while True:
+        out = tmp_path / f"out{len(calls)}"
+        out.mkdir()
+        (out / "perplexity.json").write_text("{}" * 500)  # evaluate's file, in the same call
+        gpu_run.main(["collect", "--work", str(work), "--out", str(out), "--piece-mib", "0.02", "--first", str(first)])
+        calls.append(out)
+        said = capsys.readouterr().out
+        assert sum(f.stat().st_size for f in out.iterdir()) <= gpu_run.RETURN_LIMIT
+        if "next call: none" in said:
+            break
+        first = int(said.split("--first ")[1].split()[0])
+    counts = [len(list(c.glob("model-0*"))) for c in calls]  # the tar of ~105 kB: 6 pieces
+    assert counts == [2] * len(counts) and len(counts) == 3
+    gpu_run.main(["assemble", *map(str, calls), "--dest", str(tmp_path / "local")])
+    assert (tmp_path / "local" / "model" / "weights.bin").read_bytes() == weights
+
+    full = tmp_path / "full"
+    full.mkdir()
+    for i in range(gpu_run.RETURN_FILES - 1):
+        (full / f"other-{i}").write_text("x")
+    with pytest.raises(SystemExit, match="no room in .* for piece 0: 7 files there already"):
+        gpu_run.main(["collect", "--work", str(work), "--out", str(full)])

@@ -74,6 +74,23 @@ def test_ship_model_says_when_the_baseline_wins(tmp_path):
     assert "the word-embedding baseline has the lower perplexity" in (out / "README.md").read_text()
 
 
+def test_ship_model_compares_at_the_baseline_budget_when_the_figures_hold_its_snapshot_there(tmp_path):
+    run = tmp_path / "run"
+    pretrain(write_corpus(tmp_path / "c.txt", n=40), run)
+    snapshot = figures(130.0, 0)["ours"]  # this run's snapshot after the baseline's tokens
+    numbers = {**figures(90.0, 120.0), "baseline_is": "the word biLM over the first 20 tokens"}
+    (tmp_path / "figures.json").write_text(json.dumps({**numbers, "ours_at_baseline_budget": snapshot}))
+    out = tmp_path / "elmo-test-en"
+    command = [sys.executable, str(SHIP), str(run), str(out), "--figures", str(tmp_path / "figures.json")]
+    assert subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO).returncode == 0
+    card = (out / "README.md").read_text()
+    assert (
+        "At the baseline's budget the word-embedding baseline has the lower perplexity on every evaluation set." in card
+    )
+    assert "| this model at the baseline's budget, held-out test | 131.0 / 129.0 / 130.0 |" in card
+    assert "not trained alike" not in card
+
+
 def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stage(tmp_path):
     first = tmp_path / "first"
     pretrain(write_corpus(tmp_path / "first.txt", n=30), first, "--warmup-steps", "2")

@@ -55,7 +55,7 @@ def test_fp16_weights_run_and_are_saved_in_float32(fp16_folder, tmp_path):
 
 
 def test_the_loader_accepts_the_shipped_model_name():
-    nlp = _nlp("hf-elmo:elmo-2x256-en")
+    nlp = _nlp("hf-elmo:elmo-2x1024-en")
     assert _dtype(nlp) == torch.float32
     assert nlp("he hit it with a stick")._.elmo.layers.shape == (3, 6, 256)
 
@@ -95,7 +95,7 @@ print("done")
 
 def test_loading_and_saving_the_pipeline_print_nothing(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-c", QUIET, "hf-elmo:elmo-2x256-en", str(tmp_path / "pipeline")],
+        [sys.executable, "-c", QUIET, "hf-elmo:elmo-2x1024-en", str(tmp_path / "pipeline")],
         capture_output=True,
         text=True,
         timeout=300,
