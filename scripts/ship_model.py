@@ -91,11 +91,12 @@ def _comparison(figures: dict) -> str:
     (``ours_at_baseline_budget``); none when the baseline was trained otherwise (``baseline_is``
     without a snapshot), since that is no fair race."""
     baseline = figures.get("baseline", {})
-    ours = figures.get("ours_at_baseline_budget", figures["ours"])
+    at_budget = "ours_at_baseline_budget" in figures
+    ours = figures["ours_at_baseline_budget" if at_budget else "ours"]
     shared = [name for name in ours if name in baseline]
     if not shared:
         return ""
-    if "baseline_is" in figures and "ours_at_baseline_budget" not in figures:
+    if "baseline_is" in figures and not at_budget:
         return "This model and the baseline were not trained alike, so their perplexities do not rank the two."
     lower = [name for name in shared if ours[name]["average"] < baseline[name]["average"]]
     if len(lower) == len(shared):
@@ -104,9 +105,9 @@ def _comparison(figures: dict) -> str:
         said = "the word-embedding baseline has the lower perplexity on every evaluation set."
     else:
         said = f"the char CNN has the lower perplexity on {', '.join(lower)}; the baseline on the others."
-    if "ours_at_baseline_budget" in figures:
-        return f"At the baseline's budget {said}"
-    return f"At this budget {said}" if not lower else said[0].upper() + said[1:]
+    prefix = "at the baseline's budget " if at_budget else "at this budget " if not lower else ""
+    sentence = prefix + said
+    return sentence[0].upper() + sentence[1:]
 
 
 def main() -> None:
