@@ -226,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--device and prints ref_embed.py's TIME line or 'JSON {tokens_per_s_best, "
         "peak_gpu_mem_bytes}' (for GPUs); default: ../shared/reference/allennlp/ref_embed.py (CPU)",
     )
-    parser.add_argument("--json", type=Path, help="also write the rows as JSON")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON (rewritten after every row)")
     args = parser.parse_args(argv)
 
     shared = shared_dir()
@@ -283,6 +283,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             if args.cuda_graphs:
                 row["ours_graphs"] = run_measured(ours + timing + ["--cuda-graphs"], env)
             rows.append(row)
+            save(rows, args.json)
             print(json.dumps(row), flush=True)
         # exactness, fresh state, at the largest batch size
         batch = ["--batch-size", str(max(args.batch_sizes)), "--repeat", "1"]
@@ -307,11 +308,16 @@ def main(argv: Sequence[str] | None = None) -> None:
             run_measured(ours + batch + ["--cuda-graphs", "--save", str(graphs_out)], env)
             parity["graphs_max_abs_diff_vs_ours"] = float(max(d.max() for d in abs_differences(ours_out, graphs_out)))
         rows.append(parity)
+        save(rows, args.json)
         print(json.dumps(parity), flush=True)
 
     print_table(rows, args)
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
+
+
+def save(rows: list[dict], path: Path | None) -> None:
+    """Write the rows so far (a run stopped by a time limit keeps what it measured)."""
+    if path is not None:
+        path.write_text(json.dumps(rows, indent=1))
 
 
 def print_table(rows: list[dict], args: argparse.Namespace) -> None:

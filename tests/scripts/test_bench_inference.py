@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -38,3 +39,24 @@ def test_bench_inference_times_ours_through_cuda_graphs_and_reports_its_differen
     assert timing["ours_graphs"]["tokens_per_s"] > 0
     assert 0 <= parity["graphs_max_abs_diff_vs_ours"] < 1e-5  # on CPU: the static biLM, run eagerly
     assert "ours graphs tok/s" in result.stdout
+
+
+def test_bench_inference_keeps_the_rows_measured_before_it_is_stopped(shared, tmp_path):
+    """A GPU call's time limit may stop the run: the JSON holds every row printed so far."""
+    rows_file = tmp_path / "rows.json"
+    command = [sys.executable, str(REPO / "scripts" / "bench_inference.py"), "--no-reference", "--sizes", "small"]
+    command += ["--batch-sizes", "2", "3", "--n-sentences", "6", "--repeat", "1", "--threads", "1"]
+    process = subprocess.Popen(
+        [*command, "--json", str(rows_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "ELMO_SHARED": str(shared)},
+        start_new_session=True,  # its worker too is stopped below
+    )
+    try:
+        first_row = next(line for line in process.stdout if line.startswith("{"))
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert json.loads(rows_file.read_text()) == [json.loads(first_row)]
