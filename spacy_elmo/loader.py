@@ -32,13 +32,15 @@ def load_shipped_model() -> ElmoModel:
     """The biLM shipped with the package, in float32 (its LM head is dropped).
 
     Says so on spaCy's logger at warning level, which ``spacy train`` shows: the shipped model
-    is a small model pretrained on a CPU, and a user who meant to give one should notice.
+    saw far less text than the released ELMo models, and a user who meant to give one should
+    notice.
     """
-    from hf_elmo.pretrained import DEFAULT_MODEL_NAME
+    from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEFAULT_MODEL_SUMMARY
 
     logger.warning(
-        "spacy-elmo: no ELMo model given: using the shipped model %s (a small CPU-trained "
-        "model; give spacy-elmo.ElmoLoader.v1 a name_or_path, e.g. --paths.elmo, for another)",
+        "spacy-elmo: no ELMo model given: using the shipped model %s (%s; give "
+        "spacy-elmo.ElmoLoader.v1 a name_or_path, e.g. --paths.elmo, for another)",
         DEFAULT_MODEL_NAME,
+        DEFAULT_MODEL_SUMMARY,
     )
     return ElmoModel.from_pretrained(DEFAULT_MODEL_NAME)
