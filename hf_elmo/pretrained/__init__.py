@@ -36,8 +36,8 @@ RETIRED: Dict[str, tuple[str, str]] = {
 DEFAULT_MODEL_NAME = SHIPPED_PREFIX + "elmo-2x1024-en"
 #: What the default model is, in a few words, for the messages that say it is being used.
 DEFAULT_MODEL_SUMMARY = (
-    "the released 'small' ELMo shape, pretrained here on 150M tokens of English Wikipedia / Wikinews; "
-    "the released models saw far more text"
+    "the released 'small' ELMo shape pretrained here on 150M tokens of English Wikipedia / Wikinews, "
+    "far less text than the released models saw"
 )
 DEFAULT_MODEL = SHIPPED["elmo-2x1024-en"]
 DEMO_SENTENCES = HERE / "demo_sentences.txt"
