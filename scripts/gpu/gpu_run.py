@@ -550,7 +550,7 @@ def collect(args: argparse.Namespace) -> None:
     room_bytes = RETURN_LIMIT - MANIFEST_ROOM - sum(f.stat().st_size for f in present)
     chosen: list[dict] = []
     for piece in manifest["pieces"][args.first :]:
-        if len(chosen) == room_files or piece["bytes"] > room_bytes:
+        if len(chosen) >= room_files or piece["bytes"] > room_bytes:
             break
         chosen.append(piece)
         room_bytes -= piece["bytes"]

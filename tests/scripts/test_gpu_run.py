@@ -237,3 +237,6 @@ def test_collect_brings_back_only_what_one_call_returns_beside_the_files_already
         (full / f"other-{i}").write_text("x")
     with pytest.raises(SystemExit, match="no room in .* for piece 0: 7 files there already"):
         gpu_run.main(["collect", "--work", str(work), "--out", str(full)])
+    (full / "other-7").write_text("x")  # already more than a call brings back
+    with pytest.raises(SystemExit, match="no room in .* for piece 0: 8 files there already"):
+        gpu_run.main(["collect", "--work", str(work), "--out", str(full)])
