@@ -19,25 +19,27 @@ from typing import Dict
 #: Prefix of the names of models shipped inside the package (not valid in a Hub id).
 SHIPPED_PREFIX = "hf-elmo:"
 HERE = Path(__file__).resolve().parent
+#: The default model's name without the prefix: the one place that says which model is the default.
+DEFAULT = "elmo-2x1024-en"
 #: Shipped model name (without the ``hf-elmo:`` prefix) -> its folder inside the package.
-SHIPPED: Dict[str, Path] = {"elmo-2x1024-en": HERE / "elmo-2x1024-en"}
+SHIPPED: Dict[str, Path] = {DEFAULT: HERE / DEFAULT}
 #: Name of a model that an earlier version shipped -> (the shipped model that replaced it, why).
 RETIRED: Dict[str, tuple[str, str]] = {
     "elmo-tiny-en": (
-        "elmo-2x1024-en",
+        DEFAULT,
         "the 1.4M-token demonstration model of hf-elmo 0.1; its successor has 4x the LSTM cells and saw 107x the text (150.0M tokens)",
     ),
     "elmo-2x256-en": (
-        "elmo-2x1024-en",
+        DEFAULT,
         "the CPU-trained model of hf-elmo 0.2-0.5 (LSTM 256, held-out test perplexity 105.8); its successor has the "
         "released 'small' ELMo's shape (LSTM 1024, 2048 char filters) and held-out test perplexity 83.8",
     ),
 }
-DEFAULT_MODEL_NAME = SHIPPED_PREFIX + "elmo-2x1024-en"
+DEFAULT_MODEL_NAME = SHIPPED_PREFIX + DEFAULT
 #: What the default model is, in a few words, for the messages that say it is being used.
 DEFAULT_MODEL_SUMMARY = (
     "the released 'small' ELMo shape pretrained here on 150M tokens of English Wikipedia / Wikinews, "
     "far less text than the released models saw"
 )
-DEFAULT_MODEL = SHIPPED["elmo-2x1024-en"]
+DEFAULT_MODEL = SHIPPED[DEFAULT]
 DEMO_SENTENCES = HERE / "demo_sentences.txt"
