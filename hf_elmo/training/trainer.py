@@ -102,6 +102,7 @@ class Trainer:
     def run(self) -> Path | None:
         """The model folder when the run is finished; None when it stopped at ``max_steps``."""
         self._check()
+        barrier()  # every rank has checked the folders before rank 0 writes the checkpoint folder
         self._prepare()
         if not self._train():
             return None
