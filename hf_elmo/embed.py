@@ -388,6 +388,14 @@ def embed_file(
         )
         if pool is not None:  # unpooled runs keep the settings of earlier versions, so they resume
             settings["pool"] = pool
+        if partial.is_symlink() or (
+            partial.exists()
+            and (not partial.is_dir() or (not (partial / RUN_FILE).exists() and any(partial.iterdir())))
+        ):
+            raise FileExistsError(
+                f"{partial} exists and is no unfinished run of elmo embed (it has no {RUN_FILE}), so it is not "
+                "replaced; move it, or write elsewhere"
+            )
         previous = _read_run_file(partial, overwrite)
         resumable = previous is not None and previous["settings"] == settings
         if previous is not None and not resumable and not overwrite:

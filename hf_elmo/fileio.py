@@ -118,7 +118,8 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
     """Hold an exclusive lock on the file ``path`` (created, removed on exit) for the block.
 
     Raises ``OutputBusyError(busy)`` at once when another process holds it. A lock file left
-    by a killed process is free (the kernel drops ``flock`` locks with their process).
+    by a killed process is free (the kernel drops ``flock`` locks with their process). Lock
+    files are empty: a file of that name with content is someone's, and is refused, not removed.
     """
     path = Path(path)
     while True:
@@ -126,6 +127,11 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except PermissionError as err:
             raise PermissionError(err.errno, f"cannot write in {path.parent} ({err.strerror})") from None
+        if os.fstat(fd).st_size > 0:
+            os.close(fd)
+            raise FileExistsError(
+                f"{path} exists and is no lock of elmo (it is not empty); move it, or write elsewhere"
+            )
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

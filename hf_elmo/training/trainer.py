@@ -114,10 +114,11 @@ class Trainer:
         s = self.settings
         check_settings(s)
         self.init_source = resolve_init_model(s)
-        inputs = [p for p in (s.train_file, s.valid_file, s.vocab_file, s.init_model) if p]
-        self.out_dir = check_output_folder(s.output_dir, overwrite=self.overwrite, inputs=inputs)
+        # --init-model as resolved (~, a shipped name, a Hub id: the folder it names), never as typed
         init_path = [self.init_source.path] if self.init_source is not None else []
-        check_checkpoint_folder(self.checkpoint_dir, self.out_dir, [*inputs, *init_path])
+        inputs: list[Path] = [*(Path(p) for p in (s.train_file, s.valid_file, s.vocab_file) if p), *init_path]
+        self.out_dir = check_output_folder(s.output_dir, overwrite=self.overwrite, inputs=inputs)
+        check_checkpoint_folder(self.checkpoint_dir, self.out_dir, inputs)
 
     def _vocabulary(self, sentences) -> Vocabulary:
         """The resumed run's, else ``--vocab``, else the ``--init-model`` LM's, else built from the corpus."""

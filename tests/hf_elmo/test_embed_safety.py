@@ -406,3 +406,19 @@ def test_a_model_changed_in_place_is_an_unfinished_run_with_other_settings(
     err = capsys.readouterr().err
     assert "unfinished run with other settings (model_sha256)" in err and len(error_lines(err)) == 1
     assert names(tmp_path / "out.hdf5.partial") == ["part-000000.hdf5", "part-000001.hdf5", "run.json"]
+
+
+def test_a_partial_folder_or_lock_file_of_the_users_own_is_refused_and_kept(model_dir, text, tmp_path, capsys):
+    out = tmp_path / "notes.hdf5"
+    mine = tmp_path / "notes.hdf5.partial"
+    mine.mkdir()
+    (mine / "chapter1.tex").write_text("my thesis")
+    for extra in ((), ("--overwrite",)):
+        assert embed(text, out, model_dir, *extra) != 0
+        assert "notes.hdf5.partial exists and is no unfinished run of elmo embed" in capsys.readouterr().err
+    assert (mine / "chapter1.tex").read_text() == "my thesis"
+    shutil.rmtree(mine)
+    (tmp_path / "notes.hdf5.lock").write_text("my lock notes")
+    assert embed(text, out, model_dir) != 0
+    assert "notes.hdf5.lock exists and is no lock of elmo" in capsys.readouterr().err
+    assert (tmp_path / "notes.hdf5.lock").read_text() == "my lock notes" and not out.exists()

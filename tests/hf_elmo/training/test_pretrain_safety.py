@@ -106,6 +106,19 @@ def test_an_output_folder_holding_the_training_file_is_refused_even_with_overwri
     assert corpus.is_file() and sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
 
 
+def test_overwrite_never_replaces_the_init_model_however_it_is_named(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    home = tmp_path / "home"
+    assert pretrain(corpus, home / "m", "--epochs", "1") == 0
+    capsys.readouterr()
+    (home / "m" / "NOTES.txt").write_text("mine")
+    before = files_under(home)
+    monkeypatch.setenv("HOME", str(home))
+    for named in ("~/m", str(home / "m")):
+        assert pretrain(corpus, home / "m", "--epochs", "1", "--init-model", named, "--overwrite") == 2
+        assert "the output folder" in error_of(capsys) and files_under(home) == before
+
+
 def files_under(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
