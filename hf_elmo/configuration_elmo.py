@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from transformers import PretrainedConfig
@@ -134,7 +135,7 @@ def _choice(field: str, value: Any, choices: tuple[str, ...]) -> str:
     return value
 
 
-def _filters(value: Any, max_characters_per_token: int) -> list[list[int]]:
+def _filters(value: Any, max_characters_per_token: int = SIZE_LIMITS["max_characters_per_token"][1]) -> list[list[int]]:
     """The char-CNN filters as ``[[width, n_channels], ...]`` ints, each checked."""
     if not isinstance(value, (list, tuple)):
         raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}, got {value!r}")
@@ -146,9 +147,7 @@ def _filters(value: Any, max_characters_per_token: int) -> list[list[int]]:
     for index, pair in enumerate(value):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}; filter {index} is {pair!r}")
-        width = _integer(
-            f"filters[{index}] width", pair[0], 1, max_characters_per_token, note=" (at most max_characters_per_token)"
-        )
+        width = _filter_width(index, pair[0], max_characters_per_token)
         channels = _integer(f"filters[{index}] n_channels", pair[1], 1, MAX_FILTER_CHANNELS)
         filters.append([width, channels])
     total = sum(channels for _, channels in filters)
@@ -157,13 +156,54 @@ def _filters(value: Any, max_characters_per_token: int) -> list[list[int]]:
     return filters
 
 
+def _filter_width(index: int, value: Any, max_characters_per_token: int) -> int:
+    note = " (at most max_characters_per_token)"
+    return _integer(f"filters[{index}] width", value, 1, max_characters_per_token, note=note)
+
+
+def _n_characters(value: Any) -> int:
+    if isinstance(value, bool) or value not in (261, 262):
+        raise ElmoConfigError("n_characters", f"must be 261 or 262 (ELMo's byte ids), got {value!r}")
+    return int(value)
+
+
+def _flags(*fields: str) -> dict[str, Callable[[Any], Any]]:
+    return {field: partial(_flag, field) for field in fields}
+
+
+#: The check of each field on its own: it returns the value as kept, or raises an
+#: ``ElmoConfigError`` naming the field. ``ElmoConfig`` runs it on every assignment, so a field
+#: is checked however it is set: in the constructor, from a ``config.json``, as an override
+#: passed to ``from_pretrained`` or by hand. What ties fields together is ``ElmoConfig.validate``.
+FIELD_CHECKS: dict[str, Callable[[Any], Any]] = {
+    **{field: partial(check_size, field) for field in SIZE_LIMITS if field not in ("vocab_size", "num_sampled")},
+    "vocab_size": lambda value: None if value is None else check_size("vocab_size", value),
+    "num_sampled": lambda value: check_size("num_sampled", DEFAULT_NUM_SAMPLED if value is None else value),
+    "filters": _filters,
+    "n_characters": _n_characters,
+    "activation": partial(_choice, "activation", choices=_ACTIVATIONS),
+    "bilm_implementation": partial(_choice, "bilm_implementation", choices=BILM_IMPLEMENTATIONS),
+    "softmax": partial(_choice, "softmax", choices=SOFTMAX_KINDS),
+    "token_embedding": partial(_choice, "token_embedding", choices=TOKEN_EMBEDDINGS),
+    "cell_clip": partial(_clip, "cell_clip"),
+    "proj_clip": partial(_clip, "proj_clip"),
+    **_flags("use_skip_connections", "stateful", "freeze_bilm"),
+    "dropout": partial(_probability, "dropout"),
+    "head_dropout": partial(_probability, "head_dropout"),
+    "initializer_range": partial(_positive, "initializer_range"),
+}
+
+
 class ElmoConfig(PretrainedConfig):
     r"""Shapes and arithmetic options of an ELMo biLM.
 
     The field names follow the original ``options.json`` (see ``from_allennlp_options``).
-    Every field is checked on construction (so also when read from a ``config.json`` or an
-    ``options.json``): a wrong type or a size outside ``SIZE_LIMITS`` raises an
-    ``ElmoConfigError`` that names the field, the value and the allowed range.
+    Every field is checked whenever it is set (``FIELD_CHECKS``: on construction, when read
+    from a ``config.json`` or an ``options.json``, as an override passed to ``from_pretrained``,
+    or by hand), and the fields that depend on each other on construction, when a model is
+    built and when the config is saved (``validate``): a wrong type or a size outside
+    ``SIZE_LIMITS`` raises an ``ElmoConfigError`` that names the field, the value and the
+    allowed range.
 
     Args:
         char_embedding_dim: width of each character embedding (16 in the released models).
@@ -250,39 +290,57 @@ class ElmoConfig(PretrainedConfig):
     ) -> None:
         if filters is None:
             filters = [[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]]
-        self.char_embedding_dim = check_size("char_embedding_dim", char_embedding_dim)
-        self.max_characters_per_token = check_size("max_characters_per_token", max_characters_per_token)
-        self.filters: list[list[int]] = _filters(filters, self.max_characters_per_token)
-        self.n_highway = check_size("n_highway", n_highway)
-        self.activation = _choice("activation", activation, _ACTIVATIONS)
-        if isinstance(n_characters, bool) or n_characters not in (261, 262):
-            raise ElmoConfigError("n_characters", f"must be 261 or 262 (ELMo's byte ids), got {n_characters!r}")
-        self.n_characters = int(n_characters)
-        self.lstm_dim = check_size("lstm_dim", lstm_dim)
-        self.projection_dim = check_size("projection_dim", projection_dim)
-        self.n_layers = check_size("n_layers", n_layers)
-        self.cell_clip = _clip("cell_clip", cell_clip)
-        self.proj_clip = _clip("proj_clip", proj_clip)
-        self.use_skip_connections = _flag("use_skip_connections", use_skip_connections)
-        self.stateful = _flag("stateful", stateful)
-        self.dropout = _probability("dropout", dropout)
-        self.bilm_implementation = _choice("bilm_implementation", bilm_implementation, BILM_IMPLEMENTATIONS)
-        unsupported = self.fused_lstm_unsupported() if self.bilm_implementation == "fused" else None
-        if unsupported:
-            raise ValueError(unsupported)
-        self.freeze_bilm = _flag("freeze_bilm", freeze_bilm)
-        self.head_hidden_size = check_size("head_hidden_size", head_hidden_size)
-        self.head_dropout = _probability("head_dropout", head_dropout)
-        self.vocab_size = None if vocab_size is None else check_size("vocab_size", vocab_size)
-        self.softmax = _choice("softmax", softmax, SOFTMAX_KINDS)
-        self.num_sampled = check_size("num_sampled", DEFAULT_NUM_SAMPLED if num_sampled is None else num_sampled)
-        self.token_embedding = _choice("token_embedding", token_embedding, TOKEN_EMBEDDINGS)
-        if self.token_embedding == "word" and self.vocab_size is None:
-            raise ElmoConfigError("vocab_size", "must be set for token_embedding='word' (one embedding row per word)")
-        self.initializer_range = _positive("initializer_range", initializer_range)
+        # Each assignment runs the field's check (``__setattr__``); ``validate`` then checks them together.
+        self.char_embedding_dim: int = char_embedding_dim
+        self.max_characters_per_token: int = max_characters_per_token
+        self.filters: list[list[int]] = filters  # type: ignore[assignment]  # kept as lists by its check
+        self.n_highway: int = n_highway
+        self.activation: str = activation
+        self.n_characters: int = n_characters
+        self.lstm_dim: int = lstm_dim
+        self.projection_dim: int = projection_dim
+        self.n_layers: int = n_layers
+        self.cell_clip: float | None = cell_clip
+        self.proj_clip: float | None = proj_clip
+        self.use_skip_connections: bool = use_skip_connections
+        self.stateful: bool = stateful
+        self.dropout: float = dropout
+        self.bilm_implementation: str = bilm_implementation
+        self.freeze_bilm: bool = freeze_bilm
+        self.head_hidden_size: int = head_hidden_size
+        self.head_dropout: float = head_dropout
+        self.vocab_size: int | None = vocab_size
+        self.softmax: str = softmax
+        self.num_sampled: int = num_sampled  # type: ignore[assignment]  # None becomes the default
+        self.token_embedding: str = token_embedding
+        self.initializer_range: float = initializer_range
         kwargs.setdefault("hidden_size", 2 * self.projection_dim)
         kwargs.setdefault("num_hidden_layers", self.n_layers)
         super().__init__(**kwargs)
+        self.validate()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "filters":  # their widths' bound is a field, set before them on construction
+            value = _filters(
+                value, getattr(self, "max_characters_per_token", SIZE_LIMITS["max_characters_per_token"][1])
+            )
+        elif name in FIELD_CHECKS:
+            value = FIELD_CHECKS[name](value)
+        super().__setattr__(name, value)
+
+    def validate(self) -> None:
+        """Check the fields that depend on each other (each field alone is checked when set):
+        filter widths within ``max_characters_per_token``, ``"fused"`` only without clipping,
+        ``vocab_size`` for word embeddings. Runs on construction, when a model is built from
+        the config and when it is saved; raises ``ElmoConfigError`` or ``ValueError``."""
+        super().validate()  # type: ignore[misc]  # added to PretrainedConfig by huggingface_hub's @strict
+        for index, (width, _) in enumerate(self.filters):
+            _filter_width(index, width, self.max_characters_per_token)
+        unsupported = self.fused_lstm_unsupported() if self.bilm_implementation == "fused" else None
+        if unsupported:
+            raise ValueError(unsupported)
+        if self.token_embedding == "word" and self.vocab_size is None:
+            raise ElmoConfigError("vocab_size", "must be set for token_embedding='word' (one embedding row per word)")
 
     @property
     def n_filters(self) -> int:
@@ -302,15 +360,25 @@ class ElmoConfig(PretrainedConfig):
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> Any:
-        """``PretrainedConfig.from_pretrained``, whose errors for bad fields name the config file.
+        """``PretrainedConfig.from_pretrained``, whose errors for bad fields name where the bad
+        value came from: an override passed here (``stateful="false"``) or the config file.
 
         ``ElmoModel.from_pretrained`` reads the config through this method too.
         """
+        overrides = {field: kwargs.pop(field) for field in list(kwargs) if field in FIELD_CHECKS}
         try:
-            return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+            loaded = super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
         except ElmoConfigError as err:
             where = _config_file(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
             raise ElmoConfigError(err.field, err.problem, where=f"{where}: field ") from None
+        config = loaded[0] if isinstance(loaded, tuple) else loaded  # (config, unused kwargs)
+        for field, value in overrides.items():
+            try:
+                setattr(config, field, value)
+            except ElmoConfigError as err:
+                raise ElmoConfigError(err.field, err.problem, where="from_pretrained argument ") from None
+        config.validate()
+        return loaded
 
     def fused_lstm_unsupported(self) -> str | None:
         """Why ``bilm_implementation="fused"`` cannot run this config (clipping), or ``None``."""

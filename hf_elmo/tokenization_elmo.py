@@ -121,17 +121,21 @@ def token_to_char_ids(
             f"{max_characters_per_token - 2} UTF-8 bytes. Split it, or pass max_token_chars=None "
             "(--max-token-chars none) to truncate it as the original implementation does"
         )
-    try:
-        encoded = token.encode("utf-8")
-    except UnicodeEncodeError as err:
-        raise ValueError(
-            f"token {token!r} contains {token[err.start]!r} (a lone surrogate), which has no UTF-8 "
-            "form; decode the input text with errors='replace' or 'strict'"
-        ) from None
-    body = list(encoded[: max_characters_per_token - 2])
+    body = list(_utf8(token, "token")[: max_characters_per_token - 2])
     ids = [BEGIN_OF_WORD_CHAR] + body + [END_OF_WORD_CHAR]
     ids += [PADDING_CHAR] * (max_characters_per_token - len(ids))
     return [i + 1 for i in ids]
+
+
+def _utf8(text: str, what: str) -> bytes:
+    """``text`` in UTF-8, or a ``ValueError`` naming the character that has none."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(
+            f"{what} {text[:40]!r} contains {text[err.start]!r} (a lone surrogate), which has no UTF-8 "
+            "form; decode the input text with errors='replace' or 'strict'"
+        ) from None
 
 
 def batch_to_ids(
@@ -248,6 +252,7 @@ def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> tuple[list[str], 
     if pre_tokenizer == WHITESPACE:
         matches = list(re.finditer(r"\S+", text))
         return [m.group() for m in matches], [m.span() for m in matches]
+    _utf8(text, "text")  # spaCy's own error for it is a bare UnicodeEncodeError
     doc = _spacy_tokenizer(pre_tokenizer[len(_SPACY_PREFIX) :])(text)
     tokens = [t for t in doc if not t.is_space]
     return [t.text for t in tokens], [(t.idx, t.idx + len(t.text)) for t in tokens]
@@ -284,12 +289,14 @@ class ElmoBatchEncoding(BatchEncoding):
     transformers keeps ``word_ids`` in the Rust ``Encoding`` objects of fast tokenizers. ELMo's
     positions are whole words, left-aligned, so the map follows from ``attention_mask``:
     ``word_ids(i)`` is ``[0, 1, ..., n-1]`` for row i's n words, then ``None`` for each padding
-    position.
+    position (from ``input_ids`` when the mask was not asked for).
     """
 
     def word_ids(self, batch_index: int = 0) -> list[int | None]:
         """Row ``batch_index``'s word index at every position (``None`` for padding)."""
-        mask = self.data["attention_mask"]
+        mask = self.data.get("attention_mask")
+        if mask is None:  # return_attention_mask=False: padding tokens are the all-zero ones
+            mask = (torch.as_tensor(self.data["input_ids"]) > 0).any(dim=-1).long()
         mask = mask.tolist() if isinstance(mask, torch.Tensor) else mask
         row = mask[batch_index] if mask and isinstance(mask[0], list) else mask  # one sentence: a flat mask
         return [position if real else None for position, real in enumerate(row)]
@@ -351,6 +358,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
     def vocab_size(self) -> int:
         return N_CHAR_IDS
 
+    def __len__(self) -> int:
+        """The number of char ids, ``vocab_size``: an ELMo tokenizer has no added tokens."""
+        return N_CHAR_IDS
+
     def get_vocab(self) -> dict[str, int]:
         return {}
 
@@ -406,13 +417,20 @@ class ElmoTokenizer(PreTrainedTokenizer):
 
     def decode(  # type: ignore[override]
         self,
-        token_ids: Sequence[Sequence[int]] | Sequence[Sequence[Sequence[int]]] | torch.Tensor,
+        token_ids: int | Sequence[int] | Sequence[Sequence[int]] | Sequence[Sequence[Sequence[int]]] | torch.Tensor,
         skip_special_tokens: bool = False,
         **kwargs: Any,
     ) -> str | list[str]:
-        """The words of (T, W) char ids joined by spaces (padding left out); (B, T, W) gives a list."""
+        """The words of (T, W) char ids joined by spaces (padding left out); one word's row (W,)
+        gives that word, and (B, T, W) a list of sentences. A single id is a word only as
+        ``pad_token_id`` (see ``convert_ids_to_tokens``)."""
         rows = token_ids.tolist() if isinstance(token_ids, torch.Tensor) else token_ids
-        if len(rows) > 0 and len(rows[0]) > 0 and not isinstance(rows[0][0], int):  # (B, T, W)
+        if isinstance(rows, int):
+            return cast(str, self.convert_ids_to_tokens(rows))
+        first = rows[0] if len(rows) > 0 else None
+        if isinstance(first, int):  # one word's row (W,)
+            return self._decode_sentence([cast(Sequence[int], rows)], skip_special_tokens)
+        if first is not None and len(first) > 0 and not isinstance(first[0], int):  # (B, T, W)
             return self.batch_decode(cast(Sequence[Sequence[Sequence[int]]], rows), skip_special_tokens)
         return self._decode_sentence(cast(Sequence[Sequence[int]], rows), skip_special_tokens)
 
@@ -444,8 +462,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
         pad_to_multiple_of: int | None = None,
         padding_side: str | None = None,
         return_tensors: str | None = None,
+        return_attention_mask: bool | None = None,
         return_offsets_mapping: bool = False,
         return_special_tokens_mask: bool = False,
+        return_length: bool = False,
         **kwargs: Any,
     ) -> ElmoBatchEncoding:
         """Encode one sentence or a batch; see the class docstring.
@@ -456,12 +476,18 @@ class ElmoTokenizer(PreTrainedTokenizer):
         only (``padding_side="left"`` is an error: the biLM reads each row from its first
         position). ``truncation=True`` keeps ``max_length`` (default ``model_max_length``) words
         of each sentence: the first ones, or the last with ``truncation_side="left"``.
+        ``return_length=True`` adds ``length``, each sentence's number of words;
+        ``add_special_tokens`` changes nothing (the model adds the sentence markers).
         """
         if text_pair is not None:
             raise ValueError(
                 "ElmoTokenizer encodes single sentences (ELMo has no sentence pairs); encode each text on its own, "
                 "and pass pre-split words as tokenizer(words, is_split_into_words=True)"
             )
+        kwargs.pop("add_special_tokens", None)  # either way: ELMo's sentence markers are added by the model
+        kwargs.pop("verbose", None)
+        if kwargs.pop("return_token_type_ids", None):
+            raise ValueError("ELMo has no token type ids (one sentence at a time): leave return_token_type_ids unset")
         unused = {k for k, v in kwargs.items() if v not in (None, False)}
         if unused:
             raise TypeError(f"ElmoTokenizer does not support {sorted(unused)}")
@@ -477,7 +503,11 @@ class ElmoTokenizer(PreTrainedTokenizer):
         ids = batch_to_ids(sentences, self.max_characters_per_token, self.max_token_chars)
         ids = torch.nn.functional.pad(ids, (0, 0, 0, steps - ids.shape[1]))
         mask = (ids > 0).any(dim=-1).long()
-        data: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        data: dict[str, Any] = {"input_ids": ids}
+        if return_attention_mask is not False:
+            data["attention_mask"] = mask
+        if return_length:
+            data["length"] = torch.tensor([len(words) for words in sentences])
         if return_offsets_mapping:
             data["offset_mapping"] = torch.tensor([s + [(0, 0)] * (steps - len(s)) for s in spans]).view(
                 len(spans), steps, 2

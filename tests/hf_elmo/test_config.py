@@ -243,3 +243,50 @@ def test_initializer_range_bounds_the_fresh_linear_and_convolution_weights():
     weights = [m.weight for m in model.modules() if isinstance(m, (torch.nn.Linear, torch.nn.Conv1d))]
     assert max(float(w.detach().abs().max()) for w in weights) <= 0.01
     assert max(float(w.detach().abs().max()) for w in weights) > 0.009  # drawn from the whole range, not a smaller one
+
+
+def _saved_tiny(folder, **fields) -> str:
+    ElmoModel(ElmoConfig(**TINY, **fields)).save_pretrained(folder)
+    return str(folder)
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"stateful": "false"}, r"^from_pretrained argument stateful must be true or false, got 'false' \(str\)$"),
+        ({"bilm_implementation": "cuda"}, r"^from_pretrained argument bilm_implementation must be one of"),
+        ({"cell_clip": -3.0}, r"^from_pretrained argument cell_clip must be a positive finite number"),
+        ({"max_characters_per_token": 1000}, r"^from_pretrained argument max_characters_per_token must be in 3\.\.256"),
+    ],
+)
+def test_overrides_passed_to_from_pretrained_are_checked_and_named_as_arguments(tmp_path, override, message):
+    folder = _saved_tiny(tmp_path)
+    for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained):
+        with pytest.raises(ElmoConfigError, match=message):
+            load(folder, **override)
+
+
+def test_overrides_through_the_auto_classes_and_by_hand_are_checked(tmp_path):
+    from transformers import AutoConfig, AutoModel
+
+    folder = _saved_tiny(tmp_path)
+    for load in (AutoConfig.from_pretrained, AutoModel.from_pretrained):
+        with pytest.raises(ElmoConfigError, match=r"^ElmoConfig\.stateful must be true or false, got 'false'"):
+            load(folder, stateful="false")
+    config = ElmoConfig(**TINY)
+    with pytest.raises(ElmoConfigError, match=r"^ElmoConfig\.dropout must be a number in \[0, 1\), got 2"):
+        config.dropout = 2
+    assert config.dropout == 0.0
+
+
+def test_valid_overrides_take_effect_and_fields_that_depend_on_each_other_are_checked_with_them(tmp_path):
+    model = ElmoModel.from_pretrained(_saved_tiny(tmp_path / "clip"), stateful=True, dropout=0.25)
+    assert model.config.stateful is True and model.config.dropout == 0.25
+    with pytest.raises(ValueError, match="bilm_implementation='fused' needs cell_clip and proj_clip None"):
+        ElmoModel.from_pretrained(str(tmp_path / "clip"), bilm_implementation="fused")
+    with pytest.raises(
+        ElmoConfigError, match=r"^from_pretrained argument filters\[1\] width must be in 1\.\.3 \(at most max_char"
+    ):
+        ElmoModel.from_pretrained(str(tmp_path / "clip"), max_characters_per_token=3, filters=[[1, 4], [4, 4]])
+    unclipped = _saved_tiny(tmp_path / "free", cell_clip=None, proj_clip=None)
+    assert ElmoModel.from_pretrained(unclipped, bilm_implementation="fused").config.bilm_implementation == "fused"

@@ -122,9 +122,18 @@ def test_fused_weights_are_remade_after_an_in_place_update(tmp_path):
 
 
 def _count_char_cnn_rows(model: ElmoModel, monkeypatch) -> list:
+    """Rows of every char-CNN call of ``model``, counted in the class: a patched or hooked
+    instance is no longer the model as built, and the fast path (with its cache) would not run."""
     rows: list = []
-    forward = model.char_cnn.forward
-    monkeypatch.setattr(model.char_cnn, "forward", lambda ids: rows.append(len(ids)) or forward(ids))
+    cnn_class = type(model.char_cnn)
+    forward = cnn_class.forward
+
+    def counting(cnn, ids):
+        if cnn is model.char_cnn:
+            rows.append(len(ids))
+        return forward(cnn, ids)
+
+    monkeypatch.setattr(cnn_class, "forward", counting)
     return rows
 
 

@@ -252,3 +252,33 @@ def test_an_all_padding_row_gives_zero_vectors(model):
         out = model(input_ids=ids)
     assert not out.last_hidden_state[1].any()
     torch.testing.assert_close(out.last_hidden_state[0], _embed(model, [SENTENCE]).last_hidden_state[0])
+
+
+def test_the_input_embeddings_are_the_char_embedding_and_resizing_them_is_refused(model, tmp_path):
+    from hf_elmo import ElmoForTokenClassification
+
+    assert model.get_input_embeddings() is model.char_cnn.char_embedding
+    assert model.get_input_embeddings().num_embeddings == 262
+    model.save_pretrained(tmp_path)
+    head = ElmoForTokenClassification.from_pretrained(tmp_path, num_labels=3)
+    assert head.get_input_embeddings() is head.elmo.char_cnn.char_embedding
+    for resized in (model, head):
+        with pytest.raises(ValueError, match="^ELMo has no word vocabulary to resize: its input ids are the 262"):
+            resized.resize_token_embeddings(30_000)
+
+
+def test_running_in_float16_on_the_cpu_warns_that_float32_is_far_faster(tmp_path):
+    from transformers.testing_utils import CaptureLogger
+
+    from hf_elmo import modeling_elmo
+
+    folder = tmp_path / "model"
+    write_random_original(folder, small_options(), seed=1)
+    model = ElmoModel.from_allennlp(folder / "options.json", folder / "weights.hdf5")
+    ids = batch_to_ids([SENTENCE])
+    with CaptureLogger(modeling_elmo._logger) as log:
+        model(input_ids=ids)
+    assert "float16" not in log.out
+    with CaptureLogger(modeling_elmo._logger) as log:
+        model.half()(input_ids=ids)
+    assert "ElmoModel runs in float16 on the CPU, which is 16-115x slower than float32" in log.out

@@ -286,3 +286,37 @@ def test_the_tokenizer_loads_by_the_shipped_models_name_as_the_model_does():
     assert tokenizer.tokenize("The cat didn't sit.") == ["The", "cat", "did", "n't", "sit", "."]
     with pytest.raises(ModelNotFoundError, match="no shipped model 'hf-elmo:nope'"):
         ElmoTokenizer.from_pretrained("hf-elmo:nope")
+
+
+def test_one_words_row_decodes_to_the_word_and_one_id_only_as_padding():
+    tokenizer = ElmoTokenizer()
+    assert tokenizer.decode(tokenizer.convert_tokens_to_ids("cat")) == "cat"
+    assert tokenizer.decode(torch.tensor(token_to_char_ids("naïve"))) == "naïve"
+    assert tokenizer.decode(0) == ""
+    with pytest.raises(ValueError, match="char id 5 alone is not a token"):
+        tokenizer.decode(5)
+
+
+def test_len_is_the_number_of_char_ids_as_vocab_size():
+    tokenizer = ElmoTokenizer()
+    assert len(tokenizer) == tokenizer.vocab_size == 262
+
+
+def test_transformers_encoding_options_are_honoured():
+    tokenizer = ElmoTokenizer()
+    plain = tokenizer(["a b c", "d"], return_tensors="pt")
+    for special in (True, False):  # ELMo adds no special tokens; the model adds the sentence markers
+        same = tokenizer(["a b c", "d"], return_tensors="pt", add_special_tokens=special, verbose=True)
+        assert torch.equal(same["input_ids"], plain["input_ids"])
+    without_mask = tokenizer(["a b c", "d"], return_attention_mask=False, return_token_type_ids=False)
+    assert set(without_mask) == {"input_ids"} and without_mask.word_ids(1) == [0, None, None]
+    assert tokenizer(["a b c", "d"], return_length=True, return_tensors="pt")["length"].tolist() == [3, 1]
+    assert tokenizer("a b c", return_length=True)["length"] == 3
+    with pytest.raises(ValueError, match="ELMo has no token type ids"):
+        tokenizer("a b", return_token_type_ids=True)
+
+
+@pytest.mark.parametrize("pre_tokenizer", ["whitespace", "spacy:en"])
+def test_raw_text_without_a_utf8_form_is_a_one_line_error(pre_tokenizer):
+    with pytest.raises(ValueError, match=r"contains '\\udc80' \(a lone surrogate\), which has no UTF-8 form"):
+        ElmoTokenizer(pre_tokenizer=pre_tokenizer)("bad \udc80 byte")

@@ -1,8 +1,11 @@
 """What the ELMo model keeps between calls: weights derived from its parameters, and the token
-layer of recently seen tokens. Both are exact (nothing kept is used once a parameter changes)
-and neither is kept while gradients must flow.
+layer of recently seen tokens. Both are exact: nothing kept is used once a parameter changes,
+and a call in which gradients flow to the parameters drops everything, since an optimizer may
+change them next without a trace in their version counters (fused optimizers do). Changes made
+through ``.data`` leave no trace either: ``ElmoModel.clear_caches()`` after such an edit.
 
     parameter_key(params)     what identifies the parameters' current values (or None)
+    autocast_dtype(device)    autocast's dtype on a device now (part of the token cache's key)
     DerivedWeights            re-laid-out weights for the fast and fused paths, remade on change
     TokenLayerCache           an LRU of char-CNN token vectors, one row per distinct token
 
@@ -29,6 +32,11 @@ def parameter_key(params: Sequence[torch.Tensor]) -> tuple[Any, ...] | None:
     return tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
 
 
+def autocast_dtype(device_type: str) -> torch.dtype | None:
+    """The dtype autocast computes in on ``device_type`` now, ``None`` when it is off."""
+    return torch.get_autocast_dtype(device_type) if torch.is_autocast_enabled(device_type) else None
+
+
 class DerivedWeights:
     """Weights re-laid out from parameters for the fast path, kept between calls.
 
@@ -42,8 +50,8 @@ class DerivedWeights:
 
     def get(self, name: str, params: Sequence[torch.Tensor], build: Callable[[], Any]) -> Any:
         key = parameter_key(params)
-        if key is None:
-            self._entries.pop(name, None)
+        if key is None:  # gradients flow: an optimizer step may follow that leaves no trace in the keys
+            self.clear()
             return build()
         entry = self._entries.get(name)
         if entry is None or entry[0] != key:
@@ -52,15 +60,20 @@ class DerivedWeights:
             self._entries[name] = entry
         return entry[1]
 
+    def clear(self) -> None:
+        """Forget every entry."""
+        self._entries.clear()
+
 
 class TokenLayerCache:
     """A bounded LRU of the char-CNN token layer, one row per distinct token, for inference.
 
     The token layer depends on a token's character ids alone, so running text, which repeats
     its words, needs the char CNN only for the tokens not seen lately. The rows are exactly
-    what the char CNN computed; all are dropped when its parameters change (``parameter_key``)
-    and none are used while gradients must flow to them. ``max_types`` rows (P floats each)
-    are kept on the model's device; ``max_types=0`` turns the cache off.
+    what the char CNN computed under the autocast setting of the call; all are dropped when
+    its parameters change (``parameter_key``), when autocast is turned on, off or to another
+    dtype, and when a call lets gradients flow to them. ``max_types`` rows (P floats each) are
+    kept on the model's device; ``max_types=0`` turns the cache off.
     """
 
     def __init__(self, max_types: int = 50_000) -> None:
@@ -78,9 +91,13 @@ class TokenLayerCache:
 
     def token_layer(self, char_ids: torch.Tensor, char_cnn: nn.Module) -> torch.Tensor:
         """``char_cnn(char_ids)`` for distinct char-id rows (U, W), running it on the rows not kept."""
-        key = parameter_key(list(char_cnn.parameters()))
-        if key is None or not 0 < len(char_ids) <= self.max_types:
+        params = parameter_key(list(char_cnn.parameters()))
+        if params is None:  # gradients flow: an optimizer step may follow that leaves no trace in the key
+            self.clear()
             return char_cnn(char_ids)
+        if not 0 < len(char_ids) <= self.max_types:
+            return char_cnn(char_ids)
+        key = (params, autocast_dtype(char_ids.device.type))
         if key != self._key:
             self.clear()
             self._key = key

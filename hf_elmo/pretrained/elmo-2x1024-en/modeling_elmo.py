@@ -25,7 +25,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, NoReturn, cast
 
 import torch
 from torch import nn
@@ -46,6 +46,8 @@ from .elmo_kernels import (
     torch_lstm_weights,
 )
 from .tokenization_elmo import N_CHAR_IDS, add_sentence_markers, batch_to_ids
+
+_logger = hf_logging.get_logger(__name__)
 
 
 class InvalidModelError(OSError):
@@ -133,7 +135,7 @@ class ElmoCharCNN(nn.Module):
         self._derived = DerivedWeights()
 
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
-        if self.config.bilm_implementation == "plain":
+        if self.config.bilm_implementation == "plain" or not runs_as_built(self):
             return self._from_pooled(self._pool_full_width(char_ids))
         # Chunks bound the memory of the convolutions (N tokens x F channels x positions).
         return torch.cat([self._from_pooled(self._pool_real_span(chunk)) for chunk in token_chunks(char_ids)])
@@ -156,6 +158,31 @@ class ElmoCharCNN(nn.Module):
             lambda: all_filters_as_one(cast(Sequence[nn.Conv1d], self.convolutions)),
         )
         return pool_real_span(char_ids, self.char_embedding, *filters)
+
+
+def runs_as_built(module: nn.Module) -> bool:
+    """Whether ``module`` and all its parts are still the modules ``ElmoModel`` builds: their
+    own classes (not replaced by quantised, LoRA or parametrized ones), no hooks (pruning and
+    the old weight norm are pre-hooks) and no ``forward`` patched on an instance.
+
+    The fast and fused paths read weights instead of calling every part, which is exact only
+    then; otherwise the plain path runs, which calls every part (and the token cache is not
+    used), so whatever was added takes effect and the hooks fire.
+    """
+    parts = [module]  # walked by hand: 4x faster than module.modules(), and this runs every call
+    while parts:
+        part = parts.pop()
+        if (
+            type(part) not in _BUILT_CLASSES
+            or part._forward_pre_hooks
+            or part._forward_hooks
+            or part._backward_pre_hooks
+            or part._backward_hooks
+            or "forward" in part.__dict__
+        ):
+            return False
+        parts.extend(child for child in part._modules.values() if child is not None)
+    return True
 
 
 class ElmoLstmProjectionLayer(nn.Module):
@@ -243,7 +270,7 @@ class ElmoBiLm(nn.Module):
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
     ) -> tuple[list[torch.Tensor], ElmoState]:
         """tokens (B, S, P) with sentence markers; returns L tensors (B, S, 2P) and final states."""
-        if self.config.bilm_implementation == "plain":
+        if self.config.bilm_implementation == "plain" or not runs_as_built(self):
             return self._forward_plain(tokens, lengths, initial_state)
         if self.config.bilm_implementation == "fused":
             return self._forward_torch_lstm(tokens, lengths, initial_state)
@@ -380,6 +407,22 @@ class ElmoBiLm(nn.Module):
         )
 
 
+#: The classes ``ElmoModel``'s char CNN and biLM are built from (see ``runs_as_built``).
+_BUILT_CLASSES = frozenset(
+    {
+        ElmoCharCNN,
+        ElmoHighway,
+        ElmoBiLm,
+        ElmoLstmProjectionLayer,
+        nn.Embedding,
+        nn.Conv1d,
+        nn.Linear,
+        nn.ModuleList,
+        nn.Dropout,
+    }
+)
+
+
 @dataclass
 class ElmoState:
     """LSTM state of the biLM: ``h`` (2, L, B, P) and ``c`` (2, L, B, C); axis 0 is the direction."""
@@ -408,6 +451,14 @@ class ElmoPreTrainedModel(PreTrainedModel):
     #: Top-level parts whose weights a folder may lack: a task head's own layers, new when it is
     #: loaded from a biLM folder (``ElmoTaskPreTrainedModel``; see ``check_loaded_weights``).
     _new_on_load: ClassVar[tuple[str, ...]] = ()
+
+    def resize_token_embeddings(self, *args: Any, **kwargs: Any) -> NoReturn:
+        """Refused: ELMo reads characters, so its input ids are the fixed 262 char ids (UTF-8
+        bytes and markers) and every word is already covered; there is no vocabulary to grow."""
+        raise ValueError(
+            "ELMo has no word vocabulary to resize: its input ids are the 262 fixed char ids (UTF-8 bytes and "
+            "markers), so any word, new ones included, is already covered"
+        )
 
     @property
     def dummy_inputs(self) -> dict[str, torch.Tensor]:
@@ -557,11 +608,16 @@ def check_loaded_weights(
     if mismatched:
         shapes = [f"{key} {stored} in the file, {wanted} for the config" for key, stored, wanted in mismatched]
         problems.append(f"of another shape {_some(shapes, keep_order=True)}")
-    hint = (
-        "it holds a biLM without the LM softmax: load it with ElmoModel"
-        if missing and all(key.startswith("softmax.") for key in missing)
-        else "restore its config.json (was it edited?) or re-create the folder with elmo convert or save_pretrained"
-    )
+    if missing and all(key.startswith("softmax.") for key in missing):
+        hint = "it holds a biLM without the LM softmax: load it with ElmoModel"
+    elif (
+        mismatched
+        and not (missing or unexpected)
+        and all(k.split(".")[0] in model._new_on_load for k, *_ in mismatched)
+    ):
+        hint = "for a task head of another size (num_labels, say) pass ignore_mismatched_sizes=True to start it afresh"
+    else:
+        hint = "restore its config.json (was it edited?) or re-create the folder with elmo convert or save_pretrained"
     raise InvalidModelError(
         f"{os.fspath(source)}: its weights do not fit its config.json ({type(model).__name__}: "
         f"{'; '.join(problems)}); {hint}"
@@ -713,6 +769,7 @@ class ElmoModel(ElmoPreTrainedModel):
     _keys_to_ignore_on_load_unexpected = [r"^softmax\."]
 
     def __init__(self, config: ElmoConfig) -> None:
+        config.validate()  # the fields together, overrides included (each alone was checked when set)
         super().__init__(config)
         if config.token_embedding == "word":
             assert config.vocab_size is not None  # ElmoConfig requires it with token_embedding="word"
@@ -729,6 +786,23 @@ class ElmoModel(ElmoPreTrainedModel):
         #: The token layer of recently seen tokens (fast path, inference only).
         self.token_cache = TokenLayerCache()
         self.post_init()
+
+    def get_input_embeddings(self) -> nn.Embedding:
+        """The lookup of the input ids: the char embedding (262 char ids x ``char_embedding_dim``),
+        or with ``token_embedding="word"`` the word embedding (V x P)."""
+        if self.config.token_embedding == "word":
+            return self.word_embedding
+        return self.char_cnn.char_embedding
+
+    def clear_caches(self) -> None:
+        """Forget what the model keeps between calls: ``token_cache`` and the re-laid-out weights
+        of the fast and fused paths. Every change of the parameters is noticed by itself except
+        one made through ``.data``, which leaves no trace in their version counters: call this
+        after such an edit."""
+        self.token_cache.clear()
+        self.bilm._derived.clear()
+        if self.config.token_embedding == "char_cnn":
+            self.char_cnn._derived.clear()
 
     # -- state -----------------------------------------------------------------------------
     def reset_states(self) -> None:
@@ -798,7 +872,7 @@ class ElmoModel(ElmoPreTrainedModel):
         if self.config.token_embedding == "word":
             return self.word_embedding(char_ids.clamp(min=0)) * mask.unsqueeze(-1)
         out = char_ids.new_zeros(*mask.shape, self.config.projection_dim, dtype=self.dtype)
-        if self.config.bilm_implementation == "plain":
+        if self.config.bilm_implementation == "plain" or not runs_as_built(self.char_cnn):
             out[mask] = self.char_cnn(char_ids[mask])
         else:
             distinct, inverse = torch.unique(char_ids[mask], dim=0, return_inverse=True)  # (U, W), (N,)
@@ -852,6 +926,11 @@ class ElmoModel(ElmoPreTrainedModel):
                 "char ids: call encode(word_ids, lengths) with the sentence markers' word ids in place"
             )
         input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
+        if input_ids.device.type == "cpu" and self.dtype == torch.float16:
+            _logger.warning_once(
+                "ElmoModel runs in float16 on the CPU, which is 16-115x slower than float32 there (CPUs have no "
+                "float16 matrix units); use model.float(), or bfloat16 on a CPU with AVX512-bf16"
+            )
         lengths = mask.sum(dim=1)
         steps = input_ids.shape[1]
         stateful = self.config.stateful if stateful is None else stateful

@@ -1,0 +1,128 @@
+"""A model changed after loading gives what its changed weights and modules compute.
+
+What the model keeps between calls (the token cache, re-laid-out weights) must not outlive a
+change: fused optimizer steps (no trace in the version counters), autocast turned on or off,
+``.data`` edits followed by ``clear_caches()``. Parts the fast path would read without calling
+(hooks, pruning, quantised layers) make it run the plain path, which calls them. Each result is
+held to a fresh model built with the same weights, or to the plain path.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from torch.nn.utils import prune
+
+from hf_elmo import ElmoModel, batch_to_ids
+from tests.numpy_elmo import small_options, write_random_original
+
+ATOL = 1e-5
+SENTENCES = [["The", "cat", "sat", "on", "the", "mat", "."], ["Über", "naïve", "東京都"], ["x"]]
+
+
+def _model(folder, clip: float | None = 3.0) -> ElmoModel:
+    write_random_original(folder, small_options(clip=clip), seed=3)
+    return ElmoModel.from_allennlp(folder / "options.json", folder / "weights.hdf5").eval()
+
+
+def _fresh(model: ElmoModel) -> ElmoModel:
+    """A new model with ``model``'s current weights and nothing kept between calls."""
+    fresh = ElmoModel(model.config)
+    fresh.load_state_dict(model.state_dict())
+    return fresh.eval()
+
+
+def _layers(model: ElmoModel, ids: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return torch.stack(model(input_ids=ids).hidden_states)
+
+
+def _assert_changed_as_a_fresh_model(
+    model: ElmoModel, ids: torch.Tensor, before: torch.Tensor, after: torch.Tensor | None = None
+) -> None:
+    """``model``'s layers (``after``, else computed now) moved away from ``before`` and are those
+    of a fresh model with its weights."""
+    after = _layers(model, ids) if after is None else after
+    assert (after - before).abs().max() > 1e-3
+    torch.testing.assert_close(after, _layers(_fresh(model), ids), atol=ATOL, rtol=0)
+
+
+@pytest.mark.parametrize("implementation", ["fast", "fused"])
+def test_outputs_after_a_fused_optimizer_step_are_those_of_the_new_weights(tmp_path, implementation):
+    model = _model(tmp_path, clip=None)
+    model.config.bilm_implementation = implementation
+    ids = batch_to_ids(SENTENCES)
+    before = _layers(model, ids)  # fills the token cache and the derived weights
+    optimizer = torch.optim.AdamW(model.parameters(), lr=0.05, fused=True)  # bumps no version counter
+    model.train()
+    torch.stack(model(input_ids=ids).hidden_states).square().mean().backward()
+    optimizer.step()
+    model.eval()
+    _assert_changed_as_a_fresh_model(model, ids, before)
+
+
+def test_autocast_and_float32_calls_do_not_share_token_vectors(tmp_path):
+    model = _model(tmp_path)
+    reference = _fresh(model)
+    first, more = batch_to_ids(SENTENCES), batch_to_ids([["the", "new", "words"], ["cat"]])
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        low = _layers(model, first)
+        reference_low = _layers(reference, first)
+    torch.testing.assert_close(low, reference_low, atol=0, rtol=0)
+    for ids in (first, more):  # seen tokens, then new ones next to seen ones
+        torch.testing.assert_close(_layers(model, ids), _layers(_fresh(model), ids), atol=ATOL, rtol=0)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        torch.testing.assert_close(_layers(model, more), _layers(_fresh(model), more), atol=0, rtol=0)
+
+
+def test_clear_caches_makes_a_data_edit_take_effect(tmp_path):
+    model = _model(tmp_path)
+    ids = batch_to_ids(SENTENCES)
+    before = _layers(model, ids)
+    for parameter in (model.char_cnn.projection.weight, model.bilm.forward_layers[0].projection.weight):
+        parameter.data.mul_(0.5)  # no trace in the version counter
+    model.clear_caches()
+    _assert_changed_as_a_fresh_model(model, ids, before)
+
+
+def test_forward_hooks_on_every_part_fire_on_the_default_path(tmp_path):
+    model = _model(tmp_path)
+    fired: list[str] = []
+    parts = {
+        "convolution": model.char_cnn.convolutions[0],
+        "char_cnn": model.char_cnn,
+        "lstm layer": model.bilm.forward_layers[1],
+        "lstm projection": model.bilm.backward_layers[0].projection,
+    }
+    for name, part in parts.items():
+        part.register_forward_hook(lambda *_, name=name: fired.append(name))
+    ids = batch_to_ids(SENTENCES)
+    expected = _layers(_fresh(model), ids)
+    for _ in range(2):  # the second call's tokens are all seen: the char CNN must run anyway
+        fired.clear()
+        torch.testing.assert_close(_layers(model, ids), expected, atol=ATOL, rtol=0)
+        assert set(fired) == set(parts)
+
+
+def test_pruned_weights_are_the_ones_used(tmp_path):
+    model = _model(tmp_path)
+    ids = batch_to_ids(SENTENCES)
+    before = _layers(model, ids)
+    pruned = [model.char_cnn.convolutions[2], model.bilm.forward_layers[0].state_linear]
+    for part in pruned:
+        prune.l1_unstructured(part, "weight", amount=0.5)
+    after = _layers(model, ids)
+    for part in pruned:
+        prune.remove(part, "weight")  # the pruned weights become the parameters
+    _assert_changed_as_a_fresh_model(model, ids, before, after)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")  # torch.ao, still what users call
+def test_a_dynamically_quantised_model_runs_and_stays_close(tmp_path):
+    model = _model(tmp_path)
+    ids = batch_to_ids(SENTENCES)
+    quantised = torch.ao.quantization.quantize_dynamic(copy.deepcopy(model), {torch.nn.Linear}, dtype=torch.qint8)
+    reference, low = _layers(model, ids), _layers(quantised, ids)
+    assert (low - reference).abs().max() < 0.05 * reference.abs().max()
