@@ -1,5 +1,10 @@
 """``doc._.elmo``: all L+1 biLM layers of a doc's tokens, kept by ``DocBin``.
 
+The layers remember the character span of each token they were computed for, so they follow
+the doc when a later component changes its tokens (``doc.retokenize()``, ``merge_entities``,
+``merge_noun_chunks``): ``current_layers(doc)`` realigns them first, and every reader of
+``doc._.elmo`` in this package (listeners, vector hooks) goes through it.
+
 Imports only NumPy and srsly at module level: srsly loads the msgpack codec below through an
 entry point, possibly while spaCy is still being imported.
 """
@@ -8,13 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import srsly
 
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
 EXTENSION = "elmo"
 _MSGPACK_KEY = "__elmo_layers__"
+#: Where ``doc._.elmo`` is kept: the ``user_data`` key spaCy uses for an extension with a default
+#: value, as ``doc._.elmo`` was registered before it realigned itself, so saved docs still load.
+_STORED = ("._.", EXTENSION, None, None)
 
 
 @dataclass
@@ -23,9 +34,19 @@ class ElmoLayers:
 
     Whitespace tokens (and the tokens of an empty doc) have all-zero rows: the biLM reads the
     non-whitespace tokens only. The array is NumPy on CPU and CuPy when the pipeline runs on GPU.
+    ``spans`` (n_tokens, 2) holds each row's token as [start, end) character offsets (``None`` in
+    docs saved by versions before 0.7) and ``component`` the name of the ``elmo`` component
+    that computed them.
     """
 
     layers: Any
+    spans: np.ndarray | None = None
+    component: str | None = None
+
+    @classmethod
+    def of(cls, doc: Doc, layers: Any, component: str) -> ElmoLayers:
+        """``layers`` computed for ``doc``'s tokens as they are now."""
+        return cls(layers=layers, spans=token_spans(doc), component=component)
 
     @property
     def n_layers(self) -> int:
@@ -35,24 +56,95 @@ class ElmoLayers:
     def width(self) -> int:
         return int(self.layers.shape[2])
 
+    def fits(self, doc: Doc) -> bool:
+        """Whether the rows are ``doc``'s tokens as they are now."""
+        if self.layers.shape[1] != len(doc):
+            return False
+        return self.spans is None or bool(np.array_equal(self.spans, token_spans(doc)))
+
+    def fits_token(self, token: Token) -> bool:
+        """``fits`` for one token in O(1): the row count is the doc's and row ``token.i`` is this
+        token's span (rows before a retokenized region still fit; those after it have moved)."""
+        if self.layers.shape[1] != len(token.doc):
+            return False
+        return self.spans is None or tuple(self.spans[token.i]) == (token.idx, token.idx + len(token))
+
+    def realigned(self, doc: Doc) -> ElmoLayers:
+        """The layers of ``doc``'s tokens now, from the tokens they were computed for, matched by
+        character span: a token split in pieces gives each piece its row; a token made of several
+        (a merge) gets the mean of their rows, whitespace tokens left out unless there is nothing
+        else. Rows of unchanged tokens are copied exactly."""
+        if self.spans is None:
+            raise ValueError(
+                f"doc._.elmo holds layers for {self.layers.shape[1]} tokens but the doc has {len(doc)}: its tokens "
+                "changed after the elmo component ran, and these layers (saved before hf-elmo 0.7) do not say "
+                "which tokens they were; run the elmo component on the doc again"
+            )
+        spans = token_spans(doc)
+        starts, ends = self.spans[:, 0], self.spans[:, 1]
+        first = np.searchsorted(ends, spans[:, 0], side="right")  # the first old token that ends after a start
+        stop = np.searchsorted(starts, spans[:, 1], side="left")  # past the last old token that starts before an end
+        text = doc.text
+        spaces = np.array([text[s:e].isspace() for s, e in self.spans], dtype=bool)
+        out = self.layers[:, first]  # a copy: each new token's first old row
+        for i in np.flatnonzero(stop - first > 1):  # merged tokens
+            rows = np.arange(first[i], stop[i])
+            words = rows[~spaces[rows]] if (~spaces[rows]).any() else rows
+            out[:, i] = self.layers[:, words].mean(axis=1)
+        return ElmoLayers(layers=out, spans=spans, component=self.component)
+
     def to_dict(self) -> dict[str, Any]:
         """A msgpack-ready dict (the array moved to the CPU)."""
         layers = self.layers
         if not isinstance(layers, np.ndarray):
             layers = layers.get()  # CuPy
-        return {"layers": np.ascontiguousarray(layers, dtype="float32")}
+        msg: dict[str, Any] = {"layers": np.ascontiguousarray(layers, dtype="float32"), "component": self.component}
+        if self.spans is not None:
+            msg["spans"] = self.spans
+        return msg
 
     @classmethod
     def from_dict(cls, msg: dict[str, Any]) -> ElmoLayers:
-        return cls(layers=msg["layers"])
+        return cls(layers=msg["layers"], spans=msg.get("spans"), component=msg.get("component"))
+
+
+def token_spans(doc: Doc) -> np.ndarray:
+    """Each token's [start, end) character offsets in ``doc.text``, (n_tokens, 2) int64."""
+    return np.array([(token.idx, token.idx + len(token)) for token in doc], dtype=np.int64).reshape(len(doc), 2)
+
+
+def current_layers(doc: Doc) -> ElmoLayers | None:
+    """``doc._.elmo``'s getter: the layers for the doc's tokens as they are now, realigned
+    (``ElmoLayers.realigned``) and stored back when a component changed the tokens since the
+    elmo component ran; ``None`` when the doc has no layers."""
+    annotation = stored_layers(doc)
+    if annotation is None or annotation.fits(doc):
+        return annotation
+    realigned = annotation.realigned(doc)
+    _store(doc, realigned)
+    return realigned
+
+
+def stored_layers(doc: Doc) -> ElmoLayers | None:
+    """``doc._.elmo`` as stored, not realigned: for readers that check ``fits_token`` themselves."""
+    return _user_data(doc).get(_STORED)
+
+
+def _store(doc: Doc, layers: ElmoLayers | None) -> None:
+    """``doc._.elmo``'s setter."""
+    _user_data(doc)[_STORED] = layers
+
+
+def _user_data(doc: Doc) -> dict[Any, Any]:
+    return doc.user_data  # spaCy's stub says dict[str, Any]; extensions keep tuple keys there
 
 
 def register_extension() -> None:
-    """Register ``Doc._.elmo`` (default ``None``) unless it exists already."""
+    """Register ``Doc._.elmo`` (``current_layers``; ``None`` until set) unless it exists already."""
     from spacy.tokens import Doc
 
     if not Doc.has_extension(EXTENSION):
-        Doc.set_extension(EXTENSION, default=None)
+        Doc.set_extension(EXTENSION, getter=current_layers, setter=_store)
 
 
 @srsly.msgpack_encoders("elmo_layers")

@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError, ImportError) as error:
         return _error(args.output, error)
     for mix in mixes:
-        print(f"{mix.component}: softmax(s) = {np.round(mix.weights, 4).tolist()}, gamma = {mix.gamma:.4f}")
+        print(f"{mix.component}: softmax(s) = {[round(float(w), 4) for w in mix.weights]}, gamma = {mix.gamma:.4f}")
     print(f"wrote {args.output}")
     return 0
 

@@ -22,7 +22,7 @@ from typing import Any
 from spacy.tokens import Doc, Span, Token
 from thinc.types import Floats1d, Floats2d, Floats3d
 
-from .doc_layers import EXTENSION
+from .doc_layers import current_layers, stored_layers
 
 
 def set_token_vectors(doc: Doc) -> None:
@@ -45,15 +45,22 @@ def token_vectors(doc: Doc) -> Floats2d:
 
 
 def _layers(doc: Doc) -> Floats3d:
-    """``doc._.elmo``'s (L+1, n_tokens, 2P) layers. The hooks read these, not ``doc.tensor``,
-    which a later component (e.g. spaCy's ``tok2vec``) may overwrite."""
-    annotation = doc._.get(EXTENSION)
+    """``doc._.elmo``'s (L+1, n_tokens, 2P) layers, for the doc's tokens as they are now
+    (``current_layers``). The hooks read these, not ``doc.tensor``, which a later component
+    (e.g. spaCy's ``tok2vec``) may overwrite."""
+    annotation = current_layers(doc)
     if annotation is None:
-        raise ValueError("the doc has no ELMo layers (doc._.elmo): run the elmo component on it first")
+        raise ValueError(
+            "the doc has no ELMo layers (doc._.elmo): run the elmo component on it first (a doc made by "
+            "span.as_doc() has none: read span.vector on the doc the span is from)"
+        )
     return annotation.layers
 
 
 def _token_vector(token: Token) -> Floats1d:
+    annotation = stored_layers(token.doc)
+    if annotation is not None and annotation.fits_token(token):  # O(1): no check of the whole doc per token
+        return annotation.layers[:, token.i].mean(axis=0)
     return _layers(token.doc)[:, token.i].mean(axis=0)
 
 
@@ -68,8 +75,9 @@ def _mean_vector(span: Doc | Span) -> Floats1d:
     return layers[:, rows].mean(axis=(0, 1))  # type: ignore[attr-defined]  # as in token_vectors
 
 
-def _has_vector(obj: Any) -> bool:
-    return True
+def _has_vector(obj: Token | Span | Doc) -> bool:
+    """Whether the vector can be nonzero: a non-whitespace token, or a span or doc holding one."""
+    return not obj.is_space if isinstance(obj, Token) else any(not token.is_space for token in obj)
 
 
 def _similarity(one: Any, other: Any) -> float:

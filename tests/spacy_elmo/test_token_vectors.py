@@ -116,3 +116,70 @@ def test_adding_elmo_to_a_pipeline_with_its_own_tok2vec_leaves_that_tok2vec_s_te
     np.testing.assert_array_equal(after.tensor, before.tensor)  # the tok2vec's, 96 wide
     assert [(e.text, e.label_) for e in after.ents] == [(e.text, e.label_) for e in before.ents]
     np.testing.assert_allclose(after[0].vector, hf_elmo_vectors(text.split())[0], atol=ATOL)  # hooks: ELMo's
+
+
+def test_layers_follow_a_merge_and_a_split_of_tokens(make_nlp):
+    nlp = make_nlp()
+    doc = nlp("I love New York City and NewYork .")
+    before = doc._.elmo.layers.copy()  # tokens: I love New York City and NewYork .
+    with doc.retokenize() as retokenizer:
+        retokenizer.merge(doc[2:5])
+    with doc.retokenize() as retokenizer:
+        retokenizer.split(doc[4], ["New", "York"], heads=[(doc[4], 1), doc[3]])
+    assert [t.text for t in doc] == ["I", "love", "New York City", "and", "New", "York", "."]
+    expected = np.stack(
+        [
+            before[:, 0],
+            before[:, 1],
+            before[:, 2:5].mean(axis=1),
+            before[:, 5],
+            before[:, 6],
+            before[:, 6],
+            before[:, 7],
+        ],
+        axis=1,
+    )
+    for token in doc:  # the token hook first: it realigns from any token
+        np.testing.assert_allclose(token.vector, expected[:, token.i].mean(axis=0), atol=ATOL)
+    np.testing.assert_array_equal(doc._.elmo.layers, expected)  # unchanged tokens' rows are copied exactly
+    np.testing.assert_allclose(doc.vector, expected.mean(axis=(0, 1)), atol=ATOL)
+    np.testing.assert_allclose(doc[2:4].vector, expected[:, 2:4].mean(axis=(0, 1)), atol=ATOL)
+
+
+def test_merge_entities_after_elmo_gives_each_entity_the_mean_of_its_words(make_nlp):
+    nlp = make_nlp()
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "GPE", "pattern": "New York City"}])
+    nlp.add_pipe("merge_entities")
+    doc = nlp("They moved to New York City last year .")
+    alone = make_nlp()("They moved to New York City last year .")._.elmo.layers
+    assert len(doc) == 7 and doc[3].text == "New York City"
+    np.testing.assert_allclose(doc[3].vector, alone[:, 3:6].mean(axis=(0, 1)), atol=ATOL)
+    np.testing.assert_allclose(doc[4].vector, alone[:, 6].mean(axis=0), atol=ATOL)
+
+
+def test_layers_survive_doc_bin_with_the_spans_that_let_them_follow_retokenization(make_nlp):
+    nlp = make_nlp()
+    doc = nlp("New York is big .")
+    again = list(DocBin(store_user_data=True, docs=[doc]).get_docs(nlp.vocab))[0]
+    with again.retokenize() as retokenizer:
+        retokenizer.merge(again[0:2])
+    np.testing.assert_allclose(again._.elmo.layers[:, 0], doc._.elmo.layers[:, 0:2].mean(axis=1), atol=ATOL)
+    assert again._.elmo.component == "elmo"
+
+
+def test_whitespace_and_empty_docs_have_no_vector():
+    from spacy.lang.en import English
+
+    nlp = English()
+    for text, has in (("", False), ("   ", False), ("a  b", True)):
+        doc = nlp.make_doc(text)
+        set_token_vectors_of_zeros(doc)
+        assert doc.has_vector is has and doc[0 : len(doc)].has_vector is has
+    assert [t.has_vector for t in doc] == [True, False, True]
+
+
+def set_token_vectors_of_zeros(doc):
+    from spacy_elmo.doc_layers import ElmoLayers
+
+    doc._.elmo = ElmoLayers.of(doc, np.zeros((3, len(doc), 16), dtype="float32"), "elmo")
+    set_token_vectors(doc)
