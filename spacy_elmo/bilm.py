@@ -7,7 +7,6 @@ under a token budget -> ``ElmoModel`` (stateless: every segment starts from the 
 
 import os
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any, cast
 
 import torch
@@ -58,7 +57,8 @@ def elmo_bilm_v2(
         token_budget: most padded tokens (rows x longest segment) per biLM call.
         loader: loads the weights when the model is initialised, if they are not there yet;
             without one (and without weights) the shipped model is loaded. The ``elmo``
-            component gets its loader from ``[initialize.components.elmo]``.
+            component uses it when ``[initialize.components.elmo]`` names no model, and refuses
+            a model named in both places.
         mixed_precision: run the biLM under ``torch.autocast`` (float16) on a CUDA device;
             ignored on CPU, which always runs float32. The layers handed on are float32.
         grad_scaler_config: settings of Thinc's ``PyTorchGradScaler`` (``init_scale``,
@@ -74,8 +74,8 @@ def elmo_bilm_v2(
     return Model(
         "elmo-bilm",
         bilm_forward,
-        init=partial(_init, loader=loader),
-        shims=[ElmoShim(mixed_precision=mixed_precision, grad_scaler=scaler)],
+        init=_init,
+        shims=[ElmoShim(loader=loader, mixed_precision=mixed_precision, grad_scaler=scaler)],
         dims={"nO": None, "nL": None},
         attrs={"frozen": frozen, "token_budget": token_budget, "replace_listener_cfg": replace_listener_cfg},
     )
@@ -94,6 +94,11 @@ def get_elmo(model: Model) -> ElmoModel | None:
     return _shim(model).elmo
 
 
+def model_loader(model: Model) -> Loader | None:
+    """The ``loader`` an ``elmo-bilm`` Thinc model was given (``None``: none)."""
+    return _shim(model).loader
+
+
 def load_weights(model: Model, elmo: ElmoModel) -> None:
     """Put ``elmo`` into the Thinc model and set its widths: ``nO`` = 2P, ``nL`` = L+1."""
     if not isinstance(elmo, ElmoModel):
@@ -103,10 +108,10 @@ def load_weights(model: Model, elmo: ElmoModel) -> None:
     model.set_dim("nL", elmo.config.n_layers + 1, force=True)
 
 
-def _init(model: Model, X: list[Doc] | None = None, Y: None = None, *, loader: Loader | None) -> None:
-    """Load the weights unless they are there: from ``loader``, else the shipped model."""
+def _init(model: Model, X: list[Doc] | None = None, Y: None = None) -> None:
+    """Load the weights unless they are there: from the model's loader, else the shipped model."""
     if get_elmo(model) is None:
-        load_weights(model, (loader or load_shipped_model)())
+        load_weights(model, (model_loader(model) or load_shipped_model)())
 
 
 def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:

@@ -10,7 +10,7 @@ shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.t
 vector / similarity hooks (``token_vectors.py``).
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from spacy.language import Language
@@ -24,10 +24,11 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
 
-from .bilm import get_elmo, load_weights
+from .bilm import get_elmo, load_weights, model_loader
 from .cache import ActivationCache, doc_key
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import ElmoListener
+from .loader import names_a_model
 from .token_vectors import set_token_vectors
 
 DEFAULT_MODEL = Config().from_str(
@@ -103,15 +104,17 @@ class ElmoComponent(TrainablePipe):
 
     def add_listener(self, listener: ElmoListener, component_name: str) -> None:
         """Register a downstream listener (usually internal); sets its widths if known."""
+        if get_elmo(self.model) is not None:
+            self._set_widths(listener, component_name)
+        listener.connected_to = self.name
         self.listener_map.setdefault(component_name, [])
         if listener not in self.listener_map[component_name]:
             self.listener_map[component_name].append(listener)
-        if get_elmo(self.model) is not None:
-            _set_widths(listener, self.model)
 
     def remove_listener(self, listener: ElmoListener, component_name: str) -> bool:
         if listener in self.listener_map.get(component_name, []):
             self.listener_map[component_name].remove(listener)
+            listener.connected_to = None
             if not self.listener_map[component_name]:
                 del self.listener_map[component_name]
             return True
@@ -144,7 +147,7 @@ class ElmoComponent(TrainablePipe):
     def set_annotations(self, docs: Iterable[Doc], layers: list[Floats3d]) -> None:
         token_vectors = self.sets_token_vectors
         for doc, doc_layers in zip(docs, layers):
-            doc._.set(EXTENSION, ElmoLayers(doc_layers))
+            doc._.set(EXTENSION, ElmoLayers.of(doc, doc_layers, self.name))
             if token_vectors:
                 set_token_vectors(doc)
 
@@ -237,23 +240,55 @@ class ElmoComponent(TrainablePipe):
         loader: Callable[[], ElmoModel] | None = None,
     ) -> None:
         """Load the biLM with ``loader`` (``[initialize.components.elmo.loader]``, e.g.
-        ``spacy-elmo.ElmoLoader.v1``), or the shipped model when there is no loader and the model
-        has no weights, and give every listener its widths.
+        ``spacy-elmo.ElmoLoader.v1``), or, when that names no model, with the model's own loader
+        (``[components.elmo.model.loader]``), or the shipped model when neither names one and
+        the model has no weights; then give every listener its widths.
 
-        A model that cannot be loaded raises a ``ConfigValidationError`` naming the loader
-        setting, which ``spacy train`` prints as one error line without a traceback.
+        Every listener in ``nlp`` must have an elmo component of its ``upstream`` before it.
+        A model named in both places, or one that cannot be loaded, raises a
+        ``ConfigValidationError`` naming the setting, which ``spacy train`` prints as one error
+        line without a traceback.
         """
+        if nlp is not None:
+            _check_upstreams(nlp)
+        loader, setting = self._choose_loader(loader)
         try:
             if loader is not None:
-                self._load(loader())
+                load_weights(self.model, loader())
             self.model.initialize()
         except (OSError, ValueError) as error:  # not found, unreadable, or a bad config.json
             raise ConfigValidationError(
-                errors=[{"loc": ["initialize", "components", self.name, "loader"], "msg": str(error)}],
+                errors=[{"loc": setting, "msg": str(error)}],
                 title=f"Cannot load the ELMo biLM of component {self.name!r}",
                 show_config=False,
             ) from error
+        self.cache.clear()
         self._set_listener_widths()
+
+    def _choose_loader(
+        self, loader: Callable[[], ElmoModel] | None
+    ) -> tuple[Callable[[], ElmoModel] | None, list[str]]:
+        """The loader to use and the config setting it comes from: ``[initialize]``'s ``loader``,
+        unless it names no model (``None``, or ``name_or_path = null``) and the model's does."""
+        init_setting = ["initialize", "components", self.name, "loader"]
+        model_setting = ["components", self.name, "model", "loader"]
+        own = model_loader(self.model)
+        if names_a_model(loader) and names_a_model(own):
+            raise ConfigValidationError(
+                errors=[
+                    {
+                        "loc": init_setting,
+                        "msg": f"an ELMo model is named both in [initialize.components.{self.name}.loader] and in "
+                        f"[components.{self.name}.model.loader]: keep one and set the other's name_or_path to null "
+                        "(for the first: leave out --paths.elmo)",
+                    }
+                ],
+                title=f"Two ELMo models given for component {self.name!r}",
+                show_config=False,
+            )
+        if not names_a_model(loader) and names_a_model(own):
+            return own, model_setting
+        return loader, init_setting
 
     # -- serialisation ---------------------------------------------------------------------
     def to_disk(self, path: str | Path, *, exclude: Iterable[str] = tuple()) -> None:
@@ -288,14 +323,64 @@ class ElmoComponent(TrainablePipe):
         self._set_listener_widths()
 
     def _set_listener_widths(self) -> None:
-        for listener in self.listeners:
-            _set_widths(listener, self.model)
+        for component_name, listeners in self.listener_map.items():
+            for listener in listeners:
+                self._set_widths(listener, component_name)
+
+    def _set_widths(self, listener: ElmoListener, component_name: str) -> None:
+        """Give ``listener`` the biLM's widths ``nL`` (L+1) and ``nO`` (2P); refuse others than
+        those it already has, which the listening component was trained on (its weights fit no
+        other width)."""
+        widths = {dim: self.model.get_dim(dim) for dim in ("nL", "nO")}
+        trained = {dim: listener.maybe_get_dim(dim) for dim in ("nL", "nO")}
+        if trained != {"nL": None, "nO": None} and trained != widths:
+            raise ValueError(
+                f"component {component_name!r} was trained on ELMo layers of {_describe(trained, widths)}, but "
+                f"the elmo component {self.name!r} now gives {_describe(widths, trained)}: give {self.name!r} the "
+                f"biLM {component_name!r} was trained with, or train {component_name!r} again"
+            )
+        for dim, value in widths.items():
+            listener.set_dim(dim, value)
 
 
 def _ignore_gradient(d_layers: list[Floats3d]) -> list[Doc]:
     return []
 
 
-def _set_widths(listener: ElmoListener, bilm: Model) -> None:
-    for dim in ("nL", "nO"):
-        listener.set_dim(dim, bilm.get_dim(dim), force=True)
+def _describe(widths: Mapping[str, int | None], other: Mapping[str, int | None]) -> str:
+    """``width 2P = nO``, with the number of layers ``nL`` (L+1) when it differs from ``other``'s."""
+    layers = f" in {widths['nL']} layers (L+1)" if widths["nL"] != other["nL"] else ""
+    return f"width 2P = {widths['nO']}{layers}"
+
+
+def _check_upstreams(nlp: Language) -> None:
+    """Refuse a listener in ``nlp`` (disabled components included) that no elmo component before
+    its own can feed: a ``ConfigValidationError`` at its component naming the elmo components
+    there are, or the one to move before it."""
+    names = nlp.component_names
+    elmo_names = [name for name in names if isinstance(nlp.get_pipe(name), ElmoComponent)]
+    for position, name in enumerate(names):
+        model = getattr(nlp.get_pipe(name), "model", None)
+        if not isinstance(model, Model):
+            continue
+        for node in model.walk():
+            if not isinstance(node, ElmoListener):
+                continue
+            wanted = elmo_names if node.upstream_name == "*" else [n for n in elmo_names if n == node.upstream_name]
+            if any(names.index(upstream) < position for upstream in wanted):
+                continue
+            if wanted:
+                upstream = wanted[0]
+                message = (
+                    f"the elmo component {upstream!r} it listens to comes after it: move {upstream!r} before {name!r}"
+                )
+            else:
+                message = (
+                    f"its ELMo listener's upstream {node.upstream_name!r} is no elmo component; the pipeline's are "
+                    f'{", ".join(map(repr, elmo_names))}: set upstream to one of them (or "*": any)'
+                )
+            raise ConfigValidationError(
+                errors=[{"loc": ["components", name], "msg": message}],
+                title=f"Component {name!r} gets no ELMo layers",
+                show_config=False,
+            )

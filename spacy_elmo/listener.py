@@ -6,6 +6,10 @@ them for the same batch. In prediction, and when ``elmo`` is an annotating froze
 the listener reads ``doc._.elmo`` instead. The listener's output is what the upstream produced:
 one (L+1, n_tokens, 2P) array per doc; a scalar mix after it makes the task's features.
 
+A listener gets its widths from the ``elmo`` component it is connected to; initialising one
+without them (``listener_init``) raises an error that says why: no ``elmo`` component before it,
+or one that has no weights.
+
 ``replace_listener_cfg``: what ``nlp.replace_listeners`` puts in a mix listener's place (the
 ``elmo`` component's biLM model names it in its ``attrs``, as spacy-transformers does).
 """
@@ -31,14 +35,16 @@ class ElmoListener(Model):
     """A layer that passes on the biLM layers of the upstream ``elmo`` component named
     ``upstream_name`` (``"*"``: any). Its dims ``nL`` (L+1) and ``nO`` (2P) are set by the
     upstream component when its weights are loaded, so they are known even when the upstream
-    is frozen (spaCy issue 11547).
+    is frozen (spaCy issue 11547). ``connected_to`` is the name of the ``elmo`` component that
+    registered it (``None``: none has).
     """
 
     name = "elmo-listener"
 
     def __init__(self, upstream_name: str) -> None:
-        super().__init__(name=self.name, forward=listener_forward, dims={"nO": None, "nL": None})
+        super().__init__(name=self.name, forward=listener_forward, init=listener_init, dims={"nO": None, "nL": None})
         self.upstream_name = upstream_name
+        self.connected_to: str | None = None
         self._batch_id: int | None = None
         self._outputs: list[Floats3d] | None = None
         self._backprop: Callable | None = None
@@ -53,6 +59,26 @@ class ElmoListener(Model):
         self._batch_id = batch_id
         self._outputs = outputs
         self._backprop = backprop
+
+
+def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = None) -> None:
+    """Refuse to initialise the listening component's layers without the upstream's widths."""
+    if model.has_dim("nO") and model.has_dim("nL"):
+        return
+    if model.connected_to is None:
+        upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
+        raise ValueError(
+            f"ELMo listener (upstream {model.upstream_name!r}) is connected to no elmo component: the pipeline "
+            f"needs {upstream} before the listening component; add it (nlp.add_pipe), or move it before the "
+            "listening component in [nlp] pipeline"
+        )
+    raise ValueError(
+        f"ELMo listener: the elmo component {model.connected_to!r} it listens to has no weights: it must be "
+        "initialised before the listening component, and spaCy does not initialise a component in [training] "
+        f"frozen_components, so a frozen {model.connected_to!r} must be "
+        "sourced from a trained pipeline (or keep it trainable: its model's frozen = true already keeps the "
+        "biLM fixed)"
+    )
 
 
 def listener_forward(model: ElmoListener, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:
@@ -78,6 +104,12 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
     """
     annotation = doc._.get(EXTENSION) if Doc.has_extension(EXTENSION) else None
     if annotation is not None:
+        if model.upstream_name not in ("*", annotation.component) and annotation.component is not None:
+            raise ValueError(
+                f"ELMo listener (upstream {model.upstream_name!r}) found in doc._.elmo the layers of the elmo "
+                f"component {annotation.component!r}, which ran later and replaced its upstream's: keep one elmo "
+                "component in the pipeline, or listen to the last one"
+            )
         return model.ops.asarray3f(annotation.layers)
     if is_train:
         raise ValueError(

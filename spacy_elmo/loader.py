@@ -1,4 +1,5 @@
-"""The registered loader that fetches biLM weights at ``[initialize]``."""
+"""The registered loader that fetches biLM weights at ``[initialize]``, and how to tell a loader of
+a given model from the shipped-model fallback that ``name_or_path = null`` gives."""
 
 from collections.abc import Callable
 
@@ -26,6 +27,12 @@ def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
         return ElmoModel.from_pretrained(str(name_or_path))
 
     return load
+
+
+def names_a_model(loader: Callable[[], ElmoModel] | None) -> bool:
+    """Whether ``loader`` loads a model the config gave: not ``None`` (no loader) nor
+    ``load_shipped_model`` (what ``elmo_loader_v1`` returns for ``name_or_path = null``)."""
+    return loader is not None and loader is not load_shipped_model
 
 
 def load_shipped_model() -> ElmoModel:

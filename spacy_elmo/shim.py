@@ -1,9 +1,10 @@
-"""A ``PyTorchShim`` for ``ElmoModel`` that serialises as config JSON + safetensors (no pickle)."""
+"""A ``PyTorchShim`` for ``ElmoModel`` that serialises as config JSON + safetensors (no pickle), and
+keeps the loader its Thinc model was configured with (not serialised: it comes from the config)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import srsly
 import torch
@@ -35,13 +36,15 @@ def deserialize_elmo(model: ElmoModel | None, data: bytes, device: torch.device)
 
 
 class ElmoShim(PyTorchShim):
-    """Holds the ``ElmoModel`` (``None`` until weights are loaded) for a Thinc model, and its
-    mixed-precision settings: autocast on CUDA and a gradient scaler for fine-tuning."""
+    """Holds the ``ElmoModel`` (``None`` until weights are loaded) for a Thinc model, the
+    ``loader`` that model was given (``None``: none), and its mixed-precision settings: autocast
+    on CUDA and a gradient scaler for fine-tuning."""
 
     def __init__(
         self,
         elmo: ElmoModel | None = None,
         *,
+        loader: Callable[[], ElmoModel] | None = None,
         mixed_precision: bool = False,
         grad_scaler: PyTorchGradScaler | None = None,
     ) -> None:
@@ -52,6 +55,7 @@ class ElmoShim(PyTorchShim):
             serialize_model=serialize_elmo,
             deserialize_model=deserialize_elmo,
         )
+        self.loader = loader
 
     @property
     def mixed_precision(self) -> bool:

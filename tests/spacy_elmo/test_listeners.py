@@ -160,15 +160,34 @@ def test_layer_weights_plot_reports_softmax_s_and_gamma_of_every_listener(tiny_e
         assert mix.gamma == pytest.approx(float(node.get_param("gamma")[0]))
 
 
-def test_a_listener_whose_upstream_is_no_elmo_component_names_it_and_the_fixes(tiny_elmo_dir):
+def test_a_component_that_changes_tokens_before_a_listener_feeds_it_layers_of_the_new_tokens(tiny_elmo_dir):
     nlp = spacy.blank("en")
     nlp.add_pipe("elmo")
-    config = ner_config()
-    config["model"]["tok2vec"]["elmo"]["upstream"] = "elmo2"  # no such component
-    nlp.add_pipe("ner", config=config)
+    ruler = nlp.add_pipe("entity_ruler")
+    nlp.add_pipe("merge_entities")
+    nlp.add_pipe("textcat", config=textcat_config())
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    nlp.initialize(lambda: examples)
+    ruler.add_patterns([{"label": "GPE", "pattern": "New York City"}])  # runs elmo on the patterns: after initialize
+    doc = nlp("They moved to New York City last year .")
+    assert len(doc) == 7 and doc._.elmo.layers.shape[1] == 7 and set(doc.cats) == {"POS", "NEG"}
+
+
+def test_a_listener_whose_upstream_s_layers_a_later_elmo_component_replaced_says_so(tiny_elmo_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo", name="elmo_a")
+    nlp.add_pipe("elmo", name="elmo_b")
+    config = textcat_config()
+    config["model"]["tok2vec"]["elmo"]["upstream"] = "elmo_a"
+    nlp.add_pipe("textcat", config=config)
+    for name in ("elmo_a", "elmo_b"):
+        nlp.config["initialize"]["components"][name] = loader_settings(tiny_elmo_dir)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    nlp.initialize(lambda: examples)
     with pytest.raises(
-        ValueError, match=r"upstream 'elmo2'\) has no widths: .* must be in the pipeline under that name"
+        ValueError, match="found in doc._.elmo the layers of the elmo component 'elmo_b', which ran later"
     ):
-        nlp.initialize(lambda: examples)
+        nlp("Alice lives in Paris .")
+    with nlp.select_pipes(disable=["elmo_b"]):
+        assert set(nlp("Alice lives in Paris .").cats) == {"POS", "NEG"}

@@ -1,0 +1,123 @@
+"""Mistakes in connecting listening components to the ``elmo`` component are one clear error
+each: layers of another width than a component was trained on; no ``elmo`` before the listener,
+a misspelt ``upstream``, ``elmo`` after a trained listener, a frozen ``elmo`` never initialised."""
+
+import pytest
+import spacy
+from spacy.tokens import DocBin
+from spacy.training import Example
+from spacy.training.initialize import init_nlp
+from thinc.api import Config, ConfigValidationError
+
+from hf_elmo import ElmoConfig, ElmoModel
+from tests.spacy_elmo.pipeline_helpers import TINY, loader_settings, ner_config, training_docs
+from tests.spacy_elmo.test_default_model import CONFIGS
+
+
+def trained_ner(elmo_dir):
+    """blank English with ``elmo`` (the biLM in ``elmo_dir``) and a ``ner`` listening to it."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(elmo_dir)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    nlp.initialize(lambda: examples)
+    return nlp
+
+
+def initialise(pipeline, tiny_elmo_dir, upstream="elmo"):
+    """``pipeline`` (component names, "elmo" or "ner") built with ``add_pipe`` and initialised."""
+    nlp = spacy.blank("en")
+    config = ner_config()
+    config["model"]["tok2vec"]["elmo"]["upstream"] = upstream
+    for name in pipeline:
+        nlp.add_pipe(name, config=config if name == "ner" else {})
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    nlp.initialize(lambda: examples)
+
+
+def other_bilm(folder, **changes):
+    ElmoModel(ElmoConfig(**{**TINY, **changes})).save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.parametrize(
+    "changes, gives",
+    [
+        ({"projection_dim": 12}, "width 2P = 24"),
+        ({"n_layers": 1}, "width 2P = 16 in 2 layers (L+1)"),
+    ],
+)
+def test_loading_a_biLM_of_another_width_names_the_widths_and_the_fixes(tiny_elmo_dir, tmp_path, changes, gives):
+    nlp = trained_ner(tiny_elmo_dir)
+    other_bilm(tmp_path / "elmo" / "bilm", **changes)
+    trained = "width 2P = 16" + (" in 3 layers (L+1)" if "n_layers" in changes else "")
+    with pytest.raises(ValueError) as info:
+        nlp.get_pipe("elmo").from_disk(tmp_path / "elmo")
+    assert str(info.value) == (
+        f"component 'ner' was trained on ELMo layers of {trained}, but the elmo component 'elmo' now gives "
+        f"{gives}: give 'elmo' the biLM 'ner' was trained with, or train 'ner' again"
+    )
+
+
+def test_sourcing_elmo_and_ner_trained_on_biLMs_of_other_widths_names_the_widths(tiny_elmo_dir, tmp_path):
+    ner_source = trained_ner(tiny_elmo_dir)
+    elmo_source = trained_ner(other_bilm(tmp_path / "wide", projection_dim=12))
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo", source=elmo_source)
+    with pytest.raises(ValueError, match=r"^component 'ner' was trained on ELMo layers of width 2P = 16, .* 2P = 24"):
+        nlp.add_pipe("ner", source=ner_source)
+
+
+@pytest.mark.parametrize("pipeline", [["ner"], ["ner", "elmo"]], ids=["no elmo", "elmo after ner"])
+def test_a_listener_with_no_elmo_before_its_component_says_to_add_or_move_one(tiny_elmo_dir, pipeline):
+    with pytest.raises(ValueError) as info:
+        initialise(pipeline, tiny_elmo_dir)
+    assert str(info.value) == (
+        "ELMo listener (upstream 'elmo') is connected to no elmo component: the pipeline needs the elmo component "
+        "'elmo' before the listening component; add it (nlp.add_pipe), or move it before the listening component "
+        "in [nlp] pipeline"
+    )
+
+
+def test_a_misspelt_upstream_is_a_config_error_naming_the_elmo_components_there_are(tiny_elmo_dir):
+    with pytest.raises(ConfigValidationError) as info:
+        initialise(["elmo", "ner"], tiny_elmo_dir, upstream="elmoo")
+    (error,) = info.value.errors
+    assert error["loc"] == ["components", "ner"]
+    assert error["msg"] == (
+        "its ELMo listener's upstream 'elmoo' is no elmo component; the pipeline's are 'elmo': set upstream to one "
+        'of them (or "*": any)'
+    )
+
+
+def test_elmo_after_a_trained_ner_is_a_config_error_saying_to_move_it(tiny_elmo_dir):
+    trained = trained_ner(tiny_elmo_dir)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ner", source=trained)
+    nlp.add_pipe("elmo", source=trained)
+    with pytest.raises(ConfigValidationError) as info, nlp.select_pipes(disable=["ner"]):  # as spacy train resumes it
+        nlp.initialize()
+    (error,) = info.value.errors
+    assert error["loc"] == ["components", "ner"]
+    assert error["msg"] == "the elmo component 'elmo' it listens to comes after it: move 'elmo' before 'ner'"
+
+
+def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it(tiny_elmo_dir, tmp_path):
+    DocBin(docs=training_docs(spacy.blank("en"))).to_disk(tmp_path / "train.spacy")
+    overrides = {
+        "paths.train": str(tmp_path / "train.spacy"),
+        "paths.dev": str(tmp_path / "train.spacy"),
+        "paths.elmo": str(tiny_elmo_dir),
+        "training.frozen_components": ["elmo"],
+    }
+    config = Config().from_disk(CONFIGS / "ner.cfg", overrides=overrides)
+    with pytest.raises(ValueError) as info:
+        init_nlp(config)  # what spacy train runs first
+    assert str(info.value) == (
+        "ELMo listener: the elmo component 'elmo' it listens to has no weights: it must be initialised before the "
+        "listening component, and spaCy does not initialise a component in [training] frozen_components, so a "
+        "frozen 'elmo' must be sourced from a trained pipeline (or keep it trainable: its model's frozen = true "
+        "already keeps the biLM fixed)"
+    )

@@ -1,0 +1,48 @@
+"""Which of the two loader settings loads the biLM in a pipeline built from a shipped config, as
+``spacy train`` builds and initialises it: ``[initialize.components.elmo.loader]`` (``--paths.elmo``)
+or the model's own ``[components.elmo.model.loader]``."""
+
+import logging
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.training import Example
+from thinc.api import Config, ConfigValidationError
+
+from tests.spacy_elmo.pipeline_helpers import loader_settings, training_docs
+from tests.spacy_elmo.test_default_model import CONFIGS, WRONG
+
+
+def initialise_ner_cfg(model_loader_path: Path, paths_elmo: Path | None = None) -> spacy.Language:
+    """``ner.cfg`` with ``--paths.elmo`` and a loader on the biLM model, initialised."""
+    config = Config().from_disk(CONFIGS / "ner.cfg", overrides={"paths.elmo": paths_elmo and str(paths_elmo)})
+    config["components"]["elmo"]["model"]["loader"] = loader_settings(model_loader_path)["loader"]
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True)
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    nlp.initialize(lambda: examples)
+    return nlp
+
+
+def test_the_model_s_loader_loads_its_model_when_paths_elmo_names_none(tiny_elmo_dir, caplog):
+    with caplog.at_level(logging.WARNING, logger="spacy"):
+        nlp = initialise_ner_cfg(tiny_elmo_dir)
+    assert nlp.get_pipe("elmo").model.get_dim("nO") == 16  # the tiny biLM's 2P, not the shipped 256
+    assert not [r for r in caplog.records if "using the shipped model" in r.getMessage()]
+
+
+def test_a_model_named_in_both_loader_settings_is_one_config_error_naming_both(tiny_elmo_dir):
+    with pytest.raises(ConfigValidationError) as info:
+        initialise_ner_cfg(tiny_elmo_dir, paths_elmo=tiny_elmo_dir)
+    (error,) = info.value.errors
+    assert error["loc"] == ["initialize", "components", "elmo", "loader"]
+    assert "[initialize.components.elmo.loader] and in [components.elmo.model.loader]" in error["msg"]
+    assert "\n" not in error["msg"]
+
+
+def test_a_wrong_path_in_the_model_s_loader_is_a_config_error_at_that_setting():
+    with pytest.raises(ConfigValidationError) as info:
+        initialise_ner_cfg(Path(WRONG))
+    (error,) = info.value.errors
+    assert error["loc"] == ["components", "elmo", "model", "loader"]
+    assert WRONG in error["msg"] and "\n" not in error["msg"]
