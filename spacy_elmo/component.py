@@ -262,8 +262,7 @@ class ElmoComponent(TrainablePipe):
                 title=f"Cannot load the ELMo biLM of component {self.name!r}",
                 show_config=False,
             ) from error
-        self.cache.clear()
-        self._set_listener_widths()
+        self._weights_changed()
 
     def _choose_loader(
         self, loader: Callable[[], ElmoModel] | None
@@ -313,12 +312,16 @@ class ElmoComponent(TrainablePipe):
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
         self.model.from_bytes(bytes_data)
-        self.cache.clear()
-        self._set_listener_widths()
+        self._weights_changed()
         return self
 
     def _load(self, elmo: ElmoModel) -> None:
         load_weights(self.model, elmo)
+        self._weights_changed()
+
+    def _weights_changed(self) -> None:
+        """After the biLM's weights are (re)loaded: drop the layers cached from the old ones and
+        give every listener the new widths (refused if a listener was trained on others)."""
         self.cache.clear()
         self._set_listener_widths()
 

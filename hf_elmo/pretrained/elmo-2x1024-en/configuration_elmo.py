@@ -167,10 +167,6 @@ def _n_characters(value: Any) -> int:
     return int(value)
 
 
-def _flags(*fields: str) -> dict[str, Callable[[Any], Any]]:
-    return {field: partial(_flag, field) for field in fields}
-
-
 #: The check of each field on its own: it returns the value as kept, or raises an
 #: ``ElmoConfigError`` naming the field. ``ElmoConfig`` runs it on every assignment, so a field
 #: is checked however it is set: in the constructor, from a ``config.json``, as an override
@@ -187,7 +183,9 @@ FIELD_CHECKS: dict[str, Callable[[Any], Any]] = {
     "token_embedding": partial(_choice, "token_embedding", choices=TOKEN_EMBEDDINGS),
     "cell_clip": partial(_clip, "cell_clip"),
     "proj_clip": partial(_clip, "proj_clip"),
-    **_flags("use_skip_connections", "stateful", "freeze_bilm"),
+    "use_skip_connections": partial(_flag, "use_skip_connections"),
+    "stateful": partial(_flag, "stateful"),
+    "freeze_bilm": partial(_flag, "freeze_bilm"),
     "dropout": partial(_probability, "dropout"),
     "head_dropout": partial(_probability, "head_dropout"),
     "initializer_range": partial(_positive, "initializer_range"),
