@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import torch
+from spacy.training import Example
 
 from hf_elmo import ElmoConfig, ElmoModel
 
@@ -91,3 +92,8 @@ def training_docs(nlp):
         doc.cats = {"POS": float(positive), "NEG": float(not positive)}
         docs.append(doc)
     return docs
+
+
+def training_examples(nlp):
+    """``Example``s of ``training_docs``: unannotated docs paired with the gold ones."""
+    return [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]

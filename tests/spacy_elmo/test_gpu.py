@@ -4,9 +4,8 @@ import numpy as np
 import pytest
 import spacy
 import torch
-from spacy.training import Example
 
-from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, training_docs
+from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, training_examples
 
 
 def pipeline(tiny_elmo_dir):
@@ -14,7 +13,7 @@ def pipeline(tiny_elmo_dir):
     nlp.add_pipe("elmo")
     nlp.add_pipe("ner", config=ner_config())
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     return nlp, examples, nlp.initialize(lambda: examples)
 
 

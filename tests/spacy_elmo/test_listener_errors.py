@@ -5,12 +5,11 @@ a misspelt ``upstream``, ``elmo`` after a trained listener, a frozen ``elmo`` ne
 import pytest
 import spacy
 from spacy.tokens import DocBin
-from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from thinc.api import Config, ConfigValidationError
 
 from hf_elmo import ElmoConfig, ElmoModel
-from tests.spacy_elmo.pipeline_helpers import TINY, loader_settings, ner_config, training_docs
+from tests.spacy_elmo.pipeline_helpers import TINY, loader_settings, ner_config, training_docs, training_examples
 from tests.spacy_elmo.test_default_model import CONFIGS
 
 
@@ -20,7 +19,7 @@ def trained_ner(elmo_dir):
     nlp.add_pipe("elmo")
     nlp.add_pipe("ner", config=ner_config())
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(elmo_dir)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     nlp.initialize(lambda: examples)
     return nlp
 
@@ -33,7 +32,7 @@ def initialise(pipeline, tiny_elmo_dir, upstream="elmo"):
     for name in pipeline:
         nlp.add_pipe(name, config=config if name == "ner" else {})
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     nlp.initialize(lambda: examples)
 
 

@@ -5,9 +5,13 @@ import numpy as np
 import pytest
 import spacy
 import torch
-from spacy.training import Example
 
-from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, textcat_config, training_docs
+from tests.spacy_elmo.pipeline_helpers import (
+    loader_settings,
+    ner_config,
+    textcat_config,
+    training_examples,
+)
 
 ROUNDS = 12
 
@@ -19,7 +23,7 @@ def build(tiny_elmo_dir, frozen=True):
     nlp.add_pipe("ner", config=ner_config())
     nlp.add_pipe("textcat", config=textcat_config())
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.01
     return nlp, examples, optimizer
@@ -134,7 +138,7 @@ def test_standalone_mix_owns_its_biLM_and_round_trips(tiny_elmo_dir, tmp_path):
         "dropout": 0.0,
     }
     nlp.add_pipe("textcat", config=config)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.01
     history = train(nlp, examples, optimizer, rounds=4)
@@ -167,7 +171,7 @@ def test_a_component_that_changes_tokens_before_a_listener_feeds_it_layers_of_th
     nlp.add_pipe("merge_entities")
     nlp.add_pipe("textcat", config=textcat_config())
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     nlp.initialize(lambda: examples)
     ruler.add_patterns([{"label": "GPE", "pattern": "New York City"}])  # runs elmo on the patterns: after initialize
     doc = nlp("They moved to New York City last year .")
@@ -183,7 +187,7 @@ def test_a_listener_whose_upstream_s_layers_a_later_elmo_component_replaced_says
     nlp.add_pipe("textcat", config=config)
     for name in ("elmo_a", "elmo_b"):
         nlp.config["initialize"]["components"][name] = loader_settings(tiny_elmo_dir)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     nlp.initialize(lambda: examples)
     with pytest.raises(
         ValueError, match="found in doc._.elmo the layers of the elmo component 'elmo_b', which ran later"

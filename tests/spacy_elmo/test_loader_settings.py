@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 import spacy
-from spacy.training import Example
 from thinc.api import Config, ConfigValidationError
 
-from tests.spacy_elmo.pipeline_helpers import loader_settings, training_docs
+from tests.spacy_elmo.pipeline_helpers import loader_settings, training_examples
 from tests.spacy_elmo.test_default_model import CONFIGS, WRONG
 
 
@@ -19,7 +18,7 @@ def initialise_ner_cfg(model_loader_path: Path, paths_elmo: Path | None = None) 
     config = Config().from_disk(CONFIGS / "ner.cfg", overrides={"paths.elmo": paths_elmo and str(paths_elmo)})
     config["components"]["elmo"]["model"]["loader"] = loader_settings(model_loader_path)["loader"]
     nlp = spacy.util.load_model_from_config(config, auto_fill=True)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     nlp.initialize(lambda: examples)
     return nlp
 

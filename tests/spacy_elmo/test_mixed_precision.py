@@ -5,11 +5,10 @@ import numpy as np
 import pytest
 import spacy
 import torch
-from spacy.training import Example
 from thinc.api import Config
 from thinc.compat import has_torch_amp
 
-from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, training_docs
+from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, training_examples
 
 MIXED = """
 [model]
@@ -30,7 +29,7 @@ def pipeline(tiny_elmo_dir, model_cfg):
     nlp.add_pipe("elmo", config={"model": model_cfg, "cache_mb": 0})
     nlp.add_pipe("ner", config=ner_config())
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     return nlp, examples, optimizer
 

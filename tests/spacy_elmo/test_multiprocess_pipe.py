@@ -7,9 +7,13 @@ import sys
 import textwrap
 
 import spacy
-from spacy.training import Example
 
-from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, textcat_config, training_docs
+from tests.spacy_elmo.pipeline_helpers import (
+    loader_settings,
+    ner_config,
+    textcat_config,
+    training_examples,
+)
 
 TIMEOUT_S = 240  # the run itself takes seconds; a hang lasts forever
 
@@ -65,7 +69,7 @@ def test_multi_process_pipe_with_a_trained_ner_textcat_pipeline_finishes_and_mat
     nlp.add_pipe("ner", config=ner_config())
     nlp.add_pipe("textcat", config=textcat_config())
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+    examples = training_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     for _ in range(3):
         nlp.update(examples, sgd=optimizer)
