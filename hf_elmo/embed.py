@@ -36,11 +36,15 @@ reads ``run.json`` until it ends; a second run on the same output fails at once.
 not be the input, or a folder, nor be, hold or lie in the model's files, even with ``overwrite``.
 The input must be a regular file (it is read twice, and again on resume): not stdin or a pipe.
 
-**Sharding**: ``Shard(i, N)`` takes the lines whose index is i modulo N and writes
-``OUTPUT`` with ``.shard-i-of-N`` before its suffix (datasets keep the global line index; each
-shard file is a complete AllenNLP-style file for its lines). Shard 0 also writes the index
-``OUTPUT.index.json``, which ``open_embeddings`` opens like a single file. Shards are independent
-processes (e.g. one per GPU under ``torchrun``); no process group is needed.
+**Sharding**: ``Shard(i, N)`` (N at most ``MAX_SHARDS``) takes the lines whose index is i
+modulo N and writes ``OUTPUT`` with ``.shard-i-of-N`` before its suffix (datasets keep the global
+line index; each shard file is a complete AllenNLP-style file for its lines). Shard 0 also writes
+the index ``OUTPUT.index.json``, which ``open_embeddings`` opens like a single file. Shards are
+independent processes (e.g. one per GPU under ``torchrun``); no process group is needed. Every
+output file records the settings it was made with (input SHA-256, model and its fingerprint,
+layers, pool, dtype, shard) in its root attribute ``SETTINGS_ATTRIBUTE``; a shard run whose input,
+model, layers, pool or dtype differ from those of a finished shard of the same output is refused
+(unless ``overwrite``), and ``open_embeddings`` refuses an index whose shards differ in them.
 
 **Memory** does not grow with the input: sentences are read ahead by at most
 ``lookahead_tokens`` (8 batches by default), sorted by length into batches of at most
@@ -92,9 +96,23 @@ DEFAULT_BATCH_TOKENS = 4096
 #: Sentences read ahead and sorted together, in batches of ``batch_tokens``.
 LOOKAHEAD_BATCHES = 8
 DEFAULT_CHUNK_LINES = 10_000
+#: The most shards of one output (``Shard``'s N): its index lists every shard file.
+MAX_SHARDS = 1024
 SENTENCE_TO_INDEX = "sentence_to_index"
 INDEX_FORMAT = "elmo-embed-shards"
 RUN_FILE = "run.json"
+#: The root attribute of an output file that records, as JSON, the settings it was made with.
+SETTINGS_ATTRIBUTE = "elmo_embed_settings"
+#: What that record holds (of a run's settings; ``pool`` is null for unpooled vectors).
+_RECORDED_SETTINGS = ("input_bytes", "input_sha256", "model", "model_sha256", "layers", "pool", "dtype", "shard")
+#: The recorded settings that the shards of one output must share, as users name them.
+_SHARED_SETTINGS = {
+    "input_sha256": "input",
+    "model_sha256": "model",
+    "layers": "--layers",
+    "pool": "--pool",
+    "dtype": "--dtype",
+}
 #: Bad lines quoted in a validation error (all of them are counted).
 REPORTED_BAD_LINES = 5
 #: What to do when the disk is full.
@@ -217,19 +235,28 @@ class Shard:
     def __post_init__(self) -> None:
         if not 0 <= self.index < self.count:
             raise ValueError(f"shard {self.index}/{self.count}: need 0 <= i < N")
+        if self.count > MAX_SHARDS:
+            raise ValueError(f"shard {self.index}/{self.count}: at most {MAX_SHARDS} shards")
 
     @classmethod
     def parse(cls, text: str) -> Shard:
         """``"i/N"``, e.g. ``"0/2"``."""
-        index, slash, count = text.partition("/")
-        if not (slash and index.isdigit() and count.isdigit()):
+        match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
+        if not match:
             raise ValueError(f"shard {text!r}: expected i/N, e.g. 0/2")
-        return cls(int(index), int(count))
+        return cls(int(match[1]), int(match[2]))
 
     @classmethod
     def from_environment(cls) -> Shard:
         """``RANK`` of ``WORLD_SIZE`` when started by ``torchrun``, else the whole input."""
-        return cls(int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1")))
+        rank, world_size = os.environ.get("RANK", "0"), os.environ.get("WORLD_SIZE", "1")
+        try:
+            return cls.parse(f"{rank}/{world_size}")
+        except ValueError:
+            raise ValueError(
+                f"the environment's RANK={rank!r} and WORLD_SIZE={world_size!r} (as torchrun sets them) are no shard: "
+                f"need whole numbers 0 <= RANK < WORLD_SIZE <= {MAX_SHARDS}; unset them, or pass --shard i/N"
+            ) from None
 
     def owns(self, line: int) -> bool:
         return line % self.count == self.index
@@ -277,10 +304,11 @@ def scan_input(
     max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
     max_characters_per_token: int = 50,
 ) -> InputScan:
-    """Check every line of ``path`` (not blank, valid UTF-8, tokens that the char ids accept).
+    """Check every line of ``path`` (not blank, valid UTF-8 without NUL bytes, tokens that the
+    char ids accept).
 
     Raises ``CorpusError`` naming the file, the first bad lines (numbered from 1), their
-    problems and how many there are.
+    problems and how many there are, or saying that the file has no lines.
     """
     bad: list[str] = []
     n_bad = 0
@@ -300,6 +328,8 @@ def scan_input(
             if chunk == len(chunk_tokens):
                 chunk_tokens.append(0)
             chunk_tokens[chunk] += len(tokens)
+    if num_lines == 0:
+        raise CorpusError(f"{path} is empty: there are no lines to embed; nothing was written")
     if n_bad:
         shown = "" if n_bad <= len(bad) else f" (the first {len(bad)} shown)"
         raise CorpusError(
@@ -316,6 +346,9 @@ def _line_problem(
     if undecodable:
         byte = ord(undecodable.group()) - 0xDC00
         return f"not valid UTF-8 (byte {byte:#04x} at character {undecodable.start() + 1})"
+    nul = line.find("\x00")
+    if nul >= 0:
+        return f"NUL byte at character {nul + 1} (binary data, not text)"
     if not tokens:
         return "blank line"
     try:  # strict decoding leaves length as the only per-token problem: check the longest
@@ -388,12 +421,10 @@ def embed_file(
         )
         if pool is not None:  # unpooled runs keep the settings of earlier versions, so they resume
             settings["pool"] = pool
-        if partial.is_symlink() or (
-            partial.exists()
-            and (not partial.is_dir() or (not (partial / RUN_FILE).exists() and any(partial.iterdir())))
-        ):
+        foreign = _foreign_partial(partial)
+        if foreign:
             raise FileExistsError(
-                f"{partial} exists and is no unfinished run of elmo embed (it has no {RUN_FILE}), so it is not "
+                f"{partial} exists and is no unfinished run of elmo embed ({foreign}), so it is not "
                 "replaced; move it, or write elsewhere"
             )
         previous = _read_run_file(partial, overwrite)
@@ -407,6 +438,8 @@ def embed_file(
         finished = resumable and _is_merged_output(previous, target)
         if target.exists() and not finished and not overwrite:
             raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
+        if shard.count > 1 and not overwrite:
+            _check_other_shards(output_path, shard, _recorded(settings))
 
         scan = scan_input(input_path, shard, chunk_lines, max_token_chars, model.config.max_characters_per_token)
         chunks = len(scan.chunk_tokens)
@@ -487,6 +520,11 @@ def _check_run(
         )
     if not input_path.is_file():
         raise FileNotFoundError(f"input file not found: {input_path}")
+    if str(output_path).endswith(("/", os.sep)):
+        raise ValueError(
+            f"the output {output_path} ends with {str(output_path)[-1]!r}, naming a folder; name the HDF5 file to write "
+            f"(e.g. {Path(output_path, 'embeddings.hdf5')})"
+        )
     if target.is_dir():
         raise ValueError(f"the output {target} is a folder; name the HDF5 file to write")
     check_parent_folders(target)
@@ -564,6 +602,20 @@ def _part_file(partial: Path, chunk: int) -> Path:
     return partial / f"part-{chunk:06d}.hdf5"
 
 
+def _foreign_partial(partial: Path) -> str | None:
+    """What makes ``partial`` someone else's (a link, not a folder, a folder with files but no
+    ``run.json``), or None if it is absent, empty or an unfinished run's folder."""
+    if partial.is_symlink():
+        return "it is a symbolic link"
+    if not partial.exists():
+        return None
+    if not partial.is_dir():
+        return "it is not a folder"
+    if not (partial / RUN_FILE).exists() and any(partial.iterdir()):
+        return f"it has no {RUN_FILE}"
+    return None
+
+
 def _read_run_file(partial: Path, overwrite: bool) -> dict[str, Any] | None:
     """The settings of the unfinished run in ``partial`` (None if there is none, or if its
     ``run.json`` is damaged and ``overwrite`` discards it)."""
@@ -630,12 +682,65 @@ def _merge(
                     raise
             dataset = out.create_dataset(SENTENCE_TO_INDEX, (1,), dtype=h5py.special_dtype(vlen=str))
             dataset[0] = json.dumps(sentence_to_index)
+            out.attrs[SETTINGS_ATTRIBUTE] = json.dumps(_recorded(settings))
         _check_input_unchanged(input_path, settings, partial)
         # what tells a resumed run that the output it finds is this one, not one it was to replace
         write_text_atomic(
             partial / RUN_FILE, json.dumps({"settings": settings, "output": _identity(tmp)}, indent=2) + "\n"
         )
     shutil.rmtree(partial)
+
+
+def _recorded(settings: dict[str, Any]) -> dict[str, Any]:
+    """What an output file records of its run's ``settings`` (``SETTINGS_ATTRIBUTE``)."""
+    return {key: settings.get(key) for key in _RECORDED_SETTINGS}
+
+
+def _read_recorded(handle: h5py.File) -> dict[str, Any] | None:
+    """The settings an output file records; None for one written before outputs recorded them."""
+    text = handle.attrs.get(SETTINGS_ATTRIBUTE)
+    return None if text is None else json.loads(text)
+
+
+def _differing_setting(first: dict[str, Any] | None, second: dict[str, Any] | None) -> tuple[str, str, str] | None:
+    """The first setting that shards of one output must share in which two recorded settings
+    differ: its name, as users know it, and the two values shown; None if they agree (or if
+    neither records any: outputs of older versions)."""
+    if first is None or second is None:
+        if first is second:
+            return None
+        shown = ["none: an older elmo embed" if r is None else "recorded" for r in (first, second)]
+        return "recorded settings", shown[0], shown[1]
+    for key, name in _SHARED_SETTINGS.items():
+        if first.get(key) != second.get(key):
+            if key == "input_sha256":
+                shown = [f"SHA-256 {r[key][:12]}..." for r in (first, second)]
+            elif key == "model_sha256":
+                shown = [f"{r['model']}, SHA-256 {r[key][:12]}..." for r in (first, second)]
+            else:
+                shown = ["none" if r.get(key) is None else str(r[key]) for r in (first, second)]
+            return name, shown[0], shown[1]
+    return None
+
+
+def _check_other_shards(output_path: PathLike, shard: Shard, record: dict[str, Any]) -> None:
+    """Refuse a shard run whose settings differ from those of another finished shard of the same output."""
+    for index in range(shard.count):
+        other = Shard(index, shard.count).output_file(output_path)
+        if index == shard.index or not other.is_file():
+            continue
+        try:
+            with h5py.File(other, "r") as handle:
+                differ = _differing_setting(record, _read_recorded(handle))
+        except OSError as err:
+            raise ValueError(f"{other}, shard {index} of this output, cannot be read ({err}); delete it") from None
+        if differ:
+            name, mine, theirs = differ
+            raise ValueError(
+                f"{other}, shard {index} of this output, differs in {name} ({theirs}; this run: {mine}); "
+                "run every shard with the same settings, or write to another output (or pass --overwrite, then "
+                "run the other shards again)"
+            )
 
 
 def _check_input_unchanged(input_path: Path, settings: dict[str, Any], partial: Path) -> None:
@@ -731,4 +836,15 @@ def open_embeddings(path: PathLike) -> Embeddings:
     for file in files:
         if not file.is_file():
             raise FileNotFoundError(f"{file}, listed in {path}, is missing: has every shard finished?")
-    return Embeddings([h5py.File(file, "r") for file in files], index["num_lines"])
+    embeddings = Embeddings([h5py.File(file, "r") for file in files], index["num_lines"])
+    first = _read_recorded(embeddings.files[0])
+    for file, handle in zip(files[1:], embeddings.files[1:]):
+        differ = _differing_setting(first, _read_recorded(handle))
+        if differ:
+            embeddings.close()
+            name, ours, theirs = differ
+            raise ValueError(
+                f"{path}: its shards differ in {name} ({files[0].name}: {ours}; {file.name}: {theirs}); "
+                "run every shard again with the same settings (--overwrite)"
+            )
+    return embeddings

@@ -29,7 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--sentences", nargs=2, metavar="SENTENCE", default=list(DEFAULT_SENTENCES))
     parser.add_argument("--word", default="stick", help="the word to compare (default: stick)")
-    parser.add_argument("--text", help="text for the neighbours, one sentence per line (default: bundled)")
+    parser.add_argument(
+        "--text", help="text for the neighbours: UTF-8, one whitespace-tokenised sentence per line (default: bundled)"
+    )
     parser.add_argument("--top", type=positive_int, default=5, help="neighbours to show (default 5)")
     parser.add_argument(
         "--any-token",
@@ -40,12 +42,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def embed(model, sentences: Sequence[Sequence[str]]) -> list[torch.Tensor]:
-    """Per sentence, a tensor (L+1, T, 2P) of its layers (``embed_sentences``: independent of batching)."""
+    """Per sentence, a tensor (L+1, T, 2P) of its layers (``embed_sentences``: independent of
+    batching); a long token is truncated as the original ELMo does, as ``elmo perplexity`` does."""
     import torch
 
     from hf_elmo.embed import embed_sentences
 
-    return [torch.from_numpy(layers) for layers in embed_sentences(model, sentences)]
+    return [torch.from_numpy(layers) for layers in embed_sentences(model, sentences, max_token_chars=None)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,11 +57,13 @@ def run(args: argparse.Namespace) -> int:
     import torch
     from torch.nn.functional import cosine_similarity
 
-    from hf_elmo.corpus import TEXT_ENCODING
+    from hf_elmo.corpus import read_corpus
     from hf_elmo.loading import load_bilm
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
     from hf_elmo.tokenization_elmo import split_words
 
+    text_path = Path(args.text) if args.text else DEMO_SENTENCES
+    text = [sentence.split() for sentence in read_corpus(text_path)]  # checked before the model loads
     model_path = args.model or DEFAULT_MODEL_NAME
     model, _ = load_bilm(model_path)
     queries = [split_words(s, "spacy:en")[0] for s in args.sentences]  # as the shipped model's corpus
@@ -76,8 +81,6 @@ def run(args: argparse.Namespace) -> int:
         name = "layer 0 (char CNN, no context)" if layer == 0 else f"layer {layer} (biLSTM)"
         print(f"  {name:32s} {float(cosine_similarity(vectors[0][layer], vectors[1][layer], dim=0)):.3f}")
 
-    text_path = Path(args.text) if args.text else DEMO_SENTENCES
-    text = [line.split() for line in text_path.read_text(encoding=TEXT_ENCODING).splitlines() if line.strip()]
     occurrences: list[tuple[int, int]] = [
         (s, t) for s, tokens in enumerate(text) for t, w in enumerate(tokens) if args.any_token or w == args.word
     ]

@@ -16,10 +16,10 @@ import pytest
 import torch
 
 import hf_elmo.embed
-from hf_elmo import batch_to_ids
+from hf_elmo import ElmoModel, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.cuda_graphs import GraphedElmo
-from hf_elmo.embed import SENTENCE_TO_INDEX, embed_sentences, open_embeddings
+from hf_elmo.embed import SENTENCE_TO_INDEX, SETTINGS_ATTRIBUTE, Shard, embed_sentences, open_embeddings
 from hf_elmo.modeling_elmo import mean_pool
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
@@ -255,6 +255,7 @@ def test_embed_sentences_streams_in_input_order_with_bounded_lookahead(allennlp_
         (b"fine\nnot \xff utf8\n", ["1 of 2 lines", "line 2: not valid UTF-8 (byte 0xff at character 5)"]),
         (b"ok\nok " + b"x" * 101 + b"\n", ["line 2: token of 101 characters"]),
         (b"a\n" + b"\n" * 7 + b"b\n", ["7 of 9 lines", "the first 5 shown", "line 6: blank line"]),
+        (b"a b\nc\x00d e\n", ["1 of 2 lines", "line 2: NUL byte at character 2 (binary data, not text)"]),
     ],
 )
 def test_bad_lines_stop_the_run_before_anything_is_written(content, expected, model_dir, tmp_path, capsys):
@@ -270,6 +271,14 @@ def test_bad_lines_stop_the_run_before_anything_is_written(content, expected, mo
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt"]
 
 
+def test_an_empty_input_is_an_error_and_nothing_is_written(model_dir, tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert embed_cli(empty, tmp_path / "out.hdf5", model_dir) == 2
+    assert f"elmo embed: error: {empty} is empty: there are no lines to embed" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.txt"]
+
+
 def test_long_tokens_are_truncated_with_max_token_chars_none(model_dir, tmp_path):
     text = tmp_path / "long.txt"
     text.write_text("ok " + "x" * 101 + "\n")
@@ -283,6 +292,8 @@ def test_long_tokens_are_truncated_with_max_token_chars_none(model_dir, tmp_path
         (["--device", "cuda"], "no CUDA device is available"),
         (["--shard", "2/2"], "need 0 <= i < N"),
         (["--shard", "first"], "expected i/N"),
+        (["--shard", "\u00b2/3"], "shard '\u00b2/3': expected i/N"),  # a superscript two is a digit to str.isdigit
+        (["--shard", "0/1025"], "at most 1024 shards"),
     ],
 )
 def test_bad_options_are_clear_errors(option, message, model_dir, text, tmp_path, capsys):
@@ -301,6 +312,21 @@ def test_a_max_token_chars_that_is_not_a_positive_integer_or_none_is_a_usage_err
         embed_cli(text, tmp_path / "out.hdf5", model_dir, "--max-token-chars", limit)
     assert exit.value.code == 2
     assert f"--max-token-chars: must be a positive integer or 'none', got '{limit}'" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_huge_shard_count_is_refused_at_once():
+    with pytest.raises(ValueError, match="at most 1024 shards"):
+        Shard(0, 10**9)
+
+
+def test_a_torchrun_environment_that_is_no_shard_names_its_variables(model_dir, text, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RANK", "x")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert embed_cli(text, tmp_path / "out.hdf5", model_dir) == 2
+    err = capsys.readouterr().err
+    assert "RANK='x' and WORLD_SIZE='2' (as torchrun sets them) are no shard" in err
+    assert "pass --shard i/N" in err and len(err.splitlines()) == 1
     assert not any(tmp_path.iterdir())
 
 
@@ -432,6 +458,60 @@ def test_torchrun_shards_read_back_equal_to_one_process(model_dir, text, referen
         assert len(embeddings) == len(lines)
         for i in range(len(lines)):
             np.testing.assert_allclose(embeddings[i], want[str(i)], rtol=0, atol=1e-6, err_msg=f"line {i}")
+
+
+def test_a_shard_with_other_settings_than_a_finished_shard_of_the_output_is_refused(model_dir, text, tmp_path, capsys):
+    out = tmp_path / "out.hdf5"
+    assert embed_cli(text, out, model_dir, "--shard", "0/2") == 0
+    capsys.readouterr()
+    assert embed_cli(text, out, model_dir, "--shard", "1/2", "--layers", "top") == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'out.shard-0-of-2.hdf5'}, shard 0 of this output, differs in --layers " in err
+    assert "(all; this run: top)" in err and "--overwrite" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "out.shard-1-of-2.hdf5").exists()
+
+    edited = tmp_path / "edited.txt"
+    edited.write_text(text.read_text(encoding="utf-8").replace("cat", "dog"), encoding="utf-8")
+    assert embed_cli(edited, out, model_dir, "--shard", "1/2") == 2
+    assert "differs in input (SHA-256 " in capsys.readouterr().err
+
+    other_model = tmp_path / "other-model"
+    changed = ElmoModel.from_pretrained(model_dir)
+    with torch.no_grad():
+        for parameter in changed.parameters():
+            parameter.mul_(1.5)
+    changed.save_pretrained(other_model)
+    assert embed_cli(text, out, other_model, "--shard", "1/2") == 2
+    assert f"differs in model ({model_dir}, SHA-256 " in capsys.readouterr().err
+
+    assert embed_cli(text, out, model_dir, "--shard", "1/2") == 0  # the same settings
+
+
+def test_an_index_of_shards_made_with_other_settings_is_refused(model_dir, text, tmp_path):
+    out = tmp_path / "out.hdf5"
+    assert embed_cli(text, out, model_dir, "--shard", "0/2") == 0
+    assert embed_cli(text, out, model_dir, "--shard", "1/2", "--pool", "mean", "--overwrite") == 0
+    with pytest.raises(ValueError, match=r"its shards differ in --pool \(out.shard-0-of-2.hdf5: none; "):
+        open_embeddings(tmp_path / "out.hdf5.index.json")
+    assert embed_cli(text, out, model_dir, "--shard", "0/2", "--pool", "mean", "--overwrite") == 0
+    with open_embeddings(tmp_path / "out.hdf5.index.json") as embeddings:
+        assert embeddings[1].shape == (3, 32)
+
+
+def test_an_index_of_shards_that_record_no_settings_opens_unless_only_some_do(model_dir, text, reference, tmp_path):
+    out = tmp_path / "out.hdf5"
+    for shard in ("0/2", "1/2"):
+        assert embed_cli(text, out, model_dir, "--shard", shard) == 0
+    with h5py.File(tmp_path / "out.shard-1-of-2.hdf5", "a") as shard_file:  # as written by an older version
+        del shard_file.attrs[SETTINGS_ATTRIBUTE]
+    with pytest.raises(
+        ValueError, match=r"recorded settings \(out.shard-0-of-2.hdf5: recorded; out.shard-1-of-2.hdf5: none: an older"
+    ):
+        open_embeddings(tmp_path / "out.hdf5.index.json")
+    with h5py.File(tmp_path / "out.shard-0-of-2.hdf5", "a") as shard_file:
+        del shard_file.attrs[SETTINGS_ATTRIBUTE]
+    with open_embeddings(tmp_path / "out.hdf5.index.json") as embeddings:
+        np.testing.assert_allclose(embeddings[3], read_all(reference)["3"], rtol=0, atol=1e-6)
 
 
 # -- memory -----------------------------------------------------------------------------------

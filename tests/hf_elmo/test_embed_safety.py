@@ -156,6 +156,14 @@ def test_an_output_that_is_a_folder_is_refused_even_with_overwrite(model_dir, te
     assert (out / "keep.txt").read_text() == "mine"
 
 
+def test_an_output_ending_with_a_slash_is_refused_not_written_as_a_file(model_dir, text, tmp_path, capsys):
+    out = f"{tmp_path / 'newdir'}/"
+    assert elmo_main(["embed", str(text), out, "--model", str(model_dir), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"the output {out} ends with '/', naming a folder; name the HDF5 file to write" in err
+    assert names(tmp_path) == []
+
+
 @pytest.mark.parametrize("option", [["--batch-tokens", "0"], ["--chunk-lines", "0"]])
 def test_bad_sizes_are_refused_before_anything_is_written(option, model_dir, text, tmp_path, capsys):
     assert (
@@ -406,6 +414,30 @@ def test_a_model_changed_in_place_is_an_unfinished_run_with_other_settings(
     err = capsys.readouterr().err
     assert "unfinished run with other settings (model_sha256)" in err and len(error_lines(err)) == 1
     assert names(tmp_path / "out.hdf5.partial") == ["part-000000.hdf5", "part-000001.hdf5", "run.json"]
+
+
+@pytest.mark.parametrize(
+    "kind, reason",
+    [
+        ("file", "it is not a folder"),
+        ("link to a folder", "it is a symbolic link"),
+        ("dangling link", "it is a symbolic link"),
+    ],
+)
+def test_a_partial_path_that_is_a_file_or_link_is_refused_saying_what_it_is(
+    kind, reason, model_dir, text, tmp_path, capsys
+):
+    partial = tmp_path / "out.hdf5.partial"
+    if kind == "file":
+        partial.write_text("mine")
+    else:
+        (tmp_path / "target").mkdir()
+        partial.symlink_to(tmp_path / ("target" if kind == "link to a folder" else "nowhere"))
+    assert embed(text, tmp_path / "out.hdf5", model_dir, "--overwrite") == 2
+    err = capsys.readouterr().err
+    assert f"{partial} exists and is no unfinished run of elmo embed ({reason}), so it is not replaced" in err
+    assert partial.is_symlink() or partial.read_text() == "mine"
+    assert not (tmp_path / "out.hdf5").exists()
 
 
 def test_a_partial_folder_or_lock_file_of_the_users_own_is_refused_and_kept(model_dir, text, tmp_path, capsys):

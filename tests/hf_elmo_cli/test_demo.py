@@ -64,3 +64,23 @@ def test_demo_with_a_word_the_bundled_text_lacks_shows_similarities_and_no_neigh
     out = capsys.readouterr().out
     assert len(re.findall(r"layer \d \(.*?\)\s+-?[\d.]+", out)) == 3  # token layer and 2 biLSTM layers
     assert "no neighbours" in out and "'bank'" in out
+
+
+def test_demo_names_a_text_file_that_is_not_utf8_and_its_line_before_any_output(tmp_path, capsys):
+    text = tmp_path / "bad.txt"
+    text.write_bytes(b"he hit it with a stick\n\xff\n")
+    assert elmo_main(["demo", "--text", str(text)]) == 2
+    captured = capsys.readouterr()
+    assert (
+        captured.err
+        == f"elmo demo: error: {text}:2: not valid UTF-8 (byte 0xff at column 0); the corpus must be UTF-8 text\n"
+    )
+    assert captured.out == ""
+
+
+def test_demo_truncates_a_too_long_token_of_its_text_as_the_original_does(tmp_path, capsys):
+    text = tmp_path / "long.txt"
+    text.write_text("stick " + "x" * 10_000 + "\nhe hit it with a stick\n", encoding="utf-8")
+    assert elmo_main(["demo", "--text", str(text), "--any-token"]) == 0
+    out = capsys.readouterr().out
+    assert "[stick] xxxx" in out and "by top-layer cosine (long.txt)" in out
