@@ -1,9 +1,12 @@
-"""Text corpora of one sentence per line (whitespace tokens): reading them, and the error for
-files that are not such text. Read by pretraining, ``elmo perplexity`` and checked the same way
-by ``elmo embed``."""
+"""Text corpora of one sentence per line (whitespace tokens): reading their lines, and the error
+for files that are not such text. ``read_lines`` is how every command splits a text file into
+lines (``elmo embed``, ``elmo pretrain``, ``elmo perplexity``); ``read_corpus`` reads a training
+or evaluation corpus with it."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from .fileio import PathLike
@@ -13,47 +16,68 @@ MAX_LINE_CHARS = 100_000
 #: How text files are decoded: UTF-8, a byte-order mark at the start of the file (as some editors
 #: write) dropped rather than read into the first token.
 TEXT_ENCODING = "utf-8-sig"
+#: What ``read_lines`` (``errors="surrogateescape"``) decodes an invalid UTF-8 byte to.
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 class CorpusError(ValueError):
     """A training or evaluation file that is not one-sentence-per-line UTF-8 text."""
 
 
+def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
+    """The lines of a UTF-8 file (a leading byte-order mark dropped) as Python's text mode splits
+    them (at ``\\n``, ``\\r\\n`` and ``\\r``, each ending read as ``\\n``); an invalid byte becomes
+    a lone surrogate (``errors="surrogateescape"``) for the caller to report (``undecodable_byte``).
+
+    With ``max_chars``, at most ``max_chars + 1`` characters of a line are read at a time, so that
+    a file without line breaks is not read whole: a longer line comes as its first piece, without
+    its line end, for the caller to refuse.
+    """
+    with open(path, encoding=TEXT_ENCODING, errors="surrogateescape") as handle:
+        if max_chars is None:
+            yield from handle
+        else:
+            while line := handle.readline(max_chars + 1):
+                yield line
+
+
+def undecodable_byte(line: str) -> str | None:
+    """``not valid UTF-8 (byte 0xe9 at character 4)`` for the first invalid byte of a line from
+    ``read_lines``; None when it has none."""
+    found = _UNDECODABLE.search(line)
+    if found is None:
+        return None
+    return f"not valid UTF-8 (byte {ord(found.group()) - 0xDC00:#04x} at character {found.start() + 1})"
+
+
 def read_corpus(path: PathLike, max_sentence_tokens: int = 100, max_line_chars: int = MAX_LINE_CHARS) -> list[str]:
-    """The sentences of a corpus file, each a string of space-separated tokens.
+    """The sentences of a corpus file (lines as ``read_lines`` splits them), each a string of
+    space-separated tokens.
 
     Blank lines are skipped; a sentence longer than ``max_sentence_tokens`` tokens is cut into
     consecutive pieces. Raises ``CorpusError`` naming the file and line for binary data,
     invalid UTF-8, a line over ``max_line_chars`` characters, or a file with no tokens.
     """
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a text file of one sentence per line")
     if not path.is_file():
         raise FileNotFoundError(f"corpus file not found: {path}")
     sentences: list[str] = []
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if len(raw) > 4 * max_line_chars:
-                raise CorpusError(
-                    f"{path}:{number}: line of {len(raw):,} bytes; expected one sentence per line "
-                    f"(at most {max_line_chars:,} characters): split the text into sentences first"
-                )
-            if b"\x00" in raw:
-                raise CorpusError(f"{path}:{number}: NUL byte: this looks like binary data, not a text corpus")
-            try:
-                line = raw.decode(TEXT_ENCODING if number == 1 else "utf-8")
-            except UnicodeDecodeError as err:
-                raise CorpusError(
-                    f"{path}:{number}: not valid UTF-8 (byte {raw[err.start]:#04x} at column {err.start}); "
-                    "the corpus must be UTF-8 text"
-                ) from None
-            if len(line) > max_line_chars:
-                raise CorpusError(
-                    f"{path}:{number}: line of {len(line):,} characters; expected one sentence per line "
-                    f"(at most {max_line_chars:,} characters): split the text into sentences first"
-                )
-            tokens = line.split()
-            for start in range(0, len(tokens), max_sentence_tokens):
-                sentences.append(" ".join(tokens[start : start + max_sentence_tokens]))
+    for number, line in enumerate(read_lines(path, max_line_chars), start=1):
+        if "\x00" in line:
+            raise CorpusError(f"{path}:{number}: NUL byte: this looks like binary data, not a text corpus")
+        if len(line.rstrip("\n")) > max_line_chars:
+            raise CorpusError(
+                f"{path}:{number}: line longer than {max_line_chars:,} characters; expected one sentence per "
+                "line: split the text into sentences first"
+            )
+        undecodable = undecodable_byte(line)
+        if undecodable:
+            raise CorpusError(f"{path}:{number}: {undecodable}; the corpus must be UTF-8 text")
+        tokens = line.split()
+        for start in range(0, len(tokens), max_sentence_tokens):
+            sentences.append(" ".join(tokens[start : start + max_sentence_tokens]))
     if not sentences:
         raise CorpusError(f"{path} holds no tokens (empty file or only blank lines)")
     return sentences

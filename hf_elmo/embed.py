@@ -74,7 +74,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .batching import token_budget_batches
-from .corpus import TEXT_ENCODING, CorpusError
+from .corpus import CorpusError, read_lines, undecodable_byte
 from .cuda_graphs import GraphedElmo
 from .fileio import (
     PathLike,
@@ -82,6 +82,7 @@ from .fileio import (
     check_parent_folders,
     ensure_free_space,
     exclusive_lock,
+    input_identity,
     is_or_holds,
     write_text_atomic,
 )
@@ -117,8 +118,6 @@ _SHARED_SETTINGS = {
 REPORTED_BAD_LINES = 5
 #: What to do when the disk is full.
 _RESUME = "run the same command again: the finished chunks are kept"
-#: What ``errors="surrogateescape"`` decodes an invalid UTF-8 byte to.
-_UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 # -- sentences to arrays ----------------------------------------------------------------------
@@ -279,14 +278,6 @@ def shard_index_file(output: PathLike) -> Path:
     return output.with_name(output.name + ".index.json")
 
 
-def read_lines(path: PathLike) -> Iterator[str]:
-    """The lines of a UTF-8 file (a leading byte-order mark dropped) as Python's text mode splits
-    them; an invalid byte becomes a lone surrogate (``errors="surrogateescape"``) for
-    ``scan_input`` to report."""
-    with open(path, encoding=TEXT_ENCODING, errors="surrogateescape") as handle:
-        yield from handle
-
-
 @dataclass
 class InputScan:
     """What the validation pass learnt: ``num_lines`` of the file, ``shard_lines`` of them in
@@ -342,10 +333,9 @@ def scan_input(
 def _line_problem(
     line: str, tokens: list[str], max_token_chars: int | None, max_characters_per_token: int
 ) -> str | None:
-    undecodable = _UNDECODABLE.search(line)
+    undecodable = undecodable_byte(line)
     if undecodable:
-        byte = ord(undecodable.group()) - 0xDC00
-        return f"not valid UTF-8 (byte {byte:#04x} at character {undecodable.start() + 1})"
+        return undecodable
     nul = line.find("\x00")
     if nul >= 0:
         return f"NUL byte at character {nul + 1} (binary data, not text)"
@@ -578,7 +568,7 @@ def _run_settings(
 ) -> dict[str, Any]:
     return {
         "input": str(input_path.resolve()),
-        **_input_identity(input_path),
+        **input_identity(input_path),
         "model": model_id,
         "model_sha256": model_fingerprint(model),
         "layers": layers,
@@ -586,16 +576,6 @@ def _run_settings(
         "chunk_lines": chunk_lines,
         "shard": f"{shard.index}/{shard.count}",
     }
-
-
-def _input_identity(input_path: Path) -> dict[str, Any]:
-    """Size, mtime and SHA-256 of the input: what must not change between a run's start and end."""
-    stat = input_path.stat()
-    digest = hashlib.sha256()
-    with open(input_path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return {"input_bytes": stat.st_size, "input_mtime_ns": stat.st_mtime_ns, "input_sha256": digest.hexdigest()}
 
 
 def _part_file(partial: Path, chunk: int) -> Path:
@@ -745,7 +725,7 @@ def _check_other_shards(output_path: PathLike, shard: Shard, record: dict[str, A
 
 def _check_input_unchanged(input_path: Path, settings: dict[str, Any], partial: Path) -> None:
     """Raise (discarding the unfinished run) if the input is not the file the run started with."""
-    now = _input_identity(input_path)
+    now = input_identity(input_path)
     changed = [k for k, v in now.items() if settings[k] != v]
     if changed:
         shutil.rmtree(partial)

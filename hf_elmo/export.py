@@ -79,7 +79,8 @@ def export_model(
     example = batch_to_ids([["Export", "me"], ["ok"]], config.max_characters_per_token)
     dynamic = ({0: torch.export.Dim("batch", min=1), 1: torch.export.Dim("tokens", min=1)},)
 
-    with build_aside(out_dir, overwrite=overwrite, inputs=inputs) as staging:
+    expected_bytes = sum(t.numel() * t.element_size() for t in graph.state_dict().values())  # the graph's weights
+    with build_aside(out_dir, overwrite=overwrite, inputs=inputs, expected_bytes=expected_bytes) as staging:
         with torch.no_grad(), _quiet_exporter():
             if format == "onnx":
                 torch.onnx.export(

@@ -15,7 +15,10 @@
 - ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``); a second one
   fails at once with ``OutputBusyError``.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
-  disk: it reports the failed writes while freeing objects and then crashes).
+  disk: it reports the failed writes while freeing objects and then crashes);
+  ``check_writable``: refuse a folder this process cannot write in, before a long run would.
+- ``input_identity``: size, mtime and SHA-256 of an input file, which a resumable run records
+  to refuse resuming on another file of the same name (``elmo embed``, ``elmo pretrain``).
 
 Files get the usual mode (0666 less the umask, 0644 by default), folders 0777 less the umask.
 This module must not be imported by the modules that travel as remote code (``modeling_*.py``,
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -35,6 +39,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from .configuration_elmo import ElmoConfig
 
@@ -110,6 +115,29 @@ def ensure_free_space(path: PathLike, nbytes: int, what: str, then: str = "run t
             f"no space left on the disk of {folder} for {what} (needs {nbytes:,} bytes "
             f"+ {FREE_SPACE_RESERVE:,} spare, {free:,} free); free some space and {then}",
         )
+
+
+def check_writable(folder: PathLike, what: PathLike) -> None:
+    """Raise ``PermissionError`` when this process cannot create files in ``folder``, or (when it
+    does not exist yet) in the nearest existing folder on its way to it: ``what`` (the file or
+    folder to be written there) could not be written."""
+    folder = Path(folder)
+    existing = next(p for p in (folder, *folder.parents) if p.is_dir())
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise PermissionError(
+            errno.EACCES, f"cannot write {what}: {existing} is not writable ({os.strerror(errno.EACCES)})"
+        )
+
+
+def input_identity(path: PathLike) -> dict[str, Any]:
+    """Size, mtime and SHA-256 of the file ``path`` (``input_bytes``, ``input_mtime_ns``,
+    ``input_sha256``): what a resumable run records of its input, to refuse another file later."""
+    stat = Path(path).stat()
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return {"input_bytes": stat.st_size, "input_mtime_ns": stat.st_mtime_ns, "input_sha256": digest.hexdigest()}
 
 
 # -- one writer per output --------------------------------------------------------------------

@@ -1,18 +1,22 @@
 """A run's checkpoint folder (``OUTPUT_DIR.checkpoint`` unless ``--checkpoint-dir``).
 
-It holds ``settings.json`` and ``vocab.txt`` (written when the run starts), ``checkpoint.pt``
+It holds ``settings.json`` (with the training file's SHA-256, ``TRAIN_FILE_IDENTITY``)
+and ``vocab.txt`` (written when the run starts), ``checkpoint.pt``
 (model, optimizer, data position: epoch, batch, step, tokens seen, training seconds),
 ``rng-rankR.pt`` (every rank's RNG state) and ``losses.tsv`` (one line a step), so a killed
 run resumes exactly where its last checkpoint was taken; with ``--snapshot-tokens N``, also
 ``tokens-N/``, the model folder as it was at N tokens (``snapshot_folder``). Every file is
-written aside and renamed into place; a damaged one is named with what to do. A folder that is
-not a run's (files but no ``settings.json``, the inputs, the output folder) is refused before
-the run writes (``check_checkpoint_folder``).
+written aside and renamed into place, after checking that the disk has room for it (a full
+disk keeps the last checkpoint); a damaged one is named with what to do. A folder that is not a
+run's (files but no ``settings.json``, the inputs, the output folder) is refused before the run
+writes (``check_checkpoint_folder``), and so is resuming on a training file whose content
+changed (``resumed_settings``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -20,7 +24,7 @@ from typing import IO, Any
 
 import torch
 
-from ..fileio import atomic_file, is_or_holds, write_text_atomic
+from ..fileio import atomic_file, ensure_free_space, is_or_holds, write_text_atomic
 from .distributed import barrier
 from .settings import RUN_LENGTH_FIELDS, PretrainSettings
 from .vocab import VOCAB_FILE, Vocabulary
@@ -28,6 +32,12 @@ from .vocab import VOCAB_FILE, Vocabulary
 CHECKPOINT_FILE = "checkpoint.pt"
 SETTINGS_FILE = "settings.json"
 LOSS_LOG = "losses.tsv"
+#: The key of ``settings.json`` that records the training file (``fileio.input_identity``).
+TRAIN_FILE_IDENTITY = "train_file_identity"
+#: The data position a checkpoint saves; every field a count but ``elapsed`` (seconds).
+POSITION_FIELDS = ("epoch", "batch", "step", "tokens_seen", "elapsed")
+#: What to do after a failed checkpoint write.
+_RESUME = "run the same command again: it resumes from the last checkpoint, if one was taken"
 
 
 def snapshot_folder(checkpoint_dir: Path, tokens: int) -> Path:
@@ -67,9 +77,26 @@ def _damaged(path: Path, folder: Path, err: BaseException) -> ValueError:
     return ValueError(f"{path} is damaged ({type(err).__name__}: {reason}); {_start_again(folder)}")
 
 
+def _tensor_bytes(obj: Any) -> int:
+    """The bytes of the tensors in ``obj`` (nested dicts, lists and tuples): about its ``torch.save`` size."""
+    if isinstance(obj, torch.Tensor):
+        return obj.numel() * obj.element_size()
+    if isinstance(obj, dict):
+        return sum(_tensor_bytes(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_tensor_bytes(v) for v in obj)
+    return 0
+
+
 def _atomic_torch_save(obj: Any, path: Path) -> None:
+    """``torch.save`` through ``atomic_file``; a failed write (torch reports a full disk as a
+    ``RuntimeError``) is an ``OSError`` naming the file, and the file before it stays."""
     with atomic_file(path) as tmp:
-        torch.save(obj, tmp)
+        try:
+            torch.save(obj, tmp)
+        except RuntimeError as err:
+            reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
+            raise OSError(f"could not write {path} ({reason}); the last checkpoint is kept: {_RESUME}") from None
 
 
 def _torch_load(path: Path, folder: Path) -> dict[str, Any]:
@@ -95,9 +122,12 @@ def saved_vocabulary(folder: Path) -> Vocabulary | None:
         raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
 
 
-def resumed_settings(folder: Path, settings: PretrainSettings) -> PretrainSettings:
+def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identity: dict[str, Any]) -> PretrainSettings:
     """``settings`` for the run in ``folder``; refused when they change more than how long it runs
-    and how often it checkpoints (``RUN_LENGTH_FIELDS``).
+    and how often it checkpoints (``RUN_LENGTH_FIELDS``), or when the training file's content is
+    not the one the run recorded (``train_file_identity``, from ``fileio.input_identity``: its
+    SHA-256; its date may change, e.g. with a copy). A run saved before the record existed
+    resumes unchecked (and records its file from then on).
 
     ``num_sampled`` left to its default (None) takes the run's saved number: runs started
     before that default moved to the model config saved one (4096 then), and resume with it.
@@ -121,27 +151,47 @@ def resumed_settings(folder: Path, settings: PretrainSettings) -> PretrainSettin
         raise ValueError(
             f"{folder} holds a run with other settings ({sorted(changed)}); use another --checkpoint-dir or delete it"
         )
+    recorded = previous.get(TRAIN_FILE_IDENTITY)
+    if isinstance(recorded, dict) and recorded.get("input_sha256") != train_file_identity["input_sha256"]:
+        raise ValueError(
+            f"the training file {settings.train_file} changed since the run in {folder} started (its SHA-256 is "
+            f"not the one in {path}); put the original file back to resume, or {_start_again(folder)}"
+        )
     return settings
 
 
-def start_run(folder: Path, settings: PretrainSettings, vocabulary: Vocabulary) -> None:
-    """Create ``folder`` with the run's ``settings.json`` and ``vocab.txt`` (rank 0 only)."""
+def start_run(
+    folder: Path, settings: PretrainSettings, vocabulary: Vocabulary, train_file_identity: dict[str, Any]
+) -> None:
+    """Create ``folder`` with the run's ``settings.json`` (recording ``train_file_identity``) and
+    ``vocab.txt`` (rank 0 only)."""
     folder.mkdir(parents=True, exist_ok=True)
     # settings.json first: it marks the folder as a run's (check_checkpoint_folder)
-    write_text_atomic(folder / SETTINGS_FILE, json.dumps(asdict(settings), indent=2))
+    record = {**asdict(settings), TRAIN_FILE_IDENTITY: train_file_identity}
+    write_text_atomic(folder / SETTINGS_FILE, json.dumps(record, indent=2))
     vocabulary.save(folder / VOCAB_FILE)
 
 
 def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], rank: int, world: int) -> None:
-    """Model + optimizer (rank 0), RNG state of every rank, and the data position."""
+    """Model + optimizer (rank 0), RNG state of every rank, and the data position.
+
+    Before writing anything, the disk must have room for all of it (``ensure_free_space``): a
+    full disk stops the run with the last checkpoint whole, its RNG states included.
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    _atomic_torch_save({"rng": torch.get_rng_state()}, folder / f"rng-rank{rank}.pt")
+    rng = {"rng": torch.get_rng_state()}
+    state = (
+        {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "world_size": world, **position}
+        if rank == 0
+        else {}
+    )
+    ensure_free_space(
+        folder, _tensor_bytes(rng) + _tensor_bytes(state), f"a checkpoint of step {position['step']}", _RESUME
+    )
+    _atomic_torch_save(rng, folder / f"rng-rank{rank}.pt")
     barrier()
     if rank == 0:
-        _atomic_torch_save(
-            {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "world_size": world, **position},
-            folder / CHECKPOINT_FILE,
-        )
+        _atomic_torch_save(state, folder / CHECKPOINT_FILE)
     barrier()
 
 
@@ -166,7 +216,13 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> di
                 f"{_start_again(folder)}"
             ) from None
         optimizer.load_state_dict(state["optimizer"])
-        position = {k: state[k] for k in ("epoch", "batch", "step", "tokens_seen", "elapsed")}
+        position = {k: state[k] for k in POSITION_FIELDS}
+        for name, value in position.items():
+            kinds = (int, float) if name == "elapsed" else (int,)
+            if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value) or value < 0:
+                raise TypeError(
+                    f"its {name} is {value!r}, not a {'number of seconds' if name == 'elapsed' else 'count'}"
+                )
     except (KeyError, RuntimeError, TypeError) as err:
         raise _damaged(path, folder, err) from None
     try:
@@ -178,11 +234,25 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> di
 
 def open_loss_log(folder: Path, step: int) -> IO[str]:
     """The per-step loss log (step, epoch, tokens seen, loss, training seconds so far), line-buffered
-    so that it can be followed while the run goes on, cut back to ``step`` on resume."""
+    so that it can be followed while the run goes on, cut back to ``step`` on resume.
+
+    A last line without its line end (cut by a full disk) is dropped; any other line that is not
+    a step's is named, with what to do.
+    """
     path = folder / LOSS_LOG
     kept = []
     if path.is_file() and step > 0:
-        kept = [line for line in path.read_text().splitlines(keepends=True)[1:] if int(line.split("\t")[0]) <= step]
+        *lines, _ = path.read_bytes().decode("utf-8", errors="replace").split("\n")  # "" or a cut line
+        for number, line in enumerate(lines[1:], start=2):
+            fields = line.split("\t")
+            if len(fields) != 5 or not (fields[0].isascii() and fields[0].isdigit()):
+                raise ValueError(
+                    f"{path}:{number}: not a step of the loss log (step, epoch, tokens seen, loss, seconds): "
+                    f"{line.strip()[:60]!r}; delete that line (or the file, losing the log of the earlier steps) "
+                    "and run the command again"
+                )
+            if int(fields[0]) <= step:
+                kept.append(line + "\n")
     handle = open(path, "w", encoding="utf-8", buffering=1)
     handle.write("step\tepoch\ttokens_seen\ttrain_loss\tseconds\n")
     handle.writelines(kept)

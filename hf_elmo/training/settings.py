@@ -279,6 +279,8 @@ def check_settings(settings: PretrainSettings) -> None:
         path = getattr(s, name)
         if path is not None and not Path(path).is_file():
             what = "the training file" if name == "train_file" else flag(name)  # a positional argument
+            if Path(path).is_dir():
+                raise IsADirectoryError(f"{what} {path} is a folder; give a text file")
             raise FileNotFoundError(f"{what} {path}: no such file")
     check_pre_tokenizer(s.pre_tokenizer, check_language=True)
     if s.init_model is None:

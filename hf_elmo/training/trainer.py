@@ -2,7 +2,8 @@
 
 One code path for one process and for ``torchrun --nproc_per_node N`` (``distributed``: rank r
 reads every N-th sentence of each epoch's order). A run checks everything before it writes
-(``settings``), restores its last checkpoint when there is one (``checkpoints``), trains until
+(``settings``; the validation file is read then, and the folders it writes in must be writable),
+restores its last checkpoint when there is one (``checkpoints``), trains until
 its token budget, ``max_minutes`` or ``max_steps``, and at its end writes the model folder
 (``output``) with the validation perplexity (``evaluation``) in its card.
 """
@@ -20,7 +21,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ..corpus import read_corpus
-from ..fileio import check_output_folder
+from ..fileio import check_output_folder, check_writable, input_identity
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
     check_checkpoint_folder,
@@ -119,6 +120,10 @@ class Trainer:
         inputs: list[Path] = [*(Path(p) for p in (s.train_file, s.valid_file, s.vocab_file) if p), *init_path]
         self.out_dir = check_output_folder(s.output_dir, overwrite=self.overwrite, inputs=inputs)
         check_checkpoint_folder(self.checkpoint_dir, self.out_dir, inputs)
+        check_writable(self.checkpoint_dir, self.checkpoint_dir)
+        check_writable(self.out_dir.parent, self.out_dir)  # where the model folder is built at the end
+        # read now, so that a bad file stops the run before anything is written (scored at the end)
+        self.valid_sentences = read_corpus(s.valid_file, s.max_sentence_tokens) if s.valid_file else None
 
     def _vocabulary(self, sentences) -> Vocabulary:
         """The resumed run's, else ``--vocab``, else the ``--init-model`` LM's, else built from the corpus."""
@@ -134,13 +139,14 @@ class Trainer:
 
     def _prepare(self) -> None:
         sentences = read_corpus(self.settings.train_file, self.settings.max_sentence_tokens)
+        train_file_identity = input_identity(self.settings.train_file)
         self.vocabulary = self._vocabulary(sentences)
-        self.settings = s = resumed_settings(self.checkpoint_dir, self.settings)
+        self.settings = s = resumed_settings(self.checkpoint_dir, self.settings, train_file_identity)
         torch.manual_seed(s.seed)
         # loading --init-model is the last check before writing
         model = build_model(s, self.vocabulary, self.init_source).to(self.device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
         if self.rank == 0:
-            start_run(self.checkpoint_dir, s, self.vocabulary)
+            start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity)
         model.train()
         self.saved_implementation = model.config.bilm_implementation  # what the model folder will say
         model.config.bilm_implementation = resolve_bilm_implementation(s.bilm_implementation, model.config, self.device)
@@ -198,6 +204,8 @@ class Trainer:
         )
         self._schedule_lr(self.position["elapsed"])
         try:
+            if self._run_is_over(self.position["elapsed"]):  # its model folder was not written (e.g. a full disk)
+                return True
             while True:
                 batches = self.batcher.epoch_batches(self.position["epoch"])
                 n_batches = all_reduce_min(len(batches))
@@ -226,8 +234,7 @@ class Trainer:
         position["tokens_seen"] += words
         run_seconds = self._record(float(loss), words)
         self._schedule_lr(run_seconds)
-        out_of_time = s.max_minutes is not None and run_seconds >= 60 * s.max_minutes
-        finished = position["tokens_seen"] >= self.total_tokens or agree(out_of_time)
+        finished = self._run_is_over(run_seconds)
         stop_now = s.max_steps is not None and position["step"] >= s.max_steps
         due = (s.checkpoint_every_steps and position["step"] % s.checkpoint_every_steps == 0) or (
             time.monotonic() - self.last_checkpoint > 60 * s.checkpoint_every_minutes
@@ -238,6 +245,13 @@ class Trainer:
         if finished or stop_now or agree(bool(due)):
             self._checkpoint()
         return finished, stop_now
+
+    def _run_is_over(self, run_seconds: float) -> bool:
+        """Whether the run has seen its token budget or, with ``max_minutes``, its training time
+        (rank 0's clock)."""
+        s = self.settings
+        out_of_time = s.max_minutes is not None and run_seconds >= 60 * s.max_minutes
+        return self.position["tokens_seen"] >= self.total_tokens or agree(out_of_time)
 
     def _record(self, loss: float, words: int) -> float:
         """Progress bar and loss log for the step just taken; returns the run's training seconds."""
@@ -316,8 +330,8 @@ class Trainer:
         if self.world > 1:
             metrics["world_size"] = self.world
             metrics["max_weight_difference_between_ranks"] = divergence
-        if s.valid_file:
-            metrics["valid"] = perplexity(model, self.vocabulary, read_corpus(s.valid_file, s.max_sentence_tokens))
+        if self.valid_sentences is not None:
+            metrics["valid"] = perplexity(model, self.vocabulary, self.valid_sentences)
         with self._as_saved():  # what loads from the folder embeds without dropout
             save_lm_folder(model, self.vocabulary, self.out_dir, s, self.position, metrics, overwrite=self.overwrite)
         barrier()

@@ -46,7 +46,7 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
 
     for name, overrides in (
         ("tokens_per_batch", dict(default=EVAL_TOKENS_PER_BATCH, help="padded tokens per batch, markers included")),
-        ("max_sentence_tokens", {}),
+        ("max_sentence_tokens", dict(type=positive_int)),
     ):
         add_field_option(parser, PretrainSettings, name, flag(name), **overrides)
 

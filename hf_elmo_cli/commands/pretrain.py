@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from dataclasses import fields
 
 from ._args import add_field_option, positive_int
@@ -81,15 +82,30 @@ def settings_from_args(args: argparse.Namespace):
     return PretrainSettings(**values, config_overrides=overrides)
 
 
+#: The exit status of a run stopped by Ctrl-C (SIGINT), as shells report it.
+INTERRUPTED = 130
+
+
 def run_command(args: argparse.Namespace) -> int:
     import torch
 
+    from hf_elmo.training.checkpoints import CHECKPOINT_FILE
     from hf_elmo.training.trainer import pretrain
 
     if args.threads:
         torch.set_num_threads(args.threads)
     settings = settings_from_args(args)
-    out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
+    try:
+        out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
+    except KeyboardInterrupt:  # Ctrl-C: what was written is whole (files are renamed into place)
+        if int(os.environ.get("RANK", "0")) == 0:
+            folder = settings.resolved_checkpoint_dir()
+            if (folder / CHECKPOINT_FILE).is_file():
+                what = f"the last checkpoint, in {folder}, resumes with the same command"
+            else:
+                what = "no checkpoint was taken yet: the same command starts the run again"
+            print(f"elmo pretrain: interrupted; {what}", file=sys.stderr)
+        return INTERRUPTED
     if out is None:
         print(f"stopped at --max-steps {settings.max_steps}; run the same command again to resume")
         return 0

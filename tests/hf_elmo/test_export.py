@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+import hf_elmo.fileio
 from hf_elmo import ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.export import (
@@ -20,7 +21,9 @@ from hf_elmo.export import (
     export_reference,
     open_exported,
 )
+from hf_elmo.fileio import FREE_SPACE_RESERVE
 from tests.hf_elmo.random_inputs import clipped_random_model, random_sentences
+from tests.hf_elmo.test_convert_safety import DiskUsage
 
 TOLERANCE = 1e-5  # fp32, max abs difference from eager ElmoModel
 FORMATS = ["onnx", "torch-export"]
@@ -134,6 +137,18 @@ def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp
     with pytest.raises(FileExistsError, match="exists and is not empty"):
         export_model(tiny_model, occupied, "torch-export")
     assert [p.name for p in tmp_path.iterdir()] == ["occupied"] and (occupied / "keep.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_export_without_room_for_the_graphs_weights_is_refused_before_writing(
+    tiny_model, tmp_path, monkeypatch, format
+):
+    weights = sum(t.numel() * t.element_size() for t in tiny_model.state_dict().values())
+    free = FREE_SPACE_RESERVE + weights // 2  # room for the reserve, not for the weights
+    monkeypatch.setattr(hf_elmo.fileio.shutil, "disk_usage", lambda path: DiskUsage(10**9, 10**9, free))
+    with pytest.raises(OSError, match=f"no space left on the disk of {tmp_path} for the folder out"):
+        export_model(tiny_model, tmp_path / "out", format)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow

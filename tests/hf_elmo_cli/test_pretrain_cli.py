@@ -1,8 +1,10 @@
 """`elmo pretrain`'s options are PretrainSettings' fields: a left-out option is the field's
-default, a given one reaches its field, and the choices are the ones the settings check."""
+default, a given one reaches its field, and the choices are the ones the settings check.
+`elmo perplexity` reads its file as `elmo pretrain` reads a corpus."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import MISSING, fields
 
 import pytest
@@ -10,7 +12,7 @@ import pytest
 from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS
 from hf_elmo.training.evaluation import EVAL_TOKENS_PER_BATCH
 from hf_elmo.training.settings import PretrainSettings, check_settings, flag
-from hf_elmo_cli import build_parser
+from hf_elmo_cli import build_parser, main
 from hf_elmo_cli.commands._args import option_type
 from hf_elmo_cli.commands.pretrain import settings_from_args
 
@@ -77,3 +79,36 @@ def test_perplexity_reads_its_file_as_pretrain_reads_a_corpus():
     args = build_parser().parse_args(["perplexity", "model", "file.txt"])
     assert args.max_sentence_tokens == PretrainSettings.max_sentence_tokens
     assert args.tokens_per_batch == EVAL_TOKENS_PER_BATCH
+
+
+def test_perplexity_refuses_a_max_sentence_tokens_below_one_as_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["perplexity", "model", "file.txt", "--max-sentence-tokens", "0"])
+    assert stop.value.code == 2
+    assert "--max-sentence-tokens: must be a positive integer, got '0'" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def tiny_lm(tmp_path_factory):
+    from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
+
+    folder = tmp_path_factory.mktemp("lm")
+    corpus = write_corpus(folder / "c.txt", n=30)
+    argv = ["pretrain", str(corpus), str(folder / "lm"), *TINY_SHAPE_ARGS, "--max-tokens", "50", "--min-count", "1"]
+    assert main([*argv, "--no-progress"]) == 0
+    return folder / "lm"
+
+
+def test_perplexity_given_the_model_folder_as_its_file_says_it_is_a_folder(tiny_lm, capsys, one_thread):
+    assert main(["perplexity", str(tiny_lm), str(tiny_lm), "--no-progress"]) == 2
+    assert f"{tiny_lm} is a folder, not a text file" in capsys.readouterr().err
+
+
+def test_perplexity_splits_lines_at_cr_as_at_lf(tiny_lm, tmp_path, capsys, one_thread):
+    results = []
+    for ending in ("\n", "\r"):
+        text = tmp_path / "text.txt"
+        text.write_bytes(ending.join(["the cat sees a dog .", "a dog likes the ball ."]).encode() + ending.encode())
+        assert main(["perplexity", str(tiny_lm), str(text), "--json", "--no-progress"]) == 0
+        results.append(json.loads(capsys.readouterr().out))
+    assert results[0] == results[1] and results[0]["predictions"] == 14

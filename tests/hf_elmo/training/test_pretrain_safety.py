@@ -1,13 +1,24 @@
-"""`elmo pretrain` checks every setting before writing anything, and names a damaged checkpoint
-file with what to do."""
+"""`elmo pretrain` checks every setting (and the validation file, and where it writes) before
+writing anything, names a damaged checkpoint file with what to do, resumes only on the training
+file it started with, and stops on a full disk or Ctrl-C with one line and its last checkpoint
+whole."""
 
 from __future__ import annotations
 
+import errno
+import json
+import os
 from pathlib import Path
 
 import pytest
+import torch
 
+import hf_elmo.fileio
+import hf_elmo.training.trainer as trainer
 from hf_elmo.cli import main
+from hf_elmo.fileio import FREE_SPACE_RESERVE
+from hf_elmo.training.checkpoints import CHECKPOINT_FILE, SETTINGS_FILE, TRAIN_FILE_IDENTITY
+from tests.hf_elmo.test_convert_safety import DiskUsage
 from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -185,3 +196,198 @@ def test_an_option_that_would_change_the_init_model_is_refused_before_anything_i
     assert main([*argv, *option, "--no-progress"]) == 2
     assert message.format(lm=tmp_path / "lm") in error_of(capsys)
     assert files_under(tmp_path) == before
+
+
+# -- resuming: the same training file, whole checkpoints ----------------------------------------
+def test_resuming_on_a_changed_training_file_is_refused_naming_it(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    assert pretrain(corpus, out, "--epochs", "2", "--max-steps", "1") == 0
+    before = files_under(folder)
+    write_corpus(corpus, n=30, seed=1)  # another corpus under the same name
+    capsys.readouterr()
+    assert pretrain(corpus, out, "--epochs", "2") == 2
+    line = error_of(capsys)
+    assert f"the training file {corpus} changed since the run in {folder} started" in line
+    assert f"put the original file back to resume, or delete {folder}" in line
+    assert files_under(folder) == before and not out.exists()
+
+
+def test_resuming_on_a_copy_of_the_training_file_goes_on(tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out = tmp_path / "model"
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "1") == 0
+    text = corpus.read_bytes()
+    corpus.unlink()
+    corpus.write_bytes(text)  # same content, another file (other inode and date)
+    assert pretrain(corpus, out, "--epochs", "1") == 0
+
+
+def test_a_checkpoint_saved_before_the_training_file_was_recorded_resumes_and_records_it(tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out = tmp_path / "model"
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "1") == 0
+    settings_path = tmp_path / "model.checkpoint" / SETTINGS_FILE
+    saved = json.loads(settings_path.read_text())
+    recorded = saved.pop(TRAIN_FILE_IDENTITY)
+    settings_path.write_text(json.dumps(saved))  # as an older version wrote it
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "2") == 0
+    assert json.loads(settings_path.read_text())[TRAIN_FILE_IDENTITY]["input_sha256"] == recorded["input_sha256"]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "holds no tokens"),
+        (b"fine\n\x00\x01 binary\n", "valid.txt:2: NUL byte"),
+        (b"caf\xe9\n", "valid.txt:1: not valid UTF-8 (byte 0xe9 at character 4)"),
+        (None, "is a folder"),
+    ],
+    ids=["empty", "binary", "latin1", "folder"],
+)
+def test_a_bad_valid_file_is_refused_before_anything_is_written(content, message, tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    valid = tmp_path / "valid.txt"
+    valid.mkdir() if content is None else valid.write_bytes(content)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--valid-file", str(valid)) == 2
+    assert message in error_of(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("where", ["output", "checkpoint"])
+def test_an_unwritable_output_or_checkpoint_location_is_refused_before_training(where, tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != locked and real_access(path, mode))
+    out, checkpoints = (locked / "model", tmp_path / "ck") if where == "output" else (tmp_path / "m", locked / "ck")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    assert pretrain(corpus, out, "--epochs", "1", "--checkpoint-dir", str(checkpoints)) == 2
+    written = out if where == "output" else checkpoints
+    assert f"cannot write {written}: {locked} is not writable" in error_of(capsys)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_a_full_disk_at_a_checkpoint_is_one_line_and_the_last_checkpoint_resumes(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    assert pretrain(corpus, out, "--epochs", "2", "--max-steps", "2") == 0
+    saved = {name: (folder / name).read_bytes() for name in (CHECKPOINT_FILE, "rng-rank0.pt")}
+    capsys.readouterr()
+    monkeypatch.setattr(  # the disk has room for the loss log, not for the next checkpoint
+        hf_elmo.fileio.shutil, "disk_usage", lambda path: DiskUsage(10**9, 10**9, FREE_SPACE_RESERVE + 1000)
+    )
+    assert pretrain(corpus, out, "--epochs", "2", "--checkpoint-every-steps", "1") == 2
+    line = error_of(capsys)
+    assert f"no space left on the disk of {folder} for a checkpoint of step 3" in line
+    assert "run the same command again: it resumes from the last checkpoint" in line
+    assert {name: (folder / name).read_bytes() for name in saved} == saved and not list(folder.glob("*.tmp"))
+    monkeypatch.undo()
+    assert pretrain(corpus, out, "--epochs", "2") == 0
+
+
+def test_a_checkpoint_write_that_fails_midway_keeps_the_last_checkpoint(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    assert pretrain(corpus, out, "--epochs", "2", "--max-steps", "2") == 0
+    saved = (folder / CHECKPOINT_FILE).read_bytes()
+    capsys.readouterr()
+    real_save = torch.save
+
+    def disk_fills(obj, path):  # what torch reports when the disk fills during the write
+        if "model" in obj:
+            Path(path).write_bytes(b"PK half a checkpoint")
+            raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 41344 vs 41232")
+        real_save(obj, path)
+
+    monkeypatch.setattr(torch, "save", disk_fills)
+    assert pretrain(corpus, out, "--epochs", "2", "--max-steps", "3") == 2
+    line = error_of(capsys)
+    assert (
+        f"could not write {folder / CHECKPOINT_FILE} ([enforce fail" in line and "the last checkpoint is kept" in line
+    )
+    assert (folder / CHECKPOINT_FILE).read_bytes() == saved and not list(folder.glob("*.tmp"))
+    monkeypatch.undo()
+    assert pretrain(corpus, out, "--epochs", "2") == 0
+
+
+def test_a_finished_run_whose_model_folder_failed_writes_it_when_run_again_without_training_more(
+    tmp_path, capsys, monkeypatch
+):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "no space left on the disk (simulated)")
+
+    monkeypatch.setattr(trainer, "save_lm_folder", full_disk)
+    assert pretrain(corpus, out, "--epochs", "1") == 2
+    assert "no space left on the disk" in error_of(capsys) and not out.exists()
+    steps = torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"]
+    monkeypatch.undo()
+    assert pretrain(corpus, out, "--epochs", "1") == 0
+    assert json.loads((out / "training.json").read_text())["position"]["step"] == steps
+    assert torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"] == steps
+
+
+@pytest.mark.parametrize("step", ["3", 2.5, -1, True])
+def test_a_checkpoint_whose_step_is_not_a_count_is_damaged(step, tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "1") == 0
+    state = torch.load(folder / CHECKPOINT_FILE, weights_only=True)
+    torch.save({**state, "step": step}, folder / CHECKPOINT_FILE)
+    capsys.readouterr()
+    assert pretrain(corpus, out, "--epochs", "1") == 2
+    line = error_of(capsys)
+    assert f"{folder / CHECKPOINT_FILE} is damaged (TypeError: its step is {step!r}, not a count)" in line
+    assert f"delete {folder}" in line
+
+
+def test_a_garbage_line_in_the_loss_log_is_named_and_a_cut_last_line_is_dropped(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, log = tmp_path / "model", tmp_path / "model.checkpoint" / "losses.tsv"
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "2") == 0
+    good = log.read_text()
+    log.write_text(good + "hello\n")
+    capsys.readouterr()
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "3") == 2
+    assert f"{log}:4: not a step of the loss log" in error_of(capsys)
+    log.write_text(good + "1")  # a line cut by a full disk
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "3") == 0
+    lines = log.read_text().splitlines()
+    assert [line.split("\t")[0] for line in lines[1:]] == ["1", "2", "3"]
+
+
+def test_ctrl_c_is_one_line_naming_the_checkpoint_that_resumes_and_status_130(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    real_step = trainer.train_step
+    calls = {"n": 0}
+
+    def interrupted_at(step):
+        def train_step(*args, **kwargs):
+            calls["n"] += 1
+            if calls["n"] == step:
+                raise KeyboardInterrupt
+            return real_step(*args, **kwargs)
+
+        return train_step
+
+    monkeypatch.setattr(trainer, "train_step", interrupted_at(1))
+    assert pretrain(corpus, out, "--epochs", "2", "--checkpoint-every-steps", "2") == 130
+    assert error_of(capsys) == (
+        "elmo pretrain: interrupted; no checkpoint was taken yet: the same command starts the run again"
+    )
+    calls["n"] = 0
+    monkeypatch.setattr(trainer, "train_step", interrupted_at(4))
+    assert pretrain(corpus, out, "--epochs", "2", "--checkpoint-every-steps", "2") == 130
+    assert (
+        error_of(capsys)
+        == f"elmo pretrain: interrupted; the last checkpoint, in {folder}, resumes with the same command"
+    )
+    assert torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"] == 2 and not out.exists()
+    monkeypatch.setattr(trainer, "train_step", real_step)
+    assert pretrain(corpus, out, "--epochs", "2", "--checkpoint-every-steps", "2") == 0

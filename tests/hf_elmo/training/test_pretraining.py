@@ -14,7 +14,7 @@ from transformers import AutoTokenizer
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
-from hf_elmo.corpus import CorpusError, read_corpus
+from hf_elmo.corpus import CorpusError, read_corpus, read_lines
 from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
 from hf_elmo.tokenization_elmo import (
@@ -482,6 +482,36 @@ def test_bad_corpora_give_clear_errors_and_leave_nothing_behind(tmp_path, capsys
     assert elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--no-progress"]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+def test_corpora_are_split_into_lines_as_elmo_embed_splits_them(tmp_path, ending):
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(ending.join(["the cat", "", "a dog sat", "x"]).encode() + ending.encode())
+    assert read_corpus(corpus) == ["the cat", "a dog sat", "x"]
+    assert [line.split() for line in read_lines(corpus) if line.split()] == [s.split() for s in read_corpus(corpus)]
+
+
+def test_a_bad_line_of_a_corpus_with_cr_line_ends_is_named_by_its_line_number(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"good\rline\rcaf\xe9\r")
+    with pytest.raises(CorpusError, match=r"c.txt:3: not valid UTF-8 \(byte 0xe9 at character 4\)"):
+        read_corpus(corpus)
+
+
+def test_a_corpus_without_line_breaks_is_refused_without_being_read_whole(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"word " * 200_000)
+    assert len(next(read_lines(corpus, max_chars=1000))) == 1001
+    with pytest.raises(CorpusError, match="c.txt:1: line longer than 1,000 characters"):
+        read_corpus(corpus, max_line_chars=1000)
+
+
+def test_a_folder_given_as_a_corpus_is_said_to_be_a_folder(tmp_path, capsys):
+    with pytest.raises(IsADirectoryError, match=f"{tmp_path} is a folder, not a text file"):
+        read_corpus(tmp_path)
+    assert elmo_main(["pretrain", str(tmp_path), str(tmp_path / "m"), "--epochs", "1", "--no-progress"]) == 2
+    assert f"the training file {tmp_path} is a folder; give a text file" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
