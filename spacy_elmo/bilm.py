@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+import srsly
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
@@ -99,19 +100,41 @@ def model_loader(model: Model) -> Loader | None:
     return _shim(model).loader
 
 
-def load_weights(model: Model, elmo: ElmoModel) -> None:
-    """Put ``elmo`` into the Thinc model and set its widths: ``nO`` = 2P, ``nL`` = L+1."""
+def widths(elmo: ElmoModel) -> dict[str, int]:
+    """The widths an ``elmo-bilm`` Thinc model gets from ``elmo``: ``nL`` = L+1 and ``nO`` = 2P."""
     if not isinstance(elmo, ElmoModel):
         raise TypeError(f"an ELMo loader must return an hf_elmo.ElmoModel, got {type(elmo).__name__}")
+    return {"nL": elmo.config.n_layers + 1, "nO": elmo.config.output_dim}
+
+
+def serialized_widths(bytes_data: bytes) -> dict[str, int | None]:
+    """The widths ``nL`` and ``nO`` of the ``elmo-bilm`` Thinc model in ``bytes_data`` (its
+    ``to_bytes``; ``None`` for a model without weights), read without loading it."""
+    node = srsly.msgpack_loads(bytes_data)["nodes"][0]
+    return {dim: node["dims"].get(dim) for dim in ("nL", "nO")}
+
+
+def load_weights(model: Model, elmo: ElmoModel) -> None:
+    """Put ``elmo`` into the Thinc model and set its ``widths``."""
+    dims = widths(elmo)
     _shim(model).load(elmo)
-    model.set_dim("nO", elmo.config.output_dim, force=True)
-    model.set_dim("nL", elmo.config.n_layers + 1, force=True)
+    for dim, value in dims.items():
+        model.set_dim(dim, value, force=True)
+
+
+def missing_weights_loader(model: Model) -> Loader | None:
+    """What initialising ``model`` loads: nothing (``None``) when it has weights, else its
+    ``loader``, or the shipped model when it has none."""
+    if get_elmo(model) is not None:
+        return None
+    return model_loader(model) or load_shipped_model
 
 
 def _init(model: Model, X: list[Doc] | None = None, Y: None = None) -> None:
-    """Load the weights unless they are there: from the model's loader, else the shipped model."""
-    if get_elmo(model) is None:
-        load_weights(model, (model_loader(model) or load_shipped_model)())
+    """Load the weights unless they are there (``missing_weights_loader``)."""
+    loader = missing_weights_loader(model)
+    if loader is not None:
+        load_weights(model, loader())
 
 
 def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:

@@ -10,6 +10,7 @@ shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.t
 vector / similarity hooks (``token_vectors.py``).
 """
 
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -24,11 +25,11 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
 
-from .bilm import get_elmo, load_weights, model_loader
+from .bilm import get_elmo, load_weights, missing_weights_loader, model_loader, serialized_widths, widths
 from .cache import ActivationCache, doc_key
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
-from .listener import ElmoListener
-from .loader import names_a_model
+from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call
+from .loader import BILM_FOLDER, names_a_model
 from .token_vectors import set_token_vectors
 
 DEFAULT_MODEL = Config().from_str(
@@ -41,8 +42,6 @@ mixed_precision = false
 grad_scaler_config = {}
 """
 )["model"]
-
-BILM_FOLDER = "bilm"
 
 
 @Language.factory(
@@ -68,6 +67,7 @@ def make_elmo(
         token_vectors: set ``doc.tensor`` and the vector / similarity hooks from the average of
             the layers; ``None`` (default): only when the vocab has no static vectors.
     """
+    _let_listeners_check(nlp)
     return ElmoComponent(nlp.vocab, model, name, cache_mb=cache_mb, cache_dir=cache_dir, token_vectors=token_vectors)
 
 
@@ -223,6 +223,24 @@ class ElmoComponent(TrainablePipe):
 
         return accumulate_gradient, backprop
 
+    def rehearse(
+        self,
+        examples: Iterable[Example],
+        *,
+        sgd: Optimizer | None = None,
+        losses: dict[str, float] | None = None,
+        **config: object,
+    ) -> dict[str, float]:
+        """Nothing to rehearse without listeners (the component has no loss of its own); refused
+        with them: ``nlp.rehearse`` runs the components in random order, so a listener cannot count
+        on this component handing it the batch's layers first (``update`` does, in ``nlp.update``)."""
+        if self.listening_components:
+            raise ValueError(
+                f"the elmo component {self.name!r} cannot rehearse with its listeners "
+                f"({', '.join(map(repr, self.listening_components))}): {NO_REHEARSAL}"
+            )
+        return {} if losses is None else losses
+
     def finish_update(self, sgd: Optimizer) -> None:
         """Step the biLM's weights, unless it is frozen (then nothing changes)."""
         if not self.frozen:
@@ -242,7 +260,8 @@ class ElmoComponent(TrainablePipe):
         """Load the biLM with ``loader`` (``[initialize.components.elmo.loader]``, e.g.
         ``spacy-elmo.ElmoLoader.v1``), or, when that names no model, with the model's own loader
         (``[components.elmo.model.loader]``), or the shipped model when neither names one and
-        the model has no weights; then give every listener its widths.
+        the model has no weights; then give every listener its widths. A biLM of other widths
+        than a trained listener's is refused before anything changes (``_load``).
 
         Every listener in ``nlp`` must have an elmo component of its ``upstream`` before it.
         A model named in both places, or one that cannot be loaded, raises a
@@ -252,17 +271,18 @@ class ElmoComponent(TrainablePipe):
         if nlp is not None:
             _check_upstreams(nlp)
         loader, setting = self._choose_loader(loader)
+        loader = loader or missing_weights_loader(self.model)
+        if loader is None:
+            return
         try:
-            if loader is not None:
-                load_weights(self.model, loader())
-            self.model.initialize()
+            elmo = loader()
         except (OSError, ValueError) as error:  # not found, unreadable, or a bad config.json
             raise ConfigValidationError(
                 errors=[{"loc": setting, "msg": str(error)}],
                 title=f"Cannot load the ELMo biLM of component {self.name!r}",
                 show_config=False,
             ) from error
-        self._weights_changed()
+        self._load(elmo)
 
     def _choose_loader(
         self, loader: Callable[[], ElmoModel] | None
@@ -311,39 +331,50 @@ class ElmoComponent(TrainablePipe):
         return self.model.to_bytes()
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
+        new_widths = serialized_widths(bytes_data)
+        if new_widths["nO"] is not None:
+            self._check_listener_widths(new_widths)
         self.model.from_bytes(bytes_data)
         self._weights_changed()
         return self
 
     def _load(self, elmo: ElmoModel) -> None:
+        """Load ``elmo``'s weights, unless a listener was trained on other widths: then nothing changes."""
+        self._check_listener_widths(widths(elmo))
         load_weights(self.model, elmo)
         self._weights_changed()
 
     def _weights_changed(self) -> None:
         """After the biLM's weights are (re)loaded: drop the layers cached from the old ones and
-        give every listener the new widths (refused if a listener was trained on others)."""
+        give every listener the new widths."""
         self.cache.clear()
-        self._set_listener_widths()
-
-    def _set_listener_widths(self) -> None:
         for component_name, listeners in self.listener_map.items():
             for listener in listeners:
                 self._set_widths(listener, component_name)
 
+    def _check_listener_widths(self, new_widths: Mapping[str, int | None]) -> None:
+        """Refuse, before anything changes, a biLM of other widths than a listener was trained on."""
+        for component_name, listeners in self.listener_map.items():
+            for listener in listeners:
+                self._check_widths(listener, component_name, new_widths)
+
     def _set_widths(self, listener: ElmoListener, component_name: str) -> None:
-        """Give ``listener`` the biLM's widths ``nL`` (L+1) and ``nO`` (2P); refuse others than
-        those it already has, which the listening component was trained on (its weights fit no
-        other width)."""
-        widths = {dim: self.model.get_dim(dim) for dim in ("nL", "nO")}
+        """Give ``listener`` the biLM's widths ``nL`` (L+1) and ``nO`` (2P) (``_check_widths``)."""
+        current = {dim: self.model.get_dim(dim) for dim in ("nL", "nO")}
+        self._check_widths(listener, component_name, current)
+        for dim, value in current.items():
+            listener.set_dim(dim, value)
+
+    def _check_widths(self, listener: ElmoListener, component_name: str, new: Mapping[str, int | None]) -> None:
+        """Refuse widths ``new`` other than those ``listener`` already has, which the listening
+        component was trained on (its weights fit no other width)."""
         trained = {dim: listener.maybe_get_dim(dim) for dim in ("nL", "nO")}
-        if trained != {"nL": None, "nO": None} and trained != widths:
+        if trained != {"nL": None, "nO": None} and trained != dict(new):
             raise ValueError(
-                f"component {component_name!r} was trained on ELMo layers of {_describe(trained, widths)}, but "
-                f"the elmo component {self.name!r} now gives {_describe(widths, trained)}: give {self.name!r} the "
+                f"component {component_name!r} was trained on ELMo layers of {_describe(trained, new)}, but "
+                f"the elmo component {self.name!r} now gives {_describe(new, trained)}: give {self.name!r} the "
                 f"biLM {component_name!r} was trained with, or train {component_name!r} again"
             )
-        for dim, value in widths.items():
-            listener.set_dim(dim, value)
 
 
 def _ignore_gradient(d_layers: list[Floats3d]) -> list[Doc]:
@@ -356,6 +387,39 @@ def _describe(widths: Mapping[str, int | None], other: Mapping[str, int | None])
     return f"width 2P = {widths['nO']}{layers}"
 
 
+def _let_listeners_check(nlp: Language) -> None:
+    """Give the listeners already in ``nlp`` (their components come before the elmo component
+    being made, unless it is inserted before them) a ``_PipelineCheck`` of ``nlp``: spaCy
+    initialises the listening component first, so its listener, left unconnected, is the one to
+    say that the elmo component comes after it."""
+    check = _PipelineCheck(nlp)
+    for _, component in nlp.components:
+        for listener in _listeners(component):
+            listener.check_pipeline = check
+
+
+class _PipelineCheck:
+    """``_check_upstreams`` of a pipeline, held weakly, for the sample docs of its own
+    initialisation (docs of its vocab). Pickled without the pipeline, as a check of nothing."""
+
+    def __init__(self, nlp: Language | None) -> None:
+        self._pipeline = None if nlp is None else weakref.ref(nlp)
+
+    def __call__(self, docs: list[Doc]) -> None:
+        nlp = None if self._pipeline is None else self._pipeline()
+        if nlp is not None and docs and docs[0].vocab is nlp.vocab:
+            _check_upstreams(nlp)
+
+    def __reduce__(self) -> tuple[type, tuple[None]]:
+        return (_PipelineCheck, (None,))
+
+
+def _listeners(component: object) -> list[ElmoListener]:
+    """The ``ElmoListener`` layers in ``component``'s model."""
+    model = getattr(component, "model", None)
+    return [node for node in model.walk() if isinstance(node, ElmoListener)] if isinstance(model, Model) else []
+
+
 def _check_upstreams(nlp: Language) -> None:
     """Refuse a listener in ``nlp`` (disabled components included) that no elmo component before
     its own can feed: a ``ConfigValidationError`` at its component naming the elmo components
@@ -363,19 +427,21 @@ def _check_upstreams(nlp: Language) -> None:
     names = nlp.component_names
     elmo_names = [name for name in names if isinstance(nlp.get_pipe(name), ElmoComponent)]
     for position, name in enumerate(names):
-        model = getattr(nlp.get_pipe(name), "model", None)
-        if not isinstance(model, Model):
-            continue
-        for node in model.walk():
-            if not isinstance(node, ElmoListener):
-                continue
+        for node in _listeners(nlp.get_pipe(name)):
             wanted = elmo_names if node.upstream_name == "*" else [n for n in elmo_names if n == node.upstream_name]
             if any(names.index(upstream) < position for upstream in wanted):
                 continue
             if wanted:
                 upstream = wanted[0]
                 message = (
-                    f"the elmo component {upstream!r} it listens to comes after it: move {upstream!r} before {name!r}"
+                    f"the elmo component {upstream!r} it listens to comes after it: move {upstream!r} before "
+                    f"{name!r}: add it with {add_elmo_call(upstream, name)}, or list it before {name!r} in [nlp] "
+                    "pipeline"
+                )
+            elif not elmo_names:
+                message = (
+                    f"the pipeline has no elmo component: add one before {name!r} with "
+                    f"{add_elmo_call(node.upstream_name, name)}, or list one before it in [nlp] pipeline"
                 )
             else:
                 message = (

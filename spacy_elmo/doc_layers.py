@@ -3,7 +3,10 @@
 The layers remember the character span of each token they were computed for, so they follow
 the doc when a later component changes its tokens (``doc.retokenize()``, ``merge_entities``,
 ``merge_noun_chunks``): ``current_layers(doc)`` realigns them first, and every reader of
-``doc._.elmo`` in this package (listeners, vector hooks) goes through it.
+``doc._.elmo`` in this package (listeners, vector hooks) goes through it. ``span.as_doc()``
+gives a doc without ``doc._.elmo`` (spaCy copies no doc-level extension value, even with
+``copy_user_data=True``); ``ElmoLayers.of(new_doc, layers[:, span.start : span.end], component)``
+gives it the span's rows.
 
 Imports only NumPy and srsly at module level: srsly loads the msgpack codec below through an
 entry point, possibly while spaCy is still being imported.

@@ -7,8 +7,9 @@ the listener reads ``doc._.elmo`` instead. The listener's output is what the ups
 one (L+1, n_tokens, 2P) array per doc; a scalar mix after it makes the task's features.
 
 A listener gets its widths from the ``elmo`` component it is connected to; initialising one
-without them (``listener_init``) raises an error that says why: no ``elmo`` component before it,
-or one that has no weights.
+without them (``listener_init``) raises an error that says why: no ``elmo`` component before it
+(or one after it: spaCy connects a listener only to a component before its own, and initialises
+the listening component first), or one that has no weights.
 
 ``replace_listener_cfg``: what ``nlp.replace_listeners`` puts in a mix listener's place (the
 ``elmo`` component's biLM model names it in its ``attrs``, as spacy-transformers does).
@@ -30,13 +31,22 @@ from .doc_layers import EXTENSION
 MIX_LISTENER = "spacy-elmo.ElmoMixListener.v1"
 MIX = "spacy-elmo.ElmoMix.v1"
 
+#: Why a listener gets no layers in ``nlp.rehearse``, and what to do.
+NO_REHEARSAL = (
+    "nlp.rehearse runs the components in random order, so a component listening to an elmo component "
+    "cannot rehearse: give it a biLM of its own first (nlp.replace_listeners), or exclude it and the "
+    "elmo component (exclude=[...])"
+)
+
 
 class ElmoListener(Model):
     """A layer that passes on the biLM layers of the upstream ``elmo`` component named
     ``upstream_name`` (``"*"``: any). Its dims ``nL`` (L+1) and ``nO`` (2P) are set by the
     upstream component when its weights are loaded, so they are known even when the upstream
     is frozen (spaCy issue 11547). ``connected_to`` is the name of the ``elmo`` component that
-    registered it (``None``: none has).
+    registered it (``None``: none has). ``check_pipeline``, set by an ``elmo`` component made in
+    a pipeline that already held this listener, raises the error saying why that pipeline
+    connects no ``elmo`` component to it (``None``: no such component was made).
     """
 
     name = "elmo-listener"
@@ -45,6 +55,7 @@ class ElmoListener(Model):
         super().__init__(name=self.name, forward=listener_forward, init=listener_init, dims={"nO": None, "nL": None})
         self.upstream_name = upstream_name
         self.connected_to: str | None = None
+        self.check_pipeline: Callable[[list[Doc]], None] | None = None
         self._batch_id: int | None = None
         self._outputs: list[Floats3d] | None = None
         self._backprop: Callable | None = None
@@ -66,11 +77,14 @@ def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = Non
     if model.has_dim("nO") and model.has_dim("nL"):
         return
     if model.connected_to is None:
+        if model.check_pipeline is not None:
+            model.check_pipeline(X or [])  # names an elmo component after the listening one
         upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
         raise ValueError(
             f"ELMo listener (upstream {model.upstream_name!r}) is connected to no elmo component: the pipeline "
-            f"needs {upstream} before the listening component; add it (nlp.add_pipe), or move it before the "
-            "listening component in [nlp] pipeline"
+            f"needs {upstream} before the listening component: add it with "
+            f"{add_elmo_call(model.upstream_name, '<the listening component>')}, or list it before that "
+            "component in [nlp] pipeline"
         )
     raise ValueError(
         f"ELMo listener: the elmo component {model.connected_to!r} it listens to has no weights: it must be "
@@ -81,6 +95,13 @@ def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = Non
     )
 
 
+def add_elmo_call(upstream: str, before: str) -> str:
+    """The ``nlp.add_pipe`` call that adds the elmo component a listener of ``upstream`` ("*":
+    any) listens to, before the component ``before``."""
+    name = "" if upstream in ("*", "elmo") else f', name="{upstream}"'
+    return f'nlp.add_pipe("elmo"{name}, before="{before}")'
+
+
 def listener_forward(model: ElmoListener, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:
     if is_train and model._batch_id is not None:
         batch_id = model.get_batch_id(docs)
@@ -88,7 +109,7 @@ def listener_forward(model: ElmoListener, docs: list[Doc], is_train: bool) -> tu
             raise ValueError(
                 f"ELMo listener got a batch (id {batch_id}) other than the one the elmo component "
                 f"computed layers for (id {model._batch_id}): the upstream component must be "
-                "updated on the same batch just before this one"
+                f"updated on the same batch just before this one, as nlp.update does ({NO_REHEARSAL})"
             )
         assert model._outputs is not None and model._backprop is not None, "receive() sets all three"
         return model._outputs, model._backprop
@@ -115,7 +136,7 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
         raise ValueError(
             "ELMo listener: no layers for this training batch: the elmo component was neither "
             "updated on it nor annotated it (list a frozen elmo component in "
-            "[training] annotating_components)"
+            f"[training] annotating_components; {NO_REHEARSAL})"
         )
     if not model.has_dim("nO") or not model.has_dim("nL"):
         raise ValueError(

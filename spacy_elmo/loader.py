@@ -2,10 +2,16 @@
 a given model from the shipped-model fallback that ``name_or_path = null`` gives."""
 
 from collections.abc import Callable
+from pathlib import Path
 
 from spacy.util import logger, registry
 
 from hf_elmo import ElmoModel
+from hf_elmo.modeling_elmo import InvalidModelError
+
+#: Where an ``elmo`` component saves its biLM (a ``save_pretrained`` folder) inside a pipeline:
+#: ``<pipeline>/<component>/bilm``.
+BILM_FOLDER = "bilm"
 
 
 @registry.misc("spacy-elmo.ElmoLoader.v1")
@@ -18,15 +24,31 @@ def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
     as ``hf-elmo:elmo-2x1024-en``. Without it (``null``, or ``--paths.elmo`` left out) it loads the
     model shipped with the package. Nothing is read until the pipeline is initialised, so a
     trained pipeline loads without it. A model that cannot be found or loaded raises the
-    resolver's one-line ``OSError`` (or a config's ``ValueError``) naming it.
+    resolver's one-line ``OSError`` (or a config's ``ValueError``) naming it; a trained spaCy
+    pipeline's folder, one naming the biLM folder inside it.
     """
     if not name_or_path:
         return load_shipped_model
 
     def load() -> ElmoModel:
+        _refuse_a_pipeline(Path(str(name_or_path)).expanduser())
         return ElmoModel.from_pretrained(str(name_or_path))
 
     return load
+
+
+def _refuse_a_pipeline(path: Path) -> None:
+    """Refuse the folder of a saved spaCy pipeline (``nlp.to_disk``: a ``config.cfg``, no
+    ``config.json``), naming the biLM folders of its elmo components."""
+    if not (path / "config.cfg").is_file() or (path / "config.json").is_file():
+        return
+    bilms = sorted(str(config.parent) for config in path.glob(f"*/{BILM_FOLDER}/config.json"))
+    hint = (
+        f"give the biLM folder its elmo component saved instead: {' or '.join(bilms)}"
+        if bilms
+        else "it holds no elmo component"
+    )
+    raise InvalidModelError(f"{path} is a spaCy pipeline, not an ELMo model folder: {hint}")
 
 
 def names_a_model(loader: Callable[[], ElmoModel] | None) -> bool:

@@ -1,7 +1,11 @@
 """Mistakes in connecting listening components to the ``elmo`` component are one clear error
-each: layers of another width than a component was trained on; no ``elmo`` before the listener,
-a misspelt ``upstream``, ``elmo`` after a trained listener, a frozen ``elmo`` never initialised."""
+each: layers of another width than a component was trained on (refused before anything
+changes); no ``elmo`` component, ``elmo`` after the listener (fresh, from a config, or trained),
+a misspelt ``upstream``, a frozen ``elmo`` never initialised."""
 
+import pickle
+
+import numpy as np
 import pytest
 import spacy
 from spacy.tokens import DocBin
@@ -9,14 +13,15 @@ from spacy.training.initialize import init_nlp
 from thinc.api import Config, ConfigValidationError
 
 from hf_elmo import ElmoConfig, ElmoModel
+from spacy_elmo import ElmoListener
 from tests.spacy_elmo.pipeline_helpers import TINY, loader_settings, ner_config, training_docs, training_examples
 from tests.spacy_elmo.test_default_model import CONFIGS
 
 
-def trained_ner(elmo_dir):
+def trained_ner(elmo_dir, **elmo_config):
     """blank English with ``elmo`` (the biLM in ``elmo_dir``) and a ``ner`` listening to it."""
     nlp = spacy.blank("en")
-    nlp.add_pipe("elmo")
+    nlp.add_pipe("elmo", config=elmo_config)
     nlp.add_pipe("ner", config=ner_config())
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(elmo_dir)
     examples = training_examples(nlp)
@@ -41,6 +46,15 @@ def other_bilm(folder, **changes):
     return folder
 
 
+def elmo_bytes(elmo_dir):
+    """``to_bytes`` of an ``elmo`` component with the biLM in ``elmo_dir``."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(elmo_dir)
+    nlp.initialize()
+    return nlp.get_pipe("elmo").to_bytes()
+
+
 @pytest.mark.parametrize(
     "changes, gives",
     [
@@ -60,6 +74,25 @@ def test_loading_a_biLM_of_another_width_names_the_widths_and_the_fixes(tiny_elm
     )
 
 
+@pytest.mark.parametrize("load", ["from_disk", "from_bytes", "initialize"])
+def test_a_refused_biLM_of_another_width_leaves_the_pipeline_as_it_was(tiny_elmo_dir, tmp_path, load):
+    nlp = trained_ner(tiny_elmo_dir, cache_mb=0)  # no cache: the layers below come from the biLM itself
+    elmo = nlp.get_pipe("elmo")
+    before = nlp("Alice lives in Paris .")
+    wide = other_bilm(tmp_path / "elmo" / "bilm", projection_dim=12)
+    loads = {
+        "from_disk": lambda: elmo.from_disk(tmp_path / "elmo"),
+        "from_bytes": lambda: elmo.from_bytes(elmo_bytes(wide)),
+        "initialize": lambda: elmo.initialize(lambda: [], nlp=nlp, loader=lambda: ElmoModel.from_pretrained(wide)),
+    }
+    with pytest.raises(ValueError, match=r"^component 'ner' was trained on ELMo layers of width 2P = 16, "):
+        loads[load]()
+    after = nlp("Alice lives in Paris .")
+    assert elmo.model.get_dim("nO") == 16
+    np.testing.assert_array_equal(after._.elmo.layers, before._.elmo.layers)
+    assert [(e.text, e.label_) for e in after.ents] == [(e.text, e.label_) for e in before.ents]
+
+
 def test_sourcing_elmo_and_ner_trained_on_biLMs_of_other_widths_names_the_widths(tiny_elmo_dir, tmp_path):
     ner_source = trained_ner(tiny_elmo_dir)
     elmo_source = trained_ner(other_bilm(tmp_path / "wide", projection_dim=12))
@@ -69,15 +102,63 @@ def test_sourcing_elmo_and_ner_trained_on_biLMs_of_other_widths_names_the_widths
         nlp.add_pipe("ner", source=ner_source)
 
 
-@pytest.mark.parametrize("pipeline", [["ner"], ["ner", "elmo"]], ids=["no elmo", "elmo after ner"])
-def test_a_listener_with_no_elmo_before_its_component_says_to_add_or_move_one(tiny_elmo_dir, pipeline):
+def test_a_listener_with_no_elmo_component_says_to_add_one_before_it(tiny_elmo_dir):
     with pytest.raises(ValueError) as info:
-        initialise(pipeline, tiny_elmo_dir)
+        initialise(["ner"], tiny_elmo_dir)
     assert str(info.value) == (
         "ELMo listener (upstream 'elmo') is connected to no elmo component: the pipeline needs the elmo component "
-        "'elmo' before the listening component; add it (nlp.add_pipe), or move it before the listening component "
-        "in [nlp] pipeline"
+        '\'elmo\' before the listening component: add it with nlp.add_pipe("elmo", before="<the listening '
+        'component>"), or list it before that component in [nlp] pipeline'
     )
+
+
+def test_an_elmo_component_added_after_its_listener_says_to_add_it_before(tiny_elmo_dir):
+    with pytest.raises(ConfigValidationError) as info:
+        initialise(["ner", "elmo"], tiny_elmo_dir)  # spaCy initialises ner first
+    (error,) = info.value.errors
+    assert error["loc"] == ["components", "ner"]
+    assert error["msg"] == (
+        "the elmo component 'elmo' it listens to comes after it: move 'elmo' before 'ner': add it with "
+        'nlp.add_pipe("elmo", before="ner"), or list it before \'ner\' in [nlp] pipeline'
+    )
+
+
+def test_an_elmo_component_after_its_listener_in_the_config_says_so_before_training(tiny_elmo_dir, tmp_path):
+    DocBin(docs=training_docs(spacy.blank("en"))).to_disk(tmp_path / "train.spacy")
+    overrides = {
+        "paths.train": str(tmp_path / "train.spacy"),
+        "paths.dev": str(tmp_path / "train.spacy"),
+        "paths.elmo": str(tiny_elmo_dir),
+        "nlp.pipeline": ["ner", "elmo"],
+    }
+    with pytest.raises(ConfigValidationError) as info:
+        init_nlp(Config().from_disk(CONFIGS / "ner.cfg", overrides=overrides))  # what spacy train runs first
+    (error,) = info.value.errors
+    assert error["msg"].startswith("the elmo component 'elmo' it listens to comes after it: move 'elmo' before 'ner'")
+
+
+def test_a_listener_whose_elmo_component_was_removed_says_to_add_one_before_it(tiny_elmo_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.add_pipe("elmo")
+    nlp.remove_pipe("elmo")
+    with pytest.raises(ConfigValidationError) as info:
+        nlp.initialize(lambda: training_examples(nlp))
+    (error,) = info.value.errors
+    assert error["msg"] == (
+        'the pipeline has no elmo component: add one before \'ner\' with nlp.add_pipe("elmo", before="ner"), or '
+        "list one before it in [nlp] pipeline"
+    )
+
+
+def test_a_pipeline_whose_listener_came_before_elmo_was_made_pickles_and_runs(tiny_elmo_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.add_pipe("elmo", before="ner")  # the listener now holds a check of nlp
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    nlp.initialize(lambda: training_examples(nlp))
+    ner = pickle.loads(pickle.dumps(nlp.get_pipe("ner").model))
+    assert [node.check_pipeline(training_docs(nlp)) for node in ner.walk() if isinstance(node, ElmoListener)] == [None]
 
 
 def test_a_misspelt_upstream_is_a_config_error_naming_the_elmo_components_there_are(tiny_elmo_dir):
@@ -100,7 +181,7 @@ def test_elmo_after_a_trained_ner_is_a_config_error_saying_to_move_it(tiny_elmo_
         nlp.initialize()
     (error,) = info.value.errors
     assert error["loc"] == ["components", "ner"]
-    assert error["msg"] == "the elmo component 'elmo' it listens to comes after it: move 'elmo' before 'ner'"
+    assert error["msg"].startswith("the elmo component 'elmo' it listens to comes after it: move 'elmo' before 'ner'")
 
 
 def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it(tiny_elmo_dir, tmp_path):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import spacy
 import torch
+from spacy.training import Example
 
 from tests.spacy_elmo.pipeline_helpers import (
     loader_settings,
@@ -113,6 +114,40 @@ def test_replace_listeners_gives_ner_its_own_biLM_with_identical_predictions(tin
     assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in loaded.pipe(texts)] == before
     for text, cats in zip(texts, scores_before):
         assert loaded(text).cats == pytest.approx(cats, abs=1e-6)
+
+
+def rehearsal_examples(nlp):
+    return [Example(nlp.make_doc(text), nlp.make_doc(text)) for text in ("Alice lives in Rome .", "Bob went home .")]
+
+
+@pytest.mark.parametrize("first", ["elmo", "ner"])
+def test_rehearse_with_listeners_says_they_cannot_rehearse_whichever_component_runs_first(tiny_elmo_dir, first):
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    train(nlp, examples, optimizer, rounds=1)
+    nlp.resume_training()
+    others = [name for name in nlp.pipe_names if name != first]  # nlp.rehearse shuffles the components
+    with pytest.raises(ValueError) as info:
+        nlp.rehearse(rehearsal_examples(nlp), exclude=others)
+    assert str(info.value).endswith(
+        "nlp.rehearse runs the components in random order, so a component listening to an elmo component cannot "
+        "rehearse: give it a biLM of its own first (nlp.replace_listeners), or exclude it and the elmo component "
+        "(exclude=[...])" + (")" if first == "ner" else "")
+    )
+    if first == "elmo":
+        assert str(info.value).startswith(
+            "the elmo component 'elmo' cannot rehearse with its listeners ('ner', 'textcat')"
+        )
+
+
+def test_listeners_replaced_by_their_own_biLM_rehearse_and_elmo_rehearses_nothing(tiny_elmo_dir):
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    train(nlp, examples, optimizer, rounds=1)
+    nlp.replace_listeners("elmo", "ner", ["model.tok2vec.elmo"])
+    nlp.replace_listeners("elmo", "textcat", ["model.tok2vec.elmo"])
+    nlp.resume_training()
+    losses = nlp.rehearse(rehearsal_examples(nlp))
+    assert set(losses) == {"ner", "textcat"}
+    assert nlp.get_pipe("elmo").rehearse(rehearsal_examples(nlp)) == {}
 
 
 def test_frozen_annotating_elmo_feeds_listeners_through_doc_extension(tiny_elmo_dir):

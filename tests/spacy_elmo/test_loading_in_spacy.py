@@ -67,6 +67,18 @@ def test_a_missing_paths_elmo_folder_is_named_not_taken_for_a_repo_id(tmp_path):
     assert "'my-elmo/': no such local file or folder" in error["msg"]
 
 
+def test_a_trained_pipeline_given_as_the_model_names_the_biLM_folder_inside_it(tmp_path):
+    _saved_pipeline(tmp_path)
+    with pytest.raises(ConfigValidationError) as info:  # as spacy train --paths.elmo PIPELINE
+        _nlp(tmp_path / "pipeline")
+    (error,) = info.value.errors
+    assert error["msg"] == (
+        f"{tmp_path / 'pipeline'} is a spaCy pipeline, not an ELMo model folder: give the biLM folder its elmo "
+        f"component saved instead: {tmp_path / 'pipeline' / 'elmo' / 'bilm'}"
+    )
+    assert _nlp(tmp_path / "pipeline" / "elmo" / "bilm")("a b")._.elmo.width == 16
+
+
 def test_get_elmo_of_a_model_other_than_the_bilm_names_it():
     with pytest.raises(TypeError, match=r"^expected an elmo-bilm Thinc model \(spacy-elmo.ElmoBiLm\), got 'linear'$"):
         get_elmo(Linear(2, 2))

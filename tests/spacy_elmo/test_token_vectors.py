@@ -7,7 +7,7 @@ import torch
 from spacy.tokens import Doc, DocBin
 
 from hf_elmo import ScalarMix, batch_to_ids
-from spacy_elmo import set_token_vectors
+from spacy_elmo import ElmoLayers, set_token_vectors
 from tests.spacy_elmo.pipeline_helpers import tiny_elmo
 
 ATOL = 1e-6
@@ -35,6 +35,18 @@ def test_token_span_and_doc_vectors_equal_hf_elmo_s_layer_average(make_nlp):
         np.testing.assert_allclose(token.vector, expected[token.i], atol=ATOL)
     np.testing.assert_allclose(doc[1:4].vector, expected[1:4].mean(axis=0), atol=ATOL)
     np.testing.assert_allclose(doc.vector, expected.mean(axis=0), atol=ATOL)
+
+
+def test_a_span_s_doc_has_no_layers_until_given_the_span_s_rows_as_the_readme_shows(make_nlp):
+    doc = make_nlp()("Alice lives in Paris . Bob too .")
+    span = doc[2:5]
+    new = span.as_doc(copy_user_data=True)
+    assert new._.elmo is None
+    with pytest.raises(ValueError, match=r"span\.as_doc\(\) has none: read span\.vector on the doc the span is from"):
+        new.vector
+    new._.elmo = ElmoLayers.of(new, doc._.elmo.layers[:, span.start : span.end], doc._.elmo.component)
+    np.testing.assert_array_equal(new.vector, span.vector)
+    np.testing.assert_array_equal(new[0].vector, doc[2].vector)
 
 
 def test_similarity_is_the_cosine_of_the_elmo_vectors(make_nlp):
