@@ -9,8 +9,10 @@ import torch
 
 def resolve_device(name: str | None) -> torch.device:
     """``name`` as a device (default: cuda when available, else cpu); plain ``cuda`` is
-    ``cuda:LOCAL_RANK`` under torchrun on a machine with several GPUs. An unknown name, or
-    cuda where there is none, is a one-line ``ValueError`` saying what to pass instead."""
+    ``cuda:LOCAL_RANK`` under torchrun on a machine with several GPUs. An unknown name, a device
+    this machine or torch build does not have (cuda without a GPU, ``cuda:3`` with one, ``mps``
+    on Linux, ``xla`` without torch_xla) or ``meta`` (shapes without data) is a one-line
+    ``ValueError`` saying what to pass instead."""
     if name is None:
         name = "cuda" if torch.cuda.is_available() else "cpu"
     try:
@@ -23,6 +25,18 @@ def resolve_device(name: str | None) -> torch.device:
                 f"device {name!r}: no CUDA device is available here (torch.cuda.is_available() "
                 "is False); use --device cpu"
             )
-        if device.index is None and "LOCAL_RANK" in os.environ and torch.cuda.device_count() > 1:
+        count = torch.cuda.device_count()
+        if device.index is not None and device.index >= count:
+            raise ValueError(f"device {name!r}: this machine has {count} CUDA device(s), cuda:0..cuda:{count - 1}")
+        if device.index is None and "LOCAL_RANK" in os.environ and count > 1:
             device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+    elif device.type == "meta":
+        raise ValueError(f"device {name!r} holds shapes without data and cannot run a model; use cpu or cuda")
+    elif device.type != "cpu":
+        try:  # torch fails on a backend it was not built with in many ways (NotImplementedError, AssertionError, ...)
+            torch.empty(0, device=device)
+        except Exception:
+            raise ValueError(
+                f"device {name!r} is not available to this torch build or machine; use cpu or cuda"
+            ) from None
     return device

@@ -28,24 +28,24 @@ of those classes has no loader, and loads folders and Hub ids as any transformer
 
 from __future__ import annotations
 
-import json
+import copy
 import os
 import re
 import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 from transformers import PreTrainedModel
 
-from .configuration_elmo import ElmoConfig, names_lm_head
+from .configuration_elmo import FIELD_CHECKS, ElmoConfig
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
 from .fileio import PathLike, build_aside, check_output_folder
-from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .tokenization_elmo import ElmoTokenizer
 
@@ -70,25 +70,21 @@ class ModelSource:
         format: ``"transformers"`` (``config.json`` + ``model.safetensors``) or ``"original"``
             (``options.json`` + weights ``.hdf5``, converted on load).
         origin: ``"shipped"``, ``"local"`` or ``"hub"``.
+        config: a transformers-format folder's ``config.json``, read and checked (``None`` for
+            original files).
     """
 
     name: str
     path: Path
     format: str
     origin: str
-
-    @property
-    def config(self) -> dict[str, Any]:
-        """``config.json`` of a transformers-format folder ({} for original files)."""
-        if self.format != "transformers":
-            return {}
-        return json.loads((self.path / "config.json").read_text(encoding="utf-8"))
+    config: ElmoConfig | None = field(default=None, compare=False)
 
     @property
     def has_lm_head(self) -> bool:
         """Whether the folder holds a biLM with its word softmax (written by ``elmo pretrain``),
-        read from its ``config.json``'s ``architectures`` (``names_lm_head``)."""
-        return names_lm_head(self.config.get("architectures"))
+        read from its ``config.json``'s ``architectures`` (``ElmoConfig.has_lm_head``)."""
+        return self.config is not None and self.config.has_lm_head
 
     @contextmanager
     def original_files(self) -> Iterator[tuple[Path, Path]]:
@@ -107,7 +103,8 @@ def resolve_model(name_or_path: PathLike, **hub_kwargs: Any) -> ModelSource:
     """Where the model called ``name_or_path`` is (see the module docstring for the order).
 
     ``hub_kwargs`` are ``from_pretrained``'s Hub arguments (``HUB_KWARGS``); others are ignored.
-    Raises ``ModelNotFoundError`` (nothing found) or ``InvalidModelError`` (found, not loadable).
+    Raises ``ModelNotFoundError`` (nothing found), ``InvalidModelError`` (found, not loadable) or
+    ``ElmoConfigError`` (a bad field in its ``config.json``).
     """
     name = os.fspath(name_or_path)
     if name.startswith(SHIPPED_PREFIX):
@@ -150,8 +147,7 @@ def _local(name: str, path: Path, origin: str) -> ModelSource:
         _original_member_folder(path)  # fails early, naming the archive, if it holds no options.json
         return ModelSource(name, path, "original", origin)
     if (path / "config.json").is_file():
-        _check_weights(path)
-        return ModelSource(name, path, "transformers", origin)
+        return _transformers_source(name, path, origin)
     if (path / "options.json").is_file() and any(path.glob("*.hdf5")):
         return ModelSource(name, path, "original", origin)
     raise InvalidModelError(
@@ -160,26 +156,78 @@ def _local(name: str, path: Path, origin: str) -> ModelSource:
     )
 
 
-def _check_weights(folder: Path) -> None:
-    """The folder's ``model.safetensors`` exists and its header reads (a cheap check that
-    names the file, where a corrupt or missing file would otherwise fail deep in transformers)."""
+def _transformers_source(name: str, folder: Path, origin: str) -> ModelSource:
+    """A ``save_pretrained`` folder whose ``config.json`` reads as an ``ElmoConfig`` (errors name the
+    file and field) and whose weights file is there and reads (``_stored_shapes``)."""
+    config = ElmoConfig.from_pretrained(folder)
+    _stored_shapes(folder)
+    return ModelSource(name, folder, "transformers", origin, config)
+
+
+def _stored_shapes(folder: Path) -> dict[str, tuple[int, ...]] | None:
+    """The weight shapes in the header of the folder's ``model.safetensors`` (``None`` for sharded
+    weights): a cheap read that names the file, where a corrupt or missing file would otherwise
+    fail deep in transformers."""
     from safetensors import SafetensorError, safe_open
 
     weights = folder / "model.safetensors"
     if not weights.is_file():
         if (folder / "model.safetensors.index.json").is_file():
-            return  # sharded: transformers checks the shards
+            return None  # sharded: transformers checks the shards
         raise InvalidModelError(
             f"{folder} has a config.json but no model.safetensors (only safetensors weights are loaded); "
             "re-create the folder with save_pretrained or elmo convert"
         )
     try:
         with safe_open(str(weights), framework="pt") as handle:
-            handle.keys()
+            return {key: tuple(handle.get_slice(key).get_shape()) for key in handle.keys()}
     except (SafetensorError, OSError, ValueError) as err:
         raise InvalidModelError(
             f"{weights} is not a readable safetensors file ({err}); re-create or re-download it"
         ) from None
+
+
+def check_weight_shapes(source: ModelSource, model_class: type[ElmoPreTrainedModel]) -> None:
+    """Refuse, before ``model_class`` is built from ``source``'s config, a weights file whose shapes
+    are not the config's for a part that cannot start afresh (the biLM, an LM's softmax; a task
+    head's own layers may, with ``ignore_mismatched_sizes``). transformers would first build the
+    model at the config's sizes and draw those weights afresh (an edited ``lstm_dim``: gigabytes,
+    seconds) before ``check_loaded_weights`` refuses them; this reads the file's header and builds
+    the model on the meta device (milliseconds), and refuses in the same words.
+    """
+    stored = _stored_shapes(source.path)
+    if stored is None or source.config is None:
+        return
+    with torch.device("meta"):
+        model = model_class(copy.deepcopy(source.config))  # its constructor may set fields (freeze_bilm)
+    wanted = {_without_prefix(key): (key, tuple(tensor.shape)) for key, tensor in model.state_dict().items()}
+    in_file = {_without_prefix(key): key for key in stored}
+    if all(
+        stored[in_file[short]] == shape or key.split(".")[0] in model._new_on_load
+        for short, (key, shape) in wanted.items()
+        if short in in_file
+    ):
+        return  # what else is wrong (a missing layer, a head's shape) costs little, and is checked after loading
+    ignored = model._keys_to_ignore_on_load_unexpected or []
+    info = {  # as from_pretrained's loading info would list them
+        "missing_keys": [key for short, (key, _) in wanted.items() if short not in in_file],
+        "unexpected_keys": [
+            key
+            for short, key in in_file.items()
+            if short not in wanted and not any(re.search(pattern, key) for pattern in ignored)
+        ],
+        "mismatched_keys": [
+            (key, stored[in_file[short]], shape)
+            for short, (key, shape) in wanted.items()
+            if short in in_file and stored[in_file[short]] != shape
+        ],
+    }
+    check_loaded_weights(model, source.path, info, ignore_mismatched_sizes=True)
+
+
+def _without_prefix(key: str) -> str:
+    """A weight's key without the ``elmo.`` of the models around the biLM (LM, task heads)."""
+    return key.removeprefix(f"{ElmoModel.base_model_prefix}.")
 
 
 def _original_member_folder(archive: Path) -> str:
@@ -217,9 +265,7 @@ def _from_hub(repo_id: str, hub: dict[str, Any]) -> ModelSource:
     its format, then that format's files."""
     probe = _snapshot(repo_id, hub, allow_patterns=["config.json", "options.json"])
     if (probe / "config.json").is_file():
-        folder = _snapshot(repo_id, hub, allow_patterns=_TRANSFORMERS_FILES)
-        _check_weights(folder)
-        return ModelSource(repo_id, folder, "transformers", "hub")
+        return _transformers_source(repo_id, _snapshot(repo_id, hub, allow_patterns=_TRANSFORMERS_FILES), "hub")
     if (probe / "options.json").is_file():
         folder = _snapshot(
             repo_id, hub, allow_patterns=["options.json", "*.hdf5"], ignore_patterns=["*softmax*", "*embeddings*"]
@@ -413,11 +459,14 @@ class PackageLoader:
     @staticmethod
     def resolve(model_class: type, name_or_path: PathLike, kwargs: dict[str, Any]) -> PreTrainedModel | Path:
         """What ``model_class.from_pretrained(name_or_path, **kwargs)`` loads: the local folder
-        (or Hub snapshot) for transformers to load, or, for original files, the model itself,
-        converted (in ``kwargs``' dtype)."""
+        (or Hub snapshot) for transformers to load, its weight shapes checked against its config
+        first (``check_weight_shapes``), or, for original files, the model itself, converted (in
+        ``kwargs``' dtype)."""
         source = resolve_model(name_or_path, **{k: kwargs[k] for k in HUB_KWARGS if k in kwargs})
         if source.format == "original":
             return load_original(source, model_class, dtype=kwargs.get("dtype") or kwargs.get("torch_dtype"))
+        if not {"config", *FIELD_CHECKS} & set(kwargs):  # else the model is built from another config than the file's
+            check_weight_shapes(source, model_class)
         return source.path
 
     @staticmethod

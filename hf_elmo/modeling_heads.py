@@ -93,18 +93,26 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
     def encode(
         self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Contextual vectors (B, T, 2H), zero at padding, and the mask of real tokens (B, T)."""
+        """Contextual vectors (B, T, 2H), zero at padding and for a text without words, and the
+        mask of real tokens (B, T)."""
         with torch.set_grad_enabled(torch.is_grad_enabled() and not self.config.freeze_bilm):
             bilm = self.elmo(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
         mask = bilm.attention_mask.bool()
         elmo_task = self.scalar_mix(bilm.hidden_states, mask)  # (B, T, 2P)
         token_layer = bilm.hidden_states[0][..., : self.config.projection_dim]  # x: (B, T, P)
         features = self.dropout(torch.cat([token_layer, elmo_task], dim=-1))
+        lengths = mask.sum(dim=1)
+        filled = lengths > 0  # a sentence without words (tokenizer("")) is not run: its vectors stay zero
+        if not filled.any():
+            return features.new_zeros(*mask.shape, 2 * self.config.head_hidden_size), mask
         packed = nn.utils.rnn.pack_padded_sequence(
-            features, mask.sum(dim=1).cpu(), batch_first=True, enforce_sorted=False
+            features[filled], lengths[filled].cpu(), batch_first=True, enforce_sorted=False
         )
         encoded, _ = self.lstm(packed)
         encoded, _ = nn.utils.rnn.pad_packed_sequence(encoded, batch_first=True, total_length=mask.shape[1])
+        if not filled.all():
+            rows = filled.nonzero().squeeze(1)
+            encoded = encoded.new_zeros(*mask.shape, encoded.shape[-1]).index_copy(0, rows, encoded)
         return self.dropout(encoded), mask
 
 

@@ -1,7 +1,8 @@
 """The ``elmo`` pipeline component: runs the biLM once per batch for every listening component.
 
-``nlp.add_pipe("elmo")`` (registered through the ``spacy_factories`` entry point). Prediction
-stores all L+1 layers of every token in ``doc._.elmo`` (``ElmoLayers``). In training, ``update``
+``nlp.add_pipe("elmo")`` (the factory is ``spacy_elmo.factory``'s, registered through the
+``spacy_factories`` entry point). Prediction stores all L+1 layers of every token in
+``doc._.elmo`` (``ElmoLayers``). In training, ``update``
 computes the layers of the batch and hands them to each downstream ``ElmoListener``; with the
 default frozen biLM they come from the activation cache after the first epoch and no gradient
 flows back. The weights are loaded at ``[initialize]`` by a registered loader and saved inside
@@ -20,7 +21,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.util import ensure_path
 from spacy.vocab import Vocab
-from thinc.api import Config, ConfigValidationError, Model, Optimizer
+from thinc.api import ConfigValidationError, Model, Optimizer
 from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
@@ -31,44 +32,6 @@ from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call
 from .loader import BILM_FOLDER, names_a_model
 from .token_vectors import set_token_vectors
-
-DEFAULT_MODEL = Config().from_str(
-    """
-[model]
-@architectures = "spacy-elmo.ElmoBiLm.v2"
-frozen = true
-token_budget = 4096
-mixed_precision = false
-grad_scaler_config = {}
-"""
-)["model"]
-
-
-@Language.factory(
-    "elmo",
-    assigns=[f"doc._.{EXTENSION}"],
-    default_config={"model": DEFAULT_MODEL, "cache_mb": 512, "cache_dir": None, "token_vectors": None},
-)
-def make_elmo(
-    nlp: Language,
-    name: str,
-    model: Model,
-    cache_mb: float,
-    cache_dir: str | None,
-    token_vectors: bool | None,
-) -> "ElmoComponent":
-    """Create the ``elmo`` component.
-
-    Args:
-        model: an ``spacy-elmo.ElmoBiLm.v2`` model (``frozen``, ``token_budget``,
-            ``mixed_precision``, ``grad_scaler_config``).
-        cache_mb: bound of the activation cache of a frozen biLM in MiB (0 disables it).
-        cache_dir: keep cached layers as files in this folder instead of in memory.
-        token_vectors: set ``doc.tensor`` and the vector / similarity hooks from the average of
-            the layers; ``None`` (default): only when the vocab has no static vectors.
-    """
-    _let_listeners_check(nlp)
-    return ElmoComponent(nlp.vocab, model, name, cache_mb=cache_mb, cache_dir=cache_dir, token_vectors=token_vectors)
 
 
 class ElmoComponent(TrainablePipe):
@@ -387,7 +350,7 @@ def _describe(widths: Mapping[str, int | None], other: Mapping[str, int | None])
     return f"width 2P = {widths['nO']}{layers}"
 
 
-def _let_listeners_check(nlp: Language) -> None:
+def let_listeners_check(nlp: Language) -> None:
     """Give the listeners already in ``nlp`` (their components come before the elmo component
     being made, unless it is inserted before them) a ``_PipelineCheck`` of ``nlp``: spaCy
     initialises the listening component first, so its listener, left unconnected, is the one to

@@ -135,6 +135,51 @@ def test_a_config_json_path_given_directly_is_named(tmp_path):
         ElmoConfig.from_pretrained(tmp_path / "config.json")
 
 
+@pytest.mark.parametrize("text, kind", [("[1, 2, 3]", "list"), ("5", "int"), ('"elmo"', "str"), ("null", "NoneType")])
+@pytest.mark.parametrize("load", [ElmoConfig.from_pretrained, ElmoModel.from_pretrained])
+def test_a_config_json_that_is_not_an_object_is_refused_naming_the_file(tmp_path, load, text, kind):
+    """Was a TypeError (or AttributeError) traceback from inside transformers."""
+    _saved_config_with(tmp_path)
+    (tmp_path / "config.json").write_text(text)
+    with pytest.raises(OSError) as caught:
+        load(tmp_path)
+    assert str(caught.value) == f"{tmp_path / 'config.json'}: expected a JSON object of config fields, got {kind}"
+
+
+@pytest.mark.parametrize("load", [ElmoConfig.from_pretrained, ElmoModel.from_pretrained, ElmoConfig.from_json_file])
+def test_a_config_json_of_another_model_type_is_refused_naming_the_field(tmp_path, load):
+    """transformers only warns, then builds the ELMo model from a BERT config's fields."""
+    _saved_config_with(tmp_path, model_type="bert")
+    with pytest.raises(ElmoConfigError) as caught:
+        load(tmp_path / "config.json" if load == ElmoConfig.from_json_file else tmp_path)
+    assert str(caught.value) == (
+        f"{tmp_path / 'config.json'}: field model_type must be 'elmo', got 'bert': the config of a bert model, "
+        "not of an ELMo one"
+    )
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda o: o.update(lstm="x"), "options field lstm must be an object of its fields, got 'x' (str)"),
+        (lambda o: o.update(char_cnn=[]), "options field char_cnn must be an object of its fields, got [] (list)"),
+        (
+            lambda o: o["char_cnn"].update(embedding=4),
+            "options field char_cnn.embedding must be an object of its fields, got 4 (int)",
+        ),
+    ],
+)
+def test_an_options_json_section_that_is_not_an_object_is_named(tmp_path, edit, message):
+    """Was "options.json is missing the required key string indices must be integers"."""
+    options = ElmoConfig(**TINY).to_allennlp_options()
+    edit(options)
+    path = tmp_path / "options.json"
+    path.write_text(json.dumps(options))
+    with pytest.raises(ValueError) as caught:
+        read_options(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
 @pytest.mark.parametrize(
     "section, key, value, message",
     [

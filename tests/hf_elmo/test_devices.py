@@ -22,3 +22,44 @@ def test_an_unknown_device_names_what_to_pass():
 def test_cuda_without_a_cuda_device_says_to_use_cpu():
     with pytest.raises(ValueError, match="no CUDA device is available here .*; use --device cpu"):
         resolve_device("cuda")
+
+
+def _usable(name: str) -> bool:
+    try:
+        torch.empty(0, device=name)
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", ["mps", "xla", "hpu", "xpu"])
+def test_a_device_this_torch_build_cannot_use_is_refused_in_one_line(name):
+    """Was a traceback from deep in model.to(device) (RuntimeError, ModuleNotFoundError, ...)."""
+    if _usable(name):
+        pytest.skip(f"this machine can use {name}")
+    with pytest.raises(ValueError) as caught:
+        resolve_device(name)
+    assert str(caught.value) == f"device {name!r} is not available to this torch build or machine; use cpu or cuda"
+
+
+def test_the_meta_device_is_refused_as_it_holds_no_data():
+    """Was a NotImplementedError traceback ("Cannot copy out of meta tensor") in elmo embed."""
+    with pytest.raises(ValueError, match="^device 'meta' holds shapes without data and cannot run a model; use cpu"):
+        resolve_device("meta")
+
+
+def test_a_cuda_index_beyond_the_machines_devices_is_refused(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    with pytest.raises(ValueError, match=r"^device 'cuda:2': this machine has 2 CUDA device\(s\), cuda:0\.\.cuda:1$"):
+        resolve_device("cuda:2")
+    assert resolve_device("cuda:1") == torch.device("cuda", 1)
+
+
+def test_elmo_embed_with_a_device_it_cannot_use_says_so_in_one_line(tmp_path, capsys):
+    from hf_elmo.cli import main
+
+    (tmp_path / "in.txt").write_text("The cat sat .\n")
+    assert main(["embed", str(tmp_path / "in.txt"), str(tmp_path / "out.hdf5"), "--device", "meta"]) == 2
+    assert capsys.readouterr().err.startswith("elmo embed: error: device 'meta' holds shapes without data")
+    assert not (tmp_path / "out.hdf5").exists()

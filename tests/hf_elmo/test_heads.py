@@ -190,6 +190,30 @@ def test_padding_does_not_change_a_sentences_prediction():
     torch.testing.assert_close(padded, alone, rtol=0, atol=1e-6)
 
 
+def test_a_text_without_words_is_classified_from_zero_vectors_and_leaves_the_others_unchanged():
+    """The heads' BiLSTM refused a row without words ("Cannot pack empty tensors")."""
+    tokenizer = ElmoTokenizer()
+    tagger = token_model().eval()
+    torch.manual_seed(0)
+    classifier = ElmoForSequenceClassification(tiny_config(num_labels=2)).eval()
+    for model in (tagger, classifier):
+        with torch.no_grad():
+            alone = model(**tokenizer(["Bob ran 7 far"], return_tensors="pt")).logits
+            mixed = model(**tokenizer(["Bob ran 7 far", ""], return_tensors="pt")).logits
+            empty = model(**tokenizer(["", ""], return_tensors="pt")).logits
+        torch.testing.assert_close(mixed[:1], alone, rtol=0, atol=1e-6)
+        assert empty.shape == ((2, 0, 3) if model is tagger else (2, 2))
+    assert model is classifier  # a text without words is its bias: the BiLSTM's vectors of it are zero
+    torch.testing.assert_close(mixed[1], classifier.classifier.bias, rtol=0, atol=0)
+    tagger.train()
+    batch = tokenizer(["Bob ran", ""], return_tensors="pt")
+    tagger(**batch, labels=torch.tensor([[1, 0], [-100, -100]])).loss.backward()
+    tags = pipeline(
+        "token-classification", model=tagger.eval(), tokenizer=tokenizer, pipeline_class=ElmoTokenClassificationPipeline
+    )
+    assert tags(["Bob ran", ""])[1] == [] and tags("") == []
+
+
 def test_heads_load_the_shipped_biLM_frozen_without_its_softmax():
     model, info = ElmoForTokenClassification.from_pretrained(
         DEFAULT_MODEL, num_labels=2, dtype=torch.float32, output_loading_info=True

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
-from hf_elmo.modeling_elmo import check_inputs
+from hf_elmo.modeling_elmo import check_inputs, mean_pool
 from tests.numpy_elmo import small_options, write_random_original
 
 SENTENCE = ["Let's", "stick", "to", "improvisation", "in", "this", "skit"]
@@ -48,6 +48,20 @@ def test_a_sentence_gets_the_same_vectors_alone_and_in_any_padded_batch(model):
         inside = _embed(model, batch).hidden_states
         for a, b in zip(alone, inside):
             torch.testing.assert_close(b[row, : len(SENTENCE)], a[0], atol=1e-5, rtol=0)
+
+
+def test_a_text_without_words_gets_zero_vectors_and_leaves_the_others_unchanged(model):
+    tokenizer = ElmoTokenizer()
+    alone = _embed(model, [SENTENCE]).hidden_states
+    with torch.inference_mode():
+        out = model(**tokenizer([" ".join(SENTENCE), ""], return_tensors="pt"))
+        empty = model(**tokenizer(["", ""], return_tensors="pt"))
+    assert not out.attention_mask[1].any()
+    for a, b in zip(alone, out.hidden_states):
+        torch.testing.assert_close(b[0], a[0], atol=1e-5, rtol=0)
+        assert not b[1].any()
+    assert not mean_pool(out.last_hidden_state, out.attention_mask)[1].any()
+    assert [tuple(h.shape) for h in empty.hidden_states] == [(2, 0, 16)] * 3
 
 
 def test_repeated_stateless_calls_give_identical_vectors(model):

@@ -54,6 +54,39 @@ def test_tokenizer_takes_pretokenised_words_single_or_batched():
     assert batch["input_ids"].shape == (2, 2, 50)
 
 
+def test_an_empty_text_in_a_batch_is_a_row_without_words_as_transformers_tokenizers_accept_it():
+    """Was "sentence 1 of the batch is empty"; BERT's tokenizers encode "" too."""
+    tokenizer = ElmoTokenizer()
+    encoded = tokenizer(
+        ["The cat", "", " "],
+        return_tensors="pt",
+        return_offsets_mapping=True,
+        return_special_tokens_mask=True,
+        return_length=True,
+    )
+    assert encoded["input_ids"].shape == (3, 2, 50) and not encoded["input_ids"][1:].any()
+    assert encoded["attention_mask"].tolist() == [[1, 1], [0, 0], [0, 0]]
+    assert encoded["special_tokens_mask"].tolist() == [[0, 0], [1, 1], [1, 1]]
+    assert encoded["offset_mapping"][1].tolist() == [[0, 0], [0, 0]] and encoded["length"].tolist() == [2, 0, 0]
+    assert encoded.word_ids(0) == [0, 1] and encoded.word_ids(1) == [None, None]
+    assert tokenizer(["a", ""])["attention_mask"] == [[1], [0]]
+    words = tokenizer([["a"], []], is_split_into_words=True, return_tensors="pt")
+    assert words["attention_mask"].tolist() == [[1], [0]]
+
+
+def test_a_batch_of_only_empty_texts_has_no_positions():
+    tokenizer = ElmoTokenizer()
+    encoded = tokenizer(["", ""], return_tensors="pt")
+    assert encoded["input_ids"].shape == (2, 0, 50) and encoded["attention_mask"].shape == (2, 0)
+    assert tokenizer("") == {"input_ids": [], "attention_mask": []}
+    padded = tokenizer.pad([tokenizer(""), tokenizer("")], return_tensors="pt")
+    assert padded["input_ids"].shape == (2, 0, 50) and padded["attention_mask"].shape == (2, 0)
+    assert tokenizer.pad([tokenizer(""), tokenizer("a b")], return_tensors="pt")["attention_mask"].tolist() == [
+        [0, 0],
+        [1, 1],
+    ]
+
+
 @pytest.mark.parametrize(
     "words, message",
     [

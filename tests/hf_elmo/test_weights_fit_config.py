@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import torch
 from safetensors.torch import load_file, save_file
+from transformers import PreTrainedModel
 
 from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoForTokenClassification, ElmoModel
 from hf_elmo.loading import InvalidModelError, convert_to_folder
@@ -181,3 +182,56 @@ def test_the_biLM_loads_alone_from_a_task_model_folder_and_the_info_is_returned_
     assert {key.split(".")[0] for key in info["unexpected_keys"]} == {"scalar_mix", "lstm", "classifier"}
     assert not info["missing_keys"] and not info["mismatched_keys"]
     torch.testing.assert_close(bilm.state_dict(), head.elmo.state_dict(), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("model_class", [ElmoModel, ElmoForTokenClassification, ElmoForBidirectionalLM])
+def test_a_config_edited_to_sizes_its_weights_lack_is_refused_before_any_model_is_built(
+    model_class, bilm_folder, lm_folder, tmp_path, monkeypatch
+):
+    """lstm_dim 16384 in a small folder's config.json took 18 s and 10 GB: transformers built the
+    model at the config's sizes and drew the mismatched weights afresh before the refusal."""
+    source = lm_folder if model_class is ElmoForBidirectionalLM else bilm_folder
+    edited = _edited(source, tmp_path / "edited", lstm_dim=16384)
+
+    def built(*args: Any, **kwargs: Any):
+        raise AssertionError("transformers was asked to build the model")
+
+    monkeypatch.setattr(PreTrainedModel, "from_pretrained", classmethod(built))
+    problem = r"of another shape (elmo\.)?bilm\.backward_layers\.0\.input_linear\.bias \(\d+,\) in the file, \(65536,\)"
+    with pytest.raises(InvalidModelError, match=_refusal(edited, model_class, problem)):
+        model_class.from_pretrained(edited, **({"num_labels": 2} if model_class is ElmoForTokenClassification else {}))
+
+
+def test_an_edited_vocab_size_of_an_LM_folder_is_refused_before_its_softmax_is_built(lm_folder, tmp_path, monkeypatch):
+    edited = _edited(lm_folder, tmp_path / "edited", vocab_size=10_000_000)
+    monkeypatch.setattr(PreTrainedModel, "from_pretrained", classmethod(lambda *a, **k: pytest.fail("built")))
+    with pytest.raises(InvalidModelError, match=r"softmax\.bias \(20,\) in the file, \(10000000,\) for the config"):
+        ElmoForBidirectionalLM.from_pretrained(edited)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_weights_holding_nan_or_inf_are_refused_naming_the_weight_and_the_file(value, bilm_folder, tmp_path):
+    """They loaded silently, and every output was NaN."""
+    damaged = tmp_path / "damaged"
+    shutil.copytree(bilm_folder, damaged)
+    weights = load_file(damaged / "model.safetensors")
+    weights["bilm.forward_layers.1.projection.weight"][0, :3] = value
+    save_file(weights, damaged / "model.safetensors", metadata={"format": "pt"})
+    message = (
+        rf"^{re.escape(str(damaged / 'model.safetensors'))}: weight bilm\.forward_layers\.1\.projection\.weight "
+        r"holds 3 NaN or infinite values of 256 \(a damaged file, or a model saved after its training diverged\); "
+        "re-create or re-download it$"
+    )
+    for model_class in (ElmoModel, ElmoForTokenClassification):
+        with pytest.raises(InvalidModelError, match=message.replace("bilm", "(elmo\\.)?bilm", 1)):
+            model_class.from_pretrained(damaged, num_labels=2)
+    (tmp_path / "in.txt").write_text("The cat sat .\n")
+    result = subprocess.run(
+        [sys.executable, "-c", QUIET_REFUSAL, str(tmp_path / "in.txt"), str(tmp_path / "out.hdf5"), str(damaged)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr[-2000:]
+    assert "weight bilm.forward_layers.1.projection.weight holds 3 NaN or infinite values" in result.stderr
+    assert not (tmp_path / "out.hdf5").exists()

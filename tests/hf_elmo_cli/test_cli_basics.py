@@ -108,6 +108,25 @@ def corrupt(tmp_path) -> Path:
     return folder
 
 
+@pytest.fixture
+def list_config(tmp_path) -> Path:
+    folder = tmp_path / "list-config"
+    folder.mkdir()
+    (folder / "config.json").write_text("[1, 2, 3]")
+    (folder / "model.safetensors").symlink_to(DEFAULT_MODEL / "model.safetensors")
+    return folder
+
+
+@pytest.fixture
+def bert_config(tmp_path) -> Path:
+    folder = tmp_path / "bert-config"
+    folder.mkdir()
+    config = json.loads((DEFAULT_MODEL / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "model_type": "bert"}))
+    (folder / "model.safetensors").symlink_to(DEFAULT_MODEL / "model.safetensors")
+    return folder
+
+
 def _commands(model: str, text: Path, out: Path):
     return {
         "embed": ["embed", str(text), str(out / "x.hdf5"), "--model", model, "--no-progress"],
@@ -118,10 +137,9 @@ def _commands(model: str, text: Path, out: Path):
 
 
 @pytest.mark.parametrize("command", ["embed", "perplexity", "demo", "pretrain"])
-@pytest.mark.parametrize("case", ["missing", "no_weights", "corrupt"])
+@pytest.mark.parametrize("case", ["missing", "no_weights", "corrupt", "list_config", "bert_config"])
 def test_every_command_names_a_bad_model_in_one_line(command, case, request, text, tmp_path, capsys):
-    model = {"missing": str(tmp_path / "my-elmo") + "/", "no_weights": None, "corrupt": None}[case]
-    model = model or str(request.getfixturevalue(case))
+    model = str(tmp_path / "my-elmo") + "/" if case == "missing" else str(request.getfixturevalue(case))
     out = tmp_path / "out"
     out.mkdir()
     assert elmo_main(_commands(model, text, out)[command]) == 2
@@ -131,6 +149,8 @@ def test_every_command_names_a_bad_model_in_one_line(command, case, request, tex
         "missing": "no such local file or folder",
         "no_weights": "has a config.json but no model.safetensors",
         "corrupt": "model.safetensors is not a readable safetensors file",
+        "list_config": "config.json: expected a JSON object of config fields, got list",  # was a traceback
+        "bert_config": "config.json: field model_type must be 'elmo', got 'bert'",  # was a warning, then the model
     }[case]
     assert err.startswith(f"elmo {command}: error: ") and expected in err and model.rstrip("/") in err
     assert list(out.iterdir()) == []  # nothing written (pretrain: no checkpoint folder)

@@ -1,5 +1,8 @@
 """The shipped configs (ELMo and baseline differ only by ELMo) and the corpus readers."""
 
+import subprocess
+import sys
+
 import pytest
 import spacy
 from spacy.util import load_config
@@ -199,6 +202,30 @@ def test_every_registered_spacy_elmo_function_has_an_entry_point():
     for table, section in ((registry.architectures, "spacy_architectures"), (registry.misc, "spacy_misc")):
         registered = {name for name in table.get_all() if name.startswith("spacy-elmo.")}
         assert registered == set(pyproject[section]), section
+
+
+EAGER_ENTRY_POINTS = """
+import importlib, sys, tomllib
+entry_points = tomllib.loads(open(sys.argv[1]).read())["project"]["entry-points"]
+for section in ("spacy_factories", "srsly_msgpack_encoders", "srsly_msgpack_decoders"):
+    for target in entry_points[section].values():
+        module, name = target.split(":")
+        getattr(importlib.import_module(module), name)
+from spacy.language import Language
+assert Language.has_factory("elmo")
+print(sorted(m for m in ("hf_elmo", "transformers", "spacy_elmo.component") if m in sys.modules))
+"""
+
+
+def test_the_entry_points_spacy_loads_for_every_pipeline_import_neither_hf_elmo_nor_transformers():
+    """spaCy imports every factory (and srsly every msgpack codec) whenever it builds a pipeline:
+    spacy.blank("en") took 2 s more with hf-elmo installed, and imported the package's model code
+    into trust_remote_code sessions whose tokenizer uses spaCy."""
+    pytest.importorskip("tomllib")  # Python 3.11+
+    command = [sys.executable, "-c", EAGER_ENTRY_POINTS, str(REPO / "pyproject.toml")]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "[]"
 
 
 @pytest.mark.parametrize(

@@ -378,6 +378,24 @@ class ElmoConfig(PretrainedConfig):
         config.validate()
         return loaded
 
+    @classmethod
+    def _dict_from_json_file(cls, json_file: str | os.PathLike) -> dict[str, Any]:
+        """``PretrainedConfig``'s reader of a ``config.json`` (``from_pretrained``, ``from_json_file``),
+        refusing what is not an ELMo config: a JSON value other than an object (which transformers
+        would fail on with a ``TypeError``), or another ``model_type`` (which it only warns about,
+        then builds this model from fields it does not have)."""
+        config_dict = super()._dict_from_json_file(json_file)
+        if not isinstance(config_dict, dict):
+            raise OSError(f"{json_file}: expected a JSON object of config fields, got {type(config_dict).__name__}")
+        model_type = config_dict.get("model_type", cls.model_type)
+        if model_type != cls.model_type:
+            raise ElmoConfigError(
+                "model_type",
+                f"must be {cls.model_type!r}, got {model_type!r}: the config of a {model_type} model, not of an ELMo one",
+                where=f"{json_file}: field ",
+            )
+        return config_dict
+
     def fused_lstm_unsupported(self) -> str | None:
         """Why ``bilm_implementation="fused"`` cannot run this config (clipping), or ``None``."""
         if self.cell_clip is None and self.proj_clip is None:
@@ -396,10 +414,10 @@ class ElmoConfig(PretrainedConfig):
         raise a ``ValueError`` that names them.
         """
         try:
-            lstm = options["lstm"]
-            cnn = options["char_cnn"]
+            lstm = _options_section(options, "lstm")
+            cnn = _options_section(options, "char_cnn")
             fields = dict(
-                char_embedding_dim=cnn["embedding"]["dim"],
+                char_embedding_dim=_options_section(cnn, "char_cnn.embedding")["dim"],
                 filters=cnn["filters"],
                 n_highway=cnn["n_highway"],
                 activation=cnn["activation"],
@@ -412,7 +430,7 @@ class ElmoConfig(PretrainedConfig):
                 proj_clip=lstm.get("proj_clip"),
                 use_skip_connections=lstm.get("use_skip_connections", False),
             )
-        except (KeyError, TypeError) as err:
+        except KeyError as err:
             raise ValueError(f"options.json is missing the required key {err}") from None
         fields.update(kwargs)
         try:
@@ -444,6 +462,15 @@ class ElmoConfig(PretrainedConfig):
                 "max_characters_per_token": self.max_characters_per_token,
             },
         }
+
+
+def _options_section(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    """The object at dotted ``key`` of an ``options.json`` (its last part inside ``parent``): a
+    ``KeyError`` where it is missing, an ``ElmoConfigError`` naming it where it is not an object."""
+    value = parent[key.rsplit(".", 1)[-1]]
+    if not isinstance(value, dict):
+        raise ElmoConfigError(key, f"must be an object of its fields, got {_describe(value)}", where="options field ")
+    return value
 
 
 def names_lm_head(architectures: Sequence[str] | None) -> bool:

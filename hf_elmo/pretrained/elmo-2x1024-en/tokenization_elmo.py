@@ -142,11 +142,14 @@ def batch_to_ids(
     sentences: Sequence[Sequence[str]],
     max_characters_per_token: int = 50,
     max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
+    allow_empty: bool = False,
 ) -> torch.Tensor:
     """Character ids of a batch of tokenised sentences: a LongTensor (B, T, 50), T the longest.
 
-    Shorter sentences are padded with all-zero tokens. An empty batch or an empty sentence is
-    an error (it has no tokens to embed); see ``token_to_char_ids`` for the per-token checks.
+    Shorter sentences are padded with all-zero tokens. An empty batch is an error, and so is an
+    empty sentence (it has no tokens to embed) unless ``allow_empty``: then its row is all
+    padding (T is 0 if every sentence is empty), as ``ElmoTokenizer`` encodes ``""``. See
+    ``token_to_char_ids`` for the per-token checks.
     """
     if isinstance(sentences, str) or (len(sentences) > 0 and isinstance(sentences[0], str)):
         raise TypeError("batch_to_ids expects a list of token lists, e.g. [['Hello', 'world']]")
@@ -156,7 +159,7 @@ def batch_to_ids(
     longest = max(len(s) for s in sentences)
     ids = np.zeros((len(sentences), longest, max_characters_per_token), dtype=np.int64)
     for row, sentence in enumerate(sentences):
-        if len(sentence) == 0:
+        if len(sentence) == 0 and not allow_empty:
             raise ValueError(f"sentence {row} of the batch is empty: it has no tokens to embed")
         for col, token in enumerate(sentence):
             try:
@@ -313,7 +316,9 @@ class ElmoTokenizer(PreTrainedTokenizer):
     (B, T, max_characters_per_token) and ``attention_mask`` (B, T), as lists or, with
     ``return_tensors="pt"``, tensors; on request ``offset_mapping`` (B, T, 2) (each word's
     character span in its text; ``(0, len(word))`` for pre-split words; ``(0, 0)`` for padding)
-    and ``special_tokens_mask`` (B, T) (1 for padding: ELMo adds no special tokens). The result's
+    and ``special_tokens_mask`` (B, T) (1 for padding: ELMo adds no special tokens). A text
+    without words (``""``) is a row of padding, mask 0, as transformers' tokenizers accept it
+    (a batch of only such texts has T = 0); the model gives it zero vectors. The result's
     ``word_ids(i)`` maps positions to words. There is no vocabulary: ids are UTF-8 bytes;
     ``convert_tokens_to_ids`` / ``convert_ids_to_tokens`` / ``decode`` map between words and
     rows of char ids.
@@ -500,7 +505,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
             keep = slice(-limit, None) if self.truncation_side == "left" else slice(limit)
             sentences, spans = [s[keep] for s in sentences], [s[keep] for s in spans]
         steps = padded_length(max(map(len, sentences), default=0), padding, max_length, pad_to_multiple_of)
-        ids = batch_to_ids(sentences, self.max_characters_per_token, self.max_token_chars)
+        ids = batch_to_ids(sentences, self.max_characters_per_token, self.max_token_chars, allow_empty=True)
         ids = torch.nn.functional.pad(ids, (0, 0, 0, steps - ids.shape[1]))
         mask = (ids > 0).any(dim=-1).long()
         data: dict[str, Any] = {"input_ids": ids}
@@ -553,13 +558,15 @@ class ElmoTokenizer(PreTrainedTokenizer):
             "offset_mapping": (0, 0),
             "special_tokens_mask": 1,
         }
-        batch: dict[str, list[Any]] = {key: [] for key in features[0]}
+        batch: dict[str, Any] = {key: [] for key in features[0]}
         for feature, length in zip(features, lengths):
             if "attention_mask" not in feature:
                 feature["attention_mask"] = [1] * length
             for key, value in feature.items():
                 padded = list(value) + [fill[key]] * (steps - length) if key in fill else value
                 batch.setdefault(key, []).append(padded)
+        if return_tensors == "pt" and steps == 0:  # only empty sentences: no row shows input_ids' (T, W)
+            batch["input_ids"] = torch.zeros(len(features), 0, self.max_characters_per_token, dtype=torch.long)
         return ElmoBatchEncoding(batch, tensor_type=return_tensors)
 
     def _split(
