@@ -8,7 +8,8 @@
   staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
   folder left by a killed run is recognised (its lock is free) and removed by the next build
   of the same output, never one that a live process is still building. ``overwrite`` replaces
-  only an earlier output (``is_earlier_output``); an output folder that is, holds or lies in an
+  only an earlier output (``is_earlier_output``) that holds no file of the user's
+  (``others_files``: an embeddings file, notes, ``.git``); an output folder that is, holds or lies in an
   input, is the current folder or holds it, or is a symbolic link is refused even then.
 - ``check_parent_folders(path)``: a file where a folder on the way to an output should be is
   one clear error, not ``[Errno 17] File exists``.
@@ -212,11 +213,46 @@ def is_earlier_output(folder: PathLike) -> bool:
     return isinstance(config, dict) and config.get("model_type") == ElmoConfig.model_type
 
 
+#: The files of the folders this package writes (``save_pretrained`` with its remote code, the
+#: tokenizer, ``elmo pretrain``'s vocabulary and card, ``elmo export``'s graph and manifest):
+#: what ``--overwrite`` may replace. The remote code is a copy of this package's modules.
+_OUTPUT_FILES = (
+    "config.json",
+    "generation_config.json",
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "model-*-of-*.safetensors",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+    "pytorch_model-*-of-*.bin",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "README.md",
+    "training.json",
+    "vocab.txt",
+    EXPORT_MANIFEST,
+    "model.onnx",
+    "model.pt2",
+    *(module.name for module in Path(__file__).parent.glob("*.py")),
+)
+
+
+def others_files(folder: PathLike) -> list[str]:
+    """The names in ``folder`` that no output of this package holds (``_OUTPUT_FILES``): the
+    user's own files and folders, which replacing the folder would delete."""
+    return sorted(
+        entry.name
+        for entry in Path(folder).iterdir()
+        if entry.is_dir() or entry.is_symlink() or not any(entry.match(pattern) for pattern in _OUTPUT_FILES)
+    )
+
+
 def check_output_folder(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = ()) -> Path:
     """Refuse an output folder that is a symbolic link or a file, lies under a file, is the
     current folder or one of its parents, is, holds or lies in one of ``inputs``, or is not
-    empty (unless ``overwrite``, and then only an earlier output: ``is_earlier_output``);
-    returns it as a ``Path``."""
+    empty (unless ``overwrite``, and then only an earlier output, ``is_earlier_output``, that
+    holds no file of the user's, ``others_files``); returns it as a ``Path``."""
     out_dir = Path(out_dir)
     if out_dir.is_symlink():
         raise ValueError(
@@ -243,6 +279,13 @@ def check_output_folder(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[
             raise FileExistsError(
                 f"{out_dir} is not empty and holds no earlier output of elmo (an ELMo config.json or "
                 f"{EXPORT_MANIFEST}), so --overwrite does not replace it; pick a new or empty folder"
+            )
+        others = others_files(out_dir)
+        if others:
+            shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+            raise FileExistsError(
+                f"{out_dir} holds files that elmo did not write ({shown}), which --overwrite would delete with the "
+                "folder; move them out of it, or write to another folder"
             )
     return out_dir
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ._args import token_limit
 
@@ -57,7 +58,9 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.fileio import check_output_folder
     from hf_elmo.loading import load_bilm, model_tokenizer
 
-    check_output_folder(args.out, overwrite=args.overwrite)  # before the model loads
+    model_path = Path(args.model).expanduser()
+    local = [model_path] if model_path.exists() else []  # not a shipped name or Hub id
+    check_output_folder(args.out, overwrite=args.overwrite, inputs=local)  # before the model loads
     model, source = load_bilm(args.model)  # the resolver's errors name the model and what was tried
     # the model's tokenizer splits raw text as its corpus was; --max-token-chars, if given, replaces its limit
     tokenizer = model_tokenizer(

@@ -199,6 +199,20 @@ def test_overwrite_never_replaces_a_folder_that_is_not_an_earlier_output(origina
     assert snapshot(out) == {"thesis.tex": b"mine"}
 
 
+def test_overwrite_keeps_an_earlier_output_holding_files_that_elmo_did_not_write(original, tmp_path, capsys):
+    out = tmp_path / "model"
+    assert convert(original, out) == 0
+    (out / "NOTES.txt").write_text("mine")
+    (out / "embeddings.hdf5").write_bytes(b"vectors")  # elmo embed writes where it is told
+    before = snapshot(out)
+    assert convert(original, out, "--overwrite") == 2
+    assert error_of(capsys) == (
+        f"elmo convert: error: {out} holds files that elmo did not write (NOTES.txt, embeddings.hdf5), which "
+        "--overwrite would delete with the folder; move them out of it, or write to another folder"
+    )
+    assert snapshot(out) == before
+
+
 @pytest.mark.parametrize("out", [".", "full path", ".."])
 def test_the_current_folder_and_its_parents_are_refused_even_with_overwrite(
     out, original, tmp_path, capsys, monkeypatch

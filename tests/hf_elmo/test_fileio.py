@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -166,6 +167,37 @@ def test_overwrite_replaces_only_a_folder_holding_an_earlier_output(marker, cont
     with build_aside(out, overwrite=True) as staging:
         (staging / "new.txt").write_text("new")
     assert [p.name for p in out.iterdir()] == ["new.txt"]
+
+
+@pytest.mark.parametrize("theirs", ["NOTES.txt", "embeddings.hdf5", ".git/", "checkpoint-500/", "run.py"])
+def test_overwrite_keeps_an_earlier_output_that_holds_files_of_the_users(theirs, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "config.json").write_text(ELMO_CONFIG)
+    (out / "model.safetensors").write_bytes(b"weights")
+    if theirs.endswith("/"):
+        (out / theirs).mkdir()
+    else:
+        (out / theirs).write_text("mine")
+    name = theirs.rstrip("/")
+    with pytest.raises(FileExistsError, match=f"{out} holds files that elmo did not write \\({re.escape(name)}\\)"):
+        with build_aside(out, overwrite=True) as staging:
+            (staging / "config.json").write_text(ELMO_CONFIG)
+    assert sorted(p.name for p in out.iterdir()) == sorted(["config.json", "model.safetensors", name])
+
+
+def test_overwrite_replaces_an_earlier_output_holding_only_files_that_elmo_writes(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    written = [
+        "config.json", "model-00001-of-00002.safetensors", "model.safetensors.index.json", "tokenizer_config.json",
+        "modeling_elmo.py", "modeling_heads.py", "README.md", "training.json", "vocab.txt",
+    ]  # fmt: skip
+    for name in written:
+        (out / name).write_text(ELMO_CONFIG if name == "config.json" else "old")
+    with build_aside(out, overwrite=True) as staging:
+        (staging / "config.json").write_text(ELMO_CONFIG)
+    assert [p.name for p in out.iterdir()] == ["config.json"]
 
 
 def test_the_current_folder_and_its_parents_are_refused_even_empty_or_with_overwrite(tmp_path, monkeypatch):
