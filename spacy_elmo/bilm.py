@@ -38,6 +38,13 @@ def _one_torch_thread_after_fork() -> None:
 os.register_at_fork(after_in_child=_one_torch_thread_after_fork)
 
 
+#: Why initialising one component that has no weights in a pipeline must not go through
+#: ``nlp.initialize()`` (the harmful advice a trained pipeline's user would follow).
+NOT_NLP_INITIALIZE = (
+    "not nlp.initialize(): that is for a new pipeline only, and re-initialises every component, trained weights "
+    "included"
+)
+
 #: What ``grad_scaler_config`` may set (``PyTorchGradScaler``'s arguments).
 GRAD_SCALER_SETTINGS = ("init_scale", "growth_factor", "backoff_factor", "growth_interval")
 
@@ -140,7 +147,10 @@ def _init(model: Model, X: list[Doc] | None = None, Y: None = None) -> None:
 def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:
     elmo = get_elmo(model)
     if elmo is None:
-        raise ValueError("the ELMo biLM has no weights yet: initialise the pipeline (nlp.initialize) first")
+        raise ValueError(
+            "the ELMo biLM has no weights yet: initialise the component it belongs to alone "
+            f"(nlp.get_pipe(name).initialize(...); {NOT_NLP_INITIALIZE})"
+        )
     fine_tune = is_train and not model.attrs["frozen"]
     n_layers, width = model.get_dim("nL"), model.get_dim("nO")
     outputs = [model.ops.alloc3f(n_layers, len(doc), width) for doc in docs]

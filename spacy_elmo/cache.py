@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import shutil
-import tempfile
 import weakref
 from collections import OrderedDict
 from pathlib import Path
@@ -33,9 +33,11 @@ class ActivationCache:
     in memory. The files go in a folder of this cache and process alone,
     ``directory/elmo-cache-PID-XXXX``, made when the first entry is stored (so two pipelines, or the worker
     processes of ``nlp.pipe(n_process=N)``, never read each other's layers or evict each
-    other's files) and removed when the cache is collected or the process exits; a folder left
-    by a process that no longer runs (killed) is removed by the next cache made in
-    ``directory``. Valid only while the biLM's weights do not change: the owner calls
+    other's files) and removed when the cache is collected or the process exits. A copy of the
+    cache in another process (a worker) makes its folder inside the original's, which goes with
+    it: spaCy terminates its workers, which therefore remove nothing themselves. A folder left
+    by a process that no longer runs (killed) is removed by the next cache made beside it.
+    Valid only while the biLM's weights do not change: the owner calls
     ``clear()`` when it loads new ones. Arrays go in and come out as copies, so a caller that
     changes one in place cannot change the cache.
     """
@@ -55,7 +57,9 @@ class ActivationCache:
         self._sizes: OrderedDict[str, int] = OrderedDict()  # every entry's size, least recently used first
         self._arrays: dict[str, np.ndarray] = {}  # the entries themselves, when held in memory
         self._bytes = 0
-        self._folder: Path | None = None  # this cache's own folder in ``directory``, once written to
+        # this cache's own folder in ``directory``, named now (a worker's goes inside it), made when written to
+        self._folder = None if self.directory is None else _own_folder(self.directory, self)
+        self._made = False
         self._pid = os.getpid()  # the process whose entries the index holds
 
     def __len__(self) -> int:
@@ -89,9 +93,10 @@ class ActivationCache:
         while self._bytes + size > self.max_bytes:
             self._evict()
         value = np.array(layers, dtype="float32", copy=True)
-        if self.directory is not None:
-            if self._folder is None:
-                self._folder = _make_folder(self.directory, self)
+        if self._folder is not None:
+            if not self._made:
+                _make_folder(self._folder)
+                self._made = True
             np.save(self._path(key), value, allow_pickle=False)
         else:
             self._arrays[key] = value
@@ -105,7 +110,7 @@ class ActivationCache:
 
     def _evict(self) -> None:
         key, size = self._sizes.popitem(last=False)
-        if self.directory is not None:
+        if self._folder is not None:
             self._path(key).unlink(missing_ok=True)
         else:
             del self._arrays[key]
@@ -113,17 +118,19 @@ class ActivationCache:
 
     def _path(self, key: str) -> Path:
         """The ``.npy`` file of an entry of an on-disk cache."""
-        assert self._folder is not None, "an on-disk cache has a folder once it holds entries"
+        assert self._folder is not None, "an on-disk cache has a folder"
         return self._folder / f"{key}.npy"
 
     def _forget_another_process(self) -> None:
         """A copy of an on-disk cache in another process (a forked or unpickled worker of
         ``nlp.pipe(n_process=N)``) starts empty: its index names its parent's files, which are
-        not its to read or remove. It makes a folder of its own when it first stores an entry."""
-        if self.directory is not None and self._pid != os.getpid():
+        not its to read or remove. Its own folder goes inside its parent's, which the parent removes
+        (a terminated worker removes nothing); it is made when the copy first stores an entry."""
+        if self._folder is not None and self._pid != os.getpid():
             self._sizes.clear()
             self._bytes = 0
-            self._folder = None
+            self._folder = _own_folder(self._folder, self)
+            self._made = False
             self._pid = os.getpid()
 
 
@@ -131,15 +138,20 @@ class ActivationCache:
 FOLDER_PREFIX = "elmo-cache-"
 
 
-def _make_folder(directory: Path, cache: ActivationCache) -> Path:
-    """A new folder in ``directory`` for ``cache`` in this process, removed when the cache is
-    collected or the process exits; the folders of ended processes go first."""
-    directory.mkdir(parents=True, exist_ok=True)
-    _remove_folders_of_ended_processes(directory)
+def _own_folder(directory: Path, cache: ActivationCache) -> Path:
+    """A new folder name in ``directory`` for ``cache`` in this process; the folder (once made,
+    with everything in it) is removed when the cache is collected or the process exits."""
     pid = os.getpid()
-    folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{pid}-", dir=directory))
+    folder = directory / f"{FOLDER_PREFIX}{pid}-{secrets.token_hex(4)}"
     weakref.finalize(cache, _remove_own_folder, folder, pid)
     return folder
+
+
+def _make_folder(folder: Path) -> None:
+    """Make ``folder`` (and the folders it is in); the folders of ended processes beside it go first."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    _remove_folders_of_ended_processes(folder.parent)
+    folder.mkdir(mode=0o700)  # private, as a temporary folder is
 
 
 def _remove_own_folder(folder: Path, pid: int) -> None:

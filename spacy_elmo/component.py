@@ -26,7 +26,15 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
 
-from .bilm import get_elmo, load_weights, missing_weights_loader, model_loader, serialized_widths, widths
+from .bilm import (
+    NOT_NLP_INITIALIZE,
+    get_elmo,
+    load_weights,
+    missing_weights_loader,
+    model_loader,
+    serialized_widths,
+    widths,
+)
 from .cache import ActivationCache, doc_key
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call
@@ -116,6 +124,11 @@ class ElmoComponent(TrainablePipe):
 
     def _layers(self, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:
         """The biLM's output and backprop; a frozen biLM's layers go through the cache."""
+        if get_elmo(self.model) is None:  # e.g. added to a trained pipeline: say how to load it alone
+            raise ValueError(
+                f"the elmo component {self.name!r} has no biLM weights yet: load them with "
+                f'nlp.get_pipe("{self.name}").initialize(lambda: [], nlp=nlp) ({NOT_NLP_INITIALIZE})'
+            )
         if not (self.frozen and self.cache.enabled):
             return self.model(docs, is_train)
         keys = [doc_key(doc) for doc in docs]

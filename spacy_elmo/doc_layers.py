@@ -38,8 +38,8 @@ class ElmoLayers:
     Whitespace tokens (and the tokens of an empty doc) have all-zero rows: the biLM reads the
     non-whitespace tokens only. The array is NumPy on CPU and CuPy when the pipeline runs on GPU.
     ``spans`` (n_tokens, 2) holds each row's token as [start, end) character offsets (``None`` in
-    docs saved by versions before 0.7) and ``component`` the name of the ``elmo`` component
-    that computed them.
+    docs saved by older versions, which did not record them) and ``component`` the name of the
+    ``elmo`` component that computed them.
     """
 
     layers: Any
@@ -80,8 +80,9 @@ class ElmoLayers:
         if self.spans is None:
             raise ValueError(
                 f"doc._.elmo holds layers for {self.layers.shape[1]} tokens but the doc has {len(doc)}: its tokens "
-                "changed after the elmo component ran, and these layers (saved before hf-elmo 0.7) do not say "
-                "which tokens they were; run the elmo component on the doc again"
+                "changed after the elmo component ran, and these layers (saved by an older hf-elmo, which did not "
+                "record the tokens' character spans) do not say which tokens they were; run the elmo component on "
+                "the doc again"
             )
         spans = token_spans(doc)
         starts, ends = self.spans[:, 0], self.spans[:, 1]

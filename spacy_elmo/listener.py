@@ -12,16 +12,22 @@ without them (``listener_init``) raises an error that says why: no ``elmo`` comp
 the listening component first), or one that has no weights.
 
 ``replace_listener_cfg``: what ``nlp.replace_listeners`` puts in a mix listener's place (the
-``elmo`` component's biLM model names it in its ``attrs``, as spacy-transformers does).
+``elmo`` component's biLM model names it in its ``attrs``, as spacy-transformers does). A mix
+listener is usually a part of the component's ``tok2vec`` (``model.tok2vec.elmo``), not all of
+it, so a path that does not name its config block is refused before anything changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+import json
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from types import FrameType
+from typing import Any, NoReturn
 
+from spacy.language import Language
 from spacy.tokens import Doc
-from thinc.api import Model
+from thinc.api import ConfigValidationError, Model
 from thinc.types import Floats3d
 
 from .doc_layers import EXTENSION
@@ -73,25 +79,34 @@ class ElmoListener(Model):
 
 
 def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = None) -> None:
-    """Refuse to initialise the listening component's layers without the upstream's widths."""
+    """Refuse to initialise the listening component's layers without the upstream's widths: a
+    ``ConfigValidationError``, which ``spacy train`` prints as one block, not a traceback."""
     if model.has_dim("nO") and model.has_dim("nL"):
         return
     if model.connected_to is None:
         if model.check_pipeline is not None:
             model.check_pipeline(X or [])  # names an elmo component after the listening one
         upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
-        raise ValueError(
+        _refuse(
+            ["nlp", "pipeline"],
             f"ELMo listener (upstream {model.upstream_name!r}) is connected to no elmo component: the pipeline "
             f"needs {upstream} before the listening component: add it with "
             f"{add_elmo_call(model.upstream_name, '<the listening component>')}, or list it before that "
-            "component in [nlp] pipeline"
+            "component in [nlp] pipeline",
         )
-    raise ValueError(
+    _refuse(
+        ["training", "frozen_components"],
         f"ELMo listener: the elmo component {model.connected_to!r} it listens to has no weights: it must be "
         "initialised before the listening component, and spaCy does not initialise a component in [training] "
         f"frozen_components, so a frozen {model.connected_to!r} must be "
         "sourced from a trained pipeline (or keep it trainable: its model's frozen = true already keeps the "
-        "biLM fixed)"
+        "biLM fixed)",
+    )
+
+
+def _refuse(setting: list[str], message: str) -> NoReturn:
+    raise ConfigValidationError(
+        errors=[{"loc": setting, "msg": message}], title="An ELMo listener gets no layers", show_config=False
     )
 
 
@@ -152,17 +167,37 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
 def replace_listener_cfg(bilm_cfg: dict[str, Any], tok2vec_cfg: dict[str, Any]) -> dict[str, Any]:
     """The config that ``nlp.replace_listeners`` puts where a mix listener was: an ``ElmoMix.v1``
     over the ``elmo`` component's biLM, with the listener's mix settings."""
-    listener = _find_listener_cfg(tok2vec_cfg)
+    _check_listener_paths(sys._getframe(1))
+    listener = next(_listener_cfgs(tok2vec_cfg), ("", None))[1]
     settings = {k: v for k, v in (listener or {}).items() if k in ("layer_norm", "dropout", "l2")}
     return {"@architectures": MIX, "bilm": bilm_cfg, **settings}
 
 
-def _find_listener_cfg(cfg: Any) -> dict[str, Any] | None:
+def _check_listener_paths(caller: FrameType | None) -> None:
+    """Refuse ``nlp.replace_listeners`` paths (the caller's ``listeners``) that do not name a mix
+    listener's config block, before spaCy puts the new config there: spaCy hands this hook the
+    component's ``model.tok2vec`` config whatever the paths are, and the model is changed right
+    anyway, so ``["model.tok2vec"]`` (spacy-transformers' path) would write a config of the whole
+    tok2vec that no longer fits its weights (the saved pipeline would not load)."""
+    if caller is None or caller.f_code is not Language.replace_listeners.__code__:
+        return
+    pipe_cfg, paths, pipe_name = (caller.f_locals.get(name) for name in ("pipe_cfg", "listeners", "pipe_name"))
+    if not isinstance(pipe_cfg, dict):
+        return
+    found = [path for path, _ in _listener_cfgs(pipe_cfg)]
+    wrong = [path for path in paths or [] if found and path not in found]
+    if wrong:
+        raise ValueError(
+            f"nlp.replace_listeners: the ELMo listener of {pipe_name!r} is at {', '.join(found)}, not "
+            f"{', '.join(wrong)}: pass {json.dumps(found)}"
+        )
+
+
+def _listener_cfgs(cfg: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """The mix listener blocks in ``cfg`` with their dotted paths in it."""
     if isinstance(cfg, dict):
         if cfg.get("@architectures") == MIX_LISTENER:
-            return cfg
-        for value in cfg.values():
-            found = _find_listener_cfg(value)
-            if found is not None:
-                return found
-    return None
+            yield path, cfg
+            return
+        for key, value in cfg.items():
+            yield from _listener_cfgs(value, f"{path}.{key}" if path else str(key))

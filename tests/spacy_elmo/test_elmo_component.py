@@ -8,6 +8,7 @@ import pytest
 import spacy
 import torch
 from spacy.tokens import Doc, DocBin
+from spacy.training import Example
 
 from hf_elmo import ElmoModel, batch_to_ids
 from spacy_elmo.batching import token_budget_batches
@@ -159,3 +160,33 @@ def test_biLM_dropout_is_off_at_inference_and_for_a_frozen_biLM_in_training():
     component.model.attrs["frozen"] = False  # fine-tuning trains with the biLM's dropout
     fine_tuned, _ = component.model(docs, is_train=True)
     assert not np.array_equal(fine_tuned[0], predicted[0])
+
+
+def test_elmo_added_to_a_trained_pipeline_says_how_to_load_it_alone_and_that_call_keeps_the_trained_weights(
+    tiny_elmo_dir, tmp_path
+):
+    spacy.util.fix_random_seed(0)
+    trained = spacy.blank("en")
+    trained.add_pipe("tagger")
+    words, tags = ["The", "cat", "sat", "."], ["DT", "NN", "VBD", "."]
+    examples = [Example.from_dict(trained.make_doc(" ".join(words)), {"words": words, "tags": tags})]
+    optimizer = trained.initialize(lambda: examples)
+    for _ in range(3):
+        trained.update(examples, sgd=optimizer)
+    trained.to_disk(tmp_path / "trained")
+    nlp = spacy.load(tmp_path / "trained")
+    tagger_before = nlp.get_pipe("tagger").model.to_bytes()
+    tags_before = [token.tag_ for token in nlp("The cat sat .")]
+    nlp.add_pipe("elmo", config={"model": {"loader": loader_settings(tiny_elmo_dir)["loader"]}})
+    with pytest.raises(ValueError) as info:
+        nlp("The cat sat .")
+    assert str(info.value) == (
+        "the elmo component 'elmo' has no biLM weights yet: load them with "
+        'nlp.get_pipe("elmo").initialize(lambda: [], nlp=nlp) (not nlp.initialize(): that is for a new pipeline '
+        "only, and re-initialises every component, trained weights included)"
+    )
+    nlp.get_pipe("elmo").initialize(lambda: [], nlp=nlp)  # the call the message gives
+    doc = nlp("The cat sat .")
+    assert doc._.elmo.layers.shape == (3, 4, 16)
+    assert nlp.get_pipe("tagger").model.to_bytes() == tagger_before
+    assert [token.tag_ for token in doc] == tags_before

@@ -102,10 +102,12 @@ def test_sourcing_elmo_and_ner_trained_on_biLMs_of_other_widths_names_the_widths
         nlp.add_pipe("ner", source=ner_source)
 
 
-def test_a_listener_with_no_elmo_component_says_to_add_one_before_it(tiny_elmo_dir):
-    with pytest.raises(ValueError) as info:
+def test_a_listener_with_no_elmo_component_says_to_add_one_before_it_as_a_config_error(tiny_elmo_dir):
+    with pytest.raises(ConfigValidationError) as info:  # spacy train prints it as one block, no traceback
         initialise(["ner"], tiny_elmo_dir)
-    assert str(info.value) == (
+    (error,) = info.value.errors
+    assert error["loc"] == ["nlp", "pipeline"]
+    assert error["msg"] == (
         "ELMo listener (upstream 'elmo') is connected to no elmo component: the pipeline needs the elmo component "
         '\'elmo\' before the listening component: add it with nlp.add_pipe("elmo", before="<the listening '
         'component>"), or list it before that component in [nlp] pipeline'
@@ -184,7 +186,7 @@ def test_elmo_after_a_trained_ner_is_a_config_error_saying_to_move_it(tiny_elmo_
     assert error["msg"].startswith("the elmo component 'elmo' it listens to comes after it: move 'elmo' before 'ner'")
 
 
-def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it(tiny_elmo_dir, tmp_path):
+def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it_as_a_config_error(tiny_elmo_dir, tmp_path):
     DocBin(docs=training_docs(spacy.blank("en"))).to_disk(tmp_path / "train.spacy")
     overrides = {
         "paths.train": str(tmp_path / "train.spacy"),
@@ -193,9 +195,11 @@ def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it(tiny_elmo_dir, tmp_
         "training.frozen_components": ["elmo"],
     }
     config = Config().from_disk(CONFIGS / "ner.cfg", overrides=overrides)
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ConfigValidationError) as info:  # spacy train prints it as one block, no traceback
         init_nlp(config)  # what spacy train runs first
-    assert str(info.value) == (
+    (error,) = info.value.errors
+    assert error["loc"] == ["training", "frozen_components"]
+    assert error["msg"] == (
         "ELMo listener: the elmo component 'elmo' it listens to has no weights: it must be initialised before the "
         "listening component, and spaCy does not initialise a component in [training] frozen_components, so a "
         "frozen 'elmo' must be sourced from a trained pipeline (or keep it trainable: its model's frozen = true "

@@ -76,3 +76,39 @@ def test_multi_process_pipe_with_a_trained_ner_textcat_pipeline_finishes_and_mat
     nlp.to_disk(tmp_path / "trained")
     report = run_in_subprocess(tmp_path / "trained")
     assert report == {"same_layers": True, "same_tensor": True, "same_ents": True, "same_cats": True, "n_docs": 24}
+
+
+CACHE_DIR_SCRIPT = textwrap.dedent(
+    """
+    import json, os, sys
+    import spacy
+
+    pipeline, cache_dir = sys.argv[1:]
+    nlp = spacy.load(pipeline, config={"components": {"elmo": {"cache_dir": cache_dir}}})
+    list(nlp.pipe(["a b c", "d e f", "g h", "i j k l"] * 2, batch_size=2, n_process=2))
+    tops = [name for name in os.listdir(cache_dir) if name.startswith("elmo-cache-")]
+    inside = [os.listdir(os.path.join(cache_dir, top)) for top in tops]
+    print(json.dumps({"tops": len(tops), "workers_inside": [sum(n.startswith("elmo-cache-") for n in i) for i in inside]}))
+    """
+)
+
+
+def test_multi_process_pipe_with_a_cache_dir_leaves_no_worker_folder_after_the_parent_ends(tiny_elmo_dir, tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    nlp.initialize()
+    nlp.to_disk(tmp_path / "pipeline")
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    (cache_dir / "mine.txt").write_text("a user's file")
+    run = subprocess.run(
+        [sys.executable, "-c", CACHE_DIR_SCRIPT, str(tmp_path / "pipeline"), str(cache_dir)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    # while the parent runs: one folder, the parent's, holding both (terminated) workers' folders
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"tops": 1, "workers_inside": [2]}
+    assert sorted(p.name for p in cache_dir.iterdir()) == ["mine.txt"]

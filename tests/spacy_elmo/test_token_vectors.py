@@ -37,12 +37,29 @@ def test_token_span_and_doc_vectors_equal_hf_elmo_s_layer_average(make_nlp):
     np.testing.assert_allclose(doc.vector, expected.mean(axis=0), atol=ATOL)
 
 
-def test_a_span_s_doc_has_no_layers_until_given_the_span_s_rows_as_the_readme_shows(make_nlp):
-    doc = make_nlp()("Alice lives in Paris . Bob too .")
+def test_a_span_s_doc_reads_its_vectors_from_the_tensor_rows_it_was_given_as_the_span_s_own(make_nlp):
+    nlp = make_nlp()
+    doc = nlp("Alice lives in Paris . Bob too .")
+    span = doc[2:5]
+    new = span.as_doc()
+    assert new._.elmo is None  # spaCy copies no doc-level extension value
+    np.testing.assert_allclose(new.vector, span.vector, atol=ATOL)
+    for token, original in zip(new, span):
+        np.testing.assert_allclose(token.vector, original.vector, atol=ATOL)
+    np.testing.assert_allclose(new[0:2].vector, doc[2:4].vector, atol=ATOL)
+    other = nlp("Bob lives in Rome .")
+    assert new.similarity(other) == pytest.approx(span.similarity(other), abs=1e-6)
+    assert new[1].similarity(other[1]) == pytest.approx(doc[3].similarity(other[1]), abs=1e-6)
+
+
+def test_a_span_s_doc_without_elmo_s_tensor_says_it_has_no_layers_until_given_the_span_s_rows(make_nlp):
+    nlp = make_nlp()
+    doc = nlp.make_doc("Alice lives in Paris . Bob too .")
+    doc.tensor = np.ones((len(doc), 16), dtype="float32")  # an earlier component's (e.g. tok2vec's), as wide
+    doc = nlp.get_pipe("elmo")(doc)
     span = doc[2:5]
     new = span.as_doc(copy_user_data=True)
-    assert new._.elmo is None
-    with pytest.raises(ValueError, match=r"span\.as_doc\(\) has none: read span\.vector on the doc the span is from"):
+    with pytest.raises(ValueError, match=r"^the doc has no ELMo layers \(doc\._\.elmo\) nor ELMo token vectors"):
         new.vector
     new._.elmo = ElmoLayers.of(new, doc._.elmo.layers[:, span.start : span.end], doc._.elmo.component)
     np.testing.assert_array_equal(new.vector, span.vector)
@@ -177,6 +194,20 @@ def test_layers_survive_doc_bin_with_the_spans_that_let_them_follow_retokenizati
         retokenizer.merge(again[0:2])
     np.testing.assert_allclose(again._.elmo.layers[:, 0], doc._.elmo.layers[:, 0:2].mean(axis=1), atol=ATOL)
     assert again._.elmo.component == "elmo"
+
+
+def test_layers_saved_without_spans_say_an_older_hf_elmo_saved_them_when_the_tokens_change(make_nlp):
+    doc = make_nlp()("New York City is big")
+    doc._.elmo = ElmoLayers(layers=doc._.elmo.layers, spans=None, component="elmo")  # as an older DocBin gives
+    with doc.retokenize() as retokenizer:
+        retokenizer.merge(doc[0:3])
+    with pytest.raises(ValueError) as info:
+        doc._.elmo
+    assert str(info.value) == (
+        "doc._.elmo holds layers for 5 tokens but the doc has 3: its tokens changed after the elmo component ran, "
+        "and these layers (saved by an older hf-elmo, which did not record the tokens' character spans) do not say "
+        "which tokens they were; run the elmo component on the doc again"
+    )
 
 
 def test_whitespace_and_empty_docs_have_no_vector():
