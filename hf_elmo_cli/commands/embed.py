@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
 
     from hf_elmo.devices import resolve_device
     from hf_elmo.embed import Shard, embed_file
-    from hf_elmo.loading import load_bilm, source_description
+    from hf_elmo.loading import load_bilm, model_tokenizer, source_description
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
 
     shard = Shard.parse(args.shard) if args.shard else Shard.from_environment()
@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     model, source = load_bilm(args.model or DEFAULT_MODEL_NAME)
     model_id = source_description(source)
+    _warn_if_unsplit(args.input, model_tokenizer(model).pre_tokenizer)
     model.to(device=device, dtype=getattr(torch, args.dtype))
     result = embed_file(
         model,
@@ -113,3 +114,25 @@ def run(args: argparse.Namespace) -> int:
     if result.index is not None:
         print(f"wrote {result.index}: the index of {shard.count} shards")
     return 0
+
+
+def _warn_if_unsplit(input_path: str, pre_tokenizer: str) -> None:
+    """Say on stderr when INPUT reads as raw text to the model's own word splitting (its corpus was
+    split that way; ``elmo embed`` embeds the whitespace tokens it is given)."""
+    import sys
+    from pathlib import Path
+
+    from hf_elmo.embed import UNSPLIT_SHARE, unsplit_tokens
+
+    if not Path(input_path).is_file():
+        return  # embed_file says what is wrong with it
+    found = unsplit_tokens(input_path, pre_tokenizer)
+    if found.share > UNSPLIT_SHARE and found.example is not None:
+        token, words = found.example
+        print(
+            f"elmo embed: warning: {found.share:.0%} of the tokens on the first lines of {input_path} are split "
+            f"further by the model's own word splitting ({pre_tokenizer}; e.g. {token!r} -> {words}), with which "
+            "its training text was split: its vectors for unsplit text are worse; split the input that way first "
+            "(hf_elmo.tokenization_elmo.split_words), or ignore this if the tokens are as you want them",
+            file=sys.stderr,
+        )

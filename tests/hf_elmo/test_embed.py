@@ -609,3 +609,34 @@ def test_overwrite_keeps_the_older_output_until_the_new_one_replaces_it(
     assert f"{reused} of 6 chunks were done by an earlier run" in capsys.readouterr().out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.hdf5"]
     assert_same_file(out, reference)
+
+
+@pytest.mark.parametrize(
+    "lines, warned",
+    [
+        (["Hello, world! I can't come.", "The old man (a sailor) walked home."], True),  # raw text
+        (["Hello , world ! I ca n't come .", "The old man ( a sailor ) walked home ."], False),  # split as spaCy does
+        (["EU rejects German call to boycott British lamb .", "Peter Blackburn 1996-08-22"], False),  # CoNLL-2003
+    ],
+)
+def test_input_that_reads_as_raw_text_to_the_models_word_splitting_is_warned_about_and_embedded(
+    lines, warned, tmp_path, capsys
+):
+    text = tmp_path / "in.txt"
+    text.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert elmo_main(["embed", str(text), str(tmp_path / "out.hdf5"), "--no-progress"]) == 0  # the shipped model
+    err = capsys.readouterr().err
+    if warned:
+        assert err.startswith("elmo embed: warning: ") and f"of the tokens on the first lines of {text}" in err
+        assert "(spacy:en; e.g. 'Hello,' -> ['Hello', ','])" in err and len(err.strip().splitlines()) == 1
+    else:
+        assert "warning" not in err
+    with h5py.File(tmp_path / "out.hdf5") as out:  # embedded as given either way
+        assert [out[str(i)].shape[1] for i in range(len(lines))] == [len(line.split()) for line in lines]
+
+
+def test_a_model_that_splits_on_whitespace_is_not_warned_about_raw_text(model_dir, tmp_path, capsys):
+    text = tmp_path / "in.txt"
+    text.write_text("Hello, world! I can't come.\n", encoding="utf-8")
+    assert elmo_main(["embed", str(text), str(tmp_path / "out.hdf5"), "--model", str(model_dir), "--no-progress"]) == 0
+    assert "warning" not in capsys.readouterr().err
