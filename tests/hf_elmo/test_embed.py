@@ -640,3 +640,27 @@ def test_a_model_that_splits_on_whitespace_is_not_warned_about_raw_text(model_di
     text.write_text("Hello, world! I can't come.\n", encoding="utf-8")
     assert elmo_main(["embed", str(text), str(tmp_path / "out.hdf5"), "--model", str(model_dir), "--no-progress"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_the_raw_text_share_parts_split_corpora_from_raw_prose_as_the_readme_states(shared, tmp_path):
+    """README: raw Wikinews prose 13%, CoNLL-2003 / PTB / SST / WikiText-2 at most 1.6% (first 1000 lines)."""
+    import gzip
+
+    data = shared / "data"
+    conll = tmp_path / "conll.txt"  # one sentence per line from the column format
+    sentences, words = [], []
+    for line in (data / "conll2003-en" / "eng.train").read_text(encoding="utf-8").splitlines()[:20_000]:
+        if not line.strip() or line.startswith("-DOCSTART-"):
+            sentences += [" ".join(words)] if words else []
+            words = []
+        else:
+            words.append(line.split()[0])
+    conll.write_text("\n".join(sentences) + "\n", encoding="utf-8")
+    prose = tmp_path / "wikinews.txt"
+    with gzip.open(data / "pretrain-en" / "wikinews-00.txt.gz", "rt", encoding="utf-8") as handle:
+        prose.write_text("".join(line for _, line in zip(range(1000), handle)), encoding="utf-8")
+    split = [conll, data / "ptb" / "ptb.train.txt", data / "sst" / "sentence-level" / "stsa.binary.dev"]
+    split.append(data / "wikitext-2" / "wiki.test.tokens")
+    shares = {path.name: hf_elmo.embed.unsplit_tokens(path, "spacy:en").share for path in [*split, prose]}
+    assert shares.pop("wikinews.txt") == pytest.approx(0.13, abs=0.01)
+    assert max(shares.values()) == pytest.approx(0.016, abs=0.001), shares
