@@ -7,7 +7,7 @@ import numbers
 import os
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 from transformers import PretrainedConfig
 from transformers.utils import CONFIG_NAME
@@ -22,6 +22,11 @@ SOFTMAX_KINDS = ("sampled", "full")
 DEFAULT_NUM_SAMPLED = 4096
 #: The class whose folders hold the biLM with its word softmax (``ElmoConfig.has_lm_head``).
 LM_ARCHITECTURE = "ElmoForBidirectionalLM"
+#: ``pre_tokenizer`` of a model trained on whitespace-separated tokens (the original ELMo's).
+WHITESPACE = "whitespace"
+#: ``pre_tokenizer`` ``"spacy:LANG"``: spaCy's rules for language LANG.
+SPACY_PREFIX = "spacy:"
+PRE_TOKENIZER_FORMS = "'whitespace' or 'spacy:LANG' (e.g. 'spacy:en', spaCy's rules for that language)"
 
 #: Allowed range of each integer field that sizes the model, its inputs or its LM head. The
 #: released models use 16, 1..2, 50, 4096, 512 and 2 (vocabulary 793,471); the bounds leave
@@ -161,6 +166,26 @@ def _filter_width(index: int, value: Any, max_characters_per_token: int) -> int:
     return _integer(f"filters[{index}] width", value, 1, max_characters_per_token, note=note)
 
 
+def pre_tokenizer_name(value: Any) -> str | None:
+    """``value`` in a pre-tokenizer's saved form (``"whitespace"`` or ``"spacy:LANG"``; ``"spacy"``
+    is ``"spacy:en"``), or ``None`` where it is not one. The one definition of the names, checked
+    by ``ElmoConfig.pre_tokenizer`` and the tokenizer's ``check_pre_tokenizer``."""
+    if value == "spacy":
+        return "spacy:en"
+    if isinstance(value, str) and (
+        value == WHITESPACE or (value.startswith(SPACY_PREFIX) and value[len(SPACY_PREFIX) :].isidentifier())
+    ):
+        return value
+    return None
+
+
+def _pre_tokenizer(value: Any) -> str | None:
+    name = pre_tokenizer_name(value)
+    if value is not None and name is None:
+        raise ElmoConfigError("pre_tokenizer", f"must be {PRE_TOKENIZER_FORMS}, or null, got {_describe(value)}")
+    return name
+
+
 def _n_characters(value: Any) -> int:
     if isinstance(value, bool) or value not in (261, 262):
         raise ElmoConfigError("n_characters", f"must be 261 or 262 (ELMo's byte ids), got {value!r}")
@@ -189,6 +214,7 @@ FIELD_CHECKS: dict[str, Callable[[Any], Any]] = {
     "dropout": partial(_probability, "dropout"),
     "head_dropout": partial(_probability, "head_dropout"),
     "initializer_range": partial(_positive, "initializer_range"),
+    "pre_tokenizer": _pre_tokenizer,
 }
 
 
@@ -255,9 +281,21 @@ class ElmoConfig(PretrainedConfig):
         initializer_range: fresh weights of the linear and convolution layers are drawn from
             U(-r, r) (default 0.05), biases are zero. The embeddings (char and word) are drawn
             from U(-1, 1) and the LM's softmax from N(0, 1/P), as bilm-tf does.
+        pre_tokenizer: how the raw text of the model's training corpus was split into words:
+            ``"whitespace"`` (the original models, trained on Moses-like tokens) or
+            ``"spacy:LANG"`` (spaCy's rules for LANG; the shipped model was trained on
+            ``"spacy:en"``), ``None`` where it is not known. The ``ElmoTokenizer`` saved with a
+            model records it too (``tokenizer_config.json``, which wins); a folder saved without
+            its tokenizer (``model.save_pretrained`` alone) keeps it here, so that
+            ``AutoTokenizer.from_pretrained`` of that folder splits raw text as the model was
+            trained.
     """
 
     model_type = "elmo"
+    #: The hf-elmo package's loader (``hf_elmo.loading.PACKAGE_LOADER``), set when the package is
+    #: imported (``ElmoPreTrainedModel.package_loader`` says why it is a hook); ``None`` in a
+    #: remote-code copy.
+    package_loader: ClassVar[Any | None] = None
 
     def __init__(
         self,
@@ -284,6 +322,7 @@ class ElmoConfig(PretrainedConfig):
         num_sampled: int | None = DEFAULT_NUM_SAMPLED,
         token_embedding: str = "char_cnn",
         initializer_range: float = 0.05,
+        pre_tokenizer: str | None = None,
         **kwargs: Any,
     ) -> None:
         if filters is None:
@@ -312,6 +351,7 @@ class ElmoConfig(PretrainedConfig):
         self.num_sampled: int = num_sampled  # type: ignore[assignment]  # None becomes the default
         self.token_embedding: str = token_embedding
         self.initializer_range: float = initializer_range
+        self.pre_tokenizer: str | None = pre_tokenizer
         kwargs.setdefault("hidden_size", 2 * self.projection_dim)
         kwargs.setdefault("num_hidden_layers", self.n_layers)
         super().__init__(**kwargs)
@@ -361,11 +401,20 @@ class ElmoConfig(PretrainedConfig):
         """``PretrainedConfig.from_pretrained``, whose errors for bad fields name where the bad
         value came from: an override passed here (``stateful="false"``) or the config file.
 
-        ``ElmoModel.from_pretrained`` reads the config through this method too.
+        ``ElmoModel.from_pretrained`` reads the config through this method too. With the hf-elmo
+        package imported, it takes every name ``ElmoModel.from_pretrained`` takes
+        (``package_loader.config_source``): shipped names (``hf-elmo:elmo-2x1024-en``), the
+        original files (the config of the model they convert to), and a name that is no model is
+        the same one-line ``ModelNotFoundError``.
         """
         overrides = {field: kwargs.pop(field) for field in list(kwargs) if field in FIELD_CHECKS}
+        if cls.package_loader is not None and not kwargs.get("subfolder"):
+            pretrained_model_name_or_path = cls.package_loader.config_source(pretrained_model_name_or_path)
         try:
-            loaded = super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+            if isinstance(pretrained_model_name_or_path, ElmoConfig):  # converted from the original files
+                loaded = cls.from_dict(pretrained_model_name_or_path.to_dict(), **kwargs)
+            else:
+                loaded = super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
         except ElmoConfigError as err:
             where = _config_file(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
             raise ElmoConfigError(err.field, err.problem, where=f"{where}: field ") from None

@@ -42,12 +42,12 @@ from typing import Any
 import torch
 from transformers import PreTrainedModel
 
-from .configuration_elmo import FIELD_CHECKS, ElmoConfig
+from .configuration_elmo import FIELD_CHECKS, WHITESPACE, ElmoConfig
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
-from .fileio import PathLike, build_aside, check_output_folder
+from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
-from .tokenization_elmo import ElmoTokenizer
+from .tokenization_elmo import TOKENIZER_CONFIG, ElmoTokenizer
 
 #: ``from_pretrained`` keyword arguments that say where on the Hub to look.
 HUB_KWARGS = ("cache_dir", "revision", "token", "local_files_only", "force_download")
@@ -150,6 +150,12 @@ def _local(name: str, path: Path, origin: str) -> ModelSource:
         return _transformers_source(name, path, origin)
     if (path / "options.json").is_file() and any(path.glob("*.hdf5")):
         return ModelSource(name, path, "original", origin)
+    if (path / EXPORT_MANIFEST).is_file():
+        raise InvalidModelError(
+            f"{path} is an `elmo export` folder (a graph for serving, without the model's weights and config): run it "
+            "with hf_elmo.export.open_exported(folder) (OnnxElmo, TorchExportElmo), or load the model it was "
+            "exported from"
+        )
     raise InvalidModelError(
         f"{path} is not an ELMo model folder: it holds neither config.json + model.safetensors (elmo convert, "
         "elmo pretrain, save_pretrained) nor options.json + a weights .hdf5 (the original files)"
@@ -325,12 +331,21 @@ def find_original_files(folder: PathLike) -> tuple[Path, Path]:
     return options, candidates[0]
 
 
+def original_config(options_path: PathLike) -> ElmoConfig:
+    """The config of a model converted from the original files: their ``options.json``, with the
+    padding row of the char embedding (``n_characters`` 262) and the released models'
+    whitespace-split text (``pre_tokenizer``)."""
+    config = read_options(options_path)
+    config.n_characters = 262
+    config.pre_tokenizer = WHITESPACE
+    return config
+
+
 def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: type | None = None):
     """Build an ``ElmoModel`` (or ``model_class``) from the original options and weight files."""
     model_class = model_class or ElmoModel
-    config = read_options(options_path)
+    config = original_config(options_path)
     state = elmo_state_dict(weights_path, config)
-    config.n_characters = 262
     model = model_class(config)
     missing, unexpected = model.load_state_dict(state, strict=False)
     missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
@@ -347,7 +362,7 @@ def load_allennlp_with_softmax(
     (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,))."""
     import h5py
 
-    config = read_options(options_path)
+    config = original_config(options_path)
     try:
         with h5py.File(softmax_path, "r") as handle:
             weight = torch.from_numpy(handle["softmax/W"][...]).float()
@@ -362,9 +377,7 @@ def load_allennlp_with_softmax(
             f"fit projection_dim {config.projection_dim}"
         )
     state = elmo_state_dict(weights_path, config)
-    config = ElmoConfig.from_dict(
-        {**config.to_dict(), "n_characters": 262, "vocab_size": weight.shape[0], "softmax": "full"}
-    )
+    config = ElmoConfig.from_dict({**config.to_dict(), "vocab_size": weight.shape[0], "softmax": "full"})
     model = model_class(config)
     missing, unexpected = model.elmo.load_state_dict(state, strict=False)
     missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
@@ -397,13 +410,15 @@ def load_bilm(name_or_path: PathLike):
 
 
 def model_tokenizer(model: PreTrainedModel, **settings: Any) -> ElmoTokenizer:
-    """The tokenizer saved beside ``model``'s weights (``tokenizer_config.json`` of the folder it
-    was loaded from: its pre-tokenizer and limits), or, where there is none (original files, a
-    model built in memory), the whitespace tokenizer of the released models for its width.
+    """The tokenizer of the folder ``model`` was loaded from (``ElmoTokenizer.from_pretrained``: the
+    saved tokenizer, else the pre-tokenizer its ``config.json`` records), or, for a model not loaded
+    from a folder (original files, a model built in memory), one for its width that splits raw text
+    as ``config.pre_tokenizer`` says (whitespace where it says nothing: the released models').
     ``settings`` (e.g. ``max_token_chars``) replace the saved ones."""
     folder = Path(model.name_or_path) if model.name_or_path else None
-    if folder is not None and (folder / "tokenizer_config.json").is_file():
+    if folder is not None and (folder / "config.json").is_file():
         return ElmoTokenizer.from_pretrained(folder, **settings)
+    settings.setdefault("pre_tokenizer", model.config.pre_tokenizer or WHITESPACE)
     return ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token, **settings)
 
 
@@ -434,7 +449,7 @@ def convert_to_folder(
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     with build_aside(out_dir, overwrite=overwrite, inputs=inputs, expected_bytes=weight_bytes) as staging:
         model.save_pretrained(staging)
-        ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token).save_pretrained(staging)
+        model_tokenizer(model).save_pretrained(staging)
         cfg = model.config
         write_model_card(
             staging,
@@ -482,14 +497,55 @@ class PackageLoader:
         return load_allennlp_with_softmax(model_class, options_path, weights_path, softmax_path)
 
     @staticmethod
-    def tokenizer_source(name_or_path: Any) -> Any:
-        """What ``ElmoTokenizer.from_pretrained`` loads: a shipped model's folder for its name
-        (``hf-elmo:NAME``), anything else unchanged."""
-        if isinstance(name_or_path, str) and name_or_path.startswith(SHIPPED_PREFIX):
-            return resolve_model(name_or_path).path
+    def tokenizer_source(tokenizer_class: type, name_or_path: Any, kwargs: dict[str, Any]) -> Any:
+        """What ``tokenizer_class.from_pretrained(name_or_path, **kwargs)`` loads: a folder or Hub id
+        for transformers to load (``files_source``), or, for the original files, the tokenizer
+        itself: the released models' whitespace tokenizer at their width."""
+        found = files_source(name_or_path, TOKENIZER_CONFIG, "config.json")
+        if not isinstance(found, ModelSource):
+            return found
+        if found.format == "transformers":
+            return found.path
+        with found.original_files() as (options, _):
+            config = original_config(options)
+        settings = {k: v for k, v in kwargs.items() if k not in HUB_KWARGS}
+        settings.setdefault("pre_tokenizer", config.pre_tokenizer)
+        return tokenizer_class(max_characters_per_token=config.max_characters_per_token, **settings)
+
+    @staticmethod
+    def config_source(name_or_path: Any) -> Any:
+        """What ``ElmoConfig.from_pretrained(name_or_path)`` reads: a folder, ``.json`` file or Hub id
+        for transformers to read (``files_source``), or, for the original files, the config of the
+        model they convert to (``original_config``)."""
+        if isinstance(name_or_path, (str, os.PathLike)) and Path(name_or_path).suffix == ".json":
+            return name_or_path  # a config file named directly
+        found = files_source(name_or_path, "config.json")
+        if not isinstance(found, ModelSource):
+            return found
+        if found.format == "transformers":
+            return found.path
+        with found.original_files() as (options, _):
+            return original_config(options)
+
+
+def files_source(name_or_path: Any, *files: str) -> Any:
+    """Where to read some of a model's files (its config, its tokenizer), not the whole model: a
+    local folder that holds one of ``files`` (a config or tokenizer saved alone has no weights,
+    which ``resolve_model`` asks for) or a Hub id, unchanged, for transformers to read; for
+    anything else, ``resolve_model``'s ``ModelSource`` (shipped names, the original files) or its
+    one-line error (no such model, an ``elmo export`` folder, a folder of no model)."""
+    if not isinstance(name_or_path, (str, os.PathLike)):
         return name_or_path
+    name = os.fspath(name_or_path)
+    path = Path(name).expanduser()
+    if any((path / file).is_file() for file in files):
+        return name_or_path
+    if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
+        return name_or_path
+    return resolve_model(name)
 
 
 PACKAGE_LOADER = PackageLoader()
 ElmoPreTrainedModel.package_loader = PACKAGE_LOADER
 ElmoTokenizer.package_loader = PACKAGE_LOADER
+ElmoConfig.package_loader = PACKAGE_LOADER

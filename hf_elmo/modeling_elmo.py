@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -445,9 +446,6 @@ class ElmoPreTrainedModel(PreTrainedModel):
     #: each with the calling class. ``None`` in a remote-code copy: folders and Hub ids then load as
     #: for any transformers model, and converting original files asks for the package.
     package_loader: ClassVar[Any | None] = None
-    #: Whether the model holds the LM's word softmax (``ElmoForBidirectionalLM``): only such a
-    #: folder maps ``AutoModelForPreTraining``.
-    has_lm_head: ClassVar[bool] = False
     #: Top-level parts whose weights a folder may lack: a task head's own layers, new when it is
     #: loaded from a biLM folder (``ElmoTaskPreTrainedModel``; see ``check_loaded_weights``).
     _new_on_load: ClassVar[tuple[str, ...]] = ()
@@ -549,10 +547,19 @@ class ElmoPreTrainedModel(PreTrainedModel):
         weights in that dtype while ``config.json`` keeps the model's own ``dtype``, the one that
         ``dtype="auto"`` (transformers pipelines' default) loads them into: a float32 model saved
         so loads as float32 everywhere, as fast on CPU as before.
+
+        ``config.json``'s ``auto_map`` keeps only the classes whose code the folder gets (this
+        class's module and its siblings): the biLM saved from an LM or task folder maps neither
+        ``AutoModelForPreTraining`` nor the task heads, whose files it does not carry.
         """
-        auto_map = getattr(self.config, "auto_map", None) or {}
-        if not self.has_lm_head and "AutoModelForPreTraining" in auto_map:  # e.g. a biLM loaded from an LM folder
-            self.config.auto_map = {k: v for k, v in auto_map.items() if k != "AutoModelForPreTraining"}
+        auto_map = getattr(self.config, "auto_map", None)
+        if auto_map:  # e.g. the biLM of an LM folder maps no AutoModelForPreTraining: modeling_lm.py stays behind
+            saved = _saved_code(type(self))
+            self.config.auto_map = {
+                auto: name
+                for auto, name in auto_map.items()
+                if not isinstance(name, str) or name.split("--")[-1].rsplit(".", 1)[0] in saved
+            }
         if storage_dtype is not None and storage_dtype not in STORAGE_DTYPES:
             raise ValueError(
                 f"storage_dtype must be torch.float32, torch.float16 or torch.bfloat16 (a floating-point "
@@ -570,6 +577,17 @@ class ElmoPreTrainedModel(PreTrainedModel):
             mode = config_file.stat().st_mode & 0o666
             for weights in Path(save_directory).glob("*.safetensors"):
                 weights.chmod(mode)
+
+
+def _saved_code(model_class: type) -> set[str]:
+    """The modules whose files ``save_pretrained`` copies for ``model_class`` (its own and, through
+    relative imports, its siblings'): the ones a saved folder's ``auto_map`` may name."""
+    from transformers.dynamic_module_utils import get_relative_import_files
+
+    module_file = sys.modules[model_class.__module__].__file__
+    if module_file is None:
+        return set()
+    return {Path(module_file).stem} | {Path(file).stem for file in get_relative_import_files(module_file)}
 
 
 def check_loaded_weights(

@@ -117,8 +117,6 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
     baseline). ``ElmoModel.from_pretrained`` on a saved folder of this model loads the biLM alone.
     """
 
-    has_lm_head = True
-
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
         if config.vocab_size is None:

@@ -177,9 +177,10 @@ def main() -> None:
     for name, scores in figures.get("downstream", {}).items():
         rows[f"spaCy {name}: ELMo vs baseline"] = downstream(scores)
     with build_aside(args.out_dir, overwrite=args.overwrite, inputs=inputs) as staging:
+        model.config.pre_tokenizer = "spacy:en"  # the corpus was tokenised so (also kept by the tokenizer)
         model.save_pretrained(staging, storage_dtype=torch.float16)  # config.json keeps float32
         vocabulary.save(staging / VOCAB_FILE)
-        ElmoTokenizer(pre_tokenizer="spacy:en").save_pretrained(staging)  # the corpus was tokenised so
+        ElmoTokenizer(pre_tokenizer=model.config.pre_tokenizer).save_pretrained(staging)
         record = {**training, "figures": figures, **({"earlier_stages": stages[:-1]} if earlier else {})}
         (staging / "training.json").write_text(json.dumps(record, indent=2) + "\n")
         write_model_card(

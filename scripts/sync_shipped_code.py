@@ -5,32 +5,42 @@
 A shipped folder carries the package's remote code so that
 ``AutoModel.from_pretrained(folder, trust_remote_code=True)`` works without the package: the files
 ``save_pretrained`` copies (``REMOTE_CODE``: the modeling, configuration and tokenizer files and
-every sibling they import relatively). After any of them changes, run this
+every sibling they import relatively), and the task heads' (``TASK_HEADS``, mapped for
+``AutoModelForTokenClassification`` / ``AutoModelForSequenceClassification``: a task model starts
+from the shipped biLM). After any of them changes, run this
 (``tests/hf_elmo/test_remote_code.py`` fails until then). The weights, the vocabulary and the model card
 are left as they are.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import shutil
 import tempfile
 from pathlib import Path
 
 import torch
 from safetensors.torch import load_file
+from transformers.dynamic_module_utils import custom_object_save
 
-from hf_elmo import ElmoForBidirectionalLM
+from hf_elmo import ElmoForBidirectionalLM, ElmoForSequenceClassification, ElmoForTokenClassification
 from hf_elmo.pretrained import SHIPPED
 
-#: The code a fresh ``save_pretrained`` of the shipped LM writes (transformers copies each Auto class's
-#: file and, recursively, the files it imports relatively); ``sync`` refuses to run if that changes
+#: The task models whose code the shipped folder carries beside the LM's, each mapped in ``auto_map``.
+TASK_HEADS = (ElmoForTokenClassification, ElmoForSequenceClassification)
+
+#: The code a fresh ``save_pretrained`` of the shipped LM writes, with the task heads' (transformers copies
+#: each Auto class's file and, recursively, the files it imports relatively); ``sync`` refuses to run if that changes
 #: without this list (and ``tests/hf_elmo/test_remote_code.py``'s) being updated.
 REMOTE_CODE = {
     "configuration_elmo.py",
     "elmo_cache.py",
     "elmo_kernels.py",
     "modeling_elmo.py",
+    "modeling_heads.py",
     "modeling_lm.py",
+    "scalar_mix.py",
     "tokenization_elmo.py",
 }
 #: What the shipped folder takes over from a fresh ``save_pretrained``: the code and config.json (its
@@ -42,6 +52,7 @@ def sync(folder: Path) -> None:
     model = ElmoForBidirectionalLM.from_pretrained(folder, dtype="auto")
     with tempfile.TemporaryDirectory() as staging:
         model.save_pretrained(staging)
+        add_task_heads(model, Path(staging))
         saved, shipped = load_file(Path(staging) / "model.safetensors"), load_file(folder / "model.safetensors")
         if saved.keys() != shipped.keys() or not all(torch.equal(saved[k], shipped[k]) for k in saved):
             raise RuntimeError(f"{folder}: re-saving changed the weights; not touching the folder")
@@ -57,6 +68,18 @@ def sync(folder: Path) -> None:
             for path in Path(staging).glob(pattern):
                 shutil.copyfile(path, folder / path.name)
     print(f"refreshed {folder}: {sorted(p.name for p in folder.glob('*.py'))}")
+
+
+def add_task_heads(model: ElmoForBidirectionalLM, staging: Path) -> None:
+    """Copy the task heads' code into ``staging`` and map them in its ``config.json``, as their own
+    ``save_pretrained`` would (built on the meta device: no weights are made)."""
+    config_file = staging / "config.json"
+    config = json.loads(config_file.read_text())
+    for head_class in TASK_HEADS:
+        with torch.device("meta"):
+            head = head_class(copy.deepcopy(model.config))
+        custom_object_save(head, staging, config=config)
+    config_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

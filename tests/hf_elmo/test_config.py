@@ -106,6 +106,16 @@ def test_fields_of_the_wrong_type_are_refused_naming_the_field(fields, message):
         ElmoConfig(**{**TINY, **fields})
 
 
+@pytest.mark.parametrize("value", ["spaces", "spacy:e-n", 3])
+def test_pre_tokenizer_is_a_known_rule_or_none(tmp_path, value):
+    assert ElmoConfig(**TINY).pre_tokenizer is None  # not known: not written to config.json
+    assert ElmoConfig(**TINY, pre_tokenizer="spacy").pre_tokenizer == "spacy:en"
+    with pytest.raises(ElmoConfigError, match=r"pre_tokenizer must be 'whitespace' or 'spacy:LANG' .*, or null"):
+        ElmoConfig(**TINY, pre_tokenizer=value)
+    ElmoModel(ElmoConfig(**TINY, pre_tokenizer="spacy:de")).save_pretrained(tmp_path)
+    assert ElmoConfig.from_pretrained(tmp_path).pre_tokenizer == "spacy:de"
+
+
 def test_integral_floats_are_stored_as_ints():
     config = ElmoConfig(**{**TINY, "lstm_dim": 8.0, "filters": [[1.0, 4.0]]})
     assert config.lstm_dim == 8 and type(config.lstm_dim) is int

@@ -141,7 +141,7 @@ def test_trainer_lowers_the_sequence_heads_loss_with_the_default_collator(tmp_pa
 
 def test_token_loss_is_the_mean_cross_entropy_over_labels_not_minus_100():
     model = token_model().eval()
-    batch = ElmoTokenizer()([["Bob", "ran", "7"], ["far"]], is_split_into_words=True, return_tensors="pt")
+    batch = ElmoTokenizer()([["Bob", "ran", "7"], ["far"]], is_split_into_words=True, padding=True, return_tensors="pt")
     labels = torch.tensor([[1, -100, 2], [0, -100, -100]])
     out = model(**batch, labels=labels)
     keep = labels != -100
@@ -162,7 +162,7 @@ def test_token_loss_is_the_mean_cross_entropy_over_labels_not_minus_100():
 def test_sequence_loss_follows_the_problem_type_as_transformers_does(num_labels, labels, problem_type):
     torch.manual_seed(0)
     model = ElmoForSequenceClassification(tiny_config(num_labels=num_labels)).eval()
-    out = model(**ElmoTokenizer()(["a b c", "d"], return_tensors="pt"), labels=labels)
+    out = model(**ElmoTokenizer()(["a b c", "d"], padding=True, return_tensors="pt"), labels=labels)
     assert model.config.problem_type == problem_type and out.logits.shape == (2, num_labels)
     loss = {
         "regression": lambda: torch.nn.functional.mse_loss(out.logits.squeeze(-1), labels),
@@ -186,7 +186,7 @@ def test_padding_does_not_change_a_sentences_prediction():
     tokenizer = ElmoTokenizer()
     with torch.no_grad():
         alone = model(**tokenizer(["b c"], return_tensors="pt")).logits
-        padded = model(**tokenizer(["b c", "a b c d e"], return_tensors="pt")).logits[:1]
+        padded = model(**tokenizer(["b c", "a b c d e"], padding=True, return_tensors="pt")).logits[:1]
     torch.testing.assert_close(padded, alone, rtol=0, atol=1e-6)
 
 
@@ -199,14 +199,14 @@ def test_a_text_without_words_is_classified_from_zero_vectors_and_leaves_the_oth
     for model in (tagger, classifier):
         with torch.no_grad():
             alone = model(**tokenizer(["Bob ran 7 far"], return_tensors="pt")).logits
-            mixed = model(**tokenizer(["Bob ran 7 far", ""], return_tensors="pt")).logits
+            mixed = model(**tokenizer(["Bob ran 7 far", ""], padding=True, return_tensors="pt")).logits
             empty = model(**tokenizer(["", ""], return_tensors="pt")).logits
         torch.testing.assert_close(mixed[:1], alone, rtol=0, atol=1e-6)
         assert empty.shape == ((2, 0, 3) if model is tagger else (2, 2))
     assert model is classifier  # a text without words is its bias: the BiLSTM's vectors of it are zero
     torch.testing.assert_close(mixed[1], classifier.classifier.bias, rtol=0, atol=0)
     tagger.train()
-    batch = tokenizer(["Bob ran", ""], return_tensors="pt")
+    batch = tokenizer(["Bob ran", ""], padding=True, return_tensors="pt")
     tagger(**batch, labels=torch.tensor([[1, 0], [-100, -100]])).loss.backward()
     tags = pipeline(
         "token-classification", model=tagger.eval(), tokenizer=tokenizer, pipeline_class=ElmoTokenClassificationPipeline
@@ -238,7 +238,7 @@ def test_save_and_auto_load_give_the_same_predictions_and_labels(tmp_path):
     loaded = AutoModelForTokenClassification.from_pretrained(tmp_path).eval()
     assert isinstance(loaded, ElmoForTokenClassification)
     assert loaded.config.id2label == {0: "word", 1: "Name", 2: "number"} and loaded.config.freeze_bilm
-    batch = AutoTokenizer.from_pretrained(tmp_path)(["Bob ran 7 far", "cat"], return_tensors="pt")
+    batch = AutoTokenizer.from_pretrained(tmp_path)(["Bob ran 7 far", "cat"], padding=True, return_tensors="pt")
     assert all(torch.equal(v, loaded.state_dict()[k]) for k, v in model.state_dict().items())
     with torch.no_grad():
         torch.testing.assert_close(loaded(**batch).logits, model(**batch).logits, rtol=0, atol=1e-6)
@@ -293,7 +293,7 @@ def test_text_classification_pipeline_returns_the_labelled_prediction():
     texts = ["the cat sat", "Bob ran 7 far away"]
     results = classify(texts)
     with torch.no_grad():
-        probs = model(**tokenizer(texts, return_tensors="pt")).logits.softmax(-1)
+        probs = model(**tokenizer(texts, padding=True, return_tensors="pt")).logits.softmax(-1)
     for result, p in zip(results, probs):
         assert result["label"] == ["neg", "pos"][int(p.argmax())]
         assert abs(result["score"] - float(p.max())) < 1e-6
@@ -304,7 +304,7 @@ def test_trust_remote_code_loads_a_saved_head_without_the_package(tmp_path):
     model = ElmoForSequenceClassification(tiny_config(num_labels=2)).eval()
     model.save_pretrained(tmp_path / "head")
     ElmoTokenizer().save_pretrained(tmp_path / "head")
-    batch = ElmoTokenizer()(["a b c", "d"], return_tensors="pt")
+    batch = ElmoTokenizer()(["a b c", "d"], padding=True, return_tensors="pt")
     with torch.no_grad():
         np.save(tmp_path / "expected.npy", model(**batch).logits.numpy())
     script = f"""
@@ -316,7 +316,7 @@ def test_trust_remote_code_loads_a_saved_head_without_the_package(tmp_path):
         tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=True)
         assert type(model).__module__.startswith("transformers_modules"), type(model).__module__
         with torch.no_grad():
-            got = model(**tokenizer(["a b c", "d"], return_tensors="pt")).logits.numpy()
+            got = model(**tokenizer(["a b c", "d"], padding=True, return_tensors="pt")).logits.numpy()
         np.testing.assert_array_equal(got, np.load({str(tmp_path / "expected.npy")!r}))
         print("remote head ok")
     """

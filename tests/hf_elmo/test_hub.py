@@ -41,7 +41,7 @@ def saved(original, tmp_path_factory):
 
 
 def _outputs(model, tokenizer):
-    batch = tokenizer(SENTENCES, is_split_into_words=True, return_tensors="pt")
+    batch = tokenizer(SENTENCES, is_split_into_words=True, padding=True, return_tensors="pt")
     with torch.inference_mode():
         return torch.stack(model(**batch).hidden_states).numpy()
 
@@ -84,7 +84,7 @@ def test_trust_remote_code_loads_a_saved_folder_without_the_package(saved, tmp_p
         model = AutoModel.from_pretrained({str(saved)!r}, trust_remote_code=True)
         tokenizer = AutoTokenizer.from_pretrained({str(saved)!r}, trust_remote_code=True)
         assert type(model).__module__.startswith("transformers_modules"), type(model).__module__
-        batch = tokenizer({SENTENCES!r}, is_split_into_words=True, return_tensors="pt")
+        batch = tokenizer({SENTENCES!r}, is_split_into_words=True, padding=True, return_tensors="pt")
         with torch.inference_mode():
             got = torch.stack(model(**batch).hidden_states).numpy()
         np.testing.assert_array_equal(got, np.load({str(saved.parent / "expected.npy")!r}))
@@ -106,7 +106,7 @@ def test_auto_model_resolves_a_hub_repo_id_through_the_hub_cache(saved, original
         expected = np.load({str(saved.parent / "expected.npy")!r})
         model = AutoModel.from_pretrained("org/elmo-original")
         tokenizer = AutoTokenizer.from_pretrained("org/elmo-original")
-        batch = tokenizer({SENTENCES!r}, is_split_into_words=True, return_tensors="pt")
+        batch = tokenizer({SENTENCES!r}, is_split_into_words=True, padding=True, return_tensors="pt")
         with torch.inference_mode():
             np.testing.assert_array_equal(torch.stack(model(**batch).hidden_states).numpy(), expected)
             converted = hf_elmo.ElmoModel.from_pretrained("allenai/elmo-fixture-original-format")

@@ -17,7 +17,7 @@ import torch
 from transformers import AutoModel
 
 import hf_elmo
-from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoModel, batch_to_ids
+from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.loading import InvalidModelError, ModelNotFoundError, resolve_model
 from hf_elmo.pretrained import DEFAULT_MODEL, DEFAULT_MODEL_NAME
 from tests.hub_cache import add_repo_to_cache
@@ -222,6 +222,31 @@ def test_a_zip_without_original_files_and_a_stray_file_are_named(tmp_path):
     stray.write_bytes(b"\0" * 10)
     with pytest.raises(InvalidModelError, match=f"{stray} is a file, but a model is a folder"):
         ElmoModel.from_pretrained(stray)
+
+
+@pytest.mark.parametrize("load", [ElmoTokenizer.from_pretrained, ElmoConfig.from_pretrained])
+def test_a_tokenizer_or_config_takes_every_name_the_model_takes(load, original, tmp_path):
+    """ElmoTokenizer.from_pretrained("./nosuch") was transformers' "Repo id must use alphanumeric
+    chars"; the original files and the shipped name load as for ElmoModel."""
+    with pytest.raises(ModelNotFoundError, match="no model './nosuch': no such local file or folder"):
+        load("./nosuch")
+    with pytest.raises(InvalidModelError, match=f"{tmp_path} is not an ELMo model folder"):
+        load(tmp_path)
+    assert load(DEFAULT_MODEL_NAME).pre_tokenizer == "spacy:en"
+    from_original = load(original)  # the original models' whitespace-split text, at their width
+    assert (from_original.pre_tokenizer, from_original.max_characters_per_token) == ("whitespace", 50)
+
+
+def test_the_config_of_the_original_files_is_the_converted_models(original):
+    assert ElmoConfig.from_pretrained(original).to_dict() == ElmoModel.from_pretrained(original).config.to_dict()
+
+
+@pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
+def test_an_export_folder_is_named_with_what_runs_it(tmp_path, load):
+    """Was "not an ELMo model folder: it holds neither config.json ... nor options.json"."""
+    (tmp_path / "elmo_export.json").write_text('{"format": "onnx"}')
+    with pytest.raises(InvalidModelError, match=r"is an `elmo export` folder .*open_exported\(folder\) .OnnxElmo"):
+        load(tmp_path)
 
 
 # -- noise ------------------------------------------------------------------------------------

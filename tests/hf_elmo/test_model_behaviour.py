@@ -54,7 +54,7 @@ def test_a_text_without_words_gets_zero_vectors_and_leaves_the_others_unchanged(
     tokenizer = ElmoTokenizer()
     alone = _embed(model, [SENTENCE]).hidden_states
     with torch.inference_mode():
-        out = model(**tokenizer([" ".join(SENTENCE), ""], return_tensors="pt"))
+        out = model(**tokenizer([" ".join(SENTENCE), ""], padding=True, return_tensors="pt"))
         empty = model(**tokenizer(["", ""], return_tensors="pt"))
     assert not out.attention_mask[1].any()
     for a, b in zip(alone, out.hidden_states):
@@ -231,7 +231,7 @@ def test_numpy_or_list_ids_get_a_type_error_that_says_how_to_make_a_tensor(model
 
 
 def test_the_tokenizers_tensors_pass_the_checks_with_their_mask(model):
-    batch = ElmoTokenizer()([SENTENCE, ["a"]], is_split_into_words=True, return_tensors="pt")
+    batch = ElmoTokenizer()([SENTENCE, ["a"]], is_split_into_words=True, padding=True, return_tensors="pt")
     with torch.inference_mode():
         out = model(**batch)
     torch.testing.assert_close(

@@ -15,7 +15,14 @@ import spacy
 import torch
 
 import hf_elmo
-from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoModel, ElmoTokenizer, batch_to_ids
+from hf_elmo import (
+    ElmoConfig,
+    ElmoForBidirectionalLM,
+    ElmoForTokenClassification,
+    ElmoModel,
+    ElmoTokenizer,
+    batch_to_ids,
+)
 from hf_elmo.loading import convert_to_folder
 from hf_elmo.pretrained import SHIPPED
 from tests.numpy_elmo import small_options, write_random_original
@@ -30,27 +37,40 @@ MODEL_CODE = {
     "elmo_cache.py",
     "elmo_kernels.py",
     "modeling_elmo.py",
+    "modeling_heads.py",
     "modeling_lm.py",
+    "scalar_mix.py",
     "tokenization_elmo.py",
+}
+TASK_HEADS = {
+    "AutoModelForTokenClassification": "modeling_heads.ElmoForTokenClassification",
+    "AutoModelForSequenceClassification": "modeling_heads.ElmoForSequenceClassification",
 }
 
 
-def test_the_shipped_folder_carries_the_LM_code_and_maps_both_auto_classes():
+def test_the_shipped_folder_carries_the_LM_and_task_head_code_and_maps_their_auto_classes():
     """The converter and the model card writer stay in the package: saved code imports only torch,
-    transformers and the model files themselves."""
+    transformers and the model files themselves. The task heads were not mapped: in a session
+    without the package, AutoModelForTokenClassification of the shipped folder failed."""
     for folder in SHIPPED.values():
         assert {p.name for p in folder.glob("*.py")} == MODEL_CODE
         auto_map = json.loads((folder / "config.json").read_text())["auto_map"]
         assert auto_map["AutoModel"] == "modeling_elmo.ElmoModel"
         assert auto_map["AutoModelForPreTraining"] == "modeling_lm.ElmoForBidirectionalLM"
+        assert TASK_HEADS.items() <= auto_map.items()
 
 
-def test_the_biLM_alone_saved_from_an_LM_folder_maps_no_LM_class(tmp_path):
-    """``AutoModelForPreTraining`` on such a folder would give a softmax of random weights."""
-    bilm = ElmoModel.from_pretrained(next(iter(SHIPPED.values())))
-    bilm.save_pretrained(tmp_path / "bilm")
+def test_a_model_saved_from_the_shipped_folder_maps_only_the_classes_whose_code_it_carries(tmp_path):
+    """``AutoModelForPreTraining`` on the biLM's folder would give a softmax of random weights, and
+    the heads' entries would name a modeling_heads.py the folder does not hold."""
+    shipped = next(iter(SHIPPED.values()))
+    ElmoModel.from_pretrained(shipped).save_pretrained(tmp_path / "bilm")
     auto_map = json.loads((tmp_path / "bilm" / "config.json").read_text())["auto_map"]
-    assert auto_map["AutoModel"] == "modeling_elmo.ElmoModel" and "AutoModelForPreTraining" not in auto_map
+    assert set(auto_map) == {"AutoConfig", "AutoModel"}
+    ElmoForTokenClassification.from_pretrained(shipped, num_labels=3).save_pretrained(tmp_path / "tagger")
+    auto_map = json.loads((tmp_path / "tagger" / "config.json").read_text())["auto_map"]
+    assert set(auto_map) == {"AutoConfig", "AutoModel", *TASK_HEADS}
+    assert {p.name for p in (tmp_path / "tagger").glob("*.py")} == MODEL_CODE - {"modeling_lm.py"}
 
 
 def test_shipped_code_copies_equal_the_package_code():
@@ -66,7 +86,8 @@ import sys
 sys.modules["hf_elmo"] = None  # importing hf_elmo now raises: only the folders' own code can run
 import json, os
 import numpy as np, torch
-from transformers import AutoModel, AutoModelForPreTraining, AutoTokenizer
+from transformers import AutoModel, AutoModelForPreTraining, AutoModelForSequenceClassification, AutoTokenizer
+from transformers import AutoModelForTokenClassification
 cases = json.loads(sys.argv[1])
 for folder, expected in cases:
     model = AutoModel.from_pretrained(folder, trust_remote_code=True)
@@ -74,13 +95,19 @@ for folder, expected in cases:
     assert model.dtype == torch.float32, (folder, model.dtype)
     has_tokenizer = os.path.exists(os.path.join(folder, "tokenizer_config.json"))  # a spaCy bilm/ folder has none
     tokenizer = AutoTokenizer.from_pretrained(folder if has_tokenizer else cases[0][0], trust_remote_code=True)
-    batch = tokenizer(%r, is_split_into_words=True, return_tensors="pt")
+    batch = tokenizer(%r, is_split_into_words=True, padding=True, return_tensors="pt")
     with torch.inference_mode():
         got = torch.stack(model(**batch).hidden_states).numpy()
     np.testing.assert_allclose(got, np.load(expected), rtol=0, atol=1e-6)
     if "ElmoForBidirectionalLM" in (json.load(open(folder + "/config.json")).get("architectures") or []):
         lm = AutoModelForPreTraining.from_pretrained(folder, trust_remote_code=True)
         assert type(lm).__name__ == "ElmoForBidirectionalLM" and lm.dtype == torch.float32
+    if "AutoModelForTokenClassification" in json.load(open(folder + "/config.json"))["auto_map"]:  # the shipped one
+        for auto in (AutoModelForTokenClassification, AutoModelForSequenceClassification):
+            head = auto.from_pretrained(folder, trust_remote_code=True, num_labels=3)
+            assert type(head).__module__.startswith("transformers_modules"), type(head).__module__
+            logits = head(**batch).logits
+            assert logits.shape[-1] == 3 and torch.isfinite(logits).all()
     print("ok", folder)
 """ % (SENTENCES,)
 

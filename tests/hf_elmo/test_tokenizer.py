@@ -40,7 +40,7 @@ def test_batch_is_padded_with_all_zero_tokens():
 
 def test_tokenizer_splits_raw_strings_on_whitespace_and_returns_a_mask():
     tokenizer = ElmoTokenizer()
-    encoded = tokenizer(["The cat  sat", "Hi"], return_tensors="pt")
+    encoded = tokenizer(["The cat  sat", "Hi"], padding=True, return_tensors="pt")
     assert encoded["input_ids"].shape == (2, 3, 50)
     assert encoded["attention_mask"].tolist() == [[1, 1, 1], [1, 0, 0]]
     assert torch.equal(encoded["input_ids"], batch_to_ids([["The", "cat", "sat"], ["Hi"]]))
@@ -50,7 +50,7 @@ def test_tokenizer_takes_pretokenised_words_single_or_batched():
     tokenizer = ElmoTokenizer()
     single = tokenizer(["York", "is"], is_split_into_words=True)
     assert len(single["input_ids"]) == 2 and single["attention_mask"] == [1, 1]
-    batch = tokenizer([["York"], ["a", "b"]], is_split_into_words=True, return_tensors="pt")
+    batch = tokenizer([["York"], ["a", "b"]], is_split_into_words=True, padding=True, return_tensors="pt")
     assert batch["input_ids"].shape == (2, 2, 50)
 
 
@@ -59,6 +59,7 @@ def test_an_empty_text_in_a_batch_is_a_row_without_words_as_transformers_tokeniz
     tokenizer = ElmoTokenizer()
     encoded = tokenizer(
         ["The cat", "", " "],
+        padding=True,
         return_tensors="pt",
         return_offsets_mapping=True,
         return_special_tokens_mask=True,
@@ -69,8 +70,8 @@ def test_an_empty_text_in_a_batch_is_a_row_without_words_as_transformers_tokeniz
     assert encoded["special_tokens_mask"].tolist() == [[0, 0], [1, 1], [1, 1]]
     assert encoded["offset_mapping"][1].tolist() == [[0, 0], [0, 0]] and encoded["length"].tolist() == [2, 0, 0]
     assert encoded.word_ids(0) == [0, 1] and encoded.word_ids(1) == [None, None]
-    assert tokenizer(["a", ""])["attention_mask"] == [[1], [0]]
-    words = tokenizer([["a"], []], is_split_into_words=True, return_tensors="pt")
+    assert tokenizer(["a", ""], padding=True)["attention_mask"] == [[1], [0]]
+    words = tokenizer([["a"], []], is_split_into_words=True, padding=True, return_tensors="pt")
     assert words["attention_mask"].tolist() == [[1], [0]]
 
 
@@ -180,7 +181,7 @@ def test_a_missing_spacy_is_a_clear_error_only_when_the_tokenizer_needs_it(monke
 def test_offsets_are_each_words_span_in_its_text_and_word_ids_number_the_words(pre_tokenizer):
     tokenizer = ElmoTokenizer(pre_tokenizer=pre_tokenizer)
     texts = ["  The cat\tsat on the mat.", "Hi!"]
-    encoded = tokenizer(texts, return_offsets_mapping=True, return_tensors="pt")
+    encoded = tokenizer(texts, padding=True, return_offsets_mapping=True, return_tensors="pt")
     words = [tokenizer.tokenize(t) for t in texts]
     for row, (text, row_words) in enumerate(zip(texts, words)):
         spans = encoded["offset_mapping"][row].tolist()
@@ -199,15 +200,17 @@ def test_offsets_of_pre_split_words_are_within_each_word_as_in_transformers():
 
 
 def test_padding_positions_are_special_tokens():
-    encoded = ElmoTokenizer()(["a b c", "d"], return_special_tokens_mask=True)
+    encoded = ElmoTokenizer()(["a b c", "d"], padding=True, return_special_tokens_mask=True)
     assert encoded["special_tokens_mask"] == [[0, 0, 0], [0, 1, 1]]
 
 
 def test_truncation_keeps_the_first_max_length_words_or_the_last_with_truncation_side_left():
-    encoded = ElmoTokenizer()(["a b c d", "e"], truncation=True, max_length=2, return_offsets_mapping=True)
+    encoded = ElmoTokenizer()(
+        ["a b c d", "e"], padding=True, truncation=True, max_length=2, return_offsets_mapping=True
+    )
     assert encoded["attention_mask"] == [[1, 1], [1, 0]] and encoded["offset_mapping"][0] == [(0, 1), (2, 3)]
     tokenizer = ElmoTokenizer(truncation_side="left")
-    encoded = tokenizer(["a b c d", "e"], truncation=True, max_length=2, return_offsets_mapping=True)
+    encoded = tokenizer(["a b c d", "e"], padding=True, truncation=True, max_length=2, return_offsets_mapping=True)
     assert encoded["offset_mapping"] == [[(4, 5), (6, 7)], [(0, 1), (0, 0)]]
     assert tokenizer.decode(encoded["input_ids"][0]) == "c d"
 
@@ -215,11 +218,11 @@ def test_truncation_keeps_the_first_max_length_words_or_the_last_with_truncation
 @pytest.mark.parametrize(
     "options, steps",
     [
-        ({}, 3),
-        ({"padding": False}, 3),  # a batch is a dense array: padded to its longest in any case
+        ({"padding": True}, 3),
+        ({"padding": "longest"}, 3),
         ({"padding": "max_length", "max_length": 5}, 5),
         ({"padding": "max_length", "max_length": 2}, 3),  # max_length pads, it does not cut
-        ({"pad_to_multiple_of": 4}, 4),
+        ({"padding": True, "pad_to_multiple_of": 4}, 4),
         ({"padding": "max_length", "max_length": 5, "pad_to_multiple_of": 4}, 8),
     ],
 )
@@ -230,8 +233,7 @@ def test_padding_options_set_the_batch_length_as_in_transformers_and_as_pad_does
     assert encoded["attention_mask"].tolist() == [[1, 1, 1] + [0] * (steps - 3), [1] + [0] * (steps - 1)]
     assert not encoded["input_ids"][:, 3:].any() and not encoded["input_ids"][1, 1:].any()
     single = [tokenizer(text) for text in ("a b c", "d")]
-    pad_options = {k: v for k, v in options.items() if k != "padding" or v == "max_length"}
-    padded = tokenizer.pad(single, return_tensors="pt", **pad_options)
+    padded = tokenizer.pad(single, return_tensors="pt", **options)
     assert torch.equal(padded["input_ids"], encoded["input_ids"])
 
 
@@ -274,7 +276,7 @@ def test_pipelines_batch_with_pad_token_id_0_the_all_zero_padding_token():
 
 def test_char_ids_convert_back_to_words_and_decode_to_text():
     tokenizer = ElmoTokenizer()
-    ids = tokenizer(["The naïve cat", "Hi"], return_tensors="pt")["input_ids"]
+    ids = tokenizer(["The naïve cat", "Hi"], padding=True, return_tensors="pt")["input_ids"]
     assert tokenizer.convert_ids_to_tokens(ids[0]) == ["The", "naïve", "cat"]
     assert tokenizer.convert_ids_to_tokens(ids[1]) == ["Hi", "", ""]  # padding is no word
     assert tokenizer.convert_ids_to_tokens(ids[1], skip_special_tokens=True) == ["Hi"]
@@ -330,20 +332,30 @@ def test_one_words_row_decodes_to_the_word_and_one_id_only_as_padding():
         tokenizer.decode(5)
 
 
-def test_len_is_the_number_of_char_ids_as_vocab_size():
+def test_len_is_the_number_of_char_ids_as_vocab_size_and_get_vocab_names_each_of_them():
+    """get_vocab() was {} while len(tokenizer) was 262; transformers expects them to agree."""
     tokenizer = ElmoTokenizer()
-    assert len(tokenizer) == tokenizer.vocab_size == 262
+    vocab = tokenizer.get_vocab()
+    assert len(tokenizer) == tokenizer.vocab_size == len(vocab) == 262
+    assert sorted(vocab.values()) == list(range(262))
+    assert vocab["<pad>"] == 0 and vocab["<0x61>"] == ord("a") + 1
+    names = ("<S>", "</S>", "<bow>", "<eow>", "<char_pad>")
+    assert [vocab[name] for name in names] == [
+        begin_of_sentence_ids()[1],
+        end_of_sentence_ids()[1],
+        *token_to_char_ids("")[:3],  # an empty word: begin, end, padding
+    ]
 
 
 def test_transformers_encoding_options_are_honoured():
     tokenizer = ElmoTokenizer()
-    plain = tokenizer(["a b c", "d"], return_tensors="pt")
+    plain = tokenizer(["a b c", "d"], padding=True, return_tensors="pt")
     for special in (True, False):  # ELMo adds no special tokens; the model adds the sentence markers
-        same = tokenizer(["a b c", "d"], return_tensors="pt", add_special_tokens=special, verbose=True)
+        same = tokenizer(["a b c", "d"], padding=True, return_tensors="pt", add_special_tokens=special, verbose=True)
         assert torch.equal(same["input_ids"], plain["input_ids"])
-    without_mask = tokenizer(["a b c", "d"], return_attention_mask=False, return_token_type_ids=False)
+    without_mask = tokenizer(["a b c", "d"], padding=True, return_attention_mask=False, return_token_type_ids=False)
     assert set(without_mask) == {"input_ids"} and without_mask.word_ids(1) == [0, None, None]
-    assert tokenizer(["a b c", "d"], return_length=True, return_tensors="pt")["length"].tolist() == [3, 1]
+    assert tokenizer(["a b c", "d"], padding=True, return_length=True, return_tensors="pt")["length"].tolist() == [3, 1]
     assert tokenizer("a b c", return_length=True)["length"] == 3
     with pytest.raises(ValueError, match="ELMo has no token type ids"):
         tokenizer("a b", return_token_type_ids=True)
@@ -353,3 +365,86 @@ def test_transformers_encoding_options_are_honoured():
 def test_raw_text_without_a_utf8_form_is_a_one_line_error(pre_tokenizer):
     with pytest.raises(ValueError, match=r"contains '\\udc80' \(a lone surrogate\), which has no UTF-8 form"):
         ElmoTokenizer(pre_tokenizer=pre_tokenizer)("bad \udc80 byte")
+
+
+def test_a_model_folder_saved_without_its_tokenizer_splits_raw_text_as_the_model_was_trained(tmp_path):
+    """model.save_pretrained(folder) alone used to give a whitespace tokenizer for the shipped model,
+    trained on spaCy-split text: "can't" one word instead of "ca" "n't", silently."""
+    from transformers import AutoTokenizer, pipeline
+
+    from hf_elmo import ElmoConfig, ElmoModel
+    from hf_elmo.pretrained import DEFAULT_MODEL_NAME
+
+    shipped = ElmoTokenizer.from_pretrained(DEFAULT_MODEL_NAME)
+    assert ElmoConfig.from_pretrained(DEFAULT_MODEL_NAME).pre_tokenizer == shipped.pre_tokenizer == "spacy:en"
+    ElmoModel.from_pretrained(DEFAULT_MODEL_NAME).save_pretrained(tmp_path / "model")
+    assert not (tmp_path / "model" / "tokenizer_config.json").exists()
+    text = ["I can't go, sorry.", "Hi"]
+    expected = shipped(text, padding=True, return_tensors="pt")["input_ids"]
+    for tokenizer in (
+        ElmoTokenizer.from_pretrained(tmp_path / "model"),
+        AutoTokenizer.from_pretrained(tmp_path / "model"),
+    ):
+        assert tokenizer.tokenize(text[0]) == ["I", "ca", "n't", "go", ",", "sorry", "."]
+        assert torch.equal(tokenizer(text, padding=True, return_tensors="pt")["input_ids"], expected)
+    tokenizer.save_pretrained(tmp_path / "model")  # round trip: now the tokenizer's own files say it
+    assert ElmoTokenizer.from_pretrained(tmp_path / "model").pre_tokenizer == "spacy:en"
+    assert len(pipeline("feature-extraction", model=str(tmp_path / "model"))(text[0])[0]) == 7
+
+
+def test_a_model_folder_without_tokenizer_files_or_pre_tokenizer_warns_once_naming_it(tmp_path):
+    from transformers.testing_utils import CaptureLogger
+
+    from hf_elmo import ElmoConfig, ElmoModel
+    from hf_elmo.tokenization_elmo import _logger
+
+    tiny = ElmoConfig(char_embedding_dim=4, filters=[[1, 4]], lstm_dim=8, projection_dim=4, n_layers=1)
+    ElmoModel(tiny).save_pretrained(tmp_path)
+    with CaptureLogger(_logger) as first:
+        assert ElmoTokenizer.from_pretrained(tmp_path).pre_tokenizer == "whitespace"
+    with CaptureLogger(_logger) as again:
+        ElmoTokenizer.from_pretrained(tmp_path)
+    assert f"{tmp_path} holds no tokenizer files and its config.json records no pre_tokenizer" in first.out
+    assert "tokenizer.save_pretrained" in first.out and again.out == ""
+    with CaptureLogger(_logger) as told:  # the caller says how
+        assert ElmoTokenizer.from_pretrained(tmp_path, pre_tokenizer="spacy:en").pre_tokenizer == "spacy:en"
+    assert told.out == ""
+
+
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ({"config.json": {"model_type": "bert"}}, "config.json is the config of a 'bert' model, not an ELMo one"),
+        (
+            {"tokenizer_config.json": {"tokenizer_class": "BertTokenizer"}},
+            "tokenizer_config.json is the config of the tokenizer 'BertTokenizer', not of an ElmoTokenizer",
+        ),
+    ],
+    ids=["model-type", "tokenizer-class"],
+)
+def test_the_folder_of_another_model_is_refused_not_loaded_as_a_whitespace_tokenizer(tmp_path, files, message):
+    import json
+
+    for name, contents in files.items():
+        (tmp_path / name).write_text(json.dumps(contents))
+    with pytest.raises(ValueError, match=message):
+        ElmoTokenizer.from_pretrained(tmp_path)
+
+
+def test_without_padding_a_batch_is_ragged_and_unequal_tensors_are_refused_as_in_transformers():
+    """padding=False (transformers' default) used to pad anyway; BERT returns ragged lists."""
+    tokenizer = ElmoTokenizer()
+    for options in ({}, {"padding": False}, {"padding": "do_not_pad"}):
+        encoded = tokenizer(["a b c", "d"], return_offsets_mapping=True, return_special_tokens_mask=True, **options)
+        assert [len(row) for row in encoded["input_ids"]] == [3, 1]
+        assert encoded["attention_mask"] == [[1, 1, 1], [1]] and encoded["special_tokens_mask"] == [[0, 0, 0], [0]]
+        assert encoded["offset_mapping"] == [[(0, 1), (2, 3), (4, 5)], [(0, 1)]] and encoded.word_ids(1) == [0]
+    assert tokenizer.pad([tokenizer("a b"), tokenizer("c")], padding=False)["attention_mask"] == [[1, 1], [1]]
+    for call in (
+        lambda: tokenizer(["a b c", "d"], return_tensors="pt"),
+        lambda: tokenizer.pad([tokenizer("a b"), tokenizer("c")], padding=False, return_tensors="pt"),
+    ):
+        with pytest.raises(ValueError, match="different lengths .3, 1 words|different lengths .2, 1 words"):
+            call()
+    assert tokenizer(["a b", "c d"], return_tensors="pt")["input_ids"].shape == (2, 2, 50)  # equal: one tensor
+    assert tokenizer("a b", pad_to_multiple_of=4)["attention_mask"] == [1, 1]  # as transformers: no padding asked

@@ -12,6 +12,8 @@ Raw text is split into words by the rule the model's corpus was tokenised with
 from __future__ import annotations
 
 import functools
+import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, cast
@@ -19,8 +21,10 @@ from typing import Any, ClassVar, cast
 import numpy as np
 import torch
 from transformers import BatchEncoding, PreTrainedTokenizer
+from transformers.utils import CONFIG_NAME, cached_file
+from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import check_size
+from .configuration_elmo import PRE_TOKENIZER_FORMS, SPACY_PREFIX, WHITESPACE, check_size, pre_tokenizer_name
 
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
 BEGIN_OF_SENTENCE_CHAR = 256
@@ -37,11 +41,14 @@ PADDING_ID = PADDING_CHAR + 1
 #: ``max_characters_per_token - 2`` bytes, and such "tokens" are almost always unsplit junk.
 DEFAULT_MAX_TOKEN_CHARS = 100
 
+_logger = hf_logging.get_logger(__name__)
+#: What ``tokenizer.save_pretrained`` writes (transformers' name for it).
+TOKENIZER_CONFIG = "tokenizer_config.json"
+#: ``from_pretrained`` arguments that say where a folder's or Hub repository's files are.
+_FILE_KWARGS = ("cache_dir", "force_download", "proxies", "token", "revision", "local_files_only", "subfolder")
+
 #: The sentence markers as token strings (``char_ids_to_token`` of their ids).
 SENTENCE_START, SENTENCE_END = "<S>", "</S>"
-#: ``pre_tokenizer`` of a model trained on whitespace-separated tokens (the original ELMo's).
-WHITESPACE = "whitespace"
-_SPACY_PREFIX = "spacy:"
 
 
 def _width(max_characters_per_token: Any) -> int:
@@ -203,19 +210,16 @@ def check_pre_tokenizer(name: str, *, check_language: bool = False) -> str:
     ``"spacy:en"``); anything else is a ``ValueError``. With ``check_language`` (what a run that
     will save the tokenizer asks), also a LANG that spaCy has no rules for, when spaCy is
     installed (it is imported only then)."""
-    if name == "spacy":
-        name = "spacy:en"
-    if name != WHITESPACE and not (name.startswith(_SPACY_PREFIX) and name[len(_SPACY_PREFIX) :].isidentifier()):
-        raise ValueError(
-            f"pre_tokenizer must be 'whitespace' or 'spacy:LANG' (e.g. 'spacy:en', spaCy's rules for that "
-            f"language), got {name!r}"
-        )
+    saved = pre_tokenizer_name(name)
+    if saved is None:
+        raise ValueError(f"pre_tokenizer must be {PRE_TOKENIZER_FORMS}, got {name!r}")
+    name = saved
     if check_language and name != WHITESPACE:
         try:
             import spacy
         except ImportError:  # the tokenizer that uses it says what to install
             return name
-        _check_spacy_language(spacy, name[len(_SPACY_PREFIX) :])
+        _check_spacy_language(spacy, name[len(SPACY_PREFIX) :])
     return name
 
 
@@ -256,9 +260,79 @@ def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> tuple[list[str], 
         matches = list(re.finditer(r"\S+", text))
         return [m.group() for m in matches], [m.span() for m in matches]
     _utf8(text, "text")  # spaCy's own error for it is a bare UnicodeEncodeError
-    doc = _spacy_tokenizer(pre_tokenizer[len(_SPACY_PREFIX) :])(text)
+    doc = _spacy_tokenizer(pre_tokenizer[len(SPACY_PREFIX) :])(text)
     tokens = [t for t in doc if not t.is_space]
     return [t.text for t in tokens], [(t.idx, t.idx + len(t.text)) for t in tokens]
+
+
+#: ``ElmoTokenizer.get_vocab``: each char id's name.
+_CHAR_ID_NAMES = {
+    "<pad>": 0,
+    **{f"<0x{byte:02X}>": byte + 1 for byte in range(256)},
+    SENTENCE_START: BEGIN_OF_SENTENCE_CHAR + 1,
+    SENTENCE_END: END_OF_SENTENCE_CHAR + 1,
+    "<bow>": BEGIN_OF_WORD_CHAR + 1,
+    "<eow>": END_OF_WORD_CHAR + 1,
+    "<char_pad>": PADDING_ID,
+}
+
+
+def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """``(path, contents)`` of ``filename`` in a model folder or Hub repository, or ``None`` where
+    it has none (or it cannot be read: ``from_pretrained`` then says why)."""
+    try:
+        path = cached_file(
+            name_or_path,
+            filename,
+            _raise_exceptions_for_missing_entries=False,
+            _raise_exceptions_for_connection_errors=False,
+            **{key: kwargs[key] for key in _FILE_KWARGS if key in kwargs},
+        )
+    except OSError:
+        return None
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            contents = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return (path, contents) if isinstance(contents, dict) else None
+
+
+def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The tokenizer settings of a model folder that holds no tokenizer files: its ``config.json``'s
+    width and ``pre_tokenizer`` (``ElmoTokenizer.from_pretrained``). A folder of another model is a
+    ``ValueError``; one whose pre-tokenizer is not known gets a warning."""
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        return {}
+    config = _saved_json(name_or_path, CONFIG_NAME, kwargs)
+    if config is not None and config[1].get("model_type", "elmo") != "elmo":
+        raise ValueError(
+            f"{config[0]} is the config of a {config[1]['model_type']!r} model, not an ELMo one: load its tokenizer "
+            "with AutoTokenizer, or give ElmoTokenizer an ELMo model's folder"
+        )
+    tokenizer_config = _saved_json(name_or_path, TOKENIZER_CONFIG, kwargs)
+    if tokenizer_config is not None:
+        other = tokenizer_config[1].get("tokenizer_class")
+        if other not in (None, "ElmoTokenizer"):
+            raise ValueError(
+                f"{tokenizer_config[0]} is the config of the tokenizer {other!r}, not of an ElmoTokenizer: load it "
+                "with AutoTokenizer, or give ElmoTokenizer an ELMo model's folder"
+            )
+        return {}
+    if config is None:
+        return {}
+    settings: dict[str, Any] = {"max_characters_per_token": config[1].get("max_characters_per_token", 50)}
+    if config[1].get("pre_tokenizer") is not None:
+        settings["pre_tokenizer"] = config[1]["pre_tokenizer"]
+    elif "pre_tokenizer" not in kwargs:
+        _logger.warning_once(
+            f"{name_or_path} holds no tokenizer files and its config.json records no pre_tokenizer: raw text is split "
+            "at whitespace, which may not be how the model's training text was split. Save the tokenizer with the "
+            "model (tokenizer.save_pretrained), or pass pre_tokenizer='whitespace' or 'spacy:LANG'"
+        )
+    return settings
 
 
 def check_padding_side(side: str) -> None:
@@ -270,20 +344,35 @@ def check_padding_side(side: str) -> None:
         )
 
 
-def padded_length(longest: int, padding: bool | str, max_length: int | None, pad_to_multiple_of: int | None) -> int:
+def padded_length(
+    longest: int, padding: bool | str, max_length: int | None, pad_to_multiple_of: int | None
+) -> int | None:
     """The length a batch whose longest sentence has ``longest`` words is padded to: the longest
-    (ELMo's ids are a dense array, so ``padding=False`` pads to it too), or ``max_length`` with
-    ``padding="max_length"``, then rounded up to a multiple of ``pad_to_multiple_of``."""
+    (``padding=True``/``"longest"``), or ``max_length`` with ``padding="max_length"``, then rounded
+    up to a multiple of ``pad_to_multiple_of``; ``None`` without padding (``False``/``"do_not_pad"``,
+    transformers' default: each sentence keeps its length)."""
+    if padding in (False, "do_not_pad"):
+        return None
     steps = longest
     if padding == "max_length":
         if max_length is None:
             raise ValueError("padding='max_length' needs max_length=N")
         steps = max(steps, max_length)
-    elif padding not in (True, False, "longest", "do_not_pad"):
+    elif padding not in (True, "longest"):
         raise ValueError(f"padding must be True, False, 'longest', 'max_length' or 'do_not_pad', got {padding!r}")
     if pad_to_multiple_of:
         steps = -(-steps // pad_to_multiple_of) * pad_to_multiple_of
     return steps
+
+
+def check_equal_lengths(lengths: Sequence[int]) -> None:
+    """Sentences of different lengths cannot be one tensor without padding: a ``ValueError`` that
+    says to pad, as transformers' tokenizers say it."""
+    if len(set(lengths)) > 1:
+        raise ValueError(
+            f"Unable to create tensor of sentences of different lengths ({', '.join(map(str, lengths))} words) "
+            "without padding: pass padding=True to pad them to the longest, as batched tensors must be"
+        )
 
 
 class ElmoBatchEncoding(BatchEncoding):
@@ -299,27 +388,38 @@ class ElmoBatchEncoding(BatchEncoding):
         """Row ``batch_index``'s word index at every position (``None`` for padding)."""
         mask = self.data.get("attention_mask")
         if mask is None:  # return_attention_mask=False: padding tokens are the all-zero ones
-            mask = (torch.as_tensor(self.data["input_ids"]) > 0).any(dim=-1).long()
+            ids = self.data["input_ids"]
+            mask = _real_tokens(ids.tolist() if isinstance(ids, torch.Tensor) else ids)
         mask = mask.tolist() if isinstance(mask, torch.Tensor) else mask
         row = mask[batch_index] if mask and isinstance(mask[0], list) else mask  # one sentence: a flat mask
         return [position if real else None for position, real in enumerate(row)]
+
+
+def _real_tokens(ids: list[Any]) -> Any:
+    """The attention mask of nested lists of char ids (a token's row of ints becomes 1, or 0 for
+    padding), rows of any lengths."""
+    if ids and isinstance(ids[0], int):
+        return int(any(ids))
+    return [_real_tokens(row) for row in ids]
 
 
 class ElmoTokenizer(PreTrainedTokenizer):
     """Turns words into ELMo character ids.
 
     ``tokenizer(texts)`` splits raw strings into words with the rule the model was trained on
-    (``pre_tokenizer``, saved in ``tokenizer_config.json``: ``"whitespace"`` for the original
-    models, trained on Moses-like tokens, and for ``elmo pretrain`` output unless told otherwise;
-    ``"spacy:en"``, spaCy's English rules, for the shipped model); ``tokenizer(words,
-    is_split_into_words=True)`` takes pre-tokenised sentences. It returns ``input_ids``
-    (B, T, max_characters_per_token) and ``attention_mask`` (B, T), as lists or, with
-    ``return_tensors="pt"``, tensors; on request ``offset_mapping`` (B, T, 2) (each word's
-    character span in its text; ``(0, len(word))`` for pre-split words; ``(0, 0)`` for padding)
-    and ``special_tokens_mask`` (B, T) (1 for padding: ELMo adds no special tokens). A text
-    without words (``""``) is a row of padding, mask 0, as transformers' tokenizers accept it
-    (a batch of only such texts has T = 0); the model gives it zero vectors. The result's
-    ``word_ids(i)`` maps positions to words. There is no vocabulary: ids are UTF-8 bytes;
+    (``pre_tokenizer``, saved in ``tokenizer_config.json`` and in the model's config:
+    ``"whitespace"`` for the original models, trained on Moses-like tokens, and for ``elmo
+    pretrain`` output unless told otherwise; ``"spacy:en"``, spaCy's English rules, for the
+    shipped model); ``tokenizer(words, is_split_into_words=True)`` takes pre-tokenised sentences.
+    It returns ``input_ids`` (B, T, max_characters_per_token) and ``attention_mask`` (B, T), as
+    lists or, with ``return_tensors="pt"``, tensors (``padding=True`` pads a batch to its longest
+    sentence; without it, as in transformers, each sentence keeps its length); on request
+    ``offset_mapping`` (B, T, 2) (each word's character span in its text; ``(0, len(word))`` for
+    pre-split words; ``(0, 0)`` for padding) and ``special_tokens_mask`` (B, T) (1 for padding:
+    ELMo adds no special tokens). A text without words (``""``) is a row of padding, mask 0, as
+    transformers' tokenizers accept it (a batch of only such texts has T = 0); the model gives it
+    zero vectors. The result's ``word_ids(i)`` maps positions to words. There is no word
+    vocabulary: ids are UTF-8 bytes (``get_vocab`` names the 262 char ids);
     ``convert_tokens_to_ids`` / ``convert_ids_to_tokens`` / ``decode`` map between words and
     rows of char ids.
     """
@@ -352,12 +452,26 @@ class ElmoTokenizer(PreTrainedTokenizer):
 
     @classmethod
     def from_pretrained(cls, pretrained_model_name_or_path: Any, *args: Any, **kwargs: Any) -> ElmoTokenizer:
-        """``PreTrainedTokenizer.from_pretrained``; with the hf-elmo package imported it also takes
-        a shipped model's name (``hf-elmo:elmo-2x1024-en``), as ``ElmoModel.from_pretrained`` does,
-        through ``package_loader.tokenizer_source``."""
-        if cls.package_loader is not None:
-            pretrained_model_name_or_path = cls.package_loader.tokenizer_source(pretrained_model_name_or_path)
-        return super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
+        """``PreTrainedTokenizer.from_pretrained``, which also
+
+        - loads a model folder (or Hub repository) saved without its tokenizer files
+          (``model.save_pretrained`` alone) with the width and pre-tokenizer its ``config.json``
+          records (``ElmoConfig.pre_tokenizer``), so that raw text is split as the model's training
+          text was; where the config records none, it warns that raw text is split at whitespace;
+        - refuses the folder of another model (``config.json``'s ``model_type``, or another
+          ``tokenizer_class`` in ``tokenizer_config.json``) in one line;
+        - with the hf-elmo package imported, takes every name ``ElmoModel.from_pretrained`` takes
+          (``package_loader.tokenizer_source``): shipped names (``hf-elmo:elmo-2x1024-en``), the
+          original files (the whitespace tokenizer of the released models, at their width), and a
+          name that is no model is the same one-line ``ModelNotFoundError``.
+        """
+        if cls.package_loader is not None and not kwargs.get("subfolder"):
+            resolved = cls.package_loader.tokenizer_source(cls, pretrained_model_name_or_path, kwargs)
+            if isinstance(resolved, ElmoTokenizer):  # original files
+                return resolved
+            pretrained_model_name_or_path = resolved
+        saved = _settings_from_model_files(pretrained_model_name_or_path, kwargs)
+        return super().from_pretrained(pretrained_model_name_or_path, *args, **{**saved, **kwargs})
 
     @property
     def vocab_size(self) -> int:
@@ -368,7 +482,11 @@ class ElmoTokenizer(PreTrainedTokenizer):
         return N_CHAR_IDS
 
     def get_vocab(self) -> dict[str, int]:
-        return {}
+        """The names of the ``N_CHAR_IDS`` char ids (``len(tokenizer)`` of them): ``<pad>`` (0, a
+        padding token), ``<0xHH>`` for UTF-8 byte HH (as byte-fallback vocabularies name bytes),
+        then the markers ``<S>``, ``</S>``, ``<bow>``, ``<eow>`` and ``<char_pad>``. A word is a
+        row of these ids (``convert_tokens_to_ids``), not one of them."""
+        return dict(_CHAR_ID_NAMES)
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         return split_words(text, self.pre_tokenizer)[0]
@@ -461,7 +579,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         text_pair: Any = None,
         *,
         is_split_into_words: bool = False,
-        padding: bool | str = True,
+        padding: bool | str = False,
         truncation: bool | str | None = None,
         max_length: int | None = None,
         pad_to_multiple_of: int | None = None,
@@ -475,9 +593,11 @@ class ElmoTokenizer(PreTrainedTokenizer):
     ) -> ElmoBatchEncoding:
         """Encode one sentence or a batch; see the class docstring.
 
-        A batch is a dense array, so it is always padded at least to its longest sentence
-        (``padding=True``/``"longest"``/``False``); ``padding="max_length"`` pads to
-        ``max_length`` and ``pad_to_multiple_of`` rounds the length up. Padding goes on the right
+        As in transformers, a batch is padded only when asked: ``padding=True``/``"longest"`` pads
+        to its longest sentence, ``padding="max_length"`` to ``max_length``, and
+        ``pad_to_multiple_of`` rounds the length up. Without padding (the default) each sentence
+        keeps its length: ragged lists, or, with ``return_tensors="pt"``, a ``ValueError`` for
+        sentences of different lengths (pass ``padding=True``). Padding goes on the right
         only (``padding_side="left"`` is an error: the biLM reads each row from its first
         position). ``truncation=True`` keeps ``max_length`` (default ``model_max_length``) words
         of each sentence: the first ones, or the last with ``truncation_side="left"``.
@@ -504,15 +624,19 @@ class ElmoTokenizer(PreTrainedTokenizer):
             limit = max_length or self.model_max_length
             keep = slice(-limit, None) if self.truncation_side == "left" else slice(limit)
             sentences, spans = [s[keep] for s in sentences], [s[keep] for s in spans]
-        steps = padded_length(max(map(len, sentences), default=0), padding, max_length, pad_to_multiple_of)
+        lengths = [len(words) for words in sentences]
+        padded = padded_length(max(lengths, default=0), padding, max_length, pad_to_multiple_of)
+        if padded is None and return_tensors == "pt":
+            check_equal_lengths(lengths)
         ids = batch_to_ids(sentences, self.max_characters_per_token, self.max_token_chars, allow_empty=True)
+        steps = ids.shape[1] if padded is None else padded
         ids = torch.nn.functional.pad(ids, (0, 0, 0, steps - ids.shape[1]))
         mask = (ids > 0).any(dim=-1).long()
         data: dict[str, Any] = {"input_ids": ids}
         if return_attention_mask is not False:
             data["attention_mask"] = mask
         if return_length:
-            data["length"] = torch.tensor([len(words) for words in sentences])
+            data["length"] = torch.tensor(lengths)
         if return_offsets_mapping:
             data["offset_mapping"] = torch.tensor([s + [(0, 0)] * (steps - len(s)) for s in spans]).view(
                 len(spans), steps, 2
@@ -520,11 +644,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
         if return_special_tokens_mask:
             data["special_tokens_mask"] = 1 - mask
         if return_tensors != "pt":
-            data = {k: (v[0] if single else v).tolist() for k, v in data.items()}
-            if "offset_mapping" in data:  # pairs as tuples, as transformers returns them
-                rows = [data["offset_mapping"]] if single else data["offset_mapping"]
-                rows = [[tuple(pair) for pair in row] for row in rows]
-                data["offset_mapping"] = rows[0] if single else rows
+            data = {key: value.tolist() for key, value in data.items()}
+            for key, rows in data.items():
+                if key == "offset_mapping":  # pairs as tuples, as transformers returns them
+                    rows = [[tuple(pair) for pair in row] for row in rows]
+                if key != "length" and padded is None:  # ragged: each sentence its own length
+                    rows = [row[:length] for row, length in zip(rows, lengths)]
+                data[key] = rows[0] if single else rows
         return ElmoBatchEncoding(data)
 
     def pad(  # type: ignore[override]
@@ -541,8 +667,9 @@ class ElmoTokenizer(PreTrainedTokenizer):
         Each encoding holds ``input_ids`` (T_i, W) and optionally ``attention_mask`` /
         ``offset_mapping`` / ``special_tokens_mask`` (T_i); they are padded on the right to the
         longest (or ``max_length`` with ``padding="max_length"``, rounded up to a multiple of
-        ``pad_to_multiple_of``) with all-zero tokens, mask 0, span (0, 0) and special 1. Other
-        fields (``labels``) are batched as they are.
+        ``pad_to_multiple_of``) with all-zero tokens, mask 0, span (0, 0) and special 1
+        (``padding=False``: not at all, as in transformers). Other fields (``labels``) are batched
+        as they are.
         """
         if isinstance(encoded_inputs, Mapping):  # a dict of per-sentence lists
             encoded_inputs = [dict(zip(encoded_inputs, values)) for values in zip(*encoded_inputs.values())]
@@ -551,7 +678,9 @@ class ElmoTokenizer(PreTrainedTokenizer):
             raise ValueError("ElmoTokenizer.pad needs a non-empty list of encodings with input_ids")
         check_padding_side(kwargs.get("padding_side") or self.padding_side)
         lengths = [len(f["input_ids"]) for f in features]
-        steps = padded_length(max(lengths), padding, max_length, pad_to_multiple_of)
+        padded = padded_length(max(lengths), padding, max_length, pad_to_multiple_of)
+        if padded is None and return_tensors == "pt":
+            check_equal_lengths(lengths)
         fill = {
             "input_ids": [0] * self.max_characters_per_token,
             "attention_mask": 0,
@@ -562,10 +691,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
         for feature, length in zip(features, lengths):
             if "attention_mask" not in feature:
                 feature["attention_mask"] = [1] * length
+            extra = 0 if padded is None else padded - length
             for key, value in feature.items():
-                padded = list(value) + [fill[key]] * (steps - length) if key in fill else value
-                batch.setdefault(key, []).append(padded)
-        if return_tensors == "pt" and steps == 0:  # only empty sentences: no row shows input_ids' (T, W)
+                batch.setdefault(key, []).append(list(value) + [fill[key]] * extra if key in fill else value)
+        if return_tensors == "pt" and max(lengths) == 0 and not padded:  # no row shows input_ids' (T, W)
             batch["input_ids"] = torch.zeros(len(features), 0, self.max_characters_per_token, dtype=torch.long)
         return ElmoBatchEncoding(batch, tensor_type=return_tensors)
 

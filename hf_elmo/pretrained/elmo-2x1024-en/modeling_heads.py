@@ -1,0 +1,206 @@
+"""Task models on ELMo (Peters et al. 2018, section 3.3): token and sequence classification.
+
+Data flow (B sentences, T tokens, W char ids per token; P projection, L biLM layers,
+H = ``config.head_hidden_size``, N = ``config.num_labels``):
+
+    input_ids (B, T, W) -> ElmoModel (frozen by default)     -> hidden_states: L+1 x (B, T, 2P)
+      -> the task's own ScalarMix: gamma * sum_j softmax(s)_j h_j  -> ELMo_task (B, T, 2P)
+      -> [x; ELMo_task], x = the biLM's char-CNN token layer       -> (B, T, 3P)
+      -> dropout -> 1-layer BiLSTM (H a direction) -> dropout     -> (B, T, 2H)
+      token classification:    -> Linear                            -> logits (B, T, N)
+      sequence classification: -> mean over real tokens -> Linear  -> logits (B, N)
+
+As in the paper, the biLM is fixed (``config.freeze_bilm``, default) and ELMo enters the task
+model as ``[x_k; ELMo_k]`` at its input. The paper's ``x_k`` is the task model's own
+context-independent token vector (GloVe and/or a char CNN); here it is the biLM's own char-CNN
+token layer, which is pretrained, costs nothing more to compute and keeps the head small. The
+encoder is the smallest contextual one of the paper's tasks: one BiLSTM layer.
+
+This file imports only torch, transformers and its siblings, so that a saved model folder can
+carry it for ``trust_remote_code=True``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassifierOutput
+
+from .configuration_elmo import ElmoConfig
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, mean_pool
+from .scalar_mix import ScalarMix
+
+
+class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
+    """What the task heads share: the biLM (``self.elmo``), the task's scalar mix and the BiLSTM
+    over ``[x; ELMo_task]``; ``encode`` runs them.
+
+    ``from_pretrained`` on a biLM folder (converted, or written by ``elmo pretrain``) loads the
+    biLM's weights and initialises the rest (``_new_on_load``: loaded from a folder that holds
+    some of them, all must be there); an LM folder's word softmax is not part of a task model, so
+    its weights are left out by design (not reported as unexpected).
+    """
+
+    _keys_to_ignore_on_load_unexpected = [r"^softmax\."]
+    _new_on_load = ("scalar_mix", "lstm", "classifier")
+
+    def __init__(self, config: ElmoConfig) -> None:
+        super().__init__(config)
+        self.elmo = ElmoModel(config)
+        self.scalar_mix = ScalarMix(config.n_layers + 1)
+        self.dropout = nn.Dropout(config.head_dropout)
+        self.lstm = nn.LSTM(3 * config.projection_dim, config.head_hidden_size, batch_first=True, bidirectional=True)
+        self.freeze_bilm(config.freeze_bilm)
+
+    @classmethod
+    def from_pretrained(cls, *args: Any, **kwargs: Any):
+        """``ElmoPreTrainedModel.from_pretrained``, then the biLM frozen as the config says
+        (loading makes new parameters, which would otherwise all be trainable)."""
+        loaded = super().from_pretrained(*args, **kwargs)
+        model = loaded[0] if isinstance(loaded, tuple) else loaded  # output_loading_info=True
+        model.freeze_bilm(model.config.freeze_bilm)
+        return loaded
+
+    def freeze_bilm(self, frozen: bool = True) -> None:
+        """Keep the biLM fixed (the default) or, with ``False``, fine-tune it with the head;
+        recorded in ``config.freeze_bilm``."""
+        self.config.freeze_bilm = frozen
+        self.elmo.requires_grad_(not frozen)
+        self.train(self.training)
+
+    def _init_weights(self, module: nn.Module) -> None:
+        if isinstance(module, ScalarMix):  # an average of the layers to start with
+            nn.init.zeros_(module.scalar_parameters)
+            nn.init.ones_(module.gamma)
+        elif isinstance(module, nn.LSTM):
+            for name, param in module.named_parameters():
+                if "weight" in name:
+                    nn.init.xavier_uniform_(param)
+                else:
+                    nn.init.zeros_(param)
+        else:
+            super()._init_weights(module)
+
+    def train(self, mode: bool = True) -> ElmoTaskPreTrainedModel:
+        """A frozen biLM stays in eval mode (no dropout) while the head trains."""
+        super().train(mode)
+        if self.config.freeze_bilm:
+            self.elmo.eval()
+        return self
+
+    def encode(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Contextual vectors (B, T, 2H), zero at padding and for a text without words, and the
+        mask of real tokens (B, T)."""
+        with torch.set_grad_enabled(torch.is_grad_enabled() and not self.config.freeze_bilm):
+            bilm = self.elmo(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
+        mask = bilm.attention_mask.bool()
+        elmo_task = self.scalar_mix(bilm.hidden_states, mask)  # (B, T, 2P)
+        token_layer = bilm.hidden_states[0][..., : self.config.projection_dim]  # x: (B, T, P)
+        features = self.dropout(torch.cat([token_layer, elmo_task], dim=-1))
+        lengths = mask.sum(dim=1)
+        filled = lengths > 0  # a sentence without words (tokenizer("")) is not run: its vectors stay zero
+        if not filled.any():
+            return features.new_zeros(*mask.shape, 2 * self.config.head_hidden_size), mask
+        packed = nn.utils.rnn.pack_padded_sequence(
+            features[filled], lengths[filled].cpu(), batch_first=True, enforce_sorted=False
+        )
+        encoded, _ = self.lstm(packed)
+        encoded, _ = nn.utils.rnn.pad_packed_sequence(encoded, batch_first=True, total_length=mask.shape[1])
+        if not filled.all():
+            rows = filled.nonzero().squeeze(1)
+            encoded = encoded.new_zeros(*mask.shape, encoded.shape[-1]).index_copy(0, rows, encoded)
+        return self.dropout(encoded), mask
+
+
+class _ElmoClassifier(ElmoTaskPreTrainedModel):
+    """What the two classification heads share: a Linear from the BiLSTM's vectors (2H) to
+    ``config.num_labels``, and ``forward``; a head says which vectors it classifies (``_features``),
+    its loss (``_loss``) and its output class (``_output_class``)."""
+
+    _output_class: type = TokenClassifierOutput
+
+    def __init__(self, config: ElmoConfig) -> None:
+        super().__init__(config)
+        if config.num_labels is None:
+            raise ValueError(f"{type(self).__name__} needs labels: set num_labels or id2label in its config")
+        self.num_labels = config.num_labels
+        self.classifier = nn.Linear(2 * config.head_hidden_size, self.num_labels)
+        self.post_init()
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+        return_dict: bool | None = None,
+    ) -> TokenClassifierOutput | SequenceClassifierOutput | tuple[torch.Tensor, ...]:
+        """``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (the head's shape,
+        see its class), and ``loss`` when ``labels`` are given (a mean over the batch).
+
+        No ``**kwargs``: a misspelt argument is a ``TypeError``, and ``Trainer`` (which reads the
+        signature) divides the loss by its gradient-accumulation steps itself instead of passing
+        ``num_items_in_batch``."""
+        encoded, mask = self.encode(input_ids, attention_mask)
+        logits = self.classifier(self._features(encoded, mask))
+        loss = None if labels is None else self._loss(logits, labels)
+        output = self._output_class(loss=loss, logits=logits)
+        return_dict = self.config.return_dict if return_dict is None else return_dict
+        return output if return_dict else output.to_tuple()
+
+    def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+
+class ElmoForTokenClassification(_ElmoClassifier):
+    """ELMo with a token classification head (e.g. NER, POS): one label per word.
+
+    ``config.num_labels`` / ``id2label`` / ``label2id`` name the labels; ``labels`` (B, T) of
+    class ids, ``-100`` where no loss is wanted (padding), give the mean cross-entropy.
+    ``forward``: ``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (B, T, num_labels).
+    """
+
+    _output_class = TokenClassifierOutput
+
+    def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return encoded  # (B, T, 2H): one vector a token
+
+    def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        return nn.functional.cross_entropy(logits.view(-1, self.num_labels), labels.view(-1), ignore_index=-100)
+
+
+class ElmoForSequenceClassification(_ElmoClassifier):
+    """ELMo with a sentence classification (or regression) head: the BiLSTM's vectors are
+    averaged over each sentence's real tokens (``mean_pool``) and mapped to ``num_labels``.
+
+    The loss follows ``config.problem_type`` as in transformers: ``"regression"`` (MSE, for
+    ``num_labels == 1``), ``"single_label_classification"`` (cross-entropy, integer labels) or
+    ``"multi_label_classification"`` (BCE with logits, float labels (B, num_labels)); when unset
+    it is inferred from ``num_labels`` and the labels' dtype.
+    ``forward``: ``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (B, num_labels).
+    """
+
+    _output_class = SequenceClassifierOutput
+
+    def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return mean_pool(encoded, mask)  # (B, 2H): one vector a sentence
+
+    def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        if self.config.problem_type is None:
+            if self.num_labels == 1:
+                self.config.problem_type = "regression"
+            elif labels.dtype in (torch.long, torch.int):
+                self.config.problem_type = "single_label_classification"
+            else:
+                self.config.problem_type = "multi_label_classification"
+        if self.config.problem_type == "regression":
+            return nn.functional.mse_loss(logits.squeeze(-1), labels.squeeze(-1).to(logits.dtype))
+        if self.config.problem_type == "single_label_classification":
+            return nn.functional.cross_entropy(logits.view(-1, self.num_labels), labels.view(-1))
+        return nn.functional.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))

@@ -1,0 +1,88 @@
+"""The task-specific scalar mix of biLM layers: ``gamma * sum_j softmax(s)_j * h_j``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+_LAYER_NORMS = (None, "batch", "token")
+_EPS = 1e-13
+
+
+class ScalarMix(nn.Module):
+    """A learned weighted sum of ``num_layers`` equally shaped tensors (Peters et al. 2018, eq. 1).
+
+    Args:
+        num_layers: number of layers mixed (L + 1 for an L-layer biLM).
+        layer_norm: ``None``; ``"batch"`` normalises each layer over all unmasked elements of the
+            batch before mixing (AllenNLP's ``do_layer_norm``); ``"token"`` normalises each
+            token vector on its own.
+        initial_scalar_parameters: initial ``s`` (default zeros, i.e. an average).
+        trainable: ``False`` freezes ``s`` and ``gamma``; with ``[-9e10, 1, -9e10]`` that
+            selects layer 1 alone.
+        dropout: dropout on the mixed vector (the paper uses 0.5).
+    """
+
+    def __init__(
+        self,
+        num_layers: int,
+        layer_norm: str | None = None,
+        initial_scalar_parameters: Sequence[float] | None = None,
+        trainable: bool = True,
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__()
+        if layer_norm not in _LAYER_NORMS:
+            raise ValueError(f"layer_norm must be one of {_LAYER_NORMS}, got {layer_norm!r}")
+        if initial_scalar_parameters is None:
+            initial_scalar_parameters = [0.0] * num_layers
+        if len(initial_scalar_parameters) != num_layers:
+            raise ValueError(
+                f"initial_scalar_parameters has {len(initial_scalar_parameters)} values for {num_layers} layers"
+            )
+        self.num_layers = num_layers
+        self.layer_norm = layer_norm
+        self.scalar_parameters = nn.Parameter(
+            torch.tensor([float(s) for s in initial_scalar_parameters]), requires_grad=trainable
+        )
+        self.gamma = nn.Parameter(torch.tensor(1.0), requires_grad=trainable)
+        self.dropout = nn.Dropout(dropout)
+
+    def layer_weights(self) -> torch.Tensor:
+        """softmax(s): the normalised weight of every layer."""
+        return torch.softmax(self.scalar_parameters, dim=0)
+
+    def l2_penalty(self) -> torch.Tensor:
+        """``sum(s ** 2)``; the paper adds ``0.001 *`` this to the task loss."""
+        return (self.scalar_parameters**2).sum()
+
+    def forward(self, layers: Sequence[torch.Tensor], mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Mix ``layers`` (each (..., D)); ``mask`` (...) marks real tokens for batch layer norm."""
+        if len(layers) != self.num_layers:
+            raise ValueError(f"ScalarMix expects {self.num_layers} layers, got {len(layers)}")
+        if self.layer_norm == "batch":
+            if mask is None:
+                raise ValueError("layer_norm='batch' needs the mask of real tokens")
+            layers = [self._batch_norm(layer, mask) for layer in layers]
+        elif self.layer_norm == "token":
+            layers = [self._token_norm(layer) for layer in layers]
+        weights = self.layer_weights()
+        mixed = sum(w * layer for w, layer in zip(weights, layers))
+        return self.dropout(self.gamma * mixed)
+
+    @staticmethod
+    def _batch_norm(layer: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        broadcast = mask.unsqueeze(-1).to(layer.dtype)
+        count = broadcast.sum() * layer.shape[-1]
+        masked = layer * broadcast
+        mean = masked.sum() / count
+        variance = (((masked - mean) * broadcast) ** 2).sum() / count
+        return (layer - mean) / torch.sqrt(variance + _EPS)
+
+    @staticmethod
+    def _token_norm(layer: torch.Tensor) -> torch.Tensor:
+        mean = layer.mean(dim=-1, keepdim=True)
+        variance = layer.var(dim=-1, unbiased=False, keepdim=True)
+        return (layer - mean) / torch.sqrt(variance + _EPS)
