@@ -36,6 +36,7 @@ def save_lm_folder(
     dtype = getattr(torch, settings.save_dtype)
     expected_bytes = sum(p.numel() for p in model.parameters()) * dtype.itemsize
     with build_aside(out_dir, overwrite=overwrite, expected_bytes=expected_bytes) as staging:
+        model.config.pre_tokenizer = settings.pre_tokenizer  # how the corpus was split, for a model saved alone
         model.save_pretrained(staging, storage_dtype=dtype)
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(

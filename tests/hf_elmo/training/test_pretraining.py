@@ -455,6 +455,9 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(t
     assert isinstance(ElmoModel.from_pretrained(out), ElmoModel)  # the biLM alone
     tokenizer = AutoTokenizer.from_pretrained(out)  # splits raw text as the corpus was split
     assert tokenizer.pre_tokenizer == "spacy:en" and tokenizer.tokenize("mat.") == ["mat", "."]
+    alone = tmp_path / "alone"  # the biLM saved without its tokenizer keeps the split in its config
+    ElmoModel.from_pretrained(out).save_pretrained(alone)
+    assert AutoTokenizer.from_pretrained(alone).tokenize("mat.") == ["mat", "."]
     model = load_lm(out)
     assert model.dtype == torch.float32
     figures = perplexity(model, Vocabulary.from_file(out / "vocab.txt"), read_corpus(valid))
