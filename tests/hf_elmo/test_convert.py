@@ -149,11 +149,11 @@ def test_convert_replaces_an_earlier_output_only_when_asked(original, tmp_path, 
     out = tmp_path / "out"
     args = ["convert", str(original / "options.json"), str(original / "weights.hdf5"), str(out)]
     assert main(args) == 0
-    (out / "keep.txt").write_text("mine")
+    (out / "training.json").write_text("{}")  # left by an earlier elmo pretrain into the folder
     assert main(args) == 2 and "--overwrite" in capsys.readouterr().err
-    assert (out / "keep.txt").exists()
+    assert (out / "training.json").exists()
     assert main(args + ["--overwrite"]) == 0
-    assert not (out / "keep.txt").exists() and (out / "config.json").exists()
+    assert not (out / "training.json").exists() and (out / "config.json").exists()
 
 
 def test_bad_options_json_is_named(original):
