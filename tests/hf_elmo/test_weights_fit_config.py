@@ -131,16 +131,18 @@ sys.exit(main(["embed", sys.argv[1], sys.argv[2], "--model", sys.argv[3], "--no-
 """
 
 
+def embed_in_a_fresh_process(folder: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    """``elmo embed`` of one sentence with the model in ``folder``, in a process of its own (its
+    stderr as a user sees it: no transformers load report before the one error line)."""
+    (tmp_path / "in.txt").write_text("The cat sat .\n")
+    command = [sys.executable, "-c", QUIET_REFUSAL, str(tmp_path / "in.txt"), str(tmp_path / "out.hdf5"), str(folder)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
 def test_elmo_embed_reports_an_edited_folder_in_one_line_and_writes_nothing(bilm_folder, tmp_path):
     """Was a RuntimeError traceback after transformers' load report (n_layers edited)."""
     edited = _edited(bilm_folder, tmp_path / "edited", n_layers=3)
-    (tmp_path / "in.txt").write_text("The cat sat .\n")
-    result = subprocess.run(
-        [sys.executable, "-c", QUIET_REFUSAL, str(tmp_path / "in.txt"), str(tmp_path / "out.hdf5"), str(edited)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = embed_in_a_fresh_process(edited, tmp_path)
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.startswith(f"elmo embed: error: {edited}: its weights do not fit its config.json")
     assert result.stderr.count("\n") == 1  # no load report, no traceback
@@ -225,13 +227,7 @@ def test_weights_holding_nan_or_inf_are_refused_naming_the_weight_and_the_file(v
     for model_class in (ElmoModel, ElmoForTokenClassification):
         with pytest.raises(InvalidModelError, match=message.replace("bilm", "(elmo\\.)?bilm", 1)):
             model_class.from_pretrained(damaged, num_labels=2)
-    (tmp_path / "in.txt").write_text("The cat sat .\n")
-    result = subprocess.run(
-        [sys.executable, "-c", QUIET_REFUSAL, str(tmp_path / "in.txt"), str(tmp_path / "out.hdf5"), str(damaged)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = embed_in_a_fresh_process(damaged, tmp_path)
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr[-2000:]
     assert "weight bilm.forward_layers.1.projection.weight holds 3 NaN or infinite values" in result.stderr
     assert not (tmp_path / "out.hdf5").exists()

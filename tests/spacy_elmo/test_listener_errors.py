@@ -4,6 +4,7 @@ changes); no ``elmo`` component, ``elmo`` after the listener (fresh, from a conf
 a misspelt ``upstream``, a frozen ``elmo`` never initialised."""
 
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -126,13 +127,7 @@ def test_an_elmo_component_added_after_its_listener_says_to_add_it_before(tiny_e
 
 
 def test_an_elmo_component_after_its_listener_in_the_config_says_so_before_training(tiny_elmo_dir, tmp_path):
-    DocBin(docs=training_docs(spacy.blank("en"))).to_disk(tmp_path / "train.spacy")
-    overrides = {
-        "paths.train": str(tmp_path / "train.spacy"),
-        "paths.dev": str(tmp_path / "train.spacy"),
-        "paths.elmo": str(tiny_elmo_dir),
-        "nlp.pipeline": ["ner", "elmo"],
-    }
+    overrides = ner_training_overrides(tmp_path, tiny_elmo_dir, {"nlp.pipeline": ["ner", "elmo"]})
     with pytest.raises(ConfigValidationError) as info:
         init_nlp(Config().from_disk(CONFIGS / "ner.cfg", overrides=overrides))  # what spacy train runs first
     (error,) = info.value.errors
@@ -187,13 +182,7 @@ def test_elmo_after_a_trained_ner_is_a_config_error_saying_to_move_it(tiny_elmo_
 
 
 def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it_as_a_config_error(tiny_elmo_dir, tmp_path):
-    DocBin(docs=training_docs(spacy.blank("en"))).to_disk(tmp_path / "train.spacy")
-    overrides = {
-        "paths.train": str(tmp_path / "train.spacy"),
-        "paths.dev": str(tmp_path / "train.spacy"),
-        "paths.elmo": str(tiny_elmo_dir),
-        "training.frozen_components": ["elmo"],
-    }
+    overrides = ner_training_overrides(tmp_path, tiny_elmo_dir, {"training.frozen_components": ["elmo"]})
     config = Config().from_disk(CONFIGS / "ner.cfg", overrides=overrides)
     with pytest.raises(ConfigValidationError) as info:  # spacy train prints it as one block, no traceback
         init_nlp(config)  # what spacy train runs first
@@ -205,3 +194,11 @@ def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it_as_a_config_error(t
         "frozen 'elmo' must be sourced from a trained pipeline (or keep it trainable: its model's frozen = true "
         "already keeps the biLM fixed)"
     )
+
+
+def ner_training_overrides(tmp_path: Path, elmo_dir: Path, changes: dict) -> dict:
+    """Overrides of the shipped ner.cfg that train on a few docs written to ``tmp_path`` with the
+    biLM in ``elmo_dir``, and ``changes``."""
+    DocBin(docs=training_docs(spacy.blank("en"))).to_disk(tmp_path / "train.spacy")
+    data = {"paths.train": str(tmp_path / "train.spacy"), "paths.dev": str(tmp_path / "train.spacy")}
+    return {**data, "paths.elmo": str(elmo_dir), **changes}
