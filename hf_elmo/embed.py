@@ -74,7 +74,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .batching import token_budget_batches
-from .corpus import CorpusError, read_lines, undecodable_byte
+from .corpus import MAX_LINE_CHARS, CorpusError, read_lines, undecodable_byte
 from .cuda_graphs import GraphedElmo
 from .fileio import (
     PathLike,
@@ -330,8 +330,8 @@ def scan_input(
     return InputScan(num_lines, shard_lines, chunk_tokens)
 
 
-#: Lines of the input that ``unsplit_tokens`` reads.
-SPLIT_SAMPLE_LINES = 1000
+#: Lines of the input that ``unsplit_tokens`` reads, and the most characters.
+SPLIT_SAMPLE_LINES, SPLIT_SAMPLE_CHARS = 1000, 1_000_000
 #: The share of an input's tokens with punctuation or a clitic attached (``unsplit_tokens``)
 #: above which the input reads as raw text: on the first 1000 lines, 13% for raw Wikinews prose,
 #: at most 1.6% for text split by other rules (CoNLL-2003, PTB, SST, WikiText-2).
@@ -343,10 +343,9 @@ _CLOSING, _OPENING = set(",.!?;:)\"'\u201d\u2019"), set("(\"'\u201c\u2018")
 @dataclass
 class UnsplitTokens:
     """Of the tokens of an input's first lines, how many carry punctuation or a clitic that the
-    model's ``pre_tokenizer`` cuts off (``unsplit``, of ``tokens``), and the first of them with
+    model's word splitting cuts off (``unsplit``, of ``tokens``), and the first of them with
     its words (``example``)."""
 
-    pre_tokenizer: str
     tokens: int
     unsplit: int
     example: tuple[str, list[str]] | None
@@ -357,20 +356,22 @@ class UnsplitTokens:
 
 
 def unsplit_tokens(path: PathLike, pre_tokenizer: str, sample_lines: int = SPLIT_SAMPLE_LINES) -> UnsplitTokens:
-    """How many tokens of ``path`` (its first ``sample_lines`` lines) the model's own word
-    splitting, ``pre_tokenizer`` (e.g. ``"spacy:en"``), cuts punctuation or a clitic off
-    (``"world!"``, ``"(see"``, ``"can't"``): where that is much (``UNSPLIT_SHARE``), the input is
-    raw text, not text split as the model's corpus was, and the model's vectors for it are worse.
-    Other splits (``"e-mail"``, ``"<unk>"``) are how other corpora differ, and do not count. Lines
-    that ``scan_input`` refuses are skipped."""
-    found = UnsplitTokens(pre_tokenizer, 0, 0, None)
+    """How many tokens of ``path`` (its first ``sample_lines`` lines, at most ``SPLIT_SAMPLE_CHARS``
+    characters) the model's own word splitting, ``pre_tokenizer`` (e.g. ``"spacy:en"``), cuts
+    punctuation or a clitic off (``"world!"``, ``"(see"``, ``"can't"``): where that is much
+    (``UNSPLIT_SHARE``), the input is raw text, not text split as the model's corpus was, and the
+    model's vectors for it are worse. Other splits (``"e-mail"``, ``"<unk>"``) are how other
+    corpora differ, and do not count. Lines that ``scan_input`` refuses are skipped."""
+    found = UnsplitTokens(0, 0, None)
     if pre_tokenizer == WHITESPACE:
         return found
-    for number, line in enumerate(read_lines(path)):
-        if number == sample_lines:
+    read = 0
+    for number, line in enumerate(read_lines(path, MAX_LINE_CHARS)):
+        read += len(line)
+        if number == sample_lines or read > SPLIT_SAMPLE_CHARS:
             break
         tokens = line.split()
-        if not tokens or undecodable_byte(line) or "\x00" in line:
+        if not tokens or len(line) > MAX_LINE_CHARS or undecodable_byte(line) or "\x00" in line:
             continue
         found.tokens += len(tokens)
         kept = set(split_words(" ".join(tokens), pre_tokenizer)[0])

@@ -20,9 +20,10 @@ This module also builds models from the original files (``load_allennlp``, with 
 
 It sits above the model classes, which must not import it (a saved folder's code copies travel
 without the package). They reach it through one hook instead: importing this module (importing
-``hf_elmo`` does) sets ``ElmoPreTrainedModel.package_loader`` and ``ElmoTokenizer.package_loader``
-to ``PACKAGE_LOADER``, through which ``from_pretrained``, ``from_allennlp`` and
-``from_allennlp_with_softmax`` call back into this module with their own class. A remote-code copy
+``hf_elmo`` does) sets ``ElmoPreTrainedModel.package_loader``, ``ElmoTokenizer.package_loader``
+and ``ElmoConfig.package_loader`` to ``PACKAGE_LOADER``, through which ``from_pretrained`` (of all
+three), ``from_allennlp`` and ``from_allennlp_with_softmax`` call back into this module with their
+own class. A remote-code copy
 of those classes has no loader, and loads folders and Hub ids as any transformers model does.
 """
 
@@ -42,7 +43,7 @@ from typing import Any
 import torch
 from transformers import PreTrainedModel
 
-from .configuration_elmo import FIELD_CHECKS, WHITESPACE, ElmoConfig
+from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
 from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights
@@ -50,7 +51,6 @@ from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .tokenization_elmo import TOKENIZER_CONFIG, ElmoTokenizer
 
 #: ``from_pretrained`` keyword arguments that say where on the Hub to look.
-HUB_KWARGS = ("cache_dir", "revision", "token", "local_files_only", "force_download")
 #: What a ``save_pretrained`` folder needs from the Hub (weights, config, tokenizer, vocab, card, code).
 _TRANSFORMERS_FILES = ["*.json", "*.safetensors", "*.txt", "*.md", "*.py"]
 _OWNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -193,19 +193,30 @@ def _stored_shapes(folder: Path) -> dict[str, tuple[int, ...]] | None:
         ) from None
 
 
-def check_weight_shapes(source: ModelSource, model_class: type[ElmoPreTrainedModel]) -> None:
+def check_weight_shapes(
+    source: ModelSource, model_class: type[ElmoPreTrainedModel], overrides: dict[str, Any] | None = None
+) -> None:
     """Refuse, before ``model_class`` is built from ``source``'s config, a weights file whose shapes
     are not the config's for a part that cannot start afresh (the biLM, an LM's softmax; a task
     head's own layers may, with ``ignore_mismatched_sizes``). transformers would first build the
     model at the config's sizes and draw those weights afresh (an edited ``lstm_dim``: gigabytes,
     seconds) before ``check_loaded_weights`` refuses them; this reads the file's header and builds
-    the model on the meta device (milliseconds), and refuses in the same words.
+    the model on the meta device (milliseconds), and refuses in the same words. ``overrides``:
+    config fields given to ``from_pretrained``, applied to the file's config first (a bad one is
+    left for ``from_pretrained`` to name).
     """
     stored = _stored_shapes(source.path)
     if stored is None or source.config is None:
         return
+    config = copy.deepcopy(source.config)  # the constructor may set fields (freeze_bilm)
+    try:
+        for name, value in (overrides or {}).items():
+            setattr(config, name, value)
+        config.validate()
+    except ValueError:
+        return
     with torch.device("meta"):
-        model = model_class(copy.deepcopy(source.config))  # its constructor may set fields (freeze_bilm)
+        model = model_class(config)
     wanted = {_without_prefix(key): (key, tuple(tensor.shape)) for key, tensor in model.state_dict().items()}
     in_file = {_without_prefix(key): key for key in stored}
     if all(
@@ -480,8 +491,8 @@ class PackageLoader:
         source = resolve_model(name_or_path, **{k: kwargs[k] for k in HUB_KWARGS if k in kwargs})
         if source.format == "original":
             return load_original(source, model_class, dtype=kwargs.get("dtype") or kwargs.get("torch_dtype"))
-        if not {"config", *FIELD_CHECKS} & set(kwargs):  # else the model is built from another config than the file's
-            check_weight_shapes(source, model_class)
+        if "config" not in kwargs:  # else the model is built from another config than the file's
+            check_weight_shapes(source, model_class, {name: kwargs[name] for name in FIELD_CHECKS if name in kwargs})
         return source.path
 
     @staticmethod

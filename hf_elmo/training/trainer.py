@@ -122,8 +122,9 @@ class Trainer:
         check_checkpoint_folder(self.checkpoint_dir, self.out_dir, inputs)
         check_writable(self.checkpoint_dir, self.checkpoint_dir)
         check_writable(self.out_dir.parent, self.out_dir)  # where the model folder is built at the end
-        # read now, so that a bad file stops the run before anything is written (scored at the end)
-        self.valid_sentences = read_corpus(s.valid_file, s.max_sentence_tokens) if s.valid_file else None
+        # read now, so that a bad file stops the run before anything is written (rank 0 scores it at the end)
+        valid = read_corpus(s.valid_file, s.max_sentence_tokens) if s.valid_file else None
+        self.valid_sentences = valid if self.rank == 0 else None
 
     def _vocabulary(self, sentences) -> Vocabulary:
         """The resumed run's, else ``--vocab``, else the ``--init-model`` LM's, else built from the corpus."""

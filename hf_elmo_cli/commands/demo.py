@@ -57,13 +57,14 @@ def run(args: argparse.Namespace) -> int:
     import torch
     from torch.nn.functional import cosine_similarity
 
-    from hf_elmo.corpus import read_corpus
+    from hf_elmo.corpus import MAX_LINE_CHARS, read_corpus
     from hf_elmo.loading import load_bilm
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
     from hf_elmo.tokenization_elmo import split_words
 
     text_path = Path(args.text) if args.text else DEMO_SENTENCES
-    text = [sentence.split() for sentence in read_corpus(text_path)]  # checked before the model loads
+    # checked before the model loads; a line is one sentence, never cut (a line has fewer tokens than characters)
+    text = [sentence.split() for sentence in read_corpus(text_path, max_sentence_tokens=MAX_LINE_CHARS)]
     model_path = args.model or DEFAULT_MODEL_NAME
     model, _ = load_bilm(model_path)
     queries = [split_words(s, "spacy:en")[0] for s in args.sentences]  # as the shipped model's corpus

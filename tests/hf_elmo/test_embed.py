@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import torch
 
+import hf_elmo.corpus
 import hf_elmo.embed
 from hf_elmo import ElmoModel, batch_to_ids
 from hf_elmo.cli import main as elmo_main
@@ -664,3 +665,20 @@ def test_the_raw_text_share_parts_split_corpora_from_raw_prose_as_the_readme_sta
     shares = {path.name: hf_elmo.embed.unsplit_tokens(path, "spacy:en").share for path in [*split, prose]}
     assert shares.pop("wikinews.txt") == pytest.approx(0.13, abs=0.01)
     assert max(shares.values()) == pytest.approx(0.016, abs=0.001), shares
+
+
+def test_the_raw_text_check_reads_a_bounded_sample_of_a_file_without_line_breaks(tmp_path, monkeypatch):
+    text = tmp_path / "one-line.txt"
+    text.write_text("Hello, world! " * 500_000, encoding="utf-8")  # 7M characters, no line break
+    pieces: list[int] = []
+
+    def counted(path, max_chars=None):
+        for line in hf_elmo.corpus.read_lines(path, max_chars):
+            pieces.append(len(line))
+            yield line
+
+    monkeypatch.setattr(hf_elmo.embed, "read_lines", counted)
+    found = hf_elmo.embed.unsplit_tokens(text, "spacy:en")
+    assert found.tokens == 0  # every piece is over the line limit: scan_input refuses the file
+    assert max(pieces) <= hf_elmo.corpus.MAX_LINE_CHARS + 1
+    assert sum(pieces) <= hf_elmo.embed.SPLIT_SAMPLE_CHARS + hf_elmo.corpus.MAX_LINE_CHARS + 1

@@ -21,7 +21,7 @@ from hf_elmo.export import (
     export_reference,
     open_exported,
 )
-from hf_elmo.fileio import FREE_SPACE_RESERVE
+from hf_elmo.fileio import FREE_SPACE_RESERVE, others_files
 from tests.hf_elmo.random_inputs import clipped_random_model, random_sentences
 from tests.hf_elmo.test_convert_safety import DiskUsage
 
@@ -60,6 +60,10 @@ def test_exported_graph_matches_the_eager_model_on_padded_batches_of_1_to_200_to
     short = batch_to_ids([["a", "ü", "to"], ["I"]])
     layers, _ = exported.run(short)
     assert np.abs(as_numpy(layers) - export_reference(tiny_model, short).numpy()).max() < TOLERANCE
+
+
+def test_an_export_folder_holds_only_files_that_overwrite_may_replace(exported):
+    assert others_files(exported.folder) == []
 
 
 def test_wrapper_returns_the_export_formats_own_array_type(exported):

@@ -21,6 +21,7 @@ from hf_elmo.fileio import (
     build_aside,
     check_output_folder,
     exclusive_lock,
+    others_files,
     remove_stale_staging,
     write_text_atomic,
 )
@@ -184,6 +185,19 @@ def test_overwrite_keeps_an_earlier_output_that_holds_files_of_the_users(theirs,
         with build_aside(out, overwrite=True) as staging:
             (staging / "config.json").write_text(ELMO_CONFIG)
     assert sorted(p.name for p in out.iterdir()) == sorted(["config.json", "model.safetensors", name])
+
+
+def test_the_folders_elmo_writes_hold_only_files_that_overwrite_may_replace(tmp_path):
+    """``elmo pretrain`` writes what the shipped folder holds; a task head saves its own code."""
+    from hf_elmo import ElmoForTokenClassification
+    from hf_elmo.loading import model_tokenizer
+    from hf_elmo.pretrained import DEFAULT_MODEL
+
+    assert others_files(DEFAULT_MODEL) == []
+    head = ElmoForTokenClassification.from_pretrained(DEFAULT_MODEL, num_labels=3)
+    head.save_pretrained(tmp_path / "head", max_shard_size="20MB")
+    model_tokenizer(head).save_pretrained(tmp_path / "head")
+    assert others_files(tmp_path / "head") == []
 
 
 def test_overwrite_replaces_an_earlier_output_holding_only_files_that_elmo_writes(tmp_path):

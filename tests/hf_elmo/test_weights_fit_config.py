@@ -204,6 +204,16 @@ def test_a_config_edited_to_sizes_its_weights_lack_is_refused_before_any_model_i
         model_class.from_pretrained(edited, **({"num_labels": 2} if model_class is ElmoForTokenClassification else {}))
 
 
+@pytest.mark.parametrize("overrides", [{"stateful": True}, {"bilm_implementation": "plain", "dropout": 0.1}])
+def test_config_fields_given_to_from_pretrained_keep_the_check_before_the_model_is_built(
+    overrides, bilm_folder, tmp_path, monkeypatch
+):
+    edited = _edited(bilm_folder, tmp_path / "edited", lstm_dim=16384)
+    monkeypatch.setattr(PreTrainedModel, "from_pretrained", classmethod(lambda *a, **k: pytest.fail("built")))
+    with pytest.raises(InvalidModelError, match=r"input_linear\.bias \(\d+,\) in the file, \(65536,\)"):
+        ElmoModel.from_pretrained(edited, **overrides)
+
+
 def test_an_edited_vocab_size_of_an_LM_folder_is_refused_before_its_softmax_is_built(lm_folder, tmp_path, monkeypatch):
     edited = _edited(lm_folder, tmp_path / "edited", vocab_size=10_000_000)
     monkeypatch.setattr(PreTrainedModel, "from_pretrained", classmethod(lambda *a, **k: pytest.fail("built")))

@@ -84,3 +84,12 @@ def test_demo_truncates_a_too_long_token_of_its_text_as_the_original_does(tmp_pa
     assert elmo_main(["demo", "--text", str(text), "--any-token"]) == 0
     out = capsys.readouterr().out
     assert "[stick] xxxx" in out and "by top-layer cosine (long.txt)" in out
+
+
+def test_demo_keeps_a_long_line_of_its_text_one_sentence(tmp_path, capsys):
+    text = tmp_path / "long-line.txt"
+    text.write_text(" ".join(["word"] * 150 + ["stick"]) + "\n", encoding="utf-8")
+    assert elmo_main(["demo", "--text", str(text)]) == 0
+    out = capsys.readouterr().out
+    neighbours = [line for line in out.splitlines() if line.startswith("  1. ")]
+    assert len(neighbours) == 2 and all(line.endswith(" word" * 150 + " [stick]") for line in neighbours)
