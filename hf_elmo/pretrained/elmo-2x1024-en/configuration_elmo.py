@@ -26,6 +26,9 @@ LM_ARCHITECTURE = "ElmoForBidirectionalLM"
 WHITESPACE = "whitespace"
 #: ``pre_tokenizer`` ``"spacy:LANG"``: spaCy's rules for language LANG.
 SPACY_PREFIX = "spacy:"
+#: ``from_pretrained`` arguments that say where a model's files are on the Hub or in its cache
+#: (those the model resolver passes on; a tokenizer also passes ``proxies`` and ``subfolder``).
+HUB_KWARGS = ("cache_dir", "revision", "token", "local_files_only", "force_download")
 PRE_TOKENIZER_FORMS = "'whitespace' or 'spacy:LANG' (e.g. 'spacy:en', spaCy's rules for that language)"
 
 #: Allowed range of each integer field that sizes the model, its inputs or its LM head. The

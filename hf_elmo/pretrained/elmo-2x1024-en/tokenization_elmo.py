@@ -24,7 +24,15 @@ from transformers import BatchEncoding, PreTrainedTokenizer
 from transformers.utils import CONFIG_NAME, cached_file
 from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import PRE_TOKENIZER_FORMS, SPACY_PREFIX, WHITESPACE, check_size, pre_tokenizer_name
+from .configuration_elmo import (
+    HUB_KWARGS,
+    PRE_TOKENIZER_FORMS,
+    SPACY_PREFIX,
+    WHITESPACE,
+    ElmoConfig,
+    check_size,
+    pre_tokenizer_name,
+)
 
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
 BEGIN_OF_SENTENCE_CHAR = 256
@@ -45,7 +53,7 @@ _logger = hf_logging.get_logger(__name__)
 #: What ``tokenizer.save_pretrained`` writes (transformers' name for it).
 TOKENIZER_CONFIG = "tokenizer_config.json"
 #: ``from_pretrained`` arguments that say where a folder's or Hub repository's files are.
-_FILE_KWARGS = ("cache_dir", "force_download", "proxies", "token", "revision", "local_files_only", "subfolder")
+_FILE_KWARGS = (*HUB_KWARGS, "proxies", "subfolder")
 
 #: The sentence markers as token strings (``char_ids_to_token`` of their ids).
 SENTENCE_START, SENTENCE_END = "<S>", "</S>"
@@ -307,7 +315,7 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
     if not isinstance(name_or_path, (str, os.PathLike)):
         return {}
     config = _saved_json(name_or_path, CONFIG_NAME, kwargs)
-    if config is not None and config[1].get("model_type", "elmo") != "elmo":
+    if config is not None and config[1].get("model_type", ElmoConfig.model_type) != ElmoConfig.model_type:
         raise ValueError(
             f"{config[0]} is the config of a {config[1]['model_type']!r} model, not an ELMo one: load its tokenizer "
             "with AutoTokenizer, or give ElmoTokenizer an ELMo model's folder"
@@ -315,7 +323,7 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
     tokenizer_config = _saved_json(name_or_path, TOKENIZER_CONFIG, kwargs)
     if tokenizer_config is not None:
         other = tokenizer_config[1].get("tokenizer_class")
-        if other not in (None, "ElmoTokenizer"):
+        if other not in (None, ElmoTokenizer.__name__):
             raise ValueError(
                 f"{tokenizer_config[0]} is the config of the tokenizer {other!r}, not of an ElmoTokenizer: load it "
                 "with AutoTokenizer, or give ElmoTokenizer an ELMo model's folder"
