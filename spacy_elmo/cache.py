@@ -6,6 +6,7 @@ import hashlib
 import os
 import secrets
 import shutil
+import stat
 import weakref
 from collections import OrderedDict
 from pathlib import Path
@@ -95,7 +96,8 @@ class ActivationCache:
         value = np.array(layers, dtype="float32", copy=True)
         if self._folder is not None:
             if not self._made:
-                _make_folder(self._folder)
+                assert self.directory is not None, "an on-disk cache has a directory"
+                _make_folder(self.directory, self._folder)
                 self._made = True
             np.save(self._path(key), value, allow_pickle=False)
         else:
@@ -147,11 +149,31 @@ def _own_folder(directory: Path, cache: ActivationCache) -> Path:
     return folder
 
 
-def _make_folder(folder: Path) -> None:
-    """Make ``folder`` (and the folders it is in); the folders of ended processes beside it go first."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
+def _make_folder(directory: Path, folder: Path) -> None:
+    """Make ``folder`` in ``directory`` (and ``directory``, as the user's folders are); the folders
+    of ended processes beside it go first. A worker's folder goes in its parent process's, which
+    the worker may make first: it is made private too, as the parent would make it."""
+    if folder.parent == directory:
+        directory.mkdir(parents=True, exist_ok=True)
+    else:
+        _make_folder(directory, folder.parent)
     _remove_folders_of_ended_processes(folder.parent)
-    folder.mkdir(mode=0o700)  # private, as a temporary folder is
+    _make_private_folder(folder)
+
+
+def _make_private_folder(folder: Path) -> None:
+    """Make ``folder`` for this user alone, as a temporary folder is. Another process of the same
+    cache (a worker making its parent's folder) may have made it: it must be a folder of this
+    user's, not a link or a file someone put there."""
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        status = folder.lstat()
+        if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.getuid():
+            raise FileExistsError(
+                f"the elmo component's cache folder {folder} is there already, and is not a folder of this user's "
+                "(a link, a file or another user's folder): remove it, or set another cache_dir"
+            ) from None
 
 
 def _remove_own_folder(folder: Path, pid: int) -> None:

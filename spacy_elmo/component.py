@@ -83,8 +83,11 @@ class ElmoComponent(TrainablePipe):
             self.listener_map[component_name].append(listener)
 
     def remove_listener(self, listener: ElmoListener, component_name: str) -> bool:
+        """Unregister ``listener``. The component's list is replaced, not changed in place:
+        ``nlp.replace_listeners`` removes each listener while it iterates over that list, and
+        would skip every second listener of a component."""
         if listener in self.listener_map.get(component_name, []):
-            self.listener_map[component_name].remove(listener)
+            self.listener_map[component_name] = [m for m in self.listener_map[component_name] if m is not listener]
             listener.connected_to = None
             if not self.listener_map[component_name]:
                 del self.listener_map[component_name]

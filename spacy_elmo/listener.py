@@ -166,30 +166,43 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
 
 def replace_listener_cfg(bilm_cfg: dict[str, Any], tok2vec_cfg: dict[str, Any]) -> dict[str, Any]:
     """The config that ``nlp.replace_listeners`` puts where a mix listener was: an ``ElmoMix.v1``
-    over the ``elmo`` component's biLM, with the listener's mix settings."""
-    _check_listener_paths(sys._getframe(1))
-    listener = next(_listener_cfgs(tok2vec_cfg), ("", None))[1]
+    over the ``elmo`` component's biLM, with that listener's mix settings."""
+    listener = _listener_to_replace(sys._getframe(1)) or next(_listener_cfgs(tok2vec_cfg), ("", None))[1]
     settings = {k: v for k, v in (listener or {}).items() if k in ("layer_norm", "dropout", "l2")}
     return {"@architectures": MIX, "bilm": bilm_cfg, **settings}
 
 
-def _check_listener_paths(caller: FrameType | None) -> None:
-    """Refuse ``nlp.replace_listeners`` paths (the caller's ``listeners``) that do not name a mix
-    listener's config block, before spaCy puts the new config there: spaCy hands this hook the
-    component's ``model.tok2vec`` config whatever the paths are, and the model is changed right
-    anyway, so ``["model.tok2vec"]`` (spacy-transformers' path) would write a config of the whole
-    tok2vec that no longer fits its weights (the saved pipeline would not load)."""
+def _listener_to_replace(caller: FrameType | None) -> dict[str, Any] | None:
+    """The config block of the mix listener that ``nlp.replace_listeners`` (the caller) replaces
+    now, at its local ``listener_path`` (``None``: another caller, or no listener block there).
+
+    spaCy hands this hook the component's ``model.tok2vec`` config whatever the paths are, calls
+    it once per path, and writes each new config before the next call; the model is changed right
+    anyway. So on its first call, before anything changed, all the paths (the caller's
+    ``listeners``) are checked: each must name a mix listener's config block, once; else a config
+    that no longer fits the weights would be written (``["model.tok2vec"]``, spacy-transformers'
+    path, would replace the whole tok2vec; the saved pipeline would not load)."""
     if caller is None or caller.f_code is not Language.replace_listeners.__code__:
-        return
-    pipe_cfg, paths, pipe_name = (caller.f_locals.get(name) for name in ("pipe_cfg", "listeners", "pipe_name"))
-    if not isinstance(pipe_cfg, dict):
-        return
-    found = [path for path, _ in _listener_cfgs(pipe_cfg)]
-    wrong = [path for path in paths or [] if found and path not in found]
-    if wrong:
+        return None
+    names = ("pipe_cfg", "listeners", "pipe_name", "listener_path")
+    pipe_cfg, paths, pipe_name, path = (caller.f_locals.get(name) for name in names)
+    if not isinstance(pipe_cfg, dict) or not isinstance(path, str):
+        return None
+    paths = list(paths or [])
+    blocks = dict(_listener_cfgs(pipe_cfg))
+    if paths and path == paths[0]:  # the first call: distinct paths make the later ones other paths
+        _check_listener_paths(list(blocks), paths, pipe_name)
+    return blocks.get(path)
+
+
+def _check_listener_paths(found: list[str], paths: list[str], pipe_name: Any) -> None:
+    """Refuse ``paths`` unless they name each mix listener block (at the paths ``found``) once."""
+    wrong = [path for path in paths if path not in found]
+    if found and (wrong or len(set(paths)) < len(paths)):
+        listeners = "listener of {!r} is" if len(found) == 1 else "listeners of {!r} are"
         raise ValueError(
-            f"nlp.replace_listeners: the ELMo listener of {pipe_name!r} is at {', '.join(found)}, not "
-            f"{', '.join(wrong)}: pass {json.dumps(found)}"
+            f"nlp.replace_listeners: the ELMo {listeners.format(pipe_name)} at {', '.join(found)}, not "
+            f"{', '.join(wrong or paths)}: pass {json.dumps(found)}"
         )
 
 

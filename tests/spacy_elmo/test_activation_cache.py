@@ -136,6 +136,34 @@ def _put_and_report(cache):
     return missed, len(cache)
 
 
+def test_a_forked_copy_that_stores_first_makes_its_parents_folder_private_and_the_parent_then_stores_in_it(
+    tmp_path,
+):
+    """A worker of ``nlp.pipe(n_process=N)`` may store before its parent ever has: the parent's
+    folder it makes is private, and the parent's first store uses it (was: FileExistsError)."""
+    import multiprocessing
+    import stat
+
+    cache = ActivationCache(max_mb=1, directory=tmp_path / "cache")
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        pool.apply(_fill, (cache,))
+    cache.put("k", np.ones((1, 2, 3), dtype="float32"))
+    (parents,) = (tmp_path / "cache").glob("elmo-cache-*")
+    assert stat.S_IMODE(parents.stat().st_mode) == 0o700
+    np.testing.assert_array_equal(cache.get("k"), 1)
+
+
+def test_a_link_in_place_of_a_cache_folder_is_refused_not_followed(tmp_path):
+    cache = ActivationCache(max_mb=1, directory=tmp_path / "cache")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    cache._folder.symlink_to(tmp_path / "elsewhere")  # planted under the name the cache will make
+    with pytest.raises(FileExistsError, match="is there already, and is not a folder of this user's"):
+        cache.put("k", np.ones((1, 2, 3), dtype="float32"))
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
 def test_a_forked_copy_that_clears_or_fills_its_cache_first_leaves_the_parents_files(tmp_path):
     """The copy's index names its parent's files: evicting through it must not delete them."""
     import multiprocessing

@@ -11,6 +11,7 @@ from tests.spacy_elmo.pipeline_helpers import (
     loader_settings,
     ner_config,
     textcat_config,
+    tok2vec_config,
     training_examples,
 )
 
@@ -142,6 +143,59 @@ def test_replace_listeners_with_the_path_of_the_whole_tok2vec_is_refused_naming_
     alone = spacy.load(tmp_path / "own-biLM")
     assert alone.pipe_names == ["ner"]
     assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in alone.pipe(texts)] == before
+
+
+TWO_LISTENERS = ["model.tok2vec.elmo", "model.tok2vec.embed"]
+
+
+def build_tagger_with_two_listeners(tiny_elmo_dir):
+    """A tagger whose tok2vec mixes the elmo component's layers twice, with other mix settings."""
+    spacy.util.fix_random_seed(0)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    tok2vec = tok2vec_config()
+    tok2vec["embed"] = {"@architectures": "spacy-elmo.ElmoMixListener.v1", "upstream": "elmo", "dropout": 0.25}
+    nlp.add_pipe("tagger", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": tok2vec}})
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    words, tags = ["Alice", "lives", "in", "Paris", "."], ["NNP", "VBZ", "IN", "NNP", "."]
+    nlp.initialize(lambda: [Example.from_dict(nlp.make_doc(" ".join(words)), {"words": words, "tags": tags})])
+    return nlp
+
+
+def tagger_scores(nlp, texts):
+    return nlp.get_pipe("tagger").model.predict([nlp(text) for text in texts])
+
+
+def test_replace_listeners_of_a_component_with_two_listeners_gives_each_its_own_biLM(tiny_elmo_dir, tmp_path):
+    nlp = build_tagger_with_two_listeners(tiny_elmo_dir)
+    texts = ["Bob lives in Rome .", "Paris ."]
+    before = tagger_scores(nlp, texts)
+    nlp.replace_listeners("elmo", "tagger", TWO_LISTENERS[::-1])
+    tok2vec = nlp.config["components"]["tagger"]["model"]["tok2vec"]
+    assert (tok2vec["elmo"]["@architectures"], tok2vec["elmo"]["dropout"]) == ("spacy-elmo.ElmoMix.v1", 0.0)
+    assert (tok2vec["embed"]["@architectures"], tok2vec["embed"]["dropout"]) == ("spacy-elmo.ElmoMix.v1", 0.25)
+    assert nlp.get_pipe("elmo").listening_components == []
+    nlp.remove_pipe("elmo")
+    nlp.to_disk(tmp_path / "own-biLMs")
+    alone = spacy.load(tmp_path / "own-biLMs")
+    assert alone.pipe_names == ["tagger"]
+    for score, expected in zip(tagger_scores(alone, texts), before):
+        np.testing.assert_allclose(score, expected, atol=1e-6)
+
+
+def test_replace_listeners_of_two_listeners_with_one_wrong_path_is_refused_before_anything_changes(tiny_elmo_dir):
+    nlp = build_tagger_with_two_listeners(tiny_elmo_dir)
+    config_before = nlp.config.to_str()
+    with pytest.raises(ValueError) as info:
+        nlp.replace_listeners("elmo", "tagger", ["model.tok2vec.elmo", "model.tok2vec.encode"])
+    assert str(info.value) == (
+        "nlp.replace_listeners: the ELMo listeners of 'tagger' are at model.tok2vec.elmo, model.tok2vec.embed, "
+        'not model.tok2vec.encode: pass ["model.tok2vec.elmo", "model.tok2vec.embed"]'
+    )
+    with pytest.raises(ValueError, match="not model.tok2vec.elmo, model.tok2vec.elmo: pass"):
+        nlp.replace_listeners("elmo", "tagger", ["model.tok2vec.elmo", "model.tok2vec.elmo"])
+    assert nlp.config.to_str() == config_before
+    assert len(nlp.get_pipe("elmo").listener_map["tagger"]) == 2
 
 
 def rehearsal_examples(nlp):

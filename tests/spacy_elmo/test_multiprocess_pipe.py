@@ -80,7 +80,8 @@ def test_multi_process_pipe_with_a_trained_ner_textcat_pipeline_finishes_and_mat
 
 CACHE_DIR_SCRIPT = textwrap.dedent(
     """
-    import json, os, sys
+    import json, os, stat, sys
+    import numpy as np
     import spacy
 
     pipeline, cache_dir = sys.argv[1:]
@@ -88,12 +89,24 @@ CACHE_DIR_SCRIPT = textwrap.dedent(
     list(nlp.pipe(["a b c", "d e f", "g h", "i j k l"] * 2, batch_size=2, n_process=2))
     tops = [name for name in os.listdir(cache_dir) if name.startswith("elmo-cache-")]
     inside = [os.listdir(os.path.join(cache_dir, top)) for top in tops]
-    print(json.dumps({"tops": len(tops), "workers_inside": [sum(n.startswith("elmo-cache-") for n in i) for i in inside]}))
+    workers_inside = [sum(n.startswith("elmo-cache-") for n in i) for i in inside]
+    first = nlp("m n o")._.elmo.layers  # the parent stores in the folder its workers made
+    again = nlp("m n o")._.elmo.layers  # and reads it back
+    top = os.path.join(cache_dir, tops[0])
+    print(json.dumps({
+        "tops": len(tops),
+        "workers_inside": workers_inside,
+        "private": stat.S_IMODE(os.stat(top).st_mode) == 0o700,
+        "parents_files": sum(n.endswith(".npy") for n in os.listdir(top)),
+        "same_layers": bool(np.array_equal(first, again)),
+    }))
     """
 )
 
 
-def test_multi_process_pipe_with_a_cache_dir_leaves_no_worker_folder_after_the_parent_ends(tiny_elmo_dir, tmp_path):
+def test_multi_process_pipe_with_a_cache_dir_then_the_parents_own_run_caches_and_no_folder_outlives_the_parent(
+    tiny_elmo_dir, tmp_path
+):
     nlp = spacy.blank("en")
     nlp.add_pipe("elmo")
     nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
@@ -109,6 +122,13 @@ def test_multi_process_pipe_with_a_cache_dir_leaves_no_worker_folder_after_the_p
         timeout=TIMEOUT_S,
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    # while the parent runs: one folder, the parent's, holding both (terminated) workers' folders
-    assert json.loads(run.stdout.strip().splitlines()[-1]) == {"tops": 1, "workers_inside": [2]}
+    # while the parent runs: one private folder, the parent's, holding both (terminated) workers' folders,
+    # then the parent's own entry, read back
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == {
+        "tops": 1,
+        "workers_inside": [2],
+        "private": True,
+        "parents_files": 1,
+        "same_layers": True,
+    }
     assert sorted(p.name for p in cache_dir.iterdir()) == ["mine.txt"]
