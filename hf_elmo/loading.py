@@ -72,6 +72,8 @@ class ModelSource:
         origin: ``"shipped"``, ``"local"`` or ``"hub"``.
         config: a transformers-format folder's ``config.json``, read and checked (``None`` for
             original files).
+        weight_shapes: the shapes in its ``model.safetensors`` header (``None`` for original files
+            and sharded weights).
     """
 
     name: str
@@ -79,6 +81,7 @@ class ModelSource:
     format: str
     origin: str
     config: ElmoConfig | None = field(default=None, compare=False)
+    weight_shapes: dict[str, tuple[int, ...]] | None = field(default=None, compare=False)
 
     @property
     def has_lm_head(self) -> bool:
@@ -165,9 +168,7 @@ def _local(name: str, path: Path, origin: str) -> ModelSource:
 def _transformers_source(name: str, folder: Path, origin: str) -> ModelSource:
     """A ``save_pretrained`` folder whose ``config.json`` reads as an ``ElmoConfig`` (errors name the
     file and field) and whose weights file is there and reads (``_stored_shapes``)."""
-    config = ElmoConfig.from_pretrained(folder)
-    _stored_shapes(folder)
-    return ModelSource(name, folder, "transformers", origin, config)
+    return ModelSource(name, folder, "transformers", origin, ElmoConfig.from_pretrained(folder), _stored_shapes(folder))
 
 
 def _stored_shapes(folder: Path) -> dict[str, tuple[int, ...]] | None:
@@ -205,7 +206,7 @@ def check_weight_shapes(
     config fields given to ``from_pretrained``, applied to the file's config first (a bad one is
     left for ``from_pretrained`` to name).
     """
-    stored = _stored_shapes(source.path)
+    stored = source.weight_shapes
     if stored is None or source.config is None:
         return
     config = copy.deepcopy(source.config)  # the constructor may set fields (freeze_bilm)
@@ -512,13 +513,9 @@ class PackageLoader:
         """What ``tokenizer_class.from_pretrained(name_or_path, **kwargs)`` loads: a folder or Hub id
         for transformers to load (``files_source``), or, for the original files, the tokenizer
         itself: the released models' whitespace tokenizer at their width."""
-        found = files_source(name_or_path, TOKENIZER_CONFIG, "config.json")
-        if not isinstance(found, ModelSource):
-            return found
-        if found.format == "transformers":
-            return found.path
-        with found.original_files() as (options, _):
-            config = original_config(options)
+        config = files_source(name_or_path, TOKENIZER_CONFIG, "config.json")
+        if not isinstance(config, ElmoConfig):
+            return config  # a folder or Hub id
         settings = {k: v for k, v in kwargs.items() if k not in HUB_KWARGS}
         settings.setdefault("pre_tokenizer", config.pre_tokenizer)
         return tokenizer_class(max_characters_per_token=config.max_characters_per_token, **settings)
@@ -530,21 +527,16 @@ class PackageLoader:
         model they convert to (``original_config``)."""
         if isinstance(name_or_path, (str, os.PathLike)) and Path(name_or_path).suffix == ".json":
             return name_or_path  # a config file named directly
-        found = files_source(name_or_path, "config.json")
-        if not isinstance(found, ModelSource):
-            return found
-        if found.format == "transformers":
-            return found.path
-        with found.original_files() as (options, _):
-            return original_config(options)
+        return files_source(name_or_path, "config.json")
 
 
 def files_source(name_or_path: Any, *files: str) -> Any:
     """Where to read some of a model's files (its config, its tokenizer), not the whole model: a
     local folder that holds one of ``files`` (a config or tokenizer saved alone has no weights,
     which ``resolve_model`` asks for) or a Hub id, unchanged, for transformers to read; for
-    anything else, ``resolve_model``'s ``ModelSource`` (shipped names, the original files) or its
-    one-line error (no such model, an ``elmo export`` folder, a folder of no model)."""
+    anything else, what ``resolve_model`` finds: a shipped model's folder, or for the original
+    files the config of the model they convert to (``original_config``); or its one-line error
+    (no such model, an ``elmo export`` folder, a folder of no model)."""
     if not isinstance(name_or_path, (str, os.PathLike)):
         return name_or_path
     name = os.fspath(name_or_path)
@@ -553,7 +545,11 @@ def files_source(name_or_path: Any, *files: str) -> Any:
         return name_or_path
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
         return name_or_path
-    return resolve_model(name)
+    found = resolve_model(name)
+    if found.format == "transformers":
+        return found.path
+    with found.original_files() as (options, _):
+        return original_config(options)
 
 
 PACKAGE_LOADER = PackageLoader()
