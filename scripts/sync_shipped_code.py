@@ -40,6 +40,7 @@ REMOTE_CODE = {
     "modeling_elmo.py",
     "modeling_heads.py",
     "modeling_lm.py",
+    "pipelines.py",
     "scalar_mix.py",
     "tokenization_elmo.py",
 }

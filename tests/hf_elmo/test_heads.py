@@ -355,3 +355,33 @@ def test_trainer_with_gradient_accumulation_logs_the_loss_of_the_same_batch_unac
         return next(entry["loss"] for entry in trainer.state.log_history if "loss" in entry)
 
     assert first_loss(4, accumulate=2) == pytest.approx(first_loss(8, accumulate=1), rel=1e-4)
+
+
+def test_a_saved_token_model_serves_the_token_classification_and_ner_pipelines_by_name(tmp_path):
+    """The stock token-classification pipeline failed inside transformers on an ELMo tagger's folder
+    (it reads each position as one integer id); the folder now maps the task to
+    ElmoTokenClassificationPipeline, whose code it carries, as transformers' custom pipelines do."""
+    model = token_model().eval()
+    model.save_pretrained(tmp_path / "tagger")
+    ElmoTokenizer().save_pretrained(tmp_path / "tagger")
+    assert (tmp_path / "tagger" / "pipelines.py").is_file()
+    expected = pipeline(
+        "token-classification",
+        model=model,
+        tokenizer=ElmoTokenizer(),
+        pipeline_class=ElmoTokenClassificationPipeline,
+        ignore_labels=[],
+    )("Bob  ran 7 far")
+    for task in ("token-classification", "ner"):
+        tagger = pipeline(task, model=str(tmp_path / "tagger"), trust_remote_code=True, ignore_labels=[])
+        got = tagger("Bob  ran 7 far")
+        assert [(e["word"], e["start"], e["entity"]) for e in got] == [
+            (e["word"], e["start"], e["entity"]) for e in expected
+        ]
+        np.testing.assert_allclose([e["score"] for e in got], [e["score"] for e in expected], rtol=0, atol=1e-6)
+        with pytest.raises(ValueError, match="trust_remote_code=True"):
+            pipeline(task, model=str(tmp_path / "tagger"))
+    model.elmo.save_pretrained(tmp_path / "bilm")  # the biLM alone, and a sentence model, map no pipeline
+    ElmoForSequenceClassification(tiny_config(num_labels=2)).save_pretrained(tmp_path / "classifier")
+    for folder in ("bilm", "classifier"):
+        assert "custom_pipelines" not in json.loads((tmp_path / folder / "config.json").read_text())

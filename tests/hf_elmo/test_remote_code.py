@@ -39,6 +39,7 @@ MODEL_CODE = {
     "modeling_elmo.py",
     "modeling_heads.py",
     "modeling_lm.py",
+    "pipelines.py",
     "scalar_mix.py",
     "tokenization_elmo.py",
 }
@@ -87,8 +88,8 @@ sys.modules["hf_elmo"] = None  # importing hf_elmo now raises: only the folders'
 import json, os
 import numpy as np, torch
 from transformers import AutoModel, AutoModelForPreTraining, AutoModelForSequenceClassification, AutoTokenizer
-from transformers import AutoModelForTokenClassification
-cases = json.loads(sys.argv[1])
+from transformers import AutoModelForTokenClassification, pipeline
+cases, tagger_folder = json.loads(sys.argv[1]), sys.argv[2]
 for folder, expected in cases:
     model = AutoModel.from_pretrained(folder, trust_remote_code=True)
     assert type(model).__name__ == "ElmoModel" and type(model).__module__.startswith("transformers_modules")
@@ -108,6 +109,14 @@ for folder, expected in cases:
             assert type(head).__module__.startswith("transformers_modules"), type(head).__module__
             logits = head(**batch).logits
             assert logits.shape[-1] == 3 and torch.isfinite(logits).all()
+        head.save_pretrained(tagger_folder)  # the sequence head's folder maps no pipeline; the tagger's does
+        assert "custom_pipelines" not in json.load(open(tagger_folder + "/config.json"))
+        AutoModelForTokenClassification.from_pretrained(folder, trust_remote_code=True, num_labels=3).save_pretrained(
+            tagger_folder
+        )
+        tokenizer.save_pretrained(tagger_folder)
+        tags = pipeline("ner", model=tagger_folder, trust_remote_code=True, ignore_labels=[])("The cat sat .")
+        assert [tag["word"] for tag in tags] == ["The", "cat", "sat", "."], tags
     print("ok", folder)
 """ % (SENTENCES,)
 
@@ -140,7 +149,11 @@ def test_every_folder_the_project_writes_loads_with_remote_code_alone(tmp_path):
         assert {p.name for p in folder.glob("*.py")} <= MODEL_CODE, folder
     env = {**os.environ, "HF_HOME": str(tmp_path / "hf-home"), "HF_HUB_OFFLINE": "1"}
     result = subprocess.run(
-        [sys.executable, "-c", ISOLATED, json.dumps(cases)], env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", ISOLATED, json.dumps(cases), str(tmp_path / "tagger")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.count("ok ") == len(folders)

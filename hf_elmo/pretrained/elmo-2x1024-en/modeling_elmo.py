@@ -449,6 +449,11 @@ class ElmoPreTrainedModel(PreTrainedModel):
     #: Top-level parts whose weights a folder may lack: a task head's own layers, new when it is
     #: loaded from a biLM folder (``ElmoTaskPreTrainedModel``; see ``check_loaded_weights``).
     _new_on_load: ClassVar[tuple[str, ...]] = ()
+    #: transformers pipelines that serve this class where the stock ones cannot, task -> class (in a
+    #: file this class's code imports relatively, so that a saved folder carries it): ``save_pretrained``
+    #: writes them as ``config.json``'s ``custom_pipelines``, which ``pipeline(task, model=FOLDER,
+    #: trust_remote_code=True)`` follows (without ``trust_remote_code`` transformers asks for it).
+    _custom_pipelines: ClassVar[dict[str, type]] = {}
 
     def resize_token_embeddings(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refused: ELMo reads characters, so its input ids are the fixed 262 char ids (UTF-8
@@ -552,6 +557,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         class's module and its siblings): the biLM saved from an LM or task folder maps neither
         ``AutoModelForPreTraining`` nor the task heads, whose files it does not carry.
         """
+        self._write_custom_pipelines()
         auto_map = getattr(self.config, "auto_map", None)
         if auto_map:  # e.g. the biLM of an LM folder maps no AutoModelForPreTraining: modeling_lm.py stays behind
             saved = _saved_code(type(self))
@@ -577,6 +583,22 @@ class ElmoPreTrainedModel(PreTrainedModel):
             mode = config_file.stat().st_mode & 0o666
             for weights in Path(save_directory).glob("*.safetensors"):
                 weights.chmod(mode)
+
+    def _write_custom_pipelines(self) -> None:
+        """Set ``config.custom_pipelines`` to this class's own (``_custom_pipelines``), in the form
+        transformers' ``Pipeline.save_pretrained`` writes; a class without any drops the field
+        (e.g. the biLM saved from a token-classification model)."""
+        if self._custom_pipelines and self._auto_class:
+            self.config.custom_pipelines = {
+                task: {
+                    "impl": f"{impl.__module__.rsplit('.', 1)[-1]}.{impl.__name__}",
+                    "pt": [self._auto_class],
+                    "type": "text",
+                }
+                for task, impl in self._custom_pipelines.items()
+            }
+        elif hasattr(self.config, "custom_pipelines"):
+            del self.config.custom_pipelines
 
 
 def _saved_code(model_class: type) -> set[str]:

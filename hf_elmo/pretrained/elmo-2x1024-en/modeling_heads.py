@@ -30,6 +30,7 @@ from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassif
 
 from .configuration_elmo import ElmoConfig
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, mean_pool
+from .pipelines import ElmoTokenClassificationPipeline
 from .scalar_mix import ScalarMix
 
 
@@ -164,9 +165,15 @@ class ElmoForTokenClassification(_ElmoClassifier):
     ``config.num_labels`` / ``id2label`` / ``label2id`` name the labels; ``labels`` (B, T) of
     class ids, ``-100`` where no loss is wanted (padding), give the mean cross-entropy.
     ``forward``: ``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (B, T, num_labels).
+    A saved folder maps ``pipeline("token-classification")`` and ``pipeline("ner")`` to
+    ``ElmoTokenClassificationPipeline`` (the stock one reads a position as one integer id).
     """
 
     _output_class = TokenClassifierOutput
+    _custom_pipelines = {
+        "token-classification": ElmoTokenClassificationPipeline,
+        "ner": ElmoTokenClassificationPipeline,
+    }
 
     def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return encoded  # (B, T, 2H): one vector a token
