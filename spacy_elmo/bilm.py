@@ -40,10 +40,17 @@ os.register_at_fork(after_in_child=_one_torch_thread_after_fork)
 
 #: Why initialising one component that has no weights in a pipeline must not go through
 #: ``nlp.initialize()`` (the harmful advice a trained pipeline's user would follow).
-NOT_NLP_INITIALIZE = (
-    "not nlp.initialize(): that is for a new pipeline only, and re-initialises every component, trained weights "
-    "included"
-)
+
+
+def load_weights_advice(name: str) -> str:
+    """How to give the ``elmo`` component ``name`` its biLM weights, in a new pipeline and in a trained one."""
+    return (
+        f"in a new pipeline, call nlp.initialize() first (before anything runs the pipeline, such as an "
+        f"entity_ruler's phrase patterns); in a pipeline whose other components are trained, load them alone with "
+        f'nlp.get_pipe("{name}").initialize(lambda: [], nlp=nlp) (nlp.initialize() re-initialises every component, '
+        f"trained weights included)"
+    )
+
 
 #: What ``grad_scaler_config`` may set (``PyTorchGradScaler``'s arguments).
 GRAD_SCALER_SETTINGS = ("init_scale", "growth_factor", "backoff_factor", "growth_interval")
@@ -148,8 +155,8 @@ def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Fl
     elmo = get_elmo(model)
     if elmo is None:
         raise ValueError(
-            "the ELMo biLM has no weights yet: initialise the component it belongs to alone "
-            f"(nlp.get_pipe(name).initialize(...); {NOT_NLP_INITIALIZE})"
+            f"the ELMo biLM has no weights yet: {load_weights_advice('elmo')}; use your elmo component's name if it is "
+            "not 'elmo'"
         )
     fine_tune = is_train and not model.attrs["frozen"]
     n_layers, width = model.get_dim("nL"), model.get_dim("nO")

@@ -27,9 +27,9 @@ from thinc.types import Floats3d
 from hf_elmo import ElmoModel
 
 from .bilm import (
-    NOT_NLP_INITIALIZE,
     get_elmo,
     load_weights,
+    load_weights_advice,
     missing_weights_loader,
     model_loader,
     serialized_widths,
@@ -129,8 +129,7 @@ class ElmoComponent(TrainablePipe):
         """The biLM's output and backprop; a frozen biLM's layers go through the cache."""
         if get_elmo(self.model) is None:  # e.g. added to a trained pipeline: say how to load it alone
             raise ValueError(
-                f"the elmo component {self.name!r} has no biLM weights yet: load them with "
-                f'nlp.get_pipe("{self.name}").initialize(lambda: [], nlp=nlp) ({NOT_NLP_INITIALIZE})'
+                f"the elmo component {self.name!r} has no biLM weights yet: {load_weights_advice(self.name)}"
             )
         if not (self.frozen and self.cache.enabled):
             return self.model(docs, is_train)

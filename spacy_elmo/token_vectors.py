@@ -88,11 +88,12 @@ def _mean_vector(span: Doc | Span, tensor_width: int | None = None) -> Floats1d:
     rows = [i for i in range(start, end) if not doc[i].is_space]
     tensor = _elmo_tensor(doc, tensor_width)
     if tensor is not None:
-        return tensor[rows].mean(axis=0) if rows else tensor[:0].sum(axis=0)
+        return tensor[rows].mean(axis=0, dtype="float64").astype(tensor.dtype) if rows else tensor[:0].sum(axis=0)
     layers = _layers(doc)
     if not rows:
         return layers[0, :0].sum(axis=0)
-    return layers[:, rows].mean(axis=(0, 1))  # type: ignore[attr-defined]  # as in token_vectors
+    # summed in float64: a float32 sum over thousands of tokens drifts past 1e-5 of the mean
+    return layers[:, rows].mean(axis=(0, 1), dtype="float64").astype(layers.dtype)  # type: ignore[attr-defined]
 
 
 def _has_vector(obj: Token | Span | Doc) -> bool:

@@ -181,9 +181,10 @@ def test_elmo_added_to_a_trained_pipeline_says_how_to_load_it_alone_and_that_cal
     with pytest.raises(ValueError) as info:
         nlp("The cat sat .")
     assert str(info.value) == (
-        "the elmo component 'elmo' has no biLM weights yet: load them with "
-        'nlp.get_pipe("elmo").initialize(lambda: [], nlp=nlp) (not nlp.initialize(): that is for a new pipeline '
-        "only, and re-initialises every component, trained weights included)"
+        "the elmo component 'elmo' has no biLM weights yet: in a new pipeline, call nlp.initialize() first (before "
+        "anything runs the pipeline, such as an entity_ruler's phrase patterns); in a pipeline whose other components "
+        'are trained, load them alone with nlp.get_pipe("elmo").initialize(lambda: [], nlp=nlp) (nlp.initialize() '
+        "re-initialises every component, trained weights included)"
     )
     nlp.get_pipe("elmo").initialize(lambda: [], nlp=nlp)  # the call the message gives
     doc = nlp("The cat sat .")
