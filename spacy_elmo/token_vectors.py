@@ -87,12 +87,14 @@ def _mean_vector(span: Doc | Span, tensor_width: int | None = None) -> Floats1d:
     start, end = (0, len(doc)) if isinstance(span, Doc) else (span.start, span.end)
     rows = [i for i in range(start, end) if not doc[i].is_space]
     tensor = _elmo_tensor(doc, tensor_width)
+    # summed in float64: a float32 sum over thousands of tokens drifts past 1e-5 of the mean
     if tensor is not None:
-        return tensor[rows].mean(axis=0, dtype="float64").astype(tensor.dtype) if rows else tensor[:0].sum(axis=0)
+        if not rows:
+            return tensor[:0].sum(axis=0)
+        return tensor[rows].mean(axis=0, dtype="float64").astype(tensor.dtype)  # type: ignore[return-value]
     layers = _layers(doc)
     if not rows:
         return layers[0, :0].sum(axis=0)
-    # summed in float64: a float32 sum over thousands of tokens drifts past 1e-5 of the mean
     return layers[:, rows].mean(axis=(0, 1), dtype="float64").astype(layers.dtype)  # type: ignore[attr-defined]
 
 
