@@ -22,8 +22,10 @@ state, about 3 ms for the shipped model's 5 MB), so a model changed in place (sa
 weights) is another setting, never a resumed run mixing two models. Run again with the same
 settings, it skips the finished chunks (batch size, device and threads may change: they change
 the vectors by float rounding at most) and computes a damaged one again; other settings are an
-error unless ``overwrite``. When every chunk is done the parts are copied into ``OUTPUT.tmp``,
-the input is checked to be unchanged (else: an error, nothing written, the run discarded),
+error unless ``overwrite``; the input's date is no setting (a file touched or copied with the same
+content resumes: its SHA-256 is). When every chunk is done the parts are copied into ``OUTPUT.tmp``,
+the input's content is checked to be unchanged (its size and date as at the start, or else its
+SHA-256; else: an error, nothing written, the run discarded),
 ``run.json`` records the identity (device, inode, size, mtime) of ``OUTPUT.tmp``, ``OUTPUT.tmp``
 is renamed to OUTPUT, and the partial folder is removed last. With ``overwrite`` an old OUTPUT
 stays until that rename replaces it, so a run that fails or is killed loses nothing; an OUTPUT
@@ -58,6 +60,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import re
 import shutil
@@ -87,7 +90,14 @@ from .fileio import (
     write_text_atomic,
 )
 from .modeling_elmo import ElmoModel, mean_pool
-from .tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, WHITESPACE, batch_to_ids, split_words, token_to_char_ids
+from .tokenization_elmo import (
+    DEFAULT_MAX_TOKEN_CHARS,
+    WHITESPACE,
+    ElmoTokenizer,
+    batch_to_ids,
+    split_words,
+    token_to_char_ids,
+)
 
 #: What is stored per sentence: every layer, the top one, or their mean.
 LAYERS = ("all", "top", "average")
@@ -183,6 +193,7 @@ def _embed_stream(
         for sentence in sentences:
             if len(sentence) == 0:
                 raise ValueError(f"sentence {done + len(chunk)} has no tokens to embed")
+            _check_words(sentence, done + len(chunk))
             chunk.append(sentence)
             tokens += len(sentence)
             if tokens >= lookahead:
@@ -191,6 +202,19 @@ def _embed_stream(
             return
         yield from _embed_chunk(model, forward, chunk, layers, batch_tokens, max_token_chars, pool)
         done += len(chunk)
+
+
+def _check_words(sentence: Sequence[str], index: int) -> None:
+    """Refuse words that ``ElmoTokenizer(..., is_split_into_words=True)`` refuses (an empty one,
+    one holding whitespace), with its check, naming sentence ``index``."""
+    try:
+        ElmoTokenizer._split(_WORD_CHECKER, [sentence], is_split_into_words=True)
+    except (ValueError, TypeError) as err:
+        raise type(err)(f"sentence {index} is no list of words as the tokenizer takes them: {err}") from None
+
+
+#: What ``_check_words`` runs the tokenizer's check of pre-split words with.
+_WORD_CHECKER = ElmoTokenizer(pre_tokenizer=WHITESPACE)
 
 
 def _embed_chunk(
@@ -270,6 +294,22 @@ class Shard:
         if self.count == 1:
             return output
         return output.with_name(f"{output.stem}.shard-{self.index}-of-{self.count}{output.suffix}")
+
+    @staticmethod
+    def is_shard_file(path: PathLike) -> bool:
+        """Whether ``path`` is named as ``output_file`` names a shard's file."""
+        return re.search(r"\.shard-[0-9]+-of-[0-9]+$", Path(path).stem) is not None
+
+    @staticmethod
+    def shard_files(output: PathLike) -> list[Path]:
+        """The shard files of ``output`` there are (of any count)."""
+        output = Path(output)
+        return sorted(p for p in output.parent.glob(f"{output.stem}.shard-*{output.suffix}") if Shard.is_shard_file(p))
+
+
+def run_shard(shard: str | None) -> Shard:
+    """The shard of a run: ``shard`` (``"i/N"``) if given, else ``Shard.from_environment()``."""
+    return Shard.parse(shard) if shard else Shard.from_environment()
 
 
 def shard_index_file(output: PathLike) -> Path:
@@ -458,7 +498,7 @@ def embed_file(
     lock = target.with_name(target.name + ".lock")
     busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
     with exclusive_lock(lock, busy):
-        partial = target.with_name(target.name + ".partial")
+        partial = _partial_folder(target)
         settings = _run_settings(
             input_path, model, model_id, layers, str(model.dtype).removeprefix("torch."), chunk_lines, shard
         )
@@ -471,9 +511,9 @@ def embed_file(
                 "replaced; move it, or write elsewhere"
             )
         previous = _read_run_file(partial, overwrite)
-        resumable = previous is not None and previous["settings"] == settings
+        changed = [] if previous is None else _changed_settings(previous["settings"], settings)
+        resumable = previous is not None and not changed
         if previous is not None and not resumable and not overwrite:
-            changed = sorted(k for k in settings if previous["settings"].get(k) != settings[k])
             raise ValueError(
                 f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
                 "delete that folder, or pass --overwrite to start again"
@@ -522,7 +562,14 @@ def embed_file(
         ) as bar:
             for chunk, items in groupby(zip(labels, vectors), key=lambda item: shard.chunk_of(item[0][0], chunk_lines)):
                 _write_part(_part_file(partial, chunk), items, bar)
-        _merge(partial, target, input_path, shard, chunk_lines, settings)
+        with tqdm(  # the second write of every vector: a while for a large output
+            total=result.lines,
+            unit="line",
+            unit_scale=True,
+            desc=f"merging chunks into {target.name}",
+            disable=not show_progress,
+        ) as bar:
+            _merge(partial, target, input_path, shard, chunk_lines, settings, bar)
         return _finish(result, output_path, shard, scan, layers)
 
 
@@ -583,7 +630,7 @@ def _written_files(target: Path, output_path: PathLike) -> list[Path]:
         target,
         target.with_name(target.name + ".tmp"),
         target.with_name(target.name + ".lock"),
-        target.with_name(target.name + ".partial"),
+        _partial_folder(target),
         shard_index_file(output_path),
     ]
 
@@ -631,8 +678,34 @@ def _run_settings(
     }
 
 
+#: What a run records of its input but that does not make it another input: a file touched or
+#: copied (same bytes, same SHA-256) resumes and finishes.
+_INPUT_DATE = "input_mtime_ns"
+
+
+def _changed_settings(previous: dict[str, Any], settings: dict[str, Any]) -> list[str]:
+    """The settings in which an unfinished run (``previous``) and this one differ, sorted."""
+    keys = (set(previous) | set(settings)) - {_INPUT_DATE}
+    return sorted(k for k in keys if previous.get(k) != settings.get(k))
+
+
+#: The finished chunks' files in a partial folder (``_part_file``).
+_PARTS = "part-*.hdf5"
+
+
 def _part_file(partial: Path, chunk: int) -> Path:
     return partial / f"part-{chunk:06d}.hdf5"
+
+
+def finished_chunks(target: PathLike) -> tuple[int, Path]:
+    """How many finished chunks the unfinished run writing ``target`` (a shard's file) has kept, and
+    its partial folder, where the same run resumes from them."""
+    partial = _partial_folder(Path(target))
+    return len(list(partial.glob(_PARTS))), partial
+
+
+def _partial_folder(target: Path) -> Path:
+    return target.with_name(target.name + ".partial")
 
 
 def _foreign_partial(partial: Path) -> str | None:
@@ -694,13 +767,20 @@ def _write_part(path: Path, items: Iterable[tuple[tuple[int, list[str]], np.ndar
 
 
 def _merge(
-    partial: Path, target: Path, input_path: Path, shard: Shard, chunk_lines: int, settings: dict[str, Any]
+    partial: Path,
+    target: Path,
+    input_path: Path,
+    shard: Shard,
+    chunk_lines: int,
+    settings: dict[str, Any],
+    bar: tqdm,
 ) -> None:
-    """Copy every part into ``target`` (via a temporary file) with ``sentence_to_index``, then
-    remove the partial folder. The input must still be the one the run started with."""
+    """Copy every part into ``target`` (via a temporary file) with ``sentence_to_index``, counting
+    the lines on ``bar``, then remove the partial folder. The input must still be the one the
+    run started with."""
     sentence_to_index: dict[str, str] = {}
     owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
-    parts_bytes = sum(p.stat().st_size for p in partial.glob("part-*.hdf5"))
+    parts_bytes = sum(p.stat().st_size for p in partial.glob(_PARTS))
     ensure_free_space(target, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}", _RESUME)
     with atomic_file(target) as tmp:  # an older output stays in place until this rename
         with h5py.File(tmp, "w") as out:
@@ -710,6 +790,7 @@ def _merge(
                         for index, line in lines:
                             part.copy(part[str(index)], out, name=str(index))
                             sentence_to_index[line.strip()] = str(index)
+                            bar.update()
                 except (FileNotFoundError, KeyError):  # a line no chunk holds: has the input grown?
                     _check_input_unchanged(input_path, settings, partial)
                     raise
@@ -777,9 +858,14 @@ def _check_other_shards(output_path: PathLike, shard: Shard, record: dict[str, A
 
 
 def _check_input_unchanged(input_path: Path, settings: dict[str, Any], partial: Path) -> None:
-    """Raise (discarding the unfinished run) if the input is not the file the run started with."""
+    """Raise (discarding the unfinished run) if the input's content is not the one the run started
+    with. The same size and date as at the start need no hashing; a file only touched or copied
+    (another date, the same SHA-256) is the same input."""
+    stat = input_path.stat()
+    if (stat.st_size, stat.st_mtime_ns) == (settings["input_bytes"], settings[_INPUT_DATE]):
+        return
     now = input_identity(input_path)
-    changed = [k for k, v in now.items() if settings[k] != v]
+    changed = [k for k in ("input_bytes", "input_sha256") if settings[k] != now[k]]
     if changed:
         shutil.rmtree(partial)
         raise ValueError(
@@ -825,24 +911,38 @@ def _finish(result: EmbedResult, output: PathLike, shard: Shard, scan: InputScan
 # -- reading ----------------------------------------------------------------------------------
 class Embeddings:
     """Read access to the arrays written by ``elmo embed``: ``embeddings[line]`` is the array of
-    input line ``line`` (0-based), read from disk. Use it as a context manager, or ``close()`` it.
+    input line ``line`` (0-based; a negative one counts from the end, as in a list), read from
+    disk. Use it as a context manager, or ``close()`` it.
 
     A single shard file opened alone holds only its own lines (``len`` counts them); indexing
-    is by global line index in any case.
+    is by global line index in any case, and from the end only through the shard index.
     """
 
-    def __init__(self, files: list[h5py.File], num_lines: int) -> None:
+    def __init__(self, files: list[h5py.File], num_lines: int, lone_shard: bool = False) -> None:
         self.files = files
         self.num_lines = num_lines
+        self.lone_shard = lone_shard
 
     def __len__(self) -> int:
         return self.num_lines
 
     def __getitem__(self, line: int) -> np.ndarray:
-        handle = self.files[line % len(self.files)]
-        if str(line) not in handle:
+        line = operator.index(line)
+        if line < 0 and self.lone_shard:
+            raise IndexError(
+                f"line {line}: {self.files[0].filename} is one shard of an output, indexed by the input's line "
+                "numbers (0 and up); open the output's index file (OUTPUT.index.json) to count from the end"
+            )
+        index = line + self.num_lines if line < 0 else line
+        if not self.lone_shard and not 0 <= index < self.num_lines:
+            raise IndexError(
+                f"line {line} is out of range: there are {self.num_lines:,} lines "
+                f"(0 to {self.num_lines - 1:,}, or -{self.num_lines:,} to -1)"
+            )
+        handle = self.files[index % len(self.files)]
+        if str(index) not in handle:
             raise IndexError(f"line {line} is not in {handle.filename}")
-        return handle[str(line)][()]
+        return handle[str(index)][()]
 
     def close(self) -> None:
         for handle in self.files:
@@ -856,12 +956,14 @@ class Embeddings:
 
 
 def open_embeddings(path: PathLike) -> Embeddings:
-    """Open an output of ``elmo embed``: an HDF5 file, or the ``OUTPUT.index.json`` of a
-    sharded run (every shard file must be there)."""
+    """Open an output of ``elmo embed``: an HDF5 file, or a sharded run's ``OUTPUT.index.json``
+    (every shard file must be there), which ``OUTPUT`` itself also names when no such file exists."""
     path = Path(path)
     if path.suffix != ".json":
-        handle = h5py.File(path, "r")
-        return Embeddings([handle], len(handle) - (SENTENCE_TO_INDEX in handle))
+        if not path.exists() and shard_index_file(path).is_file():
+            path = shard_index_file(path)  # the OUTPUT of a sharded run
+        else:
+            return _open_file(path)
     index = json.loads(path.read_text(encoding="utf-8"))
     if index.get("format") != INDEX_FORMAT:
         raise ValueError(f"{path} is not a shard index of elmo embed (format {index.get('format')!r})")
@@ -881,3 +983,15 @@ def open_embeddings(path: PathLike) -> Embeddings:
                 "run every shard again with the same settings (--overwrite)"
             )
     return embeddings
+
+
+def _open_file(path: Path) -> Embeddings:
+    """One output file: a whole run's or one shard's."""
+    if not path.exists():
+        shards = Shard.shard_files(path)
+        found = f"; there are shard files ({shards[0].name}, ...) but no index: has shard 0 finished?" if shards else ""
+        raise FileNotFoundError(f"{path} not found{found}")
+    handle = h5py.File(path, "r")
+    recorded = _read_recorded(handle)
+    lone_shard = Shard.is_shard_file(path) if recorded is None else recorded.get("shard", "0/1") != "0/1"
+    return Embeddings([handle], len(handle) - (SENTENCE_TO_INDEX in handle), lone_shard)

@@ -16,8 +16,12 @@ from importlib.metadata import PackageNotFoundError, version
 from .commands._args import CommandParser
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
-#: sub-command with ``set_defaults(run=callable(args) -> int)``.
+#: sub-command with ``set_defaults(run=callable(args) -> int)``, and may add
+#: ``interrupted=callable(args) -> str | None``: what Ctrl-C left (said after "interrupted; "),
+#: or None to say nothing (e.g. in a process other than rank 0 of a DDP run).
 COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed", "export"]
+#: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it.
+INTERRUPTED = 130
 
 
 def distribution_version() -> str:
@@ -38,10 +42,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the ``elmo`` command line; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    """Run the ``elmo`` command line; returns the exit status (``INTERRUPTED`` after Ctrl-C, with
+    one line on stderr, no traceback: what every command writes is whole, renamed into place)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:  # pretrain's options import torch while parsing
+        print("elmo: interrupted", file=sys.stderr)
+        return INTERRUPTED
     try:
         return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        what = _what_is_left(args)
+        if what is not None:
+            print(f"elmo {args.command}: interrupted{'; ' + what if what else ''}", file=sys.stderr)
+        return INTERRUPTED
     except (ValueError, OSError) as err:  # bad input, missing or unreadable files: one line, no traceback
         print(f"elmo {args.command}: error: {err}", file=sys.stderr)
         return 2
+
+
+def _what_is_left(args: argparse.Namespace) -> str | None:
+    """The command's word on what Ctrl-C left (``interrupted``); "" when it has none, or when
+    Ctrl-C came before its options were checked (``interrupted`` then fails as the run would have)."""
+    interrupted = getattr(args, "interrupted", None)
+    try:
+        return interrupted(args) if interrupted else ""
+    except (ValueError, OSError):
+        return ""

@@ -70,18 +70,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--overwrite", action="store_true", help="replace an existing OUTPUT, or an unfinished run with other settings"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, interrupted=interrupted)
 
 
 def run(args: argparse.Namespace) -> int:
     import torch
 
     from hf_elmo.devices import resolve_device
-    from hf_elmo.embed import Shard, embed_file
+    from hf_elmo.embed import embed_file, run_shard
     from hf_elmo.loading import load_bilm, model_tokenizer, source_description
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
 
-    shard = Shard.parse(args.shard) if args.shard else Shard.from_environment()
+    shard = run_shard(args.shard)
     device = resolve_device(args.device)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -114,6 +114,17 @@ def run(args: argparse.Namespace) -> int:
     if result.index is not None:
         print(f"wrote {result.index}: the index of {shard.count} shards")
     return 0
+
+
+def interrupted(args: argparse.Namespace) -> str:
+    """What Ctrl-C left: the finished chunks (whole, renamed into place) and an older OUTPUT stay."""
+    from hf_elmo.embed import finished_chunks, run_shard
+
+    shard = run_shard(args.shard)
+    chunks, partial = finished_chunks(shard.output_file(args.output))
+    if chunks:
+        return f"the {chunks} finished chunks in {partial} are kept: the same command resumes from them"
+    return "no chunk was finished yet: the same command starts again"
 
 
 def _warn_if_unsplit(input_path: str, pre_tokenizer: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from dataclasses import fields
 
 from ._args import add_field_option, positive_int
@@ -34,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Under `torchrun --nproc_per_node N` it trains with DDP, each rank on its own shard.",
     )
     parser.defer(add_options)  # PretrainSettings is in hf_elmo (torch): built only when the command runs
-    parser.set_defaults(run=run_command)
+    parser.set_defaults(run=run_command, interrupted=interrupted)
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -82,30 +81,15 @@ def settings_from_args(args: argparse.Namespace):
     return PretrainSettings(**values, config_overrides=overrides)
 
 
-#: The exit status of a run stopped by Ctrl-C (SIGINT), as shells report it.
-INTERRUPTED = 130
-
-
 def run_command(args: argparse.Namespace) -> int:
     import torch
 
-    from hf_elmo.training.checkpoints import CHECKPOINT_FILE
     from hf_elmo.training.trainer import pretrain
 
     if args.threads:
         torch.set_num_threads(args.threads)
     settings = settings_from_args(args)
-    try:
-        out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
-    except KeyboardInterrupt:  # Ctrl-C: what was written is whole (files are renamed into place)
-        if int(os.environ.get("RANK", "0")) == 0:
-            folder = settings.resolved_checkpoint_dir()
-            if (folder / CHECKPOINT_FILE).is_file():
-                what = f"the last checkpoint, in {folder}, resumes with the same command"
-            else:
-                what = "no checkpoint was taken yet: the same command starts the run again"
-            print(f"elmo pretrain: interrupted; {what}", file=sys.stderr)
-        return INTERRUPTED
+    out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
     if out is None:
         print(f"stopped at --max-steps {settings.max_steps}; run the same command again to resume")
         return 0
@@ -118,3 +102,15 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"pushed {out} to {args.push_to_hub}")
     print(f"wrote {out}")
     return 0
+
+
+def interrupted(args: argparse.Namespace) -> str | None:
+    """What Ctrl-C left (what was written is whole: files are renamed into place); said by rank 0 only."""
+    if int(os.environ.get("RANK", "0")) != 0:
+        return None
+    from hf_elmo.training.checkpoints import CHECKPOINT_FILE
+
+    folder = settings_from_args(args).resolved_checkpoint_dir()
+    if (folder / CHECKPOINT_FILE).is_file():
+        return f"the last checkpoint, in {folder}, resumes with the same command"
+    return "no checkpoint was taken yet: the same command starts the run again"

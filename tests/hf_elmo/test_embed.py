@@ -682,3 +682,49 @@ def test_the_raw_text_check_reads_a_bounded_sample_of_a_file_without_line_breaks
     assert found.tokens == 0  # every piece is over the line limit: scan_input refuses the file
     assert max(pieces) <= hf_elmo.corpus.MAX_LINE_CHARS + 1
     assert sum(pieces) <= hf_elmo.embed.SPLIT_SAMPLE_CHARS + hf_elmo.corpus.MAX_LINE_CHARS + 1
+
+
+def test_a_sharded_output_opens_by_its_output_name_and_counts_from_the_end(model_dir, text, reference, tmp_path):
+    out = tmp_path / "out.hdf5"
+    assert embed_cli(text, out, model_dir, "--shard", "1/2") == 0
+    with pytest.raises(FileNotFoundError, match=r"out.hdf5 not found; there are shard files \(out.shard-1-of-2.hdf5"):
+        open_embeddings(out)
+    assert embed_cli(text, out, model_dir, "--shard", "0/2") == 0
+    want = read_all(reference)
+    with open_embeddings(out) as embeddings:  # the index, as out.hdf5 is not there
+        assert len(embeddings) == 23
+        np.testing.assert_allclose(embeddings[-1], want["22"], rtol=0, atol=1e-6)
+        np.testing.assert_allclose(embeddings[-23], want["0"], rtol=0, atol=1e-6)
+        for line in (23, -24):
+            with pytest.raises(IndexError, match=rf"line {line} is out of range: there are 23 lines \(0 to 22, or -23"):
+                embeddings[line]
+    with open_embeddings(tmp_path / "out.shard-1-of-2.hdf5") as shard:
+        np.testing.assert_allclose(shard[21], want["21"], rtol=0, atol=1e-6)
+        with pytest.raises(IndexError, match="is one shard of an output, indexed by the input's line numbers"):
+            shard[-1]
+
+
+def test_a_whole_output_counts_from_the_end_as_a_list_does(reference):
+    want = read_all(reference)
+    with open_embeddings(reference) as embeddings:
+        np.testing.assert_allclose(embeddings[-2], want["21"], rtol=0, atol=0)
+        with pytest.raises(IndexError, match="line 23 is out of range"):
+            embeddings[23]
+
+
+def test_a_missing_output_is_one_line_naming_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match=rf"^{tmp_path / 'none.hdf5'} not found$"):
+        open_embeddings(tmp_path / "none.hdf5")
+
+
+@pytest.mark.parametrize("words", [["the", "", "cat"], ["the cat", "sat"], ["the", "cat\t"]])
+def test_embed_sentences_refuses_words_that_the_tokenizer_refuses(words, allennlp_model):
+    with pytest.raises(ValueError, match=r"sentence 1 is no list of words .* is empty or holds whitespace"):
+        list(embed_sentences(allennlp_model, [["a"], words], layers="top"))
+
+
+def test_the_merge_into_the_final_file_shows_its_progress_unless_no_progress(model_dir, text, tmp_path, capsys):
+    assert elmo_main(["embed", str(text), str(tmp_path / "a.hdf5"), "--model", str(model_dir)]) == 0
+    assert "merging chunks into a.hdf5: 100%" in capsys.readouterr().err.replace("\r", "\n")
+    assert embed_cli(text, tmp_path / "b.hdf5", model_dir) == 0
+    assert "merging" not in capsys.readouterr().err

@@ -282,8 +282,7 @@ def killed_after_part(monkeypatch, text, out, model, last_part: str) -> None:
 
     with monkeypatch.context() as patch:
         patch.setattr(hf_elmo.embed, "_write_part", write_then_stop)
-        with pytest.raises(KeyboardInterrupt):
-            embed(text, out, model)
+        assert embed(text, out, model) == 130
 
 
 def test_a_damaged_part_is_computed_again_on_resume(model_dir, text, reference, tmp_path, capsys, monkeypatch):
@@ -405,6 +404,7 @@ def test_a_model_changed_in_place_is_an_unfinished_run_with_other_settings(
     shutil.copytree(model_dir, model)
     out = tmp_path / "out.hdf5"
     killed_after_part(monkeypatch, text, out, model, "part-000001.hdf5")
+    capsys.readouterr()
     changed = ElmoModel.from_pretrained(model)
     with torch.no_grad():
         for parameter in changed.parameters():
@@ -454,3 +454,52 @@ def test_a_partial_folder_or_lock_file_of_the_users_own_is_refused_and_kept(mode
     assert embed(text, out, model_dir) != 0
     assert "notes.hdf5.lock exists and is no lock of elmo" in capsys.readouterr().err
     assert (tmp_path / "notes.hdf5.lock").read_text() == "my lock notes" and not out.exists()
+
+
+def test_ctrl_c_is_one_line_saying_the_finished_chunks_are_kept_and_the_same_command_resumes(
+    model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    out = tmp_path / "out.hdf5"
+    killed_after_part(monkeypatch, text, out, model_dir, "part-000001.hdf5")
+    assert error_lines(capsys.readouterr().err) == [
+        f"elmo embed: interrupted; the 2 finished chunks in {out}.partial are kept: the same command resumes from them"
+    ]
+    assert embed(text, out, model_dir) == 0
+    assert "2 of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert_same_file(out, reference)
+
+
+def test_a_touched_input_resumes_its_finished_chunks_and_other_content_is_refused(
+    model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    source, out = tmp_path / "in.txt", tmp_path / "out.hdf5"
+    shutil.copy(text, source)
+    killed_after_part(monkeypatch, source, out, model_dir, "part-000002.hdf5")
+    capsys.readouterr()
+    content = source.read_bytes()
+    other = content.replace(b"cat", b"dog", 1)  # the same size, other content
+    assert other != content
+    source.write_bytes(other)
+    assert embed(source, out, model_dir) == 2
+    assert "unfinished run with other settings (input_sha256)" in capsys.readouterr().err
+    source.write_bytes(content)  # the same bytes again, with a new date
+    os.utime(source, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
+    assert embed(source, out, model_dir) == 0
+    assert "3 of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert_same_file(out, reference)
+    assert names(tmp_path) == ["in.txt", "out.hdf5"]
+
+
+def test_an_input_touched_during_the_run_finishes_it(model_dir, text, reference, tmp_path, monkeypatch):
+    source = tmp_path / "in.txt"
+    shutil.copy(text, source)
+    write_part = hf_elmo.embed._write_part
+
+    def write_then_touch(path, items, bar):
+        write_part(path, items, bar)
+        source.write_bytes(source.read_bytes())  # rewritten with the same content: a new date
+
+    monkeypatch.setattr(hf_elmo.embed, "_write_part", write_then_touch)
+    assert embed(source, tmp_path / "out.hdf5", model_dir) == 0
+    assert_same_file(tmp_path / "out.hdf5", reference)
+    assert names(tmp_path) == ["in.txt", "out.hdf5"]

@@ -194,3 +194,28 @@ def test_embed_with_the_default_model_prints_nothing_on_stderr(text, tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stderr == ""  # no "Loading weights" bar, no load report
     assert result.stdout.startswith(f"wrote {tmp_path / 'out.hdf5'}: 4 lines")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_ctrl_c_in_any_command_is_one_line_and_status_130(command, tmp_path, monkeypatch, capsys):
+    import importlib
+
+    module = importlib.import_module(f"hf_elmo_cli.commands.{command}")
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    run = "run_command" if command == "pretrain" else "run"
+    monkeypatch.setattr(module, run, interrupted)
+    monkeypatch.chdir(tmp_path)
+    argv = {
+        "convert": ["convert", "o.json", "w.hdf5", "out"],
+        "pretrain": ["pretrain", "t.txt", "out", "--epochs", "1"],
+        "perplexity": ["perplexity", "model", "t.txt"],
+        "demo": ["demo"],
+        "embed": ["embed", "t.txt", "out.hdf5"],
+        "export": ["export", "model", "out"],
+    }[command]
+    assert elmo_main(argv) == 130
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"elmo {command}: interrupted"), err
