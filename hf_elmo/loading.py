@@ -47,6 +47,7 @@ from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
 from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights
+from .modeling_lm import ElmoForBidirectionalLM
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .tokenization_elmo import TOKENIZER_CONFIG, ElmoTokenizer
 
@@ -401,17 +402,42 @@ def load_allennlp_with_softmax(
     return model.eval()
 
 
-def load_original(source: ModelSource, model_class: type, dtype: Any | None = None):
-    """Convert ``source``'s original files into ``model_class`` (float32, or ``dtype``)."""
-    if model_class.__name__ != "ElmoModel":  # by name: a remote-code copy of ElmoModel qualifies too
+def load_original(
+    source: ModelSource, model_class: type[ElmoPreTrainedModel], kwargs: dict[str, Any]
+) -> PreTrainedModel:
+    """``model_class.from_pretrained(source, **kwargs)`` for original files: they are converted into a
+    temporary folder, as ``elmo convert`` writes it, which ``model_class.from_pretrained`` then loads
+    with the same ``kwargs``, so that every argument does what it does for a converted folder (config
+    overrides such as ``stateful``, ``dtype`` as a ``torch.dtype``, a name or ``"auto"``, a task
+    head's ``num_labels``, its fresh layers drawn from the same random state) and is refused in
+    the same words. The model's ``name_or_path`` is the source's folder or archive.
+    ``ElmoForBidirectionalLM`` is refused: the files hold no softmax."""
+    if issubclass(model_class, ElmoForBidirectionalLM):
         raise InvalidModelError(
-            f"{source.name} holds the original files, the biLM alone: load it with ElmoModel.from_pretrained "
-            f"(not {model_class.__name__}); for the LM with its softmax use "
+            f"{source.name} holds the original files, the biLM without the LM softmax that {model_class.__name__} "
+            "needs: load it with ElmoModel.from_pretrained (or a task head), or the LM with its softmax with "
             "ElmoForBidirectionalLM.from_allennlp_with_softmax"
         )
-    with source.original_files() as (options, weights):
-        model = load_allennlp(options, weights, model_class=model_class)
-    return model if dtype is None or isinstance(dtype, str) else model.to(dtype)
+    with source.original_files() as (options, weights), tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
+        with torch.random.fork_rng(devices=[]):  # a task head's fresh layers are drawn as from the converted folder
+            load_allennlp(options, weights).save_pretrained(folder)
+        try:
+            loaded = model_class.from_pretrained(folder, **{k: v for k, v in kwargs.items() if k not in HUB_KWARGS})
+        except InvalidModelError as err:  # named after the temporary folder
+            raise InvalidModelError(str(err).replace(folder, source.name)) from None
+    loaded.name_or_path = loaded.config.name_or_path = str(source.path)
+    return loaded
+
+
+def converted_config(options_path: PathLike) -> ElmoConfig:
+    """The ``config.json`` that converting the original files writes (``original_config`` with what
+    ``save_pretrained`` adds: ``architectures``, ``dtype``, ``auto_map``), without reading their
+    weights: the model is built on the meta device and saved without its state."""
+    with torch.device("meta"):
+        model = ElmoModel(original_config(options_path))
+    with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
+        model.save_pretrained(folder, state_dict={})
+        return ElmoConfig.from_json_file(Path(folder) / "config.json")
 
 
 def load_bilm(name_or_path: PathLike):
@@ -484,14 +510,16 @@ class PackageLoader:
     of ``ElmoModel`` are built as themselves."""
 
     @staticmethod
-    def resolve(model_class: type, name_or_path: PathLike, kwargs: dict[str, Any]) -> PreTrainedModel | Path:
+    def resolve(
+        model_class: type[ElmoPreTrainedModel], name_or_path: PathLike, kwargs: dict[str, Any]
+    ) -> PreTrainedModel | Path:
         """What ``model_class.from_pretrained(name_or_path, **kwargs)`` loads: the local folder
         (or Hub snapshot) for transformers to load, its weight shapes checked against its config
-        first (``check_weight_shapes``), or, for original files, the model itself, converted (in
-        ``kwargs``' dtype)."""
+        first (``check_weight_shapes``), or, for original files, the model itself, converted and
+        loaded with ``kwargs`` (``load_original``)."""
         source = resolve_model(name_or_path, **{k: kwargs[k] for k in HUB_KWARGS if k in kwargs})
         if source.format == "original":
-            return load_original(source, model_class, dtype=kwargs.get("dtype") or kwargs.get("torch_dtype"))
+            return load_original(source, model_class, kwargs)
         if "config" not in kwargs:  # else the model is built from another config than the file's
             check_weight_shapes(source, model_class, {name: kwargs[name] for name in FIELD_CHECKS if name in kwargs})
         return source.path
@@ -509,22 +537,31 @@ class PackageLoader:
         return load_allennlp_with_softmax(model_class, options_path, weights_path, softmax_path)
 
     @staticmethod
-    def tokenizer_source(tokenizer_class: type, name_or_path: Any, kwargs: dict[str, Any]) -> Any:
+    def tokenizer_source(tokenizer_class: type[ElmoTokenizer], name_or_path: Any, kwargs: dict[str, Any]) -> Any:
         """What ``tokenizer_class.from_pretrained(name_or_path, **kwargs)`` loads: a folder or Hub id
         for transformers to load (``files_source``), or, for the original files, the tokenizer
-        itself: the released models' whitespace tokenizer at their width."""
+        itself: the released models' whitespace tokenizer at their width, saved into a temporary
+        folder as ``elmo convert`` saves it and loaded from there with ``kwargs``, so that they do
+        what they do for a converted folder. Its ``name_or_path`` is ``name_or_path``."""
         config = files_source(name_or_path, TOKENIZER_CONFIG, "config.json")
         if not isinstance(config, ElmoConfig):
             return config  # a folder or Hub id
-        settings = {k: v for k, v in kwargs.items() if k not in HUB_KWARGS}
-        settings.setdefault("pre_tokenizer", config.pre_tokenizer)
-        return tokenizer_class(max_characters_per_token=config.max_characters_per_token, **settings)
+        with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
+            tokenizer_class(
+                max_characters_per_token=config.max_characters_per_token,
+                pre_tokenizer=config.pre_tokenizer or WHITESPACE,
+            ).save_pretrained(folder)
+            tokenizer = tokenizer_class.from_pretrained(
+                folder, **{k: v for k, v in kwargs.items() if k not in HUB_KWARGS}
+            )
+        tokenizer.name_or_path = tokenizer.init_kwargs["name_or_path"] = os.fspath(name_or_path)
+        return tokenizer
 
     @staticmethod
     def config_source(name_or_path: Any) -> Any:
         """What ``ElmoConfig.from_pretrained(name_or_path)`` reads: a folder, ``.json`` file or Hub id
         for transformers to read (``files_source``), or, for the original files, the config of the
-        model they convert to (``original_config``)."""
+        folder they convert to (``converted_config``)."""
         if isinstance(name_or_path, (str, os.PathLike)) and Path(name_or_path).suffix == ".json":
             return name_or_path  # a config file named directly
         return files_source(name_or_path, "config.json")
@@ -535,7 +572,7 @@ def files_source(name_or_path: Any, *files: str) -> Any:
     local folder that holds one of ``files`` (a config or tokenizer saved alone has no weights,
     which ``resolve_model`` asks for) or a Hub id, unchanged, for transformers to read; for
     anything else, what ``resolve_model`` finds: a shipped model's folder, or for the original
-    files the config of the model they convert to (``original_config``); or its one-line error
+    files the config of the folder they convert to (``converted_config``); or its one-line error
     (no such model, an ``elmo export`` folder, a folder of no model)."""
     if not isinstance(name_or_path, (str, os.PathLike)):
         return name_or_path
@@ -549,7 +586,7 @@ def files_source(name_or_path: Any, *files: str) -> Any:
     if found.format == "transformers":
         return found.path
     with found.original_files() as (options, _):
-        return original_config(options)
+        return converted_config(options)
 
 
 PACKAGE_LOADER = PackageLoader()

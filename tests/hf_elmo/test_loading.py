@@ -17,8 +17,17 @@ import torch
 from transformers import AutoModel
 
 import hf_elmo
-from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoModel, ElmoTokenizer, batch_to_ids
-from hf_elmo.loading import InvalidModelError, ModelNotFoundError, resolve_model
+from hf_elmo import (
+    ElmoConfig,
+    ElmoForBidirectionalLM,
+    ElmoForSequenceClassification,
+    ElmoForTokenClassification,
+    ElmoModel,
+    ElmoTokenizer,
+    batch_to_ids,
+)
+from hf_elmo.configuration_elmo import FIELD_CHECKS
+from hf_elmo.loading import InvalidModelError, ModelNotFoundError, convert_to_folder, resolve_model
 from hf_elmo.pretrained import DEFAULT_MODEL, DEFAULT_MODEL_NAME
 from tests.hub_cache import add_repo_to_cache
 from tests.numpy_elmo import small_options, write_random_original
@@ -237,8 +246,115 @@ def test_a_tokenizer_or_config_takes_every_name_the_model_takes(load, original, 
     assert (from_original.pre_tokenizer, from_original.max_characters_per_token) == ("whitespace", 50)
 
 
-def test_the_config_of_the_original_files_is_the_converted_models(original):
-    assert ElmoConfig.from_pretrained(original).to_dict() == ElmoModel.from_pretrained(original).config.to_dict()
+@pytest.fixture(scope="module")
+def converted(original, tmp_path_factory) -> Path:
+    """``original``, converted by ``elmo convert``."""
+    return convert_to_folder(original / "options.json", original / "weights.hdf5", tmp_path_factory.mktemp("c") / "m")
+
+
+def _config_fields(config: ElmoConfig) -> dict:
+    """Every field of ``config`` but the folder it was loaded from."""
+    return {key: value for key, value in config.to_dict().items() if key != "_name_or_path"}
+
+
+def test_the_config_of_the_original_files_is_the_converted_folders(original, converted):
+    from_files = _config_fields(ElmoConfig.from_pretrained(original))
+    assert from_files == _config_fields(ElmoConfig.from_pretrained(converted))
+    assert from_files == _config_fields(ElmoModel.from_pretrained(original).config)
+
+
+#: from_pretrained arguments that a converted folder honours: config fields and dtypes in each form.
+LOAD_ARGUMENTS = [
+    dict(stateful=True),
+    dict(bilm_implementation="plain"),
+    dict(dropout=0.3),
+    dict(cell_clip=1.0, proj_clip=None),
+    dict(cell_clip=None, proj_clip=None, bilm_implementation="fused"),
+    dict(dtype="bfloat16"),
+    dict(torch_dtype="float16"),
+    dict(dtype=torch.bfloat16),
+    dict(dtype="auto"),
+]
+
+
+def _two_batches(model) -> list[np.ndarray]:
+    """The layers of two successive batches (the second starts from the first's state if stateful)."""
+    with torch.inference_mode():
+        return [
+            torch.stack(model(input_ids=batch_to_ids(batch)).hidden_states).float().numpy()
+            for batch in (SENTENCES, [["It", "ran"], ["Then", "it", "slept", "."]])
+        ]
+
+
+@pytest.mark.parametrize("arguments", LOAD_ARGUMENTS, ids=str)
+def test_original_files_take_each_from_pretrained_argument_as_the_converted_folder_does(original, converted, arguments):
+    """Was: every argument but a torch.dtype object silently ignored for the original files (stateful=True
+    gave stateless vectors, dtype="bfloat16" float32)."""
+    from_files, from_folder = (
+        ElmoModel.from_pretrained(source, **arguments).eval() for source in (original, converted)
+    )
+    assert _config_fields(from_files.config) == _config_fields(from_folder.config)
+    assert from_files.dtype == from_folder.dtype
+    dtype = arguments.get("dtype", arguments.get("torch_dtype"))
+    if dtype not in (None, "auto"):
+        assert from_files.dtype == getattr(torch, dtype) if isinstance(dtype, str) else dtype
+    for field, value in arguments.items():
+        if field in FIELD_CHECKS:
+            assert getattr(from_files.config, field) == value
+    for ours, theirs in zip(_two_batches(from_files), _two_batches(from_folder), strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("arguments", LOAD_ARGUMENTS[:5], ids=str)
+def test_the_config_of_the_original_files_takes_each_override_as_the_converted_folders(original, converted, arguments):
+    assert _config_fields(ElmoConfig.from_pretrained(original, **arguments)) == _config_fields(
+        ElmoConfig.from_pretrained(converted, **arguments)
+    )
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [dict(stateful="yes"), dict(dtype="float17"), dict(bilm_implementation="fused"), dict(lstm_dim=17), dict(x=1)],
+    ids=str,
+)
+def test_original_files_refuse_a_bad_argument_in_the_converted_folders_words(original, converted, arguments):
+    refusals = []
+    for source in (original, converted):
+        with pytest.raises((ValueError, OSError, TypeError)) as caught:
+            ElmoModel.from_pretrained(source, **arguments)
+        refusals.append((type(caught.value), str(caught.value).replace(str(source), "MODEL")))
+    assert refusals[0] == refusals[1]
+
+
+@pytest.mark.parametrize("head", [ElmoForTokenClassification, ElmoForSequenceClassification])
+def test_a_task_head_loads_from_original_files_as_from_the_converted_folder(original, converted, head):
+    """Was: refused ("load it with ElmoModel.from_pretrained"), though the converted folder loads."""
+    models = []
+    for source in (original, converted):
+        torch.manual_seed(0)  # the head's own layers start afresh
+        models.append(head.from_pretrained(source, num_labels=3, head_hidden_size=6, stateful=True).eval())
+    from_files, from_folder = models
+    assert _config_fields(from_files.config) == _config_fields(from_folder.config)
+    assert (from_files.config.num_labels, from_files.lstm.hidden_size, from_files.config.stateful) == (3, 6, True)
+    assert not any(p.requires_grad for p in from_files.elmo.parameters())  # the biLM frozen, as the config says
+    with torch.inference_mode():
+        logits = [model(input_ids=batch_to_ids(SENTENCES)).logits.numpy() for model in models]
+    np.testing.assert_allclose(logits[0], logits[1], rtol=0, atol=1e-6)
+
+
+def test_the_tokenizer_of_the_original_files_takes_arguments_as_the_converted_folders(original, converted):
+    settings = [
+        {
+            key: value
+            for key, value in ElmoTokenizer.from_pretrained(
+                source, max_token_chars=10, model_max_length=7
+            ).init_kwargs.items()
+            if key != "name_or_path"
+        }
+        for source in (original, converted)
+    ]
+    assert settings[0] == settings[1]
+    assert (settings[0]["max_token_chars"], settings[0]["model_max_length"]) == (10, 7)
 
 
 @pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
@@ -277,6 +393,7 @@ HUB_SCRIPT = """
 import sys
 import numpy as np, torch
 from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo.configuration_elmo import FIELD_CHECKS
 from hf_elmo.loading import ModelNotFoundError
 expected = np.load(sys.argv[1])
 for repo in ("org/elmo-converted", "org/elmo-original-format"):
