@@ -75,7 +75,7 @@ class GraphedElmo:
     ``GraphedElmo(model)(input_ids, attention_mask=None)`` takes what ``ElmoModel.forward`` takes
     and returns what it returns for ``stateful=False``: an ``ElmoModelOutput`` with
     ``hidden_states`` L+1 tensors (B, T, 2P) (markers removed, zero on padding),
-    ``last_hidden_state`` and ``attention_mask``. It runs under ``torch.inference_mode``; the
+    ``last_hidden_state`` and ``attention_mask`` (B, T) bool. It runs under ``torch.inference_mode``; the
     outputs are inference tensors.
 
     The LSTM weights (in ``stacked_weights``' layout) and the initial state are taken from the
@@ -133,7 +133,7 @@ class GraphedElmo:
         return ElmoModelOutput(
             last_hidden_state=hidden_states[-1],
             hidden_states=hidden_states,
-            attention_mask=mask if attention_mask is None else attention_mask,
+            attention_mask=mask,
         )
 
     def static_forward(self, tokens: torch.Tensor, real: torch.Tensor) -> torch.Tensor:

@@ -3,7 +3,9 @@
 Input: one (L+1, n_tokens, 2P) array of biLM layers per doc; output: one (n_tokens, 2P) array
 per doc. Parameters ``s`` (L+1, zeros: an average) and ``gamma`` (1, one) belong to the
 component that owns the layer. Optional layer normalisation of every layer before mixing
-(``"batch"``: over all tokens and dimensions of the batch, as AllenNLP; ``"token"``: each
+(``"batch"``: over all tokens and dimensions of the batch's docs, whitespace tokens (zero
+vectors) included and sentence markers not, whereas AllenNLP's ``do_layer_norm`` counts each
+sentence's ``<S>``/``</S>`` and no whitespace, so the two differ; ``"token"``: each
 token vector), dropout on the mixed vector, and the paper's L2 penalty ``l2 * sum(s ** 2)``
 added to the gradient of ``s``. The arithmetic equals ``hf_elmo.ScalarMix``.
 """

@@ -77,6 +77,23 @@ def test_autocast_and_float32_calls_do_not_share_token_vectors(tmp_path):
         torch.testing.assert_close(_layers(model, more), _layers(_fresh(model), more), atol=0, rtol=0)
 
 
+@pytest.mark.parametrize("path", ["plain", "fast with a hook on the char CNN"])
+def test_bfloat16_autocast_runs_on_the_plain_token_layer_and_agrees_with_the_fast_path(tmp_path, path):
+    model = _model(tmp_path)
+    reference = _fresh(model)
+    if path == "plain":
+        model.config.bilm_implementation = "plain"
+    else:
+        model.char_cnn.highways[0].register_forward_hook(lambda module, inputs, output: None)
+    ids = batch_to_ids(SENTENCES)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        low = _layers(model, ids)
+        reference_low = _layers(reference, ids)
+    assert low.dtype == torch.float32
+    torch.testing.assert_close(low, reference_low, atol=ATOL, rtol=0)
+    torch.testing.assert_close(low, _layers(reference, ids), atol=0.03, rtol=0)  # bf16 rounding: layers reach 1.5
+
+
 def test_clear_caches_makes_a_data_edit_take_effect(tmp_path):
     model = _model(tmp_path)
     ids = batch_to_ids(SENTENCES)

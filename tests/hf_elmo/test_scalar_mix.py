@@ -1,11 +1,12 @@
-"""ScalarMix: gamma * sum softmax(s)_j h_j, with AllenNLP's layer norm semantics."""
+"""ScalarMix: gamma * sum softmax(s)_j h_j, with batch (over the masked elements) or token layer norm."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from hf_elmo import ScalarMix
+from hf_elmo import ScalarMix, batch_to_ids
+from hf_elmo.tokenization_elmo import add_sentence_markers
 
 
 @pytest.fixture()
@@ -44,6 +45,28 @@ def test_batch_layer_norm_uses_unmasked_elements_of_the_whole_batch(layers):
     torch.testing.assert_close(mix(layers, mask), sum(expected) / 3)
     with pytest.raises(ValueError, match="needs the mask"):
         mix(layers)
+
+
+def _mix_with_markers(model, mix, ids):
+    """The docstring's recipe: mix the layers with <S>/</S> (AllenNLP's do_layer_norm), then cut them."""
+    mask = (ids > 0).any(-1)
+    n = mask.sum(1)
+    layers, _ = model.encode(add_sentence_markers(ids, n), n + 2)
+    steps = torch.arange(ids.shape[1] + 2)
+    return mix(layers, steps < (n + 2).unsqueeze(1))[:, 1:-1] * mask.unsqueeze(-1)
+
+
+def test_batch_layer_norm_of_hidden_states_leaves_out_the_sentence_markers_allennlp_counts(allennlp_model):
+    ids = batch_to_ids([["The", "cat", "sat", "on", "the", "mat"], ["Hi"]])
+    with torch.no_grad():
+        out = allennlp_model(input_ids=ids)
+        plain_mix = ScalarMix(3, initial_scalar_parameters=[0.3, -0.2, 0.5])
+        torch.testing.assert_close(
+            _mix_with_markers(allennlp_model, plain_mix, ids), plain_mix(out.hidden_states), atol=1e-6, rtol=0
+        )
+        normed = ScalarMix(3, layer_norm="batch", initial_scalar_parameters=[0.3, -0.2, 0.5])
+        difference = _mix_with_markers(allennlp_model, normed, ids) - normed(out.hidden_states, out.attention_mask)
+    assert difference.abs().max() > 0.1
 
 
 def test_token_layer_norm_normalises_each_vector(layers):

@@ -8,7 +8,12 @@ import pytest
 import torch
 
 from hf_elmo import ElmoTokenizer, batch_to_ids
-from hf_elmo.tokenization_elmo import begin_of_sentence_ids, end_of_sentence_ids, token_to_char_ids
+from hf_elmo.tokenization_elmo import (
+    add_sentence_markers,
+    begin_of_sentence_ids,
+    end_of_sentence_ids,
+    token_to_char_ids,
+)
 
 
 def test_token_ids_are_shifted_utf8_bytes_wrapped_in_word_markers():
@@ -20,6 +25,36 @@ def test_token_ids_are_shifted_utf8_bytes_wrapped_in_word_markers():
 def test_sentence_markers_are_whole_tokens():
     assert begin_of_sentence_ids()[:4] == [259, 257, 260, 261]
     assert end_of_sentence_ids()[:4] == [259, 258, 260, 261]
+
+
+@pytest.mark.parametrize("width", [50, 12])
+def test_literal_sentence_marker_words_get_the_marker_char_ids_as_in_allennlp(width):
+    # AllenNLP's ELMoCharacterMapper.convert_word_to_char_ids and bilm-tf's UnicodeCharsVocabulary:
+    # the word "<S>" ("</S>") is begin-of-word, char 256 (257), end-of-word, then padding; all +1.
+    def rule(char):
+        return [258 + 1, char + 1, 259 + 1] + [260 + 1] * (width - 3)
+
+    assert token_to_char_ids("<S>", width) == rule(256)
+    assert token_to_char_ids("</S>", width) == rule(257)
+    ids = batch_to_ids([["<S>", "a", "</S>"]], width)
+    assert ids[0, 0].tolist() == rule(256) and ids[0, 2].tolist() == rule(257)
+    tokenizer = ElmoTokenizer(max_characters_per_token=width)
+    encoded = tokenizer(["<S>", "a", "</S>"], is_split_into_words=True, return_tensors="pt")["input_ids"]
+    assert torch.equal(encoded, ids)
+    # only the exact strings: anything else is its bytes
+    for word in ("<s>", "<S>x", "</S>!"):
+        assert token_to_char_ids(word, width)[1:4] == [b + 1 for b in word.encode()[:3]]
+
+
+def test_a_literal_sentence_marker_word_reads_as_the_models_own_marker(allennlp_model):
+    words = [["<S>", "hello", "</S>", "world"]]
+    ids = batch_to_ids(words)
+    with torch.no_grad():
+        out = allennlp_model(input_ids=ids)
+        layers, _ = allennlp_model.encode(add_sentence_markers(ids, torch.tensor([4])), torch.tensor([6]))
+    # token layer of the literal words = that of the markers the model adds around the sentence
+    torch.testing.assert_close(out.hidden_states[0][0, 0], layers[0][0, 0], rtol=0, atol=1e-6)
+    torch.testing.assert_close(out.hidden_states[0][0, 2], layers[0][0, 5], rtol=0, atol=1e-6)
 
 
 def test_long_tokens_are_cut_at_48_bytes_even_mid_character():

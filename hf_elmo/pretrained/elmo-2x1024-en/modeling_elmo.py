@@ -936,7 +936,7 @@ class ElmoModel(ElmoPreTrainedModel):
             return self.word_embedding(char_ids.clamp(min=0)) * mask.unsqueeze(-1)
         out = char_ids.new_zeros(*mask.shape, self.config.projection_dim, dtype=self.dtype)
         if self.config.bilm_implementation == "plain" or not runs_as_built(self.char_cnn):
-            out[mask] = self.char_cnn(char_ids[mask])
+            out[mask] = self.char_cnn(char_ids[mask]).to(out.dtype)
         else:
             distinct, inverse = torch.unique(char_ids[mask], dim=0, return_inverse=True)  # (U, W), (N,)
             out[mask] = self.token_cache.token_layer(distinct, self.char_cnn)[inverse].to(out.dtype)

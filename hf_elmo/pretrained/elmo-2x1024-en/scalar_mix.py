@@ -17,8 +17,13 @@ class ScalarMix(nn.Module):
     Args:
         num_layers: number of layers mixed (L + 1 for an L-layer biLM).
         layer_norm: ``None``; ``"batch"`` normalises each layer over all unmasked elements of the
-            batch before mixing (AllenNLP's ``do_layer_norm``); ``"token"`` normalises each
-            token vector on its own.
+            batch before mixing; ``"token"`` normalises each token vector on its own. Given
+            ``ElmoModel``'s ``hidden_states`` and ``attention_mask``, ``"batch"`` counts the real
+            tokens only, while AllenNLP's ``do_layer_norm`` also counts each sentence's ``<S>``
+            and ``</S>`` (it mixes before removing them), so the two differ. AllenNLP's values
+            are this mix of the layers with the markers, cut afterwards:
+            ``mix(model.encode(add_sentence_markers(ids, n), n + 2)[0], steps < n + 2)[:, 1:-1]``
+            (``n`` the tokens per row, ``steps`` the positions 0..T+1; padding rows then masked).
         initial_scalar_parameters: initial ``s`` (default zeros, i.e. an average).
         trainable: ``False`` freezes ``s`` and ``gamma``; with ``[-9e10, 1, -9e10]`` that
             selects layer 1 alone.

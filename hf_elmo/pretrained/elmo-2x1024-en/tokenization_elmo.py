@@ -4,6 +4,8 @@ A token becomes ``max_characters_per_token`` ids: its UTF-8 bytes cut to ``max -
 begin/end-of-word ids and padded; every id is then shifted by +1 so that 0 means padding. A
 padding token is all zeros. Sentence markers ``<S>``/``</S>`` are added by ``add_sentence_markers``:
 by the model itself at inference (so the tokenizer leaves them out), by the LM data in training.
+A token that is literally ``"<S>"`` or ``"</S>"`` gets the markers' ids, not its bytes, as in
+AllenNLP (``ELMoCharacterMapper``) and bilm-tf (``UnicodeCharsVocabulary``).
 
 Raw text is split into words by the rule the model's corpus was tokenised with
 (``split_words``: whitespace, or spaCy's rules for a language, imported only then).
@@ -120,7 +122,8 @@ def token_to_char_ids(
     max_characters_per_token: int = 50,
     max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
 ) -> list[int]:
-    """The shifted character ids of one token (a list of ``max_characters_per_token`` ints).
+    """The shifted character ids of one token (a list of ``max_characters_per_token`` ints):
+    ``"<S>"`` and ``"</S>"`` are the sentence markers (``begin_of_sentence_ids``), as in the original.
 
     Raises ``ValueError`` for a token longer than ``max_token_chars`` characters (``None``
     accepts any length and truncates like the original) and for text that has no UTF-8 form
@@ -136,6 +139,10 @@ def token_to_char_ids(
             f"{max_characters_per_token - 2} UTF-8 bytes. Split it, or pass max_token_chars=None "
             "(--max-token-chars none) to truncate it as the original implementation does"
         )
+    if token == SENTENCE_START:
+        return begin_of_sentence_ids(max_characters_per_token)
+    if token == SENTENCE_END:
+        return end_of_sentence_ids(max_characters_per_token)
     body = list(_utf8(token, "token")[: max_characters_per_token - 2])
     ids = [BEGIN_OF_WORD_CHAR] + body + [END_OF_WORD_CHAR]
     ids += [PADDING_CHAR] * (max_characters_per_token - len(ids))

@@ -97,6 +97,14 @@ def test_collate_wraps_sentences_in_markers_with_labels_for_both_directions():
     assert batch.n_words == 3
 
 
+def test_literal_marker_words_in_a_corpus_are_the_markers_for_inputs_and_labels_as_in_bilm_tf():
+    vocab = build_vocabulary(["a <S> b </S>"])
+    batch = collate_sentences([["a", "<S>", "</S>"]], vocab)
+    assert batch.labels[0].tolist() == [vocab.bos_id, vocab.encode(["a"])[0], vocab.bos_id, vocab.eos_id, vocab.eos_id]
+    assert torch.equal(batch.input_ids[0, 2], batch.input_ids[0, 0])  # the word <S> reads as the marker
+    assert torch.equal(batch.input_ids[0, 3], batch.input_ids[0, 4])
+
+
 def test_sentence_markers_go_where_add_sentence_markers_puts_them():
     ids = torch.tensor([[5, 6, 7], [8, 0, 0]])
     assert add_sentence_markers(ids, torch.tensor([3, 1]), 1, 2).tolist() == [[1, 5, 6, 7, 2], [1, 8, 2, 0, 0]]
