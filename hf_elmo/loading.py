@@ -404,7 +404,7 @@ def load_allennlp_with_softmax(
 
 def load_original(
     source: ModelSource, model_class: type[ElmoPreTrainedModel], kwargs: dict[str, Any]
-) -> PreTrainedModel:
+) -> PreTrainedModel | tuple[PreTrainedModel, dict[str, Any]]:
     """``model_class.from_pretrained(source, **kwargs)`` for original files: they are converted into a
     temporary folder, as ``elmo convert`` writes it, which ``model_class.from_pretrained`` then loads
     with the same ``kwargs``, so that every argument does what it does for a converted folder (config
@@ -425,7 +425,8 @@ def load_original(
             loaded = model_class.from_pretrained(folder, **{k: v for k, v in kwargs.items() if k not in HUB_KWARGS})
         except InvalidModelError as err:  # named after the temporary folder
             raise InvalidModelError(str(err).replace(folder, source.name)) from None
-    loaded.name_or_path = loaded.config.name_or_path = str(source.path)
+    model = loaded[0] if isinstance(loaded, tuple) else loaded  # (model, info) with output_loading_info
+    model.name_or_path = model.config.name_or_path = str(source.path)
     return loaded
 
 
@@ -512,11 +513,12 @@ class PackageLoader:
     @staticmethod
     def resolve(
         model_class: type[ElmoPreTrainedModel], name_or_path: PathLike, kwargs: dict[str, Any]
-    ) -> PreTrainedModel | Path:
+    ) -> PreTrainedModel | tuple[PreTrainedModel, dict[str, Any]] | Path:
         """What ``model_class.from_pretrained(name_or_path, **kwargs)`` loads: the local folder
         (or Hub snapshot) for transformers to load, its weight shapes checked against its config
-        first (``check_weight_shapes``), or, for original files, the model itself, converted and
-        loaded with ``kwargs`` (``load_original``)."""
+        first (``check_weight_shapes``), or, for original files, what ``from_pretrained`` returns
+        (the model, with its loading info if asked), converted and loaded with ``kwargs``
+        (``load_original``)."""
         source = resolve_model(name_or_path, **{k: kwargs[k] for k in HUB_KWARGS if k in kwargs})
         if source.format == "original":
             return load_original(source, model_class, kwargs)

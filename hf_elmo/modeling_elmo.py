@@ -516,13 +516,13 @@ class ElmoPreTrainedModel(PreTrainedModel):
         if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:
             kwargs["dtype"] = torch.float32
         kwargs.setdefault("use_safetensors", True)
-        output_loading_info = kwargs.pop("output_loading_info", False)
-        ignore_mismatched_sizes = kwargs.pop("ignore_mismatched_sizes", False)
         if cls.package_loader is not None and not kwargs.get("subfolder"):
             resolved = cls.package_loader.resolve(cls, pretrained_model_name_or_path, kwargs)
-            if isinstance(resolved, PreTrainedModel):  # the original files, converted
+            if not isinstance(resolved, (str, os.PathLike)):  # the original files, converted and loaded with kwargs
                 return resolved
             pretrained_model_name_or_path = resolved
+        output_loading_info = kwargs.pop("output_loading_info", False)
+        ignore_mismatched_sizes = kwargs.pop("ignore_mismatched_sizes", False)
         with _no_weight_progress_bars(), _load_report_held():
             # Mismatched shapes come back in the loading info (for the one-line error below)
             # instead of raising transformers' RuntimeError.

@@ -447,3 +447,14 @@ def test_without_the_package_loader_names_load_as_plain_folders_and_conversion_a
         ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
     with pytest.raises(OSError):
         ElmoModel.from_pretrained(DEFAULT_MODEL_NAME)
+
+
+def test_output_loading_info_of_original_files_is_the_converted_folders(original, converted):
+    """Was: the model alone for the original files (the argument was dropped before they were loaded)."""
+    (from_files, files_info), (from_folder, folder_info) = (
+        ElmoForTokenClassification.from_pretrained(source, num_labels=2, output_loading_info=True)
+        for source in (original, converted)
+    )
+    assert isinstance(from_files, ElmoForTokenClassification) and from_files.name_or_path == str(original)
+    assert {k: sorted(v) for k, v in files_info.items()} == {k: sorted(v) for k, v in folder_info.items()}
+    assert {key.split(".")[0] for key in files_info["missing_keys"]} == {"scalar_mix", "lstm", "classifier"}
