@@ -93,8 +93,8 @@ from .modeling_elmo import ElmoModel, mean_pool
 from .tokenization_elmo import (
     DEFAULT_MAX_TOKEN_CHARS,
     WHITESPACE,
-    ElmoTokenizer,
     batch_to_ids,
+    check_split_words,
     split_words,
     token_to_char_ids,
 )
@@ -193,7 +193,9 @@ def _embed_stream(
         for sentence in sentences:
             if len(sentence) == 0:
                 raise ValueError(f"sentence {done + len(chunk)} has no tokens to embed")
-            _check_words(sentence, done + len(chunk))
+            if isinstance(sentence, str):
+                raise TypeError(f"sentence {done + len(chunk)} is the str {sentence[:40]!r}, not a list of words")
+            check_split_words(sentence, f"sentence {done + len(chunk)}")
             chunk.append(sentence)
             tokens += len(sentence)
             if tokens >= lookahead:
@@ -202,19 +204,6 @@ def _embed_stream(
             return
         yield from _embed_chunk(model, forward, chunk, layers, batch_tokens, max_token_chars, pool)
         done += len(chunk)
-
-
-def _check_words(sentence: Sequence[str], index: int) -> None:
-    """Refuse words that ``ElmoTokenizer(..., is_split_into_words=True)`` refuses (an empty one,
-    one holding whitespace), with its check, naming sentence ``index``."""
-    try:
-        ElmoTokenizer._split(_WORD_CHECKER, [sentence], is_split_into_words=True)
-    except (ValueError, TypeError) as err:
-        raise type(err)(f"sentence {index} is no list of words as the tokenizer takes them: {err}") from None
-
-
-#: What ``_check_words`` runs the tokenizer's check of pre-split words with.
-_WORD_CHECKER = ElmoTokenizer(pre_tokenizer=WHITESPACE)
 
 
 def _embed_chunk(

@@ -350,6 +350,18 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
     return settings
 
 
+def check_split_words(words: Sequence[Any], where: str) -> None:
+    """Refuse a word that is empty or holds whitespace (one ELMo position reads one word), naming
+    ``where`` (e.g. ``"sentence 3"``): what the tokenizer, ``embed_sentences`` and the exported
+    models take as pre-split words."""
+    for col, word in enumerate(words):
+        if isinstance(word, str) and (not word or any(c.isspace() for c in word)):
+            raise ValueError(
+                f"{where}, word {col} ({word!r}) is empty or holds whitespace; pass each word as one non-empty "
+                "string without spaces"
+            )
+
+
 def check_padding_side(side: str) -> None:
     """ELMo's batches are padded on the right: the biLM reads each row from its first position."""
     if side != "right":
@@ -733,12 +745,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                         "not a list of words"
                     )
                 words = list(sentence)
-                for col, word in enumerate(words):
-                    if isinstance(word, str) and (not word or any(c.isspace() for c in word)):
-                        raise ValueError(
-                            f"is_split_into_words=True: sentence {row}, word {col} ({word!r}) is empty or holds "
-                            "whitespace; pass each word as one non-empty string without spaces"
-                        )
+                check_split_words(words, f"is_split_into_words=True: sentence {row}")
                 sentences.append(words)
             return sentences, [[(0, len(w)) for w in s] for s in sentences], single
         single = isinstance(text, str)
