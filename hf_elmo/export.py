@@ -5,12 +5,16 @@
     model.onnx | model.pt2   the graph of ``ElmoInferenceGraph``: char_ids (B, T, W) int64 in,
                              layers (B, L+1, T, 2P) and mask (B, T) bool out; B and T dynamic
     tokenizer_config.json    the model's ``ElmoTokenizer`` settings: how raw text is split, the char ids
+    configuration_elmo.py,   the tokenizer's remote code (``AutoTokenizer.from_pretrained(folder,
+    tokenization_elmo.py     trust_remote_code=True)`` without hf_elmo installed)
     elmo_export.json         what the wrappers need: format, file, dtype, W, L, 2P
 
 ``OnnxElmo(folder)`` (ONNX Runtime, numpy out) and ``TorchExportElmo(folder)`` (torch out) take
-tokenised sentences or char ids, check the ids (rank, width, integer dtype, id range, padding
-only after a row's tokens) with a one-line ``ValueError`` before the graph runs, and return
-``(layers, mask)``. ``open_exported(folder)`` picks the wrapper the folder was written for.
+raw text or tokenised sentences (through the folder's own tokenizer, which splits raw text as the
+model's training text was and refuses an empty word or one holding whitespace) or char ids, check
+the ids (rank, width, integer dtype, id range, padding only after a row's tokens) with a one-line
+``ValueError`` before the graph runs, and return ``(layers, mask)``. ``open_exported(folder)``
+picks the wrapper the folder was written for.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ def export_model(
     default the one saved with the model (``hf_elmo.loading.model_tokenizer``), so that raw text
     is split as the model's training corpus was. The folder is written beside ``out_dir`` and
     moved into place when complete; an existing non-empty ``out_dir`` is an error unless
-    ``overwrite`` (and it is an earlier output: ``fileio.check_output_folder``). ``model_path``:
+    ``overwrite`` (and it is an earlier export, never a model: ``fileio.check_output_folder``). ``model_path``:
     the folder or archive the model was loaded from (default ``model.name_or_path``), which
     ``out_dir`` may not be, hold or lie in, even with ``overwrite``. Returns ``out_dir``.
     """
@@ -67,7 +71,7 @@ def export_model(
         raise ValueError(f"format {format} cannot use dtype {dtype}; use one of {', '.join(DTYPES[format])}")
     source = model_path or model.name_or_path
     inputs = [source] if source and Path(source).exists() else []
-    check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)  # before the slow export
+    check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind="export")  # before the slow export
     config = model.config
     tokenizer = model_tokenizer(model) if tokenizer is None else tokenizer
     if tokenizer.max_characters_per_token != config.max_characters_per_token:
@@ -80,7 +84,9 @@ def export_model(
     dynamic = ({0: torch.export.Dim("batch", min=1), 1: torch.export.Dim("tokens", min=1)},)
 
     expected_bytes = sum(t.numel() * t.element_size() for t in graph.state_dict().values())  # the graph's weights
-    with build_aside(out_dir, overwrite=overwrite, inputs=inputs, expected_bytes=expected_bytes) as staging:
+    with build_aside(
+        out_dir, overwrite=overwrite, inputs=inputs, expected_bytes=expected_bytes, kind="export"
+    ) as staging:
         with torch.no_grad(), _quiet_exporter():
             if format == "onnx":
                 torch.onnx.export(
@@ -158,7 +164,7 @@ def check_char_ids(char_ids: Any, width: int) -> np.ndarray:
 
 
 class ExportedElmo:
-    """What both wrappers share: the folder's settings, tokenisation and input checks."""
+    """What both wrappers share: the folder's settings, its tokenizer and the input checks."""
 
     format = ""
 
@@ -175,15 +181,42 @@ class ExportedElmo:
                 f"{self.folder} holds a {self.manifest.get('format')} export, not {self.format}; use open_exported()"
             )
         self.width: int = self.manifest["max_characters_per_token"]
-        self.max_token_chars = self.manifest["max_token_chars"]
+        #: The model's tokenizer, saved in the folder: how raw text is split, and the words' char ids.
+        self.tokenizer = ElmoTokenizer.from_pretrained(self.folder)
+        self.max_token_chars = self.tokenizer.max_token_chars
 
     def char_ids(self, sentences: Sequence[Sequence[str]]) -> torch.Tensor:
-        """Char ids (B, T, W) of tokenised sentences, with the tokenizer settings of the export."""
-        return batch_to_ids(sentences, self.width, self.max_token_chars)
+        """Char ids (B, T, W) of tokenised sentences (a list of word lists), made by the folder's
+        tokenizer: each word one non-empty string without whitespace, each sentence one word or more."""
+        if isinstance(sentences, str) or any(isinstance(sentence, str) for sentence in sentences):
+            raise TypeError(
+                "char_ids takes tokenised sentences, a list of word lists such as [['Hello', 'world']]; "
+                "call the wrapper itself on raw text: elmo(['Hello world.'])"
+            )
+        return self._encode(sentences, is_split_into_words=True)
 
-    def __call__(self, sentences: Sequence[Sequence[str]]) -> tuple[Any, Any]:
-        """Layers (B, L+1, T, 2P) and mask (B, T) of tokenised sentences (lists of str)."""
+    def __call__(self, sentences: str | Sequence[str] | Sequence[Sequence[str]]) -> tuple[Any, Any]:
+        """Layers (B, L+1, T, 2P) and mask (B, T) of raw text (a str or a list of str, split into
+        words by the folder's tokenizer, as the model's training text was) or of tokenised
+        sentences (lists of words)."""
+        texts = {True} if isinstance(sentences, str) else {isinstance(sentence, str) for sentence in sentences}
+        if texts == {True, False}:
+            raise TypeError("pass a batch of raw texts (str) or of tokenised sentences (lists of words), not both")
+        if texts == {True}:
+            return self.run(self._encode(sentences, is_split_into_words=False))
         return self.run(self.char_ids(sentences))
+
+    def _encode(self, text: str | Sequence[str] | Sequence[Sequence[str]], is_split_into_words: bool) -> torch.Tensor:
+        """Char ids (B, T, W) of ``text`` by the folder's tokenizer; an empty batch or sentence is an error."""
+        if not isinstance(text, str) and len(text) == 0:
+            raise ValueError("empty batch: pass at least one sentence")
+        encoding = self.tokenizer(
+            text, is_split_into_words=is_split_into_words, padding=True, return_tensors="pt", return_length=True
+        )
+        for row, length in enumerate(encoding["length"].tolist()):
+            if length == 0:
+                raise ValueError(f"sentence {row} of the batch is empty: it has no words to embed")
+        return encoding["input_ids"]
 
     def run(self, char_ids: Any) -> tuple[Any, Any]:
         """Layers (B, L+1, T, 2P) and mask (B, T) of char ids (B, T, W), checked first."""

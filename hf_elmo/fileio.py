@@ -8,9 +8,11 @@
   staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
   folder left by a killed run is recognised (its lock is free) and removed by the next build
   of the same output, never one that a live process is still building. ``overwrite`` replaces
-  only an earlier output (``is_earlier_output``) that holds no file of the user's
+  only an earlier output of the same kind (``output_kind``: a model folder for ``elmo convert``
+  and ``pretrain``, an export for ``elmo export``) that holds no file of the user's
   (``others_files``: an embeddings file, notes, ``.git``); an output folder that is, holds or lies in an
-  input, is the current folder or holds it, or is a symbolic link is refused even then.
+  input, is the current folder or holds it, or is a symbolic link is refused even then. An old
+  folder that cannot be removed after the swap is named in a warning (``logging``).
 - ``check_parent_folders(path)``: a file where a folder on the way to an output should be is
   one clear error, not ``[Errno 17] File exists``.
 - ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``); a second one
@@ -33,6 +35,7 @@ import errno
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -40,7 +43,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .configuration_elmo import ElmoConfig
 
@@ -51,6 +54,15 @@ FREE_SPACE_RESERVE = 4 << 20
 _STAGING = ".building-"
 #: The file that every folder written by ``elmo export`` (``hf_elmo.export``) holds.
 EXPORT_MANIFEST = "elmo_export.json"
+#: The kinds of output folder: a model (``save_pretrained``: ``elmo convert``, ``elmo pretrain``)
+#: or an export (``elmo export``). ``--overwrite`` replaces a folder of the same kind only.
+OutputKind = Literal["model", "export"]
+_KIND_NAMES: dict[str, str] = {
+    "model": "an ELMo model (config.json)",
+    "export": f"an ELMo export ({EXPORT_MANIFEST})",
+}
+
+_logger = logging.getLogger(__name__)
 
 
 class OutputBusyError(BlockingIOError):
@@ -199,18 +211,19 @@ def check_parent_folders(path: PathLike) -> None:
             return
 
 
-def is_earlier_output(folder: PathLike) -> bool:
-    """Whether ``folder`` looks like a folder this package wrote, which ``--overwrite`` may replace:
-    it holds an ELMo model's ``config.json`` (``save_pretrained``: ``elmo convert``, ``elmo
-    pretrain``) or ``EXPORT_MANIFEST`` (``elmo export``)."""
+def output_kind(folder: PathLike) -> OutputKind | None:
+    """The kind of output of this package that ``folder`` holds, which ``--overwrite`` may replace
+    with one of the same kind: ``"export"`` when it holds ``EXPORT_MANIFEST`` (``elmo export``),
+    ``"model"`` when it holds an ELMo model's ``config.json`` (``save_pretrained``: ``elmo
+    convert``, ``elmo pretrain``), else None."""
     folder = Path(folder)
     if (folder / EXPORT_MANIFEST).is_file():
-        return True
+        return "export"
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return isinstance(config, dict) and config.get("model_type") == ElmoConfig.model_type
+        return None
+    return "model" if isinstance(config, dict) and config.get("model_type") == ElmoConfig.model_type else None
 
 
 #: The files of the folders this package writes (``save_pretrained`` with its remote code, the
@@ -248,11 +261,13 @@ def others_files(folder: PathLike) -> list[str]:
     )
 
 
-def check_output_folder(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = ()) -> Path:
+def check_output_folder(
+    out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = (), kind: OutputKind = "model"
+) -> Path:
     """Refuse an output folder that is a symbolic link or a file, lies under a file, is the
     current folder or one of its parents, is, holds or lies in one of ``inputs``, or is not
-    empty (unless ``overwrite``, and then only an earlier output, ``is_earlier_output``, that
-    holds no file of the user's, ``others_files``); returns it as a ``Path``."""
+    empty (unless ``overwrite``, and then only an earlier output of the same ``kind``,
+    ``output_kind``, that holds no file of the user's, ``others_files``); returns it as a ``Path``."""
     out_dir = Path(out_dir)
     if out_dir.is_symlink():
         raise ValueError(
@@ -275,10 +290,17 @@ def check_output_folder(out_dir: PathLike, *, overwrite: bool, inputs: Iterable[
     if out_dir.is_dir() and any(out_dir.iterdir()):
         if not overwrite:
             raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
-        if not is_earlier_output(out_dir):
+        found = output_kind(out_dir)
+        if found is None:
             raise FileExistsError(
-                f"{out_dir} is not empty and holds no earlier output of elmo (an ELMo config.json or "
-                f"{EXPORT_MANIFEST}), so --overwrite does not replace it; pick a new or empty folder"
+                f"{out_dir} is not empty and holds no earlier output of elmo ({_KIND_NAMES[kind]}), so "
+                "--overwrite does not replace it; pick a new or empty folder"
+            )
+        if found != kind:
+            raise FileExistsError(
+                f"{out_dir} holds {_KIND_NAMES[found]}, not {_KIND_NAMES[kind].replace('an ', 'an earlier ', 1)}, "
+                f"so --overwrite does not replace it; write the {kind} to another folder (delete that {found} "
+                "first if you mean to replace it)"
             )
         others = others_files(out_dir)
         if others:
@@ -311,17 +333,23 @@ def remove_stale_staging(out_dir: PathLike) -> None:
 
 @contextmanager
 def build_aside(
-    out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = (), expected_bytes: int = 0
+    out_dir: PathLike,
+    *,
+    overwrite: bool,
+    inputs: Iterable[PathLike] = (),
+    expected_bytes: int = 0,
+    kind: OutputKind = "model",
 ) -> Iterator[Path]:
-    """Yield an empty staging folder beside ``out_dir``; when the block ends without error it
-    replaces ``out_dir`` (checked again by ``check_output_folder``); on an error it is removed
-    and ``out_dir`` is untouched. ``expected_bytes``, about what the block writes, must fit
-    on the disk (``ensure_free_space``).
+    """Yield an empty staging folder beside ``out_dir``, a ``kind`` of output; when the block ends
+    without error it replaces ``out_dir`` (checked again by ``check_output_folder``); on an error
+    it is removed and ``out_dir`` is untouched. ``expected_bytes``, about what the block writes,
+    must fit on the disk (``ensure_free_space``).
 
-    The old ``out_dir`` is renamed aside before the new one is renamed in, and removed last.
+    The old ``out_dir`` is renamed aside before the new one is renamed in, and removed last; when
+    it cannot be removed (a read-only file in it), a one-line warning names what is left.
     """
     inputs = list(inputs)
-    out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)
+    out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind)
     parent = out_dir.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -334,7 +362,7 @@ def build_aside(
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield staging
-        check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)
+        check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind)
         staging.chmod(0o777 & ~_umask())
         old = staging.with_name(staging.name + ".old")
         if out_dir.exists():
@@ -346,9 +374,22 @@ def build_aside(
                 old.rename(out_dir)
             raise
         _fsync_dir(parent)
-        shutil.rmtree(old, ignore_errors=True)
+        if old.exists():
+            _remove_old_copy(old, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:
         os.close(lock)
+
+
+def _remove_old_copy(old: Path, out_dir: Path) -> None:
+    """Remove ``old``, the copy of ``out_dir`` that a new one replaced; what cannot be removed is
+    left and named in a one-line warning (the new ``out_dir`` is complete either way)."""
+    try:
+        shutil.rmtree(old)
+    except OSError as err:
+        reason = err.strerror or str(err)
+        _logger.warning(
+            "%s is written, but its old copy %s could not be removed (%s); delete it yourself", out_dir, old, reason
+        )

@@ -14,10 +14,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="export the biLM for serving: an ONNX file or a torch.export program, with its tokenizer config",
         description="Writes OUT, a folder with the inference graph (model.onnx or model.pt2: char_ids (batch, "
         "tokens, 50) int64 in; layers (batch, L+1, tokens, 2P) and mask (batch, tokens) out; any batch size "
-        "and length), tokenizer_config.json (the model's tokenizer: how raw text is split) and elmo_export.json. "
-        "The graph is stateless: every call starts "
+        "and length), tokenizer_config.json with tokenization_elmo.py and configuration_elmo.py (the model's "
+        "tokenizer: how raw text is split) and elmo_export.json. The graph is stateless: every call starts "
         "from the model's initial state (zeros, or the warm state of `warm_up`). Load it with "
-        "hf_elmo.export.OnnxElmo(OUT) or TorchExportElmo(OUT). After writing, the graph is run on a few "
+        "hf_elmo.export.OnnxElmo(OUT) or TorchExportElmo(OUT), which take raw text (split by the folder's "
+        "tokenizer) or lists of words. After writing, the graph is run on a few "
         "sentences and compared with the model in eager mode.",
     )
     parser.add_argument(
@@ -48,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace OUT when it holds an earlier export (elmo_export.json) or model; other folders are refused",
+        help="replace OUT when it holds an earlier export (elmo_export.json); a model folder or any other "
+        "non-empty folder is refused",
     )
     parser.set_defaults(run=run)
 
@@ -60,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     model_path = Path(args.model).expanduser()
     local = [model_path] if model_path.exists() else []  # not a shipped name or Hub id
-    check_output_folder(args.out, overwrite=args.overwrite, inputs=local)  # before the model loads
+    check_output_folder(args.out, overwrite=args.overwrite, inputs=local, kind="export")  # before the model loads
     model, source = load_bilm(args.model)  # the resolver's errors name the model and what was tried
     # the model's tokenizer splits raw text as its corpus was; --max-token-chars, if given, replaces its limit
     tokenizer = model_tokenizer(

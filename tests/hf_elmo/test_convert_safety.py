@@ -199,6 +199,19 @@ def test_overwrite_never_replaces_a_folder_that_is_not_an_earlier_output(origina
     assert snapshot(out) == {"thesis.tex": b"mine"}
 
 
+def test_overwrite_never_replaces_an_export_with_a_converted_model(original, tmp_path, capsys):
+    out = tmp_path / "served"
+    out.mkdir()
+    (out / "elmo_export.json").write_text('{"format": "onnx"}')
+    (out / "model.onnx").write_bytes(b"graph")
+    assert convert(original, out, "--overwrite") == 2
+    assert error_of(capsys).startswith(
+        f"elmo convert: error: {out} holds an ELMo export (elmo_export.json), not an earlier ELMo model "
+        "(config.json), so --overwrite does not replace it; write the model to another folder"
+    )
+    assert snapshot(out) == {"elmo_export.json": b'{"format": "onnx"}', "model.onnx": b"graph"}
+
+
 def test_overwrite_keeps_an_earlier_output_holding_files_that_elmo_did_not_write(original, tmp_path, capsys):
     out = tmp_path / "model"
     assert convert(original, out) == 0

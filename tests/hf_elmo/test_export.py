@@ -3,6 +3,7 @@ input checks, and the ``elmo export`` command."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -102,6 +103,43 @@ def test_torch_export_program_scans_over_a_dynamic_batch_and_length(exported):
     assert not isinstance(shape[0], int) and not isinstance(shape[1], int)  # symbolic: any batch and length
 
 
+@pytest.mark.parametrize(
+    "sentence, col",
+    [
+        ("The cat  sat".split(" "), 2),  # a double space: an empty word
+        (["The cat sat"], 0),  # a sentence passed as one word
+        (["a", "tab\there"], 1),
+    ],
+)
+def test_wrapper_refuses_an_empty_word_or_one_holding_whitespace_as_the_tokenizer_does(exported, sentence, col):
+    with pytest.raises(ValueError, match=re.escape(f"sentence 1, word {col} ({sentence[col]!r}) is empty or holds")):
+        exported([["first"], sentence])
+    with pytest.raises(ValueError) as tokenizer_error:
+        exported.tokenizer([["first"], sentence], is_split_into_words=True)
+    with pytest.raises(ValueError) as error:
+        exported.char_ids([["first"], sentence])
+    assert str(error.value) == str(tokenizer_error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "batch, error, message",
+    [
+        ([], ValueError, "^empty batch: pass at least one sentence$"),
+        ([["a"], []], ValueError, "^sentence 1 of the batch is empty: it has no words to embed$"),
+        (["a b", "   "], ValueError, "^sentence 1 of the batch is empty: it has no words to embed$"),
+        (["a b", ["c"]], TypeError, "raw texts .* or of tokenised sentences .* not both"),
+    ],
+)
+def test_wrapper_refuses_an_empty_batch_or_sentence_or_a_mixed_batch_in_one_line(exported, batch, error, message):
+    with pytest.raises(error, match=message):
+        exported(batch)
+
+
+def test_char_ids_takes_tokenised_sentences_and_points_raw_text_to_the_wrapper(exported):
+    with pytest.raises(TypeError, match=r"list of word lists .* on raw text: elmo\(\['Hello world.'\]\)"):
+        exported.char_ids(["Hello", "world"])
+
+
 BAD_IDS = {
     "rank": (np.zeros((2, 50), np.int64), r"must have shape \(batch, tokens, 50\), got \(2, 50\)"),
     "width": (np.zeros((1, 2, 49), np.int64), r"got \(1, 2, 49\)"),
@@ -195,6 +233,13 @@ def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_mo
     sentences = random_sentences([4, 11], seed=3)
     layers, _ = served(sentences)
     assert (layers - export_reference(tiny_model, batch_to_ids(sentences))).abs().max() < TOLERANCE
+    # raw text is split by the folder's tokenizer (spaCy's rules here), one str or a batch
+    words = [["It", "did", "n't", "sit", "."], ["Fine", "."]]
+    expected = export_reference(tiny_model, batch_to_ids(words))
+    layers, mask = served(["It didn't sit.", "Fine."])
+    assert (layers - expected).abs().max() < TOLERANCE and mask.tolist() == (batch_to_ids(words) > 0).any(-1).tolist()
+    layers, _ = served("It didn't sit.")
+    assert layers.shape == (1, *expected.shape[1:]) and (layers - expected[:1]).abs().max() < TOLERANCE
 
 
 def test_export_keeps_the_tokenizer_it_is_given_and_refuses_one_of_another_width(tiny_model, tmp_path):
@@ -230,6 +275,34 @@ def test_elmo_export_never_writes_over_around_or_into_the_model_even_with_overwr
     assert len(error) == 1 and f"the input {model}" in error[0] and "write to another folder" in error[0]
     assert sorted(p.name for p in model.iterdir()) == before
     assert (tmp_path / "proj" / "config.json").is_file()
+
+
+def test_elmo_export_overwrite_never_replaces_another_model_folder(tiny_model, tmp_path, capsys):
+    """A typo such as `elmo export my-elmo-v2/ my-elmo-v1/ --overwrite` keeps my-elmo-v1."""
+    tiny_model.save_pretrained(tmp_path / "my-elmo-v2")
+    tiny_model.save_pretrained(tmp_path / "my-elmo-v1")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "my-elmo-v1").iterdir()}
+    out = tmp_path / "my-elmo-v1"
+    assert elmo_main(["export", str(tmp_path / "my-elmo-v2"), str(out), "--overwrite"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert error == [
+        f"elmo export: error: {out} holds an ELMo model (config.json), not an earlier ELMo export "
+        "(elmo_export.json), so --overwrite does not replace it; write the export to another folder (delete "
+        "that model first if you mean to replace it)"
+    ]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    with pytest.raises(FileExistsError, match="holds an ELMo model"):
+        export_model(tiny_model, out, "torch-export", overwrite=True)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my-elmo-v1", "my-elmo-v2"]
+
+
+def test_export_overwrite_replaces_an_earlier_export(tiny_model, exported, tmp_path):
+    out = tmp_path / "served"
+    export_model(tiny_model, out, "torch-export")
+    export_model(tiny_model, out, exported.format, overwrite=True)
+    assert open_exported(out).format == exported.format
+    assert [p.name for p in tmp_path.iterdir()] == ["served"]
 
 
 def test_export_model_protects_the_folder_the_model_was_loaded_from(tiny_model, tmp_path):

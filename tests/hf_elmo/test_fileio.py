@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -152,7 +153,6 @@ def test_build_aside_refuses_an_output_inside_an_input_even_with_overwrite(tmp_p
         ("config.json", '{"model_type": "bert"}', False),  # another library's model
         ("config.json", "{not json", False),
         ("config.json", ELMO_CONFIG, True),  # elmo convert, elmo pretrain
-        (EXPORT_MANIFEST, "{}", True),  # elmo export
     ],
 )
 def test_overwrite_replaces_only_a_folder_holding_an_earlier_output(marker, content, replaced, tmp_path):
@@ -168,6 +168,74 @@ def test_overwrite_replaces_only_a_folder_holding_an_earlier_output(marker, cont
     with build_aside(out, overwrite=True) as staging:
         (staging / "new.txt").write_text("new")
     assert [p.name for p in out.iterdir()] == ["new.txt"]
+
+
+MODEL_FOLDER = {"config.json": ELMO_CONFIG, "model.safetensors": "weights", "tokenizer_config.json": "{}"}
+EXPORT_FOLDER = {EXPORT_MANIFEST: "{}", "model.onnx": "graph", "tokenizer_config.json": "{}"}
+
+
+@pytest.mark.parametrize("held", ["model", "export"])
+@pytest.mark.parametrize("kind", ["model", "export"])
+def test_overwrite_replaces_an_earlier_output_of_the_same_kind_only(held, kind, tmp_path):
+    """``elmo export OTHER_MODEL/ --overwrite`` (a typo) must not delete that model, nor convert an export."""
+    out = tmp_path / "out"
+    out.mkdir()
+    files = MODEL_FOLDER if held == "model" else EXPORT_FOLDER
+    for name, content in files.items():
+        (out / name).write_text(content)
+    if held != kind:
+        named = {"model": r"an ELMo model \(config.json\)", "export": rf"an ELMo export \({EXPORT_MANIFEST}\)"}
+        message = (
+            f"^{out} holds {named[held]}, not {named[kind].replace('an ', 'an earlier ')}, so --overwrite does "
+            f"not replace it; write the {kind} to another folder \\(delete that {held} first"
+        )
+        with pytest.raises(FileExistsError, match=message) as error:
+            with build_aside(out, overwrite=True, kind=kind) as staging:
+                (staging / "new.txt").write_text("new")
+        assert "\n" not in str(error.value)
+        assert {p.name: p.read_text() for p in out.iterdir()} == files
+        assert [p.name for p in tmp_path.iterdir()] == ["out"]
+        return
+    with build_aside(out, overwrite=True, kind=kind) as staging:
+        (staging / "new.txt").write_text("new")
+    assert [p.name for p in out.iterdir()] == ["new.txt"]
+
+
+@contextmanager
+def undeletable_file(path: Path) -> Iterator[None]:
+    """``path`` (a file) made undeletable: its folder mode 0555 for a normal user, the immutable
+    flag on the file for root; skips the test where neither is possible. ``path`` may move
+    (with its folder) inside the block: the undoing follows the file by its inode."""
+    inode = path.stat().st_ino
+    if os.geteuid() != 0:
+        path.parent.chmod(0o555)
+    elif subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("running as root where chattr +i is unavailable: cannot make a file undeletable")
+    try:
+        yield
+    finally:
+        moved = next(p for p in path.parents[1].rglob(path.name) if p.stat().st_ino == inode)
+        if os.geteuid() != 0:
+            moved.parent.chmod(0o755)
+        else:
+            subprocess.run(["chattr", "-i", str(moved)], check=True)
+
+
+def test_an_old_copy_that_cannot_be_removed_is_named_in_a_one_line_warning(tmp_path, caplog):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / EXPORT_MANIFEST).write_text("{}")
+    (out / "model.onnx").write_text("old graph")
+    with undeletable_file(out / "model.onnx"):
+        with build_aside(out, overwrite=True, kind="export") as staging:
+            (staging / EXPORT_MANIFEST).write_text('{"new": 1}')
+        assert (out / EXPORT_MANIFEST).read_text() == '{"new": 1}' and not (out / "model.onnx").exists()
+        (left,) = [p for p in tmp_path.iterdir() if p.name != "out"]
+        assert re.fullmatch(r"\.out\.building-[a-z0-9_]{8}\.old", left.name)
+        reason = os.strerror(errno.EACCES if os.geteuid() != 0 else errno.EPERM)
+        assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+            f"{out} is written, but its old copy {left} could not be removed ({reason}); delete it yourself"
+        ]
 
 
 @pytest.mark.parametrize("theirs", ["NOTES.txt", "embeddings.hdf5", ".git/", "checkpoint-500/", "run.py"])
