@@ -3,7 +3,8 @@
 It holds ``settings.json`` (with the training file's SHA-256, ``TRAIN_FILE_IDENTITY``)
 and ``vocab.txt`` (written when the run starts), ``checkpoint.pt``
 (model, optimizer, data position: epoch, batch, step, tokens seen, training seconds),
-``rng-rankR.pt`` (every rank's RNG state) and ``losses.tsv`` (one line a step), so a killed
+``rng-rankR-stepS.pt`` (every rank's RNG state at the step S of ``checkpoint.pt``: a kill
+between the files keeps the previous pair whole) and ``losses.tsv`` (one line a step), so a killed
 run resumes exactly where its last checkpoint was taken; with ``--snapshot-tokens N``, also
 ``tokens-N/``, the model folder as it was at N tokens (``snapshot_folder``). Every file is
 written aside and renamed into place, after checking that the disk has room for it (a full
@@ -43,6 +44,11 @@ _RESUME = "run the same command again: it resumes from the last checkpoint, if o
 def snapshot_folder(checkpoint_dir: Path, tokens: int) -> Path:
     """Where a run with ``--snapshot-tokens TOKENS`` writes its model folder of that moment."""
     return Path(checkpoint_dir) / f"tokens-{tokens}"
+
+
+def rng_file(folder: Path, rank: int, step: int) -> Path:
+    """The RNG state of ``rank`` at the checkpoint of ``step``."""
+    return Path(folder) / f"rng-rank{rank}-step{step}.pt"
 
 
 def check_checkpoint_folder(folder: Path, out_dir: Path, inputs: Iterable[str | Path]) -> None:
@@ -175,8 +181,11 @@ def start_run(
 def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], rank: int, world: int) -> None:
     """Model + optimizer (rank 0), RNG state of every rank, and the data position.
 
-    Before writing anything, the disk must have room for all of it (``ensure_free_space``): a
-    full disk stops the run with the last checkpoint whole, its RNG states included.
+    Every rank writes its RNG state of this step (``rng_file``), then rank 0 the model, optimizer
+    and position (``checkpoint.pt``), and only then does every rank delete its RNG state of the
+    checkpoint before: a kill at any moment leaves ``checkpoint.pt`` with the RNG states of its
+    step. Before writing anything, the disk must have room for all of it (``ensure_free_space``):
+    a full disk stops the run with the last checkpoint whole, its RNG states included.
     """
     folder.mkdir(parents=True, exist_ok=True)
     rng = {"rng": torch.get_rng_state()}
@@ -188,11 +197,15 @@ def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], ra
     ensure_free_space(
         folder, _tensor_bytes(rng) + _tensor_bytes(state), f"a checkpoint of step {position['step']}", _RESUME
     )
-    _atomic_torch_save(rng, folder / f"rng-rank{rank}.pt")
+    current = rng_file(folder, rank, position["step"])
+    _atomic_torch_save(rng, current)
     barrier()
     if rank == 0:
         _atomic_torch_save(state, folder / CHECKPOINT_FILE)
     barrier()
+    for earlier in [*folder.glob(f"rng-rank{rank}-step*.pt"), folder / f"rng-rank{rank}.pt"]:
+        if earlier != current:
+            earlier.unlink(missing_ok=True)
 
 
 def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> dict[str, Any] | None:
@@ -201,7 +214,6 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> di
     if not path.is_file():
         return None
     state = _torch_load(path, folder)
-    rng_path = folder / f"rng-rank{rank}.pt"
     try:
         if state["world_size"] != world:
             raise ValueError(
@@ -225,6 +237,9 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> di
                 )
     except (KeyError, RuntimeError, TypeError) as err:
         raise _damaged(path, folder, err) from None
+    rng_path = rng_file(folder, rank, position["step"])
+    if not rng_path.is_file() and (folder / f"rng-rank{rank}.pt").is_file():
+        rng_path = folder / f"rng-rank{rank}.pt"  # a checkpoint written before the RNG files named their step
     try:
         torch.set_rng_state(_torch_load(rng_path, folder)["rng"])
     except (KeyError, RuntimeError, TypeError) as err:

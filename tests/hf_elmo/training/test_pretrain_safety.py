@@ -93,7 +93,7 @@ def test_a_rejected_run_writes_nothing_and_the_corrected_rerun_starts(option, me
         assert pretrain(corpus, tmp_path / "model", "--max-steps", "1", "--epochs", "1") == 0
 
 
-@pytest.mark.parametrize("damaged", ["checkpoint.pt", "rng-rank0.pt", "vocab.txt", "settings.json"])
+@pytest.mark.parametrize("damaged", ["checkpoint.pt", "rng-rank0-step1.pt", "vocab.txt", "settings.json"])
 @pytest.mark.parametrize("damage", ["truncated", "garbage"])
 def test_a_damaged_checkpoint_file_is_named_with_what_to_do(damaged, damage, tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
@@ -274,7 +274,7 @@ def test_a_full_disk_at_a_checkpoint_is_one_line_and_the_last_checkpoint_resumes
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
     assert pretrain(corpus, out, "--epochs", "2", "--max-steps", "2") == 0
-    saved = {name: (folder / name).read_bytes() for name in (CHECKPOINT_FILE, "rng-rank0.pt")}
+    saved = {name: (folder / name).read_bytes() for name in (CHECKPOINT_FILE, "rng-rank0-step2.pt")}
     capsys.readouterr()
     monkeypatch.setattr(  # the disk has room for the loss log, not for the next checkpoint
         hf_elmo.fileio.shutil, "disk_usage", lambda path: DiskUsage(10**9, 10**9, FREE_SPACE_RESERVE + 1000)
