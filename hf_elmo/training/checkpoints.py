@@ -118,9 +118,9 @@ def _torch_load(path: Path, folder: Path) -> dict[str, Any]:
 
 
 def saved_vocabulary(folder: Path) -> Vocabulary | None:
-    """The vocabulary of the run in ``folder`` (None when no run was started there)."""
+    """The vocabulary of the run in ``folder`` (None when it took no checkpoint: a new run starts there)."""
     path = folder / VOCAB_FILE
-    if not path.is_file():
+    if not path.is_file() or not (folder / CHECKPOINT_FILE).is_file():
         return None
     try:
         return Vocabulary.from_file(path)
@@ -133,7 +133,9 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     and how often it checkpoints (``RUN_LENGTH_FIELDS``), or when the training file's content is
     not the one the run recorded (``train_file_identity``, from ``fileio.input_identity``: its
     SHA-256; its date may change, e.g. with a copy). A run saved before the record existed
-    resumes unchecked (and records its file from then on).
+    resumes unchecked (and records its file from then on). A run that took no checkpoint (it
+    failed or was stopped in its first steps) binds nothing: ``start_run`` replaces its
+    ``settings.json``.
 
     ``num_sampled`` left to its default (None) takes the run's saved number: runs started
     before that default moved to the model config saved one (4096 then), and resume with it.
@@ -141,7 +143,7 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     counts as its default, which is how such runs trained (``lr_schedule`` constant, no warmup).
     """
     path = folder / SETTINGS_FILE
-    if not path.is_file():
+    if not path.is_file() or not (folder / CHECKPOINT_FILE).is_file():
         return settings
     try:
         previous = json.loads(path.read_text(encoding="utf-8"))

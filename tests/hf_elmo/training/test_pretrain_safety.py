@@ -60,7 +60,8 @@ def error_of(capsys) -> str:
         (["--epochs", "0"], "--epochs must be a finite number > 0, got 0.0"),
         (["--epochs", "-1"], "--epochs must be a finite number > 0, got -1.0"),
         (["--max-tokens", "0"], "--max-tokens must be an integer >= 1, got 0"),
-        (["--epochs", "1", "--tokens-per-batch", "0"], "--tokens-per-batch must be an integer >= 1, got 0"),
+        (["--epochs", "1", "--tokens-per-batch", "0"], "--tokens-per-batch must be an integer >= 3, got 0"),
+        (["--epochs", "1", "--tokens-per-batch", "2"], "--tokens-per-batch must be an integer >= 3, got 2"),
         (["--epochs", "1", "--clip-norm", "-1"], "--clip-norm must be a finite number >= 0"),
         (["--epochs", "1", "--warmup-steps", "-1"], "--warmup-steps must be an integer >= 0, got -1"),
         (["--epochs", "1", "--lstm-dim", "0"], "--lstm-dim must be an integer >= 1, got 0"),
@@ -344,6 +345,23 @@ def test_a_checkpoint_whose_step_is_not_a_count_is_damaged(step, tmp_path, capsy
     line = error_of(capsys)
     assert f"{folder / CHECKPOINT_FILE} is damaged (TypeError: its step is {step!r}, not a count)" in line
     assert f"delete {folder}" in line
+
+
+def test_a_run_stopped_before_its_first_checkpoint_does_not_bind_the_next_runs_settings(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(trainer, "train_step", interrupted)  # Ctrl-C (or an out-of-memory) in the first step
+    assert pretrain(corpus, out, "--epochs", "1") == 130
+    assert (folder / SETTINGS_FILE).is_file() and not (folder / CHECKPOINT_FILE).exists()
+    monkeypatch.undo()
+    assert pretrain(corpus, out, "--epochs", "1", "--tokens-per-batch", "64", "--vocab-size", "10") == 0
+    saved = json.loads((folder / SETTINGS_FILE).read_text())
+    assert (saved["tokens_per_batch"], saved["vocab_size"]) == (64, 10)
+    assert len((folder / "vocab.txt").read_text().splitlines()) == 10
 
 
 def test_a_garbage_line_in_the_loss_log_is_named_and_a_cut_last_line_is_dropped(tmp_path, capsys):
