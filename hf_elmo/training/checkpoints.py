@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,7 +27,7 @@ import torch
 
 from ..fileio import atomic_file, ensure_free_space, is_or_holds, write_text_atomic
 from .distributed import barrier
-from .settings import RUN_LENGTH_FIELDS, PretrainSettings
+from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag
 from .vocab import VOCAB_FILE, Vocabulary
 
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -128,6 +128,9 @@ def saved_vocabulary(folder: Path) -> Vocabulary | None:
         raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
 
 
+_OPTIONS = {f.name for f in fields(PretrainSettings) if f.metadata}
+
+
 def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identity: dict[str, Any]) -> PretrainSettings:
     """``settings`` for the run in ``folder``; refused when they change more than how long it runs
     and how often it checkpoints (``RUN_LENGTH_FIELDS``), or when the training file's content is
@@ -154,18 +157,42 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     if settings.num_sampled is None and isinstance(previous.get("num_sampled"), int):
         settings = replace(settings, num_sampled=previous["num_sampled"])
     previous = {**asdict(PretrainSettings(train_file="", output_dir="")), **previous}  # + the defaults it lacks
-    changed = {k for k, v in asdict(settings).items() if previous.get(k) != v and k not in RUN_LENGTH_FIELDS}
+    recorded = previous.get(TRAIN_FILE_IDENTITY)
+    # the training file is compared by its content when the run recorded it, by its name before that
+    ignored = {*RUN_LENGTH_FIELDS, *(["train_file"] if isinstance(recorded, dict) else [])}
+    new = {k: v for k, v in asdict(settings).items() if k not in ignored}
+    saved = {k: previous.get(k) for k in new}
+    # the rate that runs, not --lr as typed (or left to the optimizer's default)
+    if saved["lr"] is None and saved["optimizer"] in DEFAULT_LR:
+        saved["lr"] = DEFAULT_LR[saved["optimizer"]]
+    new["lr"] = settings.resolved_lr()
+    changed = _differences(saved, new)
     if changed:
         raise ValueError(
-            f"{folder} holds a run with other settings ({sorted(changed)}); use another --checkpoint-dir or delete it"
+            f"{folder} holds a run with other settings ({'; '.join(changed)}); run the command with the saved "
+            f"values to resume it, or use another --checkpoint-dir, or delete {folder}"
         )
-    recorded = previous.get(TRAIN_FILE_IDENTITY)
     if isinstance(recorded, dict) and recorded.get("input_sha256") != train_file_identity["input_sha256"]:
         raise ValueError(
             f"the training file {settings.train_file} changed since the run in {folder} started (its SHA-256 is "
             f"not the one in {path}); put the original file back to resume, or {_start_again(folder)}"
         )
     return settings
+
+
+def _differences(saved: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """``--option SAVED (now NEW)`` for each setting and each model shape option that differs
+    (``preset``: an option not given, which takes the preset's value)."""
+    changed = []
+    for name, value in new.items():
+        if name == "config_overrides" and isinstance(saved[name], dict):
+            for key in sorted({*saved[name], *value} - {k for k in value if saved[name].get(k, ...) == value[k]}):
+                was, now = (json.dumps(d[key]) if key in d else "preset" for d in (saved[name], value))
+                changed.append(f"{flag(key)} {was} (now {now})")
+        elif saved[name] != value:
+            shown = flag(name) if name in _OPTIONS else name.upper()  # TRAIN_FILE, an argument
+            changed.append(f"{shown} {json.dumps(saved[name])} (now {json.dumps(value)})")
+    return sorted(changed)
 
 
 def start_run(

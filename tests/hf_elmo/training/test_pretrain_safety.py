@@ -200,6 +200,29 @@ def test_an_option_that_would_change_the_init_model_is_refused_before_anything_i
 
 
 # -- resuming: the same training file, whole checkpoints ----------------------------------------
+def test_resuming_compares_the_training_files_content_and_the_rate_that_runs_not_the_options_as_typed(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    (tmp_path / "copy.txt").write_bytes(corpus.read_bytes())
+    out = tmp_path / "model"
+    assert pretrain(Path("c.txt"), out, "--epochs", "2", "--max-steps", "1") == 0
+    for step, (named, *extra) in enumerate(
+        [("./c.txt",), (str(corpus),), ("copy.txt",), ("c.txt", "--lr", "0.2")], start=2
+    ):  # Adagrad's default rate given explicitly
+        assert pretrain(Path(named), out, "--epochs", "2", "--max-steps", str(step), *extra) == 0
+    assert torch.load(tmp_path / "model.checkpoint" / CHECKPOINT_FILE, weights_only=True)["step"] == 5
+    capsys.readouterr()
+    changed = ["--lr", "0.1", "--tokens-per-batch", "64", "--lstm-dim", "8", "--n-highway", "2"]
+    assert pretrain(corpus, out, "--epochs", "2", *changed) == 2
+    assert error_of(capsys).endswith(
+        f"{tmp_path / 'model.checkpoint'} holds a run with other settings (--lr 0.2 (now 0.1); --lstm-dim 16 (now 8); "
+        "--n-highway preset (now 2); --tokens-per-batch 128 (now 64)); run the command with the saved values to "
+        f"resume it, or use another --checkpoint-dir, or delete {tmp_path / 'model.checkpoint'}"
+    )
+
+
 def test_resuming_on_a_changed_training_file_is_refused_naming_it(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
