@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -21,7 +21,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ..corpus import read_corpus
-from ..fileio import check_output_folder, check_writable, input_identity
+from ..fileio import check_output_folder, check_writable, exclusive_lock, input_identity
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
     check_checkpoint_folder,
@@ -104,10 +104,32 @@ class Trainer:
         """The model folder when the run is finished; None when it stopped at ``max_steps``."""
         self._check()
         barrier()  # every rank has checked the folders before rank 0 writes the checkpoint folder
-        self._prepare()
-        if not self._train():
-            return None
-        return self._finish()
+        with self._one_run():
+            self._prepare()
+            if not self._train():
+                return None
+            return self._finish()
+
+    @contextmanager
+    def _one_run(self) -> Iterator[None]:
+        """Rank 0 holds ``OUTPUT_DIR.lock`` (``fileio.exclusive_lock``) for the run: a second run
+        for the same output is refused at once, on every rank, before it reads the checkpoint."""
+        lock = self.out_dir.with_name(self.out_dir.name + ".lock")
+        busy = (
+            f"{self.out_dir} is being trained by another run of elmo pretrain (it holds {lock}); "
+            "wait for it to end, or write elsewhere"
+        )
+        with ExitStack() as held:
+            failed: OSError | None = None
+            if self.rank == 0:
+                try:
+                    lock.parent.mkdir(parents=True, exist_ok=True)
+                    held.enter_context(exclusive_lock(lock, busy))
+                except OSError as err:  # busy, or a file of that name that is no lock
+                    failed = err
+            if not agree(failed is None):
+                raise failed if failed is not None else OSError(f"rank 0 could not take {lock}; see its error")
+            yield
 
     # -- before training ---------------------------------------------------------------------
     def _check(self) -> None:

@@ -387,6 +387,30 @@ def test_a_run_stopped_before_its_first_checkpoint_does_not_bind_the_next_runs_s
     assert len((folder / "vocab.txt").read_text().splitlines()) == 10
 
 
+def test_a_second_run_for_the_same_output_is_refused_while_the_first_trains(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    real_step, second = trainer.train_step, {}
+
+    def step_with_a_second_run(*args, **kwargs):  # the same command started again while the first trains
+        if not second:
+            second["status"] = "running"  # its own steps (old code: it trained) do not start a third run
+            second["status"] = pretrain(corpus, out, "--epochs", "1", "--checkpoint-every-steps", "1")
+            second["error"] = error_of(capsys)
+            second["checkpoint"] = (folder / CHECKPOINT_FILE).exists()
+        return real_step(*args, **kwargs)
+
+    monkeypatch.setattr(trainer, "train_step", step_with_a_second_run)
+    assert pretrain(corpus, out, "--epochs", "1") == 0
+    assert second == {
+        "status": 2,
+        "error": f"elmo pretrain: error: {out} is being trained by another run of elmo pretrain (it holds "
+        f"{tmp_path / 'model.lock'}); wait for it to end, or write elsewhere",
+        "checkpoint": False,
+    }
+    assert not (tmp_path / "model.lock").exists() and (out / "model.safetensors").is_file()
+
+
 def test_a_garbage_line_in_the_loss_log_is_named_and_a_cut_last_line_is_dropped(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out, log = tmp_path / "model", tmp_path / "model.checkpoint" / "losses.tsv"
