@@ -19,6 +19,7 @@ from typing import IO, Any
 
 import torch
 from tqdm.auto import tqdm
+from transformers.utils import logging as hf_logging
 
 from ..corpus import read_corpus
 from ..fileio import check_output_folder, check_writable, exclusive_lock, input_identity
@@ -50,6 +51,8 @@ from .output import save_lm_folder
 from .schedule import budget_spent, scheduled_lr
 from .settings import PretrainSettings, check_settings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
+
+_logger = hf_logging.get_logger(__name__)
 
 
 def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
@@ -198,6 +201,14 @@ class Trainer:
             word_inputs=word_inputs,
             max_characters_per_token=model.config.max_characters_per_token,
         )
+        longer = int((self.batcher.lengths + 2 > s.tokens_per_batch).sum())
+        if longer and self.rank == 0:
+            _logger.warning(
+                f"--tokens-per-batch {s.tokens_per_batch} is below --max-sentence-tokens {s.max_sentence_tokens} + 2 "
+                f"(the sentence markers): {longer} of the {len(self.batcher.lengths)} sentences of {s.train_file} get a "
+                "batch of their own, "
+                f"larger than {s.tokens_per_batch} tokens; raise --tokens-per-batch or lower --max-sentence-tokens"
+            )
         if s.max_tokens is not None:
             self.total_tokens = s.max_tokens
         else:
