@@ -426,6 +426,16 @@ def test_a_tokens_per_batch_below_the_longest_sentence_warns_once_naming_both_op
     ]
 
 
+def test_under_torchrun_only_rank_0_says_what_the_run_did(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    monkeypatch.setenv("RANK", "1")  # what torchrun sets (the run itself is one process here)
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--max-steps", "1") == 0
+    assert capsys.readouterr().out == ""
+    monkeypatch.delenv("RANK")
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--max-steps", "2") == 0
+    assert capsys.readouterr().out == "stopped at --max-steps 2; run the same command again to resume\n"
+
+
 def test_a_garbage_line_in_the_loss_log_is_named_and_a_cut_last_line_is_dropped(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out, log = tmp_path / "model", tmp_path / "model.checkpoint" / "losses.tsv"
