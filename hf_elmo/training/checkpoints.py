@@ -3,7 +3,8 @@
 It holds ``settings.json`` (with the training file's SHA-256, ``TRAIN_FILE_IDENTITY``)
 and ``vocab.txt`` (written when the run starts), ``checkpoint.pt``
 (model, optimizer, data position: epoch, batch, step, tokens seen, training seconds),
-``rng-rankR.pt`` (every rank's RNG state) and ``losses.tsv`` (one line a step), so a killed
+``rng-rankR-stepS.pt`` (every rank's RNG state at the step S of ``checkpoint.pt``: a kill
+between the files keeps the previous pair whole) and ``losses.tsv`` (one line a step), so a killed
 run resumes exactly where its last checkpoint was taken; with ``--snapshot-tokens N``, also
 ``tokens-N/``, the model folder as it was at N tokens (``snapshot_folder``). Every file is
 written aside and renamed into place, after checking that the disk has room for it (a full
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,7 +27,7 @@ import torch
 
 from ..fileio import atomic_file, ensure_free_space, is_or_holds, write_text_atomic
 from .distributed import barrier
-from .settings import RUN_LENGTH_FIELDS, PretrainSettings
+from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag
 from .vocab import VOCAB_FILE, Vocabulary
 
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -43,6 +44,11 @@ _RESUME = "run the same command again: it resumes from the last checkpoint, if o
 def snapshot_folder(checkpoint_dir: Path, tokens: int) -> Path:
     """Where a run with ``--snapshot-tokens TOKENS`` writes its model folder of that moment."""
     return Path(checkpoint_dir) / f"tokens-{tokens}"
+
+
+def rng_file(folder: Path, rank: int, step: int) -> Path:
+    """The RNG state of ``rank`` at the checkpoint of ``step``."""
+    return Path(folder) / f"rng-rank{rank}-step{step}.pt"
 
 
 def check_checkpoint_folder(folder: Path, out_dir: Path, inputs: Iterable[str | Path]) -> None:
@@ -112,9 +118,9 @@ def _torch_load(path: Path, folder: Path) -> dict[str, Any]:
 
 
 def saved_vocabulary(folder: Path) -> Vocabulary | None:
-    """The vocabulary of the run in ``folder`` (None when no run was started there)."""
+    """The vocabulary of the run in ``folder`` (None when it took no checkpoint: a new run starts there)."""
     path = folder / VOCAB_FILE
-    if not path.is_file():
+    if not path.is_file() or not (folder / CHECKPOINT_FILE).is_file():
         return None
     try:
         return Vocabulary.from_file(path)
@@ -122,12 +128,17 @@ def saved_vocabulary(folder: Path) -> Vocabulary | None:
         raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
 
 
+_OPTIONS = {f.name for f in fields(PretrainSettings) if f.metadata}
+
+
 def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identity: dict[str, Any]) -> PretrainSettings:
     """``settings`` for the run in ``folder``; refused when they change more than how long it runs
     and how often it checkpoints (``RUN_LENGTH_FIELDS``), or when the training file's content is
     not the one the run recorded (``train_file_identity``, from ``fileio.input_identity``: its
     SHA-256; its date may change, e.g. with a copy). A run saved before the record existed
-    resumes unchecked (and records its file from then on).
+    resumes unchecked (and records its file from then on). A run that took no checkpoint (it
+    failed or was stopped in its first steps) binds nothing: ``start_run`` replaces its
+    ``settings.json``.
 
     ``num_sampled`` left to its default (None) takes the run's saved number: runs started
     before that default moved to the model config saved one (4096 then), and resume with it.
@@ -135,7 +146,7 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     counts as its default, which is how such runs trained (``lr_schedule`` constant, no warmup).
     """
     path = folder / SETTINGS_FILE
-    if not path.is_file():
+    if not path.is_file() or not (folder / CHECKPOINT_FILE).is_file():
         return settings
     try:
         previous = json.loads(path.read_text(encoding="utf-8"))
@@ -146,18 +157,42 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     if settings.num_sampled is None and isinstance(previous.get("num_sampled"), int):
         settings = replace(settings, num_sampled=previous["num_sampled"])
     previous = {**asdict(PretrainSettings(train_file="", output_dir="")), **previous}  # + the defaults it lacks
-    changed = {k for k, v in asdict(settings).items() if previous.get(k) != v and k not in RUN_LENGTH_FIELDS}
+    recorded = previous.get(TRAIN_FILE_IDENTITY)
+    # the training file is compared by its content when the run recorded it, by its name before that
+    ignored = {*RUN_LENGTH_FIELDS, *(["train_file"] if isinstance(recorded, dict) else [])}
+    new = {k: v for k, v in asdict(settings).items() if k not in ignored}
+    saved = {k: previous.get(k) for k in new}
+    # the rate that runs, not --lr as typed (or left to the optimizer's default)
+    if saved["lr"] is None and saved["optimizer"] in DEFAULT_LR:
+        saved["lr"] = DEFAULT_LR[saved["optimizer"]]
+    new["lr"] = settings.resolved_lr()
+    changed = _differences(saved, new)
     if changed:
         raise ValueError(
-            f"{folder} holds a run with other settings ({sorted(changed)}); use another --checkpoint-dir or delete it"
+            f"{folder} holds a run with other settings ({'; '.join(changed)}); run the command with the saved "
+            f"values to resume it, or use another --checkpoint-dir, or delete {folder}"
         )
-    recorded = previous.get(TRAIN_FILE_IDENTITY)
     if isinstance(recorded, dict) and recorded.get("input_sha256") != train_file_identity["input_sha256"]:
         raise ValueError(
             f"the training file {settings.train_file} changed since the run in {folder} started (its SHA-256 is "
             f"not the one in {path}); put the original file back to resume, or {_start_again(folder)}"
         )
     return settings
+
+
+def _differences(saved: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """``--option SAVED (now NEW)`` for each setting and each model shape option that differs
+    (``preset``: an option not given, which takes the preset's value)."""
+    changed = []
+    for name, value in new.items():
+        if name == "config_overrides" and isinstance(saved[name], dict):
+            for key in sorted({*saved[name], *value} - {k for k in value if saved[name].get(k, ...) == value[k]}):
+                was, now = (json.dumps(d[key]) if key in d else "preset" for d in (saved[name], value))
+                changed.append(f"{flag(key)} {was} (now {now})")
+        elif saved[name] != value:
+            shown = flag(name) if name in _OPTIONS else name.upper()  # TRAIN_FILE, an argument
+            changed.append(f"{shown} {json.dumps(saved[name])} (now {json.dumps(value)})")
+    return sorted(changed)
 
 
 def start_run(
@@ -175,8 +210,11 @@ def start_run(
 def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], rank: int, world: int) -> None:
     """Model + optimizer (rank 0), RNG state of every rank, and the data position.
 
-    Before writing anything, the disk must have room for all of it (``ensure_free_space``): a
-    full disk stops the run with the last checkpoint whole, its RNG states included.
+    Every rank writes its RNG state of this step (``rng_file``), then rank 0 the model, optimizer
+    and position (``checkpoint.pt``), and only then does every rank delete its RNG state of the
+    checkpoint before: a kill at any moment leaves ``checkpoint.pt`` with the RNG states of its
+    step. Before writing anything, the disk must have room for all of it (``ensure_free_space``):
+    a full disk stops the run with the last checkpoint whole, its RNG states included.
     """
     folder.mkdir(parents=True, exist_ok=True)
     rng = {"rng": torch.get_rng_state()}
@@ -188,11 +226,15 @@ def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], ra
     ensure_free_space(
         folder, _tensor_bytes(rng) + _tensor_bytes(state), f"a checkpoint of step {position['step']}", _RESUME
     )
-    _atomic_torch_save(rng, folder / f"rng-rank{rank}.pt")
+    current = rng_file(folder, rank, position["step"])
+    _atomic_torch_save(rng, current)
     barrier()
     if rank == 0:
         _atomic_torch_save(state, folder / CHECKPOINT_FILE)
     barrier()
+    for earlier in [*folder.glob(f"rng-rank{rank}-step*.pt"), folder / f"rng-rank{rank}.pt"]:
+        if earlier != current:
+            earlier.unlink(missing_ok=True)
 
 
 def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> dict[str, Any] | None:
@@ -201,7 +243,6 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> di
     if not path.is_file():
         return None
     state = _torch_load(path, folder)
-    rng_path = folder / f"rng-rank{rank}.pt"
     try:
         if state["world_size"] != world:
             raise ValueError(
@@ -225,6 +266,9 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> di
                 )
     except (KeyError, RuntimeError, TypeError) as err:
         raise _damaged(path, folder, err) from None
+    rng_path = rng_file(folder, rank, position["step"])
+    if not rng_path.is_file() and (folder / f"rng-rank{rank}.pt").is_file():
+        rng_path = folder / f"rng-rank{rank}.pt"  # a checkpoint written before the RNG files named their step
     try:
         torch.set_rng_state(_torch_load(rng_path, folder)["rng"])
     except (KeyError, RuntimeError, TypeError) as err:

@@ -20,6 +20,7 @@ import torch
 
 from ..modeling_lm import IGNORE_INDEX
 from ..tokenization_elmo import add_sentence_markers, token_to_char_ids
+from .settings import MIN_TOKENS_PER_BATCH
 from .vocab import Vocabulary
 
 
@@ -56,8 +57,8 @@ class SentenceBatcher:
         max_characters_per_token: int = 50,
         pool_batches: int = 50,
     ) -> None:
-        if tokens_per_batch < 3:
-            raise ValueError(f"tokens_per_batch must be at least 3, got {tokens_per_batch}")
+        if tokens_per_batch < MIN_TOKENS_PER_BATCH:
+            raise ValueError(f"tokens_per_batch must be at least {MIN_TOKENS_PER_BATCH}, got {tokens_per_batch}")
         self.sentences = sentences
         self.vocabulary = vocabulary
         self.tokens_per_batch = tokens_per_batch

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from .schedule import LR_SCHEDULES
 
+#: The smallest batch: one sentence of one token between its two markers.
+MIN_TOKENS_PER_BATCH = 3
+
 if TYPE_CHECKING:
     from ..loading import ModelSource
 
@@ -238,7 +241,7 @@ def check_settings(settings: PretrainSettings) -> None:
         (integer, "snapshot_tokens", 1),
         (number, "lr", 0),
         (number, "checkpoint_every_minutes", 0),
-        (integer, "tokens_per_batch", 1),
+        (integer, "tokens_per_batch", MIN_TOKENS_PER_BATCH),
         (integer, "max_sentence_tokens", 1),
         (integer, "vocab_size", 4),
         (integer, "min_count", 1),

@@ -13,15 +13,16 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 import torch
 from tqdm.auto import tqdm
+from transformers.utils import logging as hf_logging
 
 from ..corpus import read_corpus
-from ..fileio import check_output_folder, check_writable, input_identity
+from ..fileio import check_output_folder, check_writable, exclusive_lock, input_identity
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
     check_checkpoint_folder,
@@ -50,6 +51,8 @@ from .output import save_lm_folder
 from .schedule import budget_spent, scheduled_lr
 from .settings import PretrainSettings, check_settings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
+
+_logger = hf_logging.get_logger(__name__)
 
 
 def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
@@ -104,10 +107,32 @@ class Trainer:
         """The model folder when the run is finished; None when it stopped at ``max_steps``."""
         self._check()
         barrier()  # every rank has checked the folders before rank 0 writes the checkpoint folder
-        self._prepare()
-        if not self._train():
-            return None
-        return self._finish()
+        with self._one_run():
+            self._prepare()
+            if not self._train():
+                return None
+            return self._finish()
+
+    @contextmanager
+    def _one_run(self) -> Iterator[None]:
+        """Rank 0 holds ``OUTPUT_DIR.lock`` (``fileio.exclusive_lock``) for the run: a second run
+        for the same output is refused at once, on every rank, before it reads the checkpoint."""
+        lock = self.out_dir.with_name(self.out_dir.name + ".lock")
+        busy = (
+            f"{self.out_dir} is being trained by another run of elmo pretrain (it holds {lock}); "
+            "wait for it to end, or write elsewhere"
+        )
+        with ExitStack() as held:
+            failed: OSError | None = None
+            if self.rank == 0:
+                try:
+                    lock.parent.mkdir(parents=True, exist_ok=True)
+                    held.enter_context(exclusive_lock(lock, busy))
+                except OSError as err:  # busy, or a file of that name that is no lock
+                    failed = err
+            if not agree(failed is None):
+                raise failed if failed is not None else OSError(f"rank 0 could not take {lock}; see its error")
+            yield
 
     # -- before training ---------------------------------------------------------------------
     def _check(self) -> None:
@@ -176,6 +201,14 @@ class Trainer:
             word_inputs=word_inputs,
             max_characters_per_token=model.config.max_characters_per_token,
         )
+        longer = int((self.batcher.lengths + 2 > s.tokens_per_batch).sum())
+        if longer and self.rank == 0:
+            _logger.warning(
+                f"--tokens-per-batch {s.tokens_per_batch} is below --max-sentence-tokens {s.max_sentence_tokens} + 2 "
+                f"(the sentence markers): {longer} of the {len(self.batcher.lengths)} sentences of {s.train_file} get a "
+                "batch of their own, "
+                f"larger than {s.tokens_per_batch} tokens; raise --tokens-per-batch or lower --max-sentence-tokens"
+            )
         if s.max_tokens is not None:
             self.total_tokens = s.max_tokens
         else:

@@ -81,6 +81,11 @@ def settings_from_args(args: argparse.Namespace):
     return PretrainSettings(**values, config_overrides=overrides)
 
 
+def _is_rank0() -> bool:
+    """Whether this process is rank 0 of a torchrun run, or runs alone."""
+    return int(os.environ.get("RANK", "0")) == 0
+
+
 def run_command(args: argparse.Namespace) -> int:
     import torch
 
@@ -90,10 +95,12 @@ def run_command(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     settings = settings_from_args(args)
     out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
+    if not _is_rank0():  # under torchrun, rank 0 says what the run did
+        return 0
     if out is None:
         print(f"stopped at --max-steps {settings.max_steps}; run the same command again to resume")
         return 0
-    if args.push_to_hub and int(os.environ.get("RANK", "0")) == 0:
+    if args.push_to_hub:
         from huggingface_hub import HfApi
 
         api = HfApi()
@@ -106,7 +113,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def interrupted(args: argparse.Namespace) -> str | None:
     """What Ctrl-C left (what was written is whole: files are renamed into place); said by rank 0 only."""
-    if int(os.environ.get("RANK", "0")) != 0:
+    if not _is_rank0():
         return None
     from hf_elmo.training.checkpoints import CHECKPOINT_FILE
 

@@ -60,7 +60,8 @@ def error_of(capsys) -> str:
         (["--epochs", "0"], "--epochs must be a finite number > 0, got 0.0"),
         (["--epochs", "-1"], "--epochs must be a finite number > 0, got -1.0"),
         (["--max-tokens", "0"], "--max-tokens must be an integer >= 1, got 0"),
-        (["--epochs", "1", "--tokens-per-batch", "0"], "--tokens-per-batch must be an integer >= 1, got 0"),
+        (["--epochs", "1", "--tokens-per-batch", "0"], "--tokens-per-batch must be an integer >= 3, got 0"),
+        (["--epochs", "1", "--tokens-per-batch", "2"], "--tokens-per-batch must be an integer >= 3, got 2"),
         (["--epochs", "1", "--clip-norm", "-1"], "--clip-norm must be a finite number >= 0"),
         (["--epochs", "1", "--warmup-steps", "-1"], "--warmup-steps must be an integer >= 0, got -1"),
         (["--epochs", "1", "--lstm-dim", "0"], "--lstm-dim must be an integer >= 1, got 0"),
@@ -93,7 +94,7 @@ def test_a_rejected_run_writes_nothing_and_the_corrected_rerun_starts(option, me
         assert pretrain(corpus, tmp_path / "model", "--max-steps", "1", "--epochs", "1") == 0
 
 
-@pytest.mark.parametrize("damaged", ["checkpoint.pt", "rng-rank0.pt", "vocab.txt", "settings.json"])
+@pytest.mark.parametrize("damaged", ["checkpoint.pt", "rng-rank0-step1.pt", "vocab.txt", "settings.json"])
 @pytest.mark.parametrize("damage", ["truncated", "garbage"])
 def test_a_damaged_checkpoint_file_is_named_with_what_to_do(damaged, damage, tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
@@ -199,6 +200,29 @@ def test_an_option_that_would_change_the_init_model_is_refused_before_anything_i
 
 
 # -- resuming: the same training file, whole checkpoints ----------------------------------------
+def test_resuming_compares_the_training_files_content_and_the_rate_that_runs_not_the_options_as_typed(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    (tmp_path / "copy.txt").write_bytes(corpus.read_bytes())
+    out = tmp_path / "model"
+    assert pretrain(Path("c.txt"), out, "--epochs", "2", "--max-steps", "1") == 0
+    for step, (named, *extra) in enumerate(
+        [("./c.txt",), (str(corpus),), ("copy.txt",), ("c.txt", "--lr", "0.2")], start=2
+    ):  # Adagrad's default rate given explicitly
+        assert pretrain(Path(named), out, "--epochs", "2", "--max-steps", str(step), *extra) == 0
+    assert torch.load(tmp_path / "model.checkpoint" / CHECKPOINT_FILE, weights_only=True)["step"] == 5
+    capsys.readouterr()
+    changed = ["--lr", "0.1", "--tokens-per-batch", "64", "--lstm-dim", "8", "--n-highway", "2"]
+    assert pretrain(corpus, out, "--epochs", "2", *changed) == 2
+    assert error_of(capsys).endswith(
+        f"{tmp_path / 'model.checkpoint'} holds a run with other settings (--lr 0.2 (now 0.1); --lstm-dim 16 (now 8); "
+        "--n-highway preset (now 2); --tokens-per-batch 128 (now 64)); run the command with the saved values to "
+        f"resume it, or use another --checkpoint-dir, or delete {tmp_path / 'model.checkpoint'}"
+    )
+
+
 def test_resuming_on_a_changed_training_file_is_refused_naming_it(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
@@ -274,7 +298,7 @@ def test_a_full_disk_at_a_checkpoint_is_one_line_and_the_last_checkpoint_resumes
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
     assert pretrain(corpus, out, "--epochs", "2", "--max-steps", "2") == 0
-    saved = {name: (folder / name).read_bytes() for name in (CHECKPOINT_FILE, "rng-rank0.pt")}
+    saved = {name: (folder / name).read_bytes() for name in (CHECKPOINT_FILE, "rng-rank0-step2.pt")}
     capsys.readouterr()
     monkeypatch.setattr(  # the disk has room for the loss log, not for the next checkpoint
         hf_elmo.fileio.shutil, "disk_usage", lambda path: DiskUsage(10**9, 10**9, FREE_SPACE_RESERVE + 1000)
@@ -344,6 +368,72 @@ def test_a_checkpoint_whose_step_is_not_a_count_is_damaged(step, tmp_path, capsy
     line = error_of(capsys)
     assert f"{folder / CHECKPOINT_FILE} is damaged (TypeError: its step is {step!r}, not a count)" in line
     assert f"delete {folder}" in line
+
+
+def test_a_run_stopped_before_its_first_checkpoint_does_not_bind_the_next_runs_settings(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(trainer, "train_step", interrupted)  # Ctrl-C (or an out-of-memory) in the first step
+    assert pretrain(corpus, out, "--epochs", "1") == 130
+    assert (folder / SETTINGS_FILE).is_file() and not (folder / CHECKPOINT_FILE).exists()
+    monkeypatch.undo()
+    assert pretrain(corpus, out, "--epochs", "1", "--tokens-per-batch", "64", "--vocab-size", "10") == 0
+    saved = json.loads((folder / SETTINGS_FILE).read_text())
+    assert (saved["tokens_per_batch"], saved["vocab_size"]) == (64, 10)
+    assert len((folder / "vocab.txt").read_text().splitlines()) == 10
+
+
+def test_a_second_run_for_the_same_output_is_refused_while_the_first_trains(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    real_step, second = trainer.train_step, {}
+
+    def step_with_a_second_run(*args, **kwargs):  # the same command started again while the first trains
+        if not second:
+            second["status"] = "running"  # its own steps (old code: it trained) do not start a third run
+            second["status"] = pretrain(corpus, out, "--epochs", "1", "--checkpoint-every-steps", "1")
+            second["error"] = error_of(capsys)
+            second["checkpoint"] = (folder / CHECKPOINT_FILE).exists()
+        return real_step(*args, **kwargs)
+
+    monkeypatch.setattr(trainer, "train_step", step_with_a_second_run)
+    assert pretrain(corpus, out, "--epochs", "1") == 0
+    assert second == {
+        "status": 2,
+        "error": f"elmo pretrain: error: {out} is being trained by another run of elmo pretrain (it holds "
+        f"{tmp_path / 'model.lock'}); wait for it to end, or write elsewhere",
+        "checkpoint": False,
+    }
+    assert not (tmp_path / "model.lock").exists() and (out / "model.safetensors").is_file()
+
+
+def test_a_tokens_per_batch_below_the_longest_sentence_warns_once_naming_both_options(tmp_path, caplog):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    longer = sum(len(line.split()) + 2 > 8 for line in corpus.read_text().splitlines())
+    assert 0 < longer < 30
+    with caplog.at_level("WARNING"):
+        assert pretrain(corpus, tmp_path / "a", "--epochs", "1", "--max-steps", "1") == 0
+        assert not caplog.records
+        assert pretrain(corpus, tmp_path / "b", "--epochs", "1", "--max-steps", "1", "--tokens-per-batch", "8") == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        f"--tokens-per-batch 8 is below --max-sentence-tokens 100 + 2 (the sentence markers): {longer} of the 30 "
+        f"sentences of {corpus} get a batch of their own, larger than 8 tokens; raise --tokens-per-batch or lower "
+        "--max-sentence-tokens"
+    ]
+
+
+def test_under_torchrun_only_rank_0_says_what_the_run_did(tmp_path, capsys, monkeypatch):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    monkeypatch.setenv("RANK", "1")  # what torchrun sets (the run itself is one process here)
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--max-steps", "1") == 0
+    assert capsys.readouterr().out == ""
+    monkeypatch.delenv("RANK")
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--max-steps", "2") == 0
+    assert capsys.readouterr().out == "stopped at --max-steps 2; run the same command again to resume\n"
 
 
 def test_a_garbage_line_in_the_loss_log_is_named_and_a_cut_last_line_is_dropped(tmp_path, capsys):

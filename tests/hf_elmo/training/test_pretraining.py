@@ -394,6 +394,38 @@ def test_resume_after_a_kill_gives_the_weights_of_an_uninterrupted_run(tmp_path,
     assert training["position"]["tokens_seen"] >= 600
 
 
+def test_a_kill_between_the_rng_states_and_the_checkpoint_resumes_to_the_uninterrupted_weights(tmp_path, monkeypatch):
+    """The RNG states of step 8 are written, checkpoint.pt of step 8 is not: the resume takes
+    the checkpoint of step 4 with its own RNG states."""
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    expected = ElmoForBidirectionalLM.from_pretrained(
+        pretrain(settings_for(tmp_path / "a", corpus), show_progress=False)
+    ).state_dict()
+
+    import hf_elmo.training.checkpoints as checkpoints
+
+    real_save = checkpoints._atomic_torch_save
+
+    def killed_at_step_8(obj, path):
+        if path.name == checkpoints.CHECKPOINT_FILE and obj["step"] == 8:
+            assert checkpoints.rng_file(path.parent, 0, 8).is_file()
+            raise KeyboardInterrupt("simulated kill")
+        real_save(obj, path)
+
+    monkeypatch.setattr(checkpoints, "_atomic_torch_save", killed_at_step_8)
+    settings = settings_for(tmp_path / "b", corpus)
+    with pytest.raises(KeyboardInterrupt):
+        pretrain(settings, show_progress=False)
+    monkeypatch.undo()
+    folder = settings.resolved_checkpoint_dir()
+    assert torch.load(folder / checkpoints.CHECKPOINT_FILE, weights_only=True)["step"] == 4
+    resumed = ElmoForBidirectionalLM.from_pretrained(pretrain(settings, show_progress=False)).state_dict()
+    for name in expected:
+        torch.testing.assert_close(resumed[name], expected[name], rtol=0, atol=0, msg=name)
+    last = torch.load(folder / checkpoints.CHECKPOINT_FILE, weights_only=True)["step"]
+    assert sorted(p.name for p in folder.glob("rng-*")) == [checkpoints.rng_file(folder, 0, last).name]
+
+
 def test_num_sampled_left_out_is_the_model_configs_default():
     settings = PretrainSettings(train_file="c.txt", output_dir="out", epochs=1, config_overrides=TINY)
     assert settings.num_sampled is None
@@ -590,7 +622,7 @@ def test_a_run_saved_before_a_setting_existed_resumes_with_that_settings_default
     saved = json.loads(saved_path.read_text())
     del saved["lr_schedule"], saved["warmup_steps"]
     saved_path.write_text(json.dumps(saved))
-    with pytest.raises(ValueError, match=r"other settings \(\['lr_schedule'\]\)"):
+    with pytest.raises(ValueError, match=r'other settings \(--lr-schedule "constant" \(now "linear"\)\)'):
         pretrain(settings_for(tmp_path / "b", corpus, lr_schedule="linear"), show_progress=False)
     resumed = pretrain(settings_for(tmp_path / "b", corpus), show_progress=False)
     expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
