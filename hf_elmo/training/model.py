@@ -85,7 +85,7 @@ def build_model(
         # The run's softmax, dropout (and num_sampled, when given) replace the saved ones.
         changes = {k: v for k, v in lm_fields.items() if k in ("softmax", "num_sampled", "dropout")}
         model = _load_init_model(source.path, ElmoForBidirectionalLM, **changes)
-        _check_shape_options(settings, model.config)
+        _check_init_model_options(settings, model.config)
         saved = Vocabulary.from_file(source.path / VOCAB_FILE)
         if saved.words != vocabulary.words:
             raise ValueError(
@@ -94,16 +94,23 @@ def build_model(
             )
         return model
     base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
-    _check_shape_options(settings, base.config)
-    if base.config.token_embedding != settings.token_embedding:  # the token embedder is part of the biLM
-        raise ValueError(
-            f"--init-model {settings.init_model} embeds tokens with {base.config.token_embedding!r}, "
-            f"not --token-embedding {settings.token_embedding}"
-        )
+    _check_init_model_options(settings, base.config)
     config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
     model = ElmoForBidirectionalLM(config)
     model.elmo.load_state_dict(base.state_dict())
     return model
+
+
+def _check_init_model_options(settings: PretrainSettings, config: ElmoConfig) -> None:
+    """Refuse options that the ``--init-model`` (of ``config``) cannot follow: its shape
+    (``_check_shape_options``) and its token embedder, part of the biLM."""
+    _check_shape_options(settings, config)
+    if config.token_embedding != settings.token_embedding:
+        raise ValueError(
+            f"--init-model {settings.init_model} embeds tokens with {config.token_embedding!r}, "
+            f"not --token-embedding {settings.token_embedding}: a continued model keeps its own; "
+            f"give --token-embedding {config.token_embedding}"
+        )
 
 
 def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torch.device) -> str:

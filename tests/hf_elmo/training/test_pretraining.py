@@ -188,13 +188,20 @@ def test_the_word_baseline_biLM_refuses_char_ids_with_one_line():
         lm.elmo(input_ids=torch.ones(1, 2, 50, dtype=torch.long))
 
 
-def test_the_word_baseline_does_not_continue_a_char_cnn_biLM(tmp_path):
-    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "bilm")
+@pytest.mark.parametrize("folder", ["lm", "bilm"])
+def test_the_word_baseline_does_not_continue_a_char_cnn_biLM(tmp_path, folder):
     vocab = build_vocabulary(["a b c"])
-    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"), token_embedding="word")
-    with pytest.raises(ValueError, match=r"embeds tokens with 'char_cnn', not --token-embedding word$"):
+    tiny_lm(len(vocab)).save_pretrained(tmp_path / "lm")
+    vocab.save(tmp_path / "lm" / VOCAB_FILE)
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "bilm")
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / folder), token_embedding="word")
+    with pytest.raises(
+        ValueError,
+        match=r"^--init-model \S+ embeds tokens with 'char_cnn', not --token-embedding word: "
+        r"a continued model keeps its own; give --token-embedding char_cnn$",
+    ):
         build_model(settings, vocab)
-    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"))
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / folder))
     assert build_model(settings, vocab).config.token_embedding == "char_cnn"
 
 
