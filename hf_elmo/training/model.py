@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ import torch
 
 from ..configuration_elmo import ElmoConfig
 from ..loading import ModelSource
+from ..model_card import card_license_and_attribution
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
 from .settings import DEFAULT_LR, NO_CLIP, PRESETS, PretrainSettings, flag, resolve_init_model
@@ -92,12 +95,17 @@ def build_model(
                 f"{settings.init_model} was trained with its own {VOCAB_FILE}; continue with "
                 f"--vocab {source.path / VOCAB_FILE}"
             )
-        return model
-    base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
-    _check_init_model_options(settings, base.config)
-    config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
-    model = ElmoForBidirectionalLM(config)
-    model.elmo.load_state_dict(base.state_dict())
+    else:
+        bilm = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
+        _check_init_model_options(settings, bilm.config)
+        model = ElmoForBidirectionalLM(ElmoConfig.from_dict({**bilm.config.to_dict(), **lm_fields}))
+        model.elmo.load_state_dict(bilm.state_dict())
+    base_license = card_license_and_attribution(source.path)[0] if source.path.is_dir() else None
+    if settings.license is not None and base_license is not None and settings.license != base_license:
+        _warn(
+            f"--license {settings.license} differs from the licence of --init-model {settings.init_model} "
+            f"({base_license}): check that its terms let you share a model derived from it under {settings.license}"
+        )
     return model
 
 
@@ -111,6 +119,12 @@ def _check_init_model_options(settings: PretrainSettings, config: ElmoConfig) ->
             f"not --token-embedding {settings.token_embedding}: a continued model keeps its own; "
             f"give --token-embedding {config.token_embedding}"
         )
+
+
+def _warn(message: str) -> None:
+    """``message`` on stderr as a warning of ``elmo pretrain``, from the first process only."""
+    if int(os.environ.get("RANK", "0")) == 0:
+        print(f"elmo pretrain: warning: {message}", file=sys.stderr)
 
 
 def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torch.device) -> str:
