@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from ..configuration_elmo import ElmoConfig
-from ..loading import ModelSource
+from ..loading import ModelSource, model_tokenizer
 from ..model_card import card_license_and_attribution
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
@@ -95,11 +95,21 @@ def build_model(
                 f"{settings.init_model} was trained with its own {VOCAB_FILE}; continue with "
                 f"--vocab {source.path / VOCAB_FILE}"
             )
+        base: ElmoModel | ElmoForBidirectionalLM = model
     else:
         bilm = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
         _check_init_model_options(settings, bilm.config)
         model = ElmoForBidirectionalLM(ElmoConfig.from_dict({**bilm.config.to_dict(), **lm_fields}))
         model.elmo.load_state_dict(bilm.state_dict())
+        base = bilm
+    # how the init model's corpus was split (its saved tokenizer's): kept unless --pre-tokenizer says otherwise
+    model.config.pre_tokenizer = model_tokenizer(base).pre_tokenizer
+    if settings.pre_tokenizer is not None and settings.pre_tokenizer != model.config.pre_tokenizer:
+        _warn(
+            f"--pre-tokenizer {settings.pre_tokenizer} differs from --init-model {settings.init_model}'s "
+            f"{model.config.pre_tokenizer}: the continued model's tokenizer will split raw text with "
+            f"{settings.pre_tokenizer}, as the base model's did not"
+        )
     base_license = card_license_and_attribution(source.path)[0] if source.path.is_dir() else None
     if settings.license is not None and base_license is not None and settings.license != base_license:
         _warn(

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from ..configuration_elmo import WHITESPACE
 from ..fileio import PathLike, build_aside
 from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_model_card
 from ..modeling_lm import ElmoForBidirectionalLM
@@ -35,14 +36,16 @@ def save_lm_folder(
     """
     init = init_model_card(settings)
     settings = resolved_card_settings(model, settings, init)
+    pre_tokenizer = settings.pre_tokenizer
+    assert pre_tokenizer is not None  # resolved
     dtype = getattr(torch, settings.save_dtype)
     expected_bytes = sum(p.numel() for p in model.parameters()) * dtype.itemsize
     with build_aside(out_dir, overwrite=overwrite, expected_bytes=expected_bytes) as staging:
-        model.config.pre_tokenizer = settings.pre_tokenizer  # how the corpus was split, for a model saved alone
+        model.config.pre_tokenizer = pre_tokenizer  # how the corpus was split, for a model saved alone
         model.save_pretrained(staging, storage_dtype=dtype)
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(
-            max_characters_per_token=model.config.max_characters_per_token, pre_tokenizer=settings.pre_tokenizer
+            max_characters_per_token=model.config.max_characters_per_token, pre_tokenizer=pre_tokenizer
         ).save_pretrained(staging)
         training = {"settings": publishable_settings(settings), "position": position, "metrics": metrics}
         (staging / "training.json").write_text(json.dumps(training, indent=2) + "\n")
@@ -82,10 +85,12 @@ def resolved_card_settings(
     model: ElmoForBidirectionalLM, settings: PretrainSettings, init: InitModelCard | None
 ) -> PretrainSettings:
     """``settings`` with the defaults that depend on the model filled in, as the folder records them:
-    ``license`` (not given: the card's of the ``--init-model``, whose ``init_model_card`` is
-    ``init``, else ``DEFAULT_LICENSE``)."""
+    ``pre_tokenizer`` (not given: the ``--init-model``'s, which ``build_model`` put in the model's
+    config, else whitespace) and ``license`` (not given: the card's of the ``--init-model``, whose
+    ``init_model_card`` is ``init``, else ``DEFAULT_LICENSE``)."""
+    pre_tokenizer = settings.pre_tokenizer or model.config.pre_tokenizer or WHITESPACE
     license = settings.license or (init.license if init else None) or DEFAULT_LICENSE
-    return replace(settings, license=license)
+    return replace(settings, pre_tokenizer=pre_tokenizer, license=license)
 
 
 #: PretrainSettings fields that hold paths.

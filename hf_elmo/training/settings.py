@@ -124,10 +124,12 @@ class PretrainSettings:
         "float32", "dtype of the saved weights", OUTPUT, choices=["float32", "float16", "bfloat16"]
     )
     data_description: str = option("", "the training data, for the model card", DATA)
-    pre_tokenizer: str = option(
-        "whitespace",
+    #: None: the --init-model's own, or whitespace for a model from scratch (``output.resolved_card_settings``).
+    pre_tokenizer: str | None = option(
+        None,
         "how TRAIN_FILE's tokens were made from raw text (spacy:en for spaCy's English rules); "
-        "saved with the tokenizer, which then splits raw text the same way (tokenization_elmo.split_words)",
+        "saved with the tokenizer, which then splits raw text the same way (tokenization_elmo.split_words) "
+        "(default: the --init-model's, else whitespace)",
         DATA,
         metavar="whitespace|spacy:LANG",
     )
@@ -291,7 +293,8 @@ def check_settings(settings: PretrainSettings) -> None:
             if Path(path).is_dir():
                 raise IsADirectoryError(f"{what} {path} is a folder; give a text file")
             raise FileNotFoundError(f"{what} {path}: no such file")
-    check_pre_tokenizer(s.pre_tokenizer, check_language=True)
+    if s.pre_tokenizer is not None:
+        check_pre_tokenizer(s.pre_tokenizer, check_language=True)
     if s.license is not None and not re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", s.license):
         raise ValueError(
             f"--license must be a Hub licence id (lower case, e.g. apache-2.0, cc-by-sa-4.0, mit, other), got {s.license!r}"

@@ -1,6 +1,6 @@
 """A model continued with `elmo pretrain --init-model` says so in its card, names its base model
-(``base_model:`` for a Hub id), and inherits its licence and attribution unless ``--license`` says
-otherwise."""
+(``base_model:`` for a Hub id), inherits its licence and attribution unless ``--license`` says
+otherwise, and keeps its word splitting unless ``--pre-tokenizer`` says otherwise."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from huggingface_hub import metadata_load
+from transformers import AutoTokenizer
 
 import hf_elmo.training.output as output
 from hf_elmo.cli import main
@@ -96,3 +97,14 @@ def test_a_hub_base_model_is_the_cards_base_model_metadata(tmp_path, monkeypatch
     assert init == output.InitModelCard("owner/elmo-base", "owner/elmo-base", "cc-by-sa-3.0", ATTRIBUTION)
     write_model_card(tmp_path, "t", "d", {}, base_model=init.hub_id)
     assert metadata_load(tmp_path / "README.md")["base_model"] == "owner/elmo-base"
+
+
+def test_a_continued_model_keeps_its_bases_word_splitting(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    base_model(tmp_path / "base", corpus, pre_tokenizer="spacy:en")
+    continue_from(tmp_path / "base", corpus, tmp_path / "kept")
+    assert AutoTokenizer.from_pretrained(tmp_path / "kept").pre_tokenizer == "spacy:en"
+    assert "warning" not in capsys.readouterr().err
+    continue_from(tmp_path / "base", corpus, tmp_path / "changed", "--pre-tokenizer", "whitespace")
+    assert AutoTokenizer.from_pretrained(tmp_path / "changed").pre_tokenizer == "whitespace"
+    assert "--pre-tokenizer whitespace differs from --init-model" in capsys.readouterr().err
