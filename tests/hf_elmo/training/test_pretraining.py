@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import random
@@ -500,6 +501,25 @@ def test_corpora_are_split_into_lines_as_elmo_embed_splits_them(tmp_path, ending
     corpus.write_bytes(ending.join(["the cat", "", "a dog sat", "x"]).encode() + ending.encode())
     assert read_corpus(corpus) == ["the cat", "a dog sat", "x"]
     assert [line.split() for line in read_lines(corpus) if line.split()] == [s.split() for s in read_corpus(corpus)]
+
+
+def test_a_gzip_corpus_is_read_decompressed_whatever_its_name(tmp_path):
+    text = "\ufeffthe cat\r\n\na dog sat\n".encode()
+    for name in ("c.txt.gz", "c.txt"):  # the gzip magic decides, not the suffix
+        (tmp_path / name).write_bytes(gzip.compress(text))
+        assert read_corpus(tmp_path / name) == ["the cat", "a dog sat"]
+        assert list(read_lines(tmp_path / name)) == ["the cat\n", "\n", "a dog sat\n"]
+
+
+def test_a_truncated_gzip_corpus_is_refused_in_one_line(tmp_path, capsys):
+    corpus = tmp_path / "c.txt.gz"
+    corpus.write_bytes(gzip.compress(b"the cat sat\n" * 1000)[:-20])
+    with pytest.raises(CorpusError, match=r"c.txt.gz: damaged gzip data \(.*\); download or compress the file again$"):
+        read_corpus(corpus)
+    out = tmp_path / "model"
+    assert elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--no-progress"]) == 2
+    assert "damaged gzip data" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
 
 
 def test_a_bad_line_of_a_corpus_with_cr_line_ends_is_named_by_its_line_number(tmp_path):
