@@ -64,6 +64,19 @@ def test_vocabulary_puts_specials_first_then_words_by_frequency():
     assert build_vocabulary(["b a a", "c a b"], min_count=2).words[3:] == ["a", "b"]
 
 
+def test_a_min_count_above_every_words_count_names_the_option_and_the_count_that_would_do(tmp_path, capsys):
+    with pytest.raises(ValueError, match=r"^no word of the training text occurs at least --min-count 3 times "):
+        build_vocabulary(["the cat sat on the mat"], min_count=3)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the cat sat on the mat\n")
+    assert elmo_main(["pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", "--no-progress"]) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("(the most frequent occurs 2): give --min-count 2 or less, train on more text, or give --vocab FILE")
+    )
+
+
 def test_vocabulary_file_needs_the_special_words(tmp_path):
     (tmp_path / "v.txt").write_text("<S>\n</S>\nword\n")
     with pytest.raises(ValueError, match="<UNK>"):
