@@ -1,11 +1,13 @@
 """Text corpora of one sentence per line (whitespace tokens): reading their lines, and the error
 for files that are not such text. ``read_lines`` is how every command splits a text file into
-lines (``elmo embed``, ``elmo pretrain``, ``elmo perplexity``); ``read_corpus`` reads a training
-or evaluation corpus with it."""
+lines (``elmo embed``, ``elmo pretrain``, ``elmo perplexity``), a gzip-compressed file
+decompressed; ``read_corpus`` reads a training or evaluation corpus with it."""
 
 from __future__ import annotations
 
+import gzip
 import re
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +18,8 @@ MAX_LINE_CHARS = 100_000
 #: How text files are decoded: UTF-8, a byte-order mark at the start of the file (as some editors
 #: write) dropped rather than read into the first token.
 TEXT_ENCODING = "utf-8-sig"
+#: The first bytes of a gzip file: ``read_lines`` reads such a file decompressed.
+GZIP_MAGIC = b"\x1f\x8b"
 #: What ``read_lines`` (``errors="surrogateescape"``) decodes an invalid UTF-8 byte to.
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 
@@ -28,17 +32,29 @@ def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
     """The lines of a UTF-8 file (a leading byte-order mark dropped) as Python's text mode splits
     them (at ``\\n``, ``\\r\\n`` and ``\\r``, each ending read as ``\\n``); an invalid byte becomes
     a lone surrogate (``errors="surrogateescape"``) for the caller to report (``undecodable_byte``).
+    A gzip-compressed file (``is_gzip``, whatever its name) is decompressed as it is read; damaged
+    gzip data is a ``CorpusError``.
 
     With ``max_chars``, at most ``max_chars + 1`` characters of a line are read at a time, so that
     a file without line breaks is not read whole: a longer line comes as its first piece, without
     its line end, for the caller to refuse.
     """
-    with open(path, encoding=TEXT_ENCODING, errors="surrogateescape") as handle:
-        if max_chars is None:
-            yield from handle
-        else:
-            while line := handle.readline(max_chars + 1):
-                yield line
+    opener = gzip.open if is_gzip(path) else open
+    with opener(path, "rt", encoding=TEXT_ENCODING, errors="surrogateescape") as handle:
+        try:
+            if max_chars is None:
+                yield from handle
+            else:
+                while line := handle.readline(max_chars + 1):
+                    yield line
+        except (EOFError, gzip.BadGzipFile, zlib.error) as err:  # a truncated or damaged .gz
+            raise CorpusError(f"{path}: damaged gzip data ({err}); download or compress the file again") from None
+
+
+def is_gzip(path: PathLike) -> bool:
+    """Whether ``path`` starts with the gzip magic bytes (``read_lines`` then decompresses it)."""
+    with open(path, "rb") as handle:
+        return handle.read(len(GZIP_MAGIC)) == GZIP_MAGIC
 
 
 def undecodable_byte(line: str) -> str | None:

@@ -6,7 +6,14 @@ import datetime
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from huggingface_hub import ModelCard, ModelCardData
+import yaml  # type: ignore[import-untyped]
+from huggingface_hub import ModelCard, ModelCardData, metadata_load
+
+#: The licence of a card written without one (``write_model_card``'s default).
+DEFAULT_LICENSE = "apache-2.0"
+#: How a card's attribution paragraph begins (the shipped model's card has one); a model continued
+#: from that model carries the paragraph on.
+ATTRIBUTION = "**Attribution.**"
 
 _USAGE = """## Usage
 
@@ -28,12 +35,17 @@ def write_model_card(
     description: str,
     provenance: Mapping[str, str],
     datasets: Sequence[str] | None = None,
-    license: str = "apache-2.0",
+    license: str = DEFAULT_LICENSE,
     path: str = ".",
+    base_model: str | None = None,
 ) -> Path:
-    """Write ``folder/README.md``: Hub metadata, a description, a provenance table and usage."""
+    """Write ``folder/README.md``: Hub metadata, a description, a provenance table and usage.
+
+    ``base_model`` (a Hub id) goes into the metadata of a model trained on from that one.
+    """
     data = ModelCardData(
         license=license,
+        base_model=base_model,
         library_name="transformers",
         tags=["elmo", "feature-extraction"],
         datasets=None if datasets is None else list(datasets),
@@ -47,3 +59,21 @@ def write_model_card(
     card_path = Path(folder) / "README.md"
     ModelCard(content).save(card_path)
     return card_path
+
+
+def card_license_and_attribution(folder: Path) -> tuple[str | None, str | None]:
+    """The ``license:`` metadata of ``folder/README.md`` and its attribution paragraph (the one
+    that begins with ``ATTRIBUTION``); ``None`` for what the card lacks, both without a card."""
+    card = Path(folder) / "README.md"
+    if not card.is_file():
+        return None, None
+    try:
+        metadata = metadata_load(card) or {}
+    except (ValueError, yaml.YAMLError):  # a YAML header that does not parse: the text is still read
+        metadata = {}
+    attribution = next(
+        (part.strip() for part in card.read_text(encoding="utf-8").split("\n\n") if part.startswith(ATTRIBUTION)),
+        None,
+    )
+    value = metadata.get("license")
+    return (value if isinstance(value, str) else None), attribution

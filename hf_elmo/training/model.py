@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from ..configuration_elmo import ElmoConfig
-from ..loading import ModelSource
+from ..loading import ModelSource, model_tokenizer
+from ..model_card import card_license_and_attribution
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
 from .settings import DEFAULT_LR, NO_CLIP, PRESETS, PretrainSettings, flag, resolve_init_model
@@ -85,25 +88,53 @@ def build_model(
         # The run's softmax, dropout (and num_sampled, when given) replace the saved ones.
         changes = {k: v for k, v in lm_fields.items() if k in ("softmax", "num_sampled", "dropout")}
         model = _load_init_model(source.path, ElmoForBidirectionalLM, **changes)
-        _check_shape_options(settings, model.config)
+        _check_init_model_options(settings, model.config)
         saved = Vocabulary.from_file(source.path / VOCAB_FILE)
         if saved.words != vocabulary.words:
             raise ValueError(
                 f"{settings.init_model} was trained with its own {VOCAB_FILE}; continue with "
                 f"--vocab {source.path / VOCAB_FILE}"
             )
-        return model
-    base = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
-    _check_shape_options(settings, base.config)
-    if base.config.token_embedding != settings.token_embedding:  # the token embedder is part of the biLM
-        raise ValueError(
-            f"--init-model {settings.init_model} embeds tokens with {base.config.token_embedding!r}, "
-            f"not --token-embedding {settings.token_embedding}"
+        base: ElmoModel | ElmoForBidirectionalLM = model
+    else:
+        bilm = _load_init_model(source.path, ElmoModel)  # a converted folder, or original files (folder or zip)
+        _check_init_model_options(settings, bilm.config)
+        model = ElmoForBidirectionalLM(ElmoConfig.from_dict({**bilm.config.to_dict(), **lm_fields}))
+        model.elmo.load_state_dict(bilm.state_dict())
+        base = bilm
+    # how the init model's corpus was split (its saved tokenizer's): kept unless --pre-tokenizer says otherwise
+    model.config.pre_tokenizer = model_tokenizer(base).pre_tokenizer
+    if settings.pre_tokenizer is not None and settings.pre_tokenizer != model.config.pre_tokenizer:
+        _warn(
+            f"--pre-tokenizer {settings.pre_tokenizer} differs from --init-model {settings.init_model}'s "
+            f"{model.config.pre_tokenizer}: the continued model's tokenizer will split raw text with "
+            f"{settings.pre_tokenizer}, as the base model's did not"
         )
-    config = ElmoConfig.from_dict({**base.config.to_dict(), **lm_fields})
-    model = ElmoForBidirectionalLM(config)
-    model.elmo.load_state_dict(base.state_dict())
+    base_license = card_license_and_attribution(source.path)[0] if source.path.is_dir() else None
+    if settings.license is not None and base_license is not None and settings.license != base_license:
+        _warn(
+            f"--license {settings.license} differs from the licence of --init-model {settings.init_model} "
+            f"({base_license}): check that its terms let you share a model derived from it under {settings.license}"
+        )
     return model
+
+
+def _check_init_model_options(settings: PretrainSettings, config: ElmoConfig) -> None:
+    """Refuse options that the ``--init-model`` (of ``config``) cannot follow: its shape
+    (``_check_shape_options``) and its token embedder, part of the biLM."""
+    _check_shape_options(settings, config)
+    if config.token_embedding != settings.token_embedding:
+        raise ValueError(
+            f"--init-model {settings.init_model} embeds tokens with {config.token_embedding!r}, "
+            f"not --token-embedding {settings.token_embedding}: a continued model keeps its own; "
+            f"give --token-embedding {config.token_embedding}"
+        )
+
+
+def _warn(message: str) -> None:
+    """``message`` on stderr as a warning of ``elmo pretrain``, from the first process only."""
+    if int(os.environ.get("RANK", "0")) == 0:
+        print(f"elmo pretrain: warning: {message}", file=sys.stderr)
 
 
 def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torch.device) -> str:

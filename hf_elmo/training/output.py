@@ -5,17 +5,18 @@ the training machine."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from ..configuration_elmo import WHITESPACE
 from ..fileio import PathLike, build_aside
-from ..model_card import write_model_card
+from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_model_card
 from ..modeling_lm import ElmoForBidirectionalLM
 from ..tokenization_elmo import ElmoTokenizer
-from .settings import PretrainSettings
+from .settings import PretrainSettings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary
 
 
@@ -33,19 +34,63 @@ def save_lm_folder(
     The weights are stored in ``settings.save_dtype``; ``config.json`` keeps the model's dtype
     (float32), so that every way of loading the folder computes in float32 unless asked otherwise.
     """
+    init = init_model_card(settings)
+    settings = resolved_card_settings(model, settings, init)
+    pre_tokenizer = settings.pre_tokenizer
+    assert pre_tokenizer is not None  # resolved
     dtype = getattr(torch, settings.save_dtype)
     expected_bytes = sum(p.numel() for p in model.parameters()) * dtype.itemsize
     with build_aside(out_dir, overwrite=overwrite, expected_bytes=expected_bytes) as staging:
-        model.config.pre_tokenizer = settings.pre_tokenizer  # how the corpus was split, for a model saved alone
+        model.config.pre_tokenizer = pre_tokenizer  # how the corpus was split, for a model saved alone
         model.save_pretrained(staging, storage_dtype=dtype)
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(
-            max_characters_per_token=model.config.max_characters_per_token, pre_tokenizer=settings.pre_tokenizer
+            max_characters_per_token=model.config.max_characters_per_token, pre_tokenizer=pre_tokenizer
         ).save_pretrained(staging)
         training = {"settings": publishable_settings(settings), "position": position, "metrics": metrics}
         (staging / "training.json").write_text(json.dumps(training, indent=2) + "\n")
-        write_model_card(staging, **model_card_fields(model, settings, position, metrics))
+        write_model_card(staging, **model_card_fields(model, settings, position, metrics, init))
     return Path(out_dir)
+
+
+@dataclass(frozen=True)
+class InitModelCard:
+    """What the card of a model continued from ``--init-model`` says of that model.
+
+    Attributes:
+        name: the init model as the user named it, without the training machine's paths (a Hub
+            id or shipped name as given, a local folder by ``publishable_path``).
+        hub_id: its Hub id (the card's ``base_model:``); ``None`` for a shipped or local model.
+        license: its card's ``license:``; ``None`` without one (original files, no card).
+        attribution: its card's attribution paragraph (``model_card.ATTRIBUTION``), carried on.
+    """
+
+    name: str
+    hub_id: str | None
+    license: str | None
+    attribution: str | None
+
+
+def init_model_card(settings: PretrainSettings) -> InitModelCard | None:
+    """The ``InitModelCard`` of ``settings.init_model`` (``None`` for a model from scratch)."""
+    source = resolve_init_model(settings)
+    if source is None:
+        return None
+    name = source.name if source.origin in ("hub", "shipped") else publishable_path(source.path)
+    license, attribution = card_license_and_attribution(source.path) if source.path.is_dir() else (None, None)
+    return InitModelCard(name, source.name if source.origin == "hub" else None, license, attribution)
+
+
+def resolved_card_settings(
+    model: ElmoForBidirectionalLM, settings: PretrainSettings, init: InitModelCard | None
+) -> PretrainSettings:
+    """``settings`` with the defaults that depend on the model filled in, as the folder records them:
+    ``pre_tokenizer`` (not given: the ``--init-model``'s, which ``build_model`` put in the model's
+    config, else whitespace) and ``license`` (not given: the card's of the ``--init-model``, whose
+    ``init_model_card`` is ``init``, else ``DEFAULT_LICENSE``)."""
+    pre_tokenizer = settings.pre_tokenizer or model.config.pre_tokenizer or WHITESPACE
+    license = settings.license or (init.license if init else None) or DEFAULT_LICENSE
+    return replace(settings, pre_tokenizer=pre_tokenizer, license=license)
 
 
 #: PretrainSettings fields that hold paths.
@@ -69,9 +114,14 @@ def publishable_path(path: PathLike) -> str:
 
 
 def model_card_fields(
-    model, settings: PretrainSettings, position: dict[str, Any], metrics: dict[str, Any]
+    model,
+    settings: PretrainSettings,
+    position: dict[str, Any],
+    metrics: dict[str, Any],
+    init: InitModelCard | None = None,
 ) -> dict[str, Any]:
-    """Title, description and provenance rows of a pretrained model's card."""
+    """Title, description, provenance rows, licence and base model of a pretrained model's card
+    (``settings`` as ``resolved_card_settings`` gives them; ``init``: the model it continued)."""
     cfg = model.config
     kind = "char-CNN" if cfg.token_embedding == "char_cnn" else "word-embedding (baseline)"
     provenance = {
@@ -97,12 +147,25 @@ def model_card_fields(
             f"forward {values['forward']:.2f}, backward {values['backward']:.2f}, average {values['average']:.2f} "
             f"(full softmax, {values['predictions']:,} predictions per direction)"
         )
+    how = "pretrained from scratch" if init is None else f"continued from `{init.name}`"
+    description = (
+        f"A bidirectional LM (ELMo, Peters et al. 2018) {how} with `elmo pretrain`. "
+        "The folder holds the biLM with its word softmax (`ElmoForBidirectionalLM`) and `vocab.txt`; "
+        "`ElmoModel.from_pretrained` loads the biLM alone."
+    )
+    if init is not None:
+        provenance = {"continued from": init.name, **provenance}
+        description += (
+            f" The training data, steps, tokens seen and time below are this run's only; `{init.name}`'s own "
+            "card says how it was trained before."
+        )
+        if init.attribution:
+            description += f"\n\nThe attribution of `{init.name}`, which this model carries on:\n\n{init.attribution}"
     return dict(
-        title=f"ELMo {cfg.n_layers}x{cfg.lstm_dim}_{cfg.projection_dim} pretrained with hf_elmo",
-        description=(
-            "A bidirectional LM (ELMo, Peters et al. 2018) pretrained from scratch with `elmo pretrain`. "
-            "The folder holds the biLM with its word softmax (`ElmoForBidirectionalLM`) and `vocab.txt`; "
-            "`ElmoModel.from_pretrained` loads the biLM alone."
-        ),
+        title=f"ELMo {cfg.n_layers}x{cfg.lstm_dim}_{cfg.projection_dim} "
+        + ("pretrained with hf_elmo" if init is None else f"continued from {init.name} with hf_elmo"),
+        description=description,
         provenance=provenance,
+        license=settings.license,
+        base_model=init.hub_id if init else None,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -126,12 +127,21 @@ class PretrainSettings:
         "float32", "dtype of the saved weights", OUTPUT, choices=["float32", "float16", "bfloat16"]
     )
     data_description: str = option("", "the training data, for the model card", DATA)
-    pre_tokenizer: str = option(
-        "whitespace",
+    #: None: the --init-model's own, or whitespace for a model from scratch (``output.resolved_card_settings``).
+    pre_tokenizer: str | None = option(
+        None,
         "how TRAIN_FILE's tokens were made from raw text (spacy:en for spaCy's English rules); "
-        "saved with the tokenizer, which then splits raw text the same way (tokenization_elmo.split_words)",
+        "saved with the tokenizer, which then splits raw text the same way (tokenization_elmo.split_words) "
+        "(default: the --init-model's, else whitespace)",
         DATA,
         metavar="whitespace|spacy:LANG",
+    )
+    #: None: the --init-model card's licence, else ``model_card.DEFAULT_LICENSE``.
+    license: str | None = option(
+        None,
+        "licence of the model card (a Hub licence id: apache-2.0, cc-by-sa-3.0, mit, other, ...), e.g. that of "
+        "the training text (default: the --init-model's, else apache-2.0)",
+        OUTPUT,
     )
     max_steps: int | None = option(
         None, "checkpoint and stop after this many steps (resume later with the same command)", OUTPUT
@@ -182,6 +192,7 @@ RUN_LENGTH_FIELDS = (
     "save_dtype",
     "data_description",
     "pre_tokenizer",
+    "license",
     "output_dir",
     "checkpoint_dir",
     "max_minutes",
@@ -285,7 +296,12 @@ def check_settings(settings: PretrainSettings) -> None:
             if Path(path).is_dir():
                 raise IsADirectoryError(f"{what} {path} is a folder; give a text file")
             raise FileNotFoundError(f"{what} {path}: no such file")
-    check_pre_tokenizer(s.pre_tokenizer, check_language=True)
+    if s.pre_tokenizer is not None:
+        check_pre_tokenizer(s.pre_tokenizer, check_language=True)
+    if s.license is not None and not re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", s.license):
+        raise ValueError(
+            f"--license must be a Hub licence id (lower case, e.g. apache-2.0, cc-by-sa-4.0, mit, other), got {s.license!r}"
+        )
     if s.init_model is None:
         ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
 

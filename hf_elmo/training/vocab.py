@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..corpus import TEXT_ENCODING
 from ..fileio import write_text_atomic
+from .settings import flag
 
 BOS, EOS, UNK = "<S>", "</S>", "<UNK>"
 SPECIALS = (BOS, EOS, UNK)
@@ -57,7 +58,12 @@ class Vocabulary:
         )
         words = list(SPECIALS) + [w for w, _ in ranked]
         if len(words) == len(SPECIALS):
-            raise ValueError(f"no word occurs at least min_count={min_count} times")
+            top = max((c for w, c in counts.items() if w not in SPECIALS), default=0)
+            option = flag("min_count")
+            raise ValueError(
+                f"no word of the training text occurs at least {option} {min_count} times (the most frequent "
+                f"occurs {top}): give {option} {max(top, 1)} or less, train on more text, or give {flag('vocab_file')} FILE"
+            )
         return cls(words[:max_size] if max_size else words)
 
     @classmethod

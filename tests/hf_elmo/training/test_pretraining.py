@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import random
@@ -61,6 +62,19 @@ def test_vocabulary_puts_specials_first_then_words_by_frequency():
     assert vocab.words == ["<S>", "</S>", "<UNK>", "a", "b"]
     assert vocab.encode(["a", "zzz"]) == [3, vocab.unk_id]
     assert build_vocabulary(["b a a", "c a b"], min_count=2).words[3:] == ["a", "b"]
+
+
+def test_a_min_count_above_every_words_count_names_the_option_and_the_count_that_would_do(tmp_path, capsys):
+    with pytest.raises(ValueError, match=r"^no word of the training text occurs at least --min-count 3 times "):
+        build_vocabulary(["the cat sat on the mat"], min_count=3)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the cat sat on the mat\n")
+    assert elmo_main(["pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", "--no-progress"]) == 2
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith("(the most frequent occurs 2): give --min-count 2 or less, train on more text, or give --vocab FILE")
+    )
 
 
 def test_vocabulary_file_needs_the_special_words(tmp_path):
@@ -196,13 +210,20 @@ def test_the_word_baseline_biLM_refuses_char_ids_with_one_line():
         lm.elmo(input_ids=torch.ones(1, 2, 50, dtype=torch.long))
 
 
-def test_the_word_baseline_does_not_continue_a_char_cnn_biLM(tmp_path):
-    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "bilm")
+@pytest.mark.parametrize("folder", ["lm", "bilm"])
+def test_the_word_baseline_does_not_continue_a_char_cnn_biLM(tmp_path, folder):
     vocab = build_vocabulary(["a b c"])
-    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"), token_embedding="word")
-    with pytest.raises(ValueError, match=r"embeds tokens with 'char_cnn', not --token-embedding word$"):
+    tiny_lm(len(vocab)).save_pretrained(tmp_path / "lm")
+    vocab.save(tmp_path / "lm" / VOCAB_FILE)
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "bilm")
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / folder), token_embedding="word")
+    with pytest.raises(
+        ValueError,
+        match=r"^--init-model \S+ embeds tokens with 'char_cnn', not --token-embedding word: "
+        r"a continued model keeps its own; give --token-embedding char_cnn$",
+    ):
         build_model(settings, vocab)
-    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / "bilm"))
+    settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / folder))
     assert build_model(settings, vocab).config.token_embedding == "char_cnn"
 
 
@@ -533,6 +554,25 @@ def test_corpora_are_split_into_lines_as_elmo_embed_splits_them(tmp_path, ending
     corpus.write_bytes(ending.join(["the cat", "", "a dog sat", "x"]).encode() + ending.encode())
     assert read_corpus(corpus) == ["the cat", "a dog sat", "x"]
     assert [line.split() for line in read_lines(corpus) if line.split()] == [s.split() for s in read_corpus(corpus)]
+
+
+def test_a_gzip_corpus_is_read_decompressed_whatever_its_name(tmp_path):
+    text = "\ufeffthe cat\r\n\na dog sat\n".encode()
+    for name in ("c.txt.gz", "c.txt"):  # the gzip magic decides, not the suffix
+        (tmp_path / name).write_bytes(gzip.compress(text))
+        assert read_corpus(tmp_path / name) == ["the cat", "a dog sat"]
+        assert list(read_lines(tmp_path / name)) == ["the cat\n", "\n", "a dog sat\n"]
+
+
+def test_a_truncated_gzip_corpus_is_refused_in_one_line(tmp_path, capsys):
+    corpus = tmp_path / "c.txt.gz"
+    corpus.write_bytes(gzip.compress(b"the cat sat\n" * 1000)[:-20])
+    with pytest.raises(CorpusError, match=r"c.txt.gz: damaged gzip data \(.*\); download or compress the file again$"):
+        read_corpus(corpus)
+    out = tmp_path / "model"
+    assert elmo_main(["pretrain", str(corpus), str(out), "--epochs", "1", "--no-progress"]) == 2
+    assert "damaged gzip data" in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
 
 
 def test_a_bad_line_of_a_corpus_with_cr_line_ends_is_named_by_its_line_number(tmp_path):
