@@ -161,7 +161,10 @@ class Trainer:
             return Vocabulary.from_file(s.vocab_file)
         if self.init_source is not None and self.init_source.has_lm_head:
             return Vocabulary.from_file(self.init_source.path / VOCAB_FILE)
-        return build_vocabulary(sentences, s.vocab_size, s.min_count)
+        try:
+            return build_vocabulary(sentences, s.vocab_size, s.min_count)
+        except ValueError as err:  # e.g. --min-count above every word's count
+            raise ValueError(f"{s.train_file}: {err}") from None
 
     def _prepare(self) -> None:
         sentences = read_corpus(self.settings.train_file, self.settings.max_sentence_tokens)

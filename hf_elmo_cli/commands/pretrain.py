@@ -61,7 +61,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
     groups[OPTIMISATION].add_argument("--threads", type=positive_int, help="torch CPU threads per process")
     output = groups[OUTPUT]
-    output.add_argument("--overwrite", action="store_true", help="replace a non-empty OUTPUT_DIR")
+    output.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace OUTPUT_DIR if it holds an earlier ELMo model (never an export or other files)",
+    )
     output.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the final folder to this Hub repository")
     output.add_argument("--no-progress", action="store_true", help="no progress bar")
 

@@ -70,10 +70,10 @@ def test_a_min_count_above_every_words_count_names_the_option_and_the_count_that
     corpus = tmp_path / "c.txt"
     corpus.write_text("the cat sat on the mat\n")
     assert elmo_main(["pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", "--no-progress"]) == 2
-    assert (
-        capsys.readouterr()
-        .err.strip()
-        .endswith("(the most frequent occurs 2): give --min-count 2 or less, train on more text, or give --vocab FILE")
+    message = capsys.readouterr().err.strip()
+    assert f"error: {corpus}: no word of the training text occurs at least --min-count 3 times" in message
+    assert message.endswith(
+        "(the most frequent occurs 2): give --min-count 2 or less, train on more text, or give --vocab FILE"
     )
 
 
