@@ -32,7 +32,9 @@ from __future__ import annotations
 import copy
 import os
 import re
+import shutil
 import tempfile
+import weakref
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -418,16 +420,39 @@ def load_original(
             "needs: load it with ElmoModel.from_pretrained (or a task head), or the LM with its softmax with "
             "ElmoForBidirectionalLM.from_allennlp_with_softmax"
         )
-    with source.original_files() as (options, weights), tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
-        with torch.random.fork_rng(devices=[]):  # a task head's fresh layers are drawn as from the converted folder
+    # The folder lives as long as the model: transformers may read weights from it after loading
+    # (memory-mapped safetensors; weights offloaded to disk by a device_map).
+    folder = tempfile.mkdtemp(prefix="hf-elmo-")
+    try:
+        with source.original_files() as (options, weights), torch.random.fork_rng(devices=[]):
+            # fork_rng: a task head's fresh layers are drawn as from the converted folder
             load_allennlp(options, weights).save_pretrained(folder)
         try:
             loaded = model_class.from_pretrained(folder, **{k: v for k, v in kwargs.items() if k not in HUB_KWARGS})
-        except InvalidModelError as err:  # named after the temporary folder
-            raise InvalidModelError(str(err).replace(folder, source.name)) from None
+        except (OSError, ValueError) as err:  # InvalidModelError too: name the source, not the temporary folder
+            renamed = _renamed_error(err, folder, source.name)
+            if renamed is None:
+                raise
+            raise renamed from None
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     model = loaded[0] if isinstance(loaded, tuple) else loaded  # (model, info) with output_loading_info
+    weakref.finalize(model, shutil.rmtree, folder, True)
     model.name_or_path = model.config.name_or_path = str(source.path)
     return loaded
+
+
+def _renamed_error(err: Exception, folder: str, name: str) -> Exception | None:
+    """``err`` of the same type with ``folder`` replaced by ``name`` in its message; ``None`` where
+    the message does not name ``folder`` or the type takes no single message."""
+    message = str(err)
+    if folder not in message:
+        return None
+    try:
+        return type(err)(message.replace(folder, name))
+    except Exception:  # an exception type that takes other arguments
+        return None
 
 
 def converted_config(options_path: PathLike) -> ElmoConfig:

@@ -38,10 +38,6 @@ def _one_torch_thread_after_fork() -> None:
 os.register_at_fork(after_in_child=_one_torch_thread_after_fork)
 
 
-#: Why initialising one component that has no weights in a pipeline must not go through
-#: ``nlp.initialize()`` (the harmful advice a trained pipeline's user would follow).
-
-
 def load_weights_advice(name: str) -> str:
     """How to give the ``elmo`` component ``name`` its biLM weights, in a new pipeline and in a trained one."""
     return (

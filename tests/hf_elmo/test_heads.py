@@ -385,3 +385,18 @@ def test_a_saved_token_model_serves_the_token_classification_and_ner_pipelines_b
     ElmoForSequenceClassification(tiny_config(num_labels=2)).save_pretrained(tmp_path / "classifier")
     for folder in ("bilm", "classifier"):
         assert "custom_pipelines" not in json.loads((tmp_path / folder / "config.json").read_text())
+
+
+def test_saving_keeps_the_users_own_custom_pipelines(tmp_path):
+    """Was: every save replaced config.custom_pipelines with the class's own or deleted it, so a pipeline
+    registered and saved the transformers way (PIPELINE_REGISTRY, pipe.save_pretrained) was lost."""
+    theirs = {"impl": "my_pipeline.PairPipeline", "pt": ["AutoModelForSequenceClassification"], "type": "text"}
+    for model, ours in (
+        (token_model(), {"token-classification", "ner"}),
+        (ElmoForSequenceClassification(tiny_config()), set()),
+    ):
+        model.config.custom_pipelines = {"pair-classification": theirs}
+        model.save_pretrained(tmp_path / type(model).__name__)
+        saved = json.loads((tmp_path / type(model).__name__ / "config.json").read_text())["custom_pipelines"]
+        assert saved == {"pair-classification": theirs, **{task: saved[task] for task in ours}}
+        assert set(saved) == {"pair-classification"} | ours

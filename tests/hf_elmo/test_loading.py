@@ -458,3 +458,14 @@ def test_output_loading_info_of_original_files_is_the_converted_folders(original
     assert isinstance(from_files, ElmoForTokenClassification) and from_files.name_or_path == str(original)
     assert {k: sorted(v) for k, v in files_info.items()} == {k: sorted(v) for k, v in folder_info.items()}
     assert {key.split(".")[0] for key in files_info["missing_keys"]} == {"scalar_mix", "lstm", "classifier"}
+
+
+def test_original_files_offloaded_to_disk_run_as_the_converted_folder(original, converted, tmp_path):
+    """Was: FileNotFoundError on the first forward: the weights were offloaded from a temporary folder
+    that was deleted once from_pretrained returned."""
+    models = [
+        ElmoModel.from_pretrained(source, device_map={"": "disk"}, offload_folder=str(tmp_path / f"offload-{n}"))
+        for n, source in enumerate((original, converted))
+    ]
+    from_files, from_folder = (_two_batches(model.eval())[0] for model in models)
+    np.testing.assert_allclose(from_files, from_folder, rtol=0, atol=1e-6)

@@ -585,18 +585,21 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 weights.chmod(mode)
 
     def _write_custom_pipelines(self) -> None:
-        """Set ``config.custom_pipelines`` to this class's own (``_custom_pipelines``), in the form
-        transformers' ``Pipeline.save_pretrained`` writes; a class without any drops the field
-        (e.g. the biLM saved from a token-classification model)."""
-        if self._custom_pipelines and self._auto_class:
-            self.config.custom_pipelines = {
-                task: {
-                    "impl": f"{impl.__module__.rsplit('.', 1)[-1]}.{impl.__name__}",
-                    "pt": [self._auto_class],
-                    "type": "text",
-                }
-                for task, impl in self._custom_pipelines.items()
-            }
+        """Put this class's own pipelines (``_custom_pipelines``) into ``config.custom_pipelines``, in
+        the form transformers' ``Pipeline.save_pretrained`` writes, beside any of the user's own; the
+        package's (``pipelines.Elmo*``) of another class go (e.g. the biLM saved from a tagger),
+        and the field with them when nothing is left."""
+        kept = {
+            task: info
+            for task, info in (getattr(self.config, "custom_pipelines", None) or {}).items()
+            if not (isinstance(info, dict) and str(info.get("impl", "")).startswith("pipelines.Elmo"))
+        }
+        if self._auto_class:
+            for task, impl in self._custom_pipelines.items():
+                module = impl.__module__.rsplit(".", 1)[-1]
+                kept[task] = {"impl": f"{module}.{impl.__name__}", "pt": [self._auto_class], "type": "text"}
+        if kept:
+            self.config.custom_pipelines = kept
         elif hasattr(self.config, "custom_pipelines"):
             del self.config.custom_pipelines
 
