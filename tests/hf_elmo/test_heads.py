@@ -283,6 +283,70 @@ def test_token_classification_pipeline_labels_each_word_with_its_span():
     assert grouped[0]["start"] == 0 and grouped[-1]["end"] == len(text)
 
 
+def test_token_classification_pipeline_labels_pre_split_words_at_their_spans_in_the_joined_text():
+    """is_split_into_words=True failed ("only supported with fast tokenizers"); the words are now read as
+    they are (not re-split), one entity each, spans in the words joined by ``delimiter``, as the stock
+    pipeline does with a fast tokenizer."""
+    model = token_model().eval()
+    tokenizer = ElmoTokenizer(pre_tokenizer="spacy:en")  # would split "can't" into "ca" "n't"
+    tagger = pipeline(
+        "token-classification",
+        model=model,
+        tokenizer=tokenizer,
+        pipeline_class=ElmoTokenClassificationPipeline,
+        ignore_labels=[],
+    )
+    batch = [["Bob", "ran", "7", "far"], ["can't", "x.y"], []]
+    for delimiter in (None, " | "):
+        joiner = " " if delimiter is None else delimiter
+        results = tagger(batch, is_split_into_words=True, delimiter=delimiter)
+        assert len(results) == len(batch)
+        for words, entities in zip(batch, results):
+            with torch.no_grad():
+                logits = model(**tokenizer([words], is_split_into_words=True, return_tensors="pt")).logits[0]
+            probs = logits.softmax(-1)
+            sentence = joiner.join(words)
+            starts = [sum(len(w) + len(joiner) for w in words[:i]) for i in range(len(words))]
+            assert [(e["word"], e["start"], e["end"], e["index"]) for e in entities] == [
+                (w, s, s + len(w), i) for i, (w, s) in enumerate(zip(words, starts))
+            ]
+            assert all(sentence[e["start"] : e["end"]] == e["word"] for e in entities)
+            for entity, p in zip(entities, probs):
+                assert entity["entity"] == TOKEN_LABELS[int(p.argmax())]
+                assert abs(float(entity["score"]) - float(p.max())) < 1e-6
+    assert tagger(batch[0], is_split_into_words=True) == [tagger(batch[:1], is_split_into_words=True)[0]]
+    grouped = pipeline(
+        "token-classification",
+        model=model,
+        tokenizer=tokenizer,
+        ignore_labels=[],
+        pipeline_class=ElmoTokenClassificationPipeline,
+        aggregation_strategy="simple",
+    )(["Bob", "ran", "7", "far"], is_split_into_words=True)[0]
+    assert " ".join(group["word"] for group in grouped) == "Bob ran 7 far"
+    assert grouped[0]["start"] == 0 and grouped[-1]["end"] == len("Bob ran 7 far")
+    with pytest.raises(ValueError, match=r"word 1 \('a b'\) is empty or holds whitespace"):
+        tagger(["x", "a b"], is_split_into_words=True)
+
+
+def test_token_classification_pipeline_truncated_on_the_left_labels_the_words_the_model_read():
+    """With truncation_side="left" the raw-text path labelled the first words with the last words' scores."""
+    model = token_model().eval()
+    tokenizer = ElmoTokenizer(model_max_length=2, truncation_side="left")
+    tagger = pipeline(
+        "token-classification",
+        model=model,
+        tokenizer=tokenizer,
+        pipeline_class=ElmoTokenClassificationPipeline,
+        ignore_labels=[],
+    )
+    with torch.no_grad():
+        probs = model(**tokenizer(["7", "far"], is_split_into_words=True, return_tensors="pt")).logits[0].softmax(-1)
+    for entities in (tagger("Bob ran 7 far"), tagger(["Bob", "ran", "7", "far"], is_split_into_words=True)[0]):
+        assert [(e["word"], e["start"], e["end"]) for e in entities] == [("7", 8, 9), ("far", 10, 13)]
+        assert all(abs(float(e["score"]) - float(p.max())) < 1e-6 for e, p in zip(entities, probs))
+
+
 def test_text_classification_pipeline_returns_the_labelled_prediction():
     torch.manual_seed(0)
     model = ElmoForSequenceClassification(

@@ -17,17 +17,60 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
     an ELMo position is a row of character ids and always a whole word, so this one takes each
     word's text from its character span (the tokenizer's ``offset_mapping``) and never marks a
     word as a sub-word. Aggregation ``"none"`` and ``"simple"`` (B-/I- grouping) apply as usual.
+    Pre-split words (``is_split_into_words=True``, one list or a batch of lists) are read as they
+    are, one position each, as the stock pipeline reads them with a fast tokenizer: the sentence is
+    the words joined by ``delimiter`` (default ``" "``), which the entities' ``start``/``end`` index.
     """
 
     # Pipeline.preprocess is typed to return one dict; a ChunkPipeline's (this one's base) yields them.
     def preprocess(  # type: ignore[override]
-        self, sentence: str, offset_mapping: list[list[tuple[int, int]]] | None = None, **preprocess_params: Any
+        self,
+        sentence: str | list[str],
+        offset_mapping: list[list[tuple[int, int]]] | None = None,
+        **preprocess_params: Any,
     ) -> Iterator[dict[str, Any]]:
         if self.tokenizer is None:
             raise ValueError(f"{type(self).__name__} needs the model's tokenizer: pass tokenizer= to pipeline()")
+        if preprocess_params["is_split_into_words"]:
+            yield self._preprocess_words(sentence, preprocess_params["delimiter"], preprocess_params)
+            return
         if offset_mapping is None and isinstance(sentence, str):
-            offset_mapping = [self.tokenizer(sentence, return_offsets_mapping=True)["offset_mapping"]]
+            # truncated as super().preprocess truncates the positions, so that each keeps its own word's span
+            encoding = self.tokenizer(sentence, return_offsets_mapping=True, truncation=self._truncation())
+            offset_mapping = [encoding["offset_mapping"]]
         yield from super().preprocess(sentence, offset_mapping=offset_mapping, **preprocess_params)
+
+    def _preprocess_words(
+        self, words: Sequence[str], delimiter: str, preprocess_params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The model inputs of one pre-split sentence: its words encoded as they are (the stock
+        pipeline's way needs a fast tokenizer), each word's span in ``delimiter.join(words)``."""
+        assert self.tokenizer is not None, "preprocess checked it"
+        inputs = self.tokenizer(
+            [words] if isinstance(words, list) else words,  # not a list: the tokenizer says what to pass
+            is_split_into_words=True,
+            return_tensors="pt",
+            truncation=self._truncation(),
+            return_special_tokens_mask=True,
+            **preprocess_params.get("tokenizer_params", {}),
+        )
+        spans, start = [], 0
+        for word in words:
+            spans.append((start, start + len(word)))
+            start += len(word) + len(delimiter)
+        kept = inputs["input_ids"].shape[1]  # fewer than the words where truncation cut the sentence
+        first = len(words) - kept if self.tokenizer.truncation_side == "left" else 0
+        return {
+            **inputs,
+            "offset_mapping": [spans[first : first + kept]],
+            "sentence": delimiter.join(words),
+            "is_last": True,
+        }
+
+    def _truncation(self) -> bool:
+        """Whether the stock preprocess truncates sentences (to ``model_max_length`` words)."""
+        assert self.tokenizer is not None, "preprocess checked it"
+        return bool(self.tokenizer.model_max_length and self.tokenizer.model_max_length > 0)
 
     def gather_pre_entities(
         self,
