@@ -22,7 +22,7 @@ from tqdm.auto import tqdm
 from transformers.utils import logging as hf_logging
 
 from ..corpus import read_corpus
-from ..fileio import check_output_folder, check_writable, exclusive_lock, input_identity
+from ..fileio import check_output_folder, check_writable, exclusive_lock, input_identity, lock_path
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
     check_checkpoint_folder,
@@ -115,23 +115,33 @@ class Trainer:
 
     @contextmanager
     def _one_run(self) -> Iterator[None]:
-        """Rank 0 holds ``OUTPUT_DIR.lock`` (``fileio.exclusive_lock``) for the run: a second run
-        for the same output is refused at once, on every rank, before it reads the checkpoint."""
-        lock = self.out_dir.with_name(self.out_dir.name + ".lock")
-        busy = (
-            f"{self.out_dir} is being trained by another run of elmo pretrain (it holds {lock}); "
-            "wait for it to end, or write elsewhere"
+        """Rank 0 holds ``OUTPUT_DIR.lock`` and ``CHECKPOINT_DIR.lock`` (``fileio.lock_path``,
+        ``exclusive_lock``) for the run: a second run that writes the same model folder or trains
+        into the same checkpoint folder is refused at once, on every rank, before it reads the
+        checkpoint."""
+        folders = (  # (folder, who writes it, what to do)
+            (self.out_dir, "is being trained by another run of elmo pretrain", "write elsewhere"),
+            (
+                self.checkpoint_dir,
+                "is the checkpoint folder of another run of elmo pretrain",
+                "give another --checkpoint-dir",
+            ),
         )
         with ExitStack() as held:
             failed: OSError | None = None
             if self.rank == 0:
                 try:
-                    lock.parent.mkdir(parents=True, exist_ok=True)
-                    held.enter_context(exclusive_lock(lock, busy))
+                    for folder, taken, what_to_do in folders:
+                        lock = lock_path(folder)
+                        lock.parent.mkdir(parents=True, exist_ok=True)
+                        busy = f"{folder} {taken} (it holds {lock}); wait for it to end, or {what_to_do}"
+                        held.enter_context(exclusive_lock(lock, busy))
                 except OSError as err:  # busy, or a file of that name that is no lock
                     failed = err
             if not agree(failed is None):
-                raise failed if failed is not None else OSError(f"rank 0 could not take {lock}; see its error")
+                raise (
+                    failed if failed is not None else OSError("rank 0 could not lock the run's folders; see its error")
+                )
             yield
 
     # -- before training ---------------------------------------------------------------------
