@@ -47,7 +47,7 @@ from .distributed import (
 )
 from .evaluation import perplexity
 from .model import build_model, make_optimizer, resolve_bilm_implementation
-from .output import save_lm_folder
+from .output import init_model_card, save_lm_folder, warn_of_a_license_change
 from .schedule import budget_spent, scheduled_lr
 from .settings import PretrainSettings, check_settings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
@@ -184,6 +184,9 @@ class Trainer:
         torch.manual_seed(s.seed)
         # loading --init-model is the last check before writing
         model = build_model(s, self.vocabulary, self.init_source).to(self.device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
+        # what the cards of this run say of --init-model: read once, as it is when the run starts
+        self.init_card = init_model_card(self.init_source)
+        warn_of_a_license_change(s, self.init_card)
         if self.rank == 0:
             start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity)
         model.train()
@@ -341,7 +344,16 @@ class Trainer:
             return
         folder = snapshot_folder(self.checkpoint_dir, tokens)
         with self._as_saved():
-            save_lm_folder(self.model, self.vocabulary, folder, self.settings, self._position_now(), {}, overwrite=True)
+            save_lm_folder(
+                self.model,
+                self.vocabulary,
+                folder,
+                self.settings,
+                self._position_now(),
+                {},
+                self.init_card,
+                overwrite=True,
+            )
 
     def _training_seconds(self) -> float:
         """Training seconds of the run up to now: ``elapsed`` (every session's, before the last
@@ -380,6 +392,15 @@ class Trainer:
         if self.valid_sentences is not None:
             metrics["valid"] = perplexity(model, self.vocabulary, self.valid_sentences)
         with self._as_saved():  # what loads from the folder embeds without dropout
-            save_lm_folder(model, self.vocabulary, self.out_dir, s, self.position, metrics, overwrite=self.overwrite)
+            save_lm_folder(
+                model,
+                self.vocabulary,
+                self.out_dir,
+                s,
+                self.position,
+                metrics,
+                self.init_card,
+                overwrite=self.overwrite,
+            )
         barrier()
         return self.out_dir
