@@ -19,7 +19,6 @@ from typing import IO, Any
 
 import torch
 from tqdm.auto import tqdm
-from transformers.utils import logging as hf_logging
 
 from ..corpus import read_corpus
 from ..fileio import check_output_folder, check_writable, exclusive_lock, input_identity, lock_path
@@ -44,6 +43,7 @@ from .distributed import (
     end_distributed,
     from_rank0,
     rank_divergence,
+    warn,
 )
 from .evaluation import perplexity
 from .model import build_model, make_optimizer, resolve_bilm_implementation
@@ -51,8 +51,6 @@ from .output import init_model_card, save_lm_folder, warn_of_a_license_change
 from .schedule import budget_spent, scheduled_lr
 from .settings import PretrainSettings, check_settings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
-
-_logger = hf_logging.get_logger(__name__)
 
 
 def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
@@ -218,8 +216,8 @@ class Trainer:
             max_characters_per_token=model.config.max_characters_per_token,
         )
         longer = int((self.batcher.lengths + 2 > s.tokens_per_batch).sum())
-        if longer and self.rank == 0:
-            _logger.warning(
+        if longer:
+            warn(
                 f"--tokens-per-batch {s.tokens_per_batch} is below --max-sentence-tokens {s.max_sentence_tokens} + 2 "
                 f"(the sentence markers): {longer} of the {len(self.batcher.lengths)} sentences of {s.train_file} get a "
                 "batch of their own, "

@@ -442,15 +442,15 @@ def test_a_second_run_that_shares_the_output_or_the_checkpoints_is_refused_while
     assert not (tmp_path / "other").exists()
 
 
-def test_a_tokens_per_batch_below_the_longest_sentence_warns_once_naming_both_options(tmp_path, caplog):
+def test_a_tokens_per_batch_below_the_longest_sentence_warns_once_naming_both_options(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     longer = sum(len(line.split()) + 2 > 8 for line in corpus.read_text().splitlines())
     assert 0 < longer < 30
-    with caplog.at_level("WARNING"):
-        assert pretrain(corpus, tmp_path / "a", "--epochs", "1", "--max-steps", "1") == 0
-        assert not caplog.records
-        assert pretrain(corpus, tmp_path / "b", "--epochs", "1", "--max-steps", "1", "--tokens-per-batch", "8") == 0
-    assert [r.getMessage() for r in caplog.records] == [
+    assert pretrain(corpus, tmp_path / "a", "--epochs", "1", "--max-steps", "1") == 0
+    assert capsys.readouterr().err == ""
+    assert pretrain(corpus, tmp_path / "b", "--epochs", "1", "--max-steps", "1", "--tokens-per-batch", "8") == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "elmo pretrain: warning: "
         f"--tokens-per-batch 8 is below --max-sentence-tokens 100 + 2 (the sentence markers): {longer} of the 30 "
         f"sentences of {corpus} get a batch of their own, larger than 8 tokens; raise --tokens-per-batch or lower "
         "--max-sentence-tokens"
