@@ -87,6 +87,7 @@ from .fileio import (
     exclusive_lock,
     input_identity,
     is_or_holds,
+    lock_path,
     write_text_atomic,
 )
 from .modeling_elmo import ElmoModel, mean_pool
@@ -484,7 +485,7 @@ def embed_file(
     if model_files and Path(model_files).exists():
         _check_not_in_model(target, output_path, Path(model_files))
     target.parent.mkdir(parents=True, exist_ok=True)
-    lock = target.with_name(target.name + ".lock")
+    lock = lock_path(target)
     busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
     with exclusive_lock(lock, busy):
         partial = _partial_folder(target)
@@ -618,7 +619,7 @@ def _written_files(target: Path, output_path: PathLike) -> list[Path]:
     return [
         target,
         target.with_name(target.name + ".tmp"),
-        target.with_name(target.name + ".lock"),
+        lock_path(target),
         _partial_folder(target),
         shard_index_file(output_path),
     ]

@@ -154,6 +154,12 @@ def input_identity(path: PathLike) -> dict[str, Any]:
 
 
 # -- one writer per output --------------------------------------------------------------------
+def lock_path(path: PathLike) -> Path:
+    """The lock file of the output ``path`` (``exclusive_lock``): ``PATH.lock``, beside it."""
+    path = Path(path)
+    return path.with_name(path.name + ".lock")
+
+
 @contextmanager
 def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
     """Hold an exclusive lock on the file ``path`` (created, removed on exit) for the block.

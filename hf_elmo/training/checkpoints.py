@@ -51,6 +51,11 @@ def rng_file(folder: Path, rank: int, step: int) -> Path:
     return Path(folder) / f"rng-rank{rank}-step{step}.pt"
 
 
+def old_rng_file(folder: Path, rank: int) -> Path:
+    """Where a checkpoint written before the RNG files named their step keeps ``rank``'s RNG state."""
+    return Path(folder) / f"rng-rank{rank}.pt"
+
+
 def check_checkpoint_folder(folder: Path, out_dir: Path, inputs: Iterable[str | Path]) -> None:
     """Refuse a checkpoint folder that is not a run's, before anything is written: a file, one
     that is, holds or lies in the output folder ``out_dir`` (which the model folder replaces at
@@ -232,7 +237,7 @@ def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], ra
     if rank == 0:
         _atomic_torch_save(state, folder / CHECKPOINT_FILE)
     barrier()
-    for earlier in [*folder.glob(f"rng-rank{rank}-step*.pt"), folder / f"rng-rank{rank}.pt"]:
+    for earlier in [*folder.glob(f"rng-rank{rank}-step*.pt"), old_rng_file(folder, rank)]:
         if earlier != current:
             earlier.unlink(missing_ok=True)
 
@@ -267,8 +272,8 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> di
     except (KeyError, RuntimeError, TypeError) as err:
         raise _damaged(path, folder, err) from None
     rng_path = rng_file(folder, rank, position["step"])
-    if not rng_path.is_file() and (folder / f"rng-rank{rank}.pt").is_file():
-        rng_path = folder / f"rng-rank{rank}.pt"  # a checkpoint written before the RNG files named their step
+    if not rng_path.is_file() and old_rng_file(folder, rank).is_file():
+        rng_path = old_rng_file(folder, rank)
     try:
         torch.set_rng_state(_torch_load(rng_path, folder)["rng"])
     except (KeyError, RuntimeError, TypeError) as err:

@@ -5,9 +5,23 @@ group every function is the one-process identity."""
 from __future__ import annotations
 
 import os
+import sys
 
 import torch
 from torch import distributed as dist
+
+
+def is_rank0() -> bool:
+    """Whether this process is rank 0 of a torchrun run, or runs alone (known before the
+    process group is: from torchrun's ``RANK``)."""
+    return int(os.environ.get("RANK", "0")) == 0
+
+
+def warn(message: str) -> None:
+    """``message`` on stderr as a warning of ``elmo pretrain`` (every warning of a run goes this
+    way), from rank 0 only."""
+    if is_rank0():
+        print(f"elmo pretrain: warning: {message}", file=sys.stderr)
 
 
 def distributed_context() -> tuple[int, int]:

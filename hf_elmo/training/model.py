@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +11,9 @@ import torch
 
 from ..configuration_elmo import ElmoConfig
 from ..loading import ModelSource, model_tokenizer
-from ..model_card import card_license_and_attribution
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
+from .distributed import warn
 from .settings import DEFAULT_LR, NO_CLIP, PRESETS, PretrainSettings, flag, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary
 
@@ -105,16 +103,10 @@ def build_model(
     # how the init model's corpus was split (its saved tokenizer's): kept unless --pre-tokenizer says otherwise
     model.config.pre_tokenizer = model_tokenizer(base).pre_tokenizer
     if settings.pre_tokenizer is not None and settings.pre_tokenizer != model.config.pre_tokenizer:
-        _warn(
+        warn(
             f"--pre-tokenizer {settings.pre_tokenizer} differs from --init-model {settings.init_model}'s "
             f"{model.config.pre_tokenizer}: the continued model's tokenizer will split raw text with "
             f"{settings.pre_tokenizer}, as the base model's did not"
-        )
-    base_license = card_license_and_attribution(source.path)[0] if source.path.is_dir() else None
-    if settings.license is not None and base_license is not None and settings.license != base_license:
-        _warn(
-            f"--license {settings.license} differs from the licence of --init-model {settings.init_model} "
-            f"({base_license}): check that its terms let you share a model derived from it under {settings.license}"
         )
     return model
 
@@ -129,12 +121,6 @@ def _check_init_model_options(settings: PretrainSettings, config: ElmoConfig) ->
             f"not --token-embedding {settings.token_embedding}: a continued model keeps its own; "
             f"give --token-embedding {config.token_embedding}"
         )
-
-
-def _warn(message: str) -> None:
-    """``message`` on stderr as a warning of ``elmo pretrain``, from the first process only."""
-    if int(os.environ.get("RANK", "0")) == 0:
-        print(f"elmo pretrain: warning: {message}", file=sys.stderr)
 
 
 def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torch.device) -> str:

@@ -13,10 +13,12 @@ import torch
 
 from ..configuration_elmo import WHITESPACE
 from ..fileio import PathLike, build_aside
+from ..loading import ModelSource
 from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_model_card
 from ..modeling_lm import ElmoForBidirectionalLM
 from ..tokenization_elmo import ElmoTokenizer
-from .settings import PretrainSettings, resolve_init_model
+from .distributed import warn
+from .settings import PretrainSettings
 from .vocab import VOCAB_FILE, Vocabulary
 
 
@@ -27,14 +29,16 @@ def save_lm_folder(
     settings: PretrainSettings,
     position: dict[str, Any],
     metrics: dict[str, Any],
+    init: InitModelCard | None,
     overwrite: bool = False,
 ) -> Path:
     """``save_pretrained`` + ``vocab.txt`` + tokenizer + model card, built aside and renamed into place.
 
-    The weights are stored in ``settings.save_dtype``; ``config.json`` keeps the model's dtype
+    ``init``: the ``init_model_card`` of the ``--init-model`` (``None`` for a model from
+    scratch), built once when the run starts: the card says what that model was then, even if
+    its folder has moved since. The weights are stored in ``settings.save_dtype``; ``config.json`` keeps the model's dtype
     (float32), so that every way of loading the folder computes in float32 unless asked otherwise.
     """
-    init = init_model_card(settings)
     settings = resolved_card_settings(model, settings, init)
     pre_tokenizer = settings.pre_tokenizer
     assert pre_tokenizer is not None  # resolved
@@ -71,9 +75,9 @@ class InitModelCard:
     attribution: str | None
 
 
-def init_model_card(settings: PretrainSettings) -> InitModelCard | None:
-    """The ``InitModelCard`` of ``settings.init_model`` (``None`` for a model from scratch)."""
-    source = resolve_init_model(settings)
+def init_model_card(source: ModelSource | None) -> InitModelCard | None:
+    """The ``InitModelCard`` of the ``--init-model`` that ``resolve_init_model`` found (``None``
+    for a model from scratch)."""
     if source is None:
         return None
     name = source.name if source.origin in ("hub", "shipped") else publishable_path(source.path)
@@ -91,6 +95,17 @@ def resolved_card_settings(
     pre_tokenizer = settings.pre_tokenizer or model.config.pre_tokenizer or WHITESPACE
     license = settings.license or (init.license if init else None) or DEFAULT_LICENSE
     return replace(settings, pre_tokenizer=pre_tokenizer, license=license)
+
+
+def warn_of_a_license_change(settings: PretrainSettings, init: InitModelCard | None) -> None:
+    """Warn when ``--license`` differs from the licence on the card of the ``--init-model``
+    (``init``): the continued model derives from it."""
+    base_license = init.license if init is not None else None
+    if settings.license is not None and base_license is not None and settings.license != base_license:
+        warn(
+            f"--license {settings.license} differs from the licence of --init-model {settings.init_model} "
+            f"({base_license}): check that its terms let you share a model derived from it under {settings.license}"
+        )
 
 
 #: PretrainSettings fields that hold paths.

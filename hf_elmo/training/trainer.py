@@ -19,10 +19,9 @@ from typing import IO, Any
 
 import torch
 from tqdm.auto import tqdm
-from transformers.utils import logging as hf_logging
 
 from ..corpus import read_corpus
-from ..fileio import check_output_folder, check_writable, exclusive_lock, input_identity
+from ..fileio import check_output_folder, check_writable, exclusive_lock, input_identity, lock_path
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
     check_checkpoint_folder,
@@ -44,15 +43,14 @@ from .distributed import (
     end_distributed,
     from_rank0,
     rank_divergence,
+    warn,
 )
 from .evaluation import perplexity
 from .model import build_model, make_optimizer, resolve_bilm_implementation
-from .output import save_lm_folder
+from .output import init_model_card, save_lm_folder, warn_of_a_license_change
 from .schedule import budget_spent, scheduled_lr
 from .settings import PretrainSettings, check_settings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
-
-_logger = hf_logging.get_logger(__name__)
 
 
 def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
@@ -115,23 +113,33 @@ class Trainer:
 
     @contextmanager
     def _one_run(self) -> Iterator[None]:
-        """Rank 0 holds ``OUTPUT_DIR.lock`` (``fileio.exclusive_lock``) for the run: a second run
-        for the same output is refused at once, on every rank, before it reads the checkpoint."""
-        lock = self.out_dir.with_name(self.out_dir.name + ".lock")
-        busy = (
-            f"{self.out_dir} is being trained by another run of elmo pretrain (it holds {lock}); "
-            "wait for it to end, or write elsewhere"
+        """Rank 0 holds ``OUTPUT_DIR.lock`` and ``CHECKPOINT_DIR.lock`` (``fileio.lock_path``,
+        ``exclusive_lock``) for the run: a second run that writes the same model folder or trains
+        into the same checkpoint folder is refused at once, on every rank, before it reads the
+        checkpoint."""
+        folders = (  # (folder, who writes it, what to do)
+            (self.out_dir, "is being trained by another run of elmo pretrain", "write elsewhere"),
+            (
+                self.checkpoint_dir,
+                "is the checkpoint folder of another run of elmo pretrain",
+                "give another --checkpoint-dir",
+            ),
         )
         with ExitStack() as held:
             failed: OSError | None = None
             if self.rank == 0:
                 try:
-                    lock.parent.mkdir(parents=True, exist_ok=True)
-                    held.enter_context(exclusive_lock(lock, busy))
+                    for folder, taken, what_to_do in folders:
+                        lock = lock_path(folder)
+                        lock.parent.mkdir(parents=True, exist_ok=True)
+                        busy = f"{folder} {taken} (it holds {lock}); wait for it to end, or {what_to_do}"
+                        held.enter_context(exclusive_lock(lock, busy))
                 except OSError as err:  # busy, or a file of that name that is no lock
                     failed = err
             if not agree(failed is None):
-                raise failed if failed is not None else OSError(f"rank 0 could not take {lock}; see its error")
+                raise (
+                    failed if failed is not None else OSError("rank 0 could not lock the run's folders; see its error")
+                )
             yield
 
     # -- before training ---------------------------------------------------------------------
@@ -174,6 +182,9 @@ class Trainer:
         torch.manual_seed(s.seed)
         # loading --init-model is the last check before writing
         model = build_model(s, self.vocabulary, self.init_source).to(self.device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
+        # what the cards of this run say of --init-model: read once, as it is when the run starts
+        self.init_card = init_model_card(self.init_source)
+        warn_of_a_license_change(s, self.init_card)
         if self.rank == 0:
             start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity)
         model.train()
@@ -205,8 +216,8 @@ class Trainer:
             max_characters_per_token=model.config.max_characters_per_token,
         )
         longer = int((self.batcher.lengths + 2 > s.tokens_per_batch).sum())
-        if longer and self.rank == 0:
-            _logger.warning(
+        if longer:
+            warn(
                 f"--tokens-per-batch {s.tokens_per_batch} is below --max-sentence-tokens {s.max_sentence_tokens} + 2 "
                 f"(the sentence markers): {longer} of the {len(self.batcher.lengths)} sentences of {s.train_file} get a "
                 "batch of their own, "
@@ -331,7 +342,16 @@ class Trainer:
             return
         folder = snapshot_folder(self.checkpoint_dir, tokens)
         with self._as_saved():
-            save_lm_folder(self.model, self.vocabulary, folder, self.settings, self._position_now(), {}, overwrite=True)
+            save_lm_folder(
+                self.model,
+                self.vocabulary,
+                folder,
+                self.settings,
+                self._position_now(),
+                {},
+                self.init_card,
+                overwrite=True,
+            )
 
     def _training_seconds(self) -> float:
         """Training seconds of the run up to now: ``elapsed`` (every session's, before the last
@@ -370,6 +390,15 @@ class Trainer:
         if self.valid_sentences is not None:
             metrics["valid"] = perplexity(model, self.vocabulary, self.valid_sentences)
         with self._as_saved():  # what loads from the folder embeds without dropout
-            save_lm_folder(model, self.vocabulary, self.out_dir, s, self.position, metrics, overwrite=self.overwrite)
+            save_lm_folder(
+                model,
+                self.vocabulary,
+                self.out_dir,
+                s,
+                self.position,
+                metrics,
+                self.init_card,
+                overwrite=self.overwrite,
+            )
         barrier()
         return self.out_dir

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from dataclasses import fields
 
 from ._args import add_field_option, positive_int
@@ -85,21 +84,17 @@ def settings_from_args(args: argparse.Namespace):
     return PretrainSettings(**values, config_overrides=overrides)
 
 
-def _is_rank0() -> bool:
-    """Whether this process is rank 0 of a torchrun run, or runs alone."""
-    return int(os.environ.get("RANK", "0")) == 0
-
-
 def run_command(args: argparse.Namespace) -> int:
     import torch
 
+    from hf_elmo.training.distributed import is_rank0
     from hf_elmo.training.trainer import pretrain
 
     if args.threads:
         torch.set_num_threads(args.threads)
     settings = settings_from_args(args)
     out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
-    if not _is_rank0():  # under torchrun, rank 0 says what the run did
+    if not is_rank0():  # under torchrun, rank 0 says what the run did
         return 0
     if out is None:
         print(f"stopped at --max-steps {settings.max_steps}; run the same command again to resume")
@@ -117,7 +112,9 @@ def run_command(args: argparse.Namespace) -> int:
 
 def interrupted(args: argparse.Namespace) -> str | None:
     """What Ctrl-C left (what was written is whole: files are renamed into place); said by rank 0 only."""
-    if not _is_rank0():
+    from hf_elmo.training.distributed import is_rank0
+
+    if not is_rank0():
         return None
     from hf_elmo.training.checkpoints import CHECKPOINT_FILE
 

@@ -11,6 +11,7 @@ from huggingface_hub import metadata_load
 from transformers import AutoTokenizer
 
 import hf_elmo.training.output as output
+import hf_elmo.training.trainer as trainer
 from hf_elmo.cli import main
 from hf_elmo.loading import ModelSource
 from hf_elmo.model_card import write_model_card
@@ -88,15 +89,34 @@ def test_a_license_that_is_no_hub_id_is_refused_before_anything_is_written(tmp_p
     assert not (tmp_path / "out").exists() and not (tmp_path / "out.checkpoint").exists()
 
 
-def test_a_hub_base_model_is_the_cards_base_model_metadata(tmp_path, monkeypatch):
+def test_a_hub_base_model_is_the_cards_base_model_metadata(tmp_path):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     base_model(tmp_path / "base", corpus)
-    hub = ModelSource("owner/elmo-base", tmp_path / "base", "transformers", "hub")
-    monkeypatch.setattr(output, "resolve_init_model", lambda settings: hub)
-    init = output.init_model_card(output.PretrainSettings(train_file="", output_dir="", init_model="owner/elmo-base"))
+    init = output.init_model_card(ModelSource("owner/elmo-base", tmp_path / "base", "transformers", "hub"))
     assert init == output.InitModelCard("owner/elmo-base", "owner/elmo-base", "cc-by-sa-3.0", ATTRIBUTION)
     write_model_card(tmp_path, "t", "d", {}, base_model=init.hub_id)
     assert metadata_load(tmp_path / "README.md")["base_model"] == "owner/elmo-base"
+
+
+def test_a_base_model_folder_moved_during_the_run_still_gives_its_card_to_the_snapshot_and_the_model(
+    tmp_path, monkeypatch
+):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    base_model(tmp_path / "base", corpus)
+    real_step, moved = trainer.train_step, []
+
+    def step_then_move_the_base(*args, **kwargs):  # the user moves the base folder once training has started
+        if not moved:
+            moved.append((tmp_path / "base").rename(tmp_path / "moved"))
+        return real_step(*args, **kwargs)
+
+    monkeypatch.setattr(trainer, "train_step", step_then_move_the_base)
+    continue_from(tmp_path / "base", corpus, tmp_path / "out", "--snapshot-tokens", "30")
+    snapshot = tmp_path / "out.checkpoint" / "tokens-30"
+    for folder in (snapshot, tmp_path / "out"):
+        card = (folder / "README.md").read_text()
+        assert metadata_load(folder / "README.md")["license"] == "cc-by-sa-3.0"
+        assert "| continued from | base |" in card and ATTRIBUTION in card
 
 
 def test_a_continued_model_keeps_its_bases_word_splitting(tmp_path, capsys):

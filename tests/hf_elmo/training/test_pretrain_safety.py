@@ -387,39 +387,70 @@ def test_a_run_stopped_before_its_first_checkpoint_does_not_bind_the_next_runs_s
     assert len((folder / "vocab.txt").read_text().splitlines()) == 10
 
 
-def test_a_second_run_for_the_same_output_is_refused_while_the_first_trains(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize(
+    "second_output, second_checkpoints, refusal",
+    [
+        (
+            "model",
+            None,
+            "{tmp}/model is being trained by another run of elmo pretrain (it holds {tmp}/model.lock); "
+            "wait for it to end, or write elsewhere",
+        ),
+        (
+            "model",
+            "other.ckpt",
+            "{tmp}/model is being trained by another run of elmo pretrain (it holds "
+            "{tmp}/model.lock); wait for it to end, or write elsewhere",
+        ),
+        (
+            "other",
+            "shared.ckpt",
+            "{tmp}/shared.ckpt is the checkpoint folder of another run of elmo pretrain (it "
+            "holds {tmp}/shared.ckpt.lock); wait for it to end, or give another --checkpoint-dir",
+        ),
+    ],
+    ids=["same-command", "same-output-other-checkpoints", "other-output-same-checkpoints"],
+)
+def test_a_second_run_that_shares_the_output_or_the_checkpoints_is_refused_while_the_first_trains(
+    tmp_path, capsys, monkeypatch, second_output, second_checkpoints, refusal
+):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
-    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    out = tmp_path / "model"
+    first_checkpoints = ["--checkpoint-dir", str(tmp_path / "shared.ckpt")] if second_output == "other" else []
+    folder = tmp_path / (second_checkpoints or "model.checkpoint")
+    second_options = ["--checkpoint-dir", str(folder)] if second_checkpoints else []
     real_step, second = trainer.train_step, {}
 
-    def step_with_a_second_run(*args, **kwargs):  # the same command started again while the first trains
+    def step_with_a_second_run(*args, **kwargs):  # a second run started while the first trains
         if not second:
             second["status"] = "running"  # its own steps (old code: it trained) do not start a third run
-            second["status"] = pretrain(corpus, out, "--epochs", "1", "--checkpoint-every-steps", "1")
+            second["status"] = pretrain(
+                corpus, tmp_path / second_output, "--epochs", "1", "--checkpoint-every-steps", "1", *second_options
+            )
             second["error"] = error_of(capsys)
             second["checkpoint"] = (folder / CHECKPOINT_FILE).exists()
         return real_step(*args, **kwargs)
 
     monkeypatch.setattr(trainer, "train_step", step_with_a_second_run)
-    assert pretrain(corpus, out, "--epochs", "1") == 0
+    assert pretrain(corpus, out, "--epochs", "1", *first_checkpoints) == 0
     assert second == {
         "status": 2,
-        "error": f"elmo pretrain: error: {out} is being trained by another run of elmo pretrain (it holds "
-        f"{tmp_path / 'model.lock'}); wait for it to end, or write elsewhere",
+        "error": "elmo pretrain: error: " + refusal.format(tmp=tmp_path),
         "checkpoint": False,
     }
-    assert not (tmp_path / "model.lock").exists() and (out / "model.safetensors").is_file()
+    assert not list(tmp_path.glob("*.lock")) and (out / "model.safetensors").is_file()
+    assert not (tmp_path / "other").exists()
 
 
-def test_a_tokens_per_batch_below_the_longest_sentence_warns_once_naming_both_options(tmp_path, caplog):
+def test_a_tokens_per_batch_below_the_longest_sentence_warns_once_naming_both_options(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     longer = sum(len(line.split()) + 2 > 8 for line in corpus.read_text().splitlines())
     assert 0 < longer < 30
-    with caplog.at_level("WARNING"):
-        assert pretrain(corpus, tmp_path / "a", "--epochs", "1", "--max-steps", "1") == 0
-        assert not caplog.records
-        assert pretrain(corpus, tmp_path / "b", "--epochs", "1", "--max-steps", "1", "--tokens-per-batch", "8") == 0
-    assert [r.getMessage() for r in caplog.records] == [
+    assert pretrain(corpus, tmp_path / "a", "--epochs", "1", "--max-steps", "1") == 0
+    assert capsys.readouterr().err == ""
+    assert pretrain(corpus, tmp_path / "b", "--epochs", "1", "--max-steps", "1", "--tokens-per-batch", "8") == 0
+    assert capsys.readouterr().err.splitlines() == [
+        "elmo pretrain: warning: "
         f"--tokens-per-batch 8 is below --max-sentence-tokens 100 + 2 (the sentence markers): {longer} of the 30 "
         f"sentences of {corpus} get a batch of their own, larger than 8 tokens; raise --tokens-per-batch or lower "
         "--max-sentence-tokens"

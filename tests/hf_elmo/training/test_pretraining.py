@@ -447,6 +447,27 @@ def test_a_kill_between_the_rng_states_and_the_checkpoint_resumes_to_the_uninter
     assert sorted(p.name for p in folder.glob("rng-*")) == [checkpoints.rng_file(folder, 0, last).name]
 
 
+def test_a_checkpoint_with_the_rng_file_of_earlier_versions_resumes_to_the_uninterrupted_weights(tmp_path):
+    """Versions before the RNG files named their step wrote ``rng-rank0.pt``: such a checkpoint
+    resumes exactly, and its first checkpoint replaces the old file by the new layout."""
+    import hf_elmo.training.checkpoints as checkpoints
+
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    expected = ElmoForBidirectionalLM.from_pretrained(
+        pretrain(settings_for(tmp_path / "a", corpus), show_progress=False)
+    ).state_dict()
+    settings = settings_for(tmp_path / "b", corpus, max_steps=4)  # stops at its checkpoint of step 4
+    assert pretrain(settings, show_progress=False) is None
+    folder = settings.resolved_checkpoint_dir()
+    checkpoints.rng_file(folder, 0, 4).rename(checkpoints.old_rng_file(folder, 0))
+    settings.max_steps = None
+    resumed = ElmoForBidirectionalLM.from_pretrained(pretrain(settings, show_progress=False)).state_dict()
+    for name in expected:
+        torch.testing.assert_close(resumed[name], expected[name], rtol=0, atol=0, msg=name)
+    last = torch.load(folder / checkpoints.CHECKPOINT_FILE, weights_only=True)["step"]
+    assert sorted(p.name for p in folder.glob("rng-*")) == [checkpoints.rng_file(folder, 0, last).name]
+
+
 def test_num_sampled_left_out_is_the_model_configs_default():
     settings = PretrainSettings(train_file="c.txt", output_dir="out", epochs=1, config_overrides=TINY)
     assert settings.num_sampled is None
