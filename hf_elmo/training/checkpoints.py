@@ -41,9 +41,23 @@ POSITION_FIELDS = ("epoch", "batch", "step", "tokens_seen", "elapsed")
 _RESUME = "run the same command again: it resumes from the last checkpoint, if one was taken"
 
 
+#: A snapshot's folder in the checkpoint folder: this prefix and its token count.
+SNAPSHOT_PREFIX = "tokens-"
+
+
 def snapshot_folder(checkpoint_dir: Path, tokens: int) -> Path:
     """Where a run with ``--snapshot-tokens TOKENS`` writes its model folder of that moment."""
-    return Path(checkpoint_dir) / f"tokens-{tokens}"
+    return Path(checkpoint_dir) / f"{SNAPSHOT_PREFIX}{tokens}"
+
+
+def run_started(folder: Path) -> bool:
+    """Whether the run in ``folder`` left anything of its training: a checkpoint, or a snapshot
+    (``--snapshot-tokens`` can come before the first checkpoint). Such a run binds the next one
+    to its settings; one that left neither (it failed or was stopped in its first steps) does not."""
+    folder = Path(folder)
+    return (folder / CHECKPOINT_FILE).is_file() or any(
+        p.is_dir() for p in folder.glob(f"{SNAPSHOT_PREFIX}*") if p.name[len(SNAPSHOT_PREFIX) :].isdigit()
+    )
 
 
 def rng_file(folder: Path, rank: int, step: int) -> Path:
@@ -123,9 +137,10 @@ def _torch_load(path: Path, folder: Path) -> dict[str, Any]:
 
 
 def saved_vocabulary(folder: Path) -> Vocabulary | None:
-    """The vocabulary of the run in ``folder`` (None when it took no checkpoint: a new run starts there)."""
+    """The vocabulary of the run in ``folder`` (None when it left no checkpoint or snapshot,
+    ``run_started``: a new run starts there)."""
     path = folder / VOCAB_FILE
-    if not path.is_file() or not (folder / CHECKPOINT_FILE).is_file():
+    if not path.is_file() or not run_started(folder):
         return None
     try:
         return Vocabulary.from_file(path)
@@ -141,9 +156,9 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     and how often it checkpoints (``RUN_LENGTH_FIELDS``), or when the training file's content is
     not the one the run recorded (``train_file_identity``, from ``fileio.input_identity``: its
     SHA-256; its date may change, e.g. with a copy). A run saved before the record existed
-    resumes unchecked (and records its file from then on). A run that took no checkpoint (it
-    failed or was stopped in its first steps) binds nothing: ``start_run`` replaces its
-    ``settings.json``.
+    resumes unchecked (and records its file from then on). A run that left no checkpoint and no
+    snapshot (``run_started``: it failed or was stopped in its first steps) binds nothing:
+    ``start_run`` replaces its ``settings.json``.
 
     ``num_sampled`` left to its default (None) takes the run's saved number: runs started
     before that default moved to the model config saved one (4096 then), and resume with it.
@@ -151,7 +166,7 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     counts as its default, which is how such runs trained (``lr_schedule`` constant, no warmup).
     """
     path = folder / SETTINGS_FILE
-    if not path.is_file() or not (folder / CHECKPOINT_FILE).is_file():
+    if not path.is_file() or not run_started(folder):
         return settings
     try:
         previous = json.loads(path.read_text(encoding="utf-8"))

@@ -387,6 +387,34 @@ def test_a_run_stopped_before_its_first_checkpoint_does_not_bind_the_next_runs_s
     assert len((folder / "vocab.txt").read_text().splitlines()) == 10
 
 
+def test_a_run_stopped_after_a_snapshot_but_before_its_first_checkpoint_binds_the_next_runs_settings(
+    tmp_path, capsys, monkeypatch
+):
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    real_step, steps = trainer.train_step, []
+
+    def ctrl_c_at_step_4(*args, **kwargs):
+        steps.append(1)
+        if len(steps) == 4:
+            raise KeyboardInterrupt
+        return real_step(*args, **kwargs)
+
+    monkeypatch.setattr(trainer, "train_step", ctrl_c_at_step_4)
+    assert pretrain(corpus, out, "--epochs", "1", "--snapshot-tokens", "60") == 130
+    snapshot = folder / "tokens-60"
+    assert (snapshot / "config.json").is_file() and not (folder / CHECKPOINT_FILE).exists()
+    monkeypatch.undo()
+    capsys.readouterr()
+    # another model would train beside the snapshot of this one, which passes as its own
+    assert pretrain(corpus, out, "--epochs", "1", "--snapshot-tokens", "60", "--lstm-dim", "8") == 2
+    assert "holds a run with other settings (--lstm-dim 16 (now 8))" in error_of(capsys)
+    assert json.loads((snapshot / "config.json").read_text())["lstm_dim"] == 16 and not out.exists()
+    # the same command trains the run again and writes the same snapshot
+    assert pretrain(corpus, out, "--epochs", "1", "--snapshot-tokens", "60") == 0
+    assert json.loads((snapshot / "config.json").read_text())["lstm_dim"] == 16
+
+
 @pytest.mark.parametrize(
     "second_output, second_checkpoints, refusal",
     [
