@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml  # type: ignore[import-untyped]
-from huggingface_hub import ModelCard, ModelCardData, metadata_load
+from huggingface_hub import ModelCard, ModelCardData
 
 #: The licence of a card written without one (``write_model_card``'s default).
 DEFAULT_LICENSE = "apache-2.0"
@@ -67,13 +67,11 @@ def card_license_and_attribution(folder: Path) -> tuple[str | None, str | None]:
     card = Path(folder) / "README.md"
     if not card.is_file():
         return None, None
+    text = card.read_text(encoding="utf-8", errors="replace")  # a card in another encoding keeps its ASCII
     try:
-        metadata = metadata_load(card) or {}
+        metadata = ModelCard(text, ignore_metadata_errors=True).data.to_dict()
     except (ValueError, yaml.YAMLError):  # a YAML header that does not parse: the text is still read
         metadata = {}
-    attribution = next(
-        (part.strip() for part in card.read_text(encoding="utf-8").split("\n\n") if part.startswith(ATTRIBUTION)),
-        None,
-    )
+    attribution = next((part.strip() for part in text.split("\n\n") if part.startswith(ATTRIBUTION)), None)
     value = metadata.get("license")
     return (value if isinstance(value, str) else None), attribution

@@ -72,6 +72,16 @@ def test_a_base_model_without_a_card_licence_gives_the_default_licence(tmp_path)
     assert "continued from `base`" in (tmp_path / "out" / "README.md").read_text()
 
 
+def test_a_base_model_card_in_another_encoding_still_gives_its_licence_and_attribution(tmp_path):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    base_model(tmp_path / "base", corpus, license=None)
+    card = f"---\nlicense: mit\n---\n\nMy caf\u00e9 model.\n\n{ATTRIBUTION}\n"
+    (tmp_path / "base" / "README.md").write_bytes(card.encode("cp1252"))  # not UTF-8: 0xe9 for the accent
+    continue_from(tmp_path / "base", corpus, tmp_path / "out")
+    assert metadata_load(tmp_path / "out" / "README.md")["license"] == "mit"
+    assert ATTRIBUTION in (tmp_path / "out" / "README.md").read_text()
+
+
 def test_license_of_a_model_from_scratch_goes_into_its_card(tmp_path):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out = tmp_path / "out"
