@@ -438,9 +438,20 @@ def load_original(
         shutil.rmtree(folder, ignore_errors=True)
         raise
     model = loaded[0] if isinstance(loaded, tuple) else loaded  # (model, info) with output_loading_info
-    weakref.finalize(model, shutil.rmtree, folder, True)
+    files = _ConvertedFiles(folder)
+    for module in model.modules():  # a part kept alone (a task head's biLM) keeps the folder too
+        module._converted_files = files
     model.name_or_path = model.config.name_or_path = str(source.path)
     return loaded
+
+
+class _ConvertedFiles:
+    """The temporary folder of a model loaded from original files, deleted when the last module
+    that holds this object is gone."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        weakref.finalize(self, shutil.rmtree, folder, True)
 
 
 def _renamed_error(err: Exception, folder: str, name: str) -> Exception | None:

@@ -4,6 +4,7 @@ quiet loading; clear one-line errors."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -297,7 +298,7 @@ def test_original_files_take_each_from_pretrained_argument_as_the_converted_fold
     assert from_files.dtype == from_folder.dtype
     dtype = arguments.get("dtype", arguments.get("torch_dtype"))
     if dtype not in (None, "auto"):
-        assert from_files.dtype == getattr(torch, dtype) if isinstance(dtype, str) else dtype
+        assert from_files.dtype == (getattr(torch, dtype) if isinstance(dtype, str) else dtype)
     for field, value in arguments.items():
         if field in FIELD_CHECKS:
             assert getattr(from_files.config, field) == value
@@ -468,4 +469,20 @@ def test_original_files_offloaded_to_disk_run_as_the_converted_folder(original, 
         for n, source in enumerate((original, converted))
     ]
     from_files, from_folder = (_two_batches(model.eval())[0] for model in models)
+    np.testing.assert_allclose(from_files, from_folder, rtol=0, atol=1e-6)
+
+
+def test_the_bilm_of_a_task_head_from_original_files_offloaded_to_disk_runs_when_kept_alone(
+    original, converted, tmp_path
+):
+    """Was: FileNotFoundError: the temporary folder of the original files was deleted with the task
+    head, though its biLM, kept alone, still read its offloaded weights from there."""
+    bilms = [
+        ElmoForTokenClassification.from_pretrained(
+            source, num_labels=2, device_map={"": "disk"}, offload_folder=str(tmp_path / f"offload-{n}")
+        ).elmo
+        for n, source in enumerate((original, converted))
+    ]
+    gc.collect()  # the task heads are gone
+    from_files, from_folder = (_two_batches(bilm.eval())[0] for bilm in bilms)
     np.testing.assert_allclose(from_files, from_folder, rtol=0, atol=1e-6)
