@@ -151,8 +151,8 @@ def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Fl
     elmo = get_elmo(model)
     if elmo is None:
         raise ValueError(
-            f"the ELMo biLM has no weights yet: {load_weights_advice('elmo')}; use your elmo component's name if it is "
-            "not 'elmo'"
+            f"the ELMo biLM has no weights yet: {load_weights_advice('NAME')}, NAME being the component that holds "
+            "this biLM (the elmo component, or one whose own model holds it through spacy-elmo.ElmoMix.v1)"
         )
     fine_tune = is_train and not model.attrs["frozen"]
     n_layers, width = model.get_dim("nL"), model.get_dim("nO")

@@ -123,7 +123,7 @@ def interrupted(args: argparse.Namespace) -> str:
     shard = run_shard(args.shard)
     chunks, partial = finished_chunks(shard.output_file(args.output))
     if chunks:
-        return f"the {chunks} finished chunks in {partial} are kept: the same command resumes from them"
+        return f"the {chunks} finished chunks in {partial} are kept: the command that wrote them resumes from them"
     return "no chunk was finished yet: the same command starts again"
 
 

@@ -462,7 +462,7 @@ def test_ctrl_c_is_one_line_saying_the_finished_chunks_are_kept_and_the_same_com
     out = tmp_path / "out.hdf5"
     killed_after_part(monkeypatch, text, out, model_dir, "part-000001.hdf5")
     assert error_lines(capsys.readouterr().err) == [
-        f"elmo embed: interrupted; the 2 finished chunks in {out}.partial are kept: the same command resumes from them"
+        f"elmo embed: interrupted; the 2 finished chunks in {out}.partial are kept: the command that wrote them resumes from them"
     ]
     assert embed(text, out, model_dir) == 0
     assert "2 of 6 chunks were done by an earlier run" in capsys.readouterr().out

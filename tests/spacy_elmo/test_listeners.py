@@ -312,3 +312,26 @@ def test_a_listener_whose_upstream_s_layers_a_later_elmo_component_replaced_says
         nlp("Alice lives in Paris .")
     with nlp.select_pipes(disable=["elmo_b"]):
         assert set(nlp("Alice lives in Paris .").cats) == {"POS", "NEG"}
+
+
+def test_a_component_that_holds_its_own_biLM_without_weights_says_how_to_load_them_without_naming_elmo(
+    tiny_elmo_dir,
+):
+    """Was: 'nlp.get_pipe("elmo").initialize(...)' in a pipeline without an elmo component."""
+    config = textcat_config()
+    config["model"]["tok2vec"]["elmo"] = {
+        "@architectures": "spacy-elmo.ElmoMix.v1",
+        "bilm": {"@architectures": "spacy-elmo.ElmoBiLm.v1", "loader": loader_settings(tiny_elmo_dir)["loader"]},
+        "dropout": 0.0,
+    }
+    nlp = spacy.blank("en")
+    nlp.add_pipe("textcat", config=config)
+    with pytest.raises(ValueError) as info:
+        nlp("The cat sat .")
+    message = str(info.value)
+    assert message.startswith("the ELMo biLM has no weights yet: in a new pipeline, call nlp.initialize() first")
+    assert 'nlp.get_pipe("NAME").initialize(lambda: [], nlp=nlp)' in message and '"elmo"' not in message
+    assert message.endswith(
+        "NAME being the component that holds this biLM (the elmo component, or one whose own "
+        "model holds it through spacy-elmo.ElmoMix.v1)"
+    )
