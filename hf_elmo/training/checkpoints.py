@@ -27,7 +27,7 @@ import torch
 
 from ..fileio import atomic_file, ensure_free_space, is_or_holds, write_text_atomic
 from .distributed import barrier
-from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag
+from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag, learning_rate
 from .vocab import VOCAB_FILE, Vocabulary
 
 CHECKPOINT_FILE = "checkpoint.pt"
@@ -183,8 +183,8 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     new = {k: v for k, v in asdict(settings).items() if k not in ignored}
     saved = {k: previous.get(k) for k in new}
     # the rate that runs, not --lr as typed (or left to the optimizer's default)
-    if saved["lr"] is None and saved["optimizer"] in DEFAULT_LR:
-        saved["lr"] = DEFAULT_LR[saved["optimizer"]]
+    if saved["optimizer"] in DEFAULT_LR:
+        saved["lr"] = learning_rate(saved["optimizer"], saved["lr"])
     new["lr"] = settings.resolved_lr()
     changed = _differences(saved, new)
     if changed:

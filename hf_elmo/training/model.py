@@ -14,7 +14,7 @@ from ..loading import ModelSource, model_tokenizer
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
 from .distributed import warn
-from .settings import DEFAULT_LR, NO_CLIP, PRESETS, PretrainSettings, flag, resolve_init_model
+from .settings import DEFAULT_LR, NO_CLIP, PRESETS, PretrainSettings, flag, learning_rate, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary
 
 #: ``bilm_implementation="auto"`` trains on the fused LSTM kernel for clip-free models on these
@@ -138,7 +138,7 @@ def make_optimizer(name: str, params, lr: float | None) -> torch.optim.Optimizer
     """Adagrad (accumulator 1.0, as bilm-tf) or Adam; ``lr`` None: the optimizer's ``DEFAULT_LR``."""
     if name not in DEFAULT_LR:
         raise ValueError(f"unknown optimizer {name!r}; choose one of {sorted(DEFAULT_LR)}")
-    rate = DEFAULT_LR[name] if lr is None else lr
+    rate = learning_rate(name, lr)
     if name == "adagrad":
         return torch.optim.Adagrad(params, lr=rate, initial_accumulator_value=1.0)
     return torch.optim.Adam(params, lr=rate)

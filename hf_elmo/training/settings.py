@@ -52,6 +52,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 DEFAULT_LR: dict[str, float] = {"adagrad": 0.2, "adam": 1e-3}
 
 
+def learning_rate(optimizer: str, lr: float | None) -> float:
+    """The rate a run of ``optimizer`` trains with: ``lr``, or the optimizer's ``DEFAULT_LR``."""
+    return DEFAULT_LR[optimizer] if lr is None else lr
+
+
 #: ``--help`` groups of the ``elmo pretrain`` options, in order.
 DATA, MODEL, OPTIMISATION, OUTPUT = "data and run length", "model", "optimisation", "checkpoints and output"
 
@@ -171,8 +176,8 @@ class PretrainSettings:
     )
 
     def resolved_lr(self) -> float:
-        """``lr``, or the optimizer's default (``DEFAULT_LR``)."""
-        return self.lr if self.lr is not None else DEFAULT_LR[self.optimizer]
+        """``lr``, or the optimizer's default (``learning_rate``)."""
+        return learning_rate(self.optimizer, self.lr)
 
     def resolved_checkpoint_dir(self) -> Path:
         if self.checkpoint_dir:
