@@ -238,6 +238,11 @@ def _embed_chunk(
 
 
 # -- the input file ---------------------------------------------------------------------------
+#: What ``Shard.output_file`` puts between a shard's file stem and suffix, and the pattern of any shard's.
+_SHARD_TAG = ".shard-{index}-of-{count}"
+_SHARD_TAG_PATTERN = r"\.shard-[0-9]+-of-[0-9]+"
+
+
 @dataclass(frozen=True)
 class Shard:
     """Lines ``index``, ``index + count``, ``index + 2 * count``, ... of the input."""
@@ -283,18 +288,21 @@ class Shard:
         output = Path(output)
         if self.count == 1:
             return output
-        return output.with_name(f"{output.stem}.shard-{self.index}-of-{self.count}{output.suffix}")
+        return output.with_name(f"{output.stem}{_SHARD_TAG.format(index=self.index, count=self.count)}{output.suffix}")
 
     @staticmethod
     def is_shard_file(path: PathLike) -> bool:
         """Whether ``path`` is named as ``output_file`` names a shard's file."""
-        return re.search(r"\.shard-[0-9]+-of-[0-9]+$", Path(path).stem) is not None
+        return re.search(_SHARD_TAG_PATTERN + "$", Path(path).stem) is not None
 
     @staticmethod
     def shard_files(output: PathLike) -> list[Path]:
         """The shard files of ``output`` there are (of any count)."""
         output = Path(output)
-        return sorted(p for p in output.parent.glob(f"{output.stem}.shard-*{output.suffix}") if Shard.is_shard_file(p))
+        name = re.compile(re.escape(output.stem) + _SHARD_TAG_PATTERN + re.escape(output.suffix))
+        if not output.parent.is_dir():
+            return []
+        return sorted(p for p in output.parent.iterdir() if name.fullmatch(p.name))
 
 
 def run_shard(shard: str | None) -> Shard:

@@ -321,6 +321,17 @@ def test_a_huge_shard_count_is_refused_at_once():
         Shard(0, 10**9)
 
 
+@pytest.mark.parametrize("name", ["out.hdf5", "run[1].hdf5", "a*b.h5"])
+def test_the_shard_files_of_an_output_are_found_whatever_characters_its_name_holds(name, tmp_path):
+    """Was: a glob of the output's name, so an output named run[1].hdf5 had no shard files."""
+    output = tmp_path / name
+    shards = [Shard(index, 2).output_file(output) for index in range(2)]
+    for path in [*shards, tmp_path / "other.shard-0-of-2.hdf5", output.with_name(output.stem + ".shard-x-of-2.hdf5")]:
+        path.touch()
+    assert Shard.shard_files(output) == shards
+    assert all(Shard.is_shard_file(path) for path in shards) and not Shard.is_shard_file(output)
+
+
 def test_a_torchrun_environment_that_is_no_shard_names_its_variables(model_dir, text, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("RANK", "x")
     monkeypatch.setenv("WORLD_SIZE", "2")
