@@ -111,7 +111,6 @@ def export_model(
             "input": INPUT_NAME,
             "outputs": list(OUTPUT_NAMES),
             "max_characters_per_token": config.max_characters_per_token,
-            "max_token_chars": tokenizer.max_token_chars,
             "num_layers": config.n_layers + 1,
             "output_dim": 2 * config.projection_dim,
         }
