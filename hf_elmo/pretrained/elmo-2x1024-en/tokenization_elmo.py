@@ -355,7 +355,7 @@ def check_split_words(words: Sequence[Any], where: str) -> None:
     ``where`` (e.g. ``"sentence 3"``): what the tokenizer, ``embed_sentences`` and the exported
     models take as pre-split words."""
     for col, word in enumerate(words):
-        if isinstance(word, str) and (not word or any(c.isspace() for c in word)):
+        if isinstance(word, str) and word.split() != [word]:  # empty, or whitespace in it (C speed)
             raise ValueError(
                 f"{where}, word {col} ({word!r}) is empty or holds whitespace; pass each word as one non-empty "
                 "string without spaces"
