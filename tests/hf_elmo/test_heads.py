@@ -69,6 +69,17 @@ def with_signal(model):
     return model
 
 
+def elmo_tagger(model, tokenizer, **kwargs):
+    """``pipeline("token-classification")`` of an ELMo tagger through ``ElmoTokenClassificationPipeline``."""
+    return pipeline(
+        "token-classification",
+        model=model,
+        tokenizer=tokenizer,
+        pipeline_class=ElmoTokenClassificationPipeline,
+        **kwargs,
+    )
+
+
 def test_the_token_classification_pipeline_without_a_tokenizer_says_so():
     tagger = ElmoTokenClassificationPipeline(model=token_model().eval(), tokenizer=None)
     with pytest.raises(
@@ -208,9 +219,7 @@ def test_a_text_without_words_is_classified_from_zero_vectors_and_leaves_the_oth
     tagger.train()
     batch = tokenizer(["Bob ran", ""], padding=True, return_tensors="pt")
     tagger(**batch, labels=torch.tensor([[1, 0], [-100, -100]])).loss.backward()
-    tags = pipeline(
-        "token-classification", model=tagger.eval(), tokenizer=tokenizer, pipeline_class=ElmoTokenClassificationPipeline
-    )
+    tags = elmo_tagger(tagger.eval(), tokenizer)
     assert tags(["Bob ran", ""])[1] == [] and tags("") == []
 
 
@@ -250,13 +259,7 @@ def test_save_and_auto_load_give_the_same_predictions_and_labels(tmp_path):
 def test_token_classification_pipeline_labels_each_word_with_its_span():
     model = token_model().eval()
     tokenizer = ElmoTokenizer()
-    tagger = pipeline(
-        "token-classification",
-        model=model,
-        tokenizer=tokenizer,
-        pipeline_class=ElmoTokenClassificationPipeline,
-        ignore_labels=[],
-    )
+    tagger = elmo_tagger(model, tokenizer, ignore_labels=[])
     text = "Bob  ran 7 far"
     entities = tagger(text)
     with torch.no_grad():
@@ -270,14 +273,7 @@ def test_token_classification_pipeline_labels_each_word_with_its_span():
     for entity, p in zip(entities, probs):
         assert entity["entity"] == TOKEN_LABELS[int(p.argmax())]
         assert abs(float(entity["score"]) - float(p.max())) < 1e-6
-    grouped = pipeline(
-        "token-classification",
-        model=model,
-        tokenizer=tokenizer,
-        ignore_labels=[],
-        pipeline_class=ElmoTokenClassificationPipeline,
-        aggregation_strategy="simple",
-    )(text)
+    grouped = elmo_tagger(model, tokenizer, ignore_labels=[], aggregation_strategy="simple")(text)
     assert " ".join(group["word"] for group in grouped) == "Bob ran 7 far"  # runs of one label, in order
     assert [g["entity_group"] for g in grouped] == [k for k, _ in itertools.groupby(e["entity"] for e in entities)]
     assert grouped[0]["start"] == 0 and grouped[-1]["end"] == len(text)
@@ -289,13 +285,7 @@ def test_token_classification_pipeline_labels_pre_split_words_at_their_spans_in_
     pipeline does with a fast tokenizer."""
     model = token_model().eval()
     tokenizer = ElmoTokenizer(pre_tokenizer="spacy:en")  # would split "can't" into "ca" "n't"
-    tagger = pipeline(
-        "token-classification",
-        model=model,
-        tokenizer=tokenizer,
-        pipeline_class=ElmoTokenClassificationPipeline,
-        ignore_labels=[],
-    )
+    tagger = elmo_tagger(model, tokenizer, ignore_labels=[])
     batch = [["Bob", "ran", "7", "far"], ["can't", "x.y"], []]
     for delimiter in (None, " | "):
         joiner = " " if delimiter is None else delimiter
@@ -315,14 +305,9 @@ def test_token_classification_pipeline_labels_pre_split_words_at_their_spans_in_
                 assert entity["entity"] == TOKEN_LABELS[int(p.argmax())]
                 assert abs(float(entity["score"]) - float(p.max())) < 1e-6
     assert tagger(batch[0], is_split_into_words=True) == [tagger(batch[:1], is_split_into_words=True)[0]]
-    grouped = pipeline(
-        "token-classification",
-        model=model,
-        tokenizer=tokenizer,
-        ignore_labels=[],
-        pipeline_class=ElmoTokenClassificationPipeline,
-        aggregation_strategy="simple",
-    )(["Bob", "ran", "7", "far"], is_split_into_words=True)[0]
+    grouped = elmo_tagger(model, tokenizer, ignore_labels=[], aggregation_strategy="simple")(
+        ["Bob", "ran", "7", "far"], is_split_into_words=True
+    )[0]
     assert " ".join(group["word"] for group in grouped) == "Bob ran 7 far"
     assert grouped[0]["start"] == 0 and grouped[-1]["end"] == len("Bob ran 7 far")
     with pytest.raises(ValueError, match=r"word 1 \('a b'\) is empty or holds whitespace"):
@@ -333,13 +318,7 @@ def test_token_classification_pipeline_truncated_on_the_left_labels_the_words_th
     """With truncation_side="left" the raw-text path labelled the first words with the last words' scores."""
     model = token_model().eval()
     tokenizer = ElmoTokenizer(model_max_length=2, truncation_side="left")
-    tagger = pipeline(
-        "token-classification",
-        model=model,
-        tokenizer=tokenizer,
-        pipeline_class=ElmoTokenClassificationPipeline,
-        ignore_labels=[],
-    )
+    tagger = elmo_tagger(model, tokenizer, ignore_labels=[])
     with torch.no_grad():
         probs = model(**tokenizer(["7", "far"], is_split_into_words=True, return_tensors="pt")).logits[0].softmax(-1)
     for entities in (tagger("Bob ran 7 far"), tagger(["Bob", "ran", "7", "far"], is_split_into_words=True)[0]):
@@ -429,13 +408,7 @@ def test_a_saved_token_model_serves_the_token_classification_and_ner_pipelines_b
     model.save_pretrained(tmp_path / "tagger")
     ElmoTokenizer().save_pretrained(tmp_path / "tagger")
     assert (tmp_path / "tagger" / "pipelines.py").is_file()
-    expected = pipeline(
-        "token-classification",
-        model=model,
-        tokenizer=ElmoTokenizer(),
-        pipeline_class=ElmoTokenClassificationPipeline,
-        ignore_labels=[],
-    )("Bob  ran 7 far")
+    expected = elmo_tagger(model, ElmoTokenizer(), ignore_labels=[])("Bob  ran 7 far")
     for task in ("token-classification", "ner"):
         tagger = pipeline(task, model=str(tmp_path / "tagger"), trust_remote_code=True, ignore_labels=[])
         got = tagger("Bob  ran 7 far")
