@@ -1,8 +1,10 @@
 """What the ELMo model keeps between calls: weights derived from its parameters, and the token
-layer of recently seen tokens. Both are exact: nothing kept is used once a parameter changes,
-and a call in which gradients flow to the parameters drops everything, since an optimizer may
-change them next without a trace in their version counters (fused optimizers do). Changes made
-through ``.data`` leave no trace either: ``ElmoModel.clear_caches()`` after such an edit.
+layer of recently seen tokens. Both are exact: nothing kept is used once a parameter changes.
+What is kept is keyed on the parameters' version counters and on the count of torch optimizer
+steps taken in the process (``optimizer_steps``), since fused optimizers change parameters
+without a trace in their version counters; a call in which gradients flow to the parameters
+drops everything too. Changes made through ``.data``, or by an optimizer that is not a
+``torch.optim.Optimizer``, leave no trace: ``ElmoModel.clear_caches()`` after such an edit.
 
     parameter_key(params)     what identifies the parameters' current values (or None)
     autocast_dtype(device)    autocast's dtype on a device now (part of the token cache's key)
@@ -21,15 +23,34 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.optim.optimizer import register_optimizer_step_post_hook
+
+
+_optimizer_steps = 0
+
+
+def _count_optimizer_step(optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
+    global _optimizer_steps
+    _optimizer_steps += 1
+
+
+# Every torch optimizer's step, fused ones included (they leave the version counters as they were).
+register_optimizer_step_post_hook(_count_optimizer_step)
+
+
+def optimizer_steps() -> int:
+    """How many ``torch.optim.Optimizer`` steps this process has taken (any optimizer, any model)."""
+    return _optimizer_steps
 
 
 def parameter_key(params: Sequence[torch.Tensor]) -> tuple[Any, ...] | None:
-    """What identifies the values of ``params``: storage, dtype, device and version counter of
-    each; ``None`` when values derived from them must not be kept (gradients must flow to them,
-    or they are inference tensors, which keep no version counter)."""
+    """What identifies the values of ``params``: the process's ``optimizer_steps`` and storage,
+    dtype, device and version counter of each; ``None`` when values derived from them must not be
+    kept (gradients must flow to them, or they are inference tensors, which keep no version
+    counter)."""
     if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
         return None
-    return tuple((p.data_ptr(), p.dtype, p.device, p._version) for p in params)
+    return (optimizer_steps(), *((p.data_ptr(), p.dtype, p.device, p._version) for p in params))
 
 
 def autocast_dtype(device_type: str) -> torch.dtype | None:

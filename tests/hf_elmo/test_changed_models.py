@@ -63,6 +63,24 @@ def test_outputs_after_a_fused_optimizer_step_are_those_of_the_new_weights(tmp_p
     _assert_changed_as_a_fresh_model(model, ids, before)
 
 
+@pytest.mark.parametrize("implementation", ["fast", "fused"])
+def test_a_no_grad_call_between_the_training_forward_and_a_fused_step_keeps_nothing_stale(tmp_path, implementation):
+    """Was: the no-grad call (a metric on the batch) refilled the caches under the old weights' key,
+    which the fused step left as it was: the next call gave the old weights' layers (off by up to 8)."""
+    model = _model(tmp_path, clip=None)
+    model.config.bilm_implementation = implementation
+    ids = batch_to_ids(SENTENCES)
+    before = _layers(model, ids)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.05, fused=True)
+    model.train()
+    loss = torch.stack(model(input_ids=ids).hidden_states).square().mean()
+    model.eval()
+    _layers(model, ids)  # a no-grad call before the step
+    loss.backward()
+    optimizer.step()
+    _assert_changed_as_a_fresh_model(model, ids, before)
+
+
 def test_autocast_and_float32_calls_do_not_share_token_vectors(tmp_path):
     model = _model(tmp_path)
     reference = _fresh(model)
