@@ -20,8 +20,9 @@ from .config_errors import check_setting
 def doc_key(doc: Doc) -> str:
     """A digest of what the biLM reads of ``doc``: its text, token texts and sentence starts."""
     digest = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass"))
-    for token in doc:
-        digest.update(b"\x00" + token.text.encode("utf-8", "surrogatepass"))
+    for token in doc:  # each token's bytes after their count: no two tokenisations give one stream
+        text = token.text.encode("utf-8", "surrogatepass")
+        digest.update(len(text).to_bytes(8, "little") + text)
     if doc.has_annotation("SENT_START"):
         digest.update(bytes(1 if token.is_sent_start else 0 for token in doc))
     return digest.hexdigest()

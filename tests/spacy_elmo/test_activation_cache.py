@@ -50,6 +50,14 @@ def test_key_depends_on_tokens_and_sentence_boundaries(make_nlp):
     assert doc_key(a) == doc_key(Doc(nlp.vocab, words=["New", "York", "is", "big"]))
 
 
+def test_docs_of_one_text_split_at_a_nul_character_have_their_own_keys(make_nlp):
+    """Was: the token texts were joined by NUL, so these two docs shared a key (and their layers)."""
+    nlp = make_nlp()
+    a = Doc(nlp.vocab, words=["a\x00", "b"], spaces=[False, False])
+    b = Doc(nlp.vocab, words=["a", "\x00b"], spaces=[False, False])
+    assert a.text == b.text and doc_key(a) != doc_key(b)
+
+
 @pytest.mark.parametrize("on_disk", [False, True])
 def test_cache_is_bounded_and_evicts_the_least_recently_used(tmp_path, on_disk):
     cache = ActivationCache(max_mb=3 * 4096 / 2**20, directory=tmp_path if on_disk else None)
