@@ -65,6 +65,11 @@ def export_model(
     from .export_graph import ElmoInferenceGraph
     from .loading import model_tokenizer
 
+    if model.config.token_embedding == "word":
+        raise ValueError(
+            "this biLM embeds word ids (token_embedding='word', the pretraining baseline), not char ids: "
+            "elmo export writes the char-CNN model's graph only"
+        )
     if format not in FORMATS:
         raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
     if dtype not in DTYPES[format]:

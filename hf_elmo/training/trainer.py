@@ -257,6 +257,11 @@ class Trainer:
             while True:
                 batches = self.batcher.epoch_batches(self.position["epoch"])
                 n_batches = all_reduce_min(len(batches))
+                if n_batches == 0:  # a rank without a sentence would loop over empty epochs forever
+                    raise ValueError(
+                        f"{self.settings.train_file} has too few sentences for {self.world} processes: every "
+                        "process needs one batch or more; train on more text, or with fewer processes"
+                    )
                 for batch in collated_batches(self.batcher, batches[self.position["batch"] : n_batches], workers):
                     finished, stop_now = self._step(batch)
                     if finished:

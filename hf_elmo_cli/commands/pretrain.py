@@ -97,7 +97,10 @@ def run_command(args: argparse.Namespace) -> int:
     if not is_rank0():  # under torchrun, rank 0 says what the run did
         return 0
     if out is None:
-        print(f"stopped at --max-steps {settings.max_steps}; run the same command again to resume")
+        print(
+            f"stopped at --max-steps {settings.max_steps}; to go on, run the command again with a larger --max-steps "
+            "or without it"
+        )
         return 0
     if args.push_to_hub:
         from huggingface_hub import HfApi

@@ -181,6 +181,14 @@ def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp
     assert [p.name for p in tmp_path.iterdir()] == ["occupied"] and (occupied / "keep.txt").read_text() == "mine"
 
 
+def test_export_of_a_word_embedding_biLM_is_one_line_and_writes_nothing(tiny_model, tmp_path):
+    """Was: AttributeError ('ElmoModel' object has no attribute 'char_cnn') from the graph builder."""
+    config = tiny_model.config.__class__(**{**tiny_model.config.to_dict(), "token_embedding": "word", "vocab_size": 7})
+    with pytest.raises(ValueError, match=r"this biLM embeds word ids .* elmo export writes the char-CNN model's graph"):
+        export_model(ElmoModel(config), tmp_path / "out", "torch-export")
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("format", FORMATS)
 def test_export_without_room_for_the_graphs_weights_is_refused_before_writing(
     tiny_model, tmp_path, monkeypatch, format

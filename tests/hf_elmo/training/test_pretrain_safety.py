@@ -492,7 +492,10 @@ def test_under_torchrun_only_rank_0_says_what_the_run_did(tmp_path, capsys, monk
     assert capsys.readouterr().out == ""
     monkeypatch.delenv("RANK")
     assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--max-steps", "2") == 0
-    assert capsys.readouterr().out == "stopped at --max-steps 2; run the same command again to resume\n"
+    assert (
+        capsys.readouterr().out
+        == "stopped at --max-steps 2; to go on, run the command again with a larger --max-steps or without it\n"
+    )
 
 
 def test_a_garbage_line_in_the_loss_log_is_named_and_a_cut_last_line_is_dropped(tmp_path, capsys):
