@@ -25,7 +25,6 @@ import torch
 from torch import nn
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-
 _optimizer_steps = 0
 
 
