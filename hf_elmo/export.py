@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, write_text_atomic
-from .modeling_elmo import ElmoModel
+from .modeling_elmo import WORD_IDS_MODEL, ElmoModel
 from .tokenization_elmo import N_CHAR_IDS, ElmoTokenizer, batch_to_ids
 
 #: Export format -> the graph's file name in the folder.
@@ -66,10 +66,7 @@ def export_model(
     from .loading import model_tokenizer
 
     if model.config.token_embedding == "word":
-        raise ValueError(
-            "this biLM embeds word ids (token_embedding='word', the pretraining baseline), not char ids: "
-            "elmo export writes the char-CNN model's graph only"
-        )
+        raise ValueError(f"{WORD_IDS_MODEL}: elmo export writes the char-CNN model's graph only")
     if format not in FORMATS:
         raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
     if dtype not in DTYPES[format]:

@@ -65,6 +65,11 @@ BILM_PARTS = ("char_cnn", "word_embedding", "bilm", "warm_h", "warm_c")
 WARM_STATE = ("warm_h", "warm_c")
 
 
+#: What a model of ``token_embedding="word"`` (the pretraining baseline) is, for the errors of
+#: what takes char ids only.
+WORD_IDS_MODEL = "this biLM embeds word ids (token_embedding='word', the pretraining baseline), not char ids"
+
+
 @dataclass
 class ElmoModelOutput(ModelOutput):
     """Output of ``ElmoModel``.
@@ -988,8 +993,7 @@ class ElmoModel(ElmoPreTrainedModel):
         """
         if self.config.token_embedding == "word":
             raise ValueError(
-                "this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
-                "char ids: call encode(word_ids, lengths) with the sentence markers' word ids in place"
+                f"{WORD_IDS_MODEL}: call encode(word_ids, lengths) with the sentence markers' word ids in place"
             )
         input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
         if input_ids.device.type == "cpu" and self.dtype == torch.float16:
