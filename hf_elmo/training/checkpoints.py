@@ -276,7 +276,10 @@ def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> di
                 f"{folder / VOCAB_FILE} (one of them is damaged: {str(err).splitlines()[-1].strip()}); "
                 f"{_start_again(folder)}"
             ) from None
-        optimizer.load_state_dict(state["optimizer"])
+        try:
+            optimizer.load_state_dict(state["optimizer"])
+        except ValueError as err:  # e.g. other parameter groups: not this run's optimizer state
+            raise _damaged(path, folder, err) from None
         position = {k: state[k] for k in POSITION_FIELDS}
         for name, value in position.items():
             kinds = (int, float) if name == "elapsed" else (int,)

@@ -39,10 +39,10 @@ class LMBatch:
 class SentenceBatcher:
     """Deterministic, resumable sentence batches of one rank's shard of a corpus.
 
-    Each epoch permutes the sentences with ``seed + epoch``; rank r of ``world_size`` takes
-    every ``world_size``-th sentence of that order. Pools of sentences are sorted by length and
-    cut into batches whose padded size (rows x longest + 2 markers) stays within
-    ``tokens_per_batch``; the batch order is then shuffled.
+    Each epoch permutes the sentences with ``(seed, epoch)``. Pools of sentences are sorted by
+    length and cut into batches whose padded size (rows x longest + 2 markers) stays within
+    ``tokens_per_batch``; the batch order is then shuffled, and the batches are dealt to the
+    ranks in turn (``epoch_batches``).
     """
 
     def __init__(
@@ -77,9 +77,30 @@ class SentenceBatcher:
         return int(self.lengths.sum())
 
     def epoch_batches(self, epoch: int) -> list[np.ndarray]:
-        """The sentence indices of every batch of this rank in ``epoch``, in order."""
+        """The sentence indices of every batch of this rank in ``epoch``, in order.
+
+        The corpus's batches are made alike on every rank and dealt in turn: rank r takes
+        batches r, r + world_size, ... When their number is not a multiple of ``world_size``,
+        the epoch's first batches are dealt again to the ranks that would be short (as torch's
+        ``DistributedSampler`` pads), so that every rank takes as many steps and every sentence
+        is seen each epoch. With one process, these are all the batches.
+        """
+        batches = self._corpus_batches(epoch)
+        if len(batches) < self.world_size:
+            raise ValueError(
+                f"its sentences make {len(batches)} batch(es) of up to {self.tokens_per_batch} tokens "
+                f"(--tokens-per-batch), fewer than the {self.world_size} processes: each needs one or more; "
+                "train on more text, or with fewer processes"
+            )
+        padding = -len(batches) % self.world_size
+        return (batches + batches[:padding])[self.rank :: self.world_size]
+
+    def _corpus_batches(self, epoch: int) -> list[np.ndarray]:
+        """Every batch of the corpus in ``epoch``, in order: the sentences permuted with
+        ``(seed, epoch)``, sorted by length within pools and cut to the token budget; then the
+        batches shuffled."""
         rng = np.random.default_rng([self.seed, epoch])
-        order = rng.permutation(len(self.sentences))[self.rank :: self.world_size]
+        order = rng.permutation(len(self.sentences))
         mean_steps = float(self.lengths.mean()) + 2
         pool = max(1, int(self.pool_batches * self.tokens_per_batch / mean_steps))
         batches: list[np.ndarray] = []

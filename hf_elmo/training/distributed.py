@@ -58,13 +58,6 @@ def all_reduce(value: torch.Tensor, op: dist.ReduceOp.RedOpType | None = None) -
     return reduced.to(value.device)
 
 
-def all_reduce_min(value: int) -> int:
-    """The least ``value`` over ranks (e.g. the batches every rank has in an epoch)."""
-    if not dist.is_initialized():
-        return value
-    return int(all_reduce(torch.tensor(value), dist.ReduceOp.MIN))
-
-
 def from_rank0(value: float) -> float:
     """Rank 0's ``value`` on every rank (e.g. its training seconds, which the ranks' clocks differ on)."""
     if not dist.is_initialized():

@@ -1,7 +1,7 @@
 """The training loop of ``elmo pretrain``: ``pretrain(settings)`` runs a ``Trainer``.
 
 One code path for one process and for ``torchrun --nproc_per_node N`` (``distributed``: rank r
-reads every N-th sentence of each epoch's order). A run checks everything before it writes
+takes every N-th batch of each epoch's, ``data.SentenceBatcher``). A run checks everything before it writes
 (``settings``; the validation file is read then, and the folders it writes in must be writable),
 restores its last checkpoint when there is one (``checkpoints``), trains until
 its token budget, ``max_minutes`` or ``max_steps``, and at its end writes the model folder
@@ -17,6 +17,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
 import torch
 from tqdm.auto import tqdm
 
@@ -37,7 +38,6 @@ from .data import LMBatch, SentenceBatcher, collated_batches, data_workers_for
 from .distributed import (
     agree,
     all_reduce,
-    all_reduce_min,
     barrier,
     distributed_context,
     end_distributed,
@@ -185,8 +185,6 @@ class Trainer:
         # what the cards of this run say of --init-model: read once, as it is when the run starts
         self.init_card = init_model_card(self.init_source)
         warn_of_a_license_change(s, self.init_card)
-        if self.rank == 0:
-            start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity)
         model.train()
         self.saved_implementation = model.config.bilm_implementation  # what the model folder will say
         model.config.bilm_implementation = resolve_bilm_implementation(s.bilm_implementation, model.config, self.device)
@@ -228,6 +226,21 @@ class Trainer:
         else:
             assert s.epochs is not None  # check_settings: one of the two is set
             self.total_tokens = int(s.epochs * self.batcher.n_words)
+            if self.total_tokens == 0:
+                raise ValueError(
+                    f"--epochs {s.epochs} of {s.train_file} ({self.batcher.n_words} tokens) is less than one "
+                    "token; raise --epochs"
+                )
+        self._epoch_batches(self.position["epoch"])  # every rank has a batch (a check before writing)
+        if self.rank == 0:  # the last step before training: nothing is written for a run that cannot start
+            start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity)
+
+    def _epoch_batches(self, epoch: int) -> list[np.ndarray]:
+        """This rank's batches of ``epoch`` (``SentenceBatcher.epoch_batches``)."""
+        try:
+            return self.batcher.epoch_batches(epoch)
+        except ValueError as err:  # fewer batches than processes
+            raise ValueError(f"{self.settings.train_file}: {err}") from None
 
     # -- training ----------------------------------------------------------------------------
     def _train(self) -> bool:
@@ -255,14 +268,8 @@ class Trainer:
             if self._run_is_over(self.position["elapsed"]):  # its model folder was not written (e.g. a full disk)
                 return True
             while True:
-                batches = self.batcher.epoch_batches(self.position["epoch"])
-                n_batches = all_reduce_min(len(batches))
-                if n_batches == 0:  # a rank without a sentence would loop over empty epochs forever
-                    raise ValueError(
-                        f"{self.settings.train_file} has too few sentences for {self.world} processes: every "
-                        "process needs one batch or more; train on more text, or with fewer processes"
-                    )
-                for batch in collated_batches(self.batcher, batches[self.position["batch"] : n_batches], workers):
+                batches = self._epoch_batches(self.position["epoch"])  # as many on every rank
+                for batch in collated_batches(self.batcher, batches[self.position["batch"] :], workers):
                     finished, stop_now = self._step(batch)
                     if finished:
                         return True

@@ -111,3 +111,19 @@ def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path, schedu
     trained = ElmoForBidirectionalLM.from_pretrained(out).state_dict()
     for name, value in model.state_dict().items():
         torch.testing.assert_close(trained[name], value, rtol=1e-4, atol=1e-5, msg=name)
+
+
+def test_a_corpus_of_fewer_batches_than_processes_stops_every_rank_in_one_line_before_anything_is_written(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("alpha beta gamma\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m", "hf_elmo.cli"]
+        + ["pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", "--min-count", "1", *TINY_SHAPE_ARGS],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        timeout=300,
+    )
+    expected = f"{corpus}: its sentences make 1 batch(es) of up to 2048 tokens (--tokens-per-batch), fewer than the 2"
+    assert result.returncode != 0 and result.stderr.count(f"elmo pretrain: error: {expected}") == 2, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]

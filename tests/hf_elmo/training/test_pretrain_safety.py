@@ -59,6 +59,7 @@ def error_of(capsys) -> str:
         (["--epochs", "inf"], "--epochs must be a finite number > 0, got inf"),
         (["--epochs", "0"], "--epochs must be a finite number > 0, got 0.0"),
         (["--epochs", "-1"], "--epochs must be a finite number > 0, got -1.0"),
+        (["--epochs", "1e-9"], "c.txt (194 tokens) is less than one token; raise --epochs"),
         (["--max-tokens", "0"], "--max-tokens must be an integer >= 1, got 0"),
         (["--epochs", "1", "--tokens-per-batch", "0"], "--tokens-per-batch must be an integer >= 3, got 0"),
         (["--epochs", "1", "--tokens-per-batch", "2"], "--tokens-per-batch must be an integer >= 3, got 2"),
@@ -108,6 +109,21 @@ def test_a_damaged_checkpoint_file_is_named_with_what_to_do(damaged, damage, tmp
     line = error_of(capsys)
     assert f"{path} is damaged" in line or (damaged == "vocab.txt" and f"{path} (one of them is damaged" in line)
     assert f"delete {tmp_path / 'model.checkpoint'}" in line
+    assert not out.exists()
+
+
+def test_a_checkpoint_whose_optimizer_state_does_not_fit_the_model_is_damaged(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out = tmp_path / "model"
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "1") == 0
+    path = tmp_path / "model.checkpoint" / CHECKPOINT_FILE
+    state = torch.load(path, weights_only=True)
+    state["optimizer"]["param_groups"][0]["params"].pop()  # a parameter fewer than the model has
+    torch.save(state, path)
+    capsys.readouterr()
+    assert pretrain(corpus, out, "--epochs", "1") == 2
+    line = error_of(capsys)
+    assert f"{path} is damaged (ValueError: " in line and f"delete {tmp_path / 'model.checkpoint'}" in line
     assert not out.exists()
 
 

@@ -97,9 +97,28 @@ def test_batches_cover_every_sentence_once_per_epoch_within_the_token_budget(tmp
     assert all(len(b) * (batcher.lengths[b].max() + 2) <= 64 for b in batches)
     assert [b.tolist() for b in batcher.epoch_batches(0)] == [b.tolist() for b in batches]  # resumable
     assert [b.tolist() for b in batcher.epoch_batches(1)] != [b.tolist() for b in batches]  # reshuffled
-    ranks = [SentenceBatcher(sentences, vocab, 64, seed=3, rank=r, world_size=2).epoch_batches(0) for r in (0, 1)]
-    shards = [set(np.concatenate(b).tolist()) for b in ranks]
-    assert not shards[0] & shards[1] and len(shards[0] | shards[1]) == len(sentences)
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_ranks_take_the_epochs_batches_in_turn_as_many_each_and_every_sentence_is_seen(tmp_path, world):
+    sentences = read_corpus(write_corpus(tmp_path / "c.txt", n=200))
+    vocab = build_vocabulary(sentences)
+    whole = SentenceBatcher(sentences, vocab, 56, seed=3).epoch_batches(0)  # 31 batches
+    padding = -len(whole) % world
+    assert padding  # the corpus's batches do not divide evenly: the case that used to drop sentences
+    ranks = [
+        SentenceBatcher(sentences, vocab, 56, seed=3, rank=r, world_size=world).epoch_batches(0) for r in range(world)
+    ]
+    assert {len(batches) for batches in ranks} == {(len(whole) + padding) // world}
+    dealt = [batch.tolist() for step in zip(*ranks) for batch in step]
+    assert dealt == [batch.tolist() for batch in whole + whole[:padding]]  # the epoch's first batches again
+    assert sorted(set(np.concatenate(dealt).tolist())) == list(range(len(sentences)))
+
+
+def test_fewer_batches_than_processes_is_refused_naming_both():
+    vocab = build_vocabulary(["a b c"])
+    with pytest.raises(ValueError, match=r"make 1 batch\(es\) of up to 64 tokens .* fewer than the 2 processes"):
+        SentenceBatcher(["a b c"], vocab, 64, rank=1, world_size=2).epoch_batches(0)
 
 
 def test_collate_wraps_sentences_in_markers_with_labels_for_both_directions():
