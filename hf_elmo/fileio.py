@@ -160,6 +160,22 @@ def lock_path(path: PathLike) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+#: The descriptors of the locks this process holds (``exclusive_lock``).
+_HELD_LOCKS: set[int] = set()
+
+
+def _drop_held_locks_in_child() -> None:
+    """In a forked child (e.g. a ``DataLoader`` worker), close the inherited descriptors of its
+    parent's locks: the lock stays the parent's, and goes with the parent alone. Otherwise a child
+    that outlives a killed parent (workers notice only seconds later) kept the output locked."""
+    for fd in _HELD_LOCKS:
+        os.close(fd)
+    _HELD_LOCKS.clear()
+
+
+os.register_at_fork(after_in_child=_drop_held_locks_in_child)
+
+
 @contextmanager
 def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
     """Hold an exclusive lock on the file ``path`` (created, removed on exit) for the block.
@@ -190,10 +206,12 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
         except FileNotFoundError:
             pass
         os.close(fd)
+    _HELD_LOCKS.add(fd)
     try:
         yield
     finally:
         path.unlink(missing_ok=True)
+        _HELD_LOCKS.discard(fd)
         os.close(fd)
 
 

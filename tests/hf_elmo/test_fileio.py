@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import signal
 import stat
 import subprocess
 import sys
@@ -108,6 +109,31 @@ def test_a_second_holder_of_an_output_lock_fails_at_once(tmp_path):
     with exclusive_lock(lock, "busy"):  # the holder is gone: its lock went with it
         assert lock.exists()
     assert not lock.exists()
+
+
+#: Holds the lock, forks a child that sleeps on (as a DataLoader worker would), and is killed.
+KILLED_WITH_A_FORKED_CHILD = """
+import multiprocessing, os, signal, sys, time
+from hf_elmo.fileio import exclusive_lock
+with exclusive_lock(sys.argv[1], "busy"):
+    child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    child.start()
+    print(child.pid, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_forked_child_that_outlives_the_killed_holder_does_not_keep_the_lock(tmp_path):
+    lock = tmp_path / "out.lock"
+    holder = subprocess.Popen([sys.executable, "-c", KILLED_WITH_A_FORKED_CHILD, str(lock)], stdout=subprocess.PIPE)
+    child = int(holder.stdout.readline())
+    try:
+        assert holder.wait(timeout=60) == -signal.SIGKILL and lock.exists()
+        with exclusive_lock(lock, "busy"):  # not held by the child, which still runs
+            os.kill(child, 0)
+    finally:
+        os.kill(child, signal.SIGKILL)
+        holder.stdout.close()
 
 
 def test_build_aside_replaces_the_folder_or_leaves_it_untouched(tmp_path):
