@@ -73,7 +73,7 @@ def old_rng_file(folder: Path, rank: int) -> Path:
 def check_checkpoint_folder(folder: Path, out_dir: Path, inputs: Iterable[str | Path]) -> None:
     """Refuse a checkpoint folder that is not a run's, before anything is written: a file, one
     that is, holds or lies in the output folder ``out_dir`` (which the model folder replaces at
-    the end), one that holds one of ``inputs``, or a folder with files but no ``settings.json``
+    the end), one that holds or lies in one of ``inputs``, or a folder with files but no ``settings.json``
     (what a run writes first), whose files the run would take for its own or overwrite."""
     where = f"the checkpoint folder {folder}"
     other = "pick another --checkpoint-dir"
@@ -87,6 +87,8 @@ def check_checkpoint_folder(folder: Path, out_dir: Path, inputs: Iterable[str | 
     for source in inputs:
         if is_or_holds(folder, source):
             raise ValueError(f"{where} holds the input {source}; {other} (the run writes its own files there)")
+        if is_or_holds(source, folder):  # e.g. inside the --init-model folder, which the run would change
+            raise ValueError(f"{where} lies inside the input {source}; {other}, outside it")
     if folder.is_dir() and any(folder.iterdir()) and not (folder / SETTINGS_FILE).is_file():
         raise ValueError(
             f"{where} is not empty and has no {SETTINGS_FILE}, so it is not a run's checkpoint folder; {other}"

@@ -165,6 +165,22 @@ def test_a_checkpoint_folder_that_is_not_a_runs_is_refused_before_anything_is_wr
     assert files_under(tmp_path) == before
 
 
+def test_a_checkpoint_folder_inside_the_init_model_folder_is_refused_before_anything_is_written(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    base = tmp_path / "base"
+    assert pretrain(corpus, base, "--epochs", "1") == 0
+    capsys.readouterr()
+    before = files_under(tmp_path)
+    inside = base / "checkpoints"
+    assert (
+        pretrain(corpus, tmp_path / "m", "--epochs", "1", "--init-model", str(base), "--checkpoint-dir", str(inside))
+        == 2
+    )
+    line = error_of(capsys)
+    assert f"the checkpoint folder {inside} lies inside the input {base}; pick another --checkpoint-dir" in line
+    assert files_under(tmp_path) == before and not inside.exists()
+
+
 def test_a_checkpoint_folder_holding_an_input_is_refused_even_with_a_settings_json(tmp_path, capsys):
     data = tmp_path / "data"
     data.mkdir()
