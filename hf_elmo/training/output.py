@@ -57,6 +57,15 @@ def save_lm_folder(
     return Path(out_dir)
 
 
+@torch.no_grad()
+def round_to_storage(model: torch.nn.Module, dtype: torch.dtype) -> None:
+    """Round the weights of ``model`` in place to what storing them in ``dtype`` keeps (they stay
+    float32): the model then computes as its folder loads, e.g. for the card's perplexity."""
+    if dtype != torch.float32:
+        for parameter in model.parameters():
+            parameter.copy_(parameter.to(dtype))
+
+
 @dataclass(frozen=True)
 class InitModelCard:
     """What the card of a model continued from ``--init-model`` says of that model.

@@ -47,7 +47,7 @@ from .distributed import (
 )
 from .evaluation import perplexity
 from .model import build_model, make_optimizer, resolve_bilm_implementation
-from .output import init_model_card, save_lm_folder, warn_of_a_license_change
+from .output import init_model_card, round_to_storage, save_lm_folder, warn_of_a_license_change
 from .schedule import budget_spent, scheduled_lr
 from .settings import PretrainSettings, check_settings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
@@ -400,6 +400,7 @@ class Trainer:
             metrics["world_size"] = self.world
             metrics["max_weight_difference_between_ranks"] = divergence
         if self.valid_sentences is not None:
+            round_to_storage(model, getattr(torch, s.save_dtype))  # the card's figure is that of the saved weights
             metrics["valid"] = perplexity(model, self.vocabulary, self.valid_sentences)
         with self._as_saved():  # what loads from the folder embeds without dropout
             save_lm_folder(
