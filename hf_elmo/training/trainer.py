@@ -231,7 +231,8 @@ class Trainer:
                     f"--epochs {s.epochs} of {s.train_file} ({self.batcher.n_words} tokens) is less than one "
                     "token; raise --epochs"
                 )
-        self._epoch_batches(self.position["epoch"])  # every rank has a batch (a check before writing)
+        if self.world > 1:  # every rank has a batch (a check before writing; one process always has one)
+            self._epoch_batches(self.position["epoch"])
         if self.rank == 0:  # the last step before training: nothing is written for a run that cannot start
             start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity)
 
