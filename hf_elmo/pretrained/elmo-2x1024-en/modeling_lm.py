@@ -32,6 +32,7 @@ from transformers.utils import ModelOutput
 
 from .configuration_elmo import ElmoConfig, ElmoConfigError
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, ElmoState, require_package_loader
+from .tokenization_elmo import N_CHAR_IDS
 
 IGNORE_INDEX = -100
 #: ``from_pretrained``'s ``key_mapping`` for word-baseline folders whose word embedding sat beside the biLM.
@@ -47,7 +48,8 @@ class ElmoLMOutput(ModelOutput):
             configured, so not a perplexity; full softmax in eval mode).
         forward_loss: mean cross-entropy of the forward LM over its targets.
         backward_loss: mean cross-entropy of the backward LM over its targets.
-        n_targets: number of predicted words per direction (the same for both).
+        n_targets: number of words the forward LM predicted (the backward LM's too, unless a
+            label of ``<S>`` or ``</S>`` is ``-100``).
         final_state: the biLM's final LSTM state (for carrying state across windows).
     """
 
@@ -107,6 +109,56 @@ class ElmoSoftmax(nn.Module):
         return (torch.logsumexp(logits, dim=1) - logits[:, 0]).sum()
 
 
+def check_lm_inputs(input_ids: Any, lengths: Any, labels: Any, config: ElmoConfig) -> None:
+    """Check ``ElmoForBidirectionalLM.forward``'s inputs, with one line each: tensors of integers,
+    ``input_ids`` (B, S, W) char ids 0..261 (or (B, S) word ids for ``token_embedding="word"``),
+    ``lengths`` (B,) within 1..S, ``labels`` (B, S) vocabulary ids or ``-100``. The checks of the
+    values cost one host sync together and are skipped while ``torch.compile`` traces."""
+    words = config.token_embedding == "word"
+    for name, value in (("input_ids", input_ids), ("lengths", lengths), ("labels", labels)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(
+                f"{name} must be a torch.Tensor, got {type(value).__name__}; convert it with torch.as_tensor"
+            )
+        if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype == torch.bool:
+            raise TypeError(f"{name} must be an integer tensor, got {value.dtype}")
+    shape = "(batch, steps)" if words else f"(batch, steps, {config.max_characters_per_token})"
+    if input_ids.dim() != (2 if words else 3) or (not words and input_ids.shape[-1] != config.max_characters_per_token):
+        raise ValueError(f"input_ids must have shape {shape}, got {tuple(input_ids.shape)}")
+    batch, steps = input_ids.shape[:2]
+    if batch == 0:
+        raise ValueError("empty batch: input_ids has no rows")
+    if lengths.shape != (batch,):
+        raise ValueError(
+            f"lengths must have shape (batch,) = ({batch},) to match input_ids, got {tuple(lengths.shape)}"
+        )
+    if labels.shape != (batch, steps):
+        raise ValueError(f"labels {tuple(labels.shape)} must match input_ids' (batch, steps) {(batch, steps)}")
+    if torch.compiler.is_compiling():
+        return
+    assert config.vocab_size is not None  # ElmoForBidirectionalLM requires it
+    id_limit = config.vocab_size if words else N_CHAR_IDS
+    bad_ids = (input_ids < 0) | (input_ids >= id_limit)
+    bad_lengths = (lengths < 1) | (lengths > steps)
+    bad_labels = ((labels < 0) | (labels >= config.vocab_size)) & (labels != IGNORE_INDEX)
+    found = torch.stack([bad_ids.any(), bad_lengths.any(), bad_labels.any()]).tolist()  # one host sync
+    what = "word ids" if words else "char ids"
+    if found[0]:
+        where = bad_ids.nonzero()[0].tolist()
+        raise ValueError(f"input_ids{where} is {int(input_ids[tuple(where)])}: {what} lie in 0..{id_limit - 1}")
+    if found[1]:
+        row = int(bad_lengths.nonzero()[0])
+        raise ValueError(
+            f"lengths[{row}] is {int(lengths[row])}: each row's steps lie in 1..{steps} (input_ids' steps)"
+        )
+    if found[2]:
+        where = bad_labels.nonzero()[0].tolist()
+        raise ValueError(
+            f"labels{where} is {int(labels[tuple(where)])}: labels are vocabulary ids 0..{config.vocab_size - 1}, "
+            f"or {IGNORE_INDEX} for no target"
+        )
+
+
 class ElmoForBidirectionalLM(ElmoPreTrainedModel):
     """The ELMo biLM with the word softmax it is pretrained with.
 
@@ -163,28 +215,36 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         Args:
             input_ids: (B, S, W) char ids (or (B, S) word ids for ``token_embedding="word"``),
                 left-aligned, ``lengths`` (B,) real steps per row.
-            labels: (B, S) vocabulary ids of every step, ``-100`` beyond each row's length.
+            labels: (B, S) vocabulary ids of every step (``<S>``, the words, ``</S>``); ``-100``
+                where a step has no target (neither direction predicts it), as beyond each
+                row's length, where labels are never read.
             initial_state: LSTM state to start from (default: ``ElmoModel.initial_state``).
             full_softmax: force the full (True) or configured (None) softmax; eval mode is full.
         """
-        if labels.shape != input_ids.shape[:2]:
-            raise ValueError(f"labels {tuple(labels.shape)} must match input_ids' (B, S) {tuple(input_ids.shape[:2])}")
+        check_lm_inputs(input_ids, lengths, labels, self.config)
+        input_ids, labels = input_ids.long(), labels.long()
         layers, final = self.elmo.encode(input_ids, lengths, initial_state)
         top = layers[-1]  # (B, S, 2P)
         p = self.config.projection_dim
         forward_hidden, forward_targets = top[:, :-1, :p], labels[:, 1:]  # predict t+1
         backward_hidden, backward_targets = top[:, 1:, p:], labels[:, :-1]  # predict t-1
-        keep = forward_targets != IGNORE_INDEX  # the same (B, S-1) slots for both directions
-        n = keep.sum()
-        if n == 0:
-            raise ValueError("the batch has no targets: every row needs at least 2 steps")
+        # slot t (0..S-2) pairs steps t and t+1: a prediction when both lie in the row and its target is not -100
+        within = torch.arange(1, labels.shape[1], device=labels.device) < lengths.to(labels.device).unsqueeze(1)
+        keeps = (within & (forward_targets != IGNORE_INDEX), within & (backward_targets != IGNORE_INDEX))
+        counts = torch.stack([keep.sum() for keep in keeps])
+        if not bool(counts.all()):
+            raise ValueError(
+                "the batch has no targets in a direction: a row needs 2 steps or more, and labels not all -100"
+            )
         use_full = (not self.training) or full_softmax or self.config.softmax == "full"
         losses = []
         # One draw of candidates for both directions (bilm-tf); none for the full softmax.
         candidates = (
             None if use_full else sample_log_uniform(self.config.vocab_size, self.config.num_sampled, top.device)
         )
-        for hidden, targets in ((forward_hidden, forward_targets), (backward_hidden, backward_targets)):
+        for hidden, targets, keep, n in zip(
+            (forward_hidden, backward_hidden), (forward_targets, backward_targets), keeps, counts
+        ):
             h, y = hidden[keep], targets[keep]
             if candidates is None:
                 total = self.softmax.full_loss(h, y)
@@ -193,7 +253,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
             losses.append(total / n)
         loss = 0.5 * (losses[0] + losses[1])
         output = ElmoLMOutput(
-            loss=loss, forward_loss=losses[0], backward_loss=losses[1], n_targets=n, final_state=final
+            loss=loss, forward_loss=losses[0], backward_loss=losses[1], n_targets=counts[0], final_state=final
         )
         return_dict = self.config.return_dict if return_dict is None else return_dict
         return output if return_dict else output.to_tuple()

@@ -170,27 +170,79 @@ def test_training_batches_hold_the_char_ids_the_model_embeds_at_inference():
 
 
 # -- the LM head ----------------------------------------------------------------------------------
+def explicit_lm_losses(model, input_ids, lengths, labels) -> tuple[torch.Tensor, torch.Tensor, int, int]:
+    """Each direction's mean cross-entropy and count, one prediction at a time: the forward LM
+    predicts labels[t + 1] from step t, the backward LM labels[t] from step t + 1, within each
+    row's length; a -100 label is no target."""
+    top = model.elmo.encode(input_ids, lengths)[0][-1]  # the char CNN per slot, as ElmoModel does
+    p = model.config.projection_dim
+    fwd, bwd = [], []
+    for row, length in enumerate(lengths.tolist()):
+        ids = labels[row].tolist()
+        for t in range(length - 1):
+            if ids[t + 1] != -100:
+                logits = top[row, t, :p] @ model.softmax.weight.T + model.softmax.bias
+                fwd.append(-torch.log_softmax(logits, -1)[ids[t + 1]])
+            if ids[t] != -100:
+                logits = top[row, t + 1, p:] @ model.softmax.weight.T + model.softmax.bias
+                bwd.append(-torch.log_softmax(logits, -1)[ids[t]])
+    return torch.stack(fwd).mean(), torch.stack(bwd).mean(), len(fwd), len(bwd)
+
+
 def test_lm_loss_is_the_mean_of_both_directions_explicit_cross_entropies():
     vocab = build_vocabulary(["a b c d e"])
     model = tiny_lm(len(vocab)).eval()
     batch = collate_sentences([["a", "b", "c"], ["d"]], vocab)
     out = model(input_ids=batch.input_ids, lengths=batch.lengths, labels=batch.labels)
-    top = model.elmo.encode(batch.input_ids, batch.lengths)[0][-1]  # the char CNN per slot, as ElmoModel does
-    p = model.config.projection_dim
-    fwd, bwd = [], []
-    for row, length in enumerate(batch.lengths.tolist()):
-        ids = batch.labels[row]
-        for t in range(length - 1):
-            fwd.append(
-                -torch.log_softmax(top[row, t, :p] @ model.softmax.weight.T + model.softmax.bias, -1)[ids[t + 1]]
-            )
-            bwd.append(
-                -torch.log_softmax(top[row, t + 1, p:] @ model.softmax.weight.T + model.softmax.bias, -1)[ids[t]]
-            )
-    torch.testing.assert_close(out.forward_loss, torch.stack(fwd).mean(), rtol=1e-5, atol=1e-6)
-    torch.testing.assert_close(out.backward_loss, torch.stack(bwd).mean(), rtol=1e-5, atol=1e-6)
+    forward, backward, n_forward, n_backward = explicit_lm_losses(model, batch.input_ids, batch.lengths, batch.labels)
+    torch.testing.assert_close(out.forward_loss, forward, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(out.backward_loss, backward, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(out.loss, 0.5 * (out.forward_loss + out.backward_loss))
-    assert int(out.n_targets) == len(fwd) == 3 + 1 + 1 + 1
+    assert int(out.n_targets) == n_forward == n_backward == 3 + 1 + 1 + 1
+
+
+def test_a_minus_100_label_inside_a_row_is_no_target_in_either_direction_and_labels_past_a_row_are_not_read():
+    vocab = build_vocabulary(["a b c d e"])
+    model = tiny_lm(len(vocab)).eval()
+    batch = collate_sentences([["a", "b", "c", "d"], ["e"]], vocab)
+    labels = batch.labels.clone()
+    labels[0, 2] = -100  # "b": neither the forward LM (from "a") nor the backward LM (from "c") predicts it
+    labels[1, 3:] = torch.tensor(vocab.encode(["a", "b", "c"]))  # past the row's 3 steps: never read
+    out = model(input_ids=batch.input_ids, lengths=batch.lengths, labels=labels)
+    forward, backward, n_forward, _ = explicit_lm_losses(model, batch.input_ids, batch.lengths, labels)
+    torch.testing.assert_close(out.forward_loss, forward, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(out.backward_loss, backward, rtol=1e-5, atol=1e-6)
+    assert int(out.n_targets) == n_forward == 4 + 2
+    model.config.softmax, model.config.num_sampled = "sampled", 4
+    sampled = model.train()(input_ids=batch.input_ids, lengths=batch.lengths, labels=labels)
+    assert torch.isfinite(sampled.loss)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda ids, lengths, labels: (ids, lengths.tolist(), labels), "lengths must be a torch.Tensor, got list"),
+        (lambda ids, lengths, labels: (ids, lengths, labels.tolist()), "labels must be a torch.Tensor, got list"),
+        (lambda ids, lengths, labels: (ids.float(), lengths, labels), "input_ids must be an integer tensor"),
+        (lambda ids, lengths, labels: (ids[..., 0], lengths, labels), "input_ids must have shape (batch, steps, 50)"),
+        (lambda ids, lengths, labels: (ids, lengths[:1], labels), "lengths must have shape (batch,) = (2,)"),
+        (lambda ids, lengths, labels: (ids, lengths + 4, labels), "lengths[0] is 10: each row's steps lie in 1..6"),
+        (lambda ids, lengths, labels: (ids + 300, lengths, labels), "char ids lie in 0..261"),
+        (lambda ids, lengths, labels: (ids, lengths, labels + 50), "labels are vocabulary ids 0..7, or -100"),
+        (
+            lambda ids, lengths, labels: (ids, lengths, labels[:, 1:]),
+            "labels (2, 5) must match input_ids' (batch, steps)",
+        ),
+    ],
+)
+def test_bad_lm_inputs_are_one_line_naming_the_argument(edit, message):
+    vocab = build_vocabulary(["a b c d e"])
+    model = tiny_lm(len(vocab)).eval()
+    batch = collate_sentences([["a", "b", "c", "d"], ["e"]], vocab)
+    input_ids, lengths, labels = edit(batch.input_ids, batch.lengths, batch.labels)
+    with pytest.raises((TypeError, ValueError)) as raised:
+        model(input_ids=input_ids, lengths=lengths, labels=labels)
+    assert message in str(raised.value) and "\n" not in str(raised.value)
 
 
 @pytest.mark.parametrize("token_embedding", ["char_cnn", "word"])
