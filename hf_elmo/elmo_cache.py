@@ -93,7 +93,8 @@ class TokenLayerCache:
     what the char CNN computed under the autocast setting of the call; all are dropped when
     its parameters change (``parameter_key``), when autocast is turned on, off or to another
     dtype, and when a call lets gradients flow to them. ``max_types`` rows (P floats each) are
-    kept on the model's device; ``max_types=0`` turns the cache off.
+    kept on the model's device; ``max_types=0`` turns the cache off, and a new value takes
+    effect at the next call (the rows kept are dropped).
     """
 
     def __init__(self, max_types: int = 50_000) -> None:
@@ -117,7 +118,7 @@ class TokenLayerCache:
             return char_cnn(char_ids)
         if not 0 < len(char_ids) <= self.max_types:
             return char_cnn(char_ids)
-        key = (params, autocast_dtype(char_ids.device.type))
+        key = (params, autocast_dtype(char_ids.device.type), self.max_types)  # the table has max_types rows
         if key != self._key:
             self.clear()
             self._key = key

@@ -165,6 +165,24 @@ def test_token_cache_keeps_at_most_max_types_tokens(tmp_path):
             assert len(model.token_cache) <= 6
 
 
+def test_a_new_max_types_takes_effect_at_the_next_call_even_after_the_cache_filled(tmp_path):
+    model = _model(tmp_path, small_options())
+    uncached = _model(tmp_path / "off", small_options())
+    model.token_cache.max_types, uncached.token_cache.max_types = 4, 0
+    with torch.inference_mode():
+        model(input_ids=batch_to_ids([["a", "b", "c"]]))
+        model.token_cache.max_types = 50
+        for words in (["d", "e", "f", "g", "h"], ["a", "d", "i"]):
+            ids = batch_to_ids([words])
+            for c, p in zip(model(input_ids=ids).hidden_states, uncached(input_ids=ids).hidden_states):
+                torch.testing.assert_close(c, p, atol=1e-6, rtol=0)
+        assert len(model.token_cache) == 7 + 2  # a, d..i and the two markers: the earlier rows were dropped
+        model.token_cache.max_types = 3  # and a smaller one
+        ids = batch_to_ids([["j"]])
+        torch.testing.assert_close(model(input_ids=ids).last_hidden_state, uncached(input_ids=ids).last_hidden_state)
+        assert len(model.token_cache) == 3
+
+
 def test_token_cache_is_dropped_when_the_char_cnn_changes(tmp_path):
     model = _model(tmp_path, small_options())
     ids = batch_to_ids(SENTENCES[2:])

@@ -123,6 +123,20 @@ def test_warm_up_sets_a_fixed_initial_state_that_is_saved_with_the_model(model, 
     assert torch.equal(_embed(reloaded, [SENTENCE]).last_hidden_state, warmed)
 
 
+def test_warm_up_in_training_mode_with_dropout_sets_the_eval_state_and_keeps_the_mode(model):
+    in_eval = ElmoModel(model.config).eval()
+    in_eval.load_state_dict(model.state_dict())
+    in_eval.warm_up([SENTENCE] + OTHERS, batch_size=2)
+    dropped = ElmoModel(ElmoConfig(**{**model.config.to_dict(), "dropout": 0.5}))
+    dropped.load_state_dict(model.state_dict())
+    dropped.train()
+    torch.manual_seed(0)
+    dropped.warm_up([SENTENCE] + OTHERS, batch_size=2)
+    assert dropped.training and dropped.warm_h.grad_fn is None
+    torch.testing.assert_close(dropped.warm_h, in_eval.warm_h, atol=1e-6, rtol=0)
+    torch.testing.assert_close(dropped.warm_c, in_eval.warm_c, atol=1e-6, rtol=0)
+
+
 def test_dropout_applies_in_training_mode_only(model):
     dropped = ElmoModel(ElmoConfig(**{**model.config.to_dict(), "dropout": 0.5}))
     dropped.load_state_dict(model.state_dict())

@@ -910,7 +910,7 @@ class ElmoModel(ElmoPreTrainedModel):
     def warm_up(self, sentences: Sequence[Sequence[str]], batch_size: int = 32) -> None:
         """Set a fixed, deterministic initial state from a warm-up text.
 
-        Runs ``sentences`` (token lists, in order) statefully in batches of ``batch_size`` from
+        Runs ``sentences`` (token lists, in order; in eval mode, without gradients) statefully in batches of ``batch_size`` from
         the current initial state, then stores the mean over rows of the final LSTM state as the
         initial state of every later call. The state is saved with the model. Prefer it to zero
         state when vectors should resemble those of a model that has been reading text for a
@@ -922,14 +922,20 @@ class ElmoModel(ElmoPreTrainedModel):
             raise ValueError("warm_up needs at least one sentence")
         self.reset_states()
         device = self.warm_h.device
-        for start in range(0, len(sentences), batch_size):
-            ids = batch_to_ids(sentences[start : start + batch_size], self.config.max_characters_per_token)
-            self(input_ids=ids.to(device), stateful=True)
-        state = self._carried_state
-        assert state is not None  # the stateful calls above carried it
-        self.warm_h.copy_(state.h.mean(dim=2))
-        self.warm_c.copy_(state.c.mean(dim=2))
-        self.reset_states()
+        training = self.training
+        self.eval()  # no dropout: the same state in either mode
+        try:
+            with torch.no_grad():
+                for start in range(0, len(sentences), batch_size):
+                    ids = batch_to_ids(sentences[start : start + batch_size], self.config.max_characters_per_token)
+                    self(input_ids=ids.to(device), stateful=True)
+                state = self._carried_state
+                assert state is not None  # the stateful calls above carried it
+                self.warm_h.copy_(state.h.mean(dim=2))
+                self.warm_c.copy_(state.c.mean(dim=2))
+        finally:
+            self.train(training)
+            self.reset_states()
 
     # -- forward ---------------------------------------------------------------------------
     def token_embeddings(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
