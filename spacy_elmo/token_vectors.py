@@ -15,14 +15,16 @@ prediction), and installs the hooks in ``doc.user_hooks`` / ``user_span_hooks`` 
 vectors, spaCy reads ``token.vector`` and ``doc.vector`` from ``doc.tensor`` by itself; elsewhere
 call ``set_token_vectors(doc)`` again after loading docs (e.g. from ``nlp.pipe(...,
 n_process=2)``). A doc made by ``span.as_doc()`` gets the hooks and the span's rows of
-``doc.tensor`` but no ``doc._.elmo``: where the tensor holds ELMo's token vectors (this component
-set it), the hooks read them from there, as spaCy reads ``doc.tensor`` without hooks.
+``doc.tensor`` but no ``doc._.elmo``: where the tensor holds ELMo's token vectors (the rows this
+component set, not a later component's tensor of the same width), the hooks read them from there,
+as spaCy reads ``doc.tensor`` without hooks.
 """
 
 from functools import partial
 from typing import Any
 
 from spacy.tokens import Doc, Span, Token
+from thinc.api import get_array_module
 from thinc.types import Floats1d, Floats2d, Floats3d
 
 from .doc_layers import current_layers, stored_layers
@@ -30,16 +32,28 @@ from .doc_layers import current_layers, stored_layers
 
 def set_token_vectors(doc: Doc) -> None:
     """Set the vector / similarity hooks from ``doc._.elmo``, and ``doc.tensor`` if no earlier
-    component has set it (another component's tensor is left to the components that read it)."""
-    tensor_width = None  # the width of doc.tensor's rows when they are ELMo's token vectors
+    component has set it (another component's tensor is left to the components that read it).
+
+    The hooks also read ELMo's token vectors from ``doc.tensor`` where the doc has no layers, as
+    long as the tensor holds them (``_ElmoTensor``): the tensor set here, one found equal to the
+    layers' average (a doc loaded with its layers), or the tensor of a loaded doc whose layers
+    were dropped (``doc._.elmo = None`` before it was saved), which is taken to be ELMo's."""
+    layers = current_layers(doc)
     if doc.tensor.size == 0:
         doc.tensor = token_vectors(doc)  # type: ignore[assignment]  # spaCy's stub says float64 NumPy; it holds Floats2d
-        tensor_width = int(doc.tensor.shape[1])
+        elmo_tensor: _ElmoTensor | None = _ElmoTensor(doc.tensor)
+    elif layers is None:
+        elmo_tensor = _ElmoTensor(doc.tensor)
+    else:
+        own = doc.tensor.shape == layers.layers.shape[1:] and bool(
+            get_array_module(doc.tensor).allclose(doc.tensor, token_vectors(doc), rtol=1e-6, atol=1e-6)
+        )
+        elmo_tensor = _ElmoTensor(doc.tensor) if own else None
     for hooks in (doc.user_hooks, doc.user_span_hooks):
-        hooks["vector"] = partial(_mean_vector, tensor_width=tensor_width)
+        hooks["vector"] = partial(_mean_vector, elmo_tensor=elmo_tensor)
         hooks["has_vector"] = _has_vector
         hooks["similarity"] = _similarity
-    doc.user_token_hooks["vector"] = partial(_token_vector, tensor_width=tensor_width)
+    doc.user_token_hooks["vector"] = partial(_token_vector, elmo_tensor=elmo_tensor)
     doc.user_token_hooks["has_vector"] = _has_vector
     doc.user_token_hooks["similarity"] = _similarity
 
@@ -62,31 +76,58 @@ def _layers(doc: Doc) -> Floats3d:
     return annotation.layers
 
 
-def _elmo_tensor(doc: Doc, tensor_width: int | None) -> Floats2d | None:
-    """``doc.tensor`` when it holds the doc's ELMo token vectors and the doc has no ``doc._.elmo``
-    (a doc made by ``span.as_doc()``, which copies the span's rows of the tensor and the hooks):
-    ``tensor_width`` is the rows' width when the elmo component set the tensor, else ``None``."""
-    if tensor_width is None or stored_layers(doc) is not None:
+class _ElmoTensor:
+    """ELMo's token vectors (n_tokens, 2P) as ``set_token_vectors`` put them in (or found them in)
+    ``doc.tensor``, for the hooks of docs without layers: the doc itself after ``doc._.elmo =
+    None``, or a doc made by ``span.as_doc()``, which copies the span's rows of the tensor and the
+    hooks but no ``doc._.elmo``. A tensor is read only if it is these rows or a run of them, so
+    one that a later component (spaCy's ``tok2vec``, say) wrote, of whatever width, is not."""
+
+    def __init__(self, vectors: Floats2d) -> None:
+        self.vectors = vectors
+        self._checked: Floats2d | None = None  # the last tensor found to be a run of the rows
+
+    def holds(self, tensor: Floats2d) -> bool:
+        """Whether ``tensor`` is the vectors or a run of their rows (``span.as_doc()``'s copy)."""
+        if tensor is self.vectors or tensor is self._checked:
+            return True
+        vectors, n = self.vectors, len(tensor)
+        if tensor.ndim != 2 or tensor.shape[1:] != vectors.shape[1:] or n > len(vectors):
+            return False
+        xp = get_array_module(vectors)
+        if n > 0:
+            starts = xp.flatnonzero((vectors[: len(vectors) - n + 1] == tensor[0]).all(axis=1)).tolist()
+            if not any(bool(xp.array_equal(vectors[start : start + n], tensor)) for start in starts):
+                return False
+        self._checked = tensor
+        return True
+
+
+def _elmo_tensor(doc: Doc, elmo_tensor: _ElmoTensor | None) -> Floats2d | None:
+    """``doc.tensor`` when the doc has no ``doc._.elmo`` and its tensor holds ELMo's token
+    vectors (``_ElmoTensor``), else ``None``."""
+    if elmo_tensor is None or stored_layers(doc) is not None:
         return None
-    return doc.tensor if doc.tensor.shape == (len(doc), tensor_width) else None  # type: ignore[return-value]  # as above
+    tensor = doc.tensor
+    return tensor if len(tensor) == len(doc) and elmo_tensor.holds(tensor) else None  # type: ignore[return-value]  # as above
 
 
-def _token_vector(token: Token, tensor_width: int | None = None) -> Floats1d:
+def _token_vector(token: Token, elmo_tensor: _ElmoTensor | None = None) -> Floats1d:
     annotation = stored_layers(token.doc)
     if annotation is not None and annotation.fits_token(token):  # O(1): no check of the whole doc per token
         return annotation.layers[:, token.i].mean(axis=0)
-    tensor = _elmo_tensor(token.doc, tensor_width)
+    tensor = _elmo_tensor(token.doc, elmo_tensor)
     if tensor is not None:
         return tensor[token.i]
     return _layers(token.doc)[:, token.i].mean(axis=0)
 
 
-def _mean_vector(span: Doc | Span, tensor_width: int | None = None) -> Floats1d:
+def _mean_vector(span: Doc | Span, elmo_tensor: _ElmoTensor | None = None) -> Floats1d:
     """The average of the non-whitespace tokens' vectors; zeros (2P,) if there are none."""
     doc = span if isinstance(span, Doc) else span.doc
     start, end = (0, len(doc)) if isinstance(span, Doc) else (span.start, span.end)
     rows = [i for i in range(start, end) if not doc[i].is_space]
-    tensor = _elmo_tensor(doc, tensor_width)
+    tensor = _elmo_tensor(doc, elmo_tensor)
     # summed in float64: a float32 sum over thousands of tokens drifts past 1e-5 of the mean
     if tensor is not None:
         if not rows:

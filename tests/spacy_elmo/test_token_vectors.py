@@ -116,6 +116,36 @@ def test_the_tensor_survives_to_bytes_and_set_token_vectors_restores_the_hooks(m
     assert restored[1].similarity(doc[1]) == pytest.approx(1.0, abs=1e-6)
 
 
+def test_a_span_s_doc_does_not_read_a_later_component_s_tensor_even_as_wide_as_elmo_s(make_nlp):
+    doc = make_nlp()("Alice lives in Paris . Bob too .")
+    doc.tensor = np.ones_like(doc.tensor)  # e.g. a tok2vec after the elmo component, of ELMo's width
+    new = doc[2:5].as_doc()
+    with pytest.raises(ValueError, match="the doc has no ELMo layers"):
+        new.vector
+    np.testing.assert_allclose(doc[2:5].vector, hf_elmo_vectors([t.text for t in doc])[2:5].mean(axis=0), atol=ATOL)
+
+
+def test_a_loaded_doc_whose_layers_were_dropped_gets_its_vectors_from_the_tensor_after_set_token_vectors(make_nlp):
+    nlp = make_nlp()
+    doc = nlp("Alice lives in Paris . Bob too .")
+    expected = hf_elmo_vectors([t.text for t in doc])
+    doc._.elmo = None  # the README's way to keep only the vectors
+    loaded = Doc(nlp.vocab).from_bytes(doc.to_bytes(exclude=["user_hooks"]))
+    set_token_vectors(loaded)
+    np.testing.assert_allclose(loaded[1].vector, expected[1], atol=ATOL)
+    np.testing.assert_allclose(loaded[2:5].vector, expected[2:5].mean(axis=0), atol=ATOL)
+    np.testing.assert_allclose(loaded[2:5].as_doc().vector, expected[2:5].mean(axis=0), atol=ATOL)
+
+
+def test_a_span_s_doc_of_a_loaded_doc_reads_the_span_s_rows_after_set_token_vectors(make_nlp):
+    nlp = make_nlp()
+    doc = nlp("Alice lives in Paris . Bob too .")
+    loaded = Doc(nlp.vocab).from_bytes(doc.to_bytes(exclude=["user_hooks"]))  # tensor and layers, no hooks
+    set_token_vectors(loaded)
+    np.testing.assert_allclose(loaded[2:5].as_doc().vector, doc[2:5].vector, atol=ATOL)
+    np.testing.assert_allclose(loaded[2:5].as_doc()[1].vector, doc[3].vector, atol=ATOL)
+
+
 def test_the_hooks_read_doc_elmo_so_a_later_tensor_does_not_change_them(make_nlp):
     doc = make_nlp()("The cat sat .")
     expected = hf_elmo_vectors(["The", "cat", "sat", "."])
