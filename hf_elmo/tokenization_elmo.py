@@ -439,7 +439,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
     pretrain`` output unless told otherwise; ``"spacy:en"``, spaCy's English rules, for the
     shipped model); ``tokenizer(words, is_split_into_words=True)`` takes pre-tokenised sentences.
     It returns ``input_ids`` (B, T, max_characters_per_token) and ``attention_mask`` (B, T), as
-    lists or, with ``return_tensors="pt"``, tensors (``padding=True`` pads a batch to its longest
+    lists or, with ``return_tensors="pt"`` (``"np"``), tensors (arrays) (``padding=True`` pads a batch to its longest
     sentence; without it, as in transformers, each sentence keeps its length); on request
     ``offset_mapping`` (B, T, 2) (each word's character span in its text; ``(0, len(word))`` for
     pre-split words; ``(0, 0)`` for padding) and ``special_tokens_mask`` (B, T) (1 for padding:
@@ -643,8 +643,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
         unused = {k for k, v in kwargs.items() if v not in (None, False)}
         if unused:
             raise TypeError(f"ElmoTokenizer does not support {sorted(unused)}")
-        if return_tensors not in (None, "pt"):
-            raise ValueError(f"ElmoTokenizer supports return_tensors=None or 'pt', got {return_tensors!r}")
+        if return_tensors not in (None, "pt", "np"):
+            raise ValueError(f"ElmoTokenizer supports return_tensors=None, 'pt' or 'np', got {return_tensors!r}")
         check_padding_side(padding_side or self.padding_side)
         sentences, spans, single = self._split(text, is_split_into_words)
         if truncation not in (None, False, "do_not_truncate"):
@@ -653,7 +653,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
             sentences, spans = [s[keep] for s in sentences], [s[keep] for s in spans]
         lengths = [len(words) for words in sentences]
         padded = padded_length(max(lengths, default=0), padding, max_length, pad_to_multiple_of)
-        if padded is None and return_tensors == "pt":
+        if padded is None and return_tensors is not None:
             check_equal_lengths(lengths)
         ids = batch_to_ids(sentences, self.max_characters_per_token, self.max_token_chars, allow_empty=True)
         steps = ids.shape[1] if padded is None else padded
@@ -670,7 +670,9 @@ class ElmoTokenizer(PreTrainedTokenizer):
             )
         if return_special_tokens_mask:
             data["special_tokens_mask"] = 1 - mask
-        if return_tensors != "pt":
+        if return_tensors == "np":
+            data = {key: value.numpy() for key, value in data.items()}
+        elif return_tensors is None:
             data = {key: value.tolist() for key, value in data.items()}
             for key, rows in data.items():
                 if key == "offset_mapping":  # pairs as tuples, as transformers returns them
@@ -706,7 +708,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         check_padding_side(kwargs.get("padding_side") or self.padding_side)
         lengths = [len(f["input_ids"]) for f in features]
         padded = padded_length(max(lengths), padding, max_length, pad_to_multiple_of)
-        if padded is None and return_tensors == "pt":
+        if padded is None and return_tensors is not None:
             check_equal_lengths(lengths)
         fill = {
             "input_ids": [0] * self.max_characters_per_token,
@@ -716,13 +718,15 @@ class ElmoTokenizer(PreTrainedTokenizer):
         }
         batch: dict[str, Any] = {key: [] for key in features[0]}
         for feature, length in zip(features, lengths):
-            if "attention_mask" not in feature:
+            if "attention_mask" not in feature and kwargs.get("return_attention_mask") is not False:
                 feature["attention_mask"] = [1] * length
             extra = 0 if padded is None else padded - length
             for key, value in feature.items():
                 batch.setdefault(key, []).append(list(value) + [fill[key]] * extra if key in fill else value)
-        if return_tensors == "pt" and max(lengths) == 0 and not padded:  # no row shows input_ids' (T, W)
+        if return_tensors is not None and max(lengths) == 0 and not padded:  # no row shows input_ids' (T, W)
             batch["input_ids"] = torch.zeros(len(features), 0, self.max_characters_per_token, dtype=torch.long)
+            if return_tensors == "np":
+                batch["input_ids"] = batch["input_ids"].numpy()
         return ElmoBatchEncoding(batch, tensor_type=return_tensors)
 
     def _split(

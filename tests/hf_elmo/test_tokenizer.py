@@ -483,3 +483,26 @@ def test_without_padding_a_batch_is_ragged_and_unequal_tensors_are_refused_as_in
             call()
     assert tokenizer(["a b", "c d"], return_tensors="pt")["input_ids"].shape == (2, 2, 50)  # equal: one tensor
     assert tokenizer("a b", pad_to_multiple_of=4)["attention_mask"] == [1, 1]  # as transformers: no padding asked
+
+
+def test_numpy_arrays_come_from_the_call_and_from_pad_alike_equal_to_the_tensors():
+    import numpy as np
+
+    tokenizer = ElmoTokenizer()
+    options = dict(padding=True, return_offsets_mapping=True, return_special_tokens_mask=True, return_length=True)
+    arrays, tensors = (tokenizer(["a b c", "d"], return_tensors=kind, **options) for kind in ("np", "pt"))
+    assert set(arrays) == set(tensors)
+    for key in tensors:
+        assert isinstance(arrays[key], np.ndarray) and np.array_equal(arrays[key], tensors[key].numpy()), key
+    padded = tokenizer.pad([tokenizer("a b c"), tokenizer("d")], return_tensors="np")
+    assert np.array_equal(padded["input_ids"], arrays["input_ids"])
+    assert np.array_equal(padded["attention_mask"], arrays["attention_mask"])
+    with pytest.raises(ValueError, match="different lengths"):
+        tokenizer(["a b c", "d"], return_tensors="np")
+
+
+def test_pad_adds_no_attention_mask_when_told_not_to():
+    tokenizer = ElmoTokenizer()
+    features = [{"input_ids": tokenizer("a b")["input_ids"]}, {"input_ids": tokenizer("c")["input_ids"]}]
+    assert "attention_mask" not in tokenizer.pad(features, return_tensors="pt", return_attention_mask=False)
+    assert tokenizer.pad(features, return_tensors="pt")["attention_mask"].tolist() == [[1, 1], [1, 0]]
