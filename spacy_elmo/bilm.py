@@ -81,6 +81,11 @@ def elmo_bilm_v2(
     check_setting(token_budget >= 1, where, "token_budget", f"must be >= 1 padded token, got {token_budget}")
     unknown = sorted(set(grad_scaler_config or {}) - set(GRAD_SCALER_SETTINGS))
     check_setting(not unknown, where, "grad_scaler_config", f"unknown {unknown}; use {', '.join(GRAD_SCALER_SETTINGS)}")
+    for name, value in (grad_scaler_config or {}).items():
+        steps = name == "growth_interval"
+        number = isinstance(value, int if steps else (int, float)) and not isinstance(value, bool) and value > 0
+        what = "a whole number of steps >= 1" if steps else "a number > 0"
+        check_setting(number, where, f"grad_scaler_config.{name}", f"must be {what}, got {value!r}")
     scaler = PyTorchGradScaler(enabled=mixed_precision and has_torch_amp, **(grad_scaler_config or {}))
     return Model(
         "elmo-bilm",
@@ -184,12 +189,16 @@ def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Fl
     return outputs, backprop
 
 
+def is_elmo_bilm(model: Model) -> bool:
+    """Whether ``model`` is an ``elmo-bilm`` Thinc model (``spacy-elmo.ElmoBiLm``)."""
+    return bool(model.shims) and isinstance(model.shims[0], ElmoShim)
+
+
 def _shim(model: Model) -> ElmoShim:
     """The ``ElmoShim`` that holds the biLM of an ``elmo-bilm`` Thinc model."""
-    shim = model.shims[0] if model.shims else None
-    if not isinstance(shim, ElmoShim):
+    if not is_elmo_bilm(model):
         raise TypeError(f"expected an elmo-bilm Thinc model (spacy-elmo.ElmoBiLm), got {model.name!r}")
-    return shim
+    return model.shims[0]  # type: ignore[return-value]  # is_elmo_bilm: an ElmoShim
 
 
 def _run(elmo: ElmoModel, rows: Sequence[Segment], fine_tune: bool) -> torch.Tensor:

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 from spacy.tokens import Doc
 
+from hf_elmo.fileio import check_parent_folders, check_writable
+
 from .config_errors import check_setting
 
 
@@ -48,12 +50,16 @@ class ActivationCache:
         check_setting(
             max_mb >= 0, "the elmo component", "cache_mb", f"must be >= 0 MiB (0 disables the cache), got {max_mb}"
         )
-        check_setting(
-            directory is None or not Path(directory).exists() or Path(directory).is_dir(),
-            "the elmo component",
-            "cache_dir",
-            f"{directory} is a file, not a folder",
-        )
+        if directory is not None:
+            try:  # the folder is made at the first write: refuse now one that cannot be made or written
+                check_parent_folders(directory)
+                check_writable(directory, directory)
+                problem = (
+                    None if not Path(directory).exists() or Path(directory).is_dir() else "is a file, not a folder"
+                )
+            except OSError as err:
+                problem = f"cannot be made or written ({err})"
+            check_setting(problem is None, "the elmo component", "cache_dir", f"{directory} {problem}")
         self.max_bytes = int(max_mb * 2**20)
         self.directory = None if directory is None else Path(directory)
         self._sizes: OrderedDict[str, int] = OrderedDict()  # every entry's size, least recently used first

@@ -28,6 +28,7 @@ from hf_elmo import ElmoModel
 
 from .bilm import (
     get_elmo,
+    is_elmo_bilm,
     load_weights,
     load_weights_advice,
     missing_weights_loader,
@@ -36,8 +37,9 @@ from .bilm import (
     widths,
 )
 from .cache import ActivationCache, doc_key
+from .config_errors import check_setting
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
-from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call
+from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call, check_not_read_before
 from .loader import BILM_FOLDER, names_a_model
 from .token_vectors import set_token_vectors
 
@@ -55,6 +57,12 @@ class ElmoComponent(TrainablePipe):
         cache_dir: str | Path | None = None,
         token_vectors: bool | None = None,
     ) -> None:
+        check_setting(
+            is_elmo_bilm(model),
+            f"the {name} component",
+            "model",
+            f"must be a spacy-elmo.ElmoBiLm architecture (the biLM), got {model.name!r}",
+        )
         register_extension()
         self.vocab = vocab
         self.model = model
@@ -121,6 +129,7 @@ class ElmoComponent(TrainablePipe):
     def set_annotations(self, docs: Iterable[Doc], layers: list[Floats3d]) -> None:
         token_vectors = self.sets_token_vectors
         for doc, doc_layers in zip(docs, layers):
+            check_not_read_before(doc, self.name)
             doc._.set(EXTENSION, ElmoLayers.of(doc, doc_layers, self.name))
             if token_vectors:
                 set_token_vectors(doc)

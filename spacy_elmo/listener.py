@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
 from typing import Any, NoReturn
@@ -143,8 +144,10 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
         if model.upstream_name not in ("*", annotation.component) and annotation.component is not None:
             raise ValueError(
                 f"ELMo listener (upstream {model.upstream_name!r}) found in doc._.elmo the layers of the elmo "
-                f"component {annotation.component!r}, which ran later and replaced its upstream's: keep one elmo "
-                "component in the pipeline, or listen to the last one"
+                f"component {annotation.component!r}, not of {model.upstream_name!r}: if {annotation.component!r} "
+                f"is {model.upstream_name!r} renamed, set the listener's upstream to {annotation.component!r} (or "
+                f'"*"); if the pipeline has two elmo components, the later one replaced the layers: keep one, or '
+                "listen to the last one"
             )
         return model.ops.asarray3f(annotation.layers)
     if is_train:
@@ -161,7 +164,27 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             "[training] frozen_components, so a frozen elmo must be sourced from a trained pipeline "
             "(or keep it trainable: its model's frozen = true already keeps the biLM fixed)"
         )
+    _READ_WITHOUT_LAYERS[doc] = model.upstream_name
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
+
+
+#: The docs that a listener read zero ELMo features for (no ``doc._.elmo``), with its upstream name
+#: (``"*"``: any): an elmo component that later annotates one of them comes after that listener.
+_READ_WITHOUT_LAYERS: weakref.WeakKeyDictionary[Doc, str] = weakref.WeakKeyDictionary()
+
+
+def check_not_read_before(doc: Doc, component: str) -> None:
+    """Refuse to annotate ``doc`` from the elmo component ``component`` when a listener of it
+    has already predicted on the doc from zero features: a pipeline whose elmo component comes
+    after its listeners' component (e.g. both sourced from a trained pipeline, in that order),
+    which no check at creation or initialisation sees."""
+    upstream = _READ_WITHOUT_LAYERS.get(doc)
+    if upstream in ("*", component):
+        raise ValueError(
+            f"a component listening to the elmo component {component!r} ran on this doc before {component!r} "
+            f"did, and predicted from zero ELMo features: put {component!r} before the components that listen "
+            "to it in the pipeline (nlp.pipe_names)"
+        )
 
 
 def replace_listener_cfg(bilm_cfg: dict[str, Any], tok2vec_cfg: dict[str, Any]) -> dict[str, Any]:

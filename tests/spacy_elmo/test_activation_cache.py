@@ -194,3 +194,15 @@ def _clear(cache):
 def _fill(cache):
     for key in "defg":
         cache.put(key, np.zeros((1, 2, 3), dtype="float32"))
+
+
+@pytest.mark.parametrize("where, problem", [("file", "is a file, not a folder"), ("file/cache", "cannot be made")])
+def test_a_cache_dir_that_cannot_be_a_folder_is_a_config_error_when_the_component_is_made(tmp_path, where, problem):
+    import spacy
+    from thinc.api import ConfigValidationError
+
+    (tmp_path / "file").write_text("a user's file")
+    nlp = spacy.blank("en")
+    with pytest.raises(ConfigValidationError, match=rf"cache_dir[\s\S]*{problem}"):
+        nlp.add_pipe("elmo", config={"cache_dir": str(tmp_path / where)})
+    assert (tmp_path / "file").read_text() == "a user's file"

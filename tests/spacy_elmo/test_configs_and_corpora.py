@@ -238,8 +238,29 @@ def test_the_entry_points_spacy_loads_for_every_pipeline_import_neither_hf_elmo_
             "unknown",
         ),
         ("elmo", {"cache_mb": -1}, "cache_mb"),
+        (
+            "elmo",
+            {"model": {"@architectures": "spacy-elmo.ElmoBiLm.v2", "grad_scaler_config": {"init_scale": "x"}}},
+            r"grad_scaler_config.init_scale[\s\S]*must be a number > 0, got 'x'",
+        ),
+        (
+            "elmo",
+            {"model": {"@architectures": "spacy-elmo.ElmoBiLm.v2", "grad_scaler_config": {"growth_interval": 1.5}}},
+            "grad_scaler_config.growth_interval[\\s\\S]*whole number of steps",
+        ),
+        (
+            "elmo",
+            {
+                "model": {
+                    "@architectures": "spacy.HashEmbedCNN.v2",
+                    **dict(width=96, depth=1, embed_size=100, window_size=1, maxout_pieces=3, subword_features=True),
+                    "pretrained_vectors": None,
+                }
+            },
+            r"model[\s\S]*must be a spacy-elmo.ElmoBiLm architecture",
+        ),
     ],
-    ids=["token-budget-0", "unknown-scaler-setting", "negative-cache"],
+    ids=["token-budget-0", "unknown-scaler-setting", "negative-cache", "scaler-value", "scaler-steps", "not-a-biLM"],
 )
 def test_bad_component_settings_are_config_errors_naming_the_setting(component, settings, message):
     from thinc.api import ConfigValidationError

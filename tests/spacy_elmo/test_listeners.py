@@ -307,11 +307,42 @@ def test_a_listener_whose_upstream_s_layers_a_later_elmo_component_replaced_says
     examples = training_examples(nlp)
     nlp.initialize(lambda: examples)
     with pytest.raises(
-        ValueError, match="found in doc._.elmo the layers of the elmo component 'elmo_b', which ran later"
+        ValueError, match="found in doc._.elmo the layers of the elmo component 'elmo_b', not of 'elmo_a'"
     ):
         nlp("Alice lives in Paris .")
     with nlp.select_pipes(disable=["elmo_b"]):
         assert set(nlp("Alice lives in Paris .").cats) == {"POS", "NEG"}
+
+
+def initialized_textcat_pipeline(tiny_elmo_dir):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.add_pipe("textcat", config=textcat_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    examples = training_examples(nlp)
+    nlp.initialize(lambda: examples)
+    return nlp
+
+
+def test_a_listener_of_a_renamed_elmo_component_says_to_set_its_upstream(tiny_elmo_dir):
+    nlp = initialized_textcat_pipeline(tiny_elmo_dir)
+    nlp.rename_pipe("elmo", "bilm")
+    with pytest.raises(ValueError, match="if 'bilm' is 'elmo' renamed, set the listener's upstream to 'bilm'"):
+        nlp("Alice lives in Paris .")
+
+
+def test_an_elmo_component_sourced_after_its_listener_says_so_at_the_first_doc_and_disabled_it_is_no_error(
+    tiny_elmo_dir,
+):
+    trained = initialized_textcat_pipeline(tiny_elmo_dir)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("textcat", source=trained)
+    nlp.add_pipe("elmo", source=trained)  # sourced: neither its factory nor initialize checks the order
+    with pytest.raises(ValueError, match="listening to the elmo component 'elmo' ran on this doc before 'elmo' did"):
+        nlp("Alice lives in Paris .")
+    with nlp.select_pipes(disable=["elmo"]):  # the documented way to predict from zero ELMo features
+        assert set(nlp("Alice lives in Paris .").cats) == {"POS", "NEG"}
+    assert set(trained("Alice lives in Paris .").cats) == {"POS", "NEG"}
 
 
 def test_a_component_that_holds_its_own_biLM_without_weights_says_how_to_load_them_without_naming_elmo(
