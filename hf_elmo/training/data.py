@@ -10,6 +10,7 @@ resumes exactly from ``(epoch, batch index)``.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -75,6 +76,19 @@ class SentenceBatcher:
     def n_words(self) -> int:
         """Corpus tokens (all ranks), markers excluded."""
         return int(self.lengths.sum())
+
+    def words_in_epochs(self, epochs: float) -> int:
+        """The corpus tokens that all ranks together train on in ``epochs`` passes (fractions
+        allowed): ``n_words`` an epoch, and under DDP the words of the batches dealt again
+        (``epoch_batches``), so that a budget of this many tokens ends with the last epoch."""
+        words = int(epochs * self.n_words)
+        if self.world_size > 1:
+            whole = math.floor(epochs)
+            for epoch in range(math.ceil(epochs)):
+                batches = self._corpus_batches(epoch)
+                again = sum(int(self.lengths[batch].sum()) for batch in batches[: -len(batches) % self.world_size])
+                words += again if epoch < whole else int((epochs - whole) * again)
+        return words
 
     def epoch_batches(self, epoch: int) -> list[np.ndarray]:
         """The sentence indices of every batch of this rank in ``epoch``, in order.

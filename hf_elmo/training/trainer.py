@@ -225,7 +225,7 @@ class Trainer:
             self.total_tokens = s.max_tokens
         else:
             assert s.epochs is not None  # check_settings: one of the two is set
-            self.total_tokens = int(s.epochs * self.batcher.n_words)
+            self.total_tokens = self.batcher.words_in_epochs(s.epochs)
             if self.total_tokens == 0:
                 raise ValueError(
                     f"--epochs {s.epochs} of {s.train_file} ({self.batcher.n_words} tokens) is less than one "

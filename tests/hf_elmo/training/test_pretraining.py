@@ -115,6 +115,25 @@ def test_ranks_take_the_epochs_batches_in_turn_as_many_each_and_every_sentence_i
     assert sorted(set(np.concatenate(dealt).tolist())) == list(range(len(sentences)))
 
 
+@pytest.mark.parametrize("epochs", [1, 2, 1.5])
+def test_an_epochs_budget_counts_the_batches_dealt_again_so_a_ddp_run_ends_with_its_last_epoch(tmp_path, epochs):
+    sentences = read_corpus(write_corpus(tmp_path / "c.txt", n=200))
+    vocab = build_vocabulary(sentences)
+    ranks = [SentenceBatcher(sentences, vocab, 56, seed=3, rank=r, world_size=3) for r in range(3)]  # 31 batches
+    dealt = [
+        sum(int(batcher.lengths[batch].sum()) for batcher in ranks for batch in batcher.epoch_batches(epoch))
+        for epoch in range(math.ceil(epochs))
+    ]
+    assert all(words > ranks[0].n_words for words in dealt)  # two batches dealt again each epoch
+    budget = ranks[0].words_in_epochs(epochs)
+    if epochs == int(epochs):
+        assert budget == sum(dealt)  # reached at the last step of the last epoch, not before
+    else:
+        assert sum(dealt[:-1]) < budget < sum(dealt)
+    one = SentenceBatcher(sentences, vocab, 56, seed=3)
+    assert one.words_in_epochs(epochs) == int(epochs * one.n_words)  # one process: no batch dealt again
+
+
 def test_fewer_batches_than_processes_is_refused_naming_both():
     vocab = build_vocabulary(["a b c"])
     with pytest.raises(ValueError, match=r"make 1 batch\(es\) of up to 64 tokens .* fewer than the 2 processes"):
