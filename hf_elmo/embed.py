@@ -519,6 +519,13 @@ def embed_file(
         finished = resumable and _is_merged_output(previous, target)
         if target.exists() and not finished and not overwrite:
             raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
+        if target.exists() and not finished and not _is_embed_output(target):
+            raise FileExistsError(
+                f"{target} is no output of elmo embed (an HDF5 file with {SENTENCE_TO_INDEX}), so --overwrite does "
+                "not replace it; write to another file (delete that one first if you mean to replace it)"
+            )
+        if shard.count > 1 and shard.index == 0:
+            _check_shard_index(shard_index_file(output_path), shard, overwrite)
         if shard.count > 1 and not overwrite:
             _check_other_shards(output_path, shard, _recorded(settings))
 
@@ -882,6 +889,42 @@ def _is_merged_output(run: dict[str, Any] | None, target: Path) -> bool:
     """Whether ``target`` is the output that the run of ``run.json`` merged (it was killed after
     the rename, before removing its partial folder), not an older file it was to replace."""
     return run is not None and target.is_file() and run.get("output") == _identity(target)
+
+
+def _is_embed_output(path: Path) -> bool:
+    """Whether the file ``path`` is an output of ``elmo embed`` (or of ``allennlp elmo``, the
+    format it follows): an HDF5 file that records its settings or holds ``sentence_to_index``.
+    ``--overwrite`` replaces such a file only."""
+    if not path.is_file() or not h5py.is_hdf5(path):
+        return False
+    try:
+        with h5py.File(path, "r") as handle:
+            return SETTINGS_ATTRIBUTE in handle.attrs or SENTENCE_TO_INDEX in handle
+    except OSError:  # a damaged HDF5 file
+        return False
+
+
+def _check_shard_index(index: Path, shard: Shard, overwrite: bool) -> None:
+    """Refuse, before shard 0 of ``shard.count`` computes anything, to replace ``index`` when it
+    is not a shard index of ``elmo embed`` (a user's file), or, unless ``overwrite``, one of this
+    output with another number of shards (whose shard files it would orphan)."""
+    if not index.exists():
+        return
+    try:
+        record = json.loads(index.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        record = None
+    if not isinstance(record, dict) or record.get("format") != INDEX_FORMAT:
+        raise FileExistsError(
+            f"{index} exists and is no shard index of elmo embed, so it is not replaced; move it, or write to "
+            "another output"
+        )
+    if record.get("num_shards") != shard.count and not overwrite:
+        raise FileExistsError(
+            f"{index} indexes {record.get('num_shards')} shards of this output, and this run is shard {shard.index} "
+            f"of {shard.count}; run the shards of that count, write to another output, or pass --overwrite (then "
+            f"run the other shards of {shard.count} too)"
+        )
 
 
 def _finish(result: EmbedResult, output: PathLike, shard: Shard, scan: InputScan, layers: str) -> EmbedResult:

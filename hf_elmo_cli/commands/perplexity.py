@@ -79,6 +79,12 @@ def run(args: argparse.Namespace) -> int:
     if args.vocab is None and source.format != "transformers":
         raise ValueError(f"{args.model} holds original files: give their vocabulary with --vocab")
     vocabulary = Vocabulary.from_file(args.vocab or source.path / VOCAB_FILE)
+    own = source.path / VOCAB_FILE
+    if args.vocab is not None and source.format == "transformers" and own.is_file():
+        if vocabulary.words != Vocabulary.from_file(own).words:  # the softmax's rows are that file's words
+            raise ValueError(
+                f"--vocab {args.vocab} differs from {own}, the words of the model's softmax; leave --vocab out"
+            )
     if len(vocabulary) != model.config.vocab_size:
         raise ValueError(f"the vocabulary has {len(vocabulary)} words but the softmax {model.config.vocab_size} rows")
     sentences = read_corpus(args.file, args.max_sentence_tokens)

@@ -165,12 +165,24 @@ def test_cuda_graphs_option_runs_the_static_bilm_and_writes_the_same_vectors(
 
 def test_existing_output_is_refused_unless_overwrite(model_dir, text, reference, tmp_path, capsys):
     out = tmp_path / "out.hdf5"
-    out.write_bytes(b"an older file")
+    assert embed_cli(text, out, model_dir, "--layers", "top") == 0
+    older = out.read_bytes()
     assert embed_cli(text, out, model_dir) == 2
     assert "exists; pass --overwrite" in capsys.readouterr().err
-    assert out.read_bytes() == b"an older file"
+    assert out.read_bytes() == older
     assert embed_cli(text, out, model_dir, "--overwrite") == 0
     assert_same_file(out, reference)
+
+
+@pytest.mark.parametrize("content", [b"my notes", b"\x89HDF\r\n\x1a\n garbage"], ids=["text", "damaged-hdf5"])
+def test_overwrite_replaces_only_an_earlier_output_of_elmo_embed_not_a_users_file(
+    model_dir, text, tmp_path, capsys, content
+):
+    out = tmp_path / "notes.hdf5"
+    out.write_bytes(content)
+    assert embed_cli(text, out, model_dir, "--overwrite") == 2
+    assert f"{out} is no output of elmo embed" in capsys.readouterr().err
+    assert out.read_bytes() == content and sorted(p.name for p in tmp_path.iterdir()) == ["notes.hdf5"]
 
 
 # -- sentence vectors -------------------------------------------------------------------------
@@ -420,6 +432,26 @@ def test_unfinished_run_with_other_settings_is_an_error_unless_overwrite(
 
 
 # -- shards -----------------------------------------------------------------------------------
+def test_shard_0_does_not_replace_a_users_file_at_the_index_nor_an_index_of_another_shard_count(
+    model_dir, text, tmp_path, capsys
+):
+    out = tmp_path / "out.hdf5"
+    index = tmp_path / "out.hdf5.index.json"
+    index.write_text('{"my": "notes"}')
+    for extra in ((), ("--overwrite",)):
+        assert embed_cli(text, out, model_dir, "--shard", "0/2", *extra) == 2
+        assert f"{index} exists and is no shard index of elmo embed" in capsys.readouterr().err
+    assert index.read_text() == '{"my": "notes"}' and sorted(p.name for p in tmp_path.iterdir()) == [index.name]
+    index.unlink()
+    assert embed_cli(text, out, model_dir, "--shard", "0/2") == 0
+    written = index.read_text()
+    assert embed_cli(text, out, model_dir, "--shard", "0/3") == 2
+    assert f"{index} indexes 2 shards of this output, and this run is shard 0 of 3" in capsys.readouterr().err
+    assert index.read_text() == written
+    assert embed_cli(text, out, model_dir, "--shard", "0/3", "--overwrite") == 0
+    assert json.loads(index.read_text())["num_shards"] == 3
+
+
 def test_torchrun_shards_read_back_equal_to_one_process(model_dir, text, reference, tmp_path):
     out = tmp_path / "out.hdf5"
     result = subprocess.run(
@@ -601,7 +633,9 @@ def test_overwrite_keeps_the_older_output_until_the_new_one_replaces_it(
     kill_at, when, reused, model_dir, text, reference, tmp_path, capsys
 ):
     out = tmp_path / "out.hdf5"
-    out.write_bytes(b"an older file")
+    assert embed_cli(text, out, model_dir, "--layers", "top") == 0  # an older output, of other settings
+    older = out.read_bytes()
+    capsys.readouterr()
     command = ["embed", str(text), str(out), "--model", str(model_dir), "--no-progress", "--chunk-lines", "4"]
     killed = subprocess.run(
         [sys.executable, "-c", KILL_AT_RENAME, *command, "--overwrite"],
@@ -612,10 +646,10 @@ def test_overwrite_keeps_the_older_output_until_the_new_one_replaces_it(
     )
     assert killed.returncode == -9, killed.stderr[-2000:]
     if when == "before":
-        assert out.read_bytes() == b"an older file"
+        assert out.read_bytes() == older
         assert elmo_main(command) == 2  # the older output is not replaced without --overwrite
         assert "exists; pass --overwrite" in capsys.readouterr().err
-        assert out.read_bytes() == b"an older file"
+        assert out.read_bytes() == older
         command.append("--overwrite")
     assert elmo_main(command) == 0  # the killed run's output, once merged, needs no --overwrite
     assert f"{reused} of 6 chunks were done by an earlier run" in capsys.readouterr().out

@@ -112,3 +112,19 @@ def test_perplexity_splits_lines_at_cr_as_at_lf(tiny_lm, tmp_path, capsys, one_t
         assert main(["perplexity", str(tiny_lm), str(text), "--json", "--no-progress"]) == 0
         results.append(json.loads(capsys.readouterr().out))
     assert results[0] == results[1] and results[0]["predictions"] == 14
+
+
+def test_perplexity_refuses_a_vocab_other_than_the_models_own_and_takes_a_copy_of_it(
+    tiny_lm, tmp_path, capsys, one_thread
+):
+    text = tmp_path / "text.txt"
+    text.write_text("the cat sees a dog .\n")
+    words = (tiny_lm / "vocab.txt").read_text().splitlines()
+    reordered = tmp_path / "reordered.txt"
+    reordered.write_text("\n".join(words[:3] + words[3:][::-1]) + "\n")  # as many words, other rows
+    assert main(["perplexity", str(tiny_lm), str(text), "--vocab", str(reordered), "--no-progress"]) == 2
+    assert f"--vocab {reordered} differs from {tiny_lm / 'vocab.txt'}" in capsys.readouterr().err
+    copy = tmp_path / "copy.txt"
+    copy.write_text((tiny_lm / "vocab.txt").read_text())
+    assert main(["perplexity", str(tiny_lm), str(text), "--vocab", str(copy), "--json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["predictions"] == 7
