@@ -22,10 +22,12 @@ carry it for ``trust_remote_code=True``.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import torch
 from torch import nn
+from transformers import TokenClassificationPipeline
 from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassifierOutput
 
 from .configuration_elmo import ElmoConfig
@@ -175,11 +177,42 @@ class ElmoForTokenClassification(_ElmoClassifier):
         "ner": ElmoTokenClassificationPipeline,
     }
 
+    def forward(  # type: ignore[override]  # the same arguments; refuses the stock pipeline first
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        labels: torch.Tensor | None = None,
+        return_dict: bool | None = None,
+    ) -> TokenClassifierOutput | tuple[torch.Tensor, ...]:
+        """``_ElmoClassifier.forward``; called by transformers' stock ``TokenClassificationPipeline``
+        (``pipeline("token-classification", model=<this model in memory>)``), it says which
+        pipeline to use: the stock one would fail inside transformers after the model ran, where it
+        reads each position as one integer id."""
+        _refuse_the_stock_token_pipeline()
+        return super().forward(input_ids, attention_mask, labels, return_dict)
+
     def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return encoded  # (B, T, 2H): one vector a token
 
     def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         return nn.functional.cross_entropy(logits.view(-1, self.num_labels), labels.view(-1), ignore_index=-100)
+
+
+def _refuse_the_stock_token_pipeline() -> None:
+    """Raise when a caller up to a few frames above (past ``nn.Module.__call__``) is transformers'
+    own ``TokenClassificationPipeline``, not a subclass such as ``ElmoTokenClassificationPipeline``."""
+    frame = sys._getframe(1)
+    for _ in range(6):
+        frame = frame.f_back  # type: ignore[assignment]
+        if frame is None:
+            return
+        caller = frame.f_locals.get("self")
+        if type(caller) is TokenClassificationPipeline:
+            raise ValueError(
+                "transformers' stock token-classification pipeline reads each position as one integer id, and an "
+                "ELMo position is a row of char ids: pass pipeline_class=ElmoTokenClassificationPipeline (from "
+                "hf_elmo.pipelines) to pipeline(), or save the model and load the pipeline from its folder"
+            )
 
 
 class ElmoForSequenceClassification(_ElmoClassifier):

@@ -88,6 +88,18 @@ def test_the_token_classification_pipeline_without_a_tokenizer_says_so():
         tagger("Bob ran")
 
 
+def test_the_stock_token_classification_pipeline_on_a_model_in_memory_says_which_pipeline_to_pass():
+    stock = pipeline("token-classification", model=token_model().eval(), tokenizer=ElmoTokenizer())
+    with pytest.raises(ValueError, match="pass pipeline_class=ElmoTokenClassificationPipeline") as raised:
+        stock("Bob ran far")
+    assert "\n" not in str(raised.value)
+    assert [e["word"] for e in elmo_tagger(token_model().eval(), ElmoTokenizer())("Bob ran far")] == [
+        "Bob",
+        "ran",
+        "far",
+    ]
+
+
 def token_model() -> ElmoForTokenClassification:
     torch.manual_seed(0)
     return with_signal(
