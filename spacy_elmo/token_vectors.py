@@ -83,11 +83,12 @@ class _ElmoTensor:
     hooks but no ``doc._.elmo``. A tensor is read only if it is these rows or a run of them, so
     one that a later component (spaCy's ``tok2vec``, say) wrote, of whatever width, is not."""
 
-    def __init__(self, vectors: Floats2d) -> None:
+    # Any: doc.tensor, which spaCy's stub types as float64 NumPy; it holds Floats2d (NumPy or CuPy)
+    def __init__(self, vectors: Any) -> None:
         self.vectors = vectors
-        self._checked: Floats2d | None = None  # the last tensor found to be a run of the rows
+        self._checked: Any = None  # the last tensor found to be a run of the rows
 
-    def holds(self, tensor: Floats2d) -> bool:
+    def holds(self, tensor: Any) -> bool:
         """Whether ``tensor`` is the vectors or a run of their rows (``span.as_doc()``'s copy)."""
         if tensor is self.vectors or tensor is self._checked:
             return True
@@ -109,7 +110,7 @@ def _elmo_tensor(doc: Doc, elmo_tensor: _ElmoTensor | None) -> Floats2d | None:
     if elmo_tensor is None or stored_layers(doc) is not None:
         return None
     tensor = doc.tensor
-    return tensor if len(tensor) == len(doc) and elmo_tensor.holds(tensor) else None  # type: ignore[return-value]  # as above
+    return tensor if len(tensor) == len(doc) and elmo_tensor.holds(tensor) else None  # type: ignore[return-value]  # spaCy stub: float64 NumPy
 
 
 def _token_vector(token: Token, elmo_tensor: _ElmoTensor | None = None) -> Floats1d:

@@ -177,13 +177,13 @@ class ElmoForTokenClassification(_ElmoClassifier):
         "ner": ElmoTokenClassificationPipeline,
     }
 
-    def forward(  # type: ignore[override]  # the same arguments; refuses the stock pipeline first
+    def forward(
         self,
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor | None = None,
         labels: torch.Tensor | None = None,
         return_dict: bool | None = None,
-    ) -> TokenClassifierOutput | tuple[torch.Tensor, ...]:
+    ) -> TokenClassifierOutput | SequenceClassifierOutput | tuple[torch.Tensor, ...]:
         """``_ElmoClassifier.forward``; called by transformers' stock ``TokenClassificationPipeline``
         (``pipeline("token-classification", model=<this model in memory>)``), it says which
         pipeline to use: the stock one would fail inside transformers after the model ran, where it

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import nn
@@ -221,7 +221,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
             initial_state: LSTM state to start from (default: ``ElmoModel.initial_state``).
             full_softmax: force the full (True) or configured (None) softmax; eval mode is full.
         """
-        check_lm_inputs(input_ids, lengths, labels, self.config)
+        check_lm_inputs(input_ids, lengths, labels, cast(ElmoConfig, self.config))
         input_ids, labels = input_ids.long(), labels.long()
         layers, final = self.elmo.encode(input_ids, lengths, initial_state)
         top = layers[-1]  # (B, S, 2P)
