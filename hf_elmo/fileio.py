@@ -210,9 +210,10 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
     try:
         yield
     finally:
-        path.unlink(missing_ok=True)
-        _HELD_LOCKS.discard(fd)
-        os.close(fd)
+        if fd in _HELD_LOCKS:  # else: a child forked in the block, which closed its copy at the fork
+            path.unlink(missing_ok=True)
+            _HELD_LOCKS.discard(fd)
+            os.close(fd)
 
 
 # -- folders built aside ----------------------------------------------------------------------

@@ -129,7 +129,7 @@ class ElmoComponent(TrainablePipe):
     def set_annotations(self, docs: Iterable[Doc], layers: list[Floats3d]) -> None:
         token_vectors = self.sets_token_vectors
         for doc, doc_layers in zip(docs, layers):
-            check_not_read_before(doc, self.name)
+            check_not_read_before(doc, self.name, self.listeners)
             doc._.set(EXTENSION, ElmoLayers.of(doc, doc_layers, self.name))
             if token_vectors:
                 set_token_vectors(doc)

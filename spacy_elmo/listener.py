@@ -164,22 +164,23 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             "[training] frozen_components, so a frozen elmo must be sourced from a trained pipeline "
             "(or keep it trainable: its model's frozen = true already keeps the biLM fixed)"
         )
-    _READ_WITHOUT_LAYERS[doc] = model.upstream_name
+    _READ_WITHOUT_LAYERS[doc] = model
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
 
 
-#: The docs that a listener read zero ELMo features for (no ``doc._.elmo``), with its upstream name
-#: (``"*"``: any): an elmo component that later annotates one of them comes after that listener.
-_READ_WITHOUT_LAYERS: weakref.WeakKeyDictionary[Doc, str] = weakref.WeakKeyDictionary()
+#: The docs that a listener read zero ELMo features for (no ``doc._.elmo``), with that listener.
+_READ_WITHOUT_LAYERS: weakref.WeakKeyDictionary[Doc, ElmoListener] = weakref.WeakKeyDictionary()
 
 
-def check_not_read_before(doc: Doc, component: str) -> None:
-    """Refuse to annotate ``doc`` from the elmo component ``component`` when a listener of it
-    has already predicted on the doc from zero features: a pipeline whose elmo component comes
-    after its listeners' component (e.g. both sourced from a trained pipeline, in that order),
-    which no check at creation or initialisation sees."""
-    upstream = _READ_WITHOUT_LAYERS.get(doc)
-    if upstream in ("*", component):
+def check_not_read_before(doc: Doc, component: str, its_listeners: list[ElmoListener]) -> None:
+    """Refuse to annotate ``doc`` from the elmo component ``component`` when a listener of it that
+    it has not connected (``its_listeners``: spaCy connects those of the components after it) has
+    already predicted on the doc from zero features: its component comes before ``component`` in
+    the pipeline (e.g. both sourced from a trained pipeline in that order), which no check at
+    creation or initialisation sees. A connected listener that read the doc while ``component``
+    was disabled is no error."""
+    listener = _READ_WITHOUT_LAYERS.get(doc)
+    if listener is not None and listener.upstream_name in ("*", component) and listener not in its_listeners:
         raise ValueError(
             f"a component listening to the elmo component {component!r} ran on this doc before {component!r} "
             f"did, and predicted from zero ELMo features: put {component!r} before the components that listen "

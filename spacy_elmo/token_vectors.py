@@ -20,9 +20,11 @@ component set, not a later component's tensor of the same width), the hooks read
 as spaCy reads ``doc.tensor`` without hooks.
 """
 
+import weakref
 from functools import partial
 from typing import Any
 
+import numpy
 from spacy.tokens import Doc, Span, Token
 from thinc.api import get_array_module
 from thinc.types import Floats1d, Floats2d, Floats3d
@@ -44,10 +46,9 @@ def set_token_vectors(doc: Doc) -> None:
         elmo_tensor: _ElmoTensor | None = _ElmoTensor(doc.tensor)
     elif layers is None:
         elmo_tensor = _ElmoTensor(doc.tensor)
-    else:
-        own = doc.tensor.shape == layers.layers.shape[1:] and bool(
-            get_array_module(doc.tensor).allclose(doc.tensor, token_vectors(doc), rtol=1e-6, atol=1e-6)
-        )
+    else:  # a loaded doc's tensor (NumPy), or one a component set, beside layers (NumPy or CuPy)
+        tensor, average = _numpy(doc.tensor), _numpy(token_vectors(doc))
+        own = tensor.shape == average.shape and bool(numpy.allclose(tensor, average, rtol=1e-6, atol=1e-6))
         elmo_tensor = _ElmoTensor(doc.tensor) if own else None
     for hooks in (doc.user_hooks, doc.user_span_hooks):
         hooks["vector"] = partial(_mean_vector, elmo_tensor=elmo_tensor)
@@ -56,6 +57,11 @@ def set_token_vectors(doc: Doc) -> None:
     doc.user_token_hooks["vector"] = partial(_token_vector, elmo_tensor=elmo_tensor)
     doc.user_token_hooks["has_vector"] = _has_vector
     doc.user_token_hooks["similarity"] = _similarity
+
+
+def _numpy(array: Any) -> numpy.ndarray:
+    """``array`` as a NumPy array (a CuPy one copied to the host)."""
+    return array if isinstance(array, numpy.ndarray) else array.get()
 
 
 def token_vectors(doc: Doc) -> Floats2d:
@@ -86,11 +92,12 @@ class _ElmoTensor:
     # Any: doc.tensor, which spaCy's stub types as float64 NumPy; it holds Floats2d (NumPy or CuPy)
     def __init__(self, vectors: Any) -> None:
         self.vectors = vectors
-        self._checked: Any = None  # the last tensor found to be a run of the rows
+        # the tensors found to be runs of the rows, by id, for as long as they live
+        self._checked: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
     def holds(self, tensor: Any) -> bool:
         """Whether ``tensor`` is the vectors or a run of their rows (``span.as_doc()``'s copy)."""
-        if tensor is self.vectors or tensor is self._checked:
+        if tensor is self.vectors or self._checked.get(id(tensor)) is tensor:
             return True
         vectors, n = self.vectors, len(tensor)
         if tensor.ndim != 2 or tensor.shape[1:] != vectors.shape[1:] or n > len(vectors):
@@ -100,7 +107,7 @@ class _ElmoTensor:
             starts = xp.flatnonzero((vectors[: len(vectors) - n + 1] == tensor[0]).all(axis=1)).tolist()
             if not any(bool(xp.array_equal(vectors[start : start + n], tensor)) for start in starts):
                 return False
-        self._checked = tensor
+        self._checked[id(tensor)] = tensor
         return True
 
 

@@ -38,7 +38,7 @@ class LMBatch:
 
 
 class SentenceBatcher:
-    """Deterministic, resumable sentence batches of one rank's shard of a corpus.
+    """Deterministic, resumable sentence batches of a corpus, and the ones one rank trains on.
 
     Each epoch permutes the sentences with ``(seed, epoch)``. Pools of sentences are sorted by
     length and cut into batches whose padded size (rows x longest + 2 markers) stays within

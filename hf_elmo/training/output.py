@@ -59,11 +59,13 @@ def save_lm_folder(
 
 @torch.no_grad()
 def round_to_storage(model: torch.nn.Module, dtype: torch.dtype) -> None:
-    """Round the weights of ``model`` in place to what storing them in ``dtype`` keeps (they stay
-    float32): the model then computes as its folder loads, e.g. for the card's perplexity."""
+    """Round the floating tensors of ``model``'s state (weights and buffers such as the warm
+    state) in place to what storing them in ``dtype`` keeps (they stay float32): the model then
+    computes as its folder loads, e.g. for the card's perplexity."""
     if dtype != torch.float32:
-        for parameter in model.parameters():
-            parameter.copy_(parameter.to(dtype))
+        for tensor in model.state_dict().values():
+            if tensor.is_floating_point():
+                tensor.copy_(tensor.to(dtype))
 
 
 @dataclass(frozen=True)

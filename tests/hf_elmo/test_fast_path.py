@@ -181,6 +181,9 @@ def test_a_new_max_types_takes_effect_at_the_next_call_even_after_the_cache_fill
         ids = batch_to_ids([["j"]])
         torch.testing.assert_close(model(input_ids=ids).last_hidden_state, uncached(input_ids=ids).last_hidden_state)
         assert len(model.token_cache) == 3
+        model.token_cache.max_types = 0  # off: the rows and their table go
+        model(input_ids=ids)
+        assert len(model.token_cache) == 0 and model.token_cache._table is None
 
 
 def test_token_cache_is_dropped_when_the_char_cnn_changes(tmp_path):

@@ -136,6 +136,31 @@ def test_a_forked_child_that_outlives_the_killed_holder_does_not_keep_the_lock(t
         holder.stdout.close()
 
 
+def test_a_child_forked_inside_the_lock_leaves_the_block_without_touching_the_parents_lock(tmp_path):
+    lock, parent = tmp_path / "out.lock", os.getpid()
+    exits = []
+
+    def hold_and_fork() -> None:
+        with exclusive_lock(lock, "busy"):
+            child = os.fork()
+            if child:  # the parent, once the child has left the block
+                exits.append(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]))
+                assert lock.exists()
+                with pytest.raises(OutputBusyError):  # still the parent's
+                    with exclusive_lock(lock, "busy"):
+                        pass
+
+    try:
+        hold_and_fork()
+    except BaseException:
+        if os.getpid() != parent:
+            os._exit(1)  # the child's error (e.g. closing a descriptor it no longer has)
+        raise
+    if os.getpid() != parent:
+        os._exit(0)
+    assert exits == [0] and not lock.exists()
+
+
 def test_build_aside_replaces_the_folder_or_leaves_it_untouched(tmp_path):
     out = tmp_path / "model"
     out.mkdir()

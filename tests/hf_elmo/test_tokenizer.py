@@ -499,6 +499,9 @@ def test_numpy_arrays_come_from_the_call_and_from_pad_alike_equal_to_the_tensors
     assert np.array_equal(padded["attention_mask"], arrays["attention_mask"])
     with pytest.raises(ValueError, match="different lengths"):
         tokenizer(["a b c", "d"], return_tensors="np")
+    no_mask = tokenizer(["a b c", "d"], padding=True, return_tensors="np", return_attention_mask=False)
+    for encoding in (arrays, padded, no_mask):
+        assert encoding.word_ids(1) == tensors.word_ids(1) == [0, None, None]
 
 
 def test_pad_adds_no_attention_mask_when_told_not_to():

@@ -342,7 +342,16 @@ def test_an_elmo_component_sourced_after_its_listener_says_so_at_the_first_doc_a
         nlp("Alice lives in Paris .")
     with nlp.select_pipes(disable=["elmo"]):  # the documented way to predict from zero ELMo features
         assert set(nlp("Alice lives in Paris .").cats) == {"POS", "NEG"}
-    assert set(trained("Alice lives in Paris .").cats) == {"POS", "NEG"}
+
+
+def test_a_doc_first_run_with_elmo_disabled_then_with_it_is_no_error(tiny_elmo_dir):
+    nlp = initialized_textcat_pipeline(tiny_elmo_dir)
+    doc = nlp.make_doc("Alice lives in Paris .")
+    with nlp.select_pipes(disable=["elmo"]):
+        zero = dict(nlp(doc).cats)
+    assert nlp(doc)._.elmo is not None and set(doc.cats) == set(zero)
+    docs = list(nlp.pipe(["Bob lives in Rome .", "Zoe too ."], disable=["elmo"]))
+    assert all(d._.elmo is not None for d in nlp.get_pipe("elmo").pipe(docs))
 
 
 def test_a_component_that_holds_its_own_biLM_without_weights_says_how_to_load_them_without_naming_elmo(

@@ -125,6 +125,18 @@ def test_a_span_s_doc_does_not_read_a_later_component_s_tensor_even_as_wide_as_e
     np.testing.assert_allclose(doc[2:5].vector, hf_elmo_vectors([t.text for t in doc])[2:5].mean(axis=0), atol=ATOL)
 
 
+def test_the_docs_of_two_spans_read_in_turn_are_each_checked_against_elmo_s_rows_once(make_nlp):
+    from unittest import mock
+
+    doc = make_nlp()("Alice lives in Paris . Bob too .")
+    first, second = doc[0:3].as_doc(), doc[3:7].as_doc()
+    with mock.patch.object(np, "flatnonzero", wraps=np.flatnonzero) as searches:
+        for _ in range(3):
+            np.testing.assert_allclose(first.vector, doc[0:3].vector, atol=ATOL)
+            np.testing.assert_allclose(second[1].vector, doc[4].vector, atol=ATOL)
+    assert searches.call_count == 2
+
+
 def test_a_loaded_doc_whose_layers_were_dropped_gets_its_vectors_from_the_tensor_after_set_token_vectors(make_nlp):
     nlp = make_nlp()
     doc = nlp("Alice lives in Paris . Bob too .")

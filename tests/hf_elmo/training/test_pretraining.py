@@ -226,7 +226,7 @@ def test_a_minus_100_label_inside_a_row_is_no_target_in_either_direction_and_lab
     batch = collate_sentences([["a", "b", "c", "d"], ["e"]], vocab)
     labels = batch.labels.clone()
     labels[0, 2] = -100  # "b": neither the forward LM (from "a") nor the backward LM (from "c") predicts it
-    labels[1, 3:] = torch.tensor(vocab.encode(["a", "b", "c"]))  # past the row's 3 steps: never read
+    labels[1, 3:] = torch.tensor([vocab.encode(["a"])[0], -1, len(vocab)])  # past the row's 3 steps: never read
     out = model(input_ids=batch.input_ids, lengths=batch.lengths, labels=labels)
     forward, backward, n_forward, _ = explicit_lm_losses(model, batch.input_ids, batch.lengths, labels)
     torch.testing.assert_close(out.forward_loss, forward, rtol=1e-5, atol=1e-6)
@@ -243,6 +243,8 @@ def test_a_minus_100_label_inside_a_row_is_no_target_in_either_direction_and_lab
         (lambda ids, lengths, labels: (ids, lengths.tolist(), labels), "lengths must be a torch.Tensor, got list"),
         (lambda ids, lengths, labels: (ids, lengths, labels.tolist()), "labels must be a torch.Tensor, got list"),
         (lambda ids, lengths, labels: (ids.float(), lengths, labels), "input_ids must be an integer tensor"),
+        (lambda ids, lengths, labels: (ids.to(torch.uint8), lengths, labels), "input_ids must be an integer tensor"),
+        (lambda ids, lengths, labels: (ids[:, :0], lengths, labels[:, :0]), "empty batch: input_ids (2, 0, 50)"),
         (lambda ids, lengths, labels: (ids[..., 0], lengths, labels), "input_ids must have shape (batch, steps, 50)"),
         (lambda ids, lengths, labels: (ids, lengths[:1], labels), "lengths must have shape (batch,) = (2,)"),
         (lambda ids, lengths, labels: (ids, lengths + 4, labels), "lengths[0] is 10: each row's steps lie in 1..6"),
