@@ -11,7 +11,9 @@
 #   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/spacy-deps/*.whl
 # and in every call `export PYTHONPATH=/tmp/site`. The project itself is installed there with
 # `python3 -m pip install -q --no-index --no-deps --no-build-isolation -e .` (spaCy finds the
-# "elmo" factory and the spacy-elmo.* architectures through its entry points).
+# "elmo" factory and the spacy-elmo.* architectures through its entry points), with PYTHONPATH
+# set first: the build then takes the setuptools of spacy-deps (pyproject.toml's licence field
+# needs setuptools >= 77; the host's may be older).
 set -euo pipefail
 dir=${1:-.whl}
 py=${PYTHON:-python3}
@@ -25,5 +27,5 @@ download "$dir/spacy-core" spacy==3.8.18 blis==1.3.4
 download "$dir/spacy-deps" thinc==8.3.14 cymem==2.0.16 preshed==3.0.15 murmurhash==1.0.16 srsly==2.5.6 \
   wasabi==1.1.3 catalogue==2.0.10 confection==1.3.4 weasel==1.0.1 spacy-legacy==3.0.12 spacy-loggers==1.0.5 \
   pydantic==2.14.3 pydantic_core==2.50.4 annotated-types==0.8.0 typing-inspection==0.4.5 \
-  typing_extensions==4.16.0 cloudpathlib==0.26.0 smart_open==9.0.2
+  typing_extensions==4.16.0 cloudpathlib==0.26.0 smart_open==9.0.2 setuptools==84.2.1
 du -sh "$dir/spacy-core" "$dir/spacy-deps"

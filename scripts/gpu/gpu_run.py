@@ -127,17 +127,22 @@ def join_pieces(manifest: dict[str, object], folders: Sequence[Path], target: Pa
         raise ValueError(f"{target.name}: the joined pieces do not match the manifest's sha256")
 
 
+#: Tracked files that the calls carrying parts set aside (``rm`` before, ``git checkout --`` after;
+#: scripts/gpu/README.md): the shipped model's weights, which those calls do not need.
+SET_ASIDE = ("hf_elmo/pretrained/elmo-2x1024-en/model.safetensors",)
+
+
 def travelling_bytes() -> int:
-    """Bytes of the files that go with every device call anyway (tracked + untracked, not ignored)."""
+    """Bytes of the files that go with every device call that carries parts (tracked + untracked,
+    not ignored), less those it sets aside (``SET_ASIDE``)."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=REPO,
         capture_output=True,
         check=True,
     ).stdout.split(b"\0")
-    return sum(
-        (REPO / os.fsdecode(name)).stat().st_size for name in listed if name and (REPO / os.fsdecode(name)).is_file()
-    )
+    names = {os.fsdecode(name) for name in listed if name} - set(SET_ASIDE)
+    return sum((REPO / name).stat().st_size for name in names if (REPO / name).is_file())
 
 
 # -- here: pack -------------------------------------------------------------------------------
@@ -697,7 +702,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if getattr(args, "train_args", None) and args.train_args[0] == "--":
         args.train_args = args.train_args[1:]
-    args.run(args)
+    try:
+        args.run(args)
+    except ValueError as err:  # e.g. a piece that did not come: one line, not a traceback
+        raise SystemExit(f"gpu_run.py: error: {err}") from None
 
 
 if __name__ == "__main__":

@@ -240,3 +240,18 @@ def test_collect_brings_back_only_what_one_call_returns_beside_the_files_already
     (full / "other-7").write_text("x")  # already more than a call brings back
     with pytest.raises(SystemExit, match="no room in .* for piece 0: 8 files there already"):
         gpu_run.main(["collect", "--work", str(work), "--out", str(full)])
+
+
+def test_parts_are_sized_for_the_calls_that_set_the_shipped_weights_aside():
+    weights = sum((REPO / path).stat().st_size for path in gpu_run.SET_ASIDE)
+    assert weights > 30 * gpu_run.MiB  # the shipped model's weights are in the working tree
+    assert gpu_run.part_size(None) == 60 * gpu_run.MiB  # as large as a part gets: the tree less its weights
+
+
+def test_start_with_a_part_that_did_not_come_is_one_line(tmp_path):
+    work = tmp_path / "work"
+    (work / "parts").mkdir(parents=True)
+    manifest = {"pieces": [{"name": "part-000", "sha256": "0" * 64}], "sha256": "0" * 64, "data_description": ""}
+    (work / "parts" / gpu_run.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(SystemExit, match="^gpu_run.py: error: piece part-000 is missing"):
+        gpu_run.main(["start", "--work", str(work)])
