@@ -116,9 +116,11 @@ class TokenLayerCache:
         if params is None:  # gradients flow: an optimizer step may follow that leaves no trace in the key
             self.clear()
             return char_cnn(char_ids)
+        if self._key is not None and self._key[2] != self.max_types:  # the table has the old max_types rows
+            self.clear()
         if not 0 < len(char_ids) <= self.max_types:
             return char_cnn(char_ids)
-        key = (params, autocast_dtype(char_ids.device.type), self.max_types)  # the table has max_types rows
+        key = (params, autocast_dtype(char_ids.device.type), self.max_types)
         if key != self._key:
             self.clear()
             self._key = key

@@ -177,21 +177,10 @@ class ElmoForTokenClassification(_ElmoClassifier):
         "ner": ElmoTokenClassificationPipeline,
     }
 
-    def forward(
-        self,
-        input_ids: torch.Tensor,
-        attention_mask: torch.Tensor | None = None,
-        labels: torch.Tensor | None = None,
-        return_dict: bool | None = None,
-    ) -> TokenClassifierOutput | SequenceClassifierOutput | tuple[torch.Tensor, ...]:
-        """``_ElmoClassifier.forward``; called by transformers' stock ``TokenClassificationPipeline``
-        (``pipeline("token-classification", model=<this model in memory>)``), it says which
-        pipeline to use: the stock one would fail inside transformers after the model ran, where it
-        reads each position as one integer id."""
-        _refuse_the_stock_token_pipeline()
-        return super().forward(input_ids, attention_mask, labels, return_dict)
-
     def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        # called by transformers' stock pipeline (a model in memory without pipeline_class), say which
+        # one to pass: the stock one would fail inside transformers after the model ran
+        _refuse_the_stock_token_pipeline()
         return encoded  # (B, T, 2H): one vector a token
 
     def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -199,10 +188,11 @@ class ElmoForTokenClassification(_ElmoClassifier):
 
 
 def _refuse_the_stock_token_pipeline() -> None:
-    """Raise when a caller up to a few frames above (past ``nn.Module.__call__``) is transformers'
-    own ``TokenClassificationPipeline``, not a subclass such as ``ElmoTokenClassificationPipeline``."""
+    """Raise when a caller up to a few frames above (past the head's ``forward`` and
+    ``nn.Module.__call__``) is transformers' own ``TokenClassificationPipeline``, not a subclass
+    such as ``ElmoTokenClassificationPipeline``."""
     frame = sys._getframe(1)
-    for _ in range(6):
+    for _ in range(7):
         frame = frame.f_back  # type: ignore[assignment]
         if frame is None:
             return

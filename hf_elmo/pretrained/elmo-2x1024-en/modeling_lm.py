@@ -31,7 +31,7 @@ from torch.nn import functional as F
 from transformers.utils import ModelOutput
 
 from .configuration_elmo import ElmoConfig, ElmoConfigError
-from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, ElmoState, require_package_loader
+from .modeling_elmo import INPUT_ID_DTYPES, ElmoModel, ElmoPreTrainedModel, ElmoState, require_package_loader
 from .tokenization_elmo import N_CHAR_IDS
 
 IGNORE_INDEX = -100
@@ -110,51 +110,62 @@ class ElmoSoftmax(nn.Module):
 
 
 def check_lm_inputs(input_ids: Any, lengths: Any, labels: Any, config: ElmoConfig) -> None:
-    """Check ``ElmoForBidirectionalLM.forward``'s inputs, with one line each: tensors of integers,
-    ``input_ids`` (B, S, W) char ids 0..261 (or (B, S) word ids for ``token_embedding="word"``),
-    ``lengths`` (B,) within 1..S, ``labels`` (B, S) vocabulary ids or ``-100``. The checks of the
-    values cost one host sync together and are skipped while ``torch.compile`` traces."""
+    """Check ``ElmoForBidirectionalLM.forward``'s inputs, with one line each: tensors, ``input_ids``
+    (B, S, W) char ids 0..261 (or (B, S) word ids for ``token_embedding="word"``) and ``lengths``
+    (B,) within 1..S of a dtype in ``INPUT_ID_DTYPES``, ``labels`` (B, S) vocabulary ids or
+    ``-100`` (signed integers). Only the steps within each row's length are read, so only they are
+    checked. The checks of the values cost one host sync together and are skipped while
+    ``torch.compile`` or ``torch.export`` traces."""
     words = config.token_embedding == "word"
-    for name, value in (("input_ids", input_ids), ("lengths", lengths), ("labels", labels)):
+    for name, value, dtypes in (
+        ("input_ids", input_ids, INPUT_ID_DTYPES),
+        ("lengths", lengths, INPUT_ID_DTYPES),
+        ("labels", labels, (torch.int16, torch.int32, torch.int64)),
+    ):
         if not isinstance(value, torch.Tensor):
             raise TypeError(
                 f"{name} must be a torch.Tensor, got {type(value).__name__}; convert it with torch.as_tensor"
             )
-        if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype == torch.bool:
-            raise TypeError(f"{name} must be an integer tensor, got {value.dtype}")
+        if value.dtype not in dtypes:
+            kinds = ", ".join(str(d).removeprefix("torch.") for d in dtypes)
+            raise TypeError(f"{name} must be an integer tensor ({kinds}), got {value.dtype}")
     shape = "(batch, steps)" if words else f"(batch, steps, {config.max_characters_per_token})"
     if input_ids.dim() != (2 if words else 3) or (not words and input_ids.shape[-1] != config.max_characters_per_token):
         raise ValueError(f"input_ids must have shape {shape}, got {tuple(input_ids.shape)}")
     batch, steps = input_ids.shape[:2]
-    if batch == 0:
-        raise ValueError("empty batch: input_ids has no rows")
+    if batch == 0 or steps == 0:
+        raise ValueError(f"empty batch: input_ids {tuple(input_ids.shape)} has no {'rows' if batch == 0 else 'steps'}")
     if lengths.shape != (batch,):
         raise ValueError(
             f"lengths must have shape (batch,) = ({batch},) to match input_ids, got {tuple(lengths.shape)}"
         )
     if labels.shape != (batch, steps):
         raise ValueError(f"labels {tuple(labels.shape)} must match input_ids' (batch, steps) {(batch, steps)}")
-    if torch.compiler.is_compiling():
+    if torch.compiler.is_compiling() or torch.compiler.is_exporting():
         return
     assert config.vocab_size is not None  # ElmoForBidirectionalLM requires it
+    lengths = lengths.long().to(input_ids.device)
+    within = torch.arange(steps, device=input_ids.device) < lengths.unsqueeze(1)  # (B, S): the steps read
     id_limit = config.vocab_size if words else N_CHAR_IDS
-    bad_ids = (input_ids < 0) | (input_ids >= id_limit)
+    ids = input_ids.long()
+    bad_ids = ((ids < 0) | (ids >= id_limit)) & (within if words else within.unsqueeze(-1))
     bad_lengths = (lengths < 1) | (lengths > steps)
-    bad_labels = ((labels < 0) | (labels >= config.vocab_size)) & (labels != IGNORE_INDEX)
-    found = torch.stack([bad_ids.any(), bad_lengths.any(), bad_labels.any()]).tolist()  # one host sync
-    what = "word ids" if words else "char ids"
+    targets = labels.long().to(input_ids.device)
+    bad_labels = ((targets < 0) | (targets >= config.vocab_size)) & (targets != IGNORE_INDEX) & within
+    found = torch.stack([bad_lengths.any(), bad_ids.any(), bad_labels.any()]).tolist()  # one host sync
     if found[0]:
-        where = bad_ids.nonzero()[0].tolist()
-        raise ValueError(f"input_ids{where} is {int(input_ids[tuple(where)])}: {what} lie in 0..{id_limit - 1}")
-    if found[1]:
         row = int(bad_lengths.nonzero()[0])
         raise ValueError(
             f"lengths[{row}] is {int(lengths[row])}: each row's steps lie in 1..{steps} (input_ids' steps)"
         )
+    if found[1]:
+        where = bad_ids.nonzero()[0].tolist()
+        what = "word ids" if words else "char ids"
+        raise ValueError(f"input_ids{where} is {int(ids[tuple(where)])}: {what} lie in 0..{id_limit - 1}")
     if found[2]:
         where = bad_labels.nonzero()[0].tolist()
         raise ValueError(
-            f"labels{where} is {int(labels[tuple(where)])}: labels are vocabulary ids 0..{config.vocab_size - 1}, "
+            f"labels{where} is {int(targets[tuple(where)])}: labels are vocabulary ids 0..{config.vocab_size - 1}, "
             f"or {IGNORE_INDEX} for no target"
         )
 

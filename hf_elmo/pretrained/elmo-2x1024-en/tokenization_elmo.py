@@ -416,8 +416,8 @@ class ElmoBatchEncoding(BatchEncoding):
         mask = self.data.get("attention_mask")
         if mask is None:  # return_attention_mask=False: padding tokens are the all-zero ones
             ids = self.data["input_ids"]
-            mask = _real_tokens(ids.tolist() if isinstance(ids, torch.Tensor) else ids)
-        mask = mask.tolist() if isinstance(mask, torch.Tensor) else mask
+            mask = _real_tokens(ids.tolist() if hasattr(ids, "tolist") else ids)
+        mask = mask.tolist() if hasattr(mask, "tolist") else mask  # a tensor or NumPy array
         row = mask[batch_index] if mask and isinstance(mask[0], list) else mask  # one sentence: a flat mask
         return [position if real else None for position, real in enumerate(row)]
 
