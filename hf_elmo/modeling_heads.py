@@ -189,15 +189,16 @@ class ElmoForTokenClassification(_ElmoClassifier):
 
 def _refuse_the_stock_token_pipeline() -> None:
     """Raise when a caller up to a few frames above (past the head's ``forward`` and
-    ``nn.Module.__call__``) is transformers' own ``TokenClassificationPipeline``, not a subclass
-    such as ``ElmoTokenClassificationPipeline``."""
+    ``nn.Module.__call__``) is ``TokenClassificationPipeline._forward`` of transformers' own
+    pipeline, not of a subclass such as ``ElmoTokenClassificationPipeline``. Only that frame's
+    locals are read (the code object tells it)."""
+    pipeline_step = TokenClassificationPipeline._forward.__code__
     frame = sys._getframe(1)
     for _ in range(7):
         frame = frame.f_back  # type: ignore[assignment]
         if frame is None:
             return
-        caller = frame.f_locals.get("self")
-        if type(caller) is TokenClassificationPipeline:
+        if frame.f_code is pipeline_step and type(frame.f_locals.get("self")) is TokenClassificationPipeline:
             raise ValueError(
                 "transformers' stock token-classification pipeline reads each position as one integer id, and an "
                 "ELMo position is a row of char ids: pass pipeline_class=ElmoTokenClassificationPipeline (from "
