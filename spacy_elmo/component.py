@@ -127,9 +127,9 @@ class ElmoComponent(TrainablePipe):
         return self.vocab.vectors.size == 0 if setting is None else bool(setting)
 
     def set_annotations(self, docs: Iterable[Doc], layers: list[Floats3d]) -> None:
-        token_vectors = self.sets_token_vectors
+        token_vectors, listeners = self.sets_token_vectors, self.listeners
         for doc, doc_layers in zip(docs, layers):
-            check_not_read_before(doc, self.name, self.listeners)
+            check_not_read_before(doc, self.name, listeners)
             doc._.set(EXTENSION, ElmoLayers.of(doc, doc_layers, self.name))
             if token_vectors:
                 set_token_vectors(doc)

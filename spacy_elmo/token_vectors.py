@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy
 from spacy.tokens import Doc, Span, Token
-from thinc.api import get_array_module
+from thinc.api import get_array_module, to_numpy
 from thinc.types import Floats1d, Floats2d, Floats3d
 
 from .doc_layers import current_layers, stored_layers
@@ -47,8 +47,9 @@ def set_token_vectors(doc: Doc) -> None:
     elif layers is None:
         elmo_tensor = _ElmoTensor(doc.tensor)
     else:  # a loaded doc's tensor (NumPy), or one a component set, beside layers (NumPy or CuPy)
-        tensor, average = _numpy(doc.tensor), _numpy(token_vectors(doc))
-        own = tensor.shape == average.shape and bool(numpy.allclose(tensor, average, rtol=1e-6, atol=1e-6))
+        own = doc.tensor.shape == (len(doc), layers.width) and bool(  # the average only for a tensor as wide
+            numpy.allclose(to_numpy(doc.tensor), to_numpy(token_vectors(doc)), rtol=1e-6, atol=1e-6)
+        )
         elmo_tensor = _ElmoTensor(doc.tensor) if own else None
     for hooks in (doc.user_hooks, doc.user_span_hooks):
         hooks["vector"] = partial(_mean_vector, elmo_tensor=elmo_tensor)
@@ -57,11 +58,6 @@ def set_token_vectors(doc: Doc) -> None:
     doc.user_token_hooks["vector"] = partial(_token_vector, elmo_tensor=elmo_tensor)
     doc.user_token_hooks["has_vector"] = _has_vector
     doc.user_token_hooks["similarity"] = _similarity
-
-
-def _numpy(array: Any) -> numpy.ndarray:
-    """``array`` as a NumPy array (a CuPy one copied to the host)."""
-    return array if isinstance(array, numpy.ndarray) else array.get()
 
 
 def token_vectors(doc: Doc) -> Floats2d:

@@ -85,8 +85,7 @@ class SentenceBatcher:
         if self.world_size > 1:
             whole = math.floor(epochs)
             for epoch in range(math.ceil(epochs)):
-                batches = self._corpus_batches(epoch)
-                again = sum(int(self.lengths[batch].sum()) for batch in batches[: -len(batches) % self.world_size])
+                again = sum(int(self.lengths[batch].sum()) for batch in self._dealt_again(self._corpus_batches(epoch)))
                 words += again if epoch < whole else int((epochs - whole) * again)
         return words
 
@@ -106,8 +105,12 @@ class SentenceBatcher:
                 f"(--tokens-per-batch), fewer than the {self.world_size} processes: each needs one or more; "
                 "train on more text, or with fewer processes"
             )
-        padding = -len(batches) % self.world_size
-        return (batches + batches[:padding])[self.rank :: self.world_size]
+        return (batches + self._dealt_again(batches))[self.rank :: self.world_size]
+
+    def _dealt_again(self, batches: list[np.ndarray]) -> list[np.ndarray]:
+        """The first of an epoch's ``batches``, as many as it takes to make their number a
+        multiple of ``world_size`` (none with one process)."""
+        return batches[: -len(batches) % self.world_size]
 
     def _corpus_batches(self, epoch: int) -> list[np.ndarray]:
         """Every batch of the corpus in ``epoch``, in order: the sentences permuted with

@@ -725,8 +725,6 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 batch.setdefault(key, []).append(list(value) + [fill[key]] * extra if key in fill else value)
         if return_tensors is not None and max(lengths) == 0 and not padded:  # no row shows input_ids' (T, W)
             batch["input_ids"] = torch.zeros(len(features), 0, self.max_characters_per_token, dtype=torch.long)
-            if return_tensors == "np":
-                batch["input_ids"] = batch["input_ids"].numpy()
         return ElmoBatchEncoding(batch, tensor_type=return_tensors)
 
     def _split(
