@@ -68,11 +68,10 @@ def _transposed(array: np.ndarray) -> np.ndarray:
 
 
 def _with_padding_row(embed: np.ndarray) -> np.ndarray:
-    """(261, D) file rows for ids 1..261 -> (262, D) with a zero row for padding id 0; a file that
-    already has the padding row is taken as it is."""
-    if embed.shape[0] == 262:
-        return embed
-    return np.concatenate([np.zeros((1, embed.shape[1]), np.float32), embed])
+    """File rows for ids 1..261 -> (262, D) with a zero row for padding id 0, as AllenNLP and
+    bilm-tf read ``char_embed``: file row k - 1 is id k. A file of 262 rows (trained with
+    ``n_characters`` 262) keeps its last row there too, where no id reaches it; it is left out."""
+    return np.concatenate([np.zeros((1, embed.shape[1]), np.float32), embed[:261]])
 
 
 def _without_padding_row(embed: np.ndarray) -> np.ndarray:

@@ -77,6 +77,20 @@ def test_training_time_files_with_261_characters_are_accepted(tmp_path):
     assert model.char_cnn.char_embedding.weight[0].abs().sum() == 0
 
 
+def test_a_char_embed_of_262_rows_is_read_as_allennlp_reads_it(original, tmp_path):
+    """AllenNLP and bilm-tf put a zero row before whatever rows the file has, so id k reads file row
+    k - 1 and a 262nd row (a model trained with n_characters 262) is never read."""
+    model = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    longer = tmp_path / "longer.hdf5"
+    with h5py.File(original / "weights.hdf5") as source, h5py.File(longer, "w") as target:
+        for name in source:
+            source.copy(source[name], target, name=name)
+        rows = source["char_embed"][...]
+        del target["char_embed"]
+        target.create_dataset("char_embed", data=np.concatenate([rows, np.full((1, rows.shape[1]), 7.0, np.float32)]))
+    assert torch.equal(_outputs(ElmoModel.from_allennlp(original / "options.json", longer)), _outputs(model))
+
+
 def _edit(path, fn):
     with h5py.File(path, "a") as handle:
         fn(handle)
