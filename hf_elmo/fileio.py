@@ -251,38 +251,58 @@ def output_kind(folder: PathLike) -> OutputKind | None:
     return "model" if isinstance(config, dict) and config.get("model_type") == ElmoConfig.model_type else None
 
 
-#: The files of the folders this package writes (``save_pretrained`` with its remote code, the
-#: tokenizer, ``elmo pretrain``'s vocabulary and card, ``elmo export``'s graph and manifest):
-#: what ``--overwrite`` may replace. The remote code is a copy of this package's modules.
-_OUTPUT_FILES = (
-    "config.json",
-    "generation_config.json",
-    "model.safetensors",
-    "model.safetensors.index.json",
-    "model-*-of-*.safetensors",
-    "pytorch_model.bin",
-    "pytorch_model.bin.index.json",
-    "pytorch_model-*-of-*.bin",
+#: The code that ``save_pretrained`` writes beside a model of this package (transformers copies each
+#: Auto class's file and, recursively, the files it imports relatively): a copy of these modules.
+#: ``scripts/sync_shipped_code.py`` refuses to run if a fresh save writes other files.
+MODEL_CODE_FILES = (
+    "configuration_elmo.py",
+    "elmo_cache.py",
+    "elmo_kernels.py",
+    "modeling_elmo.py",
+    "modeling_heads.py",
+    "modeling_lm.py",
+    "pipelines.py",
+    "scalar_mix.py",
+    "tokenization_elmo.py",
+)
+#: What the tokenizer's ``save_pretrained`` writes (with its code and its config's).
+_TOKENIZER_FILES = (
     "tokenizer_config.json",
     "special_tokens_map.json",
     "added_tokens.json",
-    "README.md",
-    "training.json",
-    "vocab.txt",
-    EXPORT_MANIFEST,
-    "model.onnx",
-    "model.pt2",
-    *(module.name for module in Path(__file__).parent.glob("*.py")),
+    "tokenization_elmo.py",
+    "configuration_elmo.py",
 )
+#: The files of each kind of folder this package writes (``save_pretrained`` with its code, the
+#: tokenizer, ``elmo pretrain``'s vocabulary and card; ``elmo export``'s graph and manifest): what
+#: ``--overwrite`` may replace in an earlier output of that kind.
+_OUTPUT_FILES: dict[OutputKind, tuple[str, ...]] = {
+    "model": (
+        "config.json",
+        "generation_config.json",
+        "model.safetensors",
+        "model.safetensors.index.json",
+        "model-*-of-*.safetensors",
+        "pytorch_model.bin",
+        "pytorch_model.bin.index.json",
+        "pytorch_model-*-of-*.bin",
+        "README.md",
+        "training.json",
+        "vocab.txt",
+        *_TOKENIZER_FILES,
+        *MODEL_CODE_FILES,
+    ),
+    "export": (EXPORT_MANIFEST, "model.onnx", "model.pt2", *_TOKENIZER_FILES),
+}
 
 
-def others_files(folder: PathLike) -> list[str]:
-    """The names in ``folder`` that no output of this package holds (``_OUTPUT_FILES``): the
+def others_files(folder: PathLike, kind: OutputKind) -> list[str]:
+    """The names in ``folder`` that no output of this ``kind`` holds (``_OUTPUT_FILES``): the
     user's own files and folders, which replacing the folder would delete."""
     return sorted(
         entry.name
         for entry in Path(folder).iterdir()
-        if entry.is_dir() or entry.is_symlink() or not any(entry.match(pattern) for pattern in _OUTPUT_FILES)
+        if entry.is_dir() or entry.is_symlink() or not any(entry.match(pattern) for pattern in _OUTPUT_FILES[kind])
     )
 
 
@@ -327,7 +347,7 @@ def check_output_folder(
                 f"so --overwrite does not replace it; write the {kind} to another folder (delete that {found} "
                 "first if you mean to replace it)"
             )
-        others = others_files(out_dir)
+        others = others_files(out_dir, kind)
         if others:
             shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
             raise FileExistsError(

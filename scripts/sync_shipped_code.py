@@ -4,7 +4,7 @@
 
 A shipped folder carries the package's remote code so that
 ``AutoModel.from_pretrained(folder, trust_remote_code=True)`` works without the package: the files
-``save_pretrained`` copies (``REMOTE_CODE``: the modeling, configuration and tokenizer files and
+``save_pretrained`` copies (``hf_elmo.fileio.MODEL_CODE_FILES``: the modeling, configuration and tokenizer files and
 every sibling they import relatively), and the task heads' (``TASK_HEADS``, mapped for
 ``AutoModelForTokenClassification`` / ``AutoModelForSequenceClassification``: a task model starts
 from the shipped biLM). After any of them changes, run this
@@ -25,25 +25,12 @@ from safetensors.torch import load_file
 from transformers.dynamic_module_utils import custom_object_save
 
 from hf_elmo import ElmoForBidirectionalLM, ElmoForSequenceClassification, ElmoForTokenClassification
+from hf_elmo.fileio import MODEL_CODE_FILES
 from hf_elmo.pretrained import SHIPPED
 
 #: The task models whose code the shipped folder carries beside the LM's, each mapped in ``auto_map``.
 TASK_HEADS = (ElmoForTokenClassification, ElmoForSequenceClassification)
 
-#: The code a fresh ``save_pretrained`` of the shipped LM writes, with the task heads' (transformers copies
-#: each Auto class's file and, recursively, the files it imports relatively); ``sync`` refuses to run if that changes
-#: without this list (and ``tests/hf_elmo/test_remote_code.py``'s) being updated.
-REMOTE_CODE = {
-    "configuration_elmo.py",
-    "elmo_cache.py",
-    "elmo_kernels.py",
-    "modeling_elmo.py",
-    "modeling_heads.py",
-    "modeling_lm.py",
-    "pipelines.py",
-    "scalar_mix.py",
-    "tokenization_elmo.py",
-}
 #: What the shipped folder takes over from a fresh ``save_pretrained``: the code and config.json (its
 #: auto_map). tokenizer_config.json already maps AutoTokenizer and is left alone.
 REFRESHED = ("*.py", "config.json")
@@ -58,10 +45,10 @@ def sync(folder: Path) -> None:
         if saved.keys() != shipped.keys() or not all(torch.equal(saved[k], shipped[k]) for k in saved):
             raise RuntimeError(f"{folder}: re-saving changed the weights; not touching the folder")
         written = {p.name for p in Path(staging).glob("*.py")}
-        if written != REMOTE_CODE:
+        if written != set(MODEL_CODE_FILES):
             raise RuntimeError(
-                f"save_pretrained wrote the code files {sorted(written)}, REMOTE_CODE lists "
-                f"{sorted(REMOTE_CODE)}: update REMOTE_CODE (and tests/hf_elmo/test_remote_code.py)"
+                f"save_pretrained wrote the code files {sorted(written)}, hf_elmo.fileio.MODEL_CODE_FILES lists "
+                f"{sorted(MODEL_CODE_FILES)}: update it"
             )
         for old in folder.glob("*.py"):
             old.unlink()

@@ -64,7 +64,7 @@ def test_exported_graph_matches_the_eager_model_on_padded_batches_of_1_to_200_to
 
 
 def test_an_export_folder_holds_only_files_that_overwrite_may_replace(exported):
-    assert others_files(exported.folder) == []
+    assert others_files(exported.folder, "export") == []
 
 
 def test_wrapper_returns_the_export_formats_own_array_type(exported):

@@ -289,7 +289,9 @@ def test_an_old_copy_that_cannot_be_removed_is_named_in_a_one_line_warning(tmp_p
         ]
 
 
-@pytest.mark.parametrize("theirs", ["NOTES.txt", "embeddings.hdf5", ".git/", "checkpoint-500/", "run.py"])
+@pytest.mark.parametrize(
+    "theirs", ["NOTES.txt", "embeddings.hdf5", ".git/", "checkpoint-500/", "run.py", "cli.py", "model.onnx"]
+)
 def test_overwrite_keeps_an_earlier_output_that_holds_files_of_the_users(theirs, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
@@ -306,17 +308,31 @@ def test_overwrite_keeps_an_earlier_output_that_holds_files_of_the_users(theirs,
     assert sorted(p.name for p in out.iterdir()) == sorted(["config.json", "model.safetensors", name])
 
 
+@pytest.mark.parametrize("theirs", ["README.md", "vocab.txt", "training.json", "export.py", "cli.py"])
+def test_overwrite_keeps_an_export_that_holds_files_only_a_model_folder_has(theirs, tmp_path):
+    """An export writes no card, vocabulary or package module: such a file is the user's there."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / EXPORT_MANIFEST).write_text("{}")
+    (out / "model.onnx").write_bytes(b"graph")
+    (out / theirs).write_text("mine")
+    with pytest.raises(FileExistsError, match=f"{out} holds files that elmo did not write \\({re.escape(theirs)}\\)"):
+        with build_aside(out, overwrite=True, kind="export") as staging:
+            (staging / EXPORT_MANIFEST).write_text("{}")
+    assert (out / theirs).read_text() == "mine"
+
+
 def test_the_folders_elmo_writes_hold_only_files_that_overwrite_may_replace(tmp_path):
     """``elmo pretrain`` writes what the shipped folder holds; a task head saves its own code."""
     from hf_elmo import ElmoForTokenClassification
     from hf_elmo.loading import model_tokenizer
     from hf_elmo.pretrained import DEFAULT_MODEL
 
-    assert others_files(DEFAULT_MODEL) == []
+    assert others_files(DEFAULT_MODEL, "model") == []
     head = ElmoForTokenClassification.from_pretrained(DEFAULT_MODEL, num_labels=3)
     head.save_pretrained(tmp_path / "head", max_shard_size="20MB")
     model_tokenizer(head).save_pretrained(tmp_path / "head")
-    assert others_files(tmp_path / "head") == []
+    assert others_files(tmp_path / "head", "model") == []
 
 
 def test_overwrite_replaces_an_earlier_output_holding_only_files_that_elmo_writes(tmp_path):

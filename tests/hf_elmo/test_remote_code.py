@@ -23,6 +23,7 @@ from hf_elmo import (
     ElmoTokenizer,
     batch_to_ids,
 )
+from hf_elmo.fileio import MODEL_CODE_FILES
 from hf_elmo.loading import convert_to_folder
 from hf_elmo.pretrained import SHIPPED
 from tests.numpy_elmo import small_options, write_random_original
@@ -32,17 +33,7 @@ SENTENCES = [["The", "cat", "sat", "."], ["naïve"]]
 TINY = dict(char_embedding_dim=4, filters=[[1, 4], [2, 8]], n_highway=1, lstm_dim=16, projection_dim=8, n_layers=1)
 
 
-MODEL_CODE = {
-    "configuration_elmo.py",
-    "elmo_cache.py",
-    "elmo_kernels.py",
-    "modeling_elmo.py",
-    "modeling_heads.py",
-    "modeling_lm.py",
-    "pipelines.py",
-    "scalar_mix.py",
-    "tokenization_elmo.py",
-}
+MODEL_CODE = set(MODEL_CODE_FILES)
 TASK_HEADS = {
     "AutoModelForTokenClassification": "modeling_heads.ElmoForTokenClassification",
     "AutoModelForSequenceClassification": "modeling_heads.ElmoForSequenceClassification",
