@@ -2,7 +2,8 @@
 
 - ``atomic_file(path)``: write a file under a temporary name beside it (``PATH.tmp``); when the
   block ends it is fsynced and renamed onto ``path`` (atomic); when it raises, the temporary
-  file is removed. ``write_text_atomic`` is the common case.
+  file is removed. ``write_text_atomic`` is the common case. ``check_output_file``: an output
+  that exists as a folder, device, pipe or symbolic link is refused, not replaced by a file.
 - ``check_output_folder`` / ``build_aside(out_dir)``: a folder is built in a hidden staging
   folder beside it (``.OUT.building-XXXXXXXX``) and swapped into place only when complete. The
   staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
@@ -83,14 +84,34 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def check_output_file(path: PathLike) -> Path:
+    """Raise ``FileExistsError`` when ``path`` exists and is not a regular file (a folder, device,
+    pipe or symbolic link: ``atomic_file``'s rename would put a file in its place, e.g. of
+    ``/dev/null``); returns it as a ``Path``."""
+    path = Path(path)
+    if path.is_symlink():
+        raise FileExistsError(
+            f"the output {path} is a symbolic link (to {os.readlink(path)}); name the file it points to, or a new one"
+        )
+    if path.exists() and not path.is_file():
+        raise FileExistsError(
+            f"the output {path} exists and is not a regular file (a folder, device or pipe); choose another output path"
+        )
+    return path
+
+
 @contextmanager
 def atomic_file(path: PathLike) -> Iterator[Path]:
     """Yield ``PATH.tmp`` to write; on success fsync it and rename it onto ``path``.
 
     On an exception (or a full disk) the temporary file is removed and ``path`` is untouched.
+    ``path`` must pass ``check_output_file``. A ``PATH.tmp`` left by a killed run, or a link of
+    that name, is removed, never written through.
     """
-    path = Path(path)
+    path = check_output_file(path)
     tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     try:
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)

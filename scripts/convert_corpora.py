@@ -20,7 +20,7 @@ from pathlib import Path
 import spacy
 from spacy.tokens import DocBin
 
-from hf_elmo.fileio import atomic_file
+from hf_elmo.fileio import atomic_file, check_output_file
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 
 READERS = {
@@ -51,6 +51,10 @@ def main() -> None:
         parser.exit(1, f"error: the output {args.output} is the input; write the .spacy file to another path\n")
     if args.output.is_dir():
         parser.exit(1, f"error: the output {args.output} is a folder; give the path of the .spacy file to write\n")
+    try:
+        check_output_file(args.output)
+    except FileExistsError as error:
+        parser.exit(1, f"error: {error}\n")
     vocab = spacy.blank("en").vocab
     try:
         docs = list(READERS[args.format](args.source, vocab, args.max_sentences or None))

@@ -86,6 +86,29 @@ def test_atomic_file_replaces_only_when_complete_and_leaves_no_temporary_file(tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.txt"]
 
 
+@pytest.mark.parametrize("kind", ["pipe", "folder", "link"])
+def test_atomic_file_refuses_an_output_that_is_no_regular_file_and_leaves_it_as_it_is(kind, tmp_path):
+    """The rename would put a file in place of a device, pipe or link (``/dev/null`` as root)."""
+    target, precious = tmp_path / "out", tmp_path / "precious.txt"
+    precious.write_text("mine")
+    {"pipe": os.mkfifo, "folder": os.mkdir, "link": lambda p: p.symlink_to(precious)}[kind](target)
+    with pytest.raises(FileExistsError, match=f"the output {target} (is a symbolic link|exists and is not a regular)"):
+        write_text_atomic(target, "new")
+    assert target.is_symlink() if kind == "link" else not target.is_file()
+    assert precious.read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "precious.txt"]
+
+
+def test_atomic_file_never_writes_through_a_temporary_name_that_is_a_link(tmp_path):
+    target, precious = tmp_path / "out.spacy", tmp_path / "precious.txt"
+    precious.write_text("mine")
+    (tmp_path / "out.spacy.tmp").symlink_to(precious)
+    write_text_atomic(target, "new")
+    assert precious.read_text() == "mine"
+    assert target.read_text() == "new" and not target.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.spacy", "precious.txt"]
+
+
 def test_written_files_and_folders_get_the_umask_modes(tmp_path):
     old = os.umask(0o022)
     try:

@@ -279,7 +279,7 @@ def test_bad_mix_settings_are_config_errors_naming_the_setting(settings):
         scalar_mix(**settings)
 
 
-def test_convert_corpora_never_writes_over_its_input_or_into_a_folder(tmp_path):
+def test_convert_corpora_never_writes_over_its_input_a_folder_or_a_link(tmp_path):
     import subprocess
     import sys
 
@@ -296,6 +296,11 @@ def test_convert_corpora_never_writes_over_its_input_or_into_a_folder(tmp_path):
     assert source.read_bytes() == before
     run = convert(tmp_path)
     assert run.returncode == 1 and "is a folder; give the path of the .spacy file" in run.stderr
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "link.spacy").symlink_to(tmp_path / "notes.txt")
+    run = convert(tmp_path / "link.spacy")
+    assert run.returncode == 1 and run.stderr.startswith(f"error: the output {tmp_path / 'link.spacy'} is a symbolic")
+    assert (tmp_path / "link.spacy").is_symlink() and (tmp_path / "notes.txt").read_text() == "mine"
     run = convert(tmp_path / "out" / "train.spacy")
     assert run.returncode == 0, run.stderr
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["train.spacy"]
