@@ -34,7 +34,9 @@ def token_limit(text: str) -> int | None:
 
 
 class CommandParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` that adds its ``defer``-red options when it first parses.
+    """An ``ArgumentParser`` that adds its ``defer``-red options when it first parses, and takes
+    options between positional arguments (``elmo perplexity MODEL --json FILE``: plain argparse
+    gives an optional positional only the arguments before the first option).
 
     ``elmo --help`` builds every sub-command's parser but parses none of them: options that need
     ``hf_elmo`` (which imports torch and transformers) are deferred, so that the top-level help
@@ -44,6 +46,7 @@ class CommandParser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._deferred: list[Callable[[argparse.ArgumentParser], None]] = []
+        self._intermixing = False
 
     def defer(self, add_options: Callable[[argparse.ArgumentParser], None]) -> None:
         """Call ``add_options(self)`` just before this parser first parses arguments."""
@@ -54,7 +57,13 @@ class CommandParser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         while self._deferred:
             self._deferred.pop(0)(self)
-        return super().parse_known_args(args, namespace)
+        if self._intermixing:  # parse_known_intermixed_args's own passes
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return super().parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
 
 def option_type(dataclass: type, name: str) -> type:

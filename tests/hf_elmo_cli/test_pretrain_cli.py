@@ -81,6 +81,25 @@ def test_perplexity_reads_its_file_as_pretrain_reads_a_corpus():
     assert args.tokens_per_batch == EVAL_TOKENS_PER_BATCH
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["model", "--json", "file.txt"],
+        ["model", "--vocab", "v.txt", "--softmax-weights", "s.hdf5", "file.txt"],
+        ["--json", "model", "file.txt"],
+    ],
+)
+def test_perplexity_takes_options_between_model_and_file(argv):
+    """argparse alone gives an optional positional (FILE) only what comes before the first option."""
+    args = build_parser().parse_args(["perplexity", *argv])
+    assert (args.model, args.file) == ("model", "file.txt")
+
+
+def test_perplexity_with_one_path_between_options_reads_it_as_the_file():
+    args = build_parser().parse_args(["perplexity", "--json", "file.txt", "--no-progress"])
+    assert (args.model, args.file, args.json, args.no_progress) == ("file.txt", None, True, True)
+
+
 def test_perplexity_refuses_a_max_sentence_tokens_below_one_as_a_usage_error(capsys):
     with pytest.raises(SystemExit) as stop:
         build_parser().parse_args(["perplexity", "model", "file.txt", "--max-sentence-tokens", "0"])
