@@ -162,7 +162,7 @@ def read_options(options_path: PathLike) -> ElmoConfig:
     if path.is_dir():
         raise ValueError(f"the options path {path} is a folder; name its options.json")
     try:
-        options = json.loads(path.read_text(encoding="utf-8"))
+        options = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM, as Windows editors write
     except FileNotFoundError:
         raise FileNotFoundError(f"options file not found: {options_path}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:

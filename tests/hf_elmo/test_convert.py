@@ -91,6 +91,13 @@ def test_a_char_embed_of_262_rows_is_read_as_allennlp_reads_it(original, tmp_pat
     assert torch.equal(_outputs(ElmoModel.from_allennlp(original / "options.json", longer)), _outputs(model))
 
 
+def test_an_options_file_with_a_byte_order_mark_is_read(original):
+    options, weights = original / "options.json", original / "weights.hdf5"
+    expected = _outputs(ElmoModel.from_allennlp(options, weights))
+    options.write_bytes(b"\xef\xbb\xbf" + options.read_bytes())
+    assert torch.equal(_outputs(ElmoModel.from_allennlp(options, weights)), expected)
+
+
 def _edit(path, fn):
     with h5py.File(path, "a") as handle:
         fn(handle)
