@@ -30,6 +30,7 @@ of those classes has no loader, and loads folders and Hub ids as any transformer
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import shutil
@@ -171,7 +172,24 @@ def _local(name: str, path: Path, origin: str) -> ModelSource:
 def _transformers_source(name: str, folder: Path, origin: str) -> ModelSource:
     """A ``save_pretrained`` folder whose ``config.json`` reads as an ``ElmoConfig`` (errors name the
     file and field) and whose weights file is there and reads (``_stored_shapes``)."""
+    _refuse_elmoformanylangs(folder)
     return ModelSource(name, folder, "transformers", origin, ElmoConfig.from_pretrained(folder), _stored_shapes(folder))
+
+
+def _refuse_elmoformanylangs(folder: Path) -> None:
+    """Name an ELMoForManyLangs model (its config.json has ``token_embedder`` and ``encoder``), which
+    would otherwise read as an ELMo config of default fields without weights."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # ElmoConfig names the problem
+    if isinstance(config, dict) and {"token_embedder", "encoder"} <= config.keys():
+        raise InvalidModelError(
+            f"{folder} is an ELMoForManyLangs model (config.json with token_embedder and encoder; encoder.pkl, "
+            "char.dic), a format hf_elmo cannot load or convert: its pickled weights read a dictionary of whole "
+            "characters, not ELMo's byte ids; embed with ELMoForManyLangs, or use an AllenNLP / bilm-tf ELMo "
+            "(options.json + weights .hdf5)"
+        )
 
 
 def _stored_shapes(folder: Path) -> dict[str, tuple[int, ...]] | None:
@@ -611,12 +629,13 @@ def files_source(name_or_path: Any, *files: str) -> Any:
     which ``resolve_model`` asks for) or a Hub id, unchanged, for transformers to read; for
     anything else, what ``resolve_model`` finds: a shipped model's folder, or for the original
     files the config of the folder they convert to (``converted_config``); or its one-line error
-    (no such model, an ``elmo export`` folder, a folder of no model)."""
+    (no such model, an ``elmo export`` folder, an ELMoForManyLangs model, a folder of no model)."""
     if not isinstance(name_or_path, (str, os.PathLike)):
         return name_or_path
     name = os.fspath(name_or_path)
     path = Path(name).expanduser()
     if any((path / file).is_file() for file in files):
+        _refuse_elmoformanylangs(path)
         return name_or_path
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
         return name_or_path

@@ -5,6 +5,7 @@ quiet loading; clear one-line errors."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -356,6 +357,17 @@ def test_the_tokenizer_of_the_original_files_takes_arguments_as_the_converted_fo
     ]
     assert settings[0] == settings[1]
     assert (settings[0]["max_token_chars"], settings[0]["model_max_length"]) == (10, 7)
+
+
+@pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
+def test_an_elmoformanylangs_folder_is_named_as_a_format_that_is_not_read(tmp_path, load):
+    """Was "has a config.json but no model.safetensors": its config read as ELMo defaults."""
+    config = {"token_embedder": {"name": "cnn", "char_dim": 50}, "encoder": {"name": "elmo", "dim": 4096}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    for name in ("encoder.pkl", "token_embedder.pkl", "char.dic", "word.dic"):
+        (tmp_path / name).write_bytes(b"")
+    with pytest.raises(InvalidModelError, match=r"is an ELMoForManyLangs model .*cannot load or convert"):
+        load(tmp_path)
 
 
 @pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
