@@ -50,7 +50,7 @@ def write_model_card(
         tags=["elmo", "feature-extraction"],
         datasets=None if datasets is None else list(datasets),
     )
-    rows = "\n".join(f"| {key} | {value} |" for key, value in provenance.items())
+    rows = "\n".join(f"| {_cell(key)} | {_cell(value)} |" for key, value in provenance.items())
     today = datetime.date.today().isoformat()
     content = (
         f"---\n{data.to_yaml()}\n---\n\n# {title}\n\n{description}\n\n## Provenance\n\n"
@@ -59,6 +59,12 @@ def write_model_card(
     card_path = Path(folder) / "README.md"
     ModelCard(content).save(card_path)
     return card_path
+
+
+def _cell(text: str) -> str:
+    """``text`` as one cell of a Markdown table row: ``|`` escaped, line breaks as spaces (a file
+    named ``opt|x.json`` would otherwise split the row)."""
+    return " ".join(str(text).splitlines()).replace("|", "\\|")
 
 
 def card_license_and_attribution(folder: Path) -> tuple[str | None, str | None]:
