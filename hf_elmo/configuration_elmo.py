@@ -412,7 +412,7 @@ class ElmoConfig(PretrainedConfig):
         """
         overrides = {field: kwargs.pop(field) for field in list(kwargs) if field in FIELD_CHECKS}
         if cls.package_loader is not None and not kwargs.get("subfolder"):
-            pretrained_model_name_or_path = cls.package_loader.config_source(pretrained_model_name_or_path)
+            pretrained_model_name_or_path = cls.package_loader.config_source(pretrained_model_name_or_path, kwargs)
         try:
             if isinstance(pretrained_model_name_or_path, ElmoConfig):  # converted from the original files
                 loaded = cls.from_dict(pretrained_model_name_or_path.to_dict(), **kwargs)

@@ -37,7 +37,7 @@ import shutil
 import tempfile
 import weakref
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -302,15 +302,24 @@ def _extract_original_files(archive: Path, into: Path) -> Path:
 def _from_hub(repo_id: str, hub: dict[str, Any]) -> ModelSource:
     """Fetch (or find in the cache) what the repository needs: first the small files that say
     its format, then that format's files."""
-    probe = _snapshot(repo_id, hub, allow_patterns=["config.json", "options.json"])
-    if (probe / "config.json").is_file():
+    if (_hub_probe(repo_id, hub) / "config.json").is_file():
         return _transformers_source(repo_id, _snapshot(repo_id, hub, allow_patterns=_TRANSFORMERS_FILES), "hub")
-    if (probe / "options.json").is_file():
-        folder = _snapshot(
-            repo_id, hub, allow_patterns=["options.json", "*.hdf5"], ignore_patterns=["*softmax*", "*embeddings*"]
+    folder = _snapshot(
+        repo_id, hub, allow_patterns=["options.json", "*.hdf5"], ignore_patterns=["*softmax*", "*embeddings*"]
+    )
+    return ModelSource(repo_id, folder, "original", "hub")
+
+
+def _hub_probe(repo_id: str, hub: dict[str, Any], patterns: Sequence[str] = ()) -> Path:
+    """The repository's small files that say its format (``config.json``: a ``save_pretrained``
+    folder; ``options.json``: the original files) and those matching ``patterns``, fetched into
+    (or found in) the cache; ``InvalidModelError`` when it holds neither."""
+    folder = _snapshot(repo_id, hub, allow_patterns=["config.json", "options.json", *patterns])
+    if not ((folder / "config.json").is_file() or (folder / "options.json").is_file()):
+        raise InvalidModelError(
+            f"Hub repository {repo_id} holds neither config.json nor options.json: not an ELMo model"
         )
-        return ModelSource(repo_id, folder, "original", "hub")
-    raise InvalidModelError(f"Hub repository {repo_id} holds neither config.json nor options.json: not an ELMo model")
+    return folder
 
 
 def _snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
@@ -599,9 +608,9 @@ class PackageLoader:
         itself: the released models' whitespace tokenizer at their width, saved into a temporary
         folder as ``elmo convert`` saves it and loaded from there with ``kwargs``, so that they do
         what they do for a converted folder. Its ``name_or_path`` is ``name_or_path``."""
-        config = files_source(name_or_path, TOKENIZER_CONFIG, "config.json")
+        config = files_source(name_or_path, TOKENIZER_CONFIG, "config.json", hub=kwargs)
         if not isinstance(config, ElmoConfig):
-            return config  # a folder or Hub id
+            return config  # a folder
         with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
             tokenizer_class(
                 max_characters_per_token=config.max_characters_per_token,
@@ -614,22 +623,25 @@ class PackageLoader:
         return tokenizer
 
     @staticmethod
-    def config_source(name_or_path: Any) -> Any:
-        """What ``ElmoConfig.from_pretrained(name_or_path)`` reads: a folder, ``.json`` file or Hub id
-        for transformers to read (``files_source``), or, for the original files, the config of the
+    def config_source(name_or_path: Any, hub: Mapping[str, Any]) -> Any:
+        """What ``ElmoConfig.from_pretrained(name_or_path)`` reads: a folder or ``.json`` file for
+        transformers to read (``files_source``), or, for the original files, the config of the
         folder they convert to (``converted_config``)."""
         if isinstance(name_or_path, (str, os.PathLike)) and Path(name_or_path).suffix == ".json":
             return name_or_path  # a config file named directly
-        return files_source(name_or_path, "config.json")
+        return files_source(name_or_path, "config.json", hub=hub)
 
 
-def files_source(name_or_path: Any, *files: str) -> Any:
+def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any]) -> Any:
     """Where to read some of a model's files (its config, its tokenizer), not the whole model: a
     local folder that holds one of ``files`` (a config or tokenizer saved alone has no weights,
-    which ``resolve_model`` asks for) or a Hub id, unchanged, for transformers to read; for
-    anything else, what ``resolve_model`` finds: a shipped model's folder, or for the original
-    files the config of the folder they convert to (``converted_config``); or its one-line error
-    (no such model, an ``elmo export`` folder, an ELMoForManyLangs model, a folder of no model)."""
+    which ``resolve_model`` asks for), or those files of a Hub repository fetched into (or found
+    in) the cache without its weights, for transformers to read; for anything else, what
+    ``resolve_model`` finds: a shipped model's folder; for the original files (in a folder, an
+    archive or a Hub repository) the config of the folder they convert to (``converted_config``);
+    or its one-line error (no such model, a Hub repository neither online nor in the cache, an
+    ``elmo export`` folder, an ELMoForManyLangs model, a folder of no model). ``hub``:
+    ``from_pretrained``'s keyword arguments, of which the Hub ones (``HUB_KWARGS``) are used."""
     if not isinstance(name_or_path, (str, os.PathLike)):
         return name_or_path
     name = os.fspath(name_or_path)
@@ -638,7 +650,12 @@ def files_source(name_or_path: Any, *files: str) -> Any:
         _refuse_elmoformanylangs(path)
         return name_or_path
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
-        return name_or_path
+        # transformers would retry an unreachable Hub for minutes, then give the tokenizer's defaults
+        folder = _hub_probe(name, {k: v for k, v in hub.items() if k in HUB_KWARGS}, [*files, "*.json"])
+        if (folder / "config.json").is_file():
+            _refuse_elmoformanylangs(folder)
+            return folder
+        return converted_config(folder / "options.json")
     found = resolve_model(name)
     if found.format == "transformers":
         return found.path

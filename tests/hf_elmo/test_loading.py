@@ -405,7 +405,7 @@ def test_loading_the_biLM_of_an_LM_folder_and_saving_it_print_nothing(lm_folder_
 HUB_SCRIPT = """
 import sys
 import numpy as np, torch
-from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.configuration_elmo import FIELD_CHECKS
 from hf_elmo.loading import ModelNotFoundError
 expected = np.load(sys.argv[1])
@@ -414,14 +414,19 @@ for repo in ("org/elmo-converted", "org/elmo-original-format"):
     assert model.dtype == torch.float32
     with torch.inference_mode():
         np.testing.assert_array_equal(torch.stack(model(input_ids=batch_to_ids(%r)).hidden_states).numpy(), expected)
-try:
-    ElmoModel.from_pretrained("org/not-in-the-cache")
-except ModelNotFoundError as err:
-    print("error:", err)
+    assert ElmoConfig.from_pretrained(repo).to_diff_dict() == model.config.to_diff_dict()
+    assert ElmoTokenizer.from_pretrained(repo).max_characters_per_token == model.config.max_characters_per_token
+for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+    try:
+        load("org/not-in-the-cache")
+    except ModelNotFoundError as err:
+        print("error:", err)
 """ % (SENTENCES,)
 
 
-def test_hub_ids_load_from_the_cache_offline_and_a_missing_one_says_so(original, tmp_path):
+def test_hub_ids_load_from_the_cache_offline_and_a_missing_one_says_so_for_model_config_and_tokenizer(
+    original, tmp_path
+):
     converted = tmp_path / "converted"
     model = ElmoModel.from_pretrained(original)
     model.save_pretrained(converted)
@@ -438,9 +443,10 @@ def test_hub_ids_load_from_the_cache_offline_and_a_missing_one_says_so(original,
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    message = result.stdout.strip().splitlines()[-1]
-    assert message.startswith("error: 'org/not-in-the-cache' is not a local folder, so it was looked up as a Hub")
-    assert "offline" in message and str(cache) in message
+    messages = result.stdout.strip().splitlines()[-3:]
+    assert len(set(messages)) == 1, "the model, its config and its tokenizer say the same"
+    assert messages[0].startswith("error: 'org/not-in-the-cache' is not a local folder, so it was looked up as a Hub")
+    assert "offline" in messages[0] and str(cache) in messages[0]
 
 
 # -- the package ------------------------------------------------------------------------------
