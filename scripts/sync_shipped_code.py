@@ -14,6 +14,7 @@ are left as they are.
 
 from __future__ import annotations
 
+import argparse
 import copy
 import json
 import shutil
@@ -50,6 +51,11 @@ def sync(folder: Path) -> None:
                 f"save_pretrained wrote the code files {sorted(written)}, hf_elmo.fileio.MODEL_CODE_FILES lists "
                 f"{sorted(MODEL_CODE_FILES)}: update it"
             )
+        config_file = Path(staging) / "config.json"
+        config = json.loads(config_file.read_text())
+        # the version that wrote the shipped weights, not the one that refreshed the code
+        config["transformers_version"] = json.loads((folder / "config.json").read_text())["transformers_version"]
+        config_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
         for old in folder.glob("*.py"):
             old.unlink()
         for pattern in REFRESHED:
@@ -71,5 +77,6 @@ def add_task_heads(model: ElmoForBidirectionalLM, staging: Path) -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     for shipped_folder in SHIPPED.values():
         sync(shipped_folder)
