@@ -74,6 +74,11 @@ def perplexity(
     }
 
 
+def perplexity_line(result: dict[str, float]) -> str:
+    """``perplexity``'s three figures in one line, as ``elmo perplexity`` and ``elmo pretrain`` print them."""
+    return f"perplexity forward {result['forward']:.3f}  backward {result['backward']:.3f}  average {result['average']:.3f}"
+
+
 def load_lm(model: PathLike, softmax_weights: PathLike | None = None) -> ElmoForBidirectionalLM:
     """An ``ElmoForBidirectionalLM`` in float32 eval mode from any model name (``resolve_model``):
     a folder written by ``elmo pretrain``, or original files (folder or zip) plus a softmax dump."""

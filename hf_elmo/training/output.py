@@ -21,6 +21,9 @@ from .distributed import warn
 from .settings import PretrainSettings
 from .vocab import VOCAB_FILE, Vocabulary
 
+#: What a run records beside its model: its settings, where it stopped, and its validation metrics.
+TRAINING_FILE = "training.json"
+
 
 def save_lm_folder(
     model: ElmoForBidirectionalLM,
@@ -52,7 +55,7 @@ def save_lm_folder(
             max_characters_per_token=model.config.max_characters_per_token, pre_tokenizer=pre_tokenizer
         ).save_pretrained(staging)
         training = {"settings": publishable_settings(settings), "position": position, "metrics": metrics}
-        (staging / "training.json").write_text(json.dumps(training, indent=2) + "\n")
+        (staging / TRAINING_FILE).write_text(json.dumps(training, indent=2) + "\n")
         write_model_card(staging, **model_card_fields(model, settings, position, metrics, init))
     return Path(out_dir)
 

@@ -27,7 +27,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="model folder, zip of original files, Hub id or shipped name hf-elmo:NAME "
         "(default: the model shipped with the package)",
     )
-    parser.add_argument("--sentences", nargs=2, metavar="SENTENCE", default=list(DEFAULT_SENTENCES))
+    parser.add_argument(
+        "--sentences",
+        nargs=2,
+        metavar="SENTENCE",
+        default=list(DEFAULT_SENTENCES),
+        help="the two sentences in which WORD is compared, each quoted (default: the 'stick' pair)",
+    )
     parser.add_argument("--word", default="stick", help="the word to compare (default: stick)")
     parser.add_argument(
         "--text", help="text for the neighbours: UTF-8, one whitespace-tokenised sentence per line (default: bundled)"

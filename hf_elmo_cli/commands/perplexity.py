@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.devices import resolve_device
     from hf_elmo.loading import resolve_model
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
-    from hf_elmo.training.evaluation import load_lm, perplexity
+    from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_line
     from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
 
     if args.file is None:
@@ -95,8 +95,5 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result))
     else:
         print(f"{args.file}: {result['predictions']:,} predictions per direction, {result['unk_rate']:.2%} <UNK>")
-        print(
-            f"perplexity forward {result['forward']:.3f}  backward {result['backward']:.3f}  "
-            f"average {result['average']:.3f}"
-        )
+        print(perplexity_line(result))
     return 0

@@ -88,6 +88,8 @@ def run_command(args: argparse.Namespace) -> int:
     import torch
 
     from hf_elmo.training.distributed import is_rank0
+    from hf_elmo.training.evaluation import perplexity_line
+    from hf_elmo.training.output import TRAINING_FILE
     from hf_elmo.training.trainer import pretrain
 
     if args.threads:
@@ -110,6 +112,9 @@ def run_command(args: argparse.Namespace) -> int:
         api.upload_folder(folder_path=str(out), repo_id=args.push_to_hub)
         print(f"pushed {out} to {args.push_to_hub}")
     print(f"wrote {out}")
+    valid = json.loads((out / TRAINING_FILE).read_text(encoding="utf-8"))["metrics"].get("valid")
+    if valid is not None:
+        print(f"{settings.valid_file}: {perplexity_line(valid)} (full softmax)")
     return 0
 
 

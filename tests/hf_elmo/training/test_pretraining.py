@@ -586,7 +586,7 @@ def test_a_run_whose_settings_json_holds_a_number_resumes_with_it(tmp_path):
         torch.testing.assert_close(value, expected[name], rtol=0, atol=0, msg=name)
 
 
-def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(tmp_path):
+def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card_and_says_it(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=60)
     valid = write_corpus(tmp_path / "v.txt", n=10, seed=5)
     out = tmp_path / "model"
@@ -637,6 +637,12 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card(t
     figures = perplexity(model, Vocabulary.from_file(out / "vocab.txt"), read_corpus(valid))
     on_the_card = json.loads((out / "training.json").read_text())["metrics"]["valid"]  # of the float16 weights
     assert figures == pytest.approx(on_the_card, rel=1e-6)
+    said = capsys.readouterr().out.splitlines()[-1]
+    assert (
+        said
+        == f"{valid}: perplexity forward {on_the_card['forward']:.3f}  backward {on_the_card['backward']:.3f}  "
+        + (f"average {on_the_card['average']:.3f} (full softmax)")
+    )
 
 
 # -- bad corpora ------------------------------------------------------------------------------
