@@ -310,15 +310,16 @@ def _from_hub(repo_id: str, hub: dict[str, Any]) -> ModelSource:
     return ModelSource(repo_id, folder, "original", "hub")
 
 
-def _hub_probe(repo_id: str, hub: dict[str, Any], patterns: Sequence[str] = ()) -> Path:
-    """The repository's small files that say its format (``config.json``: a ``save_pretrained``
-    folder; ``options.json``: the original files) and those matching ``patterns``, fetched into
-    (or found in) the cache; ``InvalidModelError`` when it holds neither."""
-    folder = _snapshot(repo_id, hub, allow_patterns=["config.json", "options.json", *patterns])
-    if not ((folder / "config.json").is_file() or (folder / "options.json").is_file()):
-        raise InvalidModelError(
-            f"Hub repository {repo_id} holds neither config.json nor options.json: not an ELMo model"
-        )
+def _hub_probe(
+    repo_id: str, hub: dict[str, Any], marks: Sequence[str] = ("config.json",), patterns: Sequence[str] = ()
+) -> Path:
+    """The repository's small files that say its format (one of ``marks``, e.g. ``config.json``: a
+    ``save_pretrained`` folder; or ``options.json``: the original files) and those matching
+    ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when it holds none."""
+    marks = [*marks, "options.json"]
+    folder = _snapshot(repo_id, hub, allow_patterns=[*marks, *patterns])
+    if not any((folder / mark).is_file() for mark in marks):
+        raise InvalidModelError(f"Hub repository {repo_id} holds none of {', '.join(marks)}: not an ELMo model")
     return folder
 
 
@@ -651,8 +652,8 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any]) -> Any:
         return name_or_path
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
         # transformers would retry an unreachable Hub for minutes, then give the tokenizer's defaults
-        folder = _hub_probe(name, {k: v for k, v in hub.items() if k in HUB_KWARGS}, [*files, "*.json"])
-        if (folder / "config.json").is_file():
+        folder = _hub_probe(name, {k: v for k, v in hub.items() if k in HUB_KWARGS}, files, ["*.json"])
+        if any((folder / file).is_file() for file in files):
             _refuse_elmoformanylangs(folder)
             return folder
         return converted_config(folder / "options.json")

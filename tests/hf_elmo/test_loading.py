@@ -416,6 +416,7 @@ for repo in ("org/elmo-converted", "org/elmo-original-format"):
         np.testing.assert_array_equal(torch.stack(model(input_ids=batch_to_ids(%r)).hidden_states).numpy(), expected)
     assert ElmoConfig.from_pretrained(repo).to_diff_dict() == model.config.to_diff_dict()
     assert ElmoTokenizer.from_pretrained(repo).max_characters_per_token == model.config.max_characters_per_token
+assert ElmoTokenizer.from_pretrained("org/elmo-tokenizer").pre_tokenizer == "spacy:en"  # a repository of a tokenizer alone
 for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
     try:
         load("org/not-in-the-cache")
@@ -434,6 +435,8 @@ def test_hub_ids_load_from_the_cache_offline_and_a_missing_one_says_so_for_model
     cache = tmp_path / "hub"
     add_repo_to_cache(cache, "org/elmo-converted", converted)
     add_repo_to_cache(cache, "org/elmo-original-format", original)
+    ElmoTokenizer(pre_tokenizer="spacy:en").save_pretrained(tmp_path / "tokenizer")
+    add_repo_to_cache(cache, "org/elmo-tokenizer", tmp_path / "tokenizer")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache), "HF_HOME": str(tmp_path / "hf-home")}
     result = subprocess.run(
         [sys.executable, "-c", HUB_SCRIPT, str(tmp_path / "expected.npy")],
