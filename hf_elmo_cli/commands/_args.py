@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -57,7 +58,9 @@ class CommandParser(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         while self._deferred:
             self._deferred.pop(0)(self)
-        if self._intermixing:  # parse_known_intermixed_args's own passes
+        if self._intermixing or "--" in (sys.argv[1:] if args is None else args):
+            # parse_known_intermixed_args's own passes; or '--' before arguments that start with '-', which
+            # its first pass drops before Python 3.12.8 (the second then reads them as options)
             return super().parse_known_args(args, namespace)
         self._intermixing = True
         try:

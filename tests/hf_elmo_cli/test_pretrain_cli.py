@@ -95,6 +95,18 @@ def test_perplexity_takes_options_between_model_and_file(argv):
     assert (args.model, args.file) == ("model", "file.txt")
 
 
+@pytest.mark.parametrize(
+    "argv, positionals",
+    [
+        (["embed", "--", "-in.txt", "out.h5"], {"input": "-in.txt", "output": "out.h5"}),
+        (["perplexity", "--json", "--", "-model", "-file.txt"], {"model": "-model", "file": "-file.txt"}),
+    ],
+)
+def test_arguments_after_a_double_dash_are_positional_even_when_they_start_with_a_dash(argv, positionals):
+    args = build_parser().parse_args(argv)
+    assert {name: vars(args)[name] for name in positionals} == positionals
+
+
 def test_perplexity_with_one_path_between_options_reads_it_as_the_file():
     args = build_parser().parse_args(["perplexity", "--json", "file.txt", "--no-progress"])
     assert (args.model, args.file, args.json, args.no_progress) == ("file.txt", None, True, True)
