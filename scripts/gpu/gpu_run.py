@@ -132,16 +132,17 @@ def join_pieces(manifest: dict[str, object], folders: Sequence[Path], target: Pa
 SET_ASIDE = ("hf_elmo/pretrained/elmo-2x1024-en/model.safetensors",)
 
 
-def travelling_bytes() -> int:
-    """Bytes of the files that go with every device call that carries parts (tracked + untracked,
-    not ignored), less those it sets aside (``SET_ASIDE``)."""
+def travelling_bytes(weights_aside: bool = True) -> int:
+    """Bytes of the working tree's files that go with a device call (tracked + untracked, not
+    ignored), less those the calls that carry parts set aside (``SET_ASIDE``) when
+    ``weights_aside``."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=REPO,
         capture_output=True,
         check=True,
     ).stdout.split(b"\0")
-    names = {os.fsdecode(name) for name in listed if name} - set(SET_ASIDE)
+    names = {os.fsdecode(name) for name in listed if name} - set(SET_ASIDE if weights_aside else ())
     return sum((REPO / name).stat().st_size for name in names if (REPO / name).is_file())
 
 

@@ -52,3 +52,12 @@ def test_pack_refuses_what_does_not_fit_one_device_call(shared, tmp_path):
     run = pack(shared, "--out", str(out), "--tasks", "conll2003", "--with", str(wheels))
     assert run.returncode != 0 and "exceed one device call's 64 MiB" in run.stderr
     assert not out.exists() and not list(tmp_path.glob(".gpu-spacy-*"))
+
+
+def test_pack_counts_the_shipped_weights_which_travel_with_the_spacy_calls(shared, tmp_path):
+    wheels = tmp_path / "whl"
+    wheels.mkdir()
+    with open(wheels / "big.whl", "wb") as handle:  # sparse: fits beside the tree less its weights, not with them
+        handle.truncate(30 << 20)
+    run = pack(shared, "--out", str(tmp_path / "gpu-spacy"), "--tasks", "sst2", "--with", str(wheels))
+    assert run.returncode != 0 and "exceed one device call's 64 MiB" in run.stderr
