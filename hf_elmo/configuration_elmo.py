@@ -67,6 +67,13 @@ OPTIONS_KEYS: dict[str, str] = {
 }
 
 
+#: The fields other libraries read for the output width and depth -> (the field they follow, factor).
+_DERIVED_FIELDS: dict[str, tuple[str, int]] = {
+    "hidden_size": ("projection_dim", 2),
+    "num_hidden_layers": ("n_layers", 1),
+}
+
+
 class ElmoConfigError(ValueError):
     """A config field has the wrong type or an out-of-range value.
 
@@ -292,6 +299,10 @@ class ElmoConfig(PretrainedConfig):
             its tokenizer (``model.save_pretrained`` alone) keeps it here, so that
             ``AutoTokenizer.from_pretrained`` of that folder splits raw text as the model was
             trained.
+
+    ``hidden_size`` (2P, the width of every output layer) and ``num_hidden_layers`` (L), which
+    transformers and other libraries read, follow ``projection_dim`` and ``n_layers``; setting
+    them to anything else is an ``ElmoConfigError``.
     """
 
     model_type = "elmo"
@@ -355,8 +366,6 @@ class ElmoConfig(PretrainedConfig):
         self.token_embedding: str = token_embedding
         self.initializer_range: float = initializer_range
         self.pre_tokenizer: str | None = pre_tokenizer
-        kwargs.setdefault("hidden_size", 2 * self.projection_dim)
-        kwargs.setdefault("num_hidden_layers", self.n_layers)
         super().__init__(**kwargs)
         self.validate()
 
@@ -367,7 +376,18 @@ class ElmoConfig(PretrainedConfig):
             )
         elif name in FIELD_CHECKS:
             value = FIELD_CHECKS[name](value)
+        elif name in _DERIVED_FIELDS:
+            source, factor = _DERIVED_FIELDS[name]
+            if source in self.__dict__ and value != factor * self.__dict__[source]:
+                raise ElmoConfigError(
+                    name,
+                    f"is {f'{factor} * ' if factor > 1 else ''}{source} ({factor * self.__dict__[source]}) for this "
+                    f"config, got {value!r}: set {source} instead",
+                )
         super().__setattr__(name, value)
+        for derived, (source, factor) in _DERIVED_FIELDS.items():
+            if name == source:
+                super().__setattr__(derived, factor * value)
 
     def validate(self) -> None:
         """Check the fields that depend on each other (each field alone is checked when set):
@@ -410,7 +430,9 @@ class ElmoConfig(PretrainedConfig):
         original files (the config of the model they convert to), and a name that is no model is
         the same one-line ``ModelNotFoundError``.
         """
-        overrides = {field: kwargs.pop(field) for field in list(kwargs) if field in FIELD_CHECKS}
+        overrides = {
+            field: kwargs.pop(field) for field in list(kwargs) if field in FIELD_CHECKS or field in _DERIVED_FIELDS
+        }
         if cls.package_loader is not None and not kwargs.get("subfolder"):
             pretrained_model_name_or_path = cls.package_loader.config_source(pretrained_model_name_or_path, kwargs)
         try:

@@ -345,3 +345,26 @@ def test_valid_overrides_take_effect_and_fields_that_depend_on_each_other_are_ch
         ElmoModel.from_pretrained(str(tmp_path / "clip"), max_characters_per_token=3, filters=[[1, 4], [4, 4]])
     unclipped = _saved_tiny(tmp_path / "free", cell_clip=None, proj_clip=None)
     assert ElmoModel.from_pretrained(unclipped, bilm_implementation="fused").config.bilm_implementation == "fused"
+
+
+def test_hidden_size_and_num_hidden_layers_follow_the_shape_and_refuse_other_values(tmp_path):
+    """Libraries size layers from config.hidden_size: it must be the output width, 2P."""
+    config = ElmoConfig(projection_dim=16, lstm_dim=32, n_layers=3)
+    assert (config.hidden_size, config.num_hidden_layers) == (32, 3)
+    config.projection_dim, config.n_layers = 8, 1
+    assert (config.hidden_size, config.num_hidden_layers) == (16, 1)
+    assert ElmoModel(config)(input_ids=batch_to_ids([["a"]])).last_hidden_state.shape[-1] == config.hidden_size
+    config.save_pretrained(tmp_path)
+    assert ElmoConfig.from_pretrained(tmp_path, projection_dim=4).hidden_size == 8
+    with pytest.raises(
+        ElmoConfigError, match=r"ElmoConfig.hidden_size is 2 \* projection_dim \(16\) for this config, got 999"
+    ):
+        ElmoConfig(projection_dim=8, lstm_dim=32, hidden_size=999)
+    with pytest.raises(
+        ElmoConfigError, match="from_pretrained argument num_hidden_layers is n_layers .1. for this config, got 7"
+    ):
+        ElmoConfig.from_pretrained(tmp_path, num_hidden_layers=7)
+    edited = json.loads((tmp_path / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**edited, "hidden_size": 10}))
+    with pytest.raises(ElmoConfigError, match="config.json: field hidden_size is 2 . projection_dim"):
+        ElmoConfig.from_pretrained(tmp_path)
