@@ -7,7 +7,7 @@ import sys
 import pytest
 import torch
 
-from hf_elmo import ElmoTokenizer, batch_to_ids
+from hf_elmo import ElmoTokenizer, batch_to_ids, tokenization_elmo
 from hf_elmo.tokenization_elmo import (
     add_sentence_markers,
     begin_of_sentence_ids,
@@ -248,6 +248,16 @@ def test_truncation_keeps_the_first_max_length_words_or_the_last_with_truncation
     encoded = tokenizer(["a b c d", "e"], padding=True, truncation=True, max_length=2, return_offsets_mapping=True)
     assert encoded["offset_mapping"] == [[(4, 5), (6, 7)], [(0, 1), (0, 0)]]
     assert tokenizer.decode(encoded["input_ids"][0]) == "c d"
+
+
+def test_max_length_without_truncation_or_padding_cuts_with_a_warning_as_in_transformers(caplog):
+    """A stock tokenizer truncates there (with a warning): dataset.map(tok(x, max_length=128)) means it."""
+    tokenizer = ElmoTokenizer()
+    type(tokenization_elmo._logger).warning_once.cache_clear()  # an earlier call may have warned once
+    with caplog.at_level("WARNING"):
+        assert [len(ids) for ids in tokenizer(["a b c d", "e"], max_length=2)["input_ids"]] == [2, 1]
+    assert any("max_length is given without truncation" in record.getMessage() for record in caplog.records)
+    assert [len(ids) for ids in tokenizer(["a b c d", "e"], max_length=2, truncation=False)["input_ids"]] == [4, 1]
 
 
 @pytest.mark.parametrize(

@@ -627,7 +627,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
         sentences of different lengths (pass ``padding=True``). Padding goes on the right
         only (``padding_side="left"`` is an error: the biLM reads each row from its first
         position). ``truncation=True`` keeps ``max_length`` (default ``model_max_length``) words
-        of each sentence: the first ones, or the last with ``truncation_side="left"``.
+        of each sentence: the first ones, or the last with ``truncation_side="left"``; so does
+        ``max_length`` alone, without padding, with a warning (as in transformers).
         ``return_length=True`` adds ``length``, each sentence's number of words;
         ``add_special_tokens`` changes nothing (the model adds the sentence markers).
         """
@@ -647,6 +648,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
             raise ValueError(f"ElmoTokenizer supports return_tensors=None, 'pt' or 'np', got {return_tensors!r}")
         check_padding_side(padding_side or self.padding_side)
         sentences, spans, single = self._split(text, is_split_into_words)
+        if truncation is None and max_length is not None and padding in (False, "do_not_pad"):
+            _logger.warning_once(  # as transformers' tokenizers do
+                "max_length is given without truncation: each sentence is cut to max_length words (pass "
+                "truncation=True to say so, or truncation=False to keep every word)"
+            )
+            truncation = True
         if truncation not in (None, False, "do_not_truncate"):
             limit = max_length or self.model_max_length
             keep = slice(-limit, None) if self.truncation_side == "left" else slice(limit)
