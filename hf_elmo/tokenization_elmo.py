@@ -52,6 +52,10 @@ PADDING_ID = PADDING_CHAR + 1
 DEFAULT_MAX_TOKEN_CHARS = 100
 
 _logger = hf_logging.get_logger(__name__)
+_NOTHING_TO_ADD = (
+    "ElmoTokenizer has no token vocabulary to add to: every word, new ones included, is read from its characters "
+    "(the 262 fixed char ids), and padding is built in (pad_token_id 0); leave the tokenizer as it is"
+)
 #: What ``tokenizer.save_pretrained`` writes (transformers' name for it).
 TOKENIZER_CONFIG = "tokenizer_config.json"
 #: ``from_pretrained`` arguments that say where a folder's or Hub repository's files are.
@@ -507,6 +511,20 @@ class ElmoTokenizer(PreTrainedTokenizer):
     def __len__(self) -> int:
         """The number of char ids, ``vocab_size``: an ELMo tokenizer has no added tokens."""
         return N_CHAR_IDS
+
+    def add_tokens(self, new_tokens: Any, special_tokens: bool = False) -> int:
+        """Refused for any token (``resize_token_embeddings`` is too): see ``add_special_tokens``."""
+        if new_tokens:
+            raise ValueError(_NOTHING_TO_ADD)
+        return 0
+
+    def add_special_tokens(self, special_tokens_dict: Any, replace_extra_special_tokens: bool = True) -> int:
+        """Refused for any token: ELMo reads every word from its characters and pads with id 0
+        (``pad_token_id``), so there is no token vocabulary to add to (transformers would report the
+        tokens added and change nothing)."""
+        if special_tokens_dict:
+            raise ValueError(_NOTHING_TO_ADD)
+        return 0
 
     def get_vocab(self) -> dict[str, int]:
         """The names of the ``N_CHAR_IDS`` char ids (``len(tokenizer)`` of them): ``<pad>`` (0, a

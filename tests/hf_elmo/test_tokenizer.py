@@ -519,3 +519,15 @@ def test_pad_adds_no_attention_mask_when_told_not_to():
     features = [{"input_ids": tokenizer("a b")["input_ids"]}, {"input_ids": tokenizer("c")["input_ids"]}]
     assert "attention_mask" not in tokenizer.pad(features, return_tensors="pt", return_attention_mask=False)
     assert tokenizer.pad(features, return_tensors="pt")["attention_mask"].tolist() == [[1, 1], [1, 0]]
+
+
+@pytest.mark.parametrize(
+    "add", [lambda t: t.add_tokens(["foo"]), lambda t: t.add_special_tokens({"pad_token": "[PAD]"})]
+)
+def test_adding_tokens_is_refused_as_there_is_no_token_vocabulary(add, tmp_path):
+    """transformers would report one token added, change nothing, and save it at id 262 (no char id)."""
+    tokenizer = ElmoTokenizer()
+    with pytest.raises(ValueError, match="ElmoTokenizer has no token vocabulary to add to"):
+        add(tokenizer)
+    assert len(tokenizer) == 262 and not tokenizer.added_tokens_decoder
+    assert tokenizer.add_tokens([]) == 0 and tokenizer.add_special_tokens({}) == 0
