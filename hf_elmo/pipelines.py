@@ -16,11 +16,18 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
     The stock pipeline reads each position's token as one integer id (``int(input_ids[i])``);
     an ELMo position is a row of character ids and always a whole word, so this one takes each
     word's text from its character span (the tokenizer's ``offset_mapping``) and never marks a
-    word as a sub-word. Aggregation ``"none"`` and ``"simple"`` (B-/I- grouping) apply as usual.
+    word as a sub-word. Aggregation ``"none"`` and ``"simple"`` (B-/I- grouping) apply as usual;
+    ``"first"``, ``"average"`` and ``"max"``, ways of merging a word's sub-words, give what
+    ``"simple"`` gives (the stock pipeline refuses them for a tokenizer that is not "fast").
     Pre-split words (``is_split_into_words=True``, one list or a batch of lists) are read as they
     are, one position each, as the stock pipeline reads them with a fast tokenizer: the sentence is
     the words joined by ``delimiter`` (default ``" "``), which the entities' ``start``/``end`` index.
     """
+
+    def _sanitize_parameters(self, aggregation_strategy: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]  # keywords only, as pipelines pass them
+        if str(getattr(aggregation_strategy, "value", aggregation_strategy)).lower() in ("first", "average", "max"):
+            aggregation_strategy = "simple"  # each position is one whole word: there are no sub-words to merge
+        return super()._sanitize_parameters(aggregation_strategy=aggregation_strategy, **kwargs)
 
     # Pipeline.preprocess is typed to return one dict; a ChunkPipeline's (this one's base) yields them.
     def preprocess(  # type: ignore[override]

@@ -287,6 +287,8 @@ def test_token_classification_pipeline_labels_each_word_with_its_span():
         assert abs(float(entity["score"]) - float(p.max())) < 1e-6
     grouped = elmo_tagger(model, tokenizer, ignore_labels=[], aggregation_strategy="simple")(text)
     assert " ".join(group["word"] for group in grouped) == "Bob ran 7 far"  # runs of one label, in order
+    for words in ("first", "average", "max"):  # merge a word's sub-words: an ELMo position is a whole word
+        assert elmo_tagger(model, tokenizer, ignore_labels=[], aggregation_strategy=words)(text) == grouped
     assert [g["entity_group"] for g in grouped] == [k for k, _ in itertools.groupby(e["entity"] for e in entities)]
     assert grouped[0]["start"] == 0 and grouped[-1]["end"] == len(text)
 
