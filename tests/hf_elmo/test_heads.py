@@ -113,6 +113,17 @@ def token_model() -> ElmoForTokenClassification:
     )
 
 
+def test_trainer_finds_the_models_pad_token_id_equal_to_the_tokenizers(caplog):
+    """Trainer aligns the config's pad_token_id with the tokenizer's and warned that it had to (None -> 0)."""
+    from transformers.trainer_utils import align_special_tokens
+
+    model, tokenizer = token_model(), ElmoTokenizer()
+    with caplog.at_level("WARNING"):
+        align_special_tokens(model, tokenizer)
+    assert model.config.pad_token_id == tokenizer.pad_token_id == 0
+    assert not [r for r in caplog.records if "PAD/BOS/EOS" in r.getMessage()]
+
+
 def train(model, dataset, tmp_path, collator=None, tokenizer=None, steps: int = 60):
     """``Trainer`` for ``steps`` steps of 8 sentences; returns the loss of every step."""
     args = training_args(tmp_path / "trainer", max_steps=steps, learning_rate=3e-2, lr_scheduler_type="constant")

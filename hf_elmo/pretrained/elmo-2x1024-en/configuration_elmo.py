@@ -302,7 +302,8 @@ class ElmoConfig(PretrainedConfig):
 
     ``hidden_size`` (2P, the width of every output layer) and ``num_hidden_layers`` (L), which
     transformers and other libraries read, follow ``projection_dim`` and ``n_layers``; setting
-    them to anything else is an ``ElmoConfigError``.
+    them to anything else is an ``ElmoConfigError``. ``pad_token_id`` is 0, the char id of
+    padding, as the tokenizer's (transformers' ``Trainer`` aligns the two, warning when they differ).
     """
 
     model_type = "elmo"
@@ -366,6 +367,7 @@ class ElmoConfig(PretrainedConfig):
         self.token_embedding: str = token_embedding
         self.initializer_range: float = initializer_range
         self.pre_tokenizer: str | None = pre_tokenizer
+        kwargs.setdefault("pad_token_id", 0)  # the char id of padding, which the tokenizer's pad_token_id is
         super().__init__(**kwargs)
         self.validate()
 
