@@ -235,8 +235,12 @@ def test_offsets_of_pre_split_words_are_within_each_word_as_in_transformers():
 
 
 def test_padding_positions_are_special_tokens():
-    encoded = ElmoTokenizer()(["a b c", "d"], padding=True, return_special_tokens_mask=True)
+    tokenizer = ElmoTokenizer()
+    encoded = tokenizer(["a b c", "d"], padding=True, return_special_tokens_mask=True)
     assert encoded["special_tokens_mask"] == [[0, 0, 0], [0, 1, 1]]
+    for ids, mask in zip(encoded["input_ids"], encoded["special_tokens_mask"]):  # what data collators ask for
+        assert tokenizer.get_special_tokens_mask(ids, already_has_special_tokens=True) == mask
+        assert tokenizer.get_special_tokens_mask(torch.tensor(ids)) == mask
 
 
 def test_truncation_keeps_the_first_max_length_words_or_the_last_with_truncation_side_left():

@@ -572,6 +572,17 @@ class ElmoTokenizer(PreTrainedTokenizer):
             return char_ids_to_token(cast(list[int], rows))
         return self._words(cast(list[list[int]], rows), skip_special_tokens)
 
+    def get_special_tokens_mask(
+        self, token_ids_0: Any, token_ids_1: Any = None, already_has_special_tokens: bool = False
+    ) -> list[int]:
+        """1 for each padding position of one sentence's (T, W) char ids, 0 for a word: the
+        ``special_tokens_mask`` of the tokenizer's output (the model adds the sentence markers,
+        so no other position is special)."""
+        if token_ids_1 is not None:
+            raise ValueError("ElmoTokenizer encodes single sentences (ELMo has no sentence pairs)")
+        rows = token_ids_0.tolist() if isinstance(token_ids_0, torch.Tensor) else token_ids_0
+        return [int(not any(row)) for row in rows]
+
     def _words(self, rows: Sequence[Sequence[int]], skip_special_tokens: bool) -> list[str]:
         """The words of (T, W) char ids (``convert_ids_to_tokens``)."""
         tokens = [char_ids_to_token(row) for row in rows]
