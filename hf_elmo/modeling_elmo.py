@@ -865,6 +865,21 @@ class ElmoModel(ElmoPreTrainedModel):
             return self.word_embedding
         return self.char_cnn.char_embedding
 
+    def set_input_embeddings(self, value: nn.Embedding) -> None:
+        """Replace ``get_input_embeddings()`` with ``value``, an ``nn.Embedding`` of the same shape
+        (the ids are fixed: 262 char ids, or the model's words)."""
+        current = self.get_input_embeddings()
+        if not isinstance(value, nn.Embedding) or value.weight.shape != current.weight.shape:
+            shape = tuple(value.weight.shape) if isinstance(value, nn.Embedding) else type(value).__name__
+            raise ValueError(
+                f"the input embeddings must be an nn.Embedding of shape {tuple(current.weight.shape)} (the ids are "
+                f"fixed; resize_token_embeddings is refused likewise), got {shape}"
+            )
+        if self.config.token_embedding == "word":
+            self.word_embedding = value
+        else:
+            self.char_cnn.char_embedding = value
+
     def clear_caches(self) -> None:
         """Forget what the model keeps between calls: ``token_cache`` and the re-laid-out weights
         of the fast and fused paths. Every change of the parameters is noticed by itself except

@@ -295,6 +295,19 @@ def test_the_input_embeddings_are_the_char_embedding_and_resizing_them_is_refuse
             resized.resize_token_embeddings(30_000)
 
 
+def test_set_input_embeddings_replaces_the_char_embedding_and_refuses_another_shape(model, tmp_path):
+    model.save_pretrained(tmp_path)
+    model = type(model).from_pretrained(tmp_path).eval()  # the fixture's model stays as it is
+    before = _embed(model, [SENTENCE]).last_hidden_state
+    doubled = torch.nn.Embedding(262, model.config.char_embedding_dim, padding_idx=0)
+    doubled.weight.data.copy_(2 * model.get_input_embeddings().weight)
+    model.set_input_embeddings(doubled)
+    assert model.char_cnn.char_embedding is doubled
+    assert not torch.allclose(_embed(model, [SENTENCE]).last_hidden_state, before)  # no cached layout survives
+    with pytest.raises(ValueError, match=r"must be an nn.Embedding of shape \(262, \d+\) .*got \(300, "):
+        model.set_input_embeddings(torch.nn.Embedding(300, model.config.char_embedding_dim))
+
+
 def test_running_in_float16_on_the_cpu_warns_that_float32_is_far_faster(tmp_path):
     from transformers.testing_utils import CaptureLogger
 
