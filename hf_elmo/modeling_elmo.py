@@ -865,7 +865,7 @@ class ElmoModel(ElmoPreTrainedModel):
             return self.word_embedding
         return self.char_cnn.char_embedding
 
-    def set_input_embeddings(self, value: nn.Embedding) -> None:
+    def set_input_embeddings(self, value: nn.Module) -> None:
         """Replace ``get_input_embeddings()`` with ``value``, an ``nn.Embedding`` of the same shape
         (the ids are fixed: 262 char ids, or the model's words)."""
         current = self.get_input_embeddings()
