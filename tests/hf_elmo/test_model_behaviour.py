@@ -220,7 +220,7 @@ def test_an_attention_mask_that_marks_padding_as_tokens_is_refused(model):
     torch.testing.assert_close(cut, _embed(model, [["a"]]).last_hidden_state[0])
 
 
-@pytest.mark.parametrize("argument", ["attention_masks", "token_type_ids", "output_attentions"])
+@pytest.mark.parametrize("argument", ["attention_masks", "token_type_ids"])
 def test_an_argument_forward_does_not_take_is_a_type_error_not_ignored(model, argument):
     ids = batch_to_ids([SENTENCE])
     with pytest.raises(TypeError, match=f"unexpected keyword argument '{argument}'"):
@@ -235,6 +235,16 @@ def test_output_hidden_states_is_taken_as_other_models_take_it_and_every_layer_c
     assert len(asked) == model.config.n_layers + 1
     for got, expected in zip(asked, plain, strict=True):
         torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
+def test_output_attentions_false_is_taken_and_true_says_there_is_no_attention(model):
+    ids = batch_to_ids([SENTENCE])
+    with torch.inference_mode():
+        torch.testing.assert_close(
+            model(input_ids=ids, output_attentions=False).last_hidden_state, model(input_ids=ids).last_hidden_state
+        )
+        with pytest.raises(ValueError, match="^ELMo has no attention"):
+            model(input_ids=ids, output_attentions=True)
 
 
 @pytest.mark.parametrize("convert", [lambda ids: ids.numpy(), lambda ids: ids.tolist()])

@@ -1000,6 +1000,7 @@ class ElmoModel(ElmoPreTrainedModel):
         stateful: bool | None = None,
         return_dict: bool | None = None,
         output_hidden_states: bool | None = None,
+        output_attentions: bool | None = None,
     ) -> ElmoModelOutput | tuple:
         """Embed a batch of tokenised sentences.
 
@@ -1011,7 +1012,11 @@ class ElmoModel(ElmoPreTrainedModel):
             stateful: carry LSTM state per batch row across calls (default ``config.stateful``).
             output_hidden_states: accepted as other transformers models take it; every layer is
                 ELMo's output, so ``hidden_states`` is always returned.
+            output_attentions: accepted as other transformers models take it; ``True`` is an error
+                (a biLSTM has no attention).
         """
+        if output_attentions:
+            raise ValueError("ELMo has no attention (a biLSTM): leave output_attentions unset")
         if self.config.token_embedding == "word":
             raise ValueError(
                 f"{WORD_IDS_MODEL}: call encode(word_ids, lengths) with the sentence markers' word ids in place"
