@@ -647,16 +647,15 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any]) -> Any:
         return name_or_path
     name = os.fspath(name_or_path)
     path = Path(name).expanduser()
-    if any((path / file).is_file() for file in files):
-        _refuse_elmoformanylangs(path)
-        return name_or_path
+    source: Any = name_or_path
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
         # transformers would retry an unreachable Hub for minutes, then give the tokenizer's defaults
-        folder = _hub_probe(name, {k: v for k, v in hub.items() if k in HUB_KWARGS}, files, ["*.json"])
-        if any((folder / file).is_file() for file in files):
-            _refuse_elmoformanylangs(folder)
-            return folder
-        return converted_config(folder / "options.json")
+        source = path = _hub_probe(name, {k: v for k, v in hub.items() if k in HUB_KWARGS}, files, ["*.json"])
+        if not any((path / file).is_file() for file in files):  # the original files
+            return converted_config(path / "options.json")
+    if any((path / file).is_file() for file in files):
+        _refuse_elmoformanylangs(path)
+        return source
     found = resolve_model(name)
     if found.format == "transformers":
         return found.path
