@@ -459,7 +459,10 @@ class ElmoConfig(PretrainedConfig):
         """``PretrainedConfig``'s reader of a ``config.json`` (``from_pretrained``, ``from_json_file``),
         refusing what is not an ELMo config: a JSON value other than an object (which transformers
         would fail on with a ``TypeError``), or another ``model_type`` (which it only warns about,
-        then builds this model from fields it does not have)."""
+        then builds this model from fields it does not have). ``hidden_size`` and
+        ``num_hidden_layers`` are left out: they follow ``projection_dim`` and ``n_layers``, so a
+        file whose ``n_layers`` was edited gets them anew (and the weights that no longer fit are
+        named when the model loads)."""
         config_dict = super()._dict_from_json_file(json_file)
         if not isinstance(config_dict, dict):
             raise OSError(f"{json_file}: expected a JSON object of config fields, got {type(config_dict).__name__}")
@@ -470,7 +473,7 @@ class ElmoConfig(PretrainedConfig):
                 f"must be {cls.model_type!r}, got {model_type!r}: the config of a {model_type} model, not of an ELMo one",
                 where=f"{json_file}: field ",
             )
-        return config_dict
+        return {key: value for key, value in config_dict.items() if key not in _DERIVED_FIELDS}
 
     def fused_lstm_unsupported(self) -> str | None:
         """Why ``bilm_implementation="fused"`` cannot run this config (clipping), or ``None``."""
