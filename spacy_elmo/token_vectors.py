@@ -91,6 +91,14 @@ class _ElmoTensor:
         # the tensors found to be runs of the rows, by id, for as long as they live
         self._checked: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The vectors alone: a pickled or deep-copied doc's hooks (``pickle_doc`` takes them
+        along) check its tensors anew (a weak reference cannot be pickled)."""
+        return {"vectors": self.vectors}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["vectors"])  # type: ignore[misc]  # the one constructor
+
     def holds(self, tensor: Any) -> bool:
         """Whether ``tensor`` is the vectors or a run of their rows (``span.as_doc()``'s copy)."""
         if tensor is self.vectors or self._checked.get(id(tensor)) is tensor:

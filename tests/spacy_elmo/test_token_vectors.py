@@ -37,6 +37,19 @@ def test_token_span_and_doc_vectors_equal_hf_elmo_s_layer_average(make_nlp):
     np.testing.assert_allclose(doc.vector, expected.mean(axis=0), atol=ATOL)
 
 
+def test_a_doc_with_the_vector_hooks_pickles_and_deep_copies_with_its_vectors(make_nlp):
+    """joblib, Dask, Ray and multiprocessing pickle docs; the hooks held a weak reference (TypeError)."""
+    import copy
+    import pickle
+
+    doc = make_nlp()("The cat sat on the mat .")
+    span_doc = doc[1:4].as_doc()  # its hooks read the tensor rows
+    for original in (doc, span_doc):
+        for again in (pickle.loads(pickle.dumps(original)), copy.deepcopy(original)):
+            np.testing.assert_allclose(again[1].vector, original[1].vector, atol=ATOL)
+            assert again[0].similarity(again[1]) == pytest.approx(original[0].similarity(original[1]))
+
+
 def test_a_span_s_doc_reads_its_vectors_from_the_tensor_rows_it_was_given_as_the_span_s_own(make_nlp):
     nlp = make_nlp()
     doc = nlp("Alice lives in Paris . Bob too .")
