@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -10,6 +11,10 @@ from spacy.tokens import Doc
 from hf_elmo.batching import token_budget_batches
 
 __all__ = ["Segment", "doc_segments", "token_budget_batches"]
+
+#: Tokens of a doc without sentence boundaries from which ``doc_segments`` warns that the biLM reads
+#: it as one sequence (a step per token: 10,000 tokens take about 20 times as long as in sentences).
+LONG_UNSPLIT_DOC = 1000
 
 
 @dataclass(frozen=True)
@@ -33,7 +38,15 @@ def doc_segments(docs: Sequence[Doc]) -> list[Segment]:
     """
     segments = []
     for position, doc in enumerate(docs):
-        spans = doc.sents if doc.has_annotation("SENT_START") else [doc[:]]
+        split = doc.has_annotation("SENT_START")
+        spans = doc.sents if split else [doc[:]]
+        if not split and len(doc) >= LONG_UNSPLIT_DOC:
+            warnings.warn(
+                f"a doc of {len(doc):,} tokens has no sentence boundaries, so the biLM reads it as one sequence, "
+                "one step per token (slow: a 10,000-token doc takes about 20 times as long as its sentences); add "
+                "a sentencizer, senter or parser before the elmo component to read it sentence by sentence",
+                stacklevel=2,
+            )
         for span in spans:
             tokens = [token for token in span if not token.is_space]
             if tokens:

@@ -64,12 +64,23 @@ def test_whitespace_tokens_get_zeros_and_do_not_change_their_neighbours(make_nlp
     np.testing.assert_array_equal(only_space._.elmo.layers, np.zeros((3, 3, 16), dtype="float32"))
 
 
-def test_a_5000_token_doc_longer_than_the_token_budget_equals_an_unbounded_run(make_nlp):
+def test_a_5000_token_doc_longer_than_the_token_budget_equals_an_unbounded_run_and_warns_it_is_slow(make_nlp):
     words = [f"w{i % 97}" for i in range(5000)]
     small = make_nlp(model={"@architectures": "spacy-elmo.ElmoBiLm.v1", "token_budget": 64})
-    doc = small(Doc(small.vocab, words=words))
+    with pytest.warns(UserWarning, match="a doc of 5,000 tokens has no sentence boundaries, .* add a sentencizer"):
+        doc = small(Doc(small.vocab, words=words))
     assert doc._.elmo.layers.shape == (3, 5000, 16)
     np.testing.assert_allclose(doc._.elmo.layers, reference_layers(words), atol=1e-5)
+
+
+def test_a_long_doc_read_sentence_by_sentence_gives_no_slowness_warning(make_nlp):
+    import warnings
+
+    nlp = make_nlp()
+    doc = Doc(nlp.vocab, words=["w"] * 1200, sent_starts=[i % 20 == 0 for i in range(1200)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nlp(doc)
 
 
 def test_token_budget_batches_cover_every_segment_within_the_budget():
