@@ -55,6 +55,8 @@ FREE_SPACE_RESERVE = 4 << 20
 _STAGING = ".building-"
 #: The file that every folder written by ``elmo export`` (``hf_elmo.export``) holds.
 EXPORT_MANIFEST = "elmo_export.json"
+#: What ``elmo pretrain`` records beside its model: its settings, where it stopped, its validation metrics.
+TRAINING_FILE = "training.json"
 #: The kinds of output folder: a model (``save_pretrained``: ``elmo convert``, ``elmo pretrain``)
 #: or an export (``elmo export``). ``--overwrite`` replaces a folder of the same kind only.
 OutputKind = Literal["model", "export"]
@@ -308,7 +310,7 @@ _OUTPUT_FILES: dict[OutputKind, tuple[str, ...]] = {
         "pytorch_model.bin.index.json",
         "pytorch_model-*-of-*.bin",
         "README.md",
-        "training.json",
+        TRAINING_FILE,
         "vocab.txt",
         *_TOKENIZER_FILES,
         *MODEL_CODE_FILES,

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import torch
 
-from hf_elmo.fileio import build_aside, check_output_folder
+from hf_elmo.fileio import TRAINING_FILE, build_aside, check_output_folder
 from hf_elmo.model_card import write_model_card
 from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
@@ -130,8 +130,8 @@ def main() -> None:
         check_output_folder(args.out_dir, overwrite=args.overwrite, inputs=inputs)
     except (OSError, ValueError) as err:
         parser.exit(1, f"error: {err}\n")
-    training = json.loads((args.run_dir / "training.json").read_text())
-    earlier = [json.loads((run / "training.json").read_text()) for run in args.earlier]
+    training = json.loads((args.run_dir / TRAINING_FILE).read_text())
+    earlier = [json.loads((run / TRAINING_FILE).read_text()) for run in args.earlier]
     # an earlier shipped folder brings its own earlier stages
     records = [s for run in earlier for s in [*run.get("earlier_stages", []), run]] + [training]
     stages = [
@@ -182,7 +182,7 @@ def main() -> None:
         vocabulary.save(staging / VOCAB_FILE)
         ElmoTokenizer(pre_tokenizer=model.config.pre_tokenizer).save_pretrained(staging)
         record = {**training, "figures": figures, **({"earlier_stages": stages[:-1]} if earlier else {})}
-        (staging / "training.json").write_text(json.dumps(record, indent=2) + "\n")
+        (staging / TRAINING_FILE).write_text(json.dumps(record, indent=2) + "\n")
         write_model_card(
             staging,
             title=f"{model_name}: a small English ELMo pretrained with hf_elmo",

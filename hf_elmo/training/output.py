@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from ..configuration_elmo import WHITESPACE
-from ..fileio import PathLike, build_aside
+from ..fileio import TRAINING_FILE, PathLike, build_aside
 from ..loading import ModelSource
 from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_model_card
 from ..modeling_lm import ElmoForBidirectionalLM
@@ -20,9 +20,6 @@ from ..tokenization_elmo import ElmoTokenizer
 from .distributed import warn
 from .settings import PretrainSettings
 from .vocab import VOCAB_FILE, Vocabulary
-
-#: What a run records beside its model: its settings, where it stopped, and its validation metrics.
-TRAINING_FILE = "training.json"
 
 
 def save_lm_folder(

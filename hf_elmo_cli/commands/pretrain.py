@@ -87,9 +87,9 @@ def settings_from_args(args: argparse.Namespace):
 def run_command(args: argparse.Namespace) -> int:
     import torch
 
+    from hf_elmo.fileio import TRAINING_FILE
     from hf_elmo.training.distributed import is_rank0
     from hf_elmo.training.evaluation import perplexity_line
-    from hf_elmo.training.output import TRAINING_FILE
     from hf_elmo.training.trainer import pretrain
 
     if args.threads:
