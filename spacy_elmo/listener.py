@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
@@ -54,6 +55,8 @@ class ElmoListener(Model):
     registered it (``None``: none has). ``check_pipeline``, set by an ``elmo`` component made in
     a pipeline that already held this listener, raises the error saying why that pipeline
     connects no ``elmo`` component to it (``None``: no such component was made).
+    ``warned_zero_features``: whether it has warned that it predicts from zero features
+    (``_annotated_layers``), which it says once.
     """
 
     name = "elmo-listener"
@@ -63,6 +66,7 @@ class ElmoListener(Model):
         self.upstream_name = upstream_name
         self.connected_to: str | None = None
         self.check_pipeline: Callable[[list[Doc]], None] | None = None
+        self.warned_zero_features = False
         self._batch_id: int | None = None
         self._outputs: list[Floats3d] | None = None
         self._backprop: Callable | None = None
@@ -81,7 +85,10 @@ class ElmoListener(Model):
 
 def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = None) -> None:
     """Refuse to initialise the listening component's layers without the upstream's widths: a
-    ``ConfigValidationError``, which ``spacy train`` prints as one block, not a traceback."""
+    ``ConfigValidationError``, which ``spacy train`` prints as one block, not a traceback.
+    The sample docs ``X`` are kept as such (``_SAMPLE_DOCS``): shape inference runs the layer
+    on them next, unannotated."""
+    _SAMPLE_DOCS.update(X or [])
     if model.has_dim("nO") and model.has_dim("nL"):
         return
     if model.connected_to is None:
@@ -136,8 +143,9 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
     """``doc._.elmo``'s layers; zeros for an unannotated doc outside training.
 
     Zeros are what spaCy's own listeners give there: the sample docs of ``initialize`` are not
-    annotated, and shape inference runs the layer on them. A pipeline run with the ``elmo``
-    component disabled therefore predicts from zero ELMo features.
+    annotated, and shape inference runs the layer on them. Any other doc without layers is one
+    that the ``elmo`` component did not run on (disabled, excluded, or not in the pipeline), so
+    its component predicts from zero ELMo features: the listener warns, once.
     """
     annotation = doc._.get(EXTENSION) if Doc.has_extension(EXTENSION) else None
     if annotation is not None:
@@ -165,11 +173,24 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             "(or keep it trainable: its model's frozen = true already keeps the biLM fixed)"
         )
     _READ_WITHOUT_LAYERS[doc] = model
+    if doc not in _SAMPLE_DOCS and not model.warned_zero_features:
+        model.warned_zero_features = True
+        upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
+        keep = "the elmo component" if model.upstream_name == "*" else repr(model.upstream_name)
+        warnings.warn(
+            f"ELMo listener (upstream {model.upstream_name!r}): {upstream} did not run on these docs (no doc._.elmo), "
+            "so the listening component predicts from zero ELMo features, which gives poor predictions: leave "
+            f"{keep} out of disable= and exclude= (spacy.load, nlp.select_pipes, nlp.pipe) and run it before the "
+            "listening component (said once per listener)",
+        )
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
 
 
 #: The docs that a listener read zero ELMo features for (no ``doc._.elmo``), with that listener.
 _READ_WITHOUT_LAYERS: weakref.WeakKeyDictionary[Doc, ElmoListener] = weakref.WeakKeyDictionary()
+
+#: The sample docs listeners were initialised with, which shape inference reads unannotated.
+_SAMPLE_DOCS: weakref.WeakSet[Doc] = weakref.WeakSet()
 
 
 def check_not_read_before(doc: Doc, component: str, its_listeners: list[ElmoListener]) -> None:

@@ -1,6 +1,8 @@
 """Listeners in training: they receive the batch's layers, their mixes learn, the frozen biLM does
 not; fine-tuning; ``replace_listeners``; widths at initialize (spaCy issue 11547)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import spacy
@@ -352,6 +354,41 @@ def test_a_doc_first_run_with_elmo_disabled_then_with_it_is_no_error(tiny_elmo_d
     assert nlp(doc)._.elmo is not None and set(doc.cats) == set(zero)
     docs = list(nlp.pipe(["Bob lives in Rome .", "Zoe too ."], disable=["elmo"]))
     assert all(d._.elmo is not None for d in nlp.get_pipe("elmo").pipe(docs))
+
+
+ZERO_FEATURES = (
+    "ELMo listener (upstream 'elmo'): the elmo component 'elmo' did not run on these docs (no doc._.elmo), so the "
+    "listening component predicts from zero ELMo features, which gives poor predictions: leave 'elmo' out of "
+    "disable= and exclude= (spacy.load, nlp.select_pipes, nlp.pipe) and run it before the listening component "
+    "(said once per listener)"
+)
+
+
+@pytest.mark.parametrize("run", ["select_pipes", "pipe_disable", "load_exclude"])
+def test_a_listener_whose_elmo_component_did_not_run_warns_once_and_initialize_does_not(tiny_elmo_dir, tmp_path, run):
+    texts = ["Alice lives in Paris .", "Bob hates London ."]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # shape inference reads unannotated sample docs: no warning
+        nlp = initialized_textcat_pipeline(tiny_elmo_dir)
+        with nlp.select_pipes(disable=["elmo"]):  # as spacy train initialises beside a frozen elmo
+            nlp.initialize(lambda: training_examples(nlp))
+        list(nlp.pipe(texts))
+    nlp.to_disk(tmp_path / "pipeline")
+
+    def select_pipes():
+        with nlp.select_pipes(disable=["elmo"]):
+            return [nlp(text) for text in texts * 2]
+
+    runs = {
+        "select_pipes": select_pipes,
+        "pipe_disable": lambda: list(nlp.pipe(texts * 2, disable=["elmo"])),
+        "load_exclude": lambda: list(spacy.load(tmp_path / "pipeline", exclude=["elmo"]).pipe(texts * 2)),
+    }
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")  # every warning is recorded: the listener's is there once, not per doc
+        docs = runs[run]()
+    assert all(set(doc.cats) == {"POS", "NEG"} for doc in docs)
+    assert [str(w.message) for w in record if "ELMo" in str(w.message)] == [ZERO_FEATURES]
 
 
 def test_a_component_that_holds_its_own_biLM_without_weights_says_how_to_load_them_without_naming_elmo(
