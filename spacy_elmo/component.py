@@ -37,7 +37,7 @@ from .bilm import (
     widths,
 )
 from .cache import ActivationCache, doc_key
-from .config_errors import check_setting
+from .config_errors import check_frozen_elmo_annotates, check_setting
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call, check_not_read_before
 from .loader import BILM_FOLDER, names_a_model
@@ -103,11 +103,15 @@ class ElmoComponent(TrainablePipe):
         return False
 
     def find_listeners(self, component) -> None:
-        """Add the ``ElmoListener`` layers of ``component`` whose upstream is this one or ``*``."""
+        """Add the ``ElmoListener`` layers of ``component`` whose upstream is this one or ``*``.
+        In ``spacy train``, where spaCy links the pipeline after reading ``[training]``, a frozen
+        component that a trained listener would get no layers from is a config error then
+        (``check_frozen_elmo_annotates``)."""
         names = ("*", self.name)
         if isinstance(getattr(component, "model", None), Model):
             for node in component.model.walk():
                 if isinstance(node, ElmoListener) and node.upstream_name in names:
+                    check_frozen_elmo_annotates(self.name, component.name)
                     self.add_listener(node, component.name)
 
     # -- prediction ------------------------------------------------------------------------

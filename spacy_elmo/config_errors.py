@@ -2,6 +2,10 @@
 (a ``ValueError``) that ``spacy train`` and ``spacy.load`` print as one block naming the setting,
 not a traceback from deep in training."""
 
+import sys
+from types import FrameType
+from typing import Any
+
 from thinc.api import ConfigValidationError
 
 
@@ -11,3 +15,41 @@ def check_setting(valid: bool, function: str, setting: str, message: str) -> Non
         raise ConfigValidationError(
             title=f"Invalid settings of {function}", errors=[{"loc": [setting], "msg": message}], show_config=False
         )
+
+
+def check_frozen_elmo_annotates(elmo: str, listening: str) -> None:
+    """In a ``spacy train`` run, refuse a frozen elmo component ``elmo`` that does not annotate
+    while the component ``listening`` to it is trained: ``nlp.update`` runs neither, so the
+    listener would get no layers at step 0 (a traceback from deep in the training loop).
+
+    The ``[training]`` settings come from the run of spaCy's ``init_nlp`` (what ``spacy train``
+    runs first, and prints config errors of) that links the pipeline now: spaCy hands them to no
+    component. Anywhere else (``spacy.load``, ``nlp.initialize``, a loop of one's own, which
+    passes ``exclude`` and ``annotates`` itself) there is nothing to check."""
+    training = _training_settings()
+    if training is None:
+        return
+    frozen, annotating = training["frozen_components"], training["annotating_components"]
+    check_setting(
+        elmo not in frozen or elmo in annotating or listening in frozen,
+        "[training]",
+        "annotating_components",
+        f"the elmo component {elmo!r} is in frozen_components but not in annotating_components, so training never "
+        f"runs it and {listening!r}, which listens to it and is trained, gets no ELMo layers: add {elmo!r} to "
+        f"annotating_components (the frozen biLM then annotates each batch), or take it out of frozen_components "
+        "(its model's frozen = true already keeps the biLM fixed)",
+    )
+
+
+def _training_settings() -> dict[str, Any] | None:
+    """The resolved ``[training]`` settings of the ``init_nlp`` call up the stack, once it has
+    resolved them (``None``: no such call, or not yet)."""
+    initialize = sys.modules.get("spacy.training.initialize")  # not imported: no init_nlp is running
+    if initialize is None:
+        return None
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is initialize.init_nlp.__code__:
+            return frame.f_locals.get("T")
+        frame = frame.f_back
+    return None

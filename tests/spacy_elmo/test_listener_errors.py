@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import spacy
+from spacy.cli.train import train
 from spacy.tokens import DocBin
 from spacy.training.initialize import init_nlp
 from thinc.api import Config, ConfigValidationError
@@ -182,7 +183,8 @@ def test_elmo_after_a_trained_ner_is_a_config_error_saying_to_move_it(tiny_elmo_
 
 
 def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it_as_a_config_error(tiny_elmo_dir, tmp_path):
-    overrides = ner_training_overrides(tmp_path, tiny_elmo_dir, {"training.frozen_components": ["elmo"]})
+    frozen = {"training.frozen_components": ["elmo"], "training.annotating_components": ["elmo"]}
+    overrides = ner_training_overrides(tmp_path, tiny_elmo_dir, frozen)
     config = Config().from_disk(CONFIGS / "ner.cfg", overrides=overrides)
     with pytest.raises(ConfigValidationError) as info:  # spacy train prints it as one block, no traceback
         init_nlp(config)  # what spacy train runs first
@@ -194,6 +196,33 @@ def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it_as_a_config_error(t
         "frozen 'elmo' must be sourced from a trained pipeline (or keep it trainable: its model's frozen = true "
         "already keeps the biLM fixed)"
     )
+
+
+def test_a_frozen_elmo_that_does_not_annotate_is_a_config_error_of_spacy_train_before_training(
+    tiny_elmo_dir, tmp_path, capsys
+):
+    trained_ner(tiny_elmo_dir).to_disk(tmp_path / "trained")
+    config = Config().from_disk(CONFIGS / "ner.cfg", interpolate=False)
+    config["components"]["elmo"] = {"source": str(tmp_path / "trained")}  # frozen, so sourced with its weights
+    config.to_disk(tmp_path / "frozen-elmo.cfg")
+    small = {"training.max_steps": 2, "components.ner.model.tok2vec.encode.width": 16}
+    overrides = ner_training_overrides(tmp_path, tiny_elmo_dir, {"training.frozen_components": ["elmo"], **small})
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:  # was: a ValueError from the listener at step 0
+        train(tmp_path / "frozen-elmo.cfg", tmp_path / "output", overrides=overrides)  # what spacy train runs
+    assert info.value.code == 1
+    output = capsys.readouterr().out
+    assert "Invalid settings of [training]" in output and "Training pipeline" not in output
+    assert (
+        "annotating_components\tthe elmo component 'elmo' is in frozen_components but not in annotating_components, "
+        "so training never runs it and 'ner', which listens to it and is trained, gets no ELMo layers: add 'elmo' to "
+        "annotating_components (the frozen biLM then annotates each batch), or take it out of frozen_components "
+        "(its model's frozen = true already keeps the biLM fixed)\n"
+    ) in output
+    annotating = {**overrides, "training.annotating_components": ["elmo"]}
+    init_nlp(Config().from_disk(tmp_path / "frozen-elmo.cfg", overrides=annotating))  # the fix: no error
+    both_frozen = {**overrides, "training.frozen_components": ["elmo", "ner"]}
+    init_nlp(Config().from_disk(tmp_path / "frozen-elmo.cfg", overrides=both_frozen))  # ner is not trained
 
 
 def ner_training_overrides(tmp_path: Path, elmo_dir: Path, changes: dict) -> dict:
