@@ -6,7 +6,8 @@
 computes the layers of the batch and hands them to each downstream ``ElmoListener``; with the
 default frozen biLM they come from the activation cache after the first epoch and no gradient
 flows back. The weights are loaded at ``[initialize]`` by a registered loader and saved inside
-the pipeline as ``<component>/bilm/{config.json,model.safetensors}``. Without a loader the
+the pipeline as ``<component>/bilm/{config.json,model.safetensors}`` (before they are loaded: as
+``<component>/no-bilm.txt``, a note that there are none). Without a loader the
 shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.tensor`` and the
 vector / similarity hooks (``token_vectors.py``).
 """
@@ -40,7 +41,7 @@ from .cache import ActivationCache, doc_key
 from .config_errors import check_frozen_elmo_annotates, check_setting
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call, check_not_read_before
-from .loader import BILM_FOLDER, names_a_model
+from .loader import BILM_FOLDER, NO_BILM_FILE, names_a_model
 from .token_vectors import set_token_vectors
 
 
@@ -302,15 +303,30 @@ class ElmoComponent(TrainablePipe):
 
     # -- serialisation ---------------------------------------------------------------------
     def to_disk(self, path: str | Path, *, exclude: Iterable[str] = tuple()) -> None:
-        """Write ``path/bilm/config.json`` and ``model.safetensors`` (loadable by ``ElmoModel``)."""
+        """Write ``path/bilm/config.json`` and ``model.safetensors`` (loadable by ``ElmoModel``).
+        Before its weights are loaded (``nlp.initialize()``) the component writes the note
+        ``path/no-bilm.txt`` instead, so that a pipeline saves whole before initialisation, as
+        spaCy's own components do; loaded back, it has no weights until ``nlp.initialize()``."""
+        path = Path(path)
+        note = path / NO_BILM_FILE
         elmo = get_elmo(self.model)
         if elmo is None:
-            raise ValueError(f"component {self.name!r} has no biLM weights to save: initialise it first")
-        folder = ensure_path(path) / BILM_FOLDER
+            path.mkdir(parents=True, exist_ok=True)
+            note.write_text(
+                f"The elmo component {self.name!r} was saved before its biLM weights were loaded: nlp.initialize() "
+                f"loads them ([initialize.components.{self.name}] in config.cfg).\n"
+            )
+            return
+        folder = path / BILM_FOLDER
         folder.mkdir(parents=True, exist_ok=True)
         elmo.save_pretrained(folder, safe_serialization=True)
+        note.unlink(missing_ok=True)  # of an earlier save without weights to the same folder
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
+        """Load the biLM that ``to_disk`` wrote; a component saved without weights (its
+        ``no-bilm.txt``) loads none, and the component keeps what it has."""
+        if (ensure_path(path) / NO_BILM_FILE).is_file():
+            return self
         folder = ensure_path(path) / BILM_FOLDER
         if not (folder / "model.safetensors").is_file():
             raise ValueError(f"{folder} holds no model.safetensors: not a saved elmo component")

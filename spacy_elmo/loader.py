@@ -13,6 +13,10 @@ from hf_elmo.modeling_elmo import InvalidModelError
 #: ``<pipeline>/<component>/bilm``.
 BILM_FOLDER = "bilm"
 
+#: What an ``elmo`` component saved before its weights were loaded writes instead: a note that it
+#: has none (``<pipeline>/<component>/no-bilm.txt``).
+NO_BILM_FILE = "no-bilm.txt"
+
 
 @registry.misc("spacy-elmo.ElmoLoader.v1")
 def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:

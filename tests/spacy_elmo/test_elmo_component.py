@@ -12,7 +12,7 @@ from spacy.training import Example
 
 from hf_elmo import ElmoModel, batch_to_ids
 from spacy_elmo.batching import token_budget_batches
-from tests.spacy_elmo.pipeline_helpers import loader_settings, tiny_elmo
+from tests.spacy_elmo.pipeline_helpers import loader_settings, tiny_elmo, tok2vec_config
 
 ATOL = 1e-6
 TEXTS = ["The cat sat on the mat .", "Hi", "A much longer sentence with quite a few more words in it ."]
@@ -131,6 +131,27 @@ def test_to_disk_and_load_give_identical_layers_without_the_original_folder(tmp_
     loaded = spacy.load(tmp_path / "pipeline")
     for text in TEXTS:
         np.testing.assert_array_equal(loaded(text)._.elmo.layers, nlp(text)._.elmo.layers)
+
+
+def test_a_pipeline_saved_before_initialize_is_whole_and_initialises_when_loaded(tiny_elmo_dir, tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.add_pipe("tagger", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": tok2vec_config()}})
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    nlp.to_disk(tmp_path / "pipeline")  # as spaCy saves its own components before nlp.initialize()
+    assert {p.name for p in (tmp_path / "pipeline").iterdir()} >= {"config.cfg", "elmo", "tagger", "vocab"}
+    assert [p.name for p in (tmp_path / "pipeline" / "elmo").iterdir()] == ["no-bilm.txt"]
+    loaded = spacy.load(tmp_path / "pipeline")
+    with pytest.raises(ValueError, match=r"^the elmo component 'elmo' has no biLM weights yet: .* nlp.initialize\(\)"):
+        loaded("The cat sat .")
+    words, tags = ["The", "cat", "sat", "."], ["DT", "NN", "VBD", "."]
+    loaded.initialize(lambda: [Example.from_dict(loaded.make_doc(" ".join(words)), {"words": words, "tags": tags})])
+    doc = loaded("The cat sat .")
+    np.testing.assert_allclose(doc._.elmo.layers, reference_layers(words), atol=ATOL)
+    assert {token.tag_ for token in doc} <= set(tags)
+    loaded.to_disk(tmp_path / "pipeline")  # initialised, over the save without weights
+    assert sorted(p.name for p in (tmp_path / "pipeline" / "elmo").iterdir()) == ["bilm"]
+    np.testing.assert_array_equal(spacy.load(tmp_path / "pipeline")("The cat sat .")._.elmo.layers, doc._.elmo.layers)
 
 
 def test_to_bytes_and_from_bytes_round_trip(make_nlp):
