@@ -43,15 +43,19 @@ def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
 
 def _refuse_a_pipeline(path: Path) -> None:
     """Refuse the folder of a saved spaCy pipeline (``nlp.to_disk``: a ``config.cfg``, no
-    ``config.json``), naming the biLM folders of its elmo components."""
+    ``config.json``), naming the biLM folders of its elmo components (or saying they have none)."""
     if not (path / "config.cfg").is_file() or (path / "config.json").is_file():
         return
     bilms = sorted(str(config.parent) for config in path.glob(f"*/{BILM_FOLDER}/config.json"))
-    hint = (
-        f"give the biLM folder its elmo component saved instead: {' or '.join(bilms)}"
-        if bilms
-        else "it holds no elmo component"
-    )
+    if bilms:
+        hint = f"give the biLM folder its elmo component saved instead: {' or '.join(bilms)}"
+    elif any(path.glob(f"*/{NO_BILM_FILE}")):
+        hint = (
+            "its elmo component was saved before nlp.initialize(), without biLM weights: give an ELMo model "
+            "folder, Hub id or shipped model name instead"
+        )
+    else:
+        hint = "it holds no elmo component"
     raise InvalidModelError(f"{path} is a spaCy pipeline, not an ELMo model folder: {hint}")
 
 

@@ -79,6 +79,19 @@ def test_a_trained_pipeline_given_as_the_model_names_the_biLM_folder_inside_it(t
     assert _nlp(tmp_path / "pipeline" / "elmo" / "bilm")("a b")._.elmo.width == 16
 
 
+def test_a_pipeline_saved_before_initialize_given_as_the_model_says_it_holds_no_biLM(tmp_path):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.to_disk(tmp_path / "pipeline")
+    with pytest.raises(ConfigValidationError) as info:
+        _nlp(tmp_path / "pipeline")
+    (error,) = info.value.errors
+    assert error["msg"] == (
+        f"{tmp_path / 'pipeline'} is a spaCy pipeline, not an ELMo model folder: its elmo component was saved "
+        "before nlp.initialize(), without biLM weights: give an ELMo model folder, Hub id or shipped model name instead"
+    )
+
+
 def test_get_elmo_of_a_model_other_than_the_bilm_names_it():
     with pytest.raises(TypeError, match=r"^expected an elmo-bilm Thinc model \(spacy-elmo.ElmoBiLm\), got 'linear'$"):
         get_elmo(Linear(2, 2))
