@@ -9,6 +9,8 @@ import shutil
 import stat
 import weakref
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +45,8 @@ class ActivationCache:
     by a process that no longer runs (killed) is removed by the next cache made beside it.
     Valid only while the biLM's weights do not change: the owner calls
     ``clear()`` when it loads new ones. Arrays go in and come out as copies, so a caller that
-    changes one in place cannot change the cache.
+    changes one in place cannot change the cache. Entries stored inside ``memory_zone()`` are
+    removed when it ends.
     """
 
     def __init__(self, max_mb: float, directory: str | Path | None = None) -> None:
@@ -69,6 +72,7 @@ class ActivationCache:
         self._folder = None if self.directory is None else _own_folder(self.directory, self)
         self._made = False
         self._pid = os.getpid()  # the process whose entries the index holds
+        self._zone: set[str] | None = None  # the entries stored inside the current memory zone, if any
 
     def __len__(self) -> int:
         self._forget_another_process()
@@ -111,19 +115,41 @@ class ActivationCache:
             self._arrays[key] = value
         self._sizes[key] = size
         self._bytes += size
+        if self._zone is not None:
+            self._zone.add(key)
 
     def clear(self) -> None:
         self._forget_another_process()
         while self._sizes:
             self._evict()
 
+    @contextmanager
+    def memory_zone(self) -> Iterator[None]:
+        """A block whose stored entries (files too) are removed when it ends, as spaCy's
+        ``nlp.memory_zone()`` removes the strings and lexemes added in it: the entries there before
+        stay (unless evicted to make room, as ever). A zone inside another removes its own entries."""
+        outer, self._zone = self._zone, set()
+        try:
+            yield
+        finally:
+            zone, self._zone = self._zone, outer
+            self._forget_another_process()
+            for key in zone & self._sizes.keys():  # an outer zone's set may name entries gone since
+                self._remove(key)
+
     def _evict(self) -> None:
-        key, size = self._sizes.popitem(last=False)
+        self._remove(next(iter(self._sizes)))
+
+    def _remove(self, key: str) -> None:
+        """Remove the entry ``key`` (its file too)."""
+        size = self._sizes.pop(key)
         if self._folder is not None:
             self._path(key).unlink(missing_ok=True)
         else:
             del self._arrays[key]
         self._bytes -= size
+        if self._zone is not None:
+            self._zone.discard(key)
 
     def _path(self, key: str) -> Path:
         """The ``.npy`` file of an entry of an on-disk cache."""

@@ -13,7 +13,8 @@ vector / similarity hooks (``token_vectors.py``).
 """
 
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from spacy.language import Language
@@ -160,6 +161,15 @@ class ElmoComponent(TrainablePipe):
             computed[i] if cached is None else self.model.ops.asarray3f(cached)  # type: ignore[arg-type]
             for i, cached in enumerate(found)
         ], _ignore_gradient
+
+    @contextmanager
+    def memory_zone(self, mem: object = None) -> Iterator[object]:
+        """Entered by spaCy's ``nlp.memory_zone(mem)`` (``mem``, its memory pool, is passed
+        through): the layers cached for the docs processed inside the block are released when it
+        ends, as spaCy releases the strings and lexemes added there. Those cached before stay, so
+        the cache still serves later epochs of a training outside zones."""
+        with self.cache.memory_zone():
+            yield mem
 
     # -- training --------------------------------------------------------------------------
     def update(

@@ -41,6 +41,46 @@ def test_training_updates_read_the_cache_after_the_first_pass(make_nlp):
         elmo.update(examples)
 
 
+@pytest.mark.parametrize("cache_dir", [False, True])
+def test_memory_zone_releases_the_layers_cached_inside_it_and_keeps_those_cached_before(make_nlp, tmp_path, cache_dir):
+    """``nlp.memory_zone()`` bounds the cache as it bounds the vocab: what the docs of the zone
+    added goes (files too), the entries from before stay, and the layers are unchanged (was: the
+    zone left every entry, so a service processing texts in zones filled cache_mb all the same)."""
+    folder = tmp_path / "cache"
+    nlp = make_nlp(cache_mb=16, cache_dir=str(folder) if cache_dir else None)
+    elmo = nlp.get_pipe("elmo")
+    before = nlp(TEXTS[0])._.elmo.layers.copy()
+    with nlp.memory_zone():
+        inside = [doc._.elmo.layers.copy() for doc in nlp.pipe(TEXTS)]
+        assert len(elmo.cache) == len(TEXTS)
+    assert len(elmo.cache) == 1
+    if cache_dir:
+        assert len(list(folder.glob("elmo-cache-*/*.npy"))) == 1
+    np.testing.assert_array_equal(inside[0], before)  # a hit on the entry from before the zone
+    for text, layers in zip(TEXTS, inside):
+        np.testing.assert_allclose(nlp(text)._.elmo.layers, layers, atol=1e-6)  # recomputed alone
+
+
+def test_a_memory_zone_inside_another_releases_its_own_entries_and_the_outer_one_the_rest():
+    cache = ActivationCache(max_mb=2 * 24 / 2**20)  # room for 2 arrays of 24 bytes
+    one = np.ones((1, 2, 3), dtype="float32")
+    cache.put("before", one)
+    with cache.memory_zone():
+        cache.put("outer", one)
+        with cache.memory_zone():
+            cache.put("inner", one)  # evicts "before"
+            cache.put("outer", one)  # there already: still the outer zone's
+            assert cache.get("before") is None
+        assert cache.get("inner") is None and cache.get("outer") is not None
+        cache.put("later", one)
+    assert len(cache) == 0
+    cache.put("after", one)
+    with cache.memory_zone():
+        cache.put("in", one)
+        cache.put("evicts-after", one)  # the zone's own entry "in" stays; "after" is evicted
+    assert len(cache) == 0 and cache._bytes == 0
+
+
 def test_key_depends_on_tokens_and_sentence_boundaries(make_nlp):
     nlp = make_nlp()
     a = Doc(nlp.vocab, words=["New", "York", "is", "big"])
