@@ -3,7 +3,8 @@
 In training the ``elmo`` component runs the biLM once per batch and hands the layers, with a
 callback for their gradient, to every listener (``receive``); each listener's forward returns
 them for the same batch. In prediction, and when ``elmo`` is an annotating frozen component,
-the listener reads ``doc._.elmo`` instead. The listener's output is what the upstream produced:
+the listener reads ``doc._.elmo`` instead; under ``spacy debug model``, which updates no ``elmo``
+component, what that component predicts. The listener's output is what the upstream produced:
 one (L+1, n_tokens, 2P) array per doc; a scalar mix after it makes the task's features.
 
 A listener gets its widths from the ``elmo`` component it is connected to; initialising one
@@ -28,9 +29,11 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from spacy.language import Language
+from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from thinc.api import ConfigValidationError, Model
 from thinc.types import Floats3d
+from wasabi import msg
 
 from .doc_layers import EXTENSION
 
@@ -136,7 +139,46 @@ def listener_forward(model: ElmoListener, docs: list[Doc], is_train: bool) -> tu
             )
         assert model._outputs is not None and model._backprop is not None, "receive() sets all three"
         return model._outputs, model._backprop
+    debugged = _debug_model_layers(model, docs, is_train) if any(_annotation(doc) is None for doc in docs) else None
+    if debugged is not None:
+        return debugged, lambda d_layers: []
     return [_annotated_layers(model, doc, is_train) for doc in docs], lambda d_layers: []
+
+
+def _annotation(doc: Doc) -> Any:
+    """``doc._.elmo`` (an ``ElmoLayers``), or ``None`` when no elmo component annotated ``doc``."""
+    return doc._.get(EXTENSION) if Doc.has_extension(EXTENSION) else None
+
+
+def _debug_model_layers(model: ElmoListener, docs: list[Doc], is_train: bool) -> list[Floats3d] | None:
+    """The layers of ``docs`` from the elmo component ``model`` is connected to, when ``spacy debug
+    model`` runs the listening component (``None`` elsewhere). That command updates, before the
+    component it analyses, the upstream of spaCy's own listeners alone (``Tok2VecListener``,
+    ``TransformerListener``), so no elmo component hands this listener the batch or annotates it.
+    Its ``nlp`` is found as ``replace_listener_cfg`` finds ``nlp.replace_listeners``'s settings:
+    in the caller's frame. No gradient reaches the biLM: the first update of the listener says so."""
+    from spacy.cli.debug_model import debug_model  # imported with spacy: spacy.cli's commands
+
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code is not debug_model.__code__:
+        frame = frame.f_back  # type: ignore[assignment]  # typeshed: f_back is FrameType | None
+    nlp = None if frame is None else frame.f_locals.get("nlp")
+    if not isinstance(nlp, Language) or model.connected_to not in nlp.component_names:
+        return None
+    upstream = nlp.get_pipe(model.connected_to)
+    if not isinstance(upstream, TrainablePipe):
+        return None
+    if is_train and model not in _NOTED_IN_DEBUG_MODEL:
+        _NOTED_IN_DEBUG_MODEL.add(model)
+        msg.info(
+            f"ELMo listener: spacy debug model updates no elmo component before the component it analyses, so "
+            f"the listener reads the layers {model.connected_to!r} predicts; no gradient reaches the biLM"
+        )
+    return upstream.predict(docs)
+
+
+#: The listeners that ``_debug_model_layers`` has said it feeds.
+_NOTED_IN_DEBUG_MODEL: weakref.WeakSet[ElmoListener] = weakref.WeakSet()
 
 
 def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d:
@@ -147,7 +189,7 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
     that the ``elmo`` component did not run on (disabled, excluded, or not in the pipeline), so
     its component predicts from zero ELMo features: the listener warns, once.
     """
-    annotation = doc._.get(EXTENSION) if Doc.has_extension(EXTENSION) else None
+    annotation = _annotation(doc)
     if annotation is not None:
         if model.upstream_name not in ("*", annotation.component) and annotation.component is not None:
             raise ValueError(

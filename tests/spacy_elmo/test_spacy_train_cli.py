@@ -1,4 +1,5 @@
-"""The shipped configs trained for a few steps through the real ``spacy train`` CLI."""
+"""The shipped configs trained for a few steps through the real ``spacy train`` CLI, and analysed by
+``spacy debug model``."""
 
 import re
 import subprocess
@@ -101,3 +102,20 @@ def test_spacy_train_cli_learns_the_mix_and_keeps_the_frozen_biLM(task, corpus, 
     for a, b in zip(nlp.pipe(texts), reloaded.pipe(texts)):
         assert [(e.start, e.end, e.label_) for e in a.ents] == [(e.start, e.end, e.label_) for e in b.ents]
         assert a.cats == pytest.approx(b.cats, abs=1e-6)
+
+
+@pytest.mark.parametrize("task", ["ner", "textcat"])
+def test_spacy_debug_model_trains_a_listening_component_on_the_layers_of_its_elmo_component(
+    task, corpus, tiny_elmo_dir
+):
+    """``spacy debug model`` updates the upstream of spaCy's own listeners only; the ELMo listener
+    reads what its elmo component predicts and says so (was: 'ELMo listener: no layers for this
+    training batch', a traceback, for every shipped config)."""
+    command = [sys.executable, "-m", "spacy", "debug", "model", str(CONFIGS / f"{task}.cfg"), task]
+    paths = ["--paths.train", str(corpus), "--paths.dev", str(corpus), "--paths.elmo", str(tiny_elmo_dir)]
+    run = subprocess.run(command + paths + small_overrides(task), capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    output = " ".join(run.stdout.split())  # wasabi wraps its lines
+    assert "Initialized the model with the training corpus" in output
+    assert "the listener reads the layers 'elmo' predicts; no gradient reaches the biLM" in output
+    assert "Successfully ended analysis" in output
