@@ -3,10 +3,11 @@
 not a traceback from deep in training."""
 
 import sys
-from types import FrameType
 from typing import Any
 
 from thinc.api import ConfigValidationError
+
+from .call_stack import running_locals
 
 
 def check_setting(valid: bool, function: str, setting: str, message: str) -> None:
@@ -45,11 +46,5 @@ def _training_settings() -> dict[str, Any] | None:
     """The resolved ``[training]`` settings of the ``init_nlp`` call up the stack, once it has
     resolved them (``None``: no such call, or not yet)."""
     initialize = sys.modules.get("spacy.training.initialize")  # not imported: no init_nlp is running
-    if initialize is None:
-        return None
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code is initialize.init_nlp.__code__:
-            return frame.f_locals.get("T")
-        frame = frame.f_back
-    return None
+    local_vars = None if initialize is None else running_locals(initialize.init_nlp)
+    return None if local_vars is None else local_vars.get("T")

@@ -35,6 +35,7 @@ from thinc.api import ConfigValidationError, Model
 from thinc.types import Floats3d
 from wasabi import msg
 
+from .call_stack import running_locals
 from .doc_layers import EXTENSION
 
 #: The registered names of the listening mix and of the mix over a biLM of its own
@@ -155,14 +156,11 @@ def _debug_model_layers(model: ElmoListener, docs: list[Doc], is_train: bool) ->
     model`` runs the listening component (``None`` elsewhere). That command updates, before the
     component it analyses, the upstream of spaCy's own listeners alone (``Tok2VecListener``,
     ``TransformerListener``), so no elmo component hands this listener the batch or annotates it.
-    Its ``nlp`` is found as ``replace_listener_cfg`` finds ``nlp.replace_listeners``'s settings:
-    in the caller's frame. No gradient reaches the biLM: the first update of the listener says so."""
+    Its ``nlp`` is read from that command's running call (``running_locals``). No gradient
+    reaches the biLM: the first update of the listener says so."""
     from spacy.cli.debug_model import debug_model  # imported with spacy: spacy.cli's commands
 
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code is not debug_model.__code__:
-        frame = frame.f_back  # type: ignore[assignment]  # typeshed: f_back is FrameType | None
-    nlp = None if frame is None else frame.f_locals.get("nlp")
+    nlp = (running_locals(debug_model) or {}).get("nlp")
     if not isinstance(nlp, Language) or model.connected_to not in nlp.component_names:
         return None
     upstream = nlp.get_pipe(model.connected_to)
