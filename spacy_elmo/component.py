@@ -198,9 +198,9 @@ class ElmoComponent(TrainablePipe):
             accumulate_gradient, backprop = self._gradient_callbacks(layers, backprop_layers, sgd, losses)
         batch_id = ElmoListener.get_batch_id(docs)
         for listener in self.listeners[:-1]:
-            listener.receive(batch_id, layers, accumulate_gradient)
+            listener.receive(batch_id, layers, accumulate_gradient, docs)
         if self.listeners:
-            self.listeners[-1].receive(batch_id, layers, backprop)
+            self.listeners[-1].receive(batch_id, layers, backprop, docs)
         return losses
 
     def _gradient_callbacks(

@@ -74,17 +74,22 @@ class ElmoListener(Model):
         self._batch_id: int | None = None
         self._outputs: list[Floats3d] | None = None
         self._backprop: Callable | None = None
+        self._received: dict[int, tuple[Doc, Floats3d]] = {}
 
     @staticmethod
     def get_batch_id(docs: Iterable[Doc]) -> int:
         """A content hash of a batch, to check that received layers belong to the docs given."""
         return sum(sum(token.orth for token in doc) + len(doc) for doc in docs)
 
-    def receive(self, batch_id: int, outputs: list[Floats3d], backprop: Callable) -> None:
-        """Store the upstream's layers for the batch ``batch_id`` and its gradient callback."""
+    def receive(self, batch_id: int, outputs: list[Floats3d], backprop: Callable, docs: Iterable[Doc] = ()) -> None:
+        """Store the upstream's layers for the batch ``batch_id`` and its gradient callback; with
+        the batch's ``docs``, also each doc's layers, for a prediction on those docs in
+        ``nlp.update`` (a component in ``[training] annotating_components``), which may batch
+        them otherwise and finds them unannotated."""
         self._batch_id = batch_id
         self._outputs = outputs
         self._backprop = backprop
+        self._received = {id(doc): (doc, layers) for doc, layers in zip(docs, outputs)}
 
 
 def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = None) -> None:
@@ -143,7 +148,17 @@ def listener_forward(model: ElmoListener, docs: list[Doc], is_train: bool) -> tu
     debugged = _debug_model_layers(model, docs, is_train) if any(_annotation(doc) is None for doc in docs) else None
     if debugged is not None:
         return debugged, lambda d_layers: []
-    return [_annotated_layers(model, doc, is_train) for doc in docs], lambda d_layers: []
+    return [_doc_layers(model, doc, is_train) for doc in docs], lambda d_layers: []
+
+
+def _doc_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d:
+    """The layers ``model`` received for ``doc`` in this ``nlp.update`` when no elmo component
+    annotated ``doc`` (a listening component in ``[training] annotating_components`` predicts on
+    the batch after its update; spaCy's own listeners read zeros there); else ``doc._.elmo``'s."""
+    doc_and_layers = model._received.get(id(doc)) if _annotation(doc) is None else None
+    if doc_and_layers is not None and doc_and_layers[0] is doc:
+        return doc_and_layers[1]
+    return _annotated_layers(model, doc, is_train)
 
 
 def _annotation(doc: Doc) -> Any:

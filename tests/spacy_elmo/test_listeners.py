@@ -412,3 +412,25 @@ def test_a_component_that_holds_its_own_biLM_without_weights_says_how_to_load_th
         "NAME being the component that holds this biLM (the elmo component, or one whose own "
         "model holds it through spacy-elmo.ElmoMix.v1)"
     )
+
+
+def test_an_annotating_listening_component_predicts_in_update_from_the_layers_its_elmo_component_computed(
+    tiny_elmo_dir, monkeypatch
+):
+    """``[training] annotating_components = ["textcat"]`` beside an elmo component that does not
+    annotate: ``nlp.update`` has textcat predict on the batch, in batches of its own, right after
+    its update; it reads the layers the elmo component computed for those docs, so its scores are
+    what the updated textcat predicts on annotated docs (was: zero ELMo features, with a warning)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    textcat, annotated = nlp.get_pipe("textcat"), []
+    set_annotations = textcat.set_annotations
+    monkeypatch.setattr(textcat, "set_annotations", lambda docs, scores: annotated.append(scores))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the listener warns when it reads zero features
+        nlp.batch_size = 2  # what nlp.update's annotating components predict in
+        nlp.update(examples, sgd=optimizer, annotates=["textcat"])
+    monkeypatch.setattr(textcat, "set_annotations", set_annotations)
+    with nlp.select_pipes(enable=["elmo"]):
+        docs = [nlp(eg.predicted.text) for eg in examples]
+    assert len(annotated) == 3  # six docs, two a batch
+    np.testing.assert_allclose(np.concatenate(annotated), textcat.predict(docs), atol=1e-6)
