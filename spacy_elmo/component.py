@@ -348,9 +348,12 @@ class ElmoComponent(TrainablePipe):
         return self.model.to_bytes()
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
+        """Load the biLM that ``to_bytes`` wrote; bytes of a component without weights load
+        none, and the component keeps what it has (as ``from_disk`` of one saved so)."""
         new_widths = serialized_widths(bytes_data)
-        if new_widths["nO"] is not None:
-            self._check_listener_widths(new_widths)
+        if new_widths["nO"] is None:
+            return self
+        self._check_listener_widths(new_widths)
         self.model.from_bytes(bytes_data)
         self._weights_changed()
         return self

@@ -154,6 +154,16 @@ def test_a_pipeline_saved_before_initialize_is_whole_and_initialises_when_loaded
     np.testing.assert_array_equal(spacy.load(tmp_path / "pipeline")("The cat sat .")._.elmo.layers, doc._.elmo.layers)
 
 
+def test_from_bytes_of_a_component_without_weights_keeps_the_weights_it_has(make_nlp):
+    """As from_disk of a component saved before nlp.initialize (was: the biLM was dropped)."""
+    nlp = make_nlp()
+    before = nlp(TEXTS[0])._.elmo.layers
+    blank = spacy.blank("en")
+    blank.add_pipe("elmo")
+    nlp.get_pipe("elmo").from_bytes(blank.get_pipe("elmo").to_bytes())
+    np.testing.assert_array_equal(nlp(TEXTS[0])._.elmo.layers, before)
+
+
 def test_to_bytes_and_from_bytes_round_trip(make_nlp):
     nlp = make_nlp()
     fresh = spacy.blank("en")
