@@ -448,7 +448,10 @@ def report(work: Path, window: int, log_lines: int) -> str:
             tail = log.read_text(errors="replace").splitlines()[-log_lines:]
             print("  log:\n    " + "\n    ".join(tail))
         if states[name] == "done":
-            metrics = json.loads((work / name / "training.json").read_text())["metrics"]
+            sys.path.insert(0, str(REPO))
+            from hf_elmo.fileio import TRAINING_FILE
+
+            metrics = json.loads((work / name / TRAINING_FILE).read_text())["metrics"]
             print(f"  metrics: {json.dumps(metrics)}")
     state = "running" if "running" in states.values() else states[RUN_NAME]
     print(f"state: {state}")
@@ -484,6 +487,7 @@ def evaluate(args: argparse.Namespace) -> None:
 
     from hf_elmo.corpus import read_corpus
     from hf_elmo.devices import resolve_device
+    from hf_elmo.fileio import TRAINING_FILE
     from hf_elmo.training.checkpoints import snapshot_folder
     from hf_elmo.training.evaluation import load_lm, perplexity
     from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
@@ -507,7 +511,7 @@ def evaluate(args: argparse.Namespace) -> None:
             continue
         model = load_lm(folder).to(device)
         vocabulary = Vocabulary.from_file(folder / VOCAB_FILE)
-        position = json.loads((folder / "training.json").read_text())["position"]
+        position = json.loads((folder / TRAINING_FILE).read_text())["position"]
         results[name] = {"folder": str(folder.relative_to(work)), "tokens_seen": position["tokens_seen"]}
         results[name]["step"] = position["step"]
         for split, sentences in corpora.items():

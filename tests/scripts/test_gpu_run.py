@@ -258,3 +258,16 @@ def test_start_with_a_part_that_did_not_come_is_one_line(tmp_path):
     (work / "parts" / gpu_run.MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(SystemExit, match="^gpu_run.py: error: piece part-000 is missing"):
         gpu_run.main(["start", "--work", str(work)])
+
+
+def test_poll_reads_the_runs_record_by_the_name_fileio_gives_it(tmp_path, capsys, monkeypatch):
+    """fileio.TRAINING_FILE is the one home of the name of the file elmo pretrain writes its metrics to."""
+    import hf_elmo.fileio
+
+    monkeypatch.setattr(hf_elmo.fileio, "TRAINING_FILE", "record.json")
+    model = tmp_path / "work" / gpu_run.RUN_NAME
+    model.mkdir(parents=True)
+    (model / "config.json").write_text("{}")
+    (model / "record.json").write_text(json.dumps({"metrics": {"world_size": 1}}))
+    assert gpu_run.report(tmp_path / "work", window=5, log_lines=3) == "done"
+    assert 'metrics: {"world_size": 1}' in capsys.readouterr().out
