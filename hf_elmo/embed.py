@@ -110,6 +110,8 @@ LOOKAHEAD_BATCHES = 8
 DEFAULT_CHUNK_LINES = 10_000
 #: The most shards of one output (``Shard``'s N): its index lists every shard file.
 MAX_SHARDS = 1024
+#: How a shard is given (``--shard``, ``Shard.parse``), as its errors say.
+SHARD_FORM = "--shard I/N, whole numbers with 0 <= I < N (e.g. 0/2)"
 SENTENCE_TO_INDEX = "sentence_to_index"
 INDEX_FORMAT = "elmo-embed-shards"
 RUN_FILE = "run.json"
@@ -252,16 +254,16 @@ class Shard:
 
     def __post_init__(self) -> None:
         if not 0 <= self.index < self.count:
-            raise ValueError(f"shard {self.index}/{self.count}: need 0 <= i < N")
+            raise ValueError(f"shard {self.index}/{self.count}: expected {SHARD_FORM}")
         if self.count > MAX_SHARDS:
             raise ValueError(f"shard {self.index}/{self.count}: at most {MAX_SHARDS} shards")
 
     @classmethod
     def parse(cls, text: str) -> Shard:
-        """``"i/N"``, e.g. ``"0/2"``."""
+        """``"I/N"`` (``SHARD_FORM``), e.g. ``"0/2"``."""
         match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
         if not match:
-            raise ValueError(f"shard {text!r}: expected i/N, e.g. 0/2")
+            raise ValueError(f"shard {text!r}: expected {SHARD_FORM}")
         return cls(int(match[1]), int(match[2]))
 
     @classmethod

@@ -1,11 +1,13 @@
 """What the sub-commands share: ``argparse`` types that refuse a bad value with one usage error,
-a parser whose options may be added only when its command is chosen (``CommandParser.defer``),
+a parser whose options may be added only when its command is chosen (``CommandParser.defer``)
+and that reads a word starting with a dash and a digit as a value (``--lr -1e-3``, ``--shard -1/2``),
 and options made from dataclass fields (``add_field_option``)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import sys
 import types
 import typing
@@ -22,6 +24,21 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
     return value
+
+
+def integer_at_least(least: int) -> Callable[[str], int]:
+    """An ``argparse`` type: an integer >= ``least`` (e.g. ``elmo perplexity --tokens-per-batch``, at least 3)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {least}, got {text!r}")
+        return value
+
+    return parse
 
 
 def token_limit(text: str) -> int | None:
@@ -46,6 +63,10 @@ class CommandParser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # A word that starts with a dash and a digit is an option's value, as newer Pythons' argparse
+        # reads it (older ones: only a plain negative number, so '--lr -1e-3' and '--shard -1/2' were
+        # 'expected one argument', not what is wrong with the value). No option of elmo looks like that.
+        self._negative_number_matcher = re.compile(r"-\.?[0-9]")
         self._deferred: list[Callable[[argparse.ArgumentParser], None]] = []
         self._intermixing = False
 

@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--batch-tokens",
-        type=int,
+        type=positive_int,
         default=4096,
         help="padded tokens per batch (default 4096); a longer sentence runs alone",
     )
@@ -57,7 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="replay the biLM from one CUDA graph per batch/length bucket (faster on a GPU; the same vectors)",
     )
     parser.add_argument("--shard", metavar="I/N", help="embed only the lines whose index is I modulo N")
-    parser.add_argument("--chunk-lines", type=int, default=10_000, help="lines per resumable chunk (default 10000)")
+    parser.add_argument(
+        "--chunk-lines", type=positive_int, default=10_000, help="lines per resumable chunk (default 10000)"
+    )
     parser.add_argument(
         "--max-token-chars",
         type=token_limit,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._args import add_field_option, positive_int
+from ._args import add_field_option, integer_at_least, positive_int
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,10 +42,17 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
     """How FILE is read and batched: as ``elmo pretrain`` reads its corpora (``PretrainSettings``),
     in batches of ``EVAL_TOKENS_PER_BATCH`` padded tokens by default."""
     from hf_elmo.training.evaluation import EVAL_TOKENS_PER_BATCH
-    from hf_elmo.training.settings import PretrainSettings, flag
+    from hf_elmo.training.settings import MIN_TOKENS_PER_BATCH, PretrainSettings, flag
 
     for name, overrides in (
-        ("tokens_per_batch", dict(default=EVAL_TOKENS_PER_BATCH, help="padded tokens per batch, markers included")),
+        (
+            "tokens_per_batch",
+            dict(
+                default=EVAL_TOKENS_PER_BATCH,
+                type=integer_at_least(MIN_TOKENS_PER_BATCH),
+                help="padded tokens per batch, markers included",
+            ),
+        ),
         ("max_sentence_tokens", dict(type=positive_int)),
     ):
         add_field_option(parser, PretrainSettings, name, flag(name), **overrides)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import fields
+from typing import Any
 
 from ._args import add_field_option, positive_int
 
@@ -51,7 +52,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     model = groups[MODEL]
     for name, what in SHAPE_OVERRIDES:
         model.add_argument(flag(name), type=int, help=f"override the preset's {what}")
-    model.add_argument("--filters", type=json.loads, help='override the char-CNN filters, e.g. "[[1,32],[2,64]]"')
+    model.add_argument("--filters", type=filters_json, help='override the char-CNN filters, e.g. "[[1,32],[2,64]]"')
     model.add_argument(
         "--no-clip",
         action="store_true",
@@ -67,6 +68,14 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
     output.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the final folder to this Hub repository")
     output.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def filters_json(text: str) -> Any:
+    """``--filters``: any JSON value (``check_settings`` checks that it is a list of filters)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'must be JSON, e.g. "[[1,32],[2,64]]", got {text!r}') from None
 
 
 def settings_from_args(args: argparse.Namespace):

@@ -303,9 +303,13 @@ def test_long_tokens_are_truncated_with_max_token_chars_none(model_dir, tmp_path
     "option, message",
     [
         (["--device", "cuda"], "no CUDA device is available"),
-        (["--shard", "2/2"], "need 0 <= i < N"),
-        (["--shard", "first"], "expected i/N"),
-        (["--shard", "\u00b2/3"], "shard '\u00b2/3': expected i/N"),  # a superscript two is a digit to str.isdigit
+        (["--shard", "2/2"], "shard 2/2: expected --shard I/N, whole numbers with 0 <= I < N (e.g. 0/2)"),
+        (["--shard", "-1/2"], "shard '-1/2': expected --shard I/N, whole numbers with 0 <= I < N (e.g. 0/2)"),
+        (["--shard", "first"], "shard 'first': expected --shard I/N"),
+        (
+            ["--shard", "\u00b2/3"],
+            "shard '\u00b2/3': expected --shard I/N",
+        ),  # a superscript two is a digit to str.isdigit
         (["--shard", "0/1025"], "at most 1024 shards"),
     ],
 )
@@ -325,6 +329,19 @@ def test_a_max_token_chars_that_is_not_a_positive_integer_or_none_is_a_usage_err
         embed_cli(text, tmp_path / "out.hdf5", model_dir, "--max-token-chars", limit)
     assert exit.value.code == 2
     assert f"--max-token-chars: must be a positive integer or 'none', got '{limit}'" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("option", ["--batch-tokens", "--chunk-lines"])
+@pytest.mark.parametrize("value", ["0", "-5"])
+def test_a_batch_tokens_or_chunk_lines_below_one_is_a_usage_error_naming_the_option(
+    option, value, model_dir, text, tmp_path, capsys
+):
+    """Was: 'batch_tokens must be at least 1', embed_file's parameter rather than the option."""
+    with pytest.raises(SystemExit) as exit:
+        embed_cli(text, tmp_path / "out.hdf5", model_dir, option, value)
+    assert exit.value.code == 2
+    assert f"argument {option}: must be a positive integer, got '{value}'" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
 
 

@@ -119,6 +119,37 @@ def test_perplexity_refuses_a_max_sentence_tokens_below_one_as_a_usage_error(cap
     assert "--max-sentence-tokens: must be a positive integer, got '0'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("value", ["0", "2", "many"])
+def test_perplexity_refuses_a_tokens_per_batch_below_three_as_a_usage_error_naming_the_option(value, capsys):
+    """Was: 'tokens_per_batch must be at least 3' after the model loaded, naming a parameter, not the option."""
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["perplexity", "model", "file.txt", "--tokens-per-batch", value])
+    assert stop.value.code == 2
+    assert f"argument --tokens-per-batch: must be an integer >= 3, got '{value}'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, name, value",
+    [
+        (["pretrain", "c.txt", "out", "--epochs", "1", "--lr", "-1e-3"], "lr", -1e-3),
+        (["pretrain", "c.txt", "out", "--epochs", "-.5"], "epochs", -0.5),
+        (["embed", "in.txt", "out.h5", "--shard", "-1/2"], "shard", "-1/2"),
+        (["perplexity", "model", "file.txt", "--device", "-1x"], "device", "-1x"),
+    ],
+)
+def test_a_value_that_starts_with_a_dash_and_a_digit_is_the_options_value(argv, name, value):
+    """Was: 'argument --lr: expected one argument' (argparse took -1e-3 for an option), not what is wrong."""
+    assert getattr(build_parser().parse_args(argv), name) == value
+
+
+def test_pretrain_names_filters_that_are_not_json_as_a_usage_error(capsys):
+    """Was: 'argument --filters: invalid loads value', which named a function."""
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["pretrain", "c.txt", "out", "--epochs", "1", "--filters", "[[1,32]"])
+    assert stop.value.code == 2
+    assert """argument --filters: must be JSON, e.g. "[[1,32],[2,64]]", got '[[1,32]'""" in capsys.readouterr().err
+
+
 @pytest.fixture(scope="module")
 def tiny_lm(tmp_path_factory):
     from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
