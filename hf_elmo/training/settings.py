@@ -17,6 +17,9 @@ from .schedule import LR_SCHEDULES
 
 #: The smallest batch: one sentence of one token between its two markers.
 MIN_TOKENS_PER_BATCH = 3
+#: The largest ``--seed`` (32 bits, as NumPy's and most tools' seeds; the trainer seeds torch with
+#: ``seed * 1000 + rank + 1``, which a seed of 2**63 / 1000 or more would overflow).
+MAX_SEED = 2**32 - 1
 
 if TYPE_CHECKING:
     from ..loading import ModelSource
@@ -234,14 +237,21 @@ def check_settings(settings: PretrainSettings) -> None:
             bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
             raise ValueError(f"{flag(name)} must be a finite number {bounds}, got {value!r}")
 
-    def integer(name: str, value: Any, least: int) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{flag(name)} must be an integer >= {least}, got {value!r}")
+    def integer(name: str, value: Any, least: int, most: int | None = None) -> None:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < least
+            or (most is not None and value > most)
+        ):
+            bounds = f">= {least}" + (f" and <= {most}" if most is not None else "")
+            raise ValueError(f"{flag(name)} must be an integer {bounds}, got {value!r}")
 
     if (s.epochs is None) == (s.max_tokens is None):
         raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
     number("dropout", s.dropout, 0, inclusive=True, below=1)
     number("clip_norm", s.clip_norm, 0, inclusive=True)
+    integer("seed", s.seed, 0, MAX_SEED)
     # (check, field, least); an optional field is checked only when set (not None)
     optional = {
         "epochs",

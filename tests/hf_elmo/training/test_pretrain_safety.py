@@ -66,6 +66,8 @@ def error_of(capsys) -> str:
         (["--epochs", "1", "--clip-norm", "-1"], "--clip-norm must be a finite number >= 0"),
         (["--epochs", "1", "--warmup-steps", "-1"], "--warmup-steps must be an integer >= 0, got -1"),
         (["--epochs", "1", "--lr", "-1e-3"], "--lr must be a finite number > 0, got -0.001"),  # was: argparse's
+        (["--epochs", "1", "--seed", "-1"], "--seed must be an integer >= 0 and <= 4294967295, got -1"),
+        (["--epochs", "1", "--seed", str(2**63)], f"--seed must be an integer >= 0 and <= 4294967295, got {2**63}"),
         (["--epochs", "1", "--lstm-dim", "0"], "--lstm-dim must be an integer >= 1, got 0"),
         (["--epochs", "1", "--valid-file", "missing.txt"], "--valid-file missing.txt: no such file"),
         (["--epochs", "1", "--vocab", "missing.txt"], "--vocab missing.txt: no such file"),
