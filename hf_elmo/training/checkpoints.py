@@ -2,7 +2,8 @@
 
 It holds ``settings.json`` (with the training file's SHA-256, ``TRAIN_FILE_IDENTITY``)
 and ``vocab.txt`` (written when the run starts), ``checkpoint.pt``
-(model, optimizer, data position: epoch, batch, step, tokens seen, training seconds),
+(model, optimizer, data position: epoch, batch, step, tokens seen, training seconds; the number
+of processes and the data order, ``data.DATA_ORDER``, that the position stands for),
 ``rng-rankR-stepS.pt`` (every rank's RNG state at the step S of ``checkpoint.pt``: a kill
 between the files keeps the previous pair whole) and ``losses.tsv`` (one line a step), so a killed
 run resumes exactly where its last checkpoint was taken; with ``--snapshot-tokens N``, also
@@ -11,7 +12,8 @@ written aside and renamed into place, after checking that the disk has room for 
 disk keeps the last checkpoint); a damaged one is named with what to do. A folder that is not a
 run's (files but no ``settings.json``, the inputs, the output folder) is refused before the run
 writes (``check_checkpoint_folder``), and so is resuming on a training file whose content
-changed (``resumed_settings``).
+changed (``resumed_settings``), with another number of processes, or under another data order
+(``load_checkpoint``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import IO, Any
 import torch
 
 from ..fileio import atomic_file, ensure_free_space, is_or_holds, write_text_atomic
+from .data import DATA_ORDER, same_batches
 from .distributed import barrier
 from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag, learning_rate
 from .vocab import VOCAB_FILE, Vocabulary
@@ -37,6 +40,8 @@ LOSS_LOG = "losses.tsv"
 TRAIN_FILE_IDENTITY = "train_file_identity"
 #: The data position a checkpoint saves; every field a count but ``elapsed`` (seconds).
 POSITION_FIELDS = ("epoch", "batch", "step", "tokens_seen", "elapsed")
+#: The key of ``checkpoint.pt`` that records the data order of its position (``data.DATA_ORDER``).
+DATA_ORDER_KEY = "data_order"
 #: What to do after a failed checkpoint write.
 _RESUME = "run the same command again: it resumes from the last checkpoint, if one was taken"
 
@@ -241,7 +246,13 @@ def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], ra
     folder.mkdir(parents=True, exist_ok=True)
     rng = {"rng": torch.get_rng_state()}
     state = (
-        {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "world_size": world, **position}
+        {
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "world_size": world,
+            DATA_ORDER_KEY: DATA_ORDER,
+            **position,
+        }
         if rank == 0
         else {}
     )
@@ -260,12 +271,25 @@ def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], ra
 
 
 def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> dict[str, Any] | None:
-    """Restore a checkpoint written by ``save_checkpoint``; returns the data position or None."""
+    """Restore a checkpoint written by ``save_checkpoint``; returns the data position or None.
+
+    Refused before anything is restored: a checkpoint of another number of processes, and one whose
+    position stands for other batches than ``SentenceBatcher`` deals now (``data.same_batches``: a
+    run of several processes saved before ``DATA_ORDER_KEY`` was recorded dealt them otherwise).
+    """
     path = folder / CHECKPOINT_FILE
     if not path.is_file():
         return None
     state = _torch_load(path, folder)
     try:
+        order = state.get(DATA_ORDER_KEY, 1)
+        if not same_batches(order, state["world_size"]):
+            raise ValueError(
+                f"{path} was written by an elmo pretrain of {state['world_size']} processes that dealt the batches "
+                f"to them otherwise (data order {order}; this one's is {DATA_ORDER}), so its position (epoch "
+                f"{state['epoch']}, batch {state['batch']}) stands for other batches now; finish the run with the "
+                f"hf-elmo that wrote it, or {_start_again(folder)}"
+            )
         if state["world_size"] != world:
             raise ValueError(
                 f"{path} was written by {state['world_size']} processes; resume with as many (got {world})"

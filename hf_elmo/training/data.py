@@ -24,6 +24,19 @@ from ..tokenization_elmo import add_sentence_markers, token_to_char_ids
 from .settings import MIN_TOKENS_PER_BATCH
 from .vocab import Vocabulary
 
+#: How an epoch's batches are made and dealt to the ranks (``SentenceBatcher``), recorded in every
+#: checkpoint: a checkpoint's position (epoch, batch) stands for the batches of the order it was
+#: written under. 2: the batches of the whole corpus, dealt to the ranks in turn. 1 (a checkpoint
+#: without the record): each rank batched every N-th sentence of the epoch's order, and each epoch
+#: was cut to the fewest batches of any rank; for one process, the batches of 2.
+DATA_ORDER = 2
+
+
+def same_batches(order: int, world_size: int) -> bool:
+    """Whether a run of ``world_size`` processes whose checkpoint records data ``order`` takes the
+    batches that ``SentenceBatcher`` deals now at each position."""
+    return order == DATA_ORDER or (order == 1 and world_size == 1)
+
 
 @dataclass
 class LMBatch:

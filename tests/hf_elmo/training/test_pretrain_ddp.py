@@ -12,7 +12,8 @@ import torch
 
 from hf_elmo.corpus import read_corpus
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-from hf_elmo.training.data import SentenceBatcher
+from hf_elmo.training.checkpoints import CHECKPOINT_FILE, DATA_ORDER_KEY
+from hf_elmo.training.data import DATA_ORDER, SentenceBatcher
 from hf_elmo.training.model import build_model, make_optimizer
 from hf_elmo.training.settings import PretrainSettings
 from hf_elmo.training.trainer import train_step
@@ -127,3 +128,42 @@ def test_a_corpus_of_fewer_batches_than_processes_stops_every_rank_in_one_line_b
     expected = f"{corpus}: its sentences make 1 batch(es) of up to 2048 tokens (--tokens-per-batch), fewer than the 2"
     assert result.returncode != 0 and result.stderr.count(f"elmo pretrain: error: {expected}") == 2, result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
+
+
+def _torchrun(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m", "hf_elmo.cli"]
+        + list(argv),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        timeout=300,
+    )
+
+
+def test_a_ddp_checkpoint_of_the_old_data_order_is_refused_on_every_rank_and_left_as_it_is(tmp_path):
+    """A DDP checkpoint written before the batches were dealt from the whole corpus (no data_order:
+    each rank batched its own sentences) stands for other batches now: resuming it is one line, and
+    changes nothing (was: it resumed silently, training again on some sentences and skipping others)."""
+    lines = [" ".join(WORDS[(i * k) % len(WORDS)] for k in range(1, 6)) for i in range(64)]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(lines) + "\n")
+    argv = ["pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", *TINY_SHAPE_ARGS, "--min-count", "1"]
+    argv += ["--tokens-per-batch", "56", "--threads", "1", "--no-progress"]
+    first = _torchrun(*argv, "--max-steps", "1")
+    assert first.returncode == 0, first.stderr[-3000:]
+    path = tmp_path / "out.checkpoint" / CHECKPOINT_FILE
+    state = torch.load(path, weights_only=True)
+    assert state.pop(DATA_ORDER_KEY) == DATA_ORDER and state["world_size"] == 2
+    torch.save(state, path)  # as elmo pretrain wrote it before it recorded the data order
+    before = {p.name: p.read_bytes() for p in (tmp_path / "out.checkpoint").iterdir()}
+    resumed = _torchrun(*argv)
+    expected = (
+        f"elmo pretrain: error: {path} was written by an elmo pretrain of 2 processes that dealt the batches to them "
+        f"otherwise (data order 1; this one's is {DATA_ORDER}), so its position (epoch 0, batch 1) stands for other "
+        f"batches now; finish the run with the hf-elmo that wrote it, or delete {tmp_path / 'out.checkpoint'} to "
+        "start the run again from the beginning"
+    )
+    assert resumed.returncode != 0 and resumed.stderr.count(expected) == 2, resumed.stderr[-3000:]
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out.checkpoint").iterdir()} == before
+    assert not (tmp_path / "out").exists()

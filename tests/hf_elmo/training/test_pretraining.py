@@ -560,6 +560,31 @@ def test_a_checkpoint_with_the_rng_file_of_earlier_versions_resumes_to_the_unint
     assert sorted(p.name for p in folder.glob("rng-*")) == [checkpoints.rng_file(folder, 0, last).name]
 
 
+def test_a_one_process_checkpoint_saved_before_the_data_order_was_recorded_resumes_to_the_uninterrupted_weights(
+    tmp_path,
+):
+    """One process took the same batches under the data order before (data.same_batches): its old
+    checkpoints resume exactly, and record the order from their next checkpoint on."""
+    from hf_elmo.training.checkpoints import CHECKPOINT_FILE, DATA_ORDER_KEY
+    from hf_elmo.training.data import DATA_ORDER
+
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    expected = ElmoForBidirectionalLM.from_pretrained(
+        pretrain(settings_for(tmp_path / "a", corpus), show_progress=False)
+    ).state_dict()
+    settings = settings_for(tmp_path / "b", corpus, max_steps=4)  # stops at its checkpoint of step 4
+    assert pretrain(settings, show_progress=False) is None
+    path = settings.resolved_checkpoint_dir() / CHECKPOINT_FILE
+    state = torch.load(path, weights_only=True)
+    del state[DATA_ORDER_KEY]
+    torch.save(state, path)  # as elmo pretrain wrote it before it recorded the data order
+    settings.max_steps = None
+    resumed = ElmoForBidirectionalLM.from_pretrained(pretrain(settings, show_progress=False)).state_dict()
+    for name in expected:
+        torch.testing.assert_close(resumed[name], expected[name], rtol=0, atol=0, msg=name)
+    assert torch.load(path, weights_only=True)[DATA_ORDER_KEY] == DATA_ORDER
+
+
 def test_num_sampled_left_out_is_the_model_configs_default():
     settings = PretrainSettings(train_file="c.txt", output_dir="out", epochs=1, config_overrides=TINY)
     assert settings.num_sampled is None
