@@ -99,7 +99,6 @@ class Trainer:
         self.device = torch.device(
             f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu"
         )
-        self.checkpoint_dir = settings.resolved_checkpoint_dir()
 
     def run(self) -> Path | None:
         """The model folder when the run is finished; None when it stopped at ``max_steps``."""
@@ -152,6 +151,8 @@ class Trainer:
         init_path = [self.init_source.path] if self.init_source is not None else []
         inputs: list[Path] = [*(Path(p) for p in (s.train_file, s.valid_file, s.vocab_file) if p), *init_path]
         self.out_dir = check_output_folder(s.output_dir, overwrite=self.overwrite, inputs=inputs)
+        # after the output's check, which refuses an OUTPUT_DIR such as '.' (no name to put .checkpoint after)
+        self.checkpoint_dir = s.resolved_checkpoint_dir()
         check_checkpoint_folder(self.checkpoint_dir, self.out_dir, inputs)
         check_writable(self.checkpoint_dir, self.checkpoint_dir)
         check_writable(self.out_dir.parent, self.out_dir)  # where the model folder is built at the end

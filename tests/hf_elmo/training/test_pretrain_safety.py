@@ -98,6 +98,19 @@ def test_a_rejected_run_writes_nothing_and_the_corrected_rerun_starts(option, me
         assert pretrain(corpus, tmp_path / "model", "--max-steps", "1", "--epochs", "1") == 0
 
 
+@pytest.mark.parametrize("output", [".", "./"])
+def test_the_current_folder_as_output_is_refused_as_such(output, tmp_path, capsys, monkeypatch):
+    """Was: "PosixPath('.') has an empty name", from naming its checkpoint folder OUTPUT_DIR.checkpoint."""
+    monkeypatch.chdir(tmp_path)
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    for overwrite in ([], ["--overwrite"]):
+        assert pretrain(corpus, Path(output), "--epochs", "1", *overwrite) == 2
+        assert error_of(capsys).endswith(
+            "the output folder . is the current folder or holds it; pick a new or empty folder"
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+
+
 @pytest.mark.parametrize("damaged", ["checkpoint.pt", "rng-rank0-step1.pt", "vocab.txt", "settings.json"])
 @pytest.mark.parametrize("damage", ["truncated", "garbage"])
 def test_a_damaged_checkpoint_file_is_named_with_what_to_do(damaged, damage, tmp_path, capsys):
