@@ -207,6 +207,32 @@ def test_sequence_loss_follows_the_problem_type_as_transformers_does(num_labels,
 
 
 @pytest.mark.parametrize("head", [ElmoForTokenClassification, ElmoForSequenceClassification])
+def test_output_hidden_states_returns_the_biLMs_layers_as_transformers_heads_return_their_base_models(head):
+    """The heads took no output_hidden_states (a TypeError for Trainer's and users' generic code);
+    now, as BertForSequenceClassification, the base model's hidden_states come back when asked
+    (argument or config), in the tuple too, and not otherwise; output_attentions as the base takes it."""
+    torch.manual_seed(0)
+    model = head(tiny_config(num_labels=3)).eval()
+    batch = ElmoTokenizer()(["Bob ran 7 far", "a b"], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        layers = model.elmo(**batch).hidden_states
+        plain = model(**batch)
+        asked = model(**batch, output_hidden_states=True, output_attentions=False)
+        as_tuple = model(**batch, output_hidden_states=True, return_dict=False)
+        model.config.output_hidden_states = True
+        by_config = model(**batch)
+        with pytest.raises(ValueError, match="^ELMo has no attention"):
+            model(**batch, output_attentions=True)
+    assert plain.hidden_states is None and len(plain.to_tuple()) == 1
+    assert len(asked.hidden_states) == len(by_config.hidden_states) == model.config.n_layers + 1
+    for got in (asked.hidden_states, as_tuple[1], by_config.hidden_states):
+        for layer, expected in zip(got, layers, strict=True):
+            torch.testing.assert_close(layer, expected, rtol=0, atol=0)
+    torch.testing.assert_close(asked.logits, plain.logits, rtol=0, atol=0)
+    torch.testing.assert_close(as_tuple[0], plain.logits, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("head", [ElmoForTokenClassification, ElmoForSequenceClassification])
 def test_a_head_refuses_a_config_without_labels_naming_the_fields(head):
     config = tiny_config()
     config.id2label = None  # what num_labels is read from

@@ -94,12 +94,21 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
         return self
 
     def encode(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Contextual vectors (B, T, 2H), zero at padding and for a text without words, and the
-        mask of real tokens (B, T)."""
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        output_attentions: bool | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, ...]]:
+        """Contextual vectors (B, T, 2H), zero at padding and for a text without words, the mask
+        of real tokens (B, T) and the biLM's ``hidden_states`` (``ElmoModel``'s L+1 layers
+        (B, T, 2P)). ``output_attentions`` goes to the biLM, which refuses ``True``."""
         with torch.set_grad_enabled(torch.is_grad_enabled() and not self.config.freeze_bilm):
-            bilm = self.elmo(input_ids=input_ids, attention_mask=attention_mask, return_dict=True)
+            bilm = self.elmo(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                output_attentions=output_attentions,
+                return_dict=True,
+            )
         mask = bilm.attention_mask.bool()
         elmo_task = self.scalar_mix(bilm.hidden_states, mask)  # (B, T, 2P)
         token_layer = bilm.hidden_states[0][..., : self.config.projection_dim]  # x: (B, T, P)
@@ -107,7 +116,7 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
         lengths = mask.sum(dim=1)
         filled = lengths > 0  # a sentence without words (tokenizer("")) is not run: its vectors stay zero
         if not filled.any():
-            return features.new_zeros(*mask.shape, 2 * self.config.head_hidden_size), mask
+            return features.new_zeros(*mask.shape, 2 * self.config.head_hidden_size), mask, bilm.hidden_states
         packed = nn.utils.rnn.pack_padded_sequence(
             features[filled], lengths[filled].cpu(), batch_first=True, enforce_sorted=False
         )
@@ -116,7 +125,7 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
         if not filled.all():
             rows = filled.nonzero().squeeze(1)
             encoded = encoded.new_zeros(*mask.shape, encoded.shape[-1]).index_copy(0, rows, encoded)
-        return self.dropout(encoded), mask
+        return self.dropout(encoded), mask, bilm.hidden_states
 
 
 class _ElmoClassifier(ElmoTaskPreTrainedModel):
@@ -139,18 +148,28 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
         input_ids: torch.Tensor,
         attention_mask: torch.Tensor | None = None,
         labels: torch.Tensor | None = None,
+        output_hidden_states: bool | None = None,
+        output_attentions: bool | None = None,
         return_dict: bool | None = None,
     ) -> TokenClassifierOutput | SequenceClassifierOutput | tuple[torch.Tensor, ...]:
         """``input_ids`` (B, T, W), ``attention_mask`` (B, T) -> ``logits`` (the head's shape,
         see its class), and ``loss`` when ``labels`` are given (a mean over the batch).
 
+        ``output_hidden_states`` (default ``config.output_hidden_states``) adds the biLM's
+        ``hidden_states`` (``ElmoModel``'s L+1 layers (B, T, 2P)), as transformers' heads add their
+        base model's; ``output_attentions`` is taken as the biLM takes it (``True`` is an error).
         No ``**kwargs``: a misspelt argument is a ``TypeError``, and ``Trainer`` (which reads the
         signature) divides the loss by its gradient-accumulation steps itself instead of passing
         ``num_items_in_batch``."""
-        encoded, mask = self.encode(input_ids, attention_mask)
+        encoded, mask, hidden_states = self.encode(input_ids, attention_mask, output_attentions)
         logits = self.classifier(self._features(encoded, mask))
         loss = None if labels is None else self._loss(logits, labels)
-        output = self._output_class(loss=loss, logits=logits)
+        output_hidden_states = (
+            self.config.output_hidden_states if output_hidden_states is None else output_hidden_states
+        )
+        output = self._output_class(
+            loss=loss, logits=logits, hidden_states=hidden_states if output_hidden_states else None
+        )
         return_dict = self.config.return_dict if return_dict is None else return_dict
         return output if return_dict else output.to_tuple()
 
