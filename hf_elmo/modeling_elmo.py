@@ -22,11 +22,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, NoReturn, cast
+from typing import Any, ClassVar, NoReturn, TypeVar, cast
 
 import torch
 from torch import nn
@@ -102,6 +102,33 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
     return (hidden * weights).sum(dim=-2) / weights.sum(dim=-2).clamp(min=1)
 
 
+_Result = TypeVar("_Result")
+
+
+class CheckpointedParts(nn.Module):
+    """A module that can run parts of itself under activation checkpointing while it trains.
+
+    transformers' ``activation_checkpointing_enable`` (``gradient_checkpointing_enable``,
+    ``Trainer``'s ``activation_checkpointing``) sets ``gradient_checkpointing`` and
+    ``_gradient_checkpointing_func`` (``torch.utils.checkpoint``) on every module that has the
+    flag; ``checkpointed`` runs a part through it. The parts: the char CNN's chunks of tokens, each
+    biLM layer and a task head's BiLSTM (see ``ElmoPreTrainedModel.activation_checkpointing_enable``).
+    """
+
+    gradient_checkpointing = False
+    _gradient_checkpointing_func: Callable[..., Any]
+
+    def checkpointed(self, function: Callable[..., _Result], *args: Any) -> _Result:
+        """``function(*args)``; through ``_gradient_checkpointing_func`` when checkpointing is on,
+        the module trains and gradients are recorded: what ``function`` computes is then not kept
+        for the backward pass but computed again there, from ``args`` (dropout draws the same masks:
+        the RNG state is restored). ``function`` must take everything it reads that changes
+        between calls (a loop's layer, its state) as ``args``, not from an enclosing scope."""
+        if self.gradient_checkpointing and self.training and torch.is_grad_enabled():
+            return self._gradient_checkpointing_func(function, *args)
+        return function(*args)
+
+
 class ElmoHighway(nn.Module):
     """One highway layer: ``y = t * relu(W_T x) + (1 - t) * x`` with gate ``t = sigmoid(W_G x)``."""
 
@@ -115,7 +142,7 @@ class ElmoHighway(nn.Module):
         return gate * torch.relu(self.transform(x)) + (1.0 - gate) * x
 
 
-class ElmoCharCNN(nn.Module):
+class ElmoCharCNN(CheckpointedParts):
     """Token representation from character ids: (N, W) ids -> (N, P), W = 50 slots.
 
     Char embedding -> one convolution per filter width, max-pooled over positions, then the
@@ -141,10 +168,18 @@ class ElmoCharCNN(nn.Module):
         self._derived = DerivedWeights()
 
     def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
+        """(N, W) char ids -> (N, P) token vectors; under activation checkpointing the plain path
+        is one part, the fast path one part a chunk."""
         if self.config.bilm_implementation == "plain" or not runs_as_built(self):
-            return self._from_pooled(self._pool_full_width(char_ids))
+            return self.checkpointed(self._plain_token_layer, char_ids)
         # Chunks bound the memory of the convolutions (N tokens x F channels x positions).
-        return torch.cat([self._from_pooled(self._pool_real_span(chunk)) for chunk in token_chunks(char_ids)])
+        return torch.cat([self.checkpointed(self._fast_token_layer, chunk) for chunk in token_chunks(char_ids)])
+
+    def _plain_token_layer(self, char_ids: torch.Tensor) -> torch.Tensor:
+        return self._from_pooled(self._pool_full_width(char_ids))
+
+    def _fast_token_layer(self, char_ids: torch.Tensor) -> torch.Tensor:
+        return self._from_pooled(self._pool_real_span(char_ids))
 
     def _from_pooled(self, pooled: torch.Tensor) -> torch.Tensor:
         """(N, F) max-pooled convolutions -> activation -> highways -> projection (N, P)."""
@@ -241,7 +276,7 @@ def _reverse_within_lengths(lengths: torch.Tensor, steps: int) -> torch.Tensor:
     return torch.where(positions < lengths.unsqueeze(1), reversed_positions, positions)
 
 
-class ElmoBiLm(nn.Module):
+class ElmoBiLm(CheckpointedParts):
     """L forward and L backward LSTM-with-projection layers over the token layer.
 
     The fast path (``config.bilm_implementation == "fast"``) runs both directions as one
@@ -249,6 +284,9 @@ class ElmoBiLm(nn.Module):
     prefix that shrinks as sentences end (no work on padding); the input half of the gates
     is one GEMM per block of steps (bounded memory for any length). The ``"fused"`` path
     (clip-free configs) hands each direction's layer to torch's LSTM kernel (cuDNN on CUDA).
+    Under activation checkpointing each layer (both directions in the fast path, each direction
+    in the others), dropout of its input included, is one part: only its input, output and final
+    state are kept for the backward pass.
     """
 
     def __init__(self, config: ElmoConfig) -> None:
@@ -293,7 +331,7 @@ class ElmoBiLm(nn.Module):
             outputs, hs, cs = [], [], []
             for layer_index, layer in enumerate(layers):
                 state = (initial_state.h[d, layer_index], initial_state.c[d, layer_index])
-                out, (h, c) = layer(self.dropout(x), lengths, state)
+                out, (h, c) = self.checkpointed(self._plain_layer, layer, x, lengths, *state)
                 if layer_index > 0 and self.use_skip_connections:
                     out = out + x
                 outputs.append(out if d == 0 else out.gather(1, order.expand_as(out)))
@@ -305,6 +343,11 @@ class ElmoBiLm(nn.Module):
             final_c.append(torch.stack(cs))
         layers_out = [torch.cat([f, b], dim=-1) for f, b in zip(*directions)]
         return layers_out, ElmoState(torch.stack(final_h), torch.stack(final_c))
+
+    def _plain_layer(
+        self, layer: ElmoLstmProjectionLayer, x: torch.Tensor, lengths: torch.Tensor, h: torch.Tensor, c: torch.Tensor
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        return layer(self.dropout(x), lengths, (h, c))
 
     def _forward_fast(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
@@ -323,14 +366,7 @@ class ElmoBiLm(nn.Module):
         outputs, final_h, final_c = [], [], []
         for index in range(len(self.forward_layers)):
             state = (initial_state.h[:, index][:, order], initial_state.c[:, index][:, order])
-            out, (h, c) = bidirectional_lstm_layer(
-                self._stacked_weights(index),
-                self.dropout(x),
-                running,
-                state,
-                self.config.cell_clip,
-                self.config.proj_clip,
-            )
+            out, (h, c) = self.checkpointed(self._fast_layer, index, x, running, *state)
             if index > 0 and self.use_skip_connections:
                 out = out + x
             outputs.append(out)
@@ -339,6 +375,15 @@ class ElmoBiLm(nn.Module):
             x = out
         layers_out = [torch.cat([out[0], out[1].gather(1, reverse)], dim=-1)[restore] for out in outputs]
         return layers_out, ElmoState(torch.stack(final_h, dim=1), torch.stack(final_c, dim=1))
+
+    def _fast_layer(
+        self, index: int, x: torch.Tensor, running: list[int], h: torch.Tensor, c: torch.Tensor
+    ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
+        """Layer ``index``, both directions: ``x`` (2, B, S, P) -> (2, B, S, P) and the final state."""
+        weights = self._stacked_weights(index)
+        return bidirectional_lstm_layer(
+            weights, self.dropout(x), running, (h, c), self.config.cell_clip, self.config.proj_clip
+        )
 
     def _forward_torch_lstm(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState
@@ -371,7 +416,6 @@ class ElmoBiLm(nn.Module):
             packed[0].unsorted_indices,
         )
         assert sorted_rows is not None and unsorted_rows is not None  # set by enforce_sorted=False
-        device = tokens.device.type
         dtype = lstm_dtype(tokens)
         xs = [p.data.to(dtype) for p in packed]  # (N, P) per direction, time-major over rows sorted by length
         outputs: list[list[torch.Tensor]] = [[], []]
@@ -379,13 +423,9 @@ class ElmoBiLm(nn.Module):
         final_c: list[list[torch.Tensor]] = [[], []]
         for index in range(len(self.forward_layers)):
             for d in range(2):  # forward, backward
-                weights = self._torch_lstm_weights(d, index, xs[d].dtype)
                 h0 = initial_state.h[d, index].index_select(0, sorted_rows).unsqueeze(0).to(xs[d].dtype)
                 c0 = initial_state.c[d, index].index_select(0, sorted_rows).unsqueeze(0).to(xs[d].dtype)
-                with torch.autocast(device, enabled=False):
-                    out, h, c = torch._VF.lstm(
-                        self.dropout(xs[d]), batch_sizes, (h0, c0), weights, True, 1, 0.0, self.training, False
-                    )
+                out, h, c = self.checkpointed(self._fused_layer, d, index, xs[d], batch_sizes, h0, c0)
                 if index > 0 and self.use_skip_connections:
                     out = out + xs[d]
                 outputs[d].append(out)
@@ -403,6 +443,24 @@ class ElmoBiLm(nn.Module):
         h = torch.stack([torch.stack(hs) for hs in final_h])
         c = torch.stack([torch.stack(cs) for cs in final_c])
         return layers_out, ElmoState(h, c)
+
+    def _fused_layer(
+        self,
+        direction: int,
+        index: int,
+        x: torch.Tensor,
+        batch_sizes: torch.Tensor,
+        h0: torch.Tensor,
+        c0: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """One direction of layer ``index`` in torch's LSTM kernel, in ``x``'s dtype: packed ``x``
+        (N, P) -> (N, P) and the final h, c (1, B, P), (1, B, C)."""
+        weights = self._torch_lstm_weights(direction, index, x.dtype)
+        with torch.autocast(x.device.type, enabled=False):
+            out, h, c = torch._VF.lstm(
+                self.dropout(x), batch_sizes, (h0, c0), weights, True, 1, 0.0, self.training, False
+            )
+        return out, h, c
 
     def _torch_lstm_weights(self, direction: int, index: int, dtype: torch.dtype) -> list[torch.Tensor]:
         layer = self.layer_pair(index)[direction]
@@ -444,6 +502,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
     base_model_prefix = "elmo"
     main_input_name = "input_ids"
     _no_split_modules = ["ElmoLstmProjectionLayer"]
+    supports_gradient_checkpointing = True
     #: The hf-elmo package's loader (``hf_elmo.loading.PACKAGE_LOADER``), set here when the package
     #: is imported; this file cannot import it (the package sits above the model, and a saved
     #: folder's copy of this file travels without it). ``from_pretrained`` hands it the name (shipped
@@ -467,6 +526,40 @@ class ElmoPreTrainedModel(PreTrainedModel):
             "ELMo has no word vocabulary to resize: its input ids are the 262 fixed char ids (UTF-8 bytes and "
             "markers), so any word, new ones included, is already covered"
         )
+
+    def activation_checkpointing_enable(
+        self,
+        activation_checkpointing_kwargs: dict[str, Any] | None = None,
+        every_n_layers: int = 1,
+        offload: bool = False,
+    ) -> None:
+        """``PreTrainedModel.activation_checkpointing_enable`` (also reached by the deprecated
+        ``gradient_checkpointing_enable`` and by ``Trainer``'s ``activation_checkpointing``): in
+        training, the char CNN (each chunk of tokens), each biLM layer and a task head's BiLSTM keep
+        only their inputs and outputs for the backward pass and compute the rest again there
+        (``CheckpointedParts``). The loss and gradients are those without it; inference is unchanged.
+
+        Refused in one line: ``use_reentrant=True`` (the char CNN's input is char ids, integers,
+        through which a reentrant checkpoint passes no gradient: its weights would get none), and
+        ``every_n_layers`` other than 1 (every part is checkpointed alike).
+        """
+        if (activation_checkpointing_kwargs or {}).get("use_reentrant"):
+            raise ValueError(
+                "ELMo's activation checkpointing is non-reentrant: its char CNN reads char ids (integers), through "
+                "which a reentrant checkpoint passes no gradient; leave use_reentrant unset or pass False"
+            )
+        if every_n_layers != 1:
+            raise ValueError(
+                f"every_n_layers={every_n_layers}: ELMo checkpoints its char CNN and every biLM layer alike; leave "
+                "every_n_layers at 1"
+            )
+        super().activation_checkpointing_enable(activation_checkpointing_kwargs, every_n_layers, offload)
+
+    def enable_input_require_grads(self) -> None:
+        """Nothing to do (``activation_checkpointing_enable`` and PEFT call it): it is for reentrant
+        checkpoints, whose first input must require grad, and ELMo's are non-reentrant. transformers'
+        own hook on the char embedding would turn the fast char CNN and its token cache off for good
+        (``runs_as_built``): 3x slower training and 6x slower inference of the shipped model."""
 
     @property
     def dummy_inputs(self) -> dict[str, torch.Tensor]:

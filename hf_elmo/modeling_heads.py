@@ -31,14 +31,15 @@ from transformers import TokenClassificationPipeline
 from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassifierOutput
 
 from .configuration_elmo import ElmoConfig
-from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, mean_pool
+from .modeling_elmo import CheckpointedParts, ElmoModel, ElmoPreTrainedModel, mean_pool
 from .pipelines import ElmoTokenClassificationPipeline
 from .scalar_mix import ScalarMix
 
 
-class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
+class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
     """What the task heads share: the biLM (``self.elmo``), the task's scalar mix and the BiLSTM
-    over ``[x; ELMo_task]``; ``encode`` runs them.
+    over ``[x; ELMo_task]``; ``encode`` runs them. Under activation checkpointing the BiLSTM is a
+    part of its own, beside the biLM's (which run only when it is fine-tuned, ``freeze_bilm=False``).
 
     ``from_pretrained`` on a biLM folder (converted, or written by ``elmo pretrain``) loads the
     biLM's weights and initialises the rest (``_new_on_load``: loaded from a folder that holds
@@ -117,15 +118,18 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel):
         filled = lengths > 0  # a sentence without words (tokenizer("")) is not run: its vectors stay zero
         if not filled.any():
             return features.new_zeros(*mask.shape, 2 * self.config.head_hidden_size), mask, bilm.hidden_states
-        packed = nn.utils.rnn.pack_padded_sequence(
-            features[filled], lengths[filled].cpu(), batch_first=True, enforce_sorted=False
-        )
-        encoded, _ = self.lstm(packed)
-        encoded, _ = nn.utils.rnn.pad_packed_sequence(encoded, batch_first=True, total_length=mask.shape[1])
+        encoded = self.checkpointed(self._bilstm, features[filled], lengths[filled].cpu(), mask.shape[1])
         if not filled.all():
             rows = filled.nonzero().squeeze(1)
             encoded = encoded.new_zeros(*mask.shape, encoded.shape[-1]).index_copy(0, rows, encoded)
         return self.dropout(encoded), mask, bilm.hidden_states
+
+    def _bilstm(self, features: torch.Tensor, lengths: torch.Tensor, steps: int) -> torch.Tensor:
+        """The BiLSTM over the rows' first ``lengths`` (on the host) vectors: ``features`` (B, T, 3P)
+        -> (B, ``steps``, 2H), zero beyond each length."""
+        packed = nn.utils.rnn.pack_padded_sequence(features, lengths, batch_first=True, enforce_sorted=False)
+        encoded, _ = self.lstm(packed)
+        return nn.utils.rnn.pad_packed_sequence(encoded, batch_first=True, total_length=steps)[0]
 
 
 class _ElmoClassifier(ElmoTaskPreTrainedModel):

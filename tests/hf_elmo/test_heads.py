@@ -451,6 +451,67 @@ def test_trainer_with_gradient_accumulation_logs_the_loss_of_the_same_batch_unac
     assert first_loss(4, accumulate=2) == pytest.approx(first_loss(8, accumulate=1), rel=1e-4)
 
 
+@pytest.mark.parametrize("frozen", [True, False], ids=["frozen-biLM", "fine-tuned-biLM"])
+@pytest.mark.parametrize("head", [ElmoForTokenClassification, ElmoForSequenceClassification])
+def test_gradient_checkpointing_gives_a_head_the_same_loss_and_gradients(head, frozen):
+    """The heads had no gradient checkpointing ('does not support'); now their BiLSTM, and the biLM's
+    parts when it is fine-tuned, are checkpointed, with the head's dropout drawing the same masks."""
+    torch.manual_seed(0)
+    model = with_signal(head(tiny_config(num_labels=3, head_dropout=0.3, dropout=0.2, freeze_bilm=frozen))).train()
+    batch = ElmoTokenizer()([["Bob", "ran", "7", "far"], ["a", "cat"]], is_split_into_words=True, padding=True)
+    batch = {key: torch.tensor(value) for key, value in batch.items()}
+    labels = (
+        torch.tensor([[1, 0, 2, 0], [0, 0, -100, -100]]) if head is ElmoForTokenClassification else torch.tensor([2, 0])
+    )
+
+    def step():
+        """The loss, the gradients and how many values autograd kept outside the checkpointed parts."""
+        kept = 0
+
+        def keep(tensor):
+            nonlocal kept
+            kept += tensor.numel()
+            return tensor
+
+        model.zero_grad()
+        torch.manual_seed(1)
+        with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
+            loss = model(**batch, labels=labels).loss
+        loss.backward()
+        gradients = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+        return loss.detach(), gradients, kept
+
+    loss, gradients, kept = step()
+    model.gradient_checkpointing_enable()
+    assert model.is_activation_checkpointing
+    checkpointed_loss, checkpointed_gradients, checkpointed_kept = step()
+    assert (not frozen) == any(name.startswith("elmo.") for name in gradients)
+    torch.testing.assert_close(checkpointed_loss, loss, rtol=0, atol=1e-6)
+    assert checkpointed_gradients.keys() == gradients.keys()
+    for name, gradient in gradients.items():
+        torch.testing.assert_close(checkpointed_gradients[name], gradient, rtol=0, atol=1e-6, msg=name)
+    assert checkpointed_kept < kept / 5, (checkpointed_kept, kept)
+
+
+def test_trainer_with_gradient_checkpointing_trains_a_head_and_its_biLM(tmp_path, one_thread):
+    """Trainer's gradient_checkpointing=True stopped with 'ElmoForSequenceClassification does not
+    support activation checkpointing'; now a step runs and changes the fine-tuned biLM."""
+    tokenizer = ElmoTokenizer()
+    torch.manual_seed(0)
+    model = with_signal(ElmoForSequenceClassification(tiny_config(num_labels=2, freeze_bilm=False)))
+    bilm_before = {k: v.clone() for k, v in model.elmo.state_dict().items() if not k.startswith("warm_")}
+    dataset = [
+        dict(tokenizer(words, is_split_into_words=True), label=int(2 in labels))
+        for words, labels in token_examples(8, seed=1)
+    ]
+    args = training_args(tmp_path / "trainer", max_steps=1, gradient_checkpointing=True)
+    trainer = Trainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer)
+    trainer.train()
+    assert model.is_activation_checkpointing
+    assert np.isfinite(next(entry["loss"] for entry in trainer.state.log_history if "loss" in entry))
+    assert all(not torch.equal(before, model.elmo.state_dict()[k]) for k, before in bilm_before.items())
+
+
 def test_a_saved_token_model_serves_the_token_classification_and_ner_pipelines_by_name(tmp_path):
     """The stock token-classification pipeline failed inside transformers on an ELMo tagger's folder
     (it reads each position as one integer id); the folder now maps the task to

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
-from hf_elmo.modeling_elmo import check_inputs, mean_pool
+from hf_elmo.modeling_elmo import check_inputs, mean_pool, runs_as_built
 from tests.numpy_elmo import small_options, write_random_original
 
 SENTENCE = ["Let's", "stick", "to", "improvisation", "in", "this", "skit"]
@@ -154,6 +154,105 @@ def test_gradients_flow_to_every_parameter(model):
     sum(h.sum() for h in out.hidden_states).backward()
     without_grad = [n for n, p in trainable.named_parameters() if p.grad is None or not p.grad.any()]
     assert without_grad == []
+
+
+def _trainable(implementation: str) -> ElmoModel:
+    """A biLM in training mode with dropout, weights of a trained one's scale (the clipping acts)
+    and, for the fused path, no clipping."""
+    clip = {"cell_clip": None, "proj_clip": None} if implementation == "fused" else {}
+    config = ElmoConfig(
+        char_embedding_dim=4,
+        filters=[[1, 8], [2, 8], [3, 16]],
+        lstm_dim=32,
+        projection_dim=8,
+        n_layers=2,
+        dropout=0.3,
+        bilm_implementation=implementation,
+        **clip,
+    )
+    torch.manual_seed(0)
+    model = ElmoModel(config)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.normal_(std=0.5)
+    return model.train()
+
+
+def _training_step(model: ElmoModel, ids: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor], int]:
+    """The loss and every parameter's gradient of one step (dropout seeded), and how many values
+    autograd kept for the backward pass outside the checkpointed parts."""
+    kept = 0
+
+    def keep(tensor: torch.Tensor) -> torch.Tensor:
+        nonlocal kept
+        kept += tensor.numel()
+        return tensor
+
+    model.zero_grad()
+    torch.manual_seed(1)
+    with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
+        loss = sum((layer * layer).mean() for layer in model(input_ids=ids).hidden_states)
+    loss.backward()
+    return loss.detach(), {name: p.grad.clone() for name, p in model.named_parameters()}, kept
+
+
+@pytest.mark.parametrize("implementation", ["fast", "plain", "fused"])
+def test_activation_checkpointing_keeps_a_tenth_of_the_values_for_the_same_loss_and_gradients(implementation):
+    """ElmoModel had no activation checkpointing ('does not support' from gradient_checkpointing_enable);
+    now the char CNN and each biLM layer are checkpointed on every path, dropout included."""
+    model = _trainable(implementation)
+    ids = batch_to_ids([SENTENCE, ["a", "stick"], OTHERS[2]])
+    loss, gradients, kept = _training_step(model, ids)
+    model.activation_checkpointing_enable()
+    assert model.is_activation_checkpointing
+    checkpointed_loss, checkpointed_gradients, checkpointed_kept = _training_step(model, ids)
+    torch.testing.assert_close(checkpointed_loss, loss, rtol=0, atol=1e-6)
+    assert gradients.keys() == checkpointed_gradients.keys()
+    for name, gradient in gradients.items():
+        assert gradient.abs().max() > 0, name
+        torch.testing.assert_close(checkpointed_gradients[name], gradient, rtol=0, atol=1e-6, msg=name)
+    assert checkpointed_kept < kept / 10, (checkpointed_kept, kept)
+    model.activation_checkpointing_disable()
+    assert _training_step(model, ids)[2] == kept
+
+
+def test_activation_checkpointing_leaves_inference_on_the_fast_path_with_its_token_cache():
+    """transformers' activation_checkpointing_enable hooks the input embedding (enable_input_require_grads),
+    which would send the char CNN to its plain path and bypass the token cache for good, even after
+    activation_checkpointing_disable (6x slower inference of the shipped model); ELMo needs no such hook."""
+    model = _trainable("fast").eval()
+    ids = batch_to_ids([SENTENCE, ["a", "stick"]])
+    with torch.inference_mode():
+        before = model(input_ids=ids).hidden_states
+    model.clear_caches()
+    model.activation_checkpointing_enable()
+    assert runs_as_built(model.char_cnn) and runs_as_built(model.bilm)
+    with torch.inference_mode():
+        after = model(input_ids=ids).hidden_states
+    words = {word for sentence in [SENTENCE, ["a", "stick"]] for word in sentence}
+    assert len(model.token_cache) == len(words) + 2  # and the sentence markers
+    for got, expected in zip(after, before, strict=True):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (
+            dict(activation_checkpointing_kwargs={"use_reentrant": True}),
+            "^ELMo's activation checkpointing is non-reentrant: its char CNN reads char ids",
+        ),
+        (dict(every_n_layers=2), "^every_n_layers=2: ELMo checkpoints its char CNN and every biLM layer alike"),
+    ],
+)
+def test_checkpointing_that_would_lose_gradients_or_skip_layers_is_refused_in_one_line(settings, message):
+    """A reentrant checkpoint of the char CNN, whose input is integer ids, gave its weights no
+    gradient (a warning of torch's, no error); every_n_layers, which transformers applies to its
+    own layer class only, was ignored."""
+    model = _trainable("fast")
+    with pytest.raises(ValueError, match=message):
+        model.activation_checkpointing_enable(**settings)
+    assert not model.is_activation_checkpointing
 
 
 @pytest.mark.parametrize(

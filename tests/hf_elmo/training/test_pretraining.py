@@ -267,6 +267,34 @@ def test_bad_lm_inputs_are_one_line_naming_the_argument(edit, message):
 
 
 @pytest.mark.parametrize("token_embedding", ["char_cnn", "word"])
+def test_activation_checkpointing_gives_the_lm_the_same_sampled_loss_and_gradients(token_embedding):
+    """The LM had no activation checkpointing ('does not support'); now its biLM's parts are
+    checkpointed, and the sampled softmax's candidates and the dropout masks are drawn as without."""
+    vocab = build_vocabulary(["the cat sat on the mat", "a dog ran far"])
+    model = tiny_lm(len(vocab), token_embedding=token_embedding, softmax="sampled", num_sampled=4, dropout=0.3)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.normal_(std=0.5)
+    sentences = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog"]]
+    batch = collate_sentences(sentences, vocab, word_inputs=token_embedding == "word")
+
+    def step():
+        model.zero_grad()
+        torch.manual_seed(1)
+        loss = model(input_ids=batch.input_ids, lengths=batch.lengths, labels=batch.labels).loss
+        loss.backward()
+        return loss.detach(), {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+
+    loss, gradients = step()
+    model.activation_checkpointing_enable()
+    checkpointed_loss, checkpointed_gradients = step()
+    torch.testing.assert_close(checkpointed_loss, loss, rtol=0, atol=1e-6)
+    assert checkpointed_gradients.keys() == gradients.keys() == {name for name, _ in model.named_parameters()}
+    for name, gradient in gradients.items():
+        torch.testing.assert_close(checkpointed_gradients[name], gradient, rtol=0, atol=1e-6, msg=name)
+
+
+@pytest.mark.parametrize("token_embedding", ["char_cnn", "word"])
 def test_lm_loss_is_the_softmax_over_the_saved_biLM_alone(tmp_path, token_embedding):
     """The LM is ``ElmoModel.encode`` + the word softmax: the biLM loaded alone from the LM's folder
     (``ElmoModel.from_pretrained``, word embedding included) gives the same loss, from any state."""
