@@ -110,8 +110,13 @@ class TokenLayerCache:
     def __len__(self) -> int:
         return len(self._slots)
 
+    @torch.compiler.disable
     def token_layer(self, char_ids: torch.Tensor, char_cnn: nn.Module) -> torch.Tensor:
-        """``char_cnn(char_ids)`` for distinct char-id rows (U, W), running it on the rows not kept."""
+        """``char_cnn(char_ids)`` for distinct char-id rows (U, W), running it on the rows not kept.
+
+        Runs eagerly under ``torch.compile``: its bookkeeping is the host's (an LRU of bytes), and
+        dynamo (torch 2.13) lost its ``move_to_end`` calls at a graph break inside ``char_cnn``, so
+        the LRU evicted tokens of the same call and returned other tokens' rows for them."""
         params = parameter_key(list(char_cnn.parameters()))
         if params is None:  # gradients flow: an optimizer step may follow that leaves no trace in the key
             self.clear()

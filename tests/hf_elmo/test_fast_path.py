@@ -165,6 +165,26 @@ def test_token_cache_keeps_at_most_max_types_tokens(tmp_path):
             assert len(model.token_cache) <= 6
 
 
+def test_torch_compile_gives_the_eager_vectors_once_the_token_cache_evicts_tokens(tmp_path):
+    """Under torch.compile (torch 2.13), a graph break inside the char CNN (its host reads) dropped the
+    cache's move_to_end of the tokens it had found, so evicting the least recently used token evicted
+    one of the call's own and gave its row to a new token (errors of 3.1 with the shipped model); the
+    cache's host bookkeeping now runs outside the compiled graph."""
+    model = _model(tmp_path, small_options())
+    uncached = _model(tmp_path / "off", small_options())
+    model.token_cache.max_types, uncached.token_cache.max_types = 6, 0
+    compiled = torch.compile(model, backend="eager")  # dynamo's trace alone: no code generated
+    torch._dynamo.reset()
+    try:
+        with torch.no_grad():
+            for sentence in (["a", "b", "c"], ["b", "d"], ["a", "e", "b"], ["f", "b", "g"]):
+                ids = batch_to_ids([sentence])
+                for c, p in zip(compiled(input_ids=ids).hidden_states, uncached(input_ids=ids).hidden_states):
+                    torch.testing.assert_close(c, p, atol=1e-6, rtol=0, msg=str(sentence))
+    finally:
+        torch._dynamo.reset()
+
+
 def test_a_new_max_types_takes_effect_at_the_next_call_even_after_the_cache_filled(tmp_path):
     model = _model(tmp_path, small_options())
     uncached = _model(tmp_path / "off", small_options())
