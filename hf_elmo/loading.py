@@ -45,6 +45,7 @@ from typing import Any
 
 import torch
 from transformers import PreTrainedModel
+from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
@@ -106,32 +107,34 @@ class ModelSource:
             yield find_original_files(_extract_original_files(self.path, Path(folder)))
 
 
-def resolve_model(name_or_path: PathLike, **hub_kwargs: Any) -> ModelSource:
+def resolve_model(name_or_path: PathLike, variant: str | None = None, **hub_kwargs: Any) -> ModelSource:
     """Where the model called ``name_or_path`` is (see the module docstring for the order).
 
+    ``variant``: ``from_pretrained``'s, the weights file of a ``save_pretrained(variant=...)``
+    folder (``model.VARIANT.safetensors``) that the source's ``weight_shapes`` are read from.
     ``hub_kwargs`` are ``from_pretrained``'s Hub arguments (``HUB_KWARGS``); others are ignored.
     Raises ``ModelNotFoundError`` (nothing found), ``InvalidModelError`` (found, not loadable) or
     ``ElmoConfigError`` (a bad field in its ``config.json``).
     """
     name = os.fspath(name_or_path)
     if name.startswith(SHIPPED_PREFIX):
-        return _shipped(name)
+        return _shipped(name, variant)
     path = Path(name).expanduser()
     if path.exists():
-        return _local(name, path, origin="local")
+        return _local(name, path, "local", variant)
     if not _OWNER_NAME.match(name):
         raise ModelNotFoundError(
             f"no model {name!r}: no such local file or folder, not a shipped model ({_shipped_names()}), "
             "and not a Hub id (owner/name)"
         )
-    return _from_hub(name, {k: v for k, v in hub_kwargs.items() if k in HUB_KWARGS})
+    return _from_hub(name, {k: v for k, v in hub_kwargs.items() if k in HUB_KWARGS}, variant)
 
 
 def _shipped_names() -> str:
     return ", ".join(SHIPPED_PREFIX + n for n in SHIPPED)
 
 
-def _shipped(name: str) -> ModelSource:
+def _shipped(name: str, variant: str | None = None) -> ModelSource:
     short = name[len(SHIPPED_PREFIX) :]
     folder = SHIPPED.get(short)
     if folder is None and short in RETIRED:
@@ -141,10 +144,10 @@ def _shipped(name: str) -> ModelSource:
         )
     if folder is None:
         raise ModelNotFoundError(f"no shipped model {name!r}; the package ships {_shipped_names()}")
-    return _local(name, folder, origin="shipped")
+    return _local(name, folder, "shipped", variant)
 
 
-def _local(name: str, path: Path, origin: str) -> ModelSource:
+def _local(name: str, path: Path, origin: str, variant: str | None = None) -> ModelSource:
     if path.is_file():
         if not zipfile.is_zipfile(path):
             raise InvalidModelError(
@@ -154,7 +157,7 @@ def _local(name: str, path: Path, origin: str) -> ModelSource:
         _original_member_folder(path)  # fails early, naming the archive, if it holds no options.json
         return ModelSource(name, path, "original", origin)
     if (path / "config.json").is_file():
-        return _transformers_source(name, path, origin)
+        return _transformers_source(name, path, origin, variant)
     if (path / "options.json").is_file() and any(path.glob("*.hdf5")):
         return ModelSource(name, path, "original", origin)
     if (path / EXPORT_MANIFEST).is_file():
@@ -169,11 +172,12 @@ def _local(name: str, path: Path, origin: str) -> ModelSource:
     )
 
 
-def _transformers_source(name: str, folder: Path, origin: str) -> ModelSource:
+def _transformers_source(name: str, folder: Path, origin: str, variant: str | None = None) -> ModelSource:
     """A ``save_pretrained`` folder whose ``config.json`` reads as an ``ElmoConfig`` (errors name the
-    file and field) and whose weights file is there and reads (``_stored_shapes``)."""
+    file and field) and whose weights file (of ``variant``) is there and reads (``_stored_shapes``)."""
     _refuse_elmoformanylangs(folder)
-    return ModelSource(name, folder, "transformers", origin, ElmoConfig.from_pretrained(folder), _stored_shapes(folder))
+    config = ElmoConfig.from_pretrained(folder)
+    return ModelSource(name, folder, "transformers", origin, config, _stored_shapes(folder, variant))
 
 
 def _refuse_elmoformanylangs(folder: Path) -> None:
@@ -192,18 +196,26 @@ def _refuse_elmoformanylangs(folder: Path) -> None:
         )
 
 
-def _stored_shapes(folder: Path) -> dict[str, tuple[int, ...]] | None:
-    """The weight shapes in the header of the folder's ``model.safetensors`` (``None`` for sharded
-    weights): a cheap read that names the file, where a corrupt or missing file would otherwise
-    fail deep in transformers."""
+def _stored_shapes(folder: Path, variant: str | None = None) -> dict[str, tuple[int, ...]] | None:
+    """The weight shapes in the header of the folder's ``model.safetensors`` (``model.VARIANT.safetensors``
+    for a ``variant``; ``None`` for sharded weights): a cheap read that names the file, where a
+    corrupt or missing file would otherwise fail deep in transformers. A folder that holds the
+    weights of other variants only is named with the ``variant`` to pass."""
     from safetensors import SafetensorError, safe_open
 
-    weights = folder / "model.safetensors"
+    weights = folder / _variant_file(SAFE_WEIGHTS_NAME, variant)
     if not weights.is_file():
-        if (folder / "model.safetensors.index.json").is_file():
+        if (folder / _variant_file(SAFE_WEIGHTS_INDEX_NAME, variant)).is_file():
             return None  # sharded: transformers checks the shards
+        others = _saved_variants(folder) - {variant}
+        if others:
+            choices = " or ".join(f"variant={other!r}" for other in sorted(others, key=str))
+            raise InvalidModelError(
+                f"{folder} has no {weights.name} but holds the weights of another variant: pass {choices} to "
+                "from_pretrained"
+            )
         raise InvalidModelError(
-            f"{folder} has a config.json but no model.safetensors (only safetensors weights are loaded); "
+            f"{folder} has a config.json but no {weights.name} (only safetensors weights are loaded); "
             "re-create the folder with save_pretrained or elmo convert"
         )
     try:
@@ -213,6 +225,27 @@ def _stored_shapes(folder: Path) -> dict[str, tuple[int, ...]] | None:
         raise InvalidModelError(
             f"{weights} is not a readable safetensors file ({err}); re-create or re-download it"
         ) from None
+
+
+def _variant_file(name: str, variant: str | None) -> str:
+    """The name transformers gives weights file ``name`` of ``variant``: ``model.safetensors`` ->
+    ``model.fp16.safetensors``, ``model.safetensors.index.json`` -> ``model.safetensors.index.fp16.json``."""
+    if variant is None:
+        return name
+    stem, extension = name.rsplit(".", 1)
+    return f"{stem}.{variant}.{extension}"
+
+
+#: A weights file or shard index that ``save_pretrained`` writes: the variant is group 1 or 2 (none: neither).
+_WEIGHTS_FILE = re.compile(
+    r"model(?:\.([^.]+?))?(?:-\d+-of-\d+)?\.safetensors|model\.safetensors\.index(?:\.(.+))?\.json"
+)
+
+
+def _saved_variants(folder: Path) -> set[str | None]:
+    """The variants whose safetensors weights ``folder`` holds, ``None`` for those saved without one."""
+    found = (_WEIGHTS_FILE.fullmatch(file.name) for file in folder.iterdir())
+    return {match.group(1) or match.group(2) for match in found if match}
 
 
 def check_weight_shapes(
@@ -299,11 +332,12 @@ def _extract_original_files(archive: Path, into: Path) -> Path:
     return into
 
 
-def _from_hub(repo_id: str, hub: dict[str, Any]) -> ModelSource:
+def _from_hub(repo_id: str, hub: dict[str, Any], variant: str | None = None) -> ModelSource:
     """Fetch (or find in the cache) what the repository needs: first the small files that say
     its format, then that format's files."""
     if (_hub_probe(repo_id, hub) / "config.json").is_file():
-        return _transformers_source(repo_id, _snapshot(repo_id, hub, allow_patterns=_TRANSFORMERS_FILES), "hub")
+        folder = _snapshot(repo_id, hub, allow_patterns=_TRANSFORMERS_FILES)
+        return _transformers_source(repo_id, folder, "hub", variant)
     folder = _snapshot(
         repo_id, hub, allow_patterns=["options.json", "*.hdf5"], ignore_patterns=["*softmax*", "*embeddings*"]
     )
@@ -583,7 +617,8 @@ class PackageLoader:
         first (``check_weight_shapes``), or, for original files, what ``from_pretrained`` returns
         (the model, with its loading info if asked), converted and loaded with ``kwargs``
         (``load_original``)."""
-        source = resolve_model(name_or_path, **{k: kwargs[k] for k in HUB_KWARGS if k in kwargs})
+        hub = {k: kwargs[k] for k in HUB_KWARGS if k in kwargs}
+        source = resolve_model(name_or_path, kwargs.get("variant"), **hub)
         if source.format == "original":
             return load_original(source, model_class, kwargs)
         if "config" not in kwargs:  # else the model is built from another config than the file's

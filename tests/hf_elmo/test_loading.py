@@ -180,6 +180,28 @@ def test_a_folder_without_safetensors_is_named(lm_folder_fp16, tmp_path):
         ElmoModel.from_pretrained(tmp_path)
 
 
+def test_a_folder_saved_with_a_variant_loads_with_it_and_without_it_says_which_to_pass(tmp_path):
+    """Was: from_pretrained(folder, variant="fp16") of save_pretrained(folder, variant="fp16"), whose
+    weights are model.fp16.safetensors, said 'has a config.json but no model.safetensors'."""
+    torch.manual_seed(0)
+    model = ElmoModel(ElmoConfig(**TINY)).eval()
+    single, sharded = tmp_path / "single", tmp_path / "sharded"
+    model.save_pretrained(single, variant="fp16")
+    model.save_pretrained(sharded, variant="v2", max_shard_size="4KB")  # model.v2-0000i-of-0000n.safetensors
+    for folder, variant in ((single, "fp16"), (sharded, "v2")):
+        for model_class in (ElmoModel, AutoModel):
+            loaded = model_class.from_pretrained(folder, variant=variant)
+            assert all(torch.equal(loaded.state_dict()[key], value) for key, value in model.state_dict().items())
+        with pytest.raises(InvalidModelError) as refused:
+            ElmoModel.from_pretrained(folder)
+        assert str(refused.value) == (
+            f"{folder} has no model.safetensors but holds the weights of another variant: pass variant='{variant}' "
+            "to from_pretrained"
+        )
+    with pytest.raises(InvalidModelError, match="has no model.v3.safetensors but .*: pass variant='fp16' to"):
+        ElmoForSequenceClassification.from_pretrained(single, variant="v3", num_labels=2)
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_a_corrupt_safetensors_file_is_named(lm_folder_fp16, tmp_path, damage):
     for name in ("config.json", "model.safetensors"):
