@@ -591,8 +591,8 @@ class ElmoPreTrainedModel(PreTrainedModel):
         return require_package_loader(cls).from_allennlp(cls, options_path, weights_path)
 
     @classmethod
-    def from_pretrained(  # type: ignore[override]  # (name, *args, **kwargs): passes every argument on
-        cls, pretrained_model_name_or_path: str | os.PathLike, *args: Any, **kwargs: Any
+    def from_pretrained(  # (name, *args, **kwargs): passes every argument on
+        cls, pretrained_model_name_or_path: str | os.PathLike | None, *args: Any, **kwargs: Any
     ):
         """``PreTrainedModel.from_pretrained``: float32 unless ``dtype`` is given, safetensors only.
 
@@ -604,6 +604,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         through its resolver first (``package_loader.resolve``, ``hf_elmo.loading``): shipped names
         (``hf-elmo:elmo-2x1024-en``), folders and zip archives of the original files (converted on load,
         into ``ElmoModel``), and a one-line error naming a model that cannot be found or read.
+        ``None`` with ``config=`` and ``state_dict=`` loads weights held in memory, as transformers does.
 
         Weights that do not fit the config (``check_loaded_weights``: a missing, unexpected or
         differently shaped weight of the biLM or the softmax, e.g. after an edit of ``config.json``)
@@ -614,7 +615,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:
             kwargs["dtype"] = torch.float32
         kwargs.setdefault("use_safetensors", True)
-        if cls.package_loader is not None and not kwargs.get("subfolder"):
+        if cls.package_loader is not None and not kwargs.get("subfolder") and pretrained_model_name_or_path is not None:
             resolved = cls.package_loader.resolve(cls, pretrained_model_name_or_path, kwargs)
             if not isinstance(resolved, (str, os.PathLike)):  # the original files, converted and loaded with kwargs
                 return resolved
@@ -714,9 +715,13 @@ def _saved_code(model_class: type) -> set[str]:
 
 
 def check_loaded_weights(
-    model: ElmoPreTrainedModel, source: str | os.PathLike, info: dict[str, Any], ignore_mismatched_sizes: bool = False
+    model: ElmoPreTrainedModel,
+    source: str | os.PathLike | None,
+    info: dict[str, Any],
+    ignore_mismatched_sizes: bool = False,
 ) -> None:
-    """Refuse, with one line naming ``source``, weights that do not fit ``model``'s config.
+    """Refuse, with one line naming ``source`` (``None``: the ``state_dict`` passed to
+    ``from_pretrained``), weights that do not fit ``model``'s config.
 
     ``info`` is ``from_pretrained``'s loading info (after the classes'
     ``_keys_to_ignore_on_load_unexpected``). Refused: a missing weight, except the warm state and
@@ -759,15 +764,23 @@ def check_loaded_weights(
         and all(k.split(".")[0] in model._new_on_load for k, *_ in mismatched)
     ):
         hint = "for a task head of another size (num_labels, say) pass ignore_mismatched_sizes=True to start it afresh"
+    elif source is None:
+        hint = "pass the state_dict of a model of this config"
     else:
         hint = "restore its config.json (was it edited?) or re-create the folder with elmo convert or save_pretrained"
+    fitted = "the config" if source is None else "its config.json"
     raise InvalidModelError(
-        f"{os.fspath(source)}: its weights do not fit its config.json ({type(model).__name__}: "
+        f"{_weights_source(source)}: its weights do not fit {fitted} ({type(model).__name__}: "
         f"{'; '.join(problems)}); {hint}"
     )
 
 
-def check_finite_weights(model: nn.Module, source: str | os.PathLike) -> None:
+def _weights_source(source: str | os.PathLike | None) -> str:
+    """What ``from_pretrained`` read weights from, for its errors: the name, or the ``state_dict`` (``None``)."""
+    return "the state_dict passed to from_pretrained" if source is None else os.fspath(source)
+
+
+def check_finite_weights(model: nn.Module, source: str | os.PathLike | None) -> None:
     """Refuse, with one line naming the weight and the file, weights that hold NaN or infinite
     values: they would make every output NaN, silently.
 
@@ -780,8 +793,8 @@ def check_finite_weights(model: nn.Module, source: str | os.PathLike) -> None:
             continue
         bad = tensor.numel() - int(torch.isfinite(tensor).sum())
         if bad:
-            weights = Path(os.fspath(source)) / "model.safetensors"
-            where = weights if weights.is_file() else os.fspath(source)
+            weights = Path(_weights_source(source)) / "model.safetensors"
+            where = weights if source is not None and weights.is_file() else _weights_source(source)
             raise InvalidModelError(
                 f"{where}: weight {key} holds {bad:,} NaN or infinite values of {tensor.numel():,} (a damaged file, "
                 "or a model saved after its training diverged); re-create or re-download it"

@@ -180,6 +180,27 @@ def test_a_folder_without_safetensors_is_named(lm_folder_fp16, tmp_path):
         ElmoModel.from_pretrained(tmp_path)
 
 
+def test_weights_held_in_memory_load_without_a_name_and_ones_that_do_not_fit_the_config_are_named():
+    """transformers' from_pretrained(None, config=..., state_dict=...). Was: a TypeError from the
+    package's resolver, 'expected str, bytes or os.PathLike object, not NoneType'."""
+    torch.manual_seed(0)
+    model = ElmoModel(ElmoConfig(**TINY))
+    state = model.state_dict()
+    loaded = ElmoModel.from_pretrained(None, config=model.config, state_dict=state)
+    assert all(torch.equal(loaded.state_dict()[key], value) for key, value in state.items())
+    head = ElmoForTokenClassification.from_pretrained(None, config=ElmoConfig(**TINY, num_labels=3), state_dict=state)
+    assert torch.equal(
+        head.elmo.bilm.forward_layers[0].projection.weight, state["bilm.forward_layers.0.projection.weight"]
+    )
+    partial = {key: value for key, value in state.items() if key != "char_cnn.projection.bias"}
+    with pytest.raises(InvalidModelError) as refused:
+        ElmoModel.from_pretrained(None, config=model.config, state_dict=partial)
+    assert str(refused.value) == (
+        "the state_dict passed to from_pretrained: its weights do not fit the config (ElmoModel: missing "
+        "char_cnn.projection.bias); pass the state_dict of a model of this config"
+    )
+
+
 def test_a_folder_saved_with_a_variant_loads_with_it_and_without_it_says_which_to_pass(tmp_path):
     """Was: from_pretrained(folder, variant="fp16") of save_pretrained(folder, variant="fp16"), whose
     weights are model.fp16.safetensors, said 'has a config.json but no model.safetensors'."""

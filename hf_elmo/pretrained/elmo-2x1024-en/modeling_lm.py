@@ -189,8 +189,8 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         self.post_init()
 
     @classmethod
-    def from_pretrained(  # type: ignore[override]  # (name, *args, **kwargs): passes every argument on
-        cls, pretrained_model_name_or_path: str | os.PathLike, *args: Any, **kwargs: Any
+    def from_pretrained(  # (name, *args, **kwargs): passes every argument on
+        cls, pretrained_model_name_or_path: str | os.PathLike | None, *args: Any, **kwargs: Any
     ):
         """``ElmoPreTrainedModel.from_pretrained``; the word embedding of a word-baseline folder saved
         before it moved into the biLM (``word_embedding.weight``) loads as ``elmo.word_embedding.weight``."""
