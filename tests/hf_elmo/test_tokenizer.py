@@ -295,9 +295,21 @@ def test_padding_options_set_the_batch_length_as_in_transformers_and_as_pad_does
         (lambda t: t("a b", padding="max_length"), r"padding='max_length' needs max_length=N"),
         (lambda t: t("a b", padding="sideways"), "padding must be True, False, 'longest'"),
         (lambda t: t("a b", "c d"), "encodes single sentences .ELMo has no sentence pairs."),
+        # transformers' batch of pairs (the zero-shot pipeline's); was: 'pass pre-tokenised sentences with
+        # is_split_into_words=True', which would read each pair as a sentence of two words
+        (lambda t: t([("a b", "c"), ["d", "e f"]]), "encodes single sentences .ELMo has no sentence pairs.; encode"),
         (lambda t: t.convert_ids_to_tokens(7), "char id 7 alone is not a token"),
     ],
-    ids=["left-call", "left-pad", "left-init", "max-length-missing", "unknown-padding", "text-pair", "one-id"],
+    ids=[
+        "left-call",
+        "left-pad",
+        "left-init",
+        "max-length-missing",
+        "unknown-padding",
+        "text-pair",
+        "batch-of-pairs",
+        "one-id",
+    ],
 )
 def test_options_elmo_cannot_honour_are_errors_not_ignored(call, message):
     with pytest.raises(ValueError, match=message):
@@ -336,6 +348,13 @@ def test_char_ids_convert_back_to_words_and_decode_to_text():
     assert tokenizer.convert_ids_to_tokens([begin_of_sentence_ids(), end_of_sentence_ids()]) == ["<S>", "</S>"]
     with pytest.raises(ValueError, match="not ELMo character ids"):
         tokenizer.convert_ids_to_tokens([5] * 50)
+
+
+def test_a_batch_of_word_lists_without_is_split_into_words_names_the_sentence_and_the_flag():
+    with pytest.raises(
+        TypeError, match=r"^sentence 1 of the batch is a list, not a text \(str\); pass pre-split words "
+    ):
+        ElmoTokenizer()(["The cat", ["a", "b", "c"]])
 
 
 @pytest.mark.parametrize("text", ["hello world", [["a", "b"], "cd"]], ids=["str", "batch-with-a-str"])

@@ -56,6 +56,11 @@ _NOTHING_TO_ADD = (
     "ElmoTokenizer has no token vocabulary to add to: every word, new ones included, is read from its characters "
     "(the 262 fixed char ids), and padding is built in (pad_token_id 0); leave the tokenizer as it is"
 )
+#: The answer to a text pair, given as ``text_pair`` or as transformers' batch of ``(text, text_pair)``.
+_NO_PAIRS = (
+    "ElmoTokenizer encodes single sentences (ELMo has no sentence pairs); encode each text on its own, and pass "
+    "pre-split words as tokenizer(words, is_split_into_words=True)"
+)
 #: What ``tokenizer.save_pretrained`` writes (transformers' name for it).
 TOKENIZER_CONFIG = "tokenizer_config.json"
 #: ``from_pretrained`` arguments that say where a folder's or Hub repository's files are.
@@ -662,10 +667,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         ``add_special_tokens`` changes nothing (the model adds the sentence markers).
         """
         if text_pair is not None:
-            raise ValueError(
-                "ElmoTokenizer encodes single sentences (ELMo has no sentence pairs); encode each text on its own, "
-                "and pass pre-split words as tokenizer(words, is_split_into_words=True)"
-            )
+            raise ValueError(_NO_PAIRS)
         kwargs.pop("add_special_tokens", None)  # either way: ELMo's sentence markers are added by the model
         kwargs.pop("verbose", None)
         if kwargs.pop("return_token_type_ids", None):
@@ -790,6 +792,15 @@ class ElmoTokenizer(PreTrainedTokenizer):
         batch = [text] if isinstance(text, str) else list(text)
         texts = [s for s in batch if isinstance(s, str)]
         if len(texts) < len(batch):
-            raise TypeError("pass pre-tokenised sentences with is_split_into_words=True")
+            others = [(row, s) for row, s in enumerate(batch) if not isinstance(s, str)]
+            if all(
+                isinstance(s, (list, tuple)) and len(s) == 2 and all(isinstance(t, str) for t in s) for _, s in others
+            ):
+                raise ValueError(_NO_PAIRS)  # transformers reads [(text, text_pair), ...] as a batch of pairs
+            row, other = others[0]
+            raise TypeError(
+                f"sentence {row} of the batch is a {type(other).__name__}, not a text (str); pass pre-split words "
+                "with is_split_into_words=True"
+            )
         split = [split_words(s, self.pre_tokenizer) for s in texts]
         return [words for words, _ in split], [spans for _, spans in split], single
