@@ -50,7 +50,7 @@ from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
 from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder
-from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights, weights_file
 from .modeling_lm import ElmoForBidirectionalLM
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .tokenization_elmo import TOKENIZER_CONFIG, ElmoTokenizer
@@ -203,9 +203,9 @@ def _stored_shapes(folder: Path, variant: str | None = None) -> dict[str, tuple[
     weights of other variants only is named with the ``variant`` to pass."""
     from safetensors import SafetensorError, safe_open
 
-    weights = folder / _variant_file(SAFE_WEIGHTS_NAME, variant)
+    weights = folder / weights_file(SAFE_WEIGHTS_NAME, variant)
     if not weights.is_file():
-        if (folder / _variant_file(SAFE_WEIGHTS_INDEX_NAME, variant)).is_file():
+        if (folder / weights_file(SAFE_WEIGHTS_INDEX_NAME, variant)).is_file():
             return None  # sharded: transformers checks the shards
         others = _saved_variants(folder) - {variant}
         if others:
@@ -225,15 +225,6 @@ def _stored_shapes(folder: Path, variant: str | None = None) -> dict[str, tuple[
         raise InvalidModelError(
             f"{weights} is not a readable safetensors file ({err}); re-create or re-download it"
         ) from None
-
-
-def _variant_file(name: str, variant: str | None) -> str:
-    """The name transformers gives weights file ``name`` of ``variant``: ``model.safetensors`` ->
-    ``model.fp16.safetensors``, ``model.safetensors.index.json`` -> ``model.safetensors.index.fp16.json``."""
-    if variant is None:
-        return name
-    stem, extension = name.rsplit(".", 1)
-    return f"{stem}.{variant}.{extension}"
 
 
 #: A weights file or shard index that ``save_pretrained`` writes: the variant is group 1 or 2 (none: neither).

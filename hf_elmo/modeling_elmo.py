@@ -31,7 +31,7 @@ from typing import Any, ClassVar, NoReturn, TypeVar, cast
 import torch
 from torch import nn
 from transformers import PreTrainedModel
-from transformers.utils import ModelOutput
+from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
@@ -655,6 +655,10 @@ class ElmoPreTrainedModel(PreTrainedModel):
         ``config.json``'s ``auto_map`` keeps only the classes whose code the folder gets (this
         class's module and its siblings): the biLM saved from an LM or task folder maps neither
         ``AutoModelForPreTraining`` nor the task heads, whose files it does not carry.
+
+        Saved into a folder that holds an earlier save, the weights are this save's, sharded
+        (``max_shard_size``) or not: the earlier ``model.safetensors`` or shard index goes
+        (``_earlier_weights_removed``).
         """
         self._write_custom_pipelines()
         auto_map = getattr(self.config, "auto_map", None)
@@ -675,7 +679,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 name: tensor.to(storage_dtype) if tensor.is_floating_point() else tensor
                 for name, tensor in self.state_dict().items()
             }
-        with _no_weight_progress_bars():
+        with _no_weight_progress_bars(), _earlier_weights_removed(Path(save_directory), kwargs):
             super().save_pretrained(save_directory, *args, **kwargs)
         config_file = Path(save_directory) / "config.json"
         if config_file.is_file():
@@ -701,6 +705,45 @@ class ElmoPreTrainedModel(PreTrainedModel):
             self.config.custom_pipelines = kept
         elif hasattr(self.config, "custom_pipelines"):
             del self.config.custom_pipelines
+
+
+def weights_file(name: str, variant: str | None) -> str:
+    """The name transformers gives weights file ``name`` (``SAFE_WEIGHTS_NAME``, ``SAFE_WEIGHTS_INDEX_NAME``)
+    of ``variant``: ``model.safetensors`` -> ``model.fp16.safetensors``, ``model.safetensors.index.json``
+    -> ``model.safetensors.index.fp16.json``."""
+    if variant is None:
+        return name
+    stem, extension = name.rsplit(".", 1)
+    return f"{stem}.{variant}.{extension}"
+
+
+@contextmanager
+def _earlier_weights_removed(folder: Path, save_kwargs: dict[str, Any]) -> Iterator[None]:
+    """Around ``PreTrainedModel.save_pretrained(folder, **save_kwargs)``: remove the single weights
+    file or the shard index (of the save's ``variant``) that an earlier save left in ``folder`` when
+    this one wrote the other. transformers removes an earlier save's shards, but not its
+    ``model.safetensors``, which loading reads before the new shards' index: re-saving a folder with
+    ``max_shard_size`` kept its old weights. Only files this save left as they were are removed."""
+    files = [
+        folder / weights_file(name, save_kwargs.get("variant")) for name in (SAFE_WEIGHTS_NAME, SAFE_WEIGHTS_INDEX_NAME)
+    ]
+    before = [_file_state(file) for file in files]
+    yield
+    written = [_file_state(file) not in (None, state) for file, state in zip(files, before)]
+    if not save_kwargs.get("is_main_process", True):
+        return
+    for file, state, other_written in zip(files, before, reversed(written)):
+        if other_written and state is not None and _file_state(file) == state:
+            file.unlink()
+
+
+def _file_state(file: Path) -> tuple[int, int, int] | None:
+    """What changes when ``file`` is written (inode, size, modification time), ``None`` where it is absent."""
+    try:
+        stat = file.stat()
+    except FileNotFoundError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
 def _saved_code(model_class: type) -> set[str]:

@@ -201,6 +201,23 @@ def test_weights_held_in_memory_load_without_a_name_and_ones_that_do_not_fit_the
     )
 
 
+@pytest.mark.parametrize("variant", [None, "fp16"])
+def test_a_folder_saved_again_sharded_or_not_holds_and_loads_the_weights_of_the_last_save(tmp_path, variant):
+    """Was: transformers keeps an earlier save's model.safetensors beside new shards, and loading
+    reads it first, so re-saving a folder with max_shard_size loaded the old weights."""
+    models = []
+    for seed in (0, 1, 2):
+        torch.manual_seed(seed)
+        models.append(ElmoModel(ElmoConfig(**TINY)))
+    weights = "model.safetensors" if variant is None else f"model.{variant}.safetensors"
+    for model, shards in zip(models, (None, "4KB", None)):
+        model.save_pretrained(tmp_path, max_shard_size=shards or "5GB", variant=variant)
+        saved = sorted(file.name for file in tmp_path.glob("model[.-]*"))  # weights and index
+        assert (saved == [weights]) if shards is None else (weights not in saved and len(saved) > 2)
+        loaded = ElmoModel.from_pretrained(tmp_path, variant=variant)
+        assert all(torch.equal(loaded.state_dict()[key], value) for key, value in model.state_dict().items())
+
+
 def test_a_folder_saved_with_a_variant_loads_with_it_and_without_it_says_which_to_pass(tmp_path):
     """Was: from_pretrained(folder, variant="fp16") of save_pretrained(folder, variant="fp16"), whose
     weights are model.fp16.safetensors, said 'has a config.json but no model.safetensors'."""
