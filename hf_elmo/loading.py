@@ -363,12 +363,12 @@ def _snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
         return Path(snapshot_download(repo_id, **patterns, **hub))
     except LocalEntryNotFoundError:
         offline = constants.HF_HUB_OFFLINE or hub.get("local_files_only")
-        why = (
-            "offline (HF_HUB_OFFLINE or local_files_only) and" if offline else "the Hub could not be reached and it is"
-        )
+        why = "offline (HF_HUB_OFFLINE or local_files_only)" if offline else "the Hub could not be reached"
+        what = "it is" if hub.get("revision") is None else f"its revision {hub['revision']!r} is"
         cache = hub.get("cache_dir") or constants.HF_HUB_CACHE
         raise ModelNotFoundError(
-            f"{tried}: {why} not in the local Hub cache {cache}; download it online once, or give a local folder"
+            f"{tried}: {why} and {what} not in the local Hub cache {cache}; download it online once, or give a "
+            "local folder"
         ) from None
     except (RepositoryNotFoundError, GatedRepoError, RevisionNotFoundError) as err:
         raise ModelNotFoundError(

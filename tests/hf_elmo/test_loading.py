@@ -512,6 +512,22 @@ def test_hub_ids_load_from_the_cache_offline_and_a_missing_one_says_so_for_model
     assert "offline" in messages[0] and str(cache) in messages[0]
 
 
+def test_a_hub_revision_that_is_not_in_the_cache_is_named_for_model_config_and_tokenizer(tmp_path):
+    """Was: 'offline ... and not in the local Hub cache', for a repository that is there at another revision."""
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "model")
+    cache = tmp_path / "hub"
+    add_repo_to_cache(cache, "org/elmo-cached", tmp_path / "model")
+    assert ElmoModel.from_pretrained("org/elmo-cached", cache_dir=cache, local_files_only=True).config.lstm_dim == 16
+    for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+        with pytest.raises(ModelNotFoundError) as missing:
+            load("org/elmo-cached", revision="v2", cache_dir=cache, local_files_only=True)
+        assert str(missing.value) == (
+            "'org/elmo-cached' is not a local folder, so it was looked up as a Hub repository: offline (HF_HUB_OFFLINE "
+            f"or local_files_only) and its revision 'v2' is not in the local Hub cache {cache}; download it online "
+            "once, or give a local folder"
+        )
+
+
 # -- the package ------------------------------------------------------------------------------
 def test_version_comes_from_the_installed_distribution():
     from importlib.metadata import version
