@@ -518,10 +518,21 @@ class ElmoPreTrainedModel(PreTrainedModel):
     #: writes them as ``config.json``'s ``custom_pipelines``, which ``pipeline(task, model=FOLDER,
     #: trust_remote_code=True)`` follows (without ``trust_remote_code`` transformers asks for it).
     _custom_pipelines: ClassVar[dict[str, type]] = {}
+    #: Whether the class predicts words over the config's vocabulary (the LM's softmax).
+    _has_word_softmax: ClassVar[bool] = False
 
     def resize_token_embeddings(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refused: ELMo reads characters, so its input ids are the fixed 262 char ids (UTF-8
-        bytes and markers) and every word is already covered; there is no vocabulary to grow."""
+        bytes and markers) and every word is already covered; there is no vocabulary to grow. The
+        word vocabulary of an LM's softmax, or of the word-embedding baseline, is that of its
+        training (``elmo pretrain``), which a resize would not train."""
+        config = cast(ElmoConfig, self.config)
+        if config.token_embedding == "word" or self._has_word_softmax:
+            raise ValueError(
+                f"resize_token_embeddings is not supported: this model's word vocabulary ({config.vocab_size} words, "
+                "its vocab.txt) is the one it was pretrained on, and new rows would be untrained; pretrain a model "
+                "on a vocabulary with the new words (elmo pretrain --vocab FILE)"
+            )
         raise ValueError(
             "ELMo has no word vocabulary to resize: its input ids are the 262 fixed char ids (UTF-8 bytes and "
             "markers), so any word, new ones included, is already covered"

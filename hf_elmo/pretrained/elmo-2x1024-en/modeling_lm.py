@@ -180,6 +180,8 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
     baseline). ``ElmoModel.from_pretrained`` on a saved folder of this model loads the biLM alone.
     """
 
+    _has_word_softmax = True
+
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
         if config.vocab_size is None:

@@ -295,6 +295,20 @@ def test_activation_checkpointing_gives_the_lm_the_same_sampled_loss_and_gradien
 
 
 @pytest.mark.parametrize("token_embedding", ["char_cnn", "word"])
+def test_resizing_an_lms_word_vocabulary_is_refused_saying_to_pretrain_on_one_with_the_new_words(token_embedding):
+    """Was: 'ELMo has no word vocabulary to resize', untrue of the softmax's (and the baseline's) words."""
+    lm = tiny_lm(10, token_embedding=token_embedding)
+    models = (lm, lm.elmo) if token_embedding == "word" else (lm,)
+    for model in models:
+        with pytest.raises(
+            ValueError,
+            match=r"^resize_token_embeddings is not supported: this model's word vocabulary "
+            r"\(10 words, its vocab.txt\) .* \(elmo pretrain --vocab FILE\)$",
+        ):
+            model.resize_token_embeddings(12)
+
+
+@pytest.mark.parametrize("token_embedding", ["char_cnn", "word"])
 def test_lm_loss_is_the_softmax_over_the_saved_biLM_alone(tmp_path, token_embedding):
     """The LM is ``ElmoModel.encode`` + the word softmax: the biLM loaded alone from the LM's folder
     (``ElmoModel.from_pretrained``, word embedding included) gives the same loss, from any state."""
