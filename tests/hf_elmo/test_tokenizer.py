@@ -554,3 +554,11 @@ def test_adding_tokens_is_refused_as_there_is_no_token_vocabulary(add, tmp_path)
         add(tokenizer)
     assert len(tokenizer) == 262 and not tokenizer.added_tokens_decoder
     assert tokenizer.add_tokens([]) == 0 and tokenizer.add_special_tokens({}) == 0
+
+
+def test_an_empty_batch_is_refused_by_the_tokenizer_in_its_own_words():
+    """Was: 'empty batch: batch_to_ids needs at least one sentence', naming an inner function."""
+    for batch, split in (([], False), ([], True)):
+        with pytest.raises(ValueError, match=r"^ElmoTokenizer got an empty batch \(\[\]\): pass at least one text"):
+            ElmoTokenizer()(batch, is_split_into_words=split)
+    assert ElmoTokenizer()("")["input_ids"] == []
