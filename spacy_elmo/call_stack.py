@@ -1,6 +1,7 @@
 """What a running spaCy function holds that it hands to no component: its local variables, read
 from its frame up the call stack. The home of that one technique, for the few settings spaCy's
-commands keep to themselves (``init_nlp``'s ``[training]`` block, ``debug_model``'s ``nlp``)."""
+commands keep to themselves (``init_nlp``'s ``[training]`` block, ``debug_model``'s ``nlp``) and
+for whether one of them runs (``spacy benchmark speed``'s ``annotate``)."""
 
 import sys
 from collections.abc import Callable

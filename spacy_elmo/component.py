@@ -12,6 +12,7 @@ shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.t
 vector / similarity hooks (``token_vectors.py``).
 """
 
+import sys
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from spacy.util import ensure_path
 from spacy.vocab import Vocab
 from thinc.api import ConfigValidationError, Model, Optimizer
 from thinc.types import Floats3d
+from wasabi import msg
 
 from hf_elmo import ElmoModel
 
@@ -39,6 +41,7 @@ from .bilm import (
     widths,
 )
 from .cache import ActivationCache, doc_key
+from .call_stack import running_locals
 from .config_errors import check_frozen_elmo_annotates, check_setting
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call, check_not_read_before
@@ -141,12 +144,13 @@ class ElmoComponent(TrainablePipe):
                 set_token_vectors(doc)
 
     def _layers(self, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:
-        """The biLM's output and backprop; a frozen biLM's layers go through the cache."""
+        """The biLM's output and backprop; a frozen biLM's layers go through the cache, except
+        under ``spacy benchmark speed`` (``_in_speed_benchmark``)."""
         if get_elmo(self.model) is None:  # e.g. added to a trained pipeline: say how to load it alone
             raise ValueError(
                 f"the elmo component {self.name!r} has no biLM weights yet: {load_weights_advice(self.name)}"
             )
-        if not (self.frozen and self.cache.enabled):
+        if not (self.frozen and self.cache.enabled) or _in_speed_benchmark(self):
             return self.model(docs, is_train)
         keys = [doc_key(doc) for doc in docs]
         found = [self.cache.get(key) for key in keys]
@@ -399,6 +403,28 @@ class ElmoComponent(TrainablePipe):
 
 def _ignore_gradient(d_layers: list[Floats3d]) -> list[Doc]:
     return []
+
+
+def _in_speed_benchmark(component: ElmoComponent) -> bool:
+    """Whether ``spacy benchmark speed`` runs this prediction (its ``annotate``, which times the
+    pipeline in the warm-up and the timed batches, is up the call stack). The benchmark repeats
+    its docs, so the activation cache would serve them from the second time on and the command
+    would time cache reads, not the biLM: the component then neither reads nor stores cached
+    layers, and says so once."""
+    benchmark_speed = sys.modules.get("spacy.cli.benchmark_speed")  # not imported: no benchmark runs
+    if benchmark_speed is None or running_locals(benchmark_speed.annotate) is None:
+        return False
+    if component not in _NOTED_IN_SPEED_BENCHMARK:
+        _NOTED_IN_SPEED_BENCHMARK.add(component)
+        msg.info(
+            f"spacy benchmark speed: the elmo component {component.name!r} reads no cached layers, so that the "
+            "biLM is timed (the benchmark repeats its docs, which the activation cache would serve)"
+        )
+    return True
+
+
+#: The elmo components that ``_in_speed_benchmark`` has said read no cached layers.
+_NOTED_IN_SPEED_BENCHMARK: weakref.WeakSet[ElmoComponent] = weakref.WeakSet()
 
 
 def _describe(widths: Mapping[str, int | None], other: Mapping[str, int | None]) -> str:
