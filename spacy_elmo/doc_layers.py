@@ -161,7 +161,10 @@ def serialize_elmo_layers(obj: Any, chain: Callable[[Any], Any] | None = None) -
 
 @srsly.msgpack_decoders("elmo_layers")
 def deserialize_elmo_layers(obj: Any, chain: Callable[[Any], Any] | None = None) -> Any:
-    """msgpack decoder for ``ElmoLayers``."""
+    """msgpack decoder for ``ElmoLayers``. It registers ``Doc._.elmo`` (``register_extension``)
+    when it decodes layers: docs read back (``DocBin``, ``Doc.from_bytes``, e.g. what ``spacy
+    apply`` wrote) in a process that made no elmo component then have ``doc._.elmo`` too."""
     if isinstance(obj, dict) and _MSGPACK_KEY in obj:
+        register_extension()  # spaCy is imported by now: it is reading docs
         return ElmoLayers.from_dict(obj[_MSGPACK_KEY])
     return obj if chain is None else chain(obj)

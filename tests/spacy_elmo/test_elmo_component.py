@@ -187,6 +187,25 @@ def test_docbin_keeps_the_layers(make_nlp):
         np.testing.assert_array_equal(back._.elmo.layers, doc._.elmo.layers)
 
 
+def test_docs_read_back_where_no_elmo_component_was_made_have_doc_elmo(make_nlp):
+    """A process that reads what ``spacy apply`` or ``DocBin(store_user_data=True)`` wrote, with
+    ``spacy.blank`` and no elmo component, finds ``doc._.elmo``: decoding the layers registers it
+    (was: spaCy's E046 'Can't retrieve unregistered extension attribute', which only making an
+    elmo component avoided)."""
+    from spacy_elmo.doc_layers import EXTENSION, register_extension
+
+    nlp = make_nlp()
+    saved = DocBin(docs=[nlp(TEXTS[0])], store_user_data=True).to_bytes()
+    layers = nlp(TEXTS[0])._.elmo.layers
+    Doc.remove_extension(EXTENSION)  # as in a new process
+    try:
+        (doc,) = DocBin().from_bytes(saved).get_docs(spacy.blank("en").vocab)
+        np.testing.assert_array_equal(doc._.elmo.layers, layers)
+        assert doc._.elmo.component == "elmo"
+    finally:
+        register_extension()
+
+
 def test_biLM_dropout_is_off_at_inference_and_for_a_frozen_biLM_in_training():
     elmo = tiny_elmo()
     elmo.bilm.dropout.p = 0.5  # as a biLM trained with dropout would have it
