@@ -51,6 +51,11 @@ class ElmoLayers:
         """``layers`` computed for ``doc``'s tokens as they are now."""
         return cls(layers=layers, spans=token_spans(doc), component=component)
 
+    def __repr__(self) -> str:
+        """One line, without the numbers (spaCy's errors show it, e.g. ``doc.to_json`` refusing
+        ``doc._.elmo`` as not JSON)."""
+        return f"ElmoLayers(layers of shape {tuple(self.layers.shape)}, component {self.component!r})"
+
     @property
     def n_layers(self) -> int:
         return int(self.layers.shape[0])

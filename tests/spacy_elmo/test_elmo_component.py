@@ -206,6 +206,20 @@ def test_docs_read_back_where_no_elmo_component_was_made_have_doc_elmo(make_nlp)
         register_extension()
 
 
+def test_doc_to_json_of_doc_elmo_is_refused_in_one_line(make_nlp):
+    """``doc.to_json(underscore=["elmo"])``: spaCy refuses a value that is not JSON with its repr,
+    which is now one line naming the layers' shape (was: the arrays printed whole, dozens of lines
+    of numbers). ``doc.to_json()`` without it works."""
+    doc = make_nlp()(TEXTS[2])
+    assert doc.to_json()["text"] == TEXTS[2]
+    with pytest.raises(ValueError) as error:
+        doc.to_json(underscore=["elmo"])
+    assert str(error.value) == (
+        "[E107] Value of custom attribute `elmo` is not JSON-serializable: "
+        f"ElmoLayers(layers of shape (3, {len(doc)}, 16), component 'elmo')"
+    )
+
+
 def test_biLM_dropout_is_off_at_inference_and_for_a_frozen_biLM_in_training():
     elmo = tiny_elmo()
     elmo.bilm.dropout.p = 0.5  # as a biLM trained with dropout would have it
