@@ -27,7 +27,7 @@ def check_frozen_elmo_annotates(elmo: str, listening: str) -> None:
     runs first, and prints config errors of) that links the pipeline now: spaCy hands them to no
     component. Anywhere else (``spacy.load``, ``nlp.initialize``, a loop of one's own, which
     passes ``exclude`` and ``annotates`` itself) there is nothing to check."""
-    training = _training_settings()
+    training = training_settings()
     if training is None:
         return
     frozen, annotating = training["frozen_components"], training["annotating_components"]
@@ -42,9 +42,10 @@ def check_frozen_elmo_annotates(elmo: str, listening: str) -> None:
     )
 
 
-def _training_settings() -> dict[str, Any] | None:
-    """The resolved ``[training]`` settings of the ``init_nlp`` call up the stack, once it has
-    resolved them (``None``: no such call, or not yet)."""
+def training_settings() -> dict[str, Any] | None:
+    """The resolved ``[training]`` settings of the ``init_nlp`` call up the stack (``spacy train``
+    and the commands that initialise a pipeline as it does), once it has resolved them (``None``:
+    no such call, or not yet)."""
     initialize = sys.modules.get("spacy.training.initialize")  # not imported: no init_nlp is running
     local_vars = None if initialize is None else running_locals(initialize.init_nlp)
     return None if local_vars is None else local_vars.get("T")

@@ -36,6 +36,7 @@ from thinc.types import Floats3d
 from wasabi import msg
 
 from .call_stack import running_locals
+from .config_errors import training_settings
 from .doc_layers import EXTENSION
 
 #: The registered names of the listening mix and of the mix over a biLM of its own
@@ -111,13 +112,37 @@ def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = Non
             f"{add_elmo_call(model.upstream_name, '<the listening component>')}, or list it before that "
             "component in [nlp] pipeline",
         )
-    _refuse(
-        ["training", "frozen_components"],
-        f"ELMo listener: the elmo component {model.connected_to!r} it listens to has no weights: it must be "
-        "initialised before the listening component, and spaCy does not initialise a component in [training] "
-        f"frozen_components, so a frozen {model.connected_to!r} must be "
-        "sourced from a trained pipeline (or keep it trainable: its model's frozen = true already keeps the "
-        "biLM fixed)",
+    _refuse(*_why_no_weights(model.connected_to))
+
+
+def _why_no_weights(upstream: str) -> tuple[list[str], str]:
+    """The setting and the message that say why the elmo component ``upstream``, which a listener
+    being initialised is connected to, has no weights yet, and what to do: ``spacy train`` does not
+    initialise it in ``[training] frozen_components``; ``spacy pretrain`` initialises no component
+    (its ``create_pretraining_model`` is up the call stack); else it was left out of the
+    initialisation (disabled: ``nlp.select_pipes``, ``[nlp] disabled``) or the listening component
+    was initialised before it."""
+    training = training_settings()
+    if training is not None and upstream in training["frozen_components"]:
+        return ["training", "frozen_components"], (
+            f"ELMo listener: the elmo component {upstream!r} it listens to has no weights: it must be "
+            "initialised before the listening component, and spaCy does not initialise a component in [training] "
+            f"frozen_components, so a frozen {upstream!r} must be sourced from a trained pipeline (or keep it "
+            "trainable: its model's frozen = true already keeps the biLM fixed)"
+        )
+    pretrain = sys.modules.get("spacy.training.pretrain")  # not imported: spacy pretrain is not running
+    if pretrain is not None and running_locals(pretrain.create_pretraining_model) is not None:
+        return ["pretraining", "component"], (
+            f"ELMo listener: spacy pretrain initialises no component, so the elmo component {upstream!r} this layer "
+            "listens to has no biLM weights and the layer cannot be pretrained: the biLM is the pretrained part "
+            "(to adapt it to your text, continue it with elmo pretrain and give the result as --paths.elmo); "
+            "train the pipeline without [initialize] init_tok2vec"
+        )
+    return ["components", upstream], (
+        f"ELMo listener: the elmo component {upstream!r} it listens to has no weights: it loads them when it is "
+        f"initialised, which must come before the listening component: leave {upstream!r} enabled in "
+        "nlp.initialize() (not disabled by nlp.select_pipes or [nlp] disabled), or load them first with "
+        f'nlp.get_pipe("{upstream}").initialize(lambda: [], nlp=nlp)'
     )
 
 

@@ -198,6 +198,52 @@ def test_a_frozen_elmo_that_is_not_sourced_says_to_source_it_as_a_config_error(t
     )
 
 
+def untrained_ner(elmo_dir):
+    """blank English with ``elmo`` (the biLM in ``elmo_dir``, not loaded yet) and a ``ner`` listening to it."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(elmo_dir)
+    return nlp
+
+
+def test_initialising_with_elmo_disabled_says_to_leave_it_enabled_not_to_unfreeze_it(tiny_elmo_dir):
+    """``nlp.select_pipes(disable=["elmo"])`` around ``nlp.initialize()`` leaves the listener's
+    upstream without weights: the error says so (was: the advice for [training] frozen_components,
+    which the pipeline does not use)."""
+    nlp = untrained_ner(tiny_elmo_dir)
+    with nlp.select_pipes(disable=["elmo"]), pytest.raises(ConfigValidationError) as info:
+        nlp.initialize(lambda: training_examples(nlp))
+    (error,) = info.value.errors
+    assert error["loc"] == ["components", "elmo"]
+    assert error["msg"] == (
+        "ELMo listener: the elmo component 'elmo' it listens to has no weights: it loads them when it is "
+        "initialised, which must come before the listening component: leave 'elmo' enabled in nlp.initialize() "
+        "(not disabled by nlp.select_pipes or [nlp] disabled), or load them first with "
+        'nlp.get_pipe("elmo").initialize(lambda: [], nlp=nlp)'
+    )
+
+
+def test_spacy_pretrain_of_a_listening_layer_says_the_biLM_is_the_pretrained_part(tiny_elmo_dir):
+    """``spacy pretrain`` initialises no component, so a tok2vec with an ELMo listener cannot be
+    pretrained; spaCy's E874 comes from the listener's error, which now says why and what to do
+    (was: the advice for [training] frozen_components)."""
+    from spacy.training.pretrain import create_pretraining_model
+
+    nlp = untrained_ner(tiny_elmo_dir)
+    with pytest.raises(ValueError, match="E874") as info:
+        create_pretraining_model(nlp, {"component": "ner", "layer": "tok2vec"})  # what spacy pretrain runs first
+    cause = info.value.__context__
+    assert isinstance(cause, ConfigValidationError)
+    (error,) = cause.errors
+    assert error["loc"] == ["pretraining", "component"]
+    assert error["msg"].startswith(
+        "ELMo listener: spacy pretrain initialises no component, so the elmo component 'elmo' this layer listens to "
+        "has no biLM weights and the layer cannot be pretrained: the biLM is the pretrained part (to adapt it to "
+        "your text, continue it with elmo pretrain and give the result as --paths.elmo)"
+    )
+
+
 def test_a_frozen_elmo_that_does_not_annotate_is_a_config_error_of_spacy_train_before_training(
     tiny_elmo_dir, tmp_path, capsys
 ):
