@@ -680,7 +680,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         check_padding_side(padding_side or self.padding_side)
         sentences, spans, single = self._split(text, is_split_into_words)
         if not sentences:
-            raise ValueError("ElmoTokenizer got an empty batch ([]): pass at least one text (\"\" encodes as no words)")
+            raise ValueError('ElmoTokenizer got an empty batch ([]): pass at least one text ("" encodes as no words)')
         if truncation is None and max_length is not None and padding in (False, "do_not_pad"):
             _logger.warning_once(  # as transformers' tokenizers do
                 "max_length is given without truncation: each sentence is cut to max_length words (pass "
