@@ -4,17 +4,22 @@ commands keep to themselves (``init_nlp``'s ``[training]`` block, ``debug_model`
 for whether one of them runs (``spacy benchmark speed``'s ``annotate``)."""
 
 import sys
-from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
 
-def running_locals(function: Callable[..., Any]) -> dict[str, Any] | None:
-    """The local variables of the innermost call of ``function`` that is running now, up the call
-    stack of the caller (``None``: ``function`` is not running)."""
+def running_locals(module: str, function: str) -> dict[str, Any] | None:
+    """The local variables of the innermost call of ``module.function`` (a spaCy function, e.g.
+    ``"spacy.training.initialize"``, ``"init_nlp"``) that is running now, up the call stack of the
+    caller. ``None``: it is not running, or this spaCy has no such function (its module is not
+    imported, or the function was renamed or removed), so a change in spaCy turns a check off rather
+    than failing every prediction."""
+    code = getattr(getattr(sys.modules.get(module), function, None), "__code__", None)
+    if code is None:
+        return None
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        if frame.f_code is function.__code__:
+        if frame.f_code is code:
             return frame.f_locals
         frame = frame.f_back
     return None

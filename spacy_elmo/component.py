@@ -12,7 +12,6 @@ shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.t
 vector / similarity hooks (``token_vectors.py``).
 """
 
-import sys
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -411,8 +410,7 @@ def _in_speed_benchmark(component: ElmoComponent) -> bool:
     its docs, so the activation cache would serve them from the second time on and the command
     would time cache reads, not the biLM: the component then neither reads nor stores cached
     layers, and says so once."""
-    benchmark_speed = sys.modules.get("spacy.cli.benchmark_speed")  # not imported: no benchmark runs
-    if benchmark_speed is None or running_locals(benchmark_speed.annotate) is None:
+    if running_locals("spacy.cli.benchmark_speed", "annotate") is None:
         return False
     if component not in _NOTED_IN_SPEED_BENCHMARK:
         _NOTED_IN_SPEED_BENCHMARK.add(component)

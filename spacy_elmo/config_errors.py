@@ -2,7 +2,6 @@
 (a ``ValueError``) that ``spacy train`` and ``spacy.load`` print as one block naming the setting,
 not a traceback from deep in training."""
 
-import sys
 from typing import Any
 
 from thinc.api import ConfigValidationError
@@ -46,6 +45,5 @@ def training_settings() -> dict[str, Any] | None:
     """The resolved ``[training]`` settings of the ``init_nlp`` call up the stack (``spacy train``
     and the commands that initialise a pipeline as it does), once it has resolved them (``None``:
     no such call, or not yet)."""
-    initialize = sys.modules.get("spacy.training.initialize")  # not imported: no init_nlp is running
-    local_vars = None if initialize is None else running_locals(initialize.init_nlp)
+    local_vars = running_locals("spacy.training.initialize", "init_nlp")
     return None if local_vars is None else local_vars.get("T")

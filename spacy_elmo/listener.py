@@ -130,8 +130,7 @@ def _why_no_weights(upstream: str) -> tuple[list[str], str]:
             f"frozen_components, so a frozen {upstream!r} must be sourced from a trained pipeline (or keep it "
             "trainable: its model's frozen = true already keeps the biLM fixed)"
         )
-    pretrain = sys.modules.get("spacy.training.pretrain")  # not imported: spacy pretrain is not running
-    if pretrain is not None and running_locals(pretrain.create_pretraining_model) is not None:
+    if running_locals("spacy.training.pretrain", "create_pretraining_model") is not None:
         return ["pretraining", "component"], (
             f"ELMo listener: spacy pretrain initialises no component, so the elmo component {upstream!r} this layer "
             "listens to has no biLM weights and the layer cannot be pretrained: the biLM is the pretrained part "
@@ -198,9 +197,7 @@ def _debug_model_layers(model: ElmoListener, docs: list[Doc], is_train: bool) ->
     ``TransformerListener``), so no elmo component hands this listener the batch or annotates it.
     Its ``nlp`` is read from that command's running call (``running_locals``). No gradient
     reaches the biLM: the first update of the listener says so."""
-    from spacy.cli.debug_model import debug_model  # imported with spacy: spacy.cli's commands
-
-    nlp = (running_locals(debug_model) or {}).get("nlp")
+    nlp = (running_locals("spacy.cli.debug_model", "debug_model") or {}).get("nlp")
     if not isinstance(nlp, Language) or model.connected_to not in nlp.component_names:
         return None
     upstream = nlp.get_pipe(model.connected_to)

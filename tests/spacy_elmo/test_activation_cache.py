@@ -264,3 +264,16 @@ def test_spacy_benchmark_speed_times_the_biLM_not_the_cache(make_nlp, capsys):
     assert output.count("spacy benchmark speed: the elmo component 'elmo' reads no cached layers") == 1
     nlp(TEXTS[0])  # outside the benchmark the cache serves as ever
     assert len(elmo.cache) == 1
+
+
+def test_the_cache_serves_as_ever_where_spacy_renamed_the_functions_whose_frames_are_looked_for(make_nlp, monkeypatch):
+    """The call-stack checks look for spaCy functions by name (``call_stack.running_locals``); a
+    spaCy without one of them (``spacy.cli.benchmark_speed.annotate`` here, checked on every
+    prediction) turns that check off (was: an AttributeError from every prediction)."""
+    import spacy.cli.benchmark_speed
+
+    nlp = make_nlp(cache_mb=16)
+    monkeypatch.delattr(spacy.cli.benchmark_speed, "annotate")
+    layers = nlp(TEXTS[0])._.elmo.layers
+    assert len(nlp.get_pipe("elmo").cache) == 1
+    np.testing.assert_array_equal(nlp(TEXTS[0])._.elmo.layers, layers)
