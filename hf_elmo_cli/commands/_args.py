@@ -15,19 +15,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 
-def positive_int(text: str) -> int:
-    """An integer >= 1 (``--top 5``, ``--threads 2``); ``0``, ``-3`` and ``2.5`` are refused."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
-
-
 def integer_at_least(least: int) -> Callable[[str], int]:
-    """An ``argparse`` type: an integer >= ``least`` (e.g. ``elmo perplexity --tokens-per-batch``, at least 3)."""
+    """An ``argparse`` type: an integer >= ``least`` (e.g. ``elmo perplexity --tokens-per-batch``,
+    at least 3); ``2.5`` and words are refused too."""
+    wanted = "a positive integer" if least == 1 else f"an integer >= {least}"
 
     def parse(text: str) -> int:
         try:
@@ -35,10 +26,14 @@ def integer_at_least(least: int) -> Callable[[str], int]:
         except ValueError:
             value = least - 1
         if value < least:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {least}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
         return value
 
     return parse
+
+
+#: An integer >= 1 (``--top 5``, ``--threads 2``); ``0``, ``-3`` and ``2.5`` are refused.
+positive_int = integer_at_least(1)
 
 
 def token_limit(text: str) -> int | None:
