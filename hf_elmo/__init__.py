@@ -17,6 +17,7 @@ from transformers import (
 )
 
 from . import loading  # noqa: F401  (installs the package's loader on the model and tokenizer classes)
+from .allennlp_elmo import Elmo
 from .configuration_elmo import ElmoConfig
 from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel, mean_pool
 from .modeling_heads import ElmoForSequenceClassification, ElmoForTokenClassification
@@ -46,6 +47,7 @@ ElmoForSequenceClassification.register_for_auto_class("AutoModelForSequenceClass
 
 __all__ = [
     "__version__",
+    "Elmo",
     "ElmoConfig",
     "ElmoForBidirectionalLM",
     "ElmoForSequenceClassification",

@@ -1072,8 +1072,9 @@ class ElmoModel(ElmoPreTrainedModel):
         c = torch.cat([carried.c[:, :, :kept], warm.c[:, :, kept:]], dim=2)
         return ElmoState(h, c)
 
-    def _carry(self, final: ElmoState) -> None:
-        """Store final states; rows beyond this batch keep what they had (AllenNLP semantics)."""
+    def carry_state(self, final: ElmoState) -> None:
+        """Keep ``final`` (``encode``'s) as the state the next stateful call starts from; rows
+        beyond this batch keep what they had (AllenNLP semantics)."""
         old = self._carried_state
         final = ElmoState(final.h.detach(), final.c.detach())
         if old is not None and old.h.shape[2] > final.h.shape[2]:
@@ -1145,11 +1146,18 @@ class ElmoModel(ElmoPreTrainedModel):
             L+1 layers (B, S, 2P), zero beyond each row's length, and the final ``ElmoState``
             (forward: after each row's last step; backward: after its first).
         """
-        if initial_state is None:
-            initial_state = self.initial_state(char_ids.shape[0])
         steps = char_ids.shape[1]
         mask = torch.arange(steps, device=lengths.device) < lengths.unsqueeze(1)
-        tokens = self.token_embeddings(char_ids, mask)  # (B, S, P)
+        return self.contextualize(self.token_embeddings(char_ids, mask), lengths, initial_state)
+
+    def contextualize(
+        self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState | None = None
+    ) -> tuple[list[torch.Tensor], ElmoState]:
+        """``encode`` from a token layer already computed: ``tokens`` (B, S, P), markers included,
+        zero beyond each row's ``lengths`` (B,); e.g. rows looked up from a precomputed vocabulary
+        (``hf_elmo.Elmo``'s ``vocab_to_cache``). Returns what ``encode`` returns."""
+        if initial_state is None:
+            initial_state = self.initial_state(tokens.shape[0])
         lstm_layers, final = self.bilm(tokens, lengths, initial_state)
         return [torch.cat([tokens, tokens], dim=-1)] + lstm_layers, final
 
@@ -1195,7 +1203,7 @@ class ElmoModel(ElmoPreTrainedModel):
         initial = self.initial_state(input_ids.shape[0], stateful)
         layers, final = self.encode(char_ids, lengths + 2, initial)
         if stateful:
-            self._carry(final)
+            self.carry_state(final)
 
         keep = mask.unsqueeze(-1).to(layers[0].dtype)
         hidden_states = tuple(layer[:, 1 : steps + 1] * keep for layer in layers)

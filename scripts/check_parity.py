@@ -3,19 +3,29 @@
 
 Replays the 10 reference batches of each fixture model statefully (as the references were made)
 and the first batch statelessly. Usage: python scripts/check_parity.py [--shared ../shared]
+
+With ``--allennlp-python PY`` (the python of AllenNLP's reference venv, built by
+``../shared/reference/allennlp/setup.sh``), also runs AllenNLP's own ``Elmo`` module and
+``hf_elmo.Elmo`` with the same settings on the fixture model (``ALLENNLP_CASES``: two
+representations, layer norm, sentence boundaries, fixed mix weights, a cached vocabulary, dropout
+in training mode from the same seed; each case statefully over 3 batches of 3, 2 and 3 sentences)
+and prints the max abs difference of every case's representations, and whether the masks agree.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import h5py
 import numpy as np
 import torch
 
-from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo import Elmo, ElmoModel, batch_to_ids
 
 from shared_data import shared_dir
 
@@ -37,9 +47,81 @@ def max_abs_diff(root: Path, sentences_file: str, stateful: bool, n_batches: int
     return worst
 
 
+#: Two mixes' non-default weights (s, gamma), set on both sides so that each mix's own s and gamma count.
+MIXES = [[[0.3, -0.2, 0.5], 1.7], [[-1.0, 0.4, 0.1], 0.6]]
+#: name: (Elmo's keyword arguments, mix weights to set, training mode); all dropout 0 unless training.
+ALLENNLP_CASES: dict[str, tuple[dict[str, Any], list | None, bool]] = {
+    "two representations": ({"num_output_representations": 2, "dropout": 0.0}, MIXES, False),
+    "do_layer_norm": ({"num_output_representations": 2, "dropout": 0.0, "do_layer_norm": True}, MIXES, False),
+    "keep_sentence_boundaries": (
+        {"num_output_representations": 1, "dropout": 0.0, "keep_sentence_boundaries": True},
+        MIXES[:1],
+        False,
+    ),
+    "boundaries + layer norm": (
+        {"num_output_representations": 1, "dropout": 0.0, "keep_sentence_boundaries": True, "do_layer_norm": True},
+        MIXES[:1],
+        False,
+    ),
+    "scalar_mix_parameters": (
+        {"num_output_representations": 2, "dropout": 0.0, "scalar_mix_parameters": [-9e10, 1.0, -9e10]},
+        None,
+        False,
+    ),
+    "vocab_to_cache + word_inputs": ({"num_output_representations": 1, "dropout": 0.0}, MIXES[:1], False),
+    "dropout 0.5, training, seed 0": ({"num_output_representations": 2, "dropout": 0.5}, MIXES, True),
+}
+
+
+def allennlp_elmo_differences(root: Path, reference_python: str) -> dict[str, tuple[float, bool]]:
+    """Per ``ALLENNLP_CASES`` case: the max abs difference between AllenNLP's ``Elmo`` (run by
+    ``reference/allennlp_elmo_ref.py`` with ``reference_python``) and ``hf_elmo.Elmo``, and whether
+    every mask is equal."""
+    sentences = json.loads((root / "sentences.json").read_text())
+    batches = [[sentences[k][i].split() for k in range(rows)] for i, rows in enumerate([3, 2, 3])]
+    vocabulary = ["@@PADDING@@", "@@UNKNOWN@@", *sorted({word for batch in batches for s in batch for word in s})]
+    word_ids = [[[vocabulary.index(w) for w in s] + [0] * (max(map(len, b)) - len(s)) for s in b] for b in batches]
+    cases = []
+    for name, (kwargs, mixes, train) in ALLENNLP_CASES.items():
+        cached = name.startswith("vocab_to_cache")
+        kwargs = {**kwargs, "vocab_to_cache": vocabulary} if cached else kwargs
+        cases.append({"name": name, "kwargs": kwargs, "mixes": mixes, "train": train, "seed": 0})
+        cases[-1].update(batches=batches, word_ids=word_ids if cached else None)
+    options, weights = root / "options.json", root / "lm_weights.hdf5"
+    runner = Path(__file__).resolve().parent / "reference" / "allennlp_elmo_ref.py"
+    with tempfile.TemporaryDirectory(prefix="elmo-allennlp-") as folder:
+        spec = {"harness": str(root.parents[1] / "reference" / "allennlp"), "options": str(options)}
+        spec.update(weights=str(weights), cases=cases)
+        (Path(folder) / "spec.json").write_text(json.dumps(spec))
+        subprocess.run([reference_python, str(runner), f"{folder}/spec.json", f"{folder}/out.npz"], check=True)
+        with np.load(f"{folder}/out.npz") as handle:
+            expected = dict(handle)
+    results = {}
+    for case in cases:
+        elmo = Elmo(options, weights, **case["kwargs"])
+        with torch.no_grad():
+            for k, (s, gamma) in enumerate(case["mixes"] or []):
+                elmo.scalar_mixes[k].scalar_parameters.copy_(torch.tensor(s))
+                elmo.scalar_mixes[k].gamma.fill_(gamma)
+        elmo.train(case["train"])
+        torch.manual_seed(case["seed"])
+        worst, masks_equal = 0.0, True
+        with torch.no_grad():
+            for b, batch in enumerate(batches):
+                words = torch.tensor(case["word_ids"][b]) if case["word_ids"] else None
+                out = elmo(batch_to_ids(batch), words)
+                for k, representation in enumerate(out["elmo_representations"]):
+                    theirs = expected[f"{case['name']}/{b}/{k}"]
+                    worst = max(worst, float(np.abs(representation.numpy() - theirs).max()))
+                masks_equal &= bool(np.array_equal(out["mask"].numpy(), expected[f"{case['name']}/{b}/mask"]))
+        results[case["name"]] = (worst, masks_equal)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", help="the shared folder (default: $ELMO_SHARED, else ../shared)")
+    parser.add_argument("--allennlp-python", help="the python of AllenNLP's reference venv: also compare Elmo")
     args = parser.parse_args()
     args.shared = args.shared or shared_dir()
     for folder, sentences_file in FIXTURES.items():
@@ -47,6 +129,10 @@ def main() -> None:
         stateful = max_abs_diff(root, sentences_file, stateful=True, n_batches=10)
         stateless = max_abs_diff(root, sentences_file, stateful=False, n_batches=1)
         print(f"{folder:20s} stateful 10 batches: {stateful:.2e}   stateless batch 0: {stateless:.2e}")
+    if args.allennlp_python:
+        root = Path(args.shared) / "fixtures" / "elmo-allennlp"
+        for name, (worst, masks_equal) in allennlp_elmo_differences(root, args.allennlp_python).items():
+            print(f"Elmo vs AllenNLP {name:32s} max abs diff {worst:.2e}   masks equal: {masks_equal}")
 
 
 if __name__ == "__main__":

@@ -76,13 +76,17 @@ class NumpyElmo:
 
     def __call__(self, tokens: list[str]) -> np.ndarray:
         """(L+1, n_tokens, 2P) for one sentence, from zero state."""
+        return self.with_markers(tokens)[:, 1:-1]
+
+    def with_markers(self, tokens: list[str]) -> np.ndarray:
+        """(L+1, n_tokens + 2, 2P) for one sentence, from zero state, ``<S>`` and ``</S>`` included."""
         width = self.options["char_cnn"]["max_characters_per_token"]
         ids = [marker(256, width)] + [char_ids(t, width) for t in tokens] + [marker(257, width)]
         xs = np.stack([self.token_layer(i) for i in ids])
         forward = self._direction(0, xs)
         backward = [out[::-1] for out in self._direction(1, xs[::-1])]
         layers = [np.concatenate([xs, xs], -1)] + [np.concatenate(fb, -1) for fb in zip(forward, backward)]
-        return np.stack(layers)[:, 1:-1]
+        return np.stack(layers)
 
 
 def write_random_original(folder: Path, options: dict, seed: int) -> None:

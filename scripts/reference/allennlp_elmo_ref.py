@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""REFERENCE runner for AllenNLP 2.10.1's own ``allennlp.modules.elmo.Elmo`` (runs in AllenNLP's venv).
+
+    $ALLENNLP_REF_VENV/bin/python allennlp_elmo_ref.py SPEC.json OUT.npz
+
+SPEC (written by scripts/check_parity.py --allennlp-python): {"harness": the folder of
+allennlp_ref_import.py, "options": ..., "weights": ..., "cases": [{"name", "kwargs" (Elmo's
+keyword arguments), "mixes" ([[s...], gamma] per mix, or null), "train", "seed", "batches"
+(token lists per batch), "word_ids" (per batch, or null)}]}. OUT holds, per case, batch b and
+mix k, "NAME/b/k" (the representation) and "NAME/b/mask", float32 / bool as AllenNLP returns them.
+"""
+
+import json
+import sys
+
+import numpy as np
+
+spec = json.load(open(sys.argv[1]))
+sys.path.insert(0, spec["harness"])
+import allennlp_ref_import  # noqa: E402,F401  (stubs torchvision before allennlp is imported)
+import torch  # noqa: E402
+from allennlp.modules.elmo import Elmo, batch_to_ids  # noqa: E402
+
+torch.set_num_threads(2)
+out = {}
+for case in spec["cases"]:
+    elmo = Elmo(spec["options"], spec["weights"], **case["kwargs"])
+    for k, mix in enumerate(case["mixes"] or []):
+        scalar_mix = getattr(elmo, f"scalar_mix_{k}")
+        with torch.no_grad():
+            for parameter, value in zip(scalar_mix.scalar_parameters, mix[0]):
+                parameter.fill_(value)
+            scalar_mix.gamma.fill_(mix[1])
+    elmo.train(case["train"])
+    torch.manual_seed(case["seed"])
+    with torch.no_grad():
+        for b, batch in enumerate(case["batches"]):
+            words = case["word_ids"][b] if case["word_ids"] else None
+            result = elmo(batch_to_ids(batch), None if words is None else torch.tensor(words))
+            for k, representation in enumerate(result["elmo_representations"]):
+                out[f"{case['name']}/{b}/{k}"] = representation.numpy()
+            out[f"{case['name']}/{b}/mask"] = result["mask"].numpy()
+np.savez(sys.argv[2], **out)
+print("ok", len(out))
