@@ -25,6 +25,7 @@ from transformers import (
 from hf_elmo import ElmoConfig, ElmoForSequenceClassification, ElmoForTokenClassification, ElmoModel, ElmoTokenizer
 from hf_elmo.pipelines import ElmoTokenClassificationPipeline
 from hf_elmo.pretrained import DEFAULT_MODEL
+from tests.hf_elmo.autograd_probe import training_step
 
 TOKEN_LABELS = ["word", "Name", "number"]
 WORDS = ["cat", "sat", "on", "mat", "the", "dog", "ran", "far"]
@@ -465,21 +466,7 @@ def test_gradient_checkpointing_gives_a_head_the_same_loss_and_gradients(head, f
     )
 
     def step():
-        """The loss, the gradients and how many values autograd kept outside the checkpointed parts."""
-        kept = 0
-
-        def keep(tensor):
-            nonlocal kept
-            kept += tensor.numel()
-            return tensor
-
-        model.zero_grad()
-        torch.manual_seed(1)
-        with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
-            loss = model(**batch, labels=labels).loss
-        loss.backward()
-        gradients = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
-        return loss.detach(), gradients, kept
+        return training_step(model, lambda: model(**batch, labels=labels).loss)
 
     loss, gradients, kept = step()
     model.gradient_checkpointing_enable()

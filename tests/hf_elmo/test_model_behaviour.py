@@ -9,6 +9,7 @@ import torch
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.modeling_elmo import check_inputs, mean_pool, runs_as_built
+from tests.hf_elmo.autograd_probe import training_step
 from tests.numpy_elmo import small_options, write_random_original
 
 SENTENCE = ["Let's", "stick", "to", "improvisation", "in", "this", "skit"]
@@ -179,21 +180,12 @@ def _trainable(implementation: str) -> ElmoModel:
 
 
 def _training_step(model: ElmoModel, ids: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor], int]:
-    """The loss and every parameter's gradient of one step (dropout seeded), and how many values
-    autograd kept for the backward pass outside the checkpointed parts."""
-    kept = 0
-
-    def keep(tensor: torch.Tensor) -> torch.Tensor:
-        nonlocal kept
-        kept += tensor.numel()
-        return tensor
-
-    model.zero_grad()
-    torch.manual_seed(1)
-    with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
-        loss = sum((layer * layer).mean() for layer in model(input_ids=ids).hidden_states)
-    loss.backward()
-    return loss.detach(), {name: p.grad.clone() for name, p in model.named_parameters()}, kept
+    """``training_step`` of a loss over every layer; every parameter gets a gradient."""
+    loss, gradients, kept = training_step(
+        model, lambda: sum((layer * layer).mean() for layer in model(input_ids=ids).hidden_states)
+    )
+    assert gradients.keys() == {name for name, _ in model.named_parameters()}
+    return loss, gradients, kept
 
 
 @pytest.mark.parametrize("implementation", ["fast", "plain", "fused"])

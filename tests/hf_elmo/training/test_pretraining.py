@@ -30,6 +30,7 @@ from hf_elmo.training.model import build_model, make_optimizer
 from hf_elmo.training.settings import NO_CLIP, PretrainSettings
 from hf_elmo.training.trainer import pretrain, train_step
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary, build_vocabulary
+from tests.hf_elmo.autograd_probe import training_step
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
@@ -279,15 +280,13 @@ def test_activation_checkpointing_gives_the_lm_the_same_sampled_loss_and_gradien
     batch = collate_sentences(sentences, vocab, word_inputs=token_embedding == "word")
 
     def step():
-        model.zero_grad()
-        torch.manual_seed(1)
-        loss = model(input_ids=batch.input_ids, lengths=batch.lengths, labels=batch.labels).loss
-        loss.backward()
-        return loss.detach(), {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+        return training_step(
+            model, lambda: model(input_ids=batch.input_ids, lengths=batch.lengths, labels=batch.labels).loss
+        )
 
-    loss, gradients = step()
+    loss, gradients, _ = step()
     model.activation_checkpointing_enable()
-    checkpointed_loss, checkpointed_gradients = step()
+    checkpointed_loss, checkpointed_gradients, _ = step()
     torch.testing.assert_close(checkpointed_loss, loss, rtol=0, atol=1e-6)
     assert checkpointed_gradients.keys() == gradients.keys() == {name for name, _ in model.named_parameters()}
     for name, gradient in gradients.items():
@@ -581,17 +580,26 @@ def test_a_kill_between_the_rng_states_and_the_checkpoint_resumes_to_the_uninter
     assert sorted(p.name for p in folder.glob("rng-*")) == [checkpoints.rng_file(folder, 0, last).name]
 
 
-def test_a_checkpoint_with_the_rng_file_of_earlier_versions_resumes_to_the_uninterrupted_weights(tmp_path):
-    """Versions before the RNG files named their step wrote ``rng-rank0.pt``: such a checkpoint
-    resumes exactly, and its first checkpoint replaces the old file by the new layout."""
-    import hf_elmo.training.checkpoints as checkpoints
-
+def _uninterrupted_weights_and_a_run_stopped_at_step_4(
+    tmp_path: Path,
+) -> tuple[dict[str, torch.Tensor], PretrainSettings]:
+    """The weights of a whole tiny run, and the settings of the same run stopped at its checkpoint
+    of step 4 (``max_steps`` 4), to be resumed."""
     corpus = write_corpus(tmp_path / "c.txt", n=60)
     expected = ElmoForBidirectionalLM.from_pretrained(
         pretrain(settings_for(tmp_path / "a", corpus), show_progress=False)
     ).state_dict()
     settings = settings_for(tmp_path / "b", corpus, max_steps=4)  # stops at its checkpoint of step 4
     assert pretrain(settings, show_progress=False) is None
+    return expected, settings
+
+
+def test_a_checkpoint_with_the_rng_file_of_earlier_versions_resumes_to_the_uninterrupted_weights(tmp_path):
+    """Versions before the RNG files named their step wrote ``rng-rank0.pt``: such a checkpoint
+    resumes exactly, and its first checkpoint replaces the old file by the new layout."""
+    import hf_elmo.training.checkpoints as checkpoints
+
+    expected, settings = _uninterrupted_weights_and_a_run_stopped_at_step_4(tmp_path)
     folder = settings.resolved_checkpoint_dir()
     checkpoints.rng_file(folder, 0, 4).rename(checkpoints.old_rng_file(folder, 0))
     settings.max_steps = None
@@ -610,12 +618,7 @@ def test_a_one_process_checkpoint_saved_before_the_data_order_was_recorded_resum
     from hf_elmo.training.checkpoints import CHECKPOINT_FILE, DATA_ORDER_KEY
     from hf_elmo.training.data import DATA_ORDER
 
-    corpus = write_corpus(tmp_path / "c.txt", n=60)
-    expected = ElmoForBidirectionalLM.from_pretrained(
-        pretrain(settings_for(tmp_path / "a", corpus), show_progress=False)
-    ).state_dict()
-    settings = settings_for(tmp_path / "b", corpus, max_steps=4)  # stops at its checkpoint of step 4
-    assert pretrain(settings, show_progress=False) is None
+    expected, settings = _uninterrupted_weights_and_a_run_stopped_at_step_4(tmp_path)
     path = settings.resolved_checkpoint_dir() / CHECKPOINT_FILE
     state = torch.load(path, weights_only=True)
     del state[DATA_ORDER_KEY]
