@@ -191,7 +191,11 @@ def batch_to_ids(
     ids = np.zeros((len(sentences), longest, max_characters_per_token), dtype=np.int64)
     for row, sentence in enumerate(sentences):
         if len(sentence) == 0 and not allow_empty:
-            raise ValueError(f"sentence {row} of the batch is empty: it has no tokens to embed")
+            raise ValueError(
+                f"sentence {row} of the batch is empty: it has no tokens to embed; drop it, or pass "
+                "allow_empty=True to keep it as a row of padding (hf_elmo.Elmo gives it zero vectors and a False "
+                "mask, as AllenNLP does)"
+            )
         for col, token in enumerate(sentence):
             try:
                 ids[row, col] = _char_id_row(token, max_characters_per_token, max_token_chars)

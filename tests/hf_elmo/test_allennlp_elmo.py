@@ -241,3 +241,17 @@ def test_the_readme_snippet_coming_from_allennlp_runs(files, tmp_path, monkeypat
     assert len(namespace["out"]["elmo_representations"]) == 2
     assert [v.shape[:2] for v in namespace["vectors"]] == [(3, 3), (3, 2)]
     assert os.fspath(tmp_path) == os.getcwd()
+
+
+def test_an_empty_sentence_is_refused_naming_allow_empty_which_gives_it_allennlps_zeros_and_false_mask(files, batches):
+    sentences = [batches[0][0], [], batches[0][1]]
+    with pytest.raises(ValueError, match=re.escape("sentence 1 of the batch is empty") + ".*allow_empty=True"):
+        batch_to_ids(sentences)
+    elmo = Elmo(*files, num_output_representations=1, dropout=0.0, stateful=False)
+    with torch.no_grad():
+        out = elmo(batch_to_ids(sentences, allow_empty=True))
+        alone = elmo(batch_to_ids([sentences[0], sentences[2]]))
+    vectors = out["elmo_representations"][0]
+    assert not out["mask"][1].any() and not vectors[1].any()
+    torch.testing.assert_close(out["mask"][[0, 2]], alone["mask"])
+    torch.testing.assert_close(vectors[[0, 2]], alone["elmo_representations"][0], rtol=0, atol=1e-6)
