@@ -9,7 +9,11 @@ With ``--allennlp-python PY`` (the python of AllenNLP's reference venv, built by
 ``hf_elmo.Elmo`` with the same settings on the fixture model (``ALLENNLP_CASES``: two
 representations, layer norm, sentence boundaries, fixed mix weights, a cached vocabulary, dropout
 in training mode from the same seed; each case statefully over 3 batches of 3, 2 and 3 sentences)
-and prints the max abs difference of every case's representations, and whether the masks agree.
+and prints the max abs difference of every case's representations, and whether the masks agree;
+and, for ``GRADIENT_CASES`` (``requires_grad=True``, dropout 0, without and with layer norm), the
+gradients of one loss (the sum of squares of every representation of the 3 batches) w.r.t. every
+parameter, ours mapped onto AllenNLP's parameters by ``allennlp_parameter_table``: the max abs
+difference per parameter group and overall.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import argparse
 import json
 import subprocess
 import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +32,8 @@ import numpy as np
 import torch
 
 from hf_elmo import Elmo, ElmoModel, batch_to_ids
+from hf_elmo.configuration_elmo import ElmoConfig
+from hf_elmo.convert import allennlp_datasets
 
 from shared_data import shared_dir
 
@@ -71,22 +79,168 @@ ALLENNLP_CASES: dict[str, tuple[dict[str, Any], list | None, bool]] = {
     "vocab_to_cache + word_inputs": ({"num_output_representations": 1, "dropout": 0.0}, MIXES[:1], False),
     "dropout 0.5, training, seed 0": ({"num_output_representations": 2, "dropout": 0.5}, MIXES, True),
 }
+#: Cases whose gradients are compared too (and their outputs, as ``ALLENNLP_CASES``'): same layout.
+GRADIENT_CASES: dict[str, tuple[dict[str, Any], list | None, bool]] = {
+    f"gradients, do_layer_norm={norm}": (
+        {"num_output_representations": 2, "dropout": 0.0, "requires_grad": True, "do_layer_norm": norm},
+        MIXES,
+        False,
+    )
+    for norm in (False, True)
+}
 
 
-def allennlp_elmo_differences(root: Path, reference_python: str) -> dict[str, tuple[float, bool]]:
-    """Per ``ALLENNLP_CASES`` case: the max abs difference between AllenNLP's ``Elmo`` (run by
-    ``reference/allennlp_elmo_ref.py`` with ``reference_python``) and ``hf_elmo.Elmo``, and whether
-    every mask is equal."""
+@dataclass(frozen=True)
+class AllenNLPParameter:
+    """One row of ``allennlp_parameter_table``.
+
+    Attributes:
+        name: the parameter's name in AllenNLP's ``Elmo``.
+        group: the group its difference is reported in.
+        sources: the arrays it is built from: weight-file datasets (``hf_elmo.convert``'s names),
+            or, for the scalar mixes, which the file does not hold, our ``Elmo``'s parameter.
+        build: those arrays -> the parameter, as AllenNLP's loader builds it (linear part only).
+    """
+
+    name: str
+    group: str
+    sources: tuple[str, ...]
+    build: Callable[..., np.ndarray]
+
+
+def allennlp_gate_order(rows: np.ndarray) -> np.ndarray:
+    """Gate blocks on axis 0 in TF's order i, j, f, o (the file's and ours) -> AllenNLP's i, f, j, o
+    (blocks 0, 2, 1, 3; its own inverse)."""
+    i, j, f, o = np.split(rows, 4)
+    return np.concatenate([i, f, j, o])
+
+
+def allennlp_parameter_table(config: ElmoConfig, n_mixes: int) -> list[AllenNLPParameter]:
+    """Every parameter of AllenNLP's ``Elmo`` for ``config`` with ``n_mixes`` mixes, and how its
+    loader (``allennlp/modules/elmo.py``, ``elmo_lstm.py``) builds it from the weight file.
+
+    Only AllenNLP's side is here: ours <-> the file is ``hf_elmo.convert.weight_table``, so that
+    ``allennlp_datasets`` of our gradients fed through this table gives AllenNLP's. The builds are
+    the linear part of AllenNLP's (permutations, transposes, negations, concatenations), which
+    carry a gradient as they carry a weight: the forget bias +1 that AllenNLP adds to
+    ``state_linearity.bias`` (and ours in the forward) shifts no gradient, so it is left out.
+    What AllenNLP does: a zero padding row above ``char_embed``; the highway's one ``Linear``
+    holds [transform; -carry] (its gate is ``1 - t``, ours and the file's ``t``); each LSTM's
+    ``W_0`` splits into ``input_linearity`` and ``state_linearity``, ``B`` is
+    ``state_linearity``'s bias, all with gate blocks i, f, j, o (``allennlp_gate_order``); a
+    scalar mix holds one (1,) parameter per layer and a (1,) gamma.
+    """
+    p, cnn = config.projection_dim, "_elmo_lstm._token_embedder"
+
+    def padded(embed: np.ndarray) -> np.ndarray:
+        return np.concatenate([np.zeros((1, embed.shape[1]), embed.dtype), embed])
+
+    table = [AllenNLPParameter(f"{cnn}._char_embedding_weights", "char embedding", ("char_embed",), padded)]
+    for i in range(len(config.filters)):
+        table += [
+            AllenNLPParameter(
+                f"{cnn}.char_conv_{i}.weight", "char CNN", (f"CNN/W_cnn_{i}",), lambda w: w[0].transpose(2, 1, 0)
+            ),
+            AllenNLPParameter(f"{cnn}.char_conv_{i}.bias", "char CNN", (f"CNN/b_cnn_{i}",), lambda b: b),
+        ]
+    for k in range(config.n_highway):
+        table += [
+            AllenNLPParameter(
+                f"{cnn}._highways._layers.{k}.weight",
+                "highways",
+                (f"CNN_high_{k}/W_transform", f"CNN_high_{k}/W_carry"),
+                lambda transform, carry: np.concatenate([transform.T, -carry.T]),
+            ),
+            AllenNLPParameter(
+                f"{cnn}._highways._layers.{k}.bias",
+                "highways",
+                (f"CNN_high_{k}/b_transform", f"CNN_high_{k}/b_carry"),
+                lambda transform, carry: np.concatenate([transform, -carry]),
+            ),
+        ]
+    table += [
+        AllenNLPParameter(f"{cnn}._projection.weight", "char projection", ("CNN_proj/W_proj",), lambda w: w.T),
+        AllenNLPParameter(f"{cnn}._projection.bias", "char projection", ("CNN_proj/b_proj",), lambda b: b),
+    ]
+    for layer in range(config.n_layers):
+        for direction, side in enumerate(("forward", "backward")):
+            ours = f"_elmo_lstm._elmo_lstm.{side}_layer_{layer}"
+            cell = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
+            table += [
+                AllenNLPParameter(
+                    f"{ours}.input_linearity.weight",
+                    "LSTM",
+                    (f"{cell}/W_0",),
+                    lambda w: allennlp_gate_order(w.T[:, :p]),
+                ),
+                AllenNLPParameter(
+                    f"{ours}.state_linearity.weight",
+                    "LSTM",
+                    (f"{cell}/W_0",),
+                    lambda w: allennlp_gate_order(w.T[:, p:]),
+                ),
+                AllenNLPParameter(f"{ours}.state_linearity.bias", "LSTM", (f"{cell}/B",), allennlp_gate_order),
+                AllenNLPParameter(f"{ours}.state_projection.weight", "LSTM", (f"{cell}/W_P_0",), lambda w: w.T),
+            ]
+    for k in range(n_mixes):
+        mix = f"scalar_mix_{k}"
+        table.append(AllenNLPParameter(f"{mix}.gamma", "scalar mixes", (f"{mix}.gamma",), lambda g: g.reshape(1)))
+        for j in range(config.n_layers + 1):
+            table.append(
+                AllenNLPParameter(
+                    f"{mix}.scalar_parameters.{j}",
+                    "scalar mixes",
+                    (f"{mix}.scalar_parameters",),
+                    lambda s, j=j: s[j : j + 1],
+                )
+            )
+    return table
+
+
+def gradient_differences(elmo: Elmo, theirs: Mapping[str, np.ndarray]) -> dict[str, tuple[float, float]]:
+    """Per group of ``allennlp_parameter_table``, and "overall": the max abs difference between the
+    gradients of ``elmo``'s parameters (mapped by the table) and AllenNLP's (``theirs``, by
+    AllenNLP's parameter names), and the largest abs gradient of AllenNLP's there, for scale."""
+    ours = {name: p.grad.numpy() for name, p in elmo.named_parameters() if p.grad is not None}
+    bilm = {name.removeprefix("model."): grad for name, grad in ours.items() if name.startswith("model.")}
+    sources = {**allennlp_datasets(bilm, elmo.model.config), **ours}
+    table = allennlp_parameter_table(elmo.model.config, len(elmo.scalar_mixes))
+    unmapped = set(theirs) ^ {row.name for row in table}
+    if unmapped:
+        raise ValueError(f"AllenNLP's gradients and the parameter table differ on {sorted(unmapped)}")
+    result: dict[str, tuple[float, float]] = {}
+    for row in table:
+        mapped = row.build(*(sources[name] for name in row.sources))
+        if mapped.shape != theirs[row.name].shape:
+            raise ValueError(
+                f"{row.name}: the table builds shape {mapped.shape}, AllenNLP's is {theirs[row.name].shape}"
+            )
+        difference = float(np.abs(mapped - theirs[row.name]).max())
+        largest = float(np.abs(theirs[row.name]).max())
+        for group in (row.group, "overall"):
+            worst, scale = result.get(group, (0.0, 0.0))
+            result[group] = (max(worst, difference), max(scale, largest))
+    result["overall"] = result.pop("overall")  # reported last
+    return result
+
+
+def allennlp_elmo_differences(
+    root: Path, reference_python: str
+) -> dict[str, tuple[float, bool, dict[str, tuple[float, float]] | None]]:
+    """Per case of ``ALLENNLP_CASES`` and ``GRADIENT_CASES``: the max abs difference between the
+    representations of AllenNLP's ``Elmo`` (run by ``reference/allennlp_elmo_ref.py`` with
+    ``reference_python``) and ``hf_elmo.Elmo``, whether every mask is equal, and for a gradient
+    case ``gradient_differences`` (else None)."""
     sentences = json.loads((root / "sentences.json").read_text())
     batches = [[sentences[k][i].split() for k in range(rows)] for i, rows in enumerate([3, 2, 3])]
     vocabulary = ["@@PADDING@@", "@@UNKNOWN@@", *sorted({word for batch in batches for s in batch for word in s})]
     word_ids = [[[vocabulary.index(w) for w in s] + [0] * (max(map(len, b)) - len(s)) for s in b] for b in batches]
     cases = []
-    for name, (kwargs, mixes, train) in ALLENNLP_CASES.items():
+    for name, (kwargs, mixes, train) in {**ALLENNLP_CASES, **GRADIENT_CASES}.items():
         cached = name.startswith("vocab_to_cache")
         kwargs = {**kwargs, "vocab_to_cache": vocabulary} if cached else kwargs
         cases.append({"name": name, "kwargs": kwargs, "mixes": mixes, "train": train, "seed": 0})
-        cases[-1].update(batches=batches, word_ids=word_ids if cached else None)
+        cases[-1].update(batches=batches, word_ids=word_ids if cached else None, grad=name in GRADIENT_CASES)
     options, weights = root / "options.json", root / "lm_weights.hdf5"
     runner = Path(__file__).resolve().parent / "reference" / "allennlp_elmo_ref.py"
     with tempfile.TemporaryDirectory(prefix="elmo-allennlp-") as folder:
@@ -106,15 +260,23 @@ def allennlp_elmo_differences(root: Path, reference_python: str) -> dict[str, tu
         elmo.train(case["train"])
         torch.manual_seed(case["seed"])
         worst, masks_equal = 0.0, True
-        with torch.no_grad():
+        loss = torch.zeros(())
+        with torch.set_grad_enabled(case["grad"]):
             for b, batch in enumerate(batches):
                 words = torch.tensor(case["word_ids"][b]) if case["word_ids"] else None
                 out = elmo(batch_to_ids(batch), words)
                 for k, representation in enumerate(out["elmo_representations"]):
                     theirs = expected[f"{case['name']}/{b}/{k}"]
-                    worst = max(worst, float(np.abs(representation.numpy() - theirs).max()))
+                    worst = max(worst, float(np.abs(representation.detach().numpy() - theirs).max()))
+                    loss = loss + representation.pow(2).sum()
                 masks_equal &= bool(np.array_equal(out["mask"].numpy(), expected[f"{case['name']}/{b}/mask"]))
-        results[case["name"]] = (worst, masks_equal)
+        gradients = None
+        if case["grad"]:
+            loss.backward()
+            prefix = f"{case['name']}/grad/"
+            theirs = {key[len(prefix) :]: value for key, value in expected.items() if key.startswith(prefix)}
+            gradients = gradient_differences(elmo, theirs)
+        results[case["name"]] = (worst, masks_equal, gradients)
     return results
 
 
@@ -131,8 +293,11 @@ def main() -> None:
         print(f"{folder:20s} stateful 10 batches: {stateful:.2e}   stateless batch 0: {stateless:.2e}")
     if args.allennlp_python:
         root = Path(args.shared) / "fixtures" / "elmo-allennlp"
-        for name, (worst, masks_equal) in allennlp_elmo_differences(root, args.allennlp_python).items():
+        for name, (worst, masks_equal, gradients) in allennlp_elmo_differences(root, args.allennlp_python).items():
             print(f"Elmo vs AllenNLP {name:32s} max abs diff {worst:.2e}   masks equal: {masks_equal}")
+            if gradients is not None:
+                for group, (worst, largest) in gradients.items():
+                    print(f"    gradients {group:29s} max abs diff {worst:.2e}   max |grad| {largest:.2e}")
 
 
 if __name__ == "__main__":

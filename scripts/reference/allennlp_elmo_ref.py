@@ -6,8 +6,11 @@
 SPEC (written by scripts/check_parity.py --allennlp-python): {"harness": the folder of
 allennlp_ref_import.py, "options": ..., "weights": ..., "cases": [{"name", "kwargs" (Elmo's
 keyword arguments), "mixes" ([[s...], gamma] per mix, or null), "train", "seed", "batches"
-(token lists per batch), "word_ids" (per batch, or null)}]}. OUT holds, per case, batch b and
-mix k, "NAME/b/k" (the representation) and "NAME/b/mask", float32 / bool as AllenNLP returns them.
+(token lists per batch), "word_ids" (per batch, or null), "grad" (whether to backpropagate)}]}.
+OUT holds, per case, batch b and mix k, "NAME/b/k" (the representation) and "NAME/b/mask",
+float32 / bool as AllenNLP returns them; for a "grad" case also "NAME/grad/PARAMETER", the
+gradient of the sum of squares of every representation of every batch w.r.t. each of ``Elmo``'s
+parameters that has one.
 """
 
 import json
@@ -33,12 +36,19 @@ for case in spec["cases"]:
             scalar_mix.gamma.fill_(mix[1])
     elmo.train(case["train"])
     torch.manual_seed(case["seed"])
-    with torch.no_grad():
+    loss = torch.zeros(())
+    with torch.set_grad_enabled(case["grad"]):
         for b, batch in enumerate(case["batches"]):
             words = case["word_ids"][b] if case["word_ids"] else None
             result = elmo(batch_to_ids(batch), None if words is None else torch.tensor(words))
             for k, representation in enumerate(result["elmo_representations"]):
-                out[f"{case['name']}/{b}/{k}"] = representation.numpy()
+                out[f"{case['name']}/{b}/{k}"] = representation.detach().numpy()
+                loss = loss + representation.pow(2).sum()
             out[f"{case['name']}/{b}/mask"] = result["mask"].numpy()
+    if case["grad"]:
+        loss.backward()
+        for name, parameter in elmo.named_parameters():
+            if parameter.grad is not None:
+                out[f"{case['name']}/grad/{name}"] = parameter.grad.numpy()
 np.savez(sys.argv[2], **out)
 print("ok", len(out))
