@@ -6,11 +6,14 @@ a new batch every step, collated as the trainer does), after one warm-up step, w
 ``torch.cuda.synchronize`` around the timed steps on CUDA. Tokens are corpus words (markers
 excluded), as in the trainer's progress bar. Every preset runs clip-free (``--no-clip``, the
 default here, so that the ``fused`` path can run) or with the presets' clipping (``--clip``), and
-every listed biLM path runs side by side on the same batches and initial weights.
+every listed biLM path runs side by side on the same batches and initial weights. With
+``--checkpointing`` each also runs under activation checkpointing, beside it: tokens/s and the
+MiB of values autograd keeps for the backward pass (counted in the warm-up step's forward).
 
     python scripts/bench_pretrain.py --presets cpu small --implementations fast fused --threads 1
     python scripts/bench_pretrain.py --device cuda --presets small --implementations fast fused \
         --tokens-per-batch 16384 --amp --steps 20
+    python scripts/bench_pretrain.py --presets small --implementations fast --checkpointing --threads 1
 """
 
 from __future__ import annotations
@@ -50,8 +53,10 @@ def bench(
     amp: bool,
     device: torch.device,
     clip: bool = False,
+    checkpointing: bool = False,
 ) -> dict:
-    """Tokens/s of ``steps`` timed training steps of ``preset`` on ``implementation``."""
+    """Tokens/s of ``steps`` timed training steps of ``preset`` on ``implementation`` (under
+    activation checkpointing if ``checkpointing``), and the MiB autograd keeps in a step."""
     sentences = synthetic_corpus(max(64, 2 * (steps + 1) * tokens_per_batch // 22), vocab_size * 2)
     vocab = build_vocabulary(sentences, max_size=vocab_size)
     torch.manual_seed(0)
@@ -65,10 +70,20 @@ def bench(
         bilm_implementation=implementation,
     )
     model = ElmoForBidirectionalLM(config).to(device).train()
+    if checkpointing:
+        model.activation_checkpointing_enable()
     optimizer = make_optimizer("adagrad", model.parameters(), None)
     batcher = SentenceBatcher(sentences, vocab, tokens_per_batch)
     batches = [batcher.collate(b) for b in batcher.epoch_batches(0)[: steps + 1]]
-    train_step(model, optimizer, batches[0], device, 10.0, amp)  # warm-up
+    kept = 0
+
+    def keep(tensor: torch.Tensor) -> torch.Tensor:
+        nonlocal kept
+        kept += tensor.numel() * tensor.element_size()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
+        train_step(model, optimizer, batches[0], device, 10.0, amp)  # warm-up
     _synchronize(device)
     start, words = time.perf_counter(), 0
     for batch in batches[1:]:
@@ -79,6 +94,8 @@ def bench(
     return dict(
         preset=preset,
         implementation=implementation,
+        checkpointing=checkpointing,
+        kept_mib=kept / 2**20,
         vocab=len(vocab),
         params=sum(p.numel() for p in model.parameters()),
         steps=len(batches) - 1,
@@ -131,6 +148,11 @@ def main(argv: list | None = None) -> None:
         action="store_true",
         help="keep the presets' cell/projection clipping (then the fused path cannot run)",
     )
+    parser.add_argument(
+        "--checkpointing",
+        action="store_true",
+        help="run each path also under activation checkpointing, beside it (tokens/s and MiB kept for the backward)",
+    )
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -144,7 +166,12 @@ def main(argv: list | None = None) -> None:
         flush=True,
     )
     for preset in args.presets:
-        for implementation in args.implementations:
+        for implementation, checkpointing in [
+            (implementation, checkpointing)
+            for implementation in args.implementations
+            for checkpointing in ([False, True] if args.checkpointing else [False])
+        ]:
+            label = f"{implementation}{'+ckpt' if checkpointing else ''}"
             try:
                 r = bench(
                     preset,
@@ -156,14 +183,15 @@ def main(argv: list | None = None) -> None:
                     args.amp and device.type == "cuda",
                     device,
                     args.clip,
+                    checkpointing,
                 )
             except (RuntimeError, ValueError) as err:  # e.g. fused with clipping, out of memory
-                print(f"{preset:9s} {implementation:6s} failed: {str(err).splitlines()[0]}", flush=True)
+                print(f"{preset:9s} {label:11s} failed: {str(err).splitlines()[0]}", flush=True)
                 continue
             print(
-                f"{r['preset']:9s} {r['implementation']:6s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  "
+                f"{r['preset']:9s} {label:11s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  "
                 f"{r['rows']:4d} sentences a step  {r['steps']} steps  {r['tokens']:7d} tokens in "
-                f"{r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s",
+                f"{r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s, {r['kept_mib']:8.1f} MiB kept",
                 flush=True,
             )
 

@@ -27,6 +27,10 @@ TINY_RUN = [
 ]
 
 
+#: A result line: the path (with "+ckpt" under activation checkpointing), tokens/s, MiB kept.
+ROW = r"^cpu\s+([\w+]+)\s.*->\s+(\d+) tokens/s,\s+([\d.]+) MiB kept$"
+
+
 def _bench(*extra: str) -> str:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run(
@@ -43,8 +47,16 @@ def _bench(*extra: str) -> str:
 def test_bench_pretrain_reports_tokens_per_second_of_each_path_on_cpu():
     out = _bench("--implementations", "fast", "fused")
     assert "clip-free; float32" in out.splitlines()[0]
-    rates = {m.group(1): float(m.group(2)) for m in re.finditer(r"^cpu\s+(\w+)\s.*->\s+(\d+) tokens/s$", out, re.M)}
+    rates = {m.group(1): float(m.group(2)) for m in re.finditer(ROW, out, re.M)}
     assert set(rates) == {"fast", "fused"} and all(rate > 0 for rate in rates.values())
+
+
+def test_bench_pretrain_runs_each_path_beside_itself_under_activation_checkpointing_which_keeps_less():
+    out = _bench("--implementations", "fast", "--checkpointing")
+    rows = {m.group(1): (float(m.group(2)), float(m.group(3))) for m in re.finditer(ROW, out, re.M)}
+    assert set(rows) == {"fast", "fast+ckpt"}, out
+    assert all(rate > 0 for rate, _ in rows.values())
+    assert 0 < rows["fast+ckpt"][1] < rows["fast"][1] / 2, rows
 
 
 def test_bench_pretrain_says_why_the_fused_path_cannot_run_a_clipping_preset():
