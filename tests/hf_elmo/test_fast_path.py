@@ -254,3 +254,23 @@ def test_fast_path_on_gpu_equals_the_plain_path_on_cpu(tmp_path):
         fast = _run(model.to("cuda"), "fast", ids.to("cuda"))
     for f, p in zip(fast.hidden_states, plain.hidden_states):
         torch.testing.assert_close(f.cpu(), p, atol=ATOL, rtol=0)
+
+
+@pytest.mark.slow
+def test_torch_compile_of_the_shipped_model_gives_the_eager_vectors_within_1e5(one_thread):
+    """The README's figure: the default (inductor) backend on the CPU, the token cache evicting."""
+    from hf_elmo.pretrained import DEFAULT_MODEL
+
+    model = ElmoModel.from_pretrained(str(DEFAULT_MODEL)).eval()
+    eager = ElmoModel.from_pretrained(str(DEFAULT_MODEL)).eval()
+    model.token_cache.max_types, eager.token_cache.max_types = 6, 0
+    compiled = torch.compile(model)
+    torch._dynamo.reset()
+    try:
+        with torch.no_grad():
+            for sentence in (["The", "cat", "sat"], ["cat", "ran"], ["The", "dog", "cat"], ["A", "cat", "far"]):
+                ids = batch_to_ids([sentence])
+                for c, e in zip(compiled(input_ids=ids).hidden_states, eager(input_ids=ids).hidden_states):
+                    torch.testing.assert_close(c, e, atol=1e-5, rtol=0, msg=str(sentence))
+    finally:
+        torch._dynamo.reset()
