@@ -588,7 +588,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         ``special_tokens_mask`` of the tokenizer's output (the model adds the sentence markers,
         so no other position is special)."""
         if token_ids_1 is not None:
-            raise ValueError("ElmoTokenizer encodes single sentences (ELMo has no sentence pairs)")
+            raise ValueError(_NO_PAIRS)
         rows = token_ids_0.tolist() if isinstance(token_ids_0, torch.Tensor) else token_ids_0
         return [int(not any(row)) for row in rows]
 
