@@ -127,7 +127,12 @@ def resolve_model(name_or_path: PathLike, variant: str | None = None, **hub_kwar
             f"no model {name!r}: no such local file or folder, not a shipped model ({_shipped_names()}), "
             "and not a Hub id (owner/name)"
         )
-    return _from_hub(name, {k: v for k, v in hub_kwargs.items() if k in HUB_KWARGS}, variant)
+    return _from_hub(name, _hub_arguments(hub_kwargs), variant)
+
+
+def _hub_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The Hub arguments (``HUB_KWARGS``: cache, revision, token, ...) among ``from_pretrained``'s ``kwargs``."""
+    return {k: v for k, v in kwargs.items() if k in HUB_KWARGS}
 
 
 def _shipped_names() -> str:
@@ -608,8 +613,7 @@ class PackageLoader:
         first (``check_weight_shapes``), or, for original files, what ``from_pretrained`` returns
         (the model, with its loading info if asked), converted and loaded with ``kwargs``
         (``load_original``)."""
-        hub = {k: kwargs[k] for k in HUB_KWARGS if k in kwargs}
-        source = resolve_model(name_or_path, kwargs.get("variant"), **hub)
+        source = resolve_model(name_or_path, kwargs.get("variant"), **_hub_arguments(kwargs))
         if source.format == "original":
             return load_original(source, model_class, kwargs)
         if "config" not in kwargs:  # else the model is built from another config than the file's
@@ -676,7 +680,7 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any]) -> Any:
     source: Any = name_or_path
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
         # transformers would retry an unreachable Hub for minutes, then give the tokenizer's defaults
-        source = path = _hub_probe(name, {k: v for k, v in hub.items() if k in HUB_KWARGS}, files, ["*.json"])
+        source = path = _hub_probe(name, _hub_arguments(hub), files, ["*.json"])
         if not any((path / file).is_file() for file in files):  # the original files
             return converted_config(path / "options.json")
     if any((path / file).is_file() for file in files):
