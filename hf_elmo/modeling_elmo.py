@@ -847,8 +847,8 @@ def check_finite_weights(model: nn.Module, source: str | os.PathLike | None) -> 
             continue
         bad = tensor.numel() - int(torch.isfinite(tensor).sum())
         if bad:
-            weights = Path(_weights_source(source)) / "model.safetensors"
-            where = weights if source is not None and weights.is_file() else _weights_source(source)
+            weights = None if source is None else Path(os.fspath(source)) / "model.safetensors"
+            where = weights if weights is not None and weights.is_file() else _weights_source(source)
             raise InvalidModelError(
                 f"{where}: weight {key} holds {bad:,} NaN or infinite values of {tensor.numel():,} (a damaged file, "
                 "or a model saved after its training diverged); re-create or re-download it"
