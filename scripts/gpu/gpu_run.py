@@ -39,6 +39,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 PACK_DIR = REPO / "gpu-pack"  # ignored (.gitignore): the parts travel as named ignored paths
@@ -433,6 +434,16 @@ def run_state(work: Path, name: str) -> str:
     return "running" if _alive(_pid_file(work, name)) else "not running"
 
 
+def training_record(folder: Path) -> dict[str, Any]:
+    """What ``elmo pretrain`` recorded beside the model it wrote into ``folder``
+    (``fileio.TRAINING_FILE``: settings, position, metrics); imports hf_elmo only now, so that a
+    poll of a running job imports nothing."""
+    sys.path.insert(0, str(REPO))
+    from hf_elmo.fileio import TRAINING_FILE
+
+    return json.loads((folder / TRAINING_FILE).read_text())
+
+
 def report(work: Path, window: int, log_lines: int) -> str:
     """For the model and (when started) the baseline: state, steps, tokens, tokens/s over the
     last ``window`` steps, their mean training loss and the log's last lines. Returns the state
@@ -448,11 +459,7 @@ def report(work: Path, window: int, log_lines: int) -> str:
             tail = log.read_text(errors="replace").splitlines()[-log_lines:]
             print("  log:\n    " + "\n    ".join(tail))
         if states[name] == "done":
-            sys.path.insert(0, str(REPO))
-            from hf_elmo.fileio import TRAINING_FILE
-
-            metrics = json.loads((work / name / TRAINING_FILE).read_text())["metrics"]
-            print(f"  metrics: {json.dumps(metrics)}")
+            print(f"  metrics: {json.dumps(training_record(work / name)['metrics'])}")
     state = "running" if "running" in states.values() else states[RUN_NAME]
     print(f"state: {state}")
     sys.stdout.flush()
@@ -487,7 +494,6 @@ def evaluate(args: argparse.Namespace) -> None:
 
     from hf_elmo.corpus import read_corpus
     from hf_elmo.devices import resolve_device
-    from hf_elmo.fileio import TRAINING_FILE
     from hf_elmo.training.checkpoints import snapshot_folder
     from hf_elmo.training.evaluation import load_lm, perplexity
     from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
@@ -511,7 +517,7 @@ def evaluate(args: argparse.Namespace) -> None:
             continue
         model = load_lm(folder).to(device)
         vocabulary = Vocabulary.from_file(folder / VOCAB_FILE)
-        position = json.loads((folder / TRAINING_FILE).read_text())["position"]
+        position = training_record(folder)["position"]
         results[name] = {"folder": str(folder.relative_to(work)), "tokens_seen": position["tokens_seen"]}
         results[name]["step"] = position["step"]
         for split, sentences in corpora.items():
