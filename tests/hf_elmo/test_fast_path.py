@@ -8,6 +8,8 @@ fast path's chunk sizes, and the cache of fused LSTM weights are compared.
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 
@@ -170,17 +172,26 @@ def test_torch_compile_gives_the_eager_vectors_once_the_token_cache_evicts_token
     cache's move_to_end of the tokens it had found, so evicting the least recently used token evicted
     one of the call's own and gave its row to a new token (errors of 3.1 with the shipped model); the
     cache's host bookkeeping now runs outside the compiled graph."""
-    model = _model(tmp_path, small_options())
-    uncached = _model(tmp_path / "off", small_options())
-    model.token_cache.max_types, uncached.token_cache.max_types = 6, 0
-    compiled = torch.compile(model, backend="eager")  # dynamo's trace alone: no code generated
+    sentences = (["a", "b", "c"], ["b", "d"], ["a", "e", "b"], ["f", "b", "g"])
+    # dynamo's trace alone (backend "eager"): no code generated
+    _check_compiled_while_the_cache_evicts(_model(tmp_path, small_options()), sentences, 1e-6, backend="eager")
+
+
+def _check_compiled_while_the_cache_evicts(
+    model: ElmoModel, sentences: tuple[list[str], ...], atol: float, **compile_options: str
+) -> None:
+    """``torch.compile(model, **compile_options)`` with a token cache of 6 token types gives, one
+    sentence a call, the layers of ``model`` uncached and uncompiled, within ``atol``."""
+    eager = copy.deepcopy(model)
+    model.token_cache.max_types, eager.token_cache.max_types = 6, 0
+    compiled = torch.compile(model, **compile_options)
     torch._dynamo.reset()
     try:
         with torch.no_grad():
-            for sentence in (["a", "b", "c"], ["b", "d"], ["a", "e", "b"], ["f", "b", "g"]):
+            for sentence in sentences:
                 ids = batch_to_ids([sentence])
-                for c, p in zip(compiled(input_ids=ids).hidden_states, uncached(input_ids=ids).hidden_states):
-                    torch.testing.assert_close(c, p, atol=1e-6, rtol=0, msg=str(sentence))
+                for c, e in zip(compiled(input_ids=ids).hidden_states, eager(input_ids=ids).hidden_states):
+                    torch.testing.assert_close(c, e, atol=atol, rtol=0, msg=str(sentence))
     finally:
         torch._dynamo.reset()
 
@@ -261,16 +272,5 @@ def test_torch_compile_of_the_shipped_model_gives_the_eager_vectors_within_1e5(o
     """The README's figure: the default (inductor) backend on the CPU, the token cache evicting."""
     from hf_elmo.pretrained import DEFAULT_MODEL
 
-    model = ElmoModel.from_pretrained(str(DEFAULT_MODEL)).eval()
-    eager = ElmoModel.from_pretrained(str(DEFAULT_MODEL)).eval()
-    model.token_cache.max_types, eager.token_cache.max_types = 6, 0
-    compiled = torch.compile(model)
-    torch._dynamo.reset()
-    try:
-        with torch.no_grad():
-            for sentence in (["The", "cat", "sat"], ["cat", "ran"], ["The", "dog", "cat"], ["A", "cat", "far"]):
-                ids = batch_to_ids([sentence])
-                for c, e in zip(compiled(input_ids=ids).hidden_states, eager(input_ids=ids).hidden_states):
-                    torch.testing.assert_close(c, e, atol=1e-5, rtol=0, msg=str(sentence))
-    finally:
-        torch._dynamo.reset()
+    sentences = (["The", "cat", "sat"], ["cat", "ran"], ["The", "dog", "cat"], ["A", "cat", "far"])
+    _check_compiled_while_the_cache_evicts(ElmoModel.from_pretrained(str(DEFAULT_MODEL)).eval(), sentences, 1e-5)
