@@ -22,14 +22,16 @@ state, about 3 ms for the shipped model's 5 MB), so a model changed in place (sa
 weights) is another setting, never a resumed run mixing two models. Run again with the same
 settings, it skips the finished chunks (batch size, device and threads may change: they change
 the vectors by float rounding at most) and computes a damaged one again; other settings are an
-error unless ``overwrite``; the input's date is no setting (a file touched or copied with the same
-content resumes: its SHA-256 is). When every chunk is done the parts are copied into ``OUTPUT.tmp``,
-the input's content is checked to be unchanged (its size and date as at the start, or else its
-SHA-256; else: an error, nothing written, the run discarded),
-``run.json`` records the identity (device, inode, size, mtime) of ``OUTPUT.tmp``, ``OUTPUT.tmp``
-is renamed to OUTPUT, and the partial folder is removed last. With ``overwrite`` an old OUTPUT
-stays until that rename replaces it, so a run that fails or is killed loses nothing; an OUTPUT
-beside a matching partial folder is a finished one only if it is the file ``run.json`` names.
+error unless ``overwrite`` once a chunk is finished (before that nothing binds them: a run of
+other settings replaces ``run.json`` and starts afresh); the input's date is no setting (a file
+touched or copied with the same content resumes: its SHA-256 is). When every chunk is done the
+parts are copied into ``OUTPUT.tmp``, the input's content is checked to be unchanged (its size
+and date as at the start, or else its SHA-256; else: an error, nothing written, the run
+discarded), ``run.json`` records the identity (device, inode, size, mtime) of ``OUTPUT.tmp``,
+``OUTPUT.tmp`` is renamed to OUTPUT, and the partial folder is removed last. With ``overwrite``
+an old OUTPUT stays until that rename replaces it, so a run that fails or is killed loses
+nothing; an OUTPUT beside a matching partial folder is a finished one only if it is the file
+``run.json`` names.
 A write that would fill the disk stops the run first (HDF5 crashes on a full disk), keeping the
 finished parts.
 
@@ -512,6 +514,8 @@ def embed_file(
             )
         previous = _read_run_file(partial, overwrite)
         changed = [] if previous is None else _changed_settings(previous["settings"], settings)
+        if changed and not finished_chunks(target)[0]:  # stopped before its first chunk: nothing binds its settings
+            previous, changed = None, []
         resumable = previous is not None and not changed
         if previous is not None and not resumable and not overwrite:
             raise ValueError(

@@ -119,14 +119,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def interrupted(args: argparse.Namespace) -> str:
-    """What Ctrl-C left: the finished chunks (whole, renamed into place) and an older OUTPUT stay."""
+    """What Ctrl-C left: the finished chunks (whole, renamed into place) and an older OUTPUT stay;
+    before the first chunk, nothing that binds a later run's settings."""
     from hf_elmo.embed import finished_chunks, run_shard
 
     shard = run_shard(args.shard)
     chunks, partial = finished_chunks(shard.output_file(args.output))
     if chunks:
         return f"the {chunks} finished chunks in {partial} are kept: the command that wrote them resumes from them"
-    return "no chunk was finished yet: the same command starts again"
+    return "no chunk was finished yet, so nothing binds the next run: it starts afresh, whatever its settings"
 
 
 def _warn_if_unsplit(input_path: str, pre_tokenizer: str) -> None:

@@ -430,13 +430,13 @@ def test_unfinished_run_with_other_settings_is_an_error_unless_overwrite(
 
     real = os.replace
 
-    def interrupt_at_the_first_part(src, dst):
-        if Path(dst).name.startswith("part-"):
+    def interrupt_at_the_second_part(src, dst):  # the first is finished: the run's settings bind
+        if Path(dst).name == "part-000001.hdf5":
             raise Interrupted
         real(src, dst)
 
     with monkeypatch.context() as patch:
-        patch.setattr(os, "replace", interrupt_at_the_first_part)
+        patch.setattr(os, "replace", interrupt_at_the_second_part)
         with pytest.raises(Interrupted):
             embed_cli(text, out, model_dir)
     assert (tmp_path / "out.hdf5.partial").is_dir()

@@ -502,3 +502,96 @@ def test_an_input_touched_during_the_run_finishes_it(model_dir, text, reference,
     assert embed(source, tmp_path / "out.hdf5", model_dir) == 0
     assert_same_file(tmp_path / "out.hdf5", reference)
     assert names(tmp_path) == ["in.txt", "out.hdf5"]
+
+
+def interrupted_at_write(monkeypatch, text, out, model, write: int, *extra: str) -> None:
+    """Run ``elmo embed`` as if Ctrl-C came just before its ``write``-th write of vectors to disk
+    (``ensure_free_space``, called before each: every line's dataset in its chunk, 1 to 23 for
+    ``text`` in chunks of 4, then the merged output, 24)."""
+    check = hf_elmo.embed.ensure_free_space
+    calls = 0
+
+    def check_then_stop(*args, **kwargs):
+        nonlocal calls
+        calls += 1
+        if calls == write:
+            raise KeyboardInterrupt
+        check(*args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(hf_elmo.embed, "ensure_free_space", check_then_stop)
+        assert embed(text, out, model, *extra) == 130
+
+
+@pytest.fixture(scope="module")
+def scaled_model_dir(model_dir, tmp_path_factory) -> Path:
+    """The fixture model with other weights."""
+    model = ElmoModel.from_pretrained(model_dir)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.mul_(1.5)
+    folder = tmp_path_factory.mktemp("scaled-model")
+    model.save_pretrained(folder)
+    return folder
+
+
+#: A setting of ``run.json`` changed: the input and the model of a run, and its options.
+OTHER_SETTINGS = {
+    "layers": ("text", "model", ("--layers", "top")),
+    "pool": ("text", "model", ("--pool", "mean")),
+    "dtype": ("text", "model", ("--dtype", "bfloat16")),
+    "chunk lines": ("text", "model", ("--chunk-lines", "5")),
+    "input": ("other text", "model", ()),
+    "model": ("text", "other model", ()),
+}
+
+
+@pytest.mark.parametrize("stop", ["Ctrl-C before the first chunk", "Ctrl-C in it", "killed in it"])
+@pytest.mark.parametrize("other", OTHER_SETTINGS)
+def test_a_run_stopped_before_its_first_chunk_binds_no_settings_a_run_of_other_ones_starts_afresh(
+    stop, other, model_dir, scaled_model_dir, text, tmp_path, capsys, monkeypatch
+):
+    out = tmp_path / "out.hdf5"
+    interrupted_at_write(monkeypatch, text, out, model_dir, 1 if stop == "Ctrl-C before the first chunk" else 3)
+    if stop == "killed in it":  # SIGKILL leaves the chunk's temporary file
+        (tmp_path / "out.hdf5.partial" / "part-000000.hdf5.tmp").write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(100))
+    capsys.readouterr()
+    inputs = {"text": text, "other text": write_text(tmp_path / "other.txt", seed=3)}
+    models = {"model": model_dir, "other model": scaled_model_dir}
+    source, model, extra = OTHER_SETTINGS[other]
+    assert embed(inputs[source], out, models[model], *extra) == 0
+    assert "done by an earlier run" not in capsys.readouterr().out
+    expected = tmp_path / "expected" / "out.hdf5"
+    assert embed(inputs[source], expected, models[model], *extra) == 0
+    assert_same_file(out, expected)
+    assert names(tmp_path) == ["expected", "other.txt", "out.hdf5"]
+
+
+def test_ctrl_c_before_the_first_chunk_says_nothing_binds_the_next_run_and_the_same_command_works(
+    model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    out = tmp_path / "out.hdf5"
+    interrupted_at_write(monkeypatch, text, out, model_dir, 3)  # in the first chunk: nothing of it is kept
+    assert error_lines(capsys.readouterr().err) == [
+        "elmo embed: interrupted; no chunk was finished yet, so nothing binds the next run: it starts afresh, "
+        "whatever its settings"
+    ]
+    assert names(tmp_path / "out.hdf5.partial") == ["run.json"]
+    assert embed(text, out, model_dir) == 0
+    assert "done by an earlier run" not in capsys.readouterr().out
+    assert_same_file(out, reference)
+    assert names(tmp_path) == ["out.hdf5"]
+
+
+def test_ctrl_c_once_a_chunk_is_finished_still_refuses_other_settings_and_the_same_command_resumes(
+    model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    out = tmp_path / "out.hdf5"
+    interrupted_at_write(monkeypatch, text, out, model_dir, 24)  # every chunk done, none merged
+    capsys.readouterr()
+    assert embed(text, out, model_dir, "--layers", "top") == 2
+    assert "unfinished run with other settings (layers)" in capsys.readouterr().err
+    assert embed(text, out, model_dir) == 0
+    assert "6 of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert_same_file(out, reference)
+    assert names(tmp_path) == ["out.hdf5"]
