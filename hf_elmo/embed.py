@@ -28,10 +28,11 @@ touched or copied with the same content resumes: its SHA-256 is). When every chu
 parts are copied into ``OUTPUT.tmp``, the input's content is checked to be unchanged (its size
 and date as at the start, or else its SHA-256; else: an error, nothing written, the run
 discarded), ``run.json`` records the identity (device, inode, size, mtime) of ``OUTPUT.tmp``,
-``OUTPUT.tmp`` is renamed to OUTPUT, and the partial folder is removed last. With ``overwrite``
-an old OUTPUT stays until that rename replaces it, so a run that fails or is killed loses
-nothing; an OUTPUT beside a matching partial folder is a finished one only if it is the file
-``run.json`` names.
+``OUTPUT.tmp`` is renamed to OUTPUT, and the partial folder is removed last (its ``run.json``
+after the parts, so that a run killed meanwhile leaves a folder the next run knows as this
+run's). With ``overwrite`` an old OUTPUT stays until that rename replaces it, so a run that fails
+or is killed loses nothing; an OUTPUT beside a matching partial folder is a finished one only if
+it is the file ``run.json`` names.
 A write that would fill the disk stops the run first (HDF5 crashes on a full disk), keeping the
 finished parts.
 
@@ -539,9 +540,9 @@ def embed_file(
         chunks = len(scan.chunk_tokens)
         result = EmbedResult(target, scan.shard_lines, sum(scan.chunk_tokens), chunks, chunks_reused=0)
         if partial.exists() and not resumable:
-            shutil.rmtree(partial)
+            _remove_partial(partial)
         if finished:  # the last run was killed after renaming its output, before removing the parts
-            shutil.rmtree(partial)
+            _remove_partial(partial)
             result.chunks_reused = chunks
             return _finish(result, output_path, shard, scan, layers)
         partial.mkdir(parents=True, exist_ok=True)
@@ -719,6 +720,19 @@ def _partial_folder(target: Path) -> Path:
     return target.with_name(target.name + ".partial")
 
 
+def _remove_partial(partial: Path) -> None:
+    """Remove a run's partial folder, its ``run.json`` last: a run killed while removing it leaves
+    what the next run reads as the same unfinished (or merged) run, never a folder of parts
+    without ``run.json``, which ``_foreign_partial`` refuses as someone else's."""
+    run_file = partial / RUN_FILE
+    for path in partial.iterdir():
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        elif path != run_file:
+            path.unlink()
+    shutil.rmtree(partial)
+
+
 def _foreign_partial(partial: Path) -> str | None:
     """What makes ``partial`` someone else's (a link, not a folder, a folder with files but no
     ``run.json``), or None if it is absent, empty or an unfinished run's folder."""
@@ -813,7 +827,7 @@ def _merge(
         write_text_atomic(
             partial / RUN_FILE, json.dumps({"settings": settings, "output": _identity(tmp)}, indent=2) + "\n"
         )
-    shutil.rmtree(partial)
+    _remove_partial(partial)
 
 
 def _recorded(settings: dict[str, Any]) -> dict[str, Any]:
@@ -878,7 +892,7 @@ def _check_input_unchanged(input_path: Path, settings: dict[str, Any], partial: 
     now = input_identity(input_path)
     changed = [k for k in ("input_bytes", "input_sha256") if settings[k] != now[k]]
     if changed:
-        shutil.rmtree(partial)
+        _remove_partial(partial)
         raise ValueError(
             f"{input_path} changed while it was embedded ({', '.join(changed)} differ); nothing "
             "was written and the unfinished run was discarded: run the command again"

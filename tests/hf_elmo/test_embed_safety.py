@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections import namedtuple
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -595,3 +596,37 @@ def test_ctrl_c_once_a_chunk_is_finished_still_refuses_other_settings_and_the_sa
     assert "6 of 6 chunks were done by an earlier run" in capsys.readouterr().out
     assert_same_file(out, reference)
     assert names(tmp_path) == ["out.hdf5"]
+
+
+@pytest.mark.parametrize("removed", range(8))
+def test_a_run_killed_while_removing_its_partial_folder_leaves_one_the_same_command_finishes_from(
+    removed, model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    """Once the output is renamed into place the six parts and run.json are removed, then their
+    folder: killed after ``removed`` of those, the output is whole and what is left is this run's
+    folder, which the same command removes, or (when only the empty folder is left) the output
+    is said to exist; never a folder of parts refused as a stranger's."""
+    out = tmp_path / "out.hdf5"
+    unlink, rmdir, done = os.unlink, os.rmdir, []
+
+    def stop_after(remove, path, *args, **kwargs):
+        if out.exists() and Path(path).name.startswith(("part-", "run.json", "out.hdf5.partial")):
+            if len(done) == removed:
+                raise KeyboardInterrupt
+            done.append(path)
+        remove(path, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "unlink", partial(stop_after, unlink))
+        patch.setattr(os, "rmdir", partial(stop_after, rmdir))
+        assert embed(text, out, model_dir) == 130
+    capsys.readouterr()
+    assert_same_file(out, reference)
+    status = embed(text, out, model_dir)
+    err = error_lines(capsys.readouterr().err)
+    if removed < 7:
+        assert (status, err) == (0, [])
+        assert names(tmp_path) == ["out.hdf5"]
+    else:
+        assert status == 2 and err == [f"elmo embed: error: {out} exists; pass --overwrite to replace it"]
+    assert_same_file(out, reference)
