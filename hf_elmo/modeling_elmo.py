@@ -68,6 +68,8 @@ WARM_STATE = ("warm_h", "warm_c")
 #: What a model of ``token_embedding="word"`` (the pretraining baseline) is, for the errors of
 #: what takes char ids only.
 WORD_IDS_MODEL = "this biLM embeds word ids (token_embedding='word', the pretraining baseline), not char ids"
+#: Why ``output_attentions=True`` is refused by ``ElmoModel`` and the models around it.
+NO_ATTENTION = "ELMo has no attention (a biLSTM): leave output_attentions unset"
 
 
 @dataclass
@@ -1184,7 +1186,7 @@ class ElmoModel(ElmoPreTrainedModel):
                 (a biLSTM has no attention).
         """
         if output_attentions:
-            raise ValueError("ELMo has no attention (a biLSTM): leave output_attentions unset")
+            raise ValueError(NO_ATTENTION)
         if self.config.token_embedding == "word":
             raise ValueError(
                 f"{WORD_IDS_MODEL}: call encode(word_ids, lengths) with the sentence markers' word ids in place"

@@ -31,7 +31,14 @@ from torch.nn import functional as F
 from transformers.utils import ModelOutput
 
 from .configuration_elmo import ElmoConfig, ElmoConfigError
-from .modeling_elmo import INPUT_ID_DTYPES, ElmoModel, ElmoPreTrainedModel, ElmoState, require_package_loader
+from .modeling_elmo import (
+    INPUT_ID_DTYPES,
+    NO_ATTENTION,
+    ElmoModel,
+    ElmoPreTrainedModel,
+    ElmoState,
+    require_package_loader,
+)
 from .tokenization_elmo import N_CHAR_IDS
 
 IGNORE_INDEX = -100
@@ -51,6 +58,10 @@ class ElmoLMOutput(ModelOutput):
         n_targets: number of words the forward LM predicted (the backward LM's too, unless a
             label of ``<S>`` or ``</S>`` is ``-100``).
         final_state: the biLM's final LSTM state (for carrying state across windows).
+        hidden_states: with ``output_hidden_states``, the biLM's L+1 layers (B, S, 2P) over the
+            LM's steps, markers included, zero beyond each row's length (``ElmoModel.encode``'s;
+            the softmax reads the top one); else None.
+        attentions: always None (a biLSTM has no attention), as in transformers' outputs.
     """
 
     loss: torch.Tensor | None = None
@@ -58,6 +69,8 @@ class ElmoLMOutput(ModelOutput):
     backward_loss: torch.Tensor | None = None
     n_targets: torch.Tensor | None = None
     final_state: ElmoState | None = None
+    hidden_states: tuple[torch.Tensor, ...] | None = None
+    attentions: tuple[torch.Tensor, ...] | None = None
 
 
 def log_uniform_probabilities(vocab_size: int, ids: torch.Tensor) -> torch.Tensor:
@@ -222,6 +235,8 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         initial_state: ElmoState | None = None,
         full_softmax: bool | None = None,
         return_dict: bool | None = None,
+        output_hidden_states: bool | None = None,
+        output_attentions: bool | None = None,
     ) -> ElmoLMOutput | tuple:
         """Both directions' LM loss over sequences that already hold their marker tokens.
 
@@ -233,7 +248,12 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
                 row's length, where labels are never read.
             initial_state: LSTM state to start from (default: ``ElmoModel.initial_state``).
             full_softmax: force the full (True) or configured (None) softmax; eval mode is full.
+            output_hidden_states: (default ``config.output_hidden_states``) add the biLM's layers
+                that the loss was computed from as ``hidden_states``, as ``ElmoModel`` and the task
+                heads return theirs; ``output_attentions``: ``True`` is an error, as for ``ElmoModel``.
         """
+        if output_attentions:
+            raise ValueError(NO_ATTENTION)
         check_lm_inputs(input_ids, lengths, labels, cast(ElmoConfig, self.config))
         input_ids, labels = input_ids.long(), labels.long()
         layers, final = self.elmo.encode(input_ids, lengths, initial_state)
@@ -265,8 +285,16 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
                 total = self.softmax.sampled_loss(h, y, candidates, self.config.num_sampled)
             losses.append(total / n)
         loss = 0.5 * (losses[0] + losses[1])
+        output_hidden_states = (
+            self.config.output_hidden_states if output_hidden_states is None else output_hidden_states
+        )
         output = ElmoLMOutput(
-            loss=loss, forward_loss=losses[0], backward_loss=losses[1], n_targets=counts[0], final_state=final
+            loss=loss,
+            forward_loss=losses[0],
+            backward_loss=losses[1],
+            n_targets=counts[0],
+            final_state=final,
+            hidden_states=tuple(layers) if output_hidden_states else None,
         )
         return_dict = self.config.return_dict if return_dict is None else return_dict
         return output if return_dict else output.to_tuple()

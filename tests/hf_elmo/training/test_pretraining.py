@@ -293,6 +293,60 @@ def test_activation_checkpointing_gives_the_lm_the_same_sampled_loss_and_gradien
         torch.testing.assert_close(checkpointed_gradients[name], gradient, rtol=0, atol=1e-6, msg=name)
 
 
+@pytest.mark.parametrize("checkpointing", [False, True], ids=["", "checkpointed"])
+@pytest.mark.parametrize("implementation", ["plain", "fast", "fused"])
+def test_output_hidden_states_returns_the_biLM_layers_the_loss_came_from_on_every_path(implementation, checkpointing):
+    """The LM took no output_hidden_states (a TypeError, where ElmoModel and the task heads take
+    it); now, as they do, the biLM's layers come back when asked (argument or config), in the tuple
+    too, from the one biLM run that gave the loss (its graph included), and attentions is None."""
+    vocab = build_vocabulary(["the cat sat on the mat", "a dog ran far"])
+    model = tiny_lm(
+        len(vocab),
+        bilm_implementation=implementation,
+        cell_clip=None,
+        proj_clip=None,
+        softmax="sampled",
+        num_sampled=4,
+        dropout=0.3,
+    )
+    if checkpointing:
+        model.activation_checkpointing_enable()
+    batch = collate_sentences([["the", "cat", "sat", "on", "the", "mat"], ["a", "dog"]], vocab)
+    runs = []
+    model.elmo.bilm.register_forward_hook(lambda *_: runs.append(1))
+
+    def lm(**options):
+        torch.manual_seed(1)  # the same dropout masks and sampled candidates
+        return model(input_ids=batch.input_ids, lengths=batch.lengths, labels=batch.labels, **options)
+
+    plain = lm()
+    asked = lm(output_hidden_states=True, output_attentions=False)
+    as_tuple = lm(output_hidden_states=True, return_dict=False)
+    model.config.output_hidden_states = True
+    by_config = lm()
+    assert len(runs) == 4  # one biLM run a call
+    with pytest.raises(ValueError, match="^ELMo has no attention"):
+        lm(output_attentions=True)
+    assert plain.hidden_states is None and plain.attentions is None and len(plain.to_tuple()) == 5
+    assert asked.attentions is None and len(as_tuple) == 6
+    steps = batch.input_ids.shape[1]
+    assert [layer.shape for layer in asked.hidden_states] == [(2, steps, 2 * model.config.projection_dim)] * 3
+    for got in (as_tuple[5], by_config.hidden_states):
+        for layer, expected in zip(got, asked.hidden_states, strict=True):
+            torch.testing.assert_close(layer, expected, rtol=0, atol=0)
+    for loss in (asked.loss, as_tuple[0], by_config.loss):
+        torch.testing.assert_close(loss, plain.loss, rtol=0, atol=0)
+    assert not asked.hidden_states[-1][1, int(batch.lengths[1]) :].any()  # zero beyond the row's length
+    (top_gradient,) = torch.autograd.grad(asked.loss, asked.hidden_states[-1])
+    assert top_gradient.abs().sum() > 0  # the layer the softmax read, in the loss's graph
+    model.eval()
+    with torch.no_grad():
+        layers, _ = model.elmo.encode(batch.input_ids, batch.lengths)
+        evaluated = lm().hidden_states
+    for layer, expected in zip(evaluated, layers, strict=True):
+        torch.testing.assert_close(layer, expected, rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("token_embedding", ["char_cnn", "word"])
 def test_resizing_an_lms_word_vocabulary_is_refused_saying_to_pretrain_on_one_with_the_new_words(token_embedding):
     """Was: 'ELMo has no word vocabulary to resize', untrue of the softmax's (and the baseline's) words."""
