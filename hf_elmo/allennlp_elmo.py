@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import nn
 from transformers.utils import logging as hf_logging
 
-from .modeling_elmo import WORD_IDS_MODEL, ElmoModel, check_inputs
+from .allennlp_state import ALLENNLP_NAME, elmo_parameters_from_allennlp
+from .configuration_elmo import ElmoConfig
+from .modeling_elmo import WARM_STATE, WORD_IDS_MODEL, ElmoModel, check_inputs
 from .scalar_mix import ScalarMix
 from .tokenization_elmo import SENTENCE_END, SENTENCE_START, add_sentence_markers, batch_to_ids
 
@@ -62,6 +64,12 @@ class Elmo(nn.Module):
     2P)], "mask": (B, T) bool}``, zero beyond each sentence's tokens (with
     ``keep_sentence_boundaries``: T+2 positions, and with ``do_layer_norm`` the normalised zeros
     there, as AllenNLP's).
+
+    ``load_state_dict`` (this module's, or that of a model holding it) also takes AllenNLP's
+    ``Elmo`` parameters, e.g. the ``state_dict`` of an AllenNLP model holding one
+    (``torch.load("model.th")``), with its names and gate layouts, when this ``Elmo`` is built as
+    AllenNLP's was (the same options file, ``num_output_representations`` and ``vocab_to_cache``):
+    ``_load_allennlp_layout``.
     """
 
     bos_embedding: torch.Tensor  # (P,) buffers with ``vocab_to_cache``: the token layer of <S> and </S>
@@ -117,6 +125,7 @@ class Elmo(nn.Module):
             self.word_embedding = nn.Embedding.from_pretrained(rows[2:], freeze=not requires_grad, padding_idx=0)
             with torch.no_grad():
                 self.word_embedding.weight[0].zero_()
+        self.register_load_state_dict_pre_hook(_load_allennlp_layout)
         self.train(self.training)
 
     def get_output_dim(self) -> int:
@@ -185,6 +194,46 @@ class Elmo(nn.Module):
         if bool(((words < 0) | (words >= self.word_embedding.num_embeddings)).any()):
             return None
         return words
+
+
+def _load_allennlp_layout(elmo: Elmo, state_dict: dict[str, Any], prefix: str, *_: Any) -> None:
+    """``load_state_dict`` pre-hook of ``Elmo`` (run under any module holding one): AllenNLP
+    ``Elmo``'s parameters under ``prefix`` are rewritten in place into ours
+    (``hf_elmo.allennlp_state.elmo_parameters_from_allennlp``); a ``state_dict`` of ours passes
+    unchanged.
+
+    What AllenNLP does not save is what its own ``Elmo`` has after loading the ``state_dict``: the
+    cached vocabulary's ``<S>`` / ``</S>`` rows stay this module's (each computed from the weight
+    file when built), and the biLM starts from zero state (our warm state). A name or shape that
+    does not fit raises ``ElmoWeightsError`` before anything loads. torch passes pre-hooks
+    ``strict=True`` whatever the caller's, so ``strict=False`` changes only what torch itself
+    reports: parameters missing from AllenNLP's ``state_dict`` (and AllenNLP's that cannot be
+    converted without them, as ``input_linearity`` without ``state_linearity``: they share
+    ``W_0``) are torch's missing and unexpected keys.
+    """
+    local = [key[len(prefix) :] for key in state_dict if key.startswith(prefix)]
+    if not any(ALLENNLP_NAME.match(name) for name in local):
+        return
+    own = {name: tensor for name, tensor in elmo.state_dict().items() if not name.startswith("model.")}
+    bilm, mine, used = elmo_parameters_from_allennlp(
+        {name: state_dict[prefix + name].detach().cpu().float().numpy() for name in local},
+        cast(ElmoConfig, elmo.model.config),
+        {name: tuple(tensor.shape) for name, tensor in own.items()},
+        len(elmo.scalar_mixes),
+        prefix,
+    )
+    for name in used:
+        del state_dict[prefix + name]
+    if "word_embedding.weight" in mine:
+        mine["word_embedding.weight"][0] = 0.0  # as __init__ leaves it (AllenNLP's forward masks that row)
+    if elmo.word_embedding is not None:
+        for name in ("bos_embedding", "eos_embedding"):
+            state_dict[prefix + name] = own[name].clone()
+    state_dict.update({prefix + name: torch.from_numpy(array) for name, array in mine.items()})
+    state_dict.update({f"{prefix}model.{name}": torch.from_numpy(array) for name, array in bilm.items()})
+    if bilm:
+        for name in WARM_STATE:
+            state_dict[f"{prefix}model.{name}"] = torch.zeros_like(getattr(elmo.model, name))
 
 
 def _positions(steps: int, lengths: torch.Tensor) -> torch.Tensor:

@@ -36,7 +36,8 @@ Transform = Callable[[np.ndarray], np.ndarray]
 
 
 class ElmoWeightsError(ValueError):
-    """A weight file that does not match its options (missing dataset, wrong shape, unreadable)."""
+    """A weight file that does not match its options (missing dataset, wrong shape, unreadable), or
+    an AllenNLP ``Elmo``'s ``state_dict`` that does not fit the ``hf_elmo.Elmo`` it is loaded into."""
 
 
 @dataclass(frozen=True)

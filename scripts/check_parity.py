@@ -12,8 +12,8 @@ in training mode from the same seed; each case statefully over 3 batches of 3, 2
 and prints the max abs difference of every case's representations, and whether the masks agree;
 and, for ``GRADIENT_CASES`` (``requires_grad=True``, dropout 0, without and with layer norm), the
 gradients of one loss (the sum of squares of every representation of the 3 batches) w.r.t. every
-parameter, ours mapped onto AllenNLP's parameters by ``allennlp_parameter_table``: the max abs
-difference per parameter group and overall.
+parameter, ours mapped onto AllenNLP's parameters by ``hf_elmo.allennlp_state``'s
+``allennlp_parameter_table``: the max abs difference per parameter group and overall.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ import argparse
 import json
 import subprocess
 import tempfile
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ import numpy as np
 import torch
 
 from hf_elmo import Elmo, ElmoModel, batch_to_ids
-from hf_elmo.configuration_elmo import ElmoConfig
+from hf_elmo.allennlp_state import allennlp_parameter_table
 from hf_elmo.convert import allennlp_datasets
 
 from shared_data import shared_dir
@@ -88,113 +87,6 @@ GRADIENT_CASES: dict[str, tuple[dict[str, Any], list | None, bool]] = {
     )
     for norm in (False, True)
 }
-
-
-@dataclass(frozen=True)
-class AllenNLPParameter:
-    """One row of ``allennlp_parameter_table``.
-
-    Attributes:
-        name: the parameter's name in AllenNLP's ``Elmo``.
-        group: the group its difference is reported in.
-        sources: the arrays it is built from: weight-file datasets (``hf_elmo.convert``'s names),
-            or, for the scalar mixes, which the file does not hold, our ``Elmo``'s parameter.
-        build: those arrays -> the parameter, as AllenNLP's loader builds it (linear part only).
-    """
-
-    name: str
-    group: str
-    sources: tuple[str, ...]
-    build: Callable[..., np.ndarray]
-
-
-def allennlp_gate_order(rows: np.ndarray) -> np.ndarray:
-    """Gate blocks on axis 0 in TF's order i, j, f, o (the file's and ours) -> AllenNLP's i, f, j, o
-    (blocks 0, 2, 1, 3; its own inverse)."""
-    i, j, f, o = np.split(rows, 4)
-    return np.concatenate([i, f, j, o])
-
-
-def allennlp_parameter_table(config: ElmoConfig, n_mixes: int) -> list[AllenNLPParameter]:
-    """Every parameter of AllenNLP's ``Elmo`` for ``config`` with ``n_mixes`` mixes, and how its
-    loader (``allennlp/modules/elmo.py``, ``elmo_lstm.py``) builds it from the weight file.
-
-    Only AllenNLP's side is here: ours <-> the file is ``hf_elmo.convert.weight_table``, so that
-    ``allennlp_datasets`` of our gradients fed through this table gives AllenNLP's. The builds are
-    the linear part of AllenNLP's (permutations, transposes, negations, concatenations), which
-    carry a gradient as they carry a weight: the forget bias +1 that AllenNLP adds to
-    ``state_linearity.bias`` (and ours in the forward) shifts no gradient, so it is left out.
-    What AllenNLP does: a zero padding row above ``char_embed``; the highway's one ``Linear``
-    holds [transform; -carry] (its gate is ``1 - t``, ours and the file's ``t``); each LSTM's
-    ``W_0`` splits into ``input_linearity`` and ``state_linearity``, ``B`` is
-    ``state_linearity``'s bias, all with gate blocks i, f, j, o (``allennlp_gate_order``); a
-    scalar mix holds one (1,) parameter per layer and a (1,) gamma.
-    """
-    p, cnn = config.projection_dim, "_elmo_lstm._token_embedder"
-
-    def padded(embed: np.ndarray) -> np.ndarray:
-        return np.concatenate([np.zeros((1, embed.shape[1]), embed.dtype), embed])
-
-    table = [AllenNLPParameter(f"{cnn}._char_embedding_weights", "char embedding", ("char_embed",), padded)]
-    for i in range(len(config.filters)):
-        table += [
-            AllenNLPParameter(
-                f"{cnn}.char_conv_{i}.weight", "char CNN", (f"CNN/W_cnn_{i}",), lambda w: w[0].transpose(2, 1, 0)
-            ),
-            AllenNLPParameter(f"{cnn}.char_conv_{i}.bias", "char CNN", (f"CNN/b_cnn_{i}",), lambda b: b),
-        ]
-    for k in range(config.n_highway):
-        table += [
-            AllenNLPParameter(
-                f"{cnn}._highways._layers.{k}.weight",
-                "highways",
-                (f"CNN_high_{k}/W_transform", f"CNN_high_{k}/W_carry"),
-                lambda transform, carry: np.concatenate([transform.T, -carry.T]),
-            ),
-            AllenNLPParameter(
-                f"{cnn}._highways._layers.{k}.bias",
-                "highways",
-                (f"CNN_high_{k}/b_transform", f"CNN_high_{k}/b_carry"),
-                lambda transform, carry: np.concatenate([transform, -carry]),
-            ),
-        ]
-    table += [
-        AllenNLPParameter(f"{cnn}._projection.weight", "char projection", ("CNN_proj/W_proj",), lambda w: w.T),
-        AllenNLPParameter(f"{cnn}._projection.bias", "char projection", ("CNN_proj/b_proj",), lambda b: b),
-    ]
-    for layer in range(config.n_layers):
-        for direction, side in enumerate(("forward", "backward")):
-            ours = f"_elmo_lstm._elmo_lstm.{side}_layer_{layer}"
-            cell = f"RNN_{direction}/RNN/MultiRNNCell/Cell{layer}/LSTMCell"
-            table += [
-                AllenNLPParameter(
-                    f"{ours}.input_linearity.weight",
-                    "LSTM",
-                    (f"{cell}/W_0",),
-                    lambda w: allennlp_gate_order(w.T[:, :p]),
-                ),
-                AllenNLPParameter(
-                    f"{ours}.state_linearity.weight",
-                    "LSTM",
-                    (f"{cell}/W_0",),
-                    lambda w: allennlp_gate_order(w.T[:, p:]),
-                ),
-                AllenNLPParameter(f"{ours}.state_linearity.bias", "LSTM", (f"{cell}/B",), allennlp_gate_order),
-                AllenNLPParameter(f"{ours}.state_projection.weight", "LSTM", (f"{cell}/W_P_0",), lambda w: w.T),
-            ]
-    for k in range(n_mixes):
-        mix = f"scalar_mix_{k}"
-        table.append(AllenNLPParameter(f"{mix}.gamma", "scalar mixes", (f"{mix}.gamma",), lambda g: g.reshape(1)))
-        for j in range(config.n_layers + 1):
-            table.append(
-                AllenNLPParameter(
-                    f"{mix}.scalar_parameters.{j}",
-                    "scalar mixes",
-                    (f"{mix}.scalar_parameters",),
-                    lambda s, j=j: s[j : j + 1],
-                )
-            )
-    return table
 
 
 def gradient_differences(elmo: Elmo, theirs: Mapping[str, np.ndarray]) -> dict[str, tuple[float, float]]:

@@ -148,3 +148,68 @@ def small_options(
             "max_characters_per_token": 50,
         },
     }
+
+
+def read_datasets(weights_path: Path) -> dict[str, np.ndarray]:
+    """Every dataset of an hdf5 weight file, by its path, as float32."""
+    arrays: dict[str, np.ndarray] = {}
+    with h5py.File(weights_path, "r") as f:
+        f.visititems(
+            lambda n, o: arrays.__setitem__(n, o[...].astype(np.float32)) if isinstance(o, h5py.Dataset) else None
+        )
+    return arrays
+
+
+def allennlp_bilm_parameters(
+    w: dict[str, np.ndarray], options: dict, forget_bias: float = 1.0
+) -> dict[str, np.ndarray]:
+    """The biLM's parameters of AllenNLP 2.10's ``Elmo`` (its ``state_dict`` names) as its loader
+    builds them from the weight file's datasets ``w``, step by step as its code does
+    (``_ElmoCharacterEncoder._load_*`` in allennlp/modules/elmo.py, ``ElmoLstm.load_weights`` in
+    elmo_lstm.py). ``forget_bias`` is what the loader adds to the forget gate's bias (1; 0 maps
+    gradients, which the constant does not shift)."""
+    cnn, lstm = options["char_cnn"], options["lstm"]
+    encoder, out = "_elmo_lstm._token_embedder", {}
+    embedding = np.zeros((w["char_embed"].shape[0] + 1, w["char_embed"].shape[1]), dtype="float32")
+    embedding[1:, :] = w["char_embed"]
+    out[f"{encoder}._char_embedding_weights"] = embedding
+    for i in range(len(cnn["filters"])):
+        out[f"{encoder}.char_conv_{i}.weight"] = np.transpose(w[f"CNN/W_cnn_{i}"].squeeze(axis=0), axes=(2, 1, 0))
+        out[f"{encoder}.char_conv_{i}.bias"] = w[f"CNN/b_cnn_{i}"]
+    for k in range(cnn["n_highway"]):
+        high = f"CNN_high_{k}/"
+        # -1.0 since AllenNLP is g * x + (1 - g) * f(x) but tf is (1 - g) * x + g * f(x)
+        weight = np.concatenate([np.transpose(w[high + "W_transform"]), -1.0 * np.transpose(w[high + "W_carry"])])
+        out[f"{encoder}._highways._layers.{k}.weight"] = weight
+        out[f"{encoder}._highways._layers.{k}.bias"] = np.concatenate(
+            [w[high + "b_transform"], -1.0 * w[high + "b_carry"]]
+        )
+    out[f"{encoder}._projection.weight"] = np.transpose(w["CNN_proj/W_proj"])
+    out[f"{encoder}._projection.bias"] = w["CNN_proj/b_proj"]
+    cell_size, input_size = lstm["dim"], lstm["projection_dim"]
+    for i_layer in range(lstm["n_layers"]):
+        for j_direction, side in enumerate(("forward", "backward")):
+            cell = f"RNN_{j_direction}/RNN/MultiRNNCell/Cell{i_layer}/LSTMCell/"
+            name = f"_elmo_lstm._elmo_lstm.{side}_layer_{i_layer}."
+            tf_weights = np.transpose(w[cell + "W_0"])
+            torch_weights = tf_weights.copy()
+            torch_weights[cell_size : 2 * cell_size] = tf_weights[
+                2 * cell_size : 3 * cell_size
+            ]  # i, j, f, o -> i, f, j, o
+            torch_weights[2 * cell_size : 3 * cell_size] = tf_weights[cell_size : 2 * cell_size]
+            out[name + "input_linearity.weight"] = torch_weights[:, :input_size]
+            out[name + "state_linearity.weight"] = torch_weights[:, input_size:]
+            tf_bias = w[cell + "B"].copy()
+            tf_bias[2 * cell_size : 3 * cell_size] += forget_bias
+            torch_bias = tf_bias.copy()
+            torch_bias[cell_size : 2 * cell_size] = tf_bias[2 * cell_size : 3 * cell_size]
+            torch_bias[2 * cell_size : 3 * cell_size] = tf_bias[cell_size : 2 * cell_size]
+            out[name + "state_linearity.bias"] = torch_bias
+            out[name + "state_projection.weight"] = np.transpose(w[cell + "W_P_0"])
+    return {key: np.ascontiguousarray(value, dtype=np.float32) for key, value in out.items()}
+
+
+def allennlp_scalar_mix(k: int, s: list[float], gamma: float) -> dict[str, np.ndarray]:
+    """AllenNLP's ``scalar_mix_K`` parameters: one (1,) per layer and a (1,) gamma."""
+    mix = {f"scalar_mix_{k}.scalar_parameters.{j}": np.array([value], np.float32) for j, value in enumerate(s)}
+    return {**mix, f"scalar_mix_{k}.gamma": np.array([gamma], np.float32)}

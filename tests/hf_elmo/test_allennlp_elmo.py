@@ -1,6 +1,7 @@
 """hf_elmo.Elmo, the drop-in for AllenNLP's ``allennlp.modules.elmo.Elmo``: its numbers against
 AllenNLP's (the fixture's reference layers, and an independent NumPy version of AllenNLP's scalar
-mix, layer norm, boundary removal and mask), its arguments and its errors.
+mix, layer norm, boundary removal and mask), its arguments and its errors, and AllenNLP's
+``state_dict`` loading into it (built here by AllenNLP's loader arithmetic, tests/numpy_elmo.py).
 
 scripts/check_parity.py --allennlp-python compares it with AllenNLP's own module when its venv exists.
 """
@@ -18,7 +19,15 @@ import pytest
 import torch
 
 from hf_elmo import Elmo, ElmoModel, batch_to_ids
-from tests.numpy_elmo import NumpyElmo
+from hf_elmo.convert import ElmoWeightsError
+from tests.numpy_elmo import (
+    NumpyElmo,
+    allennlp_bilm_parameters,
+    allennlp_scalar_mix,
+    char_ids,
+    read_datasets,
+    write_random_original,
+)
 
 TOLERANCE = 1e-5
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -255,3 +264,174 @@ def test_an_empty_sentence_is_refused_naming_allow_empty_which_gives_it_allennlp
     assert not out["mask"][1].any() and not vectors[1].any()
     torch.testing.assert_close(out["mask"][[0, 2]], alone["mask"])
     torch.testing.assert_close(vectors[[0, 2]], alone["elmo_representations"][0], rtol=0, atol=1e-6)
+
+
+MIXES = [([0.3, -0.2, 0.5], 1.7), ([-1.0, 0.4, 0.1], 0.6)]
+
+
+class Tagger(torch.nn.Module):
+    """A user's model holding an Elmo, as AllenNLP's models do (the Elmo's keys under ``elmo.``)."""
+
+    def __init__(self, elmo: Elmo) -> None:
+        super().__init__()
+        self.elmo = elmo
+        self.tag = torch.nn.Linear(elmo.get_output_dim(), 3)
+
+
+def allennlp_state(files: tuple[Path, Path], mixes=MIXES, **tensors: np.ndarray) -> dict[str, torch.Tensor]:
+    """A Tagger's state_dict as AllenNLP saves it, its Elmo built from ``files`` (numpy_elmo's
+    AllenNLP loader arithmetic) with ``mixes`` and ``tensors`` (AllenNLP's names)."""
+    options = json.loads(files[0].read_text())
+    theirs = allennlp_bilm_parameters(read_datasets(files[1]), options)
+    for k, (s, gamma) in enumerate(mixes):
+        theirs.update(allennlp_scalar_mix(k, s, gamma))
+    theirs.update(tensors)
+    state = {f"elmo.{name}": torch.from_numpy(value) for name, value in theirs.items()}
+    return {**state, "tag.weight": torch.ones(3, 32), "tag.bias": torch.zeros(3)}
+
+
+def with_mixes(elmo: Elmo, mixes=MIXES) -> Elmo:
+    with torch.no_grad():
+        for mix, (s, gamma) in zip(elmo.scalar_mixes, mixes):
+            mix.scalar_parameters.copy_(torch.tensor(s))
+            mix.gamma.fill_(gamma)
+    return elmo
+
+
+def representations(elmo: Elmo, batches: list[list[list[str]]], words=None) -> list[torch.Tensor]:
+    """Every representation of ``batches``, run statefully from a reset state."""
+    elmo.reset_states()
+    with torch.no_grad():
+        return [r for batch in batches for r in elmo(batch_to_ids(batch), words)["elmo_representations"]]
+
+
+@pytest.fixture
+def other_files(files, tmp_path) -> tuple[Path, Path]:
+    """Random weights of the fixture's options: an Elmo built from them holds none of the fixture's."""
+    write_random_original(tmp_path / "other", json.loads(files[0].read_text()), seed=3)
+    return tmp_path / "other" / "options.json", tmp_path / "other" / "weights.hdf5"
+
+
+def test_an_allennlp_state_dict_loads_under_its_prefix_strictly_and_gives_the_elmo_of_its_weights(
+    files, other_files, batches
+):
+    """AllenNLP's names, highway [transform; -carry], gate blocks i, f, j, o with the forget +1 in
+    state_linearity.bias, (1,) mix parameters: all rewritten into ours, inside a module."""
+    state = allennlp_state(files)
+    kept = dict(state)
+    tagger = Tagger(Elmo(*other_files, 2, dropout=0.0))
+    tagger.load_state_dict(state)  # strict
+    assert state.keys() == kept.keys(), "the caller's dict is not changed"
+    expected = representations(with_mixes(Elmo(*files, 2, dropout=0.0)), batches[:3])
+    got = representations(tagger.elmo, batches[:3])
+    for ours, theirs in zip(got, expected, strict=True):
+        torch.testing.assert_close(ours, theirs, atol=1e-6, rtol=0)
+    again = Tagger(Elmo(*other_files, 2, dropout=0.0))
+    again.load_state_dict(tagger.state_dict())  # our own layout loads as before
+    for ours, theirs in zip(representations(again.elmo, batches[:3]), expected, strict=True):
+        torch.testing.assert_close(ours, theirs, atol=1e-6, rtol=0)
+
+
+def test_an_allennlp_state_dict_with_vocab_to_cache_loads_its_trained_rows_keeps_the_built_markers_and_zero_state(
+    files, batches, tmp_path
+):
+    """As AllenNLP's Elmo after loading it: the word rows (trained) are the state_dict's, but for the
+    padding row (zero, as built); <S> / </S> are the rows computed from the weight file when built
+    (AllenNLP saves them not); the biLM starts from zero state (AllenNLP has no warm state)."""
+    batch = [sentence[:6] for sentence in batches[0]]
+    vocabulary = ["@@PADDING@@", "@@UNKNOWN@@", *sorted({word for sentence in batch for word in sentence})]
+    words = torch.tensor([[vocabulary.index(w) for w in s] + [0] * (6 - len(s)) for s in batch])
+    numpy_elmo = NumpyElmo(*files)
+    rows = np.stack([numpy_elmo.token_layer(char_ids(word)) for word in vocabulary]).astype(np.float32)
+    rows += np.random.default_rng(0).normal(0, 0.05, rows.shape).astype(np.float32)  # as if trained
+    datasets = read_datasets(files[1])
+    datasets["RNN_1/RNN/MultiRNNCell/Cell0/LSTMCell/W_0"] *= 1.2  # a biLM changed by training too
+    (tmp_path / "trained").mkdir()
+    with h5py.File(tmp_path / "trained" / "weights.hdf5", "w") as handle:
+        for name, value in datasets.items():
+            handle.create_dataset(name, data=value)
+    trained = files[0], tmp_path / "trained" / "weights.hdf5"
+    state = allennlp_state(trained, MIXES[:1], **{"_elmo_lstm._word_embedding.weight": rows})
+    built = Elmo(*files, 1, dropout=0.0, vocab_to_cache=vocabulary)
+    markers = built.bos_embedding.clone(), built.eos_embedding.clone()
+    with torch.no_grad():
+        built.model.warm_h.fill_(0.5)
+    tagger = Tagger(built)
+    tagger.load_state_dict(state)
+    expected = with_mixes(Elmo(*trained, 1, dropout=0.0, vocab_to_cache=vocabulary), MIXES[:1])
+    with torch.no_grad():
+        expected.word_embedding.weight[1:] = torch.from_numpy(rows[1:])
+    assert not built.model.warm_h.any() and not built.model.warm_c.any()
+    assert torch.equal(built.bos_embedding, markers[0]) and torch.equal(built.eos_embedding, markers[1])
+    assert not built.word_embedding.weight[0].any()
+    for inputs in (words, None):  # the trained rows, and the char CNN with the trained biLM
+        for ours, theirs in zip(representations(built, [batch], inputs), representations(expected, [batch], inputs)):
+            torch.testing.assert_close(ours, theirs, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        (
+            "projection_dim 8",
+            "elmo._elmo_lstm._token_embedder._projection.weight has shape (16, 124) where this Elmo needs (8, 124) "
+            "(and 13 more parameters of other shapes): build this Elmo as the AllenNLP one was built",
+        ),
+        (
+            "one mix",
+            "elmo.scalar_mix_1.scalar_parameters.0 (and 3 more) is not a parameter of AllenNLP's Elmo with this "
+            "Elmo's options, num_output_representations=1 and no vocab_to_cache",
+        ),
+        ("vocab_to_cache", "elmo._elmo_lstm._word_embedding.weight is not a parameter of AllenNLP's Elmo"),
+        ("our warm state too", "elmo.model.warm_h is not a parameter of AllenNLP's Elmo"),
+    ],
+)
+def test_an_allennlp_state_dict_that_does_not_fit_is_refused_in_one_line_before_anything_loads(
+    files, other_files, tmp_path, case, message
+):
+    state = allennlp_state(files)
+    if case == "projection_dim 8":
+        options = json.loads(files[0].read_text())
+        options["lstm"]["projection_dim"] = 8
+        (tmp_path / "options.json").write_text(json.dumps(options))
+        write_random_original(tmp_path / "small", options, seed=4)
+        elmo = Elmo(tmp_path / "small" / "options.json", tmp_path / "small" / "weights.hdf5", 2)
+    else:
+        elmo = Elmo(*other_files, 1 if case == "one mix" else 2)
+    if case == "vocab_to_cache":
+        state["elmo._elmo_lstm._word_embedding.weight"] = torch.zeros(5, 16)
+    if case == "our warm state too":
+        state["elmo.model.warm_h"] = torch.zeros(2, 2, 16)
+    before = {name: value.clone() for name, value in elmo.state_dict().items()}
+    with pytest.raises(ElmoWeightsError, match=re.escape(message)) as error:
+        Tagger(elmo).load_state_dict(state, strict=False)
+    assert "\n" not in str(error.value)
+    for name, value in elmo.state_dict().items():
+        assert torch.equal(value, before[name]), f"{name} changed"
+
+
+def test_strict_false_loads_what_an_allennlp_state_dict_holds_and_reports_the_rest(files, other_files):
+    """torch's strict=False: what is absent is reported (ours missing), and AllenNLP's parameters
+    that cannot be converted alone (input_linearity without state_linearity: both are W_0) are
+    reported unexpected; strict=True refuses the same dict."""
+    state = allennlp_state(files)
+    lstm = "elmo._elmo_lstm._elmo_lstm.forward_layer_1"
+    del state[f"{lstm}.state_linearity.weight"]
+    for name in [name for name in state if name.startswith("elmo.scalar_mix_1.")]:
+        del state[name]
+    tagger = Tagger(Elmo(*other_files, 2, dropout=0.0))
+    with pytest.raises(RuntimeError, match="Missing key"):
+        Tagger(Elmo(*other_files, 2)).load_state_dict(state)
+    missing, unexpected = tagger.load_state_dict(state, strict=False)
+    layer = "elmo.model.bilm.forward_layers.1"
+    assert sorted(missing) == sorted(
+        [f"{layer}.input_linear.weight", f"{layer}.state_linear.weight"]
+        + ["elmo.scalar_mix_1.scalar_parameters", "elmo.scalar_mix_1.gamma"]
+    )
+    assert unexpected == [f"{lstm}.input_linearity.weight"]
+    absent = {name.removeprefix("elmo.model.") for name in missing}
+    for name, value in Elmo(*files, 2).model.state_dict().items():
+        if name not in absent:
+            # atol: the forget bias is added by AllenNLP's loader and taken off here, in float32
+            torch.testing.assert_close(tagger.elmo.model.state_dict()[name], value, atol=1e-6, rtol=0, msg=name)
+    torch.testing.assert_close(tagger.elmo.scalar_mixes[0].gamma, torch.tensor(MIXES[0][1]))

@@ -1,4 +1,5 @@
-"""scripts/check_parity.py's pure helpers: ours -> AllenNLP's parameter layout, for the gradient comparison."""
+"""scripts/check_parity.py's gradient comparison: ours mapped onto AllenNLP's parameters
+(hf_elmo.allennlp_state's table) against AllenNLP's loader arithmetic (tests/numpy_elmo.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,10 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from hf_elmo.configuration_elmo import ElmoConfig
+from hf_elmo import Elmo, batch_to_ids
 from hf_elmo.convert import allennlp_datasets
-from hf_elmo.modeling_elmo import ElmoModel
 from tests.conftest import REPO
-
-TINY = dict(char_embedding_dim=4, filters=[[1, 4], [2, 4]], lstm_dim=8, projection_dim=4, n_layers=1)
+from tests.numpy_elmo import allennlp_bilm_parameters, allennlp_scalar_mix, small_options, write_random_original
 
 
 @pytest.fixture(scope="module")
@@ -24,54 +23,37 @@ def check_parity() -> ModuleType:
         spec = importlib.util.spec_from_file_location("check_parity", REPO / "scripts" / "check_parity.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
-        sys.modules["check_parity"] = module  # its dataclass looks its module up there
+        sys.modules["check_parity"] = module
         spec.loader.exec_module(module)
         return module
     finally:
         sys.path.remove(str(REPO / "scripts"))
 
 
-def test_allennlp_gate_order_swaps_the_j_and_f_blocks_and_is_its_own_inverse(check_parity: ModuleType) -> None:
-    rows = np.arange(8 * 3).reshape(8, 3)  # four gate blocks of 2 rows: i, j, f, o
-    reordered = check_parity.allennlp_gate_order(rows)
-    i, j, f, o = np.split(rows, 4)
-    np.testing.assert_array_equal(reordered, np.concatenate([i, f, j, o]))
-    np.testing.assert_array_equal(check_parity.allennlp_gate_order(reordered), rows)
-
-
-def test_allennlp_parameter_table_builds_allennlps_layout_from_ours(check_parity: ModuleType) -> None:
-    """Through the weight file's datasets (hf_elmo.convert), our parameters land where AllenNLP's
-    loader puts them: highway [transform; -gate], LSTM gate blocks i, f, j, o with B on
-    state_linearity, scalar mix split into (1,) parameters."""
-    config = ElmoConfig(**TINY)
-    ours = {k: v.detach().numpy() for k, v in ElmoModel(config).state_dict().items()}
-    mix = {"scalar_mix_0.scalar_parameters": np.array([0.1, 0.2], np.float32), "scalar_mix_0.gamma": np.array(2.0)}
-    sources = {**allennlp_datasets(ours, config), **mix}
-    table = check_parity.allennlp_parameter_table(config, 1)
-    built = {row.name: row.build(*(sources[name] for name in row.sources)) for row in table}
-    assert len(built) == len(table)  # every row a different parameter
-
-    def blocks(array: np.ndarray) -> np.ndarray:
-        i, j, f, o = np.split(array, 4)
-        return np.concatenate([i, f, j, o])
-
-    cnn, lstm = "_elmo_lstm._token_embedder", "_elmo_lstm._elmo_lstm.backward_layer_0"
-    expected = {
-        f"{cnn}._char_embedding_weights": ours["char_cnn.char_embedding.weight"],
-        f"{cnn}.char_conv_1.weight": ours["char_cnn.convolutions.1.weight"],
-        f"{cnn}._highways._layers.0.weight": np.concatenate(
-            [ours["char_cnn.highways.0.transform.weight"], -ours["char_cnn.highways.0.gate.weight"]]
-        ),
-        f"{cnn}._highways._layers.0.bias": np.concatenate(
-            [ours["char_cnn.highways.0.transform.bias"], -ours["char_cnn.highways.0.gate.bias"]]
-        ),
-        f"{cnn}._projection.weight": ours["char_cnn.projection.weight"],
-        f"{lstm}.input_linearity.weight": blocks(ours["bilm.backward_layers.0.input_linear.weight"]),
-        f"{lstm}.state_linearity.weight": blocks(ours["bilm.backward_layers.0.state_linear.weight"]),
-        f"{lstm}.state_linearity.bias": blocks(ours["bilm.backward_layers.0.input_linear.bias"]),
-        f"{lstm}.state_projection.weight": ours["bilm.backward_layers.0.projection.weight"],
-        "scalar_mix_0.gamma": np.array([2.0]),
-        "scalar_mix_0.scalar_parameters.1": np.array([0.2], np.float32),
+def test_gradient_differences_lays_our_gradients_out_as_allennlps_loader_does(check_parity, tmp_path) -> None:
+    """Our gradients, laid out by AllenNLP's loader arithmetic (the forget bias aside: a constant
+    shifts no gradient), differ by 0 from what gradient_differences maps them to, in every group;
+    a parameter name that the table has not is refused."""
+    options = small_options(n_highway=2, n_layers=2)
+    write_random_original(tmp_path, options, seed=0)
+    elmo = Elmo(tmp_path / "options.json", tmp_path / "weights.hdf5", 1, requires_grad=True, dropout=0.0)
+    out = elmo(batch_to_ids([["A", "tiny", "sentence"], ["Hi"]]))["elmo_representations"][0]
+    out.pow(2).sum().backward()
+    grads = {name: p.grad.numpy() for name, p in elmo.named_parameters() if p.grad is not None}
+    bilm = {name.removeprefix("model."): grad for name, grad in grads.items() if name.startswith("model.")}
+    theirs = allennlp_bilm_parameters(allennlp_datasets(bilm, elmo.model.config), options, forget_bias=0.0)
+    mix = elmo.scalar_mixes[0]
+    theirs.update(allennlp_scalar_mix(0, mix.scalar_parameters.grad.tolist(), float(mix.gamma.grad)))
+    differences = check_parity.gradient_differences(elmo, theirs)
+    assert set(differences) == {
+        "char embedding",
+        "char CNN",
+        "highways",
+        "char projection",
+        "LSTM",
+        "scalar mixes",
+        "overall",
     }
-    for name, value in expected.items():
-        np.testing.assert_array_equal(built[name], value, err_msg=name)
+    assert all(worst == 0.0 and largest > 0.0 for worst, largest in differences.values()), differences
+    with pytest.raises(ValueError, match="differ on"):
+        check_parity.gradient_differences(elmo, {**theirs, "_elmo_lstm.extra": np.zeros(1)})
