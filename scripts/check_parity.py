@@ -13,7 +13,9 @@ and prints the max abs difference of every case's representations, and whether t
 and, for ``GRADIENT_CASES`` (``requires_grad=True``, dropout 0, without and with layer norm), the
 gradients of one loss (the sum of squares of every representation of the 3 batches) w.r.t. every
 parameter, ours mapped onto AllenNLP's parameters by ``hf_elmo.allennlp_state``'s
-``allennlp_parameter_table``: the max abs difference per parameter group and overall.
+``allennlp_parameter_table``: the max abs difference per parameter group and overall; and, for
+``STATE_CASES``, AllenNLP's ``Elmo`` trained for a few steps saves its ``state_dict``, which
+``hf_elmo.Elmo`` loads: the outputs' max abs difference after the load (and before, for scale).
 """
 
 from __future__ import annotations
@@ -116,23 +118,64 @@ def gradient_differences(elmo: Elmo, theirs: Mapping[str, np.ndarray]) -> dict[s
     return result
 
 
+#: Cases whose AllenNLP ``Elmo`` first trains for ``TRAINING_STEPS`` passes over the batches (Adam,
+#: lr 0.01, the gradient cases' loss, on char ids and on cached word ids in turn, dropout in
+#: training mode) and saves its ``state_dict``, which ``hf_elmo.Elmo``, built from the files,
+#: loads under a prefix; then both run in eval mode (batch 1 on char ids, the others on word ids).
+STATE_CASES: dict[str, tuple[dict[str, Any], list | None, bool]] = {
+    "state_dict after training": (
+        {"num_output_representations": 2, "dropout": 0.5, "requires_grad": True},
+        MIXES,
+        False,
+    ),
+}
+TRAINING_STEPS = 3
+
+
+def _representation_differences(
+    elmo: Elmo, case: dict[str, Any], expected: Mapping[str, np.ndarray]
+) -> tuple[float, bool, torch.Tensor]:
+    """Run ``case``'s batches through ``elmo`` (statefully, from a reset state): the max abs
+    difference of every representation from AllenNLP's (``expected``), whether every mask is
+    AllenNLP's, and the gradient cases' loss."""
+    elmo.reset_states()
+    elmo.train(case["train"])
+    torch.manual_seed(case["seed"])
+    worst, masks_equal = 0.0, True
+    loss = torch.zeros(())
+    with torch.set_grad_enabled(case["grad"]):
+        for b, batch in enumerate(case["batches"]):
+            words = case["word_ids"][b] if case["word_ids"] else None
+            out = elmo(batch_to_ids(batch), None if words is None else torch.tensor(words))
+            for k, representation in enumerate(out["elmo_representations"]):
+                theirs = expected[f"{case['name']}/{b}/{k}"]
+                worst = max(worst, float(np.abs(representation.detach().numpy() - theirs).max()))
+                loss = loss + representation.pow(2).sum()
+            masks_equal &= bool(np.array_equal(out["mask"].numpy(), expected[f"{case['name']}/{b}/mask"]))
+    return worst, masks_equal, loss
+
+
 def allennlp_elmo_differences(
     root: Path, reference_python: str
-) -> dict[str, tuple[float, bool, dict[str, tuple[float, float]] | None]]:
-    """Per case of ``ALLENNLP_CASES`` and ``GRADIENT_CASES``: the max abs difference between the
-    representations of AllenNLP's ``Elmo`` (run by ``reference/allennlp_elmo_ref.py`` with
-    ``reference_python``) and ``hf_elmo.Elmo``, whether every mask is equal, and for a gradient
-    case ``gradient_differences`` (else None)."""
+) -> dict[str, tuple[float, bool, dict[str, tuple[float, float]] | None, float | None]]:
+    """Per case of ``ALLENNLP_CASES``, ``GRADIENT_CASES`` and ``STATE_CASES``: the max abs
+    difference between the representations of AllenNLP's ``Elmo`` (run by
+    ``reference/allennlp_elmo_ref.py`` with ``reference_python``) and ``hf_elmo.Elmo``, whether
+    every mask is equal, for a gradient case ``gradient_differences`` (else None), and for a
+    state case the max abs difference before loading AllenNLP's ``state_dict`` (else None)."""
     sentences = json.loads((root / "sentences.json").read_text())
     batches = [[sentences[k][i].split() for k in range(rows)] for i, rows in enumerate([3, 2, 3])]
     vocabulary = ["@@PADDING@@", "@@UNKNOWN@@", *sorted({word for batch in batches for s in batch for word in s})]
     word_ids = [[[vocabulary.index(w) for w in s] + [0] * (max(map(len, b)) - len(s)) for s in b] for b in batches]
     cases = []
-    for name, (kwargs, mixes, train) in {**ALLENNLP_CASES, **GRADIENT_CASES}.items():
-        cached = name.startswith("vocab_to_cache")
+    for name, (kwargs, mixes, train) in {**ALLENNLP_CASES, **GRADIENT_CASES, **STATE_CASES}.items():
+        cached = name.startswith("vocab_to_cache") or name in STATE_CASES
         kwargs = {**kwargs, "vocab_to_cache": vocabulary} if cached else kwargs
         cases.append({"name": name, "kwargs": kwargs, "mixes": mixes, "train": train, "seed": 0})
         cases[-1].update(batches=batches, word_ids=word_ids if cached else None, grad=name in GRADIENT_CASES)
+        if name in STATE_CASES:
+            evaluated = [word_ids[0], None, *word_ids[2:]]  # batch 1 on char ids: the trained char CNN
+            cases[-1].update(training_steps=TRAINING_STEPS, training_word_ids=word_ids, word_ids=evaluated)
     options, weights = root / "options.json", root / "lm_weights.hdf5"
     runner = Path(__file__).resolve().parent / "reference" / "allennlp_elmo_ref.py"
     with tempfile.TemporaryDirectory(prefix="elmo-allennlp-") as folder:
@@ -149,26 +192,22 @@ def allennlp_elmo_differences(
             for k, (s, gamma) in enumerate(case["mixes"] or []):
                 elmo.scalar_mixes[k].scalar_parameters.copy_(torch.tensor(s))
                 elmo.scalar_mixes[k].gamma.fill_(gamma)
-        elmo.train(case["train"])
-        torch.manual_seed(case["seed"])
-        worst, masks_equal = 0.0, True
-        loss = torch.zeros(())
-        with torch.set_grad_enabled(case["grad"]):
-            for b, batch in enumerate(batches):
-                words = torch.tensor(case["word_ids"][b]) if case["word_ids"] else None
-                out = elmo(batch_to_ids(batch), words)
-                for k, representation in enumerate(out["elmo_representations"]):
-                    theirs = expected[f"{case['name']}/{b}/{k}"]
-                    worst = max(worst, float(np.abs(representation.detach().numpy() - theirs).max()))
-                    loss = loss + representation.pow(2).sum()
-                masks_equal &= bool(np.array_equal(out["mask"].numpy(), expected[f"{case['name']}/{b}/mask"]))
+        before = None
+        if case.get("training_steps"):
+            before = _representation_differences(elmo, case, expected)[0]
+            prefix = f"{case['name']}/state/"
+            state = {
+                f"embedder.{k[len(prefix) :]}": torch.from_numpy(v) for k, v in expected.items() if k.startswith(prefix)
+            }
+            torch.nn.ModuleDict({"embedder": elmo}).load_state_dict(state)  # strict, under a prefix
+        worst, masks_equal, loss = _representation_differences(elmo, case, expected)
         gradients = None
         if case["grad"]:
             loss.backward()
             prefix = f"{case['name']}/grad/"
             theirs = {key[len(prefix) :]: value for key, value in expected.items() if key.startswith(prefix)}
             gradients = gradient_differences(elmo, theirs)
-        results[case["name"]] = (worst, masks_equal, gradients)
+        results[case["name"]] = (worst, masks_equal, gradients, before)
     return results
 
 
@@ -185,8 +224,11 @@ def main() -> None:
         print(f"{folder:20s} stateful 10 batches: {stateful:.2e}   stateless batch 0: {stateless:.2e}")
     if args.allennlp_python:
         root = Path(args.shared) / "fixtures" / "elmo-allennlp"
-        for name, (worst, masks_equal, gradients) in allennlp_elmo_differences(root, args.allennlp_python).items():
+        results = allennlp_elmo_differences(root, args.allennlp_python)
+        for name, (worst, masks_equal, gradients, before) in results.items():
             print(f"Elmo vs AllenNLP {name:32s} max abs diff {worst:.2e}   masks equal: {masks_equal}")
+            if before is not None:
+                print(f"    before loading AllenNLP's state_dict:  max abs diff {before:.2e}")
             if gradients is not None:
                 for group, (worst, largest) in gradients.items():
                     print(f"    gradients {group:29s} max abs diff {worst:.2e}   max |grad| {largest:.2e}")
