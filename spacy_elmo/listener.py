@@ -62,6 +62,13 @@ class ElmoListener(Model):
     connects no ``elmo`` component to it (``None``: no such component was made).
     ``warned_zero_features``: whether it has warned that it predicts from zero features
     (``_annotated_layers``), which it says once.
+
+    A batch the upstream hands it (``receive``) serves one update of the listening component:
+    the backward pass of that update is the last to use the batch's layers and gradient callback
+    (which, with a fine-tuned biLM, holds the batch's autograd graph), and releases them
+    (``_backprop_once``). The layers kept per doc for a prediction on the batch's docs in the same
+    ``nlp.update`` live as long as those docs (``nlp.update``'s copies, dropped when it returns),
+    so no batch is held after the update or the training ends.
     """
 
     name = "elmo-listener"
@@ -75,7 +82,7 @@ class ElmoListener(Model):
         self._batch_id: int | None = None
         self._outputs: list[Floats3d] | None = None
         self._backprop: Callable | None = None
-        self._received: dict[int, tuple[Doc, Floats3d]] = {}
+        self._received = _LayersOfLiveDocs()
 
     @staticmethod
     def get_batch_id(docs: Iterable[Doc]) -> int:
@@ -83,14 +90,29 @@ class ElmoListener(Model):
         return sum(sum(token.orth for token in doc) + len(doc) for doc in docs)
 
     def receive(self, batch_id: int, outputs: list[Floats3d], backprop: Callable, docs: Iterable[Doc] = ()) -> None:
-        """Store the upstream's layers for the batch ``batch_id`` and its gradient callback; with
-        the batch's ``docs``, also each doc's layers, for a prediction on those docs in
-        ``nlp.update`` (a component in ``[training] annotating_components``), which may batch
-        them otherwise and finds them unannotated."""
+        """Store the upstream's layers for the batch ``batch_id`` and its gradient callback, for
+        the next update of the listening component, whose backward pass releases them; with the
+        batch's ``docs``, also each doc's layers, held while the doc lives, for a prediction on
+        those docs in ``nlp.update`` (a component in ``[training] annotating_components``), which
+        may batch them otherwise and finds them unannotated."""
         self._batch_id = batch_id
         self._outputs = outputs
         self._backprop = backprop
-        self._received = {id(doc): (doc, layers) for doc, layers in zip(docs, outputs)}
+        self._received = _LayersOfLiveDocs(zip(docs, outputs))
+
+    def _release_batch(self) -> None:
+        """Drop the batch ``receive`` stored for the listening component's update (the layers kept
+        per doc for a prediction on its docs stay as long as the docs)."""
+        self._batch_id = self._outputs = self._backprop = None
+
+
+class _LayersOfLiveDocs(weakref.WeakKeyDictionary[Doc, Floats3d]):
+    """The layers a listener received for each doc of a batch, each held while its doc lives.
+    Pickled empty, as pickle takes no weak reference (a listener pickled between an elmo
+    component's update and its own cannot take part in that update anyway)."""
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (_LayersOfLiveDocs, ())
 
 
 def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = None) -> None:
@@ -168,21 +190,34 @@ def listener_forward(model: ElmoListener, docs: list[Doc], is_train: bool) -> tu
                 f"updated on the same batch just before this one, as nlp.update does ({NO_REHEARSAL})"
             )
         assert model._outputs is not None and model._backprop is not None, "receive() sets all three"
-        return model._outputs, model._backprop
+        return model._outputs, _backprop_once(model, model._backprop)
     debugged = _debug_model_layers(model, docs, is_train) if any(_annotation(doc) is None for doc in docs) else None
     if debugged is not None:
         return debugged, lambda d_layers: []
     return [_doc_layers(model, doc, is_train) for doc in docs], lambda d_layers: []
 
 
+def _backprop_once(model: ElmoListener, backprop: Callable) -> Callable:
+    """``backprop``, the gradient callback of the batch ``model`` received, which first releases
+    that batch: the backward pass of the listening component's update is its last use. A second
+    training pass on the batch (an update of the listening component without one of the elmo
+    component before it) is refused as a batch without layers (``_annotated_layers``)."""
+
+    def release_and_backprop(d_layers: list[Floats3d]) -> list[Doc]:
+        model._release_batch()
+        return backprop(d_layers)
+
+    return release_and_backprop
+
+
 def _doc_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d:
     """The layers ``model`` received for ``doc`` in this ``nlp.update`` when no elmo component
-    annotated ``doc`` (a listening component in ``[training] annotating_components`` predicts on
-    the batch after its update; spaCy's own listeners read zeros there); else ``doc._.elmo``'s."""
-    doc_and_layers = model._received.get(id(doc)) if _annotation(doc) is None else None
-    if doc_and_layers is not None and doc_and_layers[0] is doc:
-        return doc_and_layers[1]
-    return _annotated_layers(model, doc, is_train)
+    annotated ``doc`` and the listening component predicts (a component in ``[training]
+    annotating_components`` predicts on the batch after its update; spaCy's own listeners read
+    zeros there); else ``doc._.elmo``'s. In training they serve through ``receive``'s batch only,
+    so no update reads them without their gradient callback."""
+    layers = model._received.get(doc) if not is_train and _annotation(doc) is None else None
+    return _annotated_layers(model, doc, is_train) if layers is None else layers
 
 
 def _annotation(doc: Doc) -> Any:

@@ -1,7 +1,9 @@
 """Listeners in training: they receive the batch's layers, their mixes learn, the frozen biLM does
 not; fine-tuning; ``replace_listeners``; widths at initialize (spaCy issue 11547)."""
 
+import gc
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -63,10 +65,6 @@ def test_frozen_training_feeds_listeners_trains_mixes_and_keeps_the_biLM(tiny_el
     before = bilm_state(nlp)
     history = train(nlp, examples, optimizer)
     elmo = nlp.get_pipe("elmo")
-    docs = [eg.predicted for eg in examples]
-    for listener in elmo.listeners:
-        assert listener._batch_id == listener.get_batch_id(docs)
-        assert [x.shape for x in listener._outputs] == [(3, len(doc), 16) for doc in docs]
     for name in ("ner", "textcat"):
         first, last = (np.mean([h[name] for h in part]) for part in (history[:3], history[-3:]))
         assert last < first / 2, (name, [h[name] for h in history])
@@ -76,6 +74,41 @@ def test_frozen_training_feeds_listeners_trains_mixes_and_keeps_the_biLM(tiny_el
     after = bilm_state(nlp)
     assert all(torch.equal(before[k], after[k]) for k in before)
     assert all(p.grad is None for p in elmo.model.shims[0].elmo.parameters())
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_listeners_hold_nothing_of_a_batch_after_nlp_update_returns(tiny_elmo_dir, monkeypatch, frozen):
+    """Each listener is handed the batch's layers (with a fine-tuned biLM, a gradient callback
+    that holds its autograd graph) and uses them in the update of its component, textcat's
+    prediction on the batch included (``annotates``); once ``nlp.update`` returns, nothing of the
+    batch is left (was: every listener held its last batch until the next one, or for good
+    after training; on a GPU the whole batch's activations)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=frozen)
+    train(nlp, examples, optimizer, rounds=1)
+    listeners, shapes, handed = nlp.get_pipe("elmo").listeners, [], []
+    for listener in listeners:
+
+        def receive(batch_id, outputs, backprop, docs, receive=listener.receive):
+            shapes.append([x.shape for x in outputs])
+            handed.extend(weakref.ref(x) for x in [*outputs, *([] if frozen else [backprop])])
+            receive(batch_id, outputs, backprop, docs)
+
+        monkeypatch.setattr(listener, "receive", receive)
+    gc.disable()  # released as the update ends, not by a later collection
+    try:
+        losses = nlp.update(examples, sgd=optimizer, annotates=["textcat"])
+        assert shapes == [[(3, len(eg.predicted), 16) for eg in examples]] * len(listeners) == [shapes[0]] * 2
+        assert losses["ner"] > 0 and (losses["elmo"] > 0) is not frozen
+        assert [ref for ref in handed if ref() is not None] == []
+        for listener in listeners:
+            assert (listener._batch_id, listener._outputs, listener._backprop, len(listener._received)) == (
+                None,
+                None,
+                None,
+                0,
+            )
+    finally:
+        gc.enable()
 
 
 def test_each_component_owns_its_own_mix(tiny_elmo_dir):
@@ -245,6 +278,17 @@ def test_frozen_annotating_elmo_feeds_listeners_through_doc_extension(tiny_elmo_
 def test_a_listener_without_upstream_layers_in_training_names_the_fix(tiny_elmo_dir):
     nlp, examples, optimizer = build(tiny_elmo_dir)
     with pytest.raises(ValueError, match="annotating_components"):
+        nlp.update(examples, sgd=optimizer, exclude=["elmo"])
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_an_update_without_the_elmo_component_gets_no_layers_from_the_one_before(tiny_elmo_dir, frozen):
+    """The batch an earlier ``nlp.update`` handed the listeners served that update only (was: a
+    frozen biLM's layers of the same texts were used again; a fine-tuned one's failed in torch, its
+    graph already freed)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=frozen)
+    nlp.update(examples, sgd=optimizer)
+    with pytest.raises(ValueError, match="no layers for this training batch: the elmo component was neither"):
         nlp.update(examples, sgd=optimizer, exclude=["elmo"])
 
 
