@@ -1,11 +1,15 @@
 """What a running spaCy function holds that it hands to no component: its local variables, read
 from its frame up the call stack. The home of that one technique, for the few settings spaCy's
 commands keep to themselves (``init_nlp``'s ``[training]`` block, ``debug_model``'s ``nlp``) and
-for whether one of them runs (``spacy benchmark speed``'s ``annotate``)."""
+for whether one of them runs (``spacy benchmark speed``'s ``annotate``); and ``note_once``, the
+note that says how a component or listener works while one of them runs, once."""
 
 import sys
+import weakref
 from types import FrameType
 from typing import Any
+
+from wasabi import msg
 
 
 def running_locals(module: str, function: str) -> dict[str, Any] | None:
@@ -23,3 +27,17 @@ def running_locals(module: str, function: str) -> dict[str, Any] | None:
             return frame.f_locals
         frame = frame.f_back
     return None
+
+
+def note_once(about: object, note: str) -> None:
+    """Print ``note`` (an info line, as spaCy's commands print theirs) the first time it is said
+    about ``about`` (an elmo component or a listener, held weakly): a command runs it on many
+    batches, and says how it works there once, not per batch."""
+    said = _NOTED.setdefault(about, set())
+    if note not in said:
+        said.add(note)
+        msg.info(note)
+
+
+#: The notes ``note_once`` has said, by what they are about.
+_NOTED: weakref.WeakKeyDictionary[object, set[str]] = weakref.WeakKeyDictionary()

@@ -25,7 +25,6 @@ from spacy.util import ensure_path
 from spacy.vocab import Vocab
 from thinc.api import ConfigValidationError, Model, Optimizer
 from thinc.types import Floats3d
-from wasabi import msg
 
 from hf_elmo import ElmoModel
 
@@ -40,7 +39,7 @@ from .bilm import (
     widths,
 )
 from .cache import ActivationCache, doc_key
-from .call_stack import running_locals
+from .call_stack import note_once, running_locals
 from .config_errors import check_frozen_elmo_annotates, check_setting
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call, check_not_read_before
@@ -412,17 +411,12 @@ def _in_speed_benchmark(component: ElmoComponent) -> bool:
     layers, and says so once."""
     if running_locals("spacy.cli.benchmark_speed", "annotate") is None:
         return False
-    if component not in _NOTED_IN_SPEED_BENCHMARK:
-        _NOTED_IN_SPEED_BENCHMARK.add(component)
-        msg.info(
-            f"spacy benchmark speed: the elmo component {component.name!r} reads no cached layers, so that the "
-            "biLM is timed (the benchmark repeats its docs, which the activation cache would serve)"
-        )
+    note_once(
+        component,
+        f"spacy benchmark speed: the elmo component {component.name!r} reads no cached layers, so that the biLM is "
+        "timed (the benchmark repeats its docs, which the activation cache would serve)",
+    )
     return True
-
-
-#: The elmo components that ``_in_speed_benchmark`` has said read no cached layers.
-_NOTED_IN_SPEED_BENCHMARK: weakref.WeakSet[ElmoComponent] = weakref.WeakSet()
 
 
 def _describe(widths: Mapping[str, int | None], other: Mapping[str, int | None]) -> str:

@@ -33,9 +33,8 @@ from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from thinc.api import ConfigValidationError, Model
 from thinc.types import Floats3d
-from wasabi import msg
 
-from .call_stack import running_locals
+from .call_stack import note_once, running_locals
 from .config_errors import training_settings
 from .doc_layers import EXTENSION
 
@@ -238,17 +237,13 @@ def _debug_model_layers(model: ElmoListener, docs: list[Doc], is_train: bool) ->
     upstream = nlp.get_pipe(model.connected_to)
     if not isinstance(upstream, TrainablePipe):
         return None
-    if is_train and model not in _NOTED_IN_DEBUG_MODEL:
-        _NOTED_IN_DEBUG_MODEL.add(model)
-        msg.info(
-            f"ELMo listener: spacy debug model updates no elmo component before the component it analyses, so "
-            f"the listener reads the layers {model.connected_to!r} predicts; no gradient reaches the biLM"
+    if is_train:
+        note_once(
+            model,
+            f"ELMo listener: spacy debug model updates no elmo component before the component it analyses, so the "
+            f"listener reads the layers {model.connected_to!r} predicts; no gradient reaches the biLM",
         )
     return upstream.predict(docs)
-
-
-#: The listeners that ``_debug_model_layers`` has said it feeds.
-_NOTED_IN_DEBUG_MODEL: weakref.WeakSet[ElmoListener] = weakref.WeakSet()
 
 
 def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d:
