@@ -87,17 +87,19 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def check_output_file(path: PathLike) -> Path:
-    """Raise ``FileExistsError`` when ``path`` exists and is not a regular file (a folder, device,
-    pipe or symbolic link: ``atomic_file``'s rename would put a file in its place, e.g. of
-    ``/dev/null``); returns it as a ``Path``."""
+    """Raise ``FileExistsError`` when ``path`` exists and is not a regular file (a symbolic link,
+    folder, device or pipe: ``atomic_file``'s rename would put a file in its place, e.g. of
+    ``/dev/null``), naming which; returns it as a ``Path``."""
     path = Path(path)
     if path.is_symlink():
         raise FileExistsError(
             f"the output {path} is a symbolic link (to {os.readlink(path)}); name the file it points to, or a new one"
         )
+    if path.is_dir():
+        raise FileExistsError(f"the output {path} is a folder; give the path of the file to write")
     if path.exists() and not path.is_file():
         raise FileExistsError(
-            f"the output {path} exists and is not a regular file (a folder, device or pipe); choose another output path"
+            f"the output {path} exists and is not a regular file (a device or pipe); choose another output path"
         )
     return path
 

@@ -49,8 +49,6 @@ def main() -> None:
     args = parser.parse_args()
     if args.output.resolve() == args.source.resolve():
         parser.exit(1, f"error: the output {args.output} is the input; write the .spacy file to another path\n")
-    if args.output.is_dir():
-        parser.exit(1, f"error: the output {args.output} is a folder; give the path of the .spacy file to write\n")
     try:
         check_output_file(args.output)
     except FileExistsError as error:

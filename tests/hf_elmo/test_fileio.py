@@ -21,6 +21,7 @@ from hf_elmo.fileio import (
     OutputBusyError,
     atomic_file,
     build_aside,
+    check_output_file,
     check_output_folder,
     exclusive_lock,
     others_files,
@@ -92,11 +93,19 @@ def test_atomic_file_refuses_an_output_that_is_no_regular_file_and_leaves_it_as_
     target, precious = tmp_path / "out", tmp_path / "precious.txt"
     precious.write_text("mine")
     {"pipe": os.mkfifo, "folder": os.mkdir, "link": lambda p: p.symlink_to(precious)}[kind](target)
-    with pytest.raises(FileExistsError, match=f"the output {target} (is a symbolic link|exists and is not a regular)"):
+    refusal = {"pipe": "exists and is not a regular file", "folder": "is a folder", "link": "is a symbolic link"}
+    with pytest.raises(FileExistsError, match=f"the output {target} {refusal[kind]}"):
         write_text_atomic(target, "new")
     assert target.is_symlink() if kind == "link" else not target.is_file()
     assert precious.read_text() == "mine"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "precious.txt"]
+
+
+def test_an_output_that_is_a_folder_is_refused_as_a_folder_saying_to_give_the_file_to_write(tmp_path):
+    """Was: 'exists and is not a regular file (a folder, device or pipe)', leaving which to guess."""
+    with pytest.raises(FileExistsError) as refused:
+        check_output_file(tmp_path)
+    assert str(refused.value) == f"the output {tmp_path} is a folder; give the path of the file to write"
 
 
 def test_atomic_file_never_writes_through_a_temporary_name_that_is_a_link(tmp_path):

@@ -283,6 +283,8 @@ def test_convert_corpora_never_writes_over_its_input_a_folder_or_a_link(tmp_path
     import subprocess
     import sys
 
+    from hf_elmo.fileio import check_output_file
+
     source = tmp_path / "sst.tiny"
     source.write_text("1 a fine film .\n0 dull .\n", encoding="utf-8")
     before = source.read_bytes()
@@ -295,7 +297,9 @@ def test_convert_corpora_never_writes_over_its_input_a_folder_or_a_link(tmp_path
     assert run.returncode == 1 and f"the output {source} is the input" in run.stderr
     assert source.read_bytes() == before
     run = convert(tmp_path)
-    assert run.returncode == 1 and "is a folder; give the path of the .spacy file" in run.stderr
+    with pytest.raises(FileExistsError) as refused:  # the refusal of every atomic write's output
+        check_output_file(tmp_path)
+    assert (run.returncode, run.stderr) == (1, f"error: {refused.value}\n")
     (tmp_path / "notes.txt").write_text("mine")
     (tmp_path / "link.spacy").symlink_to(tmp_path / "notes.txt")
     run = convert(tmp_path / "link.spacy")
