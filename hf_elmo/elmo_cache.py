@@ -17,6 +17,7 @@ This file imports only torch; a saved model folder carries it with ``modeling_el
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -35,6 +36,10 @@ def _count_optimizer_step(optimizer: torch.optim.Optimizer, args: Any, kwargs: A
 
 # Every torch optimizer's step, fused ones included (they leave the version counters as they were).
 register_optimizer_step_post_hook(_count_optimizer_step)
+
+
+#: Held while a ``TokenLayerCache`` reads or changes its rows: the char CNN runs outside it.
+_LOCK = threading.Lock()
 
 
 def optimizer_steps() -> int:
@@ -95,14 +100,22 @@ class TokenLayerCache:
     dtype, and when a call lets gradients flow to them. ``max_types`` rows (P floats each) are
     kept on the model's device; ``max_types=0`` turns the cache off, and a new value takes
     effect at the next call (the rows kept are dropped).
+
+    One model may serve several threads at once: the bookkeeping and the table are read and
+    changed under ``_LOCK`` only (a call copies the rows it found before it releases it, and
+    stores the rows it computed under it again), never while the char CNN runs.
     """
 
     def __init__(self, max_types: int = 50_000) -> None:
         self.max_types = max_types
-        self.clear()
+        self._forget()
 
     def clear(self) -> None:
         """Forget every row."""
+        with _LOCK:
+            self._forget()
+
+    def _forget(self) -> None:
         self._slots: OrderedDict[bytes, int] = OrderedDict()  # token's char ids -> row of the table
         self._table: torch.Tensor | None = None  # (max_types, P)
         self._key: tuple[Any, ...] | None = None
@@ -118,32 +131,67 @@ class TokenLayerCache:
         dynamo (torch 2.13) lost its ``move_to_end`` calls at a graph break inside ``char_cnn``, so
         the LRU evicted tokens of the same call and returned other tokens' rows for them."""
         params = parameter_key(list(char_cnn.parameters()))
-        if params is None:  # gradients flow: an optimizer step may follow that leaves no trace in the key
-            self.clear()
+        max_types = self.max_types
+        if params is None or not 0 < len(char_ids) <= max_types:
+            with _LOCK:
+                # gradients flow (an optimizer step may follow that leaves no trace in the key), or
+                # the table has the old max_types rows
+                if params is None or (self._key is not None and self._key[2] != max_types):
+                    self._forget()
             return char_cnn(char_ids)
-        if self._key is not None and self._key[2] != self.max_types:  # the table has the old max_types rows
-            self.clear()
-        if not 0 < len(char_ids) <= self.max_types:
-            return char_cnn(char_ids)
-        key = (params, autocast_dtype(char_ids.device.type), self.max_types)
-        if key != self._key:
-            self.clear()
-            self._key = key
+        key = (params, autocast_dtype(char_ids.device.type), max_types)
         names = [row.tobytes() for row in char_ids.cpu().numpy()]
-        slots = [self._slots.get(name) for name in names]
-        for name, slot in zip(names, slots):
+        with _LOCK:
+            found, rows = self._read(key, names)
+        if rows is not None and len(found) == len(names):
+            return rows
+        kept = set(found)
+        missing = [i for i in range(len(names)) if i not in kept]
+        computed = char_cnn(char_ids[missing])  # (M, P)
+        with _LOCK:
+            self._store(key, [names[i] for i in missing], computed)
+        if rows is None:
+            return computed
+        out = computed.new_empty(len(names), computed.shape[1])
+        out[found] = rows
+        out[missing] = computed
+        return out
+
+    def _read(self, key: tuple[Any, ...], names: list[bytes]) -> tuple[list[int], torch.Tensor | None]:
+        """The positions in ``names`` kept under ``key`` and a copy of their rows (``None``: none
+        is kept), marked as the most recently used; every row goes first when ``key`` is not the
+        table's. Under ``_LOCK``."""
+        if key != self._key:
+            self._forget()
+            self._key = key
+        found, slots = [], []
+        for i, name in enumerate(names):
+            slot = self._slots.get(name)
             if slot is not None:
-                self._slots.move_to_end(name)  # this call's rows are the last to be evicted
-        missing = [i for i, slot in enumerate(slots) if slot is None]
-        if missing:
-            computed = char_cnn(char_ids[missing])  # (M, P)
-            if self._table is None:
-                with torch.inference_mode(False):  # a normal tensor: it is updated in and out of inference mode
-                    self._table = computed.new_empty(self.max_types, computed.shape[1])
-            for i in missing:
-                slot = len(self._slots) if len(self._slots) < self.max_types else self._slots.popitem(last=False)[1]
-                slots[i] = self._slots[names[i]] = slot
-            self._table.index_copy_(0, torch.tensor([slots[i] for i in missing], device=computed.device), computed)
-        table = self._table
-        assert table is not None, "every row was found in the cache, so the table exists"
-        return table.index_select(0, torch.tensor(slots, device=table.device))
+                self._slots.move_to_end(name)
+                found.append(i)
+                slots.append(slot)
+        if not found:
+            return found, None
+        assert self._table is not None, "a row is kept, so the table exists"
+        return found, self._table.index_select(0, torch.tensor(slots, device=self._table.device))
+
+    def _store(self, key: tuple[Any, ...], names: list[bytes], rows: torch.Tensor) -> None:
+        """Keep ``rows`` (M, P), computed under ``key``, as the rows of ``names``, evicting the least
+        recently used. Nothing is kept when the table's key changed meanwhile; a name that another
+        call stored meanwhile keeps its row. Under ``_LOCK``."""
+        max_types = key[2]
+        if key != self._key:
+            return
+        if self._table is None:
+            with torch.inference_mode(False):  # a normal tensor: it is updated in and out of inference mode
+                self._table = rows.new_empty(max_types, rows.shape[1])
+        positions, slots = [], []
+        for position, name in enumerate(names):
+            if name not in self._slots:
+                slot = len(self._slots) if len(self._slots) < max_types else self._slots.popitem(last=False)[1]
+                self._slots[name] = slot
+                positions.append(position)
+                slots.append(slot)
+        if slots:
+            self._table.index_copy_(0, torch.tensor(slots, device=rows.device), rows[positions])

@@ -9,6 +9,7 @@ fast path's chunk sizes, and the cache of fused LSTM weights are compared.
 from __future__ import annotations
 
 import copy
+import threading
 
 import pytest
 import torch
@@ -165,6 +166,48 @@ def test_token_cache_keeps_at_most_max_types_tokens(tmp_path):
             for c, p in zip(model(input_ids=ids).hidden_states, uncached(input_ids=ids).hidden_states):
                 torch.testing.assert_close(c, p, atol=1e-6, rtol=0)
             assert len(model.token_cache) <= 6
+
+
+def test_a_call_whose_found_tokens_another_thread_evicts_meanwhile_keeps_their_vectors(tmp_path, monkeypatch):
+    """Threads serving one model: a call that found some tokens in the cache and runs the char CNN
+    on the others while another thread's call evicts those tokens and stores its own in their rows
+    gets its tokens' vectors (was: it read the rows after the char CNN, by then the other call's
+    tokens: errors up to 1e-2 in 6 threads embedding the same sentences). The other call is not held
+    up by the char CNN running in the first."""
+    model = _model(tmp_path, small_options())
+    uncached = copy.deepcopy(model)
+    model.token_cache.max_types, uncached.token_cache.max_types = 4, 0
+    first, second = batch_to_ids([["a", "x"]]), batch_to_ids([["c", "d"]])
+    in_char_cnn, other_call_done = threading.Event(), threading.Event()
+    cnn_class = type(model.char_cnn)
+    forward = cnn_class.forward
+
+    def held(cnn, ids):  # the first call's char CNN (on "x" alone) waits for the other call
+        if cnn is model.char_cnn and threading.current_thread().name == "first":
+            in_char_cnn.set()
+            other_call_done.wait(timeout=10)
+        return forward(cnn, ids)
+
+    outputs = {}
+
+    def run_first():
+        with torch.inference_mode():
+            outputs["first"] = model(input_ids=first).hidden_states
+
+    with torch.inference_mode():
+        model(input_ids=batch_to_ids([["a", "b"]]))  # the cache holds <S>, </S>, a and b
+    monkeypatch.setattr(cnn_class, "forward", held)
+    thread = threading.Thread(target=run_first, name="first")
+    thread.start()
+    assert in_char_cnn.wait(timeout=10)
+    with torch.inference_mode():
+        outputs["second"] = model(input_ids=second).hidden_states  # evicts a and b for c and d
+    other_call_done.set()
+    thread.join(timeout=10)
+    with torch.inference_mode():
+        for name, ids in (("first", first), ("second", second)):
+            for c, p in zip(outputs[name], uncached(input_ids=ids).hidden_states):
+                torch.testing.assert_close(c, p, atol=1e-6, rtol=0, msg=lambda m, name=name: f"{name} call: {m}")
 
 
 def test_torch_compile_gives_the_eager_vectors_once_the_token_cache_evicts_tokens(tmp_path):
