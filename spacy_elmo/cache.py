@@ -7,6 +7,7 @@ import os
 import secrets
 import shutil
 import stat
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -32,6 +33,11 @@ def doc_key(doc: Doc) -> str:
     return digest.hexdigest()
 
 
+#: Held while an ``ActivationCache`` reads or changes its entries (their files too), so that the
+#: threads of a service may share one pipeline; the biLM runs outside it.
+_LOCK = threading.Lock()
+
+
 class ActivationCache:
     """Least-recently-used store of (L+1, n_tokens, 2P) float32 arrays, at most ``max_mb`` MiB.
 
@@ -46,7 +52,7 @@ class ActivationCache:
     Valid only while the biLM's weights do not change: the owner calls
     ``clear()`` when it loads new ones. Arrays go in and come out as copies, so a caller that
     changes one in place cannot change the cache. Entries stored inside ``memory_zone()`` are
-    removed when it ends.
+    removed when it ends. Threads may share the cache: each read and store is whole (``_LOCK``).
     """
 
     def __init__(self, max_mb: float, directory: str | Path | None = None) -> None:
@@ -75,8 +81,9 @@ class ActivationCache:
         self._zone: set[str] | None = None  # the entries stored inside the current memory zone, if any
 
     def __len__(self) -> int:
-        self._forget_another_process()
-        return len(self._sizes)
+        with _LOCK:
+            self._forget_another_process()
+            return len(self._sizes)
 
     @property
     def enabled(self) -> bool:
@@ -84,44 +91,47 @@ class ActivationCache:
 
     def get(self, key: str) -> np.ndarray | None:
         """The array stored under ``key`` (marking it recently used), or ``None``."""
-        self._forget_another_process()
-        if key not in self._sizes:
-            return None
-        self._sizes.move_to_end(key)
-        if self.directory is None:
-            return self._arrays[key].copy()
-        try:
-            return np.load(self._path(key))
-        except FileNotFoundError:  # removed behind the cache's back: a miss
-            self._bytes -= self._sizes.pop(key)
-            return None
+        with _LOCK:
+            self._forget_another_process()
+            if key not in self._sizes:
+                return None
+            self._sizes.move_to_end(key)
+            if self.directory is None:
+                return self._arrays[key].copy()
+            try:
+                return np.load(self._path(key))
+            except FileNotFoundError:  # removed behind the cache's back: a miss
+                self._bytes -= self._sizes.pop(key)
+                return None
 
     def put(self, key: str, layers: np.ndarray) -> None:
         """Store a copy of ``layers``, evicting the least recently used entries to fit."""
-        self._forget_another_process()
         size = int(layers.nbytes)
-        if size > self.max_bytes or key in self._sizes:
-            return
-        while self._bytes + size > self.max_bytes:
-            self._evict()
-        value = np.array(layers, dtype="float32", copy=True)
-        if self._folder is not None:
-            if not self._made:
-                assert self.directory is not None, "an on-disk cache has a directory"
-                _make_folder(self.directory, self._folder)
-                self._made = True
-            np.save(self._path(key), value, allow_pickle=False)
-        else:
-            self._arrays[key] = value
-        self._sizes[key] = size
-        self._bytes += size
-        if self._zone is not None:
-            self._zone.add(key)
+        with _LOCK:
+            self._forget_another_process()
+            if size > self.max_bytes or key in self._sizes:
+                return
+            while self._bytes + size > self.max_bytes:
+                self._evict()
+            value = np.array(layers, dtype="float32", copy=True)
+            if self._folder is not None:
+                if not self._made:
+                    assert self.directory is not None, "an on-disk cache has a directory"
+                    _make_folder(self.directory, self._folder)
+                    self._made = True
+                np.save(self._path(key), value, allow_pickle=False)
+            else:
+                self._arrays[key] = value
+            self._sizes[key] = size
+            self._bytes += size
+            if self._zone is not None:
+                self._zone.add(key)
 
     def clear(self) -> None:
-        self._forget_another_process()
-        while self._sizes:
-            self._evict()
+        with _LOCK:
+            self._forget_another_process()
+            while self._sizes:
+                self._evict()
 
     @contextmanager
     def memory_zone(self) -> Iterator[None]:
@@ -133,9 +143,10 @@ class ActivationCache:
             yield
         finally:
             zone, self._zone = self._zone, outer
-            self._forget_another_process()
-            for key in zone & self._sizes.keys():  # an outer zone's set may name entries gone since
-                self._remove(key)
+            with _LOCK:
+                self._forget_another_process()
+                for key in zone & self._sizes.keys():  # an outer zone's set may name entries gone since
+                    self._remove(key)
 
     def _evict(self) -> None:
         self._remove(next(iter(self._sizes)))

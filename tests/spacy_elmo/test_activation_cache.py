@@ -1,5 +1,6 @@
 """The activation cache of a frozen biLM returns exactly what recomputation gives."""
 
+import threading
 from unittest import mock
 
 import numpy as np
@@ -111,6 +112,45 @@ def test_cache_is_bounded_and_evicts_the_least_recently_used(tmp_path, on_disk):
         np.testing.assert_array_equal(cache.get(key), arrays[key])
     if on_disk:
         assert len(list(tmp_path.glob("elmo-cache-*/*.npy"))) == 3
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_two_threads_storing_one_doc_in_a_full_cache_store_it_once(tmp_path, monkeypatch, on_disk):
+    """Threads sharing a pipeline: two that computed the same doc store it at once in a full cache,
+    each evicting to make room (held side by side as they remove the entry to evict); it is stored
+    once and counted once (was: both passed the check for the key and both evicted the one entry,
+    the second finding it gone: KeyError or StopIteration from nlp.pipe, and sizes counted twice,
+    so that the cache held less and less)."""
+    cache = ActivationCache(max_mb=4096 / 2**20, directory=tmp_path if on_disk else None)  # one 4 KiB entry
+    old, new = np.zeros((1, 1, 1024), dtype="float32"), np.ones((1, 1, 1024), dtype="float32")
+    cache.put("old", old)
+    both_evicting = threading.Barrier(2)
+    remove = ActivationCache._remove
+
+    def side_by_side(self, key):
+        try:
+            both_evicting.wait(timeout=0.5)  # alone after 0.5 s (the other thread waits to store)
+        except threading.BrokenBarrierError:
+            pass
+        remove(self, key)
+
+    monkeypatch.setattr(ActivationCache, "_remove", side_by_side)
+    errors = []
+
+    def store():
+        try:
+            cache.put("new", new)
+        except Exception as error:  # noqa: BLE001  (any error of a thread fails the test)
+            errors.append(error)
+
+    threads = [threading.Thread(target=store) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert errors == []
+    assert len(cache) == 1 and cache._bytes == new.nbytes
+    np.testing.assert_array_equal(cache.get("new"), new)
 
 
 def test_cache_is_cleared_when_new_weights_are_loaded(make_nlp, tiny_elmo_dir):
