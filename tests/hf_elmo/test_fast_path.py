@@ -124,6 +124,28 @@ def test_fused_weights_are_remade_after_an_in_place_update(tmp_path):
     torch.testing.assert_close(fast, plain, atol=ATOL, rtol=0)
 
 
+def test_weights_laid_out_under_inference_mode_serve_a_later_call_that_trains_below_them(tmp_path):
+    """A frozen biLM layer over a trained char CNN (gradual unfreezing), evaluated under
+    ``torch.inference_mode`` (``embed_sentences``, transformers' pipelines) between training
+    steps: the next step's gradients flow through the layer's re-laid-out weights, kept from the
+    evaluation (was: they were inference tensors, and the step failed with 'Inference tensors
+    cannot be saved for backward'). The weights kept hold no autograd graph: the model deep-copies
+    (as for keeping the best one so far)."""
+    model = _model(tmp_path, small_options())
+    for layer in model.bilm.layer_pair(0):
+        layer.requires_grad_(False)
+    never_evaluated = copy.deepcopy(model)
+    ids = batch_to_ids(SENTENCES[2:])
+    with torch.inference_mode():
+        model(input_ids=ids)
+    copy.deepcopy(model)
+    for m in (model, never_evaluated):
+        m(input_ids=ids).last_hidden_state.sum().backward()
+    for name, parameter in model.char_cnn.named_parameters():
+        expected = dict(never_evaluated.char_cnn.named_parameters())[name].grad
+        torch.testing.assert_close(parameter.grad, expected, atol=1e-6, rtol=0, msg=name)
+
+
 def _count_char_cnn_rows(model: ElmoModel, monkeypatch) -> list:
     """Rows of every char-CNN call of ``model``, counted in the class: a patched or hooked
     instance is no longer the model as built, and the fast path (with its cache) would not run."""

@@ -80,7 +80,9 @@ class DerivedWeights:
             return build()
         entry = self._entries.get(name)
         if entry is None or entry[0] != key:
-            with torch.no_grad():
+            # normal tensors, even when made in inference mode: a later call may save them for the backward
+            # (leaving inference mode enables gradients: no_grad comes second)
+            with torch.inference_mode(False), torch.no_grad():
                 entry = (key, build())
             self._entries[name] = entry
         return entry[1]
