@@ -57,7 +57,10 @@ class Elmo(nn.Module):
         stateful: carry the LSTM state of batch row r to row r of the next call, as AllenNLP does
             (the default, so that numbers match AllenNLP's); ``reset_states()`` forgets it.
             ``False`` starts every call from the model's initial state, so that a sentence gets the
-            same vectors in any batch and order (``ElmoModel``'s own default).
+            same vectors in any batch and order (``ElmoModel``'s own default). The carried state
+            is the module's one: a stateful ``Elmo`` is not for several threads at once (a call
+            continues from whichever thread's call came last, as with AllenNLP's); give each
+            thread its own, or pass ``stateful=False``.
 
     ``forward(inputs, word_inputs=None)`` takes char ids (B, T, 50) (``batch_to_ids``; more leading
     dimensions are flattened and restored) and returns ``{"elmo_representations": [n tensors (B, T,

@@ -84,6 +84,9 @@ class GraphedElmo:
     it; wrap it again instead. Each bucket's graph is captured on its first batch (a few eager
     runs, then the capture) and kept; all graphs share one memory pool, which is safe because
     they run one at a time on one stream and each replay's output is copied out before the next.
+    So it serves one call at a time: threads sharing it must take turns (a lock around the call;
+    the GPU runs one stream's work in turn anyway), since a replay overwrites the output buffer
+    another call may not have copied out yet.
     """
 
     def __init__(self, model: ElmoModel) -> None:

@@ -1179,7 +1179,9 @@ class ElmoModel(ElmoPreTrainedModel):
                 sentence markers), left-aligned, padding tokens all zero; an integer tensor
                 (``check_inputs`` says which, and refuses bad inputs with one line).
             attention_mask: (B, T) 1 for real tokens; derived from ``input_ids`` when absent.
-            stateful: carry LSTM state per batch row across calls (default ``config.stateful``).
+            stateful: carry LSTM state per batch row across calls (default ``config.stateful``):
+                the model's one carried state, so not for threads sharing the model (a call
+                continues from whichever thread's call came last); stateless calls are.
             output_hidden_states: accepted as other transformers models take it; every layer is
                 ELMo's output, so ``hidden_states`` is always returned.
             output_attentions: accepted as other transformers models take it; ``True`` is an error
