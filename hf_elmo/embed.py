@@ -38,7 +38,9 @@ finished parts.
 
 **One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
 reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
-not be the input, or a folder, nor be, hold or lie in the model's files, even with ``overwrite``.
+not be the input, a folder, a link or a device (``fileio.check_output_file``, checked before
+anything is computed, not only at the final rename), nor be, hold or lie in the model's files,
+even with ``overwrite``.
 The input must be a regular file (it is read twice, and again on resume): not stdin or a pipe.
 
 **Sharding**: ``Shard(i, N)`` (N at most ``MAX_SHARDS``) takes the lines whose index is i
@@ -85,6 +87,7 @@ from .cuda_graphs import GraphedElmo
 from .fileio import (
     PathLike,
     atomic_file,
+    check_output_file,
     check_parent_folders,
     ensure_free_space,
     exclusive_lock,
@@ -484,10 +487,11 @@ def embed_file(
     the folder or archive the model was loaded from (default ``model.name_or_path``), which no
     file the run writes may be, hold or lie in.
 
-    Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists,
-    ``ValueError`` when an unfinished run has other settings (unless ``overwrite``), when the
-    output is the input, a folder or among the model's files, when the input is not a regular
-    file, or when the input changed during the run,
+    Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists or
+    is no regular file (a folder, link or device: ``check_output_file``), ``ValueError`` when an
+    unfinished run has other settings (unless ``overwrite``), when the output is the input or
+    among the model's files, when the input is not a regular file, or when the input changed
+    during the run,
     ``OutputBusyError`` when another run writes the same output, and ``OSError`` (ENOSPC)
     before a write that would fill the disk. ``pool="mean"`` stores one vector per line and
     ``cuda_graphs`` runs the biLM from CUDA graphs (see ``embed_sentences``).
@@ -627,8 +631,7 @@ def _check_run(
             f"the output {output_path} ends with {str(output_path)[-1]!r}, naming a folder; name the HDF5 file to write "
             f"(e.g. {Path(output_path, 'embeddings.hdf5')})"
         )
-    if target.is_dir():
-        raise ValueError(f"the output {target} is a folder; name the HDF5 file to write")
+    check_output_file(target)
     check_parent_folders(target)
     for path in _written_files(target, output_path):
         if is_or_holds(path, input_path) or (path.exists() and os.path.samefile(path, input_path)):

@@ -21,6 +21,7 @@ import hf_elmo.embed
 import hf_elmo.fileio
 from hf_elmo import ElmoModel
 from hf_elmo.cli import main as elmo_main
+from hf_elmo.fileio import check_output_file
 from tests.hf_elmo.test_embed import WORDS, assert_same_file
 from tests.hf_elmo.test_fileio import unwritable
 
@@ -153,8 +154,21 @@ def test_an_output_that_is_a_folder_is_refused_even_with_overwrite(model_dir, te
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     assert embed(text, out, model_dir, "--overwrite") == 2
-    assert f"the output {out} is a folder" in capsys.readouterr().err
+    with pytest.raises(FileExistsError) as refused:  # the refusal of every atomic write's output
+        check_output_file(out)
+    assert error_lines(capsys.readouterr().err) == [f"elmo embed: error: {refused.value}"]
     assert (out / "keep.txt").read_text() == "mine"
+
+
+def test_an_output_that_is_a_symbolic_link_is_refused_before_anything_is_computed(model_dir, text, tmp_path, capsys):
+    """Was: the run embedded every line, then its merge refused the link, leaving its partial folder."""
+    out = tmp_path / "out.hdf5"
+    out.symlink_to(tmp_path / "elsewhere.hdf5")
+    assert embed(text, out, model_dir) == 2
+    with pytest.raises(FileExistsError) as refused:
+        check_output_file(out)
+    assert error_lines(capsys.readouterr().err) == [f"elmo embed: error: {refused.value}"]
+    assert names(tmp_path) == ["out.hdf5"] and out.is_symlink()
 
 
 def test_an_output_ending_with_a_slash_is_refused_not_written_as_a_file(model_dir, text, tmp_path, capsys):
