@@ -34,7 +34,8 @@ run's). With ``overwrite`` an old OUTPUT stays until that rename replaces it, so
 or is killed loses nothing; an OUTPUT beside a matching partial folder is a finished one only if
 it is the file ``run.json`` names.
 A write that would fill the disk stops the run first (HDF5 crashes on a full disk), keeping the
-finished parts.
+finished parts; the ``OUTPUT.tmp`` that a kill while merging leaves is removed by the next merge
+before it checks the free space, so its bytes never stop the run that would remove it.
 
 **One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
 reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
@@ -809,8 +810,9 @@ def _merge(
     sentence_to_index: dict[str, str] = {}
     owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
     parts_bytes = sum(p.stat().st_size for p in partial.glob(_PARTS))
-    ensure_free_space(target, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}", _RESUME)
     with atomic_file(target) as tmp:  # an older output stays in place until this rename
+        # checked once atomic_file has removed the OUTPUT.tmp a kill while merging leaves: its bytes are free
+        ensure_free_space(tmp, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}", _RESUME)
         with h5py.File(tmp, "w") as out:
             for chunk, lines in groupby(owned, key=lambda item: shard.chunk_of(item[0], chunk_lines)):
                 try:

@@ -644,3 +644,25 @@ def test_a_run_killed_while_removing_its_partial_folder_leaves_one_the_same_comm
     else:
         assert status == 2 and err == [f"elmo embed: error: {out} exists; pass --overwrite to replace it"]
     assert_same_file(out, reference)
+
+
+def test_a_temporary_output_left_by_a_kill_while_merging_takes_no_space_from_the_rerun(
+    model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    """Was: the rerun checked the free space for the output before removing the half-written
+    OUTPUT.tmp that a kill while merging left, so the space that file took stopped every rerun
+    ('no space left on the disk'), and the file stayed."""
+    out, stale = tmp_path / "out.hdf5", tmp_path / "out.hdf5.tmp"
+    interrupted_at_write(monkeypatch, text, out, model_dir, 24)  # every chunk done, none merged
+    stale.write_bytes(bytes(10**6))  # as SIGKILL while merging leaves it
+    spare = hf_elmo.fileio.FREE_SPACE_RESERVE
+
+    def disk_usage(path):  # 1 MB free, less what the temporary output takes
+        return DiskUsage(10**9, 10**9, spare + 10**6 - (stale.stat().st_size if stale.exists() else 0))
+
+    monkeypatch.setattr(hf_elmo.fileio.shutil, "disk_usage", disk_usage)
+    capsys.readouterr()
+    assert embed(text, out, model_dir) == 0
+    assert "6 of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert names(tmp_path) == ["out.hdf5"]
+    assert_same_file(out, reference)
