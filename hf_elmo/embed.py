@@ -28,11 +28,12 @@ touched or copied with the same content resumes: its SHA-256 is). When every chu
 parts are copied into ``OUTPUT.tmp``, the input's content is checked to be unchanged (its size
 and date as at the start, or else its SHA-256; else: an error, nothing written, the run
 discarded), ``run.json`` records the identity (device, inode, size, mtime) of ``OUTPUT.tmp``,
-``OUTPUT.tmp`` is renamed to OUTPUT, and the partial folder is removed last (its ``run.json``
-after the parts, so that a run killed meanwhile leaves a folder the next run knows as this
-run's). With ``overwrite`` an old OUTPUT stays until that rename replaces it, so a run that fails
-or is killed loses nothing; an OUTPUT beside a matching partial folder is a finished one only if
-it is the file ``run.json`` names.
+``OUTPUT.tmp`` is renamed to OUTPUT, shard 0 of several writes the index, and the partial folder
+is removed last (its ``run.json`` after the parts, so that a run killed meanwhile leaves a folder
+the next run knows as this run's, and finishes: index included). With ``overwrite`` an old
+OUTPUT stays until that rename replaces it, so a run that fails or is killed loses nothing; an
+OUTPUT beside a matching partial folder is a finished one only if it is the file ``run.json``
+names.
 A write that would fill the disk stops the run first (HDF5 crashes on a full disk), keeping the
 finished parts; the ``OUTPUT.tmp`` that a kill while merging leaves is removed by the next merge
 before it checks the free space, so its bytes never stop the run that would remove it.
@@ -47,7 +48,8 @@ The input must be a regular file (it is read twice, and again on resume): not st
 **Sharding**: ``Shard(i, N)`` (N at most ``MAX_SHARDS``) takes the lines whose index is i
 modulo N and writes ``OUTPUT`` with ``.shard-i-of-N`` before its suffix (datasets keep the global
 line index; each shard file is a complete AllenNLP-style file for its lines). Shard 0 also writes
-the index ``OUTPUT.index.json``, which ``open_embeddings`` opens like a single file. Shards are
+the index ``OUTPUT.index.json`` (before it removes its partial folder: see above), which
+``open_embeddings`` opens like a single file. Shards are
 independent processes (e.g. one per GPU under ``torchrun``); no process group is needed. Every
 output file records the settings it was made with (input SHA-256, model and its fingerprint,
 layers, pool, dtype, shard) in its root attribute ``SETTINGS_ATTRIBUTE``; a shard run whose input,
@@ -544,12 +546,11 @@ def embed_file(
         scan = scan_input(input_path, shard, chunk_lines, max_token_chars, model.config.max_characters_per_token)
         chunks = len(scan.chunk_tokens)
         result = EmbedResult(target, scan.shard_lines, sum(scan.chunk_tokens), chunks, chunks_reused=0)
+        if finished:  # the last run was stopped after renaming its output, before its partial folder was gone
+            result.chunks_reused = chunks
+            return _finish(result, partial, output_path, shard, scan, layers)
         if partial.exists() and not resumable:
             _remove_partial(partial)
-        if finished:  # the last run was killed after renaming its output, before removing the parts
-            _remove_partial(partial)
-            result.chunks_reused = chunks
-            return _finish(result, output_path, shard, scan, layers)
         partial.mkdir(parents=True, exist_ok=True)
         write_text_atomic(partial / RUN_FILE, json.dumps({"settings": settings}, indent=2) + "\n")
 
@@ -587,7 +588,7 @@ def embed_file(
             disable=not show_progress,
         ) as bar:
             _merge(partial, target, input_path, shard, chunk_lines, settings, bar)
-        return _finish(result, output_path, shard, scan, layers)
+        return _finish(result, partial, output_path, shard, scan, layers)
 
 
 def _check_options(layers: str, pool: str | None, batch_tokens: int) -> None:
@@ -805,8 +806,8 @@ def _merge(
     bar: tqdm,
 ) -> None:
     """Copy every part into ``target`` (via a temporary file) with ``sentence_to_index``, counting
-    the lines on ``bar``, then remove the partial folder. The input must still be the one the
-    run started with."""
+    the lines on ``bar``; the partial folder, whose ``run.json`` then names ``target``, is left for
+    ``_finish``. The input must still be the one the run started with."""
     sentence_to_index: dict[str, str] = {}
     owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
     parts_bytes = sum(p.stat().st_size for p in partial.glob(_PARTS))
@@ -832,7 +833,6 @@ def _merge(
         write_text_atomic(
             partial / RUN_FILE, json.dumps({"settings": settings, "output": _identity(tmp)}, indent=2) + "\n"
         )
-    _remove_partial(partial)
 
 
 def _recorded(settings: dict[str, Any]) -> dict[str, Any]:
@@ -952,8 +952,12 @@ def _check_shard_index(index: Path, shard: Shard, overwrite: bool) -> None:
         )
 
 
-def _finish(result: EmbedResult, output: PathLike, shard: Shard, scan: InputScan, layers: str) -> EmbedResult:
-    """Shard 0 of several writes the shard index."""
+def _finish(
+    result: EmbedResult, partial: Path, output: PathLike, shard: Shard, scan: InputScan, layers: str
+) -> EmbedResult:
+    """Once the output is in place: shard 0 of several writes the shard index, then the run's
+    ``partial`` folder is removed, last, so that a run stopped before has left the folder by which
+    the same command finishes (``_is_merged_output``), index included."""
     if shard.count > 1 and shard.index == 0:
         result.index = shard_index_file(output)
         write_text_atomic(
@@ -971,6 +975,7 @@ def _finish(result: EmbedResult, output: PathLike, shard: Shard, scan: InputScan
             )
             + "\n",
         )
+    _remove_partial(partial)
     return result
 
 

@@ -14,6 +14,7 @@ from collections import namedtuple
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -21,8 +22,9 @@ import hf_elmo.embed
 import hf_elmo.fileio
 from hf_elmo import ElmoModel
 from hf_elmo.cli import main as elmo_main
+from hf_elmo.embed import open_embeddings
 from hf_elmo.fileio import check_output_file
-from tests.hf_elmo.test_embed import WORDS, assert_same_file
+from tests.hf_elmo.test_embed import WORDS, assert_same_file, read_all
 from tests.hf_elmo.test_fileio import unwritable
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -331,7 +333,10 @@ def test_an_unwritable_output_folder_is_one_line(model_dir, text, tmp_path, caps
 
 
 def test_run_json_records_the_input_hash(model_dir, text, tmp_path, monkeypatch):
-    monkeypatch.setattr(hf_elmo.embed, "_merge", lambda *args: None)  # stop before the partial folder goes
+    def stop(*args):  # before the partial folder goes
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(hf_elmo.embed, "_merge", stop)
     embed(text, tmp_path / "out.hdf5", model_dir)
     settings = json.loads((tmp_path / "out.hdf5.partial" / "run.json").read_text())["settings"]
     import hashlib
@@ -666,3 +671,31 @@ def test_a_temporary_output_left_by_a_kill_while_merging_takes_no_space_from_the
     assert "6 of 6 chunks were done by an earlier run" in capsys.readouterr().out
     assert names(tmp_path) == ["out.hdf5"]
     assert_same_file(out, reference)
+
+
+def test_shard_0_stopped_before_its_index_is_written_is_finished_by_the_same_command(
+    model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    """Was: shard 0 removed its partial folder before writing the index, so a run stopped between
+    left a finished shard file without an index, which the same command refused ('exists; pass
+    --overwrite') and open_embeddings could not open as the output."""
+    out, index = tmp_path / "out.hdf5", tmp_path / "out.hdf5.index.json"
+    write = hf_elmo.embed.write_text_atomic
+
+    def stop_at_the_index(path, content):
+        if Path(path) == index:
+            raise KeyboardInterrupt
+        return write(path, content)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(hf_elmo.embed, "write_text_atomic", stop_at_the_index)
+        assert embed(text, out, model_dir, "--shard", "0/2") == 130
+    capsys.readouterr()
+    assert embed(text, out, model_dir, "--shard", "0/2") == 0
+    assert f"wrote {index}: the index of 2 shards" in capsys.readouterr().out
+    assert names(tmp_path) == ["out.hdf5.index.json", "out.shard-0-of-2.hdf5"]
+    assert embed(text, out, model_dir, "--shard", "1/2") == 0
+    want = read_all(reference)
+    with open_embeddings(out) as embeddings:  # the index, with both shards
+        for line in range(23):
+            np.testing.assert_allclose(embeddings[line], want[str(line)], rtol=0, atol=1e-6, err_msg=f"line {line}")
