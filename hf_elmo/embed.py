@@ -721,6 +721,14 @@ def finished_chunks(target: PathLike) -> tuple[int, Path]:
     return len(list(partial.glob(_PARTS))), partial
 
 
+def output_is_complete(target: PathLike) -> bool:
+    """Whether the run writing ``target`` (a shard's file) was stopped once its output was renamed
+    into place: its partial folder's ``run.json`` names the file there, and the same command
+    finishes the run (it removes the folder; shard 0 writes the index)."""
+    target = Path(target)
+    return _is_merged_output(_read_run_file(_partial_folder(target), overwrite=True), target)
+
+
 def _partial_folder(target: Path) -> Path:
     return target.with_name(target.name + ".partial")
 

@@ -119,12 +119,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def interrupted(args: argparse.Namespace) -> str:
-    """What Ctrl-C left: the finished chunks (whole, renamed into place) and an older OUTPUT stay;
-    before the first chunk, nothing that binds a later run's settings."""
-    from hf_elmo.embed import finished_chunks, run_shard
+    """What Ctrl-C left: once the output is renamed into place, a complete output; before, the
+    finished chunks (whole, renamed into place) and an older OUTPUT stay; before the first chunk,
+    nothing that binds a later run's settings."""
+    from hf_elmo.embed import finished_chunks, output_is_complete, run_shard
 
     shard = run_shard(args.shard)
-    chunks, partial = finished_chunks(shard.output_file(args.output))
+    target = shard.output_file(args.output)
+    chunks, partial = finished_chunks(target)
+    if output_is_complete(target):
+        return f"{target} is complete; the same command finishes its run (it removes {partial})"
     if chunks:
         return f"the {chunks} finished chunks in {partial} are kept: the command that wrote them resumes from them"
     return "no chunk was finished yet, so nothing binds the next run: it starts afresh, whatever its settings"

@@ -699,3 +699,28 @@ def test_shard_0_stopped_before_its_index_is_written_is_finished_by_the_same_com
     with open_embeddings(out) as embeddings:  # the index, with both shards
         for line in range(23):
             np.testing.assert_allclose(embeddings[line], want[str(line)], rtol=0, atol=1e-6, err_msg=f"line {line}")
+
+
+def test_ctrl_c_after_the_output_is_renamed_into_place_says_it_is_complete_and_the_same_command_finishes(
+    model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    """Was: 'the 6 finished chunks in OUTPUT.partial are kept: the command that wrote them resumes
+    from them', as if the output were not written yet."""
+    out = tmp_path / "out.hdf5"
+    unlink = os.unlink
+
+    def stop_at_the_parts(path, *args, **kwargs):
+        if out.exists() and Path(path).name.startswith("part-"):
+            raise KeyboardInterrupt
+        unlink(path, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "unlink", stop_at_the_parts)
+        assert embed(text, out, model_dir) == 130
+    assert error_lines(capsys.readouterr().err) == [
+        f"elmo embed: interrupted; {out} is complete; the same command finishes its run (it removes {out}.partial)"
+    ]
+    assert embed(text, out, model_dir) == 0
+    assert "6 of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert names(tmp_path) == ["out.hdf5"]
+    assert_same_file(out, reference)
