@@ -33,7 +33,10 @@ is removed last (its ``run.json`` after the parts, so that a run killed meanwhil
 the next run knows as this run's, and finishes: index included). With ``overwrite`` an old
 OUTPUT stays until that rename replaces it, so a run that fails or is killed loses nothing; an
 OUTPUT beside a matching partial folder is a finished one only if it is the file ``run.json``
-names.
+names, and beside an empty partial folder (killed after removing ``run.json``) only if it records
+the run's settings (``SETTINGS_ATTRIBUTE``): the same command then finishes, saying the output
+is written, as for a folder with ``run.json``; other settings are told the output exists, and
+``overwrite`` replaces it.
 A write that would fill the disk stops the run first (HDF5 crashes on a full disk), keeping the
 finished parts; the ``OUTPUT.tmp`` that a kill while merging leaves is removed by the next merge
 before it checks the free space, so its bytes never stop the run that would remove it.
@@ -530,7 +533,9 @@ def embed_file(
                 f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
                 "delete that folder, or pass --overwrite to start again"
             )
-        finished = resumable and _is_merged_output(previous, target)
+        finished = (resumable and _is_merged_output(previous, target)) or (
+            not overwrite and _is_emptied_run(partial, target, settings)
+        )
         if target.exists() and not finished and not overwrite:
             raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
         if target.exists() and not finished and not _is_embed_output(target):
@@ -922,6 +927,19 @@ def _is_merged_output(run: dict[str, Any] | None, target: Path) -> bool:
     """Whether ``target`` is the output that the run of ``run.json`` merged (it was killed after
     the rename, before removing its partial folder), not an older file it was to replace."""
     return run is not None and target.is_file() and run.get("output") == _identity(target)
+
+
+def _is_emptied_run(partial: Path, target: Path, settings: dict[str, Any]) -> bool:
+    """Whether ``target`` is the finished output of a run of ``settings`` that was killed removing
+    its partial folder once its ``run.json`` was gone: ``partial`` is left empty, and ``target``
+    records these settings, as the same command writes it."""
+    if not partial.is_dir() or any(partial.iterdir()) or not target.is_file() or not h5py.is_hdf5(target):
+        return False
+    try:
+        with h5py.File(target, "r") as handle:
+            return _read_recorded(handle) == _recorded(settings)
+    except OSError:  # a damaged HDF5 file
+        return False
 
 
 def _is_embed_output(path: Path) -> bool:

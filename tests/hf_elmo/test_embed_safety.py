@@ -623,8 +623,9 @@ def test_a_run_killed_while_removing_its_partial_folder_leaves_one_the_same_comm
 ):
     """Once the output is renamed into place the six parts and run.json are removed, then their
     folder: killed after ``removed`` of those, the output is whole and what is left is this run's
-    folder, which the same command removes, or (when only the empty folder is left) the output
-    is said to exist; never a folder of parts refused as a stranger's."""
+    folder, which the same command removes; never a folder of parts refused as a stranger's. When
+    only the empty folder is left, an output of the run's settings is its finished output (was:
+    'exists; pass --overwrite', leaving the folder); one of other settings is not."""
     out = tmp_path / "out.hdf5"
     unlink, rmdir, done = os.unlink, os.rmdir, []
 
@@ -641,13 +642,14 @@ def test_a_run_killed_while_removing_its_partial_folder_leaves_one_the_same_comm
         assert embed(text, out, model_dir) == 130
     capsys.readouterr()
     assert_same_file(out, reference)
-    status = embed(text, out, model_dir)
-    err = error_lines(capsys.readouterr().err)
-    if removed < 7:
-        assert (status, err) == (0, [])
-        assert names(tmp_path) == ["out.hdf5"]
-    else:
-        assert status == 2 and err == [f"elmo embed: error: {out} exists; pass --overwrite to replace it"]
+    if removed == 7:
+        assert embed(text, out, model_dir, "--layers", "top") == 2
+        assert error_lines(capsys.readouterr().err) == [
+            f"elmo embed: error: {out} exists; pass --overwrite to replace it"
+        ]
+    assert embed(text, out, model_dir) == 0
+    assert error_lines(capsys.readouterr().err) == []
+    assert names(tmp_path) == ["out.hdf5"]
     assert_same_file(out, reference)
 
 
