@@ -100,6 +100,7 @@ from .fileio import (
     input_identity,
     is_or_holds,
     lock_path,
+    temporary_path,
     write_text_atomic,
 )
 from .modeling_elmo import ElmoModel, mean_pool
@@ -650,7 +651,7 @@ def _written_files(target: Path, output_path: PathLike) -> list[Path]:
     file and partial folder, and the shard index."""
     return [
         target,
-        target.with_name(target.name + ".tmp"),
+        temporary_path(target),
         lock_path(target),
         _partial_folder(target),
         shard_index_file(output_path),
@@ -753,14 +754,16 @@ def _remove_partial(partial: Path) -> None:
 
 def _foreign_partial(partial: Path) -> str | None:
     """What makes ``partial`` someone else's (a link, not a folder, a folder with files but no
-    ``run.json``), or None if it is absent, empty or an unfinished run's folder."""
+    ``run.json``), or None if it is absent, empty, an unfinished run's folder or one that a run
+    killed while writing its first ``run.json`` left holding that file's temporary file only."""
     if partial.is_symlink():
         return "it is a symbolic link"
     if not partial.exists():
         return None
     if not partial.is_dir():
         return "it is not a folder"
-    if not (partial / RUN_FILE).exists() and any(partial.iterdir()):
+    run_file = partial / RUN_FILE
+    if not run_file.exists() and any(path != temporary_path(run_file) for path in partial.iterdir()):
         return f"it has no {RUN_FILE}"
     return None
 

@@ -104,6 +104,12 @@ def check_output_file(path: PathLike) -> Path:
     return path
 
 
+def temporary_path(path: PathLike) -> Path:
+    """Where ``atomic_file`` writes ``path`` before renaming it into place: ``PATH.tmp``."""
+    path = Path(path)
+    return path.with_name(path.name + ".tmp")
+
+
 @contextmanager
 def atomic_file(path: PathLike) -> Iterator[Path]:
     """Yield ``PATH.tmp`` to write; on success fsync it and rename it onto ``path``.
@@ -113,7 +119,7 @@ def atomic_file(path: PathLike) -> Iterator[Path]:
     that name, is removed, never written through.
     """
     path = check_output_file(path)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temporary_path(path)
     tmp.unlink(missing_ok=True)
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
     try:

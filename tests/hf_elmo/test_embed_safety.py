@@ -459,6 +459,20 @@ def test_a_partial_path_that_is_a_file_or_link_is_refused_saying_what_it_is(
     assert not (tmp_path / "out.hdf5").exists()
 
 
+def test_a_partial_folder_left_holding_a_half_written_run_json_only_is_this_tools_and_the_run_starts_afresh(
+    model_dir, text, reference, tmp_path, capsys
+):
+    """Was: refused as someone else's folder ('it has no run.json'; move it, or write elsewhere),
+    even with --overwrite, when a kill came while the run wrote its first run.json."""
+    out = tmp_path / "out.hdf5"
+    (tmp_path / "out.hdf5.partial").mkdir()
+    (tmp_path / "out.hdf5.partial" / "run.json.tmp").write_text('{"settings": {"inp')  # as SIGKILL leaves it
+    assert embed(text, out, model_dir) == 0
+    assert "done by an earlier run" not in capsys.readouterr().out
+    assert names(tmp_path) == ["out.hdf5"]
+    assert_same_file(out, reference)
+
+
 def test_a_partial_folder_or_lock_file_of_the_users_own_is_refused_and_kept(model_dir, text, tmp_path, capsys):
     out = tmp_path / "notes.hdf5"
     mine = tmp_path / "notes.hdf5.partial"
