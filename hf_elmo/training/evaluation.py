@@ -35,7 +35,8 @@ def perplexity(
     the figures do not depend on the batching (``token_budget_batches`` over the padded
     lengths n+2). Returns ``forward``, ``backward`` (exp of the mean cross-entropy),
     ``average`` (their arithmetic mean, the paper's figure), ``predictions`` per direction and
-    ``unk_rate``.
+    ``unk_rate``. A mean cross-entropy beyond what float64 can exponentiate (over 709 nats: a
+    model that diverged) gives an infinite perplexity.
     """
     was_training = model.training
     model.eval()
@@ -64,7 +65,7 @@ def perplexity(
         n_predictions += n
         n_unk += int((batch.labels == vocabulary.unk_id).sum())
     model.train(was_training)
-    forward, backward = (math.exp(float(t) / n_predictions) for t in totals)
+    forward, backward = (_exp(float(t) / n_predictions) for t in totals)
     return {
         "forward": forward,
         "backward": backward,
@@ -72,6 +73,14 @@ def perplexity(
         "predictions": n_predictions,
         "unk_rate": n_unk / max(1, n_predictions - len(sentences)),
     }
+
+
+def _exp(mean_loss: float) -> float:
+    """``exp(mean_loss)``, or infinity where it is beyond float64 (``math.exp`` raises ``OverflowError``)."""
+    try:
+        return math.exp(mean_loss)
+    except OverflowError:
+        return math.inf
 
 
 def perplexity_line(result: dict[str, float]) -> str:

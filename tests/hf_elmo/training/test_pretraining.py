@@ -548,6 +548,22 @@ def test_a_few_steps_on_a_tiny_corpus_lower_the_loss(tmp_path, token_embedding):
     assert after < 0.8 * before, (before, after)
 
 
+def test_a_perplexity_beyond_float64_is_infinite_not_an_overflow_error(tmp_path, capsys):
+    """Was: OverflowError (math range error) from math.exp, a traceback of elmo perplexity, and
+    of elmo pretrain after its last step, with no model folder written."""
+    corpus = write_corpus(tmp_path / "c.txt", n=10)
+    vocab = build_vocabulary(read_corpus(corpus))
+    model = tiny_lm(len(vocab))
+    with torch.no_grad():
+        model.softmax.bias[vocab.unk_id] = 1e4  # every target (none is <UNK>) costs about 1e4 nats
+    result = perplexity(model, vocab, read_corpus(corpus))
+    assert result["forward"] == result["backward"] == result["average"] == math.inf
+    model.save_pretrained(tmp_path / "lm")
+    vocab.save(tmp_path / "lm" / VOCAB_FILE)
+    assert elmo_main(["perplexity", str(tmp_path / "lm"), str(corpus), "--json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["average"] == math.inf
+
+
 def settings_for(tmp_path: Path, corpus: Path, **changes) -> PretrainSettings:
     base = dict(
         train_file=str(corpus),
