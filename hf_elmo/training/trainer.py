@@ -5,11 +5,13 @@ takes every N-th batch of each epoch's, ``data.SentenceBatcher``). A run checks 
 (``settings``; the validation file is read then, and the folders it writes in must be writable),
 restores its last checkpoint when there is one (``checkpoints``), trains until
 its token budget, ``max_minutes`` or ``max_steps``, and at its end writes the model folder
-(``output``) with the validation perplexity (``evaluation``) in its card.
+(``output``) with the validation perplexity (``evaluation``) in its card. A step whose loss is not
+finite (the run diverged) stops it with one line, saving nothing of that step.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Iterator
@@ -29,6 +31,7 @@ from .checkpoints import (
     load_checkpoint,
     open_loss_log,
     resumed_settings,
+    run_started,
     save_checkpoint,
     saved_vocabulary,
     snapshot_folder,
@@ -290,6 +293,8 @@ class Trainer:
         amp = s.amp and self.device.type == "cuda"
         loss = train_step(self.ddp_model, self.optimizer, batch, self.device, s.clip_norm, amp)
         loss = all_reduce(loss.float().cpu()) / self.world  # the mean over ranks (what DDP optimises)
+        if not math.isfinite(float(loss)):  # the same mean on every rank: all of them stop
+            raise ValueError(self._diverged(float(loss)))
         words = int(all_reduce(torch.tensor(batch.n_words)))
         position["batch"] += 1
         position["step"] += 1
@@ -307,6 +312,17 @@ class Trainer:
         if finished or stop_now or agree(bool(due)):
             self._checkpoint()
         return finished, stop_now
+
+    def _diverged(self, loss: float) -> str:
+        """What stops a run whose training loss is no longer finite (its weights are not either):
+        the step is neither recorded nor saved, so the checkpoint folder keeps the steps before."""
+        folder, again = self.checkpoint_dir, "start the run again with a lower --lr (or with --clip-norm)"
+        if run_started(folder):  # its checkpoint binds a run in that folder to its settings
+            kept = f"its last checkpoint, in {folder}, is kept; {again} in another --checkpoint-dir, or delete {folder} first"
+        else:
+            kept = f"no checkpoint was taken; {again}"
+        step = self.position["step"] + 1
+        return f"the training loss is {loss} at step {step}: the run diverged, and it stops without saving this step; {kept}"
 
     def _run_is_over(self, run_seconds: float) -> bool:
         """Whether the run has seen its token budget or, with ``max_minutes``, its training time

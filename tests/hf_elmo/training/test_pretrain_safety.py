@@ -385,6 +385,40 @@ def test_a_checkpoint_write_that_fails_midway_keeps_the_last_checkpoint(tmp_path
     assert pretrain(corpus, out, "--epochs", "2") == 0
 
 
+def test_a_run_whose_loss_is_no_longer_finite_stops_in_one_line_keeping_the_checkpoint_before(
+    tmp_path, capsys, monkeypatch
+):
+    """Was: a diverged run trained on with NaN weights, replaced its checkpoints with them, and wrote a
+    model folder that no loader takes, saying 'wrote' and perplexity nan."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    real_step, steps = trainer.train_step, []
+
+    def diverging_step(model, *args):
+        steps.append(len(steps) + 1)
+        if len(steps) == 3:  # the update of step 3 makes the weights NaN, as a far too high --lr does
+            real_step(model, *args)
+            with torch.no_grad():
+                for parameter in model.parameters():
+                    parameter.fill_(float("nan"))
+            return torch.tensor(float("nan"))
+        return real_step(model, *args)
+
+    monkeypatch.setattr(trainer, "train_step", diverging_step)
+    assert pretrain(corpus, out, "--epochs", "2", "--checkpoint-every-steps", "1") == 2
+    assert error_of(capsys) == (
+        "elmo pretrain: error: the training loss is nan at step 3: the run diverged, and it stops without saving "
+        f"this step; its last checkpoint, in {folder}, is kept; start the run again with a lower --lr (or with "
+        f"--clip-norm) in another --checkpoint-dir, or delete {folder} first"
+    )
+    state = torch.load(folder / CHECKPOINT_FILE, weights_only=True)
+    assert state["step"] == 2 and all(torch.isfinite(t).all() for t in state["model"].values())
+    assert (folder / "losses.tsv").read_text().splitlines()[-1].startswith("2\t")
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "model.checkpoint"]
+    monkeypatch.setattr(trainer, "train_step", real_step)
+    assert pretrain(corpus, out, "--epochs", "2") == 0  # the same command resumes from step 2
+
+
 def test_a_finished_run_whose_model_folder_failed_writes_it_when_run_again_without_training_more(
     tmp_path, capsys, monkeypatch
 ):
