@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -54,6 +54,11 @@ from .output import init_model_card, round_to_storage, save_lm_folder, warn_of_a
 from .schedule import budget_spent, scheduled_lr
 from .settings import PretrainSettings, check_settings, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
+
+#: The share of the validation sentences found in the training text from which a run warns that its
+#: --valid-file is not held out (``Trainer._warn_of_valid_sentences_in_training``); held-out text of a
+#: natural corpus shares far fewer, its most common short sentences.
+VALID_SEEN_IN_TRAINING = 0.5
 
 
 def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
@@ -180,6 +185,8 @@ class Trainer:
 
     def _prepare(self) -> None:
         sentences = read_corpus(self.settings.train_file, self.settings.max_sentence_tokens)
+        if self.valid_sentences is not None:
+            self._warn_of_valid_sentences_in_training(sentences)
         train_file_identity = input_identity(self.settings.train_file)
         self.vocabulary = self._vocabulary(sentences)
         self.settings = s = resumed_settings(self.checkpoint_dir, self.settings, train_file_identity)
@@ -239,6 +246,22 @@ class Trainer:
             self._epoch_batches(self.position["epoch"])
         if self.rank == 0:  # the last step before training: nothing is written for a run that cannot start
             start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity)
+
+    def _warn_of_valid_sentences_in_training(self, sentences: Sequence[str]) -> None:
+        """Warn (rank 0, which holds them) when ``VALID_SEEN_IN_TRAINING`` or more of the validation
+        sentences are among the training ``sentences`` (the same file, a copy, a part of it): the card's
+        validation perplexity would then measure text the model was trained on."""
+        valid, s = self.valid_sentences, self.settings
+        assert valid is not None
+        wanted = set(valid)
+        seen = {sentence for sentence in sentences if sentence in wanted}
+        shared = sum(sentence in seen for sentence in valid)
+        if shared >= VALID_SEEN_IN_TRAINING * len(valid):
+            warn(
+                f"{shared:,} of the {len(valid):,} sentences of --valid-file {s.valid_file} ({shared / len(valid):.0%}) "
+                f"are also in the training file {s.train_file}: the validation perplexity of the model card would "
+                "measure text the model was trained on; give text held out from the training file"
+            )
 
     def _epoch_batches(self, epoch: int) -> list[np.ndarray]:
         """This rank's batches of ``epoch`` (``SentenceBatcher.epoch_batches``)."""

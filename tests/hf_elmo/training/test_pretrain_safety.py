@@ -567,6 +567,26 @@ def test_a_tokens_per_batch_below_the_longest_sentence_warns_once_naming_both_op
     ]
 
 
+def test_a_valid_file_whose_sentences_are_in_the_training_file_warns_that_it_is_not_held_out(tmp_path, capsys):
+    """Was: no word of it; the card's validation perplexity was then that of the training text."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    lines = corpus.read_text().splitlines()
+    (tmp_path / "copy.txt").write_text("\r\n".join(lines) + "\r\n")
+    (tmp_path / "part.txt").write_text("\n".join(lines[:10] + ["the ball sees the cat ."] * 2) + "\n")
+    held_out = tmp_path / "held-out.txt"  # objects as subjects: sentences the toy corpus never has
+    held_out.write_text("the ball sees the cat .\na stick likes my friend .\n" + lines[0] + "\n")
+    for valid, shared, total in ((corpus, 30, 30), (tmp_path / "copy.txt", 30, 30), (tmp_path / "part.txt", 10, 12)):
+        out = tmp_path / f"m-{valid.stem}"
+        assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "1", "--valid-file", str(valid)) == 0
+        assert capsys.readouterr().err.splitlines() == [
+            f"elmo pretrain: warning: {shared} of the {total} sentences of --valid-file {valid} ({shared / total:.0%}) "
+            f"are also in the training file {corpus}: the validation perplexity of the model card would measure "
+            "text the model was trained on; give text held out from the training file"
+        ]
+    assert pretrain(corpus, tmp_path / "m", "--epochs", "1", "--max-steps", "1", "--valid-file", str(held_out)) == 0
+    assert capsys.readouterr().err == ""  # one sentence of three in the training text: held out, as far as can be told
+
+
 def test_under_torchrun_only_rank_0_says_what_the_run_did(tmp_path, capsys, monkeypatch):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     monkeypatch.setenv("RANK", "1")  # what torchrun sets (the run itself is one process here)
