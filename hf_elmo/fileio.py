@@ -12,7 +12,8 @@
   only an earlier output of the same kind (``output_kind``: a model folder for ``elmo convert``
   and ``pretrain``, an export for ``elmo export``) that holds no file of the user's
   (``others_files``: an embeddings file, notes, ``.git``); an output folder that is, holds or lies in an
-  input, is the current folder or holds it, or is a symbolic link is refused even then. An old
+  input, is the current folder or holds it, lies in this package's folder (its shipped models), or
+  is a symbolic link is refused even then. An old
   folder that cannot be removed after the swap is named in a warning (``logging``).
 - ``check_parent_folders(path)``: a file where a folder on the way to an output should be is
   one clear error, not ``[Errno 17] File exists``.
@@ -50,6 +51,9 @@ from .configuration_elmo import ElmoConfig
 
 PathLike = str | os.PathLike
 
+#: The folder of this package: its code and its shipped models (``hf_elmo.pretrained``), which no
+#: command writes in (``check_output_folder``).
+PACKAGE_FOLDER = Path(__file__).resolve().parent
 #: Bytes a write must leave free on its disk (HDF5 metadata, the temporary file's rename).
 FREE_SPACE_RESERVE = 4 << 20
 _STAGING = ".building-"
@@ -338,12 +342,18 @@ def others_files(folder: PathLike, kind: OutputKind) -> list[str]:
 
 
 def check_output_folder(
-    out_dir: PathLike, *, overwrite: bool, inputs: Iterable[PathLike] = (), kind: OutputKind = "model"
+    out_dir: PathLike,
+    *,
+    overwrite: bool,
+    inputs: Iterable[PathLike] = (),
+    kind: OutputKind = "model",
+    into_package: bool = False,
 ) -> Path:
     """Refuse an output folder that is a symbolic link or a file, lies under a file, is the
-    current folder or one of its parents, is, holds or lies in one of ``inputs``, or is not
-    empty (unless ``overwrite``, and then only an earlier output of the same ``kind``,
-    ``output_kind``, that holds no file of the user's, ``others_files``); returns it as a ``Path``."""
+    current folder or one of its parents, lies in this package's folder (``PACKAGE_FOLDER``;
+    ``into_package``: ``scripts/ship_model.py`` writes a shipped model there), is, holds or lies in
+    one of ``inputs``, or is not empty (unless ``overwrite``, and then only an earlier output of the
+    same ``kind``, ``output_kind``, that holds no file of the user's, ``others_files``); returns it as a ``Path``."""
     out_dir = Path(out_dir)
     if out_dir.is_symlink():
         raise ValueError(
@@ -353,6 +363,11 @@ def check_output_folder(
     check_parent_folders(out_dir)
     if is_or_holds(out_dir, Path.cwd()):
         raise ValueError(f"the output folder {out_dir} is the current folder or holds it; pick a new or empty folder")
+    if not into_package and is_or_holds(PACKAGE_FOLDER, out_dir):
+        raise ValueError(
+            f"the output folder {out_dir} lies in the folder of the installed hf_elmo package ({PACKAGE_FOLDER}), "
+            "which holds its shipped models (hf-elmo:NAME) and which an upgrade or reinstall replaces; write elsewhere"
+        )
     for source in inputs:
         source = Path(source).resolve()
         if is_or_holds(out_dir, source):
@@ -415,9 +430,11 @@ def build_aside(
     inputs: Iterable[PathLike] = (),
     expected_bytes: int = 0,
     kind: OutputKind = "model",
+    into_package: bool = False,
 ) -> Iterator[Path]:
     """Yield an empty staging folder beside ``out_dir``, a ``kind`` of output; when the block ends
-    without error it replaces ``out_dir`` (checked again by ``check_output_folder``); on an error
+    without error it replaces ``out_dir`` (checked again by ``check_output_folder``, which takes
+    ``into_package``); on an error
     it is removed and ``out_dir`` is untouched. ``expected_bytes``, about what the block writes,
     must fit on the disk (``ensure_free_space``).
 
@@ -425,7 +442,7 @@ def build_aside(
     it cannot be removed (a read-only file in it), a one-line warning names what is left.
     """
     inputs = list(inputs)
-    out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind)
+    out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind, into_package=into_package)
     parent = out_dir.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -438,7 +455,7 @@ def build_aside(
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield staging
-        check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind)
+        check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind, into_package=into_package)
         staging.chmod(0o777 & ~_umask())
         old = staging.with_name(staging.name + ".old")
         if out_dir.exists():

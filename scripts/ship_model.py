@@ -127,7 +127,7 @@ def main() -> None:
     args = parser.parse_args()
     inputs = [args.run_dir, *args.earlier, args.figures]
     try:
-        check_output_folder(args.out_dir, overwrite=args.overwrite, inputs=inputs)
+        check_output_folder(args.out_dir, overwrite=args.overwrite, inputs=inputs, into_package=True)
     except (OSError, ValueError) as err:
         parser.exit(1, f"error: {err}\n")
     training = json.loads((args.run_dir / TRAINING_FILE).read_text())
@@ -176,7 +176,7 @@ def main() -> None:
         rows[f"this model at the baseline's budget, {name}"] = fmt(values)
     for name, scores in figures.get("downstream", {}).items():
         rows[f"spaCy {name}: ELMo vs baseline"] = downstream(scores)
-    with build_aside(args.out_dir, overwrite=args.overwrite, inputs=inputs) as staging:
+    with build_aside(args.out_dir, overwrite=args.overwrite, inputs=inputs, into_package=True) as staging:
         model.config.pre_tokenizer = "spacy:en"  # the corpus was tokenised so (also kept by the tokenizer)
         model.save_pretrained(staging, storage_dtype=torch.float16)  # config.json keeps float32
         vocabulary.save(staging / VOCAB_FILE)

@@ -18,6 +18,7 @@ import pytest
 
 from hf_elmo.fileio import (
     EXPORT_MANIFEST,
+    PACKAGE_FOLDER,
     OutputBusyError,
     atomic_file,
     build_aside,
@@ -28,6 +29,7 @@ from hf_elmo.fileio import (
     remove_stale_staging,
     write_text_atomic,
 )
+from hf_elmo.pretrained import DEFAULT_MODEL
 
 # Holds an flock on the path in argv[1] (a file or a folder) until killed; prints "held" once it does.
 HOLD_LOCK = """
@@ -395,6 +397,21 @@ def test_the_current_folder_and_its_parents_are_refused_even_empty_or_with_overw
         with build_aside(here, overwrite=False):
             pass
     assert here.is_dir() and sorted(p.name for p in tmp_path.iterdir()) == ["project"]
+
+
+@pytest.mark.parametrize(
+    "out", [DEFAULT_MODEL, DEFAULT_MODEL.parent / "my-model", PACKAGE_FOLDER], ids=["shipped", "new", "package"]
+)
+def test_an_output_folder_in_the_package_is_refused_even_with_overwrite_but_for_shipping_a_model(out):
+    """Was: --overwrite replaced the shipped model (its files are all files a model folder holds), so that
+    hf-elmo:elmo-2x1024-en, every command's default, became whatever was written there."""
+    for overwrite in (False, True):
+        with pytest.raises(
+            ValueError, match="^the output folder .* lies in the folder of the installed hf_elmo package"
+        ):
+            check_output_folder(out, overwrite=overwrite)
+    if out == DEFAULT_MODEL:  # scripts/ship_model.py
+        assert check_output_folder(out, overwrite=True, into_package=True) == out
 
 
 @pytest.mark.parametrize("target", ["empty", "earlier output", "missing"])
