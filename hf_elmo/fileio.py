@@ -36,6 +36,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
+import itertools
 import json
 import logging
 import os
@@ -249,6 +250,24 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
             path.unlink(missing_ok=True)
             _HELD_LOCKS.discard(fd)
             os.close(fd)
+
+
+@contextmanager
+def folder_for_the_run(folder: PathLike) -> Iterator[Path]:
+    """Create ``folder`` (and its missing parents) for the block; on leaving it, remove the ones it
+    created that are still empty, deepest first: a run refused after making its way to its outputs
+    (``elmo pretrain``'s locks) leaves no empty folders, and one that wrote there keeps them."""
+    folder = Path(folder)
+    created = list(itertools.takewhile(lambda path: not path.exists(), (folder, *folder.parents)))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        yield folder
+    finally:
+        for path in created:
+            try:
+                path.rmdir()
+            except OSError:  # not empty: it holds what the run wrote, and so do its parents
+                break
 
 
 # -- folders built aside ----------------------------------------------------------------------

@@ -24,7 +24,14 @@ import torch
 from tqdm.auto import tqdm
 
 from ..corpus import read_corpus
-from ..fileio import check_output_folder, check_writable, exclusive_lock, input_identity, lock_path
+from ..fileio import (
+    check_output_folder,
+    check_writable,
+    exclusive_lock,
+    folder_for_the_run,
+    input_identity,
+    lock_path,
+)
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
     check_checkpoint_folder,
@@ -123,7 +130,8 @@ class Trainer:
         """Rank 0 holds ``OUTPUT_DIR.lock`` and ``CHECKPOINT_DIR.lock`` (``fileio.lock_path``,
         ``exclusive_lock``) for the run: a second run that writes the same model folder or trains
         into the same checkpoint folder is refused at once, on every rank, before it reads the
-        checkpoint."""
+        checkpoint. The folders on the way to them that rank 0 creates for the locks
+        (``fileio.folder_for_the_run``) go again with the locks when the run wrote nothing in them."""
         folders = (  # (folder, who writes it, what to do)
             (self.out_dir, "is being trained by another run of elmo pretrain", "write elsewhere"),
             (
@@ -138,7 +146,7 @@ class Trainer:
                 try:
                     for folder, taken, what_to_do in folders:
                         lock = lock_path(folder)
-                        lock.parent.mkdir(parents=True, exist_ok=True)
+                        held.enter_context(folder_for_the_run(lock.parent))
                         busy = f"{folder} {taken} (it holds {lock}); wait for it to end, or {what_to_do}"
                         held.enter_context(exclusive_lock(lock, busy))
                 except OSError as err:  # busy, or a file of that name that is no lock

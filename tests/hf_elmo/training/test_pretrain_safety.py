@@ -327,6 +327,29 @@ def test_a_bad_valid_file_is_refused_before_anything_is_written(content, message
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
+@pytest.mark.parametrize(
+    "corpus_text, option, message",
+    [
+        ("", [], "holds no tokens"),
+        ("the cat sat\n", ["--min-count", "2"], "no word of the training text occurs at least --min-count 2 times"),
+    ],
+    ids=["empty-corpus", "min-count"],
+)
+def test_a_run_refused_once_it_holds_its_folders_leaves_none_of_the_folders_it_made_on_the_way(
+    corpus_text, option, message, tmp_path, capsys
+):
+    """Was: the folders on the way to OUTPUT_DIR and --checkpoint-dir, made for their locks, stayed (empty)."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(corpus_text)
+    out, checkpoints = tmp_path / "runs" / "en" / "model", tmp_path / "ck" / "en" / "run"
+    assert pretrain(corpus, out, "--epochs", "1", "--checkpoint-dir", str(checkpoints), *option) == 2
+    assert message in error_of(capsys)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["c.txt"]
+    (tmp_path / "runs").mkdir()  # a folder of the user's on the way stays
+    assert pretrain(corpus, out, "--epochs", "1", "--checkpoint-dir", str(checkpoints), *option) == 2
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["c.txt", "runs"]
+
+
 @pytest.mark.parametrize("where", ["output", "checkpoint"])
 def test_an_unwritable_output_or_checkpoint_location_is_refused_before_training(where, tmp_path, capsys, monkeypatch):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
