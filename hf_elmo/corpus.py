@@ -66,19 +66,35 @@ def undecodable_byte(line: str) -> str | None:
     return f"not valid UTF-8 (byte {ord(found.group()) - 0xDC00:#04x} at character {found.start() + 1})"
 
 
-def read_corpus(path: PathLike, max_sentence_tokens: int = 100, max_line_chars: int = MAX_LINE_CHARS) -> list[str]:
+def check_text_file(path: PathLike, what: str) -> Path:
+    """Refuse, naming it as ``what`` (``the training file``, ``--vocab``), a text input that is not a
+    regular file: a folder, a pipe or device (``read_lines`` reads a file's first bytes, then opens it
+    again; ``elmo pretrain`` hashes its training file besides), or nothing; returns it as a ``Path``."""
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{what} {path} is a folder, not a text file")
+    if path.exists() and not path.is_file():
+        raise ValueError(
+            f"{what} {path} is not a regular file (a pipe, stdin or a device?), which is read more than once; "
+            "save the text to a file"
+        )
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} {path}: no such file")
+    return path
+
+
+def read_corpus(
+    path: PathLike, max_sentence_tokens: int = 100, max_line_chars: int = MAX_LINE_CHARS, what: str = "the corpus file"
+) -> list[str]:
     """The sentences of a corpus file (lines as ``read_lines`` splits them), each a string of
     space-separated tokens.
 
     Blank lines are skipped; a sentence longer than ``max_sentence_tokens`` tokens is cut into
     consecutive pieces. Raises ``CorpusError`` naming the file and line for binary data,
-    invalid UTF-8, a line over ``max_line_chars`` characters, or a file with no tokens.
+    invalid UTF-8, a line over ``max_line_chars`` characters, or a file with no tokens; a path
+    that is not a regular file is refused by ``check_text_file``, naming it as ``what``.
     """
-    path = Path(path)
-    if path.is_dir():
-        raise IsADirectoryError(f"{path} is a folder, not a text file of one sentence per line")
-    if not path.is_file():
-        raise FileNotFoundError(f"corpus file not found: {path}")
+    path = check_text_file(path, what)
     sentences: list[str] = []
     for number, line in enumerate(read_lines(path, max_line_chars), start=1):
         if "\x00" in line:

@@ -221,6 +221,7 @@ def check_settings(settings: PretrainSettings) -> None:
     also before any write.
     """
     from ..configuration_elmo import ElmoConfig
+    from ..corpus import check_text_file
     from ..tokenization_elmo import check_pre_tokenizer
 
     s = settings
@@ -308,11 +309,8 @@ def check_settings(settings: PretrainSettings) -> None:
             integer(name, value, 0 if name == "n_highway" else 1)
     for name in ("train_file", "valid_file", "vocab_file"):
         path = getattr(s, name)
-        if path is not None and not Path(path).is_file():
-            what = "the training file" if name == "train_file" else flag(name)  # a positional argument
-            if Path(path).is_dir():
-                raise IsADirectoryError(f"{what} {path} is a folder; give a text file")
-            raise FileNotFoundError(f"{what} {path}: no such file")
+        if path is not None:
+            check_text_file(path, "the training file" if name == "train_file" else flag(name))  # a positional argument
     if s.pre_tokenizer is not None:
         check_pre_tokenizer(s.pre_tokenizer, check_language=True)
     if s.license is not None and not re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", s.license):

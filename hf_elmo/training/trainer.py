@@ -173,7 +173,7 @@ class Trainer:
         check_writable(self.checkpoint_dir, self.checkpoint_dir)
         check_writable(self.out_dir.parent, self.out_dir)  # where the model folder is built at the end
         # read now, so that a bad file stops the run before anything is written (rank 0 scores it at the end)
-        valid = read_corpus(s.valid_file, s.max_sentence_tokens) if s.valid_file else None
+        valid = read_corpus(s.valid_file, s.max_sentence_tokens, what="--valid-file") if s.valid_file else None
         self.valid_sentences = valid if self.rank == 0 else None
 
     def _vocabulary(self, sentences) -> Vocabulary:
@@ -192,7 +192,7 @@ class Trainer:
             raise ValueError(f"{s.train_file}: {err}") from None
 
     def _prepare(self) -> None:
-        sentences = read_corpus(self.settings.train_file, self.settings.max_sentence_tokens)
+        sentences = read_corpus(self.settings.train_file, self.settings.max_sentence_tokens, what="the training file")
         if self.valid_sentences is not None:
             self._warn_of_valid_sentences_in_training(sentences)
         train_file_identity = input_identity(self.settings.train_file)

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..corpus import TEXT_ENCODING
+from ..corpus import TEXT_ENCODING, check_text_file
 from ..fileio import write_text_atomic
 from .settings import flag
 
@@ -69,9 +69,7 @@ class Vocabulary:
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Vocabulary:
         """Read a ``vocab.txt`` (one word a line; a second column, e.g. a count, is ignored)."""
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"vocabulary file not found: {path}")
+        path = check_text_file(path, "the vocabulary file")
         try:
             lines = path.read_text(encoding=TEXT_ENCODING).splitlines()  # a byte-order mark dropped
         except UnicodeDecodeError as err:

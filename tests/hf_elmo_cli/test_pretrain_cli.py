@@ -5,6 +5,7 @@ default, a given one reaches its field, and the choices are the ones the setting
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import MISSING, fields
 
 import pytest
@@ -190,3 +191,14 @@ def test_perplexity_refuses_a_vocab_other_than_the_models_own_and_takes_a_copy_o
     copy.write_text((tiny_lm / "vocab.txt").read_text())
     assert main(["perplexity", str(tiny_lm), str(text), "--vocab", str(copy), "--json", "--no-progress"]) == 0
     assert json.loads(capsys.readouterr().out)["predictions"] == 7
+
+
+def test_perplexity_refuses_a_pipe_as_its_file_or_vocab_as_no_regular_file(tiny_lm, tmp_path, capsys, one_thread):
+    """Was: 'corpus file not found: PIPE' and 'vocabulary file not found: PIPE', of paths that exist."""
+    text = tmp_path / "text.txt"
+    text.write_text("the cat sees a dog .\n")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for argv, what in (([str(pipe)], "the corpus file"), ([str(text), "--vocab", str(pipe)], "the vocabulary file")):
+        assert main(["perplexity", str(tiny_lm), *argv, "--no-progress"]) == 2
+        assert f"{what} {pipe} is not a regular file (a pipe, stdin or a device?)" in capsys.readouterr().err

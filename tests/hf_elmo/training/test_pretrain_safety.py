@@ -350,6 +350,21 @@ def test_a_run_refused_once_it_holds_its_folders_leaves_none_of_the_folders_it_m
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["c.txt", "runs"]
 
 
+@pytest.mark.parametrize("role", ["the training file", "--valid-file", "--vocab"])
+def test_an_input_that_is_a_pipe_is_refused_as_no_regular_file(role, tmp_path, capsys):
+    """Was: 'the training file PIPE: no such file', of a path that exists (a pipe is read more than once)."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    options = [] if role == "the training file" else [role, str(pipe)]
+    assert pretrain(pipe if role == "the training file" else corpus, tmp_path / "model", "--epochs", "1", *options) == 2
+    assert error_of(capsys).endswith(
+        f"{role} {pipe} is not a regular file (a pipe, stdin or a device?), which is read more than once; "
+        "save the text to a file"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "pipe"]
+
+
 @pytest.mark.parametrize("where", ["output", "checkpoint"])
 def test_an_unwritable_output_or_checkpoint_location_is_refused_before_training(where, tmp_path, capsys, monkeypatch):
     corpus = write_corpus(tmp_path / "c.txt", n=30)

@@ -854,7 +854,7 @@ def test_a_folder_given_as_a_corpus_is_said_to_be_a_folder(tmp_path, capsys):
     with pytest.raises(IsADirectoryError, match=f"{tmp_path} is a folder, not a text file"):
         read_corpus(tmp_path)
     assert elmo_main(["pretrain", str(tmp_path), str(tmp_path / "m"), "--epochs", "1", "--no-progress"]) == 2
-    assert f"the training file {tmp_path} is a folder; give a text file" in capsys.readouterr().err
+    assert f"the training file {tmp_path} is a folder, not a text file" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
