@@ -331,6 +331,28 @@ def shard_index_file(output: PathLike) -> Path:
     return output.with_name(output.name + ".index.json")
 
 
+def _write_shard_index(output: PathLike, shard: Shard, num_lines: int, layers: str) -> Path:
+    """Write the index of the ``shard.count`` shard files of ``output`` (of an input of
+    ``num_lines`` lines) to ``shard_index_file(output)``, and return that path."""
+    index = shard_index_file(output)
+    write_text_atomic(
+        index,
+        json.dumps(
+            {
+                "format": INDEX_FORMAT,
+                "num_shards": shard.count,
+                "num_lines": num_lines,
+                "assignment": "line % num_shards",
+                "files": [Shard(i, shard.count).output_file(output).name for i in range(shard.count)],
+                "layers": layers,
+            },
+            indent=2,
+        )
+        + "\n",
+    )
+    return index
+
+
 @dataclass
 class InputScan:
     """What the validation pass learnt: ``num_lines`` of the file, ``shard_lines`` of them in
@@ -988,22 +1010,7 @@ def _finish(
     ``partial`` folder is removed, last, so that a run stopped before has left the folder by which
     the same command finishes (``_is_merged_output``), index included."""
     if shard.count > 1 and shard.index == 0:
-        result.index = shard_index_file(output)
-        write_text_atomic(
-            result.index,
-            json.dumps(
-                {
-                    "format": INDEX_FORMAT,
-                    "num_shards": shard.count,
-                    "num_lines": scan.num_lines,
-                    "assignment": "line % num_shards",
-                    "files": [Shard(i, shard.count).output_file(output).name for i in range(shard.count)],
-                    "layers": layers,
-                },
-                indent=2,
-            )
-            + "\n",
-        )
+        result.index = _write_shard_index(output, shard, scan.num_lines, layers)
     _remove_partial(partial)
     return result
 
