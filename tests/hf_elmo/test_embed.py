@@ -16,7 +16,8 @@ import pytest
 import torch
 
 import hf_elmo.corpus
-import hf_elmo.embed
+import hf_elmo.embed.run
+import hf_elmo.embed.scan
 from hf_elmo import ElmoModel, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.cuda_graphs import GraphedElmo
@@ -407,12 +408,12 @@ def test_rerun_after_sigkill_finishes_without_recomputing_finished_chunks(
     assert partial.is_dir() and out.exists() == (when == "after")
 
     embedded = []
-    real = hf_elmo.embed.embed_sentences
+    real = hf_elmo.embed.run.embed_sentences
 
     def counting(model, sentences, **kwargs):
         return real(model, (embedded.append(s) or s for s in sentences), **kwargs)
 
-    monkeypatch.setattr(hf_elmo.embed, "embed_sentences", counting)
+    monkeypatch.setattr(hf_elmo.embed.run, "embed_sentences", counting)
     assert elmo_main(command) == 0
     assert f"{reused} of 6 chunks were done by an earlier run" in capsys.readouterr().out
     assert len(embedded) == max(0, 23 - 4 * reused)  # only the unfinished chunks' lines
@@ -739,7 +740,7 @@ def test_the_raw_text_check_reads_a_bounded_sample_of_a_file_without_line_breaks
             pieces.append(len(line))
             yield line
 
-    monkeypatch.setattr(hf_elmo.embed, "read_lines", counted)
+    monkeypatch.setattr(hf_elmo.embed.scan, "read_lines", counted)
     found = hf_elmo.embed.unsplit_tokens(text, "spacy:en")
     assert found.tokens == 0  # every piece is over the line limit: scan_input refuses the file
     assert max(pieces) <= hf_elmo.corpus.MAX_LINE_CHARS + 1

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 import torch
 
-import hf_elmo.embed
+import hf_elmo.embed.run
+import hf_elmo.embed.shards
 import hf_elmo.fileio
 from hf_elmo import ElmoModel
 from hf_elmo.cli import main as elmo_main
@@ -33,8 +34,8 @@ CHILD_ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 # `elmo embed` that, after writing part-000000, creates $READY and waits for $GO to appear.
 PAUSE_AFTER_FIRST_PART = """
 import os, sys, time
-import hf_elmo.embed as embed
-write_part = embed._write_part
+import hf_elmo.embed.run as run
+write_part = run._write_part
 def write_and_wait(path, items, bar):
     write_part(path, items, bar)
     if path.name == "part-000000.hdf5":
@@ -42,7 +43,7 @@ def write_and_wait(path, items, bar):
         deadline = time.monotonic() + 120
         while not os.path.exists(os.environ["GO"]) and time.monotonic() < deadline:
             time.sleep(0.02)
-embed._write_part = write_and_wait
+run._write_part = write_and_wait
 from hf_elmo.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -273,7 +274,7 @@ def test_a_really_full_disk_is_one_line_not_a_crash_and_resume_works(model_dir, 
 def test_an_input_changed_during_the_run_is_an_error_and_no_output(model_dir, text, tmp_path, capsys, monkeypatch):
     source = tmp_path / "in.txt"
     shutil.copy(text, source)
-    write_part = hf_elmo.embed._write_part
+    write_part = hf_elmo.embed.run._write_part
 
     def write_then_replace_the_input(path, items, bar):
         write_part(path, items, bar)
@@ -281,7 +282,7 @@ def test_an_input_changed_during_the_run_is_an_error_and_no_output(model_dir, te
             replacement = write_text(tmp_path / "new.txt", seed=7)
             os.replace(replacement, source)
 
-    monkeypatch.setattr(hf_elmo.embed, "_write_part", write_then_replace_the_input)
+    monkeypatch.setattr(hf_elmo.embed.run, "_write_part", write_then_replace_the_input)
     assert embed(source, tmp_path / "out.hdf5", model_dir) == 2
     assert f"{source} changed while it was embedded" in capsys.readouterr().err
     assert names(tmp_path) == ["in.txt"]
@@ -289,7 +290,7 @@ def test_an_input_changed_during_the_run_is_an_error_and_no_output(model_dir, te
 
 def killed_after_part(monkeypatch, text, out, model, last_part: str) -> None:
     """Run ``elmo embed`` as if killed right after it wrote ``last_part`` of its partial folder."""
-    write_part = hf_elmo.embed._write_part
+    write_part = hf_elmo.embed.run._write_part
 
     def write_then_stop(path, items, bar):
         write_part(path, items, bar)
@@ -297,7 +298,7 @@ def killed_after_part(monkeypatch, text, out, model, last_part: str) -> None:
             raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(hf_elmo.embed, "_write_part", write_then_stop)
+        patch.setattr(hf_elmo.embed.run, "_write_part", write_then_stop)
         assert embed(text, out, model) == 130
 
 
@@ -336,7 +337,7 @@ def test_run_json_records_the_input_hash(model_dir, text, tmp_path, monkeypatch)
     def stop(*args):  # before the partial folder goes
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(hf_elmo.embed, "_merge", stop)
+    monkeypatch.setattr(hf_elmo.embed.run, "_merge", stop)
     embed(text, tmp_path / "out.hdf5", model_dir)
     settings = json.loads((tmp_path / "out.hdf5.partial" / "run.json").read_text())["settings"]
     import hashlib
@@ -355,14 +356,14 @@ def test_an_input_that_grows_after_its_chunks_are_embedded_is_the_changed_input_
 ):
     source = tmp_path / "in.txt"
     shutil.copy(text, source)
-    merge = hf_elmo.embed._merge
+    merge = hf_elmo.embed.run._merge
 
     def grow_then_merge(*args):
         with source.open("a", encoding="utf-8") as handle:  # a line for a chunk that was never embedded
             handle.write("x y\n" * 5)
         merge(*args)
 
-    monkeypatch.setattr(hf_elmo.embed, "_merge", grow_then_merge)
+    monkeypatch.setattr(hf_elmo.embed.run, "_merge", grow_then_merge)
     assert embed(source, tmp_path / "out.hdf5", model_dir) == 2
     err = capsys.readouterr().err
     assert f"{source} changed while it was embedded" in err and len(error_lines(err)) == 1
@@ -526,13 +527,13 @@ def test_a_touched_input_resumes_its_finished_chunks_and_other_content_is_refuse
 def test_an_input_touched_during_the_run_finishes_it(model_dir, text, reference, tmp_path, monkeypatch):
     source = tmp_path / "in.txt"
     shutil.copy(text, source)
-    write_part = hf_elmo.embed._write_part
+    write_part = hf_elmo.embed.run._write_part
 
     def write_then_touch(path, items, bar):
         write_part(path, items, bar)
         source.write_bytes(source.read_bytes())  # rewritten with the same content: a new date
 
-    monkeypatch.setattr(hf_elmo.embed, "_write_part", write_then_touch)
+    monkeypatch.setattr(hf_elmo.embed.run, "_write_part", write_then_touch)
     assert embed(source, tmp_path / "out.hdf5", model_dir) == 0
     assert_same_file(tmp_path / "out.hdf5", reference)
     assert names(tmp_path) == ["in.txt", "out.hdf5"]
@@ -542,7 +543,7 @@ def interrupted_at_write(monkeypatch, text, out, model, write: int, *extra: str)
     """Run ``elmo embed`` as if Ctrl-C came just before its ``write``-th write of vectors to disk
     (``ensure_free_space``, called before each: every line's dataset in its chunk, 1 to 23 for
     ``text`` in chunks of 4, then the merged output, 24)."""
-    check = hf_elmo.embed.ensure_free_space
+    check = hf_elmo.embed.run.ensure_free_space
     calls = 0
 
     def check_then_stop(*args, **kwargs):
@@ -553,7 +554,7 @@ def interrupted_at_write(monkeypatch, text, out, model, write: int, *extra: str)
         check(*args, **kwargs)
 
     with monkeypatch.context() as patch:
-        patch.setattr(hf_elmo.embed, "ensure_free_space", check_then_stop)
+        patch.setattr(hf_elmo.embed.run, "ensure_free_space", check_then_stop)
         assert embed(text, out, model, *extra) == 130
 
 
@@ -696,7 +697,7 @@ def test_shard_0_stopped_before_its_index_is_written_is_finished_by_the_same_com
     left a finished shard file without an index, which the same command refused ('exists; pass
     --overwrite') and open_embeddings could not open as the output."""
     out, index = tmp_path / "out.hdf5", tmp_path / "out.hdf5.index.json"
-    write = hf_elmo.embed.write_text_atomic
+    write = hf_elmo.embed.shards.write_text_atomic
 
     def stop_at_the_index(path, content):
         if Path(path) == index:
@@ -704,7 +705,7 @@ def test_shard_0_stopped_before_its_index_is_written_is_finished_by_the_same_com
         return write(path, content)
 
     with monkeypatch.context() as patch:
-        patch.setattr(hf_elmo.embed, "write_text_atomic", stop_at_the_index)
+        patch.setattr(hf_elmo.embed.shards, "write_text_atomic", stop_at_the_index)
         assert embed(text, out, model_dir, "--shard", "0/2") == 130
     capsys.readouterr()
     assert embed(text, out, model_dir, "--shard", "0/2") == 0

@@ -1,15 +1,13 @@
-"""Bulk embedding with the biLM (``elmo embed``): sentences in, one array per sentence out.
-
-``embed_sentences`` streams arrays for tokenised sentences; ``embed_file`` writes a text file's
-vectors to HDF5, resumably; ``open_embeddings`` reads them back.
+"""The resumable file run (``embed_file``): every line of a text file (of its shard) into an
+AllenNLP-style HDF5 file, through a partial folder of finished chunks.
 
 What a run writes and promises (the AllenNLP ``allennlp elmo`` format, with its few differences;
 validation first; resume; one run per output; sharding; bounded memory) is told once, for users,
 in README.md, section "Bulk embedding (``elmo embed``)"; the CLI's help points there. What
 follows is how this module keeps those promises.
 
-**Validation first**: one pass over the input checks every line and raises ``CorpusError``
-naming the file, the bad lines and their count before anything is written.
+**Validation first**: one pass over the input (``scan_input``) checks every line and raises
+``CorpusError`` naming the file, the bad lines and their count before anything is written.
 
 **Resume and crash safety**: a run's lines are cut into chunks of ``chunk_lines`` consecutive
 lines (of its shard). A finished chunk is written to ``OUTPUT.partial/part-NNNNNN.hdf5`` under a
@@ -48,36 +46,25 @@ anything is computed, not only at the final rename), nor be, hold or lie in the 
 even with ``overwrite``.
 The input must be a regular file (it is read twice, and again on resume): not stdin or a pipe.
 
-**Sharding**: ``Shard(i, N)`` (N at most ``MAX_SHARDS``) takes the lines whose index is i
-modulo N and writes ``OUTPUT`` with ``.shard-i-of-N`` before its suffix (datasets keep the global
-line index; each shard file is a complete AllenNLP-style file for its lines). Shard 0 also writes
-the index ``OUTPUT.index.json`` (before it removes its partial folder: see above), which
-``open_embeddings`` opens like a single file. Shards are
-independent processes (e.g. one per GPU under ``torchrun``); no process group is needed. Every
-output file records the settings it was made with (input SHA-256, model and its fingerprint,
-layers, pool, dtype, shard) in its root attribute ``SETTINGS_ATTRIBUTE``; a shard run whose input,
-model, layers, pool or dtype differ from those of a finished shard of the same output is refused
-(unless ``overwrite``), and ``open_embeddings`` refuses an index whose shards differ in them.
+**Sharding** (``shards``: a shard's lines, its file, the index): shard 0 of several writes the
+index before it removes its partial folder (see above). A shard run whose input, model, layers,
+pool or dtype differ from those that a finished shard of the same output records (``output``)
+is refused (unless ``overwrite``).
 
-**Memory** does not grow with the input: sentences are read ahead by at most
-``lookahead_tokens`` (8 batches by default), sorted by length into batches of at most
-``batch_tokens`` padded tokens (a longer sentence runs alone), and their arrays are written as
-they come. What does grow with the lines: ``sentence_to_index``, one JSON string of every
-line's text, built while merging, and HDF5's index of the datasets of the open file (its
-metadata cache is bounded; the names' heap grows by a few bytes a line).
+**Memory** does not grow with the input: ``embed_sentences`` streams the arrays (``sentences``),
+and they are written as they come. What does grow with the lines: ``sentence_to_index``, one JSON
+string of every line's text, built while merging, and HDF5's index of the datasets of the open
+file (its metadata cache is bounded; the names' heap grows by a few bytes a line).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import operator
 import os
-import re
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import partial
 from itertools import groupby, tee
 from pathlib import Path
 from typing import Any
@@ -87,10 +74,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from .batching import token_budget_batches
-from .corpus import MAX_LINE_CHARS, CorpusError, read_lines, undecodable_byte
-from .cuda_graphs import GraphedElmo
-from .fileio import (
+from ..corpus import read_lines
+from ..fileio import (
     PathLike,
     atomic_file,
     check_output_file,
@@ -103,380 +88,18 @@ from .fileio import (
     temporary_path,
     write_text_atomic,
 )
-from .modeling_elmo import ElmoModel, mean_pool
-from .tokenization_elmo import (
-    DEFAULT_MAX_TOKEN_CHARS,
-    WHITESPACE,
-    batch_to_ids,
-    check_split_words,
-    split_words,
-    token_to_char_ids,
-)
+from ..modeling_elmo import ElmoModel
+from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS
+from .output import SENTENCE_TO_INDEX, SETTINGS_ATTRIBUTE, differing_setting, read_recorded_settings, recorded_settings
+from .scan import InputScan, scan_input
+from .sentences import DEFAULT_BATCH_TOKENS, check_options, embed_sentences
+from .shards import DEFAULT_CHUNK_LINES, Shard, check_shard_index, shard_index_file, write_shard_index
 
-#: What is stored per sentence: every layer, the top one, or their mean.
-LAYERS = ("all", "top", "average")
-#: How a sentence's token vectors are pooled into one vector: not at all, or their mean.
-POOLS = (None, "mean")
-DEFAULT_BATCH_TOKENS = 4096
-#: Sentences read ahead and sorted together, in batches of ``batch_tokens``.
-LOOKAHEAD_BATCHES = 8
-DEFAULT_CHUNK_LINES = 10_000
-#: The most shards of one output (``Shard``'s N): its index lists every shard file.
-MAX_SHARDS = 1024
-#: How a shard is given (``--shard``, ``Shard.parse``), as its errors say.
-SHARD_FORM = "--shard I/N, whole numbers with 0 <= I < N (e.g. 0/2)"
-SENTENCE_TO_INDEX = "sentence_to_index"
-INDEX_FORMAT = "elmo-embed-shards"
 RUN_FILE = "run.json"
-#: The root attribute of an output file that records, as JSON, the settings it was made with.
-SETTINGS_ATTRIBUTE = "elmo_embed_settings"
-#: What that record holds (of a run's settings; ``pool`` is null for unpooled vectors).
-_RECORDED_SETTINGS = ("input_bytes", "input_sha256", "model", "model_sha256", "layers", "pool", "dtype", "shard")
-#: The recorded settings that the shards of one output must share, as users name them.
-_SHARED_SETTINGS = {
-    "input_sha256": "input",
-    "model_sha256": "model",
-    "layers": "--layers",
-    "pool": "--pool",
-    "dtype": "--dtype",
-}
-#: Bad lines quoted in a validation error (all of them are counted).
-REPORTED_BAD_LINES = 5
 #: What to do when the disk is full.
 _RESUME = "run the same command again: the finished chunks are kept"
 
 
-# -- sentences to arrays ----------------------------------------------------------------------
-def embed_sentences(
-    model: ElmoModel,
-    sentences: Iterable[Sequence[str]],
-    *,
-    layers: str = "all",
-    batch_tokens: int = DEFAULT_BATCH_TOKENS,
-    device: str | torch.device | None = None,
-    dtype: torch.dtype | None = None,
-    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
-    lookahead_tokens: int | None = None,
-    pool: str | None = None,
-    cuda_graphs: bool = False,
-) -> Iterator[np.ndarray]:
-    """Embed tokenised sentences; yields one float32 array per sentence, in input order.
-
-    Every sentence starts from the model's initial state, so its vectors do not depend on the
-    batching. Sentences are read ahead by about ``lookahead_tokens`` tokens (default
-    ``LOOKAHEAD_BATCHES * batch_tokens``), sorted by length and run in batches of at most
-    ``batch_tokens`` padded tokens (a longer sentence runs alone).
-
-    Args:
-        model: the biLM; put in eval mode, and moved to ``device`` / cast to ``dtype`` (in
-            place, like ``model.to``) when they are given. Arrays are float32 whatever ``dtype``.
-        sentences: token lists; an empty one is an error.
-        layers: ``"all"`` (L+1, T, 2P), ``"top"`` (T, 2P) the last layer, or ``"average"``
-            (T, 2P) the mean over layers.
-        cuda_graphs: run the biLM through ``cuda_graphs.GraphedElmo`` (one CUDA graph per
-            batch/length bucket on a GPU; the same vectors within 1e-5).
-        max_token_chars: longer tokens are an error (``None``: truncated as the original does).
-        pool: ``"mean"``: one vector per sentence, the mean over its tokens (``mean_pool``):
-            (L+1, 2P) for ``layers="all"``, (2P,) for ``"top"`` and ``"average"``.
-    """
-    _check_options(layers, pool, batch_tokens)
-    if device is not None or dtype is not None:
-        model.to(device=device, dtype=dtype)  # type: ignore[call-arg]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
-    model.eval()
-    forward = GraphedElmo(model) if cuda_graphs else partial(model, stateful=False)
-    lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * batch_tokens
-    return _embed_stream(model, forward, iter(sentences), layers, batch_tokens, max_token_chars, lookahead, pool)
-
-
-#: input_ids (B, T, W) on the model's device -> the model's stateless ``ElmoModelOutput``.
-Forward = Callable[..., Any]
-
-
-def _embed_stream(
-    model: ElmoModel,
-    forward: Forward,
-    sentences: Iterator[Sequence[str]],
-    layers: str,
-    batch_tokens: int,
-    max_token_chars: int | None,
-    lookahead: int,
-    pool: str | None,
-) -> Iterator[np.ndarray]:
-    done = 0
-    while True:
-        chunk: list[Sequence[str]] = []
-        tokens = 0
-        for sentence in sentences:
-            if len(sentence) == 0:
-                raise ValueError(f"sentence {done + len(chunk)} has no tokens to embed")
-            if isinstance(sentence, str):
-                raise TypeError(f"sentence {done + len(chunk)} is the str {sentence[:40]!r}, not a list of words")
-            check_split_words(sentence, f"sentence {done + len(chunk)}")
-            chunk.append(sentence)
-            tokens += len(sentence)
-            if tokens >= lookahead:
-                break
-        if not chunk:
-            return
-        yield from _embed_chunk(model, forward, chunk, layers, batch_tokens, max_token_chars, pool)
-        done += len(chunk)
-
-
-def _embed_chunk(
-    model: ElmoModel,
-    forward: Forward,
-    chunk: list[Sequence[str]],
-    layers: str,
-    batch_tokens: int,
-    max_token_chars: int | None,
-    pool: str | None,
-) -> list[np.ndarray]:
-    """The arrays of ``chunk``'s sentences, in order, computed in length-sorted batches."""
-    out: dict[int, np.ndarray] = {}
-    for batch in token_budget_batches([len(s) for s in chunk], batch_tokens):
-        rows = [chunk[i] for i in batch]
-        ids = batch_to_ids(rows, model.config.max_characters_per_token, max_token_chars)
-        with torch.inference_mode():  # the model reads the attention mask off the ids' padding
-            output = forward(input_ids=ids.to(model.device))
-            wanted = output.hidden_states[-1:] if layers == "top" else output.hidden_states
-            if pool == "mean":
-                wanted = [mean_pool(h, output.attention_mask) for h in wanted]  # (B, 2P) each
-            arrays = [h.float().cpu().numpy() for h in wanted]  # (B, T, 2P) each, or (B, 2P) pooled
-        for row, index in enumerate(batch):
-            length = len(chunk[index])
-            stacked = np.stack([a[row] if pool else a[row, :length] for a in arrays])  # (L+1 or 1, [T,] 2P), a copy
-            if layers == "all":
-                out[index] = stacked
-            else:
-                out[index] = stacked[0] if layers == "top" else stacked.mean(axis=0)
-    return [out[i] for i in range(len(chunk))]
-
-
-# -- the input file ---------------------------------------------------------------------------
-#: What ``Shard.output_file`` puts between a shard's file stem and suffix, and the pattern of any shard's.
-_SHARD_TAG = ".shard-{index}-of-{count}"
-_SHARD_TAG_PATTERN = r"\.shard-[0-9]+-of-[0-9]+"
-
-
-@dataclass(frozen=True)
-class Shard:
-    """Lines ``index``, ``index + count``, ``index + 2 * count``, ... of the input."""
-
-    index: int = 0
-    count: int = 1
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.index < self.count:
-            raise ValueError(f"shard {self.index}/{self.count}: expected {SHARD_FORM}")
-        if self.count > MAX_SHARDS:
-            raise ValueError(f"shard {self.index}/{self.count}: at most {MAX_SHARDS} shards")
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        """``"I/N"`` (``SHARD_FORM``), e.g. ``"0/2"``."""
-        match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
-        if not match:
-            raise ValueError(f"shard {text!r}: expected {SHARD_FORM}")
-        return cls(int(match[1]), int(match[2]))
-
-    @classmethod
-    def from_environment(cls) -> Shard:
-        """``RANK`` of ``WORLD_SIZE`` when started by ``torchrun``, else the whole input."""
-        rank, world_size = os.environ.get("RANK", "0"), os.environ.get("WORLD_SIZE", "1")
-        try:
-            return cls.parse(f"{rank}/{world_size}")
-        except ValueError:
-            raise ValueError(
-                f"the environment's RANK={rank!r} and WORLD_SIZE={world_size!r} (as torchrun sets them) are no shard: "
-                f"need whole numbers 0 <= RANK < WORLD_SIZE <= {MAX_SHARDS}; unset them, or pass --shard i/N"
-            ) from None
-
-    def owns(self, line: int) -> bool:
-        return line % self.count == self.index
-
-    def chunk_of(self, line: int, chunk_lines: int) -> int:
-        """The chunk that an owned ``line`` falls in (chunks count this shard's lines)."""
-        return line // self.count // chunk_lines
-
-    def output_file(self, output: PathLike) -> Path:
-        """``out.hdf5`` itself for the whole input, ``out.shard-i-of-N.hdf5`` for a shard."""
-        output = Path(output)
-        if self.count == 1:
-            return output
-        return output.with_name(f"{output.stem}{_SHARD_TAG.format(index=self.index, count=self.count)}{output.suffix}")
-
-    @staticmethod
-    def is_shard_file(path: PathLike) -> bool:
-        """Whether ``path`` is named as ``output_file`` names a shard's file."""
-        return re.search(_SHARD_TAG_PATTERN + "$", Path(path).stem) is not None
-
-    @staticmethod
-    def shard_files(output: PathLike) -> list[Path]:
-        """The shard files of ``output`` there are (of any count)."""
-        output = Path(output)
-        name = re.compile(re.escape(output.stem) + _SHARD_TAG_PATTERN + re.escape(output.suffix))
-        if not output.parent.is_dir():
-            return []
-        return sorted(p for p in output.parent.iterdir() if name.fullmatch(p.name))
-
-
-def run_shard(shard: str | None) -> Shard:
-    """The shard of a run: ``shard`` (``"i/N"``) if given, else ``Shard.from_environment()``."""
-    return Shard.parse(shard) if shard else Shard.from_environment()
-
-
-def shard_index_file(output: PathLike) -> Path:
-    """Where shard 0 writes the index of a sharded output: ``OUTPUT.index.json``."""
-    output = Path(output)
-    return output.with_name(output.name + ".index.json")
-
-
-def _write_shard_index(output: PathLike, shard: Shard, num_lines: int, layers: str) -> Path:
-    """Write the index of the ``shard.count`` shard files of ``output`` (of an input of
-    ``num_lines`` lines) to ``shard_index_file(output)``, and return that path."""
-    index = shard_index_file(output)
-    write_text_atomic(
-        index,
-        json.dumps(
-            {
-                "format": INDEX_FORMAT,
-                "num_shards": shard.count,
-                "num_lines": num_lines,
-                "assignment": "line % num_shards",
-                "files": [Shard(i, shard.count).output_file(output).name for i in range(shard.count)],
-                "layers": layers,
-            },
-            indent=2,
-        )
-        + "\n",
-    )
-    return index
-
-
-@dataclass
-class InputScan:
-    """What the validation pass learnt: ``num_lines`` of the file, ``shard_lines`` of them in
-    the shard, and the tokens of each chunk of the shard's lines (``chunk_tokens``)."""
-
-    num_lines: int
-    shard_lines: int
-    chunk_tokens: list[int]
-
-
-def scan_input(
-    path: PathLike,
-    shard: Shard = Shard(),
-    chunk_lines: int = DEFAULT_CHUNK_LINES,
-    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
-    max_characters_per_token: int = 50,
-) -> InputScan:
-    """Check every line of ``path`` (not blank, valid UTF-8 without NUL bytes, tokens that the
-    char ids accept).
-
-    Raises ``CorpusError`` naming the file, the first bad lines (numbered from 1), their
-    problems and how many there are, or saying that the file has no lines.
-    """
-    bad: list[str] = []
-    n_bad = 0
-    chunk_tokens: list[int] = []
-    num_lines = shard_lines = 0
-    for index, line in enumerate(read_lines(path)):
-        num_lines += 1
-        tokens = line.split()
-        problem = _line_problem(line, tokens, max_token_chars, max_characters_per_token)
-        if problem is not None:
-            n_bad += 1
-            if len(bad) < REPORTED_BAD_LINES:
-                bad.append(f"line {index + 1}: {problem}")
-        if shard.owns(index):
-            shard_lines += 1
-            chunk = shard.chunk_of(index, chunk_lines)
-            if chunk == len(chunk_tokens):
-                chunk_tokens.append(0)
-            chunk_tokens[chunk] += len(tokens)
-    if num_lines == 0:
-        raise CorpusError(f"{path} is empty: there are no lines to embed; nothing was written")
-    if n_bad:
-        shown = "" if n_bad <= len(bad) else f" (the first {len(bad)} shown)"
-        raise CorpusError(
-            f"{path}: {n_bad:,} of {num_lines:,} lines are not a sentence of whitespace-separated tokens "
-            f"in UTF-8{shown}; nothing was written.\n  " + "\n  ".join(bad)
-        )
-    return InputScan(num_lines, shard_lines, chunk_tokens)
-
-
-#: Lines of the input that ``unsplit_tokens`` reads, and the most characters.
-SPLIT_SAMPLE_LINES, SPLIT_SAMPLE_CHARS = 1000, 1_000_000
-#: The share of an input's tokens with punctuation or a clitic attached (``unsplit_tokens``)
-#: above which the input reads as raw text: on the first 1000 lines, 13% for raw Wikinews prose,
-#: at most 1.6% for text split by other rules (CoNLL-2003, PTB, SST, WikiText-2).
-UNSPLIT_SHARE = 0.05
-#: What the model's word splitting cuts off a raw-text token: closing and opening punctuation.
-_CLOSING, _OPENING = set(",.!?;:)\"'\u201d\u2019"), set("(\"'\u201c\u2018")
-
-
-@dataclass
-class UnsplitTokens:
-    """Of the tokens of an input's first lines, how many carry punctuation or a clitic that the
-    model's word splitting cuts off (``unsplit``, of ``tokens``), and the first of them with
-    its words (``example``)."""
-
-    tokens: int
-    unsplit: int
-    example: tuple[str, list[str]] | None
-
-    @property
-    def share(self) -> float:
-        return self.unsplit / self.tokens if self.tokens else 0.0
-
-
-def unsplit_tokens(path: PathLike, pre_tokenizer: str, sample_lines: int = SPLIT_SAMPLE_LINES) -> UnsplitTokens:
-    """How many tokens of ``path`` (its first ``sample_lines`` lines, at most ``SPLIT_SAMPLE_CHARS``
-    characters) the model's own word splitting, ``pre_tokenizer`` (e.g. ``"spacy:en"``), cuts
-    punctuation or a clitic off (``"world!"``, ``"(see"``, ``"can't"``): where that is much
-    (``UNSPLIT_SHARE``), the input is raw text, not text split as the model's corpus was, and the
-    model's vectors for it are worse. Other splits (``"e-mail"``, ``"<unk>"``) are how other
-    corpora differ, and do not count. Lines that ``scan_input`` refuses are skipped."""
-    found = UnsplitTokens(0, 0, None)
-    if pre_tokenizer == WHITESPACE:
-        return found
-    read = 0
-    for number, line in enumerate(read_lines(path, MAX_LINE_CHARS)):
-        read += len(line)
-        if number == sample_lines or read > SPLIT_SAMPLE_CHARS:
-            break
-        tokens = line.split()
-        if not tokens or len(line) > MAX_LINE_CHARS or undecodable_byte(line) or "\x00" in line:
-            continue
-        found.tokens += len(tokens)
-        kept = set(split_words(" ".join(tokens), pre_tokenizer)[0])
-        for token in tokens:
-            words = [token] if token in kept else split_words(token, pre_tokenizer)[0]
-            if len(words) > 1 and (words[0] in _OPENING or words[-1] in _CLOSING or words[-1][0] in "'\u2019"):
-                found.unsplit += 1
-                found.example = found.example or (token, words)
-    return found
-
-
-def _line_problem(
-    line: str, tokens: list[str], max_token_chars: int | None, max_characters_per_token: int
-) -> str | None:
-    undecodable = undecodable_byte(line)
-    if undecodable:
-        return undecodable
-    nul = line.find("\x00")
-    if nul >= 0:
-        return f"NUL byte at character {nul + 1} (binary data, not text)"
-    if not tokens:
-        return "blank line"
-    try:  # strict decoding leaves length as the only per-token problem: check the longest
-        token_to_char_ids(max(tokens, key=len), max_characters_per_token, max_token_chars)
-    except ValueError as err:
-        return str(err)
-    return None
-
-
-# -- the output file --------------------------------------------------------------------------
 @dataclass
 class EmbedResult:
     """What ``embed_file`` did: ``lines`` and ``tokens`` of its shard, in ``chunks`` chunks of
@@ -567,9 +190,9 @@ def embed_file(
                 "not replace it; write to another file (delete that one first if you mean to replace it)"
             )
         if shard.count > 1 and shard.index == 0:
-            _check_shard_index(shard_index_file(output_path), shard, overwrite)
+            check_shard_index(shard_index_file(output_path), shard, overwrite)
         if shard.count > 1 and not overwrite:
-            _check_other_shards(output_path, shard, _recorded(settings))
+            _check_other_shards(output_path, shard, recorded_settings(settings))
 
         scan = scan_input(input_path, shard, chunk_lines, max_token_chars, model.config.max_characters_per_token)
         chunks = len(scan.chunk_tokens)
@@ -619,16 +242,6 @@ def embed_file(
         return _finish(result, partial, output_path, shard, scan, layers)
 
 
-def _check_options(layers: str, pool: str | None, batch_tokens: int) -> None:
-    """The options that ``embed_sentences`` and ``embed_file`` share: one error each, naming it."""
-    if layers not in LAYERS:
-        raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {POOLS}, got {pool!r}")
-    if batch_tokens < 1:
-        raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")
-
-
 def _check_run(
     input_path: Path,
     target: Path,
@@ -640,7 +253,7 @@ def _check_run(
     chunk_lines: int,
 ) -> None:
     """Every check that needs no lock and no reading of the input: done before anything is written."""
-    _check_options(layers, pool, batch_tokens)
+    check_options(layers, pool, batch_tokens)
     if chunk_lines < 1:
         raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
     if input_path.is_dir():
@@ -865,44 +478,12 @@ def _merge(
                     raise
             dataset = out.create_dataset(SENTENCE_TO_INDEX, (1,), dtype=h5py.special_dtype(vlen=str))
             dataset[0] = json.dumps(sentence_to_index)
-            out.attrs[SETTINGS_ATTRIBUTE] = json.dumps(_recorded(settings))
+            out.attrs[SETTINGS_ATTRIBUTE] = json.dumps(recorded_settings(settings))
         _check_input_unchanged(input_path, settings, partial)
         # what tells a resumed run that the output it finds is this one, not one it was to replace
         write_text_atomic(
             partial / RUN_FILE, json.dumps({"settings": settings, "output": _identity(tmp)}, indent=2) + "\n"
         )
-
-
-def _recorded(settings: dict[str, Any]) -> dict[str, Any]:
-    """What an output file records of its run's ``settings`` (``SETTINGS_ATTRIBUTE``)."""
-    return {key: settings.get(key) for key in _RECORDED_SETTINGS}
-
-
-def _read_recorded(handle: h5py.File) -> dict[str, Any] | None:
-    """The settings an output file records; None for one written before outputs recorded them."""
-    text = handle.attrs.get(SETTINGS_ATTRIBUTE)
-    return None if text is None else json.loads(text)
-
-
-def _differing_setting(first: dict[str, Any] | None, second: dict[str, Any] | None) -> tuple[str, str, str] | None:
-    """The first setting that shards of one output must share in which two recorded settings
-    differ: its name, as users know it, and the two values shown; None if they agree (or if
-    neither records any: outputs of older versions)."""
-    if first is None or second is None:
-        if first is second:
-            return None
-        shown = ["none: an older elmo embed" if r is None else "recorded" for r in (first, second)]
-        return "recorded settings", shown[0], shown[1]
-    for key, name in _SHARED_SETTINGS.items():
-        if first.get(key) != second.get(key):
-            if key == "input_sha256":
-                shown = [f"SHA-256 {r[key][:12]}..." for r in (first, second)]
-            elif key == "model_sha256":
-                shown = [f"{r['model']}, SHA-256 {r[key][:12]}..." for r in (first, second)]
-            else:
-                shown = ["none" if r.get(key) is None else str(r[key]) for r in (first, second)]
-            return name, shown[0], shown[1]
-    return None
 
 
 def _check_other_shards(output_path: PathLike, shard: Shard, record: dict[str, Any]) -> None:
@@ -913,7 +494,7 @@ def _check_other_shards(output_path: PathLike, shard: Shard, record: dict[str, A
             continue
         try:
             with h5py.File(other, "r") as handle:
-                differ = _differing_setting(record, _read_recorded(handle))
+                differ = differing_setting(record, read_recorded_settings(handle))
         except OSError as err:
             raise ValueError(f"{other}, shard {index} of this output, cannot be read ({err}); delete it") from None
         if differ:
@@ -962,7 +543,7 @@ def _is_emptied_run(partial: Path, target: Path, settings: dict[str, Any]) -> bo
         return False
     try:
         with h5py.File(target, "r") as handle:
-            return _read_recorded(handle) == _recorded(settings)
+            return read_recorded_settings(handle) == recorded_settings(settings)
     except OSError:  # a damaged HDF5 file
         return False
 
@@ -980,29 +561,6 @@ def _is_embed_output(path: Path) -> bool:
         return False
 
 
-def _check_shard_index(index: Path, shard: Shard, overwrite: bool) -> None:
-    """Refuse, before shard 0 of ``shard.count`` computes anything, to replace ``index`` when it
-    is not a shard index of ``elmo embed`` (a user's file), or, unless ``overwrite``, one of this
-    output with another number of shards (whose shard files it would orphan)."""
-    if not index.exists():
-        return
-    try:
-        record = json.loads(index.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        record = None
-    if not isinstance(record, dict) or record.get("format") != INDEX_FORMAT:
-        raise FileExistsError(
-            f"{index} exists and is no shard index of elmo embed, so it is not replaced; move it, or write to "
-            "another output"
-        )
-    if record.get("num_shards") != shard.count and not overwrite:
-        raise FileExistsError(
-            f"{index} indexes {record.get('num_shards')} shards of this output, and this run is shard {shard.index} "
-            f"of {shard.count}; run the shards of that count, write to another output, or pass --overwrite (then "
-            f"run the other shards of {shard.count} too)"
-        )
-
-
 def _finish(
     result: EmbedResult, partial: Path, output: PathLike, shard: Shard, scan: InputScan, layers: str
 ) -> EmbedResult:
@@ -1010,95 +568,6 @@ def _finish(
     ``partial`` folder is removed, last, so that a run stopped before has left the folder by which
     the same command finishes (``_is_merged_output``), index included."""
     if shard.count > 1 and shard.index == 0:
-        result.index = _write_shard_index(output, shard, scan.num_lines, layers)
+        result.index = write_shard_index(output, shard, scan.num_lines, layers)
     _remove_partial(partial)
     return result
-
-
-# -- reading ----------------------------------------------------------------------------------
-class Embeddings:
-    """Read access to the arrays written by ``elmo embed``: ``embeddings[line]`` is the array of
-    input line ``line`` (0-based; a negative one counts from the end, as in a list), read from
-    disk. Use it as a context manager, or ``close()`` it.
-
-    A single shard file opened alone holds only its own lines (``len`` counts them); indexing
-    is by global line index in any case, and from the end only through the shard index.
-    """
-
-    def __init__(self, files: list[h5py.File], num_lines: int, lone_shard: bool = False) -> None:
-        self.files = files
-        self.num_lines = num_lines
-        self.lone_shard = lone_shard
-
-    def __len__(self) -> int:
-        return self.num_lines
-
-    def __getitem__(self, line: int) -> np.ndarray:
-        line = operator.index(line)
-        if line < 0 and self.lone_shard:
-            raise IndexError(
-                f"line {line}: {self.files[0].filename} is one shard of an output, indexed by the input's line "
-                "numbers (0 and up); open the output's index file (OUTPUT.index.json) to count from the end"
-            )
-        index = line + self.num_lines if line < 0 else line
-        if not self.lone_shard and not 0 <= index < self.num_lines:
-            raise IndexError(
-                f"line {line} is out of range: there are {self.num_lines:,} lines "
-                f"(0 to {self.num_lines - 1:,}, or -{self.num_lines:,} to -1)"
-            )
-        handle = self.files[index % len(self.files)]
-        if str(index) not in handle:
-            raise IndexError(f"line {line} is not in {handle.filename}")
-        return handle[str(index)][()]
-
-    def close(self) -> None:
-        for handle in self.files:
-            handle.close()
-
-    def __enter__(self) -> Embeddings:
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        self.close()
-
-
-def open_embeddings(path: PathLike) -> Embeddings:
-    """Open an output of ``elmo embed``: an HDF5 file, or a sharded run's ``OUTPUT.index.json``
-    (every shard file must be there), which ``OUTPUT`` itself also names when no such file exists."""
-    path = Path(path)
-    if path.suffix != ".json":
-        if not path.exists() and shard_index_file(path).is_file():
-            path = shard_index_file(path)  # the OUTPUT of a sharded run
-        else:
-            return _open_file(path)
-    index = json.loads(path.read_text(encoding="utf-8"))
-    if index.get("format") != INDEX_FORMAT:
-        raise ValueError(f"{path} is not a shard index of elmo embed (format {index.get('format')!r})")
-    files = [path.parent / name for name in index["files"]]
-    for file in files:
-        if not file.is_file():
-            raise FileNotFoundError(f"{file}, listed in {path}, is missing: has every shard finished?")
-    embeddings = Embeddings([h5py.File(file, "r") for file in files], index["num_lines"])
-    first = _read_recorded(embeddings.files[0])
-    for file, handle in zip(files[1:], embeddings.files[1:]):
-        differ = _differing_setting(first, _read_recorded(handle))
-        if differ:
-            embeddings.close()
-            name, ours, theirs = differ
-            raise ValueError(
-                f"{path}: its shards differ in {name} ({files[0].name}: {ours}; {file.name}: {theirs}); "
-                "run every shard again with the same settings (--overwrite)"
-            )
-    return embeddings
-
-
-def _open_file(path: Path) -> Embeddings:
-    """One output file: a whole run's or one shard's."""
-    if not path.exists():
-        shards = Shard.shard_files(path)
-        found = f"; there are shard files ({shards[0].name}, ...) but no index: has shard 0 finished?" if shards else ""
-        raise FileNotFoundError(f"{path} not found{found}")
-    handle = h5py.File(path, "r")
-    recorded = _read_recorded(handle)
-    lone_shard = Shard.is_shard_file(path) if recorded is None else recorded.get("shard", "0/1") != "0/1"
-    return Embeddings([handle], len(handle) - (SENTENCE_TO_INDEX in handle), lone_shard)

@@ -1,0 +1,158 @@
+"""The output files of ``elmo embed``: what each records (``SETTINGS_ATTRIBUTE``: the settings
+it was made with; ``SENTENCE_TO_INDEX``: AllenNLP's map of each line's text to its dataset), and
+reading them back (``open_embeddings``: one file, or a sharded output through its index).
+
+Every output file records the settings it was made with (input SHA-256, model and its
+fingerprint, layers, pool, dtype, shard) in its root attribute ``SETTINGS_ATTRIBUTE``; the shards
+of one output must share their input, model, layers, pool and dtype (``differing_setting``): a
+shard run that differs from a finished shard is refused (``hf_elmo.embed.run``), and
+``open_embeddings`` refuses an index whose shards differ.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from pathlib import Path
+from typing import Any
+
+import h5py
+import numpy as np
+
+from ..fileio import PathLike
+from .shards import INDEX_FORMAT, Shard, shard_index_file
+
+#: AllenNLP's dataset of every line's text (stripped), as JSON, to the name of its line's dataset.
+SENTENCE_TO_INDEX = "sentence_to_index"
+#: The root attribute of an output file that records, as JSON, the settings it was made with.
+SETTINGS_ATTRIBUTE = "elmo_embed_settings"
+#: What that record holds (of a run's settings; ``pool`` is null for unpooled vectors).
+_RECORDED_SETTINGS = ("input_bytes", "input_sha256", "model", "model_sha256", "layers", "pool", "dtype", "shard")
+#: The recorded settings that the shards of one output must share, as users name them.
+_SHARED_SETTINGS = {
+    "input_sha256": "input",
+    "model_sha256": "model",
+    "layers": "--layers",
+    "pool": "--pool",
+    "dtype": "--dtype",
+}
+
+
+def recorded_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """What an output file records of its run's ``settings`` (``SETTINGS_ATTRIBUTE``)."""
+    return {key: settings.get(key) for key in _RECORDED_SETTINGS}
+
+
+def read_recorded_settings(handle: h5py.File) -> dict[str, Any] | None:
+    """The settings an output file records; None for one written before outputs recorded them."""
+    text = handle.attrs.get(SETTINGS_ATTRIBUTE)
+    return None if text is None else json.loads(text)
+
+
+def differing_setting(first: dict[str, Any] | None, second: dict[str, Any] | None) -> tuple[str, str, str] | None:
+    """The first setting that shards of one output must share in which two recorded settings
+    differ: its name, as users know it, and the two values shown; None if they agree (or if
+    neither records any: outputs of older versions)."""
+    if first is None or second is None:
+        if first is second:
+            return None
+        shown = ["none: an older elmo embed" if r is None else "recorded" for r in (first, second)]
+        return "recorded settings", shown[0], shown[1]
+    for key, name in _SHARED_SETTINGS.items():
+        if first.get(key) != second.get(key):
+            if key == "input_sha256":
+                shown = [f"SHA-256 {r[key][:12]}..." for r in (first, second)]
+            elif key == "model_sha256":
+                shown = [f"{r['model']}, SHA-256 {r[key][:12]}..." for r in (first, second)]
+            else:
+                shown = ["none" if r.get(key) is None else str(r[key]) for r in (first, second)]
+            return name, shown[0], shown[1]
+    return None
+
+
+class Embeddings:
+    """Read access to the arrays written by ``elmo embed``: ``embeddings[line]`` is the array of
+    input line ``line`` (0-based; a negative one counts from the end, as in a list), read from
+    disk. Use it as a context manager, or ``close()`` it.
+
+    A single shard file opened alone holds only its own lines (``len`` counts them); indexing
+    is by global line index in any case, and from the end only through the shard index.
+    """
+
+    def __init__(self, files: list[h5py.File], num_lines: int, lone_shard: bool = False) -> None:
+        self.files = files
+        self.num_lines = num_lines
+        self.lone_shard = lone_shard
+
+    def __len__(self) -> int:
+        return self.num_lines
+
+    def __getitem__(self, line: int) -> np.ndarray:
+        line = operator.index(line)
+        if line < 0 and self.lone_shard:
+            raise IndexError(
+                f"line {line}: {self.files[0].filename} is one shard of an output, indexed by the input's line "
+                "numbers (0 and up); open the output's index file (OUTPUT.index.json) to count from the end"
+            )
+        index = line + self.num_lines if line < 0 else line
+        if not self.lone_shard and not 0 <= index < self.num_lines:
+            raise IndexError(
+                f"line {line} is out of range: there are {self.num_lines:,} lines "
+                f"(0 to {self.num_lines - 1:,}, or -{self.num_lines:,} to -1)"
+            )
+        handle = self.files[index % len(self.files)]
+        if str(index) not in handle:
+            raise IndexError(f"line {line} is not in {handle.filename}")
+        return handle[str(index)][()]
+
+    def close(self) -> None:
+        for handle in self.files:
+            handle.close()
+
+    def __enter__(self) -> Embeddings:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+
+def open_embeddings(path: PathLike) -> Embeddings:
+    """Open an output of ``elmo embed``: an HDF5 file, or a sharded run's ``OUTPUT.index.json``
+    (every shard file must be there), which ``OUTPUT`` itself also names when no such file exists."""
+    path = Path(path)
+    if path.suffix != ".json":
+        if not path.exists() and shard_index_file(path).is_file():
+            path = shard_index_file(path)  # the OUTPUT of a sharded run
+        else:
+            return _open_file(path)
+    index = json.loads(path.read_text(encoding="utf-8"))
+    if index.get("format") != INDEX_FORMAT:
+        raise ValueError(f"{path} is not a shard index of elmo embed (format {index.get('format')!r})")
+    files = [path.parent / name for name in index["files"]]
+    for file in files:
+        if not file.is_file():
+            raise FileNotFoundError(f"{file}, listed in {path}, is missing: has every shard finished?")
+    embeddings = Embeddings([h5py.File(file, "r") for file in files], index["num_lines"])
+    first = read_recorded_settings(embeddings.files[0])
+    for file, handle in zip(files[1:], embeddings.files[1:]):
+        differ = differing_setting(first, read_recorded_settings(handle))
+        if differ:
+            embeddings.close()
+            name, ours, theirs = differ
+            raise ValueError(
+                f"{path}: its shards differ in {name} ({files[0].name}: {ours}; {file.name}: {theirs}); "
+                "run every shard again with the same settings (--overwrite)"
+            )
+    return embeddings
+
+
+def _open_file(path: Path) -> Embeddings:
+    """One output file: a whole run's or one shard's."""
+    if not path.exists():
+        shards = Shard.shard_files(path)
+        found = f"; there are shard files ({shards[0].name}, ...) but no index: has shard 0 finished?" if shards else ""
+        raise FileNotFoundError(f"{path} not found{found}")
+    handle = h5py.File(path, "r")
+    recorded = read_recorded_settings(handle)
+    lone_shard = Shard.is_shard_file(path) if recorded is None else recorded.get("shard", "0/1") != "0/1"
+    return Embeddings([handle], len(handle) - (SENTENCE_TO_INDEX in handle), lone_shard)

@@ -1,0 +1,144 @@
+"""Sentences to arrays in memory: ``embed_sentences`` streams one array per tokenised sentence.
+
+**Memory** does not grow with the input: sentences are read ahead by at most
+``lookahead_tokens`` (``LOOKAHEAD_BATCHES`` batches by default), sorted by length into batches of
+at most ``batch_tokens`` padded tokens (a longer sentence runs alone), and their arrays are
+yielded as they come.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..batching import token_budget_batches
+from ..cuda_graphs import GraphedElmo
+from ..modeling_elmo import ElmoModel, mean_pool
+from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, check_split_words
+
+#: What is stored per sentence: every layer, the top one, or their mean.
+LAYERS = ("all", "top", "average")
+#: How a sentence's token vectors are pooled into one vector: not at all, or their mean.
+POOLS = (None, "mean")
+DEFAULT_BATCH_TOKENS = 4096
+#: Sentences read ahead and sorted together, in batches of ``batch_tokens``.
+LOOKAHEAD_BATCHES = 8
+
+
+def embed_sentences(
+    model: ElmoModel,
+    sentences: Iterable[Sequence[str]],
+    *,
+    layers: str = "all",
+    batch_tokens: int = DEFAULT_BATCH_TOKENS,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
+    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
+    lookahead_tokens: int | None = None,
+    pool: str | None = None,
+    cuda_graphs: bool = False,
+) -> Iterator[np.ndarray]:
+    """Embed tokenised sentences; yields one float32 array per sentence, in input order.
+
+    Every sentence starts from the model's initial state, so its vectors do not depend on the
+    batching. Sentences are read ahead by about ``lookahead_tokens`` tokens (default
+    ``LOOKAHEAD_BATCHES * batch_tokens``), sorted by length and run in batches of at most
+    ``batch_tokens`` padded tokens (a longer sentence runs alone).
+
+    Args:
+        model: the biLM; put in eval mode, and moved to ``device`` / cast to ``dtype`` (in
+            place, like ``model.to``) when they are given. Arrays are float32 whatever ``dtype``.
+        sentences: token lists; an empty one is an error.
+        layers: ``"all"`` (L+1, T, 2P), ``"top"`` (T, 2P) the last layer, or ``"average"``
+            (T, 2P) the mean over layers.
+        cuda_graphs: run the biLM through ``cuda_graphs.GraphedElmo`` (one CUDA graph per
+            batch/length bucket on a GPU; the same vectors within 1e-5).
+        max_token_chars: longer tokens are an error (``None``: truncated as the original does).
+        pool: ``"mean"``: one vector per sentence, the mean over its tokens (``mean_pool``):
+            (L+1, 2P) for ``layers="all"``, (2P,) for ``"top"`` and ``"average"``.
+    """
+    check_options(layers, pool, batch_tokens)
+    if device is not None or dtype is not None:
+        model.to(device=device, dtype=dtype)  # type: ignore[call-arg]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
+    model.eval()
+    forward = GraphedElmo(model) if cuda_graphs else partial(model, stateful=False)
+    lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * batch_tokens
+    return _embed_stream(model, forward, iter(sentences), layers, batch_tokens, max_token_chars, lookahead, pool)
+
+
+#: input_ids (B, T, W) on the model's device -> the model's stateless ``ElmoModelOutput``.
+Forward = Callable[..., Any]
+
+
+def _embed_stream(
+    model: ElmoModel,
+    forward: Forward,
+    sentences: Iterator[Sequence[str]],
+    layers: str,
+    batch_tokens: int,
+    max_token_chars: int | None,
+    lookahead: int,
+    pool: str | None,
+) -> Iterator[np.ndarray]:
+    done = 0
+    while True:
+        chunk: list[Sequence[str]] = []
+        tokens = 0
+        for sentence in sentences:
+            if len(sentence) == 0:
+                raise ValueError(f"sentence {done + len(chunk)} has no tokens to embed")
+            if isinstance(sentence, str):
+                raise TypeError(f"sentence {done + len(chunk)} is the str {sentence[:40]!r}, not a list of words")
+            check_split_words(sentence, f"sentence {done + len(chunk)}")
+            chunk.append(sentence)
+            tokens += len(sentence)
+            if tokens >= lookahead:
+                break
+        if not chunk:
+            return
+        yield from _embed_chunk(model, forward, chunk, layers, batch_tokens, max_token_chars, pool)
+        done += len(chunk)
+
+
+def _embed_chunk(
+    model: ElmoModel,
+    forward: Forward,
+    chunk: list[Sequence[str]],
+    layers: str,
+    batch_tokens: int,
+    max_token_chars: int | None,
+    pool: str | None,
+) -> list[np.ndarray]:
+    """The arrays of ``chunk``'s sentences, in order, computed in length-sorted batches."""
+    out: dict[int, np.ndarray] = {}
+    for batch in token_budget_batches([len(s) for s in chunk], batch_tokens):
+        rows = [chunk[i] for i in batch]
+        ids = batch_to_ids(rows, model.config.max_characters_per_token, max_token_chars)
+        with torch.inference_mode():  # the model reads the attention mask off the ids' padding
+            output = forward(input_ids=ids.to(model.device))
+            wanted = output.hidden_states[-1:] if layers == "top" else output.hidden_states
+            if pool == "mean":
+                wanted = [mean_pool(h, output.attention_mask) for h in wanted]  # (B, 2P) each
+            arrays = [h.float().cpu().numpy() for h in wanted]  # (B, T, 2P) each, or (B, 2P) pooled
+        for row, index in enumerate(batch):
+            length = len(chunk[index])
+            stacked = np.stack([a[row] if pool else a[row, :length] for a in arrays])  # (L+1 or 1, [T,] 2P), a copy
+            if layers == "all":
+                out[index] = stacked
+            else:
+                out[index] = stacked[0] if layers == "top" else stacked.mean(axis=0)
+    return [out[i] for i in range(len(chunk))]
+
+
+def check_options(layers: str, pool: str | None, batch_tokens: int) -> None:
+    """The options that ``embed_sentences`` and ``embed_file`` share: one error each, naming it."""
+    if layers not in LAYERS:
+        raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
+    if pool not in POOLS:
+        raise ValueError(f"pool must be one of {POOLS}, got {pool!r}")
+    if batch_tokens < 1:
+        raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")

@@ -1,0 +1,151 @@
+"""Sharding: which lines of the input a process embeds, the files its output is named by, and
+the shard index that ``open_embeddings`` opens as one output.
+
+``Shard(i, N)`` (N at most ``MAX_SHARDS``) takes the lines whose index is i modulo N, in chunks of
+``chunk_lines`` of its own lines (``Shard.chunk_of``), and writes ``OUTPUT`` with ``.shard-i-of-N``
+before its suffix (datasets keep the global line index; each shard file is a complete
+AllenNLP-style file for its lines). Shard 0 also writes the index ``OUTPUT.index.json``
+(``write_shard_index``, before it removes its partial folder: see ``hf_elmo.embed.run``), which
+``open_embeddings`` opens like a single file. Shards are independent processes (e.g. one per GPU
+under ``torchrun``); no process group is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..fileio import PathLike, write_text_atomic
+
+#: Consecutive lines of a shard in one chunk (``Shard.chunk_of``), the unit that a run resumes from.
+DEFAULT_CHUNK_LINES = 10_000
+#: The most shards of one output (``Shard``'s N): its index lists every shard file.
+MAX_SHARDS = 1024
+#: How a shard is given (``--shard``, ``Shard.parse``), as its errors say.
+SHARD_FORM = "--shard I/N, whole numbers with 0 <= I < N (e.g. 0/2)"
+#: The ``format`` of a shard index (``write_shard_index``).
+INDEX_FORMAT = "elmo-embed-shards"
+#: What ``Shard.output_file`` puts between a shard's file stem and suffix, and the pattern of any shard's.
+_SHARD_TAG = ".shard-{index}-of-{count}"
+_SHARD_TAG_PATTERN = r"\.shard-[0-9]+-of-[0-9]+"
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Lines ``index``, ``index + count``, ``index + 2 * count``, ... of the input."""
+
+    index: int = 0
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < self.count:
+            raise ValueError(f"shard {self.index}/{self.count}: expected {SHARD_FORM}")
+        if self.count > MAX_SHARDS:
+            raise ValueError(f"shard {self.index}/{self.count}: at most {MAX_SHARDS} shards")
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``"I/N"`` (``SHARD_FORM``), e.g. ``"0/2"``."""
+        match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
+        if not match:
+            raise ValueError(f"shard {text!r}: expected {SHARD_FORM}")
+        return cls(int(match[1]), int(match[2]))
+
+    @classmethod
+    def from_environment(cls) -> Shard:
+        """``RANK`` of ``WORLD_SIZE`` when started by ``torchrun``, else the whole input."""
+        rank, world_size = os.environ.get("RANK", "0"), os.environ.get("WORLD_SIZE", "1")
+        try:
+            return cls.parse(f"{rank}/{world_size}")
+        except ValueError:
+            raise ValueError(
+                f"the environment's RANK={rank!r} and WORLD_SIZE={world_size!r} (as torchrun sets them) are no shard: "
+                f"need whole numbers 0 <= RANK < WORLD_SIZE <= {MAX_SHARDS}; unset them, or pass --shard i/N"
+            ) from None
+
+    def owns(self, line: int) -> bool:
+        return line % self.count == self.index
+
+    def chunk_of(self, line: int, chunk_lines: int) -> int:
+        """The chunk that an owned ``line`` falls in (chunks count this shard's lines)."""
+        return line // self.count // chunk_lines
+
+    def output_file(self, output: PathLike) -> Path:
+        """``out.hdf5`` itself for the whole input, ``out.shard-i-of-N.hdf5`` for a shard."""
+        output = Path(output)
+        if self.count == 1:
+            return output
+        return output.with_name(f"{output.stem}{_SHARD_TAG.format(index=self.index, count=self.count)}{output.suffix}")
+
+    @staticmethod
+    def is_shard_file(path: PathLike) -> bool:
+        """Whether ``path`` is named as ``output_file`` names a shard's file."""
+        return re.search(_SHARD_TAG_PATTERN + "$", Path(path).stem) is not None
+
+    @staticmethod
+    def shard_files(output: PathLike) -> list[Path]:
+        """The shard files of ``output`` there are (of any count)."""
+        output = Path(output)
+        name = re.compile(re.escape(output.stem) + _SHARD_TAG_PATTERN + re.escape(output.suffix))
+        if not output.parent.is_dir():
+            return []
+        return sorted(p for p in output.parent.iterdir() if name.fullmatch(p.name))
+
+
+def run_shard(shard: str | None) -> Shard:
+    """The shard of a run: ``shard`` (``"i/N"``) if given, else ``Shard.from_environment()``."""
+    return Shard.parse(shard) if shard else Shard.from_environment()
+
+
+def shard_index_file(output: PathLike) -> Path:
+    """Where shard 0 writes the index of a sharded output: ``OUTPUT.index.json``."""
+    output = Path(output)
+    return output.with_name(output.name + ".index.json")
+
+
+def write_shard_index(output: PathLike, shard: Shard, num_lines: int, layers: str) -> Path:
+    """Write the index of the ``shard.count`` shard files of ``output`` (of an input of
+    ``num_lines`` lines) to ``shard_index_file(output)``, and return that path."""
+    index = shard_index_file(output)
+    write_text_atomic(
+        index,
+        json.dumps(
+            {
+                "format": INDEX_FORMAT,
+                "num_shards": shard.count,
+                "num_lines": num_lines,
+                "assignment": "line % num_shards",
+                "files": [Shard(i, shard.count).output_file(output).name for i in range(shard.count)],
+                "layers": layers,
+            },
+            indent=2,
+        )
+        + "\n",
+    )
+    return index
+
+
+def check_shard_index(index: Path, shard: Shard, overwrite: bool) -> None:
+    """Refuse, before shard 0 of ``shard.count`` computes anything, to replace ``index`` when it
+    is not a shard index of ``elmo embed`` (a user's file), or, unless ``overwrite``, one of this
+    output with another number of shards (whose shard files it would orphan)."""
+    if not index.exists():
+        return
+    try:
+        record = json.loads(index.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        record = None
+    if not isinstance(record, dict) or record.get("format") != INDEX_FORMAT:
+        raise FileExistsError(
+            f"{index} exists and is no shard index of elmo embed, so it is not replaced; move it, or write to "
+            "another output"
+        )
+    if record.get("num_shards") != shard.count and not overwrite:
+        raise FileExistsError(
+            f"{index} indexes {record.get('num_shards')} shards of this output, and this run is shard {shard.index} "
+            f"of {shard.count}; run the shards of that count, write to another output, or pass --overwrite (then "
+            f"run the other shards of {shard.count} too)"
+        )
