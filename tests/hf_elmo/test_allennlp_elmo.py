@@ -9,7 +9,6 @@ scripts/check_parity.py --allennlp-python compares it with AllenNLP's own module
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -30,7 +29,6 @@ from tests.numpy_elmo import (
 )
 
 TOLERANCE = 1e-5
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 @pytest.fixture(scope="module")
@@ -235,21 +233,6 @@ def test_missing_files_or_a_foreign_module_are_refused_in_one_line():
         Elmo(None, None, 1)
     with pytest.raises(TypeError, match=re.escape("Elmo(module=...) takes an hf_elmo ElmoModel")):
         Elmo(None, None, 1, module=torch.nn.Linear(2, 2))  # type: ignore[arg-type]
-
-
-def test_the_readme_snippet_coming_from_allennlp_runs(files, tmp_path, monkeypatch):
-    text = README.read_text()
-    section = text[text.index("### Coming from AllenNLP") :]
-    code = re.search(r"```python\n(.*?)```", section, re.S)
-    assert code is not None
-    (tmp_path / "options.json").symlink_to(files[0])
-    (tmp_path / "weights.hdf5").symlink_to(files[1])
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    exec(compile(code.group(1), "README.md", "exec"), namespace)  # noqa: S102
-    assert len(namespace["out"]["elmo_representations"]) == 2
-    assert [v.shape[:2] for v in namespace["vectors"]] == [(3, 3), (3, 2)]
-    assert os.fspath(tmp_path) == os.getcwd()
 
 
 def test_an_empty_sentence_is_refused_naming_allow_empty_which_gives_it_allennlps_zeros_and_false_mask(files, batches):
