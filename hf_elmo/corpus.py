@@ -18,6 +18,10 @@ MAX_LINE_CHARS = 100_000
 #: How text files are decoded: UTF-8, a byte-order mark at the start of the file (as some editors
 #: write) dropped rather than read into the first token.
 TEXT_ENCODING = "utf-8-sig"
+#: U+FEFF: at the start of a line, a byte-order mark (``cat a.txt b.txt`` of files that start with
+#: one puts it there), which ``read_lines`` drops; elsewhere a zero-width no-break space, a
+#: character of its token, as the tokenizer keeps it (``str.split`` and spaCy split no word at it).
+BYTE_ORDER_MARK = "\ufeff"
 #: The first bytes of a gzip file: ``read_lines`` reads such a file decompressed.
 GZIP_MAGIC = b"\x1f\x8b"
 #: What ``read_lines`` (``errors="surrogateescape"``) decodes an invalid UTF-8 byte to.
@@ -29,8 +33,9 @@ class CorpusError(ValueError):
 
 
 def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
-    """The lines of a UTF-8 file (a leading byte-order mark dropped) as Python's text mode splits
-    them (at ``\\n``, ``\\r\\n`` and ``\\r``, each ending read as ``\\n``); an invalid byte becomes
+    """The lines of a UTF-8 file as Python's text mode splits them (at ``\\n``, ``\\r\\n`` and
+    ``\\r``, each ending read as ``\\n``), a byte-order mark at the start of a line dropped (the
+    file's, or one that concatenated files carry into it: ``BYTE_ORDER_MARK``); an invalid byte becomes
     a lone surrogate (``errors="surrogateescape"``) for the caller to report (``undecodable_byte``).
     A gzip-compressed file (``is_gzip``, whatever its name) is decompressed as it is read; damaged
     gzip data is a ``CorpusError``.
@@ -42,11 +47,13 @@ def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
     opener = gzip.open if is_gzip(path) else open
     with opener(path, "rt", encoding=TEXT_ENCODING, errors="surrogateescape") as handle:
         try:
-            if max_chars is None:
-                yield from handle
-            else:
-                while line := handle.readline(max_chars + 1):
-                    yield line
+            size = -1 if max_chars is None else max_chars + 1
+            at_line_start = True  # a line longer than max_chars comes in pieces: its first starts it
+            while line := handle.readline(size):
+                if at_line_start and line[:1] == BYTE_ORDER_MARK:
+                    line = line.lstrip(BYTE_ORDER_MARK)
+                at_line_start = line[-1:] == "\n"
+                yield line
         except (EOFError, gzip.BadGzipFile, zlib.error) as err:  # a truncated or damaged .gz
             raise CorpusError(f"{path}: damaged gzip data ({err}); download or compress the file again") from None
 

@@ -23,6 +23,7 @@ from hf_elmo.tokenization_elmo import (
     batch_to_ids,
     begin_of_sentence_ids,
     end_of_sentence_ids,
+    split_words,
 )
 from hf_elmo.training.data import SentenceBatcher, collate_sentences
 from hf_elmo.training.evaluation import load_lm, perplexity
@@ -934,3 +935,15 @@ def test_a_byte_order_mark_at_the_start_of_a_corpus_is_not_read_into_its_first_t
     corpus = tmp_path / "bom.txt"
     corpus.write_bytes("\ufeffThe cat sat .\nIt ran .\n".encode())
     assert read_corpus(corpus) == ["The cat sat .", "It ran ."]
+
+
+def test_a_byte_order_mark_at_the_start_of_any_line_is_dropped_and_one_inside_a_line_kept_as_the_tokenizer_keeps_it(
+    tmp_path,
+):
+    """Was: `cat a.txt b.txt` of files that start with a byte-order mark put '\\ufeffIt' into the vocabulary."""
+    corpus = tmp_path / "cat.txt"
+    corpus.write_bytes("\ufeffThe cat sat .\n\ufeffIt ran .\r\n\ufeff\ufeffIt sat .\nzero\ufeffwidth .\n".encode())
+    assert read_corpus(corpus) == ["The cat sat .", "It ran .", "It sat .", "zero\ufeffwidth ."]
+    assert list(read_lines(corpus, max_chars=1000)) == list(read_lines(corpus))
+    assert "\ufeffIt" not in build_vocabulary(read_corpus(corpus)) and "It" in build_vocabulary(read_corpus(corpus))
+    assert split_words("zero\ufeffwidth .")[0] == read_corpus(corpus)[-1].split()  # as at inference
