@@ -5,6 +5,7 @@ decompressed; ``read_corpus`` reads a training or evaluation corpus with it."""
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import re
 import zlib
@@ -26,6 +27,15 @@ BYTE_ORDER_MARK = "\ufeff"
 GZIP_MAGIC = b"\x1f\x8b"
 #: What ``read_lines`` (``errors="surrogateescape"``) decodes an invalid UTF-8 byte to.
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
+#: The byte-order marks of the other Unicode encodings, UTF-32's before UTF-16's (UTF-16 LE's is the
+#: start of UTF-32 LE's): ``read_lines`` refuses a file that starts with one as text in that encoding
+#: (Windows PowerShell's ``>`` writes UTF-16), not as the binary data its NUL bytes look like.
+_OTHER_ENCODINGS = {
+    codecs.BOM_UTF32_LE: "UTF-32",
+    codecs.BOM_UTF32_BE: "UTF-32",
+    codecs.BOM_UTF16_LE: "UTF-16",
+    codecs.BOM_UTF16_BE: "UTF-16",
+}
 
 
 class CorpusError(ValueError):
@@ -38,7 +48,7 @@ def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
     file's, or one that concatenated files carry into it: ``BYTE_ORDER_MARK``); an invalid byte becomes
     a lone surrogate (``errors="surrogateescape"``) for the caller to report (``undecodable_byte``).
     A gzip-compressed file (``is_gzip``, whatever its name) is decompressed as it is read; damaged
-    gzip data is a ``CorpusError``.
+    gzip data is a ``CorpusError``, and so is a UTF-16 or UTF-32 file (``_refuse_other_encodings``).
 
     With ``max_chars``, at most ``max_chars + 1`` characters of a line are read at a time, so that
     a file without line breaks is not read whole: a longer line comes as its first piece, without
@@ -48,14 +58,31 @@ def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
     with opener(path, "rt", encoding=TEXT_ENCODING, errors="surrogateescape") as handle:
         try:
             size = -1 if max_chars is None else max_chars + 1
+            line = handle.readline(size)
+            _refuse_other_encodings(path, line)
             at_line_start = True  # a line longer than max_chars comes in pieces: its first starts it
-            while line := handle.readline(size):
+            while line:
                 if at_line_start and line[:1] == BYTE_ORDER_MARK:
                     line = line.lstrip(BYTE_ORDER_MARK)
                 at_line_start = line[-1:] == "\n"
                 yield line
+                line = handle.readline(size)
         except (EOFError, gzip.BadGzipFile, zlib.error) as err:  # a truncated or damaged .gz
             raise CorpusError(f"{path}: damaged gzip data ({err}); download or compress the file again") from None
+
+
+def _refuse_other_encodings(path: PathLike, first_line: str) -> None:
+    """Raise ``CorpusError`` when the file whose first line ``read_lines`` read is UTF-16 or UTF-32
+    text (it starts with that encoding's byte-order mark), saying how to convert it."""
+    start = first_line[:4].encode("utf-8", "surrogateescape")
+    for mark, encoding in _OTHER_ENCODINGS.items():
+        if start.startswith(mark):
+            path = Path(path)
+            converted = path.with_name(f"{path.stem}-utf8{path.suffix}")
+            raise CorpusError(
+                f"{path} is {encoding} text (it starts with the byte-order mark {mark.hex(' ').upper()}), not UTF-8: "
+                f"convert it, e.g. iconv -f {encoding} -t UTF-8 {path} > {converted}"
+            )
 
 
 def is_gzip(path: PathLike) -> bool:
@@ -71,6 +98,13 @@ def undecodable_byte(line: str) -> str | None:
     if found is None:
         return None
     return f"not valid UTF-8 (byte {ord(found.group()) - 0xDC00:#04x} at character {found.start() + 1})"
+
+
+def nul_byte(line: str) -> str | None:
+    """``NUL byte at character 3 (binary data, not text)`` for the first NUL of a line from
+    ``read_lines``; None when it has none."""
+    found = line.find("\x00")
+    return None if found < 0 else f"NUL byte at character {found + 1} (binary data, not text)"
 
 
 def check_text_file(path: PathLike, what: str) -> Path:
@@ -104,8 +138,9 @@ def read_corpus(
     path = check_text_file(path, what)
     sentences: list[str] = []
     for number, line in enumerate(read_lines(path, max_line_chars), start=1):
-        if "\x00" in line:
-            raise CorpusError(f"{path}:{number}: NUL byte: this looks like binary data, not a text corpus")
+        nul = nul_byte(line)
+        if nul:
+            raise CorpusError(f"{path}:{number}: {nul}")
         if len(line.rstrip("\n")) > max_line_chars:
             raise CorpusError(
                 f"{path}:{number}: line longer than {max_line_chars:,} characters; expected one sentence per "

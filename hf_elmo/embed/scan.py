@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..corpus import MAX_LINE_CHARS, CorpusError, read_lines, undecodable_byte
+from ..corpus import MAX_LINE_CHARS, CorpusError, nul_byte, read_lines, undecodable_byte
 from ..fileio import PathLike
 from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, WHITESPACE, split_words, token_to_char_ids
 from .shards import DEFAULT_CHUNK_LINES, Shard
@@ -109,7 +109,7 @@ def unsplit_tokens(path: PathLike, pre_tokenizer: str, sample_lines: int = SPLIT
         if number == sample_lines or read > SPLIT_SAMPLE_CHARS:
             break
         tokens = line.split()
-        if not tokens or len(line) > MAX_LINE_CHARS or undecodable_byte(line) or "\x00" in line:
+        if not tokens or len(line) > MAX_LINE_CHARS or undecodable_byte(line) or nul_byte(line):
             continue
         found.tokens += len(tokens)
         kept = set(split_words(" ".join(tokens), pre_tokenizer)[0])
@@ -124,12 +124,9 @@ def unsplit_tokens(path: PathLike, pre_tokenizer: str, sample_lines: int = SPLIT
 def _line_problem(
     line: str, tokens: list[str], max_token_chars: int | None, max_characters_per_token: int
 ) -> str | None:
-    undecodable = undecodable_byte(line)
-    if undecodable:
-        return undecodable
-    nul = line.find("\x00")
-    if nul >= 0:
-        return f"NUL byte at character {nul + 1} (binary data, not text)"
+    not_text = undecodable_byte(line) or nul_byte(line)
+    if not_text:
+        return not_text
     if not tokens:
         return "blank line"
     try:  # strict decoding leaves length as the only per-token problem: check the longest

@@ -792,7 +792,7 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card_a
     [
         (b"", "holds no tokens"),
         (b"\n  \n\n", "holds no tokens"),
-        (b"good line\n\x00\x01\x02\xff binary", "binary data"),
+        (b"good line\n\x00\x01\x02\xff binary", "bad.txt:2: NUL byte at character 1"),  # as elmo embed says it
         (b"caf\xe9 latin-1\n", "not valid UTF-8"),
         (b"word " * 2_000_000 + b"\n", "one sentence per line"),
     ],
@@ -823,6 +823,29 @@ def test_a_gzip_corpus_is_read_decompressed_whatever_its_name(tmp_path):
         (tmp_path / name).write_bytes(gzip.compress(text))
         assert read_corpus(tmp_path / name) == ["the cat", "a dog sat"]
         assert list(read_lines(tmp_path / name)) == ["the cat\n", "\n", "a dog sat\n"]
+
+
+@pytest.mark.parametrize(
+    "encoding, mark",
+    [("utf-16-le", "FF FE"), ("utf-16-be", "FE FF"), ("utf-32-le", "FF FE 00 00")],
+    ids=["UTF-16LE", "UTF-16BE", "UTF-32LE"],
+)
+def test_a_utf16_corpus_is_refused_as_utf16_saying_how_to_convert_it(encoding, mark, tmp_path, capsys):
+    """Was: 'NUL byte: this looks like binary data' (elmo pretrain, perplexity), 'not valid UTF-8 (byte 0xff
+    at character 1)' (elmo embed), for what Windows PowerShell's > writes."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes("\ufeffthe cat sat .\r\n".encode(encoding))  # with its byte-order mark, as PowerShell writes
+    name = encoding[:6].upper()
+    said = (
+        f"{corpus} is {name} text (it starts with the byte-order mark {mark}), not UTF-8: convert it, "
+        f"e.g. iconv -f {name} -t UTF-8 {corpus} > {tmp_path / 'c-utf8.txt'}"
+    )
+    for read in (read_corpus, lambda path: list(read_lines(path))):  # elmo pretrain and perplexity; elmo embed
+        with pytest.raises(CorpusError) as refused:
+            read(corpus)
+        assert str(refused.value) == said
+    assert elmo_main(["pretrain", str(corpus), str(tmp_path / "m"), "--epochs", "1", "--no-progress"]) == 2
+    assert said in capsys.readouterr().err
 
 
 def test_a_truncated_gzip_corpus_is_refused_in_one_line(tmp_path, capsys):
