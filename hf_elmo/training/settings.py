@@ -1,5 +1,6 @@
 """What defines a pretraining run: ``PretrainSettings``, the size ``PRESETS``, and the checks
-that refuse a run before anything is written (``check_settings``, ``resolve_init_model``).
+that refuse a run before anything is written (``check_settings``, ``resolve_init_model``,
+``check_vocabulary_options``).
 
 Imports neither torch nor transformers at module level (the checks import what they need).
 """
@@ -319,6 +320,31 @@ def check_settings(settings: PretrainSettings) -> None:
         )
     if s.init_model is None:
         ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
+
+
+def check_vocabulary_options(settings: PretrainSettings, init_source: ModelSource | None) -> None:
+    """Refuse ``--vocab-size`` or ``--min-count`` given where they build nothing: the run's vocabulary
+    is then ``--vocab``'s, or that of the ``--init-model`` LM (``init_source``, from ``resolve_init_model``)
+    whose softmax it continues, never one built from the training file. As for ``--preset`` against an
+    ``--init-model``, an option left to its default (or given its default value) passes."""
+    given = [
+        name
+        for name in ("vocab_size", "min_count")
+        if getattr(settings, name) != PretrainSettings.__dataclass_fields__[name].default
+    ]
+    if not given:
+        return
+    if settings.vocab_file is not None:
+        vocabulary = f"the words of {flag('vocab_file')} {settings.vocab_file}"
+    elif init_source is not None and init_source.has_lm_head:
+        vocabulary = f"that of --init-model {settings.init_model}, whose softmax the run continues"
+    else:
+        return
+    options = " and ".join(f"{flag(name)} {getattr(settings, name)}" for name in given)
+    raise ValueError(
+        f"{options} would build a vocabulary from the training file, but the run's vocabulary is {vocabulary}; "
+        f"drop {' and '.join(flag(name) for name in given)}"
+    )
 
 
 def resolve_init_model(settings: PretrainSettings) -> ModelSource | None:

@@ -30,8 +30,10 @@ def figures(ours: float, baseline: float) -> dict:
 
 
 def pretrain(corpus, run, *extra: str) -> None:
-    args = ["pretrain", str(corpus), str(run), "--epochs", "1", *TINY_SHAPE_ARGS, "--vocab-size", "100"]
-    assert elmo_main([*args, "--min-count", "1", "--tokens-per-batch", "128", "--no-progress", *extra]) == 0
+    """A tiny run from scratch, or continuing the --init-model LM in ``extra`` (with its vocabulary)."""
+    args = ["pretrain", str(corpus), str(run), "--epochs", "1", *TINY_SHAPE_ARGS, "--tokens-per-batch", "128"]
+    vocabulary = [] if "--init-model" in extra else ["--vocab-size", "100", "--min-count", "1"]
+    assert elmo_main([*args, *vocabulary, "--no-progress", *extra]) == 0
 
 
 def ship(tmp_path, ours: float, baseline: float, earlier: tuple = (), baseline_is: str | None = None) -> tuple:

@@ -247,6 +247,32 @@ def test_an_option_that_would_change_the_init_model_is_refused_before_anything_i
     assert files_under(tmp_path) == before
 
 
+def test_vocab_size_or_min_count_given_where_the_vocabulary_comes_from_vocab_or_the_init_lm_is_refused_naming_it(
+    tmp_path, capsys
+):
+    """Was: ignored without a word (the --vocab file's words, or the --init-model LM's, were the vocabulary)."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    assert pretrain(corpus, tmp_path / "lm", "--max-tokens", "50") == 0  # TINY: --vocab-size 100 --min-count 1
+    vocab = tmp_path / "lm" / "vocab.txt"
+    capsys.readouterr()
+    before = files_under(tmp_path)
+    assert pretrain(corpus, tmp_path / "m", "--epochs", "1", "--vocab", str(vocab)) == 2
+    assert error_of(capsys).endswith(
+        "--vocab-size 100 and --min-count 1 would build a vocabulary from the training file, but the run's "
+        f"vocabulary is the words of --vocab {vocab}; drop --vocab-size and --min-count"
+    )
+    assert pretrain(corpus, tmp_path / "m", "--epochs", "1", "--init-model", str(tmp_path / "lm")) == 2
+    assert error_of(capsys).endswith(
+        "--vocab-size 100 and --min-count 1 would build a vocabulary from the training file, but the run's "
+        f"vocabulary is that of --init-model {tmp_path / 'lm'}, whose softmax the run continues; drop --vocab-size "
+        "and --min-count"
+    )
+    assert files_under(tmp_path) == before
+    # left to their defaults (or given them), they are no conflict
+    argv = ["pretrain", str(corpus), str(tmp_path / "m"), "--max-tokens", "50", "--tokens-per-batch", "128"]
+    assert main([*argv, "--init-model", str(tmp_path / "lm"), "--vocab-size", "50000", "--no-progress"]) == 0
+
+
 # -- resuming: the same training file, whole checkpoints ----------------------------------------
 def test_resuming_compares_the_training_files_content_and_the_rate_that_runs_not_the_options_as_typed(
     tmp_path, capsys, monkeypatch
