@@ -88,6 +88,13 @@ def perplexity_line(result: dict[str, float]) -> str:
     return f"perplexity forward {result['forward']:.3f}  backward {result['backward']:.3f}  average {result['average']:.3f}"
 
 
+def predictions_text(result: dict[str, float]) -> str:
+    """What a ``perplexity`` was taken over: ``N predictions per direction, X% <UNK>`` (the share of the
+    word targets that are ``<UNK>``, which a perplexity leaves out: the more there are, the lower it
+    is), as ``elmo perplexity``, ``elmo pretrain`` and the model card say it beside the figures."""
+    return f"{result['predictions']:,} predictions per direction, {result['unk_rate']:.2%} <UNK>"
+
+
 def load_lm(model: PathLike, softmax_weights: PathLike | None = None) -> ElmoForBidirectionalLM:
     """An ``ElmoForBidirectionalLM`` in float32 eval mode from any model name (``resolve_model``):
     a folder written by ``elmo pretrain``, or original files (folder or zip) plus a softmax dump."""

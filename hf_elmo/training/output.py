@@ -18,6 +18,7 @@ from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_mo
 from ..modeling_lm import ElmoForBidirectionalLM
 from ..tokenization_elmo import ElmoTokenizer
 from .distributed import warn
+from .evaluation import predictions_text
 from .settings import PretrainSettings
 from .vocab import VOCAB_FILE, Vocabulary
 
@@ -171,7 +172,7 @@ def model_card_fields(
             continue
         provenance[f"perplexity ({split})"] = (
             f"forward {values['forward']:.2f}, backward {values['backward']:.2f}, average {values['average']:.2f} "
-            f"(full softmax, {values['predictions']:,} predictions per direction)"
+            f"(full softmax, {predictions_text(values)})"
         )
     how = "pretrained from scratch" if init is None else f"continued from `{init.name}`"
     description = (

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.devices import resolve_device
     from hf_elmo.loading import resolve_model
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
-    from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_line
+    from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_line, predictions_text
     from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
 
     if args.file is None:
@@ -101,6 +101,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"{args.file}: {result['predictions']:,} predictions per direction, {result['unk_rate']:.2%} <UNK>")
+        print(f"{args.file}: {predictions_text(result)}")
         print(perplexity_line(result))
     return 0

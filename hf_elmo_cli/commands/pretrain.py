@@ -98,7 +98,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     from hf_elmo.fileio import TRAINING_FILE
     from hf_elmo.training.distributed import is_rank0
-    from hf_elmo.training.evaluation import perplexity_line
+    from hf_elmo.training.evaluation import perplexity_line, predictions_text
     from hf_elmo.training.trainer import pretrain
 
     if args.threads:
@@ -123,7 +123,7 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"wrote {out}")
     valid = json.loads((out / TRAINING_FILE).read_text(encoding="utf-8"))["metrics"].get("valid")
     if valid is not None:
-        print(f"{settings.valid_file}: {perplexity_line(valid)} (full softmax)")
+        print(f"{settings.valid_file}: {perplexity_line(valid)} (full softmax, {predictions_text(valid)})")
     return 0
 
 

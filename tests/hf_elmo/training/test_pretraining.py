@@ -782,8 +782,25 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card_a
     assert (
         said
         == f"{valid}: perplexity forward {on_the_card['forward']:.3f}  backward {on_the_card['backward']:.3f}  "
-        + (f"average {on_the_card['average']:.3f} (full softmax)")
+        + f"average {on_the_card['average']:.3f} (full softmax, {on_the_card['predictions']:,} predictions per "
+        + f"direction, {on_the_card['unk_rate']:.2%} <UNK>)"
     )
+
+
+def test_the_validation_perplexity_is_given_with_its_unk_share_on_the_card_and_the_printed_line(tmp_path, capsys):
+    """Was: in training.json alone, so that a perplexity over many <UNK> targets looked better than it is."""
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    valid = tmp_path / "v.txt"
+    valid.write_text("the zebra sees a unicorn .\nthe cat likes the ball .\n")  # 2 of 12 words unknown
+    out = tmp_path / "model"
+    argv = ["pretrain", str(corpus), str(out), "--max-tokens", "50", *TINY_SHAPE_ARGS, "--min-count", "1"]
+    assert elmo_main([*argv, "--valid-file", str(valid), "--no-progress"]) == 0
+    valid_figures = json.loads((out / "training.json").read_text())["metrics"]["valid"]
+    assert valid_figures["unk_rate"] == pytest.approx(2 / 12)
+    assert (
+        capsys.readouterr().out.splitlines()[-1].endswith("(full softmax, 14 predictions per direction, 16.67% <UNK>)")
+    )
+    assert "(full softmax, 14 predictions per direction, 16.67% <UNK>) |" in (out / "README.md").read_text()
 
 
 # -- bad corpora ------------------------------------------------------------------------------
