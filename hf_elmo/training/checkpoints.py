@@ -12,7 +12,7 @@ written aside and renamed into place, after checking that the disk has room for 
 disk keeps the last checkpoint); a damaged one is named with what to do. A folder that is not a
 run's (files but no ``settings.json``, the inputs, the output folder) is refused before the run
 writes (``check_checkpoint_folder``), and so is resuming on a training file whose content
-changed (``resumed_settings``), with another number of processes, or under another data order
+changed or a ``--vocab`` of other words (``resumed_settings``), with another number of processes, or under another data order
 (``load_checkpoint``).
 """
 
@@ -160,9 +160,11 @@ _OPTIONS = {f.name for f in fields(PretrainSettings) if f.metadata}
 
 def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identity: dict[str, Any]) -> PretrainSettings:
     """``settings`` for the run in ``folder``; refused when they change more than how long it runs
-    and how often it checkpoints (``RUN_LENGTH_FIELDS``), or when the training file's content is
+    and how often it checkpoints (``RUN_LENGTH_FIELDS``), when the training file's content is
     not the one the run recorded (``train_file_identity``, from ``fileio.input_identity``: its
-    SHA-256; its date may change, e.g. with a copy). A run saved before the record existed
+    SHA-256; its date may change, e.g. with a copy), or when the words of ``--vocab`` are not those of
+    the run's ``vocab.txt`` (a copy of the file elsewhere resumes; whether ``--vocab`` is given at all
+    is a setting). A run saved before the training file's record existed
     resumes unchecked (and records its file from then on). A run that left no checkpoint and no
     snapshot (``run_started``: it failed or was stopped in its first steps) binds nothing:
     ``start_run`` replaces its ``settings.json``.
@@ -185,8 +187,13 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
         settings = replace(settings, num_sampled=previous["num_sampled"])
     previous = {**asdict(PretrainSettings(train_file="", output_dir="")), **previous}  # + the defaults it lacks
     recorded = previous.get(TRAIN_FILE_IDENTITY)
-    # the training file is compared by its content when the run recorded it, by its name before that
-    ignored = {*RUN_LENGTH_FIELDS, *(["train_file"] if isinstance(recorded, dict) else [])}
+    # the training file is compared by its content when the run recorded it, by its name before that;
+    # --vocab by its words (the run's vocab.txt)
+    by_content = {
+        "train_file": isinstance(recorded, dict),
+        "vocab_file": None not in (previous["vocab_file"], settings.vocab_file),
+    }
+    ignored = {*RUN_LENGTH_FIELDS, *(name for name, compared in by_content.items() if compared)}
     new = {k: v for k, v in asdict(settings).items() if k not in ignored}
     saved = {k: previous.get(k) for k in new}
     # the rate that runs, not --lr as typed (or left to the optimizer's default)
@@ -204,6 +211,15 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
             f"the training file {settings.train_file} changed since the run in {folder} started (its SHA-256 is "
             f"not the one in {path}); put the original file back to resume, or {_start_again(folder)}"
         )
+    if by_content["vocab_file"]:
+        assert settings.vocab_file is not None  # by_content
+        vocabulary = saved_vocabulary(folder)  # the run's
+        if vocabulary is not None and Vocabulary.from_file(settings.vocab_file).words != vocabulary.words:
+            raise ValueError(
+                f"{flag('vocab_file')} {settings.vocab_file} is not the vocabulary of the run in {folder} (its words "
+                f"are not those of {folder / VOCAB_FILE}); give the file the run started with to resume, or "
+                f"{_start_again(folder)}"
+            )
     return settings
 
 

@@ -321,6 +321,34 @@ def test_resuming_on_a_copy_of_the_training_file_goes_on(tmp_path):
     assert pretrain(corpus, out, "--epochs", "1") == 0
 
 
+def test_resuming_compares_the_vocab_file_by_its_words_not_its_path(tmp_path, capsys):
+    """Was: a copy of --vocab under another path was refused as other settings, and a --vocab changed under
+    the same path resumed without a word, on the checkpoint's vocabulary."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("<S>\n</S>\n<UNK>\nthe\ncat\n")
+    (tmp_path / "copy.txt").write_bytes(vocab.read_bytes())
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+
+    def run(vocab_file: Path, *extra: str) -> int:
+        argv = ["pretrain", str(corpus), str(out), "--epochs", "2", *TINY_SHAPE_ARGS, "--tokens-per-batch", "128"]
+        return main([*argv, "--vocab", str(vocab_file), "--no-progress", *extra])
+
+    assert run(vocab, "--max-steps", "1") == 0
+    assert run(tmp_path / "copy.txt", "--max-steps", "2") == 0
+    assert torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"] == 2
+    vocab.write_text("<S>\n</S>\n<UNK>\nthe\ndog\n")  # other words under the same name
+    before = files_under(folder)
+    capsys.readouterr()
+    assert run(vocab) == 2
+    assert error_of(capsys).endswith(
+        f"--vocab {vocab} is not the vocabulary of the run in {folder} (its words are not those of "
+        f"{folder / 'vocab.txt'}); give the file the run started with to resume, or delete {folder} to start the "
+        "run again from the beginning"
+    )
+    assert files_under(folder) == before and not out.exists()
+
+
 def test_a_checkpoint_saved_before_the_training_file_was_recorded_resumes_and_records_it(tmp_path):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out = tmp_path / "model"
