@@ -12,7 +12,8 @@ written aside and renamed into place, after checking that the disk has room for 
 disk keeps the last checkpoint); a damaged one is named with what to do. A folder that is not a
 run's (files but no ``settings.json``, the inputs, the output folder) is refused before the run
 writes (``check_checkpoint_folder``), and so is resuming on a training file whose content
-changed or a ``--vocab`` of other words (``resumed_settings``), with another number of processes, or under another data order
+changed, a ``--vocab`` of other words (``resumed_settings``) or an ``--init-model`` of another config
+(``check_resumed_init_model``), with another number of processes, or under another data order
 (``load_checkpoint``).
 """
 
@@ -27,6 +28,7 @@ from typing import IO, Any
 
 import torch
 
+from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig
 from ..fileio import atomic_file, ensure_free_space, is_or_holds, write_text_atomic
 from .data import DATA_ORDER, same_batches
 from .distributed import barrier
@@ -38,6 +40,8 @@ SETTINGS_FILE = "settings.json"
 LOSS_LOG = "losses.tsv"
 #: The key of ``settings.json`` that records the training file (``fileio.input_identity``).
 TRAIN_FILE_IDENTITY = "train_file_identity"
+#: The key of ``settings.json`` that records what the run took from its ``--init-model`` (``init_model_record``).
+INIT_MODEL_CONFIG = "init_model_config"
 #: The data position a checkpoint saves; every field a count but ``elapsed`` (seconds).
 POSITION_FIELDS = ("epoch", "batch", "step", "tokens_seen", "elapsed")
 #: The key of ``checkpoint.pt`` that records the data order of its position (``data.DATA_ORDER``).
@@ -175,23 +179,21 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     counts as its default, which is how such runs trained (``lr_schedule`` constant, no warmup).
     """
     path = folder / SETTINGS_FILE
-    if not path.is_file() or not run_started(folder):
+    previous = _saved_settings(folder)
+    if previous is None:
         return settings
-    try:
-        previous = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
-    if not isinstance(previous, dict):
-        raise ValueError(f"{path} is damaged (not a JSON object); delete {folder} to start again")
     if settings.num_sampled is None and isinstance(previous.get("num_sampled"), int):
         settings = replace(settings, num_sampled=previous["num_sampled"])
     previous = {**asdict(PretrainSettings(train_file="", output_dir="")), **previous}  # + the defaults it lacks
     recorded = previous.get(TRAIN_FILE_IDENTITY)
     # the training file is compared by its content when the run recorded it, by its name before that;
-    # --vocab by its words (the run's vocab.txt)
+    # --vocab by its words (the run's vocab.txt); --init-model by its config when the run recorded it
+    # (check_resumed_init_model, once the model is built), by its name before that
     by_content = {
         "train_file": isinstance(recorded, dict),
         "vocab_file": None not in (previous["vocab_file"], settings.vocab_file),
+        "init_model": isinstance(previous.get(INIT_MODEL_CONFIG), dict)
+        and None not in (previous["init_model"], settings.init_model),
     }
     ignored = {*RUN_LENGTH_FIELDS, *(name for name, compared in by_content.items() if compared)}
     new = {k: v for k, v in asdict(settings).items() if k not in ignored}
@@ -223,6 +225,52 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
     return settings
 
 
+def _saved_settings(folder: Path) -> dict[str, Any] | None:
+    """The ``settings.json`` of the run in ``folder`` as ``start_run`` wrote it; None when the run
+    left no checkpoint and no snapshot (``run_started``), which binds nothing. A damaged one is named."""
+    path = folder / SETTINGS_FILE
+    if not path.is_file() or not run_started(folder):
+        return None
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
+    if not isinstance(saved, dict):
+        raise ValueError(f"{path} is damaged (not a JSON object); delete {folder} to start again")
+    return saved
+
+
+def init_model_record(config: ElmoConfig) -> dict[str, Any]:
+    """What a run takes from its ``--init-model`` beyond the weights, which a resumed run has from its
+    checkpoint: the biLM's shape and arithmetic (the fields of an original ``options.json``,
+    ``OPTIONS_KEYS``) and how its tokenizer splits raw text (``pre_tokenizer``), read from ``config``,
+    that of the model ``build_model`` made from it. ``start_run`` records it (``INIT_MODEL_CONFIG``)."""
+    return {name: json.loads(json.dumps(getattr(config, name))) for name in (*OPTIONS_KEYS, "pre_tokenizer")}
+
+
+def check_resumed_init_model(folder: Path, settings: PretrainSettings, record: dict[str, Any] | None) -> None:
+    """Refuse to resume the run in ``folder`` from an ``--init-model`` whose ``init_model_record``
+    (``record``) is not the one the run recorded: the resumed model would be built with another
+    shape, clipping or word splitting than its checkpoint's. The model is compared by this config,
+    not by its path (a copy elsewhere resumes) nor by its weights, which the checkpoint replaces
+    (a base model trained on or saved in float16 since changes nothing of the run). A run saved
+    before the record existed was compared by the path (``resumed_settings``)."""
+    previous = _saved_settings(folder)
+    recorded = previous.get(INIT_MODEL_CONFIG) if previous is not None else None
+    if record is None or not isinstance(recorded, dict):
+        return
+    changed = [
+        f"{name} {json.dumps(value)}, not {json.dumps(recorded.get(name))}"
+        for name, value in record.items()
+        if recorded.get(name) != value
+    ]
+    if changed:
+        raise ValueError(
+            f"--init-model {settings.init_model} is not the model the run in {folder} started from (its "
+            f"{'; '.join(changed)}); give that model to resume, or {_start_again(folder)}"
+        )
+
+
 def _differences(saved: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """``--option SAVED (now NEW)`` for each setting and each model shape option that differs
     (``preset``: an option not given, which takes the preset's value)."""
@@ -239,13 +287,17 @@ def _differences(saved: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 
 def start_run(
-    folder: Path, settings: PretrainSettings, vocabulary: Vocabulary, train_file_identity: dict[str, Any]
+    folder: Path,
+    settings: PretrainSettings,
+    vocabulary: Vocabulary,
+    train_file_identity: dict[str, Any],
+    init_model_config: dict[str, Any] | None = None,
 ) -> None:
-    """Create ``folder`` with the run's ``settings.json`` (recording ``train_file_identity``) and
-    ``vocab.txt`` (rank 0 only)."""
+    """Create ``folder`` with the run's ``settings.json`` (recording ``train_file_identity`` and, for
+    a run from ``--init-model``, its ``init_model_record``) and ``vocab.txt`` (rank 0 only)."""
     folder.mkdir(parents=True, exist_ok=True)
     # settings.json first: it marks the folder as a run's (check_checkpoint_folder)
-    record = {**asdict(settings), TRAIN_FILE_IDENTITY: train_file_identity}
+    record = {**asdict(settings), TRAIN_FILE_IDENTITY: train_file_identity, INIT_MODEL_CONFIG: init_model_config}
     write_text_atomic(folder / SETTINGS_FILE, json.dumps(record, indent=2))
     vocabulary.save(folder / VOCAB_FILE)
 

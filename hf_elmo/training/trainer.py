@@ -35,6 +35,8 @@ from ..fileio import (
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
     check_checkpoint_folder,
+    check_resumed_init_model,
+    init_model_record,
     load_checkpoint,
     open_loss_log,
     resumed_settings,
@@ -202,6 +204,8 @@ class Trainer:
         torch.manual_seed(s.seed)
         # loading --init-model is the last check before writing
         model = build_model(s, self.vocabulary, self.init_source).to(self.device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
+        init_config = init_model_record(model.config) if self.init_source is not None else None
+        check_resumed_init_model(self.checkpoint_dir, s, init_config)
         # what the cards of this run say of --init-model: read once, as it is when the run starts
         self.init_card = init_model_card(self.init_source)
         warn_of_a_license_change(s, self.init_card)
@@ -254,7 +258,7 @@ class Trainer:
         if self.world > 1:  # every rank has a batch (a check before writing; one process always has one)
             self._epoch_batches(self.position["epoch"])
         if self.rank == 0:  # the last step before training: nothing is written for a run that cannot start
-            start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity)
+            start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity, init_config)
 
     def _warn_of_valid_sentences_in_training(self, sentences: Sequence[str]) -> None:
         """Warn (rank 0, which holds them) when ``VALID_SEEN_IN_TRAINING`` or more of the validation

@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -345,6 +346,40 @@ def test_resuming_compares_the_vocab_file_by_its_words_not_its_path(tmp_path, ca
         f"--vocab {vocab} is not the vocabulary of the run in {folder} (its words are not those of "
         f"{folder / 'vocab.txt'}); give the file the run started with to resume, or delete {folder} to start the "
         "run again from the beginning"
+    )
+    assert files_under(folder) == before and not out.exists()
+
+
+def test_resuming_compares_the_init_model_by_its_config_not_its_path_nor_its_weights(tmp_path, capsys):
+    """Was: a copy of the --init-model folder under another path was refused as other settings, and a
+    folder of another shape under the same path failed as a damaged checkpoint. The checkpoint holds the
+    weights; what --init-model still gives a resumed run is its config."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    base, copy = tmp_path / "base", tmp_path / "copy"
+    assert pretrain(corpus, base, "--max-tokens", "50") == 0
+    shutil.copytree(base, copy)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+
+    def run(init_model: Path, *extra: str) -> int:
+        argv = ["pretrain", str(corpus), str(out), "--epochs", "2", "--tokens-per-batch", "128"]
+        return main([*argv, "--init-model", str(init_model), "--no-progress", *extra])
+
+    assert run(base, "--max-steps", "1") == 0
+    assert run(copy, "--max-steps", "2") == 0
+    for other, options in (("weights", ["--seed", "1"]), ("shape", ["--lstm-dim", "8"])):
+        assert pretrain(corpus, tmp_path / other, "--max-tokens", "50", *options) == 0
+    shutil.rmtree(copy)
+    shutil.copytree(tmp_path / "weights", copy)  # other weights, the same config
+    assert run(copy, "--max-steps", "3") == 0
+    assert torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"] == 3
+    shutil.rmtree(copy)
+    shutil.copytree(tmp_path / "shape", copy)  # another shape
+    before = files_under(folder)
+    capsys.readouterr()
+    assert run(copy) == 2
+    assert error_of(capsys).endswith(
+        f"--init-model {copy} is not the model the run in {folder} started from (its lstm_dim 8, not 16); "
+        f"give that model to resume, or delete {folder} to start the run again from the beginning"
     )
     assert files_under(folder) == before and not out.exists()
 
