@@ -12,6 +12,8 @@ small kernels launched from Python. ``GraphedElmo`` launches the whole biLM as o
          the same function runs eagerly
       -> hidden_states L+1 (B, T, 2P): the bucket's padding cut off, markers removed, zero on padding.
 
+Threads may share one ``GraphedElmo``: each call takes its turn with the graphs (see the class doc).
+
 Padding rows and steps are computed and masked: a step updates a row's state only where it is
 real, so the result is what ``ElmoModel.forward`` returns for a stateless call. A batch whose
 steps round up to more than ``MAX_GRAPH_STEPS`` runs through ``ElmoModel.forward`` instead (a
@@ -20,6 +22,9 @@ graph holds every step's kernels; a sentence of thousands of tokens would not be
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -83,10 +88,13 @@ class GraphedElmo:
     model (train, load weights, ``warm_up``, move it to another device or dtype) after wrapping
     it; wrap it again instead. Each bucket's graph is captured on its first batch (a few eager
     runs, then the capture) and kept; all graphs share one memory pool, which is safe because
-    they run one at a time on one stream and each replay's output is copied out before the next.
-    So it serves one call at a time: threads sharing it must take turns (a lock around the call;
-    the GPU runs one stream's work in turn anyway), since a replay overwrites the output buffer
-    another call may not have copied out yet.
+    they run one at a time and each replay's output is copied out before the next.
+
+    Threads may share it: each call takes its turn (``_turn``: a lock, and on CUDA its stream waits
+    for the previous turn's kernels, so threads on streams of their own take turns on the GPU too)
+    from the bucket's lookup or capture until its outputs are copied out of the bucket's buffer,
+    which the next replay overwrites. The char CNN and token cache run before, outside it; a
+    capture lets the other threads' CUDA work go on (``capture_error_mode="thread_local"``).
     """
 
     def __init__(self, model: ElmoModel) -> None:
@@ -106,11 +114,15 @@ class GraphedElmo:
         self.use_skip_connections = config.use_skip_connections
         self._graphs: dict[tuple[int, int], _CapturedBiLm] = {}
         self._pool: _POOL_HANDLE | None = None
+        self._lock = threading.Lock()
+        # on CUDA, recorded on a turn's stream after its outputs are copied out (see ``_turn``)
+        self._turn_done = torch.cuda.Event() if self.warm_h.device.type == "cuda" else None
 
     @property
     def buckets(self) -> list[tuple[int, int]]:
         """The (batch, steps) buckets captured so far."""
-        return sorted(self._graphs)
+        with self._lock:
+            return sorted(self._graphs)
 
     def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> ElmoModelOutput:
         model = self.model
@@ -130,14 +142,31 @@ class GraphedElmo:
             padded[:batch, : steps + 2] = tokens
             padded_real = real.new_zeros(padded.shape[:2])
             padded_real[:batch, : steps + 2] = real
-            layers = self._bilm(padded, padded_real)  # (L+1, B', S', 2P)
-            keep = mask.unsqueeze(-1).to(layers.dtype)
-            hidden_states = tuple(layer[:batch, 1 : steps + 1] * keep for layer in layers.unbind(0))
+            with self._turn():
+                layers = self._bilm(padded, padded_real)  # (L+1, B', S', 2P), the bucket's buffer on CUDA
+                keep = mask.unsqueeze(-1).to(layers.dtype)
+                hidden_states = tuple(layer[:batch, 1 : steps + 1] * keep for layer in layers.unbind(0))  # copies
         return ElmoModelOutput(
             last_hidden_state=hidden_states[-1],
             hidden_states=hidden_states,
             attention_mask=mask,
         )
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """One call's use of the buckets' graphs and buffers, from the lookup to the copy of its
+        outputs: under the lock, and on CUDA ordered on the GPU after the previous turn's kernels
+        (the current stream waits for the event that turn recorded on its own stream)."""
+        with self._lock:
+            if self._turn_done is None:
+                yield
+                return
+            stream = torch.cuda.current_stream(self.warm_h.device)
+            stream.wait_event(self._turn_done)
+            try:
+                yield
+            finally:
+                self._turn_done.record(stream)
 
     def static_forward(self, tokens: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
         """The token layer (B, S, P) (zero on padding) and the mask of real steps (B, S) -> all
@@ -156,7 +185,8 @@ class GraphedElmo:
         return torch.stack([torch.cat([tokens, tokens], dim=-1), *lstm_layers])
 
     def _bilm(self, tokens: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
-        """``static_forward`` of a bucket-shaped batch: replayed from the bucket's graph on CUDA."""
+        """``static_forward`` of a bucket-shaped batch: replayed from the bucket's graph on CUDA (its
+        output buffer, which the next replay overwrites). In a ``_turn``."""
         if tokens.device.type != "cuda":
             return self.static_forward(tokens, real)
         key = (tokens.shape[0], tokens.shape[1])
@@ -171,7 +201,9 @@ class GraphedElmo:
 
     def _capture(self, tokens: torch.Tensor, real: torch.Tensor) -> _CapturedBiLm:
         """Capture ``static_forward`` on buffers holding ``tokens`` and ``real`` (warm-up runs on a
-        side stream first, as ``torch.cuda.graphs`` asks)."""
+        side stream first, as ``torch.cuda.graphs`` asks). Other threads' CUDA work may run meanwhile
+        (``thread_local``: the capture restricts this thread's CUDA calls alone, and
+        ``static_forward`` makes none that a capture refuses: no host sync)."""
         static_tokens, static_real = tokens.clone(), real.clone()
         side = torch.cuda.Stream(device=tokens.device)
         side.wait_stream(torch.cuda.current_stream(tokens.device))
@@ -180,7 +212,7 @@ class GraphedElmo:
                 self.static_forward(static_tokens, static_real)
         torch.cuda.current_stream(tokens.device).wait_stream(side)
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, pool=self._pool):
+        with torch.cuda.graph(graph, pool=self._pool, capture_error_mode="thread_local"):
             layers = self.static_forward(static_tokens, static_real)
         if self._pool is None:
             self._pool = graph.pool()

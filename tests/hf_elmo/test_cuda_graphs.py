@@ -3,6 +3,10 @@ vectors on CPU (the static function run eagerly) and, marked ``gpu``, replayed f
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 import torch
 
@@ -145,6 +149,41 @@ def test_a_word_model_is_refused():
         GraphedElmo(ElmoModel(config))
 
 
+def calls_in_two_threads(graphed: GraphedElmo, inputs: list[torch.Tensor]) -> list[tuple[torch.Tensor, ...]]:
+    """``graphed(ids).hidden_states`` for each of two ``inputs``, called at once from two threads."""
+    with ThreadPoolExecutor(2) as pool:
+        return [output.hidden_states for output in pool.map(graphed, inputs)]
+
+
+def test_threads_sharing_a_graphed_model_take_turns_with_the_output_buffer(clipped_model, monkeypatch, one_thread):
+    graphed = GraphedElmo(clipped_model)
+    inputs = [char_ids([5, 3], seed=1), char_ids([4, 6], seed=2)]  # one bucket (2, 16)
+    alone = [graphed(ids).hidden_states for ids in inputs]
+    static_forward = graphed.static_forward
+    buffer = torch.empty(clipped_model.config.n_layers + 1, 2, 16, 2 * clipped_model.config.projection_dim)
+    other_wrote = threading.Barrier(2, timeout=1.0)
+
+    def replay(tokens, real):
+        """A replay as on CUDA: into the one output buffer, which another call may overwrite before
+        this one copies it out (the two meet at the barrier, unless one takes turns)."""
+        buffer.copy_(static_forward(tokens, real))
+        with contextlib.suppress(threading.BrokenBarrierError):  # the other call waits for its turn
+            other_wrote.wait()
+        return buffer
+
+    monkeypatch.setattr(graphed, "_bilm", replay)
+    # the hazard the turns avoid: without them, a call copies out the other call's vectors
+    with monkeypatch.context() as without_turns:
+        # (raising=False: a GraphedElmo that takes no turns lacks the method; were it renamed, the hazard shows not)
+        without_turns.setattr(graphed, "_turn", contextlib.nullcontext, raising=False)
+        outputs = calls_in_two_threads(graphed, inputs)
+    assert any(not torch.equal(ours[-1], own[-1]) for ours, own in zip(outputs, alone)), "the fake replays no hazard"
+    other_wrote.reset()
+    for ours, own in zip(calls_in_two_threads(graphed, inputs), alone):
+        for layer, reference in zip(ours, own, strict=True):
+            assert torch.equal(layer, reference), "a call got another thread's vectors"
+
+
 @pytest.mark.gpu
 def test_graphs_captured_and_replayed_on_cuda_equal_the_plain_path_on_cpu(clipped_model, allennlp_model, monkeypatch):
     if not torch.cuda.is_available():
@@ -164,3 +203,42 @@ def test_graphs_captured_and_replayed_on_cuda_equal_the_plain_path_on_cpu(clippe
             expected = plain(model, char_ids(lengths, seed=i))
             for layer, reference in zip(ours.hidden_states, expected.hidden_states):
                 torch.testing.assert_close(layer.cpu(), reference, atol=TOLERANCE, rtol=0)
+
+
+@pytest.mark.gpu
+def test_threads_sharing_a_graphed_model_on_cuda_get_the_vectors_of_a_call_alone(clipped_model, monkeypatch):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
+    model, max_types = clipped_model.to("cuda"), clipped_model.token_cache.max_types
+    batches = [[1, 14, 15, 30, 31], [2, 9, 31], [14], [15], [3, 2, 1, 31, 4], [13]]  # buckets shared
+    inputs = [char_ids(lengths, seed=i).cuda() for i, lengths in enumerate(batches)]
+    try:
+        graphed = GraphedElmo(model)
+        alone = [[layer.cpu() for layer in graphed(ids).hidden_states] for ids in inputs]
+        # threads on the default stream, then on streams of their own (the token cache's table is not
+        # ordered across streams: off); a fresh GraphedElmo captures while the other threads run
+        for own_streams in (False, True):
+            model.token_cache.max_types = 0 if own_streams else max_types
+            threaded = GraphedElmo(model)
+            start = threading.Barrier(len(inputs), timeout=60)
+            torch.cuda.synchronize()
+
+            def run(i, threaded=threaded, start=start, own_streams=own_streams):
+                stream = torch.cuda.Stream() if own_streams else torch.cuda.current_stream()
+                with torch.cuda.stream(stream):
+                    start.wait()
+                    return [[layer.cpu() for layer in threaded(inputs[i]).hidden_states] for _ in range(5)]
+
+            with ThreadPoolExecutor(len(inputs)) as pool:
+                results = list(pool.map(run, range(len(inputs))))
+            assert threaded.buckets == graphed.buckets
+            for repeats, reference in zip(results, alone):
+                for layers in repeats:
+                    for layer, expected in zip(layers, reference, strict=True):
+                        torch.testing.assert_close(layer, expected, atol=TOLERANCE, rtol=0)
+    finally:
+        model.token_cache.max_types = max_types
+        model.to("cpu")
+        model.token_cache.clear()
