@@ -10,6 +10,7 @@ drops everything too. Changes made through ``.data``, or by an optimizer that is
     autocast_dtype(device)    autocast's dtype on a device now (part of the token cache's key)
     DerivedWeights            re-laid-out weights for the fast and fused paths, remade on change
     TokenLayerCache           an LRU of char-CNN token vectors, one row per distinct token
+    fork_safe_lock()          a lock of the caches' module state that a forked child finds free
 
 This file imports only torch; a saved model folder carries it with ``modeling_elmo.py`` for
 ``trust_remote_code=True``.
@@ -17,6 +18,7 @@ This file imports only torch; a saved model folder carries it with ``modeling_el
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -38,8 +40,21 @@ def _count_optimizer_step(optimizer: torch.optim.Optimizer, args: Any, kwargs: A
 register_optimizer_step_post_hook(_count_optimizer_step)
 
 
+def fork_safe_lock() -> threading.Lock:
+    """A lock of module-level state that a forked child uses too (``os.register_at_fork``, where the
+    platform has it): a fork waits until no thread holds it, and parent and child then find it free
+    and the state it guards whole. (A lock held by another thread at a fork is held for good in the
+    child, which has no such thread: its first use there would hang; a fresh lock instead would
+    leave it the state that thread was changing.) Hold it briefly, never while forking or waiting
+    for another such lock."""
+    lock = threading.Lock()
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=lock.acquire, after_in_parent=lock.release, after_in_child=lock.release)
+    return lock
+
+
 #: Held while a ``TokenLayerCache`` reads or changes its rows: the char CNN runs outside it.
-_LOCK = threading.Lock()
+_LOCK = fork_safe_lock()
 
 
 def optimizer_steps() -> int:

@@ -7,7 +7,6 @@ import os
 import secrets
 import shutil
 import stat
-import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from spacy.tokens import Doc
 
+from hf_elmo.elmo_cache import fork_safe_lock
 from hf_elmo.fileio import check_parent_folders, check_writable
 
 from .config_errors import check_setting
@@ -34,8 +34,8 @@ def doc_key(doc: Doc) -> str:
 
 
 #: Held while an ``ActivationCache`` reads or changes its entries (their files too), so that the
-#: threads of a service may share one pipeline; the biLM runs outside it.
-_LOCK = threading.Lock()
+#: threads of a service may share one pipeline; the biLM runs outside it. A fork waits for it.
+_LOCK = fork_safe_lock()
 
 
 class ActivationCache:

@@ -14,8 +14,9 @@ import threading
 import pytest
 import torch
 
-from hf_elmo import ElmoModel, batch_to_ids, elmo_kernels
+from hf_elmo import ElmoModel, batch_to_ids, elmo_cache, elmo_kernels
 from hf_elmo.tokenization_elmo import token_to_char_ids
+from tests.forking import exit_code_of_a_child_forked_while_held
 from tests.numpy_elmo import small_options, write_random_original
 
 ATOL = 1e-5
@@ -230,6 +231,18 @@ def test_a_call_whose_found_tokens_another_thread_evicts_meanwhile_keeps_their_v
         for name, ids in (("first", first), ("second", second)):
             for c, p in zip(outputs[name], uncached(input_ids=ids).hidden_states):
                 torch.testing.assert_close(c, p, atol=1e-6, rtol=0, msg=lambda m, name=name: f"{name} call: {m}")
+
+
+def test_a_child_forked_while_a_thread_holds_the_token_cache_lock_uses_the_cache():
+    """A fork waits for the token cache's lock, so the child finds it free (was: held for good in the
+    child, whose first call through the cache hung)."""
+    cache = elmo_cache.TokenLayerCache()
+
+    def use() -> None:
+        cache.clear()
+        assert len(cache) == 0
+
+    assert exit_code_of_a_child_forked_while_held(elmo_cache._LOCK, use) == 0
 
 
 def test_torch_compile_gives_the_eager_vectors_once_the_token_cache_evicts_tokens(tmp_path):

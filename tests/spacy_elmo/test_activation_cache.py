@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 from spacy.tokens import Doc
 
+from spacy_elmo import cache as activation_cache
 from spacy_elmo.cache import ActivationCache, doc_key
+from tests.forking import exit_code_of_a_child_forked_while_held
 from tests.spacy_elmo.pipeline_helpers import tiny_elmo
 
 TEXTS = ["The cat sat on the mat .", "Hi", "A longer sentence with a few more words .", ""]
@@ -240,6 +242,18 @@ def test_a_forked_copy_that_stores_first_makes_its_parents_folder_private_and_th
     (parents,) = (tmp_path / "cache").glob("elmo-cache-*")
     assert stat.S_IMODE(parents.stat().st_mode) == 0o700
     np.testing.assert_array_equal(cache.get("k"), 1)
+
+
+def test_a_child_forked_while_a_thread_holds_the_cache_lock_uses_its_cache():
+    """A fork waits for the activation cache's lock, so the child finds it free (was: held for good in
+    the child, a gunicorn --preload worker or a pool's, whose first doc through the cache hung)."""
+    cache = ActivationCache(max_mb=1)
+
+    def use() -> None:
+        cache.put("k", np.ones((1, 2, 3), dtype="float32"))
+        np.testing.assert_array_equal(cache.get("k"), 1)
+
+    assert exit_code_of_a_child_forked_while_held(activation_cache._LOCK, use) == 0
 
 
 def test_a_link_in_place_of_a_cache_folder_is_refused_not_followed(tmp_path):
