@@ -28,17 +28,6 @@ import torch
 from torch import nn
 from torch.optim.optimizer import register_optimizer_step_post_hook
 
-_optimizer_steps = 0
-
-
-def _count_optimizer_step(optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
-    global _optimizer_steps
-    _optimizer_steps += 1
-
-
-# Every torch optimizer's step, fused ones included (they leave the version counters as they were).
-register_optimizer_step_post_hook(_count_optimizer_step)
-
 
 def fork_safe_lock() -> threading.Lock:
     """A lock of module-level state that a forked child uses too (``os.register_at_fork``, where the
@@ -53,8 +42,23 @@ def fork_safe_lock() -> threading.Lock:
     return lock
 
 
-#: Held while a ``TokenLayerCache`` reads or changes its rows: the char CNN runs outside it.
+#: Held while the optimizer steps are counted and while a ``TokenLayerCache`` reads or changes its
+#: rows (the char CNN runs outside it).
 _LOCK = fork_safe_lock()
+
+_optimizer_steps = 0
+
+
+def _count_optimizer_step(optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
+    """One more optimizer step, counted whole: two threads' steps at once count two (a count lost
+    could give a key after one of them the value of a key before it)."""
+    global _optimizer_steps
+    with _LOCK:
+        _optimizer_steps += 1
+
+
+# Every torch optimizer's step, fused ones included (they leave the version counters as they were).
+register_optimizer_step_post_hook(_count_optimizer_step)
 
 
 def optimizer_steps() -> int:

@@ -10,12 +10,15 @@ held to a fresh model built with the same weights, or to the plain path.
 from __future__ import annotations
 
 import copy
+import dis
+import sys
+import threading
 
 import pytest
 import torch
 from torch.nn.utils import prune
 
-from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo import ElmoModel, batch_to_ids, elmo_cache
 from tests.numpy_elmo import small_options, write_random_original
 
 ATOL = 1e-5
@@ -79,6 +82,50 @@ def test_a_no_grad_call_between_the_training_forward_and_a_fused_step_keeps_noth
     loss.backward()
     optimizer.step()
     _assert_changed_as_a_fresh_model(model, ids, before)
+
+
+def test_optimizer_steps_taken_at_once_in_two_threads_count_two():
+    """Two models trained side by side in two threads: a thread switch between the read of the step
+    count and the write of the count one more (forced here, at the write) must not lose the other
+    thread's step (was: counted one, so a cache key made after the other step could equal one made
+    after both, and a fused step's new weights be served stale). CPython 3.11 switches threads at
+    certain instructions alone, none between the two (4 threads counting 200,000 steps each lost
+    none), so tracing the opcodes pauses the first thread there."""
+    count = elmo_cache._count_optimizer_step.__code__
+    (write,) = [i.offset for i in dis.get_instructions(count) if i.opname == "STORE_GLOBAL"]
+    paused, other_counted = threading.Event(), threading.Event()
+
+    def pause_before_the_write(frame, event, arg):
+        if event == "opcode" and frame.f_lasti == write:
+            paused.set()
+            other_counted.wait(timeout=1.0)  # alone after 1 s (the other step waits for this one)
+        return pause_before_the_write
+
+    def trace(frame, event, arg):
+        if frame.f_code is count:
+            frame.f_trace_opcodes = True
+            return pause_before_the_write
+        return None
+
+    def step(trace_it: bool) -> None:
+        parameter = torch.nn.Parameter(torch.ones(2))
+        parameter.grad = torch.ones(2)
+        optimizer = torch.optim.SGD([parameter], lr=0.1)
+        sys.settrace(trace if trace_it else None)
+        try:
+            optimizer.step()
+        finally:
+            sys.settrace(None)
+
+    before = elmo_cache.optimizer_steps()
+    first = threading.Thread(target=step, args=(True,))
+    first.start()
+    assert paused.wait(timeout=10), "the first step never reached the count's write"
+    other = threading.Thread(target=lambda: (step(False), other_counted.set()))
+    other.start()
+    other.join(timeout=10)
+    first.join(timeout=10)
+    assert elmo_cache.optimizer_steps() == before + 2
 
 
 def test_autocast_and_float32_calls_do_not_share_token_vectors(tmp_path):
