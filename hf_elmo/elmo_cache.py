@@ -10,7 +10,7 @@ drops everything too. Changes made through ``.data``, or by an optimizer that is
     autocast_dtype(device)    autocast's dtype on a device now (part of the token cache's key)
     DerivedWeights            re-laid-out weights for the fast and fused paths, remade on change
     TokenLayerCache           an LRU of char-CNN token vectors, one row per distinct token
-    fork_safe_lock()          a lock of the caches' module state that a forked child finds free
+    fork_safe_lock()          a lock of module state that a forked child finds free
 
 This file imports only torch; a saved model folder carries it with ``modeling_elmo.py`` for
 ``trust_remote_code=True``.

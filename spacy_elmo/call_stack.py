@@ -2,7 +2,8 @@
 from its frame up the call stack. The home of that one technique, for the few settings spaCy's
 commands keep to themselves (``init_nlp``'s ``[training]`` block, ``debug_model``'s ``nlp``) and
 for whether one of them runs (``spacy benchmark speed``'s ``annotate``); and ``note_once``, the
-note that says how a component or listener works while one of them runs, once."""
+note that says how a component or listener works while one of them runs, once (``first_time``, the
+one home of saying a thing once, which the listener's warning uses too)."""
 
 import sys
 import weakref
@@ -10,6 +11,8 @@ from types import FrameType
 from typing import Any
 
 from wasabi import msg
+
+from hf_elmo.elmo_cache import fork_safe_lock
 
 
 def running_locals(module: str, function: str) -> dict[str, Any] | None:
@@ -33,11 +36,21 @@ def note_once(about: object, note: str) -> None:
     """Print ``note`` (an info line, as spaCy's commands print theirs) the first time it is said
     about ``about`` (an elmo component or a listener, held weakly): a command runs it on many
     batches, and says how it works there once, not per batch."""
-    said = _NOTED.setdefault(about, set())
-    if note not in said:
-        said.add(note)
+    if first_time(about, note):
         msg.info(note)
 
 
-#: The notes ``note_once`` has said, by what they are about.
+def first_time(about: object, what: str) -> bool:
+    """Whether ``what`` is said about ``about`` (held weakly) for the first time: true once, to one
+    thread of several that ask at once (the check and the record are one step, under a lock)."""
+    with _NOTED_LOCK:
+        said = _NOTED.setdefault(about, set())
+        if what in said:
+            return False
+        said.add(what)
+        return True
+
+
+#: What has been said, by what it is about (``first_time``), and the lock it is read and changed under.
 _NOTED: weakref.WeakKeyDictionary[object, set[str]] = weakref.WeakKeyDictionary()
+_NOTED_LOCK = fork_safe_lock()

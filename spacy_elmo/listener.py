@@ -34,7 +34,7 @@ from spacy.tokens import Doc
 from thinc.api import ConfigValidationError, Model
 from thinc.types import Floats3d
 
-from .call_stack import note_once, running_locals
+from .call_stack import first_time, note_once, running_locals
 from .config_errors import training_settings
 from .doc_layers import EXTENSION
 
@@ -59,8 +59,6 @@ class ElmoListener(Model):
     registered it (``None``: none has). ``check_pipeline``, set by an ``elmo`` component made in
     a pipeline that already held this listener, raises the error saying why that pipeline
     connects no ``elmo`` component to it (``None``: no such component was made).
-    ``warned_zero_features``: whether it has warned that it predicts from zero features
-    (``_annotated_layers``), which it says once.
 
     A batch the upstream hands it (``receive``) serves one update of the listening component:
     the backward pass of that update is the last to use the batch's layers and gradient callback
@@ -77,7 +75,6 @@ class ElmoListener(Model):
         self.upstream_name = upstream_name
         self.connected_to: str | None = None
         self.check_pipeline: Callable[[list[Doc]], None] | None = None
-        self.warned_zero_features = False
         self._batch_id: int | None = None
         self._outputs: list[Floats3d] | None = None
         self._backprop: Callable | None = None
@@ -280,8 +277,7 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             "(or keep it trainable: its model's frozen = true already keeps the biLM fixed)"
         )
     _READ_WITHOUT_LAYERS[doc] = model
-    if doc not in _SAMPLE_DOCS and not model.warned_zero_features:
-        model.warned_zero_features = True
+    if doc not in _SAMPLE_DOCS and first_time(model, "zero ELMo features"):
         upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
         keep = "the elmo component" if model.upstream_name == "*" else repr(model.upstream_name)
         warnings.warn(

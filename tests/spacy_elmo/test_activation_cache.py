@@ -1,6 +1,7 @@
 """The activation cache of a frozen biLM returns exactly what recomputation gives."""
 
 import threading
+import weakref
 from unittest import mock
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 from spacy.tokens import Doc
 
 from spacy_elmo import cache as activation_cache
+from spacy_elmo import call_stack
 from spacy_elmo.cache import ActivationCache, doc_key
 from tests.forking import exit_code_of_a_child_forked_while_held
 from tests.spacy_elmo.pipeline_helpers import tiny_elmo
@@ -318,6 +320,37 @@ def test_spacy_benchmark_speed_times_the_biLM_not_the_cache(make_nlp, capsys):
     assert output.count("spacy benchmark speed: the elmo component 'elmo' reads no cached layers") == 1
     nlp(TEXTS[0])  # outside the benchmark the cache serves as ever
     assert len(elmo.cache) == 1
+
+
+def test_a_note_said_by_two_threads_at_once_is_printed_once(monkeypatch):
+    """Two threads running one component (two spacy benchmark speed batches, a listener's zero-features
+    warning) say its note at once: the first, between its check that the note is new and its record of
+    it (paused there), lets the other check too; it is printed once (was: twice, each thread having found
+    it new)."""
+    paused, other_said = threading.Event(), threading.Event()
+
+    class PausingNotes(set):  # what was said about ``about``: the first thread pauses as it records
+        def add(self, note):
+            if threading.current_thread().name == "first":
+                paused.set()
+                other_said.wait(timeout=1.0)  # alone after 1 s (the other thread waits for its turn)
+            super().add(note)
+
+    class About:  # a component: held weakly
+        pass
+
+    about, printed = About(), []
+    notes = weakref.WeakKeyDictionary({about: PausingNotes()})
+    monkeypatch.setattr(call_stack, "_NOTED", notes)
+    monkeypatch.setattr(call_stack.msg, "info", printed.append)
+    first = threading.Thread(target=call_stack.note_once, args=(about, "a note"), name="first")
+    first.start()
+    assert paused.wait(timeout=10), "the first thread never recorded the note"
+    other = threading.Thread(target=lambda: (call_stack.note_once(about, "a note"), other_said.set()))
+    other.start()
+    other.join(timeout=10)
+    first.join(timeout=10)
+    assert printed == ["a note"]
 
 
 def test_the_cache_serves_as_ever_where_spacy_renamed_the_functions_whose_frames_are_looked_for(make_nlp, monkeypatch):
