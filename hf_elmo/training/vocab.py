@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..corpus import TEXT_ENCODING, check_text_file
+from ..corpus import check_text_file, nul_byte, read_lines, undecodable_byte
 from ..fileio import write_text_atomic
 from .settings import flag
 
@@ -68,14 +68,20 @@ class Vocabulary:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Vocabulary:
-        """Read a ``vocab.txt`` (one word a line; a second column, e.g. a count, is ignored)."""
+        """Read a ``vocab.txt``: one word a line (a second column, e.g. a count, is ignored; blank
+        lines are skipped), the lines as ``read_lines`` splits and decodes every text input (a
+        byte-order mark at a line's start dropped, a UTF-16 or UTF-32 file refused saying how to
+        convert it). A line of binary data or invalid UTF-8 is a ``ValueError`` naming the file and line."""
         path = check_text_file(path, "the vocabulary file")
+        words = []
+        for number, line in enumerate(read_lines(path), start=1):
+            problem = nul_byte(line) or undecodable_byte(line)
+            if problem:
+                raise ValueError(f"{path}:{number}: {problem}; the vocabulary file must be UTF-8 text")
+            if line.strip():
+                words.append(line.split()[0])
         try:
-            lines = path.read_text(encoding=TEXT_ENCODING).splitlines()  # a byte-order mark dropped
-        except UnicodeDecodeError as err:
-            raise ValueError(f"{path} is not UTF-8 text: {err}") from None
-        try:
-            return cls(line.split()[0] for line in lines if line.strip())
+            return cls(words)
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
 

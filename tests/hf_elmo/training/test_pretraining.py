@@ -90,6 +90,42 @@ def test_a_byte_order_mark_at_the_start_of_a_vocabulary_file_is_not_read_into_it
     assert Vocabulary.from_file(tmp_path / "v.txt").words == ["<S>", "</S>", "<UNK>", "word"]
 
 
+def test_a_byte_order_mark_at_the_start_of_any_line_of_a_vocabulary_file_is_dropped_as_read_lines_drops_it(tmp_path):
+    """'cat a.txt b.txt' of files saved with a mark. Was: the second's read into its first word, '\ufeffword'."""
+    (tmp_path / "v.txt").write_bytes("\ufeff<S>\n</S>\n<UNK>\n".encode() + "\ufeffword 12\r\nother\n".encode())
+    assert Vocabulary.from_file(tmp_path / "v.txt").words == ["<S>", "</S>", "<UNK>", "word", "other"]
+
+
+def test_a_utf16_vocabulary_file_is_refused_as_utf16_saying_how_to_convert_it(tmp_path, capsys):
+    """Was: "V is not UTF-8 text: 'utf-8' codec can't decode byte 0xff in position 0"."""
+    vocab = tmp_path / "v.txt"
+    vocab.write_bytes("\ufeff<S>\r\n</S>\r\n<UNK>\r\nthe\r\n".encode("utf-16-le"))  # as PowerShell's > writes
+    said = (
+        f"{vocab} is UTF-16 text (it starts with the byte-order mark FF FE), not UTF-8: convert it, "
+        f"e.g. iconv -f UTF-16 -t UTF-8 {vocab} > {tmp_path / 'v-utf8.txt'}"
+    )
+    with pytest.raises(CorpusError) as refused:
+        Vocabulary.from_file(vocab)
+    assert str(refused.value) == said
+    corpus, out = write_corpus(tmp_path / "c.txt", n=5), tmp_path / "model"
+    assert elmo_main(["pretrain", str(corpus), str(out), "--vocab", str(vocab), "--epochs", "1", "--no-progress"]) == 2
+    assert said in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [(b"caf\xe9", r"not valid UTF-8 \(byte 0xe9 at character 4\)"), (b"a\x00b", r"NUL byte at character 2 \(binary")],
+    ids=["invalid-UTF-8", "NUL"],
+)
+def test_a_bad_line_of_a_vocabulary_file_is_named_by_its_line_number(tmp_path, line, problem):
+    """Was: "V is not UTF-8 text: 'utf-8' codec can't decode byte 0xe9 in position 17" (no line), and a
+    NUL byte read into a word."""
+    (tmp_path / "v.txt").write_bytes(b"<S>\n</S>\n<UNK>\n" + line + b"\n")
+    with pytest.raises(ValueError, match=rf"v.txt:4: {problem}.*; the vocabulary file must be UTF-8 text$"):
+        Vocabulary.from_file(tmp_path / "v.txt")
+
+
 def test_batches_cover_every_sentence_once_per_epoch_within_the_token_budget(tmp_path):
     sentences = read_corpus(write_corpus(tmp_path / "c.txt", n=200))
     vocab = build_vocabulary(sentences)
