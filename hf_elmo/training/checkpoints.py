@@ -12,9 +12,9 @@ written aside and renamed into place, after checking that the disk has room for 
 disk keeps the last checkpoint); a damaged one is named with what to do. A folder that is not a
 run's (files but no ``settings.json``, the inputs, the output folder) is refused before the run
 writes (``check_checkpoint_folder``), and so is resuming on a training file whose content
-changed, a ``--vocab`` of other words (``resumed_settings``) or an ``--init-model`` of another config
-(``check_resumed_init_model``), with another number of processes, or under another data order
-(``load_checkpoint``).
+changed, a ``--vocab`` or an ``--init-model`` LM's ``vocab.txt`` of other words (``resumed_settings``)
+or an ``--init-model`` of another config (``check_resumed_init_model``), with another number of
+processes, or under another data order (``load_checkpoint``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import asdict, fields, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import torch
 
@@ -34,6 +34,9 @@ from .data import DATA_ORDER, same_batches
 from .distributed import barrier
 from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag, learning_rate
 from .vocab import VOCAB_FILE, Vocabulary
+
+if TYPE_CHECKING:
+    from ..loading import ModelSource
 
 CHECKPOINT_FILE = "checkpoint.pt"
 SETTINGS_FILE = "settings.json"
@@ -162,16 +165,24 @@ def saved_vocabulary(folder: Path) -> Vocabulary | None:
 _OPTIONS = {f.name for f in fields(PretrainSettings) if f.metadata}
 
 
-def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identity: dict[str, Any]) -> PretrainSettings:
+def resumed_settings(
+    folder: Path,
+    settings: PretrainSettings,
+    train_file_identity: dict[str, Any],
+    init_source: ModelSource | None = None,
+) -> PretrainSettings:
     """``settings`` for the run in ``folder``; refused when they change more than how long it runs
     and how often it checkpoints (``RUN_LENGTH_FIELDS``), when the training file's content is
     not the one the run recorded (``train_file_identity``, from ``fileio.input_identity``: its
     SHA-256; its date may change, e.g. with a copy), or when the words of ``--vocab`` are not those of
     the run's ``vocab.txt`` (a copy of the file elsewhere resumes; whether ``--vocab`` is given at all
-    is a setting). A run saved before the training file's record existed
-    resumes unchecked (and records its file from then on). A run that left no checkpoint and no
-    snapshot (``run_started``: it failed or was stopped in its first steps) binds nothing:
-    ``start_run`` replaces its ``settings.json``.
+    is a setting), or when the ``--init-model`` (``init_source``) is not the model the run started
+    from by what it gave the run: an LM's ``vocab.txt`` (the run's words) or its token embedder (the
+    run's ``token_embedding``); refused as a resume, before ``build_model`` would refuse it as a new
+    run (``continue with --vocab ...``, ``give --token-embedding ...``). A run saved before
+    the training file's record existed resumes unchecked (and records its file from then on). A run
+    that left no checkpoint and no snapshot (``run_started``: it failed or was stopped in its first
+    steps) binds nothing: ``start_run`` replaces its ``settings.json``.
 
     ``num_sampled`` left to its default (None) takes the run's saved number: runs started
     before that default moved to the model config saved one (4096 then), and resume with it.
@@ -213,15 +224,26 @@ def resumed_settings(folder: Path, settings: PretrainSettings, train_file_identi
             f"the training file {settings.train_file} changed since the run in {folder} started (its SHA-256 is "
             f"not the one in {path}); put the original file back to resume, or {_start_again(folder)}"
         )
+    vocabulary = saved_vocabulary(folder)  # the run's
+    if vocabulary is None:
+        return settings
     if by_content["vocab_file"]:
         assert settings.vocab_file is not None  # by_content
-        vocabulary = saved_vocabulary(folder)  # the run's
-        if vocabulary is not None and Vocabulary.from_file(settings.vocab_file).words != vocabulary.words:
+        if Vocabulary.from_file(settings.vocab_file).words != vocabulary.words:
             raise ValueError(
                 f"{flag('vocab_file')} {settings.vocab_file} is not the vocabulary of the run in {folder} (its words "
                 f"are not those of {folder / VOCAB_FILE}); give the file the run started with to resume, or "
                 f"{_start_again(folder)}"
             )
+    if init_source is not None:
+        differs = []
+        if init_source.has_lm_head and Vocabulary.from_file(init_source.path / VOCAB_FILE).words != vocabulary.words:
+            differs.append(f"its {VOCAB_FILE}'s words are not those of {folder / VOCAB_FILE}")
+        embedding = init_source.config.token_embedding if init_source.config is not None else None
+        if embedding not in (None, settings.token_embedding):
+            differs.append(f"its token_embedding {json.dumps(embedding)}, not {json.dumps(settings.token_embedding)}")
+        if differs:
+            raise _not_the_init_model(folder, settings, "; ".join(differs))
     return settings
 
 
@@ -265,10 +287,16 @@ def check_resumed_init_model(folder: Path, settings: PretrainSettings, record: d
         if recorded.get(name) != value
     ]
     if changed:
-        raise ValueError(
-            f"--init-model {settings.init_model} is not the model the run in {folder} started from (its "
-            f"{'; '.join(changed)}); give that model to resume, or {_start_again(folder)}"
-        )
+        raise _not_the_init_model(folder, settings, f"its {'; '.join(changed)}")
+
+
+def _not_the_init_model(folder: Path, settings: PretrainSettings, differs: str) -> ValueError:
+    """The refusal of an ``--init-model`` that is not the model the run in ``folder`` started from,
+    saying what ``differs``."""
+    return ValueError(
+        f"--init-model {settings.init_model} is not the model the run in {folder} started from ({differs}); "
+        f"give that model to resume, or {_start_again(folder)}"
+    )
 
 
 def _differences(saved: dict[str, Any], new: dict[str, Any]) -> list[str]:

@@ -200,7 +200,7 @@ class Trainer:
             self._warn_of_valid_sentences_in_training(sentences)
         train_file_identity = input_identity(self.settings.train_file)
         self.vocabulary = self._vocabulary(sentences)
-        self.settings = s = resumed_settings(self.checkpoint_dir, self.settings, train_file_identity)
+        self.settings = s = resumed_settings(self.checkpoint_dir, self.settings, train_file_identity, self.init_source)
         torch.manual_seed(s.seed)
         # loading --init-model is the last check before writing
         model = build_model(s, self.vocabulary, self.init_source).to(self.device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound

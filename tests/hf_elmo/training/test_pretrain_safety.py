@@ -384,6 +384,56 @@ def test_resuming_compares_the_init_model_by_its_config_not_its_path_nor_its_wei
     assert files_under(folder) == before and not out.exists()
 
 
+def test_resuming_from_an_init_model_whose_vocab_changed_is_refused_as_a_resume_saying_what_differs(tmp_path, capsys):
+    """Was: 'M was trained with its own vocab.txt; continue with --vocab M/vocab.txt', a new run's advice,
+    which the resume then refused as another setting (--vocab given where the run had none)."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    base = tmp_path / "base"
+    assert pretrain(corpus, base, "--max-tokens", "50") == 0
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+
+    def run(*extra: str) -> int:
+        argv = ["pretrain", str(corpus), str(out), "--epochs", "2", "--tokens-per-batch", "128"]
+        return main([*argv, "--init-model", str(base), "--no-progress", *extra])
+
+    assert run("--max-steps", "1") == 0
+    words = (base / "vocab.txt").read_text().splitlines()
+    (base / "vocab.txt").write_text("\n".join(words[:3] + words[3:][::-1]) + "\n")  # as many words, other rows
+    before = files_under(folder)
+    capsys.readouterr()
+    assert run() == 2
+    assert error_of(capsys).endswith(
+        f"--init-model {base} is not the model the run in {folder} started from (its vocab.txt's words are not "
+        f"those of {folder / 'vocab.txt'}); give that model to resume, or delete {folder} to start the run again "
+        "from the beginning"
+    )
+    assert files_under(folder) == before and not out.exists()
+
+
+def test_resuming_from_an_init_model_of_another_token_embedding_is_refused_as_a_resume(tmp_path, capsys):
+    """Was: '--init-model M embeds tokens with 'word', not --token-embedding char_cnn: ...; give
+    --token-embedding word', a new run's advice, which the resume then refused as another setting."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    base, word = tmp_path / "base", tmp_path / "word"
+    assert pretrain(corpus, base, "--max-tokens", "50") == 0
+    shutil.copy(base / "vocab.txt", tmp_path / "v.txt")  # the same words, another token embedder:
+    options = [*TINY_SHAPE_ARGS, "--max-tokens", "50", "--vocab", str(tmp_path / "v.txt"), "--token-embedding", "word"]
+    assert main(["pretrain", str(corpus), str(word), *options, "--tokens-per-batch", "128", "--no-progress"]) == 0
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    argv = ["pretrain", str(corpus), str(out), "--epochs", "2", "--tokens-per-batch", "128", "--no-progress"]
+    assert main([*argv, "--init-model", str(base), "--max-steps", "1"]) == 0
+    shutil.rmtree(base)
+    shutil.copytree(word, base)
+    before = files_under(folder)
+    capsys.readouterr()
+    assert main([*argv, "--init-model", str(base)]) == 2
+    assert error_of(capsys).endswith(
+        f'--init-model {base} is not the model the run in {folder} started from (its token_embedding "word", not '
+        f'"char_cnn"); give that model to resume, or delete {folder} to start the run again from the beginning'
+    )
+    assert files_under(folder) == before and not out.exists()
+
+
 def test_a_checkpoint_saved_before_the_training_file_was_recorded_resumes_and_records_it(tmp_path):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out = tmp_path / "model"
