@@ -1,6 +1,7 @@
 """The output files of ``elmo embed``: what each records (``SETTINGS_ATTRIBUTE``: the settings
-it was made with; ``SENTENCE_TO_INDEX``: AllenNLP's map of each line's text to its dataset), and
-reading them back (``open_embeddings``: one file, or a sharded output through its index).
+it was made with; ``SENTENCE_TO_INDEX``: AllenNLP's map of each line's text to its dataset), which
+files are such outputs (``is_embed_output``), and reading them back (``open_embeddings``: one
+file, or a sharded output through its index, ``shards.read_shard_index``).
 
 Every output file records the settings it was made with (input SHA-256, model and its
 fingerprint, layers, pool, dtype, shard) in its root attribute ``SETTINGS_ATTRIBUTE``; the shards
@@ -20,7 +21,7 @@ import h5py
 import numpy as np
 
 from ..fileio import PathLike
-from .shards import INDEX_FORMAT, Shard, shard_index_file
+from .shards import Shard, read_shard_index, shard_index_file
 
 #: AllenNLP's dataset of every line's text (stripped), as JSON, to the name of its line's dataset.
 SENTENCE_TO_INDEX = "sentence_to_index"
@@ -36,6 +37,19 @@ _SHARED_SETTINGS = {
     "pool": "--pool",
     "dtype": "--dtype",
 }
+
+
+def is_embed_output(path: Path) -> bool:
+    """Whether the file ``path`` is an output of ``elmo embed`` (or of ``allennlp elmo``, the
+    format it follows): an HDF5 file that records its settings or holds ``sentence_to_index``.
+    ``--overwrite`` replaces such a file only (``hf_elmo.embed.run``)."""
+    if not path.is_file() or not h5py.is_hdf5(path):
+        return False
+    try:
+        with h5py.File(path, "r") as handle:
+            return SETTINGS_ATTRIBUTE in handle.attrs or SENTENCE_TO_INDEX in handle
+    except OSError:  # a damaged HDF5 file
+        return False
 
 
 def recorded_settings(settings: dict[str, Any]) -> dict[str, Any]:
@@ -125,9 +139,7 @@ def open_embeddings(path: PathLike) -> Embeddings:
             path = shard_index_file(path)  # the OUTPUT of a sharded run
         else:
             return _open_file(path)
-    index = json.loads(path.read_text(encoding="utf-8"))
-    if index.get("format") != INDEX_FORMAT:
-        raise ValueError(f"{path} is not a shard index of elmo embed (format {index.get('format')!r})")
+    index = read_shard_index(path)
     files = [path.parent / name for name in index["files"]]
     for file in files:
         if not file.is_file():

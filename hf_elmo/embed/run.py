@@ -90,7 +90,14 @@ from ..fileio import (
 )
 from ..modeling_elmo import ElmoModel
 from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS
-from .output import SENTENCE_TO_INDEX, SETTINGS_ATTRIBUTE, differing_setting, read_recorded_settings, recorded_settings
+from .output import (
+    SENTENCE_TO_INDEX,
+    SETTINGS_ATTRIBUTE,
+    differing_setting,
+    is_embed_output,
+    read_recorded_settings,
+    recorded_settings,
+)
 from .scan import InputScan, scan_input
 from .sentences import DEFAULT_BATCH_TOKENS, check_options, embed_sentences
 from .shards import DEFAULT_CHUNK_LINES, Shard, check_shard_index, shard_index_file, write_shard_index
@@ -184,7 +191,7 @@ def embed_file(
         )
         if target.exists() and not finished and not overwrite:
             raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
-        if target.exists() and not finished and not _is_embed_output(target):
+        if target.exists() and not finished and not is_embed_output(target):
             raise FileExistsError(
                 f"{target} is no output of elmo embed (an HDF5 file with {SENTENCE_TO_INDEX}), so --overwrite does "
                 "not replace it; write to another file (delete that one first if you mean to replace it)"
@@ -544,19 +551,6 @@ def _is_emptied_run(partial: Path, target: Path, settings: dict[str, Any]) -> bo
     try:
         with h5py.File(target, "r") as handle:
             return read_recorded_settings(handle) == recorded_settings(settings)
-    except OSError:  # a damaged HDF5 file
-        return False
-
-
-def _is_embed_output(path: Path) -> bool:
-    """Whether the file ``path`` is an output of ``elmo embed`` (or of ``allennlp elmo``, the
-    format it follows): an HDF5 file that records its settings or holds ``sentence_to_index``.
-    ``--overwrite`` replaces such a file only."""
-    if not path.is_file() or not h5py.is_hdf5(path):
-        return False
-    try:
-        with h5py.File(path, "r") as handle:
-            return SETTINGS_ATTRIBUTE in handle.attrs or SENTENCE_TO_INDEX in handle
     except OSError:  # a damaged HDF5 file
         return False
 

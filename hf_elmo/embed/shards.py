@@ -6,7 +6,7 @@ the shard index that ``open_embeddings`` opens as one output.
 before its suffix (datasets keep the global line index; each shard file is a complete
 AllenNLP-style file for its lines). Shard 0 also writes the index ``OUTPUT.index.json``
 (``write_shard_index``, before it removes its partial folder: see ``hf_elmo.embed.run``), which
-``open_embeddings`` opens like a single file. Shards are independent processes (e.g. one per GPU
+``open_embeddings`` opens like a single file (``read_shard_index``). Shards are independent processes (e.g. one per GPU
 under ``torchrun``); no process group is needed.
 """
 
@@ -17,6 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..fileio import PathLike, write_text_atomic
 
@@ -128,6 +129,23 @@ def write_shard_index(output: PathLike, shard: Shard, num_lines: int, layers: st
     return index
 
 
+def read_shard_index(index: PathLike) -> dict[str, Any]:
+    """The record of the shard index ``index`` as ``write_shard_index`` wrote it (``format``,
+    ``num_shards``, ``num_lines``, ``assignment``, ``files``: the shard files' names, beside it,
+    ``layers``). A file that is no shard index of ``elmo embed`` (not JSON, not an object, another
+    ``format``) is a ``ValueError`` naming it; one that cannot be read, an ``OSError``."""
+    index = Path(index)
+    try:
+        record = json.loads(index.read_text(encoding="utf-8"))
+    except ValueError as err:  # invalid JSON or UTF-8
+        raise ValueError(f"{index} is not a shard index of elmo embed (not JSON: {err})") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{index} is not a shard index of elmo embed (a JSON {type(record).__name__}, not an object)")
+    if record.get("format") != INDEX_FORMAT:
+        raise ValueError(f"{index} is not a shard index of elmo embed (format {record.get('format')!r})")
+    return record
+
+
 def check_shard_index(index: Path, shard: Shard, overwrite: bool) -> None:
     """Refuse, before shard 0 of ``shard.count`` computes anything, to replace ``index`` when it
     is not a shard index of ``elmo embed`` (a user's file), or, unless ``overwrite``, one of this
@@ -135,14 +153,12 @@ def check_shard_index(index: Path, shard: Shard, overwrite: bool) -> None:
     if not index.exists():
         return
     try:
-        record = json.loads(index.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        record = None
-    if not isinstance(record, dict) or record.get("format") != INDEX_FORMAT:
+        record = read_shard_index(index)
+    except (OSError, ValueError):
         raise FileExistsError(
             f"{index} exists and is no shard index of elmo embed, so it is not replaced; move it, or write to "
             "another output"
-        )
+        ) from None
     if record.get("num_shards") != shard.count and not overwrite:
         raise FileExistsError(
             f"{index} indexes {record.get('num_shards')} shards of this output, and this run is shard {shard.index} "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -468,6 +469,24 @@ def test_shard_0_does_not_replace_a_users_file_at_the_index_nor_an_index_of_anot
     assert index.read_text() == written
     assert embed_cli(text, out, model_dir, "--shard", "0/3", "--overwrite") == 0
     assert json.loads(index.read_text())["num_shards"] == 3
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ("{", r"not JSON: Expecting property name"),
+        ('["out.shard-0-of-2.hdf5"]', r"a JSON list, not an object"),
+        ('{"format": "notes"}', r"format 'notes'"),
+    ],
+    ids=["not-JSON", "list", "other-format"],
+)
+def test_opening_a_json_file_that_is_no_shard_index_says_so_in_one_line(tmp_path, content, reason):
+    """Was: json's 'Expecting property name enclosed in double quotes: line 1 column 2 (char 1)' and
+    "AttributeError: 'list' object has no attribute 'get'", naming no file."""
+    index = tmp_path / "out.hdf5.index.json"
+    index.write_text(content)
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(index))} is not a shard index of elmo embed \({reason}"):
+        open_embeddings(index)
 
 
 def test_torchrun_shards_read_back_equal_to_one_process(model_dir, text, reference, tmp_path):
