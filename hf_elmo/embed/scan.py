@@ -99,15 +99,23 @@ def unsplit_tokens(path: PathLike, pre_tokenizer: str, sample_lines: int = SPLIT
     punctuation or a clitic off (``"world!"``, ``"(see"``, ``"can't"``): where that is much
     (``UNSPLIT_SHARE``), the input is raw text, not text split as the model's corpus was, and the
     model's vectors for it are worse. Other splits (``"e-mail"``, ``"<unk>"``) are how other
-    corpora differ, and do not count. Lines that ``scan_input`` refuses are skipped."""
+    corpora differ, and do not count. Lines that ``scan_input`` refuses are skipped, and so are lines
+    over ``MAX_LINE_CHARS`` characters (not split to sample them), each counting as one line."""
     found = UnsplitTokens(0, 0, None)
     if pre_tokenizer == WHITESPACE:
         return found
-    read = 0
-    for number, line in enumerate(read_lines(path, MAX_LINE_CHARS)):
+    read = lines = 0
+    at_line_start = True  # read_lines gives a line over MAX_LINE_CHARS in pieces, the first without its end
+    for line in read_lines(path, MAX_LINE_CHARS):
+        rest_of_a_line, at_line_start = not at_line_start, line.endswith("\n")
         read += len(line)
-        if number == sample_lines or read > SPLIT_SAMPLE_CHARS:
+        if read > SPLIT_SAMPLE_CHARS:
             break
+        if rest_of_a_line:  # of a line skipped with its first piece, which is too long
+            continue
+        if lines == sample_lines:
+            break
+        lines += 1
         tokens = line.split()
         if not tokens or len(line) > MAX_LINE_CHARS or undecodable_byte(line) or nul_byte(line):
             continue

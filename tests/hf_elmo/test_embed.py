@@ -761,9 +761,21 @@ def test_the_raw_text_check_reads_a_bounded_sample_of_a_file_without_line_breaks
 
     monkeypatch.setattr(hf_elmo.embed.scan, "read_lines", counted)
     found = hf_elmo.embed.unsplit_tokens(text, "spacy:en")
-    assert found.tokens == 0  # every piece is over the line limit: scan_input refuses the file
+    assert found.tokens == 0  # the one line is over MAX_LINE_CHARS: not sampled
     assert max(pieces) <= hf_elmo.corpus.MAX_LINE_CHARS + 1
     assert sum(pieces) <= hf_elmo.embed.SPLIT_SAMPLE_CHARS + hf_elmo.corpus.MAX_LINE_CHARS + 1
+
+
+def test_the_raw_text_check_skips_a_line_over_the_line_limit_whole_counting_it_as_one_line(tmp_path):
+    """read_lines gives such a line in pieces. Was: the pieces after the first were sampled as lines of
+    their own, their tokens (cut at the piece's end) counted and the sample's lines used up by them."""
+    text = tmp_path / "long-line.txt"
+    long_line = "Hello, world! " * 10_000  # 140,000 characters: a first piece of 100,001, then the rest
+    text.write_text(f"{long_line}\nthe cat sat .\nHello, world!\n", encoding="utf-8")
+    found = hf_elmo.embed.unsplit_tokens(text, "spacy:en", sample_lines=2)  # the long line and 'the cat sat .'
+    assert (found.tokens, found.unsplit, found.share) == (4, 0, 0.0)
+    found = hf_elmo.embed.unsplit_tokens(text, "spacy:en")
+    assert (found.tokens, found.unsplit) == (4 + 2, 2)  # 'Hello,' and 'world!' of the last line
 
 
 def test_a_sharded_output_opens_by_its_output_name_and_counts_from_the_end(model_dir, text, reference, tmp_path):
