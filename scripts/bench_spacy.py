@@ -206,7 +206,13 @@ def listener_setting(text: str) -> tuple[str, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--elmo", required=True, help="ELMo model folder or Hub id (converted or original format)")
+    parser.add_argument(
+        "--elmo",
+        required=True,
+        help="ELMo model, any name spacy-elmo.ElmoLoader.v1 takes (hf_elmo.loading.resolve_model): a folder "
+        "(converted, or the original options.json + *.hdf5), a zip of the original files, a Hub id owner/name, "
+        "or a shipped name hf-elmo:NAME (e.g. hf-elmo:elmo-2x1024-en)",
+    )
     parser.add_argument(
         "--tasks", nargs="+", choices=sorted(TASKS), default=["conll2003", "sst2", "sst5"], help="default: %(default)s"
     )

@@ -80,6 +80,17 @@ def test_a_listener_setting_that_does_not_exist_is_refused_with_one_line(tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_elmo_options_help_names_every_kind_of_model_name_the_loader_takes():
+    """--elmo goes to spacy-elmo.ElmoLoader.v1 (hf_elmo.loading.resolve_model), and the script's own
+    example gives a shipped name. Was: 'ELMo model folder or Hub id (converted or original format)'."""
+    run = subprocess.run([sys.executable, str(SCRIPT), "--help"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    option = " ".join(run.stdout.split("\n  --elmo ELMO", 1)[1].split("\n  --tasks", 1)[0].split())
+    for kind in ("a folder", "original options.json + *.hdf5", "a zip of the original files", "owner/name"):
+        assert kind in option, option
+    assert "shipped name hf-elmo:NAME (e.g. hf-elmo:elmo-2x1024-en)" in option
+
+
 @pytest.mark.slow
 def test_bench_runs_from_a_packed_shared_folder(shared, tiny_elmo_dir, tmp_path):
     packed = tmp_path / "gpu-spacy"
