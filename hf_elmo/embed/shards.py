@@ -133,7 +133,8 @@ def read_shard_index(index: PathLike) -> dict[str, Any]:
     """The record of the shard index ``index`` as ``write_shard_index`` wrote it (``format``,
     ``num_shards``, ``num_lines``, ``assignment``, ``files``: the shard files' names, beside it,
     ``layers``). A file that is no shard index of ``elmo embed`` (not JSON, not an object, another
-    ``format``) is a ``ValueError`` naming it; one that cannot be read, an ``OSError``."""
+    ``format``, or ``num_shards``, ``num_lines`` or ``files`` missing or not what it wrote:
+    ``_index_problem``) is a ``ValueError`` naming it; one that cannot be read, an ``OSError``."""
     index = Path(index)
     try:
         record = json.loads(index.read_text(encoding="utf-8"))
@@ -143,7 +144,28 @@ def read_shard_index(index: PathLike) -> dict[str, Any]:
         raise ValueError(f"{index} is not a shard index of elmo embed (a JSON {type(record).__name__}, not an object)")
     if record.get("format") != INDEX_FORMAT:
         raise ValueError(f"{index} is not a shard index of elmo embed (format {record.get('format')!r})")
+    problem = _index_problem(record)
+    if problem:
+        raise ValueError(f"{index} is not a shard index of elmo embed ({problem})")
     return record
+
+
+def _index_problem(record: dict[str, Any]) -> str | None:
+    """What in a record of the index ``format`` is not as ``write_shard_index`` writes it, of what
+    its readers use: ``num_shards`` (1 to ``MAX_SHARDS``), ``num_lines`` (a count) and ``files`` (a
+    file name for each shard); None when nothing is."""
+    missing = [name for name in ("num_shards", "num_lines", "files") if name not in record]
+    if missing:
+        return f"no {' or '.join(missing)}"
+    shards, lines, files = record["num_shards"], record["num_lines"], record["files"]
+    # type() is int: JSON's true and false are no numbers, though Python's bools are ints
+    if type(shards) is not int or not 1 <= shards <= MAX_SHARDS:
+        return f"num_shards {json.dumps(shards)}, not a whole number from 1 to {MAX_SHARDS}"
+    if type(lines) is not int or lines < 0:
+        return f"num_lines {json.dumps(lines)}, not a whole number >= 0"
+    if not isinstance(files, list) or len(files) != shards or not all(isinstance(n, str) and n for n in files):
+        return f"files is not a list of {shards} file names (num_shards), one for each shard"
+    return None
 
 
 def check_shard_index(index: Path, shard: Shard, overwrite: bool) -> None:
@@ -159,9 +181,9 @@ def check_shard_index(index: Path, shard: Shard, overwrite: bool) -> None:
             f"{index} exists and is no shard index of elmo embed, so it is not replaced; move it, or write to "
             "another output"
         ) from None
-    if record.get("num_shards") != shard.count and not overwrite:
+    if record["num_shards"] != shard.count and not overwrite:
         raise FileExistsError(
-            f"{index} indexes {record.get('num_shards')} shards of this output, and this run is shard {shard.index} "
+            f"{index} indexes {record['num_shards']} shards of this output, and this run is shard {shard.index} "
             f"of {shard.count}; run the shards of that count, write to another output, or pass --overwrite (then "
             f"run the other shards of {shard.count} too)"
         )

@@ -489,6 +489,43 @@ def test_opening_a_json_file_that_is_no_shard_index_says_so_in_one_line(tmp_path
         open_embeddings(index)
 
 
+_INDEX = {"format": "elmo-embed-shards", "num_shards": 2, "num_lines": 3, "files": ["a.hdf5", "b.hdf5"]}
+
+
+@pytest.mark.parametrize(
+    "changes, reason",
+    [
+        ({"files": None}, "no files"),
+        ({"num_lines": None, "files": None}, "no num_lines or files"),
+        ({"num_lines": "3"}, 'num_lines "3", not a whole number >= 0'),
+        ({"num_lines": True}, "num_lines true, not a whole number >= 0"),
+        ({"num_shards": 0}, "num_shards 0, not a whole number from 1 to 1024"),
+        ({"files": "a.hdf5"}, r"files is not a list of 2 file names \(num_shards\), one for each shard"),
+        ({"files": ["a.hdf5"]}, r"files is not a list of 2 file names"),
+        ({"files": ["a.hdf5", 7]}, r"files is not a list of 2 file names"),
+    ],
+    ids=[
+        "no-files",
+        "no-num-lines",
+        "num-lines-text",
+        "num-lines-bool",
+        "no-shards",
+        "files-text",
+        "one-file",
+        "number",
+    ],
+)
+def test_opening_a_shard_index_missing_a_field_or_with_one_of_another_type_says_so_in_one_line(
+    tmp_path, changes, reason
+):
+    """Was: a KeyError ('files') or a TypeError once the record was used, naming no file."""
+    index = tmp_path / "out.hdf5.index.json"
+    record = {**_INDEX, **changes}
+    index.write_text(json.dumps({k: v for k, v in record.items() if v is not None}))
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(index))} is not a shard index of elmo embed \({reason}"):
+        open_embeddings(index)
+
+
 def test_torchrun_shards_read_back_equal_to_one_process(model_dir, text, reference, tmp_path):
     out = tmp_path / "out.hdf5"
     result = subprocess.run(
