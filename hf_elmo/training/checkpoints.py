@@ -177,9 +177,11 @@ def resumed_settings(
     SHA-256; its date may change, e.g. with a copy), or when the words of ``--vocab`` are not those of
     the run's ``vocab.txt`` (a copy of the file elsewhere resumes; whether ``--vocab`` is given at all
     is a setting), or when the ``--init-model`` (``init_source``) is not the model the run started
-    from by what it gave the run: an LM's ``vocab.txt`` (the run's words) or its token embedder (the
-    run's ``token_embedding``); refused as a resume, before ``build_model`` would refuse it as a new
-    run (``continue with --vocab ...``, ``give --token-embedding ...``). A run saved before
+    from by what it gave the run: an LM's ``vocab.txt`` (the run's words), its token embedder (the
+    run's ``token_embedding``) or its shape and clipping (those of the record, ``_init_model_shape``);
+    refused as a resume, before ``build_model`` would refuse it as a new run (``continue with --vocab
+    ...``, ``give --token-embedding ...``, ``--lstm-dim cannot change the shape ...`` where the run
+    gave a shape option, which a resume gives again). A run saved before
     the training file's record existed resumes unchecked (and records its file from then on). A run
     that left no checkpoint and no snapshot (``run_started``: it failed or was stopped in its first
     steps) binds nothing: ``start_run`` replaces its ``settings.json``.
@@ -199,7 +201,8 @@ def resumed_settings(
     recorded = previous.get(TRAIN_FILE_IDENTITY)
     # the training file is compared by its content when the run recorded it, by its name before that;
     # --vocab by its words (the run's vocab.txt); --init-model by its config when the run recorded it
-    # (check_resumed_init_model, once the model is built), by its name before that
+    # (its shape below, before build_model; all of it in check_resumed_init_model, once the model is built),
+    # by its name before that
     by_content = {
         "train_file": isinstance(recorded, dict),
         "vocab_file": None not in (previous["vocab_file"], settings.vocab_file),
@@ -242,6 +245,9 @@ def resumed_settings(
         embedding = init_source.config.token_embedding if init_source.config is not None else None
         if embedding not in (None, settings.token_embedding):
             differs.append(f"its token_embedding {json.dumps(embedding)}, not {json.dumps(settings.token_embedding)}")
+        shape = _init_model_changes(previous, _init_model_shape(init_source)) if by_content["init_model"] else None
+        if shape:
+            differs.append(shape)
         if differs:
             raise _not_the_init_model(folder, settings, "; ".join(differs))
     return settings
@@ -262,12 +268,25 @@ def _saved_settings(folder: Path) -> dict[str, Any] | None:
     return saved
 
 
-def init_model_record(config: ElmoConfig) -> dict[str, Any]:
+def init_model_record(config: ElmoConfig, names: Iterable[str] = (*OPTIONS_KEYS, "pre_tokenizer")) -> dict[str, Any]:
     """What a run takes from its ``--init-model`` beyond the weights, which a resumed run has from its
     checkpoint: the biLM's shape and arithmetic (the fields of an original ``options.json``,
     ``OPTIONS_KEYS``) and how its tokenizer splits raw text (``pre_tokenizer``), read from ``config``,
-    that of the model ``build_model`` made from it. ``start_run`` records it (``INIT_MODEL_CONFIG``)."""
-    return {name: json.loads(json.dumps(getattr(config, name))) for name in (*OPTIONS_KEYS, "pre_tokenizer")}
+    that of the model ``build_model`` made from it. ``start_run`` records it (``INIT_MODEL_CONFIG``).
+    ``names``: those fields of it only."""
+    return {name: json.loads(json.dumps(getattr(config, name))) for name in names}
+
+
+def _init_model_shape(source: ModelSource) -> dict[str, Any]:
+    """The shape and arithmetic (``OPTIONS_KEYS``) of ``init_model_record`` for the ``--init-model``
+    at ``source``, read before its model is loaded: from its ``config.json``, or the original files'
+    ``options.json`` (which a ``.zip`` is unpacked for); those of the model ``build_model`` makes."""
+    from ..loading import original_config
+
+    if source.config is not None:
+        return init_model_record(source.config, OPTIONS_KEYS)
+    with source.original_files() as (options, _):
+        return init_model_record(original_config(options), OPTIONS_KEYS)
 
 
 def check_resumed_init_model(folder: Path, settings: PretrainSettings, record: dict[str, Any] | None) -> None:
@@ -277,17 +296,24 @@ def check_resumed_init_model(folder: Path, settings: PretrainSettings, record: d
     not by its path (a copy elsewhere resumes) nor by its weights, which the checkpoint replaces
     (a base model trained on or saved in float16 since changes nothing of the run). A run saved
     before the record existed was compared by the path (``resumed_settings``)."""
-    previous = _saved_settings(folder)
+    changed = _init_model_changes(_saved_settings(folder), record)
+    if changed:
+        raise _not_the_init_model(folder, settings, changed)
+
+
+def _init_model_changes(previous: dict[str, Any] | None, record: dict[str, Any] | None) -> str | None:
+    """``its NAME VALUE, not RECORDED; ...`` for the fields of ``record`` (an ``init_model_record``, or
+    some of its fields) that are not those the run's ``settings.json`` (``previous``) recorded; None
+    when none differs, or when there is nothing to compare (a run saved before the record existed)."""
     recorded = previous.get(INIT_MODEL_CONFIG) if previous is not None else None
     if record is None or not isinstance(recorded, dict):
-        return
+        return None
     changed = [
         f"{name} {json.dumps(value)}, not {json.dumps(recorded.get(name))}"
         for name, value in record.items()
         if recorded.get(name) != value
     ]
-    if changed:
-        raise _not_the_init_model(folder, settings, f"its {'; '.join(changed)}")
+    return f"its {'; '.join(changed)}" if changed else None
 
 
 def _not_the_init_model(folder: Path, settings: PretrainSettings, differs: str) -> ValueError:

@@ -9,6 +9,7 @@ import errno
 import json
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from hf_elmo.fileio import FREE_SPACE_RESERVE
 from hf_elmo.training.checkpoints import CHECKPOINT_FILE, SETTINGS_FILE, TRAIN_FILE_IDENTITY
 from tests.hf_elmo.test_convert_safety import DiskUsage
 from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
+from tests.numpy_elmo import small_options, write_random_original
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -380,6 +382,74 @@ def test_resuming_compares_the_init_model_by_its_config_not_its_path_nor_its_wei
     assert error_of(capsys).endswith(
         f"--init-model {copy} is not the model the run in {folder} started from (its lstm_dim 8, not 16); "
         f"give that model to resume, or delete {folder} to start the run again from the beginning"
+    )
+    assert files_under(folder) == before and not out.exists()
+
+
+@pytest.mark.parametrize(
+    "option, other, differs",
+    [
+        (["--lstm-dim", "16"], ["--lstm-dim", "8"], "its lstm_dim 8, not 16"),
+        (["--no-clip"], [], "its cell_clip 3.0, not null; proj_clip 3.0, not null"),
+    ],
+    ids=["lstm-dim", "no-clip"],
+)
+def test_resuming_with_a_shape_option_from_an_init_model_of_another_shape_is_refused_as_a_resume(
+    option, other, differs, tmp_path, capsys
+):
+    """A shape option the run was started with, as the base model's own shape, is given again to resume.
+    Was: '--lstm-dim cannot change the shape of --init-model M (lstm_dim 16, not its 8): a continued model
+    keeps its own; drop it' (or '--no-clip cannot take the clipping out of ...'), a new run's advice, which
+    the resume then refused as another setting (--lstm-dim 16 (now preset))."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    base, shape = tmp_path / "base", tmp_path / "shape"
+    assert pretrain(corpus, base, "--max-tokens", "50", *option) == 0
+    assert pretrain(corpus, shape, "--max-tokens", "50", *other) == 0
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    argv = ["pretrain", str(corpus), str(out), "--epochs", "2", "--tokens-per-batch", "128", "--no-progress"]
+    assert main([*argv, "--init-model", str(base), *option, "--max-steps", "1"]) == 0
+    shutil.rmtree(base)
+    shutil.copytree(shape, base)
+    before = files_under(folder)
+    capsys.readouterr()
+    assert main([*argv, "--init-model", str(base), *option]) == 2
+    assert error_of(capsys).endswith(
+        f"--init-model {base} is not the model the run in {folder} started from ({differs}); give that model to "
+        f"resume, or delete {folder} to start the run again from the beginning"
+    )
+    assert files_under(folder) == before and not out.exists()
+
+
+@pytest.mark.parametrize("form", ["folder", "zip"])
+def test_resuming_with_a_shape_option_from_original_files_of_another_shape_is_refused_as_a_resume(
+    form, tmp_path, capsys
+):
+    """The original files' shape is read from their options.json (a zip's too) before the model is
+    loaded; the same files resume. Was: '--lstm-dim cannot change the shape of --init-model ...'."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+
+    def original(name: str, lstm_dim: int) -> Path:
+        folder = tmp_path / name
+        write_random_original(folder, small_options(dim=lstm_dim), seed=0)
+        if form == "folder":
+            return folder
+        with zipfile.ZipFile(folder.with_suffix(".zip"), "w") as archive:
+            for file in folder.iterdir():
+                archive.write(file, file.name)
+        return folder.with_suffix(".zip")
+
+    base, other = original("base", 32), original("other", 16)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    argv = ["pretrain", str(corpus), str(out), "--epochs", "2", "--tokens-per-batch", "128", "--no-progress"]
+    argv += ["--lstm-dim", "32", "--vocab-size", "100"]
+    assert main([*argv, "--init-model", str(base), "--max-steps", "1"]) == 0
+    assert main([*argv, "--init-model", str(base), "--max-steps", "2"]) == 0
+    before = files_under(folder)
+    capsys.readouterr()
+    assert main([*argv, "--init-model", str(other)]) == 2
+    assert error_of(capsys).endswith(
+        f"--init-model {other} is not the model the run in {folder} started from (its lstm_dim 16, not 32); give "
+        f"that model to resume, or delete {folder} to start the run again from the beginning"
     )
     assert files_under(folder) == before and not out.exists()
 
