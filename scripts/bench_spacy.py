@@ -14,7 +14,8 @@ score (NER: entity F1; SST: accuracy) and seconds per epoch, wall-clock and CPU 
 process (robust on a shared machine), for the first epoch (the biLM runs over every training
 doc and fills the activation cache) and the mean of the later ones (cache hits). Epoch times
 exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read (trees, for
-``sst2-phrases``' training split).
+``sst2-phrases``' training split). ``--elmo`` is checked first, as the ELMo pipelines' loader checks
+it (``spacy_elmo.loader.find_model``): a name it refuses stops the script before anything trains.
 
 After training, ``nlp.pipe`` runs once, timed, over the test split's texts (``--pipe-batch-size``
 docs a batch; before any evaluation, so the biLM computes every doc: no cache hits): words/s
@@ -52,6 +53,7 @@ from spacy.util import fix_random_seed, load_config, registry
 
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, mix_weights, save_layer_weights
+from spacy_elmo.loader import find_model
 
 from shared_data import shared_dir
 
@@ -237,6 +239,11 @@ def main() -> None:
     )
     parser.add_argument("--plot-layer-weights", type=Path, metavar="PNG", help="draw the ELMo layer weights here")
     args = parser.parse_args()
+    if "elmo" in args.pipelines:  # before the output folder is made and any pipeline trains (the baselines first)
+        try:
+            find_model(args.elmo)
+        except (OSError, ValueError) as err:  # the loader's one-line errors
+            parser.error(f"--elmo: {err}")
     torch.set_num_threads(args.threads)
     if args.gpu_id >= 0:
         spacy.require_gpu(args.gpu_id)  # what `spacy train --gpu-id` does before initialising

@@ -7,6 +7,7 @@ from pathlib import Path
 from spacy.util import logger, registry
 
 from hf_elmo import ElmoModel
+from hf_elmo.loading import ModelSource, resolve_model
 from hf_elmo.modeling_elmo import InvalidModelError
 
 #: Where an ``elmo`` component saves its biLM (a ``save_pretrained`` folder) inside a pipeline:
@@ -39,6 +40,17 @@ def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
         return ElmoModel.from_pretrained(str(name_or_path))
 
     return load
+
+
+def find_model(name_or_path: str) -> ModelSource:
+    """Where the model is that ``elmo_loader_v1(name_or_path)`` loads, found without loading it: a
+    spaCy pipeline's folder refused as the loader refuses it (``_refuse_a_pipeline``), then
+    ``hf_elmo.loading.resolve_model``, which loading it goes through (a Hub model is fetched into
+    the cache, where loading finds it), with the same one-line errors (``OSError``, or a config's
+    ``ValueError``). For a script that builds pipelines on the model after other work, to refuse a
+    bad name first (scripts/bench_spacy.py ``--elmo``)."""
+    _refuse_a_pipeline(Path(name_or_path).expanduser())
+    return resolve_model(name_or_path)
 
 
 def _refuse_a_pipeline(path: Path) -> None:

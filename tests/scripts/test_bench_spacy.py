@@ -80,6 +80,30 @@ def test_a_listener_setting_that_does_not_exist_is_refused_with_one_line(tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("no-such-elmo/", "--elmo: no model 'no-such-elmo/': no such local file or folder"),
+        ("{pipeline}", "--elmo: {pipeline} is a spaCy pipeline, not an ELMo model folder: it holds no elmo component"),
+    ],
+    ids=["missing", "spacy-pipeline"],
+)
+def test_a_bad_elmo_name_is_refused_in_one_line_before_any_pipeline_trains(name, message, tmp_path):
+    """Checked through the pipelines' loader (spacy_elmo.loader.find_model), with its messages. Was:
+    refused only when the first ELMo pipeline was initialised, after that task's baseline trained."""
+    import spacy
+
+    spacy.blank("en").to_disk(tmp_path / "pipeline")
+    output = tmp_path / "bench"
+    name, message = (text.format(pipeline=tmp_path / "pipeline") for text in (name, message))
+    caps = ["--tasks", "sst2", "--max-train", "5", "--max-eval", "5", "--epochs", "1", "--output", str(output)]
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--elmo", name, *caps], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 2 and f"bench_spacy.py: error: {message}" in run.stderr.splitlines()[-1], run.stderr
+    assert not output.exists()
+
+
 def test_the_elmo_options_help_names_every_kind_of_model_name_the_loader_takes():
     """--elmo goes to spacy-elmo.ElmoLoader.v1 (hf_elmo.loading.resolve_model), and the script's own
     example gives a shipped name. Was: 'ELMo model folder or Hub id (converted or original format)'."""
