@@ -74,7 +74,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from ..corpus import read_lines
+from ..corpus import check_text_file, read_lines
 from ..fileio import (
     PathLike,
     atomic_file,
@@ -149,8 +149,9 @@ def embed_file(
     Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists or
     is no regular file (a folder, link or device: ``check_output_file``), ``ValueError`` when an
     unfinished run has other settings (unless ``overwrite``), when the output is the input or
-    among the model's files, when the input is not a regular file, or when the input changed
-    during the run,
+    among the model's files, when the input is a pipe or device, or when the input changed during
+    the run (an input that is a folder or is missing: ``IsADirectoryError``, ``FileNotFoundError``,
+    as ``corpus.check_text_file`` refuses every text input),
     ``OutputBusyError`` when another run writes the same output, and ``OSError`` (ENOSPC)
     before a write that would fill the disk. ``pool="mean"`` stores one vector per line and
     ``cuda_graphs`` runs the biLM from CUDA graphs (see ``embed_sentences``).
@@ -263,19 +264,11 @@ def _check_run(
     check_options(layers, pool, batch_tokens)
     if chunk_lines < 1:
         raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
-    if input_path.is_dir():
-        raise ValueError(f"the input {input_path} is a folder; name a text file")
     if str(input_path) == "-" and not input_path.exists():
         raise ValueError(
             "embed cannot read stdin ('-'): it reads the input twice and again to resume; save the text to a file"
         )
-    if input_path.exists() and not input_path.is_file():
-        raise ValueError(
-            f"the input {input_path} is not a regular file (a pipe, stdin or a device?): embed reads it twice "
-            "and again to resume; save the text to a file"
-        )
-    if not input_path.is_file():
-        raise FileNotFoundError(f"input file not found: {input_path}")
+    check_text_file(input_path, "the input")
     if str(output_path).endswith(("/", os.sep)):
         raise ValueError(
             f"the output {output_path} ends with {str(output_path)[-1]!r}, naming a folder; name the HDF5 file to write "

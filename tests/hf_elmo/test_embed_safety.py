@@ -398,6 +398,18 @@ def test_an_output_beside_the_models_files_is_written_and_leaves_them_alone(mode
     assert {p.name: p.read_bytes() for p in model.iterdir() if p.name != "vectors.hdf5"} == before
 
 
+def test_an_input_folder_or_missing_file_is_refused_as_every_text_input_is(model_dir, tmp_path, capsys):
+    """corpus.check_text_file, the one check of a text input (elmo pretrain's, perplexity's, a vocabulary's).
+    Was: a wording of embed's own, 'the input F is a folder; name a text file' and 'input file not found: F'."""
+    folder, missing = tmp_path / "texts", tmp_path / "none.txt"
+    folder.mkdir()
+    assert embed(folder, tmp_path / "out.hdf5", model_dir) == 2
+    assert error_lines(capsys.readouterr().err)[-1].endswith(f"the input {folder} is a folder, not a text file")
+    assert embed(missing, tmp_path / "out.hdf5", model_dir) == 2
+    assert error_lines(capsys.readouterr().err)[-1].endswith(f"the input {missing}: no such file")
+    assert names(tmp_path) == ["texts"]
+
+
 def test_an_input_that_is_not_a_regular_file_says_it_must_be_one(model_dir, tmp_path, capsys, monkeypatch):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
