@@ -117,7 +117,7 @@ def unsplit_tokens(path: PathLike, pre_tokenizer: str, sample_lines: int = SPLIT
             break
         lines += 1
         tokens = line.split()
-        if not tokens or len(line) > MAX_LINE_CHARS or undecodable_byte(line) or nul_byte(line):
+        if not tokens or len(line.rstrip("\n")) > MAX_LINE_CHARS or undecodable_byte(line) or nul_byte(line):
             continue
         found.tokens += len(tokens)
         kept = set(split_words(" ".join(tokens), pre_tokenizer)[0])

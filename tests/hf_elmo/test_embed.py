@@ -815,6 +815,16 @@ def test_the_raw_text_check_skips_a_line_over_the_line_limit_whole_counting_it_a
     assert (found.tokens, found.unsplit) == (4 + 2, 2)  # 'Hello,' and 'world!' of the last line
 
 
+def test_the_raw_text_check_samples_a_line_of_exactly_the_line_limit(tmp_path):
+    """A line of MAX_LINE_CHARS characters is not over the limit (read_corpus takes it too). Was: its
+    line end was counted as a character, and the line skipped as too long."""
+    text = tmp_path / "limit.txt"
+    line = ("Hello, world! " * hf_elmo.corpus.MAX_LINE_CHARS)[: hf_elmo.corpus.MAX_LINE_CHARS - 1] + "!"
+    text.write_text(f"{line}\n", encoding="utf-8")
+    found = hf_elmo.embed.unsplit_tokens(text, "spacy:en")
+    assert found.tokens == len(line.split()) and found.unsplit > 0
+
+
 def test_a_sharded_output_opens_by_its_output_name_and_counts_from_the_end(model_dir, text, reference, tmp_path):
     out = tmp_path / "out.hdf5"
     assert embed_cli(text, out, model_dir, "--shard", "1/2") == 0
