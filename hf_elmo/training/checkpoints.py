@@ -264,7 +264,7 @@ def _saved_settings(folder: Path) -> dict[str, Any] | None:
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(f"{path} is damaged ({err}); {_start_again(folder)}") from None
     if not isinstance(saved, dict):
-        raise ValueError(f"{path} is damaged (not a JSON object); delete {folder} to start again")
+        raise ValueError(f"{path} is damaged (not a JSON object); {_start_again(folder)}")
     return saved
 
 

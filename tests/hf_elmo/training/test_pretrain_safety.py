@@ -131,6 +131,21 @@ def test_a_damaged_checkpoint_file_is_named_with_what_to_do(damaged, damage, tmp
     assert not out.exists()
 
 
+def test_a_settings_file_that_is_no_json_object_is_damaged_with_the_advice_of_every_damaged_file(tmp_path, capsys):
+    """Was: '... (not a JSON object); delete F to start again', a wording of its own."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "1") == 0
+    (folder / SETTINGS_FILE).write_text("[]")
+    capsys.readouterr()
+    assert pretrain(corpus, out, "--epochs", "1") == 2
+    assert error_of(capsys).endswith(
+        f"{folder / SETTINGS_FILE} is damaged (not a JSON object); delete {folder} to start the run again from the "
+        "beginning"
+    )
+    assert not out.exists()
+
+
 def test_a_checkpoint_whose_optimizer_state_does_not_fit_the_model_is_damaged(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out = tmp_path / "model"
