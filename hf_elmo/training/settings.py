@@ -84,6 +84,12 @@ def flag(name: str) -> str:
     return metadata.get("flag", "--" + name.replace("_", "-"))
 
 
+def input_name(name: str) -> str:
+    """How errors name the text input of the settings field ``name``: ``the training file`` (a
+    positional argument), else its option (``--valid-file``, ``--vocab``: ``flag``)."""
+    return "the training file" if name == "train_file" else flag(name)
+
+
 @dataclass
 class PretrainSettings:
     """Everything that defines a pretraining run (saved with its checkpoints, and as
@@ -311,7 +317,7 @@ def check_settings(settings: PretrainSettings) -> None:
     for name in ("train_file", "valid_file", "vocab_file"):
         path = getattr(s, name)
         if path is not None:
-            check_text_file(path, "the training file" if name == "train_file" else flag(name))  # a positional argument
+            check_text_file(path, input_name(name))
     if s.pre_tokenizer is not None:
         check_pre_tokenizer(s.pre_tokenizer, check_language=True)
     if s.license is not None and not re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", s.license):

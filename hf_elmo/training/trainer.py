@@ -61,7 +61,7 @@ from .evaluation import perplexity
 from .model import build_model, make_optimizer, resolve_bilm_implementation
 from .output import init_model_card, round_to_storage, save_lm_folder, warn_of_a_license_change
 from .schedule import budget_spent, scheduled_lr
-from .settings import PretrainSettings, check_settings, check_vocabulary_options, resolve_init_model
+from .settings import PretrainSettings, check_settings, check_vocabulary_options, input_name, resolve_init_model
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 
 #: The share of the validation sentences found in the training text from which a run warns that its
@@ -176,7 +176,9 @@ class Trainer:
         check_writable(self.out_dir.parent, self.out_dir)  # where the model folder is built at the end
         check_vocabulary_options(s, self.init_source)
         # read now, so that a bad file stops the run before anything is written (rank 0 scores it at the end)
-        valid = read_corpus(s.valid_file, s.max_sentence_tokens, what="--valid-file") if s.valid_file else None
+        valid = (
+            read_corpus(s.valid_file, s.max_sentence_tokens, what=input_name("valid_file")) if s.valid_file else None
+        )
         self.valid_sentences = valid if self.rank == 0 else None
 
     def _vocabulary(self, sentences) -> Vocabulary:
@@ -195,7 +197,9 @@ class Trainer:
             raise ValueError(f"{s.train_file}: {err}") from None
 
     def _prepare(self) -> None:
-        sentences = read_corpus(self.settings.train_file, self.settings.max_sentence_tokens, what="the training file")
+        sentences = read_corpus(
+            self.settings.train_file, self.settings.max_sentence_tokens, what=input_name("train_file")
+        )
         if self.valid_sentences is not None:
             self._warn_of_valid_sentences_in_training(sentences)
         train_file_identity = input_identity(self.settings.train_file)
