@@ -93,8 +93,10 @@ class GraphedElmo:
     Threads may share it: each call takes its turn (``_turn``: a lock, and on CUDA its stream waits
     for the previous turn's kernels, so threads on streams of their own take turns on the GPU too)
     from the bucket's lookup or capture until its outputs are copied out of the bucket's buffer,
-    which the next replay overwrites. The char CNN and token cache run before, outside it; a
-    capture lets the other threads' CUDA work go on (``capture_error_mode="thread_local"``).
+    which the next replay overwrites. The char CNN and token cache run before, outside it, so
+    threads on streams of their own need the token cache off (``model.token_cache.max_types = 0``:
+    its table is ordered by its lock, not across streams; README, Threads); a capture lets the
+    other threads' CUDA work go on (``capture_error_mode="thread_local"``).
     """
 
     def __init__(self, model: ElmoModel) -> None:
