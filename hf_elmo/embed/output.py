@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import operator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -144,18 +145,19 @@ def open_embeddings(path: PathLike) -> Embeddings:
     for file in files:
         if not file.is_file():
             raise FileNotFoundError(f"{file}, listed in {path}, is missing: has every shard finished?")
-    embeddings = Embeddings([h5py.File(file, "r") for file in files], index["num_lines"])
-    first = read_recorded_settings(embeddings.files[0])
-    for file, handle in zip(files[1:], embeddings.files[1:]):
-        differ = differing_setting(first, read_recorded_settings(handle))
-        if differ:
-            embeddings.close()
-            name, ours, theirs = differ
-            raise ValueError(
-                f"{path}: its shards differ in {name} ({files[0].name}: {ours}; {file.name}: {theirs}); "
-                "run every shard again with the same settings (--overwrite)"
-            )
-    return embeddings
+    with ExitStack() as opened:  # a failure closes the files opened so far
+        handles = [opened.enter_context(h5py.File(file, "r")) for file in files]
+        first = read_recorded_settings(handles[0])
+        for file, handle in zip(files[1:], handles[1:]):
+            differ = differing_setting(first, read_recorded_settings(handle))
+            if differ:
+                name, ours, theirs = differ
+                raise ValueError(
+                    f"{path}: its shards differ in {name} ({files[0].name}: {ours}; {file.name}: {theirs}); "
+                    "run every shard again with the same settings (--overwrite)"
+                )
+        opened.pop_all()
+    return Embeddings(handles, index["num_lines"])
 
 
 def _open_file(path: Path) -> Embeddings:
@@ -164,7 +166,9 @@ def _open_file(path: Path) -> Embeddings:
         shards = Shard.shard_files(path)
         found = f"; there are shard files ({shards[0].name}, ...) but no index: has shard 0 finished?" if shards else ""
         raise FileNotFoundError(f"{path} not found{found}")
-    handle = h5py.File(path, "r")
-    recorded = read_recorded_settings(handle)
+    with ExitStack() as opened:  # closed again if its settings cannot be read
+        handle = opened.enter_context(h5py.File(path, "r"))
+        recorded = read_recorded_settings(handle)
+        opened.pop_all()
     lone_shard = Shard.is_shard_file(path) if recorded is None else recorded.get("shard", "0/1") != "0/1"
     return Embeddings([handle], len(handle) - (SENTENCE_TO_INDEX in handle), lone_shard)

@@ -632,6 +632,31 @@ def test_an_index_of_shards_that_record_no_settings_opens_unless_only_some_do(mo
         np.testing.assert_allclose(embeddings[3], read_all(reference)["3"], rtol=0, atol=1e-6)
 
 
+def _open_hdf5_files() -> int:
+    return len(h5py.h5f.get_obj_ids(types=h5py.h5f.OBJ_FILE))
+
+
+def test_opening_shards_that_fail_leaves_no_file_open(model_dir, text, tmp_path):
+    """Was: the files opened before the failure (settings that are no JSON) stayed open as long as
+    the error's traceback lived (an interactive session keeps the last one: sys.last_traceback)."""
+    out = tmp_path / "out.hdf5"
+    for shard in ("0/2", "1/2"):
+        assert embed_cli(text, out, model_dir, "--shard", shard) == 0
+    with h5py.File(tmp_path / "out.shard-1-of-2.hdf5", "a") as shard_file:
+        shard_file.attrs[SETTINGS_ATTRIBUTE] = "{not JSON"
+    before = _open_hdf5_files()
+    with pytest.raises(ValueError) as index_error:
+        open_embeddings(tmp_path / "out.hdf5.index.json")
+    with pytest.raises(ValueError) as file_error:
+        open_embeddings(tmp_path / "out.shard-1-of-2.hdf5")
+    assert _open_hdf5_files() == before, "the tracebacks, held here, hold no open file"
+    (tmp_path / "out.shard-1-of-2.hdf5").write_bytes(b"no HDF5 file")
+    with pytest.raises(OSError) as open_error:
+        open_embeddings(tmp_path / "out.hdf5.index.json")
+    assert _open_hdf5_files() == before
+    del index_error, file_error, open_error
+
+
 # -- memory -----------------------------------------------------------------------------------
 def start_embed(text: Path, out: Path, model_dir: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
