@@ -44,8 +44,8 @@ class CorpusError(ValueError):
 
 def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
     """The lines of a UTF-8 file as Python's text mode splits them (at ``\\n``, ``\\r\\n`` and
-    ``\\r``, each ending read as ``\\n``), a byte-order mark at the start of a line dropped (the
-    file's, or one that concatenated files carry into it: ``BYTE_ORDER_MARK``); an invalid byte becomes
+    ``\\r``, each ending read as ``\\n``), the byte-order marks at the start of a line dropped (the
+    file's, or those that concatenated files carry into it: ``BYTE_ORDER_MARK``); an invalid byte becomes
     a lone surrogate (``errors="surrogateescape"``) for the caller to report (``undecodable_byte``).
     A gzip-compressed file (``is_gzip``, whatever its name) is decompressed as it is read; damaged
     gzip data is a ``CorpusError``, and so is a UTF-16 or UTF-32 file (``_refuse_other_encodings``).

@@ -2,8 +2,9 @@
 
 - ``atomic_file(path)``: write a file under a temporary name beside it (``PATH.tmp``); when the
   block ends it is fsynced and renamed onto ``path`` (atomic); when it raises, the temporary
-  file is removed. ``write_text_atomic`` is the common case. ``check_output_file``: an output
-  that exists as a folder, device, pipe or symbolic link is refused, not replaced by a file.
+  file is removed (``temporary_path`` is that name's one home). ``write_text_atomic`` is the
+  common case. ``check_output_file``: an output that exists as a folder, device, pipe or
+  symbolic link is refused, not replaced by a file.
 - ``check_output_folder`` / ``build_aside(out_dir)``: a folder is built in a hidden staging
   folder beside it (``.OUT.building-XXXXXXXX``) and swapped into place only when complete. The
   staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
@@ -18,7 +19,8 @@
 - ``check_parent_folders(path)``: a file where a folder on the way to an output should be is
   one clear error, not ``[Errno 17] File exists``.
 - ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``); a second one
-  fails at once with ``OutputBusyError``.
+  fails at once with ``OutputBusyError``. ``folder_for_the_run(folder)`` creates the folders on
+  the way to a lock and removes those it created that the run left empty.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
   disk: it reports the failed writes while freeing objects and then crashes);
   ``check_writable``: refuse a folder this process cannot write in, before a long run would.
