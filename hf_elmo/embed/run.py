@@ -99,7 +99,7 @@ from .output import (
     recorded_settings,
 )
 from .scan import InputScan, scan_input
-from .sentences import DEFAULT_BATCH_TOKENS, check_options, embed_sentences
+from .sentences import DEFAULT_BATCH_TOKENS, check_options, embed_sentences, renamed_tokens_per_batch
 from .shards import DEFAULT_CHUNK_LINES, Shard, check_shard_index, shard_index_file, write_shard_index
 
 RUN_FILE = "run.json"
@@ -128,7 +128,7 @@ def embed_file(
     *,
     model_id: str,
     layers: str = "all",
-    batch_tokens: int = DEFAULT_BATCH_TOKENS,
+    tokens_per_batch: int = DEFAULT_BATCH_TOKENS,
     chunk_lines: int = DEFAULT_CHUNK_LINES,
     shard: Shard = Shard(),
     max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
@@ -137,6 +137,7 @@ def embed_file(
     pool: str | None = None,
     cuda_graphs: bool = False,
     model_path: PathLike | None = None,
+    batch_tokens: int | None = None,
 ) -> EmbedResult:
     """Embed every line of ``input_path`` (of ``shard``) into an AllenNLP-style HDF5 file.
 
@@ -154,11 +155,13 @@ def embed_file(
     as ``corpus.check_text_file`` refuses every text input),
     ``OutputBusyError`` when another run writes the same output, and ``OSError`` (ENOSPC)
     before a write that would fill the disk. ``pool="mean"`` stores one vector per line and
-    ``cuda_graphs`` runs the biLM from CUDA graphs (see ``embed_sentences``).
+    ``cuda_graphs`` runs the biLM from CUDA graphs (see ``embed_sentences``). ``batch_tokens``: the old
+    name of ``tokens_per_batch`` (``renamed_tokens_per_batch``).
     """
+    tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_file")
     input_path, target = Path(input_path), shard.output_file(output_path)
     model_files = model_path or model.name_or_path
-    _check_run(input_path, target, output_path, shard, layers, pool, batch_tokens, chunk_lines)
+    _check_run(input_path, target, output_path, shard, layers, pool, tokens_per_batch, chunk_lines)
     if model_files and Path(model_files).exists():
         _check_not_in_model(target, output_path, Path(model_files))
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -224,7 +227,7 @@ def embed_file(
             model,
             (tokens for _, tokens in todo),
             layers=layers,
-            batch_tokens=batch_tokens,
+            tokens_per_batch=tokens_per_batch,
             max_token_chars=max_token_chars,
             pool=pool,
             cuda_graphs=cuda_graphs,
@@ -257,11 +260,11 @@ def _check_run(
     shard: Shard,
     layers: str,
     pool: str | None,
-    batch_tokens: int,
+    tokens_per_batch: int,
     chunk_lines: int,
 ) -> None:
     """Every check that needs no lock and no reading of the input: done before anything is written."""
-    check_options(layers, pool, batch_tokens)
+    check_options(layers, pool, tokens_per_batch)
     if chunk_lines < 1:
         raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
     if str(input_path) == "-" and not input_path.exists():

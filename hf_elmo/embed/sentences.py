@@ -2,12 +2,13 @@
 
 **Memory** does not grow with the input: sentences are read ahead by at most
 ``lookahead_tokens`` (``LOOKAHEAD_BATCHES`` batches by default), sorted by length into batches of
-at most ``batch_tokens`` padded tokens (a longer sentence runs alone), and their arrays are
+at most ``tokens_per_batch`` padded tokens (a longer sentence runs alone), and their arrays are
 yielded as they come.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any
@@ -25,7 +26,7 @@ LAYERS = ("all", "top", "average")
 #: How a sentence's token vectors are pooled into one vector: not at all, or their mean.
 POOLS = (None, "mean")
 DEFAULT_BATCH_TOKENS = 4096
-#: Sentences read ahead and sorted together, in batches of ``batch_tokens``.
+#: Sentences read ahead and sorted together, in batches of ``tokens_per_batch``.
 LOOKAHEAD_BATCHES = 8
 
 
@@ -34,20 +35,21 @@ def embed_sentences(
     sentences: Iterable[Sequence[str]],
     *,
     layers: str = "all",
-    batch_tokens: int = DEFAULT_BATCH_TOKENS,
+    tokens_per_batch: int = DEFAULT_BATCH_TOKENS,
     device: str | torch.device | None = None,
     dtype: torch.dtype | None = None,
     max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
     lookahead_tokens: int | None = None,
     pool: str | None = None,
     cuda_graphs: bool = False,
+    batch_tokens: int | None = None,
 ) -> Iterator[np.ndarray]:
     """Embed tokenised sentences; yields one float32 array per sentence, in input order.
 
     Every sentence starts from the model's initial state, so its vectors do not depend on the
     batching. Sentences are read ahead by about ``lookahead_tokens`` tokens (default
-    ``LOOKAHEAD_BATCHES * batch_tokens``), sorted by length and run in batches of at most
-    ``batch_tokens`` padded tokens (a longer sentence runs alone).
+    ``LOOKAHEAD_BATCHES * tokens_per_batch``), sorted by length and run in batches of at most
+    ``tokens_per_batch`` padded tokens (a longer sentence runs alone).
 
     Args:
         model: the biLM; put in eval mode, and moved to ``device`` / cast to ``dtype`` (in
@@ -60,14 +62,16 @@ def embed_sentences(
         max_token_chars: longer tokens are an error (``None``: truncated as the original does).
         pool: ``"mean"``: one vector per sentence, the mean over its tokens (``mean_pool``):
             (L+1, 2P) for ``layers="all"``, (2P,) for ``"top"`` and ``"average"``.
+        batch_tokens: the old name of ``tokens_per_batch`` (``renamed_tokens_per_batch``).
     """
-    check_options(layers, pool, batch_tokens)
+    tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_sentences")
+    check_options(layers, pool, tokens_per_batch)
     if device is not None or dtype is not None:
         model.to(device=device, dtype=dtype)  # type: ignore[call-arg]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
     model.eval()
     forward = GraphedElmo(model) if cuda_graphs else partial(model, stateful=False)
-    lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * batch_tokens
-    return _embed_stream(model, forward, iter(sentences), layers, batch_tokens, max_token_chars, lookahead, pool)
+    lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * tokens_per_batch
+    return _embed_stream(model, forward, iter(sentences), layers, tokens_per_batch, max_token_chars, lookahead, pool)
 
 
 #: input_ids (B, T, W) on the model's device -> the model's stateless ``ElmoModelOutput``.
@@ -79,7 +83,7 @@ def _embed_stream(
     forward: Forward,
     sentences: Iterator[Sequence[str]],
     layers: str,
-    batch_tokens: int,
+    tokens_per_batch: int,
     max_token_chars: int | None,
     lookahead: int,
     pool: str | None,
@@ -100,7 +104,7 @@ def _embed_stream(
                 break
         if not chunk:
             return
-        yield from _embed_chunk(model, forward, chunk, layers, batch_tokens, max_token_chars, pool)
+        yield from _embed_chunk(model, forward, chunk, layers, tokens_per_batch, max_token_chars, pool)
         done += len(chunk)
 
 
@@ -109,13 +113,13 @@ def _embed_chunk(
     forward: Forward,
     chunk: list[Sequence[str]],
     layers: str,
-    batch_tokens: int,
+    tokens_per_batch: int,
     max_token_chars: int | None,
     pool: str | None,
 ) -> list[np.ndarray]:
     """The arrays of ``chunk``'s sentences, in order, computed in length-sorted batches."""
     out: dict[int, np.ndarray] = {}
-    for batch in token_budget_batches([len(s) for s in chunk], batch_tokens):
+    for batch in token_budget_batches([len(s) for s in chunk], tokens_per_batch):
         rows = [chunk[i] for i in batch]
         ids = batch_to_ids(rows, model.config.max_characters_per_token, max_token_chars)
         with torch.inference_mode():  # the model reads the attention mask off the ids' padding
@@ -134,11 +138,31 @@ def _embed_chunk(
     return [out[i] for i in range(len(chunk))]
 
 
-def check_options(layers: str, pool: str | None, batch_tokens: int) -> None:
+def check_options(layers: str, pool: str | None, tokens_per_batch: int) -> None:
     """The options that ``embed_sentences`` and ``embed_file`` share: one error each, naming it."""
     if layers not in LAYERS:
         raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
     if pool not in POOLS:
         raise ValueError(f"pool must be one of {POOLS}, got {pool!r}")
-    if batch_tokens < 1:
-        raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")
+    if tokens_per_batch < 1:
+        raise ValueError(f"tokens_per_batch must be at least 1, got {tokens_per_batch}")
+
+
+def renamed_tokens_per_batch(tokens_per_batch: int, batch_tokens: int | None, function: str) -> int:
+    """The batch size in padded tokens that ``function`` (``embed_sentences``, ``embed_file``) was given:
+    ``tokens_per_batch``, or ``batch_tokens``, its name before it took the one of ``elmo embed
+    --tokens-per-batch``, ``elmo pretrain``'s and ``perplexity``'s, with a ``FutureWarning``. Both
+    at once (``tokens_per_batch`` not at its default) is a ``TypeError``."""
+    if batch_tokens is None:
+        return tokens_per_batch
+    if tokens_per_batch != DEFAULT_BATCH_TOKENS:
+        raise TypeError(
+            f"{function}() got tokens_per_batch and batch_tokens, its old name: give tokens_per_batch alone"
+        )
+    warnings.warn(
+        f"{function}(batch_tokens=...) is now {function}(tokens_per_batch=...), the name elmo embed, elmo pretrain "
+        "and elmo perplexity give it (--tokens-per-batch); batch_tokens will be removed",
+        FutureWarning,
+        stacklevel=3,
+    )
+    return batch_tokens

@@ -35,7 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(2P,) for top and average (default: one vector per token)",
     )
     parser.add_argument(
-        "--batch-tokens",
+        "--tokens-per-batch",
+        "--batch-tokens",  # its name before it took elmo pretrain's and perplexity's
+        dest="tokens_per_batch",
         type=positive_int,
         default=4096,
         help="padded tokens per batch (default 4096); a longer sentence runs alone",
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         args.output,
         model_id=model_id,
         layers=args.layers,
-        batch_tokens=args.batch_tokens,
+        tokens_per_batch=args.tokens_per_batch,
         chunk_lines=args.chunk_lines,
         shard=shard,
         max_token_chars=args.max_token_chars,

@@ -22,7 +22,7 @@ import hf_elmo.embed.scan
 from hf_elmo import ElmoModel, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.cuda_graphs import GraphedElmo
-from hf_elmo.embed import SENTENCE_TO_INDEX, SETTINGS_ATTRIBUTE, Shard, embed_sentences, open_embeddings
+from hf_elmo.embed import SENTENCE_TO_INDEX, SETTINGS_ATTRIBUTE, Shard, embed_file, embed_sentences, open_embeddings
 from hf_elmo.modeling_elmo import mean_pool
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
@@ -114,7 +114,7 @@ def test_output_has_allennlp_layout_and_each_sentence_alone_vectors(
     layers, allennlp_model, model_dir, text, tmp_path, capsys
 ):
     out = tmp_path / "out.hdf5"
-    assert embed_cli(text, out, model_dir, "--layers", layers, "--batch-tokens", "20") == 0
+    assert embed_cli(text, out, model_dir, "--layers", layers, "--tokens-per-batch", "20") == 0
     assert "wrote" in capsys.readouterr().out
     assert not (tmp_path / "out.hdf5.partial").exists()
     lines = text.read_text(encoding="utf-8").splitlines()
@@ -160,7 +160,7 @@ def test_cuda_graphs_option_runs_the_static_bilm_and_writes_the_same_vectors(
 
     monkeypatch.setattr(GraphedElmo, "static_forward", counting)
     out = tmp_path / "graphs.hdf5"
-    assert embed_cli(text, out, model_dir, "--cuda-graphs", "--batch-tokens", "20") == 0
+    assert embed_cli(text, out, model_dir, "--cuda-graphs", "--tokens-per-batch", "20") == 0
     assert calls and all(rows in (1, 2, 4, 8, 16) and steps % 16 == 0 for rows, steps, _ in calls)
     assert_same_file(out, reference)
 
@@ -208,8 +208,8 @@ def test_mean_pool_averages_each_sentences_real_tokens_only():
 @pytest.mark.parametrize("layers, shape", [("all", (3, 32)), ("top", (32,)), ("average", (32,))])
 def test_pooled_sentence_vectors_are_the_mean_of_the_unpadded_token_vectors(layers, shape, allennlp_model, text):
     sentences = sentences_of(text)
-    tokens = list(embed_sentences(allennlp_model, sentences, layers=layers, batch_tokens=40))
-    pooled = list(embed_sentences(allennlp_model, sentences, layers=layers, batch_tokens=40, pool="mean"))
+    tokens = list(embed_sentences(allennlp_model, sentences, layers=layers, tokens_per_batch=40))
+    pooled = list(embed_sentences(allennlp_model, sentences, layers=layers, tokens_per_batch=40, pool="mean"))
     assert len(pooled) == len(sentences)
     for i, (vector, per_token) in enumerate(zip(pooled, tokens)):
         assert vector.shape == shape and vector.dtype == np.float32
@@ -238,10 +238,31 @@ def test_embed_pool_mean_writes_one_vector_per_line_in_the_allennlp_layout(
 # -- batching and streaming -------------------------------------------------------------------
 def test_vectors_do_not_depend_on_the_batch_token_budget(allennlp_model, text):
     sentences = sentences_of(text)
-    runs = [list(embed_sentences(allennlp_model, sentences, batch_tokens=budget)) for budget in (1, 9, 10_000)]
+    runs = [list(embed_sentences(allennlp_model, sentences, tokens_per_batch=budget)) for budget in (1, 9, 10_000)]
     for first, *others in zip(*runs):
         for other in others:
             np.testing.assert_allclose(other, first, rtol=0, atol=1e-6)
+
+
+def test_embed_sentences_and_embed_file_take_batch_tokens_as_the_old_name_of_tokens_per_batch(
+    allennlp_model, model_dir, text, reference, tmp_path
+):
+    """Was: batch_tokens alone, where elmo pretrain's settings and perplexity() say tokens_per_batch;
+    the old name still works, with a FutureWarning naming the new one."""
+    sentences = sentences_of(text)
+    new = list(embed_sentences(allennlp_model, sentences, tokens_per_batch=9))
+    renamed = r"embed_sentences\(batch_tokens=...\) is now embed_sentences\(tokens_per_batch=...\)"
+    with pytest.warns(FutureWarning, match=renamed):
+        old = list(embed_sentences(allennlp_model, sentences, batch_tokens=9))
+    for first, second in zip(new, old, strict=True):
+        np.testing.assert_array_equal(first, second)
+    with pytest.raises(TypeError, match="got tokens_per_batch and batch_tokens, its old name"):
+        embed_sentences(allennlp_model, sentences, tokens_per_batch=9, batch_tokens=9)
+    model = ElmoModel.from_pretrained(model_dir)
+    out = tmp_path / "out.hdf5"
+    with pytest.warns(FutureWarning, match=r"embed_file\(batch_tokens=...\) is now embed_file\(tokens_per_batch"):
+        embed_file(model, text, out, model_id=str(model_dir), batch_tokens=9, chunk_lines=4, show_progress=False)
+    assert_same_file(out, reference)
 
 
 def test_embed_sentences_streams_in_input_order_with_bounded_lookahead(allennlp_model, text):
@@ -253,7 +274,7 @@ def test_embed_sentences_streams_in_input_order_with_bounded_lookahead(allennlp_
             pulled.append(sentence)
             yield sentence
 
-    stream = embed_sentences(allennlp_model, source(), layers="top", batch_tokens=8, lookahead_tokens=16)
+    stream = embed_sentences(allennlp_model, source(), layers="top", tokens_per_batch=8, lookahead_tokens=16)
     first = next(stream)
     assert sum(len(s) for s in pulled[:-1]) < 16 < len(sentences)  # read ahead by at most 16 tokens
     arrays = [first, *stream]
@@ -334,16 +355,19 @@ def test_a_max_token_chars_that_is_not_a_positive_integer_or_none_is_a_usage_err
     assert not any(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("option", ["--batch-tokens", "--chunk-lines"])
+@pytest.mark.parametrize("option", ["--tokens-per-batch", "--chunk-lines"])
 @pytest.mark.parametrize("value", ["0", "-5"])
-def test_a_batch_tokens_or_chunk_lines_below_one_is_a_usage_error_naming_the_option(
+def test_a_tokens_per_batch_or_chunk_lines_below_one_is_a_usage_error_naming_the_option(
     option, value, model_dir, text, tmp_path, capsys
 ):
     """Was: 'batch_tokens must be at least 1', embed_file's parameter rather than the option."""
     with pytest.raises(SystemExit) as exit:
         embed_cli(text, tmp_path / "out.hdf5", model_dir, option, value)
     assert exit.value.code == 2
-    assert f"argument {option}: must be a positive integer, got '{value}'" in capsys.readouterr().err
+    # an option with an alias is named with it: argument --tokens-per-batch/--batch-tokens
+    assert re.search(
+        rf"argument {option}(/--[a-z-]+)?: must be a positive integer, got '{value}'", capsys.readouterr().err
+    )
     assert not any(tmp_path.iterdir())
 
 
@@ -394,7 +418,7 @@ def test_rerun_after_sigkill_finishes_without_recomputing_finished_chunks(
         "--no-progress",
         "--chunk-lines",
         "4",
-        "--batch-tokens",
+        "--tokens-per-batch",
         "12",
     ]
     killed = subprocess.run(
@@ -695,7 +719,7 @@ def test_peak_memory_does_not_grow_with_the_number_of_lines(model_dir, tmp_path)
         path.write_text("".join(" ".join(rng.choice(WORDS) for _ in range(100)) + "\n" for _ in range(n)))
         files.append(path)
     runs = [
-        start_embed(path, path.with_suffix(".hdf5"), model_dir, "--chunk-lines", "100", "--batch-tokens", "1024")
+        start_embed(path, path.with_suffix(".hdf5"), model_dir, "--chunk-lines", "100", "--tokens-per-batch", "1024")
         for path in files
     ]
     small, large = (peak_bytes(run) for run in runs)

@@ -14,7 +14,7 @@ import torch
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.pretrained import DEFAULT_MODEL, DEMO_SENTENCES
-from hf_elmo_cli import COMMANDS
+from hf_elmo_cli import COMMANDS, build_parser
 from tests.numpy_elmo import small_options, write_random_original
 
 ELMO = Path(sys.executable).parent / "elmo"
@@ -81,6 +81,18 @@ def test_perplexity_given_a_model_folder_alone_asks_for_the_file(capsys):
     assert elmo_main(["perplexity", str(DEFAULT_MODEL)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{DEFAULT_MODEL} is a folder: give the text FILE to score after it" in err[0]
+
+
+@pytest.mark.parametrize(
+    "argv", [["embed", "in.txt", "out.hdf5"], ["perplexity", "in.txt"], ["pretrain", "in.txt", "out", "--epochs", "1"]]
+)
+def test_every_command_that_batches_takes_the_batch_size_as_tokens_per_batch(argv):
+    """One name for the padded tokens per batch (was: --batch-tokens in elmo embed alone)."""
+    assert build_parser().parse_args([*argv, "--tokens-per-batch", "7"]).tokens_per_batch == 7
+
+
+def test_embed_takes_batch_tokens_as_the_old_name_of_tokens_per_batch():
+    assert build_parser().parse_args(["embed", "in.txt", "out.hdf5", "--batch-tokens", "7"]).tokens_per_batch == 7
 
 
 def test_pretrain_names_a_missing_training_file_as_the_argument_it_is(tmp_path, capsys):
