@@ -1,7 +1,8 @@
 """What the sub-commands share: ``argparse`` types that refuse a bad value with one usage error,
 a parser whose options may be added only when its command is chosen (``CommandParser.defer``)
 and that reads a word starting with a dash and a digit as a value (``--lr -1e-3``, ``--shard -1/2``),
-and options made from dataclass fields (``add_field_option``)."""
+options made from dataclass fields (``add_field_option``), and the options that mean the same in
+every command that takes them (``--model``: ``add_model_option``, ``one_model``)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,32 @@ def token_limit(text: str) -> int | None:
         return positive_int(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"must be a positive integer or 'none', got {text!r}") from None
+
+
+#: What a command's model may be: any name ``hf_elmo.loading.resolve_model`` takes.
+MODEL_NAMES = (
+    "model folder, Hub id (owner/name), shipped name (hf-elmo:NAME), or folder or zip with the original "
+    "options.json + *.hdf5"
+)
+#: The model ``elmo embed``, ``demo`` and ``perplexity`` run without ``--model``.
+SHIPPED_MODEL = "the model shipped with the package"
+
+
+def add_model_option(parser: argparse.ArgumentParser, dest: str = "model", default: str | None = SHIPPED_MODEL) -> None:
+    """``--model MODEL``, the model of every command that runs one (``elmo embed``, ``demo``,
+    ``perplexity``, ``export``), with ``dest``; ``default`` says what the command runs without it
+    (None: it has no default)."""
+    parser.add_argument(
+        "--model", dest=dest, metavar="MODEL", help=MODEL_NAMES + (f" (default: {default})" if default else "")
+    )
+
+
+def one_model(argument: str | None, option: str | None) -> str | None:
+    """The model of a command that also takes it as its MODEL argument (``elmo perplexity``,
+    ``export``): that argument or ``--model`` (None: neither); both at once is a ``ValueError``."""
+    if argument is not None and option is not None:
+        raise ValueError(f"the model is given twice, as the argument {argument} and as --model {option}: give it once")
+    return argument if option is None else option
 
 
 class CommandParser(argparse.ArgumentParser):

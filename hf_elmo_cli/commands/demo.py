@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._args import positive_int
+from ._args import add_model_option, positive_int
 
 if TYPE_CHECKING:
     import torch
@@ -22,11 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "similarity of its vectors layer by layer (layer 0, the char CNN, ignores context) and, for each, "
         "the nearest token occurrences by context in a small bundled text.",
     )
-    parser.add_argument(
-        "--model",
-        help="model folder, zip of original files, Hub id or shipped name hf-elmo:NAME "
-        "(default: the model shipped with the package)",
-    )
+    add_model_option(parser)
     parser.add_argument(
         "--sentences",
         nargs=2,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import positive_int, token_limit
+from ._args import add_model_option, positive_int, token_limit
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -17,11 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("input", help="text: one sentence per line, tokens separated by whitespace")
     parser.add_argument("output", help="HDF5 file to write")
-    parser.add_argument(
-        "--model",
-        help="model folder, Hub id (owner/name), shipped name (hf-elmo:NAME), or folder "
-        "or zip with the original options.json + *.hdf5 (default: the model shipped with the package)",
-    )
+    add_model_option(parser)
     parser.add_argument(
         "--layers",
         choices=["all", "top", "average"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ._args import token_limit
+from ._args import add_model_option, one_model, token_limit
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,12 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tokenizer) or lists of words. After writing, the graph is run on a few "
         "sentences and compared with the model in eager mode.",
     )
-    parser.add_argument(
-        "model",
-        help="model name: a folder, a zip or folder of the original files, a Hub id owner/name, "
-        "or a shipped name (hf-elmo:elmo-2x1024-en)",
-    )
+    parser.add_argument("model", nargs="?", help="the model to export: any name --model takes (or give it as --model)")
     parser.add_argument("out", help="folder to write")
+    add_model_option(parser, dest="model_option", default=None)
     parser.add_argument(
         "--format",
         choices=["onnx", "torch-export"],
@@ -60,10 +57,13 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.fileio import check_output_folder
     from hf_elmo.loading import load_bilm, model_tokenizer
 
-    model_path = Path(args.model).expanduser()
+    name = one_model(args.model, args.model_option)
+    if name is None:
+        raise ValueError("give the model to export: elmo export MODEL OUT (or elmo export OUT --model MODEL)")
+    model_path = Path(name).expanduser()
     local = [model_path] if model_path.exists() else []  # not a shipped name or Hub id
     check_output_folder(args.out, overwrite=args.overwrite, inputs=local, kind="export")  # before the model loads
-    model, source = load_bilm(args.model)  # the resolver's errors name the model and what was tried
+    model, source = load_bilm(name)  # the resolver's errors name the model and what was tried
     # the model's tokenizer splits raw text as its corpus was; --max-token-chars, if given, replaces its limit
     tokenizer = model_tokenizer(
         model, **({"max_token_chars": args.max_token_chars} if "max_token_chars" in args else {})

@@ -1,30 +1,30 @@
-"""``elmo perplexity MODEL FILE``: full-softmax forward, backward and average perplexity."""
+"""``elmo perplexity FILE --model MODEL``: full-softmax forward, backward and average perplexity."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from ._args import add_field_option, integer_at_least, positive_int
+from ._args import add_field_option, add_model_option, integer_at_least, one_model, positive_int
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "perplexity",
         help="full-softmax forward / backward / average perplexity of a biLM on a text file",
-        description="MODEL is a model written by `elmo pretrain` (with vocab.txt): a folder, Hub id or shipped name "
-        "(default: the shipped model), or original files (a folder or zip with options.json + weights hdf5) "
-        "given with --softmax-weights and --vocab. FILE holds one "
-        "sentence per line, whitespace tokens; every sentence is scored from the initial state as "
-        "<S> tokens </S> (n+1 predictions per direction).",
+        description="Scores FILE, one sentence per line, whitespace tokens: every sentence from the initial "
+        "state as <S> tokens </S> (n+1 predictions per direction). MODEL (--model) is a model written by "
+        "`elmo pretrain` (with vocab.txt): a folder, Hub id or shipped name (default: the shipped model), or "
+        "original files (a folder or zip with options.json + weights hdf5) given with --softmax-weights and "
+        "--vocab. `elmo perplexity MODEL FILE` is the same as `elmo perplexity FILE --model MODEL`.",
     )
     parser.add_argument(
         "model",
         nargs="?",
-        help="model folder, Hub id or shipped name hf-elmo:NAME; with one "
-        "argument, it is FILE and the model is the shipped one",
+        help="MODEL before FILE, as --model gives it; with one argument, it is FILE",
     )
     parser.add_argument("file", nargs="?", help="text: one sentence per line, whitespace tokens")
+    add_model_option(parser, dest="model_option")
     parser.add_argument("--vocab", help="vocab.txt (default: MODEL/vocab.txt)")
     parser.add_argument(
         "--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL"
@@ -70,14 +70,15 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_line, predictions_text
     from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
 
-    if args.file is None:
-        if args.model is None:
-            raise ValueError("give the text FILE to score (and optionally a MODEL before it)")
-        args.model, args.file = DEFAULT_MODEL_NAME, args.model
-        if Path(args.file).is_dir():
+    if args.file is None:  # one argument: it is FILE
+        args.model, args.file = None, args.model
+        if args.file is None:
+            raise ValueError("give the text FILE to score (elmo perplexity FILE [--model MODEL])")
+        if args.model_option is None and Path(args.file).is_dir():
             raise ValueError(
-                f"{args.file} is a folder: give the text FILE to score after it (elmo perplexity MODEL FILE)"
+                f"{args.file} is a folder: give the text FILE to score too (elmo perplexity FILE --model {args.file})"
             )
+    args.model = one_model(args.model, args.model_option) or DEFAULT_MODEL_NAME
     if args.threads:
         torch.set_num_threads(args.threads)
     device = resolve_device(args.device)

@@ -80,7 +80,38 @@ def test_perplexity_runs_on_the_device_it_is_given(text, capsys):
 def test_perplexity_given_a_model_folder_alone_asks_for_the_file(capsys):
     assert elmo_main(["perplexity", str(DEFAULT_MODEL)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and f"{DEFAULT_MODEL} is a folder: give the text FILE to score after it" in err[0]
+    assert len(err) == 1
+    assert f"{DEFAULT_MODEL} is a folder: give the text FILE to score too (elmo perplexity FILE --model" in err[0]
+
+
+def test_perplexity_takes_its_model_as_model_as_embed_and_demo_do(text, capsys):
+    """Was: MODEL FILE alone, so 'elmo perplexity FILE --model M' (embed's and demo's way) was an
+    unrecognized argument; the first of two arguments is still the model."""
+    assert elmo_main(["perplexity", str(DEFAULT_MODEL), str(text), "--json", "--no-progress"]) == 0
+    positional = json.loads(capsys.readouterr().out)
+    assert elmo_main(["perplexity", str(text), "--model", str(DEFAULT_MODEL), "--json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out) == positional
+    assert elmo_main(["perplexity", str(DEFAULT_MODEL), str(text), "--model", "hf-elmo:elmo-2x1024-en"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"elmo perplexity: error: the model is given twice, as the argument {DEFAULT_MODEL} and as --model "
+        "hf-elmo:elmo-2x1024-en: give it once"
+    ]
+
+
+def test_export_takes_its_model_as_model_too(tmp_path, capsys):
+    """Was: MODEL OUT alone, so 'elmo export --model M OUT' (embed's and demo's way) was an
+    unrecognized argument."""
+    missing, out = str(tmp_path / "my-elmo"), tmp_path / "served"
+    assert elmo_main(["export", str(out), "--model", missing]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such local file or folder" in err[0] and missing in err[0]
+    assert elmo_main(["export", str(out)]) == 2
+    expected = "elmo export: error: give the model to export: elmo export MODEL OUT (or elmo export OUT --model MODEL)"
+    assert capsys.readouterr().err.strip().splitlines() == [expected]
+    assert elmo_main(["export", missing, str(out), "--model", missing]) == 2
+    assert "the model is given twice" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(
