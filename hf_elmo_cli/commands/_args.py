@@ -2,7 +2,8 @@
 a parser whose options may be added only when its command is chosen (``CommandParser.defer``)
 and that reads a word starting with a dash and a digit as a value (``--lr -1e-3``, ``--shard -1/2``),
 options made from dataclass fields (``add_field_option``), and the options that mean the same in
-every command that takes them (``--model``: ``add_model_option``, ``one_model``)."""
+every command that takes them (``--model``: ``add_model_option``, ``one_model``; ``--threads``:
+``add_threads_option``, ``use_threads``)."""
 
 from __future__ import annotations
 
@@ -71,6 +72,20 @@ def one_model(argument: str | None, option: str | None) -> str | None:
     if argument is not None and option is not None:
         raise ValueError(f"the model is given twice, as the argument {argument} and as --model {option}: give it once")
     return argument if option is None else option
+
+
+def add_threads_option(parser: Any, help: str = "torch CPU threads") -> None:
+    """``--threads N``, taken by every command that runs torch (``elmo embed``, ``demo``,
+    ``perplexity``, ``export``, ``pretrain``); ``parser`` may be an argument group."""
+    parser.add_argument("--threads", type=positive_int, help=help)
+
+
+def use_threads(args: argparse.Namespace) -> None:
+    """``torch.set_num_threads(--threads)``, where it was given (the library sets no process-wide count)."""
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
 
 
 class CommandParser(argparse.ArgumentParser):

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._args import add_model_option, positive_int
+from ._args import add_model_option, add_threads_option, positive_int, use_threads
 
 if TYPE_CHECKING:
     import torch
@@ -40,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="neighbours among all tokens of the text (default: among occurrences of WORD)",
     )
+    add_threads_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
     from hf_elmo.tokenization_elmo import split_words
 
+    use_threads(args)
     text_path = Path(args.text) if args.text else DEMO_SENTENCES
     # checked before the model loads; a line is one sentence, never cut (a line has fewer tokens than characters)
     text = [sentence.split() for sentence in read_corpus(text_path, max_sentence_tokens=MAX_LINE_CHARS)]

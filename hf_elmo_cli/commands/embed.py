@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_model_option, positive_int, token_limit
+from ._args import add_model_option, add_threads_option, positive_int, token_limit, use_threads
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="longer tokens are an error (default 100); 'none' truncates them as the original "
         "does (ELMo reads the first 48 UTF-8 bytes)",
     )
-    parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
+    add_threads_option(parser)
     parser.add_argument(
         "--overwrite", action="store_true", help="replace an existing OUTPUT, or an unfinished run with other settings"
     )
@@ -83,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
     shard = run_shard(args.shard)
     device = resolve_device(args.device)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    use_threads(args)
     model, source = load_bilm(args.model or DEFAULT_MODEL_NAME)
     model_id = source_description(source)
     _warn_if_unsplit(args.input, model_tokenizer(model).pre_tokenizer)

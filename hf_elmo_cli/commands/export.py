@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ._args import add_model_option, one_model, token_limit
+from ._args import add_model_option, add_threads_option, one_model, token_limit, use_threads
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -49,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="replace OUT when it holds an earlier export (elmo_export.json); a model folder or any other "
         "non-empty folder is refused",
     )
+    add_threads_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.fileio import check_output_folder
     from hf_elmo.loading import load_bilm, model_tokenizer
 
+    use_threads(args)
     name = one_model(args.model, args.model_option)
     if name is None:
         raise ValueError("give the model to export: elmo export MODEL OUT (or elmo export OUT --model MODEL)")

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._args import add_field_option, add_model_option, integer_at_least, one_model, positive_int
+from ._args import (
+    add_field_option,
+    add_model_option,
+    add_threads_option,
+    integer_at_least,
+    one_model,
+    positive_int,
+    use_threads,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
     parser.add_argument("--device", help="cpu, cuda or cuda:N (default: cuda when available)")
-    parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
+    add_threads_option(parser)
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.defer(add_reading_options)  # their defaults are in hf_elmo (torch): read only when the command runs
@@ -61,8 +69,6 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    import torch
-
     from hf_elmo.corpus import read_corpus
     from hf_elmo.devices import resolve_device
     from hf_elmo.loading import resolve_model
@@ -79,8 +85,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.file} is a folder: give the text FILE to score too (elmo perplexity FILE --model {args.file})"
             )
     args.model = one_model(args.model, args.model_option) or DEFAULT_MODEL_NAME
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    use_threads(args)
     device = resolve_device(args.device)
     source = resolve_model(args.model)
     model = load_lm(source.path, softmax_weights=args.softmax_weights).to(device)  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it

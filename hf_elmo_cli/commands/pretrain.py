@@ -12,7 +12,7 @@ import json
 from dataclasses import fields
 from typing import Any
 
-from ._args import add_field_option, positive_int
+from ._args import add_field_option, add_threads_option, use_threads
 
 #: Model-shape options: each overrides the preset's ElmoConfig field of the same name.
 SHAPE_OVERRIDES = (
@@ -59,7 +59,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="train without cell/projection clipping (cell_clip = proj_clip = None), which lets "
         "training run on torch's fused LSTM kernel (cuDNN on GPU)",
     )
-    groups[OPTIMISATION].add_argument("--threads", type=positive_int, help="torch CPU threads per process")
+    add_threads_option(groups[OPTIMISATION], help="torch CPU threads per process")
     output = groups[OUTPUT]
     output.add_argument(
         "--overwrite",
@@ -94,15 +94,12 @@ def settings_from_args(args: argparse.Namespace):
 
 
 def run_command(args: argparse.Namespace) -> int:
-    import torch
-
     from hf_elmo.fileio import TRAINING_FILE
     from hf_elmo.training.distributed import is_rank0
     from hf_elmo.training.evaluation import perplexity_line, predictions_text
     from hf_elmo.training.trainer import pretrain
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    use_threads(args)
     settings = settings_from_args(args)
     out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
     if not is_rank0():  # under torchrun, rank 0 says what the run did

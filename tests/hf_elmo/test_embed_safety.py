@@ -200,6 +200,8 @@ def test_negative_threads_are_refused_by_every_command(capsys):
         ["embed", "in.txt", "out.hdf5"],
         ["pretrain", "in.txt", "out", "--epochs", "1"],
         ["perplexity", "model", "in.txt"],
+        ["demo"],
+        ["export", "model", "out"],
     ):
         with pytest.raises(SystemExit) as exit_:
             elmo_main([*command, "--threads", "-1"])

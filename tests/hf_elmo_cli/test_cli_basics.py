@@ -199,6 +199,22 @@ def test_every_command_names_a_bad_model_in_one_line(command, case, request, tex
     assert list(out.iterdir()) == []  # nothing written (pretrain: no checkpoint folder)
 
 
+@pytest.mark.parametrize("command", ["embed", "perplexity", "demo", "export", "pretrain"])
+def test_every_command_that_runs_torch_takes_threads(command, text, tmp_path, monkeypatch, capsys):
+    """Was: --threads in embed, perplexity and pretrain alone; demo and export refused it."""
+    threads: list[int] = []
+    monkeypatch.setattr(torch, "set_num_threads", threads.append)
+    missing, out = str(tmp_path / "my-elmo"), tmp_path / "out"
+    out.mkdir()
+    argv = {
+        **_commands(missing, text, out),
+        "export": ["export", str(out / "served"), "--model", missing],
+    }[command]
+    assert elmo_main([*argv, "--threads", "3"]) == 2  # the missing model, after the threads are set
+    assert "no such local file or folder" in capsys.readouterr().err
+    assert threads == [3]
+
+
 def test_embed_reads_a_zip_of_the_original_files(text, tmp_path, capsys):
     write_random_original(tmp_path, small_options(), seed=2)
     archive = tmp_path / "model.zip"
