@@ -102,9 +102,30 @@ def undecodable_byte(line: str) -> str | None:
 
 def nul_byte(line: str) -> str | None:
     """``NUL byte at character 3 (binary data, not text)`` for the first NUL of a line from
-    ``read_lines``; None when it has none."""
+    ``read_lines``, or, when every other character of its start is NUL, what UTF-16 text without a
+    byte-order mark gives (``looks_like_utf16``), saying so and how to convert it; None when it has none."""
     found = line.find("\x00")
-    return None if found < 0 else f"NUL byte at character {found + 1} (binary data, not text)"
+    if found < 0:
+        return None
+    if looks_like_utf16(line):
+        return (
+            f"NUL byte at character {found + 1}, and every other character is one: UTF-16 text without a "
+            "byte-order mark, not UTF-8; convert it, e.g. iconv -f UTF-16LE -t UTF-8 (UTF-16BE if that reads wrong)"
+        )
+    return f"NUL byte at character {found + 1} (binary data, not text)"
+
+
+def looks_like_utf16(line: str, sample: int = 64) -> bool:
+    """Whether the first ``sample`` characters of ``line`` (at least 4, line end aside) are NUL at every
+    other position and nowhere else, as ASCII text in UTF-16 read as UTF-8 is (a line of UTF-16LE
+    after the first starts with the NUL of the previous line's end: either parity)."""
+    start = line.rstrip("\n")[:sample]
+    if len(start) < 4:
+        return False
+    for nuls, others in ((start[0::2], start[1::2]), (start[1::2], start[0::2])):
+        if nuls.strip("\x00") == "" and "\x00" not in others:
+            return True
+    return False
 
 
 def check_text_file(path: PathLike, what: str) -> Path:

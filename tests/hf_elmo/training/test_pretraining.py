@@ -16,6 +16,7 @@ from transformers import AutoTokenizer
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
 from hf_elmo.corpus import CorpusError, read_corpus, read_lines
+from hf_elmo.embed import scan_input
 from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
 from hf_elmo.tokenization_elmo import (
@@ -899,6 +900,22 @@ def test_a_utf16_corpus_is_refused_as_utf16_saying_how_to_convert_it(encoding, m
         assert str(refused.value) == said
     assert elmo_main(["pretrain", str(corpus), str(tmp_path / "m"), "--epochs", "1", "--no-progress"]) == 2
     assert said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_corpus_without_byte_order_mark_is_refused_as_utf16_saying_how_to_convert_it(encoding, tmp_path):
+    """Was: 'NUL byte at character 2 (binary data, not text)', which names the wrong problem."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes("the cat sat .\na dog ran .\n".encode(encoding))  # no byte-order mark
+    said = r"UTF-16 text without a byte-order mark, not UTF-8; convert it, e\.g\. iconv -f UTF-16LE -t UTF-8"
+    with pytest.raises(CorpusError, match=said):
+        read_corpus(corpus)  # elmo pretrain, perplexity
+    with pytest.raises(ValueError, match=said):
+        scan_input(corpus)  # elmo embed
+    binary = tmp_path / "b.txt"
+    binary.write_bytes(b"the cat\x00\x01\x02 sat\n")
+    with pytest.raises(CorpusError, match=r"NUL byte at character 8 \(binary data, not text\)"):
+        read_corpus(binary)
 
 
 def test_a_truncated_gzip_corpus_is_refused_in_one_line(tmp_path, capsys):
