@@ -849,7 +849,7 @@ def check_finite_weights(model: nn.Module, source: str | os.PathLike | None) -> 
             continue
         bad = tensor.numel() - int(torch.isfinite(tensor).sum())
         if bad:
-            weights = None if source is None else Path(os.fspath(source)) / "model.safetensors"
+            weights = None if source is None else Path(os.fspath(source)) / SAFE_WEIGHTS_NAME
             where = weights if weights is not None and weights.is_file() else _weights_source(source)
             raise InvalidModelError(
                 f"{where}: weight {key} holds {bad:,} NaN or infinite values of {tensor.numel():,} (a damaged file, "
