@@ -269,7 +269,11 @@ class ElmoConfig(PretrainedConfig):
             cuDNN on CUDA, one C++ loop on CPU) over packed sequences, on the same weights
             (gate order and forget bias mapped), for configs without clipping only
             (``cell_clip`` and ``proj_clip`` ``None``: the kernel cannot clip); the char CNN
-            is the fast one. Equal to the other paths within 1e-5 in float32. It is what
+            is the fast one. Equal to the other paths within 1e-5 in float32; on CUDA only
+            with ``torch.backends.cudnn.allow_tf32 = False``: torch's default (``True``) lets
+            cuDNN's LSTM multiply in TF32 (3e-4 from float32 on an H200; the fast and plain
+            paths use torch's matrix products, float32 unless
+            ``torch.set_float32_matmul_precision`` says otherwise). It is what
             makes training fast on a GPU, so ``elmo pretrain`` picks it by itself for
             clip-free models on CUDA (``--bilm-implementation auto``) and saves the model with
             ``"fast"``; it is never chosen silently here, because a config's path must not

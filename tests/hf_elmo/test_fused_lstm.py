@@ -175,9 +175,11 @@ def test_bfloat16_autocast_runs_the_fused_lstm_in_bfloat16(tmp_path):
 
 
 @pytest.mark.gpu
-def test_fused_path_on_gpu_equals_the_plain_path_on_cpu_and_trains_under_bf16_autocast(tmp_path):
+def test_fused_path_on_gpu_equals_the_plain_path_on_cpu_and_trains_under_bf16_autocast(tmp_path, monkeypatch):
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
+    # cuDNN's LSTM multiplies in TF32 by torch's default: 3.1e-4 from the CPU on an H200 (2026-11-27)
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
     model = _model(tmp_path, SIZES["skip-relu"])
     ids = batch_to_ids(UNEVEN)
     with torch.inference_mode():
