@@ -6,8 +6,9 @@ The folder's name is the shipped name (``hf-elmo:NAME``, listed in ``hf_elmo.pre
 
 ``figures.json`` holds the perplexities measured with `elmo perplexity --json` (ours and the
 baseline's; ``baseline_is`` says what the baseline is when it was not trained on the same
-tokens; ``ours_at_baseline_budget``, this run's own snapshot after the baseline's tokens, makes
-the equal-budget comparison when the baseline saw fewer tokens), optionally downstream scores
+tokens; ``smaller_budget``, ``{"tokens": N, "ours": ..., "baseline": ...}``, this run's own
+snapshot after N tokens against a baseline trained on those N alone: an equal-budget comparison
+short of the whole run, beside the baseline of the whole run or in its place), optionally downstream scores
 per seed (``"downstream": {TASK: {"elmo": [...], "baseline": [...]}}``, from
 scripts/bench_spacy.py), and the commands that printed them; they go into the card beside the
 training record (``training.json``: data, steps, tokens seen, time).
@@ -42,7 +43,10 @@ ATTRIBUTION = (
 
 
 #: What the baseline of the card's figures is, unless figures.json says (``baseline_is``).
-BASELINE_IS = "the same biLM with a word embedding instead of the char CNN, trained the same way on the same tokens"
+BASELINE_IS = (
+    "the same biLM with a word embedding instead of the char CNN, trained the same way (same seed, order, "
+    "batches and optimiser) on the same tokens"
+)
 
 
 def fmt(figures: dict) -> str:
@@ -85,19 +89,12 @@ def stages_summary(stages: list[dict]) -> dict[str, str]:
     return rows
 
 
-def _comparison(figures: dict) -> str:
-    """One sentence: which of ours and the baseline has the lower average perplexity, set by set;
-    at the baseline's budget when figures hold this run's snapshot there
-    (``ours_at_baseline_budget``); none when the baseline was trained otherwise (``baseline_is``
-    without a snapshot), since that is no fair race."""
-    baseline = figures.get("baseline", {})
-    at_budget = "ours_at_baseline_budget" in figures
-    ours = figures["ours_at_baseline_budget" if at_budget else "ours"]
+def _comparison(ours: dict, baseline: dict, at: str) -> str:
+    """One sentence, starting with ``at``: which of ours and the baseline has the lower average
+    perplexity, set by set (the sets both have; none if they share no set)."""
     shared = [name for name in ours if name in baseline]
     if not shared:
         return ""
-    if "baseline_is" in figures and not at_budget:
-        return "This model and the baseline were not trained alike, so their perplexities do not rank the two."
     lower = [name for name in shared if ours[name]["average"] < baseline[name]["average"]]
     if len(lower) == len(shared):
         said = "the char CNN has the lower perplexity on every evaluation set."
@@ -105,9 +102,25 @@ def _comparison(figures: dict) -> str:
         said = "the word-embedding baseline has the lower perplexity on every evaluation set."
     else:
         said = f"the char CNN has the lower perplexity on {', '.join(lower)}; the baseline on the others."
-    prefix = "at the baseline's budget " if at_budget else "at this budget " if not lower else ""
-    sentence = prefix + said
-    return sentence[0].upper() + sentence[1:]
+    return f"{at} {said}"
+
+
+def comparisons(figures: dict) -> str:
+    """The card's sentences on ours against the baseline: at the whole run's budget (none when
+    the baseline was trained otherwise, ``baseline_is``, since that is no fair race), and at the
+    smaller equal budget of ``smaller_budget``."""
+    sentences = []
+    if "baseline" in figures and "baseline_is" in figures:
+        sentences.append(
+            "This model and the baseline were not trained alike, so their perplexities do not rank the two."
+        )
+    elif "baseline" in figures:
+        sentences.append(_comparison(figures["ours"], figures["baseline"], "At the same budget"))
+    if "smaller_budget" in figures:
+        smaller = figures["smaller_budget"]
+        at = f"At {smaller['tokens']:,} tokens (this model's snapshot there against a baseline of those tokens)"
+        sentences.append(_comparison(smaller["ours"], smaller["baseline"], at))
+    return " ".join(sentence for sentence in sentences if sentence)
 
 
 def main() -> None:
@@ -172,8 +185,12 @@ def main() -> None:
         )
     for name, values in figures.get("baseline", {}).items():
         rows[f"baseline (word embeddings) {name}"] = fmt(values)
-    for name, values in figures.get("ours_at_baseline_budget", {}).items():
-        rows[f"this model at the baseline's budget, {name}"] = fmt(values)
+    if "smaller_budget" in figures:
+        smaller = figures["smaller_budget"]
+        for name, values in smaller["baseline"].items():
+            rows[f"baseline (word embeddings) at {smaller['tokens']:,} tokens, {name}"] = fmt(values)
+        for name, values in smaller["ours"].items():
+            rows[f"this model at {smaller['tokens']:,} tokens, {name}"] = fmt(values)
     for name, scores in figures.get("downstream", {}).items():
         rows[f"spaCy {name}: ELMo vs baseline"] = downstream(scores)
     with build_aside(args.out_dir, overwrite=args.overwrite, inputs=inputs, into_package=True) as staging:
@@ -193,7 +210,7 @@ def main() -> None:
                 "training than the released ELMo models had (10 epochs of the 1B Word Benchmark, about 8 billion "
                 "tokens). Perplexities are full-softmax, over this model's own vocabulary, each sentence scored "
                 f"as `<S> tokens </S>` from zero state; the baseline is {figures.get('baseline_is', BASELINE_IS)}. "
-                f"{_comparison(figures)} The char CNN "
+                f"{comparisons(figures)} The char CNN "
                 "gives every word, seen or not, a vector.\n\n"
                 f"**Attribution.** {ATTRIBUTION}\n\nFigures and the commands that printed them: "
                 "`training.json` (`figures`)."
