@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import warnings
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -68,6 +69,17 @@ WARM_STATE = ("warm_h", "warm_c")
 #: What a model of ``token_embedding="word"`` (the pretraining baseline) is, for the errors of
 #: what takes char ids only.
 WORD_IDS_MODEL = "this biLM embeds word ids (token_embedding='word', the pretraining baseline), not char ids"
+# cuDNN copies the fused path's LSTM weights into one buffer at every call, since they are derived
+# from the parameters (gate order, forget bias) rather than kept flat: a copy of a few MB, about
+# which torch warns once a process, naming a remedy (``flatten_parameters()``) this module's users
+# cannot take. Only the warnings raised from this module are silenced.
+warnings.filterwarnings(
+    "ignore",
+    message="RNN module weights are not part of single contiguous chunk of memory",
+    category=UserWarning,
+    module=r"(.*\.)?modeling_elmo\Z",
+)
+
 #: Why ``output_attentions=True`` is refused by ``ElmoModel`` and the models around it.
 NO_ATTENTION = "ELMo has no attention (a biLSTM): leave output_attentions unset"
 

@@ -8,6 +8,9 @@ fused path, saved and reloaded, run on every path. A config that clips gets a cl
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 import torch
 
@@ -15,6 +18,7 @@ from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
 from hf_elmo.training.data import collate_sentences
 from hf_elmo.training.vocab import build_vocabulary
+from tests.conftest import REPO
 from tests.hf_elmo.test_fast_path import SENTENCES
 from tests.numpy_elmo import small_options, write_random_original
 
@@ -192,3 +196,19 @@ def test_fused_path_on_gpu_equals_the_plain_path_on_cpu_and_trains_under_bf16_au
         out = model(input_ids=ids.to("cuda")).last_hidden_state
     out.float().square().mean().backward()
     assert all(torch.isfinite(p.grad).all() for p in model.bilm.parameters() if p.grad is not None)
+
+
+def test_cudnns_warning_about_the_fused_weights_is_silenced_for_this_module_alone():
+    """torch warns (on CUDA) that the weights handed to cuDNN are not one flat buffer, naming
+    ``flatten_parameters()``; the fused path's weights are derived, so only its own warning goes."""
+    script = """
+import warnings
+import hf_elmo.modeling_elmo
+message = "RNN module weights are not part of single contiguous chunk of memory. This means ..."
+with warnings.catch_warnings(record=True) as caught:
+    for module in ("hf_elmo.modeling_elmo", "transformers_modules.elmo.modeling_elmo", "user_code", "my_modeling_elmo"):
+        warnings.warn_explicit(message, UserWarning, module + ".py", 1, module=module)
+print(sorted(str(w.filename) for w in caught))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO)
+    assert done.stdout.strip() == "['my_modeling_elmo.py', 'user_code.py']"
