@@ -14,8 +14,9 @@ small kernels launched from Python. ``GraphedElmo`` launches the whole biLM as o
 
 Threads may share one ``GraphedElmo``: each call takes its turn with the graphs (see the class doc).
 
-Padding rows and steps are computed and masked: a step updates a row's state only where it is
-real, so the result is what ``ElmoModel.forward`` returns for a stateless call. A batch whose
+Padding rows and steps are computed and masked: every row reads its real steps before its
+padding in both directions (``masked_bilm``), so the result is what ``ElmoModel.forward`` returns
+for a stateless call. A batch whose
 steps round up to more than ``MAX_GRAPH_STEPS`` runs through ``ElmoModel.forward`` instead (a
 graph holds every step's kernels; a sentence of thousands of tokens would not be worth one).
 """

@@ -11,9 +11,8 @@ the model's initial state (zeros or the warm state), with no branch on values:
       -> char CNN on the real slots (a data-dependent count, gathered and scattered back; the
          convolutions over the char slots up to the batch's longest token), zero on padding: (B, S, P)
       -> ``masked_bilm``: per biLM layer one ``scan`` over the S steps, both directions at once
-         (axis 0 of the weights): the backward direction reads the sequence flipped, and a step
-         updates a row's state only where it is real, which is the same as reversing within
-         each row's length; outputs are zero on padding
+         (axis 0 of the weights): the backward direction reads each row's real steps reversed
+         within its length, so padding comes last in both; outputs are zero on padding
       -> layers (B, L+1, T, 2P) (markers removed, padding zero) and the mask.
 
 The recurrence is a ``torch._higher_order_ops.scan`` (an ONNX ``Scan`` after export), not a loop
@@ -23,14 +22,15 @@ unrolled for one length. The module copies the weights of the ``ElmoModel`` it i
 from __future__ import annotations
 
 import copy
-from typing import TypeVar
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import torch
 from torch import nn
 from torch._higher_order_ops.scan import scan
 
 from .elmo_kernels import stacked_weights
-from .masked_bilm import masked_bilm
+from .masked_bilm import Step, masked_bilm
 from .modeling_elmo import ElmoModel
 from .tokenization_elmo import PADDING_ID, add_sentence_markers, begin_of_sentence_ids, end_of_sentence_ids
 
@@ -102,7 +102,7 @@ class ElmoInferenceGraph(nn.Module):
             self.cell_clip,
             self.proj_clip,
             self.use_skip_connections,
-            loop=scan,
+            loop=unaliased_scan,
         )
         layers = [torch.cat([tokens, tokens], dim=-1), *lstm_layers]
         keep = mask.unsqueeze(-1).to(tokens.dtype)
@@ -141,3 +141,14 @@ def _copy(module: ModuleT) -> ModuleT:
     clone = copy.deepcopy(module)
     clone.requires_grad_(False)
     return clone
+
+
+def unaliased_scan(step: Step, init: Any, xs: Sequence[torch.Tensor]) -> tuple[Any, torch.Tensor]:
+    """torch's ``scan`` over ``masked_bilm``'s steps, whose output is also their new state: a
+    scan's step may not return one tensor twice, so its output is a copy (an Identity in ONNX)."""
+
+    def unaliased(carry: Any, step_inputs: Any) -> tuple[Any, torch.Tensor]:
+        carry, out = step(carry, step_inputs)
+        return carry, out.clone()
+
+    return scan(unaliased, init, xs)

@@ -6,11 +6,13 @@ counts depend on the values of the lengths. Here nothing does: for a token layer
 a (B, S) mask of real steps,
 
     per layer, both directions at once (axis 0 of ``elmo_kernels.stacked_weights``):
+      the backward direction's input reversed within each row's length (a gather whose index
+      is computed on the device), so that in both directions every row reads its real steps
+      first and its padding after them
       input half of the gates, one GEMM over all steps -> (2, B, S, 4C)
-      S steps; the backward direction reads the whole padded sequence flipped, and a step
-      updates a row's state only where it is real (``torch.where``), which is the same as
-      reversing within each row's length (its rows start on padding, where the state stays
-      the initial one); cell and projection clipping as configured; outputs zero on padding
+      S steps of the plain LSTM recurrence, no mask in them (the steps on padding come after a
+      row's real ones and change none of them); cell and projection clipping as configured
+      the backward outputs put back in position order by the same gather, zero on padding
       -> (2, B, S, P) in position order (+ the layer's input from layer 1 on, with skip connections)
     -> L tensors (B, S, 2P): forward and backward outputs concatenated.
 
@@ -94,31 +96,53 @@ def masked_bilm_layer(
 ) -> torch.Tensor:
     """One biLM layer over ``x`` (2, B, S, P) (each direction's input in position order) from the
     initial state h0 (2, P), c0 (2, C) of every row; returns (2, B, S, P) in position order,
-    zero where ``real`` (B, S) is False."""
+    zero where ``real`` (B, S) is False.
+
+    A step is the LSTM's alone (two GEMMs and the gates' elementwise work): no ``torch.where``
+    keeps a row's state on its padding, since a row's padding comes after its real steps in
+    both directions' reading order."""
     w_input, w_state, w_projection, bias = weights
     batch = x.shape[1]
     cell = w_state.shape[-1] // 4
-    inputs = torch.stack([x[0], x[1].flip(1)])  # (2, B, S, P), each direction in reading order
-    active = torch.stack([real, real.flip(1)]).unsqueeze(-1)  # (2, B, S, 1)
+    backward_order = reversal_within_lengths(real)  # (B, S)
+    inputs = torch.stack([x[0], gather_steps(x[1], backward_order)])  # (2, B, S, P), reading order
     gates_x = torch.baddbmm(bias.unsqueeze(1), inputs.flatten(1, 2), w_input)  # (2, B*S, 4C)
     gates_x = gates_x.unflatten(1, (batch, -1))  # (2, B, S, 4C)
     h = h0.unsqueeze(1).expand(2, batch, -1).contiguous()
     c = c0.unsqueeze(1).expand(2, batch, -1).contiguous()
 
-    def step(carry: tuple[torch.Tensor, torch.Tensor], step_inputs: tuple[torch.Tensor, torch.Tensor]):
+    def step(carry: tuple[torch.Tensor, torch.Tensor], step_inputs: tuple[torch.Tensor]):
         h, c = carry
-        gx, on = step_inputs  # (2, B, 4C), (2, B, 1)
+        (gx,) = step_inputs  # (2, B, 4C)
         # Gate blocks i, f, o, j (stacked_weights' order): one sigmoid, one tanh.
         gates = torch.baddbmm(gx, h, w_state)
         sigmoids = torch.sigmoid(gates[..., : 3 * cell])
-        c_new = sigmoids[..., cell : 2 * cell] * c + sigmoids[..., :cell] * torch.tanh(gates[..., 3 * cell :])
+        c_new = torch.addcmul(
+            sigmoids[..., cell : 2 * cell] * c, sigmoids[..., :cell], torch.tanh(gates[..., 3 * cell :])
+        )
         if cell_clip is not None:
             c_new = c_new.clamp(-cell_clip, cell_clip)
         h_new = torch.bmm(sigmoids[..., 2 * cell :] * torch.tanh(c_new), w_projection)  # (2, B, P)
         if proj_clip is not None:
             h_new = h_new.clamp(-proj_clip, proj_clip)
-        return (torch.where(on, h_new, h), torch.where(on, c_new, c)), h_new * on.to(h_new.dtype)
+        return (h_new, c_new), h_new
 
-    _, outputs = loop(step, (h, c), (gates_x.permute(2, 0, 1, 3), active.permute(2, 0, 1, 3)))
+    _, outputs = loop(step, (h, c), (gates_x.permute(2, 0, 1, 3),))
     outputs = outputs.permute(1, 2, 0, 3)  # (2, B, S, P), reading order
-    return torch.stack([outputs[0], outputs[1].flip(1)])
+    outputs = torch.stack([outputs[0], gather_steps(outputs[1], backward_order)])  # position order
+    # where, not a product: a long padding may take a row's state anywhere, and 0 * inf is NaN
+    return torch.where(real.unsqueeze(-1), outputs, outputs.new_zeros(()))
+
+
+def reversal_within_lengths(real: torch.Tensor) -> torch.Tensor:
+    """(B, S) step indices that reverse each row's real steps, a left-aligned prefix of ``real``
+    (B, S), and keep its padding in place: ``length - 1 - t`` for ``t < length``, else ``t``. Its
+    own inverse; computed on the device (no value read back)."""
+    steps = torch.arange(real.shape[1], device=real.device)
+    lengths = real.sum(1, keepdim=True)
+    return torch.where(steps < lengths, lengths - 1 - steps, steps)
+
+
+def gather_steps(x: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
+    """``x`` (B, S, P) with each row's steps taken in ``order`` (B, S)."""
+    return x.gather(1, order.unsqueeze(-1).expand_as(x))

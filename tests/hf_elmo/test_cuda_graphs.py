@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
 from hf_elmo.cuda_graphs import GraphedElmo, batch_bucket, step_bucket
@@ -133,7 +134,7 @@ def test_the_static_bilm_never_reads_a_value_back_to_the_host(clipped_model, one
 
     # The check does catch a host sync in the recurrence: a loop that reads the step count.
     def syncing_loop(step, init, xs):
-        xs[1].sum().item()
+        xs[0].sum().item()
         return unrolled_scan(step, init, xs)
 
     def syncing_bilm(tokens, real):
@@ -141,6 +142,40 @@ def test_the_static_bilm_never_reads_a_value_back_to_the_host(clipped_model, one
         return masked_bilm(weights, tokens, real, h0, c0, 1.0, 1.5, True, loop=syncing_loop)
 
     assert host_syncs(syncing_bilm, tokens, real) > 0
+
+
+class KernelCount(TorchDispatchMode):
+    """Counts the operators that compute (each a kernel on a GPU), not those returning views."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kernels = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.kernels += not any(value.alias_info is not None for value in func._schema.returns)
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("clip", [None, 3.0])
+def test_a_step_of_the_static_bilm_is_the_lstms_kernels_alone(clip, one_thread):
+    """On a GPU the replayed graph is bound by its kernels' count: a step (both directions of a
+    layer) is its two GEMMs and the gates' six elementwise kernels, and a clamp per clip; no
+    masking kernel in the steps (was: three more, two ``where`` and a product, every step)."""
+    lstm, projection, layers, batch = 8, 4, 2, 3
+    weights = [
+        [torch.randn(2, projection, 4 * lstm), torch.randn(2, projection, 4 * lstm)]
+        + [torch.randn(2, lstm, projection), torch.randn(2, 4 * lstm)]
+        for _ in range(layers)
+    ]
+    h0, c0 = torch.zeros(2, layers, projection), torch.zeros(2, layers, lstm)
+    per_steps = []
+    for steps in (16, 32):
+        real = torch.arange(steps) < torch.tensor([[steps], [3], [0]])
+        tokens = torch.randn(batch, steps, projection) * real.unsqueeze(-1)
+        with KernelCount() as count:
+            masked_bilm(weights, tokens, real, h0, c0, clip, clip, True)
+        per_steps.append(count.kernels)
+    assert (per_steps[1] - per_steps[0]) / (16 * layers) == 8 + 2 * (clip is not None)
 
 
 def test_a_word_model_is_refused():
