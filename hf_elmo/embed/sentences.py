@@ -127,15 +127,29 @@ def _embed_chunk(
             wanted = output.hidden_states[-1:] if layers == "top" else output.hidden_states
             if pool == "mean":
                 wanted = [mean_pool(h, output.attention_mask) for h in wanted]  # (B, 2P) each
-            arrays = [h.float().cpu().numpy() for h in wanted]  # (B, T, 2P) each, or (B, 2P) pooled
+            vectors = _host_vectors(wanted, layers)  # (L+1, B, [T,] 2P) for "all", else (B, [T,] 2P)
         for row, index in enumerate(batch):
-            length = len(chunk[index])
-            stacked = np.stack([a[row] if pool else a[row, :length] for a in arrays])  # (L+1 or 1, [T,] 2P), a copy
-            if layers == "all":
-                out[index] = stacked
-            else:
-                out[index] = stacked[0] if layers == "top" else stacked.mean(axis=0)
+            vector = vectors[:, row] if layers == "all" else vectors[row]
+            # a contiguous copy of its own: (L+1 or none, [T,] 2P)
+            out[index] = np.array(vector if pool else vector[..., : len(chunk[index]), :])
     return [out[i] for i in range(len(chunk))]
+
+
+def _host_vectors(layers_out: Sequence[torch.Tensor], layers: str) -> np.ndarray:
+    """What ``layers`` keeps of a batch's layers (each (B, [T,] 2P), on the model's device), as a
+    float32 array on the host, copied off the device at once: the layers stacked for ``"all"``, the
+    one for ``"top"``, their mean for ``"average"``. The mean is numpy's ``mean(axis=0)`` to the
+    bit (a sum from zero in layer order, then a division) with the sum taken on the device, which
+    copies a third of the bytes."""
+    if layers == "all":
+        return torch.stack([h.float() for h in layers_out]).cpu().numpy()
+    if layers == "top":
+        return layers_out[-1].float().cpu().numpy()
+    total = torch.zeros_like(layers_out[0], dtype=torch.float32)  # from zero: -0.0 in every layer sums to 0.0
+    for hidden in layers_out:
+        total += hidden.float()
+    summed = total.cpu().numpy()
+    return np.true_divide(summed, np.intp(len(layers_out)), out=summed, casting="unsafe")  # as numpy's mean divides
 
 
 def check_options(layers: str, pool: str | None, tokens_per_batch: int) -> None:
