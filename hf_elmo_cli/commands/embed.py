@@ -141,7 +141,15 @@ def _warn_if_unsplit(input_path: str, pre_tokenizer: str) -> None:
 
     if not Path(input_path).is_file():
         return  # embed_file says what is wrong with it
-    found = unsplit_tokens(input_path, pre_tokenizer)
+    try:
+        found = unsplit_tokens(input_path, pre_tokenizer)
+    except ImportError:  # spaCy (a dependency) is missing or broken: this advice is all it serves here
+        print(
+            f"elmo embed: note: skipped the check that {input_path} is split as the model's training text was "
+            f"({pre_tokenizer}): spaCy, which splits that way, cannot be imported; the input is embedded as given",
+            file=sys.stderr,
+        )
+        return
     if found.share > UNSPLIT_SHARE and found.example is not None:
         token, words = found.example
         print(
