@@ -1,0 +1,206 @@
+#!/usr/bin/env python
+"""Where ``elmo embed`` spends its time, phase by phase, in µs a token of the input.
+
+Each run is ``elmo embed INPUT OUT --overwrite --no-progress`` (with the options this script does
+not know, passed on: ``--layers``, ``--device``, ``--threads``, ``--cuda-graphs``, ...) in a
+subprocess of its own (``--worker``) whose phases' functions are wrapped in timers (wall time; a
+phase inside another is taken out of it). ``--stub-model`` replaces the biLM's forward with zeros of
+its output's shape: what is left is the host's own cost, the ceiling it puts on a fast GPU.
+``--against CHECKOUT`` runs another checkout's code (e.g. a worktree of the commit before a
+change) the same way, run for run alternating with this one's, in a column beside it. The run
+of least total time counts, per side.
+
+    python scripts/bench_embed.py conll.txt --stub-model --threads 1 --layers average
+    python scripts/bench_embed.py conll.txt --stub-model --against ../old --repeat 3 --layers average
+    python scripts/bench_embed.py big.txt --device cuda --cuda-graphs --layers average   # the real model
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+#: The functions timed, by module, and the phase each is; "stream": embed_sentences' arrays, pulled
+#: while the chunk files are written ("write chunk files" is _write_part less the stream).
+WRAPPED = {
+    ("hf_elmo.loading", "load_bilm"): "load model",
+    ("hf_elmo.embed", "unsplit_tokens"): "raw-text check",
+    ("hf_elmo.embed.run", "scan_input"): "scan input",
+    ("hf_elmo.embed.sentences", "batch_to_ids"): "char ids",
+    ("hf_elmo.embed.run", "_write_part"): "write chunk files",
+    ("hf_elmo.embed.run", "_merge"): "merge into output",
+    ("hf_elmo.embed.run", "_finish"): "finish",
+}
+#: The rows of the table, in order; "batching, arrays" is the stream less char ids and forward.
+ROWS = (
+    "load model",
+    "raw-text check",
+    "scan input",
+    "char ids",
+    "forward",
+    "batching, arrays",
+    "write chunk files",
+    "merge into output",
+    "finish",
+    "other",
+)
+
+
+def worker(input_path: Path, stub_model: bool, embed_options: Sequence[str]) -> dict[str, Any]:
+    """One instrumented ``elmo embed`` run in this process: seconds per phase, and the total."""
+    import torch
+
+    import hf_elmo
+    import hf_elmo.embed.run
+    import hf_elmo.embed.sentences
+    from hf_elmo.cli import main
+
+    spent = dict.fromkeys(["stream", "forward", *WRAPPED.values()], 0.0)
+
+    def timed(phase: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[phase] += time.perf_counter() - start
+
+        return call
+
+    for (module, name), phase in WRAPPED.items():
+        owner = importlib.import_module(module)
+        setattr(owner, name, timed(phase, getattr(owner, name)))
+
+    def forward_of(model: Any, forward: Callable[..., Any]) -> Callable[..., Any]:
+        layers, width = model.config.n_layers + 1, 2 * model.config.projection_dim
+
+        def stub(input_ids: torch.Tensor, **_: Any) -> SimpleNamespace:
+            mask = (input_ids > 0).any(-1)
+            zeros = [torch.zeros(*mask.shape, width, device=mask.device, dtype=model.dtype) for _ in range(layers)]
+            return SimpleNamespace(hidden_states=tuple(zeros), attention_mask=mask)
+
+        def synchronized(**kwargs: Any) -> Any:
+            output = (stub if stub_model else forward)(**kwargs)
+            if kwargs["input_ids"].is_cuda:  # its time, not the next copy's
+                torch.cuda.synchronize(kwargs["input_ids"].device)
+            return output
+
+        return timed("forward", synchronized)
+
+    embed_stream = hf_elmo.embed.sentences._embed_stream
+    hf_elmo.embed.sentences._embed_stream = lambda model, forward, *rest: embed_stream(  # type: ignore[assignment]
+        model, forward_of(model, forward), *rest
+    )
+    embed_sentences = hf_elmo.embed.run.embed_sentences
+
+    def pulled(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        arrays = embed_sentences(*args, **kwargs)
+        while True:
+            start = time.perf_counter()
+            try:
+                array = next(arrays)
+            except StopIteration:
+                return
+            finally:
+                spent["stream"] += time.perf_counter() - start
+            yield array
+
+    hf_elmo.embed.run.embed_sentences = pulled  # type: ignore[assignment]
+    work = Path(tempfile.mkdtemp(prefix="bench-embed-"))
+    try:
+        start = time.perf_counter()
+        status = main(
+            ["embed", str(input_path), str(work / "out.hdf5"), "--overwrite", "--no-progress", *embed_options]
+        )
+        total = time.perf_counter() - start
+    finally:
+        shutil.rmtree(work)
+    if status != 0:
+        raise SystemExit(f"elmo embed failed ({status})")
+    phases = {
+        **{phase: spent[phase] for phase in ("load model", "raw-text check", "scan input", "char ids", "forward")},
+        "batching, arrays": spent["stream"] - spent["char ids"] - spent["forward"],
+        "write chunk files": spent["write chunk files"] - spent["stream"],
+        **{phase: spent[phase] for phase in ("merge into output", "finish")},
+    }
+    phases["other"] = total - sum(phases.values())
+    return {"code": str(Path(hf_elmo.__file__).parent.parent), "total": total, "phases": phases}
+
+
+def run_side(checkout: Path, args: argparse.Namespace, embed_options: Sequence[str]) -> dict[str, Any]:
+    """One worker subprocess on ``checkout``'s code; its record."""
+    command = [sys.executable, str(Path(__file__).resolve()), str(args.input), "--worker", *embed_options]
+    if args.stub_model:
+        command.append("--stub-model")
+    path = os.pathsep.join([str(checkout), *filter(None, [os.environ.get("PYTHONPATH")])])
+    result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
+    if result.returncode != 0:
+        raise SystemExit(f"the run on {checkout} failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Other options are elmo embed's, passed on to every run.",
+    )
+    parser.add_argument("input", type=Path, help="a text file of elmo embed: one tokenised sentence a line")
+    parser.add_argument("--stub-model", action="store_true", help="zeros for the biLM's forward: the host's cost")
+    parser.add_argument("--against", type=Path, help="another checkout, run the same way beside this one")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per side (the fastest counts)")
+    parser.add_argument("--json", type=Path, help="also write the records as JSON")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args, embed_options = parser.parse_known_args(argv)
+    if args.worker:
+        print(json.dumps(worker(args.input, args.stub_model, embed_options)))
+        return
+
+    sides = {"this checkout": REPO, **({str(args.against): args.against.resolve()} if args.against else {})}
+    best: dict[str, dict[str, Any]] = {}
+    for _ in range(args.repeat):
+        for name, checkout in sides.items():
+            record = run_side(checkout, args, embed_options)
+            if name not in best or record["total"] < best[name]["total"]:
+                best[name] = record
+    with open(args.input, encoding="utf-8") as handle:
+        lines, tokens = 0, 0
+        for line in handle:
+            lines, tokens = lines + 1, tokens + len(line.split())
+    print(
+        f"# {args.input}: {lines:,} lines, {tokens:,} tokens; elmo embed {' '.join(embed_options) or '(defaults)'}"
+        f"{'; biLM forward stubbed (zeros)' if args.stub_model else ''}; {os.cpu_count()} CPUs; "
+        f"fastest of {args.repeat} run(s) per side, alternating"
+    )
+    for name, record in best.items():
+        print(f"# {name}: {record['code']}")
+    names = list(best)
+
+    def row(label: str, values: dict[str, float], form: str = "{:.1f}") -> None:
+        print(f"| {label} | {' | '.join(form.format(values[name]) for name in names)} |")
+
+    print(f"\n| phase | {' | '.join(f'{name}, µs/token' for name in names)} |\n|---{'|---' * len(names)}|")
+    for phase in ROWS:
+        row(phase, {name: best[name]["phases"][phase] / tokens * 1e6 for name in names})
+    row("**total**", {name: best[name]["total"] / tokens * 1e6 for name in names})
+    host = {name: (best[name]["total"] - best[name]["phases"]["forward"]) / tokens * 1e6 for name in names}
+    row("**host: total less forward**", host)
+    row("tokens/s", {name: tokens / best[name]["total"] for name in names}, "{:,.0f}")
+    if args.json:
+        args.json.write_text(json.dumps({"lines": lines, "tokens": tokens, "sides": best}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
