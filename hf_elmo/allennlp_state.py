@@ -26,11 +26,12 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from .configuration_elmo import ElmoConfig
-from .convert import ElmoWeightsError, weight_table
+from .convert import ElmoWeightsError, WeightMapping, weight_table
 from .elmo_kernels import FORGET_BIAS
 
 #: A parameter name of AllenNLP's ``Elmo`` and of no ``hf_elmo.Elmo`` (``scalar_mix_K.gamma`` is both's).
@@ -160,15 +161,19 @@ def allennlp_parameter_table(
     return table
 
 
-def _coded_build(row: AllenNLPParameter, shapes: Sequence[tuple[int, ...]]) -> np.ndarray:
+Order = Literal["C", "F"]
+
+
+def _coded_build(row: AllenNLPParameter, shapes: Sequence[tuple[int, ...]], orders: Sequence[Order]) -> np.ndarray:
     """``row.build`` of element codes of sources of ``shapes``: each element of the result is the
-    1-based index (over the sources' elements, in order) of the element it was built from,
-    negated where the build negates it, 0 where the build adds a zero (a padding row)."""
+    1-based index (over the sources' elements, in order, each source's in its memory order of
+    ``orders``) of the element it was built from, negated where the build negates it, 0 where the
+    build adds a zero (a padding row)."""
     arrays, start = [], 1
     dtype = np.int32 if sum(math.prod(shape) for shape in shapes) < 2**31 - 1 else np.int64
-    for shape in shapes:
+    for shape, order in zip(shapes, orders):
         size = math.prod(shape)
-        arrays.append(np.arange(start, start + size, dtype=dtype).reshape(shape))
+        arrays.append(np.arange(start, start + size, dtype=dtype).reshape(shape, order=order))
         start += size
     return row.build(*arrays)
 
@@ -178,6 +183,7 @@ def allennlp_sources(
     table: Sequence[AllenNLPParameter],
     shapes: Mapping[str, Sequence[tuple[int, ...]]],
     prefix: str = "",
+    orders: Mapping[str, Order] | None = None,
 ) -> dict[str, np.ndarray]:
     """The sources (weight-file datasets, our ``Elmo``'s parameters) that AllenNLP's parameters
     ``theirs`` (float32, by the table's names) were built from: each row's build inverted.
@@ -186,7 +192,13 @@ def allennlp_sources(
     comes back only when every row built from it is in ``theirs``. A parameter whose shape no
     allowed one builds raises ``ElmoWeightsError``, one line naming it (``prefix`` + name) and
     the shapes, before anything is returned.
+
+    ``orders`` gives a source's memory order ("C" where not given), in which it is rebuilt and
+    returned: the values are the same in either, the time is not (an element-wise pass through a
+    transposed source is 3 to 5 times slower than one in step: ``weights_in_step``).
     """
+    orders = orders or {}
+    order: dict[str, Order] = {source: orders.get(source, "C") for row in table for source in row.sources}
     chosen: dict[str, tuple[int, ...]] = {}
     values: dict[str, np.ndarray] = {}
     misfits: list[str] = []
@@ -197,7 +209,7 @@ def allennlp_sources(
         options = itertools.product(*([chosen[s]] if s in chosen else shapes[s] for s in row.sources))
         fitting, expected = None, None
         for source_shapes in options:
-            codes = _coded_build(row, source_shapes)
+            codes = _coded_build(row, source_shapes, [order[source] for source in row.sources])
             expected = codes.shape if expected is None else expected
             if codes.shape == value.shape:
                 fitting = source_shapes
@@ -207,21 +219,23 @@ def allennlp_sources(
             continue
         if row.loader_adds is not None:
             value = value - row.loader_adds
-        kept = codes != 0
-        if not kept.all():  # the zeros the build adds come from no source
-            codes, value = codes[kept], value[kept]
-        negative = codes < 0
-        if negative.any():
-            codes, value = np.abs(codes), np.where(negative, -value, value)
+        if codes.min() <= 0:  # rare: a padding row or negated elements (one pass over the rest)
+            kept = codes != 0
+            if not kept.all():  # the zeros the build adds come from no source
+                codes, value = codes[kept], value[kept]
+            negative = codes < 0
+            if negative.any():
+                codes, value = np.abs(codes), np.where(negative, -value, value)
         start = 1
         for source, shape in zip(row.sources, fitting):
             chosen[source] = shape
             size = math.prod(shape)
-            index, part = codes - start, value
+            index, part = codes if start == 1 else codes - (start - 1), value
             if len(row.sources) > 1:
                 mine = (codes >= start) & (codes < start + size)
                 index, part = index[mine], value[mine]
-            values.setdefault(source, np.zeros(shape, np.float32)).reshape(-1)[index] = part
+            # the source's elements in its order, after an element 0 that the 1-based codes skip
+            values.setdefault(source, np.zeros(size + 1, np.float32))[index] = part
             start += size
     if misfits:
         more = f" (and {len(misfits) - 1} more parameters of other shapes)" if len(misfits) > 1 else ""
@@ -230,7 +244,21 @@ def allennlp_sources(
             "(the same options file, num_output_representations and vocab_to_cache)"
         )
     partial = {source for row in table if row.name not in theirs for source in row.sources}
-    return {source: array for source, array in values.items() if source not in partial}
+    return {
+        source: array[1:].reshape(chosen[source], order=order[source])
+        for source, array in values.items()
+        if source not in partial
+    }
+
+
+def weights_in_step(row: WeightMapping) -> Order:
+    """The memory order of ``row``'s dataset in which ``row.to_ours`` reads it in step (the rows of
+    its result contiguous): Fortran's for a kernel, which it transposes from TF's (in, out) into
+    torch's (out, in), as AllenNLP's builds do; C's otherwise. Probed on zeros, which are not
+    written (a view, or a small copy)."""
+    shape = row.shapes[0]
+    in_step = [row.to_ours(np.zeros(shape, np.float32, order=order)).strides[-1:] for order in ("C", "F")]
+    return "F" if in_step[1] == (4,) != in_step[0] else "C"
 
 
 def elmo_parameters_from_allennlp(
@@ -267,12 +295,14 @@ def elmo_parameters_from_allennlp(
     rows = weight_table(config)
     shapes: dict[str, Sequence[tuple[int, ...]]] = {row.theirs: row.shapes for row in rows}
     shapes.update({name: (shape,) for name, shape in own_shapes.items()})
-    sources = allennlp_sources(theirs, table, shapes, prefix)
-    bilm = {
-        row.ours: np.ascontiguousarray(row.to_ours(sources[row.theirs]), dtype=np.float32)
-        for row in rows
-        if row.theirs in sources
-    }
+    sources = allennlp_sources(theirs, table, shapes, prefix, {row.theirs: weights_in_step(row) for row in rows})
     own = {name: array for name, array in sources.items() if name in own_shapes}
     used = {row.name for row in table if all(source in sources for source in row.sources)}
+    last_use = {row.theirs: row.ours for row in rows}
+    bilm = {}
+    for row in rows:
+        if row.theirs in sources:
+            bilm[row.ours] = np.ascontiguousarray(row.to_ours(sources[row.theirs]))  # a view where it is one
+            if last_use[row.theirs] == row.ours:
+                del sources[row.theirs]  # a dataset split in two (W_0) is freed once both are copied
     return bilm, own, used

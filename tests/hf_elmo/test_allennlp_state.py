@@ -98,6 +98,7 @@ def test_elmo_parameters_from_allennlp_inverts_the_table_every_element_back_in_p
     shapes = {name: value.shape for name, value in own.items()}
     bilm, mine, used = elmo_parameters_from_allennlp(theirs, config, shapes, 1)
     assert used == set(theirs) and bilm.keys() == ours.keys() and mine.keys() == own.keys()
+    assert all(array.flags.c_contiguous for array in bilm.values()), "load_state_dict(assign=True) keeps them"
     for name, value in {**ours, **own}.items():
         np.testing.assert_allclose({**bilm, **mine}[name], value, atol=1e-6, rtol=0, err_msg=name)
 
