@@ -98,13 +98,29 @@ class ModelSource:
     def original_files(self) -> Iterator[tuple[Path, Path]]:
         """``(options.json, weights.hdf5)`` of an original-format source; an archive's files are
         extracted into a temporary folder that is removed on exit."""
+        with self._original_folder(weights=True) as folder:
+            yield find_original_files(folder)
+
+    @contextmanager
+    def original_options(self) -> Iterator[Path]:
+        """The ``options.json`` of an original-format source, for what is read before its weights
+        (its config, its shape); an archive's is extracted alone into a temporary folder that is
+        removed on exit (its weights are hundreds of MB for the released models: ``original_files``
+        extracts them where they are loaded)."""
+        with self._original_folder(weights=False) as folder:
+            yield folder / "options.json"
+
+    @contextmanager
+    def _original_folder(self, weights: bool) -> Iterator[Path]:
+        """The folder of an original-format source, or, for an archive, a temporary one holding its
+        ``options.json`` and (``weights``) its ``.hdf5`` files."""
         if self.format != "original":
             raise ValueError(f"{self.name} is a save_pretrained folder, not original files")
         if self.path.is_dir():
-            yield find_original_files(self.path)
+            yield self.path
             return
         with tempfile.TemporaryDirectory(prefix="hf-elmo-archive-") as folder:
-            yield find_original_files(_extract_original_files(self.path, Path(folder)))
+            yield _extract_original_files(self.path, Path(folder), weights)
 
 
 def resolve_model(name_or_path: PathLike, variant: str | None = None, **hub_kwargs: Any) -> ModelSource:
@@ -314,14 +330,15 @@ def _original_member_folder(archive: Path) -> str:
     return folders[0]
 
 
-def _extract_original_files(archive: Path, into: Path) -> Path:
-    """Copy the archive's ``options.json`` and the ``.hdf5`` files beside it into ``into`` (flat,
-    under their base names: no member path ever leaves ``into``)."""
+def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
+    """Copy the archive's ``options.json`` and (``weights``) the ``.hdf5`` files beside it into
+    ``into`` (flat, under their base names: no member path ever leaves ``into``)."""
     prefix = _original_member_folder(archive)
     with zipfile.ZipFile(archive) as handle:
         for member in handle.namelist():
             rest = member[len(prefix) :]
-            if member.startswith(prefix) and "/" not in rest and (rest == "options.json" or rest.endswith(".hdf5")):
+            wanted = rest == "options.json" or (weights and rest.endswith(".hdf5"))
+            if member.startswith(prefix) and "/" not in rest and wanted:
                 with handle.open(member) as source, open(into / rest, "wb") as target:
                     while block := source.read(1 << 20):
                         target.write(block)
@@ -689,7 +706,7 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any]) -> Any:
     found = resolve_model(name)
     if found.format == "transformers":
         return found.path
-    with found.original_files() as (options, _):
+    with found.original_options() as options:
         return converted_config(options)
 
 

@@ -280,12 +280,12 @@ def init_model_record(config: ElmoConfig, names: Iterable[str] = (*OPTIONS_KEYS,
 def _init_model_shape(source: ModelSource) -> dict[str, Any]:
     """The shape and arithmetic (``OPTIONS_KEYS``) of ``init_model_record`` for the ``--init-model``
     at ``source``, read before its model is loaded: from its ``config.json``, or the original files'
-    ``options.json`` (which a ``.zip`` is unpacked for); those of the model ``build_model`` makes."""
+    ``options.json`` (which alone is extracted from a ``.zip``); those of the model ``build_model`` makes."""
     from ..loading import original_config
 
     if source.config is not None:
         return init_model_record(source.config, OPTIONS_KEYS)
-    with source.original_files() as (options, _):
+    with source.original_options() as options:  # an archive's weights are extracted once, by build_model
         return init_model_record(original_config(options), OPTIONS_KEYS)
 
 

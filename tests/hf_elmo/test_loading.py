@@ -278,6 +278,24 @@ def test_a_zip_of_the_original_files_loads_like_their_folder(original, tmp_path,
     )
 
 
+@pytest.mark.parametrize("load", [ElmoTokenizer.from_pretrained, ElmoConfig.from_pretrained])
+def test_the_config_or_tokenizer_of_a_zip_is_read_without_extracting_its_weights(load, original, tmp_path, monkeypatch):
+    """Only options.json leaves the archive (ModelSource.original_options). Was: its weights .hdf5 too,
+    hundreds of MB for a released model, to read a config of a few hundred bytes."""
+    archive = _zip(original, tmp_path / "210.zip", "210/")
+    extracted: list[str] = []
+    extract = hf_elmo.loading._extract_original_files
+
+    def counted_extract(*args, **kwargs) -> Path:
+        folder = extract(*args, **kwargs)
+        extracted.extend(sorted(path.name for path in folder.iterdir()))
+        return folder
+
+    monkeypatch.setattr(hf_elmo.loading, "_extract_original_files", counted_extract)
+    assert load(archive).max_characters_per_token == 50
+    assert extracted == ["options.json"]
+
+
 def test_original_files_into_the_LM_class_say_which_class_to_use(original):
     with pytest.raises(InvalidModelError, match="load it with ElmoModel.from_pretrained .*from_allennlp_with_softmax"):
         ElmoForBidirectionalLM.from_pretrained(original)

@@ -6,6 +6,7 @@ import gzip
 import json
 import math
 import random
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 import torch
 from transformers import AutoTokenizer
 
+from hf_elmo import loading
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
 from hf_elmo.corpus import CorpusError, read_corpus, read_lines
@@ -33,6 +35,7 @@ from hf_elmo.training.settings import NO_CLIP, PretrainSettings
 from hf_elmo.training.trainer import pretrain, train_step
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 from tests.hf_elmo.autograd_probe import training_step
+from tests.numpy_elmo import small_options, write_random_original
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
@@ -1003,6 +1006,38 @@ def test_pretraining_continues_a_converted_model_with_its_shapes(tmp_path, allen
     start = allennlp_model.state_dict()["bilm.forward_layers.0.projection.weight"]
     trained = model.elmo.state_dict()["bilm.forward_layers.0.projection.weight"]
     assert 0 < float((trained - start).abs().max()) < 0.1  # moved a little from the converted weights
+
+
+def test_resuming_from_a_zip_of_the_original_files_extracts_and_converts_its_weights_once(tmp_path, monkeypatch):
+    """The resume's check of the base model's shape reads the archive's options.json alone; its
+    weights are extracted and converted once, where build_model loads them. Was: extracted twice (the
+    shape check unpacked the whole archive to read options.json), hundreds of MB for a released model."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    write_random_original(tmp_path / "base", small_options(), seed=0)
+    archive = tmp_path / "base.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        for file in (tmp_path / "base").iterdir():
+            handle.write(file, f"elmo/{file.name}")
+    argv = ["pretrain", str(corpus), str(tmp_path / "model"), "--init-model", str(archive), "--epochs", "2"]
+    argv += ["--tokens-per-batch", "128", "--vocab-size", "100", "--no-progress"]
+    assert elmo_main([*argv, "--max-steps", "1"]) == 0
+    extracted: list[str] = []
+    converted: list[Path] = []
+    extract, convert = loading._extract_original_files, loading.load_allennlp
+
+    def counted_extract(*args, **kwargs) -> Path:
+        folder = extract(*args, **kwargs)
+        extracted.extend(path.name for path in folder.glob("*.hdf5"))
+        return folder
+
+    def counted_convert(options: Path, weights: Path, *args, **kwargs):
+        converted.append(weights)
+        return convert(options, weights, *args, **kwargs)
+
+    monkeypatch.setattr(loading, "_extract_original_files", counted_extract)
+    monkeypatch.setattr(loading, "load_allennlp", counted_convert)
+    assert elmo_main([*argv, "--max-steps", "2"]) == 0  # resumes the run at its step 1
+    assert extracted == ["weights.hdf5"] and len(converted) == 1
 
 
 def test_a_run_saved_before_a_setting_existed_resumes_with_that_settings_default(tmp_path):
