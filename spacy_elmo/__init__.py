@@ -1,7 +1,7 @@
 """ELMo in spaCy v3: the ``elmo`` pipeline component and per-task scalar-mix listeners.
 
 Registered through entry points (no import needed in configs): the factory ``elmo``, the
-architectures ``spacy-elmo.ElmoBiLm.v2`` (and ``.v1``), ``spacy-elmo.ElmoMixListener.v1``,
+architectures ``spacy-elmo.ElmoBiLm.v3`` (and ``.v2``, ``.v1``), ``spacy-elmo.ElmoMixListener.v1``,
 ``spacy-elmo.ElmoMix.v1``, ``spacy-elmo.ElmoTok2Vec.v1``, the loader
 ``spacy-elmo.ElmoLoader.v1`` and the msgpack codec of ``doc._.elmo``. Names below are imported
 on first use: srsly loads the codec while spaCy itself is still importing.

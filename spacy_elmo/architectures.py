@@ -34,7 +34,7 @@ def elmo_mix_v1(
     dropout: float = 0.5,
     l2: float = 0.001,
 ) -> Model[list[Doc], list[Floats2d]]:
-    """ELMo features from a biLM the component owns (``spacy-elmo.ElmoBiLm.v1`` with a loader)."""
+    """ELMo features from a biLM the component owns (``spacy-elmo.ElmoBiLm.v3`` with a loader)."""
     return chain(bilm, scalar_mix(layer_norm, dropout, l2))
 
 

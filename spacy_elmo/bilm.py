@@ -52,10 +52,10 @@ def load_weights_advice(name: str) -> str:
 GRAD_SCALER_SETTINGS = ("init_scale", "growth_factor", "backoff_factor", "growth_interval")
 
 
-@registry.architectures("spacy-elmo.ElmoBiLm.v2")
-def elmo_bilm_v2(
+@registry.architectures("spacy-elmo.ElmoBiLm.v3")
+def elmo_bilm_v3(
     frozen: bool = True,
-    token_budget: int = 4096,
+    tokens_per_batch: int = 4096,
     loader: Loader | None = None,
     mixed_precision: bool = False,
     grad_scaler_config: dict[str, Any] | None = None,
@@ -65,7 +65,8 @@ def elmo_bilm_v2(
     Args:
         frozen: no gradients reach the biLM and it is never updated (the paper's setting);
             ``False`` fine-tunes it with the downstream losses (dropout as in its config).
-        token_budget: most padded tokens (rows x longest segment) per biLM call.
+        tokens_per_batch: most padded tokens (rows x longest segment) per biLM call, as
+            ``elmo embed --tokens-per-batch`` batches (``token_budget`` in v1 and v2).
         loader: loads the weights when the model is initialised, if they are not there yet;
             without one (and without weights) the shipped model is loaded. The ``elmo``
             component uses it when ``[initialize.components.elmo]`` names no model, and refuses
@@ -77,8 +78,51 @@ def elmo_bilm_v2(
             precision; it is enabled when ``mixed_precision`` is and torch can use CUDA AMP
             (a machine without CUDA runs float32: there is nothing to scale).
     """
-    where = "spacy-elmo.ElmoBiLm.v2"
-    check_setting(token_budget >= 1, where, "token_budget", f"must be >= 1 padded token, got {token_budget}")
+    return _elmo_bilm(
+        "spacy-elmo.ElmoBiLm.v3",
+        frozen,
+        ("tokens_per_batch", tokens_per_batch),
+        loader,
+        mixed_precision,
+        grad_scaler_config,
+    )
+
+
+@registry.architectures("spacy-elmo.ElmoBiLm.v2")
+def elmo_bilm_v2(
+    frozen: bool = True,
+    token_budget: int = 4096,
+    loader: Loader | None = None,
+    mixed_precision: bool = False,
+    grad_scaler_config: dict[str, Any] | None = None,
+) -> Model[list[Doc], list[Floats3d]]:
+    """``spacy-elmo.ElmoBiLm.v3`` with ``tokens_per_batch`` under its name before v3, ``token_budget``
+    (the configs and packaged pipelines written before v3)."""
+    return _elmo_bilm(
+        "spacy-elmo.ElmoBiLm.v2", frozen, ("token_budget", token_budget), loader, mixed_precision, grad_scaler_config
+    )
+
+
+@registry.architectures("spacy-elmo.ElmoBiLm.v1")
+def elmo_bilm_v1(
+    frozen: bool = True, token_budget: int = 4096, loader: Loader | None = None
+) -> Model[list[Doc], list[Floats3d]]:
+    """``spacy-elmo.ElmoBiLm.v2`` in full precision (the configs written before v2)."""
+    return _elmo_bilm("spacy-elmo.ElmoBiLm.v1", frozen, ("token_budget", token_budget), loader, False, None)
+
+
+def _elmo_bilm(
+    where: str,
+    frozen: bool,
+    tokens_per_batch: tuple[str, int],
+    loader: Loader | None,
+    mixed_precision: bool,
+    grad_scaler_config: dict[str, Any] | None,
+) -> Model[list[Doc], list[Floats3d]]:
+    """The model of every version of ``spacy-elmo.ElmoBiLm`` (``where``), its settings checked in
+    their names there; ``tokens_per_batch`` is (the name that version gives it, its value)."""
+    setting, budget = tokens_per_batch
+    check_setting(budget >= 1, where, setting, f"must be >= 1 padded token, got {budget}")
     unknown = sorted(set(grad_scaler_config or {}) - set(GRAD_SCALER_SETTINGS))
     check_setting(not unknown, where, "grad_scaler_config", f"unknown {unknown}; use {', '.join(GRAD_SCALER_SETTINGS)}")
     for name, value in (grad_scaler_config or {}).items():
@@ -93,16 +137,8 @@ def elmo_bilm_v2(
         init=_init,
         shims=[ElmoShim(loader=loader, mixed_precision=mixed_precision, grad_scaler=scaler)],
         dims={"nO": None, "nL": None},
-        attrs={"frozen": frozen, "token_budget": token_budget, "replace_listener_cfg": replace_listener_cfg},
+        attrs={"frozen": frozen, "tokens_per_batch": budget, "replace_listener_cfg": replace_listener_cfg},
     )
-
-
-@registry.architectures("spacy-elmo.ElmoBiLm.v1")
-def elmo_bilm_v1(
-    frozen: bool = True, token_budget: int = 4096, loader: Loader | None = None
-) -> Model[list[Doc], list[Floats3d]]:
-    """``spacy-elmo.ElmoBiLm.v2`` in full precision (the configs written before v2)."""
-    return elmo_bilm_v2(frozen=frozen, token_budget=token_budget, loader=loader)
 
 
 def get_elmo(model: Model) -> ElmoModel | None:
@@ -165,7 +201,7 @@ def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Fl
     segments = doc_segments(docs)
     graph: list[tuple[torch.Tensor, list[Segment]]] = []
     shim = _shim(model)
-    for batch in token_budget_batches([len(s.words) for s in segments], model.attrs["token_budget"]):
+    for batch in token_budget_batches([len(s.words) for s in segments], model.attrs["tokens_per_batch"]):
         rows = [segments[i] for i in batch]
         with shim.autocast():
             layers = _run(elmo, rows, fine_tune)

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = Config().from_str(
     """
 [model]
-@architectures = "spacy-elmo.ElmoBiLm.v2"
+@architectures = "spacy-elmo.ElmoBiLm.v3"
 frozen = true
-token_budget = 4096
+tokens_per_batch = 4096
 mixed_precision = false
 grad_scaler_config = {}
 """
@@ -44,7 +44,7 @@ def make_elmo(
     """Create the ``elmo`` component.
 
     Args:
-        model: an ``spacy-elmo.ElmoBiLm.v2`` model (``frozen``, ``token_budget``,
+        model: an ``spacy-elmo.ElmoBiLm.v3`` model (``frozen``, ``tokens_per_batch``,
             ``mixed_precision``, ``grad_scaler_config``).
         cache_mb: bound of the activation cache of a frozen biLM in MiB (0 disables it).
         cache_dir: keep cached layers as files in this folder instead of in memory.

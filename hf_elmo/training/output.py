@@ -37,13 +37,13 @@ def save_lm_folder(
 
     ``init``: the ``init_model_card`` of the ``--init-model`` (``None`` for a model from
     scratch), built once when the run starts: the card says what that model was then, even if
-    its folder has moved since. The weights are stored in ``settings.save_dtype``; ``config.json`` keeps the model's dtype
+    its folder has moved since. The weights are stored in ``settings.storage_dtype``; ``config.json`` keeps the model's dtype
     (float32), so that every way of loading the folder computes in float32 unless asked otherwise.
     """
     settings = resolved_card_settings(model, settings, init)
     pre_tokenizer = settings.pre_tokenizer
     assert pre_tokenizer is not None  # resolved
-    dtype = getattr(torch, settings.save_dtype)
+    dtype = getattr(torch, settings.storage_dtype)
     expected_bytes = sum(p.numel() for p in model.parameters()) * dtype.itemsize
     with build_aside(out_dir, overwrite=overwrite, expected_bytes=expected_bytes) as staging:
         model.config.pre_tokenizer = pre_tokenizer  # how the corpus was split, for a model saved alone

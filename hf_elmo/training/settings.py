@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import InitVar, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,7 +70,8 @@ def option(default: Any, help: str, group: str, **argparse_keywords: Any) -> Any
 
     Its default is the option's default; ``help`` and ``group`` place it in ``--help``;
     ``argparse_keywords`` go to ``add_argument`` (``choices``, ``metavar``), except ``flag``
-    (another option name) and ``run_length`` (one of the required, exclusive run lengths).
+    (another option name), ``aliases`` (more option names: the option's old ones) and ``run_length``
+    (one of the required, exclusive run lengths).
     ``check_settings`` refuses a value outside ``choices`` whoever built the settings.
     """
     return field(default=default, metadata={"help": help, "group": group, **argparse_keywords})
@@ -138,8 +139,13 @@ class PretrainSettings:
     checkpoint_dir: str | None = option(None, "checkpoint folder (default: OUTPUT_DIR.checkpoint)", OUTPUT)
     checkpoint_every_steps: int = option(0, "checkpoint every this many steps (0: by time only)", OUTPUT)
     checkpoint_every_minutes: float = option(10.0, "checkpoint at the first step after this many minutes", OUTPUT)
-    save_dtype: str = option(
-        "float32", "dtype of the saved weights", OUTPUT, choices=["float32", "float16", "bfloat16"]
+    storage_dtype: str = option(
+        "float32",
+        "dtype the saved weights are stored in, as save_pretrained(storage_dtype=...) stores them; config.json "
+        "keeps float32, which they load as",
+        OUTPUT,
+        choices=["float32", "float16", "bfloat16"],
+        aliases=["--save-dtype"],
     )
     data_description: str = option("", "the training data, for the model card", DATA)
     #: None: the --init-model's own, or whitespace for a model from scratch (``output.resolved_card_settings``).
@@ -186,6 +192,20 @@ class PretrainSettings:
     data_workers: int | None = option(
         None, "processes that collate batches ahead of the training step (default 4 on GPU, 0 on CPU)", DATA
     )
+    #: ``storage_dtype`` under its name before it took ``save_pretrained``'s: taken from Python code and
+    #: from the ``settings.json`` and ``training.json`` written then (``PretrainSettings(**record)``).
+    save_dtype: InitVar[str | None] = None
+
+    def __post_init__(self, save_dtype: str | None) -> None:
+        """``save_dtype`` (the old name) into ``storage_dtype``; both at once is a ``TypeError``."""
+        if save_dtype is None:
+            return
+        if self.storage_dtype not in (save_dtype, PretrainSettings.__dataclass_fields__["storage_dtype"].default):
+            raise TypeError(
+                f"PretrainSettings got storage_dtype {self.storage_dtype!r} and save_dtype {save_dtype!r}, its old "
+                "name: give storage_dtype alone"
+            )
+        self.storage_dtype = save_dtype
 
     def resolved_lr(self) -> float:
         """``lr``, or the optimizer's default (``learning_rate``)."""
@@ -206,7 +226,7 @@ RUN_LENGTH_FIELDS = (
     "checkpoint_every_steps",
     "checkpoint_every_minutes",
     "valid_file",
-    "save_dtype",
+    "storage_dtype",
     "data_description",
     "pre_tokenizer",
     "license",

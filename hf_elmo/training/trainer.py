@@ -458,7 +458,7 @@ class Trainer:
             metrics["world_size"] = self.world
             metrics["max_weight_difference_between_ranks"] = divergence
         if self.valid_sentences is not None:
-            round_to_storage(model, getattr(torch, s.save_dtype))  # the card's figure is that of the saved weights
+            round_to_storage(model, getattr(torch, s.storage_dtype))  # the card's figure is that of the saved weights
             metrics["valid"] = perplexity(model, self.vocabulary, self.valid_sentences)
         with self._as_saved():  # what loads from the folder embeds without dropout
             save_lm_folder(

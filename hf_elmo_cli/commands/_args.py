@@ -139,9 +139,10 @@ def add_field_option(group: Any, dataclass: type, name: str, flag: str, **overri
     """Add the option ``flag`` of ``dataclass``'s field ``name`` to ``group`` (a parser or an
     argument group), with ``dest`` ``name``.
 
-    The field's ``metadata`` gives its ``help``, ``choices`` and ``metavar``; its default is the
-    option's; a ``bool`` field is a switch, a field without default a positional argument (no
-    ``flag``). ``overrides`` replace any of these (e.g. another command's default).
+    The field's ``metadata`` gives its ``help``, ``choices``, ``metavar`` and ``aliases`` (more
+    option names: its old ones); its default is the option's; a ``bool`` field is a switch, a field
+    without default a positional argument (no ``flag``). ``overrides`` replace any of these (e.g.
+    another command's default).
     """
     settings_field = next(f for f in dataclasses.fields(dataclass) if f.name == name)
     metadata = settings_field.metadata
@@ -157,4 +158,4 @@ def add_field_option(group: Any, dataclass: type, name: str, flag: str, **overri
     keywords.update(overrides)
     if keywords["default"] not in (None, False, "") and "help" in keywords:
         keywords["help"] += " (default %(default)s)"
-    return group.add_argument(flag, dest=name, **keywords)
+    return group.add_argument(flag, *metadata.get("aliases", ()), dest=name, **keywords)

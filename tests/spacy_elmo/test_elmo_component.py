@@ -12,7 +12,13 @@ from spacy.training import Example
 
 from hf_elmo import ElmoModel, batch_to_ids
 from spacy_elmo.batching import token_budget_batches
-from tests.spacy_elmo.pipeline_helpers import loader_settings, tiny_elmo, tok2vec_config
+from tests.spacy_elmo.pipeline_helpers import (
+    loader_settings,
+    ner_config,
+    tiny_elmo,
+    tok2vec_config,
+    training_examples,
+)
 
 ATOL = 1e-6
 TEXTS = ["The cat sat on the mat .", "Hi", "A much longer sentence with quite a few more words in it ."]
@@ -37,6 +43,49 @@ def test_batched_docs_get_their_own_layers_whatever_the_batch(make_nlp):
     docs = list(nlp.pipe(TEXTS * 2, batch_size=4))
     for doc in docs:
         np.testing.assert_allclose(doc._.elmo.layers, reference_layers([t.text for t in doc]), atol=ATOL)
+
+
+@pytest.mark.parametrize(
+    "architecture, setting",
+    [("v3", "tokens_per_batch"), ("v2", "token_budget"), ("v1", "token_budget")],
+    ids=["v3-tokens_per_batch", "v2-token_budget", "v1-token_budget"],
+)
+def test_tokens_per_batch_bounds_every_biLM_call_and_v2_and_v1_spell_it_token_budget(
+    architecture, setting, tiny_elmo_dir, monkeypatch
+):
+    """v3's tokens_per_batch is elmo embed's --tokens-per-batch; configs naming v2 or v1 (written before v3)
+    keep token_budget, which loads and trains as before. Was: token_budget alone (no v3)."""
+    import spacy_elmo.bilm
+
+    calls = []
+    run = spacy_elmo.bilm._run
+
+    def counted(elmo, rows, fine_tune):
+        calls.append(len(rows) * max(len(row.words) for row in rows))
+        return run(elmo, rows, fine_tune)
+
+    monkeypatch.setattr(spacy_elmo.bilm, "_run", counted)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo", config={"model": {"@architectures": f"spacy-elmo.ElmoBiLm.{architecture}", setting: 24}})
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    examples = training_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    docs = list(nlp.pipe(TEXTS * 2, batch_size=6))
+    for doc in docs:
+        np.testing.assert_allclose(doc._.elmo.layers, reference_layers([t.text for t in doc]), atol=ATOL)
+    assert len(calls) > 1 and max(calls) <= 24
+    losses = nlp.update(examples, sgd=optimizer)
+    assert losses["ner"] > 0
+
+
+def test_the_default_elmo_model_names_tokens_per_batch():
+    """What a new pipeline's config.cfg holds (spacy init fill-config, nlp.to_disk)."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    settings = nlp.config["components"]["elmo"]["model"]
+    assert settings["@architectures"] == "spacy-elmo.ElmoBiLm.v3"
+    assert settings["tokens_per_batch"] == 4096 and "token_budget" not in settings
 
 
 def test_sentences_are_read_separately_when_the_doc_has_boundaries(make_nlp):
@@ -131,6 +180,36 @@ def test_to_disk_and_load_give_identical_layers_without_the_original_folder(tmp_
     loaded = spacy.load(tmp_path / "pipeline")
     for text in TEXTS:
         np.testing.assert_array_equal(loaded(text)._.elmo.layers, nlp(text)._.elmo.layers)
+
+
+def test_a_pipeline_packaged_before_v3_with_token_budget_loads_and_runs_with_its_budget(tiny_elmo_dir, tmp_path):
+    """Its config.cfg names spacy-elmo.ElmoBiLm.v2 with token_budget, and the model bytes of a component
+    with a biLM of its own (after replace_listeners) hold the attribute token_budget, as they were written
+    then; loaded, both biLMs batch by it (the attribute is tokens_per_batch since v3)."""
+    from spacy_elmo.bilm import is_elmo_bilm
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo", config={"model": {"@architectures": "spacy-elmo.ElmoBiLm.v2", "token_budget": 24}})
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    examples = training_examples(nlp)
+    nlp.initialize(lambda: examples)
+    nlp.replace_listeners("elmo", "ner", ["model.tok2vec.elmo"])
+    expected = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(TEXTS)]
+    bilms = [node for name in ("elmo", "ner") for node in nlp.get_pipe(name).model.walk() if is_elmo_bilm(node)]
+    assert len(bilms) == 2
+    for bilm in bilms:
+        bilm.attrs["token_budget"] = bilm.attrs.pop("tokens_per_batch")  # the attribute's name before v3
+    nlp.to_disk(tmp_path / "pipeline")
+    assert "token_budget = 24" in (tmp_path / "pipeline" / "config.cfg").read_text()
+    loaded = spacy.load(tmp_path / "pipeline")
+    for name in ("elmo", "ner"):
+        for node in loaded.get_pipe(name).model.walk():
+            if is_elmo_bilm(node):
+                assert node.attrs["tokens_per_batch"] == 24
+    assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in loaded.pipe(TEXTS)] == expected
+    for text in TEXTS:
+        np.testing.assert_allclose(loaded(text)._.elmo.layers, reference_layers(text.split()), atol=ATOL)
 
 
 def test_a_pipeline_saved_before_initialize_is_whole_and_initialises_when_loaded(tiny_elmo_dir, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import math
@@ -788,7 +789,7 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card_a
             "--valid-file",
             str(valid),
             "--no-progress",
-            "--save-dtype",
+            "--storage-dtype",
             "float16",
             "--pre-tokenizer",
             "spacy:en",
@@ -1054,6 +1055,44 @@ def test_a_run_saved_before_a_setting_existed_resumes_with_that_settings_default
     with pytest.raises(ValueError, match=r'other settings \(--lr-schedule "constant" \(now "linear"\)\)'):
         pretrain(settings_for(tmp_path / "b", corpus, lr_schedule="linear"), show_progress=False)
     resumed = pretrain(settings_for(tmp_path / "b", corpus), show_progress=False)
+    expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
+    for name, value in ElmoForBidirectionalLM.from_pretrained(resumed).state_dict().items():
+        torch.testing.assert_close(value, expected[name], rtol=0, atol=0, msg=name)
+
+
+@pytest.mark.parametrize("option", ["--storage-dtype", "--save-dtype"])
+def test_storage_dtype_stores_the_weights_in_it_and_save_dtype_is_its_old_name(option, tmp_path):
+    """elmo pretrain --storage-dtype is save_pretrained(storage_dtype=...) (was: --save-dtype alone, which
+    still works); training.json records storage_dtype."""
+    from safetensors import safe_open
+
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out = tmp_path / "model"
+    argv = ["pretrain", str(corpus), str(out), "--max-tokens", "50", *TINY_SHAPE_ARGS, "--vocab-size", "100"]
+    assert elmo_main([*argv, "--tokens-per-batch", "128", "--no-progress", option, "float16"]) == 0
+    with safe_open(str(out / "model.safetensors"), "pt") as weights:
+        assert {weights.get_tensor(name).dtype for name in weights.keys()} == {torch.float16}
+    recorded = json.loads((out / "training.json").read_text())["settings"]
+    assert recorded["storage_dtype"] == "float16" and "save_dtype" not in recorded
+
+
+def test_settings_recorded_with_save_dtype_before_it_was_storage_dtype_load_and_resume(tmp_path):
+    """A training.json or settings.json written before the rename holds save_dtype: PretrainSettings(**record)
+    takes it as storage_dtype, and a run whose settings.json holds it resumes to the uninterrupted weights."""
+    record = {**dataclasses.asdict(settings_for(tmp_path, tmp_path / "c.txt")), "save_dtype": "bfloat16"}
+    del record["storage_dtype"]
+    assert PretrainSettings(**record).storage_dtype == "bfloat16"
+    with pytest.raises(TypeError, match="got storage_dtype 'float16' and save_dtype 'bfloat16', its old name"):
+        PretrainSettings(**record, storage_dtype="float16")
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    full = pretrain(settings_for(tmp_path / "a", corpus, storage_dtype="float16"), show_progress=False)
+    old = settings_for(tmp_path / "b", corpus, max_steps=5, save_dtype="float16")
+    assert pretrain(old, show_progress=False) is None
+    saved_path = old.resolved_checkpoint_dir() / "settings.json"
+    saved = json.loads(saved_path.read_text())
+    saved["save_dtype"] = saved.pop("storage_dtype")  # as the run was recorded then
+    saved_path.write_text(json.dumps(saved))
+    resumed = pretrain(settings_for(tmp_path / "b", corpus, save_dtype="float16"), show_progress=False)
     expected = ElmoForBidirectionalLM.from_pretrained(full).state_dict()
     for name, value in ElmoForBidirectionalLM.from_pretrained(resumed).state_dict().items():
         torch.testing.assert_close(value, expected[name], rtol=0, atol=0, msg=name)
