@@ -420,9 +420,22 @@ class ElmoBatchEncoding(BatchEncoding):
 
     transformers keeps ``word_ids`` in the Rust ``Encoding`` objects of fast tokenizers. ELMo's
     positions are whole words, left-aligned, so the map follows from ``attention_mask``:
-    ``word_ids(i)`` is ``[0, 1, ..., n-1]`` for row i's n words, then ``None`` for each padding
-    position (from ``input_ids`` when the mask was not asked for).
+    ``word_ids(i)`` is ``[f, f + 1, ..., f + n-1]`` for row i's n words, then ``None`` for each
+    padding position (from ``input_ids`` when the mask was not asked for), where ``f`` is the
+    index of the row's first kept word: 0, or, after ``truncation_side="left"`` cut its first
+    words, their number (``first_words``), as fast tokenizers number the words of their input.
     """
+
+    def __init__(self, data: dict[str, Any] | None = None, *args: Any, first_words: Sequence[int] = (), **kwargs: Any):
+        super().__init__(data, *args, **kwargs)
+        self._first_words = list(first_words)
+
+    def __getstate__(self) -> dict[str, Any]:  # pickled (a DataLoader's workers) with the words' numbering
+        return {**super().__getstate__(), "first_words": self._first_words}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._first_words = state.get("first_words", [])
 
     def word_ids(self, batch_index: int = 0) -> list[int | None]:
         """Row ``batch_index``'s word index at every position (``None`` for padding)."""
@@ -432,7 +445,8 @@ class ElmoBatchEncoding(BatchEncoding):
             mask = _real_tokens(ids.tolist() if hasattr(ids, "tolist") else ids)
         mask = mask.tolist() if hasattr(mask, "tolist") else mask  # a tensor or NumPy array
         row = mask[batch_index] if mask and isinstance(mask[0], list) else mask  # one sentence: a flat mask
-        return [position if real else None for position, real in enumerate(row)]
+        first = self._first_words[batch_index] if self._first_words else 0
+        return [first + position if real else None for position, real in enumerate(row)]
 
 
 def _real_tokens(ids: list[Any]) -> Any:
@@ -691,9 +705,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 "truncation=True to say so, or truncation=False to keep every word)"
             )
             truncation = True
+        first_words = [0] * len(sentences)
         if truncation not in (None, False, "do_not_truncate"):
             limit = max_length or self.model_max_length
             keep = slice(-limit, None) if self.truncation_side == "left" else slice(limit)
+            if self.truncation_side == "left":  # word_ids count the words cut before the kept ones
+                first_words = [max(len(words) - limit, 0) for words in sentences]
             sentences, spans = [s[keep] for s in sentences], [s[keep] for s in spans]
         lengths = [len(words) for words in sentences]
         padded = padded_length(max(lengths, default=0), padding, max_length, pad_to_multiple_of)
@@ -724,7 +741,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 if key != "length" and padded is None:  # ragged: each sentence its own length
                     rows = [row[:length] for row, length in zip(rows, lengths)]
                 data[key] = rows[0] if single else rows
-        return ElmoBatchEncoding(data)
+        return ElmoBatchEncoding(data, first_words=first_words)
 
     def pad(  # type: ignore[override]
         self,

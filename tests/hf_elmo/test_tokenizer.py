@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import sys
 
 import pytest
@@ -562,3 +563,16 @@ def test_an_empty_batch_is_refused_by_the_tokenizer_in_its_own_words():
         with pytest.raises(ValueError, match=r"^ElmoTokenizer got an empty batch \(\[\]\): pass at least one text"):
             ElmoTokenizer()(batch, is_split_into_words=split)
     assert ElmoTokenizer()("")["input_ids"] == []
+
+
+def test_word_ids_after_left_truncation_number_the_input_words_as_fast_tokenizers_do():
+    """BERT's fast tokenizer gives [1, 2] for ["aa", "bb", "cc"] cut to its last 2 words: labels[word_id]
+    must pick the kept words' labels, not the first words'."""
+    tokenizer = ElmoTokenizer(truncation_side="left")
+    words = [["aa", "bb", "cc"], ["dd"]]
+    encoded = tokenizer(words, is_split_into_words=True, truncation=True, max_length=2, padding=True)
+    assert encoded.word_ids(0) == [1, 2] and encoded.word_ids(1) == [0, None]
+    assert pickle.loads(pickle.dumps(encoded)).word_ids(0) == [1, 2]
+    raw = tokenizer("a b c d e", truncation=True, max_length=2, return_offsets_mapping=True, return_tensors="pt")
+    assert raw.word_ids() == [3, 4] and raw["offset_mapping"].tolist() == [[[6, 7], [8, 9]]]
+    assert ElmoTokenizer()(words, is_split_into_words=True, truncation=True, max_length=2).word_ids(0) == [0, 1]
