@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -178,6 +179,16 @@ def test_the_shipped_model_splits_raw_text_with_spacys_english_rules_it_was_trai
     tokenizer = AutoTokenizer.from_pretrained(DEFAULT_MODEL)
     assert tokenizer.pre_tokenizer == "spacy:en"
     assert tokenizer.tokenize("The cat didn't sit.") == ["The", "cat", "did", "n't", "sit", "."]
+
+
+@pytest.mark.parametrize("pre_tokenizer", ["whitespace", "spacy:en"])
+def test_numpy_strings_are_split_as_the_same_str_as_transformers_tokenizers_take_them(pre_tokenizer):
+    """np.array(texts) holds numpy.str_, a str subclass, which spaCy's tokenizer alone refused."""
+    tokenizer = ElmoTokenizer(pre_tokenizer=pre_tokenizer)
+    texts = ["The cat didn't sit.", "Hi"]
+    expected = tokenizer(texts, return_offsets_mapping=True)
+    assert tokenizer(list(np.array(texts)), return_offsets_mapping=True) == expected
+    assert tokenizer(np.str_(texts[0]), return_offsets_mapping=True) == tokenizer(texts[0], return_offsets_mapping=True)
 
 
 def test_the_pre_tokenizer_is_saved_and_loaded_with_the_tokenizer(tmp_path):

@@ -288,7 +288,8 @@ def split_words(text: str, pre_tokenizer: str = WHITESPACE) -> tuple[list[str], 
         matches = list(re.finditer(r"\S+", text))
         return [m.group() for m in matches], [m.span() for m in matches]
     _utf8(text, "text")  # spaCy's own error for it is a bare UnicodeEncodeError
-    doc = _spacy_tokenizer(pre_tokenizer[len(SPACY_PREFIX) :])(text)
+    # spaCy takes an exact str: a subclass (numpy.str_, an item of np.array(texts)) gets a TypeError there
+    doc = _spacy_tokenizer(pre_tokenizer[len(SPACY_PREFIX) :])(str(text))
     tokens = [t for t in doc if not t.is_space]
     return [t.text for t in tokens], [(t.idx, t.idx + len(t.text)) for t in tokens]
 
