@@ -17,7 +17,7 @@ import functools
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -365,11 +365,15 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
 
 
 def check_split_words(words: Sequence[Any], where: str) -> None:
-    """Refuse a word that is empty or holds whitespace (one ELMo position reads one word), naming
-    ``where`` (e.g. ``"sentence 3"``): what the tokenizer, ``embed_sentences`` and the exported
-    models take as pre-split words."""
+    """Refuse a word that is not a str, or is empty or holds whitespace (one ELMo position reads one
+    word), naming ``where`` (e.g. ``"sentence 3"``): what the tokenizer, ``embed_sentences`` and
+    the exported models take as pre-split words."""
     for col, word in enumerate(words):
-        if isinstance(word, str) and word.split() != [word]:  # empty, or whitespace in it (C speed)
+        if not isinstance(word, str):
+            raise TypeError(
+                f"{where}, word {col} is a {type(word).__name__} ({word!r:.40}), not a str; pass each word as a string"
+            )
+        if word.split() != [word]:  # empty, or whitespace in it (C speed)
             raise ValueError(
                 f"{where}, word {col} ({word!r}) is empty or holds whitespace; pass each word as one non-empty "
                 "string without spaces"
@@ -803,10 +807,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
             batch = [cast(Sequence[str], text)] if single else list(text)
             sentences: list[list[str]] = []
             for row, sentence in enumerate(batch):
-                if isinstance(sentence, str):
+                if isinstance(sentence, (str, bytes)) or not isinstance(sentence, Iterable):
                     raise TypeError(
-                        f"is_split_into_words=True: sentence {row} of the batch is the str {sentence[:40]!r}, "
-                        "not a list of words"
+                        f"is_split_into_words=True: sentence {row} of the batch is the {type(sentence).__name__} "
+                        f"{sentence!r:.40}, not a list of words"
                     )
                 words = list(sentence)
                 check_split_words(words, f"is_split_into_words=True: sentence {row}")
