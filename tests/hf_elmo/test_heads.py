@@ -89,6 +89,17 @@ def test_the_token_classification_pipeline_without_a_tokenizer_says_so():
         tagger("Bob ran")
 
 
+@pytest.mark.parametrize("where", ["call", "pipeline"])
+def test_the_token_classification_pipeline_refuses_a_stride_saying_sentences_are_read_whole(where):
+    """The stock pipeline's error there asked for a fast tokenizer, which ELMo has none of."""
+    message = "^ElmoTokenClassificationPipeline takes no stride: the biLM reads a sentence of any length whole"
+    with pytest.raises(ValueError, match=message):
+        if where == "call":
+            elmo_tagger(token_model().eval(), ElmoTokenizer())("Bob ran", stride=1)
+        else:
+            elmo_tagger(token_model().eval(), ElmoTokenizer(), stride=1)
+
+
 def test_the_stock_token_classification_pipeline_on_a_model_in_memory_says_which_pipeline_to_pass():
     stock = pipeline("token-classification", model=token_model().eval(), tokenizer=ElmoTokenizer())
     with pytest.raises(ValueError, match="pass pipeline_class=ElmoTokenClassificationPipeline") as raised:

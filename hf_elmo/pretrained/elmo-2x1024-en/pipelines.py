@@ -25,6 +25,12 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
     """
 
     def _sanitize_parameters(self, aggregation_strategy: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]  # keywords only, as pipelines pass them
+        # the stock pipeline's error for a stride asks for a fast tokenizer, which ELMo has none of
+        if kwargs.get("stride") is not None:
+            raise ValueError(
+                "ElmoTokenClassificationPipeline takes no stride: the biLM reads a sentence of any length whole, "
+                "with no window to slide; leave stride unset"
+            )
         if str(getattr(aggregation_strategy, "value", aggregation_strategy)).lower() in ("first", "average", "max"):
             aggregation_strategy = "simple"  # each position is one whole word: there are no sub-words to merge
         return super()._sanitize_parameters(aggregation_strategy=aggregation_strategy, **kwargs)
