@@ -6,11 +6,11 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Span
 
 from hf_elmo.batching import token_budget_batches
 
-__all__ = ["Segment", "doc_segments", "token_budget_batches"]
+__all__ = ["Segment", "doc_segments", "sentences", "token_budget_batches"]
 
 #: Tokens of a doc without sentence boundaries from which ``doc_segments`` warns that the biLM reads
 #: it as one sequence (a step per token: 10,000 tokens take about 20 times as long as in sentences).
@@ -30,6 +30,13 @@ class Segment:
     words: tuple[str, ...]
 
 
+def sentences(doc: Doc) -> list[Span] | None:
+    """The sentences the biLM reads ``doc`` in: ``doc.sents`` (a ``sents`` user hook's, if the doc
+    has one, which ``token.is_sent_start`` does not show), or ``None`` when the doc has no
+    sentence boundaries and is read whole. ``doc_key`` keys the activation cache by them."""
+    return list(doc.sents) if doc.has_annotation("SENT_START") else None
+
+
 def doc_segments(docs: Sequence[Doc]) -> list[Segment]:
     """Sentence segments of docs with sentence boundaries, else one segment per doc.
 
@@ -38,16 +45,15 @@ def doc_segments(docs: Sequence[Doc]) -> list[Segment]:
     """
     segments = []
     for position, doc in enumerate(docs):
-        split = doc.has_annotation("SENT_START")
-        spans = doc.sents if split else [doc[:]]
-        if not split and len(doc) >= LONG_UNSPLIT_DOC:
+        spans = sentences(doc)
+        if spans is None and len(doc) >= LONG_UNSPLIT_DOC:
             warnings.warn(
                 f"a doc of {len(doc):,} tokens has no sentence boundaries, so the biLM reads it as one sequence, "
                 "one step per token (slow: a 10,000-token doc takes about 20 times as long as its sentences); add "
                 "a sentencizer, senter or parser before the elmo component to read it sentence by sentence",
                 stacklevel=2,
             )
-        for span in spans:
+        for span in [doc[:]] if spans is None else spans:
             tokens = [token for token in span if not token.is_space]
             if tokens:
                 segments.append(Segment(position, tuple(t.i for t in tokens), tuple(t.text for t in tokens)))

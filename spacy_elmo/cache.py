@@ -19,17 +19,20 @@ from spacy.tokens import Doc
 from hf_elmo.elmo_cache import fork_safe_lock
 from hf_elmo.fileio import check_parent_folders, check_writable
 
+from .batching import sentences
 from .config_errors import check_setting
 
 
 def doc_key(doc: Doc) -> str:
-    """A digest of what the biLM reads of ``doc``: its text, token texts and sentence starts."""
+    """A digest of what the biLM reads of ``doc``: its text, token texts and sentences (``sentences``:
+    those of ``doc.sents``, as ``[start, end)`` token offsets)."""
     digest = hashlib.sha256(doc.text.encode("utf-8", "surrogatepass"))
     for token in doc:  # each token's bytes after their count: no two tokenisations give one stream
         text = token.text.encode("utf-8", "surrogatepass")
         digest.update(len(text).to_bytes(8, "little") + text)
-    if doc.has_annotation("SENT_START"):
-        digest.update(bytes(1 if token.is_sent_start else 0 for token in doc))
+    spans = sentences(doc)
+    if spans is not None:
+        digest.update(np.array([(len(spans), 0)] + [(s.start, s.end) for s in spans], dtype="<i8").tobytes())
     return digest.hexdigest()
 
 

@@ -95,6 +95,24 @@ def test_key_depends_on_tokens_and_sentence_boundaries(make_nlp):
     assert doc_key(a) == doc_key(Doc(nlp.vocab, words=["New", "York", "is", "big"]))
 
 
+def test_docs_split_otherwise_by_a_sents_hook_get_their_own_layers_not_the_cached_ones(make_nlp):
+    """The biLM reads a doc in its ``doc.sents``, which a ``sents`` user hook gives without setting
+    ``token.is_sent_start`` (was: the key read ``is_sent_start``, so a doc split otherwise by its
+    hook got the layers cached for the first split)."""
+    cached, uncached = make_nlp(cache_mb=16), make_nlp(cache_mb=0)
+    words = ["The", "cat", "sat", ".", "The", "dog", "ran"]
+
+    def split_at(nlp, start):
+        doc = Doc(nlp.vocab, words=words)
+        doc.user_hooks["sents"] = lambda doc: iter([doc[:start], doc[start:]])
+        return doc
+
+    cached.get_pipe("elmo").predict([split_at(cached, 4)])
+    layers = cached.get_pipe("elmo").predict([split_at(cached, 2)])[0]
+    np.testing.assert_allclose(layers, uncached.get_pipe("elmo").predict([split_at(uncached, 2)])[0], atol=1e-6)
+    assert doc_key(split_at(cached, 2)) != doc_key(split_at(cached, 4))
+
+
 def test_docs_of_one_text_split_at_a_nul_character_have_their_own_keys(make_nlp):
     """Was: the token texts were joined by NUL, so these two docs shared a key (and their layers)."""
     nlp = make_nlp()
