@@ -83,6 +83,17 @@ class ActivationCache:
         self._pid = os.getpid()  # the process whose entries the index holds
         self._zone: set[str] | None = None  # the entries stored inside the current memory zone, if any
 
+    def __getstate__(self) -> dict[str, object]:
+        """A pickled copy (a worker of ``nlp.pipe(n_process=N)`` started by ``spawn`` or
+        ``forkserver``, the default outside Linux and from Python 3.14 on it; ``copy.deepcopy``)
+        starts without the in-memory entries: the copy fills its own, and pickling these (up to
+        ``max_mb``, 2048 MiB in the shipped configs) would send them to every worker."""
+        state = dict(self.__dict__)
+        state["_zone"] = None
+        if self.directory is None:
+            state.update(_sizes=OrderedDict(), _arrays={}, _bytes=0)
+        return state
+
     def __len__(self) -> int:
         with _LOCK:
             self._forget_another_process()

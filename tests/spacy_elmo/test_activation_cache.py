@@ -1,5 +1,6 @@
 """The activation cache of a frozen biLM returns exactly what recomputation gives."""
 
+import pickle
 import threading
 import weakref
 from unittest import mock
@@ -225,6 +226,20 @@ def test_a_cache_folder_goes_with_its_cache_and_one_of_a_killed_process_with_the
     (left / "k.npy").write_bytes(b"stale")
     ActivationCache(max_mb=1, directory=tmp_path).put("k", np.ones((1, 2, 3), dtype="float32"))
     assert not left.exists()
+
+
+def test_a_pickled_copy_of_an_in_memory_cache_starts_empty_and_the_original_keeps_its_entries(make_nlp):
+    """What a spawned worker of nlp.pipe(n_process=N) gets (was: every entry, up to cache_mb, pickled
+    along with the elmo component into each worker)."""
+    nlp = make_nlp(cache_mb=16)
+    elmo = nlp.get_pipe("elmo")
+    empty = len(pickle.dumps(elmo.cache))
+    list(nlp.pipe(TEXTS))
+    copy = pickle.loads(pickle.dumps(elmo))
+    assert len(copy.cache) == 0 and len(elmo.cache) == len(TEXTS)
+    assert len(pickle.dumps(elmo.cache)) == empty
+    np.testing.assert_allclose(copy(nlp.make_doc(TEXTS[0]))._.elmo.layers, nlp(TEXTS[0])._.elmo.layers, atol=1e-6)
+    assert len(copy.cache) == 1
 
 
 def test_a_forked_copy_of_a_disk_cache_starts_empty_in_a_folder_of_its_own(tmp_path):
