@@ -8,7 +8,7 @@ cosine of two vectors (0.0 when either is zero).
 
 ``set_token_vectors(doc)`` stores the token vectors in ``doc.tensor`` (n_tokens, 2P) unless an
 earlier component has already set it (spaCy's ``tok2vec`` does, and its listeners read it back at
-prediction), and installs the hooks in ``doc.user_hooks`` / ``user_span_hooks`` /
+prediction; a tensor it set itself it replaces), and installs the hooks in ``doc.user_hooks`` / ``user_span_hooks`` /
 ``user_token_hooks``, which read ``doc._.elmo`` and so give ELMo's vectors either way. ``doc.tensor`` and
 ``doc._.elmo`` survive ``Doc.to_bytes`` (and ``DocBin`` with ``store_user_data=True`` keeps
 ``doc._.elmo``); the hooks do not, as spaCy does not serialise hooks. Where there are no static
@@ -34,14 +34,16 @@ from .doc_layers import current_layers, stored_layers
 
 def set_token_vectors(doc: Doc) -> None:
     """Set the vector / similarity hooks from ``doc._.elmo``, and ``doc.tensor`` if no earlier
-    component has set it (another component's tensor is left to the components that read it).
+    component has set it, or if it holds the vectors set here before (``_set_here_before``: the doc
+    or a span's doc run through the elmo component again); another component's tensor is left to
+    the components that read it.
 
     The hooks also read ELMo's token vectors from ``doc.tensor`` where the doc has no layers, as
     long as the tensor holds them (``_ElmoTensor``): the tensor set here, one found equal to the
     layers' average (a doc loaded with its layers), or the tensor of a loaded doc whose layers
     were dropped (``doc._.elmo = None`` before it was saved), which is taken to be ELMo's."""
     layers = current_layers(doc)
-    if doc.tensor.size == 0:
+    if doc.tensor.size == 0 or (layers is not None and _set_here_before(doc)):
         doc.tensor = token_vectors(doc)  # type: ignore[assignment]  # spaCy's stub says float64 NumPy; it holds Floats2d
         elmo_tensor: _ElmoTensor | None = _ElmoTensor(doc.tensor)
     elif layers is None:
@@ -58,6 +60,19 @@ def set_token_vectors(doc: Doc) -> None:
     doc.user_token_hooks["vector"] = partial(_token_vector, elmo_tensor=elmo_tensor)
     doc.user_token_hooks["has_vector"] = _has_vector
     doc.user_token_hooks["similarity"] = _similarity
+
+
+def _set_here_before(doc: Doc) -> bool:
+    """Whether ``doc.tensor`` holds the ELMo token vectors an earlier ``set_token_vectors`` put
+    there (its hooks' ``_ElmoTensor``): of this doc, which the elmo component now runs on again,
+    or of the doc that a ``span.as_doc()`` or ``Doc.copy()`` copied them from. These are replaced by
+    the vectors of the layers now (the span's doc's, read in its own context); a tensor that
+    another component set since is left to it."""
+    hook = doc.user_token_hooks.get("vector")
+    if not isinstance(hook, partial) or hook.func is not _token_vector:
+        return False
+    elmo_tensor = hook.keywords.get("elmo_tensor")
+    return elmo_tensor is not None and len(doc.tensor) == len(doc) and elmo_tensor.holds(doc.tensor)
 
 
 def token_vectors(doc: Doc) -> Floats2d:

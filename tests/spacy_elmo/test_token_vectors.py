@@ -65,6 +65,17 @@ def test_a_span_s_doc_reads_its_vectors_from_the_tensor_rows_it_was_given_as_the
     assert new[1].similarity(other[1]) == pytest.approx(doc[3].similarity(other[1]), abs=1e-6)
 
 
+def test_running_elmo_again_on_a_span_s_doc_gives_its_tensor_the_vectors_of_its_new_layers(make_nlp):
+    """Was: the tensor kept the rows copied from the span's doc (read in that doc's context), while
+    ``doc._.elmo`` and ``token.vector`` gave the span's doc's own vectors."""
+    nlp = make_nlp()
+    doc = nlp("Alice lives in Paris . Bob too .")
+    again = nlp(doc[2:5].as_doc())
+    expected = hf_elmo_vectors(["in", "Paris", "."])
+    np.testing.assert_allclose(again.tensor, expected, atol=ATOL)
+    np.testing.assert_allclose(again[1].vector, expected[1], atol=ATOL)
+
+
 def test_a_span_s_doc_without_elmo_s_tensor_says_it_has_no_layers_until_given_the_span_s_rows(make_nlp):
     nlp = make_nlp()
     doc = nlp.make_doc("Alice lives in Paris . Bob too .")
