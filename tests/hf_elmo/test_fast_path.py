@@ -9,6 +9,7 @@ fast path's chunk sizes, and the cache of fused LSTM weights are compared.
 from __future__ import annotations
 
 import copy
+import pickle
 import threading
 
 import pytest
@@ -189,6 +190,24 @@ def test_token_cache_keeps_at_most_max_types_tokens(tmp_path):
             for c, p in zip(model(input_ids=ids).hidden_states, uncached(input_ids=ids).hidden_states):
                 torch.testing.assert_close(c, p, atol=1e-6, rtol=0)
             assert len(model.token_cache) <= 6
+
+
+def test_a_pickled_copy_of_a_model_holds_none_of_its_caches_and_computes_the_same(tmp_path):
+    """Was: the token cache's rows and the re-laid-out weights went into every pickle (a spawned
+    worker of ``nlp.pipe(n_process=N)``: the shipped spaCy component 54 MB fresh, 100 MB after one
+    call), though keyed by storage that a copy does not share."""
+    model = _model(tmp_path, small_options())
+    ids = batch_to_ids([[f"w{i}" for i in range(40)], ["a", "b"]])
+    fresh = len(pickle.dumps(model))
+    with torch.inference_mode():
+        expected = model(input_ids=ids).hidden_states
+    assert len(model.token_cache) == 44 and len(pickle.dumps(model)) == fresh  # with <S> and </S>
+    copied = pickle.loads(pickle.dumps(model))
+    assert len(copied.token_cache) == 0 and copied.token_cache.max_types == model.token_cache.max_types
+    with torch.inference_mode():
+        for ours, theirs in zip(copied(input_ids=ids).hidden_states, expected, strict=True):
+            assert torch.equal(ours, theirs)
+    assert len(copied.token_cache) == 44 and len(model.token_cache) == 44
 
 
 def test_a_call_whose_found_tokens_another_thread_evicts_meanwhile_keeps_their_vectors(tmp_path, monkeypatch):

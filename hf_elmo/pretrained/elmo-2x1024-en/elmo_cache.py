@@ -110,6 +110,12 @@ class DerivedWeights:
         """Forget every entry."""
         self._entries.clear()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickled copy (``copy.deepcopy``, ``torch.save`` of a whole model, a worker started by
+        ``spawn``) holds no entries: they are keyed by the parameters' storage, which the copy's are
+        not, so it would remake them at its first call anyway."""
+        return {"_entries": {}}
+
 
 class TokenLayerCache:
     """A bounded LRU of the char-CNN token layer, one row per distinct token, for inference.
@@ -135,6 +141,16 @@ class TokenLayerCache:
         """Forget every row."""
         with _LOCK:
             self._forget()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickled copy (``copy.deepcopy``, ``torch.save`` of a whole model, a worker started by
+        ``spawn``: ``nlp.pipe(n_process=N)`` outside Linux) keeps ``max_types`` and no rows: they are
+        keyed by the char CNN's storage, which the copy's is not, so its first call would drop them."""
+        return {"max_types": self.max_types}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.max_types = state["max_types"]
+        self._forget()
 
     def _forget(self) -> None:
         self._slots: OrderedDict[bytes, int] = OrderedDict()  # token's char ids -> row of the table
