@@ -302,13 +302,15 @@ def check_not_read_before(doc: Doc, component: str, its_listeners: list[ElmoList
     already predicted on the doc from zero features: its component comes before ``component`` in
     the pipeline (e.g. both sourced from a trained pipeline in that order), which no check at
     creation or initialisation sees. A connected listener that read the doc while ``component``
-    was disabled is no error."""
+    was disabled is no error. A listener of another pipeline that lacks ``component`` looks the
+    same from here (neither is connected to it), so the error names that cause too."""
     listener = _READ_WITHOUT_LAYERS.get(doc)
     if listener is not None and listener.upstream_name in ("*", component) and listener not in its_listeners:
         raise ValueError(
             f"a component listening to the elmo component {component!r} ran on this doc before {component!r} "
             f"did, and predicted from zero ELMo features: put {component!r} before the components that listen "
-            "to it in the pipeline (nlp.pipe_names)"
+            f"to it in the pipeline (nlp.pipe_names), or, if the doc came from another pipeline without "
+            f"{component!r} (spacy.load(..., exclude=[{component!r}])), run this one on a new doc, nlp(doc.text)"
         )
 
 

@@ -390,6 +390,17 @@ def test_an_elmo_component_sourced_after_its_listener_says_so_at_the_first_doc_a
         assert set(nlp("Alice lives in Paris .").cats) == {"POS", "NEG"}
 
 
+def test_a_doc_from_a_pipeline_loaded_without_elmo_is_refused_by_one_with_it_naming_that_cause(tiny_elmo_dir, tmp_path):
+    initialized_textcat_pipeline(tiny_elmo_dir).to_disk(tmp_path / "pipeline")
+    without, full = spacy.load(tmp_path / "pipeline", exclude=["elmo"]), spacy.load(tmp_path / "pipeline")
+    with pytest.warns(UserWarning, match="predicts from zero ELMo features"):
+        doc = without("Alice lives in Paris .")
+    cause = r"if the doc came from another pipeline without 'elmo' .*, run this one on a new doc, nlp\(doc.text\)"
+    with pytest.raises(ValueError, match=cause):
+        full(doc)
+    assert set(full(doc.text).cats) == {"POS", "NEG"}
+
+
 def test_a_doc_first_run_with_elmo_disabled_then_with_it_is_no_error(tiny_elmo_dir):
     nlp = initialized_textcat_pipeline(tiny_elmo_dir)
     doc = nlp.make_doc("Alice lives in Paris .")
