@@ -258,8 +258,8 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
                 f"ELMo listener (upstream {model.upstream_name!r}) found in doc._.elmo the layers of the elmo "
                 f"component {annotation.component!r}, not of {model.upstream_name!r}: if {annotation.component!r} "
                 f"is {model.upstream_name!r} renamed, set the listener's upstream to {annotation.component!r} (or "
-                f'"*"); if the pipeline has two elmo components, the later one replaced the layers: keep one, or '
-                "listen to the last one"
+                f'"*"; in a saved pipeline, upstream in its config.cfg); if the pipeline has two elmo components, '
+                "the later one replaced the layers: keep one, or listen to the last one"
             )
         return model.ops.asarray3f(annotation.layers)
     if is_train:
