@@ -18,7 +18,12 @@ against our float32 output is printed. With ``--cuda-graphs`` ours also runs thr
 ``hf_elmo.cuda_graphs.GraphedElmo`` (the biLM replayed from one CUDA graph per batch/length
 bucket; eager off CUDA): its speed gets a column and its max abs difference from our plain
 model is printed (each bucket is captured on its first batch, inside the first timed pass; the
-best pass counts). Output: a Markdown table, and ``--json`` for the rows.
+best pass counts). Output: a Markdown table, and ``--json`` for the rows. With ``--profile DIR``
+each of our timed runs (float32, eager and graphs) also profiles one more pass (token cache
+cleared, graphs already captured) with ``torch.profiler`` and writes ``DIR/SIZE-bB-eager.txt`` /
+``-graphs.txt``: the time of each phase of a batch (char ids, token layer, biLM, copy to the host;
+host wall time and device time) and the operators that take the most device and host time,
+which is what says where a GPU run's time goes (``profile_report``).
 
     python scripts/bench_inference.py                       # small + original, batch 1/16/64, 2 threads
     python scripts/bench_inference.py --sizes small --batch-sizes 64 --sentences 100
@@ -37,8 +42,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -94,6 +101,7 @@ def worker(argv: Sequence[str]) -> None:
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
     parser.add_argument("--save", help="also write every sentence's layers to this .npz")
     parser.add_argument("--cuda-graphs", action="store_true", help="run the model through GraphedElmo")
+    parser.add_argument("--profile", type=Path, help="also profile one pass; write its report to this file")
     args = parser.parse_args(argv)
     import torch
 
@@ -110,10 +118,14 @@ def worker(argv: Sequence[str]) -> None:
 
     run = GraphedElmo(model) if args.cuda_graphs else model
 
-    def embed(batch: Sequence[Sequence[str]]) -> list[np.ndarray]:
-        out = run(input_ids=batch_to_ids(batch).to(device))
-        stacked = torch.stack(out.hidden_states, dim=1).float().cpu()  # (B, L+1, T, 2P)
-        return [stacked[row, :, : len(tokens)].numpy().copy() for row, tokens in enumerate(batch)]
+    def embed(batch: Sequence[Sequence[str]], mark: Callable[[str], Any] = lambda _: nullcontext()) -> list[np.ndarray]:
+        """A batch's arrays; ``mark(phase)``: a context around each phase (``profile_report``'s)."""
+        with mark("char ids"):
+            ids = batch_to_ids(batch).to(device)
+        out = run(input_ids=ids)
+        with mark("to host"):
+            stacked = torch.stack(out.hidden_states, dim=1).float().cpu()  # (B, L+1, T, 2P)
+            return [stacked[row, :, : len(tokens)].numpy().copy() for row, tokens in enumerate(batch)]
 
     def synchronize() -> None:
         if device.type == "cuda":
@@ -133,6 +145,13 @@ def worker(argv: Sequence[str]) -> None:
                 embed(batch)
             synchronize()
             times.append(time.perf_counter() - start)
+        if args.profile:
+            model.token_cache.clear()
+            try:
+                report = profile_report(model, run, batches, embed, device)
+            except Exception as error:  # e.g. no CUPTI on the host: the timings above still count
+                report = f"# no profile: {type(error).__name__}: {error}\n"
+            args.profile.write_text(report)
         if args.save:
             arrays, index = {}, 0
             for batch in batches:
@@ -144,6 +163,60 @@ def worker(argv: Sequence[str]) -> None:
     if device.type == "cuda":
         result["peak_gpu_mb"] = torch.cuda.max_memory_allocated() / 2**20
     print("RESULT " + json.dumps(result), flush=True)
+
+
+#: The phases of a batch in a profile, as ``record_function`` names them.
+PHASES = ("char ids", "token layer", "biLM", "to host")
+
+
+def profile_report(model: Any, run: Any, batches: Sequence[Sequence[Sequence[str]]], embed: Any, device: Any) -> str:
+    """One pass over ``batches`` under ``torch.profiler``, ``embed``'s phases marked: per phase its
+    host wall time and device time a batch, then the top operators by device and by host time."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    from hf_elmo.modeling_elmo import runs_as_built
+
+    def marked(name: str, function: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with record_function(name):
+                return function(*args, **kwargs)
+
+        return call
+
+    # instance attributes shadow the methods for this pass only (GraphedElmo's biLM is ``_bilm``); not
+    # a forward or a hook, which would take the model off its fast paths (``runs_as_built``)
+    model.token_embeddings = marked("token layer", model.token_embeddings)
+    if run is model:
+        model.contextualize = marked("biLM", model.contextualize)
+    else:
+        run._bilm = marked("biLM", run._bilm)
+    assert runs_as_built(model.bilm) and runs_as_built(model.char_cnn), "the marks leave the fast paths on"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    try:
+        with profile(activities=activities) as prof:
+            for batch in batches:
+                embed(batch, record_function)
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+    finally:
+        del model.token_embeddings
+        if run is model:
+            del model.contextualize
+        else:
+            del run._bilm
+    events = prof.key_averages()
+    device_key = "self_device_time_total" if device.type == "cuda" else "self_cpu_time_total"
+    lines = [f"# one pass, {len(batches)} batches, device {device}; per batch: host wall µs, device µs"]
+    for event in events:
+        if event.key in PHASES:
+            device_us = getattr(event, "device_time_total", 0.0) if device.type == "cuda" else 0.0
+            lines.append(f"{event.key}: {event.cpu_time_total / len(batches):,.0f} / {device_us / len(batches):,.0f}")
+    lines.append("")
+    lines.append(events.table(sort_by=device_key, row_limit=30))
+    if device.type == "cuda":
+        lines.append(events.table(sort_by="self_cpu_time_total", row_limit=30))
+    return "\n".join(lines) + "\n"
 
 
 # -- the driver --------------------------------------------------------------------------------
@@ -227,6 +300,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "peak_gpu_mem_bytes}' (for GPUs); default: ../shared/reference/allennlp/ref_embed.py (CPU)",
     )
     parser.add_argument("--json", type=Path, help="also write the rows as JSON (rewritten after every row)")
+    parser.add_argument(
+        "--profile", type=Path, metavar="DIR", help="also profile one pass of each of our float32 runs into DIR"
+    )
     args = parser.parse_args(argv)
 
     shared = shared_dir()
@@ -277,11 +353,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             row = {"size": size, "batch_size": batch_size}
             if reference is not None:  # alternate: reference, ours
                 row["reference"] = run_measured(reference + files + timing + ["--time", "--fresh"], env)
-            row["ours"] = run_measured(ours + timing, env)
+            row["ours"] = run_measured(ours + timing + profiled(args.profile, size, batch_size, "eager"), env)
             if args.bf16:
                 row["ours_bf16"] = run_measured(ours + timing + ["--dtype", "bfloat16"], env)
             if args.cuda_graphs:
-                row["ours_graphs"] = run_measured(ours + timing + ["--cuda-graphs"], env)
+                graphs = ["--cuda-graphs", *profiled(args.profile, size, batch_size, "graphs")]
+                row["ours_graphs"] = run_measured(ours + timing + graphs, env)
             rows.append(row)
             save(rows, args.json)
             print(json.dumps(row), flush=True)
@@ -312,6 +389,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(json.dumps(parity), flush=True)
 
     print_table(rows, args)
+
+
+def profiled(folder: Path | None, size: str, batch_size: int, path: str) -> list[str]:
+    """The worker's ``--profile`` option for one run (none without ``--profile DIR``)."""
+    if folder is None:
+        return []
+    folder.mkdir(parents=True, exist_ok=True)
+    return ["--profile", str(folder / f"{size}-b{batch_size}-{path}.txt")]
 
 
 def save(rows: list[dict], path: Path | None) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -34,11 +35,20 @@ def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_
     assert "| small | 4 | - |" in result.stdout
 
 
-def test_bench_inference_times_ours_through_cuda_graphs_and_reports_its_difference(shared, tmp_path):
-    result, (timing, parity) = bench(shared, tmp_path, "--batch-sizes", "3", "--n-sentences", "6", "--cuda-graphs")
+def test_bench_inference_times_ours_through_cuda_graphs_and_reports_its_difference_and_profiles(shared, tmp_path):
+    profiles = tmp_path / "profiles"
+    options = ["--batch-sizes", "3", "--n-sentences", "6", "--cuda-graphs", "--profile", str(profiles)]
+    result, (timing, parity) = bench(shared, tmp_path, *options)
     assert timing["ours_graphs"]["tokens_per_s"] > 0
     assert 0 <= parity["graphs_max_abs_diff_vs_ours"] < 1e-5  # on CPU: the static biLM, run eagerly
     assert "ours graphs tok/s" in result.stdout
+    assert sorted(p.name for p in profiles.iterdir()) == ["small-b3-eager.txt", "small-b3-graphs.txt"]
+    for profile in profiles.iterdir():
+        report = profile.read_text()
+        assert report.startswith("# one pass, 2 batches, device cpu")
+        for phase in ("char ids", "token layer", "biLM", "to host"):  # each phase's time a batch, host / device
+            assert re.search(rf"^{phase}: [\d,]+ / 0$", report, re.MULTILINE), (phase, report[:500])
+        assert "Self CPU time total" in report and "aten::" in report  # the operators' table
 
 
 def test_bench_inference_keeps_the_rows_measured_before_it_is_stopped(shared, tmp_path):
