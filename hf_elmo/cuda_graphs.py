@@ -33,7 +33,7 @@ import torch
 
 from .elmo_kernels import stacked_weights
 from .masked_bilm import masked_bilm
-from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs
+from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs, runs_as_built
 from .tokenization_elmo import add_sentence_markers
 
 if TYPE_CHECKING:
@@ -87,7 +87,10 @@ class GraphedElmo:
     The LSTM weights (in ``stacked_weights``' layout) and the initial state are taken from the
     model once, here, and every captured graph reads them at fixed addresses: do not modify the
     model (train, load weights, ``warm_up``, move it to another device or dtype) after wrapping
-    it; wrap it again instead. Each bucket's graph is captured on its first batch (a few eager
+    it; wrap it again instead. Refused in one line: a biLM with hooks or replaced layers (see
+    ``runs_as_built``: the model's own forward applies them, the weights alone do not), and a call
+    while the model is in training mode with dropout (a batch beyond ``MAX_GRAPH_STEPS``, which runs
+    through the model, would get it; the graphs never do). Each bucket's graph is captured on its first batch (a few eager
     runs, then the capture) and kept; all graphs share one memory pool, which is safe because
     they run one at a time and each replay's output is copied out before the next.
 
@@ -103,6 +106,12 @@ class GraphedElmo:
     def __init__(self, model: ElmoModel) -> None:
         if model.config.token_embedding == "word":
             raise ValueError("GraphedElmo embeds char ids: this model's token_embedding is 'word'")
+        if not runs_as_built(model.bilm):
+            raise ValueError(
+                "GraphedElmo replays the biLM from its LSTM weights alone, but this model's biLM has hooks or "
+                "replaced layers (LoRA, quantised or pruned layers, say), which only the model's own forward "
+                "applies: run the model itself"
+            )
         self.model = model
         config = model.config
         with torch.no_grad():
@@ -129,6 +138,12 @@ class GraphedElmo:
 
     def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> ElmoModelOutput:
         model = self.model
+        dropout = model.bilm.dropout.p
+        if model.training and dropout > 0:
+            raise ValueError(
+                f"GraphedElmo runs inference, without dropout, but the model is in training mode, where its biLM's "
+                f"dropout (p={dropout}) applies: call model.eval() first"
+            )
         input_ids, mask = check_inputs(input_ids, attention_mask, model.config.max_characters_per_token)
         device = self.warm_h.device
         input_ids, mask = input_ids.to(device), mask.to(device)

@@ -178,6 +178,56 @@ def test_a_step_of_the_static_bilm_is_the_lstms_kernels_alone(clip, one_thread):
     assert (per_steps[1] - per_steps[0]) / (16 * layers) == 8 + 2 * (clip is not None)
 
 
+def test_a_model_whose_bilm_has_hooks_or_replaced_layers_is_refused_as_the_graphs_would_skip_them(one_thread):
+    """GraphedElmo read the LSTM weights alone, so a hook or a replaced layer (LoRA, say), which the
+    model's own forward applies, was skipped silently: vectors 0.6 away from the model's."""
+    model = clipped_random_model()
+    ids = char_ids([3, 5])
+
+    class Scaled(torch.nn.Linear):  # a replaced layer that computes more than its weight (as LoRA's do)
+        def forward(self, x):
+            return 1.5 * super().forward(x)
+
+    layer = model.bilm.forward_layers[0]
+    built = layer.projection
+    replaced = Scaled(built.in_features, built.out_features, bias=False)
+    replaced.load_state_dict(built.state_dict())
+    expected = (
+        r"^GraphedElmo replays the biLM from its LSTM weights alone, but this model's biLM has hooks or replaced "
+        r"layers \(LoRA, quantised or pruned layers, say\), which only the model's own forward applies: run the "
+        r"model itself$"
+    )
+    hook = model.bilm.backward_layers[1].input_linear.register_forward_hook(lambda module, args, out: 0.5 * out)
+    with pytest.raises(ValueError, match=expected):
+        GraphedElmo(model)
+    hook.remove()
+    layer.projection = replaced
+    with pytest.raises(ValueError, match=expected):
+        GraphedElmo(model)
+    layer.projection = built
+    model.char_cnn.register_forward_hook(lambda module, args, out: 2 * out)  # the token layer is the model's own
+    assert_same_output(GraphedElmo(model)(ids), plain(model, ids))
+
+
+def test_a_model_in_training_mode_with_dropout_is_refused_as_long_batches_would_get_dropout(monkeypatch, one_thread):
+    """A batch beyond MAX_GRAPH_STEPS runs through the model itself, which in training mode applied
+    dropout where the graphs do not: vectors 0.7 away from those of a shorter batch, silently."""
+    model = clipped_random_model()
+    model.config.dropout = model.bilm.dropout.p = 0.5
+    ids = char_ids([15, 2])
+    graphed = GraphedElmo(model)
+    model.train()
+    monkeypatch.setattr("hf_elmo.cuda_graphs.MAX_GRAPH_STEPS", 16)  # the model itself runs this batch
+    expected = (
+        r"^GraphedElmo runs inference, without dropout, but the model is in training mode, where its biLM's "
+        r"dropout \(p=0\.5\) applies: call model\.eval\(\) first$"
+    )
+    with pytest.raises(ValueError, match=expected):
+        graphed(ids)
+    model.bilm.dropout.p = 0.0  # no dropout: training mode computes what eval mode does
+    assert_same_output(graphed(ids), plain(model.eval(), ids))
+
+
 def test_a_word_model_is_refused():
     config = ElmoConfig(token_embedding="word", vocab_size=10, lstm_dim=8, projection_dim=4, n_layers=1)
     with pytest.raises(ValueError, match="token_embedding is 'word'"):
