@@ -934,7 +934,8 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
     Refuses, with one line each: anything but a tensor, a dtype not in ``INPUT_ID_DTYPES``, a
     shape other than (B, T, ``width``) with B >= 1, a mask whose shape is not (B, T). Checks of
     the values (ids within 0..261, a left-aligned mask, a mask that is 0 on padding tokens, whose
-    char ids are all zero) are skipped while ``torch.compile`` or ``torch.export`` traces the
+    char ids are all zero; without a mask, ids padded on the right, the mask derived from them) are
+    skipped while ``torch.compile`` or ``torch.export`` traces the
     model, so that ``forward`` stays exportable; they cost one host sync together (on GPU).
     """
     if not isinstance(input_ids, torch.Tensor):
@@ -980,7 +981,17 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
             "(sentence, token, character); make the ids with ElmoTokenizer or batch_to_ids"
         )
     if not_aligned:
-        raise ValueError("attention_mask must be left-aligned: real tokens first, then padding")
+        sentence, token = (mask != aligned).nonzero()[0].tolist()  # the row's first gap: a 0 before a 1
+        if attention_mask is None:
+            raise ValueError(
+                f"input_ids must be padded on the right: sentence {sentence} has a padding token (all-zero char "
+                f"ids) at token {token}, before a real token; put each sentence's tokens first, then its padding, "
+                "as ElmoTokenizer does"
+            )
+        raise ValueError(
+            f"attention_mask must be left-aligned (real tokens first, then padding): it is 0 at [{sentence}, {token}] "
+            "(sentence, token), before a 1; pad on the right, as ElmoTokenizer does"
+        )
     if marks_padding:
         where = tuple(on_padding.nonzero()[0].tolist())
         raise ValueError(

@@ -260,6 +260,26 @@ def test_malformed_input_is_refused_with_a_clear_error(model, input_ids, mask, m
         model(input_ids=input_ids, attention_mask=mask)
 
 
+def test_a_left_padded_batch_is_refused_naming_the_argument_and_where_its_padding_comes_before_a_token(model):
+    """Left-padded ids without a mask were refused as 'attention_mask must be left-aligned', an
+    argument not passed, without saying where or what to do."""
+    right = batch_to_ids([SENTENCE, ["a", "b"]])
+    left = right.clone()
+    left[1] = torch.cat([right[1, 2:], right[1, :2]])  # padding_side="left": 5 padding tokens, then a, b
+    expected = (
+        r"^input_ids must be padded on the right: sentence 1 has a padding token \(all-zero char ids\) at "
+        r"token 0, before a real token; put each sentence's tokens first, then its padding, as ElmoTokenizer does$"
+    )
+    with pytest.raises(ValueError, match=expected):
+        model(input_ids=left)
+    expected = (
+        r"^attention_mask must be left-aligned \(real tokens first, then padding\): it is 0 at \[1, 0\] "
+        r"\(sentence, token\), before a 1; pad on the right, as ElmoTokenizer does$"
+    )
+    with pytest.raises(ValueError, match=expected):
+        model(input_ids=left, attention_mask=(left > 0).any(-1).long())
+
+
 @pytest.mark.parametrize("dtype", [torch.int16, torch.int32, torch.uint16, torch.int64])
 def test_integer_ids_of_any_dtype_that_holds_0_to_261_give_the_same_vectors(model, dtype):
     ids = batch_to_ids([SENTENCE, ["ÿ"]])  # ids up to 261 (the padding char) and 256 (a byte 0xff)
