@@ -572,6 +572,24 @@ def test_pad_adds_no_attention_mask_when_told_not_to():
     assert tokenizer.pad(features, return_tensors="pt")["attention_mask"].tolist() == [[1, 1], [1, 0]]
 
 
+@pytest.mark.parametrize("kind", ["list", "np", "pt"])
+def test_pad_makes_a_missing_attention_mask_0_on_padding_tokens_the_encodings_already_hold(kind):
+    """Encodings padded before (padding="max_length") without their mask got a mask of all 1s, which
+    the model refuses as marking padding as tokens."""
+    import numpy as np
+
+    tokenizer = ElmoTokenizer()
+    features = [
+        {"input_ids": tokenizer(text, padding="max_length", max_length=3)["input_ids"]} for text in ("a b", "c")
+    ]
+    convert = {"list": lambda ids: ids, "np": np.array, "pt": torch.tensor}[kind]
+    features = [{"input_ids": convert(feature["input_ids"])} for feature in features]
+    padded = tokenizer.pad(features, padding="max_length", max_length=4, return_tensors="pt")
+    assert padded["attention_mask"].tolist() == [[1, 1, 0, 0], [1, 0, 0, 0]]
+    expected = tokenizer(["a b", "c"], padding="max_length", max_length=4, return_tensors="pt")
+    assert torch.equal(padded["input_ids"], expected["input_ids"])
+
+
 @pytest.mark.parametrize(
     "add", [lambda t: t.add_tokens(["foo"]), lambda t: t.add_special_tokens({"pad_token": "[PAD]"})]
 )

@@ -760,7 +760,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
         """Pad single-sentence encodings into one batch, as transformers' data collators ask.
 
         Each encoding holds ``input_ids`` (T_i, W) and optionally ``attention_mask`` /
-        ``offset_mapping`` / ``special_tokens_mask`` (T_i); they are padded on the right to the
+        ``offset_mapping`` / ``special_tokens_mask`` (T_i) (lists, tensors or NumPy arrays; a missing
+        ``attention_mask`` is made from the ids, 0 on all-zero padding tokens); they are padded on the right to the
         longest (or ``max_length`` with ``padding="max_length"``, rounded up to a multiple of
         ``pad_to_multiple_of``) with all-zero tokens, mask 0, span (0, 0) and special 1
         (``padding=False``: not at all, as in transformers). Other fields (``labels``) are batched
@@ -768,7 +769,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
         """
         if isinstance(encoded_inputs, Mapping):  # a dict of per-sentence lists
             encoded_inputs = [dict(zip(encoded_inputs, values)) for values in zip(*encoded_inputs.values())]
-        features = [{k: v.tolist() if isinstance(v, torch.Tensor) else v for k, v in f.items()} for f in encoded_inputs]
+        features = [
+            {k: v.tolist() if isinstance(v, (torch.Tensor, np.ndarray)) else v for k, v in f.items()}
+            for f in encoded_inputs
+        ]
         if not features or "input_ids" not in features[0]:
             raise ValueError("ElmoTokenizer.pad needs a non-empty list of encodings with input_ids")
         check_padding_side(kwargs.get("padding_side") or self.padding_side)
@@ -785,7 +789,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         batch: dict[str, Any] = {key: [] for key in features[0]}
         for feature, length in zip(features, lengths):
             if "attention_mask" not in feature and kwargs.get("return_attention_mask") is not False:
-                feature["attention_mask"] = [1] * length
+                feature["attention_mask"] = _real_tokens(feature["input_ids"])  # 0 on padding it already holds
             extra = 0 if padded is None else padded - length
             for key, value in feature.items():
                 batch.setdefault(key, []).append(list(value) + [fill[key]] * extra if key in fill else value)
