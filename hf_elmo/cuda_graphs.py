@@ -33,7 +33,7 @@ import torch
 
 from .elmo_kernels import stacked_weights
 from .masked_bilm import masked_bilm
-from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs, runs_as_built
+from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs, check_runs_as_built
 from .tokenization_elmo import add_sentence_markers
 
 if TYPE_CHECKING:
@@ -106,12 +106,8 @@ class GraphedElmo:
     def __init__(self, model: ElmoModel) -> None:
         if model.config.token_embedding == "word":
             raise ValueError("GraphedElmo embeds char ids: this model's token_embedding is 'word'")
-        if not runs_as_built(model.bilm):
-            raise ValueError(
-                "GraphedElmo replays the biLM from its LSTM weights alone, but this model's biLM has hooks or "
-                "replaced layers (LoRA, quantised or pruned layers, say), which only the model's own forward "
-                "applies: run the model itself"
-            )
+        reads = "GraphedElmo replays the biLM from its LSTM weights alone"
+        check_runs_as_built(model, reads, ["bilm"], "run the model itself")
         self.model = model
         config = model.config
         with torch.no_grad():

@@ -31,7 +31,7 @@ from torch._higher_order_ops.scan import scan
 
 from .elmo_kernels import stacked_weights
 from .masked_bilm import Step, masked_bilm
-from .modeling_elmo import ElmoModel
+from .modeling_elmo import ElmoModel, check_runs_as_built
 from .tokenization_elmo import PADDING_ID, add_sentence_markers, begin_of_sentence_ids, end_of_sentence_ids
 
 #: Per biLM layer, the buffers ``{name}_{index}`` holding ``stacked_weights``' four tensors, in its order.
@@ -55,6 +55,9 @@ class ElmoInferenceGraph(nn.Module):
 
     def __init__(self, model: ElmoModel) -> None:
         super().__init__()
+        reads = "the exported graph holds a copy of the char CNN's and the biLM's weights alone"
+        remedy = "merge them into the weights first (PEFT's merge_and_unload(), say), or export the model without them"
+        check_runs_as_built(model, reads, ["char_cnn", "bilm"], remedy)
         config = model.config
         cnn = model.char_cnn
         self.char_embedding = nn.Embedding.from_pretrained(cnn.char_embedding.weight.detach().clone(), freeze=True)

@@ -240,6 +240,19 @@ def runs_as_built(module: nn.Module) -> bool:
     return True
 
 
+def check_runs_as_built(model: ElmoModel, reads: str, parts: Sequence[str], remedy: str) -> None:
+    """Refuse, with one ``ValueError`` line, a ``model`` whose ``parts`` (``"bilm"``, ``"char_cnn"``)
+    do not run as built (``runs_as_built``) to what computes from their weights alone and would
+    silently skip what was added: ``reads`` says what reads them how, ``remedy`` what to do."""
+    for name in parts:
+        if not runs_as_built(getattr(model, name)):
+            shown = {"bilm": "biLM", "char_cnn": "char CNN"}[name]
+            raise ValueError(
+                f"{reads}, but this model's {shown} has hooks or replaced layers (LoRA, quantised or pruned layers, "
+                f"say), which only the model's own forward applies: {remedy}"
+            )
+
+
 class ElmoLstmProjectionLayer(nn.Module):
     """One direction of one biLM layer: an LSTM cell with a projection, TF semantics.
 

@@ -189,6 +189,28 @@ def test_export_of_a_word_embedding_biLM_is_one_line_and_writes_nothing(tiny_mod
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("part", ["char_cnn", "bilm"])
+def test_export_of_a_model_with_hooks_or_replaced_layers_is_refused_as_the_graph_would_skip_them(
+    tiny_model, tmp_path, part
+):
+    """The graph copies the weights alone: a hook or a replaced layer (LoRA, say), which the model's
+    own forward applies, was dropped silently (vectors 0.67 away from the model's)."""
+    model = ElmoModel(tiny_model.config)
+    model.load_state_dict(tiny_model.state_dict())
+    layer = model.char_cnn.projection if part == "char_cnn" else model.bilm.forward_layers[0].projection
+    layer.register_forward_hook(lambda module, args, out: 1.5 * out)
+    shown = {"char_cnn": "char CNN", "bilm": "biLM"}[part]
+    expected = (
+        rf"^the exported graph holds a copy of the char CNN's and the biLM's weights alone, but this model's {shown} "
+        r"has hooks or replaced layers \(LoRA, quantised or pruned layers, say\), which only the model's own forward "
+        r"applies: merge them into the weights first \(PEFT's merge_and_unload\(\), say\), or export the model "
+        r"without them$"
+    )
+    with pytest.raises(ValueError, match=expected):
+        export_model(model, tmp_path / "out", "torch-export")
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("format", FORMATS)
 def test_export_without_room_for_the_graphs_weights_is_refused_before_writing(
     tiny_model, tmp_path, monkeypatch, format
