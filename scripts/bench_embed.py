@@ -6,6 +6,8 @@ not know, passed on: ``--layers``, ``--device``, ``--threads``, ``--cuda-graphs`
 subprocess of its own (``--worker``) whose phases' functions are wrapped in timers (wall time; a
 phase inside another is taken out of it). ``--stub-model`` replaces the biLM's forward with zeros of
 its output's shape: what is left is the host's own cost, the ceiling it puts on a fast GPU.
+``--stub-device-us US`` makes the stub also wait US µs a token without holding the GIL, as a call
+waits for a GPU: a device of known speed, for a change meant to overlap the host's work with it.
 ``--against CHECKOUT`` runs another checkout's code (e.g. a worktree of the commit before a
 change) the same way, run for run alternating with this one's, in a column beside it. The run
 of least total time counts, per side.
@@ -58,7 +60,7 @@ ROWS = (
 )
 
 
-def worker(input_path: Path, stub_model: bool, embed_options: Sequence[str]) -> dict[str, Any]:
+def worker(input_path: Path, stub_model: bool, device_us: float, embed_options: Sequence[str]) -> dict[str, Any]:
     """One instrumented ``elmo embed`` run in this process: seconds per phase, and the total."""
     import torch
 
@@ -89,6 +91,7 @@ def worker(input_path: Path, stub_model: bool, embed_options: Sequence[str]) -> 
         def stub(input_ids: torch.Tensor, **_: Any) -> SimpleNamespace:
             mask = (input_ids > 0).any(-1)
             zeros = [torch.zeros(*mask.shape, width, device=mask.device, dtype=model.dtype) for _ in range(layers)]
+            time.sleep(device_us * 1e-6 * int(mask.sum()))  # a device's time: the GIL is free meanwhile
             return SimpleNamespace(hidden_states=tuple(zeros), attention_mask=mask)
 
         def synchronized(**kwargs: Any) -> Any:
@@ -143,7 +146,7 @@ def run_side(checkout: Path, args: argparse.Namespace, embed_options: Sequence[s
     """One worker subprocess on ``checkout``'s code; its record."""
     command = [sys.executable, str(Path(__file__).resolve()), str(args.input), "--worker", *embed_options]
     if args.stub_model:
-        command.append("--stub-model")
+        command += ["--stub-model", "--stub-device-us", str(args.stub_device_us)]
     path = os.pathsep.join([str(checkout), *filter(None, [os.environ.get("PYTHONPATH")])])
     result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
     if result.returncode != 0:
@@ -159,13 +162,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("input", type=Path, help="a text file of elmo embed: one tokenised sentence a line")
     parser.add_argument("--stub-model", action="store_true", help="zeros for the biLM's forward: the host's cost")
+    parser.add_argument(
+        "--stub-device-us",
+        type=float,
+        default=0.0,
+        help="with --stub-model: also wait this many µs a token, the GIL free, as for a GPU (default 0)",
+    )
     parser.add_argument("--against", type=Path, help="another checkout, run the same way beside this one")
     parser.add_argument("--repeat", type=int, default=1, help="runs per side (the fastest counts)")
     parser.add_argument("--json", type=Path, help="also write the records as JSON")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args, embed_options = parser.parse_known_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.input, args.stub_model, embed_options)))
+        print(json.dumps(worker(args.input, args.stub_model, args.stub_device_us, embed_options)))
         return
 
     sides = {"this checkout": REPO, **({str(args.against): args.against.resolve()} if args.against else {})}
@@ -181,7 +190,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             lines, tokens = lines + 1, tokens + len(line.split())
     print(
         f"# {args.input}: {lines:,} lines, {tokens:,} tokens; elmo embed {' '.join(embed_options) or '(defaults)'}"
-        f"{'; biLM forward stubbed (zeros)' if args.stub_model else ''}; {os.cpu_count()} CPUs; "
+        f"{'; biLM forward stubbed (zeros)' if args.stub_model else ''}"
+        f"{f', waiting {args.stub_device_us:g} µs a token as a device' if args.stub_model and args.stub_device_us else ''}"
+        f"; {os.cpu_count()} CPUs; "
         f"fastest of {args.repeat} run(s) per side, alternating"
     )
     for name, record in best.items():

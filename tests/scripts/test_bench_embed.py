@@ -15,7 +15,8 @@ def test_bench_embed_times_each_phase_of_two_checkouts_with_the_model_stubbed(tm
     rows_file = tmp_path / "rows.json"
     result = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "bench_embed.py"), str(text), "--stub-model", "--against", str(REPO)]
-        + ["--json", str(rows_file), "--layers", "average", "--device", "cpu", "--threads", "1"],
+        + ["--stub-device-us", "20", "--json", str(rows_file), "--layers", "average", "--device", "cpu"]
+        + ["--threads", "1"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -26,5 +27,6 @@ def test_bench_embed_times_each_phase_of_two_checkouts_with_the_model_stubbed(tm
     for side in report["sides"].values():
         assert side["phases"]["write chunk files"] > 0 and side["phases"]["merge into output"] > 0
         assert side["total"] >= sum(v for k, v in side["phases"].items() if k != "other")
-    assert "elmo embed --layers average --device cpu --threads 1; biLM forward stubbed (zeros)" in result.stdout
+        assert side["phases"]["forward"] >= 210 * 20e-6  # the stub's wait, as a device's
+    assert "biLM forward stubbed (zeros), waiting 20 µs a token as a device" in result.stdout
     assert "| **host: total less forward** |" in result.stdout
