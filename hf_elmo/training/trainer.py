@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -61,13 +62,27 @@ from .evaluation import perplexity
 from .model import build_model, make_optimizer, resolve_bilm_implementation
 from .output import init_model_card, round_to_storage, save_lm_folder, warn_of_a_license_change
 from .schedule import budget_spent, scheduled_lr
-from .settings import PretrainSettings, check_settings, check_vocabulary_options, input_name, resolve_init_model
+from .settings import (
+    PretrainSettings,
+    check_settings,
+    check_vocabulary_options,
+    flag,
+    input_name,
+    resolve_init_model,
+)
 from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 
 #: The share of the validation sentences found in the training text from which a run warns that its
 #: --valid-file is not held out (``Trainer._warn_of_valid_sentences_in_training``); held-out text of a
 #: natural corpus shares far fewer, its most common short sentences.
 VALID_SEEN_IN_TRAINING = 0.5
+#: The share of the training tokens outside a vocabulary that was not built from the training file
+#: (``--vocab``, an ``--init-model`` LM's) from which a run warns that it trains on ``<UNK>``
+#: (``Trainer._warn_of_unknown_training_words``): a vocabulary of text cased or split otherwise, or of
+#: another language; a natural corpus leaves a few percent out of a vocabulary made from its kind of text.
+UNKNOWN_IN_TRAINING = 0.2
+#: At most this many sentences, spread evenly over the training file, are counted for that warning.
+UNKNOWN_SAMPLE_SENTENCES = 10_000
 
 
 def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
@@ -262,6 +277,7 @@ class Trainer:
         if self.world > 1:  # every rank has a batch (a check before writing; one process always has one)
             self._epoch_batches(self.position["epoch"])
         if self.rank == 0:  # the last step before training: nothing is written for a run that cannot start
+            self._warn_of_unknown_training_words(sentences)
             start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity, init_config)
 
     def _warn_of_valid_sentences_in_training(self, sentences: Sequence[str]) -> None:
@@ -278,6 +294,34 @@ class Trainer:
                 f"{shared:,} of the {len(valid):,} sentences of --valid-file {s.valid_file} ({shared / len(valid):.0%}) "
                 f"are also in the training file {s.train_file}: the validation perplexity of the model card would "
                 "measure text the model was trained on; give text held out from the training file"
+            )
+
+    def _warn_of_unknown_training_words(self, sentences: Sequence[str]) -> None:
+        """Warn when ``UNKNOWN_IN_TRAINING`` or more of the training tokens (of at most
+        ``UNKNOWN_SAMPLE_SENTENCES`` of its ``sentences``, spread evenly) are not words of a vocabulary that
+        the run did not build from them: ``--vocab``'s, or the ``--init-model`` LM's ``vocab.txt``. They
+        train as ``<UNK>``; the warning names the commonest."""
+        s = self.settings
+        if s.vocab_file is not None:
+            source = f"{flag('vocab_file')} {s.vocab_file}"
+        elif self.init_source is not None and self.init_source.has_lm_head:
+            source = f"the {VOCAB_FILE} of --init-model {s.init_model}"
+        else:  # built from the training file: its --vocab-size and --min-count say what is left out
+            return
+        sample = sentences[:: math.ceil(len(sentences) / UNKNOWN_SAMPLE_SENTENCES)]
+        tokens = [token for sentence in sample for token in sentence.split()]
+        unknown = Counter(token for token in tokens if token not in self.vocabulary)
+        share = unknown.total() / len(tokens)
+        if share >= UNKNOWN_IN_TRAINING:
+            sampled = (
+                "" if len(sample) == len(sentences) else f" (on {len(sample):,} of its sentences, spread through it)"
+            )
+            commonest = ", ".join(repr(word) for word, _ in unknown.most_common(3))
+            warn(
+                f"{share:.0%} of the {len(tokens):,} tokens of the training file {s.train_file}{sampled} are not words "
+                f"of {source} and "
+                f"train as <UNK> (the commonest: {commonest}): the biLM would learn little of them; split and case "
+                "the training text as the vocabulary's words are"
             )
 
     def _epoch_batches(self, epoch: int) -> list[np.ndarray]:

@@ -849,6 +849,38 @@ def test_a_valid_file_whose_sentences_are_in_the_training_file_warns_that_it_is_
     assert capsys.readouterr().err == ""  # one sentence of three in the training text: held out, as far as can be told
 
 
+def test_a_vocabulary_that_lacks_most_of_the_training_words_warns_naming_the_commonest(tmp_path, capsys):
+    """Was: no word of it; a --vocab (or an --init-model LM's vocab.txt) of text cased or split otherwise
+    trained the whole run on <UNK>, and the card's perplexity on held-out text of the vocabulary's kind
+    looked fine."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    upper = tmp_path / "upper.txt"
+    upper.write_text("THE CAT THE DOG THE CAT\n" * 10)  # 60 tokens: the toy language's words in upper case
+    base = tmp_path / "base"
+    assert pretrain(corpus, base, "--max-tokens", "50") == 0
+    vocab = base / "vocab.txt"
+    capsys.readouterr()
+
+    def run(train: Path, out: str, *extra: str) -> int:
+        argv = ["pretrain", str(train), str(tmp_path / out), "--max-steps", "1", "--epochs", "1"]
+        return main([*argv, "--tokens-per-batch", "128", "--no-progress", *extra])
+
+    assert run(upper, "a", *TINY_SHAPE_ARGS, "--vocab", str(vocab)) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"elmo pretrain: warning: 100% of the 60 tokens of the training file {upper} are not words of "
+        f"--vocab {vocab} and train as <UNK> (the commonest: 'THE', 'CAT', 'DOG'): the biLM would learn little "
+        "of them; split and case the training text as the vocabulary's words are"
+    ]
+    assert run(upper, "b", "--init-model", str(base)) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"elmo pretrain: warning: 100% of the 60 tokens of the training file {upper} are not words of "
+        f"the vocab.txt of --init-model {base} and train as <UNK> (the commonest: 'THE', 'CAT', 'DOG'): the biLM "
+        "would learn little of them; split and case the training text as the vocabulary's words are"
+    ]
+    assert run(corpus, "c", *TINY_SHAPE_ARGS, "--vocab", str(vocab)) == 0  # its own words
+    assert capsys.readouterr().err == ""
+
+
 def test_under_torchrun_only_rank_0_says_what_the_run_did(tmp_path, capsys, monkeypatch):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     monkeypatch.setenv("RANK", "1")  # what torchrun sets (the run itself is one process here)
