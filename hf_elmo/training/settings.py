@@ -170,7 +170,8 @@ class PretrainSettings:
     snapshot_tokens: int | None = option(
         None,
         "also write the model folder as it is at the step that reaches this many training tokens, to "
-        "CHECKPOINT_DIR/tokens-N (no validation). With the constant rate (the default --lr-schedule) it equals "
+        "CHECKPOINT_DIR/tokens-N (no validation; N beyond the run's budget, or passed already by the run it "
+        "resumes without its folder, is refused). With the constant rate (the default --lr-schedule) it equals "
         "the end of a run of --max-tokens N with the same options, which sees the same batches (an equal-budget "
         "comparison, e.g. with --token-embedding word); with --lr-schedule linear it does not, since the rate "
         "decays over the whole budget",

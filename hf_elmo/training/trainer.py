@@ -274,11 +274,37 @@ class Trainer:
                     f"--epochs {s.epochs} of {s.train_file} ({self.batcher.n_words} tokens) is less than one "
                     "token; raise --epochs"
                 )
+        self._check_snapshot_tokens()
         if self.world > 1:  # every rank has a batch (a check before writing; one process always has one)
             self._epoch_batches(self.position["epoch"])
         if self.rank == 0:  # the last step before training: nothing is written for a run that cannot start
             self._warn_of_unknown_training_words(sentences)
             start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity, init_config)
+
+    def _check_snapshot_tokens(self) -> None:
+        """Refuse a ``snapshot_tokens`` that the run would never write (``_step`` writes it at the step
+        that reaches it): beyond its token budget, or reached already by the position it resumes from
+        without its snapshot folder (the option given or its folder deleted since)."""
+        s, tokens, seen = self.settings, self.settings.snapshot_tokens, self.position["tokens_seen"]
+        if tokens is None:
+            return
+        option = flag("snapshot_tokens")
+        if tokens > self.total_tokens:
+            budget = (
+                f"{flag('max_tokens')} {s.max_tokens}"
+                if s.max_tokens is not None
+                else f"{flag('epochs')} {s.epochs} of {s.train_file}"
+            )
+            raise ValueError(
+                f"{option} {tokens} is beyond the run's budget of {self.total_tokens:,} tokens ({budget}), so it would "
+                f"never be written; give at most {self.total_tokens}"
+            )
+        folder = snapshot_folder(self.checkpoint_dir, tokens)
+        if tokens <= seen and not folder.is_dir():
+            raise ValueError(
+                f"{option} {tokens} is passed already: the run in {self.checkpoint_dir} has seen {seen:,} tokens, and "
+                f"its snapshot {folder} was not written then; drop {option}, or give more than {seen}"
+            )
 
     def _warn_of_valid_sentences_in_training(self, sentences: Sequence[str]) -> None:
         """Warn (rank 0, which holds them) when ``VALID_SEEN_IN_TRAINING`` or more of the validation

@@ -203,3 +203,36 @@ def test_snapshot_tokens_must_be_a_positive_integer(tmp_path):
     with pytest.raises(ValueError, match="--snapshot-tokens must be an integer >= 1, got 0"):
         pretrain(settings_for(tmp_path, corpus, snapshot_tokens=0), show_progress=False)
     assert not (tmp_path / "model").exists()
+
+
+def test_a_snapshot_the_run_would_never_write_is_refused_before_anything_is_written(tmp_path):
+    """Was: no snapshot folder and no word of it, for --snapshot-tokens beyond the run's budget, or given
+    to a resumed run that has seen that many tokens already."""
+    from tests.hf_elmo.training.test_pretrain_safety import files_under
+
+    corpus = write_corpus(tmp_path / "c.txt", n=60)
+    folder = tmp_path / "model.checkpoint"
+    with pytest.raises(ValueError) as refused:
+        pretrain(settings_for(tmp_path, corpus, snapshot_tokens=601), show_progress=False)
+    assert str(refused.value) == (
+        "--snapshot-tokens 601 is beyond the run's budget of 600 tokens (--max-tokens 600), so it would never be "
+        "written; give at most 600"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+    with pytest.raises(ValueError, match=r"budget of 384 tokens \(--epochs 1 of .*c\.txt\)"):
+        pretrain(settings_for(tmp_path, corpus, max_tokens=None, epochs=1, snapshot_tokens=385), show_progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+
+    assert pretrain(settings_for(tmp_path, corpus, max_steps=4), show_progress=False) is None
+    seen = torch.load(folder / CHECKPOINT_FILE, weights_only=True)["tokens_seen"]
+    before = files_under(folder)
+    with pytest.raises(ValueError) as refused:
+        pretrain(settings_for(tmp_path, corpus, snapshot_tokens=seen), show_progress=False)
+    assert str(refused.value) == (
+        f"--snapshot-tokens {seen} is passed already: the run in {folder} has seen {seen} tokens, and its snapshot "
+        f"{folder / f'tokens-{seen}'} was not written then; drop --snapshot-tokens, or give more than {seen}"
+    )
+    assert files_under(folder) == before and not (tmp_path / "model").exists()
+    assert pretrain(settings_for(tmp_path, corpus, snapshot_tokens=seen + 1), show_progress=False) is not None
+    assert (folder / f"tokens-{seen + 1}" / "config.json").is_file()
+    assert pretrain(settings_for(tmp_path, corpus, snapshot_tokens=seen + 1), show_progress=False, overwrite=True)
