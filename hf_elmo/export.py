@@ -20,6 +20,7 @@ picks the wrapper the folder was written for.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import logging
 import warnings
@@ -39,6 +40,10 @@ FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}
 #: Compute dtypes per format (ONNX Runtime's CPU kernels have no bfloat16 convolution).
 DTYPES = {"onnx": ("float32", "float16"), "torch-export": ("float32", "float16", "bfloat16")}
 MANIFEST = EXPORT_MANIFEST  # fileio recognises an earlier export by it (what --overwrite may replace)
+#: Export format -> the packages it needs beyond torch (the ``export`` extra): the ONNX exporter
+#: (``torch.onnx.export(dynamo=True)``) writes with onnx and onnxscript, and ``elmo export`` runs the
+#: written graph with onnxruntime (``OnnxElmo``) to check it.
+PACKAGES = {"onnx": ("onnx", "onnxscript", "onnxruntime"), "torch-export": ()}
 INPUT_NAME = "char_ids"
 OUTPUT_NAMES = ("layers", "mask")
 
@@ -71,6 +76,7 @@ def export_model(
         raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
     if dtype not in DTYPES[format]:
         raise ValueError(f"format {format} cannot use dtype {dtype}; use one of {', '.join(DTYPES[format])}")
+    require_export_packages(format)
     source = model_path or model.name_or_path
     inputs = [source] if source and Path(source).exists() else []
     check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind="export")  # before the slow export
@@ -118,6 +124,20 @@ def export_model(
         }
         write_text_atomic(staging / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return Path(out_dir)
+
+
+def require_export_packages(format: str) -> None:
+    """Raise a one-line ``ImportError`` naming the extra to install when a package that exporting to
+    ``format`` needs (``PACKAGES``) cannot be imported: before the model is exported, and before
+    anything is written."""
+    for name in PACKAGES[format]:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            raise ImportError(
+                f"the ONNX export needs {', '.join(PACKAGES[format][:-1])} and {PACKAGES[format][-1]}, and {name} "
+                'cannot be imported: pip install "hf-elmo[export]", or export with --format torch-export'
+            ) from None
 
 
 @contextlib.contextmanager

@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         if what is not None:
             print(f"elmo {args.command}: interrupted{'; ' + what if what else ''}", file=sys.stderr)
         return INTERRUPTED
-    except (ValueError, OSError) as err:  # bad input, missing or unreadable files: one line, no traceback
+    # bad input, missing or unreadable files, a missing optional package: one line, no traceback
+    except (ValueError, OSError, ImportError) as err:
         print(f"elmo {args.command}: error: {err}", file=sys.stderr)
         return 2
 

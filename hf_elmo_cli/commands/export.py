@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hf_elmo.export import export_model, open_exported, parity_error
+    from hf_elmo.export import export_model, open_exported, parity_error, require_export_packages
     from hf_elmo.fileio import check_output_folder
     from hf_elmo.loading import load_bilm, model_tokenizer
 
@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     model_path = Path(name).expanduser()
     local = [model_path] if model_path.exists() else []  # not a shipped name or Hub id
     check_output_folder(args.out, overwrite=args.overwrite, inputs=local, kind="export")  # before the model loads
+    require_export_packages(args.format)
     model, source = load_bilm(name)  # the resolver's errors name the model and what was tried
     # the model's tokenizer splits raw text as its corpus was; --max-token-chars, if given, replaces its limit
     tokenizer = model_tokenizer(

@@ -291,6 +291,26 @@ def test_elmo_export_command_leaves_an_existing_output_alone(tmp_path):
     assert (tmp_path / "out" / "model.onnx").read_text() == "someone's file"
 
 
+@pytest.mark.parametrize("missing", ["onnx", "onnxscript", "onnxruntime"])
+def test_elmo_export_to_onnx_without_the_export_extra_is_one_line_naming_it_and_writes_nothing(
+    missing, tiny_model, tmp_path, capsys, monkeypatch
+):
+    """Was: a ModuleNotFoundError traceback from inside torch.onnx, or, without onnxruntime, from the check
+    run after the folder was written."""
+    model, out = tmp_path / "model", tmp_path / "out"
+    tiny_model.save_pretrained(model)
+    monkeypatch.setitem(sys.modules, missing, None)  # importing it now raises ImportError
+    assert elmo_main(["export", str(model), str(out)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"elmo export: error: the ONNX export needs onnx, onnxscript and onnxruntime, and {missing} "
+        'cannot be imported: pip install "hf-elmo[export]", or export with --format torch-export'
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+    with pytest.raises(ImportError, match=re.escape(f'{missing} cannot be imported: pip install "hf-elmo[export]"')):
+        export_model(tiny_model, out)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
 @pytest.mark.parametrize("where", ["the model", "its parent", "inside it"])
 def test_elmo_export_never_writes_over_around_or_into_the_model_even_with_overwrite(
     where, tiny_model, tmp_path, capsys
