@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from ._args import add_field_option, add_threads_option, use_threads
@@ -101,6 +102,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     use_threads(args)
     settings = settings_from_args(args)
+    if args.push_to_hub:
+        check_hub_repository(args.push_to_hub)
     out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
     if not is_rank0():  # under torchrun, rank 0 says what the run did
         return 0
@@ -110,18 +113,49 @@ def run_command(args: argparse.Namespace) -> int:
             "or without it"
         )
         return 0
-    if args.push_to_hub:
-        from huggingface_hub import HfApi
-
-        api = HfApi()
-        api.create_repo(args.push_to_hub, exist_ok=True)
-        api.upload_folder(folder_path=str(out), repo_id=args.push_to_hub)
-        print(f"pushed {out} to {args.push_to_hub}")
     print(f"wrote {out}")
     valid = json.loads((out / TRAINING_FILE).read_text(encoding="utf-8"))["metrics"].get("valid")
     if valid is not None:
         print(f"{settings.valid_file}: {perplexity_line(valid)} (full softmax, {predictions_text(valid)})")
+    if args.push_to_hub:
+        push_to_hub(out, args.push_to_hub)
+        print(f"pushed {out} to {args.push_to_hub}")
     return 0
+
+
+def check_hub_repository(repo_id: str) -> None:
+    """Refuse ``--push-to-hub REPO_ID`` before the run trains when its upload at the end could not
+    start: an invalid repository id, or no Hugging Face token to upload with (both checked here,
+    without the network)."""
+    from huggingface_hub import get_token
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except ValueError as err:
+        raise ValueError(f"--push-to-hub {repo_id}: {err}") from None
+    if get_token() is None:
+        raise ValueError(
+            f"--push-to-hub {repo_id} needs a Hugging Face token to upload with, and none is set: log in first "
+            "(hf auth login, or set HF_TOKEN), or leave --push-to-hub out and upload the folder later (hf upload)"
+        )
+
+
+def push_to_hub(out: Path, repo_id: str) -> None:
+    """Upload the model folder ``out`` to the Hub repository ``repo_id`` (created if need be); a failure is
+    an ``OSError`` saying that ``out`` is written and how to push it again."""
+    from huggingface_hub import HfApi
+
+    api = HfApi()
+    try:
+        api.create_repo(repo_id, exist_ok=True)
+        api.upload_folder(folder_path=str(out), repo_id=repo_id)
+    except Exception as err:  # the Hub client's: HTTP, network (httpx, no OSError), validation errors
+        reason = (str(err).strip().splitlines() or [""])[0]
+        raise OSError(
+            f"{out} is written, but pushing it to the Hub repository {repo_id} failed ({type(err).__name__}: "
+            f"{reason}); push it again with: hf upload {repo_id} {out}"
+        ) from None
 
 
 def interrupted(args: argparse.Namespace) -> str | None:

@@ -881,6 +881,51 @@ def test_a_vocabulary_that_lacks_most_of_the_training_words_warns_naming_the_com
     assert capsys.readouterr().err == ""
 
 
+def test_push_to_hub_is_checked_before_training_and_a_failed_push_says_the_folder_is_written(
+    tmp_path, capsys, monkeypatch
+):
+    """Was: an invalid repository id, or no token, failed only once the whole run had trained; a network
+    error was a traceback (httpx's ConnectError is no OSError); neither said that the model folder was
+    written, and the validation perplexity went unprinted."""
+    import huggingface_hub
+
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out = tmp_path / "model"
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_test")
+    assert pretrain(corpus, out, "--epochs", "1", "--push-to-hub", "my model") == 2
+    assert error_of(capsys).startswith("elmo pretrain: error: --push-to-hub my model: Repo id must use")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: None)
+    assert pretrain(corpus, out, "--epochs", "1", "--push-to-hub", "me/elmo") == 2
+    assert error_of(capsys) == (
+        "elmo pretrain: error: --push-to-hub me/elmo needs a Hugging Face token to upload with, and none is set: "
+        "log in first (hf auth login, or set HF_TOKEN), or leave --push-to-hub out and upload the folder later "
+        "(hf upload)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+
+    class ConnectError(Exception):  # as httpx's: no OSError
+        pass
+
+    def unreachable(*args, **kwargs):
+        raise ConnectError("[Errno -2] Name or service not known")
+
+    monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_test")
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", unreachable)
+    assert pretrain(corpus, out, "--epochs", "1", "--push-to-hub", "me/elmo") == 2
+    assert error_of(capsys) == (
+        f"elmo pretrain: error: {out} is written, but pushing it to the Hub repository me/elmo failed (ConnectError: "
+        f"[Errno -2] Name or service not known); push it again with: hf upload me/elmo {out}"
+    )
+    assert (out / "config.json").is_file()
+    pushed = []
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", lambda self, repo_id, **kw: pushed.append(repo_id))
+    monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", lambda self, **kw: pushed.append(kw))
+    assert pretrain(corpus, out, "--epochs", "1", "--push-to-hub", "me/elmo", "--overwrite") == 0
+    assert pushed == ["me/elmo", {"folder_path": str(out), "repo_id": "me/elmo"}]
+    assert capsys.readouterr().out.splitlines() == [f"wrote {out}", f"pushed {out} to me/elmo"]
+
+
 def test_under_torchrun_only_rank_0_says_what_the_run_did(tmp_path, capsys, monkeypatch):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     monkeypatch.setenv("RANK", "1")  # what torchrun sets (the run itself is one process here)
