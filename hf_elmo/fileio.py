@@ -64,6 +64,11 @@ _STAGING = ".building-"
 EXPORT_MANIFEST = "elmo_export.json"
 #: What ``elmo pretrain`` records beside its model: its settings, where it stopped, its validation metrics.
 TRAINING_FILE = "training.json"
+#: What ``elmo pretrain`` writes first in its checkpoint folder (``hf_elmo.training.checkpoints``): the
+#: run's settings, which mark the folder as a run's.
+SETTINGS_FILE = "settings.json"
+#: The checkpoint of an ``elmo pretrain`` run (weights, optimizer, data position), in its checkpoint folder.
+CHECKPOINT_FILE = "checkpoint.pt"
 #: The kinds of output folder: a model (``save_pretrained``: ``elmo convert``, ``elmo pretrain``)
 #: or an export (``elmo export``). ``--overwrite`` replaces a folder of the same kind only.
 OutputKind = Literal["model", "export"]

@@ -49,7 +49,7 @@ from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig
 from .convert import ElmoWeightsError, elmo_state_dict, read_options
-from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder
+from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights, weights_file
 from .modeling_lm import ElmoForBidirectionalLM
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
@@ -169,6 +169,7 @@ def _shipped(name: str, variant: str | None = None) -> ModelSource:
 
 
 def _local(name: str, path: Path, origin: str, variant: str | None = None) -> ModelSource:
+    _refuse_a_checkpoint_folder(path)
     if path.is_file():
         if not zipfile.is_zipfile(path):
             raise InvalidModelError(
@@ -191,6 +192,18 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None) -> Mo
         f"{path} is not an ELMo model folder: it holds neither config.json + model.safetensors (elmo convert, "
         "elmo pretrain, save_pretrained) nor options.json + a weights .hdf5 (the original files)"
     )
+
+
+def _refuse_a_checkpoint_folder(path: Path) -> None:
+    """Raise ``InvalidModelError`` when ``path`` is the checkpoint folder of an ``elmo pretrain`` run
+    (``SETTINGS_FILE`` and ``CHECKPOINT_FILE``) or its ``CHECKPOINT_FILE``, saying where its model is."""
+    folder = path.parent if path.name == CHECKPOINT_FILE and path.is_file() else path
+    if (folder / SETTINGS_FILE).is_file() and (folder / CHECKPOINT_FILE).is_file():
+        raise InvalidModelError(
+            f"{folder} is the checkpoint folder of an `elmo pretrain` run (its weights, optimizer and data position, "
+            "to resume it), not a model: use the model folder that the run writes at its end (run its command "
+            "again to finish it), or a snapshot that --snapshot-tokens wrote in it"
+        )
 
 
 def _transformers_source(name: str, folder: Path, origin: str, variant: str | None = None) -> ModelSource:

@@ -29,7 +29,7 @@ from typing import IO, TYPE_CHECKING, Any
 import torch
 
 from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig
-from ..fileio import atomic_file, ensure_free_space, is_or_holds, write_text_atomic
+from ..fileio import CHECKPOINT_FILE, SETTINGS_FILE, atomic_file, ensure_free_space, is_or_holds, write_text_atomic
 from .data import DATA_ORDER, same_batches
 from .distributed import barrier
 from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag, learning_rate
@@ -38,8 +38,6 @@ from .vocab import VOCAB_FILE, Vocabulary
 if TYPE_CHECKING:
     from ..loading import ModelSource
 
-CHECKPOINT_FILE = "checkpoint.pt"
-SETTINGS_FILE = "settings.json"
 LOSS_LOG = "losses.tsv"
 #: The key of ``settings.json`` that records the training file (``fileio.input_identity``).
 TRAIN_FILE_IDENTITY = "train_file_identity"

@@ -926,6 +926,28 @@ def test_push_to_hub_is_checked_before_training_and_a_failed_push_says_the_folde
     assert capsys.readouterr().out.splitlines() == [f"wrote {out}", f"pushed {out} to me/elmo"]
 
 
+def test_a_checkpoint_folder_given_as_a_model_is_named_as_such_with_where_the_model_is(tmp_path, capsys):
+    """Was: 'is not an ELMo model folder: it holds neither config.json + model.safetensors ... nor
+    options.json + a weights .hdf5', and for its checkpoint.pt (a zip file) 'does not hold one
+    options.json with a weights .hdf5 beside it (found options.json in [])'."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    folder = tmp_path / "model.checkpoint"
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--max-steps", "1") == 0
+    said = (
+        f"{folder} is the checkpoint folder of an `elmo pretrain` run (its weights, optimizer and data position, "
+        "to resume it), not a model: use the model folder that the run writes at its end (run its command again "
+        "to finish it), or a snapshot that --snapshot-tokens wrote in it"
+    )
+    for model in (folder, folder / CHECKPOINT_FILE):
+        capsys.readouterr()
+        assert main(["perplexity", str(corpus), "--model", str(model), "--no-progress"]) == 2
+        assert error_of(capsys) == f"elmo perplexity: error: {said}"
+        assert main(["export", str(model), str(tmp_path / "served")]) == 2
+        assert error_of(capsys) == f"elmo export: error: {said}"
+        assert pretrain(corpus, tmp_path / "more", "--epochs", "1", "--init-model", str(model)) == 2
+        assert error_of(capsys) == f"elmo pretrain: error: --init-model: {said}"
+
+
 def test_under_torchrun_only_rank_0_says_what_the_run_did(tmp_path, capsys, monkeypatch):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     monkeypatch.setenv("RANK", "1")  # what torchrun sets (the run itself is one process here)
