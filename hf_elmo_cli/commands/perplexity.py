@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
     model = load_lm(source.path, softmax_weights=args.softmax_weights).to(device)  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
     if args.vocab is None and source.format != "transformers":
         raise ValueError(f"{args.model} holds original files: give their vocabulary with --vocab")
-    vocabulary = Vocabulary.from_file(args.vocab or source.path / VOCAB_FILE)
+    vocabulary_file = args.vocab or source.path / VOCAB_FILE
+    vocabulary = Vocabulary.from_file(vocabulary_file)
     own = source.path / VOCAB_FILE
     if args.vocab is not None and source.format == "transformers" and own.is_file():
         if vocabulary.words != Vocabulary.from_file(own).words:  # the softmax's rows are that file's words
@@ -99,7 +100,11 @@ def run(args: argparse.Namespace) -> int:
                 f"--vocab {args.vocab} differs from {own}, the words of the model's softmax; leave --vocab out"
             )
     if len(vocabulary) != model.config.vocab_size:
-        raise ValueError(f"the vocabulary has {len(vocabulary)} words but the softmax {model.config.vocab_size} rows")
+        remedy = f"restore the {VOCAB_FILE} it was saved with" if args.vocab is None else "give that vocabulary"
+        raise ValueError(
+            f"{vocabulary_file} has {len(vocabulary)} words, but the softmax of {args.softmax_weights or args.model} "
+            f"has {model.config.vocab_size} rows, one for each word it was trained with: {remedy}"
+        )
     sentences = read_corpus(args.file, args.max_sentence_tokens)
     if args.unk_token:
         sentences = [" ".join(UNK if t == args.unk_token else t for t in s.split()) for s in sentences]

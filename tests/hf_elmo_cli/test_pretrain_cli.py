@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import MISSING, fields
 
 import pytest
@@ -191,6 +192,31 @@ def test_perplexity_refuses_a_vocab_other_than_the_models_own_and_takes_a_copy_o
     copy.write_text((tiny_lm / "vocab.txt").read_text())
     assert main(["perplexity", str(tiny_lm), str(text), "--vocab", str(copy), "--json", "--no-progress"]) == 0
     assert json.loads(capsys.readouterr().out)["predictions"] == 7
+
+
+def test_perplexity_names_a_vocabulary_of_another_size_than_the_softmax_and_what_to_give(
+    tiny_lm, tmp_path, capsys, one_thread
+):
+    """Was: 'the vocabulary has 5 words but the softmax 21 rows', naming neither the file nor what to do."""
+    text = tmp_path / "text.txt"
+    text.write_text("the cat sees a dog .\n")
+    model = tmp_path / "lm"
+    shutil.copytree(tiny_lm, model)
+    rows = len((tiny_lm / "vocab.txt").read_text().splitlines())
+    (model / "vocab.txt").write_text("\n".join((tiny_lm / "vocab.txt").read_text().splitlines()[:5]) + "\n")
+    assert main(["perplexity", str(model), str(text), "--no-progress"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"elmo perplexity: error: {model / 'vocab.txt'} has 5 words, but the softmax of {model} has {rows} rows, one "
+        "for each word it was trained with: restore the vocab.txt it was saved with"
+    ]
+    (model / "vocab.txt").unlink()  # a folder without its vocab.txt: --vocab gives it
+    cut = tmp_path / "cut.txt"
+    cut.write_text("<S>\n</S>\n<UNK>\nthe\n")
+    assert main(["perplexity", str(model), str(text), "--vocab", str(cut), "--no-progress"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"elmo perplexity: error: {cut} has 4 words, but the softmax of {model} has {rows} rows, one for each word "
+        "it was trained with: give that vocabulary"
+    ]
 
 
 def test_perplexity_refuses_a_pipe_as_its_file_or_vocab_as_no_regular_file(tiny_lm, tmp_path, capsys, one_thread):
