@@ -295,7 +295,11 @@ def parity_error(
     model: ElmoModel, exported: ExportedElmo, sentences: Sequence[Sequence[str]] = PROBE_SENTENCES
 ) -> float:
     """Max abs difference between ``exported`` and ``model``'s stateless eager layers on ``sentences``
-    (``model`` in eval mode: the graph has no dropout)."""
+    (``model`` in eval mode: the graph has no dropout), their words cut to the ``max_token_chars`` of
+    ``exported``'s tokenizer, which refuses longer ones."""
+    limit = exported.max_token_chars
+    if limit is not None:
+        sentences = [[word[:limit] for word in sentence] for sentence in sentences]
     ids = exported.char_ids(sentences)
     layers, _ = exported.run(ids)
     expected = export_reference(model, ids)

@@ -272,6 +272,21 @@ def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_mo
     assert layers.shape == (1, *expected.shape[1:]) and (layers - expected[:1]).abs().max() < TOLERANCE
 
 
+def test_elmo_export_with_a_max_token_chars_below_the_checks_longest_word_checks_within_it(
+    tiny_model, tmp_path, capsys
+):
+    """Was: the folder written, then 'error: sentence 2, token 4: token of 60 characters ('xxxx...) is
+    longer than max_token_chars=10', a word of the check run after writing, not of the user's input."""
+    tiny_model.save_pretrained(tmp_path / "model")
+    out = tmp_path / "out"
+    assert (
+        elmo_main(["export", str(tmp_path / "model"), str(out), "--format", "torch-export", "--max-token-chars", "10"])
+        == 0
+    )
+    assert "max abs difference from the eager model" in capsys.readouterr().out
+    assert open_exported(out).max_token_chars == 10
+
+
 def test_export_keeps_the_tokenizer_it_is_given_and_refuses_one_of_another_width(tiny_model, tmp_path):
     folder = export_model(tiny_model, tmp_path / "out", "torch-export", tokenizer=ElmoTokenizer(max_token_chars=None))
     assert ElmoTokenizer.from_pretrained(folder).max_token_chars is None
