@@ -29,7 +29,15 @@ from typing import IO, TYPE_CHECKING, Any
 import torch
 
 from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig
-from ..fileio import CHECKPOINT_FILE, SETTINGS_FILE, atomic_file, ensure_free_space, is_or_holds, write_text_atomic
+from ..fileio import (
+    CHECKPOINT_FILE,
+    SETTINGS_FILE,
+    atomic_file,
+    check_parent_folders,
+    ensure_free_space,
+    is_or_holds,
+    write_text_atomic,
+)
 from .data import DATA_ORDER, same_batches
 from .distributed import barrier
 from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag, learning_rate
@@ -81,12 +89,14 @@ def old_rng_file(folder: Path, rank: int) -> Path:
 
 
 def check_checkpoint_folder(folder: Path, out_dir: Path, inputs: Iterable[str | Path]) -> None:
-    """Refuse a checkpoint folder that is not a run's, before anything is written: a file, one
-    that is, holds or lies in the output folder ``out_dir`` (which the model folder replaces at
-    the end), one that holds or lies in one of ``inputs``, or a folder with files but no ``settings.json``
-    (what a run writes first), whose files the run would take for its own or overwrite."""
+    """Refuse a checkpoint folder that is not a run's, before anything is written: a file, one under
+    a file (``check_parent_folders``), one that is, holds or lies in the output folder ``out_dir``
+    (which the model folder replaces at the end), one that holds or lies in one of ``inputs``, or a
+    folder with files but no ``settings.json`` (what a run writes first), whose files the run would
+    take for its own or overwrite."""
     where = f"the checkpoint folder {folder}"
     other = "pick another --checkpoint-dir"
+    check_parent_folders(folder)
     if folder.exists() and not folder.is_dir():
         raise FileExistsError(f"{where} is a file, not a folder; {other}")
     if is_or_holds(folder, out_dir) or is_or_holds(out_dir, folder):

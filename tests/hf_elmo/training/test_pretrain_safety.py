@@ -199,6 +199,21 @@ def test_a_checkpoint_folder_that_is_not_a_runs_is_refused_before_anything_is_wr
     assert files_under(tmp_path) == before
 
 
+@pytest.mark.parametrize("under", ["ck", "ck/deeper"])
+def test_a_checkpoint_folder_under_a_file_names_the_file(under, tmp_path, capsys):
+    """Was: '[Errno 17] File exists: 'notes.txt'' (or '[Errno 20] Not a directory'), from making the folder."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    (tmp_path / "notes.txt").write_text("mine\n")
+    folder = tmp_path / "notes.txt" / under
+    before = files_under(tmp_path)
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1", "--checkpoint-dir", str(folder)) == 2
+    assert error_of(capsys) == (
+        f"elmo pretrain: error: {tmp_path / 'notes.txt'} is a file, not a folder, so {folder} cannot be written under "
+        "it; choose another output path"
+    )
+    assert files_under(tmp_path) == before
+
+
 def test_a_checkpoint_folder_inside_the_init_model_folder_is_refused_before_anything_is_written(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     base = tmp_path / "base"
