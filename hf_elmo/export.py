@@ -123,7 +123,22 @@ def export_model(
             "output_dim": 2 * config.projection_dim,
         }
         write_text_atomic(staging / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+        _check_finite(model, open_exported(staging), format, dtype)  # before it replaces out_dir
     return Path(out_dir)
+
+
+def _check_finite(model: ElmoModel, exported: ExportedElmo, format: str, dtype: str) -> None:
+    """Refuse the graph ``exported`` when it gives infinite or NaN layers on ``PROBE_SENTENCES`` where
+    ``model``'s are finite: its ``dtype`` cannot hold the model's values."""
+    actual, expected = _probe_layers(model, exported, PROBE_SENTENCES)
+    if bool(actual.isfinite().all()) or not bool(expected.isfinite().all()):
+        return
+    others = [d for d in DTYPES[format] if d != dtype and torch.finfo(getattr(torch, d)).max > expected.abs().max()]
+    raise ValueError(
+        f"the {dtype} graph gives infinite or NaN layers on a test batch where the model's are finite (up to "
+        f"{float(expected.abs().max()):.3g}): {dtype} overflows beyond {torch.finfo(getattr(torch, dtype)).max:.6g}; "
+        f"export in {' or '.join(others)}"
+    )
 
 
 def require_export_packages(format: str) -> None:
@@ -295,16 +310,24 @@ def parity_error(
     model: ElmoModel, exported: ExportedElmo, sentences: Sequence[Sequence[str]] = PROBE_SENTENCES
 ) -> float:
     """Max abs difference between ``exported`` and ``model``'s stateless eager layers on ``sentences``
-    (``model`` in eval mode: the graph has no dropout), their words cut to the ``max_token_chars`` of
-    ``exported``'s tokenizer, which refuses longer ones."""
+    (``model`` in eval mode: the graph has no dropout; ``_probe_layers``)."""
+    actual, expected = _probe_layers(model, exported, sentences)
+    return float((actual - expected).abs().max())
+
+
+def _probe_layers(
+    model: ElmoModel, exported: ExportedElmo, sentences: Sequence[Sequence[str]]
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The layers of ``exported`` and of ``model`` (``export_reference``) on ``sentences``, both float32
+    on the CPU; their words cut to the ``max_token_chars`` of ``exported``'s tokenizer, which refuses
+    longer ones."""
     limit = exported.max_token_chars
     if limit is not None:
         sentences = [[word[:limit] for word in sentence] for sentence in sentences]
     ids = exported.char_ids(sentences)
     layers, _ = exported.run(ids)
-    expected = export_reference(model, ids)
     actual = torch.from_numpy(layers) if isinstance(layers, np.ndarray) else layers
-    return float((actual.float().cpu() - expected).abs().max())
+    return actual.float().cpu(), export_reference(model, ids)
 
 
 def export_reference(model: ElmoModel, char_ids: torch.Tensor) -> torch.Tensor:

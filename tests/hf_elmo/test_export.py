@@ -3,6 +3,7 @@ input checks, and the ``elmo export`` command."""
 
 from __future__ import annotations
 
+import copy
 import re
 import subprocess
 import sys
@@ -232,6 +233,37 @@ def test_half_precision_exports_run_close_to_float32(tiny_model, tmp_path, one_t
     layers = torch.as_tensor(layers)
     assert layers.dtype == getattr(torch, dtype)
     assert (layers.float() - export_reference(tiny_model, ids)).abs().max() < tolerance
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_a_half_precision_export_whose_layers_overflow_is_refused_and_leaves_the_earlier_export(
+    tiny_model, tmp_path, one_thread, capsys, format
+):
+    """Was: 'wrote OUT (onnx, float16); max abs difference from the eager model on a test batch: nan',
+    exit status 0, a graph that serves infinite or NaN layers."""
+    large = copy.deepcopy(tiny_model)
+    with torch.no_grad():
+        large.char_cnn.projection.bias.fill_(1e5)  # the token layer: finite in float32, beyond float16's 65504
+    (tmp_path / "model").mkdir()
+    large.save_pretrained(tmp_path / "model")
+    out = export_model(tiny_model, tmp_path / "out", format)  # an earlier export, which the refused one keeps
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    said = (
+        f"the float16 graph gives infinite or NaN layers on a test batch where the model's are finite (up to 1e+05): "
+        f"float16 overflows beyond 65504; export in float32{' or bfloat16' if format == 'torch-export' else ''}"
+    )
+    with pytest.raises(ValueError) as refused:
+        export_model(large, out, format, "float16", overwrite=True)
+    assert str(refused.value) == said
+    assert (
+        elmo_main(
+            ["export", str(tmp_path / "model"), str(out), "--format", format, "--dtype", "float16", "--overwrite"]
+        )
+        == 2
+    )
+    assert capsys.readouterr().err.splitlines() == [f"elmo export: error: {said}"]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "out"]
 
 
 def elmo_export(*args: str) -> subprocess.CompletedProcess:
