@@ -71,15 +71,23 @@ class Vocabulary:
         """Read a ``vocab.txt``: one word a line (a second column, e.g. a count, is ignored; blank
         lines are skipped), the lines as ``read_lines`` splits and decodes every text input (a
         byte-order mark at a line's start dropped, a UTF-16 or UTF-32 file refused saying how to
-        convert it). A line of binary data or invalid UTF-8 is a ``ValueError`` naming the file and line."""
+        convert it). A line of binary data or invalid UTF-8, or a count before its word
+        (``_count_first``), is a ``ValueError`` naming the file and line."""
         path = check_text_file(path, "the vocabulary file")
         words = []
         for number, line in enumerate(read_lines(path), start=1):
             problem = nul_byte(line) or undecodable_byte(line)
             if problem:
                 raise ValueError(f"{path}:{number}: {problem}; the vocabulary file must be UTF-8 text")
-            if line.strip():
-                words.append(line.split()[0])
+            columns = line.split()
+            if columns and _count_first(columns):
+                raise ValueError(
+                    f"{path}:{number}: {' '.join(columns[:2])!r} is a count before its word (as uniq -c writes it); "
+                    "a line of a vocabulary file is its word, optionally followed by its count: swap the columns, "
+                    "e.g. awk '{print $2, $1}'"
+                )
+            if columns:
+                words.append(columns[0])
         try:
             return cls(words)
         except ValueError as err:
@@ -88,6 +96,18 @@ class Vocabulary:
     def save(self, path: str | os.PathLike) -> Path:
         """Write one word a line (via a temporary file, renamed into place)."""
         return write_text_atomic(path, "\n".join(self.words) + "\n")
+
+
+def _count_first(columns: list[str]) -> bool:
+    """Whether the columns of a vocabulary line are a count, then a word (``uniq -c``'s ``  122 the``):
+    a whole number, then something that is no number (a count or score after a word is one)."""
+    if len(columns) < 2 or not columns[0].isdigit():
+        return False
+    try:
+        float(columns[1])
+    except ValueError:
+        return True
+    return False
 
 
 def build_vocabulary(sentences: Iterable[str], max_size: int | None = None, min_count: int = 1) -> Vocabulary:

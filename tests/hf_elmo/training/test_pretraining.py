@@ -131,6 +131,21 @@ def test_a_bad_line_of_a_vocabulary_file_is_named_by_its_line_number(tmp_path, l
         Vocabulary.from_file(tmp_path / "v.txt")
 
 
+def test_a_vocabulary_file_with_counts_before_the_words_is_named_as_such_and_counts_after_them_are_read(tmp_path):
+    """Was: 'vocabulary lists '36' twice (ids 9 and 10)' for the output of sort | uniq -c | sort -rn,
+    or, with counts all different, a vocabulary of counts (every word of the corpus <UNK>)."""
+    path = tmp_path / "v.txt"
+    path.write_text("<S>\n</S>\n<UNK>\n    122 the\n    120 .\n     36 cat\n")
+    with pytest.raises(ValueError) as refused:
+        Vocabulary.from_file(path)
+    assert str(refused.value) == (
+        f"{path}:4: '122 the' is a count before its word (as uniq -c writes it); a line of a vocabulary file is "
+        "its word, optionally followed by its count: swap the columns, e.g. awk '{print $2, $1}'"
+    )
+    path.write_text("<S>\n</S>\n<UNK>\nthe 122\n1999 36\n12 0.5\n")  # words, then counts (or scores)
+    assert Vocabulary.from_file(path).words == ["<S>", "</S>", "<UNK>", "the", "1999", "12"]
+
+
 def test_batches_cover_every_sentence_once_per_epoch_within_the_token_budget(tmp_path):
     sentences = read_corpus(write_corpus(tmp_path / "c.txt", n=200))
     vocab = build_vocabulary(sentences)
