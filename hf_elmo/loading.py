@@ -7,8 +7,10 @@ which tries, in this order:
 1. a shipped model name, ``hf-elmo:NAME`` (``hf_elmo.pretrained.SHIPPED``). A colon is not
    allowed in Hub ids, so these names never shadow a Hub repository;
 2. an existing local path: a ``save_pretrained`` folder (``config.json`` + ``model.safetensors``),
-   a folder of the original files (``options.json`` + weights ``*.hdf5``), or a ``.zip`` archive of
-   the original files (the NLPL repository's; the files may sit in a subfolder);
+   a folder of the original files (``options.json`` + weights ``*.hdf5``; AllenNLP's released files keep
+   their names, ``elmo_2x4096_512_2048cnn_2xhighway_options.json`` + ``..._weights.hdf5``:
+   ``original_options_file``), or a ``.zip`` archive of the original files (the NLPL repository's; the
+   files may sit in a subfolder);
 3. a Hub id ``owner/name``: its files are fetched into, or (offline) found in, the Hub cache.
 
 Anything else fails at once with a one-line ``ModelNotFoundError`` that names it and says what
@@ -108,7 +110,9 @@ class ModelSource:
         removed on exit (its weights are hundreds of MB for the released models: ``original_files``
         extracts them where they are loaded)."""
         with self._original_folder(weights=False) as folder:
-            yield folder / "options.json"
+            options = original_options_file(folder)
+            assert options is not None  # resolve_model found it, or _extract_original_files wrote it
+            yield options
 
     @contextmanager
     def _original_folder(self, weights: bool) -> Iterator[Path]:
@@ -180,7 +184,7 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None) -> Mo
         return ModelSource(name, path, "original", origin)
     if (path / "config.json").is_file():
         return _transformers_source(name, path, origin, variant)
-    if (path / "options.json").is_file() and any(path.glob("*.hdf5")):
+    if original_options_file(path) is not None and any(path.glob("*.hdf5")):
         return ModelSource(name, path, "original", origin)
     if (path / EXPORT_MANIFEST).is_file():
         raise InvalidModelError(
@@ -190,7 +194,8 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None) -> Mo
         )
     raise InvalidModelError(
         f"{path} is not an ELMo model folder: it holds neither config.json + model.safetensors (elmo convert, "
-        "elmo pretrain, save_pretrained) nor options.json + a weights .hdf5 (the original files)"
+        "elmo pretrain, save_pretrained) nor options.json (or AllenNLP's NAME_options.json) + a weights .hdf5 (the "
+        "original files)"
     )
 
 
@@ -419,12 +424,32 @@ def source_description(source: ModelSource) -> str:
     return source.name if source.origin == "hub" else str(source.path.resolve())
 
 
+def original_options_file(folder: Path) -> Path | None:
+    """The options file of a folder of the original files: its ``options.json`` (bilm-tf's, the NLPL
+    archives'), or else its one ``*_options.json``, as AllenNLP's released files are named
+    (``elmo_2x4096_512_2048cnn_2xhighway_options.json`` beside ``..._weights.hdf5``); ``None`` when it
+    holds neither. Several ``*_options.json`` (several models' files in one folder) are an
+    ``InvalidModelError`` naming them."""
+    plain = folder / "options.json"
+    if plain.is_file():
+        return plain
+    named = sorted(path for path in folder.glob("*_options.json") if path.is_file())
+    if len(named) > 1:
+        raise InvalidModelError(
+            f"{folder} holds the options files of several models {[path.name for path in named]}: keep one model's "
+            "files in a folder, or name both files (ElmoModel.from_allennlp(OPTIONS, WEIGHTS), "
+            "Elmo(OPTIONS, WEIGHTS, ...), elmo convert OPTIONS WEIGHTS OUT)"
+        )
+    return named[0] if named else None
+
+
 def find_original_files(folder: PathLike) -> tuple[Path, Path]:
-    """``options.json`` and the single ``*.hdf5`` weight file of an original-format folder."""
+    """The options file (``original_options_file``) and the single ``*.hdf5`` weight file of an
+    original-format folder."""
     folder = Path(folder)
-    options = folder / "options.json"
+    options = original_options_file(folder)
     candidates = sorted(p for p in folder.glob("*.hdf5") if "softmax" not in p.name and "embeddings" not in p.name)
-    if not options.is_file() or not candidates:
+    if options is None or not candidates:
         raise FileNotFoundError(f"{folder} holds no options.json + *.hdf5 pair")
     if len(candidates) > 1:
         preferred = [p for p in candidates if "weights" in p.name]

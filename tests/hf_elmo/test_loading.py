@@ -296,6 +296,30 @@ def test_the_config_or_tokenizer_of_a_zip_is_read_without_extracting_its_weights
     assert extracted == ["options.json"]
 
 
+RELEASED = "elmo_2x1024_128_2048cnn_1xhighway"  # AllenNLP's names for the files it released
+
+
+@pytest.mark.parametrize("cls", [ElmoModel, ElmoConfig, ElmoTokenizer])
+def test_a_folder_of_allennlps_released_files_loads_under_their_own_names(cls, original, tmp_path):
+    """A folder holding NAME_options.json + NAME_weights.hdf5, as AllenNLP's URLs download them. Was:
+    "is not an ELMo model folder: it holds neither config.json ... nor options.json + a weights .hdf5",
+    so that `elmo embed --model FOLDER` (which takes no options and weight file) needed them renamed."""
+    folder = tmp_path / "allennlp"
+    folder.mkdir()
+    (folder / f"{RELEASED}_options.json").write_bytes((original / "options.json").read_bytes())
+    (folder / f"{RELEASED}_weights.hdf5").write_bytes((original / "weights.hdf5").read_bytes())
+    assert resolve_model(folder).format == "original"
+    if cls is ElmoModel:
+        np.testing.assert_array_equal(_layers(cls.from_pretrained(folder)), _layers(cls.from_pretrained(original)))
+    elif cls is ElmoConfig:
+        assert cls.from_pretrained(folder).to_dict() == cls.from_pretrained(original).to_dict()
+    else:
+        assert cls.from_pretrained(folder).pre_tokenizer == cls.from_pretrained(original).pre_tokenizer == "whitespace"
+    (folder / "elmo_2x4096_512_2048cnn_2xhighway_options.json").write_bytes(b"{}")
+    with pytest.raises(InvalidModelError, match=f"holds the options files of several models .*{RELEASED}_options.json"):
+        cls.from_pretrained(folder)
+
+
 def test_original_files_into_the_LM_class_say_which_class_to_use(original):
     with pytest.raises(InvalidModelError, match="load it with ElmoModel.from_pretrained .*from_allennlp_with_softmax"):
         ElmoForBidirectionalLM.from_pretrained(original)
