@@ -170,26 +170,32 @@ def _utf8(text: str, what: str) -> bytes:
 
 
 def batch_to_ids(
-    sentences: Sequence[Sequence[str]],
+    sentences: Iterable[Iterable[str]],
     max_characters_per_token: int = 50,
     max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
     allow_empty: bool = False,
 ) -> torch.Tensor:
     """Character ids of a batch of tokenised sentences: a LongTensor (B, T, 50), T the longest.
 
-    Shorter sentences are padded with all-zero tokens. An empty batch is an error, and so is an
-    empty sentence (it has no tokens to embed) unless ``allow_empty``: then its row is all
+    ``sentences`` and each sentence may be any iterable (a list, a tuple, a generator), as in
+    AllenNLP; a sentence that is a str is refused (``words_of``), not read as one-character
+    tokens. Shorter sentences are padded with all-zero tokens. An empty batch is an error, and so
+    is an empty sentence (it has no tokens to embed) unless ``allow_empty``: then its row is all
     padding (T is 0 if every sentence is empty), as ``ElmoTokenizer`` encodes ``""``. See
-    ``token_to_char_ids`` for the per-token checks.
+    ``token_to_char_ids`` for the per-token checks; their errors name the sentence and token.
     """
-    if isinstance(sentences, str) or (len(sentences) > 0 and isinstance(sentences[0], str)):
+    if isinstance(sentences, (str, bytes)) or not isinstance(sentences, Iterable):
+        raise TypeError(f"batch_to_ids expects a list of token lists, e.g. [['Hello', 'world']], got {sentences!r:.40}")
+    batch = list(sentences)
+    if len(batch) > 0 and isinstance(batch[0], str):
         raise TypeError("batch_to_ids expects a list of token lists, e.g. [['Hello', 'world']]")
-    if len(sentences) == 0:
+    if len(batch) == 0:
         raise ValueError("empty batch: batch_to_ids needs at least one sentence")
+    rows = [words_of(sentence, f"sentence {row} of the batch") for row, sentence in enumerate(batch)]
     max_characters_per_token = _width(max_characters_per_token)
-    longest = max(len(s) for s in sentences)
-    ids = np.zeros((len(sentences), longest, max_characters_per_token), dtype=np.int64)
-    for row, sentence in enumerate(sentences):
+    longest = max(len(s) for s in rows)
+    ids = np.zeros((len(rows), longest, max_characters_per_token), dtype=np.int64)
+    for row, sentence in enumerate(rows):
         if len(sentence) == 0 and not allow_empty:
             raise ValueError(
                 f"sentence {row} of the batch is empty: it has no tokens to embed; drop it, or pass "
@@ -199,8 +205,8 @@ def batch_to_ids(
         for col, token in enumerate(sentence):
             try:
                 ids[row, col] = _char_id_row(token, max_characters_per_token, max_token_chars)
-            except ValueError as err:
-                raise ValueError(f"sentence {row}, token {col}: {err}") from None
+            except (TypeError, ValueError) as err:
+                raise type(err)(f"sentence {row}, token {col}: {err}") from None
     return torch.from_numpy(ids)
 
 
@@ -362,6 +368,16 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
             "model (tokenizer.save_pretrained), or pass pre_tokenizer='whitespace' or 'spacy:LANG'"
         )
     return settings
+
+
+def words_of(sentence: Any, where: str) -> list[Any]:
+    """``sentence`` as the list of its words: any iterable of them (a list, a tuple, a generator)
+    but a str or bytes, which is refused as anything else is, naming ``where`` (e.g. ``"sentence 3"``):
+    how ``batch_to_ids``, the tokenizer (``is_split_into_words=True``) and ``embed_sentences`` read
+    a sentence of a batch."""
+    if isinstance(sentence, (str, bytes)) or not isinstance(sentence, Iterable):
+        raise TypeError(f"{where} is the {type(sentence).__name__} {sentence!r:.40}, not a list of words")
+    return list(sentence)
 
 
 def check_split_words(words: Sequence[Any], where: str) -> None:
@@ -811,12 +827,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
             batch = [cast(Sequence[str], text)] if single else list(text)
             sentences: list[list[str]] = []
             for row, sentence in enumerate(batch):
-                if isinstance(sentence, (str, bytes)) or not isinstance(sentence, Iterable):
-                    raise TypeError(
-                        f"is_split_into_words=True: sentence {row} of the batch is the {type(sentence).__name__} "
-                        f"{sentence!r:.40}, not a list of words"
-                    )
-                words = list(sentence)
+                words = words_of(sentence, f"is_split_into_words=True: sentence {row} of the batch")
                 check_split_words(words, f"is_split_into_words=True: sentence {row}")
                 sentences.append(words)
             return sentences, [[(0, len(w)) for w in s] for s in sentences], single

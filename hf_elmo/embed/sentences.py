@@ -19,7 +19,7 @@ import torch
 from ..batching import token_budget_batches
 from ..cuda_graphs import GraphedElmo
 from ..modeling_elmo import ElmoModel, mean_pool
-from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, check_split_words
+from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, check_split_words, words_of
 
 #: What is stored per sentence: every layer, the top one, or their mean.
 LAYERS = ("all", "top", "average")
@@ -54,7 +54,7 @@ def embed_sentences(
     Args:
         model: the biLM; put in eval mode, and moved to ``device`` / cast to ``dtype`` (in
             place, like ``model.to``) when they are given. Arrays are float32 whatever ``dtype``.
-        sentences: token lists; an empty one is an error.
+        sentences: token lists (each any iterable of words; a str is refused); an empty one is an error.
         layers: ``"all"`` (L+1, T, 2P), ``"top"`` (T, 2P) the last layer, or ``"average"``
             (T, 2P) the mean over layers.
         cuda_graphs: run the biLM through ``cuda_graphs.GraphedElmo`` (one CUDA graph per
@@ -93,13 +93,12 @@ def _embed_stream(
         chunk: list[Sequence[str]] = []
         tokens = 0
         for sentence in sentences:
-            if len(sentence) == 0:
+            words = words_of(sentence, f"sentence {done + len(chunk)}")
+            if len(words) == 0:
                 raise ValueError(f"sentence {done + len(chunk)} has no tokens to embed")
-            if isinstance(sentence, str):
-                raise TypeError(f"sentence {done + len(chunk)} is the str {sentence[:40]!r}, not a list of words")
-            check_split_words(sentence, f"sentence {done + len(chunk)}")
-            chunk.append(sentence)
-            tokens += len(sentence)
+            check_split_words(words, f"sentence {done + len(chunk)}")
+            chunk.append(words)
+            tokens += len(words)
             if tokens >= lookahead:
                 break
         if not chunk:

@@ -929,6 +929,24 @@ def test_embed_sentences_refuses_words_that_the_tokenizer_refuses(words, allennl
         list(embed_sentences(allennlp_model, [["a"], words], layers="top"))
 
 
+@pytest.mark.parametrize(
+    "sentence, message",
+    [(7, "the int 7"), (None, "the NoneType None")],
+    ids=["int", "none"],
+)
+def test_embed_sentences_names_a_sentence_that_is_no_list_of_words(sentence, message, allennlp_model):
+    """Was "object of type 'int' has no len()" (and 'NoneType'), from the empty-sentence check."""
+    with pytest.raises(TypeError, match=rf"^sentence 1 is {message}, not a list of words$"):
+        list(embed_sentences(allennlp_model, [["a"], sentence], layers="top"))
+
+
+def test_embed_sentences_takes_a_sentence_as_any_iterable_of_words(allennlp_model):
+    """A generator of words, as batch_to_ids and AllenNLP take it. Was "object of type 'generator' has no len()"."""
+    (got,) = embed_sentences(allennlp_model, [(w for w in ["the", "cat"])], layers="top")
+    (want,) = embed_sentences(allennlp_model, [["the", "cat"]], layers="top")
+    np.testing.assert_array_equal(got, want)
+
+
 def test_the_merge_into_the_final_file_shows_its_progress_unless_no_progress(model_dir, text, tmp_path, capsys):
     assert elmo_main(["embed", str(text), str(tmp_path / "a.hdf5"), "--model", str(model_dir)]) == 0
     assert "merging chunks into a.hdf5: 100%" in capsys.readouterr().err.replace("\r", "\n")

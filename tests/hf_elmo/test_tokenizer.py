@@ -179,6 +179,32 @@ def test_a_flat_list_of_words_is_refused_by_batch_to_ids():
         batch_to_ids(["Hello", "world"])
 
 
+def test_batch_to_ids_takes_any_iterable_of_sentences_as_allennlps_does():
+    """batch_to_ids(line.split() for line in lines), and a sentence as a generator or tuple: AllenNLP's
+    iterates them. Was: "object of type 'generator' has no len()" (and 'map')."""
+    want = batch_to_ids([["a", "b"], ["c"]])
+    assert torch.equal(batch_to_ids(line.split() for line in ["a b", "c"]), want)
+    assert torch.equal(batch_to_ids(map(str.split, ["a b", "c"])), want)
+    assert torch.equal(batch_to_ids([(w for w in ["a", "b"]), ("c",)]), want)
+
+
+@pytest.mark.parametrize(
+    "sentences, message",
+    [
+        ([["a"], "bc"], r"^sentence 1 of the batch is the str 'bc', not a list of words$"),
+        ([["a"], None], r"^sentence 1 of the batch is the NoneType None, not a list of words$"),
+        ([["a"], b"bc"], r"^sentence 1 of the batch is the bytes b'bc', not a list of words$"),
+        ([["a", 7]], r"^sentence 0, token 1: tokens must be str, got int: 7$"),
+    ],
+    ids=["str", "none", "bytes", "int-token"],
+)
+def test_batch_to_ids_names_a_sentence_that_is_no_list_of_words_and_a_token_that_is_no_str(sentences, message):
+    """A str sentence after the first was read as one-character tokens, silently ('bc' -> 'b', 'c');
+    None was "object of type 'NoneType' has no len()"; a token that is no str was not placed."""
+    with pytest.raises(TypeError, match=message):
+        batch_to_ids(sentences)
+
+
 # -- pre-tokenisation, word ids, offsets, decoding ----------------------------------------------
 SENTENCE = "The cat sat on the mat."
 
