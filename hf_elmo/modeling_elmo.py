@@ -1096,7 +1096,8 @@ class ElmoModel(ElmoPreTrainedModel):
     def initial_state(self, batch_size: int, stateful: bool = False) -> ElmoState:
         """The state a call over ``batch_size`` rows starts from: the warm state (zeros until
         ``warm_up``) of every row, or with ``stateful`` the state carried from the last stateful
-        call for the rows it had. h (2, L, B, P), c (2, L, B, C)."""
+        call for the rows it had, in the model's dtype and on its device (moved there, when the
+        model was since, by ``.to``, ``.half()``, ``.cuda()``). h (2, L, B, P), c (2, L, B, C)."""
         n = self.config.n_layers
         warm = ElmoState(
             self.warm_h.unsqueeze(2).expand(2, n, batch_size, -1),
@@ -1106,8 +1107,8 @@ class ElmoModel(ElmoPreTrainedModel):
         if carried is None:
             return warm
         kept = min(batch_size, carried.h.shape[2])
-        h = torch.cat([carried.h[:, :, :kept], warm.h[:, :, kept:]], dim=2)
-        c = torch.cat([carried.c[:, :, :kept], warm.c[:, :, kept:]], dim=2)
+        h = torch.cat([carried.h[:, :, :kept].to(warm.h), warm.h[:, :, kept:]], dim=2)
+        c = torch.cat([carried.c[:, :, :kept].to(warm.c), warm.c[:, :, kept:]], dim=2)
         return ElmoState(h, c)
 
     def carry_state(self, final: ElmoState) -> None:
@@ -1117,7 +1118,8 @@ class ElmoModel(ElmoPreTrainedModel):
         final = ElmoState(final.h.detach(), final.c.detach())
         if old is not None and old.h.shape[2] > final.h.shape[2]:
             n = final.h.shape[2]
-            final = ElmoState(torch.cat([final.h, old.h[:, :, n:]], 2), torch.cat([final.c, old.c[:, :, n:]], 2))
+            h, c = old.h[:, :, n:].to(final.h), old.c[:, :, n:].to(final.c)
+            final = ElmoState(torch.cat([final.h, h], 2), torch.cat([final.c, c], 2))
         self._carried_state = final
 
     @torch.no_grad()

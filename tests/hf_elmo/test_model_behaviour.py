@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 
 import pytest
@@ -95,6 +96,24 @@ def test_stateful_rows_beyond_a_smaller_batch_keep_their_state(model):
     fresh = _embed(model, [SENTENCE]).last_hidden_state
     torch.testing.assert_close(out[2], fresh[0], atol=1e-5, rtol=0)
     assert (out[0] - fresh[0]).abs().max() > 1e-4
+
+
+@pytest.mark.parametrize("dtype, atol", [(torch.float16, 0.01), (torch.bfloat16, 0.05)])
+def test_the_carried_state_follows_the_model_to_another_dtype(model, dtype, atol):
+    """model.to(dtype) (.half(), .bfloat16(), and alike .to(device)) between stateful calls: the next one
+    continues from the carried state in the model's dtype. Was: "Input dtypes must be the same, got:
+    input c10::BFloat16, batch1: float, batch2: c10::BFloat16", from inside the LSTM."""
+    moved, kept = copy.deepcopy(model), copy.deepcopy(model)
+    for each in (moved, kept):
+        each.reset_states()
+        _embed(each, [SENTENCE, OTHERS[0]], stateful=True)
+    moved.to(dtype)
+    got = _embed(moved, [SENTENCE], stateful=True).last_hidden_state  # row 1 keeps its carried state
+    want = _embed(kept, [SENTENCE], stateful=True).last_hidden_state
+    assert got.dtype == dtype and moved._carried_state.h.dtype == dtype
+    torch.testing.assert_close(got.float(), want, atol=atol, rtol=0)
+    fresh = _embed(kept, [SENTENCE]).last_hidden_state
+    assert (want - fresh).abs().max() > 4 * 0.05  # what was carried matters at either tolerance
 
 
 def test_config_stateful_sets_the_default(model):
