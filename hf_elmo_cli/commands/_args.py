@@ -1,7 +1,8 @@
 """What the sub-commands share: ``argparse`` types that refuse a bad value with one usage error,
 a parser whose options may be added only when its command is chosen (``CommandParser.defer``)
 and that reads a word starting with a dash and a digit as a value (``--lr -1e-3``, ``--shard -1/2``),
-options made from dataclass fields (``add_field_option``), and the options that mean the same in
+options made from dataclass fields (``add_field_option``), another tool's options refused with what to use
+instead (``add_replaced_options``), and the options that mean the same in
 every command that takes them (``--model``: ``add_model_option``, ``one_model``; ``--threads``:
 ``add_threads_option``, ``use_threads``)."""
 
@@ -86,6 +87,29 @@ def use_threads(args: argparse.Namespace) -> None:
         import torch
 
         torch.set_num_threads(args.threads)
+
+
+class _Replaced(argparse.Action):
+    """An option of another tool that the command refuses, naming its own way (``add_replaced_options``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: str | None = None) -> None:
+        parser.error(f"{option} is {self.const}")
+
+
+def add_replaced_options(parser: argparse.ArgumentParser, tool: str, replaced: dict[str, tuple[bool, str]]) -> None:
+    """Options of ``tool`` (e.g. ``allennlp elmo``), hidden from ``--help``, that refuse with one usage
+    error naming what the command takes instead: ``replaced`` maps each to (whether it takes a value,
+    what to use), e.g. ``"--batch-size": (True, "--tokens-per-batch N")`` gives "--batch-size is
+    allennlp elmo's option: use --tokens-per-batch N" (was: "unrecognized arguments: --batch-size 32")."""
+    for flag, (takes_value, instead) in replaced.items():
+        parser.add_argument(
+            flag,
+            action=_Replaced,
+            nargs="?" if takes_value else 0,
+            const=f"{tool}'s option: {instead}",
+            dest=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
+        )
 
 
 class CommandParser(argparse.ArgumentParser):

@@ -4,7 +4,29 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_model_option, add_threads_option, positive_int, token_limit, use_threads
+from ._args import add_model_option, add_replaced_options, add_threads_option, positive_int, token_limit, use_threads
+
+#: What ``allennlp elmo --options-file O --weight-file W`` becomes.
+_MODEL_FOLDER = (
+    "use --model FOLDER, the folder of the options and weight files (under AllenNLP's names or as options.json + "
+    "*.hdf5), or the folder that elmo convert OPTIONS WEIGHTS FOLDER writes"
+)
+#: ``allennlp elmo``'s options (AllenNLP 0.9, the last release with the command), each refused with
+#: elmo embed's way: (whether it takes a value, what to use instead).
+ALLENNLP_OPTIONS = {
+    "--all": (False, "all layers are the default (--layers all)"),
+    "--top": (False, "use --layers top"),
+    "--average": (False, "use --layers average"),
+    "--options-file": (True, _MODEL_FOLDER),
+    "--weight-file": (True, _MODEL_FOLDER),
+    "--batch-size": (True, "use --tokens-per-batch N, padded tokens a batch (default 4096), not sentences"),
+    "--cuda-device": (True, "use --device cuda:N (or cpu)"),
+    "--forget-sentences": (False, "not taken here: sentence_to_index is always written"),
+    "--use-sentence-keys": (
+        False,
+        "not taken here: datasets are named by line index (sentence_to_index maps each line to its index)",
+    ),
+}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -70,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--overwrite", action="store_true", help="replace an existing OUTPUT, or an unfinished run with other settings"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_replaced_options(parser, "allennlp elmo", ALLENNLP_OPTIONS)
     parser.set_defaults(run=run, interrupted=interrupted)
 
 

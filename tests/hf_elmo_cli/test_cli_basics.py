@@ -4,6 +4,7 @@ line for a model that cannot be found or read, whatever the command."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -124,6 +125,29 @@ def test_every_command_that_batches_takes_the_batch_size_as_tokens_per_batch(arg
 
 def test_embed_takes_batch_tokens_as_the_old_name_of_tokens_per_batch():
     assert build_parser().parse_args(["embed", "in.txt", "out.hdf5", "--batch-tokens", "7"]).tokens_per_batch == 7
+
+
+@pytest.mark.parametrize(
+    "argv, instead",
+    [
+        (["--top"], "use --layers top"),
+        (["--all"], r"all layers are the default \(--layers all\)"),
+        (["--batch-size", "32"], "use --tokens-per-batch N, padded tokens a batch .*, not sentences"),
+        (["--cuda-device", "-1"], r"use --device cuda:N \(or cpu\)"),
+        (["--options-file", "o.json", "--weight-file", "w.hdf5"], "use --model FOLDER, the folder of the options"),
+        (["--weight-file", "w.hdf5"], "use --model FOLDER"),
+        (["--forget-sentences"], "not taken here: sentence_to_index is always written"),
+        (["--use-sentence-keys"], "not taken here: datasets are named by line index"),
+    ],
+)
+def test_embed_refuses_the_options_of_allennlps_elmo_command_naming_its_own(argv, instead, capsys):
+    """`allennlp elmo IN OUT --top --batch-size 32 --options-file O --weight-file W`, as AllenNLP's
+    users have it in their scripts. Was: "elmo: error: unrecognized arguments: --batch-size 32"."""
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(["embed", "in.txt", "out.hdf5", *argv])
+    assert stopped.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert re.fullmatch(rf"elmo embed: error: {argv[0]} is allennlp elmo's option: {instead}.*", last)
 
 
 def test_pretrain_names_a_missing_training_file_as_the_argument_it_is(tmp_path, capsys):
