@@ -21,6 +21,8 @@ This module imports no model class: building models from the files is ``hf_elmo.
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,15 +159,42 @@ def weight_table(config: ElmoConfig) -> list[WeightMapping]:
     return table
 
 
+#: How a URL starts (``https://``, ``s3://``): AllenNLP's ``Elmo`` and ``allennlp elmo`` took the
+#: released files' URLs, which are downloaded nowhere here.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+#: The first bytes of an HDF5 file (a weight file passed where the options file goes).
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _not_found(what: str, path: PathLike) -> FileNotFoundError:
+    """``what`` (``"options file"``, ``"weight file"``) at ``path`` is missing: said of a URL as such
+    (``Path`` would fold its ``//``), since nothing downloads it."""
+    name = os.fspath(path)
+    if _URL.match(name):
+        return FileNotFoundError(
+            f"the {what} {name} is a URL, and hf_elmo downloads none: download it (e.g. curl -O URL) and pass its "
+            "local path"
+        )
+    return FileNotFoundError(f"{what} not found: {name}")
+
+
 def read_options(options_path: PathLike) -> ElmoConfig:
-    """Parse an ``options.json`` into an ``ElmoConfig`` (clear errors for bad JSON, keys or fields)."""
+    """Parse an ``options.json`` into an ``ElmoConfig`` (clear errors for bad JSON, keys or fields,
+    a URL, or a weight file in its place)."""
     path = Path(options_path)
     if path.is_dir():
         raise ValueError(f"the options path {path} is a folder; name its options.json")
     try:
-        options = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM, as Windows editors write
+        raw = path.read_bytes()
     except FileNotFoundError:
-        raise FileNotFoundError(f"options file not found: {options_path}") from None
+        raise _not_found("options file", options_path) from None
+    if raw.startswith(_HDF5_SIGNATURE):
+        raise ValueError(
+            f"{options_path} is an HDF5 file (a weight file?), not the options JSON: pass the options file first, "
+            "then the weight file"
+        )
+    try:
+        options = json.loads(raw.decode("utf-8-sig"))  # a BOM, as Windows editors write
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{options_path} is not valid JSON: {err}") from None
     if not isinstance(options, dict):
@@ -185,7 +214,7 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
     if path.is_dir():
         raise ValueError(f"the weight path {path} is a folder; name the .hdf5 weight file in it")
     if not path.is_file():
-        raise FileNotFoundError(f"weight file not found: {path}")
+        raise _not_found("weight file", weights_path)
     try:
         handle = h5py.File(path, "r")
     except OSError as err:

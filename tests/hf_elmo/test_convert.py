@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo import Elmo, ElmoModel, batch_to_ids
 from hf_elmo.cli import main
 from hf_elmo.convert import ElmoWeightsError, allennlp_datasets, elmo_state_dict, save_allennlp, weight_table
 from tests.numpy_elmo import small_options, write_random_original
@@ -187,3 +187,25 @@ def test_missing_files_are_named(original):
     (original / "weights.hdf5").unlink()
     with pytest.raises(FileNotFoundError, match="weight file not found"):
         ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+
+
+ALLENNLP_URL = (
+    "https://allennlp.s3.amazonaws.com/models/elmo/2x1024_128_2048cnn_1xhighway/elmo_2x1024_128_2048cnn_1xhighway_"
+)
+
+
+def test_allennlps_urls_are_named_as_urls_that_nothing_downloads(original):
+    """Elmo(options_file=URL, weight_file=URL), as AllenNLP's docs have it. Was "options file not
+    found: https://..." (and for the weights "weight file not found: https:/allennlp...", its // folded)."""
+    with pytest.raises(FileNotFoundError, match=rf"^the options file {ALLENNLP_URL}options.json is a URL, .*downloads"):
+        Elmo(ALLENNLP_URL + "options.json", ALLENNLP_URL + "weights.hdf5", 1)
+    with pytest.raises(
+        FileNotFoundError, match=rf"^the weight file {ALLENNLP_URL}weights.hdf5 is a URL, .*local path$"
+    ):
+        ElmoModel.from_allennlp(original / "options.json", ALLENNLP_URL + "weights.hdf5")
+
+
+def test_a_weight_file_in_the_options_files_place_is_named(original):
+    """The two files swapped. Was "weights.hdf5 is not valid JSON: 'utf-8' codec can't decode byte 0x89"."""
+    with pytest.raises(ValueError, match=r"weights.hdf5 is an HDF5 file \(a weight file\?\), .*options file first"):
+        ElmoModel.from_allennlp(original / "weights.hdf5", original / "options.json")
