@@ -962,8 +962,14 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
             f"input_ids must be an integer tensor that holds char ids 0..{N_CHAR_IDS - 1} exactly "
             f"(int16, int32 or int64), got {input_ids.dtype}"
         )
-    if input_ids.dim() != 3 or input_ids.shape[-1] != width:
+    if input_ids.dim() != 3:
         raise ValueError(f"input_ids must have shape (batch, tokens, {width}), got {tuple(input_ids.shape)}")
+    if input_ids.shape[-1] != width:
+        raise ValueError(
+            f"input_ids must have shape (batch, tokens, {width}), got {tuple(input_ids.shape)}: this model reads "
+            f"{width} char ids a token (max_characters_per_token); make them with batch_to_ids(sentences, "
+            f"max_characters_per_token={width}) or the model's tokenizer"
+        )
     if input_ids.shape[0] == 0:
         raise ValueError("empty batch: input_ids has no rows")
     input_ids = input_ids.long()

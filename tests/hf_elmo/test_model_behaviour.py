@@ -299,6 +299,18 @@ def test_a_left_padded_batch_is_refused_naming_the_argument_and_where_its_paddin
         model(input_ids=left, attention_mask=(left > 0).any(-1).long())
 
 
+def test_char_ids_of_another_width_name_the_call_that_makes_them_at_the_models(tmp_path):
+    """A model whose max_characters_per_token is not 50 (allennlp 2128) given batch_to_ids' default
+    width. Was "input_ids must have shape (batch, tokens, 20), got (1, 1, 50)" alone."""
+    options = small_options()
+    options["char_cnn"]["max_characters_per_token"] = 20
+    write_random_original(tmp_path, options, seed=0)
+    model = ElmoModel.from_allennlp(tmp_path / "options.json", tmp_path / "weights.hdf5")
+    with pytest.raises(ValueError, match=r"got \(1, 1, 50\): .*batch_to_ids\(sentences, max_characters_per_token=20\)"):
+        model(input_ids=batch_to_ids([["hello"]]))
+    assert model(input_ids=batch_to_ids([["hello"]], max_characters_per_token=20)).last_hidden_state.shape == (1, 1, 16)
+
+
 @pytest.mark.parametrize("dtype", [torch.int16, torch.int32, torch.uint16, torch.int64])
 def test_integer_ids_of_any_dtype_that_holds_0_to_261_give_the_same_vectors(model, dtype):
     ids = batch_to_ids([SENTENCE, ["ÿ"]])  # ids up to 261 (the padding char) and 256 (a byte 0xff)
