@@ -8,8 +8,8 @@ which tries, in this order:
    allowed in Hub ids, so these names never shadow a Hub repository;
 2. an existing local path: a ``save_pretrained`` folder (``config.json`` + ``model.safetensors``),
    a folder of the original files (``options.json`` + weights ``*.hdf5``; AllenNLP's released files keep
-   their names, ``elmo_2x4096_512_2048cnn_2xhighway_options.json`` + ``..._weights.hdf5``:
-   ``original_options_file``), or a ``.zip`` archive of the original files (the NLPL repository's; the
+   their names, ``elmo_2x4096_512_2048cnn_2xhighway_options.json`` + ``..._weights.hdf5``, here and
+   in a Hub repository: ``original_options_file``), or a ``.zip`` archive of the original files (the NLPL repository's; the
    files may sit in a subfolder);
 3. a Hub id ``owner/name``: its files are fetched into, or (offline) found in, the Hub cache.
 
@@ -370,7 +370,7 @@ def _from_hub(repo_id: str, hub: dict[str, Any], variant: str | None = None) -> 
         folder = _snapshot(repo_id, hub, allow_patterns=_TRANSFORMERS_FILES)
         return _transformers_source(repo_id, folder, "hub", variant)
     folder = _snapshot(
-        repo_id, hub, allow_patterns=["options.json", "*.hdf5"], ignore_patterns=["*softmax*", "*embeddings*"]
+        repo_id, hub, allow_patterns=[*_OPTIONS_NAMES, "*.hdf5"], ignore_patterns=["*softmax*", "*embeddings*"]
     )
     return ModelSource(repo_id, folder, "original", "hub")
 
@@ -379,12 +379,14 @@ def _hub_probe(
     repo_id: str, hub: dict[str, Any], marks: Sequence[str] = ("config.json",), patterns: Sequence[str] = ()
 ) -> Path:
     """The repository's small files that say its format (one of ``marks``, e.g. ``config.json``: a
-    ``save_pretrained`` folder; or ``options.json``: the original files) and those matching
-    ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when it holds none."""
-    marks = [*marks, "options.json"]
-    folder = _snapshot(repo_id, hub, allow_patterns=[*marks, *patterns])
-    if not any((folder / mark).is_file() for mark in marks):
-        raise InvalidModelError(f"Hub repository {repo_id} holds none of {', '.join(marks)}: not an ELMo model")
+    ``save_pretrained`` folder; or an options file, ``original_options_file``'s: the original files)
+    and those matching ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when
+    it holds none."""
+    folder = _snapshot(repo_id, hub, allow_patterns=[*marks, *_OPTIONS_NAMES, *patterns])
+    if not any((folder / mark).is_file() for mark in marks) and original_options_file(folder) is None:
+        raise InvalidModelError(
+            f"Hub repository {repo_id} holds none of {', '.join([*marks, *_OPTIONS_NAMES])}: not an ELMo model"
+        )
     return folder
 
 
@@ -424,16 +426,20 @@ def source_description(source: ModelSource) -> str:
     return source.name if source.origin == "hub" else str(source.path.resolve())
 
 
+#: The names of an options file of the original files (``original_options_file``), as glob patterns.
+_OPTIONS_NAMES = ["options.json", "*_options.json"]
+
+
 def original_options_file(folder: Path) -> Path | None:
     """The options file of a folder of the original files: its ``options.json`` (bilm-tf's, the NLPL
     archives'), or else its one ``*_options.json``, as AllenNLP's released files are named
     (``elmo_2x4096_512_2048cnn_2xhighway_options.json`` beside ``..._weights.hdf5``); ``None`` when it
     holds neither. Several ``*_options.json`` (several models' files in one folder) are an
     ``InvalidModelError`` naming them."""
-    plain = folder / "options.json"
+    plain = folder / _OPTIONS_NAMES[0]
     if plain.is_file():
         return plain
-    named = sorted(path for path in folder.glob("*_options.json") if path.is_file())
+    named = sorted(path for path in folder.glob(_OPTIONS_NAMES[1]) if path.is_file())
     if len(named) > 1:
         raise InvalidModelError(
             f"{folder} holds the options files of several models {[path.name for path in named]}: keep one model's "
@@ -737,7 +743,7 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any]) -> Any:
         # transformers would retry an unreachable Hub for minutes, then give the tokenizer's defaults
         source = path = _hub_probe(name, _hub_arguments(hub), files, ["*.json"])
         if not any((path / file).is_file() for file in files):  # the original files
-            return converted_config(path / "options.json")
+            return converted_config(original_options_file(path) or path / "options.json")
     if any((path / file).is_file() for file in files):
         _refuse_elmoformanylangs(path)
         return source

@@ -325,6 +325,39 @@ def test_original_files_into_the_LM_class_say_which_class_to_use(original):
         ElmoForBidirectionalLM.from_pretrained(original)
 
 
+RELEASED_HUB_SCRIPT = """
+import sys
+import numpy as np, torch
+from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
+layers = []
+for repo in ("org/elmo-released", "org/elmo-original-format"):
+    with torch.inference_mode():
+        layers.append(torch.stack(ElmoModel.from_pretrained(repo)(input_ids=batch_to_ids(%r)).hidden_states).numpy())
+    assert ElmoConfig.from_pretrained(repo).max_characters_per_token == 50
+    assert ElmoTokenizer.from_pretrained(repo).pre_tokenizer == "whitespace"
+np.testing.assert_array_equal(*layers)
+print("same")
+""" % (SENTENCES,)
+
+
+def test_a_hub_repository_of_allennlps_released_files_loads_under_their_own_names(original, tmp_path):
+    """A repository holding NAME_options.json + NAME_weights.hdf5, as AllenNLP released them. Was:
+    "Hub repository org/elmo-released holds none of config.json, options.json: not an ELMo model"."""
+    files = tmp_path / "released"
+    files.mkdir()
+    (files / f"{RELEASED}_options.json").write_bytes((original / "options.json").read_bytes())
+    (files / f"{RELEASED}_weights.hdf5").write_bytes((original / "weights.hdf5").read_bytes())
+    cache = tmp_path / "hub"
+    add_repo_to_cache(cache, "org/elmo-released", files)
+    add_repo_to_cache(cache, "org/elmo-original-format", original)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache), "HF_HOME": str(tmp_path / "hf-home")}
+    result = subprocess.run(
+        [sys.executable, "-c", RELEASED_HUB_SCRIPT], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "same"
+
+
 def test_a_zip_without_original_files_and_a_stray_file_are_named(tmp_path):
     archive = tmp_path / "other.zip"
     with zipfile.ZipFile(archive, "w") as handle:
