@@ -8,9 +8,9 @@ which tries, in this order:
    allowed in Hub ids, so these names never shadow a Hub repository;
 2. an existing local path: a ``save_pretrained`` folder (``config.json`` + ``model.safetensors``),
    a folder of the original files (``options.json`` + weights ``*.hdf5``; AllenNLP's released files keep
-   their names, ``elmo_2x4096_512_2048cnn_2xhighway_options.json`` + ``..._weights.hdf5``, here and
-   in a Hub repository: ``original_options_file``), or a ``.zip`` archive of the original files (the NLPL repository's; the
-   files may sit in a subfolder);
+   their names, ``elmo_2x4096_512_2048cnn_2xhighway_options.json`` + ``..._weights.hdf5``, here, in an
+   archive and in a Hub repository: ``original_options_file``), or a ``.zip`` archive of the original
+   files (the NLPL repository's; the files may sit in a subfolder);
 3. a Hub id ``owner/name``: its files are fetched into, or (offline) found in, the Hub cache.
 
 Anything else fails at once with a one-line ``ModelNotFoundError`` that names it and says what
@@ -32,6 +32,7 @@ of those classes has no loader, and loads folders and Hub ids as any transformer
 from __future__ import annotations
 
 import copy
+import fnmatch
 import json
 import os
 import re
@@ -180,7 +181,7 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None) -> Mo
                 f"{path} is a file, but a model is a folder (config.json + model.safetensors, or options.json + "
                 "weights .hdf5) or a .zip archive of the original files"
             )
-        _original_member_folder(path)  # fails early, naming the archive, if it holds no options.json
+        _original_member_folder(path)  # fails early, naming the archive, if it holds no options file
         return ModelSource(name, path, "original", origin)
     if (path / "config.json").is_file():
         return _transformers_source(name, path, origin, variant)
@@ -332,30 +333,36 @@ def _without_prefix(key: str) -> str:
     return key.removeprefix(f"{ElmoModel.base_model_prefix}.")
 
 
+def _is_options_name(name: str) -> bool:
+    """Whether a file's base name is an options file's (``_OPTIONS_NAMES``)."""
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in _OPTIONS_NAMES)
+
+
 def _original_member_folder(archive: Path) -> str:
-    """The folder inside ``archive`` that holds ``options.json`` ("" for the top level)."""
+    """The folder inside ``archive`` that holds the options file ("" for the top level)."""
     try:
         with zipfile.ZipFile(archive) as handle:
             names = [n for n in handle.namelist() if not n.endswith("/")]
     except (zipfile.BadZipFile, OSError) as err:
         raise InvalidModelError(f"{archive} is not a readable zip archive ({err})") from None
-    folders = sorted({n[: -len("options.json")] for n in names if n == "options.json" or n.endswith("/options.json")})
+    folders = sorted({n[: n.rfind("/") + 1] for n in names if _is_options_name(n[n.rfind("/") + 1 :])})
     if len(folders) != 1 or not any(n.startswith(folders[0]) and n.endswith(".hdf5") for n in names):
         raise InvalidModelError(
-            f"{archive} does not hold one options.json with a weights .hdf5 beside it (found options.json in "
+            f"{archive} does not hold one options.json with a weights .hdf5 beside it (found options files in "
             f"{[f or '.' for f in folders]}); it is not an archive of the original ELMo files"
         )
     return folders[0]
 
 
 def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
-    """Copy the archive's ``options.json`` and (``weights``) the ``.hdf5`` files beside it into
-    ``into`` (flat, under their base names: no member path ever leaves ``into``)."""
+    """Copy the archive's options files (``options.json``, AllenNLP's ``NAME_options.json``) and
+    (``weights``) the ``.hdf5`` files beside them into ``into`` (flat, under their base names: no
+    member path ever leaves ``into``), where ``original_options_file`` picks the options file."""
     prefix = _original_member_folder(archive)
     with zipfile.ZipFile(archive) as handle:
         for member in handle.namelist():
             rest = member[len(prefix) :]
-            wanted = rest == "options.json" or (weights and rest.endswith(".hdf5"))
+            wanted = _is_options_name(rest) or (weights and rest.endswith(".hdf5"))
             if member.startswith(prefix) and "/" not in rest and wanted:
                 with handle.open(member) as source, open(into / rest, "wb") as target:
                     while block := source.read(1 << 20):

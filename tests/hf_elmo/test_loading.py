@@ -325,6 +325,20 @@ def test_original_files_into_the_LM_class_say_which_class_to_use(original):
         ElmoForBidirectionalLM.from_pretrained(original)
 
 
+@pytest.mark.parametrize("prefix", ["", "elmo/"])
+def test_a_zip_of_allennlps_released_files_loads_under_their_own_names(original, tmp_path, prefix):
+    """Was: "does not hold one options.json with a weights .hdf5 beside it (found options.json in [])"."""
+    archive = tmp_path / "released.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.write(original / "options.json", f"{prefix}{RELEASED}_options.json")
+        handle.write(original / "weights.hdf5", f"{prefix}{RELEASED}_weights.hdf5")
+    np.testing.assert_array_equal(
+        _layers(ElmoModel.from_pretrained(archive)), _layers(ElmoModel.from_pretrained(original))
+    )
+    assert ElmoConfig.from_pretrained(archive).to_dict() == ElmoConfig.from_pretrained(original).to_dict()
+    assert ElmoTokenizer.from_pretrained(archive).pre_tokenizer == "whitespace"
+
+
 RELEASED_HUB_SCRIPT = """
 import sys
 import numpy as np, torch
