@@ -43,6 +43,7 @@ def embed_sentences(
     pool: str | None = None,
     cuda_graphs: bool = False,
     batch_tokens: int | None = None,
+    batch_size: int | None = None,
 ) -> Iterator[np.ndarray]:
     """Embed tokenised sentences; yields one float32 array per sentence, in input order.
 
@@ -63,7 +64,14 @@ def embed_sentences(
         pool: ``"mean"``: one vector per sentence, the mean over its tokens (``mean_pool``):
             (L+1, 2P) for ``layers="all"``, (2P,) for ``"top"`` and ``"average"``.
         batch_tokens: the old name of ``tokens_per_batch`` (``renamed_tokens_per_batch``).
+        batch_size: AllenNLP's ``ElmoEmbedder.embed_sentences(sentences, batch_size)``, sentences a
+            batch: refused, naming ``tokens_per_batch``.
     """
+    if batch_size is not None:
+        raise TypeError(
+            f"embed_sentences() takes no batch_size (ElmoEmbedder's, sentences a batch): it batches by padded tokens, "
+            f"tokens_per_batch=N (default {DEFAULT_BATCH_TOKENS}), and the batching does not change the vectors"
+        )
     tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_sentences")
     check_options(layers, pool, tokens_per_batch)
     if device is not None or dtype is not None:

@@ -940,6 +940,15 @@ def test_embed_sentences_names_a_sentence_that_is_no_list_of_words(sentence, mes
         list(embed_sentences(allennlp_model, [["a"], sentence], layers="top"))
 
 
+def test_embed_sentences_refuses_elmoembedders_batch_size_naming_tokens_per_batch(allennlp_model):
+    """ElmoEmbedder.embed_sentences(sentences, batch_size=32) ported as the README maps it. Was:
+    "embed_sentences() got an unexpected keyword argument 'batch_size'"."""
+    with pytest.raises(
+        TypeError, match=r"^embed_sentences\(\) takes no batch_size .*tokens_per_batch=N \(default 4096\)"
+    ):
+        embed_sentences(allennlp_model, [["a"]], batch_size=32)
+
+
 def test_embed_sentences_takes_a_sentence_as_any_iterable_of_words(allennlp_model):
     """A generator of words, as batch_to_ids and AllenNLP take it. Was "object of type 'generator' has no len()"."""
     (got,) = embed_sentences(allennlp_model, [(w for w in ["the", "cat"])], layers="top")
