@@ -205,8 +205,9 @@ def batch_to_ids(
         for col, token in enumerate(sentence):
             try:
                 ids[row, col] = _char_id_row(token, max_characters_per_token, max_token_chars)
-            except (TypeError, ValueError) as err:
-                raise type(err)(f"sentence {row}, token {col}: {err}") from None
+            except (TypeError, ValueError) as err:  # re-raised as the base class (a subclass may take other arguments)
+                kind = TypeError if isinstance(err, TypeError) else ValueError
+                raise kind(f"sentence {row}, token {col}: {err}") from None
     return torch.from_numpy(ids)
 
 
