@@ -351,6 +351,8 @@ def _original_member_folder(archive: Path) -> str:
             f"{archive} does not hold one options.json with a weights .hdf5 beside it (found options files in "
             f"{[f or '.' for f in folders]}); it is not an archive of the original ELMo files"
         )
+    inside = [n[len(folders[0]) :] for n in names if n.startswith(folders[0])]
+    _options_name([n for n in inside if "/" not in n], f"{archive} ({folders[0] or 'at its top'})")
     return folders[0]
 
 
@@ -438,20 +440,27 @@ _OPTIONS_NAMES = ["options.json", "*_options.json"]
 
 
 def original_options_file(folder: Path) -> Path | None:
-    """The options file of a folder of the original files: its ``options.json`` (bilm-tf's, the NLPL
-    archives'), or else its one ``*_options.json``, as AllenNLP's released files are named
-    (``elmo_2x4096_512_2048cnn_2xhighway_options.json`` beside ``..._weights.hdf5``); ``None`` when it
-    holds neither. Several ``*_options.json`` (several models' files in one folder) are an
-    ``InvalidModelError`` naming them."""
-    plain = folder / _OPTIONS_NAMES[0]
-    if plain.is_file():
-        return plain
-    named = sorted(path for path in folder.glob(_OPTIONS_NAMES[1]) if path.is_file())
+    """The options file of a folder of the original files (``_options_name``), ``None`` when it holds none."""
+    name = _options_name(
+        [path.name for path in folder.iterdir() if _is_options_name(path.name) and path.is_file()], str(folder)
+    )
+    return None if name is None else folder / name
+
+
+def _options_name(names: Sequence[str], where: str) -> str | None:
+    """Which of the file names ``names`` of ``where`` (a folder, or one in an archive) is the options
+    file: ``options.json`` (bilm-tf's, the NLPL archives'), or else the one ``*_options.json``, as
+    AllenNLP's released files are named (``elmo_2x4096_512_2048cnn_2xhighway_options.json`` beside
+    ``..._weights.hdf5``); ``None`` for neither. Several ``*_options.json`` (several models' files
+    in one place) are an ``InvalidModelError`` naming ``where`` and them."""
+    if _OPTIONS_NAMES[0] in names:
+        return _OPTIONS_NAMES[0]
+    named = sorted(name for name in names if _is_options_name(name))
     if len(named) > 1:
         raise InvalidModelError(
-            f"{folder} holds the options files of several models {[path.name for path in named]}: keep one model's "
-            "files in a folder, or name both files (ElmoModel.from_allennlp(OPTIONS, WEIGHTS), "
-            "Elmo(OPTIONS, WEIGHTS, ...), elmo convert OPTIONS WEIGHTS OUT)"
+            f"{where} holds the options files of several models {named}: keep one model's files in a folder, or "
+            "name both files (ElmoModel.from_allennlp(OPTIONS, WEIGHTS), Elmo(OPTIONS, WEIGHTS, ...), elmo convert "
+            "OPTIONS WEIGHTS OUT)"
         )
     return named[0] if named else None
 

@@ -339,6 +339,17 @@ def test_a_zip_of_allennlps_released_files_loads_under_their_own_names(original,
     assert ElmoTokenizer.from_pretrained(archive).pre_tokenizer == "whitespace"
 
 
+def test_a_zip_of_several_models_released_files_is_named_as_the_archive(original, tmp_path):
+    """Was the temporary folder it was extracted into: "/tmp/hf-elmo-archive-... holds the options files of several models"."""
+    archive = tmp_path / "two.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.write(original / "options.json", f"elmo/{RELEASED}_options.json")
+        handle.write(original / "options.json", "elmo/elmo_2x4096_512_2048cnn_2xhighway_options.json")
+        handle.write(original / "weights.hdf5", f"elmo/{RELEASED}_weights.hdf5")
+    with pytest.raises(InvalidModelError, match=rf"^{archive} \(elmo/\) holds the options files of several models"):
+        ElmoModel.from_pretrained(archive)
+
+
 RELEASED_HUB_SCRIPT = """
 import sys
 import numpy as np, torch
