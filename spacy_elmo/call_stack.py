@@ -17,11 +17,14 @@ from hf_elmo.elmo_cache import fork_safe_lock
 
 def running_locals(module: str, function: str) -> dict[str, Any] | None:
     """The local variables of the innermost call of ``module.function`` (a spaCy function, e.g.
-    ``"spacy.training.initialize"``, ``"init_nlp"``) that is running now, up the call stack of the
-    caller. ``None``: it is not running, or this spaCy has no such function (its module is not
-    imported, or the function was renamed or removed), so a change in spaCy turns a check off rather
-    than failing every prediction."""
-    code = getattr(getattr(sys.modules.get(module), function, None), "__code__", None)
+    ``"spacy.training.initialize"``, ``"init_nlp"``, or a method, ``"Language.update"``) that is
+    running now, up the call stack of the caller. ``None``: it is not running, or this spaCy has no
+    such function (its module is not imported, or the function was renamed or removed), so a change
+    in spaCy turns a check off rather than failing every prediction."""
+    found: Any = sys.modules.get(module)
+    for name in function.split("."):
+        found = getattr(found, name, None)
+    code = getattr(found, "__code__", None)
     if code is None:
         return None
     frame: FrameType | None = sys._getframe(1)

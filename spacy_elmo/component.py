@@ -491,3 +491,6 @@ def _check_upstreams(nlp: Language) -> None:
                 title=f"Component {name!r} gets no ELMo layers",
                 show_config=False,
             )
+
+
+ElmoListener.check_upstreams = _check_upstreams

@@ -26,7 +26,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
@@ -69,6 +69,11 @@ class ElmoListener(Model):
     """
 
     name = "elmo-listener"
+
+    #: ``spacy_elmo.component``'s check of a pipeline (which imports this module, and sets it):
+    #: refuses, as a ``ConfigValidationError``, a listener in it that no elmo component before its
+    #: own can feed. ``None`` until an elmo component's module is imported.
+    check_upstreams: ClassVar[Callable[[Language], None] | None] = None
 
     def __init__(self, upstream_name: str) -> None:
         super().__init__(name=self.name, forward=listener_forward, init=listener_init, dims={"nO": None, "nL": None})
@@ -263,6 +268,7 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             )
         return model.ops.asarray3f(annotation.layers)
     if is_train:
+        _check_updated_pipeline()
         raise ValueError(
             "ELMo listener: no layers for this training batch: the elmo component was neither "
             "updated on it nor annotated it (list a frozen elmo component in "
@@ -287,6 +293,15 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             "listening component (said once per listener)",
         )
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
+
+
+def _check_updated_pipeline() -> None:
+    """In ``nlp.update``, refuse its pipeline as ``nlp.initialize()`` would when a listener in it has
+    no elmo component before its own: ``nlp.rename_pipe`` or ``nlp.remove_pipe`` took it away since
+    (``ElmoListener.check_upstreams``); else nothing is wrong with the pipeline itself."""
+    nlp = (running_locals("spacy.language", "Language.update") or {}).get("self")
+    if isinstance(nlp, Language) and ElmoListener.check_upstreams is not None:
+        ElmoListener.check_upstreams(nlp)
 
 
 #: The docs that a listener read zero ELMo features for (no ``doc._.elmo``), with that listener.

@@ -149,6 +149,37 @@ def test_a_listener_whose_elmo_component_was_removed_says_to_add_one_before_it(t
     )
 
 
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (
+            lambda nlp: nlp.rename_pipe("elmo", "bert"),
+            "its ELMo listener's upstream 'elmo' is no elmo component; the pipeline's are 'bert': set upstream to one "
+            'of them (or "*": any)',
+        ),
+        (
+            lambda nlp: nlp.remove_pipe("elmo"),
+            'the pipeline has no elmo component: add one before \'ner\' with nlp.add_pipe("elmo", before="ner"), or '
+            "list one before it in [nlp] pipeline",
+        ),
+    ],
+    ids=["rename_pipe", "remove_pipe"],
+)
+def test_nlp_update_after_the_elmo_component_was_renamed_or_removed_names_the_listener_left_without_it(
+    tiny_elmo_dir, change, says
+):
+    """``nlp.update`` of a listening component whose elmo component ``nlp.rename_pipe`` or
+    ``nlp.remove_pipe`` took away refuses the pipeline as ``nlp.initialize()`` does (was: 'no layers
+    for this training batch', advising [training] annotating_components and nlp.rehearse, neither
+    of which it used)."""
+    nlp = trained_ner(tiny_elmo_dir)
+    change(nlp)
+    with pytest.raises(ConfigValidationError) as info:
+        nlp.update(training_examples(nlp))
+    (error,) = info.value.errors
+    assert (error["loc"], error["msg"]) == (["components", "ner"], says)
+
+
 def test_a_pipeline_whose_listener_came_before_elmo_was_made_pickles_and_runs(tiny_elmo_dir):
     nlp = spacy.blank("en")
     nlp.add_pipe("ner", config=ner_config())
