@@ -12,6 +12,7 @@ shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.t
 vector / similarity hooks (``token_vectors.py``).
 """
 
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from thinc.api import ConfigValidationError, Model, Optimizer
 from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
+from hf_elmo.configuration_elmo import SPACY_PREFIX
 
 from .bilm import (
     get_elmo,
@@ -287,6 +289,7 @@ class ElmoComponent(TrainablePipe):
                 show_config=False,
             ) from error
         self._load(elmo)
+        _warn_other_language(self.name, elmo, self.vocab.lang)
 
     def _choose_loader(
         self, loader: Callable[[], ElmoModel] | None
@@ -417,6 +420,23 @@ def _in_speed_benchmark(component: ElmoComponent) -> bool:
         "timed (the benchmark repeats its docs, which the activation cache would serve)",
     )
     return True
+
+
+def _warn_other_language(component: str, elmo: ElmoModel, language: str) -> None:
+    """Warn when the biLM ``elmo`` that the elmo component ``component`` loaded at initialisation
+    learnt words split by spaCy's rules of another language than the pipeline's (``language``): its
+    ``pre_tokenizer`` records them (``"spacy:LANG"``); one of whitespace-split text names none."""
+    rule = elmo.config.pre_tokenizer or ""
+    learnt = rule[len(SPACY_PREFIX) :] if rule.startswith(SPACY_PREFIX) else language
+    if learnt != language:
+        warnings.warn(
+            f"the elmo component {component!r} loaded a biLM whose training text was split by spaCy's {learnt!r} "
+            f"rules (its pre_tokenizer {rule!r}), but this pipeline's tokenizer splits by the {language!r} rules, "
+            "so its tokens are not the words the biLM learnt and their vectors are poorer: use a pipeline of "
+            f'language {learnt!r} (spacy.blank("{learnt}"), [nlp] lang = "{learnt}"), or a biLM trained on text '
+            f"split by the {language!r} rules",
+            stacklevel=3,
+        )
 
 
 def _describe(widths: Mapping[str, int | None], other: Mapping[str, int | None]) -> str:

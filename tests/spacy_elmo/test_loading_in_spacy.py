@@ -5,6 +5,7 @@ the hf-elmo distribution."""
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,36 @@ def test_spacy_package_requires_the_hf_elmo_distribution(tmp_path):
     major, minor = version("hf-elmo").split(".")[:2]
     assert f"hf-elmo>={major}.{minor}.0,<{major}.{int(minor) + 1}.0" in meta["requirements"]
     assert not any(r.startswith("elmo") for r in meta["requirements"])
+
+
+@pytest.mark.parametrize(
+    "pre_tokenizer, lang, warns", [("spacy:en", "de", True), ("spacy:en", "en", False), ("whitespace", "de", False)]
+)
+def test_a_biLM_whose_corpus_was_split_by_another_language_s_rules_warns_when_the_pipeline_loads_it(
+    tmp_path, pre_tokenizer, lang, warns
+):
+    """A pipeline of one language given a biLM whose corpus was split by spaCy's rules of another
+    (``ElmoConfig.pre_tokenizer``, e.g. the shipped English model in ``spacy.blank("de")``) says so
+    when it loads the biLM: the pipeline's tokens are not the words the biLM learnt (was: nothing,
+    the vectors silently those of differently split words). A model of whitespace-split text
+    (converted originals) names no rules to compare."""
+    elmo = tiny_elmo()
+    elmo.config.pre_tokenizer = pre_tokenizer
+    elmo.save_pretrained(tmp_path / "tiny")
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("elmo")
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tmp_path / "tiny")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        nlp.initialize()
+    said = [str(w.message) for w in caught if "rules" in str(w.message)]
+    assert said == (
+        [
+            "the elmo component 'elmo' loaded a biLM whose training text was split by spaCy's 'en' rules "
+            "(its pre_tokenizer 'spacy:en'), but this pipeline's tokenizer splits by the 'de' rules, so its "
+            "tokens are not the words the biLM learnt and their vectors are poorer: use a pipeline of language "
+            "'en' (spacy.blank(\"en\"), [nlp] lang = \"en\"), or a biLM trained on text split by the 'de' rules"
+        ]
+        if warns
+        else []
+    )
