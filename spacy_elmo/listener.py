@@ -127,15 +127,20 @@ def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = Non
     if model.connected_to is None:
         if model.check_pipeline is not None:
             model.check_pipeline(X or [])  # names an elmo component after the listening one
-        upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
-        _refuse(
-            ["nlp", "pipeline"],
-            f"ELMo listener (upstream {model.upstream_name!r}) is connected to no elmo component: the pipeline "
-            f"needs {upstream} before the listening component: add it with "
-            f"{add_elmo_call(model.upstream_name, '<the listening component>')}, or list it before that "
-            "component in [nlp] pipeline",
-        )
+        _refuse_unconnected(model)
     _refuse(*_why_no_weights(model.connected_to))
+
+
+def _refuse_unconnected(model: ElmoListener) -> NoReturn:
+    """Refuse ``model``, which no elmo component is connected to: say to add one before its component."""
+    upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
+    _refuse(
+        ["nlp", "pipeline"],
+        f"ELMo listener (upstream {model.upstream_name!r}) is connected to no elmo component: the pipeline "
+        f"needs {upstream} before the listening component: add it with "
+        f"{add_elmo_call(model.upstream_name, '<the listening component>')}, or list it before that "
+        "component in [nlp] pipeline",
+    )
 
 
 def _why_no_weights(upstream: str) -> tuple[list[str], str]:
@@ -268,7 +273,7 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             )
         return model.ops.asarray3f(annotation.layers)
     if is_train:
-        _check_updated_pipeline()
+        _check_updated_pipeline(model)
         raise ValueError(
             "ELMo listener: no layers for this training batch: the elmo component was neither "
             "updated on it nor annotated it (list a frozen elmo component in "
@@ -295,13 +300,18 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
 
 
-def _check_updated_pipeline() -> None:
+def _check_updated_pipeline(model: ElmoListener) -> None:
     """In ``nlp.update``, refuse its pipeline as ``nlp.initialize()`` would when a listener in it has
     no elmo component before its own: ``nlp.rename_pipe`` or ``nlp.remove_pipe`` took it away since
-    (``ElmoListener.check_upstreams``); else nothing is wrong with the pipeline itself."""
+    (``ElmoListener.check_upstreams``), or, where no elmo component's module was imported, so that
+    none was made, the pipeline never had one (``spacy.load(..., exclude=["elmo"])``): ``model`` is
+    connected to none. Else nothing is wrong with the pipeline itself."""
     nlp = (running_locals("spacy.language", "Language.update") or {}).get("self")
-    if isinstance(nlp, Language) and ElmoListener.check_upstreams is not None:
-        ElmoListener.check_upstreams(nlp)
+    if not isinstance(nlp, Language):
+        return
+    if ElmoListener.check_upstreams is None:
+        _refuse_unconnected(model)
+    ElmoListener.check_upstreams(nlp)
 
 
 #: The docs that a listener read zero ELMo features for (no ``doc._.elmo``), with that listener.

@@ -4,6 +4,8 @@ changes); no ``elmo`` component, ``elmo`` after the listener (fresh, from a conf
 a misspelt ``upstream``, a frozen ``elmo`` never initialised."""
 
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +18,7 @@ from thinc.api import Config, ConfigValidationError
 
 from hf_elmo import ElmoConfig, ElmoModel
 from spacy_elmo import ElmoListener
+from tests.conftest import REPO
 from tests.spacy_elmo.pipeline_helpers import TINY, loader_settings, ner_config, training_docs, training_examples
 from tests.spacy_elmo.test_default_model import CONFIGS
 
@@ -178,6 +181,32 @@ def test_nlp_update_after_the_elmo_component_was_renamed_or_removed_names_the_li
         nlp.update(training_examples(nlp))
     (error,) = info.value.errors
     assert (error["loc"], error["msg"]) == (["components", "ner"], says)
+
+
+UPDATE_WITHOUT_ELMO = """
+import sys
+import spacy
+from tests.spacy_elmo.pipeline_helpers import training_examples
+nlp = spacy.load(sys.argv[1], exclude=["elmo"])
+try:
+    nlp.update(training_examples(nlp))
+except ValueError as error:
+    print("spacy_elmo.component" in sys.modules, error.errors[0]["msg"] if hasattr(error, "errors") else error)
+"""
+
+
+def test_nlp_update_of_a_pipeline_loaded_without_its_elmo_component_says_to_add_one(tiny_elmo_dir, tmp_path):
+    """``spacy.load(path, exclude=["elmo"])`` then ``nlp.update``, in a process that made no elmo
+    component (so none can be in the pipeline), says the listener is connected to none (was: 'no
+    layers for this training batch', advising [training] annotating_components and nlp.rehearse)."""
+    trained_ner(tiny_elmo_dir).to_disk(tmp_path / "pipeline")
+    command = [sys.executable, "-c", UPDATE_WITHOUT_ELMO, str(tmp_path / "pipeline")]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert run.stdout == (
+        "False ELMo listener (upstream 'elmo') is connected to no elmo component: the pipeline needs the elmo "
+        'component \'elmo\' before the listening component: add it with nlp.add_pipe("elmo", before="<the listening '
+        'component>"), or list it before that component in [nlp] pipeline\n'
+    ), run.stderr[-2000:]
 
 
 def test_a_pipeline_whose_listener_came_before_elmo_was_made_pickles_and_runs(tiny_elmo_dir):
