@@ -193,6 +193,7 @@ class ElmoComponent(TrainablePipe):
         """
         losses = {} if losses is None else losses
         validate_examples(examples, "ElmoComponent.update")
+        self._link_listeners_of_update()
         docs = [eg.predicted for eg in examples]
         layers, backprop_layers = self._layers(docs, is_train=True)
         losses.setdefault(self.name, 0.0)
@@ -206,6 +207,26 @@ class ElmoComponent(TrainablePipe):
         if self.listeners:
             self.listeners[-1].receive(batch_id, layers, backprop, docs)
         return losses
+
+    def _link_listeners_of_update(self) -> None:
+        """Link the listeners of the components after this one in the pipeline that ``nlp.update``
+        (up the call stack) updates, as spaCy's ``_link_components`` does whenever a component is
+        added, removed or renamed, but for the enabled components only: one disabled then
+        (``spacy.load(..., disable=[...])`` or ``nlp.select_pipes``, then ``nlp.add_pipe``) is enabled
+        again unlinked, and its listener would get no layers. They are linked in pipeline order,
+        those of the components ``nlp.update`` updates last (after those of disabled components,
+        which are kept, and of those in its ``exclude``): the last listener, which backpropagates a
+        fine-tuned biLM's gradient (``update``), is then that of the last component updated."""
+        update = running_locals("spacy.language", "Language.update") or {}
+        nlp = update.get("self")
+        if not isinstance(nlp, Language) or self.name not in nlp.pipe_names or nlp.get_pipe(self.name) is not self:
+            return
+        later = nlp.pipeline[nlp.pipe_names.index(self.name) + 1 :]
+        updated = {name for name, _ in later} - set(update.get("exclude") or ())
+        self.listener_map = {name: found for name, found in self.listener_map.items() if name not in updated}
+        for _, component in later:
+            self.find_listeners(component)
+        self.listener_map = dict(sorted(self.listener_map.items(), key=lambda item: item[0] in updated))
 
     def _gradient_callbacks(
         self, layers: list[Floats3d], backprop_layers: Callable, sgd: Optimizer | None, losses: dict[str, float]

@@ -293,6 +293,45 @@ def test_an_update_without_the_elmo_component_gets_no_layers_from_the_one_before
         nlp.update(examples, sgd=optimizer, exclude=["elmo"])
 
 
+def test_a_listening_component_disabled_while_another_was_added_gets_its_layers_in_training_when_enabled_again(
+    tiny_elmo_dir,
+):
+    """spaCy links listeners to the elmo component for the enabled components only, whenever a
+    component is added, removed or renamed: ``ner`` disabled (``spacy.load(..., disable=["ner"])``,
+    ``nlp.select_pipes``) while ``textcat`` is added, then enabled again, is no longer linked. The
+    elmo component's update links the listeners of the components after it first, so ``ner`` trains
+    (was: 'no layers for this training batch', advising [training] annotating_components)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    nlp.remove_pipe("textcat")
+    with nlp.select_pipes(disable=["ner"]):
+        nlp.add_pipe("textcat", config=textcat_config())
+    assert nlp.get_pipe("elmo").listening_components == ["textcat"]  # spaCy's links
+    nlp.get_pipe("textcat").initialize(lambda: examples, nlp=nlp)
+    losses = nlp.update(examples, sgd=optimizer)
+    assert losses["ner"] > 0 and losses["textcat"] > 0
+    assert nlp.get_pipe("elmo").listening_components == ["ner", "textcat"]
+
+
+@pytest.mark.parametrize("left_out", ["disabled", "excluded"])
+def test_a_fine_tuned_biLM_gets_the_gradient_of_the_components_updated_while_the_last_listening_one_is_left_out(
+    tiny_elmo_dir, left_out
+):
+    """The last listener backpropagates the summed gradient into a fine-tuned biLM; with the last
+    listening component (``textcat``) disabled (``nlp.select_pipes``) or excluded (``nlp.update(...,
+    exclude=...)``, as ``spacy train`` excludes its frozen_components), that is the last one updated,
+    ``ner``'s (was: ``textcat``'s, never called: the biLM got no gradient at all, silently)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=False)
+    train(nlp, examples, optimizer, rounds=2)  # ner's output layer starts at zero: no gradient at first
+    elmo = nlp.get_pipe("elmo").model.shims[0].elmo
+    for parameter in elmo.parameters():
+        parameter.grad = None  # what the training steps left
+    disabled, excluded = (["textcat"], []) if left_out == "disabled" else ([], ["textcat"])
+    with nlp.select_pipes(disable=disabled):
+        losses = nlp.update(examples, sgd=False, exclude=excluded)  # no step: the gradients stay on the parameters
+    assert losses["elmo"] > 0
+    assert any(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in elmo.parameters())
+
+
 def test_standalone_mix_owns_its_biLM_and_round_trips(tiny_elmo_dir, tmp_path):
     nlp = spacy.blank("en")
     config = textcat_config()
