@@ -21,7 +21,7 @@ from hf_elmo import ElmoModel, batch_to_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
 from .config_errors import check_setting
-from .listener import replace_listener_cfg
+from .listener import load_weights_advice, replace_listener_cfg
 from .loader import load_shipped_model
 from .shim import ElmoShim
 
@@ -36,16 +36,6 @@ def _one_torch_thread_after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_one_torch_thread_after_fork)
-
-
-def load_weights_advice(name: str) -> str:
-    """How to give the ``elmo`` component ``name`` its biLM weights, in a new pipeline and in a trained one."""
-    return (
-        f"in a new pipeline, call nlp.initialize() first (before anything runs the pipeline, such as an "
-        f"entity_ruler's phrase patterns); in a pipeline whose other components are trained, load them alone with "
-        f'nlp.get_pipe("{name}").initialize(lambda: [], nlp=nlp) (nlp.initialize() re-initialises every component, '
-        f"trained weights included)"
-    )
 
 
 #: What ``grad_scaler_config`` may set (``PyTorchGradScaler``'s arguments).

@@ -34,7 +34,6 @@ from .bilm import (
     get_elmo,
     is_elmo_bilm,
     load_weights,
-    load_weights_advice,
     missing_weights_loader,
     model_loader,
     serialized_widths,
@@ -44,7 +43,7 @@ from .cache import ActivationCache, doc_key
 from .call_stack import note_once, running_locals
 from .config_errors import check_frozen_elmo_annotates, check_setting
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
-from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call, check_not_read_before
+from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call, check_not_read_before, load_weights_advice
 from .loader import BILM_FOLDER, NO_BILM_FILE, names_a_model
 from .token_vectors import set_token_vectors
 

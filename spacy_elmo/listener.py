@@ -356,7 +356,9 @@ def _listener_to_replace(caller: FrameType | None) -> dict[str, Any] | None:
     anyway. So on its first call, before anything changed, all the paths (the caller's
     ``listeners``) are checked: each must name a mix listener's config block, once; else a config
     that no longer fits the weights would be written (``["model.tok2vec"]``, spacy-transformers'
-    path, would replace the whole tok2vec; the saved pipeline would not load)."""
+    path, would replace the whole tok2vec; the saved pipeline would not load). So is an elmo
+    component (the caller's ``tok2vec_name``) whose biLM (``tok2vec_model``) has no weights yet
+    (``_check_has_weights``)."""
     if caller is None or caller.f_code is not Language.replace_listeners.__code__:
         return None
     names = ("pipe_cfg", "listeners", "pipe_name", "listener_path")
@@ -367,7 +369,30 @@ def _listener_to_replace(caller: FrameType | None) -> dict[str, Any] | None:
     blocks = dict(_listener_cfgs(pipe_cfg))
     if paths and path == paths[0]:  # the first call: distinct paths make the later ones other paths
         _check_listener_paths(list(blocks), paths, pipe_name)
+        _check_has_weights(caller.f_locals.get("tok2vec_model"), caller.f_locals.get("tok2vec_name"), pipe_name)
     return blocks.get(path)
+
+
+def _check_has_weights(bilm: Any, upstream: Any, pipe_name: Any) -> None:
+    """Refuse to copy the biLM ``bilm`` of the elmo component ``upstream`` into ``pipe_name`` before
+    its weights are loaded (its widths are set with them): the copy has no loader of its own, so
+    initialising ``pipe_name`` would load the shipped model into it, not the one given to ``upstream``."""
+    if isinstance(bilm, Model) and bilm.maybe_get_dim("nO") is None:
+        raise ValueError(
+            f"nlp.replace_listeners: the elmo component {upstream!r} has no biLM weights yet, so {pipe_name!r} would "
+            f"get a copy without them, which would load the shipped model, not the one given to {upstream!r}: load "
+            f"them first ({load_weights_advice(str(upstream))}), then replace the listeners"
+        )
+
+
+def load_weights_advice(name: str) -> str:
+    """How to give the ``elmo`` component ``name`` its biLM weights, in a new pipeline and in a trained one."""
+    return (
+        f"in a new pipeline, call nlp.initialize() first (before anything runs the pipeline, such as an "
+        f"entity_ruler's phrase patterns); in a pipeline whose other components are trained, load them alone with "
+        f'nlp.get_pipe("{name}").initialize(lambda: [], nlp=nlp) (nlp.initialize() re-initialises every component, '
+        f"trained weights included)"
+    )
 
 
 def _check_listener_paths(found: list[str], paths: list[str], pipe_name: Any) -> None:

@@ -238,6 +238,28 @@ def rehearsal_examples(nlp):
     return [Example(nlp.make_doc(text), nlp.make_doc(text)) for text in ("Alice lives in Rome .", "Bob went home .")]
 
 
+def test_replace_listeners_before_the_elmo_component_has_weights_is_refused_before_anything_changes(tiny_elmo_dir):
+    """A copy of a biLM without weights, which has no loader of its own, would load the shipped
+    model when the component is initialised, not the one given to the elmo component (was: so,
+    silently but for the shipped model's notice, e.g. P = 128 beside elmo's tiny P = 8)."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    with pytest.raises(ValueError) as info:
+        nlp.replace_listeners("elmo", "ner", ["model.tok2vec.elmo"])
+    assert str(info.value) == (
+        "nlp.replace_listeners: the elmo component 'elmo' has no biLM weights yet, so 'ner' would get a copy "
+        "without them, which would load the shipped model, not the one given to 'elmo': load them first (in a new "
+        "pipeline, call nlp.initialize() first (before anything runs the pipeline, such as an entity_ruler's "
+        "phrase patterns); in a pipeline whose other components are trained, load them alone with "
+        'nlp.get_pipe("elmo").initialize(lambda: [], nlp=nlp) (nlp.initialize() re-initialises every component, '
+        "trained weights included)), then replace the listeners"
+    )
+    assert nlp.get_pipe_config("ner")["model"]["tok2vec"]["elmo"]["@architectures"] == "spacy-elmo.ElmoMixListener.v1"
+    assert nlp.get_pipe("elmo").listening_components == ["ner"]
+
+
 @pytest.mark.parametrize("first", ["elmo", "ner"])
 def test_rehearse_with_listeners_says_they_cannot_rehearse_whichever_component_runs_first(tiny_elmo_dir, first):
     nlp, examples, optimizer = build(tiny_elmo_dir)
