@@ -110,7 +110,13 @@ class PretrainSettings:
     token_embedding: str = option(
         "char_cnn", "word: the word-embedding baseline instead of the char CNN", MODEL, choices=["char_cnn", "word"]
     )
-    vocab_file: str | None = option(None, "vocab.txt (one word a line, with <S>, </S>, <UNK>)", DATA, flag="--vocab")
+    vocab_file: str | None = option(
+        None,
+        "vocab.txt (one word a line, with <S>, </S>, <UNK>) (default: an --init-model LM's own, else built from "
+        "TRAIN_FILE by --vocab-size and --min-count)",
+        DATA,
+        flag="--vocab",
+    )
     vocab_size: int = option(50_000, "words of a built vocabulary", DATA)
     min_count: int = option(3, "minimum count of a built vocabulary's words", DATA)
     softmax: str = option("sampled", "training softmax", MODEL, choices=["sampled", "full"])

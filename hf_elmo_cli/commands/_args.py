@@ -75,10 +75,14 @@ def one_model(argument: str | None, option: str | None) -> str | None:
     return argument if option is None else option
 
 
+#: What ``--threads`` runs with when it is not given: torch's own count, which the library leaves as it is.
+THREADS_DEFAULT = "torch's own: one per CPU core, or OMP_NUM_THREADS"
+
+
 def add_threads_option(parser: Any, help: str = "torch CPU threads") -> None:
     """``--threads N``, taken by every command that runs torch (``elmo embed``, ``demo``,
     ``perplexity``, ``export``, ``pretrain``); ``parser`` may be an argument group."""
-    parser.add_argument("--threads", type=positive_int, help=help)
+    parser.add_argument("--threads", type=positive_int, metavar="N", help=f"{help} (default: {THREADS_DEFAULT})")
 
 
 def use_threads(args: argparse.Namespace) -> None:
@@ -135,11 +139,15 @@ class CommandParser(argparse.ArgumentParser):
         """Call ``add_options(self)`` just before this parser first parses arguments."""
         self._deferred.append(add_options)
 
+    def add_deferred_options(self) -> None:
+        """Add the ``defer``-red options now (``parse_known_args`` does, before it parses)."""
+        while self._deferred:
+            self._deferred.pop(0)(self)
+
     def parse_known_args(  # type: ignore[override]  # typeshed's overloads; this one passes both on
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        while self._deferred:
-            self._deferred.pop(0)(self)
+        self.add_deferred_options()
         if self._intermixing or "--" in (sys.argv[1:] if args is None else args):
             # parse_known_intermixed_args's own passes; or '--' before arguments that start with '-', which
             # its first pass drops before Python 3.12.8 (the second then reads them as options)
@@ -180,6 +188,8 @@ def add_field_option(group: Any, dataclass: type, name: str, flag: str, **overri
     else:
         keywords["type"] = kind
     keywords.update(overrides)
-    if keywords["default"] not in (None, False, "") and "help" in keywords:
+    default = keywords["default"]
+    # 'is': a default of 0 or 0.0 (--seed, --warmup-steps) equals False, and is stated as any other
+    if default is not None and default is not False and default != "" and "help" in keywords:
         keywords["help"] += " (default %(default)s)"
     return group.add_argument(flag, *metadata.get("aliases", ()), dest=name, **keywords)

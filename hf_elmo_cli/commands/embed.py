@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--layers",
         choices=["all", "top", "average"],
         default="all",
-        help="per line: all layers (L+1, T, 2P), the top one (T, 2P), or their mean (T, 2P)",
+        help="per line: all layers (L+1, T, 2P), the top one (T, 2P), or their mean (T, 2P) (default all)",
     )
     parser.add_argument(
         "--pool",
@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--dtype",
         choices=["float32", "bfloat16"],
         default="float32",
-        help="compute dtype; the file holds float32 either way",
+        help="compute dtype (default float32); the file holds float32 either way",
     )
     parser.add_argument(
         "--cuda-graphs",

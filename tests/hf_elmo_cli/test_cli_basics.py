@@ -3,6 +3,7 @@ line for a model that cannot be found or read, whatever the command."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -16,6 +17,7 @@ import torch
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.pretrained import DEFAULT_MODEL, DEMO_SENTENCES
 from hf_elmo_cli import COMMANDS, build_parser
+from hf_elmo_cli.commands._args import CommandParser
 from tests.numpy_elmo import small_options, write_random_original
 
 ELMO = Path(sys.executable).parent / "elmo"
@@ -148,6 +150,30 @@ def test_embed_refuses_the_options_of_allennlps_elmo_command_naming_its_own(argv
     assert stopped.value.code == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert re.fullmatch(rf"elmo embed: error: {argv[0]} is allennlp elmo's option: {instead}.*", last)
+
+
+def command_parsers() -> dict[str, CommandParser]:
+    """Every sub-command's parser, its deferred options (pretrain's, perplexity's) added."""
+    subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for parser in subparsers.choices.values():
+        parser.add_deferred_options()
+    return dict(subparsers.choices)
+
+
+def test_every_option_with_a_default_states_it_in_its_help():
+    """Was: --seed, --warmup-steps and --checkpoint-every-steps (default 0, which equals False, read as
+    no default to state), embed's --layers and --dtype, and --threads in every command said nothing."""
+    unstated = [
+        f"{command} {action.option_strings[0]}"
+        for command, parser in command_parsers().items()
+        for action in parser._actions
+        if action.option_strings
+        and action.help
+        and (action.dest == "threads" or action.default not in (None, argparse.SUPPRESS, ""))
+        and action.default is not False
+        and "default" not in action.help
+    ]
+    assert unstated == []
 
 
 def test_pretrain_names_a_missing_training_file_as_the_argument_it_is(tmp_path, capsys):
