@@ -13,7 +13,7 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from .commands._args import CommandParser
+from .commands._args import CommandParser, SuggestingParser
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``, and may add
@@ -33,7 +33,7 @@ def distribution_version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="elmo", description="ELMo for Hugging Face and spaCy")
+    parser = SuggestingParser(prog="elmo", description="ELMo for Hugging Face and spaCy")
     parser.add_argument("--version", action="version", version=f"%(prog)s (hf-elmo) {distribution_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     for name in COMMANDS:

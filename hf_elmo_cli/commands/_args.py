@@ -1,5 +1,6 @@
 """What the sub-commands share: ``argparse`` types that refuse a bad value with one usage error,
-a parser whose options may be added only when its command is chosen (``CommandParser.defer``)
+parsers that name the closest option, command or choice to a mistyped one (``SuggestingParser``,
+``CommandParser``), a parser whose options may be added only when its command is chosen (``CommandParser.defer``)
 and that reads a word starting with a dash and a digit as a value (``--lr -1e-3``, ``--shard -1/2``),
 options made from dataclass fields (``add_field_option``), another tool's options refused with what to use
 instead (``add_replaced_options``), and the options that mean the same in
@@ -10,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
 import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 
@@ -116,7 +118,28 @@ def add_replaced_options(parser: argparse.ArgumentParser, tool: str, replaced: d
         )
 
 
-class CommandParser(argparse.ArgumentParser):
+def close_match(word: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the candidate closest to a mistyped ``word`` (an option, a
+    sub-command, a choice), or "" when none is close; Python's argparse suggests none before 3.14."""
+    matches = difflib.get_close_matches(word, [c for c in candidates if isinstance(c, str)], n=1)
+    return f" (did you mean {matches[0]}?)" if matches else ""
+
+
+class SuggestingParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose refusal of a value outside an argument's choices (a sub-command,
+    ``--layers``, ``--dtype``) names the closest choice: ``invalid choice: 'embd' (choose from ...)
+    (did you mean embed?)``."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as err:
+            if action.choices is None or not isinstance(value, str) or "meant" in str(err):  # 3.14's suggestion
+                raise
+            raise argparse.ArgumentError(action, f"{err.message}{close_match(value, action.choices)}") from None
+
+
+class CommandParser(SuggestingParser):
     """An ``ArgumentParser`` that adds its ``defer``-red options when it first parses, and takes
     options between positional arguments (``elmo perplexity MODEL --json FILE``: plain argparse
     gives an optional positional only the arguments before the first option).
@@ -148,15 +171,23 @@ class CommandParser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         self.add_deferred_options()
-        if self._intermixing or "--" in (sys.argv[1:] if args is None else args):
-            # parse_known_intermixed_args's own passes; or '--' before arguments that start with '-', which
-            # its first pass drops before Python 3.12.8 (the second then reads them as options)
+        if self._intermixing:  # parse_known_intermixed_args's own passes
             return super().parse_known_args(args, namespace)
-        self._intermixing = True
-        try:
-            return super().parse_known_intermixed_args(args, namespace)
-        finally:
-            self._intermixing = False
+        if "--" in (sys.argv[1:] if args is None else args):
+            # '--' before arguments that start with '-', which parse_known_intermixed_args's first pass
+            # drops before Python 3.12.8 (the second then reads them as options)
+            parsed, extras = super().parse_known_args(args, namespace)
+        else:
+            self._intermixing = True
+            try:
+                parsed, extras = super().parse_known_intermixed_args(args, namespace)
+            finally:
+                self._intermixing = False
+        if extras:  # refused here, under this command's usage (was: elmo's, with no hint)
+            options = [word.split("=")[0] for word in extras if word.startswith("-")]
+            hint = close_match(options[0], self._option_string_actions) if options else ""
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return parsed, extras
 
 
 def option_type(dataclass: type, name: str) -> type:

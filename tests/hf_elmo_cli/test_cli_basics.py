@@ -176,6 +176,32 @@ def test_every_option_with_a_default_states_it_in_its_help():
     assert unstated == []
 
 
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (
+            ["embed", "in.txt", "out.hdf5", "--modle", "m"],
+            "elmo embed: error: unrecognized arguments: --modle m (did you mean --model?)",
+        ),
+        (
+            ["pretrain", "in.txt", "out", "--epochs", "1", "--sed=3"],
+            "elmo pretrain: error: unrecognized arguments: --sed=3 (did you mean --seed?)",
+        ),
+        (["embd", "in.txt", "out.hdf5"], "(did you mean embed?)"),
+        (["embed", "in.txt", "out.hdf5", "--layers", "avg"], "(did you mean average?)"),
+    ],
+)
+def test_a_mistyped_option_or_command_is_refused_naming_the_closest_one(argv, expected, capsys):
+    """Was: 'elmo: error: unrecognized arguments: --modle m' under elmo's usage, not the command's, and
+    an invalid choice listed the choices alone (Python's argparse suggests none before 3.14)."""
+    with pytest.raises(SystemExit) as exit:
+        elmo_main(argv)
+    assert exit.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith(expected)
+    assert err[0].startswith("usage: elmo " + ("" if argv[0] == "embd" else argv[0]))
+
+
 def test_pretrain_names_a_missing_training_file_as_the_argument_it_is(tmp_path, capsys):
     assert elmo_main(["pretrain", str(tmp_path / "nope.txt"), str(tmp_path / "out"), "--epochs", "1"]) == 2
     err = capsys.readouterr().err
