@@ -1,4 +1,4 @@
-"""Which device a command runs on (``--device``)."""
+"""Which device a command runs on (``--device``), and the dtype a name stands for (``--dtype``, ``dtype=``)."""
 
 from __future__ import annotations
 
@@ -40,3 +40,14 @@ def resolve_device(name: str | None) -> torch.device:
                 f"device {name!r} is not available to this torch build or machine; use cpu or cuda"
             ) from None
     return device
+
+
+def resolve_dtype(dtype: str | torch.dtype) -> torch.dtype:
+    """``dtype`` as a torch floating-point dtype: a ``torch.dtype`` as it is, or its name (``"bfloat16"``,
+    ``"torch.bfloat16"``), as ``from_pretrained(dtype=...)`` takes either; ``embed_sentences``,
+    ``export_model`` and ``elmo embed --dtype`` read theirs here. Any other name or dtype is a one-line
+    ``ValueError``."""
+    resolved = getattr(torch, dtype.removeprefix("torch."), None) if isinstance(dtype, str) else dtype
+    if not isinstance(resolved, torch.dtype) or not resolved.is_floating_point:
+        raise ValueError(f"dtype {dtype!r} is no floating-point torch dtype; use e.g. float32, float16 or bfloat16")
+    return resolved

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .devices import resolve_dtype
 from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, write_text_atomic
 from .modeling_elmo import WORD_IDS_MODEL, ElmoModel
 from .tokenization_elmo import N_CHAR_IDS, ElmoTokenizer, batch_to_ids
@@ -52,13 +53,14 @@ def export_model(
     model: ElmoModel,
     out_dir: PathLike,
     format: str = "onnx",
-    dtype: str = "float32",
+    dtype: str | torch.dtype = "float32",
     tokenizer: ElmoTokenizer | None = None,
     overwrite: bool = False,
     model_path: PathLike | None = None,
 ) -> Path:
     """Write ``model``'s inference graph in ``format`` with its tokenizer config to ``out_dir``.
 
+    ``dtype``: a name in ``DTYPES[format]`` or the ``torch.dtype`` it names (``devices.resolve_dtype``).
     ``tokenizer``: whose settings (pre-tokenizer, ``max_token_chars``) the folder keeps; by
     default the one saved with the model (``hf_elmo.loading.model_tokenizer``), so that raw text
     is split as the model's training corpus was. The folder is written beside ``out_dir`` and
@@ -74,6 +76,7 @@ def export_model(
         raise ValueError(f"{WORD_IDS_MODEL}: elmo export writes the char-CNN model's graph only")
     if format not in FORMATS:
         raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
+    dtype = str(resolve_dtype(dtype)).removeprefix("torch.")  # its name, as elmo_export.json records it
     if dtype not in DTYPES[format]:
         raise ValueError(f"format {format} cannot use dtype {dtype}; use one of {', '.join(DTYPES[format])}")
     require_export_packages(format)

@@ -18,6 +18,7 @@ import torch
 
 from ..batching import token_budget_batches
 from ..cuda_graphs import GraphedElmo
+from ..devices import resolve_dtype
 from ..modeling_elmo import ElmoModel, mean_pool
 from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, check_split_words, words_of
 
@@ -37,7 +38,7 @@ def embed_sentences(
     layers: str = "all",
     tokens_per_batch: int = DEFAULT_BATCH_TOKENS,
     device: str | torch.device | None = None,
-    dtype: torch.dtype | None = None,
+    dtype: str | torch.dtype | None = None,
     max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
     lookahead_tokens: int | None = None,
     pool: str | None = None,
@@ -53,8 +54,9 @@ def embed_sentences(
     ``tokens_per_batch`` padded tokens (a longer sentence runs alone).
 
     Args:
-        model: the biLM; put in eval mode, and moved to ``device`` / cast to ``dtype`` (in
-            place, like ``model.to``) when they are given. Arrays are float32 whatever ``dtype``.
+        model: the biLM; put in eval mode, and moved to ``device`` / cast to ``dtype`` (a
+            ``torch.dtype`` or its name, ``"bfloat16"``: ``devices.resolve_dtype``; in place, like
+            ``model.to``) when they are given. Arrays are float32 whatever ``dtype``.
         sentences: token lists (each any iterable of words; a str is refused); an empty one is an error.
         layers: ``"all"`` (L+1, T, 2P), ``"top"`` (T, 2P) the last layer, or ``"average"``
             (T, 2P) the mean over layers.
@@ -75,7 +77,7 @@ def embed_sentences(
     tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_sentences")
     check_options(layers, pool, tokens_per_batch)
     if device is not None or dtype is not None:
-        model.to(device=device, dtype=dtype)  # type: ignore[call-arg]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
+        model.to(device=device, dtype=None if dtype is None else resolve_dtype(dtype))  # type: ignore[call-arg]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
     model.eval()
     forward = GraphedElmo(model) if cuda_graphs else partial(model, stateful=False)
     lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * tokens_per_batch

@@ -97,9 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import torch
-
-    from hf_elmo.devices import resolve_device
+    from hf_elmo.devices import resolve_device, resolve_dtype
     from hf_elmo.embed import embed_file, run_shard
     from hf_elmo.loading import load_bilm, model_tokenizer, source_description
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
@@ -110,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     model, source = load_bilm(args.model or DEFAULT_MODEL_NAME)
     model_id = source_description(source)
     _warn_if_unsplit(args.input, model_tokenizer(model).pre_tokenizer)
-    model.to(device=device, dtype=getattr(torch, args.dtype))
+    model.to(device=device, dtype=resolve_dtype(args.dtype))
     result = embed_file(
         model,
         args.input,

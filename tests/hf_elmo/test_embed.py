@@ -3,6 +3,7 @@ validation, resume after SIGKILL, torchrun shards, bounded memory."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -215,6 +216,15 @@ def test_pooled_sentence_vectors_are_the_mean_of_the_unpadded_token_vectors(laye
     for i, (vector, per_token) in enumerate(zip(pooled, tokens)):
         assert vector.shape == shape and vector.dtype == np.float32
         np.testing.assert_allclose(vector, per_token.mean(axis=-2), rtol=0, atol=1e-6, err_msg=f"sentence {i}")
+
+
+def test_embed_sentences_takes_a_dtype_by_name_as_from_pretrained_does(allennlp_model):
+    """Was: torch's TypeError 'to() received an invalid combination of arguments - got (dtype=str, ...)'."""
+    model = copy.deepcopy(allennlp_model)
+    (vectors,) = embed_sentences(model, [["a", "cat"]], dtype="bfloat16")
+    assert model.dtype == torch.bfloat16 and vectors.dtype == np.float32
+    with pytest.raises(ValueError, match="dtype 'half-ish' is no floating-point torch dtype"):
+        next(embed_sentences(model, [["a"]], dtype="half-ish"))
 
 
 def test_an_unknown_pool_is_refused(allennlp_model):

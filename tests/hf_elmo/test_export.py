@@ -4,6 +4,7 @@ input checks, and the ``elmo export`` command."""
 from __future__ import annotations
 
 import copy
+import json
 import re
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import hf_elmo.fileio
 from hf_elmo import ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.export import (
+    MANIFEST,
     OnnxElmo,
     TorchExportElmo,
     check_char_ids,
@@ -180,6 +182,17 @@ def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp
     with pytest.raises(FileExistsError, match="exists and is not empty"):
         export_model(tiny_model, occupied, "torch-export")
     assert [p.name for p in tmp_path.iterdir()] == ["occupied"] and (occupied / "keep.txt").read_text() == "mine"
+
+
+def test_export_model_takes_a_torch_dtype_as_well_as_its_name(tiny_model, tmp_path):
+    """As from_pretrained(dtype=...) and embed_sentences do (was: 'format torch-export cannot use dtype
+    torch.float16; use one of float32, float16, bfloat16')."""
+    out = export_model(tiny_model, tmp_path / "out", "torch-export", torch.float16)
+    assert json.loads((out / MANIFEST).read_text())["dtype"] == "float16"
+    with pytest.raises(ValueError, match="format onnx cannot use dtype bfloat16; use one of float32, float16"):
+        export_model(tiny_model, tmp_path / "a", "onnx", torch.bfloat16)
+    with pytest.raises(ValueError, match="dtype 'int8' is no floating-point torch dtype"):
+        export_model(tiny_model, tmp_path / "a", "onnx", "int8")
 
 
 def test_export_of_a_word_embedding_biLM_is_one_line_and_writes_nothing(tiny_model, tmp_path):
