@@ -98,8 +98,10 @@ class PretrainSettings:
     ``elmo pretrain`` (its ``metadata``; see ``option``); ``train_file`` and ``output_dir`` are
     its arguments."""
 
-    train_file: str = field(metadata={"help": "training text: one sentence per line, tokens split by whitespace"})
-    output_dir: str = field(metadata={"help": "folder for the final model"})
+    train_file: str = field(
+        metadata={"help": "training text: one sentence per line, tokens split by whitespace", "metavar": "TRAIN_FILE"}
+    )
+    output_dir: str = field(metadata={"help": "folder for the final model", "metavar": "OUTPUT_DIR"})
     valid_file: str | None = option(None, "held-out text: its full-softmax perplexity goes into the model card", DATA)
     init_model: str | None = option(
         None, "continue from this model folder (converted, original or pretrained LM)", MODEL

@@ -1,4 +1,4 @@
-"""``elmo convert OPTIONS WEIGHTS OUT_DIR``: original files to a Hugging Face folder."""
+"""``elmo convert OPTIONS WEIGHTS OUTPUT_DIR``: original files to a Hugging Face folder."""
 
 from __future__ import annotations
 
@@ -10,13 +10,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "convert",
         help="convert AllenNLP/bilm-tf options.json + weights.hdf5 to a save_pretrained folder",
     )
-    parser.add_argument("options", help="options.json of the original model")
-    parser.add_argument("weights", help="weights .hdf5 of the original model")
-    parser.add_argument("out_dir", help="folder to write (config.json, model.safetensors, tokenizer, README.md)")
+    parser.add_argument("options", metavar="OPTIONS", help="options.json of the original model")
+    parser.add_argument("weights", metavar="WEIGHTS", help="weights .hdf5 of the original model")
+    parser.add_argument(
+        "out_dir", metavar="OUTPUT_DIR", help="folder to write (config.json, model.safetensors, tokenizer, README.md)"
+    )
     parser.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace OUT_DIR when it holds an earlier output (an ELMo config.json); other folders are refused",
+        help="replace OUTPUT_DIR when it holds an earlier output (an ELMo config.json); other folders are refused",
     )
     parser.set_defaults(run=run)
 

@@ -37,8 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "OUTPUT in the format of AllenNLP's `allennlp elmo` command. The format, the checks, resuming after a "
         "kill, sharding (--shard or torchrun) and their guarantees: README.md, section 'Bulk embedding'.",
     )
-    parser.add_argument("input", help="text: one sentence per line, tokens separated by whitespace")
-    parser.add_argument("output", help="HDF5 file to write")
+    parser.add_argument("input", metavar="INPUT", help="text: one sentence per line, tokens separated by whitespace")
+    parser.add_argument("output", metavar="OUTPUT", help="HDF5 file to write")
     add_model_option(parser)
     parser.add_argument(
         "--layers",

@@ -1,4 +1,4 @@
-"""``elmo export MODEL OUT --format onnx|torch-export``: the biLM as a graph for serving."""
+"""``elmo export MODEL OUTPUT_DIR --format onnx|torch-export``: the biLM as a graph for serving."""
 
 from __future__ import annotations
 
@@ -12,17 +12,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "export",
         help="export the biLM for serving: an ONNX file or a torch.export program, with its tokenizer config",
-        description="Writes OUT, a folder with the inference graph (model.onnx or model.pt2: char_ids (batch, "
+        description="Writes OUTPUT_DIR, a folder with the inference graph (model.onnx or model.pt2: char_ids (batch, "
         "tokens, 50) int64 in; layers (batch, L+1, tokens, 2P) and mask (batch, tokens) out; any batch size "
         "and length), tokenizer_config.json with tokenization_elmo.py and configuration_elmo.py (the model's "
         "tokenizer: how raw text is split) and elmo_export.json. The graph is stateless: every call starts "
         "from the model's initial state (zeros, or the warm state of `warm_up`). Load it with "
-        "hf_elmo.export.OnnxElmo(OUT) or TorchExportElmo(OUT), which take raw text (split by the folder's "
+        "hf_elmo.export.OnnxElmo(OUTPUT_DIR) or TorchExportElmo(OUTPUT_DIR), which take raw text (split by the folder's "
         "tokenizer) or lists of words. After writing, the graph is run on a few "
         "sentences and compared with the model in eager mode.",
     )
-    parser.add_argument("model", nargs="?", help="the model to export: any name --model takes (or give it as --model)")
-    parser.add_argument("out", help="folder to write")
+    parser.add_argument(
+        "model", nargs="?", metavar="MODEL", help="the model to export: any name --model takes (or give it as --model)"
+    )
+    parser.add_argument("out", metavar="OUTPUT_DIR", help="folder to write")
     add_model_option(parser, dest="model_option", default=None)
     parser.add_argument(
         "--format",
@@ -46,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace OUT when it holds an earlier export (elmo_export.json); a model folder or any other "
+        help="replace OUTPUT_DIR when it holds an earlier export (elmo_export.json); a model folder or any other "
         "non-empty folder is refused",
     )
     add_threads_option(parser)
@@ -61,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     use_threads(args)
     name = one_model(args.model, args.model_option)
     if name is None:
-        raise ValueError("give the model to export: elmo export MODEL OUT (or elmo export OUT --model MODEL)")
+        raise ValueError(
+            "give the model to export: elmo export MODEL OUTPUT_DIR (or elmo export OUTPUT_DIR --model MODEL)"
+        )
     model_path = Path(name).expanduser()
     local = [model_path] if model_path.exists() else []  # not a shipped name or Hub id
     check_output_folder(args.out, overwrite=args.overwrite, inputs=local, kind="export")  # before the model loads

@@ -29,9 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "model",
         nargs="?",
+        metavar="MODEL",
         help="MODEL before FILE, as --model gives it; with one argument, it is FILE",
     )
-    parser.add_argument("file", nargs="?", help="text: one sentence per line, whitespace tokens")
+    parser.add_argument("file", nargs="?", metavar="FILE", help="text: one sentence per line, whitespace tokens")
     add_model_option(parser, dest="model_option")
     parser.add_argument("--vocab", help="vocab.txt (default: MODEL/vocab.txt)")
     parser.add_argument(

@@ -110,7 +110,10 @@ def test_export_takes_its_model_as_model_too(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no such local file or folder" in err[0] and missing in err[0]
     assert elmo_main(["export", str(out)]) == 2
-    expected = "elmo export: error: give the model to export: elmo export MODEL OUT (or elmo export OUT --model MODEL)"
+    expected = (
+        "elmo export: error: give the model to export: elmo export MODEL OUTPUT_DIR (or elmo export OUTPUT_DIR --model "
+        "MODEL)"
+    )
     assert capsys.readouterr().err.strip().splitlines() == [expected]
     assert elmo_main(["export", missing, str(out), "--model", missing]) == 2
     assert "the model is given twice" in capsys.readouterr().err
@@ -174,6 +177,24 @@ def test_every_option_with_a_default_states_it_in_its_help():
         and "default" not in action.help
     ]
     assert unstated == []
+
+
+def test_every_positional_argument_is_named_in_capitals_and_a_folder_to_write_is_output_dir():
+    """As the help texts and descriptions name them (was: 'usage: elmo embed ... input output' beside
+    'Embeds INPUT ...'), and one name for the folder convert, export and pretrain write (was: out_dir,
+    out and output_dir, named OUT_DIR, OUT and OUTPUT_DIR in their help)."""
+    names = {
+        command: [action.metavar for action in parser._actions if not action.option_strings]
+        for command, parser in command_parsers().items()
+    }
+    assert names == {
+        "convert": ["OPTIONS", "WEIGHTS", "OUTPUT_DIR"],
+        "pretrain": ["TRAIN_FILE", "OUTPUT_DIR"],
+        "perplexity": ["MODEL", "FILE"],
+        "demo": [],
+        "embed": ["INPUT", "OUTPUT"],
+        "export": ["MODEL", "OUTPUT_DIR"],
+    }
 
 
 @pytest.mark.parametrize(
