@@ -127,7 +127,7 @@ def embed_file(
     input_path: PathLike,
     output_path: PathLike,
     *,
-    model_id: str,
+    model_id: str | None = None,
     layers: str = "all",
     tokens_per_batch: int = DEFAULT_BATCH_TOKENS,
     chunk_lines: int = DEFAULT_CHUNK_LINES,
@@ -144,9 +144,10 @@ def embed_file(
 
     Resumes the unfinished run of the same settings; see the module docstring for the format,
     the files written and the crash safety. ``model_id`` names the model in the run's settings
-    (a resolved path or a Hub id); the model runs on its own device and dtype. ``model_path``:
-    the folder or archive the model was loaded from (default ``model.name_or_path``), which no
-    file the run writes may be, hold or lie in.
+    (a resolved path or a Hub id; default: ``model_path`` resolved where it is a local path, as
+    ``elmo embed`` names it, else as it is; ``model_sha256`` identifies the weights either way);
+    the model runs on its own device and dtype. ``model_path``: the folder or archive the model was
+    loaded from (default ``model.name_or_path``), which no file the run writes may be, hold or lie in.
 
     Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists or
     is no regular file (a folder, link or device: ``check_output_file``), ``ValueError`` when an
@@ -161,10 +162,13 @@ def embed_file(
     """
     tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_file")
     input_path, target = Path(input_path), shard.output_file(output_path)
-    model_files = model_path or model.name_or_path
+    model_files = model_path or model.name_or_path  # "" for a model built in memory (from_allennlp)
     _check_run(input_path, target, output_path, shard, layers, pool, tokens_per_batch, chunk_lines)
-    if model_files and Path(model_files).exists():
-        _check_not_in_model(target, output_path, Path(model_files))
+    local_model = Path(model_files) if model_files and Path(model_files).exists() else None
+    if local_model is not None:
+        _check_not_in_model(target, output_path, local_model)
+    if model_id is None:
+        model_id = str(local_model.resolve()) if local_model is not None else str(model_files)
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = lock_path(target)
     busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"

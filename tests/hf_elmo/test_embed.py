@@ -167,6 +167,18 @@ def test_cuda_graphs_option_runs_the_static_bilm_and_writes_the_same_vectors(
     assert_same_file(out, reference)
 
 
+def test_embed_file_names_the_model_as_elmo_embed_does_by_default(model_dir, text, reference, tmp_path):
+    """Was: a TypeError, embed_file() missing the required keyword argument 'model_id'; now the folder the
+    model was loaded from, resolved, which the command records, so that either resumes the other's run."""
+    out = tmp_path / "out.hdf5"
+    model = ElmoModel.from_pretrained(str(model_dir))
+    embed_file(model, text, out, chunk_lines=4, show_progress=False)
+    assert_same_file(out, reference)
+    with h5py.File(out) as written, h5py.File(reference) as expected:
+        recorded = json.loads(written.attrs[SETTINGS_ATTRIBUTE])["model"]
+        assert recorded == json.loads(expected.attrs[SETTINGS_ATTRIBUTE])["model"] == str(model_dir.resolve())
+
+
 def test_existing_output_is_refused_unless_overwrite(model_dir, text, reference, tmp_path, capsys):
     out = tmp_path / "out.hdf5"
     assert embed_cli(text, out, model_dir, "--layers", "top") == 0
