@@ -33,9 +33,13 @@ def distribution_version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = SuggestingParser(prog="elmo", description="ELMo for Hugging Face and spaCy")
+    parser = SuggestingParser(
+        prog="elmo",
+        description="ELMo for Hugging Face and spaCy. Run `elmo COMMAND --help` for a command's arguments and "
+        "options; `elmo demo` tries the model shipped with the package.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s (hf-elmo) {distribution_version()}")
-    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=CommandParser)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=CommandParser)
     for name in COMMANDS:
         importlib.import_module(f"hf_elmo_cli.commands.{name}").register(subparsers)
     return parser
@@ -43,7 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``elmo`` command line; returns the exit status (``INTERRUPTED`` after Ctrl-C, with
-    one line on stderr, no traceback: what every command writes is whole, renamed into place)."""
+    one line on stderr, no traceback: what every command writes is whole, renamed into place).
+    Without arguments it prints the help, which lists the commands, on stderr, and returns 2."""
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:  # a first try: what each command does (was: 'the following arguments are required: command')
+        build_parser().print_help(sys.stderr)
+        return 2
     try:
         args = build_parser().parse_args(argv)
     except KeyboardInterrupt:  # pretrain's options import torch while parsing

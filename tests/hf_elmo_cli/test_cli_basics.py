@@ -37,7 +37,7 @@ print("heavy imports:", sorted(m for m in ("torch", "transformers", "hf_elmo", "
 def test_help_imports_neither_torch_nor_transformers():
     result = subprocess.run([sys.executable, "-c", HELP_IMPORTS], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert "{" + ",".join(COMMANDS) + "}" in result.stdout
+    assert all(f"\n    {command}" in result.stdout for command in COMMANDS)  # each with what it does
     assert result.stdout.strip().splitlines()[-1] == "heavy imports: []"
 
 
@@ -177,6 +177,14 @@ def test_every_option_with_a_default_states_it_in_its_help():
         and "default" not in action.help
     ]
     assert unstated == []
+
+
+def test_elmo_alone_prints_what_each_command_does(capsys):
+    """Was: 'elmo: error: the following arguments are required: command' under a usage line of names."""
+    assert elmo_main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: elmo [-h] [--version] COMMAND ...") and "elmo COMMAND --help" in err
+    assert "show contextual vectors" in err and "embed every line of a text file" in err
 
 
 def test_every_positional_argument_is_named_in_capitals_and_a_folder_to_write_is_output_dir():
