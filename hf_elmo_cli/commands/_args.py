@@ -51,6 +51,24 @@ def token_limit(text: str) -> int | None:
         raise argparse.ArgumentTypeError(f"must be a positive integer or 'none', got {text!r}") from None
 
 
+def add_max_token_chars_option(parser: argparse.ArgumentParser) -> None:
+    """``--max-token-chars N|none`` of the commands that split text with the model's tokenizer (``elmo
+    embed``, ``export``); absent from the parsed arguments when not given (``tokenizer_settings``)."""
+    parser.add_argument(
+        "--max-token-chars",
+        type=token_limit,
+        default=argparse.SUPPRESS,
+        help="longer tokens are an error; 'none' truncates them as the original does (ELMo reads the first 48 "
+        "UTF-8 bytes) (default: the model's tokenizer's, 100 for converted originals)",
+    )
+
+
+def tokenizer_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``--max-token-chars``, where given, replaces in the model's tokenizer (``model_tokenizer(model,
+    **settings)``): the same limit in every command, the tokenizer's own by default."""
+    return {"max_token_chars": args.max_token_chars} if "max_token_chars" in args else {}
+
+
 #: What a command's model may be: any name ``hf_elmo.loading.resolve_model`` takes.
 MODEL_NAMES = (
     "model folder, Hub id (owner/name), shipped name (hf-elmo:NAME), or folder or zip with the original "

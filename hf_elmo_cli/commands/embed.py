@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_model_option, add_replaced_options, add_threads_option, positive_int, token_limit, use_threads
+from ._args import (
+    add_max_token_chars_option,
+    add_model_option,
+    add_replaced_options,
+    add_threads_option,
+    positive_int,
+    tokenizer_settings,
+    use_threads,
+)
 
 #: What ``allennlp elmo --options-file O --weight-file W`` becomes.
 _MODEL_FOLDER = (
@@ -80,13 +88,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--chunk-lines", type=positive_int, default=10_000, help="lines per resumable chunk (default 10000)"
     )
-    parser.add_argument(
-        "--max-token-chars",
-        type=token_limit,
-        default=100,
-        help="longer tokens are an error (default 100); 'none' truncates them as the original "
-        "does (ELMo reads the first 48 UTF-8 bytes)",
-    )
+    add_max_token_chars_option(parser)
     add_threads_option(parser)
     parser.add_argument(
         "--overwrite", action="store_true", help="replace an existing OUTPUT, or an unfinished run with other settings"
@@ -107,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
     use_threads(args)
     model, source = load_bilm(args.model or DEFAULT_MODEL_NAME)
     model_id = source_description(source)
-    _warn_if_unsplit(args.input, model_tokenizer(model).pre_tokenizer)
+    tokenizer = model_tokenizer(model, **tokenizer_settings(args))
+    _warn_if_unsplit(args.input, tokenizer.pre_tokenizer)
     model.to(device=device, dtype=resolve_dtype(args.dtype))
     result = embed_file(
         model,
@@ -118,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         tokens_per_batch=args.tokens_per_batch,
         chunk_lines=args.chunk_lines,
         shard=shard,
-        max_token_chars=args.max_token_chars,
+        max_token_chars=tokenizer.max_token_chars,
         overwrite=args.overwrite,
         show_progress=not args.no_progress,
         pool=args.pool,

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ._args import add_model_option, add_threads_option, one_model, token_limit, use_threads
+from ._args import (
+    add_max_token_chars_option,
+    add_model_option,
+    add_threads_option,
+    one_model,
+    tokenizer_settings,
+    use_threads,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,13 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="float32",
         help="dtype of the weights and activations (default float32; bfloat16 only for torch-export)",
     )
-    parser.add_argument(
-        "--max-token-chars",
-        type=token_limit,
-        default=argparse.SUPPRESS,
-        help="the tokenizer's limit: longer tokens are an error; 'none' truncates them (default: the model's "
-        "tokenizer's, 100 for converted originals)",
-    )
+    add_max_token_chars_option(parser)
     parser.add_argument(
         "--overwrite",
         action="store_true",
@@ -72,9 +73,7 @@ def run(args: argparse.Namespace) -> int:
     require_export_packages(args.format)
     model, source = load_bilm(name)  # the resolver's errors name the model and what was tried
     # the model's tokenizer splits raw text as its corpus was; --max-token-chars, if given, replaces its limit
-    tokenizer = model_tokenizer(
-        model, **({"max_token_chars": args.max_token_chars} if "max_token_chars" in args else {})
-    )
+    tokenizer = model_tokenizer(model, **tokenizer_settings(args))
     out = export_model(
         model, args.out, args.format, args.dtype, tokenizer, overwrite=args.overwrite, model_path=source.path
     )

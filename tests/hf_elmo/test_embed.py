@@ -8,6 +8,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ import hf_elmo.corpus
 import hf_elmo.embed.run
 import hf_elmo.embed.scan
 import hf_elmo.tokenization_elmo
-from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo import ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.cuda_graphs import GraphedElmo
 from hf_elmo.embed import SENTENCE_TO_INDEX, SETTINGS_ATTRIBUTE, Shard, embed_file, embed_sentences, open_embeddings
@@ -336,6 +337,19 @@ def test_an_empty_input_is_an_error_and_nothing_is_written(model_dir, tmp_path, 
     assert embed_cli(empty, tmp_path / "out.hdf5", model_dir) == 2
     assert f"elmo embed: error: {empty} is empty: there are no lines to embed" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.txt"]
+
+
+def test_the_token_limit_is_the_models_tokenizers_unless_max_token_chars_is_given(model_dir, tmp_path, capsys):
+    """As elmo export's and the tokenizer's (was: 100 whatever the model's tokenizer says)."""
+    folder = tmp_path / "model"
+    shutil.copytree(model_dir, folder)
+    ElmoTokenizer.from_pretrained(folder, max_token_chars=None).save_pretrained(folder)
+    text = tmp_path / "long.txt"
+    text.write_text("ok " + "x" * 101 + "\n")
+    assert embed_cli(text, tmp_path / "out.hdf5", folder) == 0
+    assert read_all(tmp_path / "out.hdf5")["0"].shape[1] == 2
+    assert embed_cli(text, tmp_path / "out2.hdf5", folder, "--max-token-chars", "100") == 2
+    assert "is longer than max_token_chars=100" in capsys.readouterr().err
 
 
 def test_long_tokens_are_truncated_with_max_token_chars_none(model_dir, tmp_path):
