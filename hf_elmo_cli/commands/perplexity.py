@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("file", nargs="?", metavar="FILE", help="text: one sentence per line, whitespace tokens")
     add_model_option(parser, dest="model_option")
-    parser.add_argument("--vocab", help="vocab.txt (default: MODEL/vocab.txt)")
+    parser.add_argument("--vocab", metavar="VOCAB_FILE", help="vocab.txt (default: MODEL/vocab.txt)")
     parser.add_argument(
         "--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL"
     )

@@ -179,6 +179,17 @@ def test_every_option_with_a_default_states_it_in_its_help():
     assert unstated == []
 
 
+def test_an_option_of_several_commands_has_one_metavar():
+    """One spelling of what an option takes, whichever command it is given to (was: perplexity's
+    --vocab VOCAB beside pretrain's --vocab VOCAB_FILE)."""
+    metavars: dict[str, set[str]] = {}
+    for parser in command_parsers().values():
+        for action in parser._actions:
+            for option in action.option_strings:
+                metavars.setdefault(option, set()).add(str(action.metavar or action.dest.upper()))
+    assert {option: names for option, names in metavars.items() if len(names) > 1} == {}
+
+
 def test_elmo_alone_prints_what_each_command_does(capsys):
     """Was: 'elmo: error: the following arguments are required: command' under a usage line of names."""
     assert elmo_main([]) == 2
