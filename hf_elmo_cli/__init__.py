@@ -13,7 +13,7 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from .commands._args import CommandParser, SuggestingParser
+from .commands._args import CommandParser, SuggestingParser, close_match
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``, and may add
@@ -50,11 +50,13 @@ def main(argv: list[str] | None = None) -> int:
     one line on stderr, no traceback: what every command writes is whole, renamed into place).
     Without arguments it prints the help, which lists the commands, on stderr, and returns 2."""
     argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
     if not argv:  # a first try: what each command does (was: 'the following arguments are required: command')
-        build_parser().print_help(sys.stderr)
+        parser.print_help(sys.stderr)
         return 2
+    _refuse_an_option_before_the_command(parser, argv[0])
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
     except KeyboardInterrupt:  # pretrain's options import torch while parsing
         print("elmo: interrupted", file=sys.stderr)
         return INTERRUPTED
@@ -69,6 +71,19 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError, ImportError) as err:
         print(f"elmo {args.command}: error: {err}", file=sys.stderr)
         return 2
+
+
+def _refuse_an_option_before_the_command(parser: argparse.ArgumentParser, first: str) -> None:
+    """A usage error for a first word that is an option elmo itself does not take (``--verison``,
+    ``--threads 2 embed ...``), naming the closest of its own or where a command's options go (was:
+    argparse's 'the following arguments are required: COMMAND', or the option's value read as the
+    command: "invalid choice: '2'")."""
+    name = first.split("=")[0]
+    if name.startswith("-") and name not in parser._option_string_actions:
+        hint = close_match(name, parser._option_string_actions) or (
+            " (a command's options go after it: elmo COMMAND OPTIONS)"
+        )
+        parser.error(f"unrecognized arguments: {first}{hint}")
 
 
 def _what_is_left(args: argparse.Namespace) -> str | None:

@@ -228,6 +228,11 @@ def test_every_positional_argument_is_named_in_capitals_and_a_folder_to_write_is
             "elmo pretrain: error: unrecognized arguments: --sed=3 (did you mean --seed?)",
         ),
         (["embd", "in.txt", "out.hdf5"], "(did you mean embed?)"),
+        (["--verison"], "elmo: error: unrecognized arguments: --verison (did you mean --version?)"),
+        (
+            ["--threads", "2", "embed", "in.txt", "out.hdf5"],
+            "elmo: error: unrecognized arguments: --threads (a command's options go after it: elmo COMMAND OPTIONS)",
+        ),
         (["embed", "in.txt", "out.hdf5", "--layers", "avg"], "(did you mean average?)"),
     ],
 )
@@ -239,7 +244,7 @@ def test_a_mistyped_option_or_command_is_refused_naming_the_closest_one(argv, ex
     assert exit.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].endswith(expected)
-    assert err[0].startswith("usage: elmo " + ("" if argv[0] == "embd" else argv[0]))
+    assert err[0].startswith("usage: elmo " + ("" if argv[0] in ("embd", "--verison", "--threads") else argv[0]))
 
 
 def test_pretrain_names_a_missing_training_file_as_the_argument_it_is(tmp_path, capsys):
