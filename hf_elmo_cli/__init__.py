@@ -79,10 +79,9 @@ def _refuse_an_option_before_the_command(parser: argparse.ArgumentParser, first:
     argparse's 'the following arguments are required: COMMAND', or the option's value read as the
     command: "invalid choice: '2'")."""
     name = first.split("=")[0]
-    if name.startswith("-") and name not in parser._option_string_actions:
-        hint = close_match(name, parser._option_string_actions) or (
-            " (a command's options go after it: elmo COMMAND OPTIONS)"
-        )
+    own = parser._option_string_actions
+    if name.startswith("-") and not any(option.startswith(name) for option in own):  # --vers: argparse's abbreviation
+        hint = close_match(name, own) or (" (a command's options go after it: elmo COMMAND OPTIONS)")
         parser.error(f"unrecognized arguments: {first}{hint}")
 
 

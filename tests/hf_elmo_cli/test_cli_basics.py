@@ -190,6 +190,12 @@ def test_an_option_of_several_commands_has_one_metavar():
     assert {option: names for option, names in metavars.items() if len(names) > 1} == {}
 
 
+def test_elmo_takes_an_abbreviation_of_its_own_option_before_the_command(capsys):
+    with pytest.raises(SystemExit) as exit:
+        elmo_main(["--vers"])
+    assert exit.value.code == 0 and capsys.readouterr().out.startswith("elmo (hf-elmo) ")
+
+
 def test_elmo_alone_prints_what_each_command_does(capsys):
     """Was: 'elmo: error: the following arguments are required: command' under a usage line of names."""
     assert elmo_main([]) == 2
