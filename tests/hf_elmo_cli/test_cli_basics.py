@@ -185,6 +185,8 @@ def test_an_option_of_several_commands_has_one_metavar():
     metavars: dict[str, set[str]] = {}
     for parser in command_parsers().values():
         for action in parser._actions:
+            if action.help == argparse.SUPPRESS:  # hidden: another tool's option that embed refuses (--top)
+                continue
             for option in action.option_strings:
                 metavars.setdefault(option, set()).add(str(action.metavar or action.dest.upper()))
     assert {option: names for option, names in metavars.items() if len(names) > 1} == {}
