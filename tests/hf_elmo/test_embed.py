@@ -439,7 +439,8 @@ def test_a_torchrun_environment_that_is_no_shard_names_its_variables(model_dir, 
     "kill_at, when, reused",
     [
         ("part-000002.hdf5", "before", 2),  # mid-run: 2 chunks done, the third written but not renamed
-        ("out.hdf5", "after", 6),  # after the final rename, before the partial folder is removed
+        # after the final rename, before the partial folder is removed (~10 s)
+        pytest.param("out.hdf5", "after", 6, marks=pytest.mark.slow),
     ],
 )
 def test_rerun_after_sigkill_finishes_without_recomputing_finished_chunks(
@@ -587,6 +588,7 @@ def test_opening_a_shard_index_missing_a_field_or_with_one_of_another_type_says_
         open_embeddings(index)
 
 
+@pytest.mark.slow  # ~18 s: two torchrun processes
 def test_torchrun_shards_read_back_equal_to_one_process(model_dir, text, reference, tmp_path):
     out = tmp_path / "out.hdf5"
     result = subprocess.run(
@@ -748,6 +750,7 @@ def peak_bytes(process: subprocess.Popen) -> int:
     return int(stdout.split("peak_kib")[-1]) * 1024
 
 
+@pytest.mark.slow  # ~22 s: a memory bound at scale
 def test_peak_memory_does_not_grow_with_the_number_of_lines(model_dir, tmp_path):
     rng = random.Random(1)
     files = []
@@ -767,6 +770,7 @@ def test_peak_memory_does_not_grow_with_the_number_of_lines(model_dir, tmp_path)
     assert large - small < 0.4 * output_bytes, (small, large)
 
 
+@pytest.mark.slow  # ~30 s: a memory bound at scale
 def test_a_100000_token_line_embeds_in_bounded_memory(model_dir, tmp_path):
     short, long = tmp_path / "short.txt", tmp_path / "long.txt"
     short.write_text("a b c\n")

@@ -248,7 +248,7 @@ def test_half_precision_exports_run_close_to_float32(tiny_model, tmp_path, one_t
     assert (layers.float() - export_reference(tiny_model, ids)).abs().max() < tolerance
 
 
-@pytest.mark.parametrize("format", FORMATS)
+@pytest.mark.parametrize("format", [pytest.param("onnx", marks=pytest.mark.slow), "torch-export"])  # onnx: ~15 s
 def test_a_half_precision_export_whose_layers_overflow_is_refused_and_leaves_the_earlier_export(
     tiny_model, tmp_path, one_thread, capsys, format
 ):

@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 
 
@@ -27,6 +29,7 @@ def bench(shared, tmp_path, *options: str) -> tuple[subprocess.CompletedProcess,
     return result, json.loads(rows_file.read_text())
 
 
+@pytest.mark.slow  # ~25 s; bf16 is a GPU option; the graphs run stays default
 def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_path):
     result, (timing, errors) = bench(shared, tmp_path, "--batch-sizes", "4", "--n-sentences", "8", "--bf16")
     assert timing["size"] == "small" and timing["batch_size"] == 4

@@ -71,6 +71,7 @@ def test_project_ner_workflow_runs_end_to_end_with_the_shipped_model(project, sh
     assert "using the shipped model" in run.stdout + run.stderr
 
 
+@pytest.mark.slow  # ~11 s; the slice's conversion runs by default
 def test_project_converts_sst2_from_the_treebank_when_the_formats_say_so(project, shared):
     trees = shared / "data" / "sst" / "trees"
     formats = ["--vars.sst_train_format", "sst2-phrases", "--vars.sst_eval_format", "sst2-trees"]

@@ -27,7 +27,9 @@ WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split()
 LINEAR = ["--lr-schedule", "linear", "--warmup-steps", "2", "--max-minutes", "1000"]
 
 
-@pytest.mark.parametrize("schedule", [[], LINEAR], ids=["constant", "linear"])
+@pytest.mark.parametrize(
+    "schedule", [pytest.param([], id="constant"), pytest.param(LINEAR, id="linear", marks=pytest.mark.slow)]
+)
 def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path, schedule):
     # 64 sentences of 5 tokens: with 56 padded tokens a batch, every rank's batch holds 8 sentences,
     # so the mean over ranks of their mean losses is the mean over the union (what one process sees).
@@ -141,6 +143,7 @@ def _torchrun(*argv: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # ~22 s: two DDP processes
 def test_a_ddp_checkpoint_of_the_old_data_order_is_refused_on_every_rank_and_left_as_it_is(tmp_path):
     """A DDP checkpoint written before the batches were dealt from the whole corpus (no data_order:
     each rank batched its own sentences) stands for other batches now: resuming it is one line, and
