@@ -183,7 +183,9 @@ class ElmoComponent(TrainablePipe):
         sgd: Optimizer | None = None,
         losses: dict[str, float] | None = None,
     ) -> dict[str, float]:
-        """Compute the batch's layers and hand them to the listeners.
+        """Compute the batch's layers and hand them to the listeners: in ``nlp.update``, to those of
+        the components it updates on the batch (those of the components it only has predict on it
+        get each doc's layers; others nothing, so none holds a batch it is not called on), else to all.
 
         Frozen: the listeners' gradients are dropped (the loss stays 0). Fine-tuning: they are
         summed and the last listener's callback backpropagates them into the biLM (and steps
@@ -192,7 +194,7 @@ class ElmoComponent(TrainablePipe):
         """
         losses = {} if losses is None else losses
         validate_examples(examples, "ElmoComponent.update")
-        self._link_listeners_of_update()
+        uses = self._link_listeners_of_update()
         docs = [eg.predicted for eg in examples]
         layers, backprop_layers = self._layers(docs, is_train=True)
         losses.setdefault(self.name, 0.0)
@@ -201,13 +203,20 @@ class ElmoComponent(TrainablePipe):
         else:
             accumulate_gradient, backprop = self._gradient_callbacks(layers, backprop_layers, sgd, losses)
         batch_id = ElmoListener.get_batch_id(docs)
-        for listener in self.listeners[:-1]:
-            listener.receive(batch_id, layers, accumulate_gradient, docs)
-        if self.listeners:
-            self.listeners[-1].receive(batch_id, layers, backprop, docs)
+        handed = [
+            (m, "update" if uses is None else uses.get(name))
+            for name, found in self.listener_map.items()
+            for m in found
+        ]
+        updated = [listener for listener, use in handed if use == "update"]
+        for listener, use in handed:
+            if use == "update":
+                listener.receive(batch_id, layers, backprop if listener is updated[-1] else accumulate_gradient, docs)
+            else:  # its component is not updated on the batch: the layers of its prediction at most
+                listener.receive(batch_id, layers, None, docs if use == "predict" else ())
         return losses
 
-    def _link_listeners_of_update(self) -> None:
+    def _link_listeners_of_update(self) -> dict[str, str] | None:
         """Link the listeners of the components after this one in the pipeline that ``nlp.update``
         (up the call stack) updates, as spaCy's ``_link_components`` does whenever a component is
         added, removed or renamed, but for the enabled components only: one disabled then
@@ -215,17 +224,26 @@ class ElmoComponent(TrainablePipe):
         again unlinked, and its listener would get no layers. They are linked in pipeline order,
         those of the components ``nlp.update`` updates last (after those of disabled components,
         which are kept, and of those in its ``exclude``): the last listener, which backpropagates a
-        fine-tuned biLM's gradient (``update``), is then that of the last component updated."""
+        fine-tuned biLM's gradient (``update``), is then that of the last component updated.
+
+        Returns what ``nlp.update`` does with each listening component on this batch: ``"update"``
+        it; ``"predict"`` on it only (excluded, in its ``annotates``: ``spacy train``'s frozen
+        annotating components); nothing (disabled, or excluded and not annotating), so the listener
+        gets nothing of the batch. ``None`` outside ``nlp.update`` (a call of this ``update`` alone):
+        any listening component may be updated next, so every listener gets the batch."""
         update = running_locals("spacy.language", "Language.update") or {}
         nlp = update.get("self")
         if not isinstance(nlp, Language) or self.name not in nlp.pipe_names or nlp.get_pipe(self.name) is not self:
-            return
+            return None
         later = nlp.pipeline[nlp.pipe_names.index(self.name) + 1 :]
-        updated = {name for name, _ in later} - set(update.get("exclude") or ())
+        excluded = set(update.get("exclude") or ())
+        updated = {name for name, _ in later} - excluded
+        predicting = {name for name, _ in later} & excluded & set(update.get("annotates") or ())
         self.listener_map = {name: found for name, found in self.listener_map.items() if name not in updated}
         for _, component in later:
             self.find_listeners(component)
         self.listener_map = dict(sorted(self.listener_map.items(), key=lambda item: item[0] in updated))
+        return {name: "update" for name in updated} | {name: "predict" for name in predicting}
 
     def _gradient_callbacks(
         self, layers: list[Floats3d], backprop_layers: Callable, sgd: Optimizer | None, losses: dict[str, float]

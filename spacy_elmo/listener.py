@@ -60,12 +60,14 @@ class ElmoListener(Model):
     a pipeline that already held this listener, raises the error saying why that pipeline
     connects no ``elmo`` component to it (``None``: no such component was made).
 
-    A batch the upstream hands it (``receive``) serves one update of the listening component:
-    the backward pass of that update is the last to use the batch's layers and gradient callback
-    (which, with a fine-tuned biLM, holds the batch's autograd graph), and releases them
-    (``_backprop_once``). The layers kept per doc for a prediction on the batch's docs in the same
-    ``nlp.update`` live as long as those docs (``nlp.update``'s copies, dropped when it returns),
-    so no batch is held after the update or the training ends.
+    A batch the upstream hands it (``receive``) serves one update of the listening component, and
+    only a listening component that ``nlp.update`` updates gets one (not one it leaves out:
+    disabled, or in its ``exclude``): the backward pass of that update is the last to use the
+    batch's layers and gradient callback (which, with a fine-tuned biLM, holds the batch's
+    autograd graph), and releases them (``_backprop_once``); an update without one (no annotation
+    to learn from) leaves them to go with the batch's docs. Those docs (``nlp.update``'s copies,
+    dropped when it returns) also hold the layers kept per doc for a prediction on them in the same
+    ``nlp.update``, so no batch is held, or read, after the update or the training ends.
     """
 
     name = "elmo-listener"
@@ -83,6 +85,7 @@ class ElmoListener(Model):
         self._batch_id: int | None = None
         self._outputs: list[Floats3d] | None = None
         self._backprop: Callable | None = None
+        self._batch_end: weakref.finalize | None = None
         self._received = _LayersOfLiveDocs()
 
     @staticmethod
@@ -90,21 +93,41 @@ class ElmoListener(Model):
         """A content hash of a batch, to check that received layers belong to the docs given."""
         return sum(sum(token.orth for token in doc) + len(doc) for doc in docs)
 
-    def receive(self, batch_id: int, outputs: list[Floats3d], backprop: Callable, docs: Iterable[Doc] = ()) -> None:
+    def receive(
+        self, batch_id: int, outputs: list[Floats3d], backprop: Callable | None, docs: Iterable[Doc] = ()
+    ) -> None:
         """Store the upstream's layers for the batch ``batch_id`` and its gradient callback, for
         the next update of the listening component, whose backward pass releases them; with the
         batch's ``docs``, also each doc's layers, held while the doc lives, for a prediction on
         those docs in ``nlp.update`` (a component in ``[training] annotating_components``), which
-        may batch them otherwise and finds them unannotated."""
-        self._batch_id = batch_id
-        self._outputs = outputs
-        self._backprop = backprop
+        may batch them otherwise and finds them unannotated. No ``backprop``: the listening
+        component is not updated on the batch (``nlp.update`` leaves it out), so only the layers
+        of ``docs`` are kept (none without them). Either way the batch received before goes: no
+        update reads it after one of the elmo component it did not take part in. The batch lives
+        as long as its docs (``nlp.update``'s copies, dropped when it returns) at most, so an
+        update of the listening component that ran no backward pass (e.g. on a batch without its
+        annotation) leaves nothing held or to read later either."""
+        docs = list(docs)
+        self._release_batch()
         self._received = _LayersOfLiveDocs(zip(docs, outputs))
+        if backprop is not None and docs:
+            self._batch_id, self._outputs, self._backprop = batch_id, outputs, backprop
+            self._batch_end = weakref.finalize(docs[0], _release_batch_of, weakref.ref(self))
 
     def _release_batch(self) -> None:
         """Drop the batch ``receive`` stored for the listening component's update (the layers kept
         per doc for a prediction on its docs stay as long as the docs)."""
         self._batch_id = self._outputs = self._backprop = None
+        if self._batch_end is not None:
+            self._batch_end.detach()
+            self._batch_end = None
+
+
+def _release_batch_of(listener: weakref.ref[ElmoListener]) -> None:
+    """Release the batch of ``listener`` (if it lives) as the batch's docs go."""
+    found = listener()
+    if found is not None:
+        found._release_batch()
 
 
 class _LayersOfLiveDocs(weakref.WeakKeyDictionary[Doc, Floats3d]):

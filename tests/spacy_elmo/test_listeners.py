@@ -354,6 +354,73 @@ def test_a_fine_tuned_biLM_gets_the_gradient_of_the_components_updated_while_the
     assert any(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in elmo.parameters())
 
 
+@pytest.mark.parametrize("left_out", ["disabled", "excluded", "excluded and annotating"])
+def test_a_listening_component_that_an_update_leaves_out_gets_nothing_of_its_batch(
+    tiny_elmo_dir, monkeypatch, left_out
+):
+    """A listener whose component ``nlp.update`` does not update (disabled: ``nlp.select_pipes``;
+    excluded: ``exclude=``, ``spacy train``'s frozen_components) is never called in it, so it gets
+    no layers or gradient callback (a fine-tuned biLM's: its autograd graph); excluded but in
+    ``annotates``, the layers of the docs it predicts on, from zero features nowhere (was: each got
+    the batch and its callback, and held them after the update)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=False)
+    elmo, got = nlp.get_pipe("elmo"), {}
+    for name, (listener,) in elmo.listener_map.items():
+
+        def receive(batch_id, outputs, backprop, docs=(), receive=listener.receive, name=name):
+            got[name] = (backprop is not None, len(list(docs)))
+            receive(batch_id, outputs, backprop, docs)
+
+        monkeypatch.setattr(listener, "receive", receive)
+    disabled = ["textcat"] if left_out == "disabled" else []
+    excluded, annotates = ([], []) if disabled else (["textcat"], ["textcat"] if "annotating" in left_out else [])
+    with warnings.catch_warnings(), nlp.select_pipes(disable=disabled):
+        warnings.simplefilter("error")  # the listener warns when it reads zero features
+        losses = nlp.update(examples, sgd=optimizer, exclude=excluded, annotates=annotates)
+    assert got == {"ner": (True, len(examples)), "textcat": (False, len(examples) if annotates else 0)}
+    assert losses["ner"] > 0 and "textcat" not in losses
+    textcat = elmo.listener_map["textcat"][0]
+    assert (textcat._batch_id, textcat._outputs, textcat._backprop) == (None, None, None)
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_a_listening_component_left_out_of_an_update_reads_nothing_of_its_batch_in_a_later_one(tiny_elmo_dir, frozen):
+    """``ner`` excluded from an update, then updated without the elmo component on the same texts,
+    is refused as a batch without layers (was: it trained on the layers of the batch before, kept
+    since, and called its gradient callback, silently)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=frozen)
+    nlp.update(examples, sgd=optimizer, exclude=["ner"])
+    with nlp.select_pipes(enable=["elmo", "ner"]):
+        with pytest.raises(ValueError, match="no layers for this training batch: the elmo component was neither"):
+            nlp.update(examples, sgd=optimizer, exclude=["elmo"])
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_a_listening_component_updated_without_a_backward_pass_holds_nothing_of_its_batch_after_the_update(
+    tiny_elmo_dir, frozen
+):
+    """``ner`` updated on a batch without entity annotation runs no backward pass, so its listener
+    does not release the batch itself: the batch goes with its docs as ``nlp.update`` returns, and
+    an update of ``ner`` alone on the same texts later is refused as one without layers (was: the
+    listener held the batch until the elmo component's next update, and ``ner`` trained on it)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=frozen)
+    cats_only = []
+    for example in examples:
+        reference = nlp.make_doc(example.reference.text)
+        reference.cats = example.reference.cats
+        cats_only.append(Example(nlp.make_doc(reference.text), reference))
+    gc.disable()  # released as the update ends, not by a later collection
+    try:
+        losses = nlp.update(cats_only, sgd=optimizer)
+        listener = nlp.get_pipe("elmo").listener_map["ner"][0]
+        assert losses["ner"] == 0 and (listener._batch_id, listener._outputs, listener._backprop) == (None, None, None)
+    finally:
+        gc.enable()
+    with nlp.select_pipes(enable=["elmo", "ner"]):
+        with pytest.raises(ValueError, match="no layers for this training batch: the elmo component was neither"):
+            nlp.update(examples, sgd=optimizer, exclude=["elmo"])
+
+
 def test_standalone_mix_owns_its_biLM_and_round_trips(tiny_elmo_dir, tmp_path):
     nlp = spacy.blank("en")
     config = textcat_config()
