@@ -77,6 +77,26 @@ class ElmoComponent(TrainablePipe):
 
     # -- listeners -------------------------------------------------------------------------
     @property
+    def listener_map(self) -> dict[str, list[ElmoListener]]:
+        """The listeners of each listening component, which this component hands its layers to."""
+        return self._listener_map
+
+    @listener_map.setter
+    def listener_map(self, links: dict[str, list[ElmoListener]]) -> None:
+        """Link the listeners of ``links``; one linked before and not now is connected to no elmo
+        component (its ``connected_to``, ``None``) until one adds it again. spaCy's
+        ``_link_components`` sets this to ``{}`` and adds the listeners it finds again whenever a
+        component is added, removed or renamed: after ``nlp.rename_pipe`` of this component, its
+        listeners of the old name are linked to nothing, and say so, not that the old name's
+        component has no weights."""
+        kept = [listener for found in links.values() for listener in found]
+        for found in getattr(self, "_listener_map", {}).values():
+            for listener in found:
+                if not any(listener is other for other in kept):
+                    listener.connected_to = None
+        self._listener_map = links
+
+    @property
     def listeners(self) -> list[ElmoListener]:
         """The listener layers of all downstream components."""
         return [m for c in self.listening_components for m in self.listener_map[c]]
@@ -95,14 +115,15 @@ class ElmoComponent(TrainablePipe):
             self.listener_map[component_name].append(listener)
 
     def remove_listener(self, listener: ElmoListener, component_name: str) -> bool:
-        """Unregister ``listener``. The component's list is replaced, not changed in place:
+        """Unregister ``listener`` (connected to nothing then). The component's list is replaced, not changed in place:
         ``nlp.replace_listeners`` removes each listener while it iterates over that list, and
         would skip every second listener of a component."""
         if listener in self.listener_map.get(component_name, []):
-            self.listener_map[component_name] = [m for m in self.listener_map[component_name] if m is not listener]
-            listener.connected_to = None
-            if not self.listener_map[component_name]:
-                del self.listener_map[component_name]
+            links = {
+                name: [m for m in found if m is not listener] if name == component_name else found
+                for name, found in self.listener_map.items()
+            }
+            self.listener_map = {name: found for name, found in links.items() if found}
             return True
         return False
 

@@ -56,7 +56,9 @@ class ElmoListener(Model):
     ``upstream_name`` (``"*"``: any). Its dims ``nL`` (L+1) and ``nO`` (2P) are set by the
     upstream component when its weights are loaded, so they are known even when the upstream
     is frozen (spaCy issue 11547). ``connected_to`` is the name of the ``elmo`` component that
-    registered it (``None``: none has). ``check_pipeline``, set by an ``elmo`` component made in
+    links it (``None``: none does; one removed from the pipeline since keeps its links, as spaCy
+    relinks only the components left, so ``nlp.initialize()`` checks the pipeline before trusting
+    it). ``check_pipeline``, set by an ``elmo`` component made in
     a pipeline that already held this listener, raises the error saying why that pipeline
     connects no ``elmo`` component to it (``None``: no such component was made).
 
@@ -151,6 +153,7 @@ def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = Non
         if model.check_pipeline is not None:
             model.check_pipeline(X or [])  # names an elmo component after the listening one
         _refuse_unconnected(model)
+    _check_running_pipeline(model)  # the elmo component it names may be removed, or moved after it, since
     _refuse(*_why_no_weights(model.connected_to))
 
 
@@ -296,7 +299,7 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             )
         return model.ops.asarray3f(annotation.layers)
     if is_train:
-        _check_updated_pipeline(model)
+        _check_running_pipeline(model)
         raise ValueError(
             "ELMo listener: no layers for this training batch: the elmo component was neither "
             "updated on it nor annotated it (list a frozen elmo component in "
@@ -323,13 +326,19 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
 
 
-def _check_updated_pipeline(model: ElmoListener) -> None:
-    """In ``nlp.update``, refuse its pipeline as ``nlp.initialize()`` would when a listener in it has
-    no elmo component before its own: ``nlp.rename_pipe`` or ``nlp.remove_pipe`` took it away since
-    (``ElmoListener.check_upstreams``), or, where no elmo component's module was imported, so that
-    none was made, the pipeline never had one (``spacy.load(..., exclude=["elmo"])``): ``model`` is
-    connected to none. Else nothing is wrong with the pipeline itself."""
-    nlp = (running_locals("spacy.language", "Language.update") or {}).get("self")
+def _check_running_pipeline(model: ElmoListener) -> None:
+    """In ``nlp.initialize()`` or ``nlp.update`` (up the call stack), refuse its pipeline as
+    ``nlp.initialize()``'s elmo components do when a listener in it has no elmo component before
+    its own: ``nlp.rename_pipe``, ``nlp.remove_pipe`` or a move took it away since it was connected
+    (``ElmoListener.check_upstreams``; ``model.connected_to`` may still name it, as spaCy drops a
+    removed component's links to nothing), where no elmo component of the pipeline is left to say
+    so, or, where no elmo component's module was imported, so that none was made, the pipeline
+    never had one (``spacy.load(..., exclude=["elmo"])``): ``model`` is connected to none. Else
+    nothing is wrong with the pipeline itself."""
+    running = running_locals("spacy.language", "Language.update") or running_locals(
+        "spacy.language", "Language.initialize"
+    )
+    nlp = (running or {}).get("self")
     if not isinstance(nlp, Language):
         return
     if ElmoListener.check_upstreams is None:
