@@ -78,11 +78,22 @@ from .vocab import VOCAB_FILE, Vocabulary, build_vocabulary
 VALID_SEEN_IN_TRAINING = 0.5
 #: The share of the training tokens outside a vocabulary that was not built from the training file
 #: (``--vocab``, an ``--init-model`` LM's) from which a run warns that it trains on ``<UNK>``
-#: (``Trainer._warn_of_unknown_training_words``): a vocabulary of text cased or split otherwise, or of
+#: (``Trainer._warn_of_an_unfit_vocabulary``): a vocabulary of text cased or split otherwise, or of
 #: another language; a natural corpus leaves a few percent out of a vocabulary made from its kind of text.
 UNKNOWN_IN_TRAINING = 0.2
-#: At most this many sentences, spread evenly over the training file, are counted for that warning.
+#: At most this many sentences, spread evenly over the training file, are counted for that warning
+#: and for the next.
 UNKNOWN_SAMPLE_SENTENCES = 10_000
+#: The rank correlation between the ids of such a vocabulary and the counts of its words in those
+#: sentences (``Vocabulary.frequency_rank_correlation``) above which a run of the sampled softmax warns
+#: that the vocabulary is not in decreasing frequency, the order its log-uniform candidates assume
+#: (``Trainer._warn_of_an_unfit_vocabulary``). A vocabulary built by count from other text of the
+#: language measures about -0.3 or below, one in alphabetical or random order about 0 (within 0.05
+#: once it has ``ORDER_SAMPLE_WORDS`` words).
+ORDER_CORRELATION = -0.1
+#: The fewest words of the vocabulary (the special words left out) that those sentences must hold for
+#: that warning: with fewer, text of one topic can put a vocabulary by frequency near 0 too.
+ORDER_SAMPLE_WORDS = 500
 
 
 def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
@@ -278,7 +289,7 @@ class Trainer:
         if self.world > 1:  # every rank has a batch (a check before writing; one process always has one)
             self._epoch_batches(self.position["epoch"])
         if self.rank == 0:  # the last step before training: nothing is written for a run that cannot start
-            self._warn_of_unknown_training_words(sentences)
+            self._warn_of_an_unfit_vocabulary(sentences)
             start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity, init_config)
 
     def _check_snapshot_tokens(self) -> None:
@@ -322,32 +333,49 @@ class Trainer:
                 "measure text the model was trained on; give text held out from the training file"
             )
 
-    def _warn_of_unknown_training_words(self, sentences: Sequence[str]) -> None:
+    def _warn_of_an_unfit_vocabulary(self, sentences: Sequence[str]) -> None:
         """Warn when ``UNKNOWN_IN_TRAINING`` or more of the training tokens (of at most
         ``UNKNOWN_SAMPLE_SENTENCES`` of its ``sentences``, spread evenly) are not words of a vocabulary that
         the run did not build from them: ``--vocab``'s, or the ``--init-model`` LM's ``vocab.txt``. They
-        train as ``<UNK>``; the warning names the commonest."""
+        train as ``<UNK>``; the warning names the commonest. From the same counts, a run of the sampled
+        softmax also warns when that vocabulary is not in decreasing frequency (``ORDER_CORRELATION``,
+        ``ORDER_SAMPLE_WORDS``): its log-uniform candidates would then be words drawn at random rather
+        than the frequent ones."""
         s = self.settings
         if s.vocab_file is not None:
             source = f"{flag('vocab_file')} {s.vocab_file}"
+            reorder = (
+                f"sort {s.vocab_file} by decreasing count (<S>, </S>, <UNK> first), as elmo pretrain builds it "
+                f"without {flag('vocab_file')}, or give --softmax full"
+            )
         elif self.init_source is not None and self.init_source.has_lm_head:
             source = f"the {VOCAB_FILE} of --init-model {s.init_model}"
+            reorder = "give --softmax full (its softmax rows follow that order)"
         else:  # built from the training file: its --vocab-size and --min-count say what is left out
             return
         sample = sentences[:: math.ceil(len(sentences) / UNKNOWN_SAMPLE_SENTENCES)]
-        tokens = [token for sentence in sample for token in sentence.split()]
-        unknown = Counter(token for token in tokens if token not in self.vocabulary)
-        share = unknown.total() / len(tokens)
+        counts = Counter(token for sentence in sample for token in sentence.split())
+        n_tokens = counts.total()
+        unknown = Counter({word: count for word, count in counts.items() if word not in self.vocabulary})
+        share = unknown.total() / n_tokens
+        sampled = "" if len(sample) == len(sentences) else f" (on {len(sample):,} of its sentences, spread through it)"
         if share >= UNKNOWN_IN_TRAINING:
-            sampled = (
-                "" if len(sample) == len(sentences) else f" (on {len(sample):,} of its sentences, spread through it)"
-            )
             commonest = ", ".join(repr(word) for word, _ in unknown.most_common(3))
             warn(
-                f"{share:.0%} of the {len(tokens):,} tokens of the training file {s.train_file}{sampled} are not words "
+                f"{share:.0%} of the {n_tokens:,} tokens of the training file {s.train_file}{sampled} are not words "
                 f"of {source} and "
                 f"train as <UNK> (the commonest: {commonest}): the biLM would learn little of them; split and case "
                 "the training text as the vocabulary's words are"
+            )
+        if s.softmax != "sampled":  # the full softmax has no candidates: any order trains alike
+            return
+        correlation = self.vocabulary.frequency_rank_correlation(counts, min_words=ORDER_SAMPLE_WORDS)
+        if correlation is not None and correlation > ORDER_CORRELATION:
+            warn(
+                f"{source} is not in decreasing frequency: the rank correlation of its ids with the counts of its "
+                f"words in the training file {s.train_file}{sampled} is {correlation:+.2f} (one sorted by count is "
+                f"near -1), and the sampled softmax draws its candidates as if the first ids were the commonest "
+                f"words; {reorder}"
             )
 
     def _epoch_batches(self, epoch: int) -> list[np.ndarray]:

@@ -7,6 +7,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+import numpy as np
+
 from ..corpus import check_text_file, nul_byte, read_lines, undecodable_byte
 from ..fileio import write_text_atomic
 from .settings import flag
@@ -42,6 +44,20 @@ class Vocabulary:
 
     def __contains__(self, word: str) -> bool:
         return word in self.index
+
+    def frequency_rank_correlation(self, counts: Mapping[str, int], min_words: int = 2) -> float | None:
+        """Spearman's rank correlation between the ids of this vocabulary's words among ``counts`` (a
+        text sample's word counts; the special words left out) and their counts, tied values sharing
+        their mean rank: near -1 for a vocabulary in decreasing frequency (about -0.3 or below for one
+        built from other text of the language), near 0 for one in alphabetical or random order. None
+        with fewer than ``min_words`` such words, or when their counts are all the same."""
+        pairs = [(self.index[word], count) for word, count in counts.items() if word in self and word not in SPECIALS]
+        if len(pairs) < max(min_words, 2):
+            return None
+        ids, word_counts = (_average_ranks(np.array(column, dtype=np.float64)) for column in zip(*pairs))
+        if word_counts.std() == 0:
+            return None
+        return float(np.corrcoef(ids, word_counts)[0, 1])
 
     def encode(self, tokens: Iterable[str]) -> list[int]:
         """Ids of ``tokens``, unknown words as ``<UNK>``."""
@@ -96,6 +112,15 @@ class Vocabulary:
     def save(self, path: str | os.PathLike) -> Path:
         """Write one word a line (via a temporary file, renamed into place)."""
         return write_text_atomic(path, "\n".join(self.words) + "\n")
+
+
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """The ranks (0, 1, ...) of ``values`` in increasing order, tied values sharing their mean rank."""
+    order = np.argsort(values, kind="stable")
+    _, first, size = np.unique(values[order], return_index=True, return_counts=True)
+    ranks = np.empty(len(values))
+    ranks[order] = np.repeat(first + (size - 1) / 2, size)
+    return ranks
 
 
 def _count_first(columns: list[str]) -> bool:

@@ -8,8 +8,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import random
 import shutil
 import zipfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ import hf_elmo.training.trainer as trainer
 from hf_elmo.cli import main
 from hf_elmo.fileio import FREE_SPACE_RESERVE
 from hf_elmo.training.checkpoints import CHECKPOINT_FILE, SETTINGS_FILE, TRAIN_FILE_IDENTITY
+from hf_elmo.training.vocab import Vocabulary
 from tests.hf_elmo.test_convert_safety import DiskUsage
 from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
 from tests.numpy_elmo import small_options, write_random_original
@@ -894,6 +897,61 @@ def test_a_vocabulary_that_lacks_most_of_the_training_words_warns_naming_the_com
     ]
     assert run(corpus, "c", *TINY_SHAPE_ARGS, "--vocab", str(vocab)) == 0  # its own words
     assert capsys.readouterr().err == ""
+
+
+def write_zipf_text(path: Path, words: list[str], seed: int, n: int = 600) -> Path:
+    """``n`` sentences of 10 of ``words``, the k-th drawn with a probability proportional to 1 / (k + 1)."""
+    rng = random.Random(seed)
+    weights = [1 / (k + 1) for k in range(len(words))]
+    path.write_text("".join(" ".join(rng.choices(words, weights, k=10)) + "\n" for _ in range(n)))
+    return path
+
+
+def test_a_vocabulary_out_of_frequency_order_warns_under_the_sampled_softmax_and_not_under_the_full_one(
+    tmp_path, capsys
+):
+    """Was: no word of it; the sampled softmax draws its candidates log-uniformly over the ids, as if they
+    were in decreasing frequency (bilm-tf's vocabulary must be sorted so), and a --vocab in alphabetical or
+    random order trained silently badly. Our builder's vocabulary of other text of the same language, ties
+    alphabetical, does not warn."""
+    rng = random.Random(0)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    language = list(dict.fromkeys("".join(rng.choices(letters, k=rng.randint(2, 8))) for _ in range(900)))
+    corpus = write_zipf_text(tmp_path / "c.txt", language, seed=1)
+    other = write_zipf_text(tmp_path / "other.txt", language, seed=2)
+    by_count = tmp_path / "by-count.txt"
+    Vocabulary.build(Counter(other.read_text().split())).save(by_count)
+    words = by_count.read_text().split()[3:]
+    assert len(set(corpus.read_text().split()) & set(words)) >= trainer.ORDER_SAMPLE_WORDS
+    alphabetical, shuffled = tmp_path / "alphabetical.txt", tmp_path / "shuffled.txt"
+    alphabetical.write_text("\n".join(["<S>", "</S>", "<UNK>", *sorted(words)]) + "\n")
+    rng.shuffle(words)
+    shuffled.write_text("\n".join(["<S>", "</S>", "<UNK>", *words]) + "\n")
+
+    def run(out: str, *extra: str) -> list[str]:
+        argv = ["pretrain", str(corpus), str(tmp_path / out), *TINY_SHAPE_ARGS, "--tokens-per-batch", "512"]
+        assert main([*argv, "--no-progress", "--num-sampled", "64", *extra]) == 0
+        return capsys.readouterr().err.splitlines()
+
+    assert run("a", "--max-steps", "1", "--epochs", "1", "--vocab", str(by_count)) == []
+    for vocab in (alphabetical, shuffled):
+        [line] = run(f"m-{vocab.stem}", "--max-tokens", "600", "--vocab", str(vocab))
+        assert line.startswith(
+            f"elmo pretrain: warning: --vocab {vocab} is not in decreasing frequency: the rank correlation of its "
+            f"ids with the counts of its words in the training file {corpus} is "
+        )
+        assert line.endswith(
+            " (one sorted by count is near -1), and the sampled softmax draws its candidates as if the first ids "
+            f"were the commonest words; sort {vocab} by decreasing count (<S>, </S>, <UNK> first), as elmo "
+            "pretrain builds it without --vocab, or give --softmax full"
+        )
+    [line] = run("b", "--max-steps", "1", "--epochs", "1", "--init-model", str(tmp_path / "m-shuffled"))
+    assert line.startswith(
+        f"elmo pretrain: warning: the vocab.txt of --init-model {tmp_path / 'm-shuffled'} is not in decreasing "
+        "frequency: "
+    )
+    assert line.endswith("; give --softmax full (its softmax rows follow that order)")
+    assert run("c", "--max-steps", "1", "--epochs", "1", "--vocab", str(shuffled), "--softmax", "full") == []
 
 
 def test_push_to_hub_is_checked_before_training_and_a_failed_push_says_the_folder_is_written(

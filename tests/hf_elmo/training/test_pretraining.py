@@ -8,6 +8,7 @@ import json
 import math
 import random
 import zipfile
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -82,6 +83,29 @@ def test_a_min_count_above_every_words_count_names_the_option_and_the_count_that
     assert message.endswith(
         "(the most frequent occurs 2): give --min-count 2 or less, train on more text, or give --vocab FILE"
     )
+
+
+def test_frequency_rank_correlation_is_negative_for_a_vocabulary_by_count_of_other_text_and_near_0_out_of_order(
+    shared,
+):
+    """What `elmo pretrain`'s warning of a --vocab out of frequency order measures
+    (trainer.ORDER_CORRELATION): our builder's vocabulary of PTB against WikiText-2's counts (other text,
+    split and cased otherwise) is well below it; the same words alphabetically or shuffled are about 0."""
+    from hf_elmo.training.trainer import ORDER_CORRELATION
+
+    by_count = build_vocabulary(read_lines(shared / "data" / "ptb" / "ptb.train.txt"))
+    counts: Counter = Counter()
+    for line in read_lines(shared / "data" / "wikitext-2" / "wiki.valid.tokens"):
+        counts.update(line.split())
+    words = by_count.words[3:]
+    shuffled = words[:]
+    random.Random(0).shuffle(shuffled)
+    assert by_count.frequency_rank_correlation(counts) < -0.4 < ORDER_CORRELATION
+    for order in (sorted(words), shuffled):
+        correlation = Vocabulary(["<S>", "</S>", "<UNK>", *order]).frequency_rank_correlation(counts)
+        assert ORDER_CORRELATION < correlation < 0.2
+    assert by_count.frequency_rank_correlation({"the": 5, "a": 5, "<S>": 9}) is None  # the counts all the same
+    assert by_count.frequency_rank_correlation(counts, min_words=len(counts) + 1) is None
 
 
 def test_vocabulary_file_needs_the_special_words(tmp_path):
