@@ -253,6 +253,21 @@ def _coming_from_allennlp(ns: dict[str, Any]) -> None:
     assert [v.shape for v in ns["vectors"]] == [(3, 3, width), (3, 2, width)]  # each (L+1, n, 2P)
 
 
+def _coming_from_bilm_tf(ns: dict[str, Any]) -> None:
+    bilm, width = ns["bilm"], 2 * ns["bilm"].config.projection_dim
+    layers = bilm.config.n_layers + 1
+    assert ns["lm_embeddings"].shape == (2, layers, 3, width)  # (2, L+1, 3, 2P)
+    assert ns["mask"].tolist() == [[True] * 3, [True, True, False]]
+    assert ns["elmo_input"].shape == (2, 3, width)
+    assert ns["regularization"].item() == 0.0  # zero scalar weights at the start
+    dumped, stateless = ns["dumped"], ns["lm_embeddings"].detach()
+    assert [tuple(d.shape) for d in dumped] == [(layers, 3, width), (layers, 2, width)]  # (L+1, n_i, 2P)
+    torch.testing.assert_close(dumped[0], stateless[0], rtol=0, atol=1e-6)  # from the initial state, as elmo embed
+    assert (dumped[1] - stateless[1, :, :2]).abs().max() > 1e-3  # the state carried from the first sentence
+    saved = ElmoModel.from_allennlp("bilm-options.json", "bilm-weights.hdf5")
+    torch.testing.assert_close(saved(input_ids=ns["character_ids"]).last_hidden_state, stateless[:, -1])
+
+
 def _serving(ns: dict[str, Any]) -> None:
     config = ElmoConfig.from_pretrained("my-elmo/")
     assert isinstance(ns["layers"], np.ndarray)
@@ -275,6 +290,7 @@ STATED: dict[str, Callable[[dict[str, Any]], None]] = {
     "python": _python,
     "sentence-vectors": _sentence_vectors,
     "coming-from-allennlp": _coming_from_allennlp,
+    "coming-from-bilm-tf": _coming_from_bilm_tf,
     "serving": _serving,
     "hugging-face-hub": _hub,
     "spacy": _spacy,
