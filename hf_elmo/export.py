@@ -7,7 +7,8 @@
     tokenizer_config.json    the model's ``ElmoTokenizer`` settings: how raw text is split, the char ids
     configuration_elmo.py,   the tokenizer's remote code (``AutoTokenizer.from_pretrained(folder,
     tokenization_elmo.py     trust_remote_code=True)`` without hf_elmo installed)
-    elmo_export.json         what the wrappers need: format, file, dtype, W, L, 2P
+    elmo_export.json         what the wrappers need: format, file, dtype, W, L, 2P; and the
+                             graph's max abs difference from the model on a test batch
 
 ``OnnxElmo(folder)`` (ONNX Runtime, numpy out) and ``TorchExportElmo(folder)`` (torch out) take
 raw text or tokenised sentences (through the folder's own tokenizer, which splits raw text as the
@@ -23,6 +24,7 @@ import contextlib
 import importlib
 import json
 import logging
+import math
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -47,6 +49,9 @@ MANIFEST = EXPORT_MANIFEST  # fileio recognises an earlier export by it (what --
 PACKAGES = {"onnx": ("onnx", "onnxscript", "onnxruntime"), "torch-export": ()}
 INPUT_NAME = "char_ids"
 OUTPUT_NAMES = ("layers", "mask")
+#: The manifest's record of ``export_model``'s check: the graph's ``parity_error`` on ``PROBE_SENTENCES``
+#: (null where the model's own layers are not finite there), which ``elmo export`` prints.
+PARITY_KEY = "max_abs_difference"
 
 
 def export_model(
@@ -126,16 +131,19 @@ def export_model(
             "output_dim": 2 * config.projection_dim,
         }
         write_text_atomic(staging / MANIFEST, json.dumps(manifest, indent=2) + "\n")
-        _check_finite(model, open_exported(staging), format, dtype)  # before it replaces out_dir
+        error = _check_graph(model, open_exported(staging), format, dtype)  # before it replaces out_dir
+        manifest[PARITY_KEY] = error if math.isfinite(error) else None  # strict JSON: no NaN
+        write_text_atomic(staging / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return Path(out_dir)
 
 
-def _check_finite(model: ElmoModel, exported: ExportedElmo, format: str, dtype: str) -> None:
-    """Refuse the graph ``exported`` when it gives infinite or NaN layers on ``PROBE_SENTENCES`` where
-    ``model``'s are finite: its ``dtype`` cannot hold the model's values."""
+def _check_graph(model: ElmoModel, exported: ExportedElmo, format: str, dtype: str) -> float:
+    """The one run of the written graph ``exported`` on ``PROBE_SENTENCES`` that ``export_model`` makes:
+    its ``parity_error`` (max abs difference from ``model``'s eager layers), after refusing it when it
+    gives infinite or NaN layers where ``model``'s are finite (its ``dtype`` cannot hold the model's values)."""
     actual, expected = _probe_layers(model, exported, PROBE_SENTENCES)
     if bool(actual.isfinite().all()) or not bool(expected.isfinite().all()):
-        return
+        return float((actual - expected).abs().max())
     others = [d for d in DTYPES[format] if d != dtype and torch.finfo(getattr(torch, d)).max > expected.abs().max()]
     raise ValueError(
         f"the {dtype} graph gives infinite or NaN layers on a test batch where the model's are finite (up to "
@@ -209,12 +217,7 @@ class ExportedElmo:
 
     def __init__(self, folder: PathLike) -> None:
         self.folder = Path(folder)
-        manifest_path = self.folder / MANIFEST
-        if not manifest_path.is_file():
-            raise FileNotFoundError(
-                f"{manifest_path} not found: {self.folder} is not a folder written by `elmo export`"
-            )
-        self.manifest: dict[str, Any] = json.loads(manifest_path.read_text(encoding="utf-8"))
+        self.manifest: dict[str, Any] = read_manifest(self.folder)
         if self.manifest.get("format") != self.format:
             raise ValueError(
                 f"{self.folder} holds a {self.manifest.get('format')} export, not {self.format}; use open_exported()"
@@ -341,13 +344,18 @@ def export_reference(model: ElmoModel, char_ids: torch.Tensor) -> torch.Tensor:
     return torch.stack(output.hidden_states, dim=1).float().cpu()
 
 
-def open_exported(folder: PathLike) -> ExportedElmo:
-    """The wrapper (``OnnxElmo`` or ``TorchExportElmo``) for an ``elmo export`` folder."""
+def read_manifest(folder: PathLike) -> dict[str, Any]:
+    """The ``elmo_export.json`` of an ``elmo export`` folder (``FileNotFoundError`` where it has none)."""
     manifest = Path(folder) / MANIFEST
     if not manifest.is_file():
         raise FileNotFoundError(f"{manifest} not found: {folder} is not a folder written by `elmo export`")
-    format = json.loads(manifest.read_text(encoding="utf-8")).get("format")
+    return json.loads(manifest.read_text(encoding="utf-8"))
+
+
+def open_exported(folder: PathLike) -> ExportedElmo:
+    """The wrapper (``OnnxElmo`` or ``TorchExportElmo``) for an ``elmo export`` folder."""
+    format = read_manifest(folder).get("format")
     wrappers = {"onnx": OnnxElmo, "torch-export": TorchExportElmo}
     if format not in wrappers:
-        raise ValueError(f"{manifest}: unknown format {format!r}")
+        raise ValueError(f"{Path(folder) / MANIFEST}: unknown format {format!r}")
     return wrappers[format](folder)

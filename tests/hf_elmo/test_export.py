@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 import torch
 
+import hf_elmo.export
 import hf_elmo.fileio
 from hf_elmo import ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.export import (
     MANIFEST,
+    PARITY_KEY,
     OnnxElmo,
     TorchExportElmo,
     check_char_ids,
@@ -330,6 +332,23 @@ def test_elmo_export_with_a_max_token_chars_below_the_checks_longest_word_checks
     )
     assert "max abs difference from the eager model" in capsys.readouterr().out
     assert open_exported(out).max_token_chars == 10
+
+
+def test_elmo_export_runs_and_loads_the_written_graph_once_to_check_it(tiny_model, tmp_path, monkeypatch, capsys):
+    """Was: twice, export_model's check that the graph's layers are finite and the command's
+    parity_error each loading the graph and running it and the eager model on PROBE_SENTENCES."""
+    tiny_model.save_pretrained(tmp_path / "model")
+    probes, opened = [], []
+    probe, wrapper = hf_elmo.export._probe_layers, hf_elmo.export.open_exported
+    monkeypatch.setattr(hf_elmo.export, "_probe_layers", lambda *args: probes.append(args) or probe(*args))
+    monkeypatch.setattr(hf_elmo.export, "open_exported", lambda folder: opened.append(folder) or wrapper(folder))
+    out = tmp_path / "out"
+    assert elmo_main(["export", str(tmp_path / "model"), str(out), "--format", "torch-export"]) == 0
+    assert (len(probes), len(opened)) == (1, 1)
+    recorded = json.loads((out / MANIFEST).read_text())[PARITY_KEY]  # that check's figure, kept with the graph
+    assert 0 <= recorded < TOLERANCE
+    said = capsys.readouterr().out
+    assert f"max abs difference from the eager model on a test batch: {recorded:.2g}\n" in said
 
 
 def test_export_keeps_the_tokenizer_it_is_given_and_refuses_one_of_another_width(tiny_model, tmp_path):
