@@ -3,6 +3,7 @@ validation figures of ``elmo pretrain``), and loading such a model (``load_lm``)
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 
@@ -34,9 +35,10 @@ def perplexity(
     w1..wn and ``</S>``; the backward LM wn..w1 and ``<S>``), each from the initial state, so
     the figures do not depend on the batching (``token_budget_batches`` over the padded
     lengths n+2). Returns ``forward``, ``backward`` (exp of the mean cross-entropy),
-    ``average`` (their arithmetic mean, the paper's figure), ``predictions`` per direction and
-    ``unk_rate``. A mean cross-entropy beyond what float64 can exponentiate (over 709 nats: a
-    model that diverged) gives an infinite perplexity.
+    ``average`` (their arithmetic mean, the paper's figure), ``forward_loss`` and ``backward_loss``
+    (the mean cross-entropies, nats), ``predictions`` per direction and ``unk_rate``. A mean
+    cross-entropy beyond what float64 can exponentiate (over 709 nats: a model that diverged)
+    gives an infinite perplexity, whose finite loss stays.
     """
     was_training = model.training
     model.eval()
@@ -65,11 +67,14 @@ def perplexity(
         n_predictions += n
         n_unk += int((batch.labels == vocabulary.unk_id).sum())
     model.train(was_training)
-    forward, backward = (_exp(float(t) / n_predictions) for t in totals)
+    forward_loss, backward_loss = (float(t) / n_predictions for t in totals)
+    forward, backward = _exp(forward_loss), _exp(backward_loss)
     return {
         "forward": forward,
         "backward": backward,
         "average": 0.5 * (forward + backward),
+        "forward_loss": forward_loss,
+        "backward_loss": backward_loss,
         "predictions": n_predictions,
         "unk_rate": n_unk / max(1, n_predictions - len(sentences)),
     }
@@ -81,6 +86,14 @@ def _exp(mean_loss: float) -> float:
         return math.exp(mean_loss)
     except OverflowError:
         return math.inf
+
+
+def perplexity_json(result: dict[str, float]) -> str:
+    """``perplexity``'s figures as one strict JSON object (``elmo perplexity --json``): a figure that is
+    infinite or NaN (a diverged model's) is ``null``, as JSON has no such numbers (Python's ``Infinity``
+    and ``NaN`` fail ``jq`` and strict parsers); ``forward_loss`` and ``backward_loss`` stay numbers where
+    the mean cross-entropy is finite, however large the perplexity it gives."""
+    return json.dumps({k: v if not isinstance(v, float) or math.isfinite(v) else None for k, v in result.items()})
 
 
 def perplexity_line(result: dict[str, float]) -> str:

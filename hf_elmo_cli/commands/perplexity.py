@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ._args import (
     add_field_option,
@@ -41,7 +40,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
     parser.add_argument("--device", help="cpu, cuda or cuda:N (default: cuda when available)")
     add_threads_option(parser)
-    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the figures as one JSON object, with the mean losses (forward_loss, backward_loss, nats); "
+        "strict JSON: a perplexity beyond float64 or NaN (a diverged model) is null",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.defer(add_reading_options)  # their defaults are in hf_elmo (torch): read only when the command runs
     parser.set_defaults(run=run)
@@ -74,7 +78,13 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.devices import resolve_device
     from hf_elmo.loading import resolve_model
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
-    from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_line, predictions_text
+    from hf_elmo.training.evaluation import (
+        load_lm,
+        perplexity,
+        perplexity_json,
+        perplexity_line,
+        predictions_text,
+    )
     from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
 
     if args.file is None:  # one argument: it is FILE
@@ -111,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         sentences = [" ".join(UNK if t == args.unk_token else t for t in s.split()) for s in sentences]
     result = perplexity(model, vocabulary, sentences, args.tokens_per_batch, show_progress=not args.no_progress)
     if args.json:
-        print(json.dumps(result))
+        print(perplexity_json(result))
     else:
         print(f"{args.file}: {predictions_text(result)}")
         print(perplexity_line(result))

@@ -629,7 +629,7 @@ def test_a_few_steps_on_a_tiny_corpus_lower_the_loss(tmp_path, token_embedding):
     assert after < 0.8 * before, (before, after)
 
 
-def test_a_perplexity_beyond_float64_is_infinite_not_an_overflow_error(tmp_path, capsys):
+def test_a_perplexity_beyond_float64_is_infinite_not_an_overflow_error(tmp_path):
     """Was: OverflowError (math range error) from math.exp, a traceback of elmo perplexity, and
     of elmo pretrain after its last step, with no model folder written."""
     corpus = write_corpus(tmp_path / "c.txt", n=10)
@@ -639,10 +639,27 @@ def test_a_perplexity_beyond_float64_is_infinite_not_an_overflow_error(tmp_path,
         model.softmax.bias[vocab.unk_id] = 1e4  # every target (none is <UNK>) costs about 1e4 nats
     result = perplexity(model, vocab, read_corpus(corpus))
     assert result["forward"] == result["backward"] == result["average"] == math.inf
+    assert 1e3 < result["forward_loss"] < math.inf and 1e3 < result["backward_loss"] < math.inf
+
+
+def test_perplexity_json_is_strict_json_with_null_for_an_infinite_perplexity_and_its_finite_mean_loss(tmp_path, capsys):
+    """Was: {"forward": Infinity, ...}, which jq and strict JSON parsers refuse, and no finite figure."""
+    corpus = write_corpus(tmp_path / "c.txt", n=10)
+    vocab = build_vocabulary(read_corpus(corpus))
+    model = tiny_lm(len(vocab))
+    with torch.no_grad():
+        model.softmax.bias[vocab.unk_id] = 1e4  # every target (none is <UNK>) costs about 1e4 nats
     model.save_pretrained(tmp_path / "lm")
     vocab.save(tmp_path / "lm" / VOCAB_FILE)
     assert elmo_main(["perplexity", str(tmp_path / "lm"), str(corpus), "--json", "--no-progress"]) == 0
-    assert json.loads(capsys.readouterr().out)["average"] == math.inf
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    figures = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    assert figures["forward"] is figures["backward"] is figures["average"] is None
+    assert figures["forward_loss"] == pytest.approx(1e4, rel=0.01)
+    assert figures["backward_loss"] == pytest.approx(1e4, rel=0.01)
 
 
 def settings_for(tmp_path: Path, corpus: Path, **changes) -> PretrainSettings:
