@@ -26,7 +26,17 @@ from .scan import (
     scan_input,
     unsplit_tokens,
 )
-from .sentences import DEFAULT_BATCH_TOKENS, LAYERS, LOOKAHEAD_BATCHES, POOLS, Forward, embed_sentences
+from .sentences import (
+    DEFAULT_BATCH_TOKENS,
+    LAYERS,
+    LOOKAHEAD_BATCHES,
+    POOLS,
+    TOKENIZER_LIMIT,
+    Forward,
+    TokenizerLimit,
+    embed_sentences,
+    model_token_limit,
+)
 from .shards import DEFAULT_CHUNK_LINES, INDEX_FORMAT, MAX_SHARDS, SHARD_FORM, Shard, run_shard, shard_index_file
 
 __all__ = [
@@ -44,17 +54,20 @@ __all__ = [
     "SHARD_FORM",
     "SPLIT_SAMPLE_CHARS",
     "SPLIT_SAMPLE_LINES",
+    "TOKENIZER_LIMIT",
     "UNSPLIT_SHARE",
     "EmbedResult",
     "Embeddings",
     "Forward",
     "InputScan",
     "Shard",
+    "TokenizerLimit",
     "UnsplitTokens",
     "embed_file",
     "embed_sentences",
     "finished_chunks",
     "model_fingerprint",
+    "model_token_limit",
     "open_embeddings",
     "output_is_complete",
     "run_shard",

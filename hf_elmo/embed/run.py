@@ -90,7 +90,6 @@ from ..fileio import (
     write_text_atomic,
 )
 from ..modeling_elmo import ElmoModel
-from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS
 from .output import (
     SENTENCE_TO_INDEX,
     SETTINGS_ATTRIBUTE,
@@ -100,7 +99,15 @@ from .output import (
     recorded_settings,
 )
 from .scan import InputScan, scan_input
-from .sentences import DEFAULT_BATCH_TOKENS, check_options, embed_sentences, renamed_tokens_per_batch
+from .sentences import (
+    DEFAULT_BATCH_TOKENS,
+    TOKENIZER_LIMIT,
+    TokenizerLimit,
+    check_options,
+    embed_sentences,
+    model_token_limit,
+    renamed_tokens_per_batch,
+)
 from .shards import DEFAULT_CHUNK_LINES, Shard, check_shard_index, shard_index_file, write_shard_index
 
 RUN_FILE = "run.json"
@@ -132,7 +139,7 @@ def embed_file(
     tokens_per_batch: int = DEFAULT_BATCH_TOKENS,
     chunk_lines: int = DEFAULT_CHUNK_LINES,
     shard: Shard = Shard(),
-    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
+    max_token_chars: int | None | TokenizerLimit = TOKENIZER_LIMIT,
     overwrite: bool = False,
     show_progress: bool = True,
     pool: str | None = None,
@@ -156,11 +163,14 @@ def embed_file(
     the run (an input that is a folder or is missing: ``IsADirectoryError``, ``FileNotFoundError``,
     as ``corpus.check_text_file`` refuses every text input),
     ``OutputBusyError`` when another run writes the same output, and ``OSError`` (ENOSPC)
-    before a write that would fill the disk. ``pool="mean"`` stores one vector per line and
+    before a write that would fill the disk. ``max_token_chars``: longer tokens are a bad line
+    (``None``: truncated as the original does), by default the limit of the model's saved tokenizer, as
+    ``elmo embed``'s (``model_token_limit``). ``pool="mean"`` stores one vector per line and
     ``cuda_graphs`` runs the biLM from CUDA graphs (see ``embed_sentences``). ``batch_tokens``: the old
     name of ``tokens_per_batch`` (``renamed_tokens_per_batch``).
     """
     tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_file")
+    max_token_chars = model_token_limit(model, max_token_chars)  # once: the scan and the run check the same limit
     input_path, target = Path(input_path), shard.output_file(output_path)
     model_files = model_path or model.name_or_path  # "" for a model built in memory (from_allennlp)
     _check_run(input_path, target, output_path, shard, layers, pool, tokens_per_batch, chunk_lines)

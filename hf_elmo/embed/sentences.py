@@ -8,6 +8,7 @@ yielded as they come.
 
 from __future__ import annotations
 
+import enum
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
@@ -19,8 +20,9 @@ import torch
 from ..batching import token_budget_batches
 from ..cuda_graphs import GraphedElmo
 from ..devices import resolve_dtype
+from ..loading import model_tokenizer
 from ..modeling_elmo import ElmoModel, mean_pool
-from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, batch_to_ids, check_split_words, words_of
+from ..tokenization_elmo import batch_to_ids, check_split_words, words_of
 
 #: What is stored per sentence: every layer, the top one, or their mean.
 LAYERS = ("all", "top", "average")
@@ -31,6 +33,26 @@ DEFAULT_BATCH_TOKENS = 4096
 LOOKAHEAD_BATCHES = 8
 
 
+class TokenizerLimit(enum.Enum):
+    """The type of ``TOKENIZER_LIMIT``, a sentinel (``None`` already means no limit)."""
+
+    MODEL = "the model's tokenizer's max_token_chars"
+
+
+#: ``max_token_chars``'s default in ``embed_sentences`` and ``embed_file``: the limit of the tokenizer
+#: saved with the model (``model_token_limit``), which ``elmo embed`` takes too without ``--max-token-chars``.
+TOKENIZER_LIMIT = TokenizerLimit.MODEL
+
+
+def model_token_limit(model: ElmoModel, max_token_chars: int | None | TokenizerLimit) -> int | None:
+    """``max_token_chars`` as given, or for ``TOKENIZER_LIMIT`` that of ``model``'s tokenizer
+    (``loading.model_tokenizer``: the one saved with it; 100, ``DEFAULT_MAX_TOKEN_CHARS``, for a model
+    built in memory or saved without one)."""
+    if max_token_chars is TOKENIZER_LIMIT:
+        return model_tokenizer(model).max_token_chars
+    return max_token_chars
+
+
 def embed_sentences(
     model: ElmoModel,
     sentences: Iterable[Sequence[str]],
@@ -39,7 +61,7 @@ def embed_sentences(
     tokens_per_batch: int = DEFAULT_BATCH_TOKENS,
     device: str | torch.device | None = None,
     dtype: str | torch.dtype | None = None,
-    max_token_chars: int | None = DEFAULT_MAX_TOKEN_CHARS,
+    max_token_chars: int | None | TokenizerLimit = TOKENIZER_LIMIT,
     lookahead_tokens: int | None = None,
     pool: str | None = None,
     cuda_graphs: bool = False,
@@ -62,7 +84,8 @@ def embed_sentences(
             (T, 2P) the mean over layers.
         cuda_graphs: run the biLM through ``cuda_graphs.GraphedElmo`` (one CUDA graph per
             batch/length bucket on a GPU; the same vectors within 1e-5).
-        max_token_chars: longer tokens are an error (``None``: truncated as the original does).
+        max_token_chars: longer tokens are an error (``None``: truncated as the original does); by
+            default the limit of the model's saved tokenizer, as ``elmo embed`` (``model_token_limit``).
         pool: ``"mean"``: one vector per sentence, the mean over its tokens (``mean_pool``):
             (L+1, 2P) for ``layers="all"``, (2P,) for ``"top"`` and ``"average"``.
         batch_tokens: the old name of ``tokens_per_batch`` (``renamed_tokens_per_batch``).
@@ -81,7 +104,8 @@ def embed_sentences(
     model.eval()
     forward = GraphedElmo(model) if cuda_graphs else partial(model, stateful=False)
     lookahead = lookahead_tokens or LOOKAHEAD_BATCHES * tokens_per_batch
-    return _embed_stream(model, forward, iter(sentences), layers, tokens_per_batch, max_token_chars, lookahead, pool)
+    limit = model_token_limit(model, max_token_chars)
+    return _embed_stream(model, forward, iter(sentences), layers, tokens_per_batch, limit, lookahead, pool)
 
 
 #: input_ids (B, T, W) on the model's device -> the model's stateless ``ElmoModelOutput``.

@@ -352,6 +352,30 @@ def test_the_token_limit_is_the_models_tokenizers_unless_max_token_chars_is_give
     assert "is longer than max_token_chars=100" in capsys.readouterr().err
 
 
+def test_embed_sentences_and_embed_file_take_the_models_tokenizers_token_limit_as_elmo_embed_does(
+    model_dir, tmp_path, capsys
+):
+    """Was: 100 (DEFAULT_MAX_TOKEN_CHARS) from Python whatever the tokenizer saved with the model says,
+    while elmo embed took the tokenizer's: the same model refused a token from one and not the other."""
+    folder = tmp_path / "model"
+    shutil.copytree(model_dir, folder)
+    ElmoTokenizer.from_pretrained(folder, max_token_chars=5).save_pretrained(folder)
+    model = ElmoModel.from_pretrained(folder)
+    text = tmp_path / "six.txt"
+    text.write_text("ok sixsix\n")
+    assert embed_cli(text, tmp_path / "cli.hdf5", folder) == 2
+    assert "is longer than max_token_chars=5" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="is longer than max_token_chars=5"):
+        list(embed_sentences(model, [["ok", "sixsix"]]))
+    with pytest.raises(ValueError, match="is longer than max_token_chars=5"):
+        embed_file(model, text, tmp_path / "python.hdf5", show_progress=False)
+    assert not (tmp_path / "python.hdf5").exists()
+    # a limit given (None: none) wins, as --max-token-chars does
+    assert [a.shape[1] for a in embed_sentences(model, [["ok", "sixsix"]], max_token_chars=None)] == [2]
+    embed_file(model, text, tmp_path / "python.hdf5", max_token_chars=6, show_progress=False)
+    assert read_all(tmp_path / "python.hdf5")["0"].shape[1] == 2
+
+
 def test_long_tokens_are_truncated_with_max_token_chars_none(model_dir, tmp_path):
     text = tmp_path / "long.txt"
     text.write_text("ok " + "x" * 101 + "\n")
