@@ -24,11 +24,12 @@ def warn(message: str) -> None:
         print(f"elmo pretrain: warning: {message}", file=sys.stderr)
 
 
-def distributed_context() -> tuple[int, int]:
-    """(rank, world_size); initialises the process group when started by torchrun."""
+def distributed_context(device: torch.device) -> tuple[int, int]:
+    """(rank, world_size); initialises the process group when started by torchrun: NCCL for a
+    process that trains on ``device`` cuda, gloo for one on the CPU."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world > 1 and not dist.is_initialized():
-        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     if dist.is_initialized():
         return dist.get_rank(), dist.get_world_size()
     return 0, 1

@@ -12,7 +12,6 @@ finite (the run diverged) stops it with one line, saving nothing of that step.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -25,6 +24,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ..corpus import read_corpus
+from ..devices import resolve_device
 from ..fileio import (
     check_output_folder,
     check_writable,
@@ -110,8 +110,12 @@ def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm
     return out.loss.detach()
 
 
-def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> Path | None:
-    """Train (or resume) the run defined by ``settings``; returns the model folder when finished.
+def pretrain(
+    settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True, device: str | None = None
+) -> Path | None:
+    """Train (or resume) the run defined by ``settings`` on ``device`` (``devices.resolve_device``:
+    default cuda when available, under torchrun ``cuda:LOCAL_RANK``; a resumed run may change it);
+    returns the model folder when finished.
 
     The run ends at its token budget (``epochs`` or ``max_tokens``) or, with ``max_minutes``,
     after the first step that brings its training time (all sessions) to that many minutes:
@@ -119,7 +123,7 @@ def pretrain(settings: PretrainSettings, overwrite: bool = False, show_progress:
     ``settings.max_steps`` before its end (resume it with the same command).
     """
     try:
-        return Trainer(settings, overwrite=overwrite, show_progress=show_progress).run()
+        return Trainer(settings, overwrite=overwrite, show_progress=show_progress, device=device).run()
     finally:
         end_distributed()
 
@@ -136,12 +140,12 @@ class Trainer:
     checkpoint).
     """
 
-    def __init__(self, settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True) -> None:
+    def __init__(
+        self, settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True, device: str | None = None
+    ) -> None:
         self.settings, self.overwrite, self.show_progress = settings, overwrite, show_progress
-        self.rank, self.world = distributed_context()
-        self.device = torch.device(
-            f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}" if torch.cuda.is_available() else "cpu"
-        )
+        self.device = resolve_device(device)
+        self.rank, self.world = distributed_context(self.device)
 
     def run(self) -> Path | None:
         """The model folder when the run is finished; None when it stopped at ``max_steps``."""

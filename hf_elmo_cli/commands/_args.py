@@ -5,7 +5,7 @@ and that reads a word starting with a dash and a digit as a value (``--lr -1e-3`
 options made from dataclass fields (``add_field_option``), another tool's options refused with what to use
 instead (``add_replaced_options``), and the options that mean the same in
 every command that takes them (``--model``: ``add_model_option``, ``one_model``; ``--threads``:
-``add_threads_option``, ``use_threads``)."""
+``add_threads_option``, ``use_threads``; ``--device``: ``add_device_option``)."""
 
 from __future__ import annotations
 
@@ -111,6 +111,19 @@ def use_threads(args: argparse.Namespace) -> None:
         import torch
 
         torch.set_num_threads(args.threads)
+
+
+def add_device_option(parser: Any, default: str | None = None) -> None:
+    """``--device``, taken by every command that runs the model where the user chooses (``elmo embed``,
+    ``perplexity``, ``demo``, ``pretrain``; not ``export``, which traces its graph on the CPU whatever the
+    machine), read by ``hf_elmo.devices.resolve_device`` when the command runs; ``default``: the device
+    without it (None: cuda when available); ``parser`` may be an argument group."""
+    stated = "cuda when available" if default is None else default
+    parser.add_argument(
+        "--device",
+        default=default,
+        help=f"cpu, cuda or cuda:N (default: {stated}); under torchrun with several GPUs, cuda means cuda:LOCAL_RANK",
+    )
 
 
 class _Replaced(argparse.Action):

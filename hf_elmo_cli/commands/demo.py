@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._args import add_model_option, add_threads_option, positive_int, use_threads
+from ._args import add_device_option, add_model_option, add_threads_option, positive_int, use_threads
 
 if TYPE_CHECKING:
     import torch
@@ -40,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="neighbours among all tokens of the text (default: among occurrences of WORD)",
     )
+    add_device_option(parser, default="cpu")  # the figures it prints are float32 CPU ones unless asked
     add_threads_option(parser)
     parser.set_defaults(run=run)
 
@@ -61,16 +62,19 @@ def run(args: argparse.Namespace) -> int:
     from torch.nn.functional import cosine_similarity
 
     from hf_elmo.corpus import MAX_LINE_CHARS, read_corpus
+    from hf_elmo.devices import resolve_device
     from hf_elmo.loading import load_bilm
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
     from hf_elmo.tokenization_elmo import split_words
 
     use_threads(args)
+    device = resolve_device(args.device)
     text_path = Path(args.text) if args.text else DEMO_SENTENCES
     # checked before the model loads; a line is one sentence, never cut (a line has fewer tokens than characters)
     text = [sentence.split() for sentence in read_corpus(text_path, max_sentence_tokens=MAX_LINE_CHARS)]
     model_path = args.model or DEFAULT_MODEL_NAME
     model, _ = load_bilm(model_path)
+    model.to(device)
     queries = [split_words(s, "spacy:en")[0] for s in args.sentences]  # as the shipped model's corpus
     positions = []
     for sentence, tokens in zip(args.sentences, queries):

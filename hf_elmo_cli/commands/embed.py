@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._args import (
+    add_device_option,
     add_max_token_chars_option,
     add_model_option,
     add_replaced_options,
@@ -68,11 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=4096,
         help="padded tokens per batch (default 4096); a longer sentence runs alone",
     )
-    parser.add_argument(
-        "--device",
-        help="cpu, cuda or cuda:N (default: cuda when available); under torchrun "
-        "with several GPUs, cuda means cuda:LOCAL_RANK",
-    )
+    add_device_option(parser)
     parser.add_argument(
         "--dtype",
         choices=["float32", "bfloat16"],

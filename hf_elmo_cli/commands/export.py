@@ -26,7 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "from the model's initial state (zeros, or the warm state of `warm_up`). Load it with "
         "hf_elmo.export.OnnxElmo(OUTPUT_DIR) or TorchExportElmo(OUTPUT_DIR), which take raw text (split by the folder's "
         "tokenizer) or lists of words. After writing, the graph is run on a few "
-        "sentences and compared with the model in eager mode.",
+        "sentences and compared with the model in eager mode. There is no --device: the graph is traced on the "
+        "CPU, and runs on the device its runtime is given (OnnxElmo(OUTPUT_DIR, providers=[...])).",
     )
     parser.add_argument(
         "model", nargs="?", metavar="MODEL", help="the model to export: any name --model takes (or give it as --model)"

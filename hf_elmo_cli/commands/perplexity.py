@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._args import (
+    add_device_option,
     add_field_option,
     add_model_option,
     add_threads_option,
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL"
     )
     parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
-    parser.add_argument("--device", help="cpu, cuda or cuda:N (default: cuda when available)")
+    add_device_option(parser)
     add_threads_option(parser)
     parser.add_argument(
         "--json",

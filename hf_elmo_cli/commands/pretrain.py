@@ -2,7 +2,7 @@
 
 The options are the fields of ``hf_elmo.training.settings.PretrainSettings`` (their help,
 choices and defaults are its field metadata), plus the model-shape overrides (``--lstm-dim``,
-..., ``--filters``, ``--no-clip``) and what only the command does (threads, overwrite, the Hub).
+..., ``--filters``, ``--no-clip``) and what only the command does (device, threads, overwrite, the Hub).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ._args import add_field_option, add_threads_option, use_threads
+from ._args import add_device_option, add_field_option, add_threads_option, use_threads
 
 #: Model-shape options: each overrides the preset's ElmoConfig field of the same name.
 SHAPE_OVERRIDES = (
@@ -60,6 +60,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="train without cell/projection clipping (cell_clip = proj_clip = None), which lets "
         "training run on torch's fused LSTM kernel (cuDNN on GPU)",
     )
+    add_device_option(groups[OPTIMISATION])
     add_threads_option(groups[OPTIMISATION], help="torch CPU threads per process")
     output = groups[OUTPUT]
     output.add_argument(
@@ -104,7 +105,7 @@ def run_command(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     if args.push_to_hub:
         check_hub_repository(args.push_to_hub)
-    out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress)
+    out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress, device=args.device)
     if not is_rank0():  # under torchrun, rank 0 says what the run did
         return 0
     if out is None:

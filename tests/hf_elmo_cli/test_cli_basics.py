@@ -344,6 +344,33 @@ def test_every_command_that_runs_torch_takes_threads(command, text, tmp_path, mo
     assert threads == [3]
 
 
+@pytest.mark.parametrize("command", ["embed", "perplexity", "demo", "pretrain"])
+def test_every_command_that_runs_the_model_where_asked_takes_device_as_embed_does(command, text, tmp_path, capsys):
+    """Was: --device in embed and perplexity alone; demo and pretrain refused it as an unrecognized
+    argument, and pretrain trained on a GPU whenever there was one."""
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = _commands(str(tmp_path / "my-elmo"), text, out)[command]
+    assert elmo_main([*argv, "--device", "nosuch"]) == 2  # read by resolve_device, before the model loads
+    assert capsys.readouterr().err.splitlines() == [
+        f"elmo {command}: error: unknown device 'nosuch'; use cpu, cuda or cuda:N"
+    ]
+    assert list(out.iterdir()) == []
+
+
+def test_device_has_one_help_in_every_command_that_takes_it_but_its_default():
+    """Was: perplexity's without embed's word on torchrun; export, which traces on the CPU, takes none."""
+    helps = {
+        command: action.help
+        for command, parser in command_parsers().items()
+        for action in parser._actions
+        if "--device" in action.option_strings
+    }
+    assert sorted(helps) == ["demo", "embed", "perplexity", "pretrain"]
+    assert len({re.sub(r"\(default: [^)]*\)", "", str(help)) for help in helps.values()}) == 1
+    assert "(default: cpu)" in str(helps["demo"]) and "(default: cuda when available)" in str(helps["pretrain"])
+
+
 def test_embed_reads_a_zip_of_the_original_files(text, tmp_path, capsys):
     write_random_original(tmp_path, small_options(), seed=2)
     archive = tmp_path / "model.zip"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.pretrained import DEFAULT_MODEL, DEMO_SENTENCES
@@ -33,6 +34,15 @@ def test_demo_gives_stick_different_vectors_in_its_two_sentences(capsys):
     assert float(layers["2"]) < 0.95  # the biLM sees the context
     assert out.count("[stick]") >= 2 + 2 * 5  # the two sentences and five neighbours each
     assert DEMO_SENTENCES.name in out
+
+
+def test_demo_runs_on_the_cpu_unless_given_a_device(monkeypatch, capsys):
+    """Was: no --device (the CPU always, which stays its default, also where cuda is available)."""
+    assert elmo_main(["demo", "--top", "1", "--device", "cpu"]) == 0
+    on_cpu = capsys.readouterr().out
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # a GPU machine, as far as --device's default goes
+    assert elmo_main(["demo", "--top", "1"]) == 0
+    assert capsys.readouterr().out == on_cpu
 
 
 def test_demo_names_a_word_missing_from_its_sentence(capsys):

@@ -10,6 +10,7 @@ import shutil
 from dataclasses import MISSING, fields
 
 import pytest
+import torch
 
 from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS
 from hf_elmo.training.evaluation import EVAL_TOKENS_PER_BATCH
@@ -57,6 +58,21 @@ def test_every_option_given_reaches_its_setting(option):
     words, value = _other_value(option)
     run_length = [] if option.metadata.get("run_length") else ["--epochs", "1"]
     assert getattr(settings_of(*run_length, *words), option.name) == value
+
+
+def test_pretrain_trains_on_the_device_it_is_given_and_by_default_on_cuda_local_rank(tmp_path, monkeypatch):
+    """Was: cuda:LOCAL_RANK whenever torch saw a GPU, with no --device (CUDA_VISIBLE_DEVICES= alone kept
+    a run on the CPU); the default stays."""
+    from hf_elmo.training.trainer import Trainer
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # a machine with two GPUs, under torchrun
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    monkeypatch.delenv("WORLD_SIZE", raising=False)  # one process: no process group to start
+    args = build_parser().parse_args(["pretrain", "c.txt", "out", "--epochs", "1", "--device", "cpu"])
+    settings = settings_from_args(args)
+    assert Trainer(settings, device=args.device).device == torch.device("cpu")
+    assert Trainer(settings).device == torch.device("cuda", 1)
 
 
 def test_shape_options_become_config_overrides():
