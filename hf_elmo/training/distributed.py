@@ -26,9 +26,13 @@ def warn(message: str) -> None:
 
 def distributed_context(device: torch.device) -> tuple[int, int]:
     """(rank, world_size); initialises the process group when started by torchrun: NCCL for a
-    process that trains on ``device`` cuda, gloo for one on the CPU."""
+    process that trains on ``device`` cuda, gloo for one on the CPU. A cuda ``device`` becomes the
+    process's current device first: NCCL's collectives (``_collective_device``) run there, and
+    every rank would otherwise take GPU 0."""
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world > 1 and not dist.is_initialized():
+        if device.type == "cuda":
+            torch.cuda.set_device(device)
         dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     if dist.is_initialized():
         return dist.get_rank(), dist.get_world_size()

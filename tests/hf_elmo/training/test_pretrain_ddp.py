@@ -12,6 +12,7 @@ import torch
 
 from hf_elmo.corpus import read_corpus
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
+from hf_elmo.training import distributed
 from hf_elmo.training.checkpoints import CHECKPOINT_FILE, DATA_ORDER_KEY
 from hf_elmo.training.data import DATA_ORDER, SentenceBatcher
 from hf_elmo.training.model import build_model, make_optimizer
@@ -170,3 +171,16 @@ def test_a_ddp_checkpoint_of_the_old_data_order_is_refused_on_every_rank_and_lef
     assert resumed.returncode != 0 and resumed.stderr.count(expected) == 2, resumed.stderr[-3000:]
     assert {p.name: p.read_bytes() for p in (tmp_path / "out.checkpoint").iterdir()} == before
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("device, current", [("cuda:1", ["cuda:1"]), ("cpu", [])])
+def test_a_torchrun_rank_on_a_gpu_makes_it_its_current_device_before_nccl_starts(monkeypatch, device, current):
+    """NCCL's collectives run on the current cuda device (``_collective_device``): without
+    ``torch.cuda.set_device`` every rank of a multi-GPU torchrun would gather on GPU 0."""
+    calls: list[str] = []
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setattr(torch.cuda, "set_device", lambda d: calls.append(str(torch.device(d))))
+    monkeypatch.setattr(distributed.dist, "init_process_group", lambda backend: calls.append(backend))
+    monkeypatch.setattr(distributed.dist, "is_initialized", lambda: False)
+    distributed.distributed_context(torch.device(device))
+    assert calls == [*current, "nccl" if current else "gloo"]
