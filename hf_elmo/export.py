@@ -24,7 +24,6 @@ import contextlib
 import importlib
 import json
 import logging
-import math
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -34,7 +33,7 @@ import numpy as np
 import torch
 
 from .devices import resolve_dtype
-from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, write_text_atomic
+from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, strict_json, write_text_atomic
 from .modeling_elmo import WORD_IDS_MODEL, ElmoModel
 from .tokenization_elmo import N_CHAR_IDS, ElmoTokenizer, batch_to_ids
 
@@ -130,10 +129,10 @@ def export_model(
             "num_layers": config.n_layers + 1,
             "output_dim": 2 * config.projection_dim,
         }
-        write_text_atomic(staging / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+        write_text_atomic(staging / MANIFEST, strict_json(manifest, indent=2) + "\n")
         error = _check_graph(model, open_exported(staging), format, dtype)  # before it replaces out_dir
-        manifest[PARITY_KEY] = error if math.isfinite(error) else None  # strict JSON: no NaN
-        write_text_atomic(staging / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+        manifest[PARITY_KEY] = error  # null where not finite (strict_json)
+        write_text_atomic(staging / MANIFEST, strict_json(manifest, indent=2) + "\n")
     return Path(out_dir)
 
 

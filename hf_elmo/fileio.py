@@ -24,6 +24,9 @@
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
   disk: it reports the failed writes while freeing objects and then crashes);
   ``check_writable``: refuse a folder this process cannot write in, before a long run would.
+- ``strict_json``: the one home for writing JSON that holds measured figures (perplexities,
+  differences, learned weights): an infinite or NaN float is written ``null``, as JSON has no such
+  number (Python's ``Infinity`` and ``NaN`` fail ``jq``, JavaScript and strict parsers).
 - ``input_identity``: size, mtime and SHA-256 of an input file, which a resumable run records
   to refuse resuming on another file of the same name (``elmo embed``, ``elmo pretrain``).
 
@@ -41,6 +44,7 @@ import hashlib
 import itertools
 import json
 import logging
+import math
 import os
 import re
 import shutil
@@ -155,6 +159,26 @@ def write_text_atomic(path: PathLike, text: str) -> Path:
     with atomic_file(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return path
+
+
+def strict_json(value: Any, **options: Any) -> str:
+    """``value`` as strict JSON text (``json.dumps(value, **options)``, e.g. ``indent=2``): every float in
+    it that is infinite or NaN, however deep in its dicts, lists and tuples, is written ``null``, and
+    ``allow_nan=False`` makes any other (a value ``default`` returns) a ``ValueError``, never ``Infinity``
+    or ``NaN``. A reader that needs a number where it finds ``null`` says what the number was (e.g.
+    ``training.evaluation.perplexity_from_json``)."""
+    return json.dumps(_finite_or_none(value), allow_nan=False, **options)
+
+
+def _finite_or_none(value: Any) -> Any:
+    """``value`` with every non-finite float (in dicts, lists and tuples too) replaced by ``None``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite_or_none(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_none(item) for item in value]
+    return value
 
 
 def ensure_free_space(path: PathLike, nbytes: int, what: str, then: str = "run the command again") -> None:

@@ -3,15 +3,15 @@ validation figures of ``elmo pretrain``), and loading such a model (``load_lm``)
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 from tqdm.auto import tqdm
 
 from ..batching import token_budget_batches
-from ..fileio import PathLike
+from ..fileio import PathLike, strict_json
 from ..loading import resolve_model
 from ..modeling_lm import ElmoForBidirectionalLM
 from .data import SentenceBatcher
@@ -89,11 +89,26 @@ def _exp(mean_loss: float) -> float:
 
 
 def perplexity_json(result: dict[str, float]) -> str:
-    """``perplexity``'s figures as one strict JSON object (``elmo perplexity --json``): a figure that is
-    infinite or NaN (a diverged model's) is ``null``, as JSON has no such numbers (Python's ``Infinity``
-    and ``NaN`` fail ``jq`` and strict parsers); ``forward_loss`` and ``backward_loss`` stay numbers where
-    the mean cross-entropy is finite, however large the perplexity it gives."""
-    return json.dumps({k: v if not isinstance(v, float) or math.isfinite(v) else None for k, v in result.items()})
+    """``perplexity``'s figures as one strict JSON object (``elmo perplexity --json``; ``strict_json``): a
+    figure that is infinite or NaN (a diverged model's) is ``null``, as JSON has no such numbers (Python's
+    ``Infinity`` and ``NaN`` fail ``jq`` and strict parsers); ``forward_loss`` and ``backward_loss`` stay
+    numbers where the mean cross-entropy is finite, however large the perplexity it gives."""
+    return strict_json(result)
+
+
+def perplexity_from_json(figures: dict[str, float | None]) -> dict[str, float]:
+    """``perplexity``'s figures as read back from JSON that ``strict_json`` wrote (``training.json``'s
+    ``metrics.valid``), with the numbers it wrote ``null`` given back: a direction's perplexity is the exp
+    of its mean loss (``inf`` for a loss beyond float64, NaN for a NaN loss, itself ``null``), and the
+    average their mean, as ``perplexity`` computed them."""
+    restored: dict[str, Any] = dict(figures)
+    for side in ("forward", "backward"):
+        if restored[side] is None:
+            loss = restored.get(f"{side}_loss")
+            restored[side] = math.nan if loss is None else _exp(loss)
+    if restored["average"] is None:
+        restored["average"] = 0.5 * (restored["forward"] + restored["backward"])
+    return restored
 
 
 def perplexity_line(result: dict[str, float]) -> str:

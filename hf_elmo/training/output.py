@@ -4,7 +4,6 @@ the training machine."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import torch
 
 from ..configuration_elmo import WHITESPACE
-from ..fileio import TRAINING_FILE, PathLike, build_aside
+from ..fileio import TRAINING_FILE, PathLike, build_aside, strict_json
 from ..loading import ModelSource
 from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_model_card
 from ..modeling_lm import ElmoForBidirectionalLM
@@ -53,7 +52,7 @@ def save_lm_folder(
             max_characters_per_token=model.config.max_characters_per_token, pre_tokenizer=pre_tokenizer
         ).save_pretrained(staging)
         training = {"settings": publishable_settings(settings), "position": position, "metrics": metrics}
-        (staging / TRAINING_FILE).write_text(json.dumps(training, indent=2) + "\n")
+        (staging / TRAINING_FILE).write_text(strict_json(training, indent=2) + "\n")
         write_model_card(staging, **model_card_fields(model, settings, position, metrics, init))
     return Path(out_dir)
 

@@ -98,7 +98,7 @@ def settings_from_args(args: argparse.Namespace):
 def run_command(args: argparse.Namespace) -> int:
     from hf_elmo.fileio import TRAINING_FILE
     from hf_elmo.training.distributed import is_rank0
-    from hf_elmo.training.evaluation import perplexity_line, predictions_text
+    from hf_elmo.training.evaluation import perplexity_from_json, perplexity_line, predictions_text
     from hf_elmo.training.trainer import pretrain
 
     use_threads(args)
@@ -117,7 +117,8 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"wrote {out}")
     valid = json.loads((out / TRAINING_FILE).read_text(encoding="utf-8"))["metrics"].get("valid")
     if valid is not None:
-        print(f"{settings.valid_file}: {perplexity_line(valid)} (full softmax, {predictions_text(valid)})")
+        line = perplexity_line(perplexity_from_json(valid))
+        print(f"{settings.valid_file}: {line} (full softmax, {predictions_text(valid)})")
     if args.push_to_hub:
         push_to_hub(out, args.push_to_hub)
         print(f"pushed {out} to {args.push_to_hub}")

@@ -466,3 +466,16 @@ def test_shipped_model_exports_within_1e5_on_a_sweep_of_lengths_and_batches(form
         reference = export_reference(model, ids).numpy()
         np.testing.assert_allclose(as_numpy(layers), reference, rtol=TOLERANCE, atol=TOLERANCE, err_msg=str(lengths))
         assert (as_numpy(mask) == (ids > 0).any(-1).numpy()).all()
+
+
+def test_an_export_of_a_model_whose_own_layers_are_not_finite_records_null_as_strict_json(tiny_model, tmp_path):
+    """elmo_export.json is written by fileio.strict_json: the NaN difference of infinite layers is null."""
+    broken = copy.deepcopy(tiny_model)
+    with torch.no_grad():
+        broken.char_cnn.projection.bias.fill_(float("inf"))
+    out = export_model(broken, tmp_path / "out", "torch-export")
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    assert json.loads((out / MANIFEST).read_text(), parse_constant=refuse)[PARITY_KEY] is None

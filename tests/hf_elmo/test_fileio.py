@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import json
+import math
 import os
 import re
 import signal
@@ -14,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hf_elmo.fileio import (
@@ -27,6 +30,7 @@ from hf_elmo.fileio import (
     exclusive_lock,
     others_files,
     remove_stale_staging,
+    strict_json,
     write_text_atomic,
 )
 from hf_elmo.pretrained import DEFAULT_MODEL
@@ -130,6 +134,26 @@ def test_written_files_and_folders_get_the_umask_modes(tmp_path):
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "a.txt").stat().st_mode) == 0o644
     assert stat.S_IMODE((tmp_path / "folder").stat().st_mode) == 0o755
+
+
+def test_strict_json_writes_null_for_every_infinite_or_nan_float_however_deep_and_keeps_the_layout():
+    """Python's json.dumps writes Infinity and NaN, which jq, JavaScript and strict parsers refuse."""
+    value = {"a": math.inf, "b": [1.5, -math.inf, (math.nan, 2)], "c": {"d": np.float64("nan"), "e": 0.0}, "f": 3}
+    text = strict_json(value, indent=2)
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    assert json.loads(text, parse_constant=refuse) == {
+        "a": None,
+        "b": [1.5, None, [None, 2]],
+        "c": {"d": None, "e": 0.0},
+        "f": 3,
+    }
+    assert text == json.dumps(json.loads(text), indent=2)  # json.dumps's layout, options passed on
+    assert value["a"] == math.inf  # the value given is left as it was
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        strict_json({"x": object()}, default=lambda _: math.inf)  # what no mapping reaches is refused
 
 
 def test_a_second_holder_of_an_output_lock_fails_at_once(tmp_path):

@@ -21,6 +21,7 @@ from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
 from hf_elmo.corpus import CorpusError, read_corpus, read_lines
 from hf_elmo.embed import scan_input
+from hf_elmo.fileio import strict_json
 from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
 from hf_elmo.tokenization_elmo import (
@@ -31,7 +32,7 @@ from hf_elmo.tokenization_elmo import (
     split_words,
 )
 from hf_elmo.training.data import SentenceBatcher, collate_sentences
-from hf_elmo.training.evaluation import load_lm, perplexity
+from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_from_json
 from hf_elmo.training.model import build_model, make_optimizer
 from hf_elmo.training.settings import NO_CLIP, PretrainSettings
 from hf_elmo.training.trainer import pretrain, train_step
@@ -660,6 +661,37 @@ def test_perplexity_json_is_strict_json_with_null_for_an_infinite_perplexity_and
     assert figures["forward"] is figures["backward"] is figures["average"] is None
     assert figures["forward_loss"] == pytest.approx(1e4, rel=0.01)
     assert figures["backward_loss"] == pytest.approx(1e4, rel=0.01)
+
+
+def test_a_diverged_runs_training_json_is_strict_json_with_null_perplexities_and_pretrain_says_inf(tmp_path, capsys):
+    """Was: "forward": Infinity in training.json (plain json.dumps), which jq and strict JSON parsers refuse."""
+    corpus, valid = write_corpus(tmp_path / "c.txt", n=20), write_corpus(tmp_path / "v.txt", n=5, seed=5)
+    vocab = build_vocabulary(read_corpus(corpus))
+    model = tiny_lm(len(vocab))
+    with torch.no_grad():
+        model.softmax.bias[vocab.unk_id] = 1e4  # every target (none is <UNK>) costs about 1e4 nats
+    model.save_pretrained(tmp_path / "lm")
+    vocab.save(tmp_path / "lm" / VOCAB_FILE)
+    out = tmp_path / "model"
+    argv = ["pretrain", str(corpus), str(out), "--init-model", str(tmp_path / "lm"), "--valid-file", str(valid)]
+    assert elmo_main([*argv, "--epochs", "1", "--max-steps", "1", "--preset", "cpu", "--no-progress"]) == 0
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    figures = json.loads((out / "training.json").read_text(), parse_constant=refuse)["metrics"]["valid"]
+    assert figures["forward"] is figures["backward"] is figures["average"] is None
+    assert figures["forward_loss"] == pytest.approx(1e4, rel=0.01)
+    said = capsys.readouterr().out.splitlines()[-1]
+    assert said.startswith(f"{valid}: perplexity forward inf  backward inf  average inf (full softmax, ")
+
+
+def test_perplexity_from_json_gives_back_the_figures_strict_json_wrote_null_from_their_mean_losses():
+    figures = {"forward": math.inf, "backward": 3.0, "average": math.inf, "forward_loss": 800.0}
+    figures |= {"backward_loss": math.log(3.0), "predictions": 4, "unk_rate": 0.0}
+    assert perplexity_from_json(json.loads(strict_json(figures))) == figures
+    nan = perplexity_from_json({**figures, "forward": None, "average": None, "forward_loss": None})
+    assert math.isnan(nan["forward"]) and math.isnan(nan["average"]) and nan["backward"] == 3.0
 
 
 def settings_for(tmp_path: Path, corpus: Path, **changes) -> PretrainSettings:
