@@ -271,3 +271,33 @@ def test_poll_reads_the_runs_record_by_the_name_fileio_gives_it(tmp_path, capsys
     (model / "record.json").write_text(json.dumps({"metrics": {"world_size": 1}}))
     assert gpu_run.report(tmp_path / "work", window=5, log_lines=3) == "done"
     assert 'metrics: {"world_size": 1}' in capsys.readouterr().out
+
+
+def test_evaluate_writes_a_diverged_models_perplexities_as_strict_json_with_null(tmp_path, capsys):
+    """Was: "forward": Infinity in perplexity.json (plain json.dumps), which jq and strict JSON parsers refuse."""
+    from hf_elmo.corpus import read_corpus
+    from hf_elmo.training.vocab import VOCAB_FILE, build_vocabulary
+    from tests.hf_elmo.training.test_pretraining import tiny_lm
+
+    work = tmp_path / "work"
+    valid = write_corpus(tmp_path / "valid.txt", n=5)
+    vocab = build_vocabulary(read_corpus(valid))
+    model = tiny_lm(len(vocab))
+    with torch.no_grad():
+        model.softmax.bias[vocab.unk_id] = 1e4  # every target (none is <UNK>) costs about 1e4 nats
+    model.save_pretrained(work / gpu_run.RUN_NAME)
+    vocab.save(work / gpu_run.RUN_NAME / VOCAB_FILE)
+    (work / gpu_run.RUN_NAME / "training.json").write_text(json.dumps({"position": {"tokens_seen": 9, "step": 1}}))
+    (work / "data").mkdir()
+    shutil.copyfile(valid, work / "data" / "valid.txt")
+    gpu_run.main(["evaluate", "--work", str(work), "--device", "cpu", "--out", str(tmp_path / "eval")])
+    capsys.readouterr()
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    text = (tmp_path / "eval" / "perplexity.json").read_text()
+    figures = json.loads(text, parse_constant=refuse)["models"][gpu_run.RUN_NAME]["valid"]
+    assert figures["forward"] is figures["backward"] is figures["average"] is None
+    assert figures["forward_loss"] == pytest.approx(1e4, rel=0.01)
+    assert (work / "perplexity.json").read_text() == text
