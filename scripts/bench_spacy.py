@@ -51,6 +51,7 @@ from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
+from hf_elmo.fileio import strict_json
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
@@ -253,8 +254,8 @@ def main() -> None:
         paths = convert(task, args.output, args.max_train, args.max_eval)
         for with_elmo in (pipeline == "elmo" for pipeline in args.pipelines):
             results.append(run(task, with_elmo, paths, args))
-            print(json.dumps(results[-1]), flush=True)
-    (args.output / "results.json").write_text(json.dumps(results, indent=1))
+            print(strict_json(results[-1]), flush=True)  # a diverged training's NaN layer weights: null
+    (args.output / "results.json").write_text(strict_json(results, indent=1))
     if args.plot_layer_weights:
         plot_layer_weights(results, args.plot_layer_weights, args.seed)
     print(

@@ -143,3 +143,33 @@ def test_bench_sst2_phrases_trains_on_the_trees_phrases_and_scores_the_cased_sen
     assert len(phrases) > 3 and [d.text for d in train] == [d.text for d in phrases]
     dev = list(DocBin().from_disk(tmp_path / "sst2-phrases.dev.spacy").get_docs(vocab))
     assert len(dev) == 10 and sum(any(c.isupper() for c in d.text) for d in dev) >= 5  # sentences, as cased
+
+
+def test_the_rows_of_a_diverged_training_are_strict_json_with_null_layer_weights(tmp_path, monkeypatch, capsys):
+    """Was: "gamma": NaN in results.json and the printed rows (plain json.dumps), which jq and strict
+    JSON parsers refuse: a spaCy training that diverged learns NaN scalar-mix weights."""
+    import importlib.util
+
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    spec = importlib.util.spec_from_file_location("bench_spacy", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    nan = float("nan")
+    row = {"task": "sst2", "pipeline": "ELMo", "epoch_seconds": [1.0], "epoch_cpu_seconds": [1.0], "dev": 50.0}
+    row |= {"test": 50.0, "pipe_words_per_second": 9.0, "peak_gpu_mib": None}
+    row["layer_weights"] = [{"component": "textcat", "weights": [nan, nan, nan], "gamma": nan}]
+    monkeypatch.setattr(module, "convert", lambda *args: {})
+    monkeypatch.setattr(module, "run", lambda *args: row)  # what a diverged training of an ELMo pipeline gives
+    monkeypatch.setattr(module.torch, "set_num_threads", lambda n: None)  # --threads: not this process's others
+    argv = ["bench_spacy.py", "--elmo", "unused", "--tasks", "sst2", "--pipelines", "baseline"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--output", str(tmp_path / "out")])
+    module.main()
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    printed = json.loads(capsys.readouterr().out.splitlines()[0], parse_constant=refuse)
+    written = json.loads((tmp_path / "out" / "results.json").read_text(), parse_constant=refuse)
+    assert written == [printed] and printed["layer_weights"] == [
+        {"component": "textcat", "weights": [None, None, None], "gamma": None}
+    ]
