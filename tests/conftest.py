@@ -23,6 +23,19 @@ def shared_dir() -> Path | None:
     return _load_shared_data().shared_dir(required=False)
 
 
+@pytest.fixture(autouse=True)
+def torch_threads_restored():
+    """Every test leaves torch's thread count as it found it: a test (or code it calls in-process,
+    e.g. a script's ``main``) that sets it would change the float sums of every later test, whose
+    1e-6 parity checks depend on the thread count they run with."""
+    import torch
+
+    threads = torch.get_num_threads()
+    yield
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
 @pytest.fixture
 def one_thread():
     """Tiny models run fastest on one thread (and leave the machine's other cores alone)."""
