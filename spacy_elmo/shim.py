@@ -75,10 +75,20 @@ class ElmoShim(PyTorchShim):
     def backward(self, outputs: list[torch.Tensor], grads: list[torch.Tensor]) -> None:
         """Backpropagate ``grads`` into the biLM's parameters, scaled by the gradient scaler and
         unscaled again (``finish_update`` skips the step after an overflow), as Thinc's
-        ``PyTorchShim.begin_update`` does."""
+        ``PyTorchShim.begin_update`` does, but only the gradients of this pass are unscaled: those
+        the parameters hold already (an earlier batch's of the same step, ``[training]
+        accumulate_gradient``), unscaled by their own pass, are added back after it (Thinc's
+        unscales them again, dividing them by the scale once more)."""
+        parameters = list(self._model.parameters())
+        held = [p.grad for p in parameters]
+        for parameter in parameters:
+            parameter.grad = None
         scaled = self._grad_scaler.scale(grads, inplace=True)
         torch.autograd.backward(outputs, scaled)
-        self._grad_scaler.unscale([p.grad for p in self._model.parameters() if p.grad is not None])
+        self._grad_scaler.unscale([p.grad for p in parameters if p.grad is not None])
+        for parameter, before in zip(parameters, held):
+            if before is not None:
+                parameter.grad = before if parameter.grad is None else parameter.grad.add_(before)
 
     @property
     def elmo(self) -> ElmoModel | None:

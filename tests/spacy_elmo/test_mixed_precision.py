@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import spacy
 import torch
-from thinc.api import Config
+from thinc.api import Config, PyTorchGradScaler
 from thinc.compat import has_torch_amp
 
 from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, training_examples
@@ -83,3 +83,33 @@ def test_mixed_precision_on_gpu_runs_under_autocast_and_hands_on_float32_layers(
         assert np.isfinite(losses["ner"])
     finally:
         spacy.require_cpu()
+
+
+class _CpuGradScaler(PyTorchGradScaler):
+    """Thinc's gradient scaler on CPU tensors (Thinc's refuses them), to scale where CUDA is not."""
+
+    def _scale_tensor(self, tensor, scale_per_device, inplace):
+        return tensor.mul_(self._scale) if inplace else tensor * self._scale
+
+
+def test_gradients_of_two_batches_accumulated_under_a_grad_scaler_are_unscaled_once(tiny_elmo_dir):
+    """Two batches backpropagated before one step (``[training] accumulate_gradient = 2``) give the
+    biLM the same gradients with a gradient scaler as without (was: each backward pass unscaled all
+    the gradients the parameters held, so the first batch's were divided by the scale again: lost)."""
+    nlp, examples, optimizer = pipeline(tiny_elmo_dir, Config().from_str(MIXED)["model"])
+    for _ in range(2):  # ner's output layer starts at zero: no gradient reaches the biLM at first
+        nlp.update(examples, sgd=optimizer)
+    shim = nlp.get_pipe("elmo").model.shims[0]
+    grads = []
+    for scaler in (_CpuGradScaler(enabled=True, init_scale=1024.0), PyTorchGradScaler(enabled=False)):
+        shim._grad_scaler = scaler
+        for parameter in shim.elmo.parameters():
+            parameter.grad = None
+        spacy.util.fix_random_seed(1)  # ner's update draws its oracle cut at random
+        for batch in (examples[:3], examples[3:]):
+            nlp.update(batch, sgd=False)  # as spacy train: the gradients stay on the parameters
+        grads.append({name: p.grad.clone() for name, p in shim.elmo.named_parameters() if p.grad is not None})
+    scaled, unscaled = grads
+    assert scaled.keys() == unscaled.keys() and unscaled
+    for name, grad in unscaled.items():
+        torch.testing.assert_close(scaled[name], grad, rtol=1e-5, atol=1e-9, msg=name)
