@@ -74,6 +74,8 @@ class ElmoComponent(TrainablePipe):
         self.cfg: dict[str, object] = {"token_vectors": token_vectors}
         self.listener_map: dict[str, list[ElmoListener]] = {}
         self.cache = ActivationCache(cache_mb, cache_dir)
+        self._backward_by: ElmoListener | None = None
+        self._step_after_backward: Optimizer | None = None
 
     # -- listeners -------------------------------------------------------------------------
     @property
@@ -210,11 +212,15 @@ class ElmoComponent(TrainablePipe):
 
         Frozen: the listeners' gradients are dropped (the loss stays 0). Fine-tuning: they are
         summed and the last listener's callback backpropagates them into the biLM (and steps
-        ``sgd`` if given).
+        ``sgd`` if given, or the step ``finish_update`` left to it); a step left by the batch
+        before, whose backward pass never came, is taken first.
         ``losses[name]`` accumulates the squared norm of the gradients received.
         """
         losses = {} if losses is None else losses
         validate_examples(examples, "ElmoComponent.update")
+        if self._step_after_backward is not None:
+            self.model.finish_update(self._step_after_backward)
+            self._step_after_backward = None
         uses = self._link_listeners_of_update()
         docs = [eg.predicted for eg in examples]
         layers, backprop_layers = self._layers(docs, is_train=True)
@@ -230,6 +236,7 @@ class ElmoComponent(TrainablePipe):
             for m in found
         ]
         updated = [listener for listener, use in handed if use == "update"]
+        self._backward_by = updated[-1] if updated and not self.frozen else None
         for listener, use in handed:
             if use == "update":
                 listener.receive(batch_id, layers, backprop if listener is updated[-1] else accumulate_gradient, docs)
@@ -282,8 +289,10 @@ class ElmoComponent(TrainablePipe):
         def backprop(one_d_layers: list[Floats3d]) -> list[Doc]:
             accumulate_gradient(one_d_layers)
             d_docs = backprop_layers(d_layers)
-            if sgd is not None:
-                self.finish_update(sgd)
+            step = sgd if sgd not in (None, False) else self._step_after_backward
+            self._backward_by = self._step_after_backward = None
+            if step is not None:
+                self.model.finish_update(step)
             return d_docs
 
         return accumulate_gradient, backprop
@@ -307,8 +316,19 @@ class ElmoComponent(TrainablePipe):
         return {} if losses is None else losses
 
     def finish_update(self, sgd: Optimizer) -> None:
-        """Step the biLM's weights, unless it is frozen (then nothing changes)."""
-        if not self.frozen:
+        """Step the biLM's weights, unless it is frozen (then nothing changes). While the batch of
+        the last ``update`` waits for its backward pass (a listener holds its callback:
+        ``nlp.update`` calls this right after ``update``, before the listening components), the
+        step is left to that pass (``update``'s callback): a step now would change the weights
+        under the batch's autograd graph, in place, and hold none of its gradient; so each
+        ``nlp.update`` steps by its own batch's gradient, at the weights its layers came from. A
+        batch whose backward pass never comes (its last listening component learnt nothing from
+        it) leaves the step to the next ``update``, before its forward pass."""
+        if self.frozen:
+            return
+        if self._backward_by is not None and self._backward_by.holds_batch:
+            self._step_after_backward = sgd
+        else:
             self.model.finish_update(sgd)
 
     def get_loss(self, examples: Iterable[Example], scores) -> None:

@@ -116,6 +116,12 @@ class ElmoListener(Model):
             self._batch_id, self._outputs, self._backprop = batch_id, outputs, backprop
             self._batch_end = weakref.finalize(docs[0], _release_batch_of, weakref.ref(self))
 
+    @property
+    def holds_batch(self) -> bool:
+        """Whether it holds a batch ``receive`` stored for its component's update, whose backward
+        pass has not run yet (it releases the batch first)."""
+        return self._backprop is not None
+
     def _release_batch(self) -> None:
         """Drop the batch ``receive`` stored for the listening component's update (the layers kept
         per doc for a prediction on its docs stay as long as the docs)."""

@@ -11,7 +11,10 @@ import pytest
 import spacy
 import torch
 from spacy.training import Example
+from thinc.api import SGD
 
+import spacy_elmo.bilm
+from hf_elmo import batch_to_ids
 from tests.spacy_elmo.pipeline_helpers import (
     loader_settings,
     ner_config,
@@ -51,6 +54,37 @@ def train(nlp, examples, optimizer, rounds=ROUNDS):
         nlp.update(examples, sgd=optimizer, losses=losses)
         history.append(losses)
     return history
+
+
+def record_listener_gradients(nlp, monkeypatch):
+    """The list that gets a copy of the ``d_layers`` each listener of ``nlp``'s elmo component hands
+    its gradient callback, as they are handed."""
+    sent = []
+    for listener in nlp.get_pipe("elmo").listeners:
+
+        def receive(batch_id, outputs, backprop, docs=(), receive=listener.receive):
+            def recorded(d_layers, backprop=backprop):
+                sent.append([np.array(d) for d in d_layers])
+                return backprop(d_layers)
+
+            receive(batch_id, outputs, None if backprop is None else recorded, docs)
+
+        monkeypatch.setattr(listener, "receive", receive)
+    return sent
+
+
+def direct_bilm_gradient(elmo, state, docs, sent):
+    """The gradient, at the weights ``state``, of the sum over ``docs`` of the biLM's layers times the
+    ``d_layers`` the listeners ``sent`` for them, computed in torch without the pipeline: each doc
+    read whole (``TRAIN_DATA`` has no sentence boundaries or whitespace tokens)."""
+    model = type(elmo)(elmo.config)
+    model.load_state_dict(state)
+    model.train()
+    for i, doc in enumerate(docs):
+        ids = batch_to_ids([[token.text for token in doc]], elmo.config.max_characters_per_token)
+        layers = torch.stack(model(input_ids=ids, stateful=False, return_dict=True).hidden_states)[:, 0]
+        (layers * torch.from_numpy(sum(d_layers[i] for d_layers in sent))).sum().backward()
+    return {name: parameter.grad for name, parameter in model.named_parameters() if parameter.grad is not None}
 
 
 def test_listener_widths_are_set_when_the_elmo_component_is_initialised(tiny_elmo_dir):
@@ -126,6 +160,84 @@ def test_fine_tuning_updates_the_biLM(tiny_elmo_dir):
     assert history[-1]["elmo"] > 0.0
     changed = [k for k in before if not torch.equal(before[k], after[k])]
     assert "bilm.forward_layers.0.input_linear.weight" in changed
+
+
+def test_a_fine_tuned_biLM_gets_the_sum_of_the_gradients_of_its_listeners(tiny_elmo_dir, monkeypatch):
+    """``ner`` and ``textcat`` both listen to the fine-tuned biLM: its gradient is that of the sum of
+    what both listeners hand back, computed here in torch from the same weights."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=False)
+    train(nlp, examples, optimizer, rounds=2)  # ner's output layer starts at zero: no gradient at first
+    elmo = nlp.get_pipe("elmo").model.shims[0].elmo
+    for parameter in elmo.parameters():
+        parameter.grad = None
+    sent, before = record_listener_gradients(nlp, monkeypatch), bilm_state(nlp)
+    nlp.update(examples, sgd=False)  # no step: the gradients stay on the parameters
+    assert len(sent) == 2 and all(any(np.abs(d).max() > 0 for d in d_layers) for d_layers in sent)
+    expected = direct_bilm_gradient(elmo, before, [eg.predicted for eg in examples], sent)
+    scale = max(float(grad.abs().max()) for grad in expected.values())
+    assert scale > 0 and {name for name, p in elmo.named_parameters() if p.grad is not None} == set(expected)
+    for name, parameter in elmo.named_parameters():
+        torch.testing.assert_close(parameter.grad, expected[name], rtol=1e-4, atol=1e-6 * scale)
+
+
+def test_nlp_update_steps_a_fine_tuned_biLM_by_its_batch_s_gradient_at_the_weights_its_layers_came_from(
+    tiny_elmo_dir, monkeypatch
+):
+    """``nlp.update(examples, sgd=...)`` calls the elmo component's ``finish_update`` right after its
+    ``update``, before the listening components backpropagate: the step waits for their backward
+    pass, so each update moves the biLM by its own batch's gradient, computed at the weights the
+    batch's layers came from (was: the step came first, with the batch before's gradient, and changed
+    the weights in place under this batch's autograd graph, whose gradient was then computed partly
+    at the new weights: 7% off with Adam's default learning rate)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=False)
+    train(nlp, examples, optimizer, rounds=2)  # ner's output layer starts at zero: no gradient at first
+    elmo = nlp.get_pipe("elmo").model.shims[0].elmo
+    sgd = SGD(0.1, grad_clip=0.0, use_averages=False)  # a step is -0.1 x the gradient
+    sent = record_listener_gradients(nlp, monkeypatch)
+    for _ in range(2):
+        sent.clear()
+        before = bilm_state(nlp)
+        nlp.update(examples, sgd=sgd)
+        expected = direct_bilm_gradient(elmo, before, [eg.predicted for eg in examples], sent)
+        scale = max(float(grad.abs().max()) for grad in expected.values())
+        steps = {name: (before[name] - parameter.detach()) / 0.1 for name, parameter in elmo.named_parameters()}
+        assert scale > 0 and set(steps) == set(expected)
+        error = max(float((steps[name] - expected[name]).abs().max()) for name in steps)
+        assert error < 1e-3 * scale, (error, scale)
+
+
+def test_a_step_left_by_a_batch_without_a_backward_pass_is_taken_once_before_the_next_forward_pass(
+    tiny_elmo_dir, monkeypatch
+):
+    """On a batch of empty docs no listening component runs a backward pass, so the step that
+    ``nlp.update`` asks of the elmo component (before its listeners) waits; the next update takes it
+    before its forward pass, then its own: one step per update, none at weights a graph still reads
+    (was: each step before the batch's backward pass, ``nlp.update``'s order)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=False)
+    events = []
+    run, shim = spacy_elmo.bilm._run, nlp.get_pipe("elmo").model.shims[0]
+    monkeypatch.setattr(spacy_elmo.bilm, "_run", lambda *args: events.append("forward") or run(*args))
+    monkeypatch.setattr(shim, "finish_update", lambda sgd, step=shim.finish_update: events.append("step") or step(sgd))
+    monkeypatch.setattr(shim, "backward", lambda *args, run=shim.backward: events.append("backward") or run(*args))
+    empty = [Example(nlp.make_doc(""), nlp.make_doc("")) for _ in examples]
+    for batch in (examples, empty, examples):
+        nlp.update(batch, sgd=optimizer)
+    assert events == ["forward", "backward", "step", "step", "forward", "backward", "step"]
+
+
+def test_an_elmo_update_given_sgd_false_leaves_the_gradients_of_a_fine_tuned_biLM_unstepped(tiny_elmo_dir):
+    """``sgd=False``, no step (what ``spacy train`` gives ``nlp.update``), given to the elmo
+    component's own ``update``: the listeners' backward pass leaves the biLM's gradients on its
+    parameters (was: it stepped with ``False`` for an optimizer, a TypeError)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir, frozen=False)
+    train(nlp, examples, optimizer, rounds=2)  # ner's output layer starts at zero: no gradient at first
+    before = bilm_state(nlp)
+    nlp.get_pipe("elmo").update(examples, sgd=False)
+    for name in ("ner", "textcat"):
+        nlp.get_pipe(name).update(examples)
+    after, elmo = bilm_state(nlp), nlp.get_pipe("elmo").model.shims[0].elmo
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    assert any(p.grad is not None and bool(p.grad.abs().sum() > 0) for p in elmo.parameters())
 
 
 def test_a_listener_given_another_batch_names_the_mismatch(tiny_elmo_dir):
