@@ -104,6 +104,31 @@ def test_spacy_train_cli_learns_the_mix_and_keeps_the_frozen_biLM(task, corpus, 
         assert a.cats == pytest.approx(b.cats, abs=1e-6)
 
 
+def test_spacy_train_cli_fine_tunes_the_biLM_when_it_is_not_frozen(corpus, tiny_elmo_dir, tmp_path):
+    """``[components.elmo.model] frozen = false`` through the real CLI, over sub-batches
+    (``accumulate_gradient``): the biLM's weights move, the loss falls, and the saved pipeline holds
+    the tuned biLM and predicts as the trained one."""
+    output = tmp_path / "trained"
+    command = [sys.executable, "-m", "spacy", "train", str(CONFIGS / "ner.cfg"), "--output", str(output)]
+    paths = ["--paths.train", str(corpus), "--paths.dev", str(corpus), "--paths.elmo", str(tiny_elmo_dir)]
+    tuning = ["--components.elmo.model.frozen", "false", "--training.accumulate_gradient", "2"]
+    run = subprocess.run(command + paths + small_overrides("ner") + tuning, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    losses = losses_from_console(run.stdout, "ner")
+    assert losses[-1] < losses[1], losses
+
+    nlp = spacy.load(output / "model-last")
+    trained = nlp.get_pipe("elmo").model.shims[0].elmo.state_dict()
+    original = tiny_elmo().state_dict()
+    moved = [k for k in original if not torch.equal(trained[k], original[k])]
+    assert {k.split(".")[0] for k in moved} == {"char_cnn", "bilm"}, moved  # the token layer and the LSTMs
+    texts = [doc.text for doc in training_docs(nlp)]
+    again = spacy.load(output / "model-last")
+    for a, b in zip(nlp.pipe(texts), again.pipe(texts)):
+        assert [(e.start, e.end, e.label_) for e in a.ents] == [(e.start, e.end, e.label_) for e in b.ents]
+        assert np.allclose(a._.elmo.layers, b._.elmo.layers, atol=1e-6)
+
+
 @pytest.mark.parametrize("task", ["ner", "textcat"])
 def test_spacy_debug_model_trains_a_listening_component_on_the_layers_of_its_elmo_component(
     task, corpus, tiny_elmo_dir
