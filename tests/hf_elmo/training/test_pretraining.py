@@ -10,6 +10,7 @@ import random
 import zipfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -643,21 +644,31 @@ def test_a_perplexity_beyond_float64_is_infinite_not_an_overflow_error(tmp_path)
     assert 1e3 < result["forward_loss"] < math.inf and 1e3 < result["backward_loss"] < math.inf
 
 
-def test_perplexity_json_is_strict_json_with_null_for_an_infinite_perplexity_and_its_finite_mean_loss(tmp_path, capsys):
-    """Was: {"forward": Infinity, ...}, which jq and strict JSON parsers refuse, and no finite figure."""
-    corpus = write_corpus(tmp_path / "c.txt", n=10)
+def save_diverged_lm(corpus: Path, folder: Path) -> None:
+    """A tiny LM of ``corpus``'s vocabulary saved in ``folder``, whose perplexity is beyond float64."""
     vocab = build_vocabulary(read_corpus(corpus))
     model = tiny_lm(len(vocab))
     with torch.no_grad():
         model.softmax.bias[vocab.unk_id] = 1e4  # every target (none is <UNK>) costs about 1e4 nats
-    model.save_pretrained(tmp_path / "lm")
-    vocab.save(tmp_path / "lm" / VOCAB_FILE)
-    assert elmo_main(["perplexity", str(tmp_path / "lm"), str(corpus), "--json", "--no-progress"]) == 0
+    model.save_pretrained(folder)
+    vocab.save(folder / VOCAB_FILE)
+
+
+def strict_json_loads(text: str) -> Any:
+    """``json.loads`` that refuses Infinity and NaN, as strict JSON parsers do."""
 
     def refuse(constant: str) -> None:
         raise ValueError(f"{constant} is not JSON")
 
-    figures = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_perplexity_json_is_strict_json_with_null_for_an_infinite_perplexity_and_its_finite_mean_loss(tmp_path, capsys):
+    """Was: {"forward": Infinity, ...}, which jq and strict JSON parsers refuse, and no finite figure."""
+    corpus = write_corpus(tmp_path / "c.txt", n=10)
+    save_diverged_lm(corpus, tmp_path / "lm")
+    assert elmo_main(["perplexity", str(tmp_path / "lm"), str(corpus), "--json", "--no-progress"]) == 0
+    figures = strict_json_loads(capsys.readouterr().out)
     assert figures["forward"] is figures["backward"] is figures["average"] is None
     assert figures["forward_loss"] == pytest.approx(1e4, rel=0.01)
     assert figures["backward_loss"] == pytest.approx(1e4, rel=0.01)
@@ -666,20 +677,11 @@ def test_perplexity_json_is_strict_json_with_null_for_an_infinite_perplexity_and
 def test_a_diverged_runs_training_json_is_strict_json_with_null_perplexities_and_pretrain_says_inf(tmp_path, capsys):
     """Was: "forward": Infinity in training.json (plain json.dumps), which jq and strict JSON parsers refuse."""
     corpus, valid = write_corpus(tmp_path / "c.txt", n=20), write_corpus(tmp_path / "v.txt", n=5, seed=5)
-    vocab = build_vocabulary(read_corpus(corpus))
-    model = tiny_lm(len(vocab))
-    with torch.no_grad():
-        model.softmax.bias[vocab.unk_id] = 1e4  # every target (none is <UNK>) costs about 1e4 nats
-    model.save_pretrained(tmp_path / "lm")
-    vocab.save(tmp_path / "lm" / VOCAB_FILE)
+    save_diverged_lm(corpus, tmp_path / "lm")
     out = tmp_path / "model"
     argv = ["pretrain", str(corpus), str(out), "--init-model", str(tmp_path / "lm"), "--valid-file", str(valid)]
     assert elmo_main([*argv, "--epochs", "1", "--max-steps", "1", "--preset", "cpu", "--no-progress"]) == 0
-
-    def refuse(constant: str) -> None:
-        raise ValueError(f"{constant} is not JSON")
-
-    figures = json.loads((out / "training.json").read_text(), parse_constant=refuse)["metrics"]["valid"]
+    figures = strict_json_loads((out / "training.json").read_text())["metrics"]["valid"]
     assert figures["forward"] is figures["backward"] is figures["average"] is None
     assert figures["forward_loss"] == pytest.approx(1e4, rel=0.01)
     said = capsys.readouterr().out.splitlines()[-1]
