@@ -15,6 +15,7 @@ run leaves an earlier output as it was); the input itself is never an output.
 """
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 import spacy
@@ -38,7 +39,8 @@ def sentence_count(text: str) -> int:
     return int(text)
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("format", choices=sorted(READERS))
     parser.add_argument("source", type=Path)
@@ -46,7 +48,7 @@ def main() -> None:
     parser.add_argument(
         "--max-sentences", type=sentence_count, default=0, help="read at most this many sentences (0: all)"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.output.resolve() == args.source.resolve():
         parser.exit(1, f"error: the output {args.output} is the input; write the .spacy file to another path\n")
     try:

@@ -264,6 +264,7 @@ def test_a_child_forked_while_a_thread_holds_the_token_cache_lock_uses_the_cache
     assert exit_code_of_a_child_forked_while_held(elmo_cache._LOCK, use) == 0
 
 
+@pytest.mark.slow  # ~9 s: torch.compile in a new process
 def test_torch_compile_gives_the_eager_vectors_once_the_token_cache_evicts_tokens(tmp_path):
     """Under torch.compile (torch 2.13), a graph break inside the char CNN (its host reads) dropped the
     cache's move_to_end of the tokens it had found, so evicting the least recently used token evicted

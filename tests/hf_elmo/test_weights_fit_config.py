@@ -221,7 +221,7 @@ def test_an_edited_vocab_size_of_an_LM_folder_is_refused_before_its_softmax_is_b
         ElmoForBidirectionalLM.from_pretrained(edited)
 
 
-@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+@pytest.mark.parametrize("value", [float("nan"), pytest.param(float("inf"), marks=pytest.mark.slow)])  # inf: ~7 s
 def test_weights_holding_nan_or_inf_are_refused_naming_the_weight_and_the_file(value, bilm_folder, tmp_path):
     """They loaded silently, and every output was NaN."""
     damaged = tmp_path / "damaged"

@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 
 PACK = REPO / "scripts" / "gpu" / "pack_spacy_data.py"
@@ -32,6 +34,7 @@ def test_pack_copies_the_task_files_sources_and_fixtures_like_shared(shared, tmp
     assert "of 64 MiB" in run.stdout
 
 
+@pytest.mark.slow  # ~8 s: packs the data twice
 def test_pack_refuses_an_existing_folder_and_leaves_it(shared, tmp_path):
     out = tmp_path / "gpu-spacy"
     out.mkdir()

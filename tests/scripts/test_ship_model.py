@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 import torch
 
 from hf_elmo.cli import main as elmo_main
@@ -125,6 +126,7 @@ def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stag
     assert record["position"] == stages[1]
 
 
+@pytest.mark.slow  # ~17 s: ship_model.py run four times
 def test_ship_model_refuses_to_write_over_its_run_or_a_folder_it_did_not_make(tmp_path):
     run, out = ship(tmp_path, ours=90.0, baseline=120.0)
     before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}

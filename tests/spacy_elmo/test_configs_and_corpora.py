@@ -1,5 +1,6 @@
 """The shipped configs (ELMo and baseline differ only by ELMo) and the corpus readers."""
 
+import importlib.util
 import subprocess
 import sys
 
@@ -148,27 +149,28 @@ def test_a_file_that_is_not_sst_trees_is_refused_naming_the_line(tmp_path, line,
         list(read_sst_trees(path, spacy.blank("en").vocab, binary=False))
 
 
-@pytest.mark.parametrize("count", ["-1", "many"])
-def test_convert_corpora_refuses_a_sentence_count_below_0(count, tmp_path):
-    import subprocess
-    import sys
+def convert_corpora(capsys, *argv: str) -> subprocess.CompletedProcess:
+    """``scripts/convert_corpora.py`` run in this process (its imports cost seconds in a new one):
+    its exit status and what it printed, as ``subprocess.run`` gives them. One test runs it as a
+    command (``test_convert_corpora_writes_sst2_from_trees``)."""
+    spec = importlib.util.spec_from_file_location("convert_corpora", REPO / "scripts" / "convert_corpora.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    capsys.readouterr()
+    try:
+        module.main(list(argv))
+        code = 0
+    except SystemExit as exit:
+        code = exit.code if isinstance(exit.code, int) else 1
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["convert_corpora.py", *argv], code, out, err)
 
+
+@pytest.mark.parametrize("count", ["-1", "many"])
+def test_convert_corpora_refuses_a_sentence_count_below_0(count, tmp_path, capsys):
     path = tmp_path / "sst.tiny"
     path.write_text("1 a fine film .\n0 dull .\n", encoding="utf-8")
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "scripts" / "convert_corpora.py"),
-            "sst",
-            str(path),
-            str(tmp_path / "o.spacy"),
-            "--max-sentences",
-            count,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = convert_corpora(capsys, "sst", str(path), str(tmp_path / "o.spacy"), "--max-sentences", count)
     assert run.returncode == 2 and f"must be an integer >= 0, got '{count}'" in run.stderr
     assert not (tmp_path / "o.spacy").exists()
 
@@ -279,10 +281,7 @@ def test_bad_mix_settings_are_config_errors_naming_the_setting(settings):
         scalar_mix(**settings)
 
 
-def test_convert_corpora_never_writes_over_its_input_a_folder_or_a_link(tmp_path):
-    import subprocess
-    import sys
-
+def test_convert_corpora_never_writes_over_its_input_a_folder_or_a_link(tmp_path, capsys):
     from hf_elmo.fileio import check_output_file
 
     source = tmp_path / "sst.tiny"
@@ -290,8 +289,7 @@ def test_convert_corpora_never_writes_over_its_input_a_folder_or_a_link(tmp_path
     before = source.read_bytes()
 
     def convert(output):
-        command = [sys.executable, str(REPO / "scripts" / "convert_corpora.py"), "sst", str(source), str(output)]
-        return subprocess.run(command, capture_output=True, text=True, timeout=120)
+        return convert_corpora(capsys, "sst", str(source), str(output))
 
     run = convert(source)
     assert run.returncode == 1 and f"the output {source} is the input" in run.stderr
@@ -312,9 +310,6 @@ def test_convert_corpora_never_writes_over_its_input_a_folder_or_a_link(tmp_path
 
 @pytest.mark.parametrize("fmt, count", [("sst2-trees", 2), ("sst2-phrases", 9)])
 def test_convert_corpora_writes_sst2_from_trees(tmp_path, fmt, count):
-    import subprocess
-    import sys
-
     from spacy.tokens import DocBin
 
     source = tmp_path / "train.txt"
