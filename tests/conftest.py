@@ -3,19 +3,38 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _load_shared_data():
-    """``scripts/shared_data.py``, the one definition of where the shared data lives."""
-    spec = importlib.util.spec_from_file_location("shared_data", REPO / "scripts" / "shared_data.py")
+def load_script(path: str) -> ModuleType:
+    """The script ``REPO / path`` (e.g. ``scripts/convert_corpora.py``) loaded as a module of its
+    file's name, to call its functions in this process."""
+    spec = importlib.util.spec_from_file_location(Path(path).stem, REPO / path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def strict_json_loads(text: str) -> Any:
+    """``json.loads`` that refuses Infinity and NaN, as strict JSON parsers (jq, JavaScript) do."""
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _load_shared_data():
+    """``scripts/shared_data.py``, the one definition of where the shared data lives."""
+    return load_script("scripts/shared_data.py")
 
 
 def shared_dir() -> Path | None:

@@ -28,6 +28,7 @@ from hf_elmo.export import (
     open_exported,
 )
 from hf_elmo.fileio import FREE_SPACE_RESERVE, others_files
+from tests.conftest import strict_json_loads
 from tests.hf_elmo.random_inputs import clipped_random_model, random_sentences
 from tests.hf_elmo.test_convert_safety import DiskUsage
 
@@ -474,8 +475,4 @@ def test_an_export_of_a_model_whose_own_layers_are_not_finite_records_null_as_st
     with torch.no_grad():
         broken.char_cnn.projection.bias.fill_(float("inf"))
     out = export_model(broken, tmp_path / "out", "torch-export")
-
-    def refuse(constant: str) -> None:
-        raise ValueError(f"{constant} is not JSON")
-
-    assert json.loads((out / MANIFEST).read_text(), parse_constant=refuse)[PARITY_KEY] is None
+    assert strict_json_loads((out / MANIFEST).read_text())[PARITY_KEY] is None

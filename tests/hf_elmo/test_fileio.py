@@ -34,6 +34,7 @@ from hf_elmo.fileio import (
     write_text_atomic,
 )
 from hf_elmo.pretrained import DEFAULT_MODEL
+from tests.conftest import strict_json_loads
 
 # Holds an flock on the path in argv[1] (a file or a folder) until killed; prints "held" once it does.
 HOLD_LOCK = """
@@ -140,11 +141,7 @@ def test_strict_json_writes_null_for_every_infinite_or_nan_float_however_deep_an
     """Python's json.dumps writes Infinity and NaN, which jq, JavaScript and strict parsers refuse."""
     value = {"a": math.inf, "b": [1.5, -math.inf, (math.nan, 2)], "c": {"d": np.float64("nan"), "e": 0.0}, "f": 3}
     text = strict_json(value, indent=2)
-
-    def refuse(constant: str) -> None:
-        raise ValueError(f"{constant} is not JSON")
-
-    assert json.loads(text, parse_constant=refuse) == {
+    assert strict_json_loads(text) == {
         "a": None,
         "b": [1.5, None, [None, 2]],
         "c": {"d": None, "e": 0.0},

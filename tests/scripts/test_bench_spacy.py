@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, load_script, strict_json_loads
 from tests.spacy_elmo.pipeline_helpers import tiny_elmo
 
 SCRIPT = REPO / "scripts" / "bench_spacy.py"
@@ -148,12 +148,8 @@ def test_bench_sst2_phrases_trains_on_the_trees_phrases_and_scores_the_cased_sen
 def test_the_rows_of_a_diverged_training_are_strict_json_with_null_layer_weights(tmp_path, monkeypatch, capsys):
     """Was: "gamma": NaN in results.json and the printed rows (plain json.dumps), which jq and strict
     JSON parsers refuse: a spaCy training that diverged learns NaN scalar-mix weights."""
-    import importlib.util
-
     monkeypatch.syspath_prepend(str(REPO / "scripts"))
-    spec = importlib.util.spec_from_file_location("bench_spacy", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/bench_spacy.py")
     nan = float("nan")
     row = {"task": "sst2", "pipeline": "ELMo", "epoch_seconds": [1.0], "epoch_cpu_seconds": [1.0], "dev": 50.0}
     row |= {"test": 50.0, "pipe_words_per_second": 9.0, "peak_gpu_mib": None}
@@ -164,12 +160,8 @@ def test_the_rows_of_a_diverged_training_are_strict_json_with_null_layer_weights
     argv = ["bench_spacy.py", "--elmo", "unused", "--tasks", "sst2", "--pipelines", "baseline"]
     monkeypatch.setattr(sys, "argv", [*argv, "--output", str(tmp_path / "out")])
     module.main()
-
-    def refuse(constant: str) -> None:
-        raise ValueError(f"{constant} is not JSON")
-
-    printed = json.loads(capsys.readouterr().out.splitlines()[0], parse_constant=refuse)
-    written = json.loads((tmp_path / "out" / "results.json").read_text(), parse_constant=refuse)
+    printed = strict_json_loads(capsys.readouterr().out.splitlines()[0])
+    written = strict_json_loads((tmp_path / "out" / "results.json").read_text())
     assert written == [printed] and printed["layer_weights"] == [
         {"component": "textcat", "weights": [None, None, None], "gamma": None}
     ]

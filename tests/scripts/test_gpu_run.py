@@ -5,7 +5,6 @@ ElmoModel.from_pretrained, with a tiny model and budget."""
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 import random
 import shutil
@@ -14,12 +13,10 @@ import pytest
 import torch
 
 from hf_elmo import ElmoModel, batch_to_ids
-from tests.conftest import REPO
+from tests.conftest import REPO, load_script, strict_json_loads
 from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
 
-SPEC = importlib.util.spec_from_file_location("gpu_run", REPO / "scripts" / "gpu" / "gpu_run.py")
-gpu_run = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(gpu_run)
+gpu_run = load_script("scripts/gpu/gpu_run.py")
 
 TINY_TRAINING = [
     "--",
@@ -292,12 +289,8 @@ def test_evaluate_writes_a_diverged_models_perplexities_as_strict_json_with_null
     shutil.copyfile(valid, work / "data" / "valid.txt")
     gpu_run.main(["evaluate", "--work", str(work), "--device", "cpu", "--out", str(tmp_path / "eval")])
     capsys.readouterr()
-
-    def refuse(constant: str) -> None:
-        raise ValueError(f"{constant} is not JSON")
-
     text = (tmp_path / "eval" / "perplexity.json").read_text()
-    figures = json.loads(text, parse_constant=refuse)["models"][gpu_run.RUN_NAME]["valid"]
+    figures = strict_json_loads(text)["models"][gpu_run.RUN_NAME]["valid"]
     assert figures["forward"] is figures["backward"] is figures["average"] is None
     assert figures["forward_loss"] == pytest.approx(1e4, rel=0.01)
     assert (work / "perplexity.json").read_text() == text

@@ -1,6 +1,5 @@
 """The shipped configs (ELMo and baseline differ only by ELMo) and the corpus readers."""
 
-import importlib.util
 import subprocess
 import sys
 
@@ -9,7 +8,7 @@ import spacy
 from spacy.util import load_config
 
 from spacy_elmo.corpora import iob1_spans, read_conll2003, read_sst, read_sst_trees
-from tests.conftest import REPO
+from tests.conftest import REPO, load_script
 
 CONFIGS = REPO / "spacy_elmo" / "configs"
 
@@ -153,9 +152,7 @@ def convert_corpora(capsys, *argv: str) -> subprocess.CompletedProcess:
     """``scripts/convert_corpora.py`` run in this process (its imports cost seconds in a new one):
     its exit status and what it printed, as ``subprocess.run`` gives them. One test runs it as a
     command (``test_convert_corpora_writes_sst2_from_trees``)."""
-    spec = importlib.util.spec_from_file_location("convert_corpora", REPO / "scripts" / "convert_corpora.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("scripts/convert_corpora.py")
     capsys.readouterr()
     try:
         module.main(list(argv))

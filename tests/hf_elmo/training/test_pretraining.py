@@ -10,7 +10,6 @@ import random
 import zipfile
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -38,6 +37,7 @@ from hf_elmo.training.model import build_model, make_optimizer
 from hf_elmo.training.settings import NO_CLIP, PretrainSettings
 from hf_elmo.training.trainer import pretrain, train_step
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary, build_vocabulary
+from tests.conftest import strict_json_loads
 from tests.hf_elmo.autograd_probe import training_step
 from tests.numpy_elmo import small_options, write_random_original
 
@@ -652,15 +652,6 @@ def save_diverged_lm(corpus: Path, folder: Path) -> None:
         model.softmax.bias[vocab.unk_id] = 1e4  # every target (none is <UNK>) costs about 1e4 nats
     model.save_pretrained(folder)
     vocab.save(folder / VOCAB_FILE)
-
-
-def strict_json_loads(text: str) -> Any:
-    """``json.loads`` that refuses Infinity and NaN, as strict JSON parsers do."""
-
-    def refuse(constant: str) -> None:
-        raise ValueError(f"{constant} is not JSON")
-
-    return json.loads(text, parse_constant=refuse)
 
 
 def test_perplexity_json_is_strict_json_with_null_for_an_infinite_perplexity_and_its_finite_mean_loss(tmp_path, capsys):
