@@ -11,7 +11,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ..batching import token_budget_batches
-from ..fileio import PathLike, strict_json
+from ..fileio import PathLike
 from ..loading import resolve_model
 from ..modeling_lm import ElmoForBidirectionalLM
 from .data import SentenceBatcher
@@ -86,14 +86,6 @@ def _exp(mean_loss: float) -> float:
         return math.exp(mean_loss)
     except OverflowError:
         return math.inf
-
-
-def perplexity_json(result: dict[str, float]) -> str:
-    """``perplexity``'s figures as one strict JSON object (``elmo perplexity --json``; ``strict_json``): a
-    figure that is infinite or NaN (a diverged model's) is ``null``, as JSON has no such numbers (Python's
-    ``Infinity`` and ``NaN`` fail ``jq`` and strict parsers); ``forward_loss`` and ``backward_loss`` stay
-    numbers where the mean cross-entropy is finite, however large the perplexity it gives."""
-    return strict_json(result)
 
 
 def perplexity_from_json(figures: dict[str, float | None]) -> dict[str, float]:

@@ -77,15 +77,10 @@ def run(args: argparse.Namespace) -> int:
 
     from hf_elmo.corpus import read_corpus
     from hf_elmo.devices import resolve_device
+    from hf_elmo.fileio import strict_json
     from hf_elmo.loading import resolve_model
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
-    from hf_elmo.training.evaluation import (
-        load_lm,
-        perplexity,
-        perplexity_json,
-        perplexity_line,
-        predictions_text,
-    )
+    from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_line, predictions_text
     from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
 
     if args.file is None:  # one argument: it is FILE
@@ -122,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         sentences = [" ".join(UNK if t == args.unk_token else t for t in s.split()) for s in sentences]
     result = perplexity(model, vocabulary, sentences, args.tokens_per_batch, show_progress=not args.no_progress)
     if args.json:
-        print(perplexity_json(result))
+        print(strict_json(result))  # a diverged model's infinite perplexity is null; its mean losses stay numbers
     else:
         print(f"{args.file}: {predictions_text(result)}")
         print(perplexity_line(result))
