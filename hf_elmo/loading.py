@@ -410,10 +410,15 @@ def _snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
     )
 
     tried = f"{repo_id!r} is not a local folder, so it was looked up as a Hub repository"
+    offline = constants.HF_HUB_OFFLINE or hub.get("local_files_only")
+    if offline and hub.get("force_download"):  # snapshot_download would give the cached copy it was asked to replace
+        raise ModelNotFoundError(
+            f"{tried}: force_download=True asks for a fresh download, but this is offline (HF_HUB_OFFLINE or "
+            "local_files_only); drop force_download to load the cached copy, or go online"
+        )
     try:
         return Path(snapshot_download(repo_id, **patterns, **hub))
     except LocalEntryNotFoundError:
-        offline = constants.HF_HUB_OFFLINE or hub.get("local_files_only")
         why = "offline (HF_HUB_OFFLINE or local_files_only)" if offline else "the Hub could not be reached"
         what = "it is" if hub.get("revision") is None else f"its revision {hub['revision']!r} is"
         cache = hub.get("cache_dir") or constants.HF_HUB_CACHE

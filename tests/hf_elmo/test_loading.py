@@ -628,6 +628,21 @@ def test_a_hub_revision_that_is_not_in_the_cache_is_named_for_model_config_and_t
         )
 
 
+def test_force_download_offline_is_refused_for_model_config_and_tokenizer_not_served_from_the_cache(tmp_path):
+    """Was: the cached copy, loaded as if freshly downloaded (BertModel refuses the pair)."""
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "model")
+    cache = tmp_path / "hub"
+    add_repo_to_cache(cache, "org/elmo-cached", tmp_path / "model")
+    for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+        with pytest.raises(ModelNotFoundError) as refused:
+            load("org/elmo-cached", force_download=True, cache_dir=cache, local_files_only=True)
+        assert str(refused.value) == (
+            "'org/elmo-cached' is not a local folder, so it was looked up as a Hub repository: force_download=True "
+            "asks for a fresh download, but this is offline (HF_HUB_OFFLINE or local_files_only); drop "
+            "force_download to load the cached copy, or go online"
+        )
+
+
 # -- the package ------------------------------------------------------------------------------
 def test_version_comes_from_the_installed_distribution():
     from importlib.metadata import version
