@@ -133,3 +133,25 @@ def test_loading_never_falls_back_to_pickle(saved, tmp_path):
     torch.save(ElmoModel.from_pretrained(saved).state_dict(), folder / "pytorch_model.bin")
     with pytest.raises(OSError):
         ElmoModel.from_pretrained(folder)
+
+
+def test_use_safetensors_false_is_refused_and_none_never_falls_back_to_pickle(saved, tmp_path):
+    """Was: use_safetensors=False loaded a folder's pytorch_model.bin (other weights than its model.safetensors,
+    whose shapes were checked), and use_safetensors=None a subfolder's pickle."""
+    both = tmp_path / "both"
+    both.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        (both / name).write_bytes((saved / name).read_bytes())
+    torch.save(
+        {k: torch.zeros_like(v) for k, v in ElmoModel.from_pretrained(saved).state_dict().items()},
+        both / "pytorch_model.bin",
+    )
+    with pytest.raises(ValueError) as refused:
+        ElmoModel.from_pretrained(both, use_safetensors=False)
+    assert str(refused.value) == (
+        "use_safetensors=False asks for pickled weights (pytorch_model.bin), which ELMo models never load (only "
+        "safetensors); leave use_safetensors unset"
+    )
+    (both / "model.safetensors").unlink()
+    with pytest.raises(OSError):
+        ElmoModel.from_pretrained(tmp_path, subfolder="both", use_safetensors=None)

@@ -648,11 +648,17 @@ class ElmoPreTrainedModel(PreTrainedModel):
         differently shaped weight of the biLM or the softmax, e.g. after an edit of ``config.json``)
         are an ``InvalidModelError`` that names the folder; ``ignore_mismatched_sizes=True`` lets
         only a task head's own layers differ in shape (a new ``num_labels``). Weights that hold NaN
-        or infinite values are one too (``check_finite_weights``).
+        or infinite values are one too (``check_finite_weights``). ``use_safetensors=False`` (pickled
+        weights) is a ``ValueError``.
         """
+        if kwargs.get("use_safetensors") is False:
+            raise ValueError(
+                "use_safetensors=False asks for pickled weights (pytorch_model.bin), which ELMo models never load "
+                "(only safetensors); leave use_safetensors unset"
+            )
         if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:
             kwargs["dtype"] = torch.float32
-        kwargs.setdefault("use_safetensors", True)
+        kwargs["use_safetensors"] = True  # None would let transformers fall back to pytorch_model.bin
         if cls.package_loader is not None and not kwargs.get("subfolder") and pretrained_model_name_or_path is not None:
             resolved = cls.package_loader.resolve(cls, pretrained_model_name_or_path, kwargs)
             if not isinstance(resolved, (str, os.PathLike)):  # the original files, converted and loaded with kwargs
