@@ -339,7 +339,8 @@ def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> 
 def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """The tokenizer settings of a model folder that holds no tokenizer files: its ``config.json``'s
     width and ``pre_tokenizer`` (``ElmoTokenizer.from_pretrained``). A folder of another model is a
-    ``ValueError``; one whose pre-tokenizer is not known gets a warning."""
+    ``ValueError``; one whose pre-tokenizer is not known gets a warning; a ``subfolder`` (which
+    ``from_pretrained`` leaves to transformers) that holds neither file a ``FileNotFoundError``."""
     if not isinstance(name_or_path, (str, os.PathLike)):
         return {}
     config = _saved_json(name_or_path, CONFIG_NAME, kwargs)
@@ -357,6 +358,11 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
                 "with AutoTokenizer, or give ElmoTokenizer an ELMo model's folder"
             )
         return {}
+    if config is None and kwargs.get("subfolder"):  # else transformers builds the default tokenizer, of no model
+        raise FileNotFoundError(
+            f"found neither {TOKENIZER_CONFIG} nor {CONFIG_NAME} in subfolder {kwargs['subfolder']!r} of "
+            f"{os.fspath(name_or_path)}: give the subfolder that holds the model's or its tokenizer's files"
+        )
     if config is None:
         return {}
     settings: dict[str, Any] = {"max_characters_per_token": config[1].get("max_characters_per_token", 50)}

@@ -514,6 +514,26 @@ def test_a_model_folder_saved_without_its_tokenizer_splits_raw_text_as_the_model
     assert len(pipeline("feature-extraction", model=str(tmp_path / "model"))(text[0])[0]) == 7
 
 
+def test_a_subfolder_without_the_models_files_is_refused_not_given_the_default_tokenizer(tmp_path):
+    """Was: ElmoTokenizer.from_pretrained(FOLDER_OR_HUB_ID, subfolder=TYPO) gave the default tokenizer (width 50),
+    not the model's (here 30), with no word."""
+    from hf_elmo import ElmoConfig, ElmoModel
+    from tests.hub_cache import add_repo_to_cache
+
+    tiny = ElmoConfig(char_embedding_dim=4, filters=[[1, 4]], lstm_dim=8, projection_dim=4, n_layers=1)
+    ElmoModel(ElmoConfig(**{**tiny.to_diff_dict(), "max_characters_per_token": 30})).save_pretrained(tmp_path / "elmo")
+    add_repo_to_cache(tmp_path / "hub", "org/elmo-in-a-subfolder", tmp_path / "elmo", subfolder="elmo")
+    hub = dict(cache_dir=tmp_path / "hub", local_files_only=True)
+    for name, settings in ((tmp_path, {}), ("org/elmo-in-a-subfolder", hub)):
+        assert ElmoTokenizer.from_pretrained(name, subfolder="elmo", **settings).max_characters_per_token == 30
+        with pytest.raises(FileNotFoundError) as refused:
+            ElmoTokenizer.from_pretrained(name, subfolder="elmoo", **settings)
+        assert str(refused.value) == (
+            f"found neither tokenizer_config.json nor config.json in subfolder 'elmoo' of {name}: give the subfolder "
+            "that holds the model's or its tokenizer's files"
+        )
+
+
 def test_a_model_folder_without_tokenizer_files_or_pre_tokenizer_warns_once_naming_it(tmp_path):
     from transformers.testing_utils import CaptureLogger
 
