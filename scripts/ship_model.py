@@ -11,7 +11,9 @@ snapshot after N tokens against a baseline trained on those N alone: an equal-bu
 short of the whole run, beside the baseline of the whole run or in its place), optionally downstream scores
 per seed (``"downstream": {TASK: {"elmo": [...], "baseline": [...]}}``, from
 scripts/bench_spacy.py), and the commands that printed them; they go into the card beside the
-training record (``training.json``: data, steps, tokens seen, time).
+training record (``training.json``: data, steps, tokens seen, time). Every figure must be a
+finite number: a ``null`` (strict JSON's infinite or NaN perplexity, a diverged model's) is refused,
+naming it.
 
 A run continued from an earlier one (``elmo pretrain --init-model EARLIER_RUN``) names the earlier
 run folders with ``--earlier`` (first stage first): the card counts the steps, tokens and time of
@@ -24,7 +26,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -49,7 +53,24 @@ BASELINE_IS = (
 )
 
 
+def first_not_finite(figures: Any, where: str = "") -> str | None:
+    """Where in ``figures`` (read from figures.json) the first figure that is not a finite number is,
+    as subscripts (``["ours"]["held-out test"]["forward"]``) with what it is, or None when every
+    figure is finite: ``null`` (``fileio.strict_json`` writes an infinite or NaN figure so, as
+    ``elmo perplexity --json`` does a diverged model's perplexity), or an ``Infinity`` or ``NaN`` of
+    a file written otherwise. The card formats every figure as a number."""
+    if figures is None or (isinstance(figures, float) and not math.isfinite(figures)):
+        return f"{where} is {'null' if figures is None else figures}"
+    items = figures.items() if isinstance(figures, dict) else enumerate(figures) if isinstance(figures, list) else ()
+    for key, value in items:
+        found = first_not_finite(value, f"{where}[{json.dumps(key)}]")
+        if found is not None:
+            return found
+    return None
+
+
 def fmt(figures: dict) -> str:
+    """A card row's ``forward / backward / average`` perplexities (finite: ``first_not_finite``)."""
     return f"{figures['forward']:.1f} / {figures['backward']:.1f} / {figures['average']:.1f}"
 
 
@@ -155,6 +176,14 @@ def main() -> None:
         for stage in records
     ]
     figures = json.loads(args.figures.read_text())
+    not_finite = first_not_finite(figures)
+    if not_finite is not None:
+        parser.exit(
+            1,
+            f"error: {args.figures}: {not_finite}, not a finite number (a diverged model's perplexity is null): "
+            f"the card shows finite figures only; ship a run whose figures are finite, or leave that entry out of "
+            f"{args.figures.name}\n",
+        )
     model_name = args.out_dir.name
     model = load_lm(args.run_dir)  # float32 (a run folder has dropout 0); stored as float16 below
     vocabulary = Vocabulary.from_file(args.run_dir / VOCAB_FILE)

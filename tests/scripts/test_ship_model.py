@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from hf_elmo.cli import main as elmo_main
+from hf_elmo.fileio import strict_json
 from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.training.evaluation import load_lm
 from tests.conftest import REPO
@@ -124,6 +125,27 @@ def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stag
     record = json.loads((out / "training.json").read_text())
     assert [stage["position"] for stage in record["earlier_stages"]] == stages[:1]
     assert record["position"] == stages[1]
+
+
+def test_ship_model_refuses_figures_that_are_not_finite_naming_the_figure_and_the_file(tmp_path):
+    run = tmp_path / "run"
+    pretrain(write_corpus(tmp_path / "c.txt", n=40), run)
+    diverged = figures(90.0, 120.0)
+    diverged["ours"]["held-out test"]["forward"] = float("inf")  # as elmo perplexity --json writes it: null
+    baseline_nan = figures(90.0, 120.0)
+    baseline_nan["baseline"]["held-out test"]["average"] = float("nan")
+    for numbers, where in [
+        (diverged, '["ours"]["held-out test"]["forward"] is null'),
+        (baseline_nan, '["baseline"]["held-out test"]["average"] is null'),
+    ]:
+        (tmp_path / "figures.json").write_text(strict_json(numbers))
+        out = tmp_path / "elmo-test-en"
+        command = [sys.executable, str(SHIP), str(run), str(out), "--figures", str(tmp_path / "figures.json")]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
+        assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+        assert f"error: {tmp_path / 'figures.json'}: {where}, not a finite number" in done.stderr
+        assert "leave that entry out of figures.json" in done.stderr
+        assert not out.exists()
 
 
 @pytest.mark.slow  # ~17 s: ship_model.py run four times
