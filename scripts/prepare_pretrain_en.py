@@ -17,8 +17,11 @@ import argparse
 import gzip
 import json
 import os
+from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
+
+from hf_elmo_cli.commands._args import fraction, positive_int
 
 SPLITS = ("train", "valid", "test")
 CYCLE = 200
@@ -62,14 +65,22 @@ def tokenise_shard(job: tuple[str, str, int, float]) -> dict[str, int]:
     return counts
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("source", type=Path, help="folder of *.txt.gz shards (one paragraph a line)")
     parser.add_argument("out_dir", type=Path)
-    parser.add_argument("--block", type=int, default=50, help="paragraphs per held-out block")
-    parser.add_argument("--train-fraction", type=float, default=1.0)
-    parser.add_argument("--processes", type=int, default=2)
-    args = parser.parse_args()
+    parser.add_argument("--block", type=positive_int, default=50, help="paragraphs per held-out block (default 50)")
+    parser.add_argument(
+        "--train-fraction",
+        type=fraction,
+        metavar="FRACTION",
+        default=1.0,
+        help="keep the first FRACTION of every 200 blocks for train.txt (held-out blocks aside), > 0 and <= 1 "
+        "(default 1)",
+    )
+    parser.add_argument("--processes", type=positive_int, default=2, help="tokenising processes (default 2)")
+    args = parser.parse_args(argv)
     shards = sorted(str(p) for p in args.source.glob("*.txt.gz"))
     if not shards:
         raise SystemExit(f"no *.txt.gz shards in {args.source}")

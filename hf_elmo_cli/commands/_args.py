@@ -1,4 +1,4 @@
-"""What the sub-commands share: ``argparse`` types that refuse a bad value with one usage error,
+"""What the sub-commands (and the scripts) share: ``argparse`` types that refuse a bad value with one usage error,
 parsers that name the closest option, command or choice to a mistyped one (``SuggestingParser``,
 ``CommandParser``), a parser whose options may be added only when its command is chosen (``CommandParser.defer``)
 and that reads a word starting with a dash and a digit as a value (``--lr -1e-3``, ``--shard -1/2``),
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import math
 import re
 import sys
 import types
@@ -39,6 +40,18 @@ def integer_at_least(least: int) -> Callable[[str], int]:
 
 #: An integer >= 1 (``--top 5``, ``--threads 2``); ``0``, ``-3`` and ``2.5`` are refused.
 positive_int = integer_at_least(1)
+
+
+def fraction(text: str) -> float:
+    """An ``argparse`` type: a number > 0 and <= 1 (e.g. ``prepare_pretrain_en.py --train-fraction 0.4``);
+    ``0``, ``1.5``, ``nan``, ``inf`` and words are refused."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:  # NaN fails every comparison
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0 and <= 1, got {text!r}")
+    return value
 
 
 def token_limit(text: str) -> int | None:
