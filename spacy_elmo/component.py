@@ -133,13 +133,19 @@ class ElmoComponent(TrainablePipe):
         """Add the ``ElmoListener`` layers of ``component`` whose upstream is this one or ``*``.
         In ``spacy train``, where spaCy links the pipeline after reading ``[training]``, a frozen
         component that a trained listener would get no layers from is a config error then
-        (``check_frozen_elmo_annotates``)."""
+        (``check_frozen_elmo_annotates``). Linked by spaCy's ``_link_components`` (up the call stack,
+        on every ``nlp.add_pipe``, ``remove_pipe`` and ``rename_pipe``), each gets a ``_PipelineCheck``
+        of that pipeline: initialising its component alone after this component was removed from it,
+        or added again after it, says so as ``nlp.initialize()`` does (``listener_init``)."""
         names = ("*", self.name)
+        linking = (running_locals("spacy.language", "Language._link_components") or {}).get("self")
         if isinstance(getattr(component, "model", None), Model):
             for node in component.model.walk():
                 if isinstance(node, ElmoListener) and node.upstream_name in names:
                     check_frozen_elmo_annotates(self.name, component.name)
                     self.add_listener(node, component.name)
+                    if isinstance(linking, Language):
+                        node.check_pipeline = _PipelineCheck(linking)
 
     # -- prediction ------------------------------------------------------------------------
     @property

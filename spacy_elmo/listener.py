@@ -57,10 +57,10 @@ class ElmoListener(Model):
     upstream component when its weights are loaded, so they are known even when the upstream
     is frozen (spaCy issue 11547). ``connected_to`` is the name of the ``elmo`` component that
     links it (``None``: none does; one removed from the pipeline since keeps its links, as spaCy
-    relinks only the components left, so ``nlp.initialize()`` checks the pipeline before trusting
-    it). ``check_pipeline``, set by an ``elmo`` component made in
-    a pipeline that already held this listener, raises the error saying why that pipeline
-    connects no ``elmo`` component to it (``None``: no such component was made).
+    relinks only the components left, so initialising the listener checks the pipeline before
+    trusting it). ``check_pipeline``, set by an ``elmo`` component made in a pipeline that already
+    held this listener, or that spaCy linked it to in a pipeline, raises the error saying why that
+    pipeline connects no ``elmo`` component before the listening one to it (``None``: neither happened).
 
     A batch the upstream hands it (``receive``) serves one update of the listening component, and
     only a listening component that ``nlp.update`` updates gets one (not one it leaves out:
@@ -155,9 +155,9 @@ def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = Non
     _SAMPLE_DOCS.update(X or [])
     if model.has_dim("nO") and model.has_dim("nL"):
         return
+    if model.check_pipeline is not None:
+        model.check_pipeline(X or [])  # names an elmo component after the listening one, or none left
     if model.connected_to is None:
-        if model.check_pipeline is not None:
-            model.check_pipeline(X or [])  # names an elmo component after the listening one
         _refuse_unconnected(model)
     _check_running_pipeline(model)  # the elmo component it names may be removed, or moved after it, since
     _refuse(*_why_no_weights(model.connected_to))

@@ -214,20 +214,65 @@ def test_nlp_initialize_after_the_connected_elmo_component_was_removed_or_moved_
     assert (error["loc"], error["msg"]) == (["components", "ner"], says)
 
 
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (
+            lambda nlp: nlp.remove_pipe("elmo"),
+            'the pipeline has no elmo component: add one before \'ner\' with nlp.add_pipe("elmo", before="ner"), or '
+            "list one before it in [nlp] pipeline",
+        ),
+        (
+            lambda nlp: (nlp.remove_pipe("elmo"), nlp.add_pipe("elmo")),
+            "the elmo component 'elmo' it listens to comes after it: move 'elmo' before 'ner': add it with "
+            'nlp.add_pipe("elmo", before="ner"), or list it before \'ner\' in [nlp] pipeline',
+        ),
+    ],
+    ids=["remove_pipe", "moved_after"],
+)
+def test_initialising_the_listening_component_alone_after_its_elmo_component_was_removed_or_moved_says_so(
+    tiny_elmo_dir, change, says
+):
+    """``nlp.get_pipe("ner").initialize(...)`` (not ``nlp.initialize()``) after the elmo component
+    connected to its listener was removed or added again after it refuses the pipeline as
+    ``nlp.initialize()`` does (was: 'the elmo component 'elmo' it listens to has no weights ... load
+    them first with nlp.get_pipe("elmo")', about a component the pipeline no longer had, or had after
+    'ner')."""
+    nlp = untrained_ner(tiny_elmo_dir)
+    change(nlp)
+    with pytest.raises(ConfigValidationError) as info:
+        nlp.get_pipe("ner").initialize(lambda: training_examples(nlp), nlp=nlp)
+    (error,) = info.value.errors
+    assert (error["loc"], error["msg"]) == (["components", "ner"], says)
+
+
 def test_a_listener_of_a_renamed_elmo_component_is_connected_to_none_and_its_component_says_so(tiny_elmo_dir):
     """After ``nlp.rename_pipe("elmo", "bert")`` the listener of upstream 'elmo' is connected to no
-    elmo component, and initialising ``ner`` alone says so (was: ``connected_to`` 'elmo', a component
-    the pipeline no longer has, and the error said it had no weights, to load them with
-    ``nlp.get_pipe("elmo")``, which raises)."""
+    elmo component, and initialising ``ner`` alone says why, as ``nlp.initialize()`` does (was:
+    ``connected_to`` 'elmo', a component the pipeline no longer has, and the error said it had no
+    weights, to load them with ``nlp.get_pipe("elmo")``, which raises)."""
     nlp = untrained_ner(tiny_elmo_dir)
     nlp.rename_pipe("elmo", "bert")
     (listener,) = [node for node in nlp.get_pipe("ner").model.walk() if isinstance(node, ElmoListener)]
     assert listener.connected_to is None and nlp.get_pipe("bert").listener_map == {}
-    with pytest.raises(ConfigValidationError) as info:
-        nlp.get_pipe("ner").initialize(lambda: training_examples(nlp), nlp=nlp)
-    (error,) = info.value.errors
-    assert error["loc"] == ["nlp", "pipeline"]
-    assert error["msg"].startswith("ELMo listener (upstream 'elmo') is connected to no elmo component")
+    said = []
+    for initialise_it in (
+        lambda: nlp.get_pipe("ner").initialize(lambda: training_examples(nlp), nlp=nlp),
+        lambda: nlp.initialize(lambda: training_examples(nlp)),
+    ):
+        with pytest.raises(ConfigValidationError) as info:
+            initialise_it()
+        (error,) = info.value.errors
+        said.append((error["loc"], error["msg"]))
+    assert (
+        said[0]
+        == said[1]
+        == (
+            ["components", "ner"],
+            "its ELMo listener's upstream 'elmo' is no elmo component; the pipeline's are 'bert': set upstream to one "
+            'of them (or "*": any)',
+        )
+    )
 
 
 UPDATE_WITHOUT_ELMO = """
