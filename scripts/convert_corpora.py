@@ -22,6 +22,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from hf_elmo.fileio import atomic_file, check_output_file
+from hf_elmo_cli.commands._args import integer_at_least
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 
 READERS = {
@@ -32,13 +33,6 @@ READERS = {
 }
 
 
-def sentence_count(text: str) -> int:
-    """``--max-sentences``: an integer >= 0."""
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return int(text)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -46,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("source", type=Path)
     parser.add_argument("output", type=Path, help="the .spacy file to write")
     parser.add_argument(
-        "--max-sentences", type=sentence_count, default=0, help="read at most this many sentences (0: all)"
+        "--max-sentences", type=integer_at_least(0), default=0, help="read at most this many sentences (0: all)"
     )
     args = parser.parse_args(argv)
     if args.output.resolve() == args.source.resolve():
