@@ -50,8 +50,10 @@ class ActivationCache:
     processes of ``nlp.pipe(n_process=N)``, never read each other's layers or evict each
     other's files) and removed when the cache is collected or the process exits. A copy of the
     cache in another process (a worker) makes its folder inside the original's, which goes with
-    it: spaCy terminates its workers, which therefore remove nothing themselves. A folder left
-    by a process that no longer runs (killed) is removed by the next cache made beside it.
+    it: spaCy terminates its workers, which therefore remove nothing themselves. A copy in the
+    same process (``copy.deepcopy``, ``pickle.loads``) starts empty in a folder of its own beside
+    the original's. A folder left by a process that no longer runs (killed) is removed by the next
+    cache made beside it.
     Valid only while the biLM's weights do not change: the owner calls
     ``clear()`` when it loads new ones. Arrays go in and come out as copies, so a caller that
     changes one in place cannot change the cache. Entries stored inside ``memory_zone()`` are
@@ -93,6 +95,18 @@ class ActivationCache:
         if self.directory is None:
             state.update(_sizes=OrderedDict(), _arrays={}, _bytes=0)
         return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """A copy in the process of the original (``copy.deepcopy(nlp)``, ``pickle.loads``) starts
+        without the original's files too, in a folder of its own beside the original's, which it
+        removes when it is collected (was: the two shared one folder and index, so that each served
+        the other's layers, those of other weights once one loaded new ones, and the original took
+        the folder with it). A copy in another process is handled at its first use
+        (``_forget_another_process``)."""
+        self.__dict__.update(state)
+        if self.directory is not None and self._pid == os.getpid():
+            self._sizes, self._bytes = OrderedDict(), 0
+            self._folder, self._made = _own_folder(self.directory, self), False
 
     def __len__(self) -> int:
         with _LOCK:

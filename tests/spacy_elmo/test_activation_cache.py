@@ -242,6 +242,32 @@ def test_a_pickled_copy_of_an_in_memory_cache_starts_empty_and_the_original_keep
     assert len(copy.cache) == 1
 
 
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copy_of_a_disk_cache_in_the_same_process_keeps_its_own_folder_and_never_serves_the_others_layers(
+    make_nlp, tmp_path, how
+):
+    """``copy.deepcopy(nlp)`` or ``pickle.loads(pickle.dumps(nlp))`` with a ``cache_dir``, then other
+    weights loaded into the copy (was: one folder and index for both, so that the original served
+    the layers the copy's new weights computed, and removed the copy's folder when collected)."""
+    import copy
+    import gc
+
+    nlp = make_nlp(cache_mb=16, cache_dir=str(tmp_path))
+    text = "The cat sat ."
+    first = nlp(text)._.elmo.layers.copy()
+    other = copy.deepcopy(nlp) if how == "deepcopy" else pickle.loads(pickle.dumps(nlp))
+    other.get_pipe("elmo").initialize(lambda: [], nlp=other, loader=lambda: tiny_elmo(seed=1))
+    others = other(text)._.elmo.layers.copy()
+    assert np.abs(others - first).max() > 1e-3  # other weights, other layers
+    np.testing.assert_array_equal(nlp(text)._.elmo.layers, first)
+    assert len(list(tmp_path.glob("elmo-cache-*"))) == 2
+    del nlp
+    gc.collect()
+    other("Another doc .")  # its folder outlives the original
+    np.testing.assert_array_equal(other(text)._.elmo.layers, others)
+    assert len(other.get_pipe("elmo").cache) == 2
+
+
 def test_a_forked_copy_of_a_disk_cache_starts_empty_in_a_folder_of_its_own(tmp_path):
     import multiprocessing
 
