@@ -1,6 +1,6 @@
 """What the ELMo model keeps between calls: weights derived from its parameters, and the token
 layer of recently seen tokens. Both are exact: nothing kept is used once a parameter changes.
-What is kept is keyed on the parameters' version counters and on the count of torch optimizer
+What is kept is keyed on the parameters' storage and version counters and on the count of torch optimizer
 steps taken in the process (``optimizer_steps``), since fused optimizers change parameters
 without a trace in their version counters; a call in which gradients flow to the parameters
 drops everything too. Changes made through ``.data``, or by an optimizer that is not a
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -67,13 +68,22 @@ def optimizer_steps() -> int:
 
 
 def parameter_key(params: Sequence[torch.Tensor]) -> tuple[Any, ...] | None:
-    """What identifies the values of ``params``: the process's ``optimizer_steps`` and storage,
-    dtype, device and version counter of each; ``None`` when values derived from them must not be
-    kept (gradients must flow to them, or they are inference tensors, which keep no version
-    counter)."""
+    """What identifies the values of ``params``: the process's ``optimizer_steps`` and, of each, its
+    storage (a weak reference, and the address of its data), dtype, device and version counter;
+    ``None`` when values derived from them must not be kept (gradients must flow to them, or they
+    are inference tensors, which keep no version counter).
+
+    The weak reference tells new storage from old at the same address: a dtype round trip
+    (``model.half().float()``) gives every parameter new storage with its old version counter,
+    and an allocator may place it where the old one was (the CUDA caching allocator nearly always
+    does); a key of addresses and counters alone then matched the values before the round trip.
+    Two keys are equal only while both storages live (a dead reference equals only itself)."""
     if (torch.is_grad_enabled() and any(p.requires_grad for p in params)) or any(p.is_inference() for p in params):
         return None
-    return (optimizer_steps(), *((p.data_ptr(), p.dtype, p.device, p._version) for p in params))
+    return (
+        optimizer_steps(),
+        *((weakref.ref(p.untyped_storage()), p.data_ptr(), p.dtype, p.device, p._version) for p in params),
+    )
 
 
 def autocast_dtype(device_type: str) -> torch.dtype | None:

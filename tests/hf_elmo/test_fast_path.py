@@ -329,6 +329,51 @@ def test_token_cache_is_dropped_when_the_char_cnn_changes(tmp_path):
     torch.testing.assert_close(after, plain, atol=ATOL, rtol=0)
 
 
+def _give_new_storage_at_the_same_addresses(model: ElmoModel, arrays: dict, scale: float) -> None:
+    """Scale every parameter by ``scale`` into new storage at its old address, keeping its version
+    counter: what a dtype round trip (``model.half().float()``) gives where the allocator puts each
+    new tensor where the old one was, as the CUDA caching allocator nearly always does."""
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            arrays[name] *= scale  # the old storage's memory, changed by numpy: no trace in torch
+            parameter.data = torch.from_numpy(arrays[name])  # new storage, same address
+
+
+@pytest.mark.parametrize("implementation", ["fast", "fused"])
+def test_caches_are_dropped_when_parameters_get_new_storage_at_their_old_addresses(tmp_path, implementation):
+    model = _model(tmp_path, small_options(clip=None))  # the fused path cannot clip
+    arrays = {name: parameter.detach().numpy().copy() for name, parameter in model.named_parameters()}
+    _give_new_storage_at_the_same_addresses(model, arrays, 1.0)
+    ids = batch_to_ids(SENTENCES[2:])
+    with torch.inference_mode():
+        before = _run(model, implementation, ids).hidden_states  # fills the token cache and derived weights
+    addresses = [parameter.data_ptr() for parameter in model.parameters()]
+    _give_new_storage_at_the_same_addresses(model, arrays, 1.5)
+    assert addresses == [parameter.data_ptr() for parameter in model.parameters()]
+    with torch.inference_mode():
+        after = _run(model, implementation, ids).hidden_states
+        plain = _run(model, "plain", ids).hidden_states
+    assert (after[-1] - before[-1]).abs().max() > 1e-3
+    for a, p in zip(after, plain):
+        torch.testing.assert_close(a, p, atol=ATOL, rtol=0)
+
+
+@pytest.mark.gpu
+def test_a_dtype_round_trip_on_gpu_drops_the_caches(tmp_path):
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    model = _model(tmp_path, small_options()).cuda()
+    ids = batch_to_ids(SENTENCES[2:]).cuda()
+    with torch.inference_mode():
+        model(input_ids=ids)  # fills the token cache and derived weights
+    model.half().float()  # weights rounded to float16, in new storage (often at the old addresses)
+    with torch.inference_mode():
+        fast = model(input_ids=ids).hidden_states
+        plain = _run(model, "plain", ids).hidden_states
+    for f, p in zip(fast, plain):
+        torch.testing.assert_close(f, p, atol=ATOL, rtol=0)
+
+
 def test_bfloat16_fast_path_stays_close_to_float32(tmp_path):
     model = _model(tmp_path, small_options())
     ids = batch_to_ids(SENTENCES)
