@@ -7,7 +7,8 @@ component that owns the layer. Optional layer normalisation of every layer befor
 vectors) included and sentence markers not, whereas AllenNLP's ``do_layer_norm`` counts each
 sentence's ``<S>``/``</S>`` and no whitespace, so the two differ; ``"token"``: each
 token vector), dropout on the mixed vector, and the paper's L2 penalty ``l2 * sum(s ** 2)``
-added to the gradient of ``s``. The arithmetic equals ``hf_elmo.ScalarMix``.
+added to the gradient of ``s``. The arithmetic equals ``hf_elmo.ScalarMix`` (but for the zero
+gradient of values of no variance under layer normalisation: ``_layer_norm``).
 """
 
 from __future__ import annotations
@@ -91,13 +92,19 @@ def mix_forward(model: Model, Xs: list[Floats3d], is_train: bool) -> tuple[list[
 
 
 def _layer_norm(ops: Ops, H: Floats3d, how: str | None) -> tuple[Floats3d, Callable[[Floats3d], Floats3d]]:
-    """Normalise each layer of H (L+1, N, D) over (N, D) ("batch") or D ("token")."""
+    """Normalise each layer of H (L+1, N, D) over (N, D) ("batch") or D ("token").
+
+    Values of no variance (a whitespace token's zeros; for "batch", a batch of whitespace only)
+    normalise to zeros with a zero gradient: they are no output of the biLM, and ``EPS`` alone
+    would scale their gradient by 1/sqrt(EPS), about 3e6, into a fine-tuned biLM's loss.
+    """
     if how is None or H.shape[1] == 0:
         return H, lambda d: d
     axes = (1, 2) if how == "batch" else (2,)
     mean = ops.xp.mean(H, axis=axes, keepdims=True)
     centred = H - mean
-    inv_std = 1.0 / ops.xp.sqrt((centred**2).mean(axis=axes, keepdims=True) + EPS)
+    variance = (centred**2).mean(axis=axes, keepdims=True)
+    inv_std = ops.xp.where(variance > 0, 1.0 / ops.xp.sqrt(variance + EPS), 0.0).astype(H.dtype)
     normed = centred * inv_std
 
     def backprop(d_normed: Floats3d) -> Floats3d:

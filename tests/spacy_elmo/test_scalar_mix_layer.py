@@ -93,3 +93,21 @@ def test_spacy_training_dropout_does_not_override_the_mix_dropout():
 def test_bad_layer_norm_is_named():
     with pytest.raises(ValueError, match="layer_norm"):
         scalar_mix("sentence")
+
+
+@pytest.mark.parametrize("layer_norm", ["batch", "token"])
+def test_layer_norm_gives_whitespace_tokens_zero_vectors_and_no_gradient(layer_norm):
+    """A whitespace token's layers are zeros (the biLM does not read it): normalised, they stay
+    zeros, and the gradient handed back for them is zero (was: 1/sqrt(EPS), about 3e6, times
+    the gradient, so a fine-tuned biLM's LOSS ELMO read about 1e12 on any batch with a
+    whitespace token, or for "batch", a batch of whitespace-only docs)."""
+    Xs = [np.zeros((N_LAYERS, 2, WIDTH), dtype="float32")]
+    if layer_norm == "token":  # a whitespace token between two words
+        Xs = [batch()[0][:, :3].copy()]
+        Xs[0][:, 1] = 0.0
+    model = thinc_mix(layer_norm)
+    Ys, backprop = model(Xs, is_train=True)
+    dXs = backprop([np.ones_like(Y) for Y in Ys])
+    zero = 1 if layer_norm == "token" else slice(None)
+    np.testing.assert_array_equal(Ys[0][zero], 0.0)
+    np.testing.assert_array_equal(dXs[0][:, zero], 0.0)
