@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, cast
 
 import torch
 
+from .elmo_cache import parameter_key
 from .elmo_kernels import stacked_weights
 from .masked_bilm import masked_bilm
 from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs, check_runs_as_built
@@ -84,10 +85,12 @@ class GraphedElmo:
     ``last_hidden_state`` and ``attention_mask`` (B, T) bool. It runs under ``torch.inference_mode``; the
     outputs are inference tensors.
 
-    The LSTM weights (in ``stacked_weights``' layout) and the initial state are taken from the
-    model once, here, and every captured graph reads them at fixed addresses: do not modify the
-    model (train, load weights, ``warm_up``, move it to another device or dtype) after wrapping
-    it; wrap it again instead. Refused in one line: a biLM with hooks or replaced layers (see
+    The LSTM weights (in ``stacked_weights``' layout) and the initial state are copied from the
+    model into buffers that every captured graph reads at fixed addresses, and copied again into
+    the same buffers at a call after they changed (an optimizer step, ``load_state_dict``,
+    ``warm_up``, an edit in place: ``elmo_cache.parameter_key``), so the graphs follow the model.
+    A model moved to another device or dtype since it was wrapped is refused in one line (the
+    graphs were captured for the old one): wrap it again. Refused in one line too: a biLM with hooks or replaced layers (see
     ``runs_as_built``: the model's own forward applies them, the weights alone do not), and a call
     while the model is in training mode with dropout (a batch beyond ``MAX_GRAPH_STEPS``, which runs
     through the model, would get it; the graphs never do). Each bucket's graph is captured on its first batch (a few eager
@@ -110,13 +113,8 @@ class GraphedElmo:
         check_runs_as_built(model, reads, ["bilm"], "run the model itself")
         self.model = model
         config = model.config
-        with torch.no_grad():
-            self.weights = [
-                tuple(w.detach().contiguous() for w in stacked_weights(model.bilm.layer_pair(index)))
-                for index in range(config.n_layers)
-            ]
-        self.warm_h = model.warm_h.detach().clone()  # (2, L, P)
-        self.warm_c = model.warm_c.detach().clone()  # (2, L, C)
+        self.weights, self.warm_h, self.warm_c = self._model_weights()  # (2, L, P), (2, L, C) the latter two
+        self._weights_key = self._model_weights_key()
         self.cell_clip: float | None = config.cell_clip
         self.proj_clip: float | None = config.proj_clip
         self.use_skip_connections = config.use_skip_connections
@@ -142,6 +140,11 @@ class GraphedElmo:
             )
         input_ids, mask = check_inputs(input_ids, attention_mask, model.config.max_characters_per_token)
         device = self.warm_h.device
+        if (model.warm_h.device, model.warm_h.dtype) != (device, self.warm_h.dtype):
+            raise ValueError(
+                f"the model moved to {model.warm_h.device} / {model.warm_h.dtype} since GraphedElmo wrapped it on "
+                f"{device} / {self.warm_h.dtype}, for which its graphs were captured: wrap it again, GraphedElmo(model)"
+            )
         input_ids, mask = input_ids.to(device), mask.to(device)
         batch, steps = mask.shape
         if step_bucket(steps + 2) > MAX_GRAPH_STEPS:
@@ -157,6 +160,7 @@ class GraphedElmo:
             padded_real = real.new_zeros(padded.shape[:2])
             padded_real[:batch, : steps + 2] = real
             with self._turn():
+                self._follow_the_model()
                 layers = self._bilm(padded, padded_real)  # (L+1, B', S', 2P), the bucket's buffer on CUDA
                 keep = mask.unsqueeze(-1).to(layers.dtype)
                 hidden_states = tuple(layer[:batch, 1 : steps + 1] * keep for layer in layers.unbind(0))  # copies
@@ -181,6 +185,40 @@ class GraphedElmo:
                 yield
             finally:
                 self._turn_done.record(stream)
+
+    def _model_weights(self) -> tuple[list[tuple[torch.Tensor, ...]], torch.Tensor, torch.Tensor]:
+        """The model's LSTM weights (in ``stacked_weights``' layout: new tensors, one tuple a layer)
+        and copies of its initial state; normal tensors even in inference mode, as
+        ``_follow_the_model`` copies into them."""
+        model = self.model
+        with torch.inference_mode(False), torch.no_grad():
+            weights = [
+                tuple(w.detach().contiguous() for w in stacked_weights(model.bilm.layer_pair(index)))
+                for index in range(model.config.n_layers)
+            ]
+            return weights, model.warm_h.detach().clone(), model.warm_c.detach().clone()
+
+    def _model_weights_key(self) -> tuple[object, ...] | None:
+        """``parameter_key`` of what ``_model_weights`` copies (``None``: the model's tensors keep no
+        version counter, inference tensors, so the weights are copied again at every call)."""
+        model = self.model
+        with torch.no_grad():
+            return parameter_key([*model.bilm.parameters(), model.warm_h, model.warm_c])
+
+    def _follow_the_model(self) -> None:
+        """Copy the model's weights and initial state into the buffers the graphs read, if they
+        changed since they were copied. In a ``_turn``."""
+        key = self._model_weights_key()
+        if key is not None and key == self._weights_key:
+            return
+        weights, warm_h, warm_c = self._model_weights()
+        with torch.no_grad():
+            for kept, new in zip(self.weights, weights):
+                for k, n in zip(kept, new):
+                    k.copy_(n)
+            self.warm_h.copy_(warm_h)
+            self.warm_c.copy_(warm_c)
+        self._weights_key = key
 
     def static_forward(self, tokens: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
         """The token layer (B, S, P) (zero on padding) and the mask of real steps (B, S) -> all

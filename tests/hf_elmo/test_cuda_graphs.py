@@ -228,6 +228,46 @@ def test_a_model_in_training_mode_with_dropout_is_refused_as_long_batches_would_
     assert_same_output(graphed(ids), plain(model.eval(), ids))
 
 
+def test_a_graphed_model_follows_changes_to_the_models_weights_and_initial_state(one_thread):
+    """The graphs read copies of the LSTM weights and initial state: an edit in place, an
+    optimizer step, ``load_state_dict`` and ``warm_up``'s new state reach them at the next call
+    (before, the copies taken at wrapping were replayed: the old model's vectors, silently)."""
+    model, other = clipped_random_model(), clipped_random_model()
+    with torch.no_grad():
+        for parameter in other.parameters():
+            parameter.add_(0.1 * torch.randn_like(parameter))
+    ids = char_ids([5, 3])
+    graphed = GraphedElmo(model)
+    before = graphed(ids).last_hidden_state
+    with torch.no_grad():
+        model.bilm.forward_layers[0].state_linear.weight.mul_(1.5)
+    after = graphed(ids)
+    assert (after.last_hidden_state - before).abs().max() > 1e-3
+    assert_same_output(after, plain(model, ids))
+    for parameter in model.bilm.parameters():
+        parameter.grad = torch.ones_like(parameter)
+    torch.optim.SGD(model.bilm.parameters(), lr=0.01).step()
+    assert_same_output(graphed(ids), plain(model, ids))
+    model.load_state_dict(other.state_dict())
+    assert_same_output(graphed(ids), plain(model, ids))
+    assert_same_output(graphed(ids), plain(other, ids))
+    with torch.no_grad():
+        model.warm_h.add_(0.5)
+    assert_same_output(graphed(ids), plain(model, ids))
+
+
+def test_a_model_moved_to_another_dtype_after_wrapping_is_refused(one_thread):
+    model = clipped_random_model()
+    graphed = GraphedElmo(model)
+    model.double()
+    expected = (
+        r"^the model moved to cpu / torch\.float64 since GraphedElmo wrapped it on cpu / torch\.float32, for which "
+        r"its graphs were captured: wrap it again, GraphedElmo\(model\)$"
+    )
+    with pytest.raises(ValueError, match=expected):
+        graphed(char_ids([2]))
+
+
 def test_a_word_model_is_refused():
     config = ElmoConfig(token_embedding="word", vocab_size=10, lstm_dim=8, projection_dim=4, n_layers=1)
     with pytest.raises(ValueError, match="token_embedding is 'word'"):
