@@ -13,6 +13,9 @@ which tries, in this order:
    files (the NLPL repository's; the files may sit in a subfolder);
 3. a Hub id ``owner/name``: its files are fetched into, or (offline) found in, the Hub cache.
 
+``from_pretrained``'s ``subfolder`` names the model's folder inside a shipped model's folder, a
+local folder or a Hub repository (``_in_subfolder``); a ``.zip`` archive has none.
+
 Anything else fails at once with a one-line ``ModelNotFoundError`` that names it and says what
 was tried: only a name of the form ``owner/name`` ever waits for the network.
 
@@ -128,27 +131,58 @@ class ModelSource:
             yield _extract_original_files(self.path, Path(folder), weights)
 
 
-def resolve_model(name_or_path: PathLike, variant: str | None = None, **hub_kwargs: Any) -> ModelSource:
+def resolve_model(
+    name_or_path: PathLike, variant: str | None = None, subfolder: str = "", **hub_kwargs: Any
+) -> ModelSource:
     """Where the model called ``name_or_path`` is (see the module docstring for the order).
 
     ``variant``: ``from_pretrained``'s, the weights file of a ``save_pretrained(variant=...)``
     folder (``model.VARIANT.safetensors``) that the source's ``weight_shapes`` are read from.
+    ``subfolder``: ``from_pretrained``'s, the folder inside the shipped model, local folder or Hub
+    repository that holds the model (``_in_subfolder``); the source's ``path`` is that folder.
     ``hub_kwargs`` are ``from_pretrained``'s Hub arguments (``HUB_KWARGS``); others are ignored.
-    Raises ``ModelNotFoundError`` (nothing found), ``InvalidModelError`` (found, not loadable) or
-    ``ElmoConfigError`` (a bad field in its ``config.json``).
+    Raises ``ModelNotFoundError`` (nothing found, no such subfolder), ``InvalidModelError`` (found,
+    not loadable) or ``ElmoConfigError`` (a bad field in its ``config.json``).
     """
     name = os.fspath(name_or_path)
     if name.startswith(SHIPPED_PREFIX):
-        return _shipped(name, variant)
+        return _shipped(name, variant, subfolder)
     path = Path(name).expanduser()
     if path.exists():
-        return _local(name, path, "local", variant)
+        return _local(name, _in_subfolder(path, subfolder, name), "local", variant)
     if not _OWNER_NAME.match(name):
         raise ModelNotFoundError(
             f"no model {name!r}: no such local file or folder, not a shipped model ({_shipped_names()}), "
             "and not a Hub id (owner/name)"
         )
-    return _from_hub(name, _hub_arguments(hub_kwargs), variant)
+    return _from_hub(name, _hub_arguments(hub_kwargs), variant, subfolder)
+
+
+def _in_subfolder(folder: Path, subfolder: str, where: str) -> Path:
+    """``folder``'s ``subfolder`` (``from_pretrained``'s; ``folder`` itself where none is given):
+    the model's folder inside a shipped model, a local folder or a Hub repository's snapshot.
+    ``where`` names ``folder`` in the errors: ``InvalidModelError`` for a file (a ``.zip`` archive
+    is one model), ``ModelNotFoundError`` for a subfolder that is not there."""
+    if not subfolder:
+        return folder
+    if folder.is_file():
+        raise InvalidModelError(
+            f"{where} is a file, which has no subfolder {subfolder!r} (a .zip archive holds one model): extract it "
+            "and give the folder that holds the model, or leave subfolder out"
+        )
+    if not (folder / subfolder).is_dir():
+        raise ModelNotFoundError(
+            f"{where} has no subfolder {subfolder!r}: give the subfolder that holds the model's files, or leave "
+            "subfolder out"
+        )
+    return folder / subfolder
+
+
+def _in_subfolder_patterns(subfolder: str, patterns: Sequence[str]) -> list[str]:
+    """``snapshot_download``'s ``allow_patterns`` / ``ignore_patterns`` for the files in a Hub
+    repository's ``subfolder`` (its top where none is given)."""
+    prefix = f"{subfolder.strip('/')}/" if subfolder else ""
+    return [prefix + pattern for pattern in patterns]
 
 
 def _hub_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -160,7 +194,7 @@ def _shipped_names() -> str:
     return ", ".join(SHIPPED_PREFIX + n for n in SHIPPED)
 
 
-def _shipped(name: str, variant: str | None = None) -> ModelSource:
+def _shipped(name: str, variant: str | None = None, subfolder: str = "") -> ModelSource:
     short = name[len(SHIPPED_PREFIX) :]
     folder = SHIPPED.get(short)
     if folder is None and short in RETIRED:
@@ -170,7 +204,7 @@ def _shipped(name: str, variant: str | None = None) -> ModelSource:
         )
     if folder is None:
         raise ModelNotFoundError(f"no shipped model {name!r}; the package ships {_shipped_names()}")
-    return _local(name, folder, "shipped", variant)
+    return _local(name, _in_subfolder(folder, subfolder, f"the shipped model {name!r}"), "shipped", variant)
 
 
 def _local(name: str, path: Path, origin: str, variant: str | None = None) -> ModelSource:
@@ -372,29 +406,41 @@ def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
     return into
 
 
-def _from_hub(repo_id: str, hub: dict[str, Any], variant: str | None = None) -> ModelSource:
-    """Fetch (or find in the cache) what the repository needs: first the small files that say
-    its format, then that format's files."""
-    if (_hub_probe(repo_id, hub) / "config.json").is_file():
-        folder = _snapshot(repo_id, hub, allow_patterns=_TRANSFORMERS_FILES)
-        return _transformers_source(repo_id, folder, "hub", variant)
+def _from_hub(repo_id: str, hub: dict[str, Any], variant: str | None = None, subfolder: str = "") -> ModelSource:
+    """Fetch (or find in the cache) what the repository (its ``subfolder``) needs: first the small
+    files that say its format, then that format's files."""
+    if (_hub_probe(repo_id, hub, subfolder=subfolder) / "config.json").is_file():
+        folder = _snapshot(repo_id, hub, allow_patterns=_in_subfolder_patterns(subfolder, _TRANSFORMERS_FILES))
+        return _transformers_source(repo_id, folder / subfolder, "hub", variant)
     folder = _snapshot(
-        repo_id, hub, allow_patterns=[*_OPTIONS_NAMES, "*.hdf5"], ignore_patterns=["*softmax*", "*embeddings*"]
+        repo_id,
+        hub,
+        allow_patterns=_in_subfolder_patterns(subfolder, [*_OPTIONS_NAMES, "*.hdf5"]),
+        ignore_patterns=_in_subfolder_patterns(subfolder, ["*softmax*", "*embeddings*"]),
     )
-    return ModelSource(repo_id, folder, "original", "hub")
+    return ModelSource(repo_id, folder / subfolder, "original", "hub")
 
 
 def _hub_probe(
-    repo_id: str, hub: dict[str, Any], marks: Sequence[str] = ("config.json",), patterns: Sequence[str] = ()
+    repo_id: str,
+    hub: dict[str, Any],
+    marks: Sequence[str] = ("config.json",),
+    patterns: Sequence[str] = (),
+    subfolder: str = "",
 ) -> Path:
-    """The repository's small files that say its format (one of ``marks``, e.g. ``config.json``: a
-    ``save_pretrained`` folder; or an options file, ``original_options_file``'s: the original files)
-    and those matching ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when
-    it holds none."""
-    folder = _snapshot(repo_id, hub, allow_patterns=[*marks, *_OPTIONS_NAMES, *patterns])
+    """The folder (``subfolder``, ``_in_subfolder``) of the repository's snapshot holding its small
+    files that say its format (one of ``marks``, e.g. ``config.json``: a ``save_pretrained`` folder;
+    or an options file, ``original_options_file``'s: the original files) and those matching
+    ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when it holds none."""
+    snapshot = _snapshot(
+        repo_id, hub, allow_patterns=_in_subfolder_patterns(subfolder, [*marks, *_OPTIONS_NAMES, *patterns])
+    )
+    offline = " (its copy in the local Hub cache: offline)" if _offline(hub) else ""
+    folder = _in_subfolder(snapshot, subfolder, f"Hub repository {repo_id}{offline}")
     if not any((folder / mark).is_file() for mark in marks) and original_options_file(folder) is None:
+        inside = f" (subfolder {subfolder!r})" if subfolder else ""
         raise InvalidModelError(
-            f"Hub repository {repo_id} holds none of {', '.join([*marks, *_OPTIONS_NAMES])}: not an ELMo model"
+            f"Hub repository {repo_id}{inside} holds none of {', '.join([*marks, *_OPTIONS_NAMES])}: not an ELMo model"
         )
     return folder
 
@@ -410,7 +456,7 @@ def _snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
     )
 
     tried = f"{repo_id!r} is not a local folder, so it was looked up as a Hub repository"
-    offline = constants.HF_HUB_OFFLINE or hub.get("local_files_only")
+    offline = _offline(hub)
     if offline and hub.get("force_download"):  # snapshot_download would give the cached copy it was asked to replace
         raise ModelNotFoundError(
             f"{tried}: force_download=True asks for a fresh download, but this is offline (HF_HUB_OFFLINE or "
@@ -432,6 +478,14 @@ def _snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
         ) from None
     except HfHubHTTPError as err:
         raise ModelNotFoundError(f"{tried}: the Hub answered {str(err).splitlines()[0]}") from None
+
+
+def _offline(hub: Mapping[str, Any]) -> bool:
+    """Whether the Hub is not asked (``HF_HUB_OFFLINE``, or ``from_pretrained``'s ``local_files_only``):
+    files come from the local Hub cache only."""
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE or hub.get("local_files_only"))
 
 
 def source_description(source: ModelSource) -> str:
@@ -688,14 +742,14 @@ class PackageLoader:
 
     @staticmethod
     def resolve(
-        model_class: type[ElmoPreTrainedModel], name_or_path: PathLike, kwargs: dict[str, Any]
+        model_class: type[ElmoPreTrainedModel], name_or_path: PathLike, kwargs: dict[str, Any], subfolder: str = ""
     ) -> PreTrainedModel | tuple[PreTrainedModel, dict[str, Any]] | Path:
-        """What ``model_class.from_pretrained(name_or_path, **kwargs)`` loads: the local folder
-        (or Hub snapshot) for transformers to load, its weight shapes checked against its config
-        first (``check_weight_shapes``), or, for original files, what ``from_pretrained`` returns
-        (the model, with its loading info if asked), converted and loaded with ``kwargs``
-        (``load_original``)."""
-        source = resolve_model(name_or_path, kwargs.get("variant"), **_hub_arguments(kwargs))
+        """What ``model_class.from_pretrained(name_or_path, subfolder=subfolder, **kwargs)`` loads:
+        the local folder (or Hub snapshot's, its ``subfolder``) for transformers to load without a
+        ``subfolder``, its weight shapes checked against its config first (``check_weight_shapes``),
+        or, for original files, what ``from_pretrained`` returns (the model, with its loading info
+        if asked), converted and loaded with ``kwargs`` (``load_original``)."""
+        source = resolve_model(name_or_path, kwargs.get("variant"), subfolder, **_hub_arguments(kwargs))
         if source.format == "original":
             return load_original(source, model_class, kwargs)
         if "config" not in kwargs:  # else the model is built from another config than the file's
@@ -715,13 +769,16 @@ class PackageLoader:
         return load_allennlp_with_softmax(model_class, options_path, weights_path, softmax_path)
 
     @staticmethod
-    def tokenizer_source(tokenizer_class: type[ElmoTokenizer], name_or_path: Any, kwargs: dict[str, Any]) -> Any:
-        """What ``tokenizer_class.from_pretrained(name_or_path, **kwargs)`` loads: a folder or Hub id
-        for transformers to load (``files_source``), or, for the original files, the tokenizer
-        itself: the released models' whitespace tokenizer at their width, saved into a temporary
-        folder as ``elmo convert`` saves it and loaded from there with ``kwargs``, so that they do
-        what they do for a converted folder. Its ``name_or_path`` is ``name_or_path``."""
-        config = files_source(name_or_path, TOKENIZER_CONFIG, "config.json", hub=kwargs)
+    def tokenizer_source(
+        tokenizer_class: type[ElmoTokenizer], name_or_path: Any, kwargs: dict[str, Any], subfolder: str = ""
+    ) -> Any:
+        """What ``tokenizer_class.from_pretrained(name_or_path, subfolder=subfolder, **kwargs)``
+        loads: a folder or Hub id for transformers to load without a ``subfolder``
+        (``files_source``), or, for the original files, the tokenizer itself: the released models'
+        whitespace tokenizer at their width, saved into a temporary folder as ``elmo convert`` saves
+        it and loaded from there with ``kwargs``, so that they do what they do for a converted
+        folder. Its ``name_or_path`` is ``name_or_path``."""
+        config = files_source(name_or_path, TOKENIZER_CONFIG, "config.json", hub=kwargs, subfolder=subfolder)
         if not isinstance(config, ElmoConfig):
             return config  # a folder
         with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
@@ -736,25 +793,27 @@ class PackageLoader:
         return tokenizer
 
     @staticmethod
-    def config_source(name_or_path: Any, hub: Mapping[str, Any]) -> Any:
-        """What ``ElmoConfig.from_pretrained(name_or_path)`` reads: a folder or ``.json`` file for
-        transformers to read (``files_source``), or, for the original files, the config of the
-        folder they convert to (``converted_config``)."""
-        if isinstance(name_or_path, (str, os.PathLike)) and Path(name_or_path).suffix == ".json":
+    def config_source(name_or_path: Any, hub: Mapping[str, Any], subfolder: str = "") -> Any:
+        """What ``ElmoConfig.from_pretrained(name_or_path, subfolder=subfolder)`` reads: a folder or
+        ``.json`` file for transformers to read without a ``subfolder`` (``files_source``), or, for
+        the original files, the config of the folder they convert to (``converted_config``)."""
+        if isinstance(name_or_path, (str, os.PathLike)) and Path(name_or_path).suffix == ".json" and not subfolder:
             return name_or_path  # a config file named directly
-        return files_source(name_or_path, "config.json", hub=hub)
+        return files_source(name_or_path, "config.json", hub=hub, subfolder=subfolder)
 
 
-def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any]) -> Any:
+def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any], subfolder: str = "") -> Any:
     """Where to read some of a model's files (its config, its tokenizer), not the whole model: a
     local folder that holds one of ``files`` (a config or tokenizer saved alone has no weights,
     which ``resolve_model`` asks for), or those files of a Hub repository fetched into (or found
     in) the cache without its weights, for transformers to read; for anything else, what
     ``resolve_model`` finds: a shipped model's folder; for the original files (in a folder, an
     archive or a Hub repository) the config of the folder they convert to (``converted_config``);
-    or its one-line error (no such model, a Hub repository neither online nor in the cache, an
-    ``elmo export`` folder, an ELMoForManyLangs model, a folder of no model). ``hub``:
-    ``from_pretrained``'s keyword arguments, of which the Hub ones (``HUB_KWARGS``) are used."""
+    or its one-line error (no such model or subfolder, a Hub repository neither online nor in the
+    cache, an ``elmo export`` folder, an ELMoForManyLangs model, a folder of no model). ``hub``:
+    ``from_pretrained``'s keyword arguments, of which the Hub ones (``HUB_KWARGS``) are used;
+    ``subfolder``: ``from_pretrained``'s, the folder inside any of these that holds the files
+    (``_in_subfolder``), which is what is returned."""
     if not isinstance(name_or_path, (str, os.PathLike)):
         return name_or_path
     name = os.fspath(name_or_path)
@@ -762,13 +821,15 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any]) -> Any:
     source: Any = name_or_path
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
         # transformers would retry an unreachable Hub for minutes, then give the tokenizer's defaults
-        source = path = _hub_probe(name, _hub_arguments(hub), files, ["*.json"])
+        source = path = _hub_probe(name, _hub_arguments(hub), files, ["*.json"], subfolder)
         if not any((path / file).is_file() for file in files):  # the original files
             return converted_config(original_options_file(path) or path / "options.json")
+    elif subfolder:  # a folder's subfolder; resolve_model names one that is not there
+        source = path = path / subfolder
     if any((path / file).is_file() for file in files):
         _refuse_elmoformanylangs(path)
         return source
-    found = resolve_model(name)
+    found = resolve_model(name, subfolder=subfolder)
     if found.format == "transformers":
         return found.path
     with found.original_options() as options:

@@ -641,7 +641,8 @@ class ElmoPreTrainedModel(PreTrainedModel):
         With the hf-elmo package imported (not needed for ``trust_remote_code``), the name goes
         through its resolver first (``package_loader.resolve``, ``hf_elmo.loading``): shipped names
         (``hf-elmo:elmo-2x1024-en``), folders and zip archives of the original files (converted on load,
-        into ``ElmoModel``), and a one-line error naming a model that cannot be found or read.
+        into ``ElmoModel``), a ``subfolder`` of any folder or Hub repository it takes, and a one-line
+        error naming a model (or subfolder) that cannot be found or read.
         ``None`` with ``config=`` and ``state_dict=`` loads weights held in memory, as transformers does.
 
         Weights that do not fit the config (``check_loaded_weights``: a missing, unexpected or
@@ -659,8 +660,9 @@ class ElmoPreTrainedModel(PreTrainedModel):
         if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:
             kwargs["dtype"] = torch.float32
         kwargs["use_safetensors"] = True  # None would let transformers fall back to pytorch_model.bin
-        if cls.package_loader is not None and not kwargs.get("subfolder") and pretrained_model_name_or_path is not None:
-            resolved = cls.package_loader.resolve(cls, pretrained_model_name_or_path, kwargs)
+        if cls.package_loader is not None and pretrained_model_name_or_path is not None:
+            subfolder = kwargs.pop("subfolder", None) or ""  # resolved: the subfolder itself
+            resolved = cls.package_loader.resolve(cls, pretrained_model_name_or_path, kwargs, subfolder)
             if not isinstance(resolved, (str, os.PathLike)):  # the original files, converted and loaded with kwargs
                 return resolved
             pretrained_model_name_or_path = resolved

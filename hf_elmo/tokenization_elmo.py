@@ -544,11 +544,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
           ``tokenizer_class`` in ``tokenizer_config.json``) in one line;
         - with the hf-elmo package imported, takes every name ``ElmoModel.from_pretrained`` takes
           (``package_loader.tokenizer_source``): shipped names (``hf-elmo:elmo-2x1024-en``), the
-          original files (the whitespace tokenizer of the released models, at their width), and a
-          name that is no model is the same one-line ``ModelNotFoundError``.
+          original files (the whitespace tokenizer of the released models, at their width), a
+          ``subfolder`` of each, and a name that is no model (or a subfolder that is not there) is
+          the same one-line ``ModelNotFoundError``.
         """
-        if cls.package_loader is not None and not kwargs.get("subfolder"):
-            resolved = cls.package_loader.tokenizer_source(cls, pretrained_model_name_or_path, kwargs)
+        if cls.package_loader is not None:
+            subfolder = kwargs.pop("subfolder", None) or ""  # resolved: the subfolder itself
+            resolved = cls.package_loader.tokenizer_source(cls, pretrained_model_name_or_path, kwargs, subfolder)
             if isinstance(resolved, ElmoTokenizer):  # original files
                 return resolved
             pretrained_model_name_or_path = resolved

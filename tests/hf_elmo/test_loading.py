@@ -643,6 +643,80 @@ def test_force_download_offline_is_refused_for_model_config_and_tokenizer_not_se
         )
 
 
+@pytest.fixture(scope="module")
+def two_models(original, tmp_path_factory) -> tuple[Path, Path]:
+    """A folder holding two models in subfolders, as a Hub repository may: ``saved/`` (``save_pretrained``,
+    the TINY model) and ``original/`` (the original files); and a Hub cache holding it as ``org/two-elmos``."""
+    folder = tmp_path_factory.mktemp("two-models")
+    torch.manual_seed(1)
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(folder / "saved")
+    for name in ("options.json", "weights.hdf5"):
+        (folder / "original").mkdir(exist_ok=True)
+        (folder / "original" / name).write_bytes((original / name).read_bytes())
+    cache = folder.parent / f"{folder.name}-hub"
+    add_repo_to_cache(cache, "org/two-elmos", folder)
+    return folder, cache
+
+
+def test_a_subfolder_of_a_folder_or_hub_repository_loads_that_models_weights_config_and_tokenizer(original, two_models):
+    """Was: subfolder= skipped the resolver: the original files in a subfolder were not converted (offline:
+    "couldn't connect to huggingface.co"), a Hub subfolder was fetched by transformers past the weight-shape check."""
+    folder, cache = two_models
+    expected = {
+        "saved": _layers(ElmoModel.from_pretrained(folder / "saved")),
+        "original": _layers(ElmoModel.from_pretrained(original)),
+    }
+    hub = dict(cache_dir=cache, local_files_only=True)
+    for name, settings in ((folder, {}), ("org/two-elmos", hub)):
+        for subfolder, layers in expected.items():
+            np.testing.assert_array_equal(
+                _layers(ElmoModel.from_pretrained(name, subfolder=subfolder, **settings)), layers
+            )
+            width = ElmoConfig.from_pretrained(name, subfolder=subfolder, **settings).projection_dim
+            assert width == ElmoConfig.from_pretrained(folder / subfolder).projection_dim
+            tokenizer = ElmoTokenizer.from_pretrained(name, subfolder=subfolder, **settings)
+            assert tokenizer.pre_tokenizer == ElmoTokenizer.from_pretrained(folder / subfolder).pre_tokenizer
+        head = ElmoForTokenClassification.from_pretrained(name, subfolder="original", num_labels=3, **settings)
+        np.testing.assert_array_equal(_layers(head.elmo), expected["original"])
+
+
+def test_a_mistyped_subfolder_is_named_in_one_line_for_model_config_and_tokenizer(two_models, original, tmp_path):
+    """Was: transformers' "couldn't connect to huggingface.co" offline for a Hub id, "Repo id must use alphanumeric
+    chars" for a shipped name."""
+    folder, cache = two_models
+    hub = dict(cache_dir=cache, local_files_only=True)
+    archive = _zip(original, tmp_path / "210.zip", "")
+    cases = [
+        (folder, {}, ModelNotFoundError, f"{folder} has no subfolder 'saevd'"),
+        (
+            "org/two-elmos",
+            hub,
+            ModelNotFoundError,
+            "Hub repository org/two-elmos (its copy in the local Hub cache: offline) has no subfolder 'saevd'",
+        ),
+        (
+            DEFAULT_MODEL_NAME,
+            {},
+            ModelNotFoundError,
+            f"the shipped model {DEFAULT_MODEL_NAME!r} has no subfolder 'saevd'",
+        ),
+    ]
+    for name, settings, error, where in cases:
+        for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+            with pytest.raises(error) as refused:
+                load(name, subfolder="saevd", **settings)
+            assert str(refused.value) == (
+                f"{where}: give the subfolder that holds the model's files, or leave subfolder out"
+            )
+    for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+        with pytest.raises(InvalidModelError) as refused:
+            load(archive, subfolder="210")
+        assert str(refused.value) == (
+            f"{archive} is a file, which has no subfolder '210' (a .zip archive holds one model): extract it and give "
+            "the folder that holds the model, or leave subfolder out"
+        )
+
+
 # -- the package ------------------------------------------------------------------------------
 def test_version_comes_from_the_installed_distribution():
     from importlib.metadata import version

@@ -514,12 +514,18 @@ def test_a_model_folder_saved_without_its_tokenizer_splits_raw_text_as_the_model
     assert len(pipeline("feature-extraction", model=str(tmp_path / "model"))(text[0])[0]) == 7
 
 
-def test_a_subfolder_without_the_models_files_is_refused_not_given_the_default_tokenizer(tmp_path):
+@pytest.mark.parametrize("packaged", [True, False], ids=["package", "remote-code"])
+def test_a_subfolder_without_the_models_files_is_refused_not_given_the_default_tokenizer(
+    packaged, tmp_path, monkeypatch
+):
     """Was: ElmoTokenizer.from_pretrained(FOLDER_OR_HUB_ID, subfolder=TYPO) gave the default tokenizer (width 50),
-    not the model's (here 30), with no word."""
+    not the model's (here 30), with no word. With the package, the resolver names the subfolder as for the
+    model; without it (a remote-code copy: no package_loader), the tokenizer's own check does."""
     from hf_elmo import ElmoConfig, ElmoModel
     from tests.hub_cache import add_repo_to_cache
 
+    if not packaged:
+        monkeypatch.setattr(ElmoTokenizer, "package_loader", None)
     tiny = ElmoConfig(char_embedding_dim=4, filters=[[1, 4]], lstm_dim=8, projection_dim=4, n_layers=1)
     ElmoModel(ElmoConfig(**{**tiny.to_diff_dict(), "max_characters_per_token": 30})).save_pretrained(tmp_path / "elmo")
     add_repo_to_cache(tmp_path / "hub", "org/elmo-in-a-subfolder", tmp_path / "elmo", subfolder="elmo")
@@ -528,9 +534,15 @@ def test_a_subfolder_without_the_models_files_is_refused_not_given_the_default_t
         assert ElmoTokenizer.from_pretrained(name, subfolder="elmo", **settings).max_characters_per_token == 30
         with pytest.raises(FileNotFoundError) as refused:
             ElmoTokenizer.from_pretrained(name, subfolder="elmoo", **settings)
+        if not packaged:
+            assert str(refused.value) == (
+                f"found neither tokenizer_config.json nor config.json in subfolder 'elmoo' of {name}: give the "
+                "subfolder that holds the model's or its tokenizer's files"
+            )
+            continue
+        where = name if name == tmp_path else f"Hub repository {name} (its copy in the local Hub cache: offline)"
         assert str(refused.value) == (
-            f"found neither tokenizer_config.json nor config.json in subfolder 'elmoo' of {name}: give the subfolder "
-            "that holds the model's or its tokenizer's files"
+            f"{where} has no subfolder 'elmoo': give the subfolder that holds the model's files, or leave subfolder out"
         )
 
 

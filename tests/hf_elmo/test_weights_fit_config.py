@@ -204,6 +204,15 @@ def test_a_config_edited_to_sizes_its_weights_lack_is_refused_before_any_model_i
         model_class.from_pretrained(edited, **({"num_labels": 2} if model_class is ElmoForTokenClassification else {}))
 
 
+def test_a_config_edited_in_a_subfolder_is_refused_before_any_model_is_built(bilm_folder, tmp_path, monkeypatch):
+    """Was: subfolder= skipped the resolver and its weight-shape check: transformers built the model first."""
+    edited = _edited(bilm_folder, tmp_path / "edited", lstm_dim=16384)
+    monkeypatch.setattr(PreTrainedModel, "from_pretrained", classmethod(lambda *a, **k: pytest.fail("built")))
+    problem = r"of another shape bilm\.backward_layers\.0\.input_linear\.bias \(\d+,\) in the file, \(65536,\)"
+    with pytest.raises(InvalidModelError, match=_refusal(edited, ElmoModel, problem)):
+        ElmoModel.from_pretrained(tmp_path, subfolder="edited")
+
+
 @pytest.mark.parametrize("overrides", [{"stateful": True}, {"bilm_implementation": "plain", "dropout": 0.1}])
 def test_config_fields_given_to_from_pretrained_keep_the_check_before_the_model_is_built(
     overrides, bilm_folder, tmp_path, monkeypatch

@@ -433,14 +433,18 @@ class ElmoConfig(PretrainedConfig):
         ``ElmoModel.from_pretrained`` reads the config through this method too. With the hf-elmo
         package imported, it takes every name ``ElmoModel.from_pretrained`` takes
         (``package_loader.config_source``): shipped names (``hf-elmo:elmo-2x1024-en``), the
-        original files (the config of the model they convert to), and a name that is no model is
-        the same one-line ``ModelNotFoundError``.
+        original files (the config of the model they convert to), a ``subfolder`` of each, and a
+        name that is no model (or a subfolder that is not there) is the same one-line
+        ``ModelNotFoundError``.
         """
         overrides = {
             field: kwargs.pop(field) for field in list(kwargs) if field in FIELD_CHECKS or field in _DERIVED_FIELDS
         }
-        if cls.package_loader is not None and not kwargs.get("subfolder"):
-            pretrained_model_name_or_path = cls.package_loader.config_source(pretrained_model_name_or_path, kwargs)
+        if cls.package_loader is not None:
+            subfolder = kwargs.pop("subfolder", None) or ""  # the source is the subfolder itself
+            pretrained_model_name_or_path = cls.package_loader.config_source(
+                pretrained_model_name_or_path, kwargs, subfolder
+            )
         try:
             if isinstance(pretrained_model_name_or_path, ElmoConfig):  # converted from the original files
                 loaded = cls.from_dict(pretrained_model_name_or_path.to_dict(), **kwargs)
