@@ -125,12 +125,14 @@ def _check_init_model_options(settings: PretrainSettings, config: ElmoConfig) ->
 
 def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torch.device) -> str:
     """The biLM path to train on: ``requested``, or for ``"auto"`` the fused LSTM kernel when
-    the model is clip-free and the device is in ``FUSED_BY_DEFAULT_ON``, else ``"fast"``."""
+    it runs the model (``ElmoConfig.fused_lstm_unsupported``: clip-free, ``projection_dim`` below
+    ``lstm_dim``) and the device is in ``FUSED_BY_DEFAULT_ON``, else ``"fast"``."""
+    unsupported = config.fused_lstm_unsupported()
     if requested == "auto":
-        fused = config.fused_lstm_unsupported() is None and device.type in FUSED_BY_DEFAULT_ON
-        return "fused" if fused else "fast"
-    if requested == "fused" and config.fused_lstm_unsupported():
-        raise ValueError(f"--bilm-implementation fused: {config.fused_lstm_unsupported()} (train with --no-clip)")
+        return "fused" if unsupported is None and device.type in FUSED_BY_DEFAULT_ON else "fast"
+    if requested == "fused" and unsupported:
+        clips = any(getattr(config, name) is not None for name in NO_CLIP)
+        raise ValueError(f"--bilm-implementation fused: {unsupported}{' (train with --no-clip)' if clips else ''}")
     return requested
 
 

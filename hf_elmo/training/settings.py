@@ -193,7 +193,8 @@ class PretrainSettings:
     )
     bilm_implementation: str = option(
         "auto",
-        "biLM path in training (auto: fused for a clip-free model on CUDA, else fast); the saved model "
+        "biLM path in training (auto: fused for a clip-free model whose --projection-dim is below its --lstm-dim "
+        "on CUDA, else fast); the saved model "
         "keeps its config's path (fast)",
         MODEL,
         choices=["auto", "fast", "plain", "fused"],

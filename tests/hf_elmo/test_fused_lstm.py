@@ -3,7 +3,8 @@
 Outputs, final states and gradients within 1e-5 in float32 against ``"fast"`` and ``"plain"``
 over the shapes of test_fast_path.py (without clipping), batches of very different lengths,
 a stateful second call (a non-zero initial state), the LM loss, and a model trained with the
-fused path, saved and reloaded, run on every path. A config that clips gets a clear error.
+fused path, saved and reloaded, run on every path. A config that clips, or whose projection is not
+narrower than its cell, gets a clear error.
 """
 
 from __future__ import annotations
@@ -160,6 +161,20 @@ def test_fused_path_with_a_config_that_clips_is_a_clear_error(tmp_path):
         ElmoConfig(cell_clip=3.0, proj_clip=None, bilm_implementation="fused")
     model = _model(tmp_path, small_options(clip=3.0))  # the config says fast; fused asked for at call time
     with pytest.raises(ValueError, match="cell_clip=3.0, proj_clip=3.0"):
+        _run(model, "fused", input_ids=batch_to_ids(SENTENCES[:2]))
+
+
+@pytest.mark.parametrize("lstm_dim", [8, 4], ids=["cell-as-wide", "cell-narrower"])
+def test_fused_path_with_a_projection_not_below_the_cell_is_a_clear_error(tmp_path, lstm_dim):
+    """torch's LSTM kernel projects only to fewer units than its cell has (``nn.LSTM``'s
+    ``proj_size < hidden_size``): at P == C it took the projection for none ('got an incorrect
+    number of RNN parameters'), found by fuzzing the paths over random shapes."""
+    with pytest.raises(
+        ValueError, match=f"needs projection_dim below lstm_dim .*projection_dim=8, lstm_dim={lstm_dim}"
+    ):
+        ElmoConfig(projection_dim=8, lstm_dim=lstm_dim, cell_clip=None, proj_clip=None, bilm_implementation="fused")
+    model = _model(tmp_path, small_options(dim=lstm_dim, proj=8, clip=None))  # fast in its config
+    with pytest.raises(ValueError, match=r"^ElmoConfig\.bilm_implementation='fused' needs projection_dim below"):
         _run(model, "fused", input_ids=batch_to_ids(SENTENCES[:2]))
 
 

@@ -268,7 +268,8 @@ class ElmoConfig(PretrainedConfig):
             layers run through torch's LSTM kernel (``torch._VF.lstm`` with a projection:
             cuDNN on CUDA, one C++ loop on CPU) over packed sequences, on the same weights
             (gate order and forget bias mapped), for configs without clipping only
-            (``cell_clip`` and ``proj_clip`` ``None``: the kernel cannot clip); the char CNN
+            (``cell_clip`` and ``proj_clip`` ``None``: the kernel cannot clip) whose
+            ``projection_dim`` is below ``lstm_dim`` (as the kernel's); the char CNN
             is the fast one. Equal to the other paths within 1e-5 in float32; on CUDA only
             with ``torch.backends.cudnn.allow_tf32 = False``: torch's default (``True``) lets
             cuDNN's LSTM multiply in TF32 (3e-4 from float32 on an H200; the fast and plain
@@ -397,7 +398,8 @@ class ElmoConfig(PretrainedConfig):
 
     def validate(self) -> None:
         """Check the fields that depend on each other (each field alone is checked when set):
-        filter widths within ``max_characters_per_token``, ``"fused"`` only without clipping,
+        filter widths within ``max_characters_per_token``, ``"fused"`` only without clipping and
+        with ``projection_dim`` below ``lstm_dim``,
         ``vocab_size`` for word embeddings. Runs on construction, when a model is built from
         the config and when it is saved; raises ``ElmoConfigError`` or ``ValueError``."""
         super().validate()  # type: ignore[misc]  # added to PretrainedConfig by huggingface_hub's @strict
@@ -484,14 +486,23 @@ class ElmoConfig(PretrainedConfig):
         return {key: value for key, value in config_dict.items() if key not in _DERIVED_FIELDS}
 
     def fused_lstm_unsupported(self) -> str | None:
-        """Why ``bilm_implementation="fused"`` cannot run this config (clipping), or ``None``."""
-        if self.cell_clip is None and self.proj_clip is None:
+        """Why ``bilm_implementation="fused"`` cannot run this config, or ``None``: clipping, or a
+        ``projection_dim`` not below ``lstm_dim`` (torch's LSTM kernel takes ``nn.LSTM``'s
+        ``proj_size < hidden_size`` only; at P == C it sees no projection and fails)."""
+        needs = []
+        if self.cell_clip is not None or self.proj_clip is not None:
+            needs.append(
+                f"cell_clip and proj_clip None (torch's LSTM kernel cannot clip), got cell_clip={self.cell_clip}, "
+                f"proj_clip={self.proj_clip}"
+            )
+        if self.projection_dim >= self.lstm_dim:
+            needs.append(
+                f"projection_dim below lstm_dim (torch's LSTM kernel projects only to fewer units than its cell "
+                f"has), got projection_dim={self.projection_dim}, lstm_dim={self.lstm_dim}"
+            )
+        if not needs:
             return None
-        return (
-            f"ElmoConfig.bilm_implementation='fused' needs cell_clip and proj_clip None (torch's LSTM kernel "
-            f"cannot clip), got cell_clip={self.cell_clip}, proj_clip={self.proj_clip}: use 'fast' for a "
-            "model that clips"
-        )
+        return f"ElmoConfig.bilm_implementation='fused' needs {'; and '.join(needs)}: use 'fast' for this model"
 
     @classmethod
     def from_allennlp_options(cls, options: dict[str, Any], **kwargs: Any) -> ElmoConfig:

@@ -54,6 +54,13 @@ def test_auto_trains_clip_free_models_on_the_fused_path_on_cuda_only():
         resolve_bilm_implementation("fused", clipping, torch.device("cpu"))
 
 
+def test_auto_trains_a_clip_free_model_whose_projection_is_as_wide_as_its_cell_on_the_fast_path():
+    wide = ElmoConfig(**{**TINY, **NO_CLIP, "projection_dim": TINY["lstm_dim"]})
+    assert resolve_bilm_implementation("auto", wide, torch.device("cuda")) == "fast"
+    with pytest.raises(ValueError, match=r"needs projection_dim below lstm_dim .*: use 'fast' for this model$"):
+        resolve_bilm_implementation("fused", wide, torch.device("cpu"))
+
+
 def test_no_clip_fused_training_saves_a_clip_free_model_that_runs_on_every_path(tmp_path, monkeypatch):
     import hf_elmo.training.trainer as trainer
 
