@@ -14,6 +14,8 @@ import numpy as np
 
 
 def char_ids(token: str, width: int = 50) -> list[int]:
+    if token in ("<S>", "</S>"):  # the literal words are the sentence markers, as in bilm-tf
+        return marker(256 if token == "<S>" else 257, width)
     raw = [258] + list(token.encode("utf-8")[: width - 2]) + [259]
     return [i + 1 for i in raw + [260] * (width - len(raw))]
 
@@ -67,8 +69,11 @@ class NumpyElmo:
                 z = np.concatenate([x, h]) @ w0 + b
                 i, j, f, o = np.split(z, 4)
                 c = sigmoid(f + 1.0) * c + sigmoid(i) * np.tanh(j)
-                c = np.clip(c, -lstm["cell_clip"], lstm["cell_clip"])
-                h = np.clip((sigmoid(o) * np.tanh(c)) @ wp, -lstm["proj_clip"], lstm["proj_clip"])
+                if lstm["cell_clip"] is not None:
+                    c = np.clip(c, -lstm["cell_clip"], lstm["cell_clip"])
+                h = (sigmoid(o) * np.tanh(c)) @ wp
+                if lstm["proj_clip"] is not None:
+                    h = np.clip(h, -lstm["proj_clip"], lstm["proj_clip"])
                 out.append(h + x if layer >= 1 and lstm.get("use_skip_connections") else h)
             layer_in = np.array(out)
             outputs.append(layer_in)
@@ -129,14 +134,18 @@ def small_options(
     n_characters=262,
     clip=3.0,
     char_dim=4,
+    max_characters_per_token=50,
+    proj_clip="clip",
 ) -> dict:
+    """options.json of a small biLM; ``clip`` is the cell clip, and the projection clip unless
+    ``proj_clip`` says otherwise (a number, or None for none)."""
     return {
         "lstm": {
             "dim": dim,
             "projection_dim": proj,
             "n_layers": n_layers,
             "cell_clip": clip,
-            "proj_clip": clip,
+            "proj_clip": clip if proj_clip == "clip" else proj_clip,
             "use_skip_connections": skip,
         },
         "char_cnn": {
@@ -145,7 +154,7 @@ def small_options(
             "embedding": {"dim": char_dim},
             "filters": [list(f) for f in filters],
             "n_characters": n_characters,
-            "max_characters_per_token": 50,
+            "max_characters_per_token": max_characters_per_token,
         },
     }
 
