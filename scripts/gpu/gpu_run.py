@@ -157,7 +157,7 @@ def pack(args: argparse.Namespace) -> None:
     out.mkdir(parents=True, exist_ok=True)
     tokenised = Path(args.tokenised) if args.tokenised else out / "tokenised"
     if not args.tokenised:
-        subprocess.run(
+        prepared = subprocess.run(
             [
                 sys.executable,
                 str(REPO / "scripts" / "prepare_pretrain_en.py"),
@@ -167,9 +167,10 @@ def pack(args: argparse.Namespace) -> None:
                 str(args.train_fraction),
                 "--processes",
                 str(args.processes),
-            ],
-            check=True,
+            ]
         )
+        if prepared.returncode:  # it said why, in one line above
+            raise SystemExit(f"pack: prepare_pretrain_en.py stopped (exit {prepared.returncode}); nothing was packed")
     sys.path.insert(0, str(REPO))
     from hf_elmo.corpus import read_corpus
     from hf_elmo.training.vocab import build_vocabulary

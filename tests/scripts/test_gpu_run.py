@@ -294,3 +294,11 @@ def test_evaluate_writes_a_diverged_models_perplexities_as_strict_json_with_null
     assert figures["forward"] is figures["backward"] is figures["average"] is None
     assert figures["forward_loss"] == pytest.approx(1e4, rel=0.01)
     assert (work / "perplexity.json").read_text() == text
+
+
+def test_pack_stops_in_one_line_when_tokenising_refuses_its_options(tmp_path, capfd):
+    out = tmp_path / "gpu-pack"
+    with pytest.raises(SystemExit, match=r"^pack: prepare_pretrain_en\.py stopped \(exit 2\); nothing was packed$"):
+        gpu_run.main(["pack", "--source", str(tmp_path), "--out", str(out), "--train-fraction", "nan"])
+    assert "--train-fraction: must be a finite number > 0 and <= 1, got 'nan'" in capfd.readouterr().err
+    assert not (out / "manifest.json").exists()
