@@ -224,6 +224,10 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
     problems = []
     with handle:
         for name, allowed in shapes.items():
+            foreign = foreign_data(handle, name)
+            if foreign:
+                problems.append(foreign)
+                continue
             if name not in handle:
                 problems.append(f"missing dataset {name!r} (expected shape {allowed[0]})")
                 continue
@@ -246,6 +250,42 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
     if problems:
         raise ElmoWeightsError(f"{path} does not match its options:\n  " + "\n  ".join(problems))
     return arrays
+
+
+#: The kinds of hdf5 link other than a hard link, which a weight file's datasets are never reached through.
+_LINK_KINDS = {1: "a soft link", 64: "an external link"}  # h5py.h5l.TYPE_SOFT, TYPE_EXTERNAL
+
+
+def foreign_data(handle: Any, name: str) -> str | None:
+    """A problem line when the dataset ``name`` of the open hdf5 file ``handle`` is not the file's
+    own, found before h5py follows it to another file or reads any of its values: reached through a
+    link that is not a hard link (an external link opens another hdf5 file; a soft link may lead to
+    one), or keeping its values outside the file (external storage: any file's raw bytes, e.g.
+    /etc/passwd read as float32; a virtual dataset: other files' datasets). ``None`` for a dataset
+    stored in the file, and for a missing one (the caller names it)."""
+    group = handle
+    parts = name.split("/")
+    for depth, part in enumerate(parts, start=1):
+        key = part.encode()
+        if not group.id.links.exists(key):
+            return None
+        kind = group.id.links.get_info(key).type
+        if kind != 0:  # h5py.h5l.TYPE_HARD
+            target = group.id.links.get_val(key)  # bytes (soft), (file, path) bytes (external)
+            where = ":".join(t.decode(errors="replace") for t in (target if isinstance(target, tuple) else (target,)))
+            return (
+                f"{'/'.join(parts[:depth])!r} is {_LINK_KINDS.get(kind, 'a user-defined link')} to {where!s}, "
+                "not data stored in the file: a weight file holds its datasets itself, and no other file is read"
+            )
+        group = group[part]
+    external = getattr(group, "external", None)
+    if getattr(group, "is_virtual", False) or external:
+        where = ", ".join(str(entry[0]) for entry in external) if external else "other files' datasets"
+        return (
+            f"dataset {name!r} keeps its values outside the file ({where}): a weight file holds its datasets "
+            "itself, and no other file is read"
+        )
+    return None
 
 
 def _dataset_names(handle: Any) -> list[str]:

@@ -53,8 +53,8 @@ import torch
 from transformers import PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
-from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig
-from .convert import ElmoWeightsError, elmo_state_dict, read_options
+from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, check_size
+from .convert import ElmoWeightsError, elmo_state_dict, foreign_data, read_options
 from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights, weights_file
 from .modeling_lm import ElmoForBidirectionalLM
@@ -574,17 +574,17 @@ def load_allennlp_with_softmax(
     config = original_config(options_path)
     try:
         with h5py.File(softmax_path, "r") as handle:
+            foreign = foreign_data(handle, "softmax/W") or foreign_data(handle, "softmax/b")
+            if foreign:
+                raise ElmoWeightsError(f"{softmax_path}: {foreign}")
+            shapes = tuple(handle["softmax/W"].shape), tuple(handle["softmax/b"].shape)
+            _check_softmax_shapes(softmax_path, *shapes, config)  # before reading gigabytes a header may claim
             weight = torch.from_numpy(handle["softmax/W"][...]).float()
             bias = torch.from_numpy(handle["softmax/b"][...]).float()
     except FileNotFoundError:
         raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None
     except (OSError, KeyError) as err:
         raise ElmoWeightsError(f"{softmax_path} holds no readable softmax/W and softmax/b: {err}") from None
-    if weight.dim() != 2 or weight.shape[1] != config.projection_dim or bias.shape != weight.shape[:1]:
-        raise ElmoWeightsError(
-            f"{softmax_path}: softmax/W {tuple(weight.shape)} and softmax/b {tuple(bias.shape)} do not "
-            f"fit projection_dim {config.projection_dim}"
-        )
     state = elmo_state_dict(weights_path, config)
     config = ElmoConfig.from_dict({**config.to_dict(), "vocab_size": weight.shape[0], "softmax": "full"})
     model = model_class(config)
@@ -596,6 +596,21 @@ def load_allennlp_with_softmax(
         model.softmax.weight.copy_(weight)
         model.softmax.bias.copy_(bias)
     return model.eval()
+
+
+def _check_softmax_shapes(
+    softmax_path: PathLike, weight: tuple[int, ...], bias: tuple[int, ...], config: ElmoConfig
+) -> None:
+    """Refuse a softmax whose ``softmax/W`` (V, P) and ``softmax/b`` (V,) shapes do not fit the
+    options' ``projection_dim``, or whose V is outside ``vocab_size``'s bounds, naming the file."""
+    if len(weight) != 2 or weight[1] != config.projection_dim or bias != weight[:1]:
+        raise ElmoWeightsError(
+            f"{softmax_path}: softmax/W {weight} and softmax/b {bias} do not fit projection_dim {config.projection_dim}"
+        )
+    try:
+        check_size("vocab_size", weight[0], where="")
+    except ValueError as err:
+        raise ElmoWeightsError(f"{softmax_path}: softmax/W has {weight[0]:,} rows (words): {err}") from None
 
 
 def load_original(

@@ -83,6 +83,61 @@ def test_non_finite_weights_are_refused_naming_the_dataset(value, original, tmp_
     assert not (tmp_path / "model").exists()
 
 
+def _point_outside(weights: Path, name: str, other: Path, how: str) -> None:
+    """Replace ``weights``'s dataset ``name`` by one whose values are ``other``'s (``how``)."""
+    with h5py.File(weights, "a") as handle:
+        shape = handle[name].shape
+        del handle[name]
+        if how == "external link":
+            handle[name] = h5py.ExternalLink(str(other), name)
+        elif how == "soft link":
+            handle["elsewhere"] = h5py.ExternalLink(str(other), "/")
+            handle[name] = h5py.SoftLink(f"/elsewhere/{name}")
+        elif how == "external storage":
+            handle.create_dataset(name, shape=shape, dtype="<f4", external=[(str(other), 0, h5py.h5f.UNLIMITED)])
+        else:
+            layout = h5py.VirtualLayout(shape=shape, dtype="f4")
+            layout[:] = h5py.VirtualSource(str(other), name, shape=shape)
+            handle.create_virtual_dataset(name, layout)
+
+
+@pytest.mark.parametrize("how", ["external link", "soft link", "external storage", "virtual dataset"])
+def test_a_weight_file_whose_dataset_reads_another_file_is_refused_naming_the_dataset(how, original, tmp_path, capsys):
+    other = tmp_path / "other.hdf5"
+    shutil.copy(original / "weights.hdf5", other)
+    _point_outside(original / "weights.hdf5", "CNN_proj/b_proj", other, how)
+    assert convert(original, tmp_path / "model") == 2
+    err = capsys.readouterr().err
+    named = {
+        "external link": "'CNN_proj/b_proj' is an external link to",
+        "soft link": "'CNN_proj/b_proj' is a soft link to /elsewhere/CNN_proj/b_proj",
+    }.get(how, "dataset 'CNN_proj/b_proj' keeps its values outside the file")
+    assert named in err and "no other file is read" in err, err
+    assert not (tmp_path / "model").exists()
+
+
+@pytest.mark.parametrize("how", ["external link", "declared shape"])
+def test_a_softmax_file_that_reads_another_file_or_claims_too_many_words_is_refused_before_its_values(
+    how, original, tmp_path
+):
+    from hf_elmo import ElmoForBidirectionalLM
+    from hf_elmo.convert import ElmoWeightsError
+
+    softmax, other = tmp_path / "softmax.hdf5", tmp_path / "other.hdf5"
+    with h5py.File(other, "w") as handle:
+        handle["softmax/W"] = np.zeros((10, 8), np.float32)
+    with h5py.File(softmax, "w") as handle:
+        if how == "external link":
+            handle["softmax/W"] = h5py.ExternalLink(str(other), "softmax/W")
+            handle["softmax/b"] = np.zeros(10, np.float32)
+        else:  # 320 MB of values that the file never stores (chunks never written read as zeros)
+            handle.create_dataset("softmax/W", shape=(10_000_001, 8), dtype="f4", chunks=(1024, 8))
+            handle.create_dataset("softmax/b", shape=(10_000_001,), dtype="f4", chunks=(1024,))
+    message = "is an external link to" if how == "external link" else "softmax/W has 10,000,001 rows"
+    with pytest.raises(ElmoWeightsError, match=f"^{softmax}: .*{message}"):
+        ElmoForBidirectionalLM.from_allennlp_with_softmax(original / "options.json", original / "weights.hdf5", softmax)
+
+
 @pytest.mark.parametrize(
     "edit, message",
     [
