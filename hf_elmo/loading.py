@@ -43,6 +43,7 @@ import shutil
 import tempfile
 import weakref
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -128,7 +129,13 @@ class ModelSource:
             yield self.path
             return
         with tempfile.TemporaryDirectory(prefix="hf-elmo-archive-") as folder:
-            yield _extract_original_files(self.path, Path(folder), weights)
+            try:
+                yield _extract_original_files(self.path, Path(folder), weights)
+            except (OSError, ValueError) as err:  # name the archive (ARCHIVE/options.json), not the temporary folder
+                renamed = _renamed_error(err, folder, str(self.path))
+                if renamed is None:
+                    raise
+                raise renamed from None
 
 
 def resolve_model(
@@ -400,9 +407,16 @@ def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
             rest = member[len(prefix) :]
             wanted = _is_options_name(rest) or (weights and rest.endswith(".hdf5"))
             if member.startswith(prefix) and "/" not in rest and wanted:
-                with handle.open(member) as source, open(into / rest, "wb") as target:
-                    while block := source.read(1 << 20):
-                        target.write(block)
+                try:
+                    with handle.open(member) as source, open(into / rest, "wb") as target:
+                        while block := source.read(1 << 20):
+                            target.write(block)
+                except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as err:
+                    # a bad CRC, a truncated or corrupt stream, a password (RuntimeError), another compression
+                    raise InvalidModelError(
+                        f"{archive}: its member {member} cannot be extracted ({err}); re-download the archive, or "
+                        "extract it with another tool and give the folder"
+                    ) from None
     return into
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -393,6 +394,50 @@ def test_a_zip_without_original_files_and_a_stray_file_are_named(tmp_path):
     stray.write_bytes(b"\0" * 10)
     with pytest.raises(InvalidModelError, match=f"{stray} is a file, but a model is a folder"):
         ElmoModel.from_pretrained(stray)
+
+
+def _damaged_zip(original: Path, archive: Path, damage: str) -> Path:
+    """A zip of the original files with one member that cannot be extracted (``damage``)."""
+    _zip(original, archive, "")
+    data = bytearray(archive.read_bytes())
+    if damage == "bad CRC":
+        data[data.find(b"\x89HDF") + 200] ^= 0xFF
+    else:  # "encrypted": the flag bit of every local and central header
+        for signature, flags in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+            at = data.find(signature)
+            while at >= 0:
+                data[at + flags] |= 1
+                at = data.find(signature, at + 4)
+    archive.write_bytes(bytes(data))
+    return archive
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        ("bad CRC", "its member weights.hdf5 cannot be extracted (Bad CRC-32"),
+        ("encrypted", "its member options.json cannot be extracted (File 'options.json' is encrypted"),
+    ],
+)
+def test_a_zip_member_that_cannot_be_extracted_is_named_with_the_archive(damage, message, original, tmp_path):
+    archive = _damaged_zip(original, tmp_path / "210.zip", damage)
+    with pytest.raises(InvalidModelError, match=f"^{archive}: {re.escape(message)}"):
+        ElmoModel.from_pretrained(archive)
+
+
+@pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
+def test_a_bad_file_in_a_zip_is_named_inside_the_archive_not_in_a_removed_temporary_folder(load, original, tmp_path):
+    archive = tmp_path / "210.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("options.json", "{not json")
+        handle.write(original / "weights.hdf5", "weights.hdf5")
+    with pytest.raises(ValueError, match=f"^{archive}/options.json is not valid JSON"):
+        load(archive)
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.write(original / "options.json", "options.json")
+        handle.writestr("weights.hdf5", "not hdf5")
+    with pytest.raises(ValueError, match=f"^{archive}/weights.hdf5 is not a readable HDF5 file"):
+        ElmoModel.from_pretrained(archive)
 
 
 @pytest.mark.parametrize("load", [ElmoTokenizer.from_pretrained, ElmoConfig.from_pretrained])
