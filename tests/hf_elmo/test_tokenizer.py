@@ -242,6 +242,32 @@ def test_the_pre_tokenizer_is_saved_and_loaded_with_the_tokenizer(tmp_path):
     assert loaded(SENTENCE)["attention_mask"] == [1] * 7
 
 
+@pytest.mark.parametrize(
+    "field, value, problem",
+    [
+        ("max_token_chars", -1, "must be a positive integer, or None (null) for no limit, got -1 (int)"),
+        ("max_token_chars", 0, "must be a positive integer, or None (null) for no limit, got 0 (int)"),
+        ("max_token_chars", "abc", "must be a positive integer, or None (null) for no limit, got 'abc' (str)"),
+        ("max_characters_per_token", 10**9, "must be in 3..256, got 1000000000"),
+    ],
+)
+def test_a_tokenizer_config_with_a_bad_setting_is_refused_at_load_naming_the_file_and_field(
+    field, value, problem, tmp_path
+):
+    """Was: max_token_chars -1 or 0 loaded and refused every token later, 'abc' was a TypeError at the
+    first call; a bad width was named without its file."""
+    import json
+
+    ElmoTokenizer().save_pretrained(tmp_path)
+    saved = json.loads((tmp_path / "tokenizer_config.json").read_text())
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({**saved, field: value}))
+    with pytest.raises(ValueError) as caught:
+        ElmoTokenizer.from_pretrained(tmp_path)
+    assert str(caught.value) == f"{tmp_path / 'tokenizer_config.json'}: field {field} {problem}"
+    with pytest.raises(ValueError, match=f"^from_pretrained argument {field} "):
+        ElmoTokenizer.from_pretrained(tmp_path, **{field: value})
+
+
 def test_an_unknown_pre_tokenizer_is_refused():
     with pytest.raises(ValueError, match="pre_tokenizer must be 'whitespace' or 'spacy:LANG'"):
         ElmoTokenizer(pre_tokenizer="moses")

@@ -453,7 +453,7 @@ class ElmoConfig(PretrainedConfig):
             else:
                 loaded = super().from_pretrained(pretrained_model_name_or_path, *args, **kwargs)
         except ElmoConfigError as err:
-            where = _config_file(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
+            where = config_file(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
             raise ElmoConfigError(err.field, err.problem, where=f"{where}: field ") from None
         config = loaded[0] if isinstance(loaded, tuple) else loaded  # (config, unused kwargs)
         for field, value in overrides.items():
@@ -578,11 +578,12 @@ def names_lm_head(architectures: Sequence[str] | None) -> bool:
     return LM_ARCHITECTURE in (architectures or ())
 
 
-def _config_file(name_or_path: Any, subfolder: str) -> str:
-    """The config file ``from_pretrained(name_or_path)`` reads: a local path, or the file of a Hub repo."""
+def config_file(name_or_path: Any, subfolder: str, filename: str = CONFIG_NAME) -> str:
+    """The config file (``filename``: ``config.json``, a tokenizer's ``tokenizer_config.json``) that
+    ``from_pretrained(name_or_path)`` reads, for naming it in errors: a local path, or the file of a Hub repo."""
     path = os.path.join(str(name_or_path), subfolder) if subfolder else str(name_or_path)
     if os.path.isfile(path):
         return path
     if os.path.isdir(path):
-        return os.path.join(path, CONFIG_NAME)
-    return f"{CONFIG_NAME} of {name_or_path}"
+        return os.path.join(path, filename)
+    return f"{filename} of {name_or_path}"

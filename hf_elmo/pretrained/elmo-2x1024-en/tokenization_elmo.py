@@ -32,7 +32,9 @@ from .configuration_elmo import (
     SPACY_PREFIX,
     WHITESPACE,
     ElmoConfig,
+    ElmoConfigError,
     check_size,
+    config_file,
     pre_tokenizer_name,
 )
 
@@ -73,6 +75,20 @@ SENTENCE_START, SENTENCE_END = "<S>", "</S>"
 def _width(max_characters_per_token: Any) -> int:
     """``max_characters_per_token`` checked against the bounds ``ElmoConfig`` allows."""
     return check_size("max_characters_per_token", max_characters_per_token, where="")
+
+
+def _token_limit(max_token_chars: Any) -> int | None:
+    """``max_token_chars`` checked: a positive integer, or ``None`` (no limit: long tokens are truncated)."""
+    if max_token_chars is not None and (
+        isinstance(max_token_chars, bool) or not isinstance(max_token_chars, int) or max_token_chars < 1
+    ):
+        raise ElmoConfigError(
+            "max_token_chars",
+            f"must be a positive integer, or None (null) for no limit, got {max_token_chars!r} "
+            f"({type(max_token_chars).__name__})",
+            where="",
+        )
+    return max_token_chars
 
 
 def _marker_ids(char: int, max_characters_per_token: int) -> list[int]:
@@ -522,7 +538,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
     ) -> None:
         max_characters_per_token = _width(max_characters_per_token)
         self.max_characters_per_token = max_characters_per_token
-        self.max_token_chars = max_token_chars
+        self.max_token_chars = max_token_chars = _token_limit(max_token_chars)
         self.pre_tokenizer = check_pre_tokenizer(pre_tokenizer)
         check_padding_side(kwargs.get("padding_side") or "right")
         super().__init__(
@@ -555,7 +571,14 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 return resolved
             pretrained_model_name_or_path = resolved
         saved = _settings_from_model_files(pretrained_model_name_or_path, kwargs)
-        return super().from_pretrained(pretrained_model_name_or_path, *args, **{**saved, **kwargs})
+        try:
+            return super().from_pretrained(pretrained_model_name_or_path, *args, **{**saved, **kwargs})
+        except ElmoConfigError as err:  # name the file the bad setting came from
+            if err.field in kwargs:
+                raise ElmoConfigError(err.field, err.problem, where="from_pretrained argument ") from None
+            filename = CONFIG_NAME if err.field in saved else TOKENIZER_CONFIG
+            where = config_file(pretrained_model_name_or_path, kwargs.get("subfolder") or "", filename)
+            raise ElmoConfigError(err.field, err.problem, where=f"{where}: field ") from None
 
     @property
     def vocab_size(self) -> int:
