@@ -407,6 +407,7 @@ def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
             rest = member[len(prefix) :]
             wanted = _is_options_name(rest) or (weights and rest.endswith(".hdf5"))
             if member.startswith(prefix) and "/" not in rest and wanted:
+                _refuse_a_bomb(archive, handle.getinfo(member))
                 try:
                     with handle.open(member) as source, open(into / rest, "wb") as target:
                         while block := source.read(1 << 20):
@@ -418,6 +419,24 @@ def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
                         "extract it with another tool and give the folder"
                     ) from None
     return into
+
+
+#: The most an archive's member may inflate (its size over its compressed size): trained float weights
+#: compress to about 90%, an options file of a few hundred bytes little more than 2x; a zip bomb, 1000x.
+_MAX_INFLATION = 100
+
+
+def _refuse_a_bomb(archive: Path, member: zipfile.ZipInfo) -> None:
+    """Refuse, before it is extracted, a member that inflates more than ``_MAX_INFLATION`` times (a
+    zip bomb: gigabytes written to the temporary folder from a small archive), naming the archive
+    and member. The size it declares is the most zipfile extracts."""
+    if member.file_size > 1 << 16 and member.file_size > _MAX_INFLATION * max(member.compress_size, 1):
+        raise InvalidModelError(
+            f"{archive}: its member {member.filename} inflates to {member.file_size:,} bytes from "
+            f"{member.compress_size:,} ({member.file_size // max(member.compress_size, 1):,}x), more than any ELMo "
+            f"file compresses ({_MAX_INFLATION}x): a zip bomb? it is not extracted; get the model from where it was "
+            "published"
+        )
 
 
 def _from_hub(repo_id: str, hub: dict[str, Any], variant: str | None = None, subfolder: str = "") -> ModelSource:

@@ -425,6 +425,32 @@ def test_a_zip_member_that_cannot_be_extracted_is_named_with_the_archive(damage,
         ElmoModel.from_pretrained(archive)
 
 
+@pytest.mark.parametrize("member", ["options.json", "weights.hdf5"])
+def test_a_zip_bomb_member_is_refused_before_it_is_extracted(member, original, tmp_path, monkeypatch):
+    """A member of 64 MiB of zeros (1,000x smaller deflated). Was: extracted in full into the
+    temporary folder (a bomb of many GB fills the disk), then refused as unreadable."""
+    archive = tmp_path / "210.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as handle:
+        for name in ("options.json", "weights.hdf5"):
+            if name == member:
+                with handle.open(name, "w") as bomb:
+                    for _ in range(64):
+                        bomb.write(b"\0" * (1 << 20))
+            else:
+                handle.write(original / name, name)
+    opened: list[str] = []
+    open_member = zipfile.ZipFile.open
+
+    def recorded_open(self, name, *args, **kwargs):
+        opened.append(name)
+        return open_member(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", recorded_open)
+    with pytest.raises(InvalidModelError, match=f"^{archive}: its member {member} inflates to 67,108,864 bytes"):
+        ElmoModel.from_pretrained(archive)
+    assert member not in opened
+
+
 @pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
 def test_a_bad_file_in_a_zip_is_named_inside_the_archive_not_in_a_removed_temporary_folder(load, original, tmp_path):
     archive = tmp_path / "210.zip"
