@@ -185,11 +185,17 @@ def _in_subfolder(folder: Path, subfolder: str, where: str) -> Path:
     return folder / subfolder
 
 
-def _in_subfolder_patterns(subfolder: str, patterns: Sequence[str]) -> list[str]:
-    """``snapshot_download``'s ``allow_patterns`` / ``ignore_patterns`` for the files in a Hub
-    repository's ``subfolder`` (its top where none is given)."""
+def _hub_patterns(subfolder: str, allow: Sequence[str], ignore: Sequence[str] = ()) -> dict[str, list[str]]:
+    """``snapshot_download``'s ``allow_patterns`` and ``ignore_patterns`` for the files of a Hub
+    repository's ``subfolder`` (its top where none is given) that match ``allow`` and none of
+    ``ignore``, and not the files of the folders inside it: huggingface_hub's ``*`` matches ``/``
+    too (``huggingface_hub.utils.filter_repo_objects``), so ``*.safetensors`` alone would fetch the
+    weights of every model the repository holds in its folders."""
     prefix = f"{subfolder.strip('/')}/" if subfolder else ""
-    return [prefix + pattern for pattern in patterns]
+    return {
+        "allow_patterns": [prefix + pattern for pattern in allow],
+        "ignore_patterns": [prefix + pattern for pattern in [*ignore, "*/*"]],
+    }
 
 
 def _hub_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -443,13 +449,10 @@ def _from_hub(repo_id: str, hub: dict[str, Any], variant: str | None = None, sub
     """Fetch (or find in the cache) what the repository (its ``subfolder``) needs: first the small
     files that say its format, then that format's files."""
     if (_hub_probe(repo_id, hub, subfolder=subfolder) / "config.json").is_file():
-        folder = _snapshot(repo_id, hub, allow_patterns=_in_subfolder_patterns(subfolder, _TRANSFORMERS_FILES))
+        folder = _snapshot(repo_id, hub, **_hub_patterns(subfolder, _TRANSFORMERS_FILES))
         return _transformers_source(repo_id, folder / subfolder, "hub", variant)
     folder = _snapshot(
-        repo_id,
-        hub,
-        allow_patterns=_in_subfolder_patterns(subfolder, [*_OPTIONS_NAMES, "*.hdf5"]),
-        ignore_patterns=_in_subfolder_patterns(subfolder, ["*softmax*", "*embeddings*"]),
+        repo_id, hub, **_hub_patterns(subfolder, [*_OPTIONS_NAMES, "*.hdf5"], ["*softmax*", "*embeddings*"])
     )
     return ModelSource(repo_id, folder / subfolder, "original", "hub")
 
@@ -465,9 +468,7 @@ def _hub_probe(
     files that say its format (one of ``marks``, e.g. ``config.json``: a ``save_pretrained`` folder;
     or an options file, ``original_options_file``'s: the original files) and those matching
     ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when it holds none."""
-    snapshot = _snapshot(
-        repo_id, hub, allow_patterns=_in_subfolder_patterns(subfolder, [*marks, *_OPTIONS_NAMES, *patterns])
-    )
+    snapshot = _snapshot(repo_id, hub, **_hub_patterns(subfolder, [*marks, *_OPTIONS_NAMES, *patterns]))
     offline = " (its copy in the local Hub cache: offline)" if _offline(hub) else ""
     folder = _in_subfolder(snapshot, subfolder, f"Hub repository {repo_id}{offline}")
     if not any((folder / mark).is_file() for mark in marks) and original_options_file(folder) is None:

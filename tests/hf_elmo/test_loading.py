@@ -751,6 +751,50 @@ def test_a_subfolder_of_a_folder_or_hub_repository_loads_that_models_weights_con
         np.testing.assert_array_equal(_layers(head.elmo), expected["original"])
 
 
+@pytest.fixture(scope="module")
+def nested_models(two_models, original, tmp_path_factory) -> tuple[Path, Path]:
+    """Two folders of models in folders: ``two_models``' with a model at its top, ``saved/older/`` and
+    ``original/older/`` too; and one with the original files at its top and in ``original/``."""
+    folder = tmp_path_factory.mktemp("nested")
+    for name in ("top", "top/saved/older", "top/original/older", "original-top/original"):
+        (folder / name).mkdir(parents=True)
+    for name in ("saved", "original"):
+        for file in (two_models[0] / name).iterdir():
+            (folder / "top" / name / file.name).write_bytes(file.read_bytes())
+    torch.manual_seed(2)
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(folder / "top")
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(folder / "top/saved/older")
+    for name in ("options.json", "weights.hdf5"):
+        for inside in ("top/original/older", "original-top", "original-top/original"):
+            (folder / inside / name).write_bytes((original / name).read_bytes())
+    return folder / "top", folder / "original-top"
+
+
+def test_a_hub_model_is_fetched_without_the_models_in_its_subfolders(nested_models, tmp_path):
+    """A top-level load asks snapshot_download for the repository's top-level files only, a subfolder's for that
+    folder's files only: each loads offline from a cache that holds nothing else while the repository's tree
+    listing names the rest. Was: huggingface_hub's ``*`` matches ``/``, so ``*.safetensors`` and ``*.hdf5`` fetched
+    every subfolder's weights (IncompleteSnapshotError offline: the cache was said to lack the model)."""
+    top, original_top = nested_models
+    cache = tmp_path / "hub"
+    hub = dict(cache_dir=cache, local_files_only=True)
+    for repo, folder, subfolder in (
+        ("org/a", top, ""),
+        ("org/b", top, "saved"),
+        ("org/c", top, "original"),
+        ("org/d", original_top, ""),
+    ):
+        inside = folder / subfolder
+        fetched = {(Path(subfolder) / file.name).as_posix() for file in inside.iterdir() if file.is_file()}
+        add_repo_to_cache(cache, repo, folder, fetched=fetched)
+        expected = _layers(ElmoModel.from_pretrained(inside))
+        np.testing.assert_array_equal(_layers(ElmoModel.from_pretrained(repo, subfolder=subfolder, **hub)), expected)
+        config = ElmoConfig.from_pretrained(repo, subfolder=subfolder, **hub)
+        assert config.projection_dim == ElmoConfig.from_pretrained(inside).projection_dim
+        tokenizer = ElmoTokenizer.from_pretrained(repo, subfolder=subfolder, **hub)
+        assert tokenizer.pre_tokenizer == ElmoTokenizer.from_pretrained(inside).pre_tokenizer
+
+
 def test_a_mistyped_subfolder_is_named_in_one_line_for_model_config_and_tokenizer(two_models, original, tmp_path):
     """Was: transformers' "couldn't connect to huggingface.co" offline for a Hub id, "Repo id must use alphanumeric
     chars" for a shipped name."""
