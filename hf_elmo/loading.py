@@ -46,7 +46,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,7 @@ class ModelSource:
             original files).
         weight_shapes: the shapes in its ``model.safetensors`` header (``None`` for original files
             and sharded weights).
+        subfolder: ``from_pretrained``'s, the folder inside ``name`` that ``path`` is ("" for none).
     """
 
     name: str
@@ -94,6 +95,12 @@ class ModelSource:
     origin: str
     config: ElmoConfig | None = field(default=None, compare=False)
     weight_shapes: dict[str, tuple[int, ...]] | None = field(default=None, compare=False)
+    subfolder: str = ""
+
+    @property
+    def described(self) -> str:
+        """What errors call the model: ``name``, with its ``subfolder`` where one was given."""
+        return f"{self.name} (subfolder {self.subfolder!r})" if self.subfolder else self.name
 
     @property
     def has_lm_head(self) -> bool:
@@ -152,17 +159,19 @@ def resolve_model(
     not loadable) or ``ElmoConfigError`` (a bad field in its ``config.json``).
     """
     name = os.fspath(name_or_path)
-    if name.startswith(SHIPPED_PREFIX):
-        return _shipped(name, variant, subfolder)
     path = Path(name).expanduser()
-    if path.exists():
-        return _local(name, _in_subfolder(path, subfolder, name), "local", variant)
-    if not _OWNER_NAME.match(name):
+    if name.startswith(SHIPPED_PREFIX):
+        source = _shipped(name, variant, subfolder)
+    elif path.exists():
+        source = _local(name, _in_subfolder(path, subfolder, name), "local", variant, subfolder)
+    elif _OWNER_NAME.match(name):
+        source = _from_hub(name, _hub_arguments(hub_kwargs), variant, subfolder)
+    else:
         raise ModelNotFoundError(
             f"no model {name!r}: no such local file or folder, not a shipped model ({_shipped_names()}), "
             "and not a Hub id (owner/name)"
         )
-    return _from_hub(name, _hub_arguments(hub_kwargs), variant, subfolder)
+    return replace(source, subfolder=subfolder)
 
 
 def _in_subfolder(folder: Path, subfolder: str, where: str) -> Path:
@@ -185,16 +194,20 @@ def _in_subfolder(folder: Path, subfolder: str, where: str) -> Path:
     return folder / subfolder
 
 
-def _hub_patterns(subfolder: str, allow: Sequence[str], ignore: Sequence[str] = ()) -> dict[str, list[str]]:
+def _hub_patterns(
+    subfolder: str, allow: Sequence[str], ignore: Sequence[str] = (), depth: int = 0
+) -> dict[str, list[str]]:
     """``snapshot_download``'s ``allow_patterns`` and ``ignore_patterns`` for the files of a Hub
     repository's ``subfolder`` (its top where none is given) that match ``allow`` and none of
-    ``ignore``, and not the files of the folders inside it: huggingface_hub's ``*`` matches ``/``
-    too (``huggingface_hub.utils.filter_repo_objects``), so ``*.safetensors`` alone would fetch the
+    ``ignore``, and not the files of the folders inside it (``depth`` levels of folders down:
+    ``allow`` then names them, e.g. ``*/config.json``): huggingface_hub's ``*`` matches ``/`` too
+    (``huggingface_hub.utils.filter_repo_objects``), so ``*.safetensors`` alone would fetch the
     weights of every model the repository holds in its folders."""
     prefix = f"{subfolder.strip('/')}/" if subfolder else ""
+    deeper = "*/" * (depth + 1) + "*"
     return {
         "allow_patterns": [prefix + pattern for pattern in allow],
-        "ignore_patterns": [prefix + pattern for pattern in [*ignore, "*/*"]],
+        "ignore_patterns": [prefix + pattern for pattern in [*ignore, deeper]],
     }
 
 
@@ -217,10 +230,11 @@ def _shipped(name: str, variant: str | None = None, subfolder: str = "") -> Mode
         )
     if folder is None:
         raise ModelNotFoundError(f"no shipped model {name!r}; the package ships {_shipped_names()}")
-    return _local(name, _in_subfolder(folder, subfolder, f"the shipped model {name!r}"), "shipped", variant)
+    return _local(name, _in_subfolder(folder, subfolder, f"the shipped model {name!r}"), "shipped", variant, subfolder)
 
 
-def _local(name: str, path: Path, origin: str, variant: str | None = None) -> ModelSource:
+def _local(name: str, path: Path, origin: str, variant: str | None = None, subfolder: str = "") -> ModelSource:
+    """The model in ``path``: ``name``'s folder (its ``subfolder``, which ``path`` is) or archive."""
     _refuse_a_checkpoint_folder(path)
     if path.is_file():
         if not zipfile.is_zipfile(path):
@@ -243,7 +257,28 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None) -> Mo
     raise InvalidModelError(
         f"{path} is not an ELMo model folder: it holds neither config.json + model.safetensors (elmo convert, "
         "elmo pretrain, save_pretrained) nor options.json (or AllenNLP's NAME_options.json) + a weights .hdf5 (the "
-        "original files)"
+        f"original files){_subfolder_hint(path, subfolder)}"
+    )
+
+
+def _subfolder_hint(folder: Path, subfolder: str) -> str:
+    """For the error about ``folder`` (``subfolder`` of a model's name), which holds no model: where
+    the folders right inside it hold models (a ``config.json`` or an options file), the
+    ``subfolder`` to pass for them; else ""."""
+    if not folder.is_dir():
+        return ""
+    models = [
+        child.name
+        for child in sorted(folder.iterdir())
+        if child.is_dir()
+        and ((child / "config.json").is_file() or any(_is_options_name(file.name) for file in child.iterdir()))
+    ]
+    if not models:
+        return ""
+    inside = [f"{subfolder.strip('/')}/{model}" if subfolder else model for model in models]
+    return (
+        f"; it holds models in its subfolders {', '.join(map(repr, inside))}: pass one as from_pretrained's "
+        f"subfolder (subfolder={inside[0]!r})"
     )
 
 
@@ -471,12 +506,28 @@ def _hub_probe(
     snapshot = _snapshot(repo_id, hub, **_hub_patterns(subfolder, [*marks, *_OPTIONS_NAMES, *patterns]))
     offline = " (its copy in the local Hub cache: offline)" if _offline(hub) else ""
     folder = _in_subfolder(snapshot, subfolder, f"Hub repository {repo_id}{offline}")
-    if not any((folder / mark).is_file() for mark in marks) and original_options_file(folder) is None:
+    # nothing fetched (online): snapshot_download names a snapshot folder that it did not create
+    if not any((folder / mark).is_file() for mark in marks) and (
+        not folder.is_dir() or original_options_file(folder) is None
+    ):
         inside = f" (subfolder {subfolder!r})" if subfolder else ""
         raise InvalidModelError(
-            f"Hub repository {repo_id}{inside} holds none of {', '.join([*marks, *_OPTIONS_NAMES])}: not an ELMo model"
+            f"Hub repository {repo_id}{inside} holds none of {', '.join([*marks, *_OPTIONS_NAMES])}: not an ELMo "
+            f"model{_hub_subfolder_hint(repo_id, hub, subfolder)}"
         )
     return folder
+
+
+def _hub_subfolder_hint(repo_id: str, hub: dict[str, Any], subfolder: str) -> str:
+    """``_subfolder_hint`` of the repository's ``subfolder``, from the small files that mark a model
+    (``config.json``, an options file) in the folders right inside it, fetched into (or found in)
+    the cache; "" where they cannot be had."""
+    marks = [f"*/{mark}" for mark in ["config.json", *_OPTIONS_NAMES]]
+    try:
+        snapshot = _snapshot(repo_id, hub, **_hub_patterns(subfolder, marks, depth=1))
+    except ModelNotFoundError:  # e.g. offline, a cache that holds the repository's other files only
+        return ""
+    return _subfolder_hint(snapshot / subfolder, subfolder)
 
 
 def _snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
@@ -659,7 +710,7 @@ def load_original(
     ``ElmoForBidirectionalLM`` is refused: the files hold no softmax."""
     if issubclass(model_class, ElmoForBidirectionalLM):
         raise InvalidModelError(
-            f"{source.name} holds the original files, the biLM without the LM softmax that {model_class.__name__} "
+            f"{source.described} holds the original files, the biLM without the LM softmax that {model_class.__name__} "
             "needs: load it with ElmoModel.from_pretrained (or a task head), or the LM with its softmax with "
             "ElmoForBidirectionalLM.from_allennlp_with_softmax"
         )
@@ -673,7 +724,7 @@ def load_original(
         try:
             loaded = model_class.from_pretrained(folder, **{k: v for k, v in kwargs.items() if k not in HUB_KWARGS})
         except (OSError, ValueError) as err:  # InvalidModelError too: name the source, not the temporary folder
-            renamed = _renamed_error(err, folder, source.name)
+            renamed = _renamed_error(err, folder, source.described)
             if renamed is None:
                 raise
             raise renamed from None

@@ -8,6 +8,7 @@ import gc
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -793,6 +794,64 @@ def test_a_hub_model_is_fetched_without_the_models_in_its_subfolders(nested_mode
         assert config.projection_dim == ElmoConfig.from_pretrained(inside).projection_dim
         tokenizer = ElmoTokenizer.from_pretrained(repo, subfolder=subfolder, **hub)
         assert tokenizer.pre_tokenizer == ElmoTokenizer.from_pretrained(inside).pre_tokenizer
+
+
+def test_an_error_about_the_model_in_a_subfolder_names_the_subfolder(two_models):
+    """Was: "org/two-elmos holds the original files, ...", of a repository whose top holds no model."""
+    folder, cache = two_models
+    for name, settings in ((folder, {}), ("org/two-elmos", dict(cache_dir=cache, local_files_only=True))):
+        with pytest.raises(InvalidModelError) as refused:
+            ElmoForBidirectionalLM.from_pretrained(name, subfolder="original", **settings)
+        assert str(refused.value).startswith(f"{name} (subfolder 'original') holds the original files, the biLM")
+
+
+def _hub_online(monkeypatch, repositories: dict[str, Path], into: Path) -> None:
+    """Make snapshot_download fetch from ``repositories`` (a Hub id's files in a folder) as from the Hub: the files
+    that huggingface_hub's own filter lets through, copied into a snapshot folder created by the first of them."""
+    import huggingface_hub
+    from huggingface_hub.utils import filter_repo_objects
+
+    def snapshot_download(repo_id, allow_patterns=None, ignore_patterns=None, **hub):
+        remote = repositories[repo_id]
+        files = [path.relative_to(remote).as_posix() for path in remote.rglob("*") if path.is_file()]
+        snapshot = into / repo_id / "snapshot"
+        for file in filter_repo_objects(files, allow_patterns=allow_patterns, ignore_patterns=ignore_patterns):
+            (snapshot / file).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(remote / file, snapshot / file)
+        return str(snapshot)
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+
+
+def test_a_folder_or_hub_repository_whose_models_are_in_subfolders_names_them(two_models, tmp_path, monkeypatch):
+    """Was: "... is not an ELMo model folder" and "Hub repository org/two-elmos holds none of config.json, ...: not
+    an ELMo model", with no word of the models in its subfolders; online, a FileNotFoundError of a snapshot folder
+    that snapshot_download named but never created (no file at the repository's top matched)."""
+    folder, cache = two_models
+    outer = tmp_path / "outer"
+    shutil.copytree(folder, outer / "models")
+    add_repo_to_cache(cache.parent / "outer-hub", "org/outer", outer)
+    hint = "it holds models in its subfolders {}: pass one as from_pretrained's subfolder (subfolder={!r})"
+    cases = [
+        (folder, {}, ""),
+        ("org/two-elmos", dict(cache_dir=cache, local_files_only=True), ""),
+        (outer, {}, "models"),
+        ("org/outer", dict(cache_dir=cache.parent / "outer-hub", local_files_only=True), "models"),
+    ]
+    for name, settings, subfolder in cases:
+        inside = f"{subfolder}/" if subfolder else ""
+        expected = hint.format(f"'{inside}original', '{inside}saved'", f"{inside}original")
+        for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+            with pytest.raises(InvalidModelError) as refused:
+                load(name, subfolder=subfolder, **settings)
+            assert str(refused.value).endswith(f"; {expected}"), (name, subfolder, load)
+    _hub_online(monkeypatch, {"org/two-elmos": folder}, tmp_path / "online")
+    with pytest.raises(InvalidModelError) as refused:
+        ElmoModel.from_pretrained("org/two-elmos")
+    assert str(refused.value) == (
+        "Hub repository org/two-elmos holds none of config.json, options.json, *_options.json: not an ELMo model; "
+        + hint.format("'original', 'saved'", "original")
+    )
 
 
 def test_a_mistyped_subfolder_is_named_in_one_line_for_model_config_and_tokenizer(two_models, original, tmp_path):
