@@ -7,8 +7,8 @@ component that owns the layer. Optional layer normalisation of every layer befor
 vectors) included and sentence markers not, whereas AllenNLP's ``do_layer_norm`` counts each
 sentence's ``<S>``/``</S>`` and no whitespace, so the two differ; ``"token"``: each
 token vector), dropout on the mixed vector, and the paper's L2 penalty ``l2 * sum(s ** 2)``
-added to the gradient of ``s``. The arithmetic equals ``hf_elmo.ScalarMix`` (but for the zero
-gradient of values of no variance under layer normalisation: ``_layer_norm``).
+added to the gradient of ``s``. The arithmetic equals ``hf_elmo.ScalarMix`` (values of no variance
+normalise to zeros with a zero gradient in both: ``_layer_norm``).
 """
 
 from __future__ import annotations

@@ -97,3 +97,37 @@ def test_wrong_layer_count_and_bad_options_are_refused(layers):
         ScalarMix(3, layer_norm="instance")
     with pytest.raises(ValueError, match="2 values for 3 layers"):
         ScalarMix(3, initial_scalar_parameters=[0.0, 1.0])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+def test_token_layer_norm_gives_padding_zeros_and_a_zero_gradient_in_every_dtype(layers, dtype):
+    """Padding positions' layers are zeros (ElmoModel's hidden_states): normalised, they stay zeros and get a zero
+    gradient, as in spacy_elmo's mix; real rows are normalised in float32. Was: 1/sqrt(EPS) (about 3e6) times their
+    gradient, and in float16 (a model loaded with dtype=torch.float16) 0 / 0: NaN rows, which a loss over the real
+    tokens alone still turned into NaN gradients."""
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], dtype=torch.bool)
+    padded = [(layer * mask.unsqueeze(-1)).to(dtype).requires_grad_() for layer in layers]
+    mix = ScalarMix(3, layer_norm="token").to(dtype)
+    mixed = mix(padded)
+    assert torch.isfinite(mixed).all()
+    assert (mixed[~mask] == 0).all()
+    expected = ScalarMix(3, layer_norm="token")([layer.detach().float() for layer in padded])
+    torch.testing.assert_close(mixed.float(), expected, rtol=1e-2, atol=1e-2)
+    (mixed[mask].float() * torch.randn(int(mask.sum()), 6)).sum().backward()
+    for layer in padded:
+        assert torch.isfinite(layer.grad).all() and (layer.grad[~mask] == 0).all()
+    mixed = mix(padded)
+    (mixed.float() * torch.randn(mixed.shape)).sum().backward()  # a loss that does not mask the padding
+    for layer in padded:
+        assert (layer.grad[~mask] == 0).all()
+
+
+def test_batch_layer_norm_of_float16_layers_is_computed_in_float32():
+    """Was: in float16, the sum over a batch's values overflowed (inf; here 4 x 50 x 1024 values near 3), so the
+    whole mix was NaN."""
+    torch.manual_seed(0)
+    layers = [torch.randn(4, 50, 1024) + 3.0 for _ in range(2)]
+    mask = torch.ones(4, 50, dtype=torch.bool)
+    expected = ScalarMix(2, layer_norm="batch")(layers, mask)
+    mixed = ScalarMix(2, layer_norm="batch").half()([layer.half() for layer in layers], mask)
+    torch.testing.assert_close(mixed.float(), expected, rtol=1e-2, atol=1e-2)

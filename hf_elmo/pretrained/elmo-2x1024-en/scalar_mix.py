@@ -79,15 +79,31 @@ class ScalarMix(nn.Module):
 
     @staticmethod
     def _batch_norm(layer: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        broadcast = mask.unsqueeze(-1).to(layer.dtype)
-        count = broadcast.sum() * layer.shape[-1]
-        masked = layer * broadcast
+        values = _in_float32(layer)
+        broadcast = mask.unsqueeze(-1).to(values.dtype)
+        count = broadcast.sum() * values.shape[-1]
+        masked = values * broadcast
         mean = masked.sum() / count
         variance = (((masked - mean) * broadcast) ** 2).sum() / count
-        return (layer - mean) / torch.sqrt(variance + _EPS)
+        return _normalised(values - mean, variance).to(layer.dtype)
 
     @staticmethod
     def _token_norm(layer: torch.Tensor) -> torch.Tensor:
-        mean = layer.mean(dim=-1, keepdim=True)
-        variance = layer.var(dim=-1, unbiased=False, keepdim=True)
-        return (layer - mean) / torch.sqrt(variance + _EPS)
+        values = _in_float32(layer)
+        mean = values.mean(dim=-1, keepdim=True)
+        variance = values.var(dim=-1, unbiased=False, keepdim=True)
+        return _normalised(values - mean, variance).to(layer.dtype)
+
+
+def _in_float32(layer: torch.Tensor) -> torch.Tensor:
+    """``layer`` in float32 at least, where its layer norm is computed: in float16 a sum over a batch
+    overflows, a small variance rounds to 0 and ``_EPS`` to nothing (0 / 0: NaN), as torch's own
+    layer_norm is run in float32 under autocast."""
+    return layer.to(torch.promote_types(layer.dtype, torch.float32))
+
+
+def _normalised(centred: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:
+    """``centred / sqrt(variance + _EPS)``, but zeros with a zero gradient where ``variance`` is 0 (a
+    padding position's zeros under ``"token"``): they are no output of the biLM, and ``_EPS`` alone
+    would scale their gradient by 1/sqrt(_EPS), about 3e6. As ``spacy_elmo.scalar_mix._layer_norm``."""
+    return torch.where(variance > 0, centred / torch.sqrt(variance + _EPS), 0.0)
