@@ -81,7 +81,7 @@ class ScalarMix(nn.Module):
     def _batch_norm(layer: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         values = _in_float32(layer)
         broadcast = mask.unsqueeze(-1).to(values.dtype)
-        count = broadcast.sum() * values.shape[-1]
+        count = (broadcast.sum() * values.shape[-1]).clamp(min=1)  # a batch of no real token: zeros
         masked = values * broadcast
         mean = masked.sum() / count
         variance = (((masked - mean) * broadcast) ** 2).sum() / count

@@ -131,3 +131,11 @@ def test_batch_layer_norm_of_float16_layers_is_computed_in_float32():
     expected = ScalarMix(2, layer_norm="batch")(layers, mask)
     mixed = ScalarMix(2, layer_norm="batch").half()([layer.half() for layer in layers], mask)
     torch.testing.assert_close(mixed.float(), expected, rtol=1e-2, atol=1e-2)
+
+
+def test_batch_layer_norm_of_a_batch_without_real_tokens_gives_zeros_and_a_zero_gradient():
+    layers = [torch.randn(2, 3, 4, requires_grad=True) for _ in range(3)]
+    mixed = ScalarMix(num_layers=3, layer_norm="batch")(layers, torch.zeros(2, 3, dtype=torch.bool))
+    mixed.sum().backward()
+    assert torch.equal(mixed, torch.zeros_like(mixed))
+    assert all(torch.equal(layer.grad, torch.zeros_like(layer)) for layer in layers)
