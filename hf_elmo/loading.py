@@ -277,8 +277,9 @@ def _subfolder_hint(folder: Path, subfolder: str) -> str:
         return ""
     inside = [f"{subfolder.strip('/')}/{model}" if subfolder else model for model in models]
     return (
-        f"; it holds models in its subfolders {', '.join(map(repr, inside))}: pass one as from_pretrained's "
-        f"subfolder (subfolder={inside[0]!r})"
+        f"; it holds {'a model' if len(inside) == 1 else 'models'} in its subfolder{'s' * (len(inside) > 1)} "
+        f"{', '.join(map(repr, inside))}: pass {'it' if len(inside) == 1 else 'one'} as from_pretrained's subfolder "
+        f"(subfolder={inside[0]!r})"
     )
 
 

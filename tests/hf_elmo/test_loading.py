@@ -852,6 +852,13 @@ def test_a_folder_or_hub_repository_whose_models_are_in_subfolders_names_them(tw
         "Hub repository org/two-elmos holds none of config.json, options.json, *_options.json: not an ELMo model; "
         + hint.format("'original', 'saved'", "original")
     )
+    single = tmp_path / "single"
+    shutil.copytree(folder / "saved", single / "only")
+    with pytest.raises(InvalidModelError) as refused:
+        ElmoModel.from_pretrained(single)
+    assert str(refused.value).endswith(
+        "; it holds a model in its subfolder 'only': pass it as from_pretrained's subfolder (subfolder='only')"
+    )
 
 
 def test_a_mistyped_subfolder_is_named_in_one_line_for_model_config_and_tokenizer(two_models, original, tmp_path):
