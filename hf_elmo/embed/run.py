@@ -101,11 +101,13 @@ from .output import (
 from .scan import InputScan, scan_input
 from .sentences import (
     DEFAULT_BATCH_TOKENS,
+    LAYERS,
     TOKENIZER_LIMIT,
     TokenizerLimit,
     check_options,
     embed_sentences,
     model_token_limit,
+    refuse_batch_size,
     renamed_tokens_per_batch,
 )
 from .shards import DEFAULT_CHUNK_LINES, Shard, check_shard_index, shard_index_file, write_shard_index
@@ -146,6 +148,8 @@ def embed_file(
     cuda_graphs: bool = False,
     model_path: PathLike | None = None,
     batch_tokens: int | None = None,
+    batch_size: int | None = None,
+    output_format: str | None = None,
 ) -> EmbedResult:
     """Embed every line of ``input_path`` (of ``shard``) into an AllenNLP-style HDF5 file.
 
@@ -167,8 +171,11 @@ def embed_file(
     (``None``: truncated as the original does), by default the limit of the model's saved tokenizer, as
     ``elmo embed``'s (``model_token_limit``). ``pool="mean"`` stores one vector per line and
     ``cuda_graphs`` runs the biLM from CUDA graphs (see ``embed_sentences``). ``batch_tokens``: the old
-    name of ``tokens_per_batch`` (``renamed_tokens_per_batch``).
+    name of ``tokens_per_batch`` (``renamed_tokens_per_batch``). ``batch_size`` and ``output_format``, and an
+    open file as ``input_path``, are AllenNLP's ``ElmoEmbedder.embed_file``'s: refused (``TypeError``), naming
+    this function's way (``_refuse_allennlp_arguments``).
     """
+    _refuse_allennlp_arguments(input_path, batch_size, output_format)
     tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_file")
     max_token_chars = model_token_limit(model, max_token_chars)  # once: the scan and the run check the same limit
     input_path, target = Path(input_path), shard.output_file(output_path)
@@ -266,6 +273,26 @@ def embed_file(
         ) as bar:
             _merge(partial, target, input_path, shard, chunk_lines, settings, bar)
         return _finish(result, partial, output_path, shard, scan, layers)
+
+
+def _refuse_allennlp_arguments(input_path: Any, batch_size: int | None, output_format: str | None) -> None:
+    """Refuse what AllenNLP's ``ElmoEmbedder.embed_file(input_file, output_file_path, output_format,
+    batch_size)`` took and ``embed_file`` does not, each naming ``embed_file``'s way: an open file (the
+    input is read more than once, by its path), ``output_format`` (``layers``), ``batch_size``
+    (``tokens_per_batch``)."""
+    if not isinstance(input_path, (str, os.PathLike)):
+        name = getattr(input_path, "name", None)
+        path = f"its path ({name!r})" if isinstance(name, str) else "its path"
+        raise TypeError(
+            f"embed_file() takes the input file's path, not a {type(input_path).__name__} (ElmoEmbedder.embed_file "
+            f"took an open file): pass {path}; the input is read more than once, and again to resume"
+        )
+    if output_format is not None:
+        raise TypeError(
+            f"embed_file() takes no output_format (ElmoEmbedder.embed_file's): use layers={output_format!r} "
+            f"(one of {LAYERS})"
+        )
+    refuse_batch_size(batch_size, "embed_file")
 
 
 def _check_run(

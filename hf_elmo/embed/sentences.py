@@ -92,11 +92,7 @@ def embed_sentences(
         batch_size: AllenNLP's ``ElmoEmbedder.embed_sentences(sentences, batch_size)``, sentences a
             batch: refused, naming ``tokens_per_batch``.
     """
-    if batch_size is not None:
-        raise TypeError(
-            f"embed_sentences() takes no batch_size (ElmoEmbedder's, sentences a batch): it batches by padded tokens, "
-            f"tokens_per_batch=N (default {DEFAULT_BATCH_TOKENS}), and the batching does not change the vectors"
-        )
+    refuse_batch_size(batch_size, "embed_sentences")
     tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_sentences")
     check_options(layers, pool, tokens_per_batch)
     if device is not None or dtype is not None:
@@ -193,6 +189,16 @@ def check_options(layers: str, pool: str | None, tokens_per_batch: int) -> None:
         raise ValueError(f"pool must be one of {POOLS}, got {pool!r}")
     if tokens_per_batch < 1:
         raise ValueError(f"tokens_per_batch must be at least 1, got {tokens_per_batch}")
+
+
+def refuse_batch_size(batch_size: int | None, function: str) -> None:
+    """Refuse AllenNLP's ``batch_size`` (``ElmoEmbedder.embed_sentences`` and ``embed_file``: sentences a
+    batch) given to ``function`` (``embed_sentences``, ``embed_file``), naming ``tokens_per_batch``."""
+    if batch_size is not None:
+        raise TypeError(
+            f"{function}() takes no batch_size (ElmoEmbedder's, sentences a batch): it batches by padded tokens, "
+            f"tokens_per_batch=N (default {DEFAULT_BATCH_TOKENS}), and the batching does not change the vectors"
+        )
 
 
 def renamed_tokens_per_batch(tokens_per_batch: int, batch_tokens: int | None, function: str) -> int:

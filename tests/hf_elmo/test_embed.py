@@ -1013,6 +1013,35 @@ def test_embed_sentences_refuses_elmoembedders_batch_size_naming_tokens_per_batc
         embed_sentences(allennlp_model, [["a"]], batch_size=32)
 
 
+@pytest.mark.parametrize(
+    "how, message",
+    [
+        (
+            "open file",
+            r"^embed_file\(\) takes the input file's path, not a TextIOWrapper .*: pass its path \('.*text.txt'\)",
+        ),
+        ("output_format", r"^embed_file\(\) takes no output_format .*: use layers='top' \(one of"),
+        ("batch_size", r"^embed_file\(\) takes no batch_size .*tokens_per_batch=N \(default 4096\)"),
+    ],
+)
+def test_embed_file_refuses_elmoembedders_embed_file_arguments_naming_its_own_way(
+    how, message, allennlp_model, text, tmp_path
+):
+    """ElmoEmbedder.embed_file(open(path), out, output_format="top", batch_size=64) ported as it was,
+    refused before anything is written. Was: "expected str, bytes or os.PathLike object, not
+    TextIOWrapper", "embed_file() got an unexpected keyword argument 'output_format'" ('batch_size')."""
+    out = tmp_path / "out.hdf5"
+    with open(text, encoding="utf-8") as handle:
+        given = {
+            "open file": ((handle, out), {}),
+            "output_format": ((text, out), {"output_format": "top"}),
+            "batch_size": ((text, out), {"batch_size": 64}),
+        }[how]
+        with pytest.raises(TypeError, match=message):
+            embed_file(allennlp_model, *given[0], **given[1], show_progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_embed_sentences_takes_a_sentence_as_any_iterable_of_words(allennlp_model):
     """A generator of words, as batch_to_ids and AllenNLP take it. Was "object of type 'generator' has no len()"."""
     (got,) = embed_sentences(allennlp_model, [(w for w in ["the", "cat"])], layers="top")
