@@ -227,6 +227,9 @@ def lock_path(path: PathLike) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+#: What creating a file in a folder this process cannot write in fails with: a folder's mode or flags
+#: (``PermissionError``) or a file system mounted read-only.
+_CANNOT_WRITE = (errno.EACCES, errno.EPERM, errno.EROFS)
 #: The descriptors of the locks this process holds (``exclusive_lock``).
 _HELD_LOCKS: set[int] = set()
 
@@ -255,8 +258,10 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
     while True:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        except PermissionError as err:
-            raise PermissionError(err.errno, f"cannot write in {path.parent} ({err.strerror})") from None
+        except OSError as err:  # an unwritable folder (EACCES, EPERM) or a read-only file system (EROFS)
+            if err.errno not in _CANNOT_WRITE:
+                raise
+            raise type(err)(err.errno, f"cannot write in {path.parent} ({err.strerror})") from None
         if os.fstat(fd).st_size > 0:
             os.close(fd)
             raise FileExistsError(

@@ -3,6 +3,7 @@ output, a full disk or a changed input stops the run with one line, damaged part
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -337,6 +338,29 @@ def test_an_unwritable_output_folder_is_one_line(model_dir, text, tmp_path, caps
         assert embed(text, folder / "out.hdf5", model_dir) == 2
     err = capsys.readouterr().err
     assert len(error_lines(err)) == 1 and f"cannot write in {tmp_path / 'ro'} (" in err
+
+
+def test_an_output_folder_on_a_read_only_file_system_is_one_line_naming_the_folder(
+    model_dir, text, tmp_path, capsys, monkeypatch
+):
+    """A folder on a file system mounted read-only (a data volume, a read-only bind mount) is told as an
+    unwritable folder is. Was: "[Errno 30] Read-only file system: '.../out.hdf5.lock'", naming a file
+    the user never asked for."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    real_open = os.open
+
+    def read_only(path, flags, *args):
+        if Path(path).parent == folder and flags & os.O_CREAT:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(hf_elmo.fileio.os, "open", read_only)
+    assert embed(text, folder / "out.hdf5", model_dir) == 2
+    monkeypatch.undo()
+    err = error_lines(capsys.readouterr().err)
+    assert err == [f"elmo embed: error: [Errno {errno.EROFS}] cannot write in {folder} ({os.strerror(errno.EROFS)})"]
+    assert names(folder) == []
 
 
 def test_run_json_records_the_input_hash(model_dir, text, tmp_path, monkeypatch):
