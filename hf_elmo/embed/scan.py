@@ -63,7 +63,8 @@ def scan_input(
         shown = "" if n_bad <= len(bad) else f" (the first {len(bad)} shown)"
         raise CorpusError(
             f"{path}: {n_bad:,} of {num_lines:,} lines are not a sentence of whitespace-separated tokens "
-            f"in UTF-8{shown}; nothing was written.\n  " + "\n  ".join(bad)
+            f"in UTF-8{shown}; nothing was written: fix or remove them (each line is embedded as one sentence, "
+            "its dataset named by its index) and run again.\n  " + "\n  ".join(bad)
         )
     return InputScan(num_lines, shard_lines, chunk_tokens)
 

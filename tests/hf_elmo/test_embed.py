@@ -331,6 +331,18 @@ def test_bad_lines_stop_the_run_before_anything_is_written(content, expected, mo
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt"]
 
 
+def test_the_bad_lines_error_says_to_fix_or_remove_them(model_dir, tmp_path, capsys):
+    """A file with a blank last line (an editor's extra newline), as AllenNLP's command refused it too
+    ("Please remove them"), is told what to do. Was: the bad lines alone, 'line 3: blank line'."""
+    text = tmp_path / "blank.txt"
+    text.write_bytes(b"a b\nc\n\n")
+    assert embed_cli(text, tmp_path / "out.hdf5", model_dir) == 2
+    err = capsys.readouterr().err
+    assert "nothing was written: fix or remove them (each line is embedded as one sentence" in err
+    assert "line 3: blank line" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blank.txt"]
+
+
 def test_an_empty_input_is_an_error_and_nothing_is_written(model_dir, tmp_path, capsys):
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
