@@ -147,6 +147,8 @@ def interrupted(args: argparse.Namespace) -> str:
     chunks, partial = finished_chunks(target)
     if output_is_complete(target):
         return f"{target} is complete; the same command finishes its run (it removes {partial})"
+    if chunks == 1:
+        return f"the finished chunk in {partial} is kept: the command that wrote it resumes from it"
     if chunks:
         return f"the {chunks} finished chunks in {partial} are kept: the command that wrote them resumes from them"
     return "no chunk was finished yet, so nothing binds the next run: it starts afresh, whatever its settings"

@@ -644,6 +644,20 @@ def test_a_run_stopped_before_its_first_chunk_binds_no_settings_a_run_of_other_o
     assert names(tmp_path) == ["expected", "other.txt", "out.hdf5"]
 
 
+def test_ctrl_c_after_the_first_chunk_says_the_one_finished_chunk_is_kept(
+    model_dir, text, reference, tmp_path, capsys, monkeypatch
+):
+    """Was: 'the 1 finished chunks in OUTPUT.partial are kept: the command that wrote them resumes from them'."""
+    out = tmp_path / "out.hdf5"
+    killed_after_part(monkeypatch, text, out, model_dir, "part-000000.hdf5")
+    assert error_lines(capsys.readouterr().err) == [
+        f"elmo embed: interrupted; the finished chunk in {out}.partial is kept: the command that wrote it resumes from it"
+    ]
+    assert embed(text, out, model_dir) == 0
+    assert "1 of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    assert_same_file(out, reference)
+
+
 def test_ctrl_c_before_the_first_chunk_says_nothing_binds_the_next_run_and_the_same_command_works(
     model_dir, text, reference, tmp_path, capsys, monkeypatch
 ):
