@@ -246,7 +246,7 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None, subfo
         return ModelSource(name, path, "original", origin)
     if (path / "config.json").is_file():
         return _transformers_source(name, path, origin, variant)
-    if original_options_file(path) is not None and any(path.glob("*.hdf5")):
+    if original_options_file(path) is not None and any(_is_weights_name(p.name) for p in path.glob("*.hdf5")):
         return ModelSource(name, path, "original", origin)
     if (path / EXPORT_MANIFEST).is_file():
         raise InvalidModelError(
@@ -429,7 +429,7 @@ def _original_member_folder(archive: Path) -> str:
     except (zipfile.BadZipFile, OSError) as err:
         raise InvalidModelError(f"{archive} is not a readable zip archive ({err})") from None
     folders = sorted({n[: n.rfind("/") + 1] for n in names if _is_options_name(n[n.rfind("/") + 1 :])})
-    if len(folders) != 1 or not any(n.startswith(folders[0]) and n.endswith(".hdf5") for n in names):
+    if len(folders) != 1 or not any(n.startswith(folders[0]) and _is_weights_name(n[len(folders[0]) :]) for n in names):
         raise InvalidModelError(
             f"{archive} does not hold one options.json with a weights .hdf5 beside it (found options files in "
             f"{[f or '.' for f in folders]}); it is not an archive of the original ELMo files"
@@ -441,13 +441,14 @@ def _original_member_folder(archive: Path) -> str:
 
 def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
     """Copy the archive's options files (``options.json``, AllenNLP's ``NAME_options.json``) and
-    (``weights``) the ``.hdf5`` files beside them into ``into`` (flat, under their base names: no
-    member path ever leaves ``into``), where ``original_options_file`` picks the options file."""
+    (``weights``) the ``.hdf5`` files beside them that may be the biLM's weights (``_is_weights_name``:
+    not its softmax or embeddings dumps) into ``into`` (flat, under their base names: no member path
+    ever leaves ``into``), where ``original_options_file`` picks the options file."""
     prefix = _original_member_folder(archive)
     with zipfile.ZipFile(archive) as handle:
         for member in handle.namelist():
             rest = member[len(prefix) :]
-            wanted = _is_options_name(rest) or (weights and rest.endswith(".hdf5"))
+            wanted = _is_options_name(rest) or (weights and _is_weights_name(rest))
             if member.startswith(prefix) and "/" not in rest and wanted:
                 _refuse_a_bomb(archive, handle.getinfo(member))
                 try:
@@ -487,9 +488,7 @@ def _from_hub(repo_id: str, hub: dict[str, Any], variant: str | None = None, sub
     if (_hub_probe(repo_id, hub, subfolder=subfolder) / "config.json").is_file():
         folder = _snapshot(repo_id, hub, **_hub_patterns(subfolder, _TRANSFORMERS_FILES))
         return _transformers_source(repo_id, folder / subfolder, "hub", variant)
-    folder = _snapshot(
-        repo_id, hub, **_hub_patterns(subfolder, [*_OPTIONS_NAMES, "*.hdf5"], ["*softmax*", "*embeddings*"])
-    )
+    folder = _snapshot(repo_id, hub, **_hub_patterns(subfolder, [*_OPTIONS_NAMES, "*.hdf5"], _NOT_WEIGHTS_NAMES))
     return ModelSource(repo_id, folder / subfolder, "original", "hub")
 
 
@@ -582,6 +581,16 @@ def source_description(source: ModelSource) -> str:
 
 #: The names of an options file of the original files (``original_options_file``), as glob patterns.
 _OPTIONS_NAMES = ["options.json", "*_options.json"]
+#: The ``.hdf5`` files beside the original files that are not the biLM's weights, as glob patterns: the
+#: LM's softmax and the word embeddings dumps (hundreds of MB in a released archive), which loading never
+#: reads, so a folder's are passed over (``find_original_files``), an archive's never extracted
+#: (``_extract_original_files``) and a Hub repository's never fetched (``_from_hub``).
+_NOT_WEIGHTS_NAMES = ["*softmax*", "*embeddings*"]
+
+
+def _is_weights_name(name: str) -> bool:
+    """Whether a file's base name may be the biLM's weights: an ``.hdf5`` none of ``_NOT_WEIGHTS_NAMES``."""
+    return name.endswith(".hdf5") and not any(fnmatch.fnmatchcase(name, pattern) for pattern in _NOT_WEIGHTS_NAMES)
 
 
 def original_options_file(folder: Path) -> Path | None:
@@ -615,7 +624,7 @@ def find_original_files(folder: PathLike) -> tuple[Path, Path]:
     original-format folder."""
     folder = Path(folder)
     options = original_options_file(folder)
-    candidates = sorted(p for p in folder.glob("*.hdf5") if "softmax" not in p.name and "embeddings" not in p.name)
+    candidates = sorted(p for p in folder.glob("*.hdf5") if _is_weights_name(p.name))
     if options is None or not candidates:
         raise FileNotFoundError(f"{folder} holds no options.json + *.hdf5 pair")
     if len(candidates) > 1:

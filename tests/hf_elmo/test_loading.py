@@ -452,6 +452,47 @@ def test_a_zip_bomb_member_is_refused_before_it_is_extracted(member, original, t
     assert member not in opened
 
 
+def test_the_softmax_and_embeddings_dumps_of_a_zip_are_never_extracted(original, tmp_path, monkeypatch):
+    """An archive holding, beside the model, the LM's softmax and an embeddings dump (hundreds of MB in
+    a released archive), which loading never reads. Was: every .hdf5 beside the options file extracted
+    into the temporary folder, then passed over by find_original_files."""
+    archive = _zip(original, tmp_path / "210.zip", "210/")
+    with zipfile.ZipFile(archive, "a") as handle:
+        handle.writestr("210/lm_softmax.hdf5", os.urandom(8 << 20))
+        handle.writestr("210/vocab_embeddings.hdf5", os.urandom(1 << 10))
+    opened: list[str] = []
+    open_member = zipfile.ZipFile.open
+
+    def recorded_open(self, name, *args, **kwargs):
+        opened.append(name)
+        return open_member(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", recorded_open)
+    np.testing.assert_array_equal(
+        _layers(ElmoModel.from_pretrained(archive)), _layers(ElmoModel.from_pretrained(original))
+    )
+    assert opened == ["210/options.json", "210/weights.hdf5"]
+
+
+@pytest.mark.parametrize("where", ["folder", "zip"])
+def test_original_files_whose_only_hdf5_is_a_softmax_dump_are_refused_naming_them(where, original, tmp_path):
+    """Named as what they are when the model is resolved. Was: taken for the original files, then, once
+    loading began, a FileNotFoundError "holds no options.json + *.hdf5 pair" (find_original_files
+    passing the softmax over), the archive's after extracting it."""
+    folder = tmp_path / "softmax-only"
+    folder.mkdir()
+    shutil.copy(original / "options.json", folder)
+    shutil.copy(original / "weights.hdf5", folder / "softmax.hdf5")
+    path = tmp_path / "210.zip" if where == "zip" else folder
+    if where == "zip":
+        with zipfile.ZipFile(path, "w") as handle:
+            for name in ("options.json", "softmax.hdf5"):
+                handle.write(folder / name, name)
+    message = "does not hold one options.json with a weights .hdf5" if where == "zip" else "is not an ELMo model folder"
+    with pytest.raises(InvalidModelError, match=f"^{path} {message}"):
+        ElmoModel.from_pretrained(path)
+
+
 @pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
 def test_a_bad_file_in_a_zip_is_named_inside_the_archive_not_in_a_removed_temporary_folder(load, original, tmp_path):
     archive = tmp_path / "210.zip"
