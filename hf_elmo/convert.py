@@ -240,7 +240,7 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
             except OSError as err:
                 problems.append(f"dataset {name!r} cannot be read (truncated file?): {err}")
                 continue
-            problems.extend(_non_finite(name, arrays[name]))
+            problems.extend(non_finite(name, arrays[name]))
         unused = [name for name in _dataset_names(handle) if name not in shapes]
     if unused:
         problems.append(
@@ -297,8 +297,9 @@ def _dataset_names(handle: Any) -> list[str]:
     return names
 
 
-def _non_finite(name: str, array: np.ndarray) -> Iterator[str]:
-    """A problem line when ``array`` holds NaN or infinite values (as float32)."""
+def non_finite(name: str, array: np.ndarray) -> Iterator[str]:
+    """A problem line when the dataset ``name``'s values ``array`` hold NaN or infinite values (as
+    float32): the biLM's (``elmo_state_dict``) and the LM softmax's (``load_allennlp_with_softmax``)."""
     bad = int(array.size - np.count_nonzero(np.isfinite(array)))
     if bad:
         yield f"dataset {name!r} holds {bad:,} NaN or infinite values of {array.size:,}"

@@ -50,12 +50,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from transformers import PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, check_size
-from .convert import ElmoWeightsError, elmo_state_dict, foreign_data, read_options
+from .convert import ElmoWeightsError, elmo_state_dict, foreign_data, non_finite, read_options
 from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights, weights_file
 from .modeling_lm import ElmoForBidirectionalLM
@@ -663,7 +664,8 @@ def load_allennlp_with_softmax(
     model_class: type, options_path: PathLike, weights_path: PathLike, softmax_path: PathLike
 ):
     """``model_class`` (``ElmoForBidirectionalLM``) from the original biLM files plus a softmax dump
-    (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,))."""
+    (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,), read as float32 and refused, naming the file and
+    dataset, where they are another file's, do not fit the options or hold NaN or infinite values)."""
     import h5py
 
     config = original_config(options_path)
@@ -674,12 +676,15 @@ def load_allennlp_with_softmax(
                 raise ElmoWeightsError(f"{softmax_path}: {foreign}")
             shapes = tuple(handle["softmax/W"].shape), tuple(handle["softmax/b"].shape)
             _check_softmax_shapes(softmax_path, *shapes, config)  # before reading gigabytes a header may claim
-            weight = torch.from_numpy(handle["softmax/W"][...]).float()
-            bias = torch.from_numpy(handle["softmax/b"][...]).float()
+            arrays = {name: np.asarray(handle[name][...], dtype=np.float32) for name in ("softmax/W", "softmax/b")}
     except FileNotFoundError:
         raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None
     except (OSError, KeyError) as err:
         raise ElmoWeightsError(f"{softmax_path} holds no readable softmax/W and softmax/b: {err}") from None
+    problems = [problem for name, array in arrays.items() for problem in non_finite(name, array)]
+    if problems:
+        raise ElmoWeightsError(f"{softmax_path}: {'; '.join(problems)}")
+    weight, bias = (torch.from_numpy(arrays[name]) for name in ("softmax/W", "softmax/b"))
     state = elmo_state_dict(weights_path, config)
     config = ElmoConfig.from_dict({**config.to_dict(), "vocab_size": weight.shape[0], "softmax": "full"})
     model = model_class(config)

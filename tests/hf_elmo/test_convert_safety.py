@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -135,6 +136,26 @@ def test_a_softmax_file_that_reads_another_file_or_claims_too_many_words_is_refu
             handle.create_dataset("softmax/b", shape=(10_000_001,), dtype="f4", chunks=(1024,))
     message = "is an external link to" if how == "external link" else "softmax/W has 10,000,001 rows"
     with pytest.raises(ElmoWeightsError, match=f"^{softmax}: .*{message}"):
+        ElmoForBidirectionalLM.from_allennlp_with_softmax(original / "options.json", original / "weights.hdf5", softmax)
+
+
+@pytest.mark.parametrize("name, value", [("softmax/W", math.nan), ("softmax/b", math.inf), ("softmax/b", 1e39)])
+def test_a_softmax_with_non_finite_values_is_refused_naming_the_dataset(name, value, original, tmp_path):
+    """As the biLM's weights are (1e39, a finite float64, is inf in float32). Was: loaded, an LM whose
+    every log-probability is NaN."""
+    from hf_elmo import ElmoForBidirectionalLM
+    from hf_elmo.convert import ElmoWeightsError
+
+    projection_dim = json.loads((original / "options.json").read_text())["lstm"]["projection_dim"]
+    softmax = tmp_path / "softmax.hdf5"
+    with h5py.File(softmax, "w") as handle:
+        handle["softmax/W"] = np.zeros((10, projection_dim), np.float64)
+        handle["softmax/b"] = np.zeros(10, np.float64)
+        handle[name][1] = value
+    dataset_size = 10 * projection_dim if name == "softmax/W" else 10
+    bad = projection_dim if name == "softmax/W" else 1
+    message = f"{softmax}: dataset {name!r} holds {bad:,} NaN or infinite values of {dataset_size:,}"
+    with pytest.raises(ElmoWeightsError, match=f"^{re.escape(message)}$"):
         ElmoForBidirectionalLM.from_allennlp_with_softmax(original / "options.json", original / "weights.hdf5", softmax)
 
 
