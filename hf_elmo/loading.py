@@ -57,7 +57,15 @@ from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, check_size
 from .convert import ElmoWeightsError, elmo_state_dict, foreign_data, non_finite, read_options
-from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
+from .fileio import (
+    CHECKPOINT_FILE,
+    EXPORT_MANIFEST,
+    SETTINGS_FILE,
+    PathLike,
+    build_aside,
+    check_output_folder,
+    ensure_free_space,
+)
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights, weights_file
 from .modeling_lm import ElmoForBidirectionalLM
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
@@ -444,24 +452,37 @@ def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
     """Copy the archive's options files (``options.json``, AllenNLP's ``NAME_options.json``) and
     (``weights``) the ``.hdf5`` files beside them that may be the biLM's weights (``_is_weights_name``:
     not its softmax or embeddings dumps) into ``into`` (flat, under their base names: no member path
-    ever leaves ``into``), where ``original_options_file`` picks the options file."""
+    ever leaves ``into``), where ``original_options_file`` picks the options file. Before any is
+    written, each is checked (``_refuse_a_bomb``) and their declared sizes must fit on the disk of
+    the temporary folder (``ensure_free_space``: an ``OSError`` (ENOSPC) naming it and TMPDIR)."""
     prefix = _original_member_folder(archive)
     with zipfile.ZipFile(archive) as handle:
+        members = []
         for member in handle.namelist():
             rest = member[len(prefix) :]
             wanted = _is_options_name(rest) or (weights and _is_weights_name(rest))
             if member.startswith(prefix) and "/" not in rest and wanted:
                 _refuse_a_bomb(archive, handle.getinfo(member))
-                try:
-                    with handle.open(member) as source, open(into / rest, "wb") as target:
-                        while block := source.read(1 << 20):
-                            target.write(block)
-                except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as err:
-                    # a bad CRC, a truncated or corrupt stream, a password (RuntimeError), another compression
-                    raise InvalidModelError(
-                        f"{archive}: its member {member} cannot be extracted ({err}); re-download the archive, or "
-                        "extract it with another tool and give the folder"
-                    ) from None
+                members.append(member)
+        ensure_free_space(
+            into.parent,
+            sum(handle.getinfo(member).file_size for member in members),
+            f"extracting {archive} into a temporary folder",
+            "load it again, or set TMPDIR to a folder on a disk with room, or extract the archive elsewhere and give "
+            "its folder",
+        )
+        for member in members:
+            rest = member[len(prefix) :]
+            try:
+                with handle.open(member) as source, open(into / rest, "wb") as target:
+                    while block := source.read(1 << 20):
+                        target.write(block)
+            except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as err:
+                # a bad CRC, a truncated or corrupt stream, a password (RuntimeError), another compression
+                raise InvalidModelError(
+                    f"{archive}: its member {member} cannot be extracted ({err}); re-download the archive, or "
+                    "extract it with another tool and give the folder"
+                ) from None
     return into
 
 

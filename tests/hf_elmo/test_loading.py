@@ -4,6 +4,7 @@ quiet loading; clear one-line errors."""
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
 import os
@@ -11,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -33,6 +35,7 @@ from hf_elmo import (
 from hf_elmo.configuration_elmo import FIELD_CHECKS
 from hf_elmo.loading import InvalidModelError, ModelNotFoundError, convert_to_folder, resolve_model
 from hf_elmo.pretrained import DEFAULT_MODEL, DEFAULT_MODEL_NAME
+from tests.hf_elmo.test_convert_safety import DiskUsage
 from tests.hub_cache import add_repo_to_cache
 from tests.numpy_elmo import small_options, write_random_original
 
@@ -472,6 +475,34 @@ def test_the_softmax_and_embeddings_dumps_of_a_zip_are_never_extracted(original,
         _layers(ElmoModel.from_pretrained(archive)), _layers(ElmoModel.from_pretrained(original))
     )
     assert opened == ["210/options.json", "210/weights.hdf5"]
+
+
+@pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
+def test_a_zip_whose_files_do_not_fit_in_the_temporary_folder_is_refused_before_any_is_extracted(
+    load, original, tmp_path, monkeypatch
+):
+    """Its members' declared sizes against the free space of TMPDIR's disk, in one line naming the archive,
+    the folder and what to do; the temporary folder is left empty. Was: extracted until the disk was
+    full, a raw OSError "[Errno 28] No space left on device" naming the temporary folder."""
+    archive = _zip(original, tmp_path / "210.zip", "210/")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    monkeypatch.setattr(hf_elmo.fileio.shutil, "disk_usage", lambda path: DiskUsage(10**9, 10**9, 10**6))
+    opened: list[str] = []
+    open_member = zipfile.ZipFile.open
+
+    def recorded_open(self, name, *args, **kwargs):
+        opened.append(name)
+        return open_member(self, name, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", recorded_open)
+    with pytest.raises(
+        OSError, match=rf"^\[Errno 28\] no space left on the disk of {temporary} for extracting {archive} into a "
+    ) as err:
+        load(archive)
+    assert err.value.errno == errno.ENOSPC and "set TMPDIR to a folder on a disk with room" in str(err.value)
+    assert "\n" not in str(err.value) and opened == [] and list(temporary.iterdir()) == []
 
 
 @pytest.mark.parametrize("where", ["folder", "zip"])
