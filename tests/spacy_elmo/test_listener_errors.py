@@ -183,6 +183,13 @@ def test_nlp_update_after_the_elmo_component_was_renamed_or_removed_names_the_li
     assert (error["loc"], error["msg"]) == (["components", "ner"], says)
 
 
+INITIALISE = {
+    "nlp.initialize": lambda nlp: nlp.initialize(lambda: training_examples(nlp)),
+    "the component alone": lambda nlp: nlp.get_pipe("ner").initialize(lambda: training_examples(nlp), nlp=nlp),
+}
+
+
+@pytest.mark.parametrize("initialise", list(INITIALISE))
 @pytest.mark.parametrize(
     "change, says",
     [
@@ -199,49 +206,18 @@ def test_nlp_update_after_the_elmo_component_was_renamed_or_removed_names_the_li
     ],
     ids=["remove_pipe", "moved_after"],
 )
-def test_nlp_initialize_after_the_connected_elmo_component_was_removed_or_moved_names_the_listener_left_without_it(
-    tiny_elmo_dir, change, says
+def test_initialising_after_the_connected_elmo_component_was_removed_or_moved_names_the_listener_left_without_it(
+    tiny_elmo_dir, change, says, initialise
 ):
     """An elmo component connected to ``ner``'s listener, then removed (``nlp.remove_pipe``) or added
-    again after ``ner``: ``nlp.initialize()`` refuses the pipeline naming that (was: 'the elmo
-    component 'elmo' it listens to has no weights ... leave 'elmo' enabled', from the listener's
-    ``connected_to``, which still named the removed component)."""
+    again after ``ner``: ``nlp.initialize()``, and ``nlp.get_pipe("ner").initialize(...)`` alone,
+    refuse the pipeline naming that (was: 'the elmo component 'elmo' it listens to has no weights
+    ... leave 'elmo' enabled' or '... load them first with nlp.get_pipe("elmo")', from the
+    listener's ``connected_to``, which still named the removed component)."""
     nlp = untrained_ner(tiny_elmo_dir)
     change(nlp)
     with pytest.raises(ConfigValidationError) as info:
-        nlp.initialize(lambda: training_examples(nlp))
-    (error,) = info.value.errors
-    assert (error["loc"], error["msg"]) == (["components", "ner"], says)
-
-
-@pytest.mark.parametrize(
-    "change, says",
-    [
-        (
-            lambda nlp: nlp.remove_pipe("elmo"),
-            'the pipeline has no elmo component: add one before \'ner\' with nlp.add_pipe("elmo", before="ner"), or '
-            "list one before it in [nlp] pipeline",
-        ),
-        (
-            lambda nlp: (nlp.remove_pipe("elmo"), nlp.add_pipe("elmo")),
-            "the elmo component 'elmo' it listens to comes after it: move 'elmo' before 'ner': add it with "
-            'nlp.add_pipe("elmo", before="ner"), or list it before \'ner\' in [nlp] pipeline',
-        ),
-    ],
-    ids=["remove_pipe", "moved_after"],
-)
-def test_initialising_the_listening_component_alone_after_its_elmo_component_was_removed_or_moved_says_so(
-    tiny_elmo_dir, change, says
-):
-    """``nlp.get_pipe("ner").initialize(...)`` (not ``nlp.initialize()``) after the elmo component
-    connected to its listener was removed or added again after it refuses the pipeline as
-    ``nlp.initialize()`` does (was: 'the elmo component 'elmo' it listens to has no weights ... load
-    them first with nlp.get_pipe("elmo")', about a component the pipeline no longer had, or had after
-    'ner')."""
-    nlp = untrained_ner(tiny_elmo_dir)
-    change(nlp)
-    with pytest.raises(ConfigValidationError) as info:
-        nlp.get_pipe("ner").initialize(lambda: training_examples(nlp), nlp=nlp)
+        INITIALISE[initialise](nlp)
     (error,) = info.value.errors
     assert (error["loc"], error["msg"]) == (["components", "ner"], says)
 
