@@ -429,8 +429,24 @@ def test_a_zip_member_that_cannot_be_extracted_is_named_with_the_archive(damage,
         ElmoModel.from_pretrained(archive)
 
 
+@pytest.fixture
+def opened_members(monkeypatch) -> list[str]:
+    """The names of the zip members opened for reading during the test (``zipfile.ZipFile.open``
+    recorded; a test's own writing of its archive is not)."""
+    opened: list[str] = []
+    open_member = zipfile.ZipFile.open
+
+    def recorded_open(self, name, mode="r", *args, **kwargs):
+        if mode == "r":
+            opened.append(name)
+        return open_member(self, name, mode, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", recorded_open)
+    return opened
+
+
 @pytest.mark.parametrize("member", ["options.json", "weights.hdf5"])
-def test_a_zip_bomb_member_is_refused_before_it_is_extracted(member, original, tmp_path, monkeypatch):
+def test_a_zip_bomb_member_is_refused_before_it_is_extracted(member, original, tmp_path, opened_members):
     """A member of 64 MiB of zeros (1,000x smaller deflated). Was: extracted in full into the
     temporary folder (a bomb of many GB fills the disk), then refused as unreadable."""
     archive = tmp_path / "210.zip"
@@ -442,20 +458,12 @@ def test_a_zip_bomb_member_is_refused_before_it_is_extracted(member, original, t
                         bomb.write(b"\0" * (1 << 20))
             else:
                 handle.write(original / name, name)
-    opened: list[str] = []
-    open_member = zipfile.ZipFile.open
-
-    def recorded_open(self, name, *args, **kwargs):
-        opened.append(name)
-        return open_member(self, name, *args, **kwargs)
-
-    monkeypatch.setattr(zipfile.ZipFile, "open", recorded_open)
     with pytest.raises(InvalidModelError, match=f"^{archive}: its member {member} inflates to 67,108,864 bytes"):
         ElmoModel.from_pretrained(archive)
-    assert member not in opened
+    assert member not in opened_members
 
 
-def test_the_softmax_and_embeddings_dumps_of_a_zip_are_never_extracted(original, tmp_path, monkeypatch):
+def test_the_softmax_and_embeddings_dumps_of_a_zip_are_never_extracted(original, tmp_path, opened_members):
     """An archive holding, beside the model, the LM's softmax and an embeddings dump (hundreds of MB in
     a released archive), which loading never reads. Was: every .hdf5 beside the options file extracted
     into the temporary folder, then passed over by find_original_files."""
@@ -463,23 +471,15 @@ def test_the_softmax_and_embeddings_dumps_of_a_zip_are_never_extracted(original,
     with zipfile.ZipFile(archive, "a") as handle:
         handle.writestr("210/lm_softmax.hdf5", os.urandom(8 << 20))
         handle.writestr("210/vocab_embeddings.hdf5", os.urandom(1 << 10))
-    opened: list[str] = []
-    open_member = zipfile.ZipFile.open
-
-    def recorded_open(self, name, *args, **kwargs):
-        opened.append(name)
-        return open_member(self, name, *args, **kwargs)
-
-    monkeypatch.setattr(zipfile.ZipFile, "open", recorded_open)
     np.testing.assert_array_equal(
         _layers(ElmoModel.from_pretrained(archive)), _layers(ElmoModel.from_pretrained(original))
     )
-    assert opened == ["210/options.json", "210/weights.hdf5"]
+    assert opened_members == ["210/options.json", "210/weights.hdf5"]
 
 
 @pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
 def test_a_zip_whose_files_do_not_fit_in_the_temporary_folder_is_refused_before_any_is_extracted(
-    load, original, tmp_path, monkeypatch
+    load, original, tmp_path, monkeypatch, opened_members
 ):
     """Its members' declared sizes against the free space of TMPDIR's disk, in one line naming the archive,
     the folder and what to do; the temporary folder is left empty. Was: extracted until the disk was
@@ -489,20 +489,12 @@ def test_a_zip_whose_files_do_not_fit_in_the_temporary_folder_is_refused_before_
     temporary.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     monkeypatch.setattr(hf_elmo.fileio.shutil, "disk_usage", lambda path: DiskUsage(10**9, 10**9, 10**6))
-    opened: list[str] = []
-    open_member = zipfile.ZipFile.open
-
-    def recorded_open(self, name, *args, **kwargs):
-        opened.append(name)
-        return open_member(self, name, *args, **kwargs)
-
-    monkeypatch.setattr(zipfile.ZipFile, "open", recorded_open)
     with pytest.raises(
         OSError, match=rf"^\[Errno 28\] no space left on the disk of {temporary} for extracting {archive} into a "
     ) as err:
         load(archive)
     assert err.value.errno == errno.ENOSPC and "set TMPDIR to a folder on a disk with room" in str(err.value)
-    assert "\n" not in str(err.value) and opened == [] and list(temporary.iterdir()) == []
+    assert "\n" not in str(err.value) and opened_members == [] and list(temporary.iterdir()) == []
 
 
 @pytest.mark.parametrize("where", ["folder", "zip"])
