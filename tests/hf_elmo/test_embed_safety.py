@@ -532,16 +532,27 @@ def test_a_partial_folder_or_lock_file_of_the_users_own_is_refused_and_kept(mode
     assert (tmp_path / "notes.hdf5.lock").read_text() == "my lock notes" and not out.exists()
 
 
+@pytest.mark.parametrize(
+    "last_part, kept",
+    [
+        (
+            "part-000001.hdf5",
+            "the 2 finished chunks in {}.partial are kept: the command that wrote them resumes from them",
+        ),
+        # was: 'the 1 finished chunks in OUTPUT.partial are kept: ...'
+        ("part-000000.hdf5", "the finished chunk in {}.partial is kept: the command that wrote it resumes from it"),
+    ],
+    ids=["two chunks", "one chunk"],
+)
 def test_ctrl_c_is_one_line_saying_the_finished_chunks_are_kept_and_the_same_command_resumes(
-    model_dir, text, reference, tmp_path, capsys, monkeypatch
+    model_dir, text, reference, tmp_path, capsys, monkeypatch, last_part, kept
 ):
     out = tmp_path / "out.hdf5"
-    killed_after_part(monkeypatch, text, out, model_dir, "part-000001.hdf5")
-    assert error_lines(capsys.readouterr().err) == [
-        f"elmo embed: interrupted; the 2 finished chunks in {out}.partial are kept: the command that wrote them resumes from them"
-    ]
+    killed_after_part(monkeypatch, text, out, model_dir, last_part)
+    assert error_lines(capsys.readouterr().err) == [f"elmo embed: interrupted; {kept.format(out)}"]
     assert embed(text, out, model_dir) == 0
-    assert "2 of 6 chunks were done by an earlier run" in capsys.readouterr().out
+    done = int(last_part[5:11]) + 1
+    assert f"{done} of 6 chunks were done by an earlier run" in capsys.readouterr().out
     assert_same_file(out, reference)
 
 
@@ -642,20 +653,6 @@ def test_a_run_stopped_before_its_first_chunk_binds_no_settings_a_run_of_other_o
     assert embed(inputs[source], expected, models[model], *extra) == 0
     assert_same_file(out, expected)
     assert names(tmp_path) == ["expected", "other.txt", "out.hdf5"]
-
-
-def test_ctrl_c_after_the_first_chunk_says_the_one_finished_chunk_is_kept(
-    model_dir, text, reference, tmp_path, capsys, monkeypatch
-):
-    """Was: 'the 1 finished chunks in OUTPUT.partial are kept: the command that wrote them resumes from them'."""
-    out = tmp_path / "out.hdf5"
-    killed_after_part(monkeypatch, text, out, model_dir, "part-000000.hdf5")
-    assert error_lines(capsys.readouterr().err) == [
-        f"elmo embed: interrupted; the finished chunk in {out}.partial is kept: the command that wrote it resumes from it"
-    ]
-    assert embed(text, out, model_dir) == 0
-    assert "1 of 6 chunks were done by an earlier run" in capsys.readouterr().out
-    assert_same_file(out, reference)
 
 
 def test_ctrl_c_before_the_first_chunk_says_nothing_binds_the_next_run_and_the_same_command_works(
