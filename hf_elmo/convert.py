@@ -165,6 +165,20 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 #: The first bytes of an HDF5 file (a weight file passed where the options file goes).
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
+#: What an ELMoForManyLangs model is and why it is refused: said of its config.json by ``read_options``
+#: and of its folder by ``hf_elmo.loading``.
+ELMOFORMANYLANGS_MODEL = (
+    "an ELMoForManyLangs model (config.json with token_embedder and encoder; encoder.pkl, char.dic), a format "
+    "hf_elmo cannot load or convert: its pickled weights read a dictionary of whole characters, not ELMo's byte "
+    "ids; embed with ELMoForManyLangs, or use an AllenNLP / bilm-tf ELMo (options.json + weights .hdf5)"
+)
+
+
+def is_elmoformanylangs_config(config: Any) -> bool:
+    """Whether ``config``, a parsed JSON file, is an ELMoForManyLangs model's ``config.json`` (it has
+    ``token_embedder`` and ``encoder``)."""
+    return isinstance(config, dict) and {"token_embedder", "encoder"} <= config.keys()
+
 
 def _not_found(what: str, path: PathLike) -> FileNotFoundError:
     """``what`` (``"options file"``, ``"weight file"``) at ``path`` is missing: said of a URL as such
@@ -180,7 +194,7 @@ def _not_found(what: str, path: PathLike) -> FileNotFoundError:
 
 def read_options(options_path: PathLike) -> ElmoConfig:
     """Parse an ``options.json`` into an ``ElmoConfig`` (clear errors for bad JSON, keys or fields,
-    a URL, or a weight file in its place)."""
+    a URL, or a weight file or an ELMoForManyLangs config.json in its place)."""
     path = Path(options_path)
     if path.is_dir():
         raise ValueError(f"the options path {path} is a folder; name its options.json")
@@ -199,6 +213,8 @@ def read_options(options_path: PathLike) -> ElmoConfig:
         raise ValueError(f"{options_path} is not valid JSON: {err}") from None
     if not isinstance(options, dict):
         raise ValueError(f"{options_path}: expected a JSON object, got {type(options).__name__}")
+    if is_elmoformanylangs_config(options):
+        raise ValueError(f"{options_path} is the config.json of {ELMOFORMANYLANGS_MODEL}")
     try:  # ElmoConfig checks every field, naming its options key
         return ElmoConfig.from_allennlp_options(options)
     except ValueError as err:

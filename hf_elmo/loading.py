@@ -56,7 +56,15 @@ from transformers import PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, check_size
-from .convert import ElmoWeightsError, elmo_state_dict, foreign_data, non_finite, read_options
+from .convert import (
+    ELMOFORMANYLANGS_MODEL,
+    ElmoWeightsError,
+    elmo_state_dict,
+    foreign_data,
+    is_elmoformanylangs_config,
+    non_finite,
+    read_options,
+)
 from .fileio import (
     CHECKPOINT_FILE,
     EXPORT_MANIFEST,
@@ -319,13 +327,8 @@ def _refuse_elmoformanylangs(folder: Path) -> None:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return  # ElmoConfig names the problem
-    if isinstance(config, dict) and {"token_embedder", "encoder"} <= config.keys():
-        raise InvalidModelError(
-            f"{folder} is an ELMoForManyLangs model (config.json with token_embedder and encoder; encoder.pkl, "
-            "char.dic), a format hf_elmo cannot load or convert: its pickled weights read a dictionary of whole "
-            "characters, not ELMo's byte ids; embed with ELMoForManyLangs, or use an AllenNLP / bilm-tf ELMo "
-            "(options.json + weights .hdf5)"
-        )
+    if is_elmoformanylangs_config(config):
+        raise InvalidModelError(f"{folder} is {ELMOFORMANYLANGS_MODEL}")
 
 
 def _stored_shapes(folder: Path, variant: str | None = None) -> dict[str, tuple[int, ...]] | None:

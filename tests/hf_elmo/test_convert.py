@@ -209,3 +209,17 @@ def test_a_weight_file_in_the_options_files_place_is_named(original):
     """The two files swapped. Was "weights.hdf5 is not valid JSON: 'utf-8' codec can't decode byte 0x89"."""
     with pytest.raises(ValueError, match=r"weights.hdf5 is an HDF5 file \(a weight file\?\), .*options file first"):
         ElmoModel.from_allennlp(original / "weights.hdf5", original / "options.json")
+
+
+def test_an_elmoformanylangs_config_given_as_the_options_file_is_named_as_that_format(tmp_path, capsys):
+    """`elmo convert config.json encoder.pkl OUT` of an ELMoForManyLangs model, which README says is
+    refused as that format. Was "options.json is missing the required key 'lstm'"."""
+    config = {"token_embedder": {"name": "cnn", "char_dim": 50}, "encoder": {"name": "elmo", "dim": 4096}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    (tmp_path / "encoder.pkl").write_bytes(b"")
+    out = tmp_path / "out"
+    assert main(["convert", str(tmp_path / "config.json"), str(tmp_path / "encoder.pkl"), str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "config.json is the config.json of an ELMoForManyLangs model" in err and "cannot load or convert" in err
+    assert not out.exists()
