@@ -42,8 +42,8 @@ before it checks the free space, so its bytes never stop the run that would remo
 **One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
 reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
 not be the input, a folder, a link or a device (``fileio.check_output_file``, checked before
-anything is computed, not only at the final rename), nor be, hold or lie in the model's files,
-even with ``overwrite``.
+anything is computed, not only at the final rename), nor be one of the model's files or hold them,
+even with ``overwrite`` (``_check_not_in_model``; a new file beside them is written).
 The input must be a regular file (it is read twice, and again on resume): not stdin or a pipe.
 
 **Sharding** (``shards``: a shard's lines, its file, the index): shard 0 of several writes the
@@ -158,7 +158,8 @@ def embed_file(
     (a resolved path or a Hub id; default: ``model_path`` resolved where it is a local path, as
     ``elmo embed`` names it, else as it is; ``model_sha256`` identifies the weights either way);
     the model runs on its own device and dtype. ``model_path``: the folder or archive the model was
-    loaded from (default ``model.name_or_path``), which no file the run writes may be, hold or lie in.
+    loaded from (default ``model.name_or_path``), which no file the run writes may be or hold (a file
+    beside its files may be written).
 
     Raises ``CorpusError`` for bad input lines, ``FileExistsError`` when the output exists or
     is no regular file (a folder, link or device: ``check_output_file``), ``ValueError`` when an
