@@ -9,6 +9,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "convert",
         help="convert AllenNLP/bilm-tf options.json + weights.hdf5 to a save_pretrained folder",
+        description="Converts the original files of an AllenNLP / bilm-tf ELMo (OPTIONS, its options.json, "
+        "n_characters 261 or 262; WEIGHTS, the weights .hdf5 that bilm-tf's dump_weights.py writes) into "
+        "OUTPUT_DIR, a save_pretrained folder with the released models' whitespace tokenizer and a model card, "
+        "which ElmoModel.from_pretrained and AutoModel load (after `import hf_elmo`, or with "
+        "trust_remote_code=True). Converting is optional: every command's --model and from_pretrained also "
+        "take a folder or zip of the original files, converted on load. A failed conversion names the problem "
+        "and leaves no OUTPUT_DIR.",
     )
     parser.add_argument("options", metavar="OPTIONS", help="options.json of the original model")
     parser.add_argument("weights", metavar="WEIGHTS", help="weights .hdf5 of the original model")

@@ -44,8 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print the figures as one JSON object, with the mean losses (forward_loss, backward_loss, nats); "
-        "strict JSON: a perplexity beyond float64 or NaN (a diverged model) is null",
+        help="print the figures as one JSON object (forward, backward, average; the mean losses in nats, "
+        "forward_loss and backward_loss; predictions per direction and unk_rate); strict JSON: a perplexity "
+        "beyond float64 or NaN (a diverged model) is null",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.defer(add_reading_options)  # their defaults are in hf_elmo (torch): read only when the command runs

@@ -206,6 +206,13 @@ def test_elmo_alone_prints_what_each_command_does(capsys):
     assert "show contextual vectors" in err and "embed every line of a text file" in err
 
 
+def test_every_command_says_what_it_does_under_its_usage():
+    """`elmo COMMAND --help` explains the command, not its arguments alone (was: convert's help was its
+    usage and arguments, with nothing of what the folder is, that converting is optional, or that a
+    failed conversion leaves no folder)."""
+    assert [command for command, parser in command_parsers().items() if not parser.description] == []
+
+
 def test_every_positional_argument_is_named_in_capitals_and_a_folder_to_write_is_output_dir():
     """As the help texts and descriptions name them (was: 'usage: elmo embed ... input output' beside
     'Embeds INPUT ...'), and one name for the folder convert, export and pretrain write (was: out_dir,
