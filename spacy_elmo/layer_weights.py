@@ -1,6 +1,6 @@
 """The learned layer weights softmax(s) and scale gamma of every scalar mix in a pipeline.
 
-    python -m spacy_elmo.layer_weights PIPELINE_DIR weights.png
+    python -m spacy_elmo.layer_weights PIPELINE_DIR OUTPUT.png
 
 draws one panel per scalar mix (one per listening component) with a bar per biLM layer, labelled
 with its value: the paper's visualisation of the learned weights. Needs matplotlib (imported
@@ -112,9 +112,14 @@ def _pyplot():
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit code (1 with one error line on stderr)."""
-    parser = argparse.ArgumentParser(description="Plot the learned ELMo layer weights of a trained pipeline.")
-    parser.add_argument("pipeline", type=Path, help="a saved spaCy pipeline (e.g. output/model-best)")
-    parser.add_argument("output", type=Path, help="the PNG file to write")
+    parser = argparse.ArgumentParser(
+        prog="python -m spacy_elmo.layer_weights",
+        description="Plot the learned ELMo layer weights of a trained pipeline.",
+    )
+    parser.add_argument(
+        "pipeline", metavar="PIPELINE_DIR", type=Path, help="a saved spaCy pipeline (e.g. output/model-best)"
+    )
+    parser.add_argument("output", metavar="OUTPUT", type=Path, help="the PNG file to write")
     args = parser.parse_args(argv)
     import spacy
 

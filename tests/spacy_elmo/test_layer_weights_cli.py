@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import spacy
 
-from spacy_elmo.layer_weights import MixWeights, layer_weights_figure, save_layer_weights
+from spacy_elmo.layer_weights import MixWeights, layer_weights_figure, main, save_layer_weights
 
 
 def test_every_bar_carries_its_weight():
@@ -43,3 +43,11 @@ def test_the_figure_is_written_whole_into_a_new_folder_or_not_at_all(tmp_path):
     (tmp_path / "taken").write_text("a file where a folder should be")
     with pytest.raises(OSError):
         save_layer_weights(mixes, tmp_path / "taken" / "ner.png")
+
+
+def test_the_usage_names_the_command_as_it_is_run(capsys):
+    """As README and the module docstring give it, its arguments in capitals as the elmo commands' are (was
+    'usage: layer_weights.py [-h] pipeline output', a file name that python -m never runs)."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: python -m spacy_elmo.layer_weights [-h] PIPELINE_DIR OUTPUT")
