@@ -85,6 +85,15 @@ _TRANSFORMERS_FILES = ["*.json", "*.safetensors", "*.txt", "*.md", "*.py"]
 _OWNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
+#: Where spacy_elmo's ``elmo`` component saves its biLM (a ``save_pretrained`` folder) inside a
+#: pipeline: ``<pipeline>/<component>/bilm``; a pipeline's folder given as a model names it.
+BILM_FOLDER = "bilm"
+
+#: What an ``elmo`` component saved before its weights were loaded writes instead: a note that it
+#: has none (``<pipeline>/<component>/no-bilm.txt``).
+NO_BILM_FILE = "no-bilm.txt"
+
+
 class ModelNotFoundError(FileNotFoundError):
     """No model under that name: not shipped, not a local path, not a Hub id that can be had."""
 
@@ -265,6 +274,7 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None, subfo
         return _transformers_source(name, path, origin, variant)
     if original_options_file(path) is not None and any(_is_weights_name(p.name) for p in path.glob("*.hdf5")):
         return ModelSource(name, path, "original", origin)
+    _refuse_a_spacy_pipeline(path)
     if (path / EXPORT_MANIFEST).is_file():
         raise InvalidModelError(
             f"{path} is an `elmo export` folder (a graph for serving, without the model's weights and config): run it "
@@ -298,6 +308,24 @@ def _subfolder_hint(folder: Path, subfolder: str) -> str:
         f"{', '.join(map(repr, inside))}: pass {'it' if len(inside) == 1 else 'one'} as from_pretrained's subfolder "
         f"(subfolder={inside[0]!r})"
     )
+
+
+def _refuse_a_spacy_pipeline(path: Path) -> None:
+    """Refuse the folder of a saved spaCy pipeline (``nlp.to_disk``: a ``config.cfg``, no
+    ``config.json``), naming the biLM folders of its ``elmo`` components (or saying they have none)."""
+    if not (path / "config.cfg").is_file() or (path / "config.json").is_file():
+        return
+    bilms = sorted(str(config.parent) for config in path.glob(f"*/{BILM_FOLDER}/config.json"))
+    if bilms:
+        hint = f"give the biLM folder its elmo component saved instead: {' or '.join(bilms)}"
+    elif any(path.glob(f"*/{NO_BILM_FILE}")):
+        hint = (
+            "its elmo component was saved before nlp.initialize(), without biLM weights: give an ELMo model "
+            "folder, Hub id or shipped model name instead"
+        )
+    else:
+        hint = "it holds no elmo component"
+    raise InvalidModelError(f"{path} is a spaCy pipeline, not an ELMo model folder: {hint}")
 
 
 def _refuse_a_checkpoint_folder(path: Path) -> None:
@@ -949,7 +977,7 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any], subfold
     ``resolve_model`` finds: a shipped model's folder; for the original files (in a folder, an
     archive or a Hub repository) the config of the folder they convert to (``converted_config``);
     or its one-line error (no such model or subfolder, a Hub repository neither online nor in the
-    cache, an ``elmo export`` folder, an ELMoForManyLangs model, a folder of no model). ``hub``:
+    cache, an ``elmo export`` folder, a spaCy pipeline, an ELMoForManyLangs model, a folder of no model). ``hub``:
     ``from_pretrained``'s keyword arguments, of which the Hub ones (``HUB_KWARGS``) are used;
     ``subfolder``: ``from_pretrained``'s, the folder inside any of these that holds the files
     (``_in_subfolder``), which is what is returned."""

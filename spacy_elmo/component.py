@@ -29,6 +29,7 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX
+from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
 
 from .bilm import (
     get_elmo,
@@ -44,7 +45,7 @@ from .call_stack import note_once, running_locals
 from .config_errors import check_frozen_elmo_annotates, check_setting
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call, check_not_read_before, load_weights_advice
-from .loader import BILM_FOLDER, NO_BILM_FILE, names_a_model
+from .loader import names_a_model
 from .token_vectors import set_token_vectors
 
 

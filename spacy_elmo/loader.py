@@ -2,21 +2,11 @@
 a given model from the shipped-model fallback that ``name_or_path = null`` gives."""
 
 from collections.abc import Callable
-from pathlib import Path
 
 from spacy.util import logger, registry
 
 from hf_elmo import ElmoModel
 from hf_elmo.loading import ModelSource, resolve_model
-from hf_elmo.modeling_elmo import InvalidModelError
-
-#: Where an ``elmo`` component saves its biLM (a ``save_pretrained`` folder) inside a pipeline:
-#: ``<pipeline>/<component>/bilm``.
-BILM_FOLDER = "bilm"
-
-#: What an ``elmo`` component saved before its weights were loaded writes instead: a note that it
-#: has none (``<pipeline>/<component>/no-bilm.txt``).
-NO_BILM_FILE = "no-bilm.txt"
 
 
 @registry.misc("spacy-elmo.ElmoLoader.v1")
@@ -30,45 +20,25 @@ def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
     model shipped with the package. Nothing is read until the pipeline is initialised, so a
     trained pipeline loads without it. A model that cannot be found or loaded raises the
     resolver's one-line ``OSError`` (or a config's ``ValueError``) naming it; a trained spaCy
-    pipeline's folder, one naming the biLM folder inside it.
+    pipeline's folder, one naming the biLM folder inside it (``hf_elmo.loading``).
     """
     if not name_or_path:
         return load_shipped_model
 
     def load() -> ElmoModel:
-        _refuse_a_pipeline(Path(str(name_or_path)).expanduser())
         return ElmoModel.from_pretrained(str(name_or_path))
 
     return load
 
 
 def find_model(name_or_path: str) -> ModelSource:
-    """Where the model is that ``elmo_loader_v1(name_or_path)`` loads, found without loading it: a
-    spaCy pipeline's folder refused as the loader refuses it (``_refuse_a_pipeline``), then
+    """Where the model is that ``elmo_loader_v1(name_or_path)`` loads, found without loading it:
     ``hf_elmo.loading.resolve_model``, which loading it goes through (a Hub model is fetched into
     the cache, where loading finds it), with the same one-line errors (``OSError``, or a config's
-    ``ValueError``). For a script that builds pipelines on the model after other work, to refuse a
-    bad name first (scripts/bench_spacy.py ``--elmo``)."""
-    _refuse_a_pipeline(Path(name_or_path).expanduser())
+    ``ValueError``; a spaCy pipeline's folder named with the biLM folder inside it). For a script
+    that builds pipelines on the model after other work, to refuse a bad name first
+    (scripts/bench_spacy.py ``--elmo``)."""
     return resolve_model(name_or_path)
-
-
-def _refuse_a_pipeline(path: Path) -> None:
-    """Refuse the folder of a saved spaCy pipeline (``nlp.to_disk``: a ``config.cfg``, no
-    ``config.json``), naming the biLM folders of its elmo components (or saying they have none)."""
-    if not (path / "config.cfg").is_file() or (path / "config.json").is_file():
-        return
-    bilms = sorted(str(config.parent) for config in path.glob(f"*/{BILM_FOLDER}/config.json"))
-    if bilms:
-        hint = f"give the biLM folder its elmo component saved instead: {' or '.join(bilms)}"
-    elif any(path.glob(f"*/{NO_BILM_FILE}")):
-        hint = (
-            "its elmo component was saved before nlp.initialize(), without biLM weights: give an ELMo model "
-            "folder, Hub id or shipped model name instead"
-        )
-    else:
-        hint = "it holds no elmo component"
-    raise InvalidModelError(f"{path} is a spaCy pipeline, not an ELMo model folder: {hint}")
 
 
 def names_a_model(loader: Callable[[], ElmoModel] | None) -> bool:

@@ -666,6 +666,23 @@ def test_an_elmoformanylangs_folder_is_named_as_a_format_that_is_not_read(tmp_pa
         load(tmp_path)
 
 
+@pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained, resolve_model])
+def test_a_spacy_pipeline_folder_is_named_with_the_bilm_folder_inside_it(tmp_path, load):
+    """As spaCy's loader names it (README, spaCy), for every model argument: `elmo embed --model
+    ner-elmo/model-best` too. Was "is not an ELMo model folder: it holds neither config.json ...",
+    the biLM folder inside it unnamed."""
+    pipeline = tmp_path / "model-best"
+    (pipeline / "elmo" / "bilm").mkdir(parents=True)
+    (pipeline / "config.cfg").write_text("[nlp]\n")
+    (pipeline / "elmo" / "bilm" / "config.json").write_text("{}")
+    with pytest.raises(InvalidModelError) as info:
+        load(pipeline)
+    assert str(info.value) == (
+        f"{pipeline} is a spaCy pipeline, not an ELMo model folder: give the biLM folder its elmo component saved "
+        f"instead: {pipeline / 'elmo' / 'bilm'}"
+    )
+
+
 @pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoConfig.from_pretrained])
 def test_an_export_folder_is_named_with_what_runs_it(tmp_path, load):
     """Was "not an ELMo model folder: it holds neither config.json ... nor options.json"."""
