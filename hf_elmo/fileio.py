@@ -23,7 +23,8 @@
   the way to a lock and removes those it created that the run left empty.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
   disk: it reports the failed writes while freeing objects and then crashes);
-  ``check_writable``: refuse a folder this process cannot write in, before a long run would.
+  ``check_writable``: refuse a folder this process cannot write in (or a read-only file system), before
+  a long run would, in one line naming the output and the reason (``_not_writable``).
 - ``strict_json``: the one home for writing JSON that holds measured figures (perplexities,
   differences, learned weights): an infinite or NaN float is written ``null``, as JSON has no such
   number (Python's ``Infinity`` and ``NaN`` fail ``jq``, JavaScript and strict parsers).
@@ -197,16 +198,34 @@ def ensure_free_space(path: PathLike, nbytes: int, what: str, then: str = "run t
         )
 
 
+#: What creating a file in a folder this process cannot write in fails with: a folder's mode
+#: (``EACCES``), its flags (``EPERM``: immutable, even for root) or a file system mounted read-only (``EROFS``).
+_CANNOT_WRITE = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def _not_writable(folder: PathLike, what: PathLike, err: OSError) -> OSError:
+    """The one-line error (of ``err``'s type and errno) for ``what``, the output the user gave, that
+    cannot be written because creating a file in ``folder`` failed with ``err``: its reason, a
+    read-only file system or a denied permission, as the system gave it. The one home of that message
+    (``check_writable``, ``exclusive_lock``, ``build_aside``)."""
+    return type(err)(err.errno, f"cannot write {what}: {folder} is not writable ({err.strerror})")
+
+
 def check_writable(folder: PathLike, what: PathLike) -> None:
-    """Raise ``PermissionError`` when this process cannot create files in ``folder``, or (when it
-    does not exist yet) in the nearest existing folder on its way to it: ``what`` (the file or
-    folder to be written there) could not be written."""
+    """Raise ``_not_writable`` when this process cannot create files in ``folder``, or (when it does
+    not exist yet) in the nearest existing folder on its way to it: ``what`` (the file or folder to be
+    written there) could not be written. It tries: an empty file is created there and removed at
+    once, so a read-only file system, a folder's mode and its flags are told apart, for root too."""
     folder = Path(folder)
     existing = next(p for p in (folder, *folder.parents) if p.is_dir())
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise PermissionError(
-            errno.EACCES, f"cannot write {what}: {existing} is not writable ({os.strerror(errno.EACCES)})"
-        )
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".elmo-writable-", dir=existing)
+    except OSError as err:
+        if err.errno not in _CANNOT_WRITE:
+            raise
+        raise _not_writable(existing, what, err) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def input_identity(path: PathLike) -> dict[str, Any]:
@@ -227,9 +246,6 @@ def lock_path(path: PathLike) -> Path:
     return path.with_name(path.name + ".lock")
 
 
-#: What creating a file in a folder this process cannot write in fails with: a folder's mode or flags
-#: (``PermissionError``) or a file system mounted read-only.
-_CANNOT_WRITE = (errno.EACCES, errno.EPERM, errno.EROFS)
 #: The descriptors of the locks this process holds (``exclusive_lock``).
 _HELD_LOCKS: set[int] = set()
 
@@ -247,12 +263,14 @@ os.register_at_fork(after_in_child=_drop_held_locks_in_child)
 
 
 @contextmanager
-def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
+def exclusive_lock(path: PathLike, busy: str, what: PathLike | None = None) -> Iterator[None]:
     """Hold an exclusive lock on the file ``path`` (created, removed on exit) for the block.
 
-    Raises ``OutputBusyError(busy)`` at once when another process holds it. A lock file left
-    by a killed process is free (the kernel drops ``flock`` locks with their process). Lock
-    files are empty: a file of that name with content is someone's, and is refused, not removed.
+    Raises ``OutputBusyError(busy)`` at once when another process holds it, and ``_not_writable``
+    naming ``what`` (the output the lock guards; default ``path``) when its folder cannot be
+    written. A lock file left by a killed process is free (the kernel drops ``flock`` locks with
+    their process). Lock files are empty: a file of that name with content is someone's, and is
+    refused, not removed.
     """
     path = Path(path)
     while True:
@@ -261,7 +279,7 @@ def exclusive_lock(path: PathLike, busy: str) -> Iterator[None]:
         except OSError as err:  # an unwritable folder (EACCES, EPERM) or a read-only file system (EROFS)
             if err.errno not in _CANNOT_WRITE:
                 raise
-            raise type(err)(err.errno, f"cannot write in {path.parent} ({err.strerror})") from None
+            raise _not_writable(path.parent, path if what is None else what, err) from None
         if os.fstat(fd).st_size > 0:
             os.close(fd)
             raise FileExistsError(
@@ -408,7 +426,9 @@ def check_output_folder(
     current folder or one of its parents, lies in this package's folder (``PACKAGE_FOLDER``;
     ``into_package``: ``scripts/ship_model.py`` writes a shipped model there), is, holds or lies in
     one of ``inputs``, or is not empty (unless ``overwrite``, and then only an earlier output of the
-    same ``kind``, ``output_kind``, that holds no file of the user's, ``others_files``); returns it as a ``Path``."""
+    same ``kind``, ``output_kind``, that holds no file of the user's, ``others_files``), or lies in a folder
+    this process cannot write in (``check_writable``: its parent, where it is built and swapped in, or the
+    nearest existing folder on the way to it); returns it as a ``Path``."""
     out_dir = Path(out_dir)
     if out_dir.is_symlink():
         raise ValueError(
@@ -455,6 +475,7 @@ def check_output_folder(
                 f"{out_dir} holds files that elmo did not write ({shown}), which --overwrite would delete with the "
                 "folder; move them out of it, or write to another folder"
             )
+    check_writable(out_dir.parent, out_dir)
     return out_dir
 
 
@@ -504,8 +525,10 @@ def build_aside(
         remove_stale_staging(out_dir)
         ensure_free_space(parent, expected_bytes, f"the folder {out_dir.name}")
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}{_STAGING}", dir=parent))
-    except PermissionError as err:
-        raise PermissionError(err.errno, f"cannot write {out_dir}: {parent} is not writable ({err.strerror})") from None
+    except OSError as err:  # the folder became unwritable since check_output_folder's check
+        if err.errno not in _CANNOT_WRITE:
+            raise
+        raise _not_writable(parent, out_dir, err) from None
     lock = os.open(staging, os.O_RDONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)

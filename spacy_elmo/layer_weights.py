@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from spacy.language import Language
 
-from hf_elmo.fileio import atomic_file
+from hf_elmo.fileio import atomic_file, check_writable
 
 from .scalar_mix import layer_weights
 
@@ -71,7 +71,9 @@ def read_layer_weights(nlp: Language) -> list[MixWeights]:
 
 def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
     """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing,
-    through a temporary file renamed into place (and free the figure)."""
+    through a temporary file renamed into place (and free the figure); an ``output`` in a folder that
+    cannot be written is refused first (``check_writable``)."""
+    check_writable(Path(output).parent, output)
     figure = layer_weights_figure(mixes)
     Path(output).parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -123,6 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import spacy
 
+    try:
+        check_writable(args.output.parent, args.output)  # before the pipeline loads
+    except OSError as error:
+        return _error(args.output, error)
     try:
         nlp = spacy.load(args.pipeline)
         mixes = read_layer_weights(nlp)

@@ -81,6 +81,7 @@ from ..fileio import (
     atomic_file,
     check_output_file,
     check_parent_folders,
+    check_writable,
     ensure_free_space,
     exclusive_lock,
     input_identity,
@@ -190,7 +191,7 @@ def embed_file(
     target.parent.mkdir(parents=True, exist_ok=True)
     lock = lock_path(target)
     busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
-    with exclusive_lock(lock, busy):
+    with exclusive_lock(lock, busy, what=target):
         partial = _partial_folder(target)
         settings = _run_settings(
             input_path, model, model_id, layers, str(model.dtype).removeprefix("torch."), chunk_lines, shard
@@ -322,6 +323,7 @@ def _check_run(
         )
     check_output_file(target)
     check_parent_folders(target)
+    check_writable(target.parent, target)
     for path in _written_files(target, output_path):
         if is_or_holds(path, input_path) or (path.exists() and os.path.samefile(path, input_path)):
             raise ValueError(f"the output {path} is (or holds) the input {input_path}; write to another file")

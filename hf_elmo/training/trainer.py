@@ -180,7 +180,7 @@ class Trainer:
                         lock = lock_path(folder)
                         held.enter_context(folder_for_the_run(lock.parent))
                         busy = f"{folder} {taken} (it holds {lock}); wait for it to end, or {what_to_do}"
-                        held.enter_context(exclusive_lock(lock, busy))
+                        held.enter_context(exclusive_lock(lock, busy, what=folder))
                 except OSError as err:  # busy, or a file of that name that is no lock
                     failed = err
             if not agree(failed is None):
@@ -202,8 +202,7 @@ class Trainer:
         # after the output's check, which refuses an OUTPUT_DIR such as '.' (no name to put .checkpoint after)
         self.checkpoint_dir = s.resolved_checkpoint_dir()
         check_checkpoint_folder(self.checkpoint_dir, self.out_dir, inputs)
-        check_writable(self.checkpoint_dir, self.checkpoint_dir)
-        check_writable(self.out_dir.parent, self.out_dir)  # where the model folder is built at the end
+        check_writable(self.checkpoint_dir, self.checkpoint_dir)  # the output's folder: check_output_folder
         check_vocabulary_options(s, self.init_source)
         # read now, so that a bad file stops the run before anything is written (rank 0 scores it at the end)
         valid = (

@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 import hf_elmo.fileio
+import hf_elmo.loading
 from hf_elmo.cli import main
-from tests.hf_elmo.test_fileio import lock_held_by_another_process, unwritable
+from tests.hf_elmo.test_fileio import CANNOT_WRITE, lock_held_by_another_process, refuse_writes_in, unwritable
 from tests.numpy_elmo import small_options, write_random_original
 
 DiskUsage = namedtuple("DiskUsage", "total used free")
@@ -235,6 +236,30 @@ def test_an_unwritable_folder_is_one_line(original, tmp_path, capsys):
     with unwritable(tmp_path / "ro") as folder:
         assert convert(original, folder / "model") == 2
         assert f"cannot write {folder / 'model'}: {folder} is not writable" in error_of(capsys)
+
+
+@pytest.mark.parametrize("code", CANNOT_WRITE)
+@pytest.mark.parametrize("under", ["", "new/"])
+def test_an_output_on_a_read_only_file_system_or_unwritable_folder_is_one_line_naming_it_before_loading(
+    code, under, original, tmp_path, capsys, monkeypatch
+):
+    """Was: '[Errno 30] Read-only file system: '.../.model.building-XXXXXXXX'' (the staging folder) after
+    the model was read, '[Errno 1] Operation not permitted: '.../new'' for a new folder under it, and a
+    read-only file system told as 'Permission denied' by the check."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    out = folder / under / "model"
+
+    def not_read(*args, **kwargs):
+        raise AssertionError("the model was read before the output was checked")
+
+    monkeypatch.setattr(hf_elmo.loading, "load_allennlp", not_read)
+    refuse_writes_in(monkeypatch, folder, code)
+    assert convert(original, out) == 2
+    assert error_of(capsys) == (
+        f"elmo convert: error: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})"
+    )
+    assert list(folder.iterdir()) == []
 
 
 def test_a_staging_folder_left_by_a_killed_convert_is_removed_by_the_next(original, tmp_path):

@@ -3,7 +3,6 @@ output, a full disk or a changed input stops the run with one line, damaged part
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import random
@@ -23,12 +22,13 @@ import torch
 import hf_elmo.embed.run
 import hf_elmo.embed.shards
 import hf_elmo.fileio
+import hf_elmo.loading
 from hf_elmo import ElmoModel
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.embed import open_embeddings
 from hf_elmo.fileio import check_output_file
 from tests.hf_elmo.test_embed import WORDS, assert_same_file, read_all
-from tests.hf_elmo.test_fileio import unwritable
+from tests.hf_elmo.test_fileio import CANNOT_WRITE, refuse_writes_in, unwritable
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -337,29 +337,34 @@ def test_an_unwritable_output_folder_is_one_line(model_dir, text, tmp_path, caps
     with unwritable(tmp_path / "ro") as folder:
         assert embed(text, folder / "out.hdf5", model_dir) == 2
     err = capsys.readouterr().err
-    assert len(error_lines(err)) == 1 and f"cannot write in {tmp_path / 'ro'} (" in err
+    assert len(error_lines(err)) == 1 and f"cannot write {folder / 'out.hdf5'}: {folder} is not writable (" in err
 
 
-def test_an_output_folder_on_a_read_only_file_system_is_one_line_naming_the_folder(
-    model_dir, text, tmp_path, capsys, monkeypatch
+@pytest.mark.parametrize("code", CANNOT_WRITE)
+@pytest.mark.parametrize("under", ["", "new/"])
+def test_an_output_on_a_read_only_file_system_or_unwritable_folder_is_one_line_naming_it_before_loading(
+    code, under, model_dir, text, tmp_path, capsys, monkeypatch
 ):
     """A folder on a file system mounted read-only (a data volume, a read-only bind mount) is told as an
-    unwritable folder is. Was: "[Errno 30] Read-only file system: '.../out.hdf5.lock'", naming a file
-    the user never asked for."""
+    unwritable folder is, before the model loads. Was: "[Errno 30] Read-only file system:
+    '.../out.hdf5.lock'", naming a file the user never asked for, then "cannot write in FOLDER (...)"
+    after the model loaded, and for an output in a new folder under it the raw "[Errno 1] Operation not
+    permitted: '.../new'" of making that folder."""
     folder = tmp_path / "ro"
     folder.mkdir()
-    real_open = os.open
+    out = folder / under / "out.hdf5"
 
-    def read_only(path, flags, *args):
-        if Path(path).parent == folder and flags & os.O_CREAT:
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
-        return real_open(path, flags, *args)
+    def not_loaded(*args, **kwargs):
+        raise AssertionError("the model was loaded before the output was checked")
 
-    monkeypatch.setattr(hf_elmo.fileio.os, "open", read_only)
-    assert embed(text, folder / "out.hdf5", model_dir) == 2
+    monkeypatch.setattr(hf_elmo.loading, "load_bilm", not_loaded)
+    refuse_writes_in(monkeypatch, folder, code)
+    assert embed(text, out, model_dir) == 2
     monkeypatch.undo()
     err = error_lines(capsys.readouterr().err)
-    assert err == [f"elmo embed: error: [Errno {errno.EROFS}] cannot write in {folder} ({os.strerror(errno.EROFS)})"]
+    assert err == [
+        f"elmo embed: error: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})"
+    ]
     assert names(folder) == []
 
 

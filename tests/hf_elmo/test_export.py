@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import torch
 
 import hf_elmo.export
 import hf_elmo.fileio
+import hf_elmo.loading
 from hf_elmo import ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.export import (
@@ -31,6 +33,7 @@ from hf_elmo.fileio import FREE_SPACE_RESERVE, others_files
 from tests.conftest import strict_json_loads
 from tests.hf_elmo.random_inputs import clipped_random_model, random_sentences
 from tests.hf_elmo.test_convert_safety import DiskUsage
+from tests.hf_elmo.test_fileio import CANNOT_WRITE, refuse_writes_in
 
 TOLERANCE = 1e-5  # fp32, max abs difference from eager ElmoModel
 FORMATS = ["onnx", "torch-export"]
@@ -238,6 +241,29 @@ def test_export_without_room_for_the_graphs_weights_is_refused_before_writing(
     with pytest.raises(OSError, match=f"no space left on the disk of {tmp_path} for the folder out"):
         export_model(tiny_model, tmp_path / "out", format)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("code", CANNOT_WRITE)
+@pytest.mark.parametrize("under", ["", "new/"])
+def test_an_export_on_a_read_only_file_system_or_unwritable_folder_is_one_line_naming_it_before_loading(
+    code, under, tmp_path, capsys, monkeypatch
+):
+    """Was: '[Errno 30] Read-only file system: '.../.out.building-XXXXXXXX'' (the staging folder) after the
+    model loaded, or '[Errno 1] Operation not permitted: '.../new'' for a new folder under it."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    out = folder / under / "out"
+
+    def not_loaded(*args, **kwargs):
+        raise AssertionError("the model was loaded before the output was checked")
+
+    monkeypatch.setattr(hf_elmo.loading, "load_bilm", not_loaded)
+    refuse_writes_in(monkeypatch, folder, code)
+    assert elmo_main(["export", "hf-elmo:elmo-2x1024-en", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"elmo export: error: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})"
+    ]
+    assert list(folder.iterdir()) == []
 
 
 @pytest.mark.slow

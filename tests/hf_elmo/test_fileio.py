@@ -27,6 +27,7 @@ from hf_elmo.fileio import (
     build_aside,
     check_output_file,
     check_output_folder,
+    check_writable,
     exclusive_lock,
     others_files,
     remove_stale_staging,
@@ -67,6 +68,33 @@ def unwritable(folder: Path) -> Iterator[Path]:
         yield folder
     finally:
         subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+#: The errors of a folder that cannot be written: a file system mounted read-only, a folder's mode.
+CANNOT_WRITE = [errno.EROFS, errno.EACCES]
+
+
+def refuse_writes_in(monkeypatch: pytest.MonkeyPatch, folder: Path, code: int) -> None:
+    """Make creating a file (``os.open`` with ``O_CREAT``) or a folder directly in ``folder`` fail with
+    the errno ``code`` (``CANNOT_WRITE``), as the kernel does for a read-only file system or a folder of
+    mode 0555, which root would write in."""
+    real_open, real_mkdir = os.open, os.mkdir
+
+    def refuse(path) -> None:
+        raise OSError(code, os.strerror(code), str(path))  # PermissionError for EACCES, as the kernel's
+
+    def fake_open(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT and Path(path).parent == folder:
+            refuse(path)
+        return real_open(path, flags, *args, **kwargs)
+
+    def fake_mkdir(path, *args, **kwargs):
+        if Path(path).parent == folder:
+            refuse(path)
+        return real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", fake_open)
+    monkeypatch.setattr(os, "mkdir", fake_mkdir)
 
 
 @contextmanager
@@ -470,6 +498,24 @@ def test_only_staging_folders_of_dead_processes_are_removed(tmp_path):
     with lock_held_by_another_process(live):
         remove_stale_staging(out)
         assert not stale.exists() and live.is_dir() and other.is_dir()
+
+
+@pytest.mark.parametrize("code", CANNOT_WRITE)
+def test_check_writable_names_the_output_the_folder_and_the_real_reason(code, tmp_path, monkeypatch):
+    """Was: os.access, which cannot tell a read-only file system from a denied permission (both
+    'Permission denied') and which root passes for a folder of mode 0555."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    refuse_writes_in(monkeypatch, folder, code)
+    output = folder / "new" / "model"
+    with pytest.raises(OSError) as raised:
+        check_writable(output.parent, output)
+    assert raised.value.errno == code
+    assert str(raised.value) == f"[Errno {code}] cannot write {output}: {folder} is not writable ({os.strerror(code)})"
+    monkeypatch.undo()
+    assert list(folder.iterdir()) == []
+    check_writable(output.parent, output)  # writable again: nothing raised, nothing left
+    assert list(folder.iterdir()) == []
 
 
 def test_an_unwritable_parent_is_one_clear_error(tmp_path):

@@ -1,6 +1,7 @@
 """``python -m spacy_elmo.layer_weights``: values on the bars; the PNG written whole, its folder made;
 one error line and exit code 1 for a pipeline without ELMo (the missing-matplotlib error: test_plot_extra.py)."""
 
+import os
 import subprocess
 import sys
 
@@ -9,6 +10,7 @@ import pytest
 import spacy
 
 from spacy_elmo.layer_weights import MixWeights, layer_weights_figure, main, save_layer_weights
+from tests.hf_elmo.test_fileio import CANNOT_WRITE, refuse_writes_in
 
 
 def test_every_bar_carries_its_weight():
@@ -51,3 +53,28 @@ def test_the_usage_names_the_command_as_it_is_run(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert capsys.readouterr().out.startswith("usage: python -m spacy_elmo.layer_weights [-h] PIPELINE_DIR OUTPUT")
+
+
+@pytest.mark.parametrize("code", CANNOT_WRITE)
+@pytest.mark.parametrize("under", ["", "new/"])
+def test_an_output_on_a_read_only_file_system_or_unwritable_folder_is_one_line_naming_it_before_loading(
+    code, under, tmp_path, capsys, monkeypatch
+):
+    """Was: the pipeline loaded, then '[Errno 30] Read-only file system: '.../new'' (or the PNG's
+    temporary file) from making the folder or writing the file."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    out = folder / under / "w.png"
+
+    def not_loaded(*args, **kwargs):
+        raise AssertionError("the pipeline was loaded before the output was checked")
+
+    monkeypatch.setattr(spacy, "load", not_loaded)
+    refuse_writes_in(monkeypatch, folder, code)
+    assert main([str(tmp_path / "pipeline"), str(out)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {out}: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})"
+    ]
+    assert list(folder.iterdir()) == []
+    with pytest.raises(OSError, match=f"cannot write {out}: {folder} is not writable"):
+        save_layer_weights([MixWeights("ner", np.array([0.2, 0.5, 0.3]), 1.5)], out)

@@ -24,6 +24,7 @@ from hf_elmo.fileio import FREE_SPACE_RESERVE
 from hf_elmo.training.checkpoints import CHECKPOINT_FILE, SETTINGS_FILE, TRAIN_FILE_IDENTITY
 from hf_elmo.training.vocab import Vocabulary
 from tests.hf_elmo.test_convert_safety import DiskUsage
+from tests.hf_elmo.test_fileio import CANNOT_WRITE, refuse_writes_in
 from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
 from tests.numpy_elmo import small_options, write_random_original
 
@@ -607,18 +608,27 @@ def test_an_input_that_is_a_pipe_is_refused_as_no_regular_file(role, tmp_path, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "pipe"]
 
 
-@pytest.mark.parametrize("where", ["output", "checkpoint"])
-def test_an_unwritable_output_or_checkpoint_location_is_refused_before_training(where, tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("code", CANNOT_WRITE)
+@pytest.mark.parametrize("where", ["output", "checkpoint", "output in a new folder"])
+def test_an_unwritable_or_read_only_output_or_checkpoint_location_is_refused_before_training_with_its_reason(
+    where, code, tmp_path, capsys, monkeypatch
+):
+    """Was: a read-only file system told as 'Permission denied' (os.access), and root's writes let through."""
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     locked = tmp_path / "locked"
     locked.mkdir()
-    real_access = os.access
-    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != locked and real_access(path, mode))
-    out, checkpoints = (locked / "model", tmp_path / "ck") if where == "output" else (tmp_path / "m", locked / "ck")
+    refuse_writes_in(monkeypatch, locked, code)
+    out, checkpoints = {
+        "output": (locked / "model", tmp_path / "ck"),
+        "checkpoint": (tmp_path / "m", locked / "ck"),
+        "output in a new folder": (locked / "new" / "model", tmp_path / "ck"),
+    }[where]
     before = sorted(p.name for p in tmp_path.rglob("*"))
     assert pretrain(corpus, out, "--epochs", "1", "--checkpoint-dir", str(checkpoints)) == 2
-    written = out if where == "output" else checkpoints
-    assert f"cannot write {written}: {locked} is not writable" in error_of(capsys)
+    written = checkpoints if where == "checkpoint" else out
+    assert error_of(capsys).endswith(
+        f"[Errno {code}] cannot write {written}: {locked} is not writable ({os.strerror(code)})"
+    )
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
 
 
