@@ -4,7 +4,8 @@
 ``../shared/docs/elmo-format.md``): a row per parameter of ours, naming the hdf5 dataset it comes
 from, the dataset's shape for the options, and the transform each way. ``elmo_state_dict`` reads
 a weight file through it (checking every dataset's presence, shape and values against the
-options); ``allennlp_datasets`` and ``save_allennlp`` write one through the inverse transforms.
+options, and that the file stores the values each shape declares: ``unstored_values``);
+``allennlp_datasets`` and ``save_allennlp`` write one through the inverse transforms.
 ``read_options`` parses ``options.json``.
 
 What the table encodes: the char embedding has no padding row in the file (ours adds row 0 for
@@ -21,6 +22,7 @@ This module imports no model class: building models from the files is ``hf_elmo.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -223,7 +225,9 @@ def read_options(options_path: PathLike) -> ElmoConfig:
 
 def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[str, np.ndarray]:
     """Every dataset ``table`` names, as float32; all problems found are raised together, among
-    them datasets the table does not name (weights of layers the options do not have)."""
+    them datasets the table does not name (weights of layers the options do not have). A dataset
+    that is another file's (``foreign_data``), of the wrong shape or not stored in the file
+    (``unstored_values``) is refused before its values are read."""
     import h5py
 
     path = Path(weights_path)
@@ -250,6 +254,10 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
             dataset = handle[name]
             if tuple(dataset.shape) not in allowed:
                 problems.append(f"dataset {name!r} has shape {tuple(dataset.shape)}, options imply {allowed[0]}")
+                continue
+            unstored = unstored_values(name, dataset)
+            if unstored:
+                problems.append(unstored)
                 continue
             try:
                 arrays[name] = np.asarray(dataset[...], dtype=np.float32)
@@ -300,6 +308,51 @@ def foreign_data(handle: Any, name: str) -> str | None:
         return (
             f"dataset {name!r} keeps its values outside the file ({where}): a weight file holds its datasets "
             "itself, and no other file is read"
+        )
+    return None
+
+
+#: The most data may inflate (its size over the bytes that store it), in a .zip archive's member
+#: (``hf_elmo.loading``'s zip-bomb check) or an hdf5 dataset's compressed chunks (``unstored_values``):
+#: trained float weights compress to about 90%, an options file of a few hundred bytes little more
+#: than 2x; a bomb, 1000x. Data of at most ``_SMALL_DATA`` bytes may inflate more (a short all-zero
+#: bias compresses further, and costs nothing).
+MAX_INFLATION = 100
+_SMALL_DATA = 1 << 16
+
+
+def inflates_too_much(size: int, stored: int) -> bool:
+    """Whether ``size`` bytes of data kept in ``stored`` bytes inflate more than ``MAX_INFLATION``
+    times (a bomb), data of at most ``_SMALL_DATA`` bytes excepted."""
+    return size > _SMALL_DATA and size > MAX_INFLATION * max(stored, 1)
+
+
+def unstored_values(name: str, dataset: Any) -> str | None:
+    """A problem line when the open hdf5 dataset ``name`` (``dataset``) does not store the values its
+    shape declares, found from its storage before any value is read: created but never written, or
+    chunked with chunks never written (a conversion or download cut short), which hdf5 reads back as
+    the fill value (zeros) with no error; or compressed beyond ``MAX_INFLATION`` (a bomb: a file of a
+    few KB declaring gigabytes of values). ``None`` for a dataset that stores its values (a
+    contiguous one in full, a chunked one in every chunk its shape has), gzip-compressed or not."""
+    declared = int(dataset.nbytes)
+    stored = int(dataset.id.get_storage_size())
+    if dataset.chunks is None:  # contiguous (or compact): its storage is allocated in full, or not at all
+        expected, written = 1, int(stored > 0 or declared == 0)
+    else:
+        expected = math.prod(-(-extent // chunk) for extent, chunk in zip(dataset.shape, dataset.chunks))
+        written = int(dataset.id.get_num_chunks())
+    if written < expected:
+        held = f"{written:,} of its {expected:,} chunks" if written else "none of its values"
+        return (
+            f"dataset {name!r} was never written in full: the file holds {held}, and what it lacks would read as "
+            f"the fill value {dataset.fillvalue}; the file is incomplete (a conversion or download cut short?): "
+            "convert or download it again"
+        )
+    if inflates_too_much(declared, stored):
+        return (
+            f"dataset {name!r} declares {declared:,} bytes of values stored in {stored:,} "
+            f"({declared // max(stored, 1):,}x), more than any ELMo weight compresses ({MAX_INFLATION}x): an hdf5 "
+            "bomb? its values are not read; get the weights from where they were published"
         )
     return None
 

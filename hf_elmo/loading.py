@@ -58,12 +58,15 @@ from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, check_size
 from .convert import (
     ELMOFORMANYLANGS_MODEL,
+    MAX_INFLATION,
     ElmoWeightsError,
     elmo_state_dict,
     foreign_data,
+    inflates_too_much,
     is_elmoformanylangs_config,
     non_finite,
     read_options,
+    unstored_values,
 )
 from .fileio import (
     CHECKPOINT_FILE,
@@ -517,20 +520,15 @@ def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
     return into
 
 
-#: The most an archive's member may inflate (its size over its compressed size): trained float weights
-#: compress to about 90%, an options file of a few hundred bytes little more than 2x; a zip bomb, 1000x.
-_MAX_INFLATION = 100
-
-
 def _refuse_a_bomb(archive: Path, member: zipfile.ZipInfo) -> None:
-    """Refuse, before it is extracted, a member that inflates more than ``_MAX_INFLATION`` times (a
+    """Refuse, before it is extracted, a member that inflates more than ``MAX_INFLATION`` times (a
     zip bomb: gigabytes written to the temporary folder from a small archive), naming the archive
     and member. The size it declares is the most zipfile extracts."""
-    if member.file_size > 1 << 16 and member.file_size > _MAX_INFLATION * max(member.compress_size, 1):
+    if inflates_too_much(member.file_size, member.compress_size):
         raise InvalidModelError(
             f"{archive}: its member {member.filename} inflates to {member.file_size:,} bytes from "
             f"{member.compress_size:,} ({member.file_size // max(member.compress_size, 1):,}x), more than any ELMo "
-            f"file compresses ({_MAX_INFLATION}x): a zip bomb? it is not extracted; get the model from where it was "
+            f"file compresses ({MAX_INFLATION}x): a zip bomb? it is not extracted; get the model from where it was "
             "published"
         )
 
@@ -717,7 +715,8 @@ def load_allennlp_with_softmax(
 ):
     """``model_class`` (``ElmoForBidirectionalLM``) from the original biLM files plus a softmax dump
     (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,), read as float32 and refused, naming the file and
-    dataset, where they are another file's, do not fit the options or hold NaN or infinite values)."""
+    dataset, where they are another file's, do not fit the options, do not store the values their
+    shapes declare (never written, or a bomb) or hold NaN or infinite values)."""
     import h5py
 
     config = original_config(options_path)
@@ -728,6 +727,10 @@ def load_allennlp_with_softmax(
                 raise ElmoWeightsError(f"{softmax_path}: {foreign}")
             shapes = tuple(handle["softmax/W"].shape), tuple(handle["softmax/b"].shape)
             _check_softmax_shapes(softmax_path, *shapes, config)  # before reading gigabytes a header may claim
+            for name in ("softmax/W", "softmax/b"):  # before reading values the file may not hold
+                unstored = unstored_values(name, handle[name])
+                if unstored:
+                    raise ElmoWeightsError(f"{softmax_path}: {unstored}")
             arrays = {name: np.asarray(handle[name][...], dtype=np.float32) for name in ("softmax/W", "softmax/b")}
     except FileNotFoundError:
         raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None

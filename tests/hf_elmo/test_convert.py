@@ -50,6 +50,30 @@ def test_export_to_the_original_format_round_trips_exactly(original, tmp_path):
             np.testing.assert_array_equal(a[name][...], b[name][...], err_msg=name)
 
 
+@pytest.mark.parametrize("compression", [None, "gzip"])
+def test_weight_files_the_converter_writes_load_as_written_also_gzip_compressed(compression, original, tmp_path):
+    """What ``save_allennlp`` writes (contiguous datasets), and the same gzip-compressed in h5py's
+    chunks, an all-zero matrix among them (3 KB, compressed beyond 100x: small data may), load the
+    model they hold: the check that refuses datasets the file does not store (unwritten, a bomb)
+    passes them."""
+    model = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    with torch.no_grad():
+        model.char_cnn.highways[0].transform.weight.zero_()
+    save_allennlp(model, tmp_path / "options.json", tmp_path / "weights.hdf5")
+    if compression:
+        with h5py.File(tmp_path / "weights.hdf5") as handle, h5py.File(tmp_path / "gzip.hdf5", "w") as out:
+            names: list[str] = []
+            handle.visititems(lambda name, item: names.append(name) if isinstance(item, h5py.Dataset) else None)
+            for name in names:
+                out.create_dataset(name, data=handle[name][...], compression=compression)
+            zeros = out["CNN_high_0/W_transform"]
+            assert zeros.nbytes > 100 * zeros.id.get_storage_size()
+        (tmp_path / "gzip.hdf5").replace(tmp_path / "weights.hdf5")
+    again = ElmoModel.from_allennlp(tmp_path / "options.json", tmp_path / "weights.hdf5")
+    for key, value in model.state_dict().items():
+        assert torch.equal(again.state_dict()[key], value), key
+
+
 def test_the_conversion_table_covers_every_parameter_once_and_inverts_exactly(original):
     model = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
     rows = [row.ours for row in weight_table(model.config)]

@@ -160,6 +160,82 @@ def test_a_softmax_with_non_finite_values_is_refused_naming_the_dataset(name, va
         ElmoForBidirectionalLM.from_allennlp_with_softmax(original / "options.json", original / "weights.hdf5", softmax)
 
 
+def _unstored(handle: h5py.File, name: str, values: np.ndarray, how: str) -> None:
+    """Create in ``handle`` the dataset ``name`` of ``values``'s shape, whose values the file does not
+    store (``how``)."""
+    if how == "never written":  # created, then a conversion cut short
+        handle.create_dataset(name, shape=values.shape, dtype="<f4")
+    elif how == "chunks never written":  # its first half of rows written, the rest never
+        dataset = handle.create_dataset(name, shape=values.shape, dtype="<f4", chunks=(1, *values.shape[1:]))
+        dataset[: len(values) // 2] = values[: len(values) // 2]
+    else:  # "a bomb": zeros, gzip-compressed about 1,000x
+        handle.create_dataset(name, data=np.zeros(values.shape, "<f4"), compression="gzip", compression_opts=9)
+
+
+@pytest.fixture()
+def values_read(monkeypatch) -> list[str]:
+    """The names of the hdf5 datasets whose values are read (``dataset[...]``)."""
+    read: list[str] = []
+    get = h5py.Dataset.__getitem__
+
+    def recorded(self, *args, **kwargs):
+        read.append(self.name.lstrip("/"))
+        return get(self, *args, **kwargs)
+
+    monkeypatch.setattr(h5py.Dataset, "__getitem__", recorded)
+    return read
+
+
+#: What each way of ``_unstored`` is refused with, for a dataset of ``rows`` rows (1 MB in all).
+UNSTORED = {
+    "never written": "was never written in full: the file holds none of its values",
+    "chunks never written": "was never written in full: the file holds {half:,} of its {rows:,} chunks",
+    "a bomb": "declares 1,048,576 bytes of values stored in",
+}
+
+
+@pytest.mark.parametrize("how", list(UNSTORED))
+def test_a_weight_dataset_whose_values_the_file_does_not_store_is_refused_before_they_are_read(
+    how, tmp_path, capsys, values_read
+):
+    """A dataset created but never written, or some of whose chunks never were, reads back as its fill
+    value (zeros); a gzip-compressed one of 1 MB of zeros stored in 1 KB is a bomb (a few KB declaring
+    gigabytes). Was: converted, a model with zero weights, or gigabytes of zeros allocated."""
+    original = tmp_path / "original"
+    write_random_original(original, small_options(dim=4096), seed=3)
+    name = "RNN_0/RNN/MultiRNNCell/Cell1/LSTMCell/W_0"  # (16, 16384) float32: 1 MB
+    with h5py.File(original / "weights.hdf5", "a") as handle:
+        shape = handle[name].shape
+        del handle[name]
+        _unstored(handle, name, np.ones(shape, np.float32), how)
+    assert convert(original, tmp_path / "model") == 2
+    err = capsys.readouterr().err
+    message = UNSTORED[how].format(half=8, rows=16)
+    assert f"{original / 'weights.hdf5'}" in err and f"dataset {name!r} {message}" in err, err
+    assert name not in values_read
+    assert not (tmp_path / "model").exists()
+
+
+@pytest.mark.parametrize("how", list(UNSTORED))
+def test_a_softmax_whose_values_the_file_does_not_store_is_refused_before_they_are_read(
+    how, original, tmp_path, values_read
+):
+    """As the biLM's weights are (a softmax/W of 32,768 words, 1 MB). Was: loaded, an LM whose
+    softmax is zeros (every word equally likely)."""
+    from hf_elmo import ElmoForBidirectionalLM
+    from hf_elmo.convert import ElmoWeightsError
+
+    projection_dim = json.loads((original / "options.json").read_text())["lstm"]["projection_dim"]
+    softmax = tmp_path / "softmax.hdf5"
+    with h5py.File(softmax, "w") as handle:
+        _unstored(handle, "softmax/W", np.ones((32_768, projection_dim), np.float32), how)
+        handle["softmax/b"] = np.zeros(32_768, np.float32)
+    message = f"{softmax}: dataset 'softmax/W' " + UNSTORED[how].format(half=16_384, rows=32_768)
+    with pytest.raises(ElmoWeightsError, match=f"^{re.escape(message)}"):
+        ElmoForBidirectionalLM.from_allennlp_with_softmax(original / "options.json", original / "weights.hdf5", softmax)
+    assert "softmax/W" not in values_read
+
+
 @pytest.mark.parametrize(
     "edit, message",
     [
