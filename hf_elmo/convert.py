@@ -252,8 +252,12 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
                 problems.append(f"missing dataset {name!r} (expected shape {allowed[0]})")
                 continue
             dataset = handle[name]
-            if tuple(dataset.shape) not in allowed:
-                problems.append(f"dataset {name!r} has shape {tuple(dataset.shape)}, options imply {allowed[0]}")
+            shape = stored_shape(dataset)
+            if shape is None:
+                problems.append(f"{no_shape(name)}; options imply a dataset of shape {allowed[0]}")
+                continue
+            if shape not in allowed:
+                problems.append(f"dataset {name!r} has shape {shape}, options imply {allowed[0]}")
                 continue
             unstored = unstored_values(name, dataset)
             if unstored:
@@ -355,6 +359,18 @@ def unstored_values(name: str, dataset: Any) -> str | None:
             "bomb? its values are not read; get the weights from where they were published"
         )
     return None
+
+
+def stored_shape(item: Any) -> tuple[int, ...] | None:
+    """The shape of the hdf5 object ``item`` (a dataset's), or ``None`` where it has none: a group,
+    or a dataset of an empty (null) dataspace (``h5py.Empty``)."""
+    shape = getattr(item, "shape", None)
+    return None if shape is None else tuple(shape)
+
+
+def no_shape(name: str) -> str:
+    """The problem line of the hdf5 object ``name`` that ``stored_shape`` finds no shape in."""
+    return f"{name!r} is a group or a dataset of no values (an empty dataspace), not an array"
 
 
 def _dataset_names(handle: Any) -> list[str]:

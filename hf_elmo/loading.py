@@ -64,8 +64,10 @@ from .convert import (
     foreign_data,
     inflates_too_much,
     is_elmoformanylangs_config,
+    no_shape,
     non_finite,
     read_options,
+    stored_shape,
     unstored_values,
 )
 from .fileio import (
@@ -725,8 +727,13 @@ def load_allennlp_with_softmax(
             foreign = foreign_data(handle, "softmax/W") or foreign_data(handle, "softmax/b")
             if foreign:
                 raise ElmoWeightsError(f"{softmax_path}: {foreign}")
-            shapes = tuple(handle["softmax/W"].shape), tuple(handle["softmax/b"].shape)
-            _check_softmax_shapes(softmax_path, *shapes, config)  # before reading gigabytes a header may claim
+            weight_shape, bias_shape = stored_shape(handle["softmax/W"]), stored_shape(handle["softmax/b"])
+            if weight_shape is None or bias_shape is None:
+                raise ElmoWeightsError(
+                    f"{softmax_path}: {no_shape('softmax/W' if weight_shape is None else 'softmax/b')}"
+                )
+            # before reading the gigabytes a header may claim
+            _check_softmax_shapes(softmax_path, weight_shape, bias_shape, config)
             for name in ("softmax/W", "softmax/b"):  # before reading values the file may not hold
                 unstored = unstored_values(name, handle[name])
                 if unstored:

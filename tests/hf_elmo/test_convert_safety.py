@@ -236,6 +236,45 @@ def test_a_softmax_whose_values_the_file_does_not_store_is_refused_before_they_a
     assert "softmax/W" not in values_read
 
 
+def _shapeless(handle: h5py.File, name: str, how: str) -> None:
+    """Create in ``handle`` at ``name`` an hdf5 object with no shape (``how``)."""
+    if how == "a group":
+        handle.create_group(f"{name}/values")
+    else:  # "an empty dataspace"
+        handle.create_dataset(name, data=h5py.Empty("<f4"))
+
+
+SHAPELESS = "is a group or a dataset of no values (an empty dataspace), not an array"
+
+
+@pytest.mark.parametrize("how", ["a group", "an empty dataspace"])
+def test_a_weight_without_a_shape_is_refused_naming_it(how, original, tmp_path, capsys):
+    """A group, or a dataset of h5py.Empty, where a weight should be. Was: a traceback
+    (AttributeError: 'Group' object has no attribute 'shape'; TypeError: 'NoneType' object is not iterable)."""
+    with h5py.File(original / "weights.hdf5", "a") as handle:
+        del handle["CNN_proj/b_proj"]
+        _shapeless(handle, "CNN_proj/b_proj", how)
+    assert convert(original, tmp_path / "model") == 2
+    err = capsys.readouterr().err
+    assert f"'CNN_proj/b_proj' {SHAPELESS}; options imply a dataset of shape (8,)" in err and "Traceback" not in err
+    assert not (tmp_path / "model").exists()
+
+
+@pytest.mark.parametrize("how", ["a group", "an empty dataspace"])
+def test_a_softmax_without_a_shape_is_refused_naming_it(how, original, tmp_path):
+    """As the biLM's weights are. Was: a traceback (AttributeError, TypeError)."""
+    from hf_elmo import ElmoForBidirectionalLM
+    from hf_elmo.convert import ElmoWeightsError
+
+    softmax = tmp_path / "softmax.hdf5"
+    with h5py.File(softmax, "w") as handle:
+        handle["softmax/W"] = np.zeros((10, 8), np.float32)
+        _shapeless(handle, "softmax/b", how)
+    message = f"{softmax}: 'softmax/b' {SHAPELESS}"
+    with pytest.raises(ElmoWeightsError, match=f"^{re.escape(message)}$"):
+        ElmoForBidirectionalLM.from_allennlp_with_softmax(original / "options.json", original / "weights.hdf5", softmax)
+
+
 @pytest.mark.parametrize(
     "edit, message",
     [
