@@ -15,7 +15,9 @@ raw text or tokenised sentences (through the folder's own tokenizer, which split
 model's training text was and refuses an empty word or one holding whitespace) or char ids, check
 the ids (rank, width, integer dtype, id range, padding only after a row's tokens) with a one-line
 ``ValueError`` before the graph runs, and return ``(layers, mask)``. ``open_exported(folder)``
-picks the wrapper the folder was written for.
+picks the wrapper the folder was written for. Opening a folder checks it: the manifest
+(``read_manifest``), the graph and tokenizer files, and the graph's signature against the manifest;
+a damaged folder is one line (``damaged_export``: an ``InvalidModelError``) naming the file.
 """
 
 from __future__ import annotations
@@ -25,17 +27,17 @@ import importlib
 import json
 import logging
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
 
 from .devices import resolve_dtype
 from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, strict_json, write_text_atomic
-from .modeling_elmo import WORD_IDS_MODEL, ElmoModel
-from .tokenization_elmo import N_CHAR_IDS, ElmoTokenizer, batch_to_ids
+from .modeling_elmo import WORD_IDS_MODEL, ElmoModel, InvalidModelError
+from .tokenization_elmo import N_CHAR_IDS, TOKENIZER_CONFIG, ElmoTokenizer, batch_to_ids
 
 #: Export format -> the graph's file name in the folder.
 FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}
@@ -51,6 +53,9 @@ OUTPUT_NAMES = ("layers", "mask")
 #: The manifest's record of ``export_model``'s check: the graph's ``parity_error`` on ``PROBE_SENTENCES``
 #: (null where the model's own layers are not finite there), which ``elmo export`` prints.
 PARITY_KEY = "max_abs_difference"
+#: ONNX Runtime's name of an output's type -> the manifest's dtype.
+ONNX_DTYPES = {"tensor(float)": "float32", "tensor(float16)": "float16", "tensor(bfloat16)": "bfloat16"}
+GraphT = TypeVar("GraphT")
 
 
 def export_model(
@@ -169,15 +174,21 @@ def require_export_packages(format: str) -> None:
 def _quiet_exporter() -> Iterator[None]:
     """Silence the exporters' notes that concern no ELMo graph (torchvision's absent operators, a
     pytree deprecation) while exporting."""
-    registration = logging.getLogger("torch.onnx._internal.exporter._registration")
-    level = registration.level
-    registration.setLevel(logging.ERROR)
+    with _quiet_logger("torch.onnx._internal.exporter._registration"), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+        yield
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str) -> Iterator[None]:
+    """Log only errors from logger ``name`` (and those below it) while the block runs."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
     try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
-            yield
+        yield
     finally:
-        registration.setLevel(level)
+        logger.setLevel(level)
 
 
 def check_char_ids(char_ids: Any, width: int) -> np.ndarray:
@@ -217,14 +228,42 @@ class ExportedElmo:
     def __init__(self, folder: PathLike) -> None:
         self.folder = Path(folder)
         self.manifest: dict[str, Any] = read_manifest(self.folder)
-        if self.manifest.get("format") != self.format:
+        if self.manifest["format"] != self.format:
             raise ValueError(
-                f"{self.folder} holds a {self.manifest.get('format')} export, not {self.format}; use open_exported()"
+                f"{self.folder} holds a {self.manifest['format']} export, not {self.format}; use open_exported()"
             )
         self.width: int = self.manifest["max_characters_per_token"]
+        for name in (self.manifest["file"], TOKENIZER_CONFIG):
+            if not (self.folder / name).is_file():
+                raise damaged_export(self.folder, f"{self.folder / name} not found")
         #: The model's tokenizer, saved in the folder: how raw text is split, and the words' char ids.
         self.tokenizer = ElmoTokenizer.from_pretrained(self.folder)
         self.max_token_chars = self.tokenizer.max_token_chars
+
+    def _load_graph(self, load: Callable[[str], GraphT]) -> GraphT:
+        """``load(path)`` of the folder's graph file, whose failure is an ``InvalidModelError`` naming it."""
+        path = self.folder / self.manifest["file"]
+        try:
+            return load(str(path))
+        except Exception as error:  # the runtimes' own errors for a file they cannot parse differ by kind and version
+            reason = next(iter(str(error).splitlines()), "") or type(error).__name__
+            article = "an" if self.format[0] in "aeiou" else "a"
+            raise damaged_export(
+                self.folder, f"{path} cannot be read as {article} {self.format} graph ({reason})"
+            ) from None
+
+    def _check_graph_fits(self, graph: dict[str, Any]) -> None:
+        """Refuse a graph whose signature (``graph``: its input name, char ids per token, dtype and
+        layers; ``None`` where the format does not say) is not the one the manifest records: another
+        model's graph, or an edited manifest."""
+        wrong = [
+            f"{key} is {value} there, {self.manifest[key]} in the manifest"
+            for key, value in graph.items()
+            if value is not None and value != self.manifest[key]
+        ]
+        if wrong:
+            path = self.folder / self.manifest["file"]
+            raise damaged_export(self.folder, f"{path} does not fit {self.folder / MANIFEST}: {'; '.join(wrong)}")
 
     def char_ids(self, sentences: Sequence[Sequence[str]]) -> torch.Tensor:
         """Char ids (B, T, W) of tokenised sentences (a list of word lists), made by the folder's
@@ -278,8 +317,19 @@ class OnnxElmo(ExportedElmo):
         super().__init__(folder)
         import onnxruntime
 
-        self.session = onnxruntime.InferenceSession(
-            str(self.folder / self.manifest["file"]), sess_options=session_options, providers=list(providers)
+        self.session = self._load_graph(
+            lambda path: onnxruntime.InferenceSession(path, sess_options=session_options, providers=list(providers))
+        )
+        (char_ids,), (layers, *_) = self.session.get_inputs(), self.session.get_outputs()
+        dims = [dim if isinstance(dim, int) else None for dim in layers.shape]  # batch and tokens: names
+        self._check_graph_fits(
+            {
+                "input": char_ids.name,
+                "max_characters_per_token": char_ids.shape[-1],
+                "dtype": ONNX_DTYPES.get(layers.type, layers.type),
+                "num_layers": dims[1],
+                "output_dim": dims[-1],
+            }
         )
 
     def _run(self, char_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -294,7 +344,19 @@ class TorchExportElmo(ExportedElmo):
 
     def __init__(self, folder: PathLike) -> None:
         super().__init__(folder)
-        self.program = torch.export.load(self.folder / self.manifest["file"])
+        with _quiet_logger("torch.export"):  # which logs a traceback before raising on a file it cannot read
+            self.program = self._load_graph(torch.export.load)
+        (char_ids,) = [node for node in self.program.graph.nodes if node.op == "placeholder"][-1:]
+        layers = next(node for node in self.program.graph.nodes if node.op == "output").args[0][0].meta["val"]
+        self._check_graph_fits(
+            {
+                "input": self.program.graph_signature.user_inputs[0],
+                "max_characters_per_token": char_ids.meta["val"].shape[-1],
+                "dtype": str(layers.dtype).removeprefix("torch."),
+                "num_layers": layers.shape[1],
+                "output_dim": layers.shape[-1],
+            }
+        )
         self.module = self.program.module()
 
     def _run(self, char_ids: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
@@ -344,17 +406,56 @@ def export_reference(model: ElmoModel, char_ids: torch.Tensor) -> torch.Tensor:
 
 
 def read_manifest(folder: PathLike) -> dict[str, Any]:
-    """The ``elmo_export.json`` of an ``elmo export`` folder (``FileNotFoundError`` where it has none)."""
-    manifest = Path(folder) / MANIFEST
-    if not manifest.is_file():
-        raise FileNotFoundError(f"{manifest} not found: {folder} is not a folder written by `elmo export`")
-    return json.loads(manifest.read_text(encoding="utf-8"))
+    """The ``elmo_export.json`` of an ``elmo export`` folder, checked: ``FileNotFoundError`` where it
+    has none; ``InvalidModelError`` (``damaged_export``) where it is not JSON, or a field the wrappers
+    read is missing or is not what ``export_model`` writes (``manifest_problems``)."""
+    path = Path(folder) / MANIFEST
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: {folder} is not a folder written by `elmo export`")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+        raise damaged_export(folder, f"{path} is not JSON ({error})") from None
+    if not isinstance(manifest, dict):
+        raise damaged_export(folder, f"{path} holds a {type(manifest).__name__}, not a JSON object")
+    problems = manifest_problems(manifest)
+    if problems:
+        raise damaged_export(folder, f"{path}: {'; '.join(problems)}")
+    return manifest
+
+
+def manifest_problems(manifest: dict[str, Any]) -> list[str]:
+    """What is wrong with the fields of ``manifest`` that the wrappers read, one phrase each (none
+    for what ``export_model`` writes): format, file, dtype, input and outputs as it writes them for
+    the format, and the sizes positive integers."""
+    format = manifest.get("format")
+    if format not in FORMATS:
+        return [f"format is {format!r}, not one of {', '.join(map(repr, FORMATS))}"]
+    expected = {"file": FORMATS[format], "input": INPUT_NAME, "outputs": list(OUTPUT_NAMES)}
+    problems = [
+        f"{key} is missing" if key not in manifest else f"{key} is {manifest[key]!r}, not {value!r}"
+        for key, value in expected.items()
+        if manifest.get(key) != value
+    ]
+    if manifest.get("dtype") not in DTYPES[format]:
+        problems.append(f"dtype is {manifest.get('dtype')!r}, not one of {', '.join(map(repr, DTYPES[format]))}")
+    for key in ("max_characters_per_token", "num_layers", "output_dim"):
+        value = manifest.get(key)
+        if key not in manifest:
+            problems.append(f"{key} is missing")
+        elif type(value) is not int or value < 1:
+            problems.append(f"{key} is {value!r}, not a positive integer")
+    return problems
+
+
+def damaged_export(folder: PathLike, problem: str) -> InvalidModelError:
+    """The one-line error for an ``elmo export`` folder that cannot be served as written: ``problem``
+    (a file missing, unreadable, edited or from another export) and the remedy."""
+    return InvalidModelError(f"{problem}; export the model again: elmo export MODEL {folder} --overwrite")
 
 
 def open_exported(folder: PathLike) -> ExportedElmo:
-    """The wrapper (``OnnxElmo`` or ``TorchExportElmo``) for an ``elmo export`` folder."""
-    format = read_manifest(folder).get("format")
+    """The wrapper (``OnnxElmo`` or ``TorchExportElmo``) for an ``elmo export`` folder (its manifest,
+    tokenizer and graph checked: ``read_manifest``, ``ExportedElmo``)."""
     wrappers = {"onnx": OnnxElmo, "torch-export": TorchExportElmo}
-    if format not in wrappers:
-        raise ValueError(f"{Path(folder) / MANIFEST}: unknown format {format!r}")
-    return wrappers[format](folder)
+    return wrappers[read_manifest(folder)["format"]](folder)

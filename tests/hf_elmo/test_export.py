@@ -7,6 +7,7 @@ import copy
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -17,7 +18,7 @@ import torch
 import hf_elmo.export
 import hf_elmo.fileio
 import hf_elmo.loading
-from hf_elmo import ElmoModel, ElmoTokenizer, batch_to_ids
+from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.export import (
     MANIFEST,
@@ -30,6 +31,7 @@ from hf_elmo.export import (
     open_exported,
 )
 from hf_elmo.fileio import FREE_SPACE_RESERVE, others_files
+from hf_elmo.modeling_elmo import InvalidModelError
 from tests.conftest import strict_json_loads
 from tests.hf_elmo.random_inputs import clipped_random_model, random_sentences
 from tests.hf_elmo.test_convert_safety import DiskUsage
@@ -175,6 +177,86 @@ def test_integer_ids_of_any_width_are_accepted_as_int64():
     ids = batch_to_ids([["a", "bc"], ["d"]])
     checked = check_char_ids(ids.to(torch.int32), 50)
     assert checked.dtype == np.int64 and (checked == ids.numpy()).all()
+
+
+def edit_manifest(**changes):
+    def edit(folder):
+        manifest = json.loads((folder / MANIFEST).read_text())
+        manifest.update(changes)
+        for key in [key for key, value in changes.items() if value is None]:
+            del manifest[key]
+        (folder / MANIFEST).write_text(json.dumps(manifest))
+
+    return edit
+
+
+def another_models_graph(folder):
+    """The graph of a biLM of another shape (2 layers of 2 x 6, not 3 of 2 x 8) in ``folder``'s format."""
+    torch.manual_seed(1)
+    config = ElmoConfig(filters=[[1, 4]], n_highway=1, char_embedding_dim=4, lstm_dim=8, projection_dim=6, n_layers=1)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    other = export_model(ElmoModel(config).eval(), folder.parent / "other", manifest["format"])
+    shutil.copy(other / manifest["file"], folder / manifest["file"])
+
+
+DAMAGED_EXPORTS = {
+    "graph removed": (lambda folder: graph_file(folder).unlink(), r"{graph} not found"),
+    "tokenizer removed": (
+        lambda folder: (folder / "tokenizer_config.json").unlink(),
+        r"{folder}/tokenizer_config.json not found",
+    ),
+    "manifest not JSON": (lambda folder: (folder / MANIFEST).write_text("{"), r"{manifest} is not JSON \(Expecting"),
+    "manifest a list": (
+        lambda folder: (folder / MANIFEST).write_text("[]"),
+        r"{manifest} holds a list, not a JSON object",
+    ),
+    "width removed": (edit_manifest(max_characters_per_token=None), r"{manifest}: max_characters_per_token is missing"),
+    "width a string": (
+        edit_manifest(max_characters_per_token="50"),
+        r"{manifest}: max_characters_per_token is '50', not a positive integer",
+    ),
+    "file outside": (edit_manifest(file="../model.onnx"), r"{manifest}: file is '../model.onnx', not 'model"),
+    "input renamed": (edit_manifest(input="ids"), r"{manifest}: input is 'ids', not 'char_ids'"),
+    "graph truncated": (
+        lambda folder: graph_file(folder).write_bytes(graph_file(folder).read_bytes()[:1000]),
+        r"{graph} cannot be read as an? (onnx|torch-export) graph \(",
+    ),
+    "layers edited": (
+        edit_manifest(num_layers=5),
+        r"{graph} does not fit {manifest}: num_layers is 3 there, 5 in the manifest",
+    ),
+    "dtype edited": (
+        edit_manifest(dtype="float16"),
+        r"{graph} does not fit {manifest}: dtype is float32 there, float16 in the manifest",
+    ),
+    "another model's graph": (
+        another_models_graph,
+        r"{graph} does not fit {manifest}: num_layers is 2 there, 3 in the manifest; output_dim is 12 there, 16 in",
+    ),
+}
+
+
+def graph_file(folder):
+    return folder / json.loads((folder / MANIFEST).read_text())["file"]
+
+
+@pytest.mark.parametrize("case", list(DAMAGED_EXPORTS))
+def test_open_exported_refuses_a_damaged_export_in_one_line_naming_the_file_and_the_remedy(exported, tmp_path, case):
+    """Was: raw JSONDecodeError, AttributeError, KeyError or runtime errors (a torch traceback logged), an error
+    pointing back to open_exported for a missing tokenizer file, and another model's graph served as this one's."""
+    damage, message = DAMAGED_EXPORTS[case]
+    folder = tmp_path / "served"
+    shutil.copytree(exported.folder, folder)
+    graph, manifest = graph_file(folder), folder / MANIFEST
+    damage(folder)
+    with pytest.raises(InvalidModelError) as error:
+        open_exported(folder)
+    said = str(error.value)
+    assert re.match(
+        message.format(graph=re.escape(str(graph)), folder=re.escape(str(folder)), manifest=re.escape(str(manifest))),
+        said,
+    ), said
+    assert said.endswith(f"; export the model again: elmo export MODEL {folder} --overwrite") and "\n" not in said
 
 
 def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp_path):
