@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-import logging
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -36,6 +35,7 @@ import torch
 
 from .devices import resolve_dtype
 from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, strict_json, write_text_atomic
+from .logs import quiet_logger
 from .modeling_elmo import WORD_IDS_MODEL, ElmoModel, InvalidModelError
 from .tokenization_elmo import N_CHAR_IDS, TOKENIZER_CONFIG, ElmoTokenizer, batch_to_ids
 
@@ -174,21 +174,9 @@ def require_export_packages(format: str) -> None:
 def _quiet_exporter() -> Iterator[None]:
     """Silence the exporters' notes that concern no ELMo graph (torchvision's absent operators, a
     pytree deprecation) while exporting."""
-    with _quiet_logger("torch.onnx._internal.exporter._registration"), warnings.catch_warnings():
+    with quiet_logger("torch.onnx._internal.exporter._registration"), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
         yield
-
-
-@contextlib.contextmanager
-def _quiet_logger(name: str) -> Iterator[None]:
-    """Log only errors from logger ``name`` (and those below it) while the block runs."""
-    logger = logging.getLogger(name)
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def check_char_ids(char_ids: Any, width: int) -> np.ndarray:
@@ -344,7 +332,7 @@ class TorchExportElmo(ExportedElmo):
 
     def __init__(self, folder: PathLike) -> None:
         super().__init__(folder)
-        with _quiet_logger("torch.export"):  # which logs a traceback before raising on a file it cannot read
+        with quiet_logger("torch.export"):  # which logs a traceback before raising on a file it cannot read
             self.program = self._load_graph(torch.export.load)
         (char_ids,) = [node for node in self.program.graph.nodes if node.op == "placeholder"][-1:]
         layers = next(node for node in self.program.graph.nodes if node.op == "output").args[0][0].meta["val"]

@@ -79,6 +79,7 @@ from .fileio import (
     check_output_folder,
     ensure_free_space,
 )
+from .logs import quiet_records
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights, weights_file
 from .modeling_lm import ElmoForBidirectionalLM
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
@@ -850,9 +851,12 @@ def converted_config(options_path: PathLike) -> ElmoConfig:
 
 def load_bilm(name_or_path: PathLike):
     """``(ElmoModel, ModelSource)``: the biLM (float32, eval mode) of any model name; an LM
-    folder's softmax is left out. What every ``elmo`` command uses for its model argument."""
+    folder's softmax and a task model's head are left out, without transformers' load report
+    calling their weights unexpected. What every ``elmo`` command uses for its model argument."""
     source = resolve_model(name_or_path)
-    return ElmoModel.from_pretrained(source.path).eval(), source
+    with quiet_records("transformers.modeling_utils"):  # weights that do not fit are errors still
+        model = ElmoModel.from_pretrained(source.path)
+    return model.eval(), source
 
 
 def model_tokenizer(model: PreTrainedModel, **settings: Any) -> ElmoTokenizer:

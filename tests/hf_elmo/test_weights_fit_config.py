@@ -6,6 +6,7 @@ loads."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -20,7 +21,7 @@ from safetensors.torch import load_file, save_file
 from transformers import PreTrainedModel
 
 from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoForTokenClassification, ElmoModel
-from hf_elmo.loading import InvalidModelError, convert_to_folder
+from hf_elmo.loading import InvalidModelError, convert_to_folder, load_bilm
 from tests.numpy_elmo import small_options, write_random_original
 
 TINY = dict(char_embedding_dim=4, filters=[[1, 4], [2, 8]], n_highway=2, lstm_dim=16, projection_dim=8, n_layers=2)
@@ -183,6 +184,28 @@ def test_the_biLM_loads_alone_from_a_task_model_folder_and_the_info_is_returned_
     bilm, info = ElmoModel.from_pretrained(tmp_path / "head", output_loading_info=True)
     assert {key.split(".")[0] for key in info["unexpected_keys"]} == {"scalar_mix", "lstm", "classifier"}
     assert not info["missing_keys"] and not info["mismatched_keys"]
+    torch.testing.assert_close(bilm.state_dict(), head.elmo.state_dict(), rtol=0, atol=0)
+
+
+def test_the_commands_take_the_biLM_of_a_task_model_folder_without_transformers_load_report(
+    bilm_folder, tmp_path, capfd
+):
+    """``load_bilm`` (every ``elmo`` command's model argument) leaves the head out on purpose (was:
+    transformers' 15-line report of the head's weights as UNEXPECTED, 'not ok if you expect identical
+    arch', before ``elmo embed`` or ``elmo export`` of a fine-tuned tagger's folder)."""
+    head = ElmoForTokenClassification.from_pretrained(bilm_folder, num_labels=2)
+    head.save_pretrained(tmp_path / "head")
+    logged: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: logged.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("transformers.modeling_utils")
+    logger.addHandler(handler)
+    try:
+        bilm, _ = load_bilm(tmp_path / "head")
+        ElmoModel.from_pretrained(tmp_path / "head")  # as transformers' own classes: with the report
+    finally:
+        logger.removeHandler(handler)
+    assert len(logged) == 1 and "LOAD REPORT" in logged[0]
     torch.testing.assert_close(bilm.state_dict(), head.elmo.state_dict(), rtol=0, atol=0)
 
 
