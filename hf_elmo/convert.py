@@ -16,7 +16,7 @@ stored as ``W_carry``; an LSTM's ``W_0`` holds rows [input; previous h], which a
 what the file does not store (the forget bias +1, the cell and projection clips, from the
 options) is the model's, not the converter's.
 
-This module imports no model class: building models from the files is ``hf_elmo.loading``'s.
+This module imports no model class: building models from the files is ``hf_elmo.original_files``'.
 """
 
 from __future__ import annotations
@@ -317,7 +317,7 @@ def foreign_data(handle: Any, name: str) -> str | None:
 
 
 #: The most data may inflate (its size over the bytes that store it), in a .zip archive's member
-#: (``hf_elmo.loading``'s zip-bomb check) or an hdf5 dataset's compressed chunks (``unstored_values``):
+#: (``hf_elmo.archives``' zip-bomb check) or an hdf5 dataset's compressed chunks (``unstored_values``):
 #: trained float weights compress to about 90%, an options file of a few hundred bytes little more
 #: than 2x; a bomb, 1000x. Data of at most ``_SMALL_DATA`` bytes may inflate more (a short all-zero
 #: bias compresses further, and costs nothing).
@@ -411,7 +411,7 @@ def allennlp_datasets(state: dict[str, np.ndarray], config: ElmoConfig) -> dict[
 
 def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) -> None:
     """Write ``model`` (an ``ElmoModel``, or a model holding one as ``base_model_prefix``) in the
-    original format: the inverse of ``hf_elmo.loading.load_allennlp``.
+    original format: the inverse of ``hf_elmo.original_files.load_allennlp``.
 
     The files load in AllenNLP and bilm-tf. The warm state, if any, is not part of that format.
     """

@@ -14,14 +14,18 @@ which tries, in this order:
 3. a Hub id ``owner/name``: its files are fetched into, or (offline) found in, the Hub cache.
 
 ``from_pretrained``'s ``subfolder`` names the model's folder inside a shipped model's folder, a
-local folder or a Hub repository (``_in_subfolder``); a ``.zip`` archive has none.
+local folder or a Hub repository (``in_subfolder``); a ``.zip`` archive has none.
 
 Anything else fails at once with a one-line ``ModelNotFoundError`` that names it and says what
 was tried: only a name of the form ``owner/name`` ever waits for the network.
 
-This module also builds models from the original files (``load_allennlp``, with the LM softmax
-``load_allennlp_with_softmax``; the weights themselves come from the pure converter
-``hf_elmo.convert``) and writes converted folders (``convert_to_folder``, ``elmo convert``).
+Around the resolver, one module per part, which this module imports (they never import it):
+``hf_elmo.original_files`` (the original files' names; models built from them: ``load_allennlp``,
+with the LM softmax ``load_allennlp_with_softmax``, importable from here too), ``hf_elmo.archives``
+(a ``.zip`` archive's files, extracted), ``hf_elmo.hub`` (a Hub repository's files, fetched into
+the cache) and ``hf_elmo.subfolders`` (``from_pretrained``'s ``subfolder``; ``ModelNotFoundError``).
+This module loads original files as a model (``load_original``) and writes converted folders
+(``convert_to_folder``, ``elmo convert``).
 
 It sits above the model classes, which must not import it (a saved folder's code copies travel
 without the package). They reach it through one hook instead: importing this module (importing
@@ -35,7 +39,6 @@ of those classes has no loader, and loads folders and Hub ids as any transformer
 from __future__ import annotations
 
 import copy
-import fnmatch
 import json
 import os
 import re
@@ -43,46 +46,36 @@ import shutil
 import tempfile
 import weakref
 import zipfile
-import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from transformers import PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
-from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, check_size
-from .convert import (
-    ELMOFORMANYLANGS_MODEL,
-    MAX_INFLATION,
-    ElmoWeightsError,
-    elmo_state_dict,
-    foreign_data,
-    inflates_too_much,
-    is_elmoformanylangs_config,
-    no_shape,
-    non_finite,
-    read_options,
-    stored_shape,
-    unstored_values,
-)
-from .fileio import (
-    CHECKPOINT_FILE,
-    EXPORT_MANIFEST,
-    SETTINGS_FILE,
-    PathLike,
-    build_aside,
-    check_output_folder,
-    ensure_free_space,
-)
+from . import archives
+from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig
+from .convert import ELMOFORMANYLANGS_MODEL, is_elmoformanylangs_config
+from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
+from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe
 from .logs import quiet_records
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights, weights_file
 from .modeling_lm import ElmoForBidirectionalLM
+from .original_files import (
+    NOT_WEIGHTS_NAMES,
+    OPTIONS_NAMES,
+    converted_config,
+    find_original_files,
+    is_weights_name,
+    load_allennlp,
+    load_allennlp_with_softmax,
+    original_options_file,
+)
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
+from .subfolders import ModelNotFoundError, in_subfolder, subfolder_hint
 from .tokenization_elmo import TOKENIZER_CONFIG, ElmoTokenizer
 
 #: ``from_pretrained`` keyword arguments that say where on the Hub to look.
@@ -98,10 +91,6 @@ BILM_FOLDER = "bilm"
 #: What an ``elmo`` component saved before its weights were loaded writes instead: a note that it
 #: has none (``<pipeline>/<component>/no-bilm.txt``).
 NO_BILM_FILE = "no-bilm.txt"
-
-
-class ModelNotFoundError(FileNotFoundError):
-    """No model under that name: not shipped, not a local path, not a Hub id that can be had."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +144,7 @@ class ModelSource:
         extracts them where they are loaded)."""
         with self._original_folder(weights=False) as folder:
             options = original_options_file(folder)
-            assert options is not None  # resolve_model found it, or _extract_original_files wrote it
+            assert options is not None  # resolve_model found it, or archives.extract_original_files wrote it
             yield options
 
     @contextmanager
@@ -169,7 +158,7 @@ class ModelSource:
             return
         with tempfile.TemporaryDirectory(prefix="hf-elmo-archive-") as folder:
             try:
-                yield _extract_original_files(self.path, Path(folder), weights)
+                yield archives.extract_original_files(self.path, Path(folder), weights)
             except (OSError, ValueError) as err:  # name the archive (ARCHIVE/options.json), not the temporary folder
                 renamed = _renamed_error(err, folder, str(self.path))
                 if renamed is None:
@@ -185,7 +174,7 @@ def resolve_model(
     ``variant``: ``from_pretrained``'s, the weights file of a ``save_pretrained(variant=...)``
     folder (``model.VARIANT.safetensors``) that the source's ``weight_shapes`` are read from.
     ``subfolder``: ``from_pretrained``'s, the folder inside the shipped model, local folder or Hub
-    repository that holds the model (``_in_subfolder``); the source's ``path`` is that folder.
+    repository that holds the model (``in_subfolder``); the source's ``path`` is that folder.
     ``hub_kwargs`` are ``from_pretrained``'s Hub arguments (``HUB_KWARGS``); others are ignored.
     Raises ``ModelNotFoundError`` (nothing found, no such subfolder), ``InvalidModelError`` (found,
     not loadable) or ``ElmoConfigError`` (a bad field in its ``config.json``).
@@ -195,57 +184,15 @@ def resolve_model(
     if name.startswith(SHIPPED_PREFIX):
         source = _shipped(name, variant, subfolder)
     elif path.exists():
-        source = _local(name, _in_subfolder(path, subfolder, name), "local", variant, subfolder)
+        source = _local(name, in_subfolder(path, subfolder, name), "local", variant, subfolder)
     elif _OWNER_NAME.match(name):
-        source = _from_hub(name, _hub_arguments(hub_kwargs), variant, subfolder)
+        source = _from_hub(name, hub_arguments(hub_kwargs), variant, subfolder)
     else:
         raise ModelNotFoundError(
             f"no model {name!r}: no such local file or folder, not a shipped model ({_shipped_names()}), "
             "and not a Hub id (owner/name)"
         )
     return replace(source, subfolder=subfolder)
-
-
-def _in_subfolder(folder: Path, subfolder: str, where: str) -> Path:
-    """``folder``'s ``subfolder`` (``from_pretrained``'s; ``folder`` itself where none is given):
-    the model's folder inside a shipped model, a local folder or a Hub repository's snapshot.
-    ``where`` names ``folder`` in the errors: ``InvalidModelError`` for a file (a ``.zip`` archive
-    is one model), ``ModelNotFoundError`` for a subfolder that is not there."""
-    if not subfolder:
-        return folder
-    if folder.is_file():
-        raise InvalidModelError(
-            f"{where} is a file, which has no subfolder {subfolder!r} (a .zip archive holds one model): extract it "
-            "and give the folder that holds the model, or leave subfolder out"
-        )
-    if not (folder / subfolder).is_dir():
-        raise ModelNotFoundError(
-            f"{where} has no subfolder {subfolder!r}: give the subfolder that holds the model's files, or leave "
-            "subfolder out"
-        )
-    return folder / subfolder
-
-
-def _hub_patterns(
-    subfolder: str, allow: Sequence[str], ignore: Sequence[str] = (), depth: int = 0
-) -> dict[str, list[str]]:
-    """``snapshot_download``'s ``allow_patterns`` and ``ignore_patterns`` for the files of a Hub
-    repository's ``subfolder`` (its top where none is given) that match ``allow`` and none of
-    ``ignore``, and not the files of the folders inside it (``depth`` levels of folders down:
-    ``allow`` then names them, e.g. ``*/config.json``): huggingface_hub's ``*`` matches ``/`` too
-    (``huggingface_hub.utils.filter_repo_objects``), so ``*.safetensors`` alone would fetch the
-    weights of every model the repository holds in its folders."""
-    prefix = f"{subfolder.strip('/')}/" if subfolder else ""
-    deeper = "*/" * (depth + 1) + "*"
-    return {
-        "allow_patterns": [prefix + pattern for pattern in allow],
-        "ignore_patterns": [prefix + pattern for pattern in [*ignore, deeper]],
-    }
-
-
-def _hub_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """The Hub arguments (``HUB_KWARGS``: cache, revision, token, ...) among ``from_pretrained``'s ``kwargs``."""
-    return {k: v for k, v in kwargs.items() if k in HUB_KWARGS}
 
 
 def _shipped_names() -> str:
@@ -262,7 +209,7 @@ def _shipped(name: str, variant: str | None = None, subfolder: str = "") -> Mode
         )
     if folder is None:
         raise ModelNotFoundError(f"no shipped model {name!r}; the package ships {_shipped_names()}")
-    return _local(name, _in_subfolder(folder, subfolder, f"the shipped model {name!r}"), "shipped", variant, subfolder)
+    return _local(name, in_subfolder(folder, subfolder, f"the shipped model {name!r}"), "shipped", variant, subfolder)
 
 
 def _local(name: str, path: Path, origin: str, variant: str | None = None, subfolder: str = "") -> ModelSource:
@@ -274,11 +221,11 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None, subfo
                 f"{path} is a file, but a model is a folder (config.json + model.safetensors, or options.json + "
                 "weights .hdf5) or a .zip archive of the original files"
             )
-        _original_member_folder(path)  # fails early, naming the archive, if it holds no options file
+        archives.original_member_folder(path)  # fails early, naming the archive, if it holds no options file
         return ModelSource(name, path, "original", origin)
     if (path / "config.json").is_file():
         return _transformers_source(name, path, origin, variant)
-    if original_options_file(path) is not None and any(_is_weights_name(p.name) for p in path.glob("*.hdf5")):
+    if original_options_file(path) is not None and any(is_weights_name(p.name) for p in path.glob("*.hdf5")):
         return ModelSource(name, path, "original", origin)
     _refuse_a_spacy_pipeline(path)
     if (path / EXPORT_MANIFEST).is_file():
@@ -290,29 +237,7 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None, subfo
     raise InvalidModelError(
         f"{path} is not an ELMo model folder: it holds neither config.json + model.safetensors (elmo convert, "
         "elmo pretrain, save_pretrained) nor options.json (or AllenNLP's NAME_options.json) + a weights .hdf5 (the "
-        f"original files){_subfolder_hint(path, subfolder)}"
-    )
-
-
-def _subfolder_hint(folder: Path, subfolder: str) -> str:
-    """For the error about ``folder`` (``subfolder`` of a model's name), which holds no model: where
-    the folders right inside it hold models (a ``config.json`` or an options file), the
-    ``subfolder`` to pass for them; else ""."""
-    if not folder.is_dir():
-        return ""
-    models = [
-        child.name
-        for child in sorted(folder.iterdir())
-        if child.is_dir()
-        and ((child / "config.json").is_file() or any(_is_options_name(file.name) for file in child.iterdir()))
-    ]
-    if not models:
-        return ""
-    inside = [f"{subfolder.strip('/')}/{model}" if subfolder else model for model in models]
-    return (
-        f"; it holds {'a model' if len(inside) == 1 else 'models'} in its subfolder{'s' * (len(inside) > 1)} "
-        f"{', '.join(map(repr, inside))}: pass {'it' if len(inside) == 1 else 'one'} as from_pretrained's subfolder "
-        f"(subfolder={inside[0]!r})"
+        f"original files){subfolder_hint(path, subfolder)}"
     )
 
 
@@ -462,318 +387,20 @@ def _without_prefix(key: str) -> str:
     return key.removeprefix(f"{ElmoModel.base_model_prefix}.")
 
 
-def _is_options_name(name: str) -> bool:
-    """Whether a file's base name is an options file's (``_OPTIONS_NAMES``)."""
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in _OPTIONS_NAMES)
-
-
-def _original_member_folder(archive: Path) -> str:
-    """The folder inside ``archive`` that holds the options file ("" for the top level)."""
-    try:
-        with zipfile.ZipFile(archive) as handle:
-            names = [n for n in handle.namelist() if not n.endswith("/")]
-    except (zipfile.BadZipFile, OSError) as err:
-        raise InvalidModelError(f"{archive} is not a readable zip archive ({err})") from None
-    folders = sorted({n[: n.rfind("/") + 1] for n in names if _is_options_name(n[n.rfind("/") + 1 :])})
-    if len(folders) != 1 or not any(n.startswith(folders[0]) and _is_weights_name(n[len(folders[0]) :]) for n in names):
-        raise InvalidModelError(
-            f"{archive} does not hold one options.json with a weights .hdf5 beside it (found options files in "
-            f"{[f or '.' for f in folders]}); it is not an archive of the original ELMo files"
-        )
-    inside = [n[len(folders[0]) :] for n in names if n.startswith(folders[0])]
-    _options_name([n for n in inside if "/" not in n], f"{archive} ({folders[0] or 'at its top'})")
-    return folders[0]
-
-
-def _extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
-    """Copy the archive's options files (``options.json``, AllenNLP's ``NAME_options.json``) and
-    (``weights``) the ``.hdf5`` files beside them that may be the biLM's weights (``_is_weights_name``:
-    not its softmax or embeddings dumps) into ``into`` (flat, under their base names: no member path
-    ever leaves ``into``), where ``original_options_file`` picks the options file. Before any is
-    written, each is checked (``_refuse_a_bomb``) and their declared sizes must fit on the disk of
-    the temporary folder (``ensure_free_space``: an ``OSError`` (ENOSPC) naming it and TMPDIR)."""
-    prefix = _original_member_folder(archive)
-    with zipfile.ZipFile(archive) as handle:
-        members = []
-        for member in handle.namelist():
-            rest = member[len(prefix) :]
-            wanted = _is_options_name(rest) or (weights and _is_weights_name(rest))
-            if member.startswith(prefix) and "/" not in rest and wanted:
-                _refuse_a_bomb(archive, handle.getinfo(member))
-                members.append(member)
-        ensure_free_space(
-            into.parent,
-            sum(handle.getinfo(member).file_size for member in members),
-            f"extracting {archive} into a temporary folder",
-            "load it again, or set TMPDIR to a folder on a disk with room, or extract the archive elsewhere and give "
-            "its folder",
-        )
-        for member in members:
-            rest = member[len(prefix) :]
-            try:
-                with handle.open(member) as source, open(into / rest, "wb") as target:
-                    while block := source.read(1 << 20):
-                        target.write(block)
-            except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as err:
-                # a bad CRC, a truncated or corrupt stream, a password (RuntimeError), another compression
-                raise InvalidModelError(
-                    f"{archive}: its member {member} cannot be extracted ({err}); re-download the archive, or "
-                    "extract it with another tool and give the folder"
-                ) from None
-    return into
-
-
-def _refuse_a_bomb(archive: Path, member: zipfile.ZipInfo) -> None:
-    """Refuse, before it is extracted, a member that inflates more than ``MAX_INFLATION`` times (a
-    zip bomb: gigabytes written to the temporary folder from a small archive), naming the archive
-    and member. The size it declares is the most zipfile extracts."""
-    if inflates_too_much(member.file_size, member.compress_size):
-        raise InvalidModelError(
-            f"{archive}: its member {member.filename} inflates to {member.file_size:,} bytes from "
-            f"{member.compress_size:,} ({member.file_size // max(member.compress_size, 1):,}x), more than any ELMo "
-            f"file compresses ({MAX_INFLATION}x): a zip bomb? it is not extracted; get the model from where it was "
-            "published"
-        )
-
-
 def _from_hub(repo_id: str, hub: dict[str, Any], variant: str | None = None, subfolder: str = "") -> ModelSource:
     """Fetch (or find in the cache) what the repository (its ``subfolder``) needs: first the small
     files that say its format, then that format's files."""
-    if (_hub_probe(repo_id, hub, subfolder=subfolder) / "config.json").is_file():
-        folder = _snapshot(repo_id, hub, **_hub_patterns(subfolder, _TRANSFORMERS_FILES))
+    if (hub_probe(repo_id, hub, subfolder=subfolder) / "config.json").is_file():
+        folder = fetch_snapshot(repo_id, hub, **hub_patterns(subfolder, _TRANSFORMERS_FILES))
         return _transformers_source(repo_id, folder / subfolder, "hub", variant)
-    folder = _snapshot(repo_id, hub, **_hub_patterns(subfolder, [*_OPTIONS_NAMES, "*.hdf5"], _NOT_WEIGHTS_NAMES))
+    folder = fetch_snapshot(repo_id, hub, **hub_patterns(subfolder, [*OPTIONS_NAMES, "*.hdf5"], NOT_WEIGHTS_NAMES))
     return ModelSource(repo_id, folder / subfolder, "original", "hub")
-
-
-def _hub_probe(
-    repo_id: str,
-    hub: dict[str, Any],
-    marks: Sequence[str] = ("config.json",),
-    patterns: Sequence[str] = (),
-    subfolder: str = "",
-) -> Path:
-    """The folder (``subfolder``, ``_in_subfolder``) of the repository's snapshot holding its small
-    files that say its format (one of ``marks``, e.g. ``config.json``: a ``save_pretrained`` folder;
-    or an options file, ``original_options_file``'s: the original files) and those matching
-    ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when it holds none."""
-    snapshot = _snapshot(repo_id, hub, **_hub_patterns(subfolder, [*marks, *_OPTIONS_NAMES, *patterns]))
-    offline = " (its copy in the local Hub cache: offline)" if _offline(hub) else ""
-    folder = _in_subfolder(snapshot, subfolder, f"Hub repository {repo_id}{offline}")
-    # nothing fetched (online): snapshot_download names a snapshot folder that it did not create
-    if not any((folder / mark).is_file() for mark in marks) and (
-        not folder.is_dir() or original_options_file(folder) is None
-    ):
-        inside = f" (subfolder {subfolder!r})" if subfolder else ""
-        raise InvalidModelError(
-            f"Hub repository {repo_id}{inside} holds none of {', '.join([*marks, *_OPTIONS_NAMES])}: not an ELMo "
-            f"model{_hub_subfolder_hint(repo_id, hub, subfolder)}"
-        )
-    return folder
-
-
-def _hub_subfolder_hint(repo_id: str, hub: dict[str, Any], subfolder: str) -> str:
-    """``_subfolder_hint`` of the repository's ``subfolder``, from the small files that mark a model
-    (``config.json``, an options file) in the folders right inside it, fetched into (or found in)
-    the cache; "" where they cannot be had."""
-    marks = [f"*/{mark}" for mark in ["config.json", *_OPTIONS_NAMES]]
-    try:
-        snapshot = _snapshot(repo_id, hub, **_hub_patterns(subfolder, marks, depth=1))
-    except ModelNotFoundError:  # e.g. offline, a cache that holds the repository's other files only
-        return ""
-    return _subfolder_hint(snapshot / subfolder, subfolder)
-
-
-def _snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
-    from huggingface_hub import constants, snapshot_download
-    from huggingface_hub.errors import (
-        GatedRepoError,
-        HfHubHTTPError,
-        LocalEntryNotFoundError,
-        RepositoryNotFoundError,
-        RevisionNotFoundError,
-    )
-
-    tried = f"{repo_id!r} is not a local folder, so it was looked up as a Hub repository"
-    offline = _offline(hub)
-    if offline and hub.get("force_download"):  # snapshot_download would give the cached copy it was asked to replace
-        raise ModelNotFoundError(
-            f"{tried}: force_download=True asks for a fresh download, but this is offline (HF_HUB_OFFLINE or "
-            "local_files_only); drop force_download to load the cached copy, or go online"
-        )
-    try:
-        return Path(snapshot_download(repo_id, **patterns, **hub))
-    except LocalEntryNotFoundError:
-        why = "offline (HF_HUB_OFFLINE or local_files_only)" if offline else "the Hub could not be reached"
-        what = "it is" if hub.get("revision") is None else f"its revision {hub['revision']!r} is"
-        cache = hub.get("cache_dir") or constants.HF_HUB_CACHE
-        raise ModelNotFoundError(
-            f"{tried}: {why} and {what} not in the local Hub cache {cache}; download it online once, or give a "
-            "local folder"
-        ) from None
-    except (RepositoryNotFoundError, GatedRepoError, RevisionNotFoundError) as err:
-        raise ModelNotFoundError(
-            f"{tried}: no such repository or revision, or no access to it ({type(err).__name__})"
-        ) from None
-    except HfHubHTTPError as err:
-        raise ModelNotFoundError(f"{tried}: the Hub answered {str(err).splitlines()[0]}") from None
-
-
-def _offline(hub: Mapping[str, Any]) -> bool:
-    """Whether the Hub is not asked (``HF_HUB_OFFLINE``, or ``from_pretrained``'s ``local_files_only``):
-    files come from the local Hub cache only."""
-    from huggingface_hub import constants
-
-    return bool(constants.HF_HUB_OFFLINE or hub.get("local_files_only"))
 
 
 def source_description(source: ModelSource) -> str:
     """A stable name for a source, for provenance records: the folder or archive for local and
     shipped models, the Hub id for Hub models."""
     return source.name if source.origin == "hub" else str(source.path.resolve())
-
-
-#: The names of an options file of the original files (``original_options_file``), as glob patterns.
-_OPTIONS_NAMES = ["options.json", "*_options.json"]
-#: The ``.hdf5`` files beside the original files that are not the biLM's weights, as glob patterns: the
-#: LM's softmax and the word embeddings dumps (hundreds of MB in a released archive), which loading never
-#: reads, so a folder's are passed over (``find_original_files``), an archive's never extracted
-#: (``_extract_original_files``) and a Hub repository's never fetched (``_from_hub``).
-_NOT_WEIGHTS_NAMES = ["*softmax*", "*embeddings*"]
-
-
-def _is_weights_name(name: str) -> bool:
-    """Whether a file's base name may be the biLM's weights: an ``.hdf5`` none of ``_NOT_WEIGHTS_NAMES``."""
-    return name.endswith(".hdf5") and not any(fnmatch.fnmatchcase(name, pattern) for pattern in _NOT_WEIGHTS_NAMES)
-
-
-def original_options_file(folder: Path) -> Path | None:
-    """The options file of a folder of the original files (``_options_name``), ``None`` when it holds none."""
-    name = _options_name(
-        [path.name for path in folder.iterdir() if _is_options_name(path.name) and path.is_file()], str(folder)
-    )
-    return None if name is None else folder / name
-
-
-def _options_name(names: Sequence[str], where: str) -> str | None:
-    """Which of the file names ``names`` of ``where`` (a folder, or one in an archive) is the options
-    file: ``options.json`` (bilm-tf's, the NLPL archives'), or else the one ``*_options.json``, as
-    AllenNLP's released files are named (``elmo_2x4096_512_2048cnn_2xhighway_options.json`` beside
-    ``..._weights.hdf5``); ``None`` for neither. Several ``*_options.json`` (several models' files
-    in one place) are an ``InvalidModelError`` naming ``where`` and them."""
-    if _OPTIONS_NAMES[0] in names:
-        return _OPTIONS_NAMES[0]
-    named = sorted(name for name in names if _is_options_name(name))
-    if len(named) > 1:
-        raise InvalidModelError(
-            f"{where} holds the options files of several models {named}: keep one model's files in a folder, or "
-            "name both files (ElmoModel.from_allennlp(OPTIONS, WEIGHTS), Elmo(OPTIONS, WEIGHTS, ...), elmo convert "
-            "OPTIONS WEIGHTS OUT)"
-        )
-    return named[0] if named else None
-
-
-def find_original_files(folder: PathLike) -> tuple[Path, Path]:
-    """The options file (``original_options_file``) and the single ``*.hdf5`` weight file of an
-    original-format folder."""
-    folder = Path(folder)
-    options = original_options_file(folder)
-    candidates = sorted(p for p in folder.glob("*.hdf5") if _is_weights_name(p.name))
-    if options is None or not candidates:
-        raise FileNotFoundError(f"{folder} holds no options.json + *.hdf5 pair")
-    if len(candidates) > 1:
-        preferred = [p for p in candidates if "weights" in p.name]
-        if len(preferred) != 1:
-            raise ValueError(f"{folder} holds several weight files {[p.name for p in candidates]}; name one")
-        candidates = preferred
-    return options, candidates[0]
-
-
-def original_config(options_path: PathLike) -> ElmoConfig:
-    """The config of a model converted from the original files: their ``options.json``, with the
-    padding row of the char embedding (``n_characters`` 262) and the released models'
-    whitespace-split text (``pre_tokenizer``)."""
-    config = read_options(options_path)
-    config.n_characters = 262
-    config.pre_tokenizer = WHITESPACE
-    return config
-
-
-def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: type | None = None):
-    """Build an ``ElmoModel`` (or ``model_class``) from the original options and weight files."""
-    model_class = model_class or ElmoModel
-    config = original_config(options_path)
-    state = elmo_state_dict(weights_path, config)
-    model = model_class(config)
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
-    if missing or unexpected:  # a bug in this converter, never the user's file
-        raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
-    model.eval()
-    return model
-
-
-def load_allennlp_with_softmax(
-    model_class: type, options_path: PathLike, weights_path: PathLike, softmax_path: PathLike
-):
-    """``model_class`` (``ElmoForBidirectionalLM``) from the original biLM files plus a softmax dump
-    (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,), read as float32 and refused, naming the file and
-    dataset, where they are another file's, do not fit the options, do not store the values their
-    shapes declare (never written, or a bomb) or hold NaN or infinite values)."""
-    import h5py
-
-    config = original_config(options_path)
-    try:
-        with h5py.File(softmax_path, "r") as handle:
-            foreign = foreign_data(handle, "softmax/W") or foreign_data(handle, "softmax/b")
-            if foreign:
-                raise ElmoWeightsError(f"{softmax_path}: {foreign}")
-            weight_shape, bias_shape = stored_shape(handle["softmax/W"]), stored_shape(handle["softmax/b"])
-            if weight_shape is None or bias_shape is None:
-                raise ElmoWeightsError(
-                    f"{softmax_path}: {no_shape('softmax/W' if weight_shape is None else 'softmax/b')}"
-                )
-            # before reading the gigabytes a header may claim
-            _check_softmax_shapes(softmax_path, weight_shape, bias_shape, config)
-            for name in ("softmax/W", "softmax/b"):  # before reading values the file may not hold
-                unstored = unstored_values(name, handle[name])
-                if unstored:
-                    raise ElmoWeightsError(f"{softmax_path}: {unstored}")
-            arrays = {name: np.asarray(handle[name][...], dtype=np.float32) for name in ("softmax/W", "softmax/b")}
-    except FileNotFoundError:
-        raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None
-    except (OSError, KeyError) as err:
-        raise ElmoWeightsError(f"{softmax_path} holds no readable softmax/W and softmax/b: {err}") from None
-    problems = [problem for name, array in arrays.items() for problem in non_finite(name, array)]
-    if problems:
-        raise ElmoWeightsError(f"{softmax_path}: {'; '.join(problems)}")
-    weight, bias = (torch.from_numpy(arrays[name]) for name in ("softmax/W", "softmax/b"))
-    state = elmo_state_dict(weights_path, config)
-    config = ElmoConfig.from_dict({**config.to_dict(), "vocab_size": weight.shape[0], "softmax": "full"})
-    model = model_class(config)
-    missing, unexpected = model.elmo.load_state_dict(state, strict=False)
-    missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
-    if missing or unexpected:
-        raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
-    with torch.no_grad():
-        model.softmax.weight.copy_(weight)
-        model.softmax.bias.copy_(bias)
-    return model.eval()
-
-
-def _check_softmax_shapes(
-    softmax_path: PathLike, weight: tuple[int, ...], bias: tuple[int, ...], config: ElmoConfig
-) -> None:
-    """Refuse a softmax whose ``softmax/W`` (V, P) and ``softmax/b`` (V,) shapes do not fit the
-    options' ``projection_dim``, or whose V is outside ``vocab_size``'s bounds, naming the file."""
-    if len(weight) != 2 or weight[1] != config.projection_dim or bias != weight[:1]:
-        raise ElmoWeightsError(
-            f"{softmax_path}: softmax/W {weight} and softmax/b {bias} do not fit projection_dim {config.projection_dim}"
-        )
-    try:
-        check_size("vocab_size", weight[0], where="")
-    except ValueError as err:
-        raise ElmoWeightsError(f"{softmax_path}: softmax/W has {weight[0]:,} rows (words): {err}") from None
 
 
 def load_original(
@@ -836,17 +463,6 @@ def _renamed_error(err: Exception, folder: str, name: str) -> Exception | None:
         return type(err)(message.replace(folder, name))
     except Exception:  # an exception type that takes other arguments
         return None
-
-
-def converted_config(options_path: PathLike) -> ElmoConfig:
-    """The ``config.json`` that converting the original files writes (``original_config`` with what
-    ``save_pretrained`` adds: ``architectures``, ``dtype``, ``auto_map``), without reading their
-    weights: the model is built on the meta device and saved without its state."""
-    with torch.device("meta"):
-        model = ElmoModel(original_config(options_path))
-    with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
-        model.save_pretrained(folder, state_dict={})
-        return ElmoConfig.from_json_file(Path(folder) / "config.json")
 
 
 def load_bilm(name_or_path: PathLike):
@@ -930,7 +546,7 @@ class PackageLoader:
         ``subfolder``, its weight shapes checked against its config first (``check_weight_shapes``),
         or, for original files, what ``from_pretrained`` returns (the model, with its loading info
         if asked), converted and loaded with ``kwargs`` (``load_original``)."""
-        source = resolve_model(name_or_path, kwargs.get("variant"), subfolder, **_hub_arguments(kwargs))
+        source = resolve_model(name_or_path, kwargs.get("variant"), subfolder, **hub_arguments(kwargs))
         if source.format == "original":
             return load_original(source, model_class, kwargs)
         if "config" not in kwargs:  # else the model is built from another config than the file's
@@ -994,7 +610,7 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any], subfold
     cache, an ``elmo export`` folder, a spaCy pipeline, an ELMoForManyLangs model, a folder of no model). ``hub``:
     ``from_pretrained``'s keyword arguments, of which the Hub ones (``HUB_KWARGS``) are used;
     ``subfolder``: ``from_pretrained``'s, the folder inside any of these that holds the files
-    (``_in_subfolder``), which is what is returned."""
+    (``in_subfolder``), which is what is returned."""
     if not isinstance(name_or_path, (str, os.PathLike)):
         return name_or_path
     name = os.fspath(name_or_path)
@@ -1002,7 +618,7 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any], subfold
     source: Any = name_or_path
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
         # transformers would retry an unreachable Hub for minutes, then give the tokenizer's defaults
-        source = path = _hub_probe(name, _hub_arguments(hub), files, ["*.json"], subfolder)
+        source = path = hub_probe(name, hub_arguments(hub), files, ["*.json"], subfolder)
         if not any((path / file).is_file() for file in files):  # the original files
             return converted_config(original_options_file(path) or path / "options.json")
     elif subfolder:  # a folder's subfolder; resolve_model names one that is not there

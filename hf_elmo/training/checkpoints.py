@@ -289,7 +289,7 @@ def _init_model_shape(source: ModelSource) -> dict[str, Any]:
     """The shape and arithmetic (``OPTIONS_KEYS``) of ``init_model_record`` for the ``--init-model``
     at ``source``, read before its model is loaded: from its ``config.json``, or the original files'
     ``options.json`` (which alone is extracted from a ``.zip``); those of the model ``build_model`` makes."""
-    from ..loading import original_config
+    from ..original_files import original_config
 
     if source.config is not None:
         return init_model_record(source.config, OPTIONS_KEYS)

@@ -289,14 +289,14 @@ def test_the_config_or_tokenizer_of_a_zip_is_read_without_extracting_its_weights
     hundreds of MB for a released model, to read a config of a few hundred bytes."""
     archive = _zip(original, tmp_path / "210.zip", "210/")
     extracted: list[str] = []
-    extract = hf_elmo.loading._extract_original_files
+    extract = hf_elmo.archives.extract_original_files
 
     def counted_extract(*args, **kwargs) -> Path:
         folder = extract(*args, **kwargs)
         extracted.extend(sorted(path.name for path in folder.iterdir()))
         return folder
 
-    monkeypatch.setattr(hf_elmo.loading, "_extract_original_files", counted_extract)
+    monkeypatch.setattr(hf_elmo.archives, "extract_original_files", counted_extract)
     assert load(archive).max_characters_per_token == 50
     assert extracted == ["options.json"]
 

@@ -16,7 +16,7 @@ import pytest
 import torch
 from transformers import AutoTokenizer
 
-from hf_elmo import loading
+from hf_elmo import archives, loading
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
 from hf_elmo.corpus import CorpusError, read_corpus, read_lines
@@ -1105,7 +1105,7 @@ def test_resuming_from_a_zip_of_the_original_files_extracts_and_converts_its_wei
     assert elmo_main([*argv, "--max-steps", "1"]) == 0
     extracted: list[str] = []
     converted: list[Path] = []
-    extract, convert = loading._extract_original_files, loading.load_allennlp
+    extract, convert = archives.extract_original_files, loading.load_allennlp
 
     def counted_extract(*args, **kwargs) -> Path:
         folder = extract(*args, **kwargs)
@@ -1116,7 +1116,7 @@ def test_resuming_from_a_zip_of_the_original_files_extracts_and_converts_its_wei
         converted.append(weights)
         return convert(options, weights, *args, **kwargs)
 
-    monkeypatch.setattr(loading, "_extract_original_files", counted_extract)
+    monkeypatch.setattr(archives, "extract_original_files", counted_extract)
     monkeypatch.setattr(loading, "load_allennlp", counted_convert)
     assert elmo_main([*argv, "--max-steps", "2"]) == 0  # resumes the run at its step 1
     assert extracted == ["weights.hdf5"] and len(converted) == 1

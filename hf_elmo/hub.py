@@ -1,0 +1,127 @@
+"""Fetching a model's files from the Hugging Face Hub into the Hub cache (or, offline, finding
+them there) for the resolver (``hf_elmo.loading``): ``hub_arguments`` (which of
+``from_pretrained``'s keyword arguments go to the Hub), ``hub_patterns`` (the files of one model,
+not those of the models in its subfolders), ``fetch_snapshot`` (``snapshot_download``, its
+failures told as one-line ``ModelNotFoundError``), ``hub_probe`` (the small files that say a
+repository's format, fetched first) and ``hub_subfolder_hint``; ``is_offline``.
+huggingface_hub is imported only when the Hub is asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .configuration_elmo import HUB_KWARGS
+from .modeling_elmo import InvalidModelError
+from .original_files import OPTIONS_NAMES, original_options_file
+from .subfolders import ModelNotFoundError, in_subfolder, subfolder_hint
+
+
+def hub_patterns(
+    subfolder: str, allow: Sequence[str], ignore: Sequence[str] = (), depth: int = 0
+) -> dict[str, list[str]]:
+    """``snapshot_download``'s ``allow_patterns`` and ``ignore_patterns`` for the files of a Hub
+    repository's ``subfolder`` (its top where none is given) that match ``allow`` and none of
+    ``ignore``, and not the files of the folders inside it (``depth`` levels of folders down:
+    ``allow`` then names them, e.g. ``*/config.json``): huggingface_hub's ``*`` matches ``/`` too
+    (``huggingface_hub.utils.filter_repo_objects``), so ``*.safetensors`` alone would fetch the
+    weights of every model the repository holds in its folders."""
+    prefix = f"{subfolder.strip('/')}/" if subfolder else ""
+    deeper = "*/" * (depth + 1) + "*"
+    return {
+        "allow_patterns": [prefix + pattern for pattern in allow],
+        "ignore_patterns": [prefix + pattern for pattern in [*ignore, deeper]],
+    }
+
+
+def hub_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The Hub arguments (``HUB_KWARGS``: cache, revision, token, ...) among ``from_pretrained``'s ``kwargs``."""
+    return {k: v for k, v in kwargs.items() if k in HUB_KWARGS}
+
+
+def hub_probe(
+    repo_id: str,
+    hub: dict[str, Any],
+    marks: Sequence[str] = ("config.json",),
+    patterns: Sequence[str] = (),
+    subfolder: str = "",
+) -> Path:
+    """The folder (``subfolder``, ``in_subfolder``) of the repository's snapshot holding its small
+    files that say its format (one of ``marks``, e.g. ``config.json``: a ``save_pretrained`` folder;
+    or an options file, ``original_options_file``'s: the original files) and those matching
+    ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when it holds none."""
+    snapshot = fetch_snapshot(repo_id, hub, **hub_patterns(subfolder, [*marks, *OPTIONS_NAMES, *patterns]))
+    offline = " (its copy in the local Hub cache: offline)" if is_offline(hub) else ""
+    folder = in_subfolder(snapshot, subfolder, f"Hub repository {repo_id}{offline}")
+    # nothing fetched (online): snapshot_download names a snapshot folder that it did not create
+    if not any((folder / mark).is_file() for mark in marks) and (
+        not folder.is_dir() or original_options_file(folder) is None
+    ):
+        inside = f" (subfolder {subfolder!r})" if subfolder else ""
+        raise InvalidModelError(
+            f"Hub repository {repo_id}{inside} holds none of {', '.join([*marks, *OPTIONS_NAMES])}: not an ELMo "
+            f"model{hub_subfolder_hint(repo_id, hub, subfolder)}"
+        )
+    return folder
+
+
+def hub_subfolder_hint(repo_id: str, hub: dict[str, Any], subfolder: str) -> str:
+    """``subfolder_hint`` of the repository's ``subfolder``, from the small files that mark a model
+    (``config.json``, an options file) in the folders right inside it, fetched into (or found in)
+    the cache; "" where they cannot be had."""
+    marks = [f"*/{mark}" for mark in ["config.json", *OPTIONS_NAMES]]
+    try:
+        snapshot = fetch_snapshot(repo_id, hub, **hub_patterns(subfolder, marks, depth=1))
+    except ModelNotFoundError:  # e.g. offline, a cache that holds the repository's other files only
+        return ""
+    return subfolder_hint(snapshot / subfolder, subfolder)
+
+
+def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
+    """The folder of the repository's snapshot holding the files that ``patterns`` let through
+    (``snapshot_download``'s ``allow_patterns`` / ``ignore_patterns``: ``hub_patterns``), fetched
+    into or, offline, found in the Hub cache, as ``hub`` (``hub_arguments``) says; where they cannot
+    be had (offline and not cached, no such repository or revision, no access, an error from the
+    Hub, ``force_download`` offline), a one-line ``ModelNotFoundError`` that says why."""
+    from huggingface_hub import constants, snapshot_download
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        LocalEntryNotFoundError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    tried = f"{repo_id!r} is not a local folder, so it was looked up as a Hub repository"
+    offline = is_offline(hub)
+    if offline and hub.get("force_download"):  # snapshot_download would give the cached copy it was asked to replace
+        raise ModelNotFoundError(
+            f"{tried}: force_download=True asks for a fresh download, but this is offline (HF_HUB_OFFLINE or "
+            "local_files_only); drop force_download to load the cached copy, or go online"
+        )
+    try:
+        return Path(snapshot_download(repo_id, **patterns, **hub))
+    except LocalEntryNotFoundError:
+        why = "offline (HF_HUB_OFFLINE or local_files_only)" if offline else "the Hub could not be reached"
+        what = "it is" if hub.get("revision") is None else f"its revision {hub['revision']!r} is"
+        cache = hub.get("cache_dir") or constants.HF_HUB_CACHE
+        raise ModelNotFoundError(
+            f"{tried}: {why} and {what} not in the local Hub cache {cache}; download it online once, or give a "
+            "local folder"
+        ) from None
+    except (RepositoryNotFoundError, GatedRepoError, RevisionNotFoundError) as err:
+        raise ModelNotFoundError(
+            f"{tried}: no such repository or revision, or no access to it ({type(err).__name__})"
+        ) from None
+    except HfHubHTTPError as err:
+        raise ModelNotFoundError(f"{tried}: the Hub answered {str(err).splitlines()[0]}") from None
+
+
+def is_offline(hub: Mapping[str, Any]) -> bool:
+    """Whether the Hub is not asked (``HF_HUB_OFFLINE``, or ``from_pretrained``'s ``local_files_only``):
+    files come from the local Hub cache only."""
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE or hub.get("local_files_only"))
