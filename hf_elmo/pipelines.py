@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from transformers import TokenClassificationPipeline
+from transformers.pipelines.token_classification import AggregationStrategy
 
 
 class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
@@ -31,8 +32,8 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
                 "ElmoTokenClassificationPipeline takes no stride: the biLM reads a sentence of any length whole, "
                 "with no window to slide; leave stride unset"
             )
-        if str(getattr(aggregation_strategy, "value", aggregation_strategy)).lower() in ("first", "average", "max"):
-            aggregation_strategy = "simple"  # each position is one whole word: there are no sub-words to merge
+        if aggregation_strategy is not None:
+            aggregation_strategy = _whole_word_strategy(aggregation_strategy)
         return super()._sanitize_parameters(aggregation_strategy=aggregation_strategy, **kwargs)
 
     # Pipeline.preprocess is typed to return one dict; a ChunkPipeline's (this one's base) yields them.
@@ -114,3 +115,17 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
                 }
             )
         return entities
+
+
+def _whole_word_strategy(aggregation_strategy: Any) -> str:
+    """The name of the strategy ``aggregation_strategy`` (a name or an ``AggregationStrategy``) asks
+    for, ``"simple"`` for those that merge a word's sub-words (each ELMo position is one whole word:
+    there are none to merge); a ValueError naming the strategies for any other."""
+    name = str(getattr(aggregation_strategy, "value", aggregation_strategy)).lower()
+    strategies = [strategy.value for strategy in AggregationStrategy]
+    if name not in strategies:
+        raise ValueError(
+            f"aggregation_strategy {aggregation_strategy!r} is not one of {', '.join(strategies)} (an ELMo position "
+            "is a whole word: first, average and max give what simple gives)"
+        )
+    return "simple" if name in ("first", "average", "max") else name

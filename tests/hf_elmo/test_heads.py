@@ -100,6 +100,20 @@ def test_the_token_classification_pipeline_refuses_a_stride_saying_sentences_are
             elmo_tagger(token_model().eval(), ElmoTokenizer(), stride=1)
 
 
+@pytest.mark.parametrize("where", ["call", "pipeline"])
+def test_the_token_classification_pipeline_refuses_an_unknown_aggregation_strategy_naming_the_strategies(where):
+    """Was transformers' bare KeyError 'WORDS' (AggregationStrategy[name.upper()])."""
+    message = (
+        r"^aggregation_strategy 'words' is not one of none, simple, first, average, max \(an ELMo position "
+        r"is a whole word: first, average and max give what simple gives\)$"
+    )
+    with pytest.raises(ValueError, match=message):
+        if where == "call":
+            elmo_tagger(token_model().eval(), ElmoTokenizer())("Bob ran", aggregation_strategy="words")
+        else:
+            elmo_tagger(token_model().eval(), ElmoTokenizer(), aggregation_strategy="words")
+
+
 def test_the_stock_token_classification_pipeline_on_a_model_in_memory_says_which_pipeline_to_pass():
     stock = pipeline("token-classification", model=token_model().eval(), tokenizer=ElmoTokenizer())
     with pytest.raises(ValueError, match="pass pipeline_class=ElmoTokenClassificationPipeline") as raised:
