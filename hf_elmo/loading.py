@@ -522,8 +522,11 @@ def convert_to_folder(
             title=f"ELMo {cfg.n_layers}x{cfg.lstm_dim}_{cfg.projection_dim} (converted)",
             description=(
                 "Converted from the original AllenNLP / bilm-tf files with `elmo convert`; outputs "
-                "equal the original implementation's (see the hf_elmo parity tests)."
+                "equal the original implementation's (see the hf_elmo parity tests). Its licence is the "
+                "original files', which the converter cannot know: add it to this card's metadata "
+                "(`license:`) before sharing the folder."
             ),
+            license=None,
             provenance={
                 "options file": f"{Path(options_path).name} (sha256 {_sha256(Path(options_path))})",
                 "weight file": f"{Path(weights_path).name} (sha256 {_sha256(Path(weights_path))})",

@@ -35,12 +35,13 @@ def write_model_card(
     description: str,
     provenance: Mapping[str, str],
     datasets: Sequence[str] | None = None,
-    license: str = DEFAULT_LICENSE,
+    license: str | None = DEFAULT_LICENSE,
     path: str = ".",
     base_model: str | None = None,
 ) -> Path:
     """Write ``folder/README.md``: Hub metadata, a description, a provenance table and usage.
 
+    ``license`` ``None`` leaves the licence out of the metadata (one that is not known);
     ``base_model`` (a Hub id) goes into the metadata of a model trained on from that one.
     """
     data = ModelCardData(

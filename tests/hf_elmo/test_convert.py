@@ -8,6 +8,7 @@ import h5py
 import numpy as np
 import pytest
 import torch
+from huggingface_hub import ModelCard
 
 from hf_elmo import Elmo, ElmoModel, batch_to_ids
 from hf_elmo.cli import main
@@ -38,6 +39,16 @@ def test_elmo_convert_writes_a_hugging_face_folder_with_identical_outputs(origin
     assert "weights.hdf5 (sha256" in card and "options.json (sha256" in card
     direct = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
     assert torch.equal(_outputs(ElmoModel.from_pretrained(out)), _outputs(direct))
+
+
+def test_the_card_of_a_converted_model_claims_no_licence(original, tmp_path):
+    """The converter cannot know the original files' licence (was: apache-2.0 on every converted
+    model's card, someone else's bilm-tf model included)."""
+    out = tmp_path / "converted"
+    assert main(["convert", str(original / "options.json"), str(original / "weights.hdf5"), str(out)]) == 0
+    card = ModelCard.load(out / "README.md")
+    assert card.data.license is None
+    assert "add it to this card's metadata (`license:`) before sharing" in card.text
 
 
 def test_export_to_the_original_format_round_trips_exactly(original, tmp_path):
