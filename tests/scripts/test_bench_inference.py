@@ -29,7 +29,7 @@ def bench(shared, tmp_path, *options: str) -> tuple[subprocess.CompletedProcess,
     return result, json.loads(rows_file.read_text())
 
 
-@pytest.mark.slow  # ~25 s; bf16 is a GPU option; the graphs run stays default
+@pytest.mark.slow  # ~25 s; bf16 is a GPU option
 def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_path):
     result, (timing, errors) = bench(shared, tmp_path, "--batch-sizes", "4", "--n-sentences", "8", "--bf16")
     assert timing["size"] == "small" and timing["batch_size"] == 4
@@ -38,6 +38,7 @@ def test_bench_inference_times_our_model_and_reports_the_bf16_error(shared, tmp_
     assert "| small | 4 | - |" in result.stdout
 
 
+@pytest.mark.slow  # ~32 s on 2 cores; GraphedElmo itself is checked on CPU in tests/hf_elmo/test_cuda_graphs.py
 def test_bench_inference_times_ours_through_cuda_graphs_and_reports_its_difference_and_profiles(shared, tmp_path):
     profiles = tmp_path / "profiles"
     options = ["--batch-sizes", "3", "--n-sentences", "6", "--cuda-graphs", "--profile", str(profiles)]

@@ -78,6 +78,7 @@ def test_ship_model_says_when_the_baseline_wins(tmp_path):
     assert "the word-embedding baseline has the lower perplexity" in (out / "README.md").read_text()
 
 
+@pytest.mark.slow  # ~12 s: ship_model.py run as a command
 def test_ship_model_compares_at_a_smaller_budget_beside_the_whole_one(tmp_path):
     run = tmp_path / "run"
     pretrain(write_corpus(tmp_path / "c.txt", n=40), run)
@@ -127,6 +128,7 @@ def test_a_continued_run_is_shipped_with_the_steps_tokens_and_time_of_every_stag
     assert record["position"] == stages[1]
 
 
+@pytest.mark.slow  # ~11 s: ship_model.py run as a command
 def test_ship_model_refuses_figures_that_are_not_finite_naming_the_figure_and_the_file(tmp_path):
     run = tmp_path / "run"
     pretrain(write_corpus(tmp_path / "c.txt", n=40), run)
