@@ -259,16 +259,14 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
             if shape not in allowed:
                 problems.append(f"dataset {name!r} has shape {shape}, options imply {allowed[0]}")
                 continue
-            unstored = unstored_values(name, dataset)
-            if unstored:
-                problems.append(unstored)
-                continue
             try:
-                arrays[name] = np.asarray(dataset[...], dtype=np.float32)
+                array, found = stored_values(name, dataset)
             except OSError as err:
                 problems.append(f"dataset {name!r} cannot be read (truncated file?): {err}")
                 continue
-            problems.extend(non_finite(name, arrays[name]))
+            problems.extend(found)
+            if array is not None:
+                arrays[name] = array
         unused = [name for name in _dataset_names(handle) if name not in shapes]
     if unused:
         problems.append(
@@ -359,6 +357,20 @@ def unstored_values(name: str, dataset: Any) -> str | None:
             "bomb? its values are not read; get the weights from where they were published"
         )
     return None
+
+
+def stored_values(name: str, dataset: Any) -> tuple[np.ndarray | None, list[str]]:
+    """The values of the open hdf5 dataset ``name`` (``dataset``, its shape checked by the caller) as
+    float32, and the problem lines that refuse them: values the file does not store
+    (``unstored_values``, found before any is read: then none is) or NaN or infinite ones
+    (``non_finite``). The biLM's datasets (``elmo_state_dict``) and the LM softmax's
+    (``load_allennlp_with_softmax``) are read through it; an ``OSError`` of reading (a truncated
+    file) is the caller's to name."""
+    unstored = unstored_values(name, dataset)
+    if unstored:
+        return None, [unstored]
+    array = np.asarray(dataset[...], dtype=np.float32)
+    return array, list(non_finite(name, array))
 
 
 def stored_shape(item: Any) -> tuple[int, ...] | None:

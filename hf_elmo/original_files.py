@@ -22,7 +22,6 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from .configuration_elmo import WHITESPACE, ElmoConfig, check_size
@@ -31,10 +30,9 @@ from .convert import (
     elmo_state_dict,
     foreign_data,
     no_shape,
-    non_finite,
     read_options,
     stored_shape,
-    unstored_values,
+    stored_values,
 )
 from .fileio import PathLike
 from .modeling_elmo import ElmoModel, InvalidModelError
@@ -159,19 +157,15 @@ def load_allennlp_with_softmax(
                 )
             # before reading the gigabytes a header may claim
             _check_softmax_shapes(softmax_path, weight_shape, bias_shape, config)
-            for name in ("softmax/W", "softmax/b"):  # before reading values the file may not hold
-                unstored = unstored_values(name, handle[name])
-                if unstored:
-                    raise ElmoWeightsError(f"{softmax_path}: {unstored}")
-            arrays = {name: np.asarray(handle[name][...], dtype=np.float32) for name in ("softmax/W", "softmax/b")}
+            values = [stored_values(name, handle[name]) for name in ("softmax/W", "softmax/b")]
     except FileNotFoundError:
         raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None
     except (OSError, KeyError) as err:
         raise ElmoWeightsError(f"{softmax_path} holds no readable softmax/W and softmax/b: {err}") from None
-    problems = [problem for name, array in arrays.items() for problem in non_finite(name, array)]
+    problems = [problem for _, found in values for problem in found]
     if problems:
         raise ElmoWeightsError(f"{softmax_path}: {'; '.join(problems)}")
-    weight, bias = (torch.from_numpy(arrays[name]) for name in ("softmax/W", "softmax/b"))
+    weight, bias = (torch.from_numpy(array) for array, _ in values if array is not None)
     state = elmo_state_dict(weights_path, config)
     config = ElmoConfig.from_dict({**config.to_dict(), "vocab_size": weight.shape[0], "softmax": "full"})
     model = model_class(config)
