@@ -78,7 +78,6 @@ from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .subfolders import ModelNotFoundError, in_subfolder, subfolder_hint
 from .tokenization_elmo import TOKENIZER_CONFIG, ElmoTokenizer
 
-#: ``from_pretrained`` keyword arguments that say where on the Hub to look.
 #: What a ``save_pretrained`` folder needs from the Hub (weights, config, tokenizer, vocab, card, code).
 _TRANSFORMERS_FILES = ["*.json", "*.safetensors", "*.txt", "*.md", "*.py"]
 _OWNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
