@@ -464,7 +464,7 @@ def _renamed_error(err: Exception, folder: str, name: str) -> Exception | None:
         return None
 
 
-def load_bilm(name_or_path: PathLike):
+def load_bilm(name_or_path: PathLike) -> tuple[ElmoModel, ModelSource]:
     """``(ElmoModel, ModelSource)``: the biLM (float32, eval mode) of any model name; an LM
     folder's softmax and a task model's head are left out, without transformers' load report
     calling their weights unexpected. What every ``elmo`` command uses for its model argument."""
@@ -556,14 +556,19 @@ class PackageLoader:
         return source.path
 
     @staticmethod
-    def from_allennlp(model_class: type, options_path: PathLike, weights_path: PathLike):
+    def from_allennlp(
+        model_class: type[ElmoPreTrainedModel], options_path: PathLike, weights_path: PathLike
+    ) -> ElmoPreTrainedModel:
         """``model_class.from_allennlp``: ``load_allennlp`` into ``model_class``."""
         return load_allennlp(options_path, weights_path, model_class=model_class)
 
     @staticmethod
     def from_allennlp_with_softmax(
-        model_class: type, options_path: PathLike, weights_path: PathLike, softmax_path: PathLike
-    ):
+        model_class: type[ElmoForBidirectionalLM],
+        options_path: PathLike,
+        weights_path: PathLike,
+        softmax_path: PathLike,
+    ) -> ElmoForBidirectionalLM:
         """``model_class.from_allennlp_with_softmax``: ``load_allennlp_with_softmax``."""
         return load_allennlp_with_softmax(model_class, options_path, weights_path, softmax_path)
 

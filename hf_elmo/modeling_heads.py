@@ -59,7 +59,7 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
         self.freeze_bilm(config.freeze_bilm)
 
     @classmethod
-    def from_pretrained(cls, *args: Any, **kwargs: Any):
+    def from_pretrained(cls, *args: Any, **kwargs: Any) -> Any:  # the model, or (model, info)
         """``ElmoPreTrainedModel.from_pretrained``, then the biLM frozen as the config says
         (loading makes new parameters, which would otherwise all be trainable)."""
         loaded = super().from_pretrained(*args, **kwargs)

@@ -206,7 +206,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
     @classmethod
     def from_pretrained(  # (name, *args, **kwargs): passes every argument on
         cls, pretrained_model_name_or_path: str | os.PathLike | None, *args: Any, **kwargs: Any
-    ):
+    ) -> Any:  # the model, or (model, info) with output_loading_info
         """``ElmoPreTrainedModel.from_pretrained``; the word embedding of a word-baseline folder saved
         before it moved into the biLM (``word_embedding.weight``) loads as ``elmo.word_embedding.weight``."""
         kwargs.setdefault("key_mapping", _WORD_EMBEDDING_BEFORE_IT_MOVED)

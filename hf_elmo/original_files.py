@@ -21,6 +21,7 @@ import fnmatch
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar, overload
 
 import torch
 
@@ -35,7 +36,11 @@ from .convert import (
     stored_values,
 )
 from .fileio import PathLike
-from .modeling_elmo import ElmoModel, InvalidModelError
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError
+from .modeling_lm import ElmoForBidirectionalLM
+
+_Model = TypeVar("_Model", bound=ElmoPreTrainedModel)
+_LM = TypeVar("_LM", bound=ElmoForBidirectionalLM)
 
 #: The names of an options file of the original files (``original_options_file``), as glob patterns.
 OPTIONS_NAMES = ["options.json", "*_options.json"]
@@ -121,7 +126,13 @@ def converted_config(options_path: PathLike) -> ElmoConfig:
         return ElmoConfig.from_json_file(Path(folder) / "config.json")
 
 
-def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: type | None = None):
+@overload
+def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: None = None) -> ElmoModel: ...
+@overload
+def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: type[_Model]) -> _Model: ...
+def load_allennlp(
+    options_path: PathLike, weights_path: PathLike, model_class: type[ElmoPreTrainedModel] | None = None
+) -> ElmoPreTrainedModel:
     """Build an ``ElmoModel`` (or ``model_class``) from the original options and weight files."""
     model_class = model_class or ElmoModel
     config = original_config(options_path)
@@ -136,8 +147,8 @@ def load_allennlp(options_path: PathLike, weights_path: PathLike, model_class: t
 
 
 def load_allennlp_with_softmax(
-    model_class: type, options_path: PathLike, weights_path: PathLike, softmax_path: PathLike
-):
+    model_class: type[_LM], options_path: PathLike, weights_path: PathLike, softmax_path: PathLike
+) -> _LM:
     """``model_class`` (``ElmoForBidirectionalLM``) from the original biLM files plus a softmax dump
     (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,), read as float32 and refused, naming the file and
     dataset, where they are another file's, do not fit the options, do not store the values their

@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 import spacy
 import torch
+from spacy.language import Language
 from spacy.tokens import DocBin
 from spacy.training import Example
 from spacy.training.initialize import init_nlp
@@ -93,7 +94,7 @@ def convert(task: str, output: Path, max_train: int, max_eval: int) -> dict[str,
     return paths
 
 
-def score(nlp, examples: list[Example], pipe_task: str) -> float:
+def score(nlp: Language, examples: list[Example], pipe_task: str) -> float:
     """Entity F1 (NER) or accuracy (exclusive text classes), in percent."""
     if pipe_task == "ner":
         return 100.0 * nlp.evaluate(examples)["ents_f"]
@@ -105,7 +106,7 @@ def score(nlp, examples: list[Example], pipe_task: str) -> float:
     return 100.0 * sum(hits) / len(hits)
 
 
-def pipe_words_per_second(nlp, paths: dict[str, Path], batch_size: int) -> float:
+def pipe_words_per_second(nlp: Language, paths: dict[str, Path], batch_size: int) -> float:
     """Tokens a second of one timed ``nlp.pipe`` pass over the test split's texts."""
     texts = [doc.text for doc in DocBin().from_disk(paths["test"]).get_docs(nlp.vocab)]
     start = time.perf_counter()

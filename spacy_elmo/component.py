@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
@@ -130,7 +131,7 @@ class ElmoComponent(TrainablePipe):
             return True
         return False
 
-    def find_listeners(self, component) -> None:
+    def find_listeners(self, component: Any) -> None:  # any pipe of the pipeline
         """Add the ``ElmoListener`` layers of ``component`` whose upstream is this one or ``*``.
         In ``spacy train``, where spaCy links the pipeline after reading ``[training]``, a frozen
         component that a trained listener would get no layers from is a config error then
@@ -338,7 +339,7 @@ class ElmoComponent(TrainablePipe):
         else:
             self.model.finish_update(sgd)
 
-    def get_loss(self, examples: Iterable[Example], scores) -> None:
+    def get_loss(self, examples: Iterable[Example], scores: object) -> None:
         """The component has no loss of its own: its gradients come from the listeners."""
         return None
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from spacy.language import Language
@@ -20,6 +21,9 @@ from spacy.language import Language
 from hf_elmo.fileio import atomic_file, check_writable
 
 from .scalar_mix import layer_weights
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 MIX_NAME = "elmo-scalar-mix"
 
@@ -83,7 +87,7 @@ def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
         _pyplot().close(figure)
 
 
-def layer_weights_figure(mixes: Sequence[MixWeights]):
+def layer_weights_figure(mixes: Sequence[MixWeights]) -> "Figure":
     """A matplotlib figure with one panel per mix, a bar per layer labelled with its weight."""
     plt = _pyplot()
     figure, axes = plt.subplots(1, len(mixes), figsize=(3.2 * len(mixes), 3.0), squeeze=False)

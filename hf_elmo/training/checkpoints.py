@@ -364,7 +364,14 @@ def start_run(
     vocabulary.save(folder / VOCAB_FILE)
 
 
-def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], rank: int, world: int) -> None:
+def save_checkpoint(
+    folder: Path,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    position: dict[str, Any],
+    rank: int,
+    world: int,
+) -> None:
     """Model + optimizer (rank 0), RNG state of every rank, and the data position.
 
     Every rank writes its RNG state of this step (``rng_file``), then rank 0 the model, optimizer
@@ -400,7 +407,9 @@ def save_checkpoint(folder: Path, model, optimizer, position: dict[str, Any], ra
             earlier.unlink(missing_ok=True)
 
 
-def load_checkpoint(folder: Path, model, optimizer, rank: int, world: int) -> dict[str, Any] | None:
+def load_checkpoint(
+    folder: Path, model: torch.nn.Module, optimizer: torch.optim.Optimizer, rank: int, world: int
+) -> dict[str, Any] | None:
     """Restore a checkpoint written by ``save_checkpoint``; returns the data position or None.
 
     Refused before anything is restored: a checkpoint of another number of processes, and one whose

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,7 +165,7 @@ def collate_sentences(
     sentences: Sequence[Sequence[str]],
     vocabulary: Vocabulary,
     word_inputs: bool = False,
-    char_ids=None,
+    char_ids: Callable[[str], list[int]] | None = None,
     max_characters_per_token: int = 50,
 ) -> LMBatch:
     """An ``LMBatch`` of tokenised sentences, each wrapped in ``<S>`` ... ``</S>`` (``add_sentence_markers``)."""

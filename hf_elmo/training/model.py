@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +137,7 @@ def resolve_bilm_implementation(requested: str, config: ElmoConfig, device: torc
     return requested
 
 
-def make_optimizer(name: str, params, lr: float | None) -> torch.optim.Optimizer:
+def make_optimizer(name: str, params: Iterable[torch.nn.Parameter], lr: float | None) -> torch.optim.Optimizer:
     """Adagrad (accumulator 1.0, as bilm-tf) or Adam; ``lr`` None: the optimizer's ``DEFAULT_LR``."""
     if name not in DEFAULT_LR:
         raise ValueError(f"unknown optimizer {name!r}; choose one of {sorted(DEFAULT_LR)}")

@@ -140,7 +140,7 @@ def publishable_path(path: PathLike) -> str:
 
 
 def model_card_fields(
-    model,
+    model: ElmoForBidirectionalLM,
     settings: PretrainSettings,
     position: dict[str, Any],
     metrics: dict[str, Any],

@@ -96,7 +96,14 @@ ORDER_CORRELATION = -0.1
 ORDER_SAMPLE_WORDS = 500
 
 
-def train_step(model, optimizer, batch: LMBatch, device: torch.device, clip_norm: float, amp: bool) -> torch.Tensor:
+def train_step(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    batch: LMBatch,
+    device: torch.device,
+    clip_norm: float,
+    amp: bool,
+) -> torch.Tensor:
     """One optimisation step; returns the (rank-local) loss."""
     optimizer.zero_grad(set_to_none=True)
     with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=amp):

@@ -11,6 +11,8 @@ from ._args import add_device_option, add_model_option, add_threads_option, posi
 if TYPE_CHECKING:
     import torch
 
+    from hf_elmo import ElmoModel
+
 DEFAULT_SENTENCES = ("Let's stick to improvisation in this skit", "he hit it with a stick")
 
 
@@ -45,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def embed(model, sentences: Sequence[Sequence[str]]) -> list[torch.Tensor]:
+def embed(model: ElmoModel, sentences: Sequence[Sequence[str]]) -> list[torch.Tensor]:
     """Per sentence, a tensor (L+1, T, 2P) of its layers (``embed_sentences``: independent of
     batching); a long token is truncated as the original ELMo does, as ``elmo perplexity`` does."""
     import torch
@@ -74,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     text = [sentence.split() for sentence in read_corpus(text_path, max_sentence_tokens=MAX_LINE_CHARS)]
     model_path = args.model or DEFAULT_MODEL_NAME
     model, _ = load_bilm(model_path)
-    model.to(device)
+    model.to(device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
     queries = [split_words(s, "spacy:en")[0] for s in args.sentences]  # as the shipped model's corpus
     positions = []
     for sentence, tokens in zip(args.sentences, queries):

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     model_id = source_description(source)
     tokenizer = model_tokenizer(model, **tokenizer_settings(args))
     _warn_if_unsplit(args.input, tokenizer.pre_tokenizer)
-    model.to(device=device, dtype=resolve_dtype(args.dtype))
+    model.to(device=device, dtype=resolve_dtype(args.dtype))  # type: ignore[call-arg]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
     result = embed_file(
         model,
         args.input,

@@ -11,9 +11,12 @@ import argparse
 import json
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._args import add_device_option, add_field_option, add_threads_option, use_threads
+
+if TYPE_CHECKING:
+    from hf_elmo.training.settings import PretrainSettings
 
 #: Model-shape options: each overrides the preset's ElmoConfig field of the same name.
 SHAPE_OVERRIDES = (
@@ -80,7 +83,7 @@ def filters_json(text: str) -> Any:
         raise argparse.ArgumentTypeError(f'must be JSON, e.g. "[[1,32],[2,64]]", got {text!r}') from None
 
 
-def settings_from_args(args: argparse.Namespace):
+def settings_from_args(args: argparse.Namespace) -> PretrainSettings:
     """The ``PretrainSettings`` of a parsed command line (``config_overrides`` from the shape options)."""
     from hf_elmo.training.settings import NO_CLIP, PretrainSettings
 

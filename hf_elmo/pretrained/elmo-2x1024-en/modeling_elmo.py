@@ -117,6 +117,7 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
 
 
 _Result = TypeVar("_Result")
+_Model = TypeVar("_Model", bound="ElmoPreTrainedModel")
 
 
 class CheckpointedParts(nn.Module):
@@ -624,14 +625,14 @@ class ElmoPreTrainedModel(PreTrainedModel):
             nn.init.zeros_(module.warm_c)
 
     @classmethod
-    def from_allennlp(cls, options_path: str | os.PathLike, weights_path: str | os.PathLike):
+    def from_allennlp(cls: type[_Model], options_path: str | os.PathLike, weights_path: str | os.PathLike) -> _Model:
         """Convert the original ``options.json`` + ``weights.hdf5`` (needs the hf-elmo package and h5py)."""
         return require_package_loader(cls).from_allennlp(cls, options_path, weights_path)
 
     @classmethod
     def from_pretrained(  # (name, *args, **kwargs): passes every argument on
         cls, pretrained_model_name_or_path: str | os.PathLike | None, *args: Any, **kwargs: Any
-    ):
+    ) -> Any:  # the model, or (model, info) with output_loading_info, as transformers' own
         """``PreTrainedModel.from_pretrained``: float32 unless ``dtype`` is given, safetensors only.
 
         Weights may be stored in float16 or bfloat16 (smaller files), but unless the caller passes
