@@ -50,8 +50,9 @@ MANIFEST = EXPORT_MANIFEST  # fileio recognises an earlier export by it (what --
 PACKAGES = {"onnx": ("onnx", "onnxscript", "onnxruntime"), "torch-export": ()}
 INPUT_NAME = "char_ids"
 OUTPUT_NAMES = ("layers", "mask")
-#: The manifest's record of ``export_model``'s check: the graph's ``parity_error`` on ``PROBE_SENTENCES``
-#: (null where the model's own layers are not finite there), which ``elmo export`` prints.
+#: The manifest's record of ``export_model``'s check (``_check_graph``): the graph's max abs difference
+#: from the eager model on ``PROBE_SENTENCES`` (null where the model's own layers are not finite
+#: there), which ``elmo export`` prints.
 PARITY_KEY = "max_abs_difference"
 #: ONNX Runtime's name of an output's type -> the manifest's dtype.
 ONNX_DTYPES = {"tensor(float)": "float32", "tensor(float16)": "float16", "tensor(bfloat16)": "bfloat16"}
@@ -143,7 +144,7 @@ def export_model(
 
 def _check_graph(model: ElmoModel, exported: ExportedElmo, format: str, dtype: str) -> float:
     """The one run of the written graph ``exported`` on ``PROBE_SENTENCES`` that ``export_model`` makes:
-    its ``parity_error`` (max abs difference from ``model``'s eager layers), after refusing it when it
+    its max abs difference from ``model``'s eager layers, after refusing it when it
     gives infinite or NaN layers where ``model``'s are finite (its ``dtype`` cannot hold the model's values)."""
     actual, expected = _probe_layers(model, exported, PROBE_SENTENCES)
     if bool(actual.isfinite().all()) or not bool(expected.isfinite().all()):
@@ -352,22 +353,13 @@ class TorchExportElmo(ExportedElmo):
             return self.module(torch.from_numpy(char_ids))
 
 
-#: Sentences that ``parity_error`` runs by default: a padded batch of 1 to 12 tokens, tokens of 1
-#: to 60 characters (past the 48 bytes ELMo reads), non-ASCII text.
+#: Sentences that ``export_model``'s check runs (``_check_graph``): a padded batch of 1 to 12
+#: tokens, tokens of 1 to 60 characters (past the 48 bytes ELMo reads), non-ASCII text.
 PROBE_SENTENCES = [
     ["The", "exported", "graph", "must", "match", "the", "model", "."],
     ["ELMo"],
     ["Größe", "naïve", "日本語", "🙂", "x" * 60, "a"] * 2,
 ]
-
-
-def parity_error(
-    model: ElmoModel, exported: ExportedElmo, sentences: Sequence[Sequence[str]] = PROBE_SENTENCES
-) -> float:
-    """Max abs difference between ``exported`` and ``model``'s stateless eager layers on ``sentences``
-    (``model`` in eval mode: the graph has no dropout; ``_probe_layers``)."""
-    actual, expected = _probe_layers(model, exported, sentences)
-    return float((actual - expected).abs().max())
 
 
 def _probe_layers(
