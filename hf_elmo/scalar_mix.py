@@ -7,8 +7,10 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-_LAYER_NORMS = (None, "batch", "token")
-_EPS = 1e-13
+#: ``ScalarMix``'s ``layer_norm`` choices, and the variance floor of its normalisation (also
+#: ``spacy_elmo.scalar_mix``'s: the two mixes compute the same).
+LAYER_NORMS = (None, "batch", "token")
+EPS = 1e-13
 
 
 class ScalarMix(nn.Module):
@@ -39,8 +41,8 @@ class ScalarMix(nn.Module):
         dropout: float = 0.0,
     ) -> None:
         super().__init__()
-        if layer_norm not in _LAYER_NORMS:
-            raise ValueError(f"layer_norm must be one of {_LAYER_NORMS}, got {layer_norm!r}")
+        if layer_norm not in LAYER_NORMS:
+            raise ValueError(f"layer_norm must be one of {LAYER_NORMS}, got {layer_norm!r}")
         if initial_scalar_parameters is None:
             initial_scalar_parameters = [0.0] * num_layers
         if len(initial_scalar_parameters) != num_layers:
@@ -97,13 +99,13 @@ class ScalarMix(nn.Module):
 
 def _in_float32(layer: torch.Tensor) -> torch.Tensor:
     """``layer`` in float32 at least, where its layer norm is computed: in float16 a sum over a batch
-    overflows, a small variance rounds to 0 and ``_EPS`` to nothing (0 / 0: NaN), as torch's own
+    overflows, a small variance rounds to 0 and ``EPS`` to nothing (0 / 0: NaN), as torch's own
     layer_norm is run in float32 under autocast."""
     return layer.to(torch.promote_types(layer.dtype, torch.float32))
 
 
 def _normalised(centred: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:
-    """``centred / sqrt(variance + _EPS)``, but zeros with a zero gradient where ``variance`` is 0 (a
-    padding position's zeros under ``"token"``): they are no output of the biLM, and ``_EPS`` alone
-    would scale their gradient by 1/sqrt(_EPS), about 3e6. As ``spacy_elmo.scalar_mix._layer_norm``."""
-    return torch.where(variance > 0, centred / torch.sqrt(variance + _EPS), 0.0)
+    """``centred / sqrt(variance + EPS)``, but zeros with a zero gradient where ``variance`` is 0 (a
+    padding position's zeros under ``"token"``): they are no output of the biLM, and ``EPS`` alone
+    would scale their gradient by 1/sqrt(EPS), about 3e6. As ``spacy_elmo.scalar_mix._layer_norm``."""
+    return torch.where(variance > 0, centred / torch.sqrt(variance + EPS), 0.0)

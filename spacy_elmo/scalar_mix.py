@@ -19,10 +19,9 @@ from typing import cast
 from thinc.api import Model, Ops
 from thinc.types import Floats1d, Floats2d, Floats3d
 
-from .config_errors import check_setting
+from hf_elmo.scalar_mix import EPS, LAYER_NORMS
 
-LAYER_NORMS = (None, "batch", "token")
-EPS = 1e-13
+from .config_errors import check_setting
 
 
 def scalar_mix(
