@@ -138,10 +138,7 @@ def load_allennlp(
     config = original_config(options_path)
     state = elmo_state_dict(weights_path, config)
     model = model_class(config)
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
-    if missing or unexpected:  # a bug in this converter, never the user's file
-        raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
+    _check_converted(*model.load_state_dict(state, strict=False))
     model.eval()
     return model
 
@@ -180,14 +177,20 @@ def load_allennlp_with_softmax(
     state = elmo_state_dict(weights_path, config)
     config = ElmoConfig.from_dict({**config.to_dict(), "vocab_size": weight.shape[0], "softmax": "full"})
     model = model_class(config)
-    missing, unexpected = model.elmo.load_state_dict(state, strict=False)
-    missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
-    if missing or unexpected:
-        raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
+    _check_converted(*model.elmo.load_state_dict(state, strict=False))
     with torch.no_grad():
         model.softmax.weight.copy_(weight)
         model.softmax.bias.copy_(bias)
     return model.eval()
+
+
+def _check_converted(missing: Sequence[str], unexpected: Sequence[str]) -> None:
+    """Raise where the converted state (``elmo_state_dict``) and the model's parameters differ other
+    than by the warm state (``warm_h``, ``warm_c``: zeros until ``warm_up``, never in the original
+    files): a bug in this converter, never the user's file."""
+    missing = [k for k in missing if not k.endswith(("warm_h", "warm_c"))]
+    if missing or unexpected:
+        raise RuntimeError(f"converter mismatch: missing {missing}, unexpected {unexpected}")
 
 
 def _check_softmax_shapes(
