@@ -14,6 +14,7 @@ from dataclasses import InitVar, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..configuration_elmo import RELEASED_FILTERS
 from .schedule import LR_SCHEDULES
 
 #: The smallest batch: one sentence of one token between its two markers.
@@ -36,14 +37,14 @@ PRESETS: dict[str, dict[str, Any]] = {
         filters=[[1, 32], [2, 32], [3, 64], [4, 128]], n_highway=1, lstm_dim=256, projection_dim=128, n_layers=2
     ),
     "small": dict(
-        filters=[[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]],
+        filters=RELEASED_FILTERS,
         n_highway=1,
         lstm_dim=1024,
         projection_dim=128,
         n_layers=2,
     ),
     "original": dict(
-        filters=[[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]],
+        filters=RELEASED_FILTERS,
         n_highway=2,
         lstm_dim=4096,
         projection_dim=512,

@@ -48,6 +48,8 @@ SIZE_LIMITS: dict[str, tuple[int, int]] = {
 }
 #: The char CNN: at most this many filters, channels per filter and channels in all (F).
 MAX_FILTERS, MAX_FILTER_CHANNELS, MAX_TOTAL_CHANNELS = 64, 8192, 16384
+#: The released models' char CNN: ``ElmoConfig``'s default, and the "small" and "original" pretraining presets'.
+RELEASED_FILTERS = [[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]]
 _FILTERS_FORM = "a list of [width, n_channels] pairs, e.g. [[1, 32], [2, 32], [3, 64]]"
 
 #: Where each field lives in the original ``options.json``.
@@ -346,7 +348,7 @@ class ElmoConfig(PretrainedConfig):
         **kwargs: Any,
     ) -> None:
         if filters is None:
-            filters = [[1, 32], [2, 32], [3, 64], [4, 128], [5, 256], [6, 512], [7, 1024]]
+            filters = RELEASED_FILTERS
         # Each assignment runs the field's check (``__setattr__``); ``validate`` then checks them together.
         self.char_embedding_dim: int = char_embedding_dim
         self.max_characters_per_token: int = max_characters_per_token
