@@ -51,7 +51,6 @@ import numpy as np
 
 from shared_data import shared_dir
 
-REPO = Path(__file__).resolve().parent.parent
 SIZES = {
     "small": "elmo_2x1024_128_2048cnn_1xhighway_options.json",
     "original": "elmo_2x4096_512_2048cnn_2xhighway_options.json",

@@ -57,9 +57,8 @@ from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read
 from spacy_elmo.layer_weights import MixWeights, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
 
-from shared_data import shared_dir
+from shared_data import REPO, shared_dir
 
-REPO = Path(__file__).resolve().parent.parent
 CONFIGS = REPO / "spacy_elmo" / "configs"
 SPLITS = ("train", "dev", "test")
 TASKS = {
