@@ -441,3 +441,23 @@ def test_ctrl_c_in_any_command_is_one_line_and_status_130(command, tmp_path, mon
     assert elmo_main(argv) == 130
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(f"elmo {command}: interrupted"), err
+
+
+def test_embed_and_export_options_offer_the_librarys_defaults_and_choices():
+    """The parser is built without importing hf_elmo (``elmo --help`` answers at once), so embed's
+    and export's defaults and choices are written out there: they must be ``hf_elmo.embed``'s and
+    ``hf_elmo.export``'s."""
+    from hf_elmo.embed import DEFAULT_BATCH_TOKENS, DEFAULT_CHUNK_LINES, LAYERS
+    from hf_elmo.export import DTYPES
+
+    parsers = command_parsers()
+    embed = {action.dest: action for action in parsers["embed"]._actions}
+    assert (embed["tokens_per_batch"].default, embed["chunk_lines"].default) == (
+        DEFAULT_BATCH_TOKENS,
+        DEFAULT_CHUNK_LINES,
+    )
+    assert tuple(embed["layers"].choices) == LAYERS
+    assert f"(default {DEFAULT_BATCH_TOKENS})" in embed["tokens_per_batch"].help
+    export = {action.dest: action for action in parsers["export"]._actions}
+    assert list(export["format"].choices) == list(DTYPES)
+    assert list(export["dtype"].choices) == list(dict.fromkeys(d for dtypes in DTYPES.values() for d in dtypes))
