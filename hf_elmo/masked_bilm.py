@@ -19,8 +19,8 @@ a (B, S) mask of real steps,
 No step reads a value back to the host (no ``.item()``, ``.tolist()``, boolean indexing or
 ``nonzero``), so one call can be captured as a CUDA graph (``cuda_graphs.py``) or traced
 (``export_graph.py``). The loop over the steps is pluggable: ``unrolled_scan`` (a Python loop,
-what CUDA graphs capture) or ``torch._higher_order_ops.scan.scan`` (one ``Scan`` node in an
-exported graph); both call the same ``_step``.
+what CUDA graphs capture) or ``torch._higher_order_ops.scan.scan`` (``export_graph.unaliased_scan``:
+one ``Scan`` node in an exported graph); both run the same step (``masked_bilm_layer``'s ``step``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def masked_bilm(
         h0, c0: (2, L, P) and (2, L, C) the initial state of every row (zeros or the warm state).
         cell_clip, proj_clip: clipping of the cell and the projected state (``None``: none).
         use_skip_connections: add each layer's input to its output from layer 1 on.
-        loop: how the steps run (``unrolled_scan`` or ``scan``).
+        loop: how the steps run (``unrolled_scan``, or ``export_graph.unaliased_scan``'s ``scan``).
 
     Returns:
         L tensors (B, S, 2P), forward and backward outputs concatenated, zero where ``real`` is False.
