@@ -4,7 +4,7 @@
 ``../shared/docs/elmo-format.md``): a row per parameter of ours, naming the hdf5 dataset it comes
 from, the dataset's shape for the options, and the transform each way. ``elmo_state_dict`` reads
 a weight file through it (checking every dataset's presence, shape and values against the
-options, and that the file stores the values each shape declares: ``unstored_values``);
+options, and that the file stores the numbers each shape declares: ``stored_values``);
 ``allennlp_datasets`` and ``save_allennlp`` write one through the inverse transforms.
 ``read_options`` parses ``options.json``.
 
@@ -226,8 +226,8 @@ def read_options(options_path: PathLike) -> ElmoConfig:
 def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[str, np.ndarray]:
     """Every dataset ``table`` names, as float32; all problems found are raised together, among
     them datasets the table does not name (weights of layers the options do not have). A dataset
-    that is another file's (``foreign_data``), of the wrong shape or not stored in the file
-    (``unstored_values``) is refused before its values are read."""
+    that is another file's (``foreign_data``), of the wrong shape, not of numbers or not stored in the
+    file (``stored_values``) is refused before its values are read."""
     import h5py
 
     path = Path(weights_path)
@@ -314,11 +314,13 @@ def foreign_data(handle: Any, name: str) -> str | None:
     return None
 
 
-#: The most data may inflate (its size over the bytes that store it), in a .zip archive's member
-#: (``hf_elmo.archives``' zip-bomb check) or an hdf5 dataset's compressed chunks (``unstored_values``):
-#: trained float weights compress to about 90%, an options file of a few hundred bytes little more
-#: than 2x; a bomb, 1000x. Data of at most ``_SMALL_DATA`` bytes may inflate more (a short all-zero
-#: bias compresses further, and costs nothing).
+#: The most data may inflate (its size over the bytes that store it) where its size is the file's to
+#: declare, not the options': a .zip archive's member (``hf_elmo.archives``' zip-bomb check) and a
+#: softmax dump's ``softmax/W``, whose rows are the words (``inflated``): trained float weights
+#: compress to about 90%, an options file of a few hundred bytes little more than 2x; a bomb, 1000x.
+#: Data of at most ``_SMALL_DATA`` bytes may inflate more (a short all-zero bias compresses further,
+#: and costs nothing). A dataset whose shape the options fix needs no such bound: all-zero ones (a
+#: zero bias, an untrained layer) compress far beyond it.
 MAX_INFLATION = 100
 _SMALL_DATA = 1 << 16
 
@@ -329,13 +331,36 @@ def inflates_too_much(size: int, stored: int) -> bool:
     return size > _SMALL_DATA and size > MAX_INFLATION * max(stored, 1)
 
 
+def inflated(name: str, dataset: Any) -> str | None:
+    """A problem line when the open hdf5 dataset ``name`` (``dataset``), whose size the file chose (a
+    softmax's number of words), is compressed beyond ``MAX_INFLATION`` (a bomb: a file of a few KB
+    declaring gigabytes of values), found from its storage before any value is read; else ``None``."""
+    declared, stored = int(dataset.nbytes), int(dataset.id.get_storage_size())
+    if not inflates_too_much(declared, stored):
+        return None
+    return (
+        f"dataset {name!r} declares {declared:,} bytes of values stored in {stored:,} "
+        f"({declared // max(stored, 1):,}x), more than any ELMo weight compresses ({MAX_INFLATION}x): an hdf5 "
+        "bomb? its values are not read; get the weights from where they were published"
+    )
+
+
+def not_numbers(name: str, dataset: Any) -> str | None:
+    """A problem line when the open hdf5 dataset ``name`` (``dataset``) holds values other than
+    integers or floats (strings, variable-length arrays, compounds), whose size its shape does not
+    bound: a checked shape bounds a dataset of numbers to 16 bytes a value. ``None`` for numbers."""
+    dtype = dataset.dtype
+    if dtype.kind in "fiu" and dtype.subdtype is None:
+        return None
+    return f"dataset {name!r} holds values of type {dtype}, not numbers: a weight file holds float arrays"
+
+
 def unstored_values(name: str, dataset: Any) -> str | None:
     """A problem line when the open hdf5 dataset ``name`` (``dataset``) does not store the values its
     shape declares, found from its storage before any value is read: created but never written, or
     chunked with chunks never written (a conversion or download cut short), which hdf5 reads back as
-    the fill value (zeros) with no error; or compressed beyond ``MAX_INFLATION`` (a bomb: a file of a
-    few KB declaring gigabytes of values). ``None`` for a dataset that stores its values (a
-    contiguous one in full, a chunked one in every chunk its shape has), gzip-compressed or not."""
+    the fill value (zeros) with no error. ``None`` for a dataset that stores its values (a contiguous
+    one in full, a chunked one in every chunk its shape has), gzip-compressed or not."""
     declared = int(dataset.nbytes)
     stored = int(dataset.id.get_storage_size())
     if dataset.chunks is None:  # contiguous (or compact): its storage is allocated in full, or not at all
@@ -350,23 +375,21 @@ def unstored_values(name: str, dataset: Any) -> str | None:
             f"the fill value {dataset.fillvalue}; the file is incomplete (a conversion or download cut short?): "
             "convert or download it again"
         )
-    if inflates_too_much(declared, stored):
-        return (
-            f"dataset {name!r} declares {declared:,} bytes of values stored in {stored:,} "
-            f"({declared // max(stored, 1):,}x), more than any ELMo weight compresses ({MAX_INFLATION}x): an hdf5 "
-            "bomb? its values are not read; get the weights from where they were published"
-        )
     return None
 
 
-def stored_values(name: str, dataset: Any) -> tuple[np.ndarray | None, list[str]]:
+def stored_values(name: str, dataset: Any, bounded: bool = True) -> tuple[np.ndarray | None, list[str]]:
     """The values of the open hdf5 dataset ``name`` (``dataset``, its shape checked by the caller) as
-    float32, and the problem lines that refuse them: values the file does not store
-    (``unstored_values``, found before any is read: then none is) or NaN or infinite ones
-    (``non_finite``). The biLM's datasets (``elmo_state_dict``) and the LM softmax's
-    (``load_allennlp_with_softmax``) are read through it; an ``OSError`` of reading (a truncated
-    file) is the caller's to name."""
-    unstored = unstored_values(name, dataset)
+    float32, and the problem lines that refuse them: values that are not numbers (``not_numbers``)
+    or that the file does not store (``unstored_values``), or where the shape is not ``bounded`` by
+    the options (a softmax's number of words) compressed beyond ``MAX_INFLATION`` (``inflated``),
+    all found before any is read (then none is); or NaN or infinite ones (``non_finite``). A checked
+    shape bounds the size of a dataset of numbers, all-zero and compressed 1000x or not. The biLM's
+    datasets (``elmo_state_dict``) and the LM softmax's (``load_allennlp_with_softmax``) are read
+    through it; an ``OSError`` of reading (a truncated file) is the caller's to name."""
+    unstored = (
+        not_numbers(name, dataset) or unstored_values(name, dataset) or (None if bounded else inflated(name, dataset))
+    )
     if unstored:
         return None, [unstored]
     array = np.asarray(dataset[...], dtype=np.float32)

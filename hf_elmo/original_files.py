@@ -149,7 +149,8 @@ def load_allennlp_with_softmax(
     """``model_class`` (``ElmoForBidirectionalLM``) from the original biLM files plus a softmax dump
     (hdf5 ``softmax/W`` (V, P), ``softmax/b`` (V,), read as float32 and refused, naming the file and
     dataset, where they are another file's, do not fit the options, do not store the values their
-    shapes declare (never written, or a bomb) or hold NaN or infinite values)."""
+    shapes declare (never written; or a bomb: a softmax/W compressed beyond ``MAX_INFLATION``, its
+    words being the file's to declare) or hold NaN or infinite values)."""
     import h5py
 
     config = original_config(options_path)
@@ -165,7 +166,9 @@ def load_allennlp_with_softmax(
                 )
             # before reading the gigabytes a header may claim
             _check_softmax_shapes(softmax_path, weight_shape, bias_shape, config)
-            values = [stored_values(name, handle[name]) for name in ("softmax/W", "softmax/b")]
+            # the number of words is the file's to declare (softmax/b's is softmax/W's, and a P-th of its size)
+            values = [stored_values("softmax/W", handle["softmax/W"], bounded=False)]
+            values.append(stored_values("softmax/b", handle["softmax/b"]))
     except FileNotFoundError:
         raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None
     except (OSError, KeyError) as err:

@@ -64,9 +64,9 @@ def test_export_to_the_original_format_round_trips_exactly(original, tmp_path):
 @pytest.mark.parametrize("compression", [None, "gzip"])
 def test_weight_files_the_converter_writes_load_as_written_also_gzip_compressed(compression, original, tmp_path):
     """What ``save_allennlp`` writes (contiguous datasets), and the same gzip-compressed in h5py's
-    chunks, an all-zero matrix among them (3 KB, compressed beyond 100x: small data may), load the
-    model they hold: the check that refuses datasets the file does not store (unwritten, a bomb)
-    passes them."""
+    chunks, an all-zero matrix among them (compressed beyond 100x: a weight whose shape the options
+    fix may), load the model they hold: the check that refuses datasets the file does not store
+    (unwritten) passes them."""
     model = ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
     with torch.no_grad():
         model.char_cnn.highways[0].transform.weight.zero_()

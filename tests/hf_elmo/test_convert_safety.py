@@ -190,8 +190,9 @@ def values_read(monkeypatch) -> list[str]:
 UNSTORED = {
     "never written": "was never written in full: the file holds none of its values",
     "chunks never written": "was never written in full: the file holds {half:,} of its {rows:,} chunks",
-    "a bomb": "declares 1,048,576 bytes of values stored in",
 }
+#: What ``_unstored``'s "a bomb" is refused with where the file, not the options, sets its shape (softmax/W).
+BOMB = {"a bomb": "declares 1,048,576 bytes of values stored in"}
 
 
 @pytest.mark.parametrize("how", list(UNSTORED))
@@ -199,8 +200,7 @@ def test_a_weight_dataset_whose_values_the_file_does_not_store_is_refused_before
     how, tmp_path, capsys, values_read
 ):
     """A dataset created but never written, or some of whose chunks never were, reads back as its fill
-    value (zeros); a gzip-compressed one of 1 MB of zeros stored in 1 KB is a bomb (a few KB declaring
-    gigabytes). Was: converted, a model with zero weights, or gigabytes of zeros allocated."""
+    value (zeros). Was: converted, a model with zero weights."""
     original = tmp_path / "original"
     write_random_original(original, small_options(dim=4096), seed=3)
     name = "RNN_0/RNN/MultiRNNCell/Cell1/LSTMCell/W_0"  # (16, 16384) float32: 1 MB
@@ -216,12 +216,13 @@ def test_a_weight_dataset_whose_values_the_file_does_not_store_is_refused_before
     assert not (tmp_path / "model").exists()
 
 
-@pytest.mark.parametrize("how", list(UNSTORED))
+@pytest.mark.parametrize("how", [*UNSTORED, *BOMB])
 def test_a_softmax_whose_values_the_file_does_not_store_is_refused_before_they_are_read(
     how, original, tmp_path, values_read
 ):
-    """As the biLM's weights are (a softmax/W of 32,768 words, 1 MB). Was: loaded, an LM whose
-    softmax is zeros (every word equally likely)."""
+    """As the biLM's weights are (a softmax/W of 32,768 words, 1 MB), and a softmax/W compressed
+    beyond ``MAX_INFLATION``: its number of words is the file's, not the options', so a few KB could
+    declare gigabytes. Was: loaded, an LM whose softmax is zeros (every word equally likely)."""
     from hf_elmo import ElmoForBidirectionalLM
     from hf_elmo.convert import ElmoWeightsError
 
@@ -230,10 +231,64 @@ def test_a_softmax_whose_values_the_file_does_not_store_is_refused_before_they_a
     with h5py.File(softmax, "w") as handle:
         _unstored(handle, "softmax/W", np.ones((32_768, projection_dim), np.float32), how)
         handle["softmax/b"] = np.zeros(32_768, np.float32)
-    message = f"{softmax}: dataset 'softmax/W' " + UNSTORED[how].format(half=16_384, rows=32_768)
+    message = f"{softmax}: dataset 'softmax/W' " + {**UNSTORED, **BOMB}[how].format(half=16_384, rows=32_768)
     with pytest.raises(ElmoWeightsError, match=f"^{re.escape(message)}"):
         ElmoForBidirectionalLM.from_allennlp_with_softmax(original / "options.json", original / "weights.hdf5", softmax)
     assert "softmax/W" not in values_read
+
+
+def test_all_zero_gzip_compressed_weights_of_the_shapes_the_options_declare_load(tmp_path, capsys, values_read):
+    """Zeros compress far beyond ``MAX_INFLATION`` (1 MB of them to about 1 KB): a zero bias, an
+    untrained layer. A biLM dataset's shape is checked against the options before its values are
+    read, so its size is the model's, not the file's to choose; and a softmax/b of zeros beside a
+    trained softmax/W (whose rows it must match). Was: refused as "an hdf5 bomb?"."""
+    from hf_elmo import ElmoForBidirectionalLM
+
+    original = tmp_path / "original"
+    write_random_original(original, small_options(dim=4096), seed=3)
+    name = "RNN_0/RNN/MultiRNNCell/Cell1/LSTMCell/W_0"  # (16, 16384) float32: 1 MB
+    with h5py.File(original / "weights.hdf5", "a") as handle:
+        shape = handle[name].shape
+        del handle[name]
+        _unstored(handle, name, np.ones(shape, np.float32), "a bomb")
+        assert handle[name].nbytes > 100 * handle[name].id.get_storage_size()
+    assert convert(original, tmp_path / "model") == 0, capsys.readouterr().err
+    assert name in values_read
+    softmax = tmp_path / "softmax.hdf5"
+    with h5py.File(softmax, "w") as handle:
+        handle["softmax/W"] = np.random.default_rng(0).normal(size=(32_768, 8)).astype(np.float32)
+        handle.create_dataset("softmax/b", data=np.zeros(32_768, "<f4"), compression="gzip", compression_opts=9)
+    model = ElmoForBidirectionalLM.from_allennlp_with_softmax(
+        original / "options.json", original / "weights.hdf5", softmax
+    )
+    assert not model.softmax.bias.any()
+
+
+#: Datasets of a weight's shape that hold no numbers, with the value written to each: 8 MB declared
+#: in a few KB (a fixed-length string of 1 MB a value), or a size their shape does not bound
+#: (variable-length arrays).
+NOT_NUMBERS = {"|S1000000": ("S1000000", b"x"), "object": (h5py.vlen_dtype("f4"), np.zeros(3, np.float32))}
+
+
+@pytest.mark.parametrize("dtype", list(NOT_NUMBERS))
+def test_a_weight_dataset_that_holds_no_numbers_is_refused_before_its_values_are_read(
+    dtype, original, tmp_path, capsys, values_read
+):
+    """A weight's values are numbers, whose size its shape bounds; a string or variable-length
+    dataset's size its shape does not. Was: refused as a bomb (strings) or a traceback
+    (ValueError: setting an array element with a sequence)."""
+    with h5py.File(original / "weights.hdf5", "a") as handle:
+        del handle["CNN_proj/b_proj"]
+        kind, value = NOT_NUMBERS[dtype]
+        dataset = handle.create_dataset("CNN_proj/b_proj", shape=(8,), dtype=kind, compression="gzip")
+        for index in range(8):
+            dataset[index] = value
+    assert convert(original, tmp_path / "model") == 2
+    err = capsys.readouterr().err
+    assert f"dataset 'CNN_proj/b_proj' holds values of type {dtype}, not numbers" in err, err
+    assert "Traceback" not in err
+    assert "CNN_proj/b_proj" not in values_read
+    assert not (tmp_path / "model").exists()
 
 
 def _shapeless(handle: h5py.File, name: str, how: str) -> None:
