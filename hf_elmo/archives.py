@@ -7,6 +7,7 @@ archive's files into a temporary folder where they are read.
 
 from __future__ import annotations
 
+import errno
 import zipfile
 import zlib
 from pathlib import Path
@@ -35,13 +36,22 @@ def original_member_folder(archive: Path) -> str:
     return folders[0]
 
 
+#: What to do when the archive's files do not fit on the disk of the temporary folder.
+_NO_ROOM = (
+    "free some space and load it again, or set TMPDIR to a folder on a disk with room, or extract the archive "
+    "elsewhere and give its folder"
+)
+
+
 def extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
     """Copy the archive's options files (``options.json``, AllenNLP's ``NAME_options.json``) and
     (``weights``) the ``.hdf5`` files beside them that may be the biLM's weights (``is_weights_name``:
     not its softmax or embeddings dumps) into ``into`` (flat, under their base names: no member path
     ever leaves ``into``), where ``original_options_file`` picks the options file. Before any is
     written, each is checked (``_refuse_a_bomb``) and their declared sizes must fit on the disk of
-    the temporary folder (``ensure_free_space``: an ``OSError`` (ENOSPC) naming it and TMPDIR)."""
+    the temporary folder (``ensure_free_space``: an ``OSError`` (ENOSPC) naming it and TMPDIR); a
+    disk that fills anyway (another process) is the same one line. A member that cannot be extracted
+    leaves none of the files in ``into``."""
     prefix = original_member_folder(archive)
     with zipfile.ZipFile(archive) as handle:
         members = []
@@ -51,25 +61,32 @@ def extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
             if member.startswith(prefix) and "/" not in rest and wanted:
                 _refuse_a_bomb(archive, handle.getinfo(member))
                 members.append(member)
-        ensure_free_space(
-            into.parent,
-            sum(handle.getinfo(member).file_size for member in members),
-            f"extracting {archive} into a temporary folder",
-            "load it again, or set TMPDIR to a folder on a disk with room, or extract the archive elsewhere and give "
-            "its folder",
-        )
+        what = f"extracting {archive}"
+        total = sum(handle.getinfo(member).file_size for member in members)
+        ensure_free_space(into.parent, total, f"{what} into a temporary folder", _NO_ROOM)
+        written: list[Path] = []
         for member in members:
-            rest = member[len(prefix) :]
+            written.append(into / member[len(prefix) :])
             try:
-                with handle.open(member) as source, open(into / rest, "wb") as target:
+                with handle.open(member) as source, open(written[-1], "wb") as target:
                     while block := source.read(1 << 20):
                         target.write(block)
-            except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as err:
-                # a bad CRC, a truncated or corrupt stream, a password (RuntimeError), another compression
-                raise InvalidModelError(
-                    f"{archive}: its member {member} cannot be extracted ({err}); re-download the archive, or "
-                    "extract it with another tool and give the folder"
-                ) from None
+            except BaseException as err:
+                for path in written:
+                    path.unlink(missing_ok=True)
+                if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise OSError(
+                        err.errno,
+                        f"no space left on the disk of {into.parent} for {what}: its member {member} is not written "
+                        f"in full; {_NO_ROOM}",
+                    ) from None
+                if isinstance(err, (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError)):
+                    # a bad CRC, a truncated or corrupt stream, a password (RuntimeError), another compression
+                    raise InvalidModelError(
+                        f"{archive}: its member {member} cannot be extracted ({err}); re-download the archive, or "
+                        "extract it with another tool and give the folder"
+                    ) from None
+                raise
     return into
 
 

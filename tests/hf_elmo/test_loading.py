@@ -497,6 +497,56 @@ def test_a_zip_whose_files_do_not_fit_in_the_temporary_folder_is_refused_before_
     assert "\n" not in str(err.value) and opened_members == [] and list(temporary.iterdir()) == []
 
 
+class _FillsTheDisk:
+    """A file opened for writing that takes ``room`` bytes, then fails as a full disk does."""
+
+    def __init__(self, path, mode: str, room: int) -> None:
+        self.file, self.room = open(path, mode), room  # closed by __exit__
+
+    def write(self, data: bytes) -> int:
+        if len(data) > self.room:
+            self.file.write(data[: self.room])
+            self.room = 0
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.room -= len(data)
+        return self.file.write(data)
+
+    def __enter__(self) -> _FillsTheDisk:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.file.close()
+
+
+@pytest.mark.parametrize("how", ["loaded", "extracted"])
+def test_a_disk_that_fills_while_a_zip_is_extracted_is_one_line_and_leaves_nothing(
+    how, original, tmp_path, monkeypatch
+):
+    """The free space was enough when checked, then another process took it: the weights half written.
+    One line naming the archive, the temporary folder's disk and what to do, and no file left in the
+    folder extracted into. Was: a raw OSError "[Errno 28] No space left on device" and the half-written
+    weights.hdf5 left."""
+    import hf_elmo.archives
+
+    archive = _zip(original, tmp_path / "210.zip", "210/")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    monkeypatch.setattr(hf_elmo.archives, "open", lambda path, mode: _FillsTheDisk(path, mode, 1000), raising=False)
+    with pytest.raises(OSError) as err:
+        if how == "loaded":
+            ElmoModel.from_pretrained(archive)
+        else:
+            (temporary / "extracted").mkdir()
+            hf_elmo.archives.extract_original_files(archive, temporary / "extracted", weights=True)
+    assert err.value.errno == errno.ENOSPC and "\n" not in str(err.value)
+    assert str(err.value).startswith(
+        f"[Errno 28] no space left on the disk of {temporary} for extracting {archive}: its member 210/weights.hdf5 "
+        "is not written in full; free some space and load it again, or set TMPDIR to a folder on a disk with room"
+    ), err.value
+    assert [path for path in temporary.rglob("*") if path.is_file()] == []
+
+
 @pytest.mark.parametrize("where", ["folder", "zip"])
 def test_original_files_whose_only_hdf5_is_a_softmax_dump_are_refused_naming_them(where, original, tmp_path):
     """Named as what they are when the model is resolved. Was: taken for the original files, then, once
