@@ -149,9 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _error(path: Path, error: Exception) -> int:
-    """Print one error line naming ``path``; the exit code 1."""
+    """Print one error line naming ``path`` once: the message alone where it names ``path`` already
+    (spaCy's and ``check_writable``'s do), else ``path: message``; the exit code 1."""
     message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    print(f"error: {path}: {message}", file=sys.stderr)
+    print(f"error: {message}" if str(path) in message else f"error: {path}: {message}", file=sys.stderr)
     return 1
 
 

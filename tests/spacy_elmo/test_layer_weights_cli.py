@@ -60,8 +60,9 @@ def test_the_usage_names_the_command_as_it_is_run(capsys):
 def test_an_output_on_a_read_only_file_system_or_unwritable_folder_is_one_line_naming_it_before_loading(
     code, under, tmp_path, capsys, monkeypatch
 ):
-    """Was: the pipeline loaded, then '[Errno 30] Read-only file system: '.../new'' (or the PNG's
-    temporary file) from making the folder or writing the file."""
+    """Named once. Was: the pipeline loaded, then '[Errno 30] Read-only file system: '.../new'' (or
+    the PNG's temporary file) from making the folder or writing the file; then 'error: OUT: [Errno 30]
+    cannot write OUT: ...', the output named twice."""
     folder = tmp_path / "ro"
     folder.mkdir()
     out = folder / under / "w.png"
@@ -73,8 +74,20 @@ def test_an_output_on_a_read_only_file_system_or_unwritable_folder_is_one_line_n
     refuse_writes_in(monkeypatch, folder, code)
     assert main([str(tmp_path / "pipeline"), str(out)]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"error: {out}: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})"
+        f"error: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})"
     ]
     assert list(folder.iterdir()) == []
     with pytest.raises(OSError, match=f"cannot write {out}: {folder} is not writable"):
         save_layer_weights([MixWeights("ner", np.array([0.2, 0.5, 0.3]), 1.5)], out)
+
+
+@pytest.mark.parametrize("pipeline", ["missing", "not a pipeline"])
+def test_a_pipeline_that_cannot_be_loaded_is_one_line_naming_it_once(pipeline, tmp_path, capsys):
+    """spaCy's message names the folder ("[E052] Can't find model directory: PATH"). Was: 'error: PATH:
+    [E052] Can't find model directory: PATH', the folder named twice."""
+    path = tmp_path / pipeline
+    if pipeline == "not a pipeline":
+        path.mkdir()
+    assert main([str(path), str(tmp_path / "w.png")]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: [E05") and line.endswith(str(path)) and line.count(str(path)) == 1, line
