@@ -48,7 +48,8 @@ def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
     file's, or those that concatenated files carry into it: ``BYTE_ORDER_MARK``); an invalid byte becomes
     a lone surrogate (``errors="surrogateescape"``) for the caller to report (``undecodable_byte``).
     A gzip-compressed file (``is_gzip``, whatever its name) is decompressed as it is read; damaged
-    gzip data is a ``CorpusError``, and so is a UTF-16 or UTF-32 file (``_refuse_other_encodings``).
+    gzip data is a ``CorpusError``, and so is a UTF-16 or UTF-32 file (``_refuse_other_encodings``:
+    one with its byte-order mark, or UTF-16 without one, from its first characters).
 
     With ``max_chars``, at most ``max_chars + 1`` characters of a line are read at a time, so that
     a file without line breaks is not read whole: a longer line comes as its first piece, without
@@ -57,9 +58,10 @@ def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
     opener = gzip.open if is_gzip(path) else open
     with opener(path, "rt", encoding=TEXT_ENCODING, errors="surrogateescape") as handle:
         try:
+            _refuse_other_encodings(path, handle.read(_START_CHARS))
+            handle.seek(0)
             size = -1 if max_chars is None else max_chars + 1
             line = handle.readline(size)
-            _refuse_other_encodings(path, line)
             at_line_start = True  # a line longer than max_chars comes in pieces: its first starts it
             while line:
                 if at_line_start and line[:1] == BYTE_ORDER_MARK:
@@ -71,18 +73,30 @@ def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
             raise CorpusError(f"{path}: damaged gzip data ({err}); download or compress the file again") from None
 
 
-def _refuse_other_encodings(path: PathLike, first_line: str) -> None:
-    """Raise ``CorpusError`` when the file whose first line ``read_lines`` read is UTF-16 or UTF-32
-    text (it starts with that encoding's byte-order mark), saying how to convert it."""
-    start = first_line[:4].encode("utf-8", "surrogateescape")
+#: The characters of a file's start that ``_refuse_other_encodings`` reads (``looks_like_utf16``'s sample).
+_START_CHARS = 64
+
+
+def _refuse_other_encodings(path: PathLike, start: str) -> None:
+    """Raise ``CorpusError`` when the file whose first ``_START_CHARS`` characters ``read_lines``
+    read as ``start`` is UTF-16 or UTF-32 text: it starts with that encoding's byte-order mark, or
+    every other character of its start is NUL (``looks_like_utf16``: UTF-16 without one, LE where
+    the NULs come second), saying how to convert it."""
+    path = Path(path)
+    converted = path.with_name(f"{path.stem}-utf8{path.suffix}")
+    head = start[:4].encode("utf-8", "surrogateescape")
     for mark, encoding in _OTHER_ENCODINGS.items():
-        if start.startswith(mark):
-            path = Path(path)
-            converted = path.with_name(f"{path.stem}-utf8{path.suffix}")
+        if head.startswith(mark):
             raise CorpusError(
                 f"{path} is {encoding} text (it starts with the byte-order mark {mark.hex(' ').upper()}), not UTF-8: "
                 f"convert it, e.g. iconv -f {encoding} -t UTF-8 {path} > {converted}"
             )
+    if looks_like_utf16(start):
+        encoding = "UTF-16BE" if start[0] == "\x00" else "UTF-16LE"
+        raise CorpusError(
+            f"{path} is {encoding} text without a byte-order mark (every other character of its start is NUL), "
+            f"not UTF-8: convert it, e.g. iconv -f {encoding} -t UTF-8 {path} > {converted}"
+        )
 
 
 def is_gzip(path: PathLike) -> bool:

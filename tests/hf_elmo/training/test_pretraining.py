@@ -987,16 +987,24 @@ def test_a_utf16_corpus_is_refused_as_utf16_saying_how_to_convert_it(encoding, m
     assert said in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("first", ["the cat sat .", "a"])
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
-def test_a_utf16_corpus_without_byte_order_mark_is_refused_as_utf16_saying_how_to_convert_it(encoding, tmp_path):
-    """Was: 'NUL byte at character 2 (binary data, not text)', which names the wrong problem."""
+def test_a_utf16_corpus_without_byte_order_mark_is_refused_as_utf16_saying_how_to_convert_it(encoding, first, tmp_path):
+    """The whole file, from its start (every other character NUL, across its first lines), naming the
+    byte order. Was: 'NUL byte at character 2 (binary data, not text)', which names the wrong problem;
+    then each line refused, and UTF-16LE's last line end read as one more line (elmo embed: '3 of 3
+    lines' of a file of 2, the third 'binary data')."""
     corpus = tmp_path / "c.txt"
-    corpus.write_bytes("the cat sat .\na dog ran .\n".encode(encoding))  # no byte-order mark
-    said = r"UTF-16 text without a byte-order mark, not UTF-8; convert it, e\.g\. iconv -f UTF-16LE -t UTF-8"
-    with pytest.raises(CorpusError, match=said):
-        read_corpus(corpus)  # elmo pretrain, perplexity
-    with pytest.raises(ValueError, match=said):
-        scan_input(corpus)  # elmo embed
+    corpus.write_bytes(f"{first}\na dog ran .\n".encode(encoding))  # no byte-order mark
+    name = encoding[:6].upper() + encoding[-2:].upper()
+    said = (
+        f"{corpus} is {name} text without a byte-order mark (every other character of its start is NUL), not "
+        f"UTF-8: convert it, e.g. iconv -f {name} -t UTF-8 {corpus} > {tmp_path / 'c-utf8.txt'}"
+    )
+    for read in (read_corpus, lambda path: list(read_lines(path)), scan_input):  # pretrain, perplexity; embed
+        with pytest.raises(CorpusError) as refused:
+            read(corpus)
+        assert str(refused.value) == said
     binary = tmp_path / "b.txt"
     binary.write_bytes(b"the cat\x00\x01\x02 sat\n")
     with pytest.raises(CorpusError, match=r"NUL byte at character 8 \(binary data, not text\)"):
