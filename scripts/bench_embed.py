@@ -183,6 +183,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.worker:
         print(json.dumps(worker(args.input, args.stub_model, args.stub_device_us, embed_options)))
         return
+    # checked here, not as the options' types: a worker imports the checkout it times (--against: maybe
+    # one without these), and is given the values checked here
+    from hf_elmo_cli.commands._args import non_negative, positive_int
+
+    for option, check in (("--repeat", positive_int), ("--stub-device-us", non_negative)):
+        try:
+            check(str(getattr(args, option[2:].replace("-", "_"))))
+        except argparse.ArgumentTypeError as err:
+            parser.error(f"argument {option}: {err}")
 
     sides = {"this checkout": REPO, **({str(args.against): args.against.resolve()} if args.against else {})}
     best: dict[str, dict[str, Any]] = {}

@@ -49,6 +49,8 @@ from typing import Any
 
 import numpy as np
 
+from hf_elmo_cli.commands._args import positive_int
+
 from shared_data import shared_dir
 
 SIZES = {
@@ -273,11 +275,11 @@ def bf16_error(fp32: Path, bf16: Path) -> dict[str, float]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="+", choices=sorted(SIZES), default=["small", "original"])
-    parser.add_argument("--batch-sizes", nargs="+", type=int, default=[1, 16, 64])
-    parser.add_argument("--n-sentences", type=int, default=200, help="sentences of the CoNLL-2003 dev text")
+    parser.add_argument("--batch-sizes", nargs="+", type=positive_int, default=[1, 16, 64])
+    parser.add_argument("--n-sentences", type=positive_int, default=200, help="sentences of the CoNLL-2003 dev text")
     parser.add_argument("--text", type=Path, help="instead: a file with one tokenised sentence per line")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=3, help="timed passes per side (best counts)")
+    parser.add_argument("--threads", type=positive_int, default=2)
+    parser.add_argument("--repeat", type=positive_int, default=3, help="timed passes per side (best counts)")
     parser.add_argument("--device", default="cpu", help="cpu or cuda (ours; the reference follows)")
     parser.add_argument("--bf16", action="store_true", help="also time ours in bfloat16 and report its error")
     parser.add_argument(

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hf_elmo_cli.commands._args import positive_int
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_inference import SIZES, conll_sentences, shared_dir, write_random_model  # noqa: E402
 
@@ -56,11 +58,11 @@ def best_tokens_per_s(
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
-    parser.add_argument("--batch-sizes", nargs="+", type=int, default=[1, 16, 64])
-    parser.add_argument("--n-sentences", type=int, default=200, help="sentences of the CoNLL-2003 dev text")
+    parser.add_argument("--batch-sizes", nargs="+", type=positive_int, default=[1, 16, 64])
+    parser.add_argument("--n-sentences", type=positive_int, default=200, help="sentences of the CoNLL-2003 dev text")
     parser.add_argument("--text", type=Path, help="instead: a file with one tokenised sentence per line")
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=3, help="timed passes per side (best counts)")
+    parser.add_argument("--threads", type=positive_int, default=2)
+    parser.add_argument("--repeat", type=positive_int, default=3, help="timed passes per side (best counts)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args(argv)
 

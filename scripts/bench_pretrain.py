@@ -27,13 +27,14 @@ import time
 
 import torch
 
-from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS, ElmoConfig
+from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS, SIZE_LIMITS, ElmoConfig
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-from hf_elmo.training.data import SentenceBatcher
+from hf_elmo.training.data import MIN_TOKENS_PER_BATCH, SentenceBatcher
 from hf_elmo.training.model import make_optimizer
 from hf_elmo.training.settings import NO_CLIP, PRESETS
 from hf_elmo.training.trainer import train_step
 from hf_elmo.training.vocab import build_vocabulary
+from hf_elmo_cli.commands._args import integer_at_least, positive_int
 
 
 def synthetic_corpus(n_sentences: int, words: int, seed: int = 0) -> list[str]:
@@ -137,11 +138,16 @@ def main(argv: list | None = None) -> None:
         default="cuda" if torch.cuda.is_available() else "cpu",
         help="cpu or cuda[:N] (default: cuda when available)",
     )
-    parser.add_argument("--tokens-per-batch", type=int, default=2048, help="padded tokens a step (22 per sentence)")
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--vocab-size", type=int, default=30000)
-    parser.add_argument("--num-sampled", type=int, default=1024)
-    parser.add_argument("--threads", type=int, help="torch CPU threads")
+    parser.add_argument(
+        "--tokens-per-batch",
+        type=integer_at_least(MIN_TOKENS_PER_BATCH),
+        default=2048,
+        help="padded tokens a step (22 per sentence)",
+    )
+    parser.add_argument("--steps", type=positive_int, default=3)
+    parser.add_argument("--vocab-size", type=integer_at_least(SIZE_LIMITS["vocab_size"][0]), default=30000)
+    parser.add_argument("--num-sampled", type=positive_int, default=1024)
+    parser.add_argument("--threads", type=positive_int, help="torch CPU threads")
     parser.add_argument("--amp", action="store_true", help="bfloat16 autocast (CUDA only, as in `elmo pretrain`)")
     parser.add_argument(
         "--clip",

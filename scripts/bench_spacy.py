@@ -41,6 +41,7 @@ import argparse
 import json
 import random
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,7 @@ from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
 from hf_elmo.fileio import strict_json
+from hf_elmo_cli.commands._args import integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
@@ -207,7 +209,7 @@ def listener_setting(text: str) -> tuple[str, object]:
         return key, raw
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--elmo",
@@ -219,13 +221,19 @@ def main() -> None:
     parser.add_argument(
         "--tasks", nargs="+", choices=sorted(TASKS), default=["conll2003", "sst2", "sst5"], help="default: %(default)s"
     )
-    parser.add_argument("--max-train", type=int, default=None, help="training sentences per task (default all)")
-    parser.add_argument("--max-eval", type=int, default=None, help="dev and test sentences per task (default all)")
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument(
+        "--max-train", type=positive_int, default=None, help="training sentences per task (default all)"
+    )
+    parser.add_argument(
+        "--max-eval", type=positive_int, default=None, help="dev and test sentences per task (default all)"
+    )
+    parser.add_argument("--epochs", type=positive_int, default=3)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--gpu-id", type=int, default=-1)
-    parser.add_argument("--pipe-batch-size", type=int, default=64, help="docs a batch of the timed nlp.pipe pass")
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--gpu-id", type=integer_at_least(-1), default=-1, help="-1: the CPU (default)")
+    parser.add_argument(
+        "--pipe-batch-size", type=positive_int, default=64, help="docs a batch of the timed nlp.pipe pass"
+    )
+    parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     parser.add_argument("--output", type=Path, default=Path("bench-spacy"))
     parser.add_argument(
         "--pipelines", nargs="+", choices=PIPELINES, default=list(PIPELINES), help="which pipelines to train per task"
@@ -239,7 +247,7 @@ def main() -> None:
         help=f"a setting of the ELMo pipelines' mix listener ({', '.join(LISTENER_SETTINGS)}); repeatable",
     )
     parser.add_argument("--plot-layer-weights", type=Path, metavar="PNG", help="draw the ELMo layer weights here")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if "elmo" in args.pipelines:  # before the output folder is made and any pipeline trains (the baselines first)
         try:
             find_model(args.elmo)

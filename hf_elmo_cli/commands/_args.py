@@ -54,6 +54,18 @@ def fraction(text: str) -> float:
     return value
 
 
+def non_negative(text: str) -> float:
+    """An ``argparse`` type: a finite number >= 0 (e.g. ``bench_embed.py --stub-device-us``); ``-1``,
+    ``nan``, ``inf`` and words are refused."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < math.inf:  # NaN fails every comparison
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
 def token_limit(text: str) -> int | None:
     """``--max-token-chars``: a positive integer, or ``none`` (no limit: long tokens are truncated)."""
     if text.lower() == "none":
