@@ -33,6 +33,7 @@ from .configuration_elmo import (
     WHITESPACE,
     ElmoConfig,
     ElmoConfigError,
+    check_integer,
     check_size,
     config_file,
     pre_tokenizer_name,
@@ -78,17 +79,11 @@ def _width(max_characters_per_token: Any) -> int:
 
 
 def _token_limit(max_token_chars: Any) -> int | None:
-    """``max_token_chars`` checked: a positive integer, or ``None`` (no limit: long tokens are truncated)."""
-    if max_token_chars is not None and (
-        isinstance(max_token_chars, bool) or not isinstance(max_token_chars, int) or max_token_chars < 1
-    ):
-        raise ElmoConfigError(
-            "max_token_chars",
-            f"must be a positive integer, or None (null) for no limit, got {max_token_chars!r} "
-            f"({type(max_token_chars).__name__})",
-            where="",
-        )
-    return max_token_chars
+    """``max_token_chars`` checked: a positive integer (``check_integer``'s rule), or ``None`` (no
+    limit: long tokens are truncated)."""
+    if max_token_chars is None:
+        return None
+    return check_integer("max_token_chars", max_token_chars, 1, where="", note=", or None (null) for no limit")
 
 
 def _marker_ids(char: int, max_characters_per_token: int) -> list[int]:

@@ -248,6 +248,7 @@ def test_the_pre_tokenizer_is_saved_and_loaded_with_the_tokenizer(tmp_path):
         ("max_token_chars", -1, "must be a positive integer, or None (null) for no limit, got -1 (int)"),
         ("max_token_chars", 0, "must be a positive integer, or None (null) for no limit, got 0 (int)"),
         ("max_token_chars", "abc", "must be a positive integer, or None (null) for no limit, got 'abc' (str)"),
+        ("max_token_chars", 100.5, "must be a positive integer, or None (null) for no limit, got 100.5 (float)"),
         ("max_characters_per_token", 10**9, "must be in 3..256, got 1000000000"),
     ],
 )
@@ -266,6 +267,20 @@ def test_a_tokenizer_config_with_a_bad_setting_is_refused_at_load_naming_the_fil
     assert str(caught.value) == f"{tmp_path / 'tokenizer_config.json'}: field {field} {problem}"
     with pytest.raises(ValueError, match=f"^from_pretrained argument {field} "):
         ElmoTokenizer.from_pretrained(tmp_path, **{field: value})
+
+
+def test_an_integral_float_max_token_chars_is_taken_as_the_int_as_the_config_takes_its_sizes(tmp_path):
+    """One rule for integer settings (``configuration_elmo.check_integer``): 100.0 (a hand-edited JSON)
+    is 100, as ElmoConfig's sizes are; 100.5 is refused (above). Was: refused by the tokenizer alone."""
+    import json
+
+    ElmoTokenizer().save_pretrained(tmp_path)
+    saved = json.loads((tmp_path / "tokenizer_config.json").read_text())
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({**saved, "max_token_chars": 7.0}))
+    loaded = ElmoTokenizer.from_pretrained(tmp_path)
+    assert loaded.max_token_chars == 7 and type(loaded.max_token_chars) is int
+    with pytest.raises(ValueError, match="max_token_chars=7"):
+        loaded("a nationalisation")
 
 
 def test_an_unknown_pre_tokenizer_is_refused():

@@ -93,14 +93,25 @@ def _describe(value: Any) -> str:
     return f"{value!r} ({type(value).__name__})"
 
 
-def _integer(field: str, value: Any, low: int, high: int, where: str = "ElmoConfig.", note: str = "") -> int:
-    """``value`` as an int in ``low..high``; integral floats (``64.0``) pass, ``64.7``, bools and strings do not."""
+def check_integer(
+    field: str, value: Any, low: int, high: int | None = None, where: str = "ElmoConfig.", note: str = ""
+) -> int:
+    """``value`` as an int in ``low..high`` (``high`` ``None``: no bound above), else an
+    ``ElmoConfigError`` naming ``field``: the one rule for the integer settings of the config and the
+    tokenizer. Integral floats (``64.0``, as a hand-edited JSON may hold) pass as the int; ``64.7``,
+    bools and strings do not."""
+    if high is not None:
+        wanted = f"an integer in {low}..{high}"
+    else:
+        wanted = "a positive integer" if low == 1 else f"an integer >= {low}"
     if isinstance(value, bool) or not (
         isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
     ):
-        raise ElmoConfigError(field, f"must be an integer in {low}..{high}{note}, got {_describe(value)}", where)
+        raise ElmoConfigError(field, f"must be {wanted}{note}, got {_describe(value)}", where)
     number = int(value)
-    if not low <= number <= high:
+    if high is None and number < low:
+        raise ElmoConfigError(field, f"must be {wanted}{note}, got {_describe(value)}", where)
+    if high is not None and not low <= number <= high:
         raise ElmoConfigError(field, f"must be in {low}..{high}{note}, got {value}", where)
     return number
 
@@ -110,7 +121,7 @@ def check_size(field: str, value: Any, where: str = "ElmoConfig.") -> int:
 
     Also used by the tokenizer for its ``max_characters_per_token`` (``where=""``).
     """
-    return _integer(field, value, *SIZE_LIMITS[field], where=where)
+    return check_integer(field, value, *SIZE_LIMITS[field], where=where)
 
 
 def _real(value: Any) -> bool:
@@ -165,7 +176,7 @@ def _filters(value: Any, max_characters_per_token: int = SIZE_LIMITS["max_charac
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}; filter {index} is {pair!r}")
         width = _filter_width(index, pair[0], max_characters_per_token)
-        channels = _integer(f"filters[{index}] n_channels", pair[1], 1, MAX_FILTER_CHANNELS)
+        channels = check_integer(f"filters[{index}] n_channels", pair[1], 1, MAX_FILTER_CHANNELS)
         filters.append([width, channels])
     total = sum(channels for _, channels in filters)
     if total > MAX_TOTAL_CHANNELS:
@@ -175,7 +186,7 @@ def _filters(value: Any, max_characters_per_token: int = SIZE_LIMITS["max_charac
 
 def _filter_width(index: int, value: Any, max_characters_per_token: int) -> int:
     note = " (at most max_characters_per_token)"
-    return _integer(f"filters[{index}] width", value, 1, max_characters_per_token, note=note)
+    return check_integer(f"filters[{index}] width", value, 1, max_characters_per_token, note=note)
 
 
 def pre_tokenizer_name(value: Any) -> str | None:
