@@ -30,6 +30,7 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX
+from hf_elmo.fileio import check_writable
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
 
 from .bilm import (
@@ -408,10 +409,15 @@ class ElmoComponent(TrainablePipe):
         """Write ``path/bilm/config.json`` and ``model.safetensors`` (loadable by ``ElmoModel``).
         Before its weights are loaded (``nlp.initialize()``) the component writes the note
         ``path/no-bilm.txt`` instead, so that a pipeline saves whole before initialisation, as
-        spaCy's own components do; loaded back, it has no weights until ``nlp.initialize()``."""
+        spaCy's own components do; loaded back, it has no weights until ``nlp.initialize()``.
+        A folder it cannot make files in is refused first, as one ``OSError`` naming it
+        (``check_writable``)."""
         path = Path(path)
         note = path / NO_BILM_FILE
         elmo = get_elmo(self.model)
+        # where no file can be made but existing ones rewritten (spaCy's own files are), the weights'
+        # temporary file failed with a SafetensorError naming that file, after the config was rewritten
+        check_writable(path if elmo is None else path / BILM_FOLDER, path)
         if elmo is None:
             path.mkdir(parents=True, exist_ok=True)
             note.write_text(

@@ -1,5 +1,6 @@
 """The ``elmo`` component: layers on ``doc._.elmo``, batching, odd inputs, serialisation."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from spacy.training import Example
 
 from hf_elmo import ElmoModel, batch_to_ids
 from spacy_elmo.batching import token_budget_batches
+from tests.hf_elmo.test_fileio import unwritable
 from tests.spacy_elmo.pipeline_helpers import (
     loader_settings,
     ner_config,
@@ -180,6 +182,27 @@ def test_to_disk_and_load_give_identical_layers_without_the_original_folder(tmp_
     loaded = spacy.load(tmp_path / "pipeline")
     for text in TEXTS:
         np.testing.assert_array_equal(loaded(text)._.elmo.layers, nlp(text)._.elmo.layers)
+
+
+def test_saving_over_a_biLM_folder_that_cannot_be_written_is_one_os_error_naming_it_before_writing_it(
+    make_nlp, tmp_path
+):
+    """A folder whose files can be rewritten but where no file can be made (mode 0555, or the immutable
+    flag for root): spaCy rewrites its own files there, but the biLM's weights go through a temporary
+    file. Was: config.json and the code files rewritten, then safetensors' SafetensorError (not an
+    OSError) naming that temporary file ('Error while serializing: I/O error: Permission denied ...
+    at path ".../elmo/bilm/.tmpXXXX"')."""
+    nlp = make_nlp()
+    pipeline = tmp_path / "pipeline"
+    nlp.to_disk(pipeline)
+    bilm = pipeline / "elmo" / "bilm"
+    before = {p.name: p.stat().st_mtime_ns for p in bilm.iterdir()}
+    with unwritable(bilm):
+        with pytest.raises(OSError) as info:
+            nlp.to_disk(pipeline)
+    written, folder = (re.escape(str(p)) for p in (pipeline / "elmo", bilm))
+    assert re.fullmatch(rf"\[Errno \d+\] cannot write {written}: {folder} is not writable \(.+\)", str(info.value))
+    assert {p.name: p.stat().st_mtime_ns for p in bilm.iterdir()} == before
 
 
 def test_a_pipeline_packaged_before_v3_with_token_budget_loads_and_runs_with_its_budget(tiny_elmo_dir, tmp_path):
