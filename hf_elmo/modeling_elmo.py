@@ -580,13 +580,15 @@ class ElmoPreTrainedModel(PreTrainedModel):
 
         Refused in one line: ``use_reentrant=True`` (the char CNN's input is char ids, integers,
         through which a reentrant checkpoint passes no gradient: its weights would get none), and
-        ``every_n_layers`` other than 1 (every part is checkpointed alike).
+        ``every_n_layers`` other than 1 (every part is checkpointed alike). Kwargs that leave
+        ``use_reentrant`` out (or ``None``) get ``False``: torch's checkpoint would be reentrant.
         """
         if (activation_checkpointing_kwargs or {}).get("use_reentrant"):
             raise ValueError(
                 "ELMo's activation checkpointing is non-reentrant: its char CNN reads char ids (integers), through "
                 "which a reentrant checkpoint passes no gradient; leave use_reentrant unset or pass False"
             )
+        activation_checkpointing_kwargs = {**(activation_checkpointing_kwargs or {}), "use_reentrant": False}
         if every_n_layers != 1:
             raise ValueError(
                 f"every_n_layers={every_n_layers}: ELMo checkpoints its char CNN and every biLM layer alike; leave "

@@ -505,6 +505,19 @@ def test_gradient_checkpointing_gives_a_head_the_same_loss_and_gradients(head, f
     assert checkpointed_kept < kept / 5, (checkpointed_kept, kept)
 
 
+def test_checkpointing_kwargs_without_use_reentrant_leave_a_fine_tuned_biLM_its_gradients():
+    """With checkpoint kwargs that leave use_reentrant out, torch's checkpoint went reentrant: the
+    char CNN's input (char ids) needs no gradient, so no part of the fine-tuned biLM got one, silently
+    (the head's own layers did, and training went on)."""
+    torch.manual_seed(0)
+    model = with_signal(ElmoForSequenceClassification(tiny_config(num_labels=2, freeze_bilm=False))).train()
+    model.activation_checkpointing_enable({"preserve_rng_state": True})
+    batch = ElmoTokenizer()(["Bob ran far", "a cat"], padding=True, return_tensors="pt")
+    _, gradients, _ = training_step(model, lambda: model(**batch, labels=torch.tensor([1, 0])).loss)
+    bilm = [name for name, _ in model.elmo.named_parameters(prefix="elmo")]
+    assert [name for name in bilm if name not in gradients or not gradients[name].any()] == []
+
+
 def test_trainer_with_gradient_checkpointing_trains_a_head_and_its_biLM(tmp_path, one_thread):
     """Trainer's gradient_checkpointing=True stopped with 'ElmoForSequenceClassification does not
     support activation checkpointing'; now a step runs and changes the fine-tuned biLM."""

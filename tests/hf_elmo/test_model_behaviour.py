@@ -246,6 +246,20 @@ def test_activation_checkpointing_leaves_inference_on_the_fast_path_with_its_tok
         torch.testing.assert_close(got, expected, rtol=0, atol=0)
 
 
+def test_checkpointing_kwargs_that_leave_use_reentrant_out_stay_non_reentrant():
+    """transformers fills in use_reentrant=False only when no kwargs are given: with others alone
+    (Trainer's gradient_checkpointing_kwargs={"preserve_rng_state": True}) torch's checkpoint went
+    reentrant and the backward pass failed ('element 0 of tensors does not require grad')."""
+    model = _trainable("fast")
+    ids = batch_to_ids([SENTENCE, ["a", "stick"]])
+    loss, gradients, _ = _training_step(model, ids)
+    model.activation_checkpointing_enable({"preserve_rng_state": True})
+    checkpointed_loss, checkpointed_gradients, _ = _training_step(model, ids)
+    torch.testing.assert_close(checkpointed_loss, loss, rtol=0, atol=1e-6)
+    for name, gradient in gradients.items():
+        torch.testing.assert_close(checkpointed_gradients[name], gradient, rtol=0, atol=1e-6, msg=name)
+
+
 @pytest.mark.parametrize(
     "settings, message",
     [
