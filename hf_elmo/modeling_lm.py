@@ -33,10 +33,10 @@ from transformers.utils import ModelOutput
 from .configuration_elmo import ElmoConfig, ElmoConfigError
 from .modeling_elmo import (
     INPUT_ID_DTYPES,
-    NO_ATTENTION,
     ElmoModel,
     ElmoPreTrainedModel,
     ElmoState,
+    check_no_attention,
     require_package_loader,
 )
 from .tokenization_elmo import N_CHAR_IDS
@@ -252,8 +252,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
                 that the loss was computed from as ``hidden_states``, as ``ElmoModel`` and the task
                 heads return theirs; ``output_attentions``: ``True`` is an error, as for ``ElmoModel``.
         """
-        if output_attentions:
-            raise ValueError(NO_ATTENTION)
+        check_no_attention(output_attentions, self.config)
         check_lm_inputs(input_ids, lengths, labels, cast(ElmoConfig, self.config))
         input_ids, labels = input_ids.long(), labels.long()
         layers, final = self.elmo.encode(input_ids, lengths, initial_state)

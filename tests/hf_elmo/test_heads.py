@@ -259,6 +259,16 @@ def test_output_hidden_states_returns_the_biLMs_layers_as_transformers_heads_ret
 
 
 @pytest.mark.parametrize("head", [ElmoForTokenClassification, ElmoForSequenceClassification])
+def test_a_head_refuses_output_attentions_set_in_its_config(head):
+    """config.output_attentions=True (what from_pretrained(name, output_attentions=True) sets) was
+    ignored, silently: no attentions came back, where the argument True is refused."""
+    model = head(tiny_config(num_labels=3, output_attentions=True)).eval()
+    batch = ElmoTokenizer()(["Bob ran 7 far"], return_tensors="pt")
+    with torch.no_grad(), pytest.raises(ValueError, match="^ELMo has no attention.*its config sets output_attentions"):
+        model(**batch)
+
+
+@pytest.mark.parametrize("head", [ElmoForTokenClassification, ElmoForSequenceClassification])
 def test_a_head_refuses_a_config_without_labels_naming_the_fields(head):
     config = tiny_config()
     config.id2label = None  # what num_labels is read from

@@ -403,6 +403,22 @@ def test_output_attentions_false_is_taken_and_true_says_there_is_no_attention(mo
             model(input_ids=ids, output_attentions=True)
 
 
+def test_output_attentions_set_in_the_config_is_refused_as_the_argument_is(model, tmp_path):
+    """from_pretrained(folder, output_attentions=True) sets config.output_attentions, which
+    transformers models read when the call leaves the argument unset: ELMo ignored it, silently
+    returning no attentions where the argument True is refused."""
+    model.save_pretrained(tmp_path)
+    asking = ElmoModel.from_pretrained(tmp_path, output_attentions=True)
+    expected = r"^ELMo has no attention \(a biLSTM\): its config sets output_attentions=True; set it to False$"
+    with torch.inference_mode(), pytest.raises(ValueError, match=expected):
+        asking(input_ids=batch_to_ids([SENTENCE]))
+    with torch.inference_mode():
+        torch.testing.assert_close(
+            asking(input_ids=batch_to_ids([SENTENCE]), output_attentions=False).last_hidden_state,
+            _embed(model, [SENTENCE]).last_hidden_state,
+        )
+
+
 @pytest.mark.parametrize("convert", [lambda ids: ids.numpy(), lambda ids: ids.tolist()])
 def test_numpy_or_list_ids_get_a_type_error_that_says_how_to_make_a_tensor(model, convert):
     expected = r"^input_ids must be a torch\.Tensor of char ids \(batch, tokens, 50\), got .*torch\.as_tensor"

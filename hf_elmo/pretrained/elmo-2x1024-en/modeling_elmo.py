@@ -31,7 +31,7 @@ from typing import Any, ClassVar, NoReturn, TypeVar, cast
 
 import torch
 from torch import nn
-from transformers import PreTrainedModel
+from transformers import PreTrainedConfig, PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
@@ -80,8 +80,15 @@ warnings.filterwarnings(
     module=r"(.*\.)?modeling_elmo\Z",
 )
 
-#: Why ``output_attentions=True`` is refused by ``ElmoModel`` and the models around it.
-NO_ATTENTION = "ELMo has no attention (a biLSTM): leave output_attentions unset"
+
+def check_no_attention(output_attentions: bool | None, config: PreTrainedConfig) -> None:
+    """Refuse, in one line, attentions asked of ``ElmoModel`` or a model around it: ``output_attentions``
+    True, or left unset (``None``) with ``config.output_attentions`` True, which is what transformers
+    models then read (``from_pretrained(name, output_attentions=True)`` sets it)."""
+    if output_attentions:
+        raise ValueError("ELMo has no attention (a biLSTM): leave output_attentions unset")
+    if output_attentions is None and config.output_attentions:
+        raise ValueError("ELMo has no attention (a biLSTM): its config sets output_attentions=True; set it to False")
 
 
 @dataclass
@@ -1240,10 +1247,9 @@ class ElmoModel(ElmoPreTrainedModel):
             output_hidden_states: accepted as other transformers models take it; every layer is
                 ELMo's output, so ``hidden_states`` is always returned.
             output_attentions: accepted as other transformers models take it; ``True`` is an error
-                (a biLSTM has no attention).
+                (a biLSTM has no attention), and so is ``config.output_attentions`` True when it is unset.
         """
-        if output_attentions:
-            raise ValueError(NO_ATTENTION)
+        check_no_attention(output_attentions, self.config)
         if self.config.token_embedding == "word":
             raise ValueError(
                 f"{WORD_IDS_MODEL}: call encode(word_ids, lengths) with the sentence markers' word ids in place"

@@ -410,6 +410,11 @@ def test_output_hidden_states_returns_the_biLM_layers_the_loss_came_from_on_ever
     assert len(runs) == 4  # one biLM run a call
     with pytest.raises(ValueError, match="^ELMo has no attention"):
         lm(output_attentions=True)
+    model.config.output_attentions = True  # as from_pretrained(name, output_attentions=True) sets it
+    with pytest.raises(ValueError, match="^ELMo has no attention.*its config sets output_attentions"):
+        lm()
+    assert lm(output_attentions=False).attentions is None
+    model.config.output_attentions = False
     assert plain.hidden_states is None and plain.attentions is None and len(plain.to_tuple()) == 5
     assert asked.attentions is None and len(as_tuple) == 6
     steps = batch.input_ids.shape[1]
