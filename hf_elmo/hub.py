@@ -9,6 +9,7 @@ huggingface_hub is imported only when the Hub is asked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,13 +28,20 @@ def hub_patterns(
     ``ignore``, and not the files of the folders inside it (``depth`` levels of folders down:
     ``allow`` then names them, e.g. ``*/config.json``): huggingface_hub's ``*`` matches ``/`` too
     (``huggingface_hub.utils.filter_repo_objects``), so ``*.safetensors`` alone would fetch the
-    weights of every model the repository holds in its folders."""
-    prefix = f"{subfolder.strip('/')}/" if subfolder else ""
+    weights of every model the repository holds in its folders. The ``subfolder``'s name is matched
+    as it is written (``_literal``: ``m[1]``, ``a*``)."""
+    prefix = f"{_literal(subfolder.strip('/'))}/" if subfolder else ""
     deeper = "*/" * (depth + 1) + "*"
     return {
         "allow_patterns": [prefix + pattern for pattern in allow],
         "ignore_patterns": [prefix + pattern for pattern in [*ignore, deeper]],
     }
+
+
+def _literal(name: str) -> str:
+    """A glob pattern (``fnmatch``'s, which huggingface_hub's patterns follow) that matches ``name``
+    alone: its ``*``, ``?`` and ``[`` each in brackets."""
+    return re.sub(r"([*?[])", r"[\1]", name)
 
 
 def hub_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:

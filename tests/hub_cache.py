@@ -22,8 +22,9 @@ def add_repo_to_cache(
     a snapshot, a ref. ``fetched``: the repository paths of the only files the snapshot holds, as a
     download of some files leaves it; the others are named in the repository's tree listing, which
     huggingface_hub keeps from any download and checks an offline ``snapshot_download`` against
-    (a file its patterns ask for that the snapshot lacks: ``IncompleteSnapshotError``). Returns the
-    snapshot."""
+    (a file its patterns ask for that the snapshot lacks: ``IncompleteSnapshotError``). Adding the
+    same files again with more ``fetched`` adds those, as a later download does. Returns the
+    snapshot, which, as huggingface_hub's, is not created where no file is fetched."""
     repo = cache / ("models--" + repo_id.replace("/", "--"))
     files = sorted(p.relative_to(files_from) for p in files_from.rglob("*") if p.is_file())
     commit = hashlib.sha1(
@@ -32,7 +33,6 @@ def add_repo_to_cache(
     ).hexdigest()
     snapshot = repo / "snapshots" / commit
     (repo / "blobs").mkdir(parents=True, exist_ok=True)
-    (snapshot / subfolder).mkdir(parents=True, exist_ok=True)
     tree = {}
     for path in files:
         contents = (files_from / path).read_bytes()
@@ -45,7 +45,8 @@ def add_repo_to_cache(
         blob.write_bytes(contents)
         link = snapshot / subfolder / path
         link.parent.mkdir(parents=True, exist_ok=True)
-        os.symlink(os.path.relpath(blob, link.parent), link)
+        if not link.is_symlink():  # fetched before
+            os.symlink(os.path.relpath(blob, link.parent), link)
     if fetched is not None:
         (repo / "trees").mkdir(exist_ok=True)
         (repo / "trees" / f"{commit}.json").write_text(json.dumps({"format_version": 1, "files": tree}))

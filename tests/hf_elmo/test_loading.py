@@ -938,18 +938,21 @@ def test_an_error_about_the_model_in_a_subfolder_names_the_subfolder(two_models)
 
 def _hub_online(monkeypatch, repositories: dict[str, Path], into: Path) -> None:
     """Make snapshot_download fetch from ``repositories`` (a Hub id's files in a folder) as from the Hub: the files
-    that huggingface_hub's own filter lets through, copied into a snapshot folder created by the first of them."""
+    that huggingface_hub's own filter lets through are added to the Hub cache (``into``, made HF_HUB_CACHE, unless
+    a cache_dir is given) with the repository's tree listing, as huggingface_hub writes them online; the snapshot
+    folder is created by the first file fetched."""
     import huggingface_hub
+    from huggingface_hub import constants
     from huggingface_hub.utils import filter_repo_objects
 
-    def snapshot_download(repo_id, allow_patterns=None, ignore_patterns=None, **hub):
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(into))
+
+    def snapshot_download(repo_id, allow_patterns=None, ignore_patterns=None, cache_dir=None, revision=None, **hub):
         remote = repositories[repo_id]
         files = [path.relative_to(remote).as_posix() for path in remote.rglob("*") if path.is_file()]
-        snapshot = into / repo_id / "snapshot"
-        for file in filter_repo_objects(files, allow_patterns=allow_patterns, ignore_patterns=ignore_patterns):
-            (snapshot / file).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(remote / file, snapshot / file)
-        return str(snapshot)
+        fetched = set(filter_repo_objects(files, allow_patterns=allow_patterns, ignore_patterns=ignore_patterns))
+        cache = Path(cache_dir or constants.HF_HUB_CACHE)
+        return str(add_repo_to_cache(cache, repo_id, remote, revision or "main", fetched=fetched))
 
     monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
 
@@ -1027,6 +1030,46 @@ def test_a_mistyped_subfolder_is_named_in_one_line_for_model_config_and_tokenize
             f"{archive} is a file, which has no subfolder '210' (a .zip archive holds one model): extract it and give "
             "the folder that holds the model, or leave subfolder out"
         )
+
+
+@pytest.fixture(scope="module")
+def glob_named(two_models, tmp_path_factory) -> Path:
+    """A repository's folder whose models sit in subfolders named with glob characters, ``m[1]``, ``a*`` and
+    ``b?`` (``two_models``' saved model), each beside a folder of another model that the name would match as a
+    glob pattern: ``m1``, ``ab``, ``bc``."""
+    folder = tmp_path_factory.mktemp("glob-named")
+    torch.manual_seed(3)
+    other = ElmoModel(ElmoConfig(**TINY))
+    for name, beside in (("m[1]", "m1"), ("a*", "ab"), ("b?", "bc")):
+        shutil.copytree(two_models[0] / "saved", folder / name)
+        other.save_pretrained(folder / beside)
+    return folder
+
+
+def test_a_hub_subfolder_named_with_glob_characters_is_fetched_alone_online_and_offline(
+    glob_named, two_models, tmp_path, monkeypatch
+):
+    """Was: the subfolder's name went into snapshot_download's patterns unescaped: ``m[1]/*`` fetched ``m1``'s
+    files ("has no subfolder 'm[1]'" online), ``a*/*`` those of ``ab`` too, and offline a cache holding the
+    subfolder's files alone was said to lack the model (IncompleteSnapshotError: ``m1``'s files missing)."""
+    expected = _layers(ElmoModel.from_pretrained(two_models[0] / "saved"))
+    names = ("m[1]", "a*", "b?")
+    cache = tmp_path / "offline"
+    for number, subfolder in enumerate(names):
+        inside = {f"{subfolder}/{file.name}" for file in (glob_named / subfolder).iterdir()}
+        add_repo_to_cache(cache, f"org/offline-{number}", glob_named, fetched=inside)
+        offline = dict(subfolder=subfolder, cache_dir=cache, local_files_only=True)
+        np.testing.assert_array_equal(_layers(ElmoModel.from_pretrained(f"org/offline-{number}", **offline)), expected)
+    for number, subfolder in enumerate(names):
+        _hub_online(monkeypatch, {"org/glob-named": glob_named}, tmp_path / f"online-{number}")
+        online = ElmoModel.from_pretrained("org/glob-named", subfolder=subfolder)
+        np.testing.assert_array_equal(_layers(online), expected)
+        assert (
+            ElmoConfig.from_pretrained("org/glob-named", subfolder=subfolder).projection_dim == TINY["projection_dim"]
+        )
+        (snapshot,) = (tmp_path / f"online-{number}" / "models--org--glob-named" / "snapshots").iterdir()
+        fetched = {path.relative_to(snapshot).as_posix() for path in snapshot.rglob("*") if path.is_file()}
+        assert fetched == {f"{subfolder}/{file.name}" for file in (glob_named / subfolder).iterdir()}
 
 
 # -- the package ------------------------------------------------------------------------------
