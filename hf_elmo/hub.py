@@ -10,6 +10,7 @@ huggingface_hub is imported only when the Hub is asked.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -61,8 +62,14 @@ def hub_probe(
     or an options file, ``original_options_file``'s: the original files) and those matching
     ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when it holds none."""
     snapshot = fetch_snapshot(repo_id, hub, **hub_patterns(subfolder, [*marks, *OPTIONS_NAMES, *patterns]))
-    offline = " (its copy in the local Hub cache: offline)" if is_offline(hub) else ""
-    folder = in_subfolder(snapshot, subfolder, f"Hub repository {repo_id}{offline}")
+    folder = snapshot / subfolder
+    # a subfolder of which nothing was fetched holds no model where the repository's listing names
+    # files in it (said below), and is not there where it names none
+    if not folder.is_dir() and not any(
+        path.startswith(f"{subfolder.strip('/')}/") for path in _repository_files(repo_id, hub)
+    ):
+        offline = " (its copy in the local Hub cache: offline)" if is_offline(hub) else ""
+        folder = in_subfolder(snapshot, subfolder, f"Hub repository {repo_id}{offline}")
     # nothing fetched (online): snapshot_download names a snapshot folder that it did not create
     if not any((folder / mark).is_file() for mark in marks) and (
         not folder.is_dir() or original_options_file(folder) is None
@@ -87,12 +94,29 @@ def hub_subfolder_hint(repo_id: str, hub: dict[str, Any], subfolder: str) -> str
     return subfolder_hint(snapshot / subfolder, subfolder)
 
 
+def _repository_files(repo_id: str, hub: Mapping[str, Any]) -> list[str]:
+    """The paths of the files of the repository (at ``hub``'s revision) as its tree listing names
+    them, which huggingface_hub keeps in the Hub cache from any download (``get_cached_repo_tree``);
+    none where it keeps none (a huggingface_hub without it, a revision never fetched online)."""
+    try:
+        from huggingface_hub import get_cached_repo_tree
+        from huggingface_hub.errors import CachedRepoTreeNotFoundError
+    except ImportError:  # huggingface_hub before its tree listing cache
+        return []
+    try:
+        listing = get_cached_repo_tree(repo_id, revision=hub.get("revision"), cache_dir=hub.get("cache_dir"))
+    except CachedRepoTreeNotFoundError:
+        return []
+    return [file.path for file in listing]
+
+
 def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
     """The folder of the repository's snapshot holding the files that ``patterns`` let through
     (``snapshot_download``'s ``allow_patterns`` / ``ignore_patterns``: ``hub_patterns``), fetched
     into or, offline, found in the Hub cache, as ``hub`` (``hub_arguments``) says; where they cannot
-    be had (offline and not cached, no such repository or revision, no access, an error from the
-    Hub, ``force_download`` offline), a one-line ``ModelNotFoundError`` that says why."""
+    be had (offline and not cached, or cached in part, as a download cut short leaves it: the files
+    it lacks named; no such repository or revision, no access, an error from the Hub,
+    ``force_download`` offline), a one-line ``ModelNotFoundError`` that says why."""
     from huggingface_hub import constants, snapshot_download
     from huggingface_hub.errors import (
         GatedRepoError,
@@ -111,10 +135,24 @@ def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
         )
     try:
         return Path(snapshot_download(repo_id, **patterns, **hub))
-    except LocalEntryNotFoundError:
+    except LocalEntryNotFoundError as err:
         why = "offline (HF_HUB_OFFLINE or local_files_only)" if offline else "the Hub could not be reached"
-        what = "it is" if hub.get("revision") is None else f"its revision {hub['revision']!r} is"
+        revision = hub.get("revision")
         cache = hub.get("cache_dir") or constants.HF_HUB_CACHE
+        snapshot = getattr(err, "snapshot_path", None)  # IncompleteSnapshotError: a download cut short
+        if snapshot is not None:
+            copy = "its copy" if revision is None else f"the copy of its revision {revision!r}"
+            missing = _missing_files(repo_id, hub, Path(snapshot), patterns)
+            command = shlex.join(
+                ["hf", "download", repo_id]
+                + (["--revision", revision] if revision is not None else [])
+                + (["--cache-dir", str(hub["cache_dir"])] if hub.get("cache_dir") else [])
+            )
+            raise ModelNotFoundError(
+                f"{tried}: {why} and {copy} in the local Hub cache {cache} is incomplete{missing}: load it online "
+                f"once, or run `{command}`, to complete it, or give a local folder"
+            ) from None
+        what = "it is" if revision is None else f"its revision {revision!r} is"
         raise ModelNotFoundError(
             f"{tried}: {why} and {what} not in the local Hub cache {cache}; download it online once, or give a "
             "local folder"
@@ -125,6 +163,20 @@ def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
         ) from None
     except HfHubHTTPError as err:
         raise ModelNotFoundError(f"{tried}: the Hub answered {str(err).splitlines()[0]}") from None
+
+
+def _missing_files(repo_id: str, hub: Mapping[str, Any], snapshot: Path, patterns: Mapping[str, Any]) -> str:
+    """The clause ``, without FILE, ...`` that names (the first three of) the files which
+    ``patterns`` ask for, the repository's listing (``_repository_files``) names and its cached
+    ``snapshot`` lacks; "" where none are known."""
+    from huggingface_hub.utils import filter_repo_objects
+
+    listed = filter_repo_objects(_repository_files(repo_id, hub), **patterns)
+    missing = [path for path in listed if not (snapshot / path).is_file()]
+    if not missing:
+        return ""
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    return f", without {', '.join(missing[:3])}{more}"
 
 
 def is_offline(hub: Mapping[str, Any]) -> bool:

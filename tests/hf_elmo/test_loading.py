@@ -1072,6 +1072,47 @@ def test_a_hub_subfolder_named_with_glob_characters_is_fetched_alone_online_and_
         assert fetched == {f"{subfolder}/{file.name}" for file in (glob_named / subfolder).iterdir()}
 
 
+def test_a_hub_subfolder_without_model_files_says_so_not_that_it_is_missing(two_models, tmp_path, monkeypatch):
+    """Was, online: "Hub repository org/with-docs has no subfolder 'docs'", of a folder the repository holds
+    (nothing in it matched the files that mark a model, so nothing of it was fetched)."""
+    repository = tmp_path / "repository"
+    shutil.copytree(two_models[0], repository)
+    (repository / "docs").mkdir()
+    (repository / "docs" / "README.md").write_text("How to use these models.\n")
+    _hub_online(monkeypatch, {"org/with-docs": repository}, tmp_path / "online")
+    for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+        with pytest.raises(InvalidModelError) as refused:
+            load("org/with-docs", subfolder="docs")
+        message = str(refused.value)  # the tokenizer's names tokenizer_config.json too
+        assert message.startswith("Hub repository org/with-docs (subfolder 'docs') holds none of ")
+        assert message.endswith("config.json, options.json, *_options.json: not an ELMo model")
+        with pytest.raises(ModelNotFoundError) as missing:
+            load("org/with-docs", subfolder="dcos")
+        assert str(missing.value) == (
+            "Hub repository org/with-docs has no subfolder 'dcos': give the subfolder that holds the model's files, "
+            "or leave subfolder out"
+        )
+
+
+def test_an_incomplete_cached_copy_offline_names_its_missing_files_and_how_to_complete_it(two_models, tmp_path):
+    """Was: "offline ... and it is not in the local Hub cache", of a cached copy that lacks its weights (a download
+    cut short): huggingface_hub's IncompleteSnapshotError, read as no copy at all."""
+    folder, _ = two_models
+    cache = tmp_path / "hub"
+    fetched = {f"saved/{file.name}" for file in (folder / "saved").iterdir() if file.suffix != ".safetensors"}
+    add_repo_to_cache(cache, "org/cut-short", folder, fetched=fetched)
+    hub = dict(subfolder="saved", cache_dir=cache, local_files_only=True)
+    assert ElmoConfig.from_pretrained("org/cut-short", **hub).projection_dim == TINY["projection_dim"]  # all there
+    with pytest.raises(ModelNotFoundError) as incomplete:
+        ElmoModel.from_pretrained("org/cut-short", **hub)
+    assert str(incomplete.value) == (
+        "'org/cut-short' is not a local folder, so it was looked up as a Hub repository: offline (HF_HUB_OFFLINE or "
+        f"local_files_only) and its copy in the local Hub cache {cache} is incomplete, without "
+        f"saved/model.safetensors: load it online once, or run `hf download org/cut-short --cache-dir {cache}`, "
+        "to complete it, or give a local folder"
+    )
+
+
 # -- the package ------------------------------------------------------------------------------
 def test_version_comes_from_the_installed_distribution():
     from importlib.metadata import version
