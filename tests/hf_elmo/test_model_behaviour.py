@@ -7,6 +7,7 @@ import re
 
 import pytest
 import torch
+from transformers import AutoModel
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.modeling_elmo import check_inputs, mean_pool, runs_as_built
@@ -417,6 +418,34 @@ def test_output_attentions_set_in_the_config_is_refused_as_the_argument_is(model
             asking(input_ids=batch_to_ids([SENTENCE]), output_attentions=False).last_hidden_state,
             _embed(model, [SENTENCE]).last_hidden_state,
         )
+
+
+@pytest.mark.parametrize(
+    "implementation", ["sdpa", "flash_attention_2", "flex_attention", "kernels-community/flash-attn2"]
+)
+def test_an_attention_implementation_is_refused_in_one_line_saying_elmo_has_none(model, implementation, tmp_path):
+    """Was: transformers' "ElmoModel does not support ... yet. Please request the support for this architecture"
+    (for flash_attention_2 with a discussion link made of the folder's path), as if ELMo's attention were missing
+    an implementation. "eager", the one transformers gives a model of no attention, is taken and changes nothing."""
+    model.save_pretrained(tmp_path)
+    expected = (
+        f"ELMo has no attention (a biLSTM), so attn_implementation={implementation!r} does not apply: leave "
+        "attn_implementation unset"
+    )
+    for build in (
+        lambda: ElmoModel.from_pretrained(tmp_path, attn_implementation=implementation),
+        lambda: AutoModel.from_pretrained(tmp_path, attn_implementation=implementation),
+        lambda: ElmoModel(ElmoConfig.from_pretrained(tmp_path, attn_implementation=implementation)),
+        lambda: ElmoModel.from_pretrained(tmp_path).set_attn_implementation(implementation),
+    ):
+        with pytest.raises(ValueError) as refused:
+            build()
+        assert str(refused.value) == expected
+    ids = batch_to_ids([SENTENCE])
+    eager = ElmoModel.from_pretrained(tmp_path, attn_implementation="eager").eval()
+    assert eager.config._attn_implementation == "eager"
+    with torch.inference_mode():
+        torch.testing.assert_close(eager(input_ids=ids).last_hidden_state, model(input_ids=ids).last_hidden_state)
 
 
 @pytest.mark.parametrize("convert", [lambda ids: ids.numpy(), lambda ids: ids.tolist()])

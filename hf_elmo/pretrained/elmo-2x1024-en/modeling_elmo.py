@@ -91,6 +91,17 @@ def check_no_attention(output_attentions: bool | None, config: PreTrainedConfig)
         raise ValueError("ELMo has no attention (a biLSTM): its config sets output_attentions=True; set it to False")
 
 
+def _eager_only(attn_implementation: str | None) -> str:
+    """``"eager"``, the attention implementation of a model without attention, for ``None`` (unset)
+    or ``"eager"``; a one-line ``ValueError`` for any other."""
+    if attn_implementation not in (None, "eager"):
+        raise ValueError(
+            f"ELMo has no attention (a biLSTM), so attn_implementation={attn_implementation!r} does not apply: leave "
+            "attn_implementation unset"
+        )
+    return "eager"
+
+
 @dataclass
 class ElmoModelOutput(ModelOutput):
     """Output of ``ElmoModel``.
@@ -555,6 +566,18 @@ class ElmoPreTrainedModel(PreTrainedModel):
     _custom_pipelines: ClassVar[dict[str, type]] = {}
     #: Whether the class predicts words over the config's vocabulary (the LM's softmax).
     _has_word_softmax: ClassVar[bool] = False
+
+    def _check_and_adjust_attn_implementation(self, attn_implementation: str | None, *args: Any, **kwargs: Any) -> str:
+        """transformers' check of ``attn_implementation`` (the config's, ``from_pretrained``'s,
+        ``set_attn_implementation``'s), which would refuse ``"sdpa"``, flash and flex attention and Hub
+        kernels as not supported "yet", asking for an implementation: ELMo has no attention, so only
+        ``"eager"``, what transformers gives a model without one, is taken (and changes nothing);
+        the others are refused in one line that says so."""
+        return _eager_only(attn_implementation)
+
+    def get_correct_attn_implementation(self, requested_attention: str | None, *args: Any, **kwargs: Any) -> str:
+        """The same check where transformers applies it to a model inside another (a task head's biLM)."""
+        return _eager_only(requested_attention)
 
     def resize_token_embeddings(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refused: ELMo reads characters, so its input ids are the fixed 262 char ids (UTF-8
