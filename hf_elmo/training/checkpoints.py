@@ -335,7 +335,8 @@ def _not_the_init_model(folder: Path, settings: PretrainSettings, differs: str) 
 
 def _differences(saved: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """``--option SAVED (now NEW)`` for each setting and each model shape option that differs
-    (``preset``: an option not given, which takes the preset's value)."""
+    (``preset``: a shape option not given, which takes the preset's value; ``not given``: another
+    option left out, ``--vocab`` say)."""
     changed = []
     for name, value in new.items():
         if name == "config_overrides" and isinstance(saved[name], dict):
@@ -344,8 +345,13 @@ def _differences(saved: dict[str, Any], new: dict[str, Any]) -> list[str]:
                 changed.append(f"{flag(key)} {was} (now {now})")
         elif saved[name] != value:
             shown = flag(name) if name in _OPTIONS else name.upper()  # TRAIN_FILE, an argument
-            changed.append(f"{shown} {json.dumps(saved[name])} (now {json.dumps(value)})")
+            changed.append(f"{shown} {_shown(saved[name])} (now {_shown(value)})")
     return sorted(changed)
+
+
+def _shown(value: Any) -> str:
+    """A setting's value as ``_differences`` names it: its JSON, or ``not given`` for an option left out."""
+    return "not given" if value is None else json.dumps(value)
 
 
 def start_run(

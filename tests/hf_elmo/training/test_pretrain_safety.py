@@ -334,6 +334,20 @@ def test_resuming_compares_the_training_files_content_and_the_rate_that_runs_not
     )
 
 
+def test_resuming_names_an_option_the_run_was_started_without_as_not_given(tmp_path, capsys):
+    """Was: '--vocab null (now "v.txt")', the JSON of None, which is no value to give the option."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    Vocabulary.build(Counter(corpus.read_text().split())).save(tmp_path / "v.txt")
+    out = tmp_path / "model"
+    assert pretrain(corpus, out, "--epochs", "2", "--max-steps", "1") == 0
+    capsys.readouterr()
+    vocab = ["--vocab", str(tmp_path / "v.txt"), "--vocab-size", "50000", "--min-count", "3"]
+    assert pretrain(corpus, out, "--epochs", "2", *vocab) == 2
+    line = error_of(capsys)
+    assert "other settings (--min-count 1 (now 3); --vocab not given (now " in line
+    assert "null" not in line
+
+
 def test_resuming_on_a_changed_training_file_is_refused_naming_it(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
