@@ -25,6 +25,18 @@ TEXT_ENCODING = "utf-8-sig"
 BYTE_ORDER_MARK = "\ufeff"
 #: The first bytes of a gzip file: ``read_lines`` reads such a file decompressed.
 GZIP_MAGIC = b"\x1f\x8b"
+#: The first bytes of the other compressed formats (bzip2's: its magic, block size and the start of a
+#: block or of an empty stream, which no line of text starts with), with the command that decompresses
+#: each: ``read_lines`` refuses such a file as compressed, saying how to decompress it, not as the binary
+#: data it looks like.
+_OTHER_COMPRESSIONS = {
+    re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"): ("bzip2", "bunzip2 -k"),
+    re.compile(rb"\xfd7zXZ\x00"): ("xz", "unxz -k"),
+    re.compile(rb"\x28\xb5\x2f\xfd"): ("zstd", "zstd -d"),
+    re.compile(rb"PK\x03\x04"): ("zip", "unzip"),
+}
+#: Bytes that ``_refuse_other_compressions`` reads to tell them.
+_COMPRESSION_MAGIC_BYTES = 10
 #: What ``read_lines`` (``errors="surrogateescape"``) decodes an invalid UTF-8 byte to.
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
 #: The byte-order marks of the other Unicode encodings, UTF-32's before UTF-16's (UTF-16 LE's is the
@@ -48,13 +60,15 @@ def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
     file's, or those that concatenated files carry into it: ``BYTE_ORDER_MARK``); an invalid byte becomes
     a lone surrogate (``errors="surrogateescape"``) for the caller to report (``undecodable_byte``).
     A gzip-compressed file (``is_gzip``, whatever its name) is decompressed as it is read; damaged
-    gzip data is a ``CorpusError``, and so is a UTF-16 or UTF-32 file (``_refuse_other_encodings``:
-    one with its byte-order mark, or UTF-16 without one, from its first characters).
+    gzip data is a ``CorpusError``, and so is a file compressed otherwise (``_refuse_other_compressions``)
+    or a UTF-16 or UTF-32 file (``_refuse_other_encodings``: one with its byte-order mark, or UTF-16
+    without one, from its first characters).
 
     With ``max_chars``, at most ``max_chars + 1`` characters of a line are read at a time, so that
     a file without line breaks is not read whole: a longer line comes as its first piece, without
     its line end, for the caller to refuse.
     """
+    _refuse_other_compressions(path)
     opener = gzip.open if is_gzip(path) else open
     with opener(path, "rt", encoding=TEXT_ENCODING, errors="surrogateescape") as handle:
         try:
@@ -71,6 +85,18 @@ def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
                 line = handle.readline(size)
         except (EOFError, gzip.BadGzipFile, zlib.error) as err:  # a truncated or damaged .gz
             raise CorpusError(f"{path}: damaged gzip data ({err}); download or compress the file again") from None
+
+
+def _refuse_other_compressions(path: PathLike) -> None:
+    """Raise ``CorpusError`` when ``path`` starts as a bzip2, xz, zstd or zip file does
+    (``_OTHER_COMPRESSIONS``): only gzip is read decompressed; say how to decompress it."""
+    with open(path, "rb") as handle:
+        start = handle.read(_COMPRESSION_MAGIC_BYTES)
+    for magic, (kind, command) in _OTHER_COMPRESSIONS.items():
+        if magic.match(start):
+            raise CorpusError(
+                f"{path} is {kind}-compressed, which is not read (gzip is): decompress it first, e.g. {command} {path}"
+            )
 
 
 #: The characters of a file's start that ``_refuse_other_encodings`` reads (``looks_like_utf16``'s sample).

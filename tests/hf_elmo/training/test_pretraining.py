@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import bz2
 import dataclasses
 import gzip
 import json
+import lzma
 import math
 import random
 import zipfile
@@ -1014,6 +1016,36 @@ def test_a_utf16_corpus_without_byte_order_mark_is_refused_as_utf16_saying_how_t
     binary.write_bytes(b"the cat\x00\x01\x02 sat\n")
     with pytest.raises(CorpusError, match=r"NUL byte at character 8 \(binary data, not text\)"):
         read_corpus(binary)
+
+
+@pytest.mark.parametrize(
+    "name, compress, kind, command",
+    [
+        ("c.txt.bz2", bz2.compress, "bzip2", "bunzip2 -k"),
+        ("c.txt.xz", lzma.compress, "xz", "unxz -k"),
+        ("c.zip", None, "zip", "unzip"),
+    ],
+)
+def test_a_corpus_compressed_otherwise_than_gzip_is_refused_as_such_saying_how_to_decompress_it(
+    name, compress, kind, command, tmp_path
+):
+    """Was: 'NUL byte at character 15 (binary data, not text)' for a .bz2 corpus, which only gzip is read as."""
+    corpus = tmp_path / name
+    if compress is None:
+        with zipfile.ZipFile(corpus, "w") as archive:
+            archive.writestr("c.txt", "the cat sat\n")
+    else:
+        corpus.write_bytes(compress(b"the cat sat\n" * 100))
+    said = f"{corpus} is {kind}-compressed, which is not read (gzip is): decompress it first, e.g. {command} {corpus}"
+    with pytest.raises(CorpusError) as refused:
+        read_corpus(corpus)
+    assert str(refused.value) == said
+
+
+def test_a_corpus_that_starts_as_a_bzip2_header_does_is_read_as_text(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("BZh9 is no bzip2 stream\n")
+    assert read_corpus(corpus) == ["BZh9 is no bzip2 stream"]
 
 
 def test_a_truncated_gzip_corpus_is_refused_in_one_line(tmp_path, capsys):
