@@ -127,6 +127,21 @@ class DerivedWeights:
         return {"_entries": {}}
 
 
+def _names(char_ids: torch.Tensor) -> list[bytes]:
+    """Each row's key in a ``TokenLayerCache``: its char ids as bytes, two a slot (char ids are below
+    262; int64 ones took 400 bytes a token of the shipped models, more than its row of the table).
+    Ids that two bytes cannot hold (unchecked under ``torch.compile``) keep all theirs, so they never
+    find the row of the id they would wrap to."""
+    ids = char_ids.cpu()
+    low, high = torch.aminmax(ids)
+    if _INT16.min <= int(low) and int(high) <= _INT16.max:
+        ids = ids.to(torch.int16)
+    return [row.tobytes() for row in ids.numpy()]
+
+
+_INT16 = torch.iinfo(torch.int16)
+
+
 class TokenLayerCache:
     """A bounded LRU of the char-CNN token layer, one row per distinct token, for inference.
 
@@ -163,7 +178,7 @@ class TokenLayerCache:
         self._forget()
 
     def _forget(self) -> None:
-        self._slots: OrderedDict[bytes, int] = OrderedDict()  # token's char ids -> row of the table
+        self._slots: OrderedDict[bytes, int] = OrderedDict()  # token's char ids (_names) -> row of the table
         self._table: torch.Tensor | None = None  # (max_types, P)
         self._key: tuple[Any, ...] | None = None
 
@@ -187,7 +202,7 @@ class TokenLayerCache:
                     self._forget()
             return char_cnn(char_ids)
         key = (params, autocast_dtype(char_ids.device.type), max_types)
-        names = [row.tobytes() for row in char_ids.cpu().numpy()]
+        names = _names(char_ids)
         with _LOCK:
             found, rows = self._read(key, names)
         if rows is not None and len(found) == len(names):
