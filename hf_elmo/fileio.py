@@ -9,7 +9,8 @@
   folder beside it (``.OUT.building-XXXXXXXX``) and swapped into place only when complete. The
   staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
   folder left by a killed run is recognised (its lock is free) and removed by the next build
-  of the same output, never one that a live process is still building. ``overwrite`` replaces
+  of the same output, never one that a live process is still building; an old output that a run
+  killed mid-swap left moved aside is put back (``restore_moved_aside``), not removed. ``overwrite`` replaces
   only an earlier output of the same kind (``output_kind``: a model folder for ``elmo convert``
   and ``pretrain``, an export for ``elmo export``) that holds no file of the user's
   (``others_files``: an embeddings file, notes, ``.git``); an output folder that is, holds or lies in an
@@ -479,13 +480,12 @@ def check_output_folder(
     return out_dir
 
 
-def remove_stale_staging(out_dir: PathLike) -> None:
-    """Remove the staging folders of ``out_dir`` that no live process holds (killed builds)."""
-    out_dir = Path(out_dir)
+def _stale_staging(out_dir: Path) -> Iterator[Path]:
+    """The staging folders of ``out_dir`` (and old copies moved aside, ``.old``) that no live process holds."""
     if not out_dir.parent.is_dir():
         return
     pattern = re.compile(re.escape(f".{out_dir.name}{_STAGING}") + r"[a-z0-9_]{8}(\.old)?")
-    for candidate in out_dir.parent.iterdir():
+    for candidate in sorted(out_dir.parent.iterdir()):
         if not pattern.fullmatch(candidate.name) or candidate.is_symlink() or not candidate.is_dir():
             continue
         fd = os.open(candidate, os.O_RDONLY)
@@ -495,6 +495,27 @@ def remove_stale_staging(out_dir: PathLike) -> None:
             continue  # a live build
         finally:
             os.close(fd)  # closing drops the lock, if taken
+        yield candidate
+
+
+def restore_moved_aside(out_dir: PathLike) -> None:
+    """Put back the old ``out_dir`` that a build killed between its two renames (``build_aside``) left
+    moved aside (``.OUT.building-XXXXXXXX.old``), ``out_dir`` itself missing: the next build finds the
+    output as it was, replaced only with ``overwrite``, never removed as a stale staging folder."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() or out_dir.is_symlink():
+        return
+    for candidate in _stale_staging(out_dir):
+        if candidate.name.endswith(".old"):
+            candidate.rename(out_dir)
+            return
+
+
+def remove_stale_staging(out_dir: PathLike) -> None:
+    """Remove the staging folders of ``out_dir`` that no live process holds (killed builds), and
+    the old copies of it that a build swapped out (``restore_moved_aside`` first puts back one
+    that no ``out_dir`` replaced)."""
+    for candidate in _stale_staging(Path(out_dir)):
         shutil.rmtree(candidate, ignore_errors=True)
 
 
@@ -515,9 +536,12 @@ def build_aside(
     must fit on the disk (``ensure_free_space``).
 
     The old ``out_dir`` is renamed aside before the new one is renamed in, and removed last; when
-    it cannot be removed (a read-only file in it), a one-line warning names what is left.
+    it cannot be removed (a read-only file in it), a one-line warning names what is left. An old
+    ``out_dir`` that a build killed between the two renames left aside is put back first
+    (``restore_moved_aside``), and then checked as any output is.
     """
     inputs = list(inputs)
+    restore_moved_aside(out_dir)
     out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind, into_package=into_package)
     parent = out_dir.parent
     try:

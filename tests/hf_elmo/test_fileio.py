@@ -500,6 +500,44 @@ def test_only_staging_folders_of_dead_processes_are_removed(tmp_path):
         assert not stale.exists() and live.is_dir() and other.is_dir()
 
 
+# build_aside of OUT (argv[1]) that SIGKILLs itself between moving the old OUT aside and moving its new folder in.
+KILL_BETWEEN_RENAMES = """
+import os, signal, sys
+from pathlib import Path
+from hf_elmo.fileio import build_aside
+rename = Path.rename
+def rename_or_die(self, target):
+    if ".building-" in self.name and not self.name.endswith(".old"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return rename(self, target)
+Path.rename = rename_or_die
+with build_aside(sys.argv[1], overwrite=True) as staging:
+    (staging / "config.json").write_text('{"model_type": "elmo", "new": true}')
+"""
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_the_old_output_that_a_build_killed_between_its_renames_left_aside_is_put_back(overwrite, tmp_path):
+    """Was: the old OUT, moved aside to .OUT.building-XXXXXXXX.old, with OUT missing, was removed as a
+    stale staging folder by the next build, with or without overwrite: an earlier model lost by a
+    kill in a window of microseconds, or by the next run that was not told to replace it."""
+    out = tmp_path / "model"
+    out.mkdir()
+    (out / "config.json").write_text(ELMO_CONFIG)
+    killed = subprocess.run([sys.executable, "-c", KILL_BETWEEN_RENAMES, str(out)], timeout=120)
+    assert killed.returncode == -signal.SIGKILL and not out.exists()
+    if overwrite:
+        with build_aside(out, overwrite=True) as staging:
+            (staging / "config.json").write_text('{"model_type": "elmo", "newer": true}')
+        assert json.loads((out / "config.json").read_text())["newer"]
+        assert [p.name for p in tmp_path.iterdir()] == ["model"]
+    else:
+        with pytest.raises(FileExistsError, match="exists and is not empty"):
+            with build_aside(out, overwrite=False) as staging:
+                (staging / "config.json").write_text("{}")
+        assert (out / "config.json").read_text() == ELMO_CONFIG
+
+
 @pytest.mark.parametrize("code", CANNOT_WRITE)
 def test_check_writable_names_the_output_the_folder_and_the_real_reason(code, tmp_path, monkeypatch):
     """Was: os.access, which cannot tell a read-only file system from a denied permission (both
