@@ -3,8 +3,9 @@
     python -m spacy_elmo.layer_weights PIPELINE_DIR OUTPUT.png
 
 draws one panel per scalar mix (one per listening component) with a bar per biLM layer, labelled
-with its value: the paper's visualisation of the learned weights. Needs matplotlib (imported
-only here). A pipeline without a scalar mix, or a folder that is not a pipeline, ends in one
+with its value: the paper's visualisation of the learned weights. OUTPUT may be a new file or an
+earlier figure (a PNG), never a file of the pipeline or any other file (``check_figure_output``).
+Needs matplotlib (imported only here). A pipeline without a scalar mix, or a folder that is not a pipeline, ends in one
 error line and exit code 1.
 """
 
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from spacy.language import Language
 
-from hf_elmo.fileio import atomic_file, check_writable
+from hf_elmo.fileio import atomic_file, check_output_file, check_writable, is_or_holds
 
 from .scalar_mix import layer_weights
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 MIX_NAME = "elmo-scalar-mix"
+#: The first bytes of every PNG file: what an earlier figure, the one file an output may replace, starts with.
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @dataclass
@@ -73,11 +76,32 @@ def read_layer_weights(nlp: Language) -> list[MixWeights]:
     return mixes
 
 
+def check_figure_output(output: str | Path, pipeline: str | Path | None = None) -> None:
+    """Raise ``FileExistsError`` when writing the PNG ``output`` would replace what is not an earlier
+    figure: one of the files of ``pipeline`` (the folder plotted), a file that is no PNG image, or a
+    folder, link or device (``check_output_file``); a new file, or an earlier PNG, is fine."""
+    output = check_output_file(output)
+    if not output.exists():
+        return
+    if pipeline is not None and is_or_holds(pipeline, output):
+        raise FileExistsError(
+            f"{output} is a file of the pipeline {pipeline}, which the figure would replace; name a new PNG file"
+        )
+    with open(output, "rb") as handle:
+        if handle.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
+            raise FileExistsError(
+                f"{output} exists and is no PNG image, so the figure does not replace it; name a new PNG file "
+                "(or delete that one first)"
+            )
+
+
 def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
     """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing,
     through a temporary file renamed into place (and free the figure); an ``output`` in a folder that
-    cannot be written is refused first (``check_writable``)."""
+    cannot be written (``check_writable``), or an existing file that is no earlier figure
+    (``check_figure_output``), is refused first."""
     check_writable(Path(output).parent, output)
+    check_figure_output(output)
     figure = layer_weights_figure(mixes)
     Path(output).parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -131,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         check_writable(args.output.parent, args.output)  # before the pipeline loads
+        check_figure_output(args.output, args.pipeline)
     except OSError as error:
         return _error(args.output, error)
     try:

@@ -91,3 +91,37 @@ def test_a_pipeline_that_cannot_be_loaded_is_one_line_naming_it_once(pipeline, t
     assert main([str(path), str(tmp_path / "w.png")]) == 1
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith("error: [E05") and line.endswith(str(path)) and line.count(str(path)) == 1, line
+
+
+@pytest.mark.parametrize("output", ["config.cfg", "elmo/bilm/model.safetensors", "../notes.txt"])
+def test_an_output_that_is_a_file_of_the_pipeline_or_no_png_is_refused_before_loading(
+    output, tmp_path, capsys, monkeypatch
+):
+    """Was: replaced by the PNG, silently: `layer_weights model-best model-best/config.cfg` (a slip of the
+    tab key) destroyed the pipeline it plots, and any other file named as OUTPUT was lost."""
+    pipeline = tmp_path / "pipeline"
+    (pipeline / "elmo" / "bilm").mkdir(parents=True)
+    (pipeline / "config.cfg").write_text("[nlp]\n")
+    (pipeline / "elmo" / "bilm" / "model.safetensors").write_bytes(b"weights")
+    (tmp_path / "notes.txt").write_text("mine")
+    out = pipeline / output
+    before = out.read_bytes()
+
+    def not_loaded(*args, **kwargs):
+        raise AssertionError("the pipeline was loaded before the output was checked")
+
+    monkeypatch.setattr(spacy, "load", not_loaded)
+    assert main([str(pipeline), str(out)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {out} "), lines
+    assert ("is a file of the pipeline" if output != "../notes.txt" else "is no PNG image") in lines[0]
+    assert out.read_bytes() == before
+
+
+def test_an_earlier_png_is_replaced(tmp_path):
+    out = tmp_path / "w.png"
+    mixes = [MixWeights("ner", np.array([0.2, 0.5, 0.3]), 1.5)]
+    save_layer_weights(mixes, out)
+    first = out.read_bytes()
+    save_layer_weights([MixWeights("ner", np.array([0.6, 0.1, 0.3]), 0.9)], out)
+    assert out.read_bytes()[:4] == b"\x89PNG" and out.read_bytes() != first
