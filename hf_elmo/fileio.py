@@ -422,6 +422,7 @@ def check_output_folder(
     inputs: Iterable[PathLike] = (),
     kind: OutputKind = "model",
     into_package: bool = False,
+    not_empty: str | None = None,
 ) -> Path:
     """Refuse an output folder that is a symbolic link or a file, lies under a file, is the
     current folder or one of its parents, lies in this package's folder (``PACKAGE_FOLDER``;
@@ -429,7 +430,9 @@ def check_output_folder(
     one of ``inputs``, or is not empty (unless ``overwrite``, and then only an earlier output of the
     same ``kind``, ``output_kind``, that holds no file of the user's, ``others_files``), or lies in a folder
     this process cannot write in (``check_writable``: its parent, where it is built and swapped in, or the
-    nearest existing folder on the way to it); returns it as a ``Path``."""
+    nearest existing folder on the way to it); returns it as a ``Path``. ``not_empty``: the refusal of a
+    non-empty folder without ``overwrite`` where the caller knows what ``--overwrite`` would do there
+    (``elmo pretrain`` continues a run); else it says that ``--overwrite`` replaces it."""
     out_dir = Path(out_dir)
     if out_dir.is_symlink():
         raise ValueError(
@@ -456,7 +459,7 @@ def check_output_folder(
         raise FileExistsError(f"{out_dir} is a file, not a folder; choose another output folder or remove the file")
     if out_dir.is_dir() and any(out_dir.iterdir()):
         if not overwrite:
-            raise FileExistsError(f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
+            raise FileExistsError(not_empty or f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
         found = output_kind(out_dir)
         if found is None:
             raise FileExistsError(

@@ -32,6 +32,7 @@ from ..fileio import (
     folder_for_the_run,
     input_identity,
     lock_path,
+    output_kind,
 )
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
@@ -205,7 +206,9 @@ class Trainer:
         # --init-model as resolved (~, a shipped name, a Hub id: the folder it names), never as typed
         init_path = [self.init_source.path] if self.init_source is not None else []
         inputs: list[Path] = [*(Path(p) for p in (s.train_file, s.valid_file, s.vocab_file) if p), *init_path]
-        self.out_dir = check_output_folder(s.output_dir, overwrite=self.overwrite, inputs=inputs)
+        self.out_dir = check_output_folder(
+            s.output_dir, overwrite=self.overwrite, inputs=inputs, not_empty=self._holds_a_runs_model()
+        )
         # after the output's check, which refuses an OUTPUT_DIR such as '.' (no name to put .checkpoint after)
         self.checkpoint_dir = s.resolved_checkpoint_dir()
         check_checkpoint_folder(self.checkpoint_dir, self.out_dir, inputs)
@@ -216,6 +219,21 @@ class Trainer:
             read_corpus(s.valid_file, s.max_sentence_tokens, what=input_name("valid_file")) if s.valid_file else None
         )
         self.valid_sentences = valid if self.rank == 0 else None
+
+    def _holds_a_runs_model(self) -> str | None:
+        """The refusal of an output folder that holds a model whose run's checkpoint is there (what
+        --overwrite does then: continue that run), else None (--overwrite replaces the folder)."""
+        out = Path(self.settings.output_dir)
+        if not out.name or output_kind(out) != "model":  # '.' has no checkpoint folder: refused as the current one
+            return None
+        folder = self.settings.resolved_checkpoint_dir()
+        if not run_started(folder):
+            return None
+        return (
+            f"{out} holds the model of the run whose checkpoint is {folder}: pass --overwrite to continue that run "
+            "from its checkpoint (e.g. with a larger --epochs or --max-tokens) and replace the model, or choose "
+            f"another output folder (or delete {folder} first, to train a new model with --overwrite)"
+        )
 
     def _vocabulary(self, sentences) -> Vocabulary:
         """The resumed run's, else ``--vocab``, else the ``--init-model`` LM's, else built from the corpus."""

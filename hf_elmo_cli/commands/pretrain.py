@@ -69,7 +69,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     output.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace OUTPUT_DIR if it holds an earlier ELMo model (never an export or other files)",
+        help="replace OUTPUT_DIR if it holds an earlier ELMo model (never an export or other files); when "
+        "the checkpoint folder holds a run, continue that run from its checkpoint (e.g. with a larger --epochs)",
     )
     output.add_argument("--push-to-hub", metavar="REPO_ID", help="upload the final folder to this Hub repository")
     output.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -742,6 +742,30 @@ def test_a_finished_run_whose_model_folder_failed_writes_it_when_run_again_witho
     assert torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"] == steps
 
 
+def test_a_finished_run_run_again_says_that_overwrite_continues_it_from_its_checkpoint(tmp_path, capsys):
+    """Was: "exists and is not empty (pass --overwrite to replace it)", though --overwrite then
+    continues the run from its checkpoint rather than training a new model."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    assert pretrain(corpus, out, "--epochs", "1") == 0
+    capsys.readouterr()
+    assert pretrain(corpus, out, "--epochs", "1") == 2
+    assert error_of(capsys) == (
+        f"elmo pretrain: error: {out} holds the model of the run whose checkpoint is {folder}: pass --overwrite to "
+        "continue that run from its checkpoint (e.g. with a larger --epochs or --max-tokens) and replace the model, "
+        f"or choose another output folder (or delete {folder} first, to train a new model with --overwrite)"
+    )
+    steps = torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"]
+    assert pretrain(corpus, out, "--epochs", "1", "--overwrite") == 0  # the same run: nothing more to train
+    assert torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"] == steps
+    assert pretrain(corpus, out, "--epochs", "2", "--overwrite") == 0  # continued
+    assert json.loads((out / "training.json").read_text())["position"]["step"] > steps
+    shutil.rmtree(folder)
+    capsys.readouterr()
+    assert pretrain(corpus, out, "--epochs", "1") == 2  # no run to continue: --overwrite trains a new model
+    assert error_of(capsys) == f"elmo pretrain: error: {out} exists and is not empty (pass --overwrite to replace it)"
+
+
 @pytest.mark.parametrize("step", ["3", 2.5, -1, True])
 def test_a_checkpoint_whose_step_is_not_a_count_is_damaged(step, tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", n=30)
