@@ -125,7 +125,10 @@ class PretrainSettings:
     softmax: str = option("sampled", "training softmax", MODEL, choices=["sampled", "full"])
     #: None: the model config's default (ElmoConfig), or the --init-model LM's own number.
     num_sampled: int | None = option(
-        None, "log-uniform draws of the sampled softmax (default: the model config's, or the --init-model LM's)", MODEL
+        None,
+        "log-uniform draws of the sampled softmax, for --softmax sampled only (default: the model config's, or the "
+        "--init-model LM's)",
+        MODEL,
     )
     epochs: float | None = option(None, "passes over the training file (fractions allowed)", DATA, run_length=True)
     max_tokens: int | None = option(None, "training tokens to see (all ranks together)", DATA, run_length=True)
@@ -327,6 +330,11 @@ def check_settings(settings: PretrainSettings) -> None:
             raise ValueError(
                 f"{flag(option_field.name)} must be one of {allowed}, got {getattr(s, option_field.name)!r}"
             )
+    if s.softmax == "full" and s.num_sampled is not None:  # None: not given (a resumed run may hold its old number)
+        raise ValueError(
+            f"{flag('num_sampled')} applies to {flag('softmax')} sampled only; drop it, or train with "
+            f"{flag('softmax')} sampled"
+        )
     filters = s.config_overrides.get("filters")
     if filters is not None and not (
         isinstance(filters, list)

@@ -76,6 +76,10 @@ def error_of(capsys) -> str:
         (["--epochs", "1", "--seed", "-1"], "--seed must be an integer >= 0 and <= 4294967295, got -1"),
         (["--epochs", "1", "--seed", str(2**63)], f"--seed must be an integer >= 0 and <= 4294967295, got {2**63}"),
         (["--epochs", "1", "--lstm-dim", "0"], "--lstm-dim must be an integer >= 1, got 0"),
+        (  # was: accepted, and --num-sampled ignored
+            ["--epochs", "1", "--softmax", "full", "--num-sampled", "3"],
+            "--num-sampled applies to --softmax sampled only; drop it, or train with --softmax sampled",
+        ),
         (["--epochs", "1", "--valid-file", "missing.txt"], "--valid-file missing.txt: no such file"),
         (["--epochs", "1", "--vocab", "missing.txt"], "--vocab missing.txt: no such file"),
         (
@@ -564,6 +568,20 @@ def test_a_checkpoint_saved_before_the_training_file_was_recorded_resumes_and_re
     assert json.loads(settings_path.read_text())[TRAIN_FILE_IDENTITY]["input_sha256"] == recorded["input_sha256"]
 
 
+def test_a_full_softmax_run_whose_checkpoint_recorded_a_num_sampled_resumes(tmp_path):
+    """Runs from before --num-sampled defaulted to the model config's saved 4096 whatever the
+    softmax: the check that refuses --num-sampled with --softmax full is of the options given."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    out = tmp_path / "model"
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "1", "--softmax", "full") == 0
+    settings_path = tmp_path / "model.checkpoint" / SETTINGS_FILE
+    saved = json.loads(settings_path.read_text())
+    assert saved["num_sampled"] is None
+    settings_path.write_text(json.dumps({**saved, "num_sampled": 4096}))  # as an older version wrote it
+    assert pretrain(corpus, out, "--epochs", "1", "--max-steps", "2", "--softmax", "full") == 0
+    assert torch.load(tmp_path / "model.checkpoint" / CHECKPOINT_FILE, weights_only=True)["step"] == 2
+
+
 @pytest.mark.parametrize(
     "content, message",
     [
@@ -978,7 +996,8 @@ def test_a_vocabulary_out_of_frequency_order_warns_under_the_sampled_softmax_and
 
     def run(out: str, *extra: str) -> list[str]:
         argv = ["pretrain", str(corpus), str(tmp_path / out), *TINY_SHAPE_ARGS, "--tokens-per-batch", "512"]
-        assert main([*argv, "--no-progress", "--num-sampled", "64", *extra]) == 0
+        sampled = [] if "--softmax" in extra else ["--num-sampled", "64"]  # full: --num-sampled is refused
+        assert main([*argv, "--no-progress", *sampled, *extra]) == 0
         return capsys.readouterr().err.splitlines()
 
     assert run("a", "--max-steps", "1", "--epochs", "1", "--vocab", str(by_count)) == []
