@@ -392,7 +392,8 @@ def stored_values(name: str, dataset: Any, bounded: bool = True) -> tuple[np.nda
     )
     if unstored:
         return None, [unstored]
-    array = np.asarray(dataset[...], dtype=np.float32)
+    with np.errstate(over="ignore"):  # a finite float64 beyond float32 becomes inf, which non_finite names
+        array = np.asarray(dataset[...], dtype=np.float32)
     return array, list(non_finite(name, array))
 
 

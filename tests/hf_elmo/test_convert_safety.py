@@ -141,8 +141,9 @@ def test_a_softmax_file_that_reads_another_file_or_claims_too_many_words_is_refu
 
 
 @pytest.mark.parametrize("name, value", [("softmax/W", math.nan), ("softmax/b", math.inf), ("softmax/b", 1e39)])
-def test_a_softmax_with_non_finite_values_is_refused_naming_the_dataset(name, value, original, tmp_path):
-    """As the biLM's weights are (1e39, a finite float64, is inf in float32). Was: loaded, an LM whose
+def test_a_softmax_with_non_finite_values_is_refused_naming_the_dataset(name, value, original, tmp_path, recwarn):
+    """As the biLM's weights are (1e39, a finite float64, is inf in float32), with no other word
+    (was: numpy's "RuntimeWarning: overflow encountered in cast" before it). Was: loaded, an LM whose
     every log-probability is NaN."""
     from hf_elmo import ElmoForBidirectionalLM
     from hf_elmo.convert import ElmoWeightsError
@@ -158,6 +159,7 @@ def test_a_softmax_with_non_finite_values_is_refused_naming_the_dataset(name, va
     message = f"{softmax}: dataset {name!r} holds {bad:,} NaN or infinite values of {dataset_size:,}"
     with pytest.raises(ElmoWeightsError, match=f"^{re.escape(message)}$"):
         ElmoForBidirectionalLM.from_allennlp_with_softmax(original / "options.json", original / "weights.hdf5", softmax)
+    assert [f"{w.category.__name__}: {w.message}" for w in recwarn] == []
 
 
 def _unstored(handle: h5py.File, name: str, values: np.ndarray, how: str) -> None:
