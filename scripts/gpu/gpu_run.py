@@ -148,11 +148,37 @@ def travelling_bytes(weights_aside: bool = True) -> int:
 
 
 # -- here: pack -------------------------------------------------------------------------------
+#: What ``pack`` (and ``evalpack``) write in the pack's folder: all that ``pack --overwrite`` may remove.
+PACK_FILES = (MANIFEST, "part-[0-9][0-9][0-9]", "bundle.tar.xz", "staging", "tokenised", EVAL_BUNDLE)
+
+
+def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
+    """Stop (one line) unless ``out`` is an earlier pack (its manifest) holding only what ``pack`` writes
+    (``PACK_FILES``), neither the current folder nor one of its parents, nor holding the ``--tokenised``
+    input: the folder that ``pack --overwrite`` removes."""
+    sys.path.insert(0, str(REPO))
+    from hf_elmo.fileio import is_or_holds
+
+    if is_or_holds(out, Path.cwd()):
+        raise SystemExit(f"pack: {out} is the current folder or holds it, so --overwrite does not remove it")
+    if tokenised is not None and is_or_holds(out, tokenised):
+        raise SystemExit(f"pack: {out} holds the --tokenised input {tokenised}, so --overwrite does not remove it")
+    if not (out / MANIFEST).is_file():
+        raise SystemExit(f"pack: {out} holds no earlier pack ({MANIFEST}), so --overwrite does not remove it")
+    others = sorted(entry.name for entry in out.iterdir() if not any(entry.match(name) for name in PACK_FILES))
+    if others:
+        raise SystemExit(
+            f"pack: {out} holds files that pack did not write ({', '.join(others)}), which --overwrite would "
+            "remove with it; move them out, or pack elsewhere"
+        )
+
+
 def pack(args: argparse.Namespace) -> None:
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
         if not args.overwrite:
             raise SystemExit(f"{out} is not empty (pass --overwrite to replace it)")
+        check_pack_replaceable(out, Path(args.tokenised) if args.tokenised else None)
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     tokenised = Path(args.tokenised) if args.tokenised else out / "tokenised"

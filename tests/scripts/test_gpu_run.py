@@ -302,3 +302,34 @@ def test_pack_stops_in_one_line_when_tokenising_refuses_its_options(tmp_path, ca
         gpu_run.main(["pack", "--source", str(tmp_path), "--out", str(out), "--train-fraction", "nan"])
     assert "--train-fraction: must be a finite number > 0 and <= 1, got 'nan'" in capfd.readouterr().err
     assert not (out / "manifest.json").exists()
+
+
+@pytest.mark.parametrize("out", ["a folder of the user's", "the tokenised input's folder", "the current folder"])
+def test_pack_overwrite_replaces_only_an_earlier_pack(out, tmp_path, monkeypatch):
+    """Was: `pack --out FOLDER --overwrite` removed any non-empty FOLDER (shutil.rmtree): a home
+    folder, the working tree it was run in, or the --tokenised input lying in it."""
+    folder = tmp_path / "work"
+    (folder / "tokenised").mkdir(parents=True)
+    (folder / "tokenised" / "train.txt").write_text("a b c\n")
+    (folder / "notes.txt").write_text("mine")
+    monkeypatch.chdir(folder if out == "the current folder" else tmp_path)
+    tokenised = folder / "tokenised" if out == "the tokenised input's folder" else tmp_path / "elsewhere"
+    if out == "the tokenised input's folder":
+        (folder / "notes.txt").unlink()
+        (folder / "manifest.json").write_text("{}")
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    with pytest.raises(SystemExit, match=f"^pack: {folder} "):
+        gpu_run.main(["pack", "--tokenised", str(tokenised), "--out", str(folder), "--overwrite"])
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
+
+
+def test_pack_overwrite_replaces_an_earlier_pack(tmp_path):
+    tokenised, out = tmp_path / "tokenised", tmp_path / "gpu-pack"
+    tokenised.mkdir()
+    for name in ("train.txt", "valid.txt"):
+        (tokenised / name).write_text("the cat sat .\nthe dog ran .\n")
+    out.mkdir()
+    for name in ("manifest.json", "part-000", "part-001", "eval.tar.xz"):
+        (out / name).write_text("earlier")
+    gpu_run.main(["pack", "--tokenised", str(tokenised), "--out", str(out), "--overwrite", "--min-count", "1"])
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "part-000"]
