@@ -7,6 +7,7 @@ installs beside current torch and transformers).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from typing import Any, cast
@@ -161,7 +162,8 @@ class Elmo(nn.Module):
         else:
             lead = tuple(inputs.shape[:-2]) if isinstance(inputs, torch.Tensor) else ()
             if isinstance(inputs, torch.Tensor) and inputs.dim() > 3:
-                inputs = inputs.reshape(-1, *inputs.shape[-2:])
+                # the leading size named, not -1: T is 0 in a batch of only empty sentences
+                inputs = inputs.reshape(math.prod(inputs.shape[:-2]), *inputs.shape[-2:])
             char_ids, real = check_inputs(inputs, None, self.model.config.max_characters_per_token)
             lengths = real.sum(dim=1)
             with_markers = _positions(char_ids.shape[1] + 2, lengths + 2)
@@ -193,7 +195,9 @@ class Elmo(nn.Module):
                 "Word inputs were passed to ELMo but it does not have a cached vocab: they are ignored"
             )
             return None
-        words = word_inputs.reshape(-1, word_inputs.shape[-1]).long()
+        words = word_inputs.reshape(
+            math.prod(word_inputs.shape[:-1]), word_inputs.shape[-1]
+        ).long()  # T may be 0, as above
         if bool(((words < 0) | (words >= self.word_embedding.num_embeddings)).any()):
             return None
         return words

@@ -249,6 +249,21 @@ def test_an_empty_sentence_is_refused_naming_allow_empty_which_gives_it_allennlp
     torch.testing.assert_close(vectors[[0, 2]], alone["elmo_representations"][0], rtol=0, atol=1e-6)
 
 
+def test_a_batch_of_only_empty_sentences_gives_no_vectors_with_extra_leading_dimensions_or_word_inputs(files):
+    elmo = Elmo(*files, num_output_representations=1, dropout=0.0, stateful=False, vocab_to_cache=["@@PADDING@@", "a"])
+    chars = batch_to_ids([[], [], []], allow_empty=True)  # (3, 0, 50): T is 0
+    for inputs, words in [
+        (chars.view(1, 3, 0, 50), None),
+        (chars.view(1, 3, 0, 50), torch.zeros(1, 3, 0, dtype=torch.long)),
+        (chars, torch.zeros(3, 0, dtype=torch.long)),
+    ]:
+        with torch.no_grad():
+            out = elmo(inputs, words)
+        lead = tuple(inputs.shape[:-2])
+        assert out["elmo_representations"][0].shape == (*lead, 0, elmo.get_output_dim())
+        assert out["mask"].shape == (*lead, 0)
+
+
 MIXES = [([0.3, -0.2, 0.5], 1.7), ([-1.0, 0.4, 0.1], 0.6)]
 
 
