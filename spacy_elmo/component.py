@@ -30,7 +30,7 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX
-from hf_elmo.fileio import check_writable
+from hf_elmo.fileio import check_writable, ensure_free_space
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
 
 from .bilm import (
@@ -411,7 +411,8 @@ class ElmoComponent(TrainablePipe):
         ``path/no-bilm.txt`` instead, so that a pipeline saves whole before initialisation, as
         spaCy's own components do; loaded back, it has no weights until ``nlp.initialize()``.
         A folder it cannot make files in is refused first, as one ``OSError`` naming it
-        (``check_writable``)."""
+        (``check_writable``), and so is a disk without room for the weights (``ensure_free_space``:
+        safetensors fails part-way on a full disk, with an error that is no ``OSError`` and names no file)."""
         path = Path(path)
         note = path / NO_BILM_FILE
         elmo = get_elmo(self.model)
@@ -426,6 +427,9 @@ class ElmoComponent(TrainablePipe):
             )
             return
         folder = path / BILM_FOLDER
+        weight_bytes = sum(t.numel() * t.element_size() for t in elmo.state_dict().values())
+        what = f"the biLM weights of the elmo component {self.name!r} in {folder}"
+        ensure_free_space(folder, weight_bytes, what, then="save the pipeline again")
         folder.mkdir(parents=True, exist_ok=True)
         elmo.save_pretrained(folder, safe_serialization=True)
         note.unlink(missing_ok=True)  # of an earlier save without weights to the same folder

@@ -1,5 +1,6 @@
 """The ``elmo`` component: layers on ``doc._.elmo``, batching, odd inputs, serialisation."""
 
+import errno
 import re
 import shutil
 from pathlib import Path
@@ -203,6 +204,32 @@ def test_saving_over_a_biLM_folder_that_cannot_be_written_is_one_os_error_naming
     written, folder = (re.escape(str(p)) for p in (pipeline / "elmo", bilm))
     assert re.fullmatch(rf"\[Errno \d+\] cannot write {written}: {folder} is not writable \(.+\)", str(info.value))
     assert {p.name: p.stat().st_mtime_ns for p in bilm.iterdir()} == before
+
+
+def test_saving_to_a_disk_without_room_for_the_biLM_weights_is_one_enospc_error_naming_the_folder(
+    make_nlp, tmp_path, monkeypatch
+):
+    """Was: the weights' write failed part-way with safetensors' SafetensorError ('Error while serializing:
+    I/O error: No space left on device (os error 28)'), no OSError and no path; now the disk's room is
+    checked first, as every command of the project checks it."""
+    import hf_elmo.fileio
+    from hf_elmo.fileio import FREE_SPACE_RESERVE
+    from tests.hf_elmo.test_convert_safety import DiskUsage
+
+    nlp = make_nlp()
+    pipeline = tmp_path / "pipeline"
+    monkeypatch.setattr(
+        hf_elmo.fileio.shutil, "disk_usage", lambda path: DiskUsage(10**9, 10**9, FREE_SPACE_RESERVE + 1000)
+    )
+    with pytest.raises(OSError) as info:
+        nlp.get_pipe("elmo").to_disk(pipeline / "elmo")
+    assert info.value.errno == errno.ENOSPC
+    assert str(info.value).startswith(
+        f"[Errno {errno.ENOSPC}] no space left on the disk of {tmp_path} for the biLM weights of the elmo "
+        f"component 'elmo' in {pipeline / 'elmo' / 'bilm'} (needs "
+    )
+    assert str(info.value).endswith("; free some space and save the pipeline again")
+    assert not pipeline.exists()  # nothing written
 
 
 def test_a_pipeline_packaged_before_v3_with_token_budget_loads_and_runs_with_its_budget(tiny_elmo_dir, tmp_path):
