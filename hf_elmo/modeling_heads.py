@@ -29,11 +29,14 @@ import torch
 from torch import nn
 from transformers import TokenClassificationPipeline
 from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassifierOutput
+from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
 from .modeling_elmo import CheckpointedParts, ElmoModel, ElmoPreTrainedModel, mean_pool
 from .pipelines import ElmoTokenClassificationPipeline
 from .scalar_mix import ScalarMix
+
+_logger = hf_logging.get_logger(__name__)
 
 
 class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
@@ -88,10 +91,19 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
             super()._init_weights(module)
 
     def train(self, mode: bool = True) -> ElmoTaskPreTrainedModel:
-        """A frozen biLM stays in eval mode (no dropout) while the head trains."""
+        """A frozen biLM stays in eval mode (no dropout) while the head trains. NEFTune
+        (``Trainer``'s ``neftune_noise_alpha``) hooks the input embeddings, the biLM's char
+        embedding, and adds its noise only in training mode: with a frozen biLM it adds none,
+        which a warning says (``Trainer`` calls ``train()`` at every step)."""
         super().train(mode)
         if self.config.freeze_bilm:
             self.elmo.eval()
+            if mode and getattr(self.get_input_embeddings(), "neftune_noise_alpha", None) is not None:
+                _logger.warning_once(
+                    "neftune_noise_alpha (NEFTune) adds no noise: the biLM is frozen, so its char embedding, where "
+                    "NEFTune adds it, stays in eval mode; fine-tune the biLM (freeze_bilm=False in the config, or "
+                    "model.freeze_bilm(False)) for the noise, or leave neftune_noise_alpha unset"
+                )
         return self
 
     def encode(

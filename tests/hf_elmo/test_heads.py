@@ -547,6 +547,64 @@ def test_trainer_with_gradient_checkpointing_trains_a_head_and_its_biLM(tmp_path
     assert all(not torch.equal(before, model.elmo.state_dict()[k]) for k, before in bilm_before.items())
 
 
+def neftune_first_loss(tmp_path, frozen: bool, alpha: float | None) -> float:
+    """The loss of one Trainer step on a sequence head with ``neftune_noise_alpha=alpha``."""
+    tokenizer = ElmoTokenizer()
+    dataset = [
+        dict(tokenizer(words, is_split_into_words=True), label=int(2 in labels))
+        for words, labels in token_examples(8, seed=1)
+    ]
+    torch.manual_seed(0)
+    model = with_signal(ElmoForSequenceClassification(tiny_config(num_labels=2, freeze_bilm=frozen)))
+    args = training_args(tmp_path / f"trainer-{frozen}-{alpha}", max_steps=1, neftune_noise_alpha=alpha)
+    trainer = Trainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer)
+    trainer.train()
+    return next(entry["loss"] for entry in trainer.state.log_history if "loss" in entry)
+
+
+def test_trainer_neftune_adds_noise_to_a_fine_tuned_biLMs_char_embedding_without_a_warning(tmp_path, one_thread):
+    from transformers.testing_utils import CaptureLogger
+
+    from hf_elmo import modeling_heads
+
+    type(modeling_heads._logger).warning_once.cache_clear()
+    with CaptureLogger(modeling_heads._logger) as log:
+        noisy = neftune_first_loss(tmp_path, frozen=False, alpha=50.0)
+    assert noisy != pytest.approx(neftune_first_loss(tmp_path, frozen=False, alpha=None), abs=1e-3)
+    assert "NEFTune" not in log.out
+
+
+def test_neftune_noise_on_the_char_embedding_is_at_most_alpha_over_the_root_of_chars_times_width():
+    """What the README states of NEFTune's noise on an ELMo model: uniform, up to alpha / sqrt(W * D)."""
+    from transformers.integrations.neftune import activate_neftune
+
+    torch.manual_seed(0)
+    model = ElmoForSequenceClassification(tiny_config(num_labels=2, freeze_bilm=False)).train()
+    activate_neftune(model, 5.0)
+    ids = ElmoTokenizer()(["Bob ran far", "a cat"], padding=True, return_tensors="pt")["input_ids"]
+    embedding = model.get_input_embeddings()
+    noise = embedding(ids.flatten(0, 1)) - embedding.weight[ids.flatten(0, 1)]
+    bound = 5.0 / (model.config.max_characters_per_token * model.config.char_embedding_dim) ** 0.5
+    assert noise.abs().max() <= bound
+    assert noise.abs().max() > 0.99 * bound  # one of its 1,200 values comes near the bound
+
+
+def test_trainer_neftune_with_a_frozen_biLM_warns_that_it_adds_no_noise(tmp_path, one_thread):
+    """The frozen biLM stays in eval mode, where NEFTune's hook on its char embedding adds nothing:
+    the option had no effect, silently."""
+    from transformers.testing_utils import CaptureLogger
+
+    from hf_elmo import modeling_heads
+
+    type(modeling_heads._logger).warning_once.cache_clear()
+    with CaptureLogger(modeling_heads._logger) as log:
+        loss = neftune_first_loss(tmp_path, frozen=True, alpha=50.0)
+    assert loss == neftune_first_loss(tmp_path, frozen=True, alpha=None)
+    assert log.out.count("\n") == 1
+    assert "neftune_noise_alpha (NEFTune) adds no noise: the biLM is frozen" in log.out
+    assert "freeze_bilm=False" in log.out
+
+
 def test_a_saved_token_model_serves_the_token_classification_and_ner_pipelines_by_name(tmp_path):
     """The stock token-classification pipeline failed inside transformers on an ELMo tagger's folder
     (it reads each position as one integer id); the folder now maps the task to
