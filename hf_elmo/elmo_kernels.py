@@ -193,12 +193,19 @@ def bidirectional_lstm_layer(
     Returns:
         outputs (2, B, S, P), zero beyond each row's length, and the state (h, c) after each
         row's last real step.
+
+    When no gradient is recorded (grad mode off, or nothing here requires one) each step is
+    written straight into one preallocated output; otherwise the steps are kept apart and joined
+    at the end, since an in-place write would make the backward pass copy the whole output at
+    every step. Both give the same values bit for bit, in the same memory layout.
     """
     w_input, w_state, w_projection, bias = weights
     n_rows, steps, width = inputs.shape[1:]
     cell = w_state.shape[-1] // 4
     h, c = state
-    outputs: list[torch.Tensor] = []  # (n_t, 2, P) per step
+    records_grad = torch.is_grad_enabled() and any(x.requires_grad for x in (*weights, inputs, h, c))
+    outputs: list[torch.Tensor] = []  # (n_t, 2, P) per step, when gradients are recorded
+    written: torch.Tensor | None = None  # (S, B, 2, P) in h's dtype, when they are not
     ended_h: list[torch.Tensor] = []  # states of rows that ended, later rows first
     ended_c: list[torch.Tensor] = []
     block_start = block_end = 0
@@ -223,10 +230,18 @@ def bidirectional_lstm_layer(
         h = torch.bmm(sigmoids[..., 2 * cell :] * torch.tanh(c), w_projection)  # (2, n, P)
         if proj_clip is not None:
             h = h.clamp(-proj_clip, proj_clip)
-        outputs.append(h.transpose(0, 1))
-    out = nn.utils.rnn.pad_sequence(outputs, batch_first=True) if outputs else inputs.new_zeros(0, n_rows, 2, width)
-    out = nn.functional.pad(out, (0, 0, 0, 0, 0, n_rows - out.shape[1], 0, steps - out.shape[0]))  # (S, B, 2, P)
-    out = out.permute(2, 1, 0, 3)  # (2, B, S, P)
+        if records_grad:
+            outputs.append(h.transpose(0, 1))
+        else:
+            if written is None:
+                written = h.new_zeros(steps, n_rows, 2, width)
+            written[t, :n] = h.transpose(0, 1)
+    if written is None:  # the recorded steps (or none), padded with zeros to (S, B, 2, P)
+        joined = (
+            nn.utils.rnn.pad_sequence(outputs, batch_first=True) if outputs else inputs.new_zeros(0, n_rows, 2, width)
+        )
+        written = nn.functional.pad(joined, (0, 0, 0, 0, 0, n_rows - joined.shape[1], 0, steps - joined.shape[0]))
+    out = written.permute(2, 1, 0, 3)  # (2, B, S, P)
     final_h = torch.cat([h] + ended_h[::-1], dim=1)
     final_c = torch.cat([c] + ended_c[::-1], dim=1)
     return out, (final_h, final_c)

@@ -442,3 +442,33 @@ def test_token_cache_keeps_char_ids_beyond_two_bytes_apart_from_those_they_wrap_
         small = cache.token_layer(torch.tensor([[5, 261]]), FirstId())
         wrapping = cache.token_layer(torch.tensor([[5 + 2**16, 261], [5 - 2**16, 261]]), FirstId())
     assert small.tolist() == [[5.0]] and wrapping.tolist() == [[5.0 + 2**16], [5.0 - 2**16]]
+
+
+@pytest.mark.parametrize("clip", [None, 0.05], ids=["no-clip", "tight-clip"])
+def test_the_inference_recurrence_writes_one_output_and_equals_the_recorded_one_bit_for_bit(
+    tmp_path, monkeypatch, clip
+):
+    # Without gradients each step goes straight into one preallocated output; with them the
+    # steps are padded and joined at the end. Same inputs: same bits, outputs and final states.
+    model = _model(tmp_path, small_options(clip=clip))
+    weights = elmo_kernels.stacked_weights(model.bilm.layer_pair(0))
+    generator = torch.Generator().manual_seed(0)
+    lengths = [9, 9, 4, 1, 0, 0]  # sorted, descending; two rows of no steps
+    steps, width, cell = max(lengths), weights[0].shape[1], weights[1].shape[-1] // 4
+    running = [sum(length > t for length in lengths) for t in range(steps)]
+    inputs = torch.randn(2, len(lengths), steps, width, generator=generator)
+    state = (
+        torch.randn(2, len(lengths), width, generator=generator),
+        torch.randn(2, len(lengths), cell, generator=generator),
+    )
+    recorded = elmo_kernels.bidirectional_lstm_layer(weights, inputs.requires_grad_(), running, state, clip, clip)
+    assert recorded[0].requires_grad
+    monkeypatch.setattr(torch.nn.utils.rnn, "pad_sequence", None)  # the inference path joins no steps
+    with torch.no_grad():
+        written = elmo_kernels.bidirectional_lstm_layer(weights, inputs, running, state, clip, clip)
+    assert written[0].stride() == recorded[0].stride()
+    for w, r in zip([written[0], *written[1]], [recorded[0], *recorded[1]]):
+        assert torch.equal(w, r.detach())
+    assert not written[0][:, 4:].any() and not written[0][:, 2, 4:].any()
+    if clip is not None:
+        assert written[0].abs().max() == clip, "the clip must bite, or the test proves nothing of it"
