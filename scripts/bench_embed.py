@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where ``elmo embed`` spends its time, phase by phase, in µs a token of the input.
+"""Where ``elmo embed`` spends its time, phase by phase, in µs a token of the input, and its peak RSS.
 
 Each run is ``elmo embed INPUT OUT --overwrite --no-progress`` (with the options this script does
 not know, passed on: ``--layers``, ``--device``, ``--threads``, ``--cuda-graphs``, ...) in a
@@ -8,6 +8,7 @@ phase inside another is taken out of it). ``--stub-model`` replaces the biLM's f
 its output's shape: what is left is the host's own cost, the ceiling it puts on a fast GPU.
 ``--stub-device-us US`` makes the stub also wait US µs a token without holding the GIL, as a call
 waits for a GPU: a device of known speed, for a change meant to overlap the host's work with it.
+The peak RSS is the worker's (``ru_maxrss``): the whole run, Python, torch and the model included.
 ``--against CHECKOUT`` runs another checkout's code (e.g. a worktree of the commit before a
 change) the same way, run for run alternating with this one's, in a column beside it. The run
 of least total time counts, per side.
@@ -23,6 +24,7 @@ import argparse
 import importlib
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -146,7 +148,13 @@ def worker(input_path: Path, stub_model: bool, device_us: float, embed_options: 
         **{phase: spent[phase] for phase in ("merge into output", "finish")},
     }
     phases["other"] = total - sum(phases.values())
-    return {"code": str(Path(hf_elmo.__file__).parent.parent), "total": total, "phases": phases}
+    peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    return {
+        "code": str(Path(hf_elmo.__file__).parent.parent),
+        "total": total,
+        "phases": phases,
+        "peak_rss_mb": peak_rss_mb,
+    }
 
 
 def run_side(checkout: Path, args: argparse.Namespace, embed_options: Sequence[str]) -> dict[str, Any]:
@@ -225,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     host = {name: (best[name]["total"] - best[name]["phases"]["forward"]) / tokens * 1e6 for name in names}
     row("**host: total less forward**", host)
     row("tokens/s", {name: tokens / best[name]["total"] for name in names}, "{:,.0f}")
+    row("peak RSS, MiB", {name: best[name]["peak_rss_mb"] for name in names}, "{:,.0f}")
     if args.json:
         args.json.write_text(json.dumps({"lines": lines, "tokens": tokens, "sides": best}, indent=1))
 

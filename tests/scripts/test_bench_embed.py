@@ -9,7 +9,7 @@ import sys
 from tests.conftest import REPO
 
 
-def test_bench_embed_times_each_phase_of_two_checkouts_with_the_model_stubbed(tmp_path):
+def test_bench_embed_times_each_phase_and_reports_the_peak_rss_of_two_checkouts_with_the_model_stubbed(tmp_path):
     text = tmp_path / "in.txt"
     text.write_text("".join(f"the cat sat on mat {i} .\n" for i in range(30)), encoding="utf-8")
     rows_file = tmp_path / "rows.json"
@@ -28,5 +28,7 @@ def test_bench_embed_times_each_phase_of_two_checkouts_with_the_model_stubbed(tm
         assert side["phases"]["write chunk files"] > 0 and side["phases"]["merge into output"] > 0
         assert side["total"] >= sum(v for k, v in side["phases"].items() if k != "other")
         assert side["phases"]["forward"] >= 210 * 20e-6  # the stub's wait, as a device's
+        assert side["peak_rss_mb"] > 100  # the worker's: torch alone takes more
     assert "biLM forward stubbed (zeros), waiting 20 µs a token as a device" in result.stdout
     assert "| **host: total less forward** |" in result.stdout
+    assert "| peak RSS, MiB |" in result.stdout
