@@ -36,13 +36,26 @@ def doc_key(doc: Doc) -> str:
     return digest.hexdigest()
 
 
+#: What an entry takes besides its layers, counted against the bound with them: in memory, its key
+#: (a 64-character str: 113 bytes), its array's header and its places in the index (344 to 404 bytes
+#: in all, measured with tracemalloc); on disk, its file's ``.npy`` header (128 bytes) and its key in
+#: the index (in memory).
+ENTRY_OVERHEAD = 512
+
+
+def entry_bytes(layers: np.ndarray) -> int:
+    """What the cache counts for an entry of ``layers``: their bytes as float32, as stored, and ``ENTRY_OVERHEAD``."""
+    return int(layers.size) * np.dtype("float32").itemsize + ENTRY_OVERHEAD
+
+
 #: Held while an ``ActivationCache`` reads or changes its entries (their files too), so that the
 #: threads of a service may share one pipeline; the biLM runs outside it. A fork waits for it.
 _LOCK = fork_safe_lock()
 
 
 class ActivationCache:
-    """Least-recently-used store of (L+1, n_tokens, 2P) float32 arrays, at most ``max_mb`` MiB.
+    """Least-recently-used store of (L+1, n_tokens, 2P) float32 arrays, at most ``max_mb`` MiB, each
+    entry counted as its layers and what holds them (``entry_bytes``).
 
     In memory by default; with ``directory`` the arrays are ``.npy`` files and only the index is
     in memory. The files go in a folder of this cache and process alone,
@@ -134,7 +147,7 @@ class ActivationCache:
 
     def put(self, key: str, layers: np.ndarray) -> None:
         """Store a copy of ``layers``, evicting the least recently used entries to fit."""
-        size = int(layers.nbytes)
+        size = entry_bytes(layers)
         with _LOCK:
             self._forget_another_process()
             if size > self.max_bytes or key in self._sizes:

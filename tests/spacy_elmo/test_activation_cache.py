@@ -2,6 +2,7 @@
 
 import pickle
 import threading
+import tracemalloc
 import weakref
 from unittest import mock
 
@@ -11,7 +12,7 @@ from spacy.tokens import Doc
 
 from spacy_elmo import cache as activation_cache
 from spacy_elmo import call_stack
-from spacy_elmo.cache import ActivationCache, doc_key
+from spacy_elmo.cache import ActivationCache, doc_key, entry_bytes
 from tests.forking import exit_code_of_a_child_forked_while_held
 from tests.spacy_elmo.pipeline_helpers import tiny_elmo
 
@@ -68,8 +69,8 @@ def test_memory_zone_releases_the_layers_cached_inside_it_and_keeps_those_cached
 
 
 def test_a_memory_zone_inside_another_releases_its_own_entries_and_the_outer_one_the_rest():
-    cache = ActivationCache(max_mb=2 * 24 / 2**20)  # room for 2 arrays of 24 bytes
     one = np.ones((1, 2, 3), dtype="float32")
+    cache = ActivationCache(max_mb=2 * entry_bytes(one) / 2**20)  # room for 2 entries
     cache.put("before", one)
     with cache.memory_zone():
         cache.put("outer", one)
@@ -124,8 +125,8 @@ def test_docs_of_one_text_split_at_a_nul_character_have_their_own_keys(make_nlp)
 
 @pytest.mark.parametrize("on_disk", [False, True])
 def test_cache_is_bounded_and_evicts_the_least_recently_used(tmp_path, on_disk):
-    cache = ActivationCache(max_mb=3 * 4096 / 2**20, directory=tmp_path if on_disk else None)
     arrays = {k: np.full((1, 1, 1024), i, dtype="float32") for i, k in enumerate("abcd")}  # 4 KiB each
+    cache = ActivationCache(max_mb=3 * entry_bytes(arrays["a"]) / 2**20, directory=tmp_path if on_disk else None)
     for key in "abc":
         cache.put(key, arrays[key])
     cache.get("a")
@@ -134,7 +135,27 @@ def test_cache_is_bounded_and_evicts_the_least_recently_used(tmp_path, on_disk):
     for key in "acd":
         np.testing.assert_array_equal(cache.get(key), arrays[key])
     if on_disk:
-        assert len(list(tmp_path.glob("elmo-cache-*/*.npy"))) == 3
+        files = list(tmp_path.glob("elmo-cache-*/*.npy"))
+        assert [f.stat().st_size for f in files] == [4096 + 128] * 3  # the layers and the .npy header
+
+
+def test_a_full_in_memory_cache_of_one_token_docs_takes_at_most_cache_mb_keys_and_index_included():
+    """``cache_mb`` bounds the memory the cache takes, not its layers alone (was: each entry was
+    counted as its layers' bytes, though its key, its places in the index and its array's header
+    take about 350 bytes more, so that a cache of one-token docs of the tiny biLM, 192 bytes of
+    layers each, took 2.8 times ``cache_mb``: tracemalloc, 20,000 entries)."""
+    layers = np.ones((3, 1, 16), dtype="float32")  # one token of the tiny biLM: 192 bytes
+    cache = ActivationCache(max_mb=0.25)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(5000):  # far more than fit
+            cache.put(f"{i:064x}", layers)  # keys as long as doc_key's
+        taken = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert cache._bytes <= cache.max_bytes
+    assert 0.6 * cache.max_bytes <= taken <= cache.max_bytes
 
 
 @pytest.mark.parametrize("on_disk", [False, True])
@@ -144,8 +165,8 @@ def test_two_threads_storing_one_doc_in_a_full_cache_store_it_once(tmp_path, mon
     once and counted once (was: both passed the check for the key and both evicted the one entry,
     the second finding it gone: KeyError or StopIteration from nlp.pipe, and sizes counted twice,
     so that the cache held less and less)."""
-    cache = ActivationCache(max_mb=4096 / 2**20, directory=tmp_path if on_disk else None)  # one 4 KiB entry
     old, new = np.zeros((1, 1, 1024), dtype="float32"), np.ones((1, 1, 1024), dtype="float32")
+    cache = ActivationCache(max_mb=entry_bytes(new) / 2**20, directory=tmp_path if on_disk else None)  # one entry
     cache.put("old", old)
     both_evicting = threading.Barrier(2)
     remove = ActivationCache._remove
@@ -172,7 +193,7 @@ def test_two_threads_storing_one_doc_in_a_full_cache_store_it_once(tmp_path, mon
     for thread in threads:
         thread.join(timeout=10)
     assert errors == []
-    assert len(cache) == 1 and cache._bytes == new.nbytes
+    assert len(cache) == 1 and cache._bytes == entry_bytes(new)
     np.testing.assert_array_equal(cache.get("new"), new)
 
 
@@ -331,7 +352,7 @@ def test_a_forked_copy_that_clears_or_fills_its_cache_first_leaves_the_parents_f
     """The copy's index names its parent's files: evicting through it must not delete them."""
     import multiprocessing
 
-    cache = ActivationCache(max_mb=3 * 24 / 2**20, directory=tmp_path)  # room for 3 arrays of 24 bytes
+    cache = ActivationCache(max_mb=3 * entry_bytes(np.zeros((1, 2, 3))) / 2**20, directory=tmp_path)  # room for 3
     for key in "abc":
         cache.put(key, np.full((1, 2, 3), ord(key), dtype="float32"))
     context = multiprocessing.get_context("fork")
