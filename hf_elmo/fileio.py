@@ -4,7 +4,7 @@
   block ends it is fsynced and renamed onto ``path`` (atomic); when it raises, the temporary
   file is removed (``temporary_path`` is that name's one home). ``write_text_atomic`` is the
   common case. ``check_output_file``: an output that exists as a folder, device, pipe or
-  symbolic link is refused, not replaced by a file.
+  symbolic link, or whose ``PATH.tmp`` is a folder, is refused, not replaced by a file.
 - ``check_output_folder`` / ``build_aside(out_dir)``: a folder is built in a hidden staging
   folder beside it (``.OUT.building-XXXXXXXX``) and swapped into place only when complete. The
   staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
@@ -20,7 +20,8 @@
 - ``check_parent_folders(path)``: a file where a folder on the way to an output should be is
   one clear error, not ``[Errno 17] File exists``.
 - ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``); a second one
-  fails at once with ``OutputBusyError``. ``folder_for_the_run(folder)`` creates the folders on
+  fails at once with ``OutputBusyError``; ``check_lock_file`` refuses, before a long run, a lock
+  path that holds something of the user's (a folder, a file with content). ``folder_for_the_run(folder)`` creates the folders on
   the way to a lock and removes those it created that the run left empty.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
   disk: it reports the failed writes while freeing objects and then crashes);
@@ -107,7 +108,8 @@ def _fsync_dir(folder: Path) -> None:
 def check_output_file(path: PathLike) -> Path:
     """Raise ``FileExistsError`` when ``path`` exists and is not a regular file (a symbolic link,
     folder, device or pipe: ``atomic_file``'s rename would put a file in its place, e.g. of
-    ``/dev/null``), naming which; returns it as a ``Path``."""
+    ``/dev/null``), naming which, or when a folder sits where ``atomic_file`` writes it first
+    (``temporary_path``); returns it as a ``Path``."""
     path = Path(path)
     if path.is_symlink():
         raise FileExistsError(
@@ -118,6 +120,11 @@ def check_output_file(path: PathLike) -> Path:
     if path.exists() and not path.is_file():
         raise FileExistsError(
             f"the output {path} exists and is not a regular file (a device or pipe); choose another output path"
+        )
+    tmp = temporary_path(path)
+    if tmp.is_dir() and not tmp.is_symlink():  # a link of that name is removed, never written through
+        raise FileExistsError(
+            f"{tmp} is a folder, where {path} is written before it is renamed into place; move it, or write elsewhere"
         )
     return path
 
@@ -134,7 +141,7 @@ def atomic_file(path: PathLike) -> Iterator[Path]:
 
     On an exception (or a full disk) the temporary file is removed and ``path`` is untouched.
     ``path`` must pass ``check_output_file``. A ``PATH.tmp`` left by a killed run, or a link of
-    that name, is removed, never written through.
+    that name, is removed, never written through; a folder of that name is refused.
     """
     path = check_output_file(path)
     tmp = temporary_path(path)
@@ -247,6 +254,24 @@ def lock_path(path: PathLike) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+def _no_lock(path: Path) -> FileExistsError:
+    """The one-line error for ``path``, where ``exclusive_lock`` would lock, holding something of the
+    user's (a file with content); the one home of that message (``check_lock_file``, ``exclusive_lock``)."""
+    return FileExistsError(f"{path} exists and is no lock of elmo (it is not empty); move it, or write elsewhere")
+
+
+def check_lock_file(path: PathLike) -> Path:
+    """Raise ``FileExistsError`` when ``exclusive_lock`` could not take the lock file ``path``: a folder
+    is there, or a file with content (a lock is empty), naming it and what to do; a writer checks it
+    before a long run (loading a model) would; returns it as a ``Path``."""
+    path = Path(path)
+    if path.is_dir():
+        raise FileExistsError(f"{path} is a folder, where elmo locks its output; move it, or write elsewhere")
+    if path.is_file() and path.stat().st_size > 0:
+        raise _no_lock(path)
+    return path
+
+
 #: The descriptors of the locks this process holds (``exclusive_lock``).
 _HELD_LOCKS: set[int] = set()
 
@@ -270,10 +295,10 @@ def exclusive_lock(path: PathLike, busy: str, what: PathLike | None = None) -> I
     Raises ``OutputBusyError(busy)`` at once when another process holds it, and ``_not_writable``
     naming ``what`` (the output the lock guards; default ``path``) when its folder cannot be
     written. A lock file left by a killed process is free (the kernel drops ``flock`` locks with
-    their process). Lock files are empty: a file of that name with content is someone's, and is
-    refused, not removed.
+    their process). Lock files are empty: a file of that name with content, or a folder, is
+    someone's, and is refused, not removed (``check_lock_file``).
     """
-    path = Path(path)
+    path = check_lock_file(path)
     while True:
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
@@ -281,11 +306,9 @@ def exclusive_lock(path: PathLike, busy: str, what: PathLike | None = None) -> I
             if err.errno not in _CANNOT_WRITE:
                 raise
             raise _not_writable(path.parent, path if what is None else what, err) from None
-        if os.fstat(fd).st_size > 0:
+        if os.fstat(fd).st_size > 0:  # written since check_lock_file
             os.close(fd)
-            raise FileExistsError(
-                f"{path} exists and is no lock of elmo (it is not empty); move it, or write elsewhere"
-            )
+            raise _no_lock(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -15,7 +15,7 @@ Import from here: the names below are the public API, wherever they live.
 """
 
 from .output import SENTENCE_TO_INDEX, SETTINGS_ATTRIBUTE, Embeddings, open_embeddings
-from .run import RUN_FILE, EmbedResult, embed_file, finished_chunks, model_fingerprint, output_is_complete
+from .run import RUN_FILE, EmbedResult, check_output, embed_file, finished_chunks, model_fingerprint, output_is_complete
 from .scan import (
     REPORTED_BAD_LINES,
     SPLIT_SAMPLE_CHARS,
@@ -63,6 +63,7 @@ __all__ = [
     "Shard",
     "TokenizerLimit",
     "UnsplitTokens",
+    "check_output",
     "embed_file",
     "embed_sentences",
     "finished_chunks",

@@ -41,9 +41,10 @@ before it checks the free space, so its bytes never stop the run that would remo
 
 **One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
 reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
-not be the input, a folder, a link or a device (``fileio.check_output_file``, checked before
-anything is computed, not only at the final rename), nor be one of the model's files or hold them,
-even with ``overwrite`` (``_check_not_in_model``; a new file beside them is written).
+not be the input, a folder, a link or a device, nor may its ``OUTPUT.tmp`` or ``OUTPUT.lock`` be a
+folder (``check_output``, which ``elmo embed`` runs before it loads the model, not only at the final
+rename), nor be one of the model's files or hold them, even with ``overwrite``
+(``_check_not_in_model``; a new file beside them is written).
 The input must be a regular file (it is read twice, and again on resume): not stdin or a pipe.
 
 **Sharding** (``shards``: a shard's lines, its file, the index): shard 0 of several writes the
@@ -79,6 +80,7 @@ from ..corpus import check_text_file, read_lines
 from ..fileio import (
     PathLike,
     atomic_file,
+    check_lock_file,
     check_output_file,
     check_parent_folders,
     check_writable,
@@ -316,17 +318,29 @@ def _check_run(
             "embed cannot read stdin ('-'): it reads the input twice and again to resume; save the text to a file"
         )
     check_text_file(input_path, "the input")
+    check_output(output_path, shard)
+    for path in _written_files(target, output_path):
+        if is_or_holds(path, input_path) or (path.exists() and os.path.samefile(path, input_path)):
+            raise ValueError(f"the output {path} is (or holds) the input {input_path}; write to another file")
+
+
+def check_output(output_path: PathLike, shard: Shard) -> Path:
+    """Refuse, in one line, an output of ``embed_file`` (the file of ``shard``, ``Shard.output_file``) that
+    could not be written, before a run loads its model or reads its input (``elmo embed``): a path ending
+    with a slash, an output that is no regular file or whose temporary file's place holds a folder
+    (``check_output_file``), a lock file's place that holds something of the user's (``check_lock_file``),
+    a file on the way to it (``check_parent_folders``) or a folder this process cannot write in
+    (``check_writable``). Returns the output file."""
     if str(output_path).endswith(("/", os.sep)):
         raise ValueError(
             f"the output {output_path} ends with {str(output_path)[-1]!r}, naming a folder; name the HDF5 file to write "
             f"(e.g. {Path(output_path, 'embeddings.hdf5')})"
         )
-    check_output_file(target)
+    target = check_output_file(shard.output_file(output_path))
+    check_lock_file(lock_path(target))
     check_parent_folders(target)
     check_writable(target.parent, target)
-    for path in _written_files(target, output_path):
-        if is_or_holds(path, input_path) or (path.exists() and os.path.samefile(path, input_path)):
-            raise ValueError(f"the output {path} is (or holds) the input {input_path}; write to another file")
+    return target
 
 
 def _written_files(target: Path, output_path: PathLike) -> list[Path]:

@@ -97,14 +97,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hf_elmo.devices import resolve_device, resolve_dtype
-    from hf_elmo.embed import embed_file, run_shard
-    from hf_elmo.fileio import check_writable
+    from hf_elmo.embed import check_output, embed_file, run_shard
     from hf_elmo.loading import load_bilm, model_tokenizer, source_description
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
 
     shard = run_shard(args.shard)
-    target = shard.output_file(args.output)
-    check_writable(target.parent, target)  # before the model loads (embed_file checks it again)
+    check_output(args.output, shard)  # before the model loads (embed_file checks it again)
     device = resolve_device(args.device)
     use_threads(args)
     model, source = load_bilm(args.model or DEFAULT_MODEL_NAME)

@@ -799,3 +799,25 @@ def test_ctrl_c_after_the_output_is_renamed_into_place_says_it_is_complete_and_t
     assert "6 of 6 chunks were done by an earlier run" in capsys.readouterr().out
     assert names(tmp_path) == ["out.hdf5"]
     assert_same_file(out, reference)
+
+
+@pytest.mark.parametrize("suffix", [".tmp", ".lock"])
+def test_a_folder_where_the_temporary_or_lock_file_goes_is_one_line_naming_it_before_loading(
+    suffix, model_dir, text, tmp_path, capsys, monkeypatch
+):
+    """Was: the model loaded and, for OUTPUT.tmp, every line embedded, then a raw
+    "[Errno 21] Is a directory: '.../out.hdf5.tmp'" (or '.lock')."""
+    out = tmp_path / "out.hdf5"
+    theirs = tmp_path / f"out.hdf5{suffix}"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+
+    def not_loaded(*args, **kwargs):
+        raise AssertionError("the model was loaded before the output was checked")
+
+    monkeypatch.setattr(hf_elmo.loading, "load_bilm", not_loaded)
+    assert embed(text, out, model_dir) == 2
+    monkeypatch.undo()
+    err = error_lines(capsys.readouterr().err)
+    assert len(err) == 1 and str(theirs) in err[0] and "is a folder" in err[0] and "move it" in err[0], err
+    assert names(tmp_path) == ["out.hdf5" + suffix] and (theirs / "notes.txt").read_text() == "mine"

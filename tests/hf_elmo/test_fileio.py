@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -25,6 +26,7 @@ from hf_elmo.fileio import (
     OutputBusyError,
     atomic_file,
     build_aside,
+    check_lock_file,
     check_output_file,
     check_output_folder,
     check_writable,
@@ -151,6 +153,50 @@ def test_atomic_file_never_writes_through_a_temporary_name_that_is_a_link(tmp_pa
     assert precious.read_text() == "mine"
     assert target.read_text() == "new" and not target.is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.spacy", "precious.txt"]
+
+
+def test_a_folder_where_the_temporary_file_goes_is_refused_in_one_line_and_kept(tmp_path):
+    """Was: a raw "[Errno 21] Is a directory: '.../out.txt.tmp'", late (after ``elmo embed`` embedded
+    every line); ``check_output_file`` is what a writer checks first, before a long run."""
+    target, theirs = tmp_path / "out.txt", tmp_path / "out.txt.tmp"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    message = (
+        f"{theirs} is a folder, where {target} is written before it is renamed into place; move it, or write elsewhere"
+    )
+    with pytest.raises(FileExistsError) as refused:
+        check_output_file(target)
+    assert str(refused.value) == message
+    with pytest.raises(FileExistsError, match=re.escape(message)):
+        write_text_atomic(target, "new")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt.tmp"]
+    assert (theirs / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("kind", ["folder", "link to a folder", "file with content"])
+def test_a_lock_path_that_holds_something_of_the_users_is_refused_in_one_line_and_kept(kind, tmp_path):
+    """Was, for a folder: a raw "[Errno 21] Is a directory: '.../out.lock'"; ``check_lock_file`` says it
+    before a long run, as ``exclusive_lock`` does."""
+    lock, folder = tmp_path / "out.lock", tmp_path / "folder"
+    folder.mkdir()
+    {
+        "folder": lambda: shutil.copytree(folder, lock),
+        "link to a folder": lambda: lock.symlink_to(folder),
+        "file with content": lambda: lock.write_text("my notes"),
+    }[kind]()
+    message = (
+        f"{lock} exists and is no lock of elmo (it is not empty); move it, or write elsewhere"
+        if kind == "file with content"
+        else f"{lock} is a folder, where elmo locks its output; move it, or write elsewhere"
+    )
+    with pytest.raises(FileExistsError) as checked:
+        check_lock_file(lock)
+    with pytest.raises(FileExistsError) as locked:
+        with exclusive_lock(lock, "busy"):
+            pass
+    assert str(checked.value) == str(locked.value) == message
+    assert lock.is_symlink() if kind == "link to a folder" else lock.exists()
+    assert check_lock_file(tmp_path / "new.lock") == tmp_path / "new.lock"
 
 
 def test_written_files_and_folders_get_the_umask_modes(tmp_path):

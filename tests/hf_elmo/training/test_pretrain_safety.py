@@ -1146,3 +1146,18 @@ def test_ctrl_c_is_one_line_naming_the_checkpoint_that_resumes_and_status_130(tm
     assert torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"] == 2 and not out.exists()
     monkeypatch.setattr(trainer, "train_step", real_step)
     assert pretrain(corpus, out, "--epochs", "2", "--checkpoint-every-steps", "2") == 0
+
+
+@pytest.mark.parametrize("locked", ["model", "model.checkpoint"])
+def test_a_folder_where_a_runs_lock_file_goes_is_one_line_naming_it_and_kept(locked, tmp_path, capsys):
+    """Was: "[Errno 21] Is a directory: '.../model.lock'" (or the checkpoint folder's lock)."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    theirs = tmp_path / f"{locked}.lock"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    assert pretrain(corpus, tmp_path / "model", "--epochs", "1") == 2
+    assert error_of(capsys) == (
+        f"elmo pretrain: error: {theirs} is a folder, where elmo locks its output; move it, or write elsewhere"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", theirs.name]
+    assert (theirs / "notes.txt").read_text() == "mine"
