@@ -12,6 +12,7 @@ shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.t
 vector / similarity hooks (``token_vectors.py``).
 """
 
+import shutil
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -30,7 +31,7 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX
-from hf_elmo.fileio import check_writable, ensure_free_space
+from hf_elmo.fileio import check_writable, ensure_free_space, others_files
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
 
 from .bilm import (
@@ -410,27 +411,35 @@ class ElmoComponent(TrainablePipe):
         Before its weights are loaded (``nlp.initialize()``) the component writes the note
         ``path/no-bilm.txt`` instead, so that a pipeline saves whole before initialisation, as
         spaCy's own components do; loaded back, it has no weights until ``nlp.initialize()``.
+        Either way the biLM of an earlier save to ``path`` goes first (``_remove_earlier_bilm``), so none
+        is left stale, and one that is a symbolic link (or holds links) is replaced, never written through
+        (the folder it links to, such as the model folder it came from, is left as it is); one that holds
+        files elmo did not write is refused (``_check_earlier_bilm``).
         A folder it cannot make files in is refused first, as one ``OSError`` naming it
         (``check_writable``), and so is a disk without room for the weights (``ensure_free_space``:
         safetensors fails part-way on a full disk, with an error that is no ``OSError`` and names no file)."""
         path = Path(path)
-        note = path / NO_BILM_FILE
+        note, folder = path / NO_BILM_FILE, path / BILM_FOLDER
         elmo = get_elmo(self.model)
+        _check_earlier_bilm(folder, self.name)
         # where no file can be made but existing ones rewritten (spaCy's own files are), the weights'
         # temporary file failed with a SafetensorError naming that file, after the config was rewritten
-        check_writable(path if elmo is None else path / BILM_FOLDER, path)
+        check_writable(path, path)
+        if folder.is_dir() and not folder.is_symlink():  # its files are removed
+            check_writable(folder, path)
         if elmo is None:
             path.mkdir(parents=True, exist_ok=True)
             note.write_text(
                 f"The elmo component {self.name!r} was saved before its biLM weights were loaded: nlp.initialize() "
                 f"loads them ([initialize.components.{self.name}] in config.cfg).\n"
             )
+            _remove_earlier_bilm(folder)  # after the note: a save stopped between the two loads as one without weights
             return
-        folder = path / BILM_FOLDER
         weight_bytes = sum(t.numel() * t.element_size() for t in elmo.state_dict().values())
         what = f"the biLM weights of the elmo component {self.name!r} in {folder}"
-        ensure_free_space(folder, weight_bytes, what, then="save the pipeline again")
-        folder.mkdir(parents=True, exist_ok=True)
+        ensure_free_space(path, weight_bytes, what, then="save the pipeline again")
+        _remove_earlier_bilm(folder)
+        folder.mkdir(parents=True)
         elmo.save_pretrained(folder, safe_serialization=True)
         note.unlink(missing_ok=True)  # of an earlier save without weights to the same folder
 
@@ -497,6 +506,36 @@ class ElmoComponent(TrainablePipe):
                 f"the elmo component {self.name!r} now gives {_describe(new, trained)}: give {self.name!r} the "
                 f"biLM {component_name!r} was trained with, or train {component_name!r} again"
             )
+
+
+def _check_earlier_bilm(folder: Path, component: str) -> None:
+    """Refuse, before ``to_disk`` writes anything, an earlier biLM folder ``folder`` that holds files
+    elmo did not write (``others_files``: a model folder's files, and links, are elmo's to replace), or
+    a file where the folder goes, naming them: replacing it would delete them."""
+    if folder.is_symlink() or not folder.exists():
+        return
+    if not folder.is_dir():
+        raise FileExistsError(
+            f"{folder} is a file, where the elmo component {component!r} saves its biLM folder; move it, or save "
+            "the pipeline elsewhere"
+        )
+    theirs = [name for name in others_files(folder, "model") if not (folder / name).is_symlink()]
+    if theirs:
+        shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
+        raise FileExistsError(
+            f"{folder} holds files that elmo did not write ({shown}), which saving the elmo component {component!r} "
+            "would delete with its earlier biLM; move them out of it, or save the pipeline elsewhere"
+        )
+
+
+def _remove_earlier_bilm(folder: Path) -> None:
+    """Remove the biLM folder ``folder`` of an earlier save (checked by ``_check_earlier_bilm``): a
+    symbolic link is removed, never followed, so the folder it links to is left as it is; a folder is
+    removed with its files (links among them are removed, not followed)."""
+    if folder.is_symlink():
+        folder.unlink()
+    elif folder.is_dir():
+        shutil.rmtree(folder)
 
 
 def _ignore_gradient(d_layers: list[Floats3d]) -> list[Doc]:

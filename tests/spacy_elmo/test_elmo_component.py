@@ -283,6 +283,74 @@ def test_a_pipeline_saved_before_initialize_is_whole_and_initialises_when_loaded
     np.testing.assert_array_equal(spacy.load(tmp_path / "pipeline")("The cat sat .")._.elmo.layers, doc._.elmo.layers)
 
 
+def test_saving_over_a_biLM_folder_that_is_a_link_replaces_the_link_and_leaves_its_target_untouched(
+    tiny_elmo_dir, tmp_path
+):
+    """A pipeline folder whose ``elmo/bilm`` (or a file in it) links to a user's model folder: the save
+    replaces the link with a folder of its own, as it writes one where there is none. Was: the save
+    wrote through the link, over the files of the user's model folder."""
+    original = tmp_path / "original"
+    shutil.copytree(tiny_elmo_dir, original)
+    (original / "notes.txt").write_text("mine")
+    before = {p.name: p.read_bytes() for p in original.iterdir()}
+    tiny_elmo(seed=1).save_pretrained(tmp_path / "other")  # weights unlike the linked folder's
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tmp_path / "other")
+    nlp.initialize()
+    for linked in ("folder", "file"):
+        pipeline = tmp_path / f"pipeline-{linked}"
+        bilm = pipeline / "elmo" / "bilm"
+        bilm.parent.mkdir(parents=True)
+        if linked == "folder":
+            bilm.symlink_to(original, target_is_directory=True)
+        else:
+            bilm.mkdir()
+            (bilm / "model.safetensors").symlink_to(original / "model.safetensors")
+        nlp.to_disk(pipeline)
+        assert {p.name: p.read_bytes() for p in original.iterdir()} == before
+        assert bilm.is_dir() and not bilm.is_symlink() and not any(p.is_symlink() for p in bilm.iterdir())
+        np.testing.assert_array_equal(spacy.load(pipeline)(TEXTS[0])._.elmo.layers, nlp(TEXTS[0])._.elmo.layers)
+
+
+def test_saving_before_initialize_over_an_initialised_save_leaves_no_stale_biLM(make_nlp, tmp_path):
+    """Was: the earlier save's ``elmo/bilm`` stayed beside ``no-bilm.txt``, and loading the pipeline as a
+    model named that stale biLM as its elmo component's."""
+    from hf_elmo.loading import InvalidModelError, resolve_model
+
+    pipeline = tmp_path / "pipeline"
+    make_nlp().to_disk(pipeline)
+    blank = spacy.blank("en")
+    blank.add_pipe("elmo")
+    blank.to_disk(pipeline)
+    assert [p.name for p in (pipeline / "elmo").iterdir()] == ["no-bilm.txt"]
+    with pytest.raises(InvalidModelError, match="saved before nlp.initialize"):
+        resolve_model(pipeline)
+    with pytest.raises(ValueError, match="has no biLM weights yet"):
+        spacy.load(pipeline)(TEXTS[0])
+
+
+def test_saving_over_a_biLM_folder_holding_files_elmo_did_not_write_is_refused_in_one_line_and_keeps_them(
+    make_nlp, tmp_path
+):
+    pipeline = tmp_path / "pipeline"
+    nlp = make_nlp()
+    nlp.to_disk(pipeline)
+    bilm = pipeline / "elmo" / "bilm"
+    (bilm / "thesis.tex").write_text("mine")
+    before = {p.name: p.read_bytes() for p in bilm.iterdir()}
+    blank = spacy.blank("en")
+    blank.add_pipe("elmo")
+    for saved in (nlp, blank):
+        with pytest.raises(FileExistsError) as refused:
+            saved.get_pipe("elmo").to_disk(pipeline / "elmo")
+        assert str(refused.value) == (
+            f"{bilm} holds files that elmo did not write (thesis.tex), which saving the elmo component 'elmo' "
+            "would delete with its earlier biLM; move them out of it, or save the pipeline elsewhere"
+        )
+        assert {p.name: p.read_bytes() for p in bilm.iterdir()} == before
+
+
 def test_from_bytes_of_a_component_without_weights_keeps_the_weights_it_has(make_nlp):
     """As from_disk of a component saved before nlp.initialize (was: the biLM was dropped)."""
     nlp = make_nlp()
