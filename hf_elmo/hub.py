@@ -3,7 +3,8 @@ them there) for the resolver (``hf_elmo.loading``): ``hub_arguments`` (which of
 ``from_pretrained``'s keyword arguments go to the Hub), ``hub_patterns`` (the files of one model,
 not those of the models in its subfolders), ``fetch_snapshot`` (``snapshot_download``, its
 failures told as one-line ``ModelNotFoundError``), ``hub_probe`` (the small files that say a
-repository's format, fetched first) and ``hub_subfolder_hint``; ``is_offline``.
+repository's format, fetched first; it refuses a subfolder written with a backslash) and
+``hub_subfolder_hint``; ``is_offline``.
 huggingface_hub is imported only when the Hub is asked.
 """
 
@@ -60,7 +61,10 @@ def hub_probe(
     """The folder (``subfolder``, ``in_subfolder``) of the repository's snapshot holding its small
     files that say its format (one of ``marks``, e.g. ``config.json``: a ``save_pretrained`` folder;
     or an options file, ``original_options_file``'s: the original files) and those matching
-    ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when it holds none."""
+    ``patterns``, fetched into (or found in) the cache; ``InvalidModelError`` when it holds none. The
+    first call of every look-up in a Hub repository: a ``subfolder`` no Hub path can be is refused here,
+    before anything is fetched (``_check_hub_subfolder``)."""
+    _check_hub_subfolder(repo_id, subfolder)
     snapshot = fetch_snapshot(repo_id, hub, **hub_patterns(subfolder, [*marks, *OPTIONS_NAMES, *patterns]))
     folder = snapshot / subfolder
     # a subfolder of which nothing was fetched holds no model where the repository's listing names
@@ -80,6 +84,18 @@ def hub_probe(
             f"model{hub_subfolder_hint(repo_id, hub, subfolder)}"
         )
     return folder
+
+
+def _check_hub_subfolder(repo_id: str, subfolder: str) -> None:
+    """Raise ``ValueError`` for a ``subfolder`` of a Hub repository written with a backslash, saying to
+    write it with "/": huggingface_hub reads a backslash in its patterns as "/" (its paths always use
+    "/"), so it would fetch the files of the folder with "/" and look for them under the backslash."""
+    if "\\" in subfolder:
+        slashed = subfolder.replace("\\", "/")
+        raise ValueError(
+            f"the subfolder {subfolder!r} of Hub repository {repo_id} holds a backslash, which the Hub reads as "
+            f"'/': write it with '/' (subfolder={slashed!r})"
+        )
 
 
 def hub_subfolder_hint(repo_id: str, hub: dict[str, Any], subfolder: str) -> str:

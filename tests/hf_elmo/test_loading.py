@@ -1072,6 +1072,26 @@ def test_a_hub_subfolder_named_with_glob_characters_is_fetched_alone_online_and_
         assert fetched == {f"{subfolder}/{file.name}" for file in (glob_named / subfolder).iterdir()}
 
 
+def test_a_hub_subfolder_written_with_a_backslash_is_refused_in_one_line_before_anything_is_fetched(
+    nested_models, tmp_path, monkeypatch
+):
+    """huggingface_hub reads a backslash in its patterns as "/": ``saved\\older`` fetched the files of
+    ``saved/older``, which were then looked for in a snapshot folder named ``saved\\older``. Was: "Hub repository
+    org/nested has no subfolder 'saved\\\\older'", of a subfolder the repository holds."""
+    top, _ = nested_models
+    _hub_online(monkeypatch, {"org/nested": top}, tmp_path / "online")
+    for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+        with pytest.raises(ValueError) as refused:
+            load("org/nested", subfolder="saved\\older")
+        assert str(refused.value) == (
+            "the subfolder 'saved\\\\older' of Hub repository org/nested holds a backslash, which the Hub reads as "
+            "'/': write it with '/' (subfolder='saved/older')"
+        )
+    assert not (tmp_path / "online").exists()  # nothing fetched
+    expected = _layers(ElmoModel.from_pretrained(top / "saved" / "older"))
+    np.testing.assert_array_equal(_layers(ElmoModel.from_pretrained("org/nested", subfolder="saved/older")), expected)
+
+
 def test_a_hub_subfolder_without_model_files_says_so_not_that_it_is_missing(two_models, tmp_path, monkeypatch):
     """Was, online: "Hub repository org/with-docs has no subfolder 'docs'", of a folder the repository holds
     (nothing in it matched the files that mark a model, so nothing of it was fetched)."""
