@@ -67,9 +67,11 @@ def main(argv: list[str] | None = None) -> int:
         if what is not None:
             print(f"elmo {args.command}: interrupted{'; ' + what if what else ''}", file=sys.stderr)
         return INTERRUPTED
-    # bad input, missing or unreadable files, a missing optional package: one line, no traceback
+    # bad input, missing or unreadable files, a missing optional package (hf_elmo.training.distributed.REFUSALS):
+    # one line, no traceback, from the one process that speaks (CommandParser)
     except (ValueError, OSError, ImportError) as err:
-        print(f"elmo {args.command}: error: {err}", file=sys.stderr)
+        if args.speaks():
+            print(f"elmo {args.command}: error: {err}", file=sys.stderr)
         return 2
 
 

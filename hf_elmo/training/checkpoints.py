@@ -39,7 +39,7 @@ from ..fileio import (
     write_text_atomic,
 )
 from .data import DATA_ORDER, same_batches
-from .distributed import barrier
+from .distributed import refused_together
 from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag, learning_rate
 from .vocab import VOCAB_FILE, Vocabulary
 
@@ -384,9 +384,9 @@ def save_checkpoint(
     and position (``checkpoint.pt``), and only then does every rank delete its RNG state of the
     checkpoint before: a kill at any moment leaves ``checkpoint.pt`` with the RNG states of its
     step. Before writing anything, the disk must have room for all of it (``ensure_free_space``):
-    a full disk stops the run with the last checkpoint whole, its RNG states included.
+    a full disk stops the run (every rank, when one of them has no room) with the last checkpoint
+    whole, its RNG states included.
     """
-    folder.mkdir(parents=True, exist_ok=True)
     rng = {"rng": torch.get_rng_state()}
     state = (
         {
@@ -399,15 +399,16 @@ def save_checkpoint(
         if rank == 0
         else {}
     )
-    ensure_free_space(
-        folder, _tensor_bytes(rng) + _tensor_bytes(state), f"a checkpoint of step {position['step']}", _RESUME
-    )
     current = rng_file(folder, rank, position["step"])
-    _atomic_torch_save(rng, current)
-    barrier()
-    if rank == 0:
-        _atomic_torch_save(state, folder / CHECKPOINT_FILE)
-    barrier()
+    with refused_together():
+        folder.mkdir(parents=True, exist_ok=True)
+        ensure_free_space(
+            folder, _tensor_bytes(rng) + _tensor_bytes(state), f"a checkpoint of step {position['step']}", _RESUME
+        )
+        _atomic_torch_save(rng, current)
+    with refused_together():
+        if rank == 0:
+            _atomic_torch_save(state, folder / CHECKPOINT_FILE)
     for earlier in [*folder.glob(f"rng-rank{rank}-step*.pt"), old_rng_file(folder, rank)]:
         if earlier != current:
             earlier.unlink(missing_ok=True)

@@ -1,14 +1,25 @@
 """One code path for one process and for ``torchrun --nproc_per_node N`` (DDP: NCCL on GPUs,
 gloo on CPU): the process group, and the few collectives the trainer needs. Without a process
-group every function is the one-process identity."""
+group every function is the one-process identity.
+
+A run's refusal (``REFUSALS``) is raised on rank 0 as on every rank, so that rank 0 alone says it
+(``elmo pretrain``): a check of the arguments and of the files every rank sees refuses alike on
+each; one that may refuse on some ranks only (a rank's own files, a disk filling up) runs under
+``refused_together``."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import torch
 from torch import distributed as dist
+
+#: The errors that refuse a run (bad input, missing or unreadable files, a missing package): what
+#: ``refused_together`` passes from rank to rank, and what ``elmo`` says in one line.
+REFUSALS = (ValueError, OSError, ImportError)
 
 
 def is_rank0() -> bool:
@@ -79,6 +90,32 @@ def agree(flag: bool) -> bool:
     value = torch.tensor(int(flag), device=_collective_device())
     dist.broadcast(value, src=0)
     return bool(value)
+
+
+@contextmanager
+def refused_together() -> Iterator[None]:
+    """Run the block on every rank, then wait for all of them: when it refused (``REFUSALS``) on
+    any, the refusal of the first such rank is raised on every rank (as itself on that rank, as an
+    error of its kind with its message on the others), so that rank 0 says why the run stops and
+    no rank goes on alone. The block must hold no collective: a rank that refuses skips the rest of it."""
+    refusal: Exception | None = None
+    try:
+        yield
+    except REFUSALS as err:
+        if not dist.is_initialized():
+            raise
+        refusal = err
+    if not dist.is_initialized():
+        return
+    said: list[tuple[type[Exception], str] | None] = [None] * dist.get_world_size()
+    kind = next((k for k in REFUSALS if isinstance(refusal, k)), None)
+    dist.all_gather_object(said, None if kind is None else (kind, str(refusal)))
+    first = next((one for one in said if one is not None), None)
+    if first is None:
+        return
+    if refusal is not None and first == (kind, str(refusal)):
+        raise refusal
+    raise first[0](first[1])
 
 
 def barrier() -> None:

@@ -57,6 +57,7 @@ from .distributed import (
     end_distributed,
     from_rank0,
     rank_divergence,
+    refused_together,
     warn,
 )
 from .evaluation import perplexity
@@ -157,8 +158,8 @@ class Trainer:
 
     def run(self) -> Path | None:
         """The model folder when the run is finished; None when it stopped at ``max_steps``."""
-        self._check()
-        barrier()  # every rank has checked the folders before rank 0 writes the checkpoint folder
+        with refused_together():  # every rank has checked the folders before rank 0 writes the checkpoint folder
+            self._check()
         with self._one_run():
             self._prepare()
             if not self._train():
@@ -181,20 +182,13 @@ class Trainer:
             ),
         )
         with ExitStack() as held:
-            failed: OSError | None = None
-            if self.rank == 0:
-                try:
+            with refused_together():  # busy, or a file of that name that is no lock
+                if self.rank == 0:
                     for folder, taken, what_to_do in folders:
                         lock = lock_path(folder)
                         held.enter_context(folder_for_the_run(lock.parent))
                         busy = f"{folder} {taken} (it holds {lock}); wait for it to end, or {what_to_do}"
                         held.enter_context(exclusive_lock(lock, busy, what=folder))
-                except OSError as err:  # busy, or a file of that name that is no lock
-                    failed = err
-            if not agree(failed is None):
-                raise (
-                    failed if failed is not None else OSError("rank 0 could not lock the run's folders; see its error")
-                )
             yield
 
     # -- before training ---------------------------------------------------------------------
@@ -251,33 +245,75 @@ class Trainer:
             raise ValueError(f"{s.train_file}: {err}") from None
 
     def _prepare(self) -> None:
-        sentences = read_corpus(
-            self.settings.train_file, self.settings.max_sentence_tokens, what=input_name("train_file")
-        )
-        if self.valid_sentences is not None:
-            self._warn_of_valid_sentences_in_training(sentences)
-        train_file_identity = input_identity(self.settings.train_file)
-        self.vocabulary = self._vocabulary(sentences)
-        self.settings = s = resumed_settings(self.checkpoint_dir, self.settings, train_file_identity, self.init_source)
-        torch.manual_seed(s.seed)
-        # loading --init-model is the last check before writing
-        model = build_model(s, self.vocabulary, self.init_source).to(self.device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
-        init_config = init_model_record(model.config) if self.init_source is not None else None
-        check_resumed_init_model(self.checkpoint_dir, s, init_config)
-        # what the cards of this run say of --init-model: read once, as it is when the run starts
-        self.init_card = init_model_card(self.init_source)
-        warn_of_a_license_change(s, self.init_card)
-        model.train()
-        self.saved_implementation = model.config.bilm_implementation  # what the model folder will say
-        model.config.bilm_implementation = resolve_bilm_implementation(s.bilm_implementation, model.config, self.device)
-        word_inputs = model.config.token_embedding == "word"
-        self.model: ElmoForBidirectionalLM = model
-        self.base_lr = s.resolved_lr()  # the schedule's rate before warm-up and decay
-        self.optimizer = make_optimizer(s.optimizer, model.parameters(), self.base_lr)
-        torch.manual_seed(s.seed * 1000 + self.rank + 1)  # dropout and sampled candidates: per rank
-        self.position: dict[str, Any] = load_checkpoint(
-            self.checkpoint_dir, model, self.optimizer, self.rank, self.world
-        ) or dict(epoch=0, batch=0, step=0, tokens_seen=0, elapsed=0.0)
+        """Corpus, vocabulary, model and optimizer, restored from the last checkpoint when there is one, checked
+        on every rank before rank 0 records the run in its checkpoint folder (``start_run``), its first write."""
+        with refused_together():  # a refusal of one rank (e.g. its damaged RNG state) stops every rank
+            sentences = read_corpus(
+                self.settings.train_file, self.settings.max_sentence_tokens, what=input_name("train_file")
+            )
+            if self.valid_sentences is not None:
+                self._warn_of_valid_sentences_in_training(sentences)
+            train_file_identity = input_identity(self.settings.train_file)
+            self.vocabulary = self._vocabulary(sentences)
+            self.settings = s = resumed_settings(
+                self.checkpoint_dir, self.settings, train_file_identity, self.init_source
+            )
+            torch.manual_seed(s.seed)
+            # loading --init-model is the last check before writing
+            model = build_model(s, self.vocabulary, self.init_source).to(self.device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
+            init_config = init_model_record(model.config) if self.init_source is not None else None
+            check_resumed_init_model(self.checkpoint_dir, s, init_config)
+            # what the cards of this run say of --init-model: read once, as it is when the run starts
+            self.init_card = init_model_card(self.init_source)
+            warn_of_a_license_change(s, self.init_card)
+            model.train()
+            self.saved_implementation = model.config.bilm_implementation  # what the model folder will say
+            model.config.bilm_implementation = resolve_bilm_implementation(
+                s.bilm_implementation, model.config, self.device
+            )
+            word_inputs = model.config.token_embedding == "word"
+            self.model: ElmoForBidirectionalLM = model
+            self.base_lr = s.resolved_lr()  # the schedule's rate before warm-up and decay
+            self.optimizer = make_optimizer(s.optimizer, model.parameters(), self.base_lr)
+            torch.manual_seed(s.seed * 1000 + self.rank + 1)  # dropout and sampled candidates: per rank
+            self.position: dict[str, Any] = load_checkpoint(
+                self.checkpoint_dir, model, self.optimizer, self.rank, self.world
+            ) or dict(epoch=0, batch=0, step=0, tokens_seen=0, elapsed=0.0)
+            self.batcher = SentenceBatcher(
+                sentences,
+                self.vocabulary,
+                s.tokens_per_batch,
+                s.seed,
+                self.rank,
+                self.world,
+                word_inputs=word_inputs,
+                max_characters_per_token=model.config.max_characters_per_token,
+            )
+            longer = int((self.batcher.lengths + 2 > s.tokens_per_batch).sum())
+            if longer:
+                warn(
+                    f"--tokens-per-batch {s.tokens_per_batch} is below --max-sentence-tokens {s.max_sentence_tokens} + 2 "
+                    f"(the sentence markers): {longer} of the {len(self.batcher.lengths)} sentences of {s.train_file} get a "
+                    "batch of their own, "
+                    f"larger than {s.tokens_per_batch} tokens; raise --tokens-per-batch or lower --max-sentence-tokens"
+                )
+            if s.max_tokens is not None:
+                self.total_tokens = s.max_tokens
+            else:
+                assert s.epochs is not None  # check_settings: one of the two is set
+                self.total_tokens = self.batcher.words_in_epochs(s.epochs)
+                if self.total_tokens == 0:
+                    raise ValueError(
+                        f"--epochs {s.epochs} of {s.train_file} ({self.batcher.n_words} tokens) is less than one "
+                        "token; raise --epochs"
+                    )
+            self._check_snapshot_tokens()
+            if self.world > 1:  # every rank has a batch (a check before writing; one process always has one)
+                self._epoch_batches(self.position["epoch"])
+        with refused_together():  # the last step before training: nothing is written for a run that cannot start
+            if self.rank == 0:
+                self._warn_of_an_unfit_vocabulary(sentences)
+                start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity, init_config)
         self.ddp_model: torch.nn.Module = model
         if self.world > 1:
             self.ddp_model = torch.nn.parallel.DistributedDataParallel(
@@ -285,40 +321,6 @@ class Trainer:
                 device_ids=[self.device.index] if self.device.type == "cuda" else None,
                 find_unused_parameters=word_inputs,
             )
-        self.batcher = SentenceBatcher(
-            sentences,
-            self.vocabulary,
-            s.tokens_per_batch,
-            s.seed,
-            self.rank,
-            self.world,
-            word_inputs=word_inputs,
-            max_characters_per_token=model.config.max_characters_per_token,
-        )
-        longer = int((self.batcher.lengths + 2 > s.tokens_per_batch).sum())
-        if longer:
-            warn(
-                f"--tokens-per-batch {s.tokens_per_batch} is below --max-sentence-tokens {s.max_sentence_tokens} + 2 "
-                f"(the sentence markers): {longer} of the {len(self.batcher.lengths)} sentences of {s.train_file} get a "
-                "batch of their own, "
-                f"larger than {s.tokens_per_batch} tokens; raise --tokens-per-batch or lower --max-sentence-tokens"
-            )
-        if s.max_tokens is not None:
-            self.total_tokens = s.max_tokens
-        else:
-            assert s.epochs is not None  # check_settings: one of the two is set
-            self.total_tokens = self.batcher.words_in_epochs(s.epochs)
-            if self.total_tokens == 0:
-                raise ValueError(
-                    f"--epochs {s.epochs} of {s.train_file} ({self.batcher.n_words} tokens) is less than one "
-                    "token; raise --epochs"
-                )
-        self._check_snapshot_tokens()
-        if self.world > 1:  # every rank has a batch (a check before writing; one process always has one)
-            self._epoch_batches(self.position["epoch"])
-        if self.rank == 0:  # the last step before training: nothing is written for a run that cannot start
-            self._warn_of_an_unfit_vocabulary(sentences)
-            start_run(self.checkpoint_dir, s, self.vocabulary, train_file_identity, init_config)
 
     def _check_snapshot_tokens(self) -> None:
         """Refuse a ``snapshot_tokens`` that the run would never write (``_step`` writes it at the step

@@ -18,7 +18,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 
 def integer_at_least(least: int) -> Callable[[str], int]:
@@ -203,16 +203,27 @@ class CommandParser(SuggestingParser):
     ``elmo --help`` builds every sub-command's parser but parses none of them: options that need
     ``hf_elmo`` (which imports torch and transformers) are deferred, so that the top-level help
     stays instant while ``elmo pretrain --help`` shows them all.
+
+    ``speaks()`` says whether this process says the command's errors: its usage errors here, its
+    refusals in ``hf_elmo_cli.main`` (``args.speaks``). It is False in a process that leaves them
+    to another, which refuses alike: a rank other than 0 of ``elmo pretrain`` under torchrun.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, speaks: Callable[[], bool] = lambda: True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.speaks = speaks
+        self.set_defaults(speaks=speaks)
         # A word that starts with a dash and a digit is an option's value, as newer Pythons' argparse
         # reads it (older ones: only a plain negative number, so '--lr -1e-3' and '--shard -1/2' were
         # 'expected one argument', not what is wrong with the value). No option of elmo looks like that.
         self._negative_number_matcher = re.compile(r"-\.?[0-9]")
         self._deferred: list[Callable[[argparse.ArgumentParser], None]] = []
         self._intermixing = False
+
+    def error(self, message: str) -> NoReturn:
+        if not self.speaks():  # the same command line is refused, in these words, by the process that speaks
+            self.exit(2)
+        super().error(message)
 
     def defer(self, add_options: Callable[[argparse.ArgumentParser], None]) -> None:
         """Call ``add_options(self)`` just before this parser first parses arguments."""

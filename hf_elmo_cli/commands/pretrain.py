@@ -35,9 +35,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "checkpoints to OUTPUT_DIR.checkpoint and resumes from there when restarted with the same "
         "command; at the end it writes OUTPUT_DIR (save_pretrained folder, vocab.txt, model card). "
         "Under `torchrun --nproc_per_node N` it trains with DDP, each rank on its own shard.",
+        speaks=speaks,
     )
     parser.defer(add_options)  # PretrainSettings is in hf_elmo (torch): built only when the command runs
     parser.set_defaults(run=run_command, interrupted=interrupted)
+
+
+def speaks() -> bool:
+    """Whether this process says the command's errors: under torchrun, rank 0 alone. Every rank parses
+    the same command line, and a run's refusal is rank 0's too (``hf_elmo.training.distributed``)."""
+    from hf_elmo.training.distributed import is_rank0
+
+    return is_rank0()
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:

@@ -168,6 +168,23 @@ def test_pretrain_names_filters_that_are_not_json_as_a_usage_error(capsys):
     assert """argument --filters: must be JSON, e.g. "[[1,32],[2,64]]", got '[[1,32]'""" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("rank, said", [("0", 1), ("1", 0)])
+def test_under_torchrun_only_rank_0_says_a_usage_error_or_a_refusal(rank, said, tmp_path, monkeypatch, capsys):
+    """Every rank parses the same command line and refuses the run alike (was: the same line once a
+    rank); the status is 2 on each. The run itself is one process here: torchrun's RANK alone."""
+    monkeypatch.setenv("RANK", rank)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    with pytest.raises(SystemExit) as stop:
+        main(["pretrain", "c.txt", "out", "--epochs", "1", "--filters", "[[1,32]"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.count("argument --filters: must be JSON") == said
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b c\n")
+    assert main(["pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", "--lr=-1"]) == 2
+    assert capsys.readouterr().err == "elmo pretrain: error: --lr must be a finite number > 0, got -1.0\n" * said
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.fixture(scope="module")
 def tiny_lm(tmp_path_factory):
     from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus

@@ -117,22 +117,6 @@ def test_ddp_ranks_agree_and_match_one_process_on_the_same_data(tmp_path, schedu
         torch.testing.assert_close(trained[name], value, rtol=1e-4, atol=1e-5, msg=name)
 
 
-def test_a_corpus_of_fewer_batches_than_processes_stops_every_rank_in_one_line_before_anything_is_written(tmp_path):
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text("alpha beta gamma\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m", "hf_elmo.cli"]
-        + ["pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", "--min-count", "1", *TINY_SHAPE_ARGS],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        timeout=300,
-    )
-    expected = f"{corpus}: its sentences make 1 batch(es) of up to 2048 tokens (--tokens-per-batch), fewer than the 2"
-    assert result.returncode != 0 and result.stderr.count(f"elmo pretrain: error: {expected}") == 2, result.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
-
-
 def _torchrun(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m", "hf_elmo.cli"]
@@ -144,8 +128,86 @@ def _torchrun(*argv: str) -> subprocess.CompletedProcess:
     )
 
 
+def _errors(result: subprocess.CompletedProcess) -> list[str]:
+    """The error lines of ``elmo pretrain`` in a torchrun's output (torchrun's own report aside)."""
+    return [line for line in result.stderr.splitlines() if line.startswith("elmo pretrain: error: ")]
+
+
+def test_a_corpus_of_fewer_batches_than_processes_stops_every_rank_in_one_line_before_anything_is_written(tmp_path):
+    """Said by rank 0 alone (was: once a rank)."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("alpha beta gamma\n")
+    result = _torchrun(
+        "pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", "--min-count", "1", *TINY_SHAPE_ARGS
+    )
+    expected = (
+        f"elmo pretrain: error: {corpus}: its sentences make 1 batch(es) of up to 2048 tokens (--tokens-per-batch), "
+        "fewer than the 2 processes: each needs one or more; train on more text, or with fewer processes"
+    )
+    assert result.returncode != 0 and _errors(result) == [expected], result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
+
+
+@pytest.mark.slow  # ~13 s each: two torchrun processes
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        pytest.param(["--filters", "[[1,32]"], "argument --filters: must be JSON", id="usage-error"),
+        pytest.param(["--device", "meta"], "device 'meta' holds shapes without data", id="before-the-process-group"),
+        pytest.param(["--lr=-1"], "--lr must be a finite number > 0, got -1.0", id="setting"),
+    ],
+)
+def test_an_argument_or_setting_refused_under_torchrun_is_said_once(tmp_path, argv, expected):
+    """Every rank refuses the same command line: rank 0 alone says so (was: the same line once a rank)."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("alpha beta gamma\n")
+    result = _torchrun("pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", *argv)
+    assert result.returncode != 0
+    errors = _errors(result)
+    assert len(errors) == 1 and expected in errors[0], result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt"]
+
+
+@pytest.mark.slow  # ~13 s: two torchrun processes
+def test_a_refusal_of_rank_0_alone_is_said_once_and_stops_every_rank(tmp_path):
+    """An OUTPUT_DIR.lock that is no lock is refused by rank 0, which locks the run's folders (was: that
+    line, and rank 1's 'rank 0 could not lock the run's folders; see its error')."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("alpha beta gamma\n" * 64)
+    lock = tmp_path / "out.lock"
+    lock.write_text("someone's")
+    result = _torchrun("pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", *TINY_SHAPE_ARGS)
+    expected = (
+        f"elmo pretrain: error: {lock} exists and is no lock of elmo (it is not empty); move it, or write elsewhere"
+    )
+    assert result.returncode != 0 and _errors(result) == [expected], result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.txt", "out.lock"]
+
+
+@pytest.mark.slow  # ~25 s: two runs of two DDP processes
+def test_a_refusal_of_rank_1_alone_is_said_once_by_rank_0_and_stops_every_rank(tmp_path):
+    """Rank 1's RNG state of the checkpoint is damaged: rank 1 refuses to resume, rank 0 says its
+    refusal, and every rank stops before anything is written."""
+    lines = [" ".join(WORDS[(i * k) % len(WORDS)] for k in range(1, 6)) for i in range(64)]
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(lines) + "\n")
+    argv = ["pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", *TINY_SHAPE_ARGS, "--min-count", "1"]
+    argv += ["--tokens-per-batch", "56", "--threads", "1", "--no-progress"]
+    first = _torchrun(*argv, "--max-steps", "1")
+    assert first.returncode == 0, first.stderr[-3000:]
+    damaged = tmp_path / "out.checkpoint" / "rng-rank1-step1.pt"
+    damaged.write_bytes(b"not a torch file")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "out.checkpoint").iterdir()}
+    resumed = _torchrun(*argv)
+    errors = _errors(resumed)
+    assert resumed.returncode != 0 and len(errors) == 1, resumed.stderr[-3000:]
+    assert errors[0].startswith(f"elmo pretrain: error: {damaged} is damaged ("), errors
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out.checkpoint").iterdir()} == before
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.slow  # ~22 s: two DDP processes
-def test_a_ddp_checkpoint_of_the_old_data_order_is_refused_on_every_rank_and_left_as_it_is(tmp_path):
+def test_a_ddp_checkpoint_of_the_old_data_order_is_refused_in_one_line_and_left_as_it_is(tmp_path):
     """A DDP checkpoint written before the batches were dealt from the whole corpus (no data_order:
     each rank batched its own sentences) stands for other batches now: resuming it is one line, and
     changes nothing (was: it resumed silently, training again on some sentences and skipping others)."""
@@ -168,7 +230,7 @@ def test_a_ddp_checkpoint_of_the_old_data_order_is_refused_on_every_rank_and_lef
         f"batches now; finish the run with the hf-elmo that wrote it, or delete {tmp_path / 'out.checkpoint'} to "
         "start the run again from the beginning"
     )
-    assert resumed.returncode != 0 and resumed.stderr.count(expected) == 2, resumed.stderr[-3000:]
+    assert resumed.returncode != 0 and _errors(resumed) == [expected], resumed.stderr[-3000:]
     assert {p.name: p.read_bytes() for p in (tmp_path / "out.checkpoint").iterdir()} == before
     assert not (tmp_path / "out").exists()
 
