@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import os
-
 import torch
+
+from .torchrun import local_rank
 
 
 def resolve_device(name: str | None) -> torch.device:
     """``name`` as a device (default: cuda when available, else cpu); plain ``cuda`` is
-    ``cuda:LOCAL_RANK`` under torchrun on a machine with several GPUs. An unknown name, a device
-    this machine or torch build does not have (cuda without a GPU, ``cuda:3`` with one, ``mps``
-    on Linux, ``xla`` without torch_xla) or ``meta`` (shapes without data) is a one-line
-    ``ValueError`` saying what to pass instead."""
+    ``cuda:LOCAL_RANK`` under torchrun on a machine with several GPUs (with one, every process takes it).
+    An unknown name, a device this machine or torch build does not have (cuda without a GPU, ``cuda:3``
+    with one, a ``LOCAL_RANK`` beyond the GPUs, ``mps`` on Linux, ``xla`` without torch_xla) or ``meta``
+    (shapes without data) is a one-line ``ValueError`` saying what to pass instead."""
     if name is None:
         name = "cuda" if torch.cuda.is_available() else "cpu"
     try:
@@ -28,8 +28,15 @@ def resolve_device(name: str | None) -> torch.device:
         count = torch.cuda.device_count()
         if device.index is not None and device.index >= count:
             raise ValueError(f"device {name!r}: this machine has {count} CUDA device(s), cuda:0..cuda:{count - 1}")
-        if device.index is None and "LOCAL_RANK" in os.environ and count > 1:
-            device = torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+        local = local_rank() if device.index is None and count > 1 else None
+        if local is not None and local >= count:
+            raise ValueError(
+                f"LOCAL_RANK={local} (torchrun's) but this machine has {count} CUDA devices, cuda:0..cuda:{count - 1}, "
+                f"and under torchrun --device {name} is cuda:LOCAL_RANK: start torchrun with --nproc_per_node at most "
+                f"{count}"
+            )
+        if local is not None:
+            device = torch.device("cuda", local)
     elif device.type == "meta":
         raise ValueError(f"device {name!r} holds shapes without data and cannot run a model; use cpu or cuda")
     elif device.type != "cpu":

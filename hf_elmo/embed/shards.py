@@ -13,12 +13,12 @@ under ``torchrun``); no process group is needed.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import torchrun
 from ..fileio import PathLike, write_text_atomic
 
 #: Consecutive lines of a shard in one chunk (``Shard.chunk_of``), the unit that a run resumes from.
@@ -58,13 +58,16 @@ class Shard:
     @classmethod
     def from_environment(cls) -> Shard:
         """``RANK`` of ``WORLD_SIZE`` when started by ``torchrun``, else the whole input."""
-        rank, world_size = os.environ.get("RANK", "0"), os.environ.get("WORLD_SIZE", "1")
         try:
-            return cls.parse(f"{rank}/{world_size}")
+            rank, world_size = torchrun.rank(), torchrun.world_size()
+        except ValueError as err:
+            raise ValueError(f"{err}, or pass --shard i/N") from None
+        try:
+            return cls(rank, world_size)
         except ValueError:
             raise ValueError(
-                f"the environment's RANK={rank!r} and WORLD_SIZE={world_size!r} (as torchrun sets them) are no shard: "
-                f"need whole numbers 0 <= RANK < WORLD_SIZE <= {MAX_SHARDS}; unset them, or pass --shard i/N"
+                f"the environment's RANK={rank} and WORLD_SIZE={world_size} (as torchrun sets them) are no shard: "
+                f"need 0 <= RANK < WORLD_SIZE <= {MAX_SHARDS}; unset them, or pass --shard i/N"
             ) from None
 
     def owns(self, line: int) -> bool:

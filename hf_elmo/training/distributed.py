@@ -9,13 +9,14 @@ each; one that may refuse on some ranks only (a rank's own files, a disk filling
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import torch
 from torch import distributed as dist
+
+from .. import torchrun
 
 #: The errors that refuse a run (bad input, missing or unreadable files, a missing package): what
 #: ``refused_together`` passes from rank to rank, and what ``elmo`` says in one line.
@@ -24,8 +25,8 @@ REFUSALS = (ValueError, OSError, ImportError)
 
 def is_rank0() -> bool:
     """Whether this process is rank 0 of a torchrun run, or runs alone (known before the
-    process group is: from torchrun's ``RANK``)."""
-    return int(os.environ.get("RANK", "0")) == 0
+    process group is: from torchrun's ``RANK``; one that is no number is a ``ValueError``)."""
+    return torchrun.rank() == 0
 
 
 def warn(message: str) -> None:
@@ -39,8 +40,15 @@ def distributed_context(device: torch.device) -> tuple[int, int]:
     """(rank, world_size); initialises the process group when started by torchrun: NCCL for a
     process that trains on ``device`` cuda, gloo for one on the CPU. A cuda ``device`` becomes the
     process's current device first: NCCL's collectives (``_collective_device``) run there, and
-    every rank would otherwise take GPU 0."""
-    world = int(os.environ.get("WORLD_SIZE", "1"))
+    every rank would otherwise take GPU 0. torchrun's ``RANK`` and ``WORLD_SIZE`` are checked first (whole numbers;
+    RANK < WORLD_SIZE when that is more than 1), so that a process that is no rank of the run is refused
+    before the run starts."""
+    rank, world = torchrun.rank(), torchrun.world_size()
+    if rank >= world > 1:
+        raise ValueError(
+            f"the environment's RANK={rank} and WORLD_SIZE={world} (as torchrun sets them) are no rank of the run: "
+            "need 0 <= RANK < WORLD_SIZE; unset them, or start the command with torchrun"
+        )
     if world > 1 and not dist.is_initialized():
         if device.type == "cuda":
             torch.cuda.set_device(device)

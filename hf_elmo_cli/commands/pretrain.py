@@ -46,7 +46,10 @@ def speaks() -> bool:
     the same command line, and a run's refusal is rank 0's too (``hf_elmo.training.distributed``)."""
     from hf_elmo.training.distributed import is_rank0
 
-    return is_rank0()
+    try:
+        return is_rank0()
+    except ValueError:  # a RANK that is no number, which the run refuses: said by every process that has one
+        return True
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:

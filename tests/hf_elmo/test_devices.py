@@ -63,3 +63,34 @@ def test_elmo_embed_with_a_device_it_cannot_use_says_so_in_one_line(tmp_path, ca
     assert main(["embed", str(tmp_path / "in.txt"), str(tmp_path / "out.hdf5"), "--device", "meta"]) == 2
     assert capsys.readouterr().err.startswith("elmo embed: error: device 'meta' holds shapes without data")
     assert not (tmp_path / "out.hdf5").exists()
+
+
+@pytest.mark.parametrize("local_rank", ["2", "3"])
+def test_a_torchrun_local_rank_beyond_the_machines_devices_is_refused_naming_how_many_processes_fit(
+    local_rank, monkeypatch
+):
+    """Was: cuda:LOCAL_RANK, a device the machine does not have, and a traceback when the run first used it."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setenv("LOCAL_RANK", local_rank)
+    with pytest.raises(ValueError) as refused:
+        resolve_device("cuda")
+    assert str(refused.value) == (
+        f"LOCAL_RANK={local_rank} (torchrun's) but this machine has 2 CUDA devices, cuda:0..cuda:1, and under "
+        "torchrun --device cuda is cuda:LOCAL_RANK: start torchrun with --nproc_per_node at most 2"
+    )
+    assert resolve_device("cuda:1") == torch.device("cuda", 1)  # a device given by its index is that device
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert resolve_device("cuda") == torch.device("cuda", 1)
+
+
+@pytest.mark.parametrize("local_rank", ["-1", "x", ""])
+def test_a_torchrun_local_rank_that_is_no_whole_number_is_refused_naming_it(local_rank, monkeypatch):
+    """Was: a traceback (int()'s ValueError, or torch's RuntimeError for cuda:-1)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setenv("LOCAL_RANK", local_rank)
+    with pytest.raises(
+        ValueError, match=f"^the environment's LOCAL_RANK={local_rank!r} is no whole number, as torchrun"
+    ):
+        resolve_device("cuda")

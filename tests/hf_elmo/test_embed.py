@@ -460,13 +460,30 @@ def test_the_shard_files_of_an_output_are_found_whatever_characters_its_name_hol
     assert all(Shard.is_shard_file(path) for path in shards) and not Shard.is_shard_file(output)
 
 
-def test_a_torchrun_environment_that_is_no_shard_names_its_variables(model_dir, text, tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("RANK", "x")
-    monkeypatch.setenv("WORLD_SIZE", "2")
+@pytest.mark.parametrize(
+    "rank, world_size, said",
+    [
+        (
+            "x",
+            "2",
+            "the environment's RANK='x' is no whole number, as torchrun sets it: unset RANK, or start the "
+            "command with torchrun, or pass --shard i/N",
+        ),
+        (
+            "2",
+            "2",
+            "the environment's RANK=2 and WORLD_SIZE=2 (as torchrun sets them) are no shard: need "
+            "0 <= RANK < WORLD_SIZE <= 1024; unset them, or pass --shard i/N",
+        ),
+    ],
+)
+def test_a_torchrun_environment_that_is_no_shard_names_its_variables(
+    rank, world_size, said, model_dir, text, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("RANK", rank)
+    monkeypatch.setenv("WORLD_SIZE", world_size)
     assert embed_cli(text, tmp_path / "out.hdf5", model_dir) == 2
-    err = capsys.readouterr().err
-    assert "RANK='x' and WORLD_SIZE='2' (as torchrun sets them) are no shard" in err
-    assert "pass --shard i/N" in err and len(err.splitlines()) == 1
+    assert capsys.readouterr().err == f"elmo embed: error: {said}\n"
     assert not any(tmp_path.iterdir())
 
 

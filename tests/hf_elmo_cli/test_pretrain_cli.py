@@ -185,6 +185,29 @@ def test_under_torchrun_only_rank_0_says_a_usage_error_or_a_refusal(rank, said, 
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("variable, value", [("RANK", "abc"), ("RANK", ""), ("WORLD_SIZE", "0")])
+def test_a_torchrun_variable_that_is_no_whole_number_is_refused_in_one_line_before_the_run(
+    variable, value, tmp_path, monkeypatch, capsys
+):
+    """Was (RANK): a ValueError traceback, from the first warning of the run or at its end, after training
+    (and one more while saying a refusal, whose line it hid); WORLD_SIZE=0 was one process."""
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    monkeypatch.setenv(variable, value)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b c\n")
+    assert main(["pretrain", str(corpus), str(tmp_path / "out"), "--epochs", "1", "--min-count", "1"]) == 2
+    assert capsys.readouterr().err == (
+        f"elmo pretrain: error: the environment's {variable}={value!r} is no whole number"
+        f"{' >= 1' if variable == 'WORLD_SIZE' else ''}, as torchrun sets it: unset {variable}, or start the "
+        "command with torchrun\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+    with pytest.raises(SystemExit) as stop:  # a usage error is said too
+        main(["pretrain", str(corpus), "out", "--epochs", "1", "--filters", "[[1,32]"])
+    assert stop.value.code == 2
+    assert "argument --filters: must be JSON" in capsys.readouterr().err
+
+
 @pytest.fixture(scope="module")
 def tiny_lm(tmp_path_factory):
     from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus

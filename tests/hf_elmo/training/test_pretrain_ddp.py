@@ -246,3 +246,18 @@ def test_a_torchrun_rank_on_a_gpu_makes_it_its_current_device_before_nccl_starts
     monkeypatch.setattr(distributed.dist, "is_initialized", lambda: False)
     distributed.distributed_context(torch.device(device))
     assert calls == [*current, "nccl" if current else "gloo"]
+
+
+@pytest.mark.parametrize("rank", ["2", "5"])
+def test_a_torchrun_rank_outside_its_world_is_refused_before_the_process_group_starts(rank, monkeypatch):
+    """Was: the process group's rendezvous, waiting for ranks that never come."""
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", rank)
+    monkeypatch.setattr(distributed.dist, "init_process_group", lambda *args, **kwargs: pytest.fail("started"))
+    monkeypatch.setattr(distributed.dist, "is_initialized", lambda: False)
+    with pytest.raises(ValueError) as refused:
+        distributed.distributed_context(torch.device("cpu"))
+    assert str(refused.value) == (
+        f"the environment's RANK={rank} and WORLD_SIZE=2 (as torchrun sets them) are no rank of the run: "
+        "need 0 <= RANK < WORLD_SIZE; unset them, or start the command with torchrun"
+    )
