@@ -383,9 +383,10 @@ def save_checkpoint(
     Every rank writes its RNG state of this step (``rng_file``), then rank 0 the model, optimizer
     and position (``checkpoint.pt``), and only then does every rank delete its RNG state of the
     checkpoint before: a kill at any moment leaves ``checkpoint.pt`` with the RNG states of its
-    step. Before writing anything, the disk must have room for all of it (``ensure_free_space``):
-    a full disk stops the run (every rank, when one of them has no room) with the last checkpoint
-    whole, its RNG states included.
+    step; a rank that cannot delete one stops every rank (``refused_together``), rank 0 saying why.
+    Before writing anything, the disk must have room for all of it (``ensure_free_space``): a full
+    disk stops the run (every rank, when one of them has no room) with the last checkpoint whole,
+    its RNG states included.
     """
     rng = {"rng": torch.get_rng_state()}
     state = (
@@ -409,9 +410,17 @@ def save_checkpoint(
     with refused_together():
         if rank == 0:
             _atomic_torch_save(state, folder / CHECKPOINT_FILE)
-    for earlier in [*folder.glob(f"rng-rank{rank}-step*.pt"), old_rng_file(folder, rank)]:
-        if earlier != current:
-            earlier.unlink(missing_ok=True)
+    with refused_together():
+        for earlier in [*folder.glob(f"rng-rank{rank}-step*.pt"), old_rng_file(folder, rank)]:
+            if earlier != current:
+                try:
+                    earlier.unlink(missing_ok=True)
+                except OSError as err:
+                    raise OSError(
+                        f"could not delete {earlier}, an RNG state of an earlier checkpoint ({err.strerror or err}); "
+                        f"the checkpoint of step {position['step']} is whole: remove {earlier}, then run the same "
+                        "command again: it resumes from that checkpoint"
+                    ) from None
 
 
 def load_checkpoint(

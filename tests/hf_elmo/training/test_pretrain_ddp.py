@@ -261,3 +261,58 @@ def test_a_torchrun_rank_outside_its_world_is_refused_before_the_process_group_s
         f"the environment's RANK={rank} and WORLD_SIZE=2 (as torchrun sets them) are no rank of the run: "
         "need 0 <= RANK < WORLD_SIZE; unset them, or start the command with torchrun"
     )
+
+
+def _checkpoint_of_step_2(rank: int, folder, store, said) -> None:
+    """Rank ``rank`` of a 2-process gloo group saves a checkpoint of step 2 into ``folder``; puts
+    (rank, what it refused or None) on ``said``."""
+    from torch import distributed as dist
+
+    from hf_elmo.training.checkpoints import save_checkpoint
+
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=2)
+    try:
+        model = torch.nn.Linear(2, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        position = {"epoch": 0, "batch": 2, "step": 2, "tokens_seen": 20, "elapsed": 1.0}
+        try:
+            save_checkpoint(folder, model, optimizer, position, rank, 2)
+            said.put((rank, None))
+        except OSError as err:
+            said.put((rank, str(err)))
+    finally:
+        dist.destroy_process_group()
+
+
+def test_a_rank_that_cannot_delete_its_earlier_rng_state_stops_every_rank_with_rank_0_saying_why(tmp_path):
+    """Was: rank 1 stopped alone (exit 2, no line: only rank 0 speaks), and rank 0 went on, said that the
+    run stopped at --max-steps, exit 0. The checkpoint of the step is whole (written before the deletes)."""
+    import multiprocessing
+
+    folder = tmp_path / "run.checkpoint"
+    folder.mkdir()
+    torch.save({"rng": torch.get_rng_state()}, folder / "rng-rank0-step1.pt")
+    undeletable = folder / "rng-rank1-step1.pt"  # a folder: unlink fails (as on a file rank 1 may not delete)
+    (undeletable / "inside").mkdir(parents=True)
+    context = multiprocessing.get_context("fork")
+    said = context.Queue()
+    ranks = [
+        context.Process(target=_checkpoint_of_step_2, args=(rank, folder, tmp_path / "store", said)) for rank in (0, 1)
+    ]
+    for process in ranks:
+        process.start()
+    for process in ranks:
+        process.join(timeout=60)
+    assert [process.exitcode for process in ranks] == [0, 0]
+    expected = (
+        f"could not delete {undeletable}, an RNG state of an earlier checkpoint (Is a directory); the checkpoint "
+        f"of step 2 is whole: remove {undeletable}, then run the same command again: it resumes from that checkpoint"
+    )
+    assert dict(said.get(timeout=5) for _ in ranks) == {0: expected, 1: expected}
+    assert sorted(p.name for p in folder.iterdir()) == [
+        CHECKPOINT_FILE,
+        "rng-rank0-step2.pt",
+        "rng-rank1-step1.pt",
+        "rng-rank1-step2.pt",
+    ]
+    assert torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"] == 2
