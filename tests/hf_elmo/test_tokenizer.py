@@ -556,6 +556,23 @@ def test_transformers_encoding_options_are_honoured():
         tokenizer("a b", return_token_type_ids=True)
 
 
+def test_encode_gives_the_calls_input_ids_as_transformers_encode_does():
+    """encode crashed with "TypeError: 'int' object is not iterable" inside transformers' pad:
+    its stock path reaches the char-id rows through an integer-id tokenizer's code."""
+    tokenizer = ElmoTokenizer()
+    assert tokenizer.encode("The cat sat") == tokenizer("The cat sat")["input_ids"]
+    assert tokenizer.encode(["The", "cat"], is_split_into_words=True) == tokenizer("The cat")["input_ids"]
+    assert tokenizer.encode(["a b c", "d"]) == tokenizer(["a b c", "d"])["input_ids"]
+    tensor = tokenizer.encode("a b c", return_tensors="pt", truncation=True, max_length=2)
+    assert torch.equal(tensor, tokenizer("a b", return_tensors="pt")["input_ids"])
+    assert torch.equal(
+        tokenizer.encode(["a b c", "d"], padding=True, return_tensors="pt"),
+        tokenizer(["a b c", "d"], padding=True, return_tensors="pt")["input_ids"],
+    )
+    with pytest.raises(ValueError, match="encodes single sentences"):
+        tokenizer.encode("a b", "c d")
+
+
 @pytest.mark.parametrize("pre_tokenizer", ["whitespace", "spacy:en"])
 def test_raw_text_without_a_utf8_form_is_a_one_line_error(pre_tokenizer):
     with pytest.raises(ValueError, match=r"contains '\\udc80' \(a lone surrogate\), which has no UTF-8 form"):

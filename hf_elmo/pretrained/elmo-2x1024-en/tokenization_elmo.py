@@ -792,6 +792,35 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 data[key] = rows[0] if single else rows
         return ElmoBatchEncoding(data, first_words=first_words)
 
+    def encode(
+        self,
+        text: str | Sequence[str] | Sequence[Sequence[str]],
+        text_pair: Any = None,
+        add_special_tokens: bool = True,
+        padding: bool | str = False,
+        truncation: bool | str | None = None,
+        max_length: int | None = None,
+        stride: int = 0,
+        padding_side: str | None = None,
+        return_tensors: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """The call's ``input_ids``, as transformers' ``encode`` gives: (T, W) char ids for one
+        sentence (lists, or (1, T, W) with ``return_tensors``), (B, T, W) for a batch. The stock
+        ``encode`` would build integer ids a token through a path that cannot hold char-id rows."""
+        return self(
+            text,
+            text_pair,
+            add_special_tokens=add_special_tokens,
+            padding=padding,
+            truncation=truncation,
+            max_length=max_length,
+            stride=stride,
+            padding_side=padding_side,
+            return_tensors=return_tensors,
+            **kwargs,
+        )["input_ids"]
+
     def pad(  # type: ignore[override]
         self,
         encoded_inputs: Sequence[Mapping[str, Any]] | Mapping[str, Sequence[Any]],
