@@ -880,7 +880,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                     f"is_split_into_words=True expects a list of words (or a batch of lists), got the str {text[:40]!r}; "
                     "pass raw text without is_split_into_words to have it split into words"
                 )
-            single = len(text) > 0 and isinstance(text[0], str)
+            single = len(text) == 0 or isinstance(text[0], str)  # [] is a sentence of no words, as in transformers
             batch = [cast(Sequence[str], text)] if single else list(text)
             sentences: list[list[str]] = []
             for row, sentence in enumerate(batch):

@@ -752,10 +752,18 @@ def test_adding_tokens_is_refused_as_there_is_no_token_vocabulary(add, tmp_path)
 
 def test_an_empty_batch_is_refused_by_the_tokenizer_in_its_own_words():
     """Was: 'empty batch: batch_to_ids needs at least one sentence', naming an inner function."""
-    for batch, split in (([], False), ([], True)):
-        with pytest.raises(ValueError, match=r"^ElmoTokenizer got an empty batch \(\[\]\): pass at least one text"):
-            ElmoTokenizer()(batch, is_split_into_words=split)
+    with pytest.raises(ValueError, match=r"^ElmoTokenizer got an empty batch \(\[\]\): pass at least one text"):
+        ElmoTokenizer()([])
     assert ElmoTokenizer()("")["input_ids"] == []
+
+
+def test_an_empty_list_of_pre_split_words_is_a_sentence_without_words_as_in_transformers():
+    """Was refused as an empty batch, so datasets.map(tokenizer(row["tokens"], is_split_into_words=True))
+    stopped at a row without tokens; BERT's tokenizer reads [] so too, as one sentence of no words."""
+    tokenizer = ElmoTokenizer()
+    assert tokenizer([], is_split_into_words=True) == tokenizer("")
+    assert tokenizer([], is_split_into_words=True, return_tensors="pt")["input_ids"].shape == (1, 0, 50)
+    assert tokenizer([[], ["a"]], is_split_into_words=True, padding=True)["attention_mask"] == [[0], [1]]
 
 
 def test_word_ids_after_left_truncation_number_the_input_words_as_fast_tokenizers_do():
