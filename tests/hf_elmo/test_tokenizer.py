@@ -527,6 +527,18 @@ def test_one_words_row_decodes_to_the_word_and_one_id_only_as_padding():
         tokenizer.decode(5)
 
 
+def test_numpy_char_ids_decode_as_tensors_and_lists_do_as_transformers_decode_takes_them():
+    """decode(encoding["input_ids"][0]) of a return_tensors="np" encoding raised "TypeError: 'numpy.int64'
+    object is not iterable", as did one word's row and convert_ids_to_tokens of it."""
+    tokenizer = ElmoTokenizer()
+    ids = tokenizer(["The naïve cat", "Hi"], padding=True, return_tensors="np")["input_ids"]
+    assert tokenizer.decode(ids[0]) == tokenizer.decode(torch.as_tensor(ids[0])) == "The naïve cat"
+    assert tokenizer.decode(list(ids[1])) == "Hi" and tokenizer.decode(ids) == ["The naïve cat", "Hi"]
+    assert tokenizer.decode(ids[0][1]) == tokenizer.convert_ids_to_tokens(ids[0][1]) == "naïve"
+    assert tokenizer.convert_ids_to_tokens(ids[1]) == ["Hi", "", ""] and tokenizer.decode(np.int64(0)) == ""
+    assert tokenizer.batch_decode(list(ids)) == tokenizer.batch_decode(ids) == ["The naïve cat", "Hi"]
+
+
 def test_len_is_the_number_of_char_ids_as_vocab_size_and_get_vocab_names_each_of_them():
     """get_vocab() was {} while len(tokenizer) was 262; transformers expects them to agree."""
     tokenizer = ElmoTokenizer()

@@ -424,6 +424,16 @@ def check_padding_side(side: str) -> None:
         )
 
 
+def _plain_ids(ids: Any) -> Any:
+    """Char ids as Python ints and lists, from tensors, NumPy arrays and NumPy integers (a
+    ``return_tensors="np"`` encoding's rows) as well, as transformers' ``decode`` takes them."""
+    if isinstance(ids, (torch.Tensor, np.ndarray, np.generic)):
+        return ids.tolist()
+    if isinstance(ids, (list, tuple)):
+        return [_plain_ids(i) for i in ids]
+    return ids
+
+
 def padded_length(
     longest: int, padding: bool | str, max_length: int | None, pad_to_multiple_of: int | None
 ) -> int | None:
@@ -625,24 +635,24 @@ class ElmoTokenizer(PreTrainedTokenizer):
         return 0
 
     def convert_ids_to_tokens(  # type: ignore[override]
-        self, ids: int | Sequence[int] | Sequence[Sequence[int]] | torch.Tensor, skip_special_tokens: bool = False
+        self,
+        ids: int | Sequence[int] | Sequence[Sequence[int]] | torch.Tensor | np.ndarray,
+        skip_special_tokens: bool = False,
     ) -> str | list[str]:
         """The word of one row of char ids (W,), or the words of (T, W) rows; see
         ``char_ids_to_token``. ``skip_special_tokens`` leaves out padding and sentence markers.
         A single id is a token only as ``pad_token_id`` (0: padding, the empty word)."""
-        if isinstance(ids, int):
-            if ids != self.pad_token_id:
+        rows = _plain_ids(ids)
+        if isinstance(rows, int):
+            if rows != self.pad_token_id:
                 raise ValueError(
-                    f"char id {ids} alone is not a token: an ELMo token is a row of {self.max_characters_per_token} "
+                    f"char id {rows} alone is not a token: an ELMo token is a row of {self.max_characters_per_token} "
                     "char ids; pass a row (W,) or rows (T, W)"
                 )
             return ""
-        rows = (
-            ids.tolist() if isinstance(ids, torch.Tensor) else [list(r) if not isinstance(r, int) else r for r in ids]
-        )
         if len(rows) > 0 and isinstance(rows[0], int):  # one row (W,)
-            return char_ids_to_token(cast(list[int], rows))
-        return self._words(cast(list[list[int]], rows), skip_special_tokens)
+            return char_ids_to_token(rows)
+        return self._words(rows, skip_special_tokens)
 
     def get_special_tokens_mask(
         self, token_ids_0: Any, token_ids_1: Any = None, already_has_special_tokens: bool = False
@@ -666,16 +676,21 @@ class ElmoTokenizer(PreTrainedTokenizer):
         """Words joined by single spaces (the exact spacing of the text is not kept in char ids)."""
         return " ".join(t for t in tokens if t)
 
-    def decode(  # type: ignore[override]
+    def decode(
         self,
-        token_ids: int | Sequence[int] | Sequence[Sequence[int]] | Sequence[Sequence[Sequence[int]]] | torch.Tensor,
+        token_ids: int
+        | Sequence[int]
+        | Sequence[Sequence[int]]
+        | Sequence[Sequence[Sequence[int]]]
+        | torch.Tensor
+        | np.ndarray,
         skip_special_tokens: bool = False,
         **kwargs: Any,
     ) -> str | list[str]:
         """The words of (T, W) char ids joined by spaces (padding left out); one word's row (W,)
         gives that word, and (B, T, W) a list of sentences. A single id is a word only as
         ``pad_token_id`` (see ``convert_ids_to_tokens``)."""
-        rows = token_ids.tolist() if isinstance(token_ids, torch.Tensor) else token_ids
+        rows = _plain_ids(token_ids)
         if isinstance(rows, int):
             return cast(str, self.convert_ids_to_tokens(rows))
         first = rows[0] if len(rows) > 0 else None
@@ -687,18 +702,16 @@ class ElmoTokenizer(PreTrainedTokenizer):
 
     def batch_decode(  # type: ignore[override]
         self,
-        sequences: Sequence[Sequence[Sequence[int]]] | torch.Tensor,
+        sequences: Sequence[Sequence[Sequence[int]]] | torch.Tensor | np.ndarray,
         skip_special_tokens: bool = False,
         **kwargs: Any,
     ) -> list[str]:
         """``decode`` of every row of (B, T, W) char ids."""
-        return [self._decode_sentence(row, skip_special_tokens) for row in sequences]
+        return [self._decode_sentence(row, skip_special_tokens) for row in _plain_ids(sequences)]
 
-    def _decode_sentence(self, rows: Sequence[Sequence[int]] | torch.Tensor, skip_special_tokens: bool) -> str:
-        """The words of (T, W) char ids joined by spaces."""
-        if isinstance(rows, torch.Tensor):
-            rows = rows.tolist()
-        return self.convert_tokens_to_string(self._words([list(r) for r in rows], skip_special_tokens))
+    def _decode_sentence(self, rows: Sequence[Sequence[int]], skip_special_tokens: bool) -> str:
+        """The words of (T, W) char ids (Python ints) joined by spaces."""
+        return self.convert_tokens_to_string(self._words(rows, skip_special_tokens))
 
     # -- encoding ----------------------------------------------------------------------------
     def __call__(
