@@ -443,6 +443,28 @@ def test_options_elmo_cannot_honour_are_errors_not_ignored(call, message):
         call(ElmoTokenizer())
 
 
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda t: t("a b c", truncation=True, max_length=-1), r"max_length must be a positive int .*, got -1$"),
+        (lambda t: t("a b c", padding="max_length", max_length=0), r"max_length must be a positive int .*, got 0$"),
+        (lambda t: t("a b c", truncation=True, max_length=2.0), r"max_length must be a positive int .*, got 2.0$"),
+        (lambda t: t("a b c", padding=True, pad_to_multiple_of=-2), "pad_to_multiple_of must be a positive int"),
+        (
+            lambda t: t.pad([t("a b c")], pad_to_multiple_of=-2),
+            r"pad_to_multiple_of must be a positive int .*, got -2$",
+        ),
+        (lambda t: t.pad([t("a")], padding="max_length", max_length=-1), "max_length must be a positive int"),
+    ],
+    ids=["truncate-negative", "pad-zero", "float", "multiple-call", "multiple-pad", "pad-negative"],
+)
+def test_a_length_that_is_no_positive_int_is_refused_not_used_to_cut_words(call, message):
+    """max_length=-1 with truncation kept all words but the last (a slice), pad_to_multiple_of=-2 padded
+    3 words to 2, dropping one, and 0 was read as no limit."""
+    with pytest.raises(ValueError, match=message):
+        call(ElmoTokenizer())
+
+
 def test_pipelines_batch_with_pad_token_id_0_the_all_zero_padding_token():
     from transformers import pipeline
 

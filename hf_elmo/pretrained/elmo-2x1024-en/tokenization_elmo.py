@@ -424,6 +424,14 @@ def check_padding_side(side: str) -> None:
         )
 
 
+def check_lengths(max_length: Any, pad_to_multiple_of: Any) -> None:
+    """``max_length`` and ``pad_to_multiple_of`` are counts of words, each a positive int or ``None``
+    (a negative one would cut words as a slice does, and 0 would mean no limit)."""
+    for name, value in (("max_length", max_length), ("pad_to_multiple_of", pad_to_multiple_of)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+            raise ValueError(f"{name} must be a positive int (a number of words) or None, got {value!r}")
+
+
 def _plain_ids(ids: Any) -> Any:
     """Char ids as Python ints and lists, from tensors, NumPy arrays and NumPy integers (a
     ``return_tensors="np"`` encoding's rows) as well, as transformers' ``decode`` takes them."""
@@ -758,6 +766,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         if return_tensors not in (None, "pt", "np"):
             raise ValueError(f"ElmoTokenizer supports return_tensors=None, 'pt' or 'np', got {return_tensors!r}")
         check_padding_side(padding_side or self.padding_side)
+        check_lengths(max_length, pad_to_multiple_of)
         sentences, spans, single = self._split(text, is_split_into_words)
         if not sentences:
             raise ValueError('ElmoTokenizer got an empty batch ([]): pass at least one text ("" encodes as no words)')
@@ -862,6 +871,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         if not features or "input_ids" not in features[0]:
             raise ValueError("ElmoTokenizer.pad needs a non-empty list of encodings with input_ids")
         check_padding_side(kwargs.get("padding_side") or self.padding_side)
+        check_lengths(max_length, pad_to_multiple_of)
         lengths = [len(f["input_ids"]) for f in features]
         padded = padded_length(max(lengths), padding, max_length, pad_to_multiple_of)
         if padded is None and return_tensors is not None:
