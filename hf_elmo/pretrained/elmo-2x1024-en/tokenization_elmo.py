@@ -528,12 +528,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
     sentence; without it, as in transformers, each sentence keeps its length); on request
     ``offset_mapping`` (B, T, 2) (each word's character span in its text; ``(0, len(word))`` for
     pre-split words; ``(0, 0)`` for padding) and ``special_tokens_mask`` (B, T) (1 for padding:
-    ELMo adds no special tokens). A text without words (``""``) is a row of padding, mask 0, as
-    transformers' tokenizers accept it (a batch of only such texts has T = 0); the model gives it
-    zero vectors. The result's ``word_ids(i)`` maps positions to words. There is no word
-    vocabulary: ids are UTF-8 bytes (``get_vocab`` names the 262 char ids);
+    ELMo adds no special tokens). A text without words (``""``, or ``[]`` with
+    ``is_split_into_words=True``) is a row of padding, mask 0, as transformers' tokenizers accept
+    it (a batch of only such texts has T = 0); the model gives it zero vectors. The result's
+    ``word_ids(i)`` maps positions to words. There is no word vocabulary: ids are UTF-8 bytes
+    (``get_vocab`` names the 262 char ids);
     ``convert_tokens_to_ids`` / ``convert_ids_to_tokens`` / ``decode`` map between words and
-    rows of char ids.
+    rows of char ids (lists, tensors or NumPy arrays); ``encode`` gives the call's ``input_ids``.
     """
 
     model_input_names = ["input_ids", "attention_mask"]
