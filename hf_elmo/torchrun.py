@@ -1,4 +1,4 @@
-"""torchrun's environment: the ``RANK``, ``WORLD_SIZE`` and ``LOCAL_RANK`` it sets in each process it
+"""torchrun's environment: the ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` and ``LOCAL_WORLD_SIZE`` it sets in each process it
 starts, read here alone (``elmo pretrain``'s DDP rank, ``elmo embed``'s shard, the GPU of ``--device cuda``).
 A process started otherwise has none of them: rank 0 of 1, no local rank. A value that is no whole number
 (``WORLD_SIZE``: none >= 1) is a one-line ``ValueError`` naming the variable and its value."""
@@ -24,6 +24,11 @@ def world_size() -> int:
 def local_rank() -> int | None:
     """This process's rank among the run's processes on this machine (None without torchrun)."""
     return _whole_number("LOCAL_RANK")
+
+
+def local_world_size() -> int | None:
+    """How many of the run's processes run on this machine (None without torchrun)."""
+    return _whole_number("LOCAL_WORLD_SIZE", least=1)
 
 
 def _whole_number(name: str, least: int = 0) -> int | None:

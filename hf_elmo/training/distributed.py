@@ -42,12 +42,25 @@ def distributed_context(device: torch.device) -> tuple[int, int]:
     process's current device first: NCCL's collectives (``_collective_device``) run there, and
     every rank would otherwise take GPU 0. torchrun's ``RANK`` and ``WORLD_SIZE`` are checked first (whole numbers;
     RANK < WORLD_SIZE when that is more than 1), so that a process that is no rank of the run is refused
-    before the run starts."""
+    before the run starts, as is a run on cuda of more processes a machine than it has GPUs (NCCL's
+    "Duplicate GPU detected" otherwise; every rank of the machine refuses alike)."""
     rank, world = torchrun.rank(), torchrun.world_size()
     if rank >= world > 1:
         raise ValueError(
             f"the environment's RANK={rank} and WORLD_SIZE={world} (as torchrun sets them) are no rank of the run: "
             "need 0 <= RANK < WORLD_SIZE; unset them, or start the command with torchrun"
+        )
+    local_world = torchrun.local_world_size()
+    if (
+        world > 1
+        and device.type == "cuda"
+        and local_world is not None
+        and local_world > (count := torch.cuda.device_count())
+    ):
+        raise ValueError(
+            f"torchrun started {local_world} processes on this machine (LOCAL_WORLD_SIZE) but it has {count} CUDA "
+            f"device(s), and NCCL needs one a process: start torchrun with --nproc_per_node at most {count}, or "
+            "train on --device cpu"
         )
     if world > 1 and not dist.is_initialized():
         if device.type == "cuda":

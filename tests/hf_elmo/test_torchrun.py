@@ -9,16 +9,22 @@ from hf_elmo import torchrun
 
 
 def test_a_process_started_without_torchrun_is_rank_0_of_1_without_a_local_rank(monkeypatch):
-    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK"):
+    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"):
         monkeypatch.delenv(name, raising=False)
-    assert (torchrun.rank(), torchrun.world_size(), torchrun.local_rank()) == (0, 1, None)
+    assert (torchrun.rank(), torchrun.world_size(), torchrun.local_rank(), torchrun.local_world_size()) == (
+        0,
+        1,
+        None,
+        None,
+    )
 
 
 def test_the_values_torchrun_sets_are_read(monkeypatch):
     monkeypatch.setenv("RANK", "3")
     monkeypatch.setenv("WORLD_SIZE", "4")
     monkeypatch.setenv("LOCAL_RANK", "1")
-    assert (torchrun.rank(), torchrun.world_size(), torchrun.local_rank()) == (3, 4, 1)
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
+    assert (torchrun.rank(), torchrun.world_size(), torchrun.local_rank(), torchrun.local_world_size()) == (3, 4, 1, 2)
 
 
 @pytest.mark.parametrize(
@@ -32,12 +38,18 @@ def test_the_values_torchrun_sets_are_read(monkeypatch):
         ("WORLD_SIZE", "two", " >= 1"),
         ("LOCAL_RANK", "-1", ""),
         ("LOCAL_RANK", "1.0", ""),
+        ("LOCAL_WORLD_SIZE", "0", " >= 1"),
     ],
 )
 def test_a_value_that_is_no_whole_number_is_refused_in_one_line_naming_it(name, value, least, monkeypatch):
     """Was (RANK, WORLD_SIZE, LOCAL_RANK): int()'s 'invalid literal for int() with base 10' in a traceback."""
     monkeypatch.setenv(name, value)
-    read = {"RANK": torchrun.rank, "WORLD_SIZE": torchrun.world_size, "LOCAL_RANK": torchrun.local_rank}[name]
+    read = {
+        "RANK": torchrun.rank,
+        "WORLD_SIZE": torchrun.world_size,
+        "LOCAL_RANK": torchrun.local_rank,
+        "LOCAL_WORLD_SIZE": torchrun.local_world_size,
+    }[name]
     with pytest.raises(ValueError) as refused:
         read()
     assert str(refused.value) == (

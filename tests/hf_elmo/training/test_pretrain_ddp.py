@@ -263,6 +263,36 @@ def test_a_torchrun_rank_outside_its_world_is_refused_before_the_process_group_s
     )
 
 
+@pytest.mark.parametrize("gpus", [1, 2])
+def test_a_torchrun_of_more_processes_than_gpus_on_cuda_is_refused_before_nccl_starts(gpus, monkeypatch):
+    """NCCL needs one GPU a process. Was (one GPU): every rank took cuda:0 and NCCL failed with "Duplicate
+    GPU detected" in a traceback; every rank of the machine now refuses alike, so rank 0 says it."""
+    monkeypatch.setenv("WORLD_SIZE", "3")
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "3")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: gpus)
+    monkeypatch.setattr(torch.cuda, "set_device", lambda d: pytest.fail("set"))
+    monkeypatch.setattr(distributed.dist, "init_process_group", lambda *args, **kwargs: pytest.fail("started"))
+    monkeypatch.setattr(distributed.dist, "is_initialized", lambda: False)
+    with pytest.raises(ValueError) as refused:
+        distributed.distributed_context(torch.device("cuda:0"))
+    assert str(refused.value) == (
+        f"torchrun started 3 processes on this machine (LOCAL_WORLD_SIZE) but it has {gpus} CUDA device(s), and "
+        f"NCCL needs one a process: start torchrun with --nproc_per_node at most {gpus}, or train on --device cpu"
+    )
+
+
+def test_a_torchrun_of_as_many_processes_as_gpus_on_cuda_starts_nccl(monkeypatch):
+    calls: list[str] = []
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "2")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "set_device", lambda d: calls.append(str(torch.device(d))))
+    monkeypatch.setattr(distributed.dist, "init_process_group", lambda backend: calls.append(backend))
+    monkeypatch.setattr(distributed.dist, "is_initialized", lambda: False)
+    distributed.distributed_context(torch.device("cuda:1"))
+    assert calls == ["cuda:1", "nccl"]
+
+
 def _checkpoint_of_step_2(rank: int, folder, store, said) -> None:
     """Rank ``rank`` of a 2-process gloo group saves a checkpoint of step 2 into ``folder``; puts
     (rank, what it refused or None) on ``said``."""
