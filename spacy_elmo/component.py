@@ -47,7 +47,14 @@ from .cache import ActivationCache, doc_key
 from .call_stack import note_once, running_locals
 from .config_errors import check_frozen_elmo_annotates, check_setting
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
-from .listener import NO_REHEARSAL, ElmoListener, add_elmo_call, check_not_read_before, load_weights_advice
+from .listener import (
+    NO_REHEARSAL,
+    ElmoListener,
+    add_elmo_call,
+    check_not_read_before,
+    describe_widths,
+    load_weights_advice,
+)
 from .loader import names_a_model
 from .token_vectors import set_token_vectors
 
@@ -502,8 +509,8 @@ class ElmoComponent(TrainablePipe):
         trained = {dim: listener.maybe_get_dim(dim) for dim in ("nL", "nO")}
         if trained != {"nL": None, "nO": None} and trained != dict(new):
             raise ValueError(
-                f"component {component_name!r} was trained on ELMo layers of {_describe(trained, new)}, but "
-                f"the elmo component {self.name!r} now gives {_describe(new, trained)}: give {self.name!r} the "
+                f"component {component_name!r} was trained on ELMo layers of {describe_widths(trained, new)}, but "
+                f"the elmo component {self.name!r} now gives {describe_widths(new, trained)}: give {self.name!r} the "
                 f"biLM {component_name!r} was trained with, or train {component_name!r} again"
             )
 
@@ -573,12 +580,6 @@ def _warn_other_language(component: str, elmo: ElmoModel, language: str) -> None
             f"split by the {language!r} rules",
             stacklevel=3,
         )
-
-
-def _describe(widths: Mapping[str, int | None], other: Mapping[str, int | None]) -> str:
-    """``width 2P = nO``, with the number of layers ``nL`` (L+1) when it differs from ``other``'s."""
-    layers = f" in {widths['nL']} layers (L+1)" if widths["nL"] != other["nL"] else ""
-    return f"width 2P = {widths['nO']}{layers}"
 
 
 def let_listeners_check(nlp: Language) -> None:

@@ -24,7 +24,7 @@ import json
 import sys
 import warnings
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import FrameType
 from typing import Any, ClassVar, NoReturn
 
@@ -303,13 +303,13 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
                 f'"*"; in a saved pipeline, upstream in its config.cfg); if the pipeline has two elmo components, '
                 "the later one replaced the layers: keep one, or listen to the last one"
             )
+        _check_widths_of(model, annotation.layers)
         return model.ops.asarray3f(annotation.layers)
     if is_train:
         _check_running_pipeline(model)
         raise ValueError(
             "ELMo listener: no layers for this training batch: the elmo component was neither "
-            "updated on it nor annotated it (list a frozen elmo component in "
-            f"[training] annotating_components; {NO_REHEARSAL})"
+            f"updated on it nor annotated it{_left_out_of_update(model)}"
         )
     if not model.has_dim("nO") or not model.has_dim("nL"):
         raise ValueError(
@@ -330,6 +330,50 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             "listening component (said once per listener)",
         )
     return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
+
+
+def _check_widths_of(model: ElmoListener, layers: Floats3d) -> None:
+    """Refuse a doc's layers (``doc._.elmo``) of other widths than the listener's, which its component
+    was trained on: another biLM computed them (docs that another pipeline annotated, e.g. read back
+    from what ``spacy apply`` wrote), and the mix or the component's weights would fail on them in
+    Thinc or blis with a bare shape error."""
+    own = {dim: model.maybe_get_dim(dim) for dim in ("nL", "nO")}
+    found = {"nL": int(layers.shape[0]), "nO": int(layers.shape[2])}
+    if None not in own.values() and found != own:
+        raise ValueError(
+            f"ELMo listener (upstream {model.upstream_name!r}): doc._.elmo holds layers of {describe_widths(found, own)}, "
+            f"but the listening component was trained on {describe_widths(own, found)}: another biLM computed them "
+            "(docs that another pipeline annotated, e.g. read from a DocBin): run this pipeline's elmo component on the "
+            "docs (leave it enabled), or use the pipeline whose biLM made them"
+        )
+
+
+def describe_widths(widths: Mapping[str, int | None], other: Mapping[str, int | None]) -> str:
+    """``width 2P = nO``, with the number of layers ``nL`` (L+1) when it differs from ``other``'s."""
+    layers = f" in {widths['nL']} layers (L+1)" if widths["nL"] != other["nL"] else ""
+    return f"width 2P = {widths['nO']}{layers}"
+
+
+def _left_out_of_update(model: ElmoListener) -> str:
+    """Why the elmo component of ``model`` handed it no batch in the ``nlp.update`` up the call stack,
+    and what to do: it is disabled there (``nlp.select_pipes(enable=[...])`` around the update,
+    spaCy's way to train one component, or ``[nlp] disabled``), or in the update's ``exclude`` without
+    annotating; else (no such update, e.g. ``nlp.rehearse``) the ways a batch reaches a listener."""
+    update = running_locals("spacy.language", "Language.update") or {}
+    nlp, upstream = update.get("self"), model.connected_to or model.upstream_name
+    if isinstance(nlp, Language) and upstream in nlp.disabled:
+        return (
+            f": {upstream!r} is disabled (nlp.select_pipes or [nlp] disabled), so nlp.update does not run it: enable "
+            f"it beside the components that listen to it (nlp.select_pipes(enable=[{upstream!r}, ...])); a frozen "
+            "biLM stays as it is"
+        )
+    if isinstance(nlp, Language) and upstream in (update.get("exclude") or ()):
+        return (
+            f": nlp.update excludes {upstream!r} (its exclude=[...]): leave it out of exclude, or, where its biLM is "
+            f"frozen, let it annotate the batch (annotates=[{upstream!r}]; spacy train: [training] "
+            "annotating_components)"
+        )
+    return f" (list a frozen elmo component in [training] annotating_components; {NO_REHEARSAL})"
 
 
 def _check_running_pipeline(model: ElmoListener) -> None:

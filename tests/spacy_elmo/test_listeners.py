@@ -15,6 +15,7 @@ from thinc.api import SGD
 
 import spacy_elmo.bilm
 from hf_elmo import batch_to_ids
+from spacy_elmo import ElmoLayers
 from tests.spacy_elmo.pipeline_helpers import (
     loader_settings,
     ner_config,
@@ -416,6 +417,28 @@ def test_a_listener_without_upstream_layers_in_training_names_the_fix(tiny_elmo_
         nlp.update(examples, sgd=optimizer, exclude=["elmo"])
 
 
+@pytest.mark.parametrize(
+    "left_out, says",
+    [
+        (
+            "disabled",
+            r"'elmo' is disabled \(nlp.select_pipes or \[nlp\] disabled\), so nlp.update does not run it: enable",
+        ),
+        ("excluded", r"nlp.update excludes 'elmo' \(its exclude=\[...\]\): leave it out of exclude"),
+    ],
+)
+def test_a_listener_trained_without_its_elmo_component_says_how_it_was_left_out(tiny_elmo_dir, left_out, says):
+    """``with nlp.select_pipes(enable="ner"): nlp.update(...)``, spaCy's way to train one component,
+    or ``exclude=["elmo"]``, leaves the elmo component out of the update: the error names which
+    and how to keep it in (was: it advised only [training] annotating_components and spoke of
+    nlp.rehearse, neither of which was in play)."""
+    nlp, examples, optimizer = build(tiny_elmo_dir)
+    enabled, excluded = (["ner"], []) if left_out == "disabled" else (nlp.pipe_names, ["elmo"])
+    with nlp.select_pipes(enable=enabled), pytest.raises(ValueError) as error:
+        nlp.update(examples, sgd=optimizer, exclude=excluded)
+    assert re.search(says, str(error.value)) and "rehearse" not in str(error.value)
+
+
 @pytest.mark.parametrize("frozen", [True, False])
 def test_an_update_without_the_elmo_component_gets_no_layers_from_the_one_before(tiny_elmo_dir, frozen):
     """The batch an earlier ``nlp.update`` handed the listeners served that update only (was: a
@@ -599,6 +622,21 @@ def test_a_listener_whose_upstream_s_layers_a_later_elmo_component_replaced_says
         nlp("Alice lives in Paris .")
     with nlp.select_pipes(disable=["elmo_b"]):
         assert set(nlp("Alice lives in Paris .").cats) == {"POS", "NEG"}
+
+
+@pytest.mark.parametrize("shape, says", [((3, 32), "width 2P = 32"), ((4, 16), "width 2P = 16 in 4 layers (L+1)")])
+def test_a_listener_given_doc_layers_of_another_biLM_s_widths_names_them(tiny_elmo_dir, shape, says):
+    """Docs whose ``doc._.elmo`` another pipeline's biLM computed (e.g. read from what ``spacy apply``
+    wrote), run through a listening component without this pipeline's elmo component, are refused
+    in one line naming both widths (was: blis's "Shape mismatch for blis.gemm: (5, 48), (32, 48)",
+    or thinc's "shape-mismatch for sum")."""
+    nlp, _, _ = build(tiny_elmo_dir)
+    doc = nlp.make_doc("Alice lives in Paris .")
+    n_layers, width = shape
+    doc._.elmo = ElmoLayers.of(doc, np.zeros((n_layers, len(doc), width), dtype="float32"), "elmo")
+    expected = f"doc._.elmo holds layers of {says}, but the listening component was trained on"
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        nlp.get_pipe("ner")(doc)
 
 
 def initialized_textcat_pipeline(tiny_elmo_dir):
