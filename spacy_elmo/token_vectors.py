@@ -172,6 +172,8 @@ def _has_vector(obj: Token | Span | Doc) -> bool:
 
 
 def _similarity(one: Any, other: Any) -> float:
-    a, b = one.vector, other.vector
-    norms = float((a**2).sum() ** 0.5) * float((b**2).sum() ** 0.5)
-    return float((a * b).sum()) / norms if norms > 0 else 0.0
+    """The cosine of the two vectors, summed in float64 and kept in [-1, 1] (float32 sums gave a
+    vector's cosine with itself up to 1 + 6e-8, out of acos's domain); 0.0 when either is zero."""
+    a, b = (to_numpy(x.vector).astype("float64") for x in (one, other))
+    norms = float(numpy.sqrt((a**2).sum()) * numpy.sqrt((b**2).sum()))
+    return min(1.0, max(-1.0, float((a * b).sum()) / norms)) if norms > 0 else 0.0

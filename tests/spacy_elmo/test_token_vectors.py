@@ -99,6 +99,23 @@ def test_similarity_is_the_cosine_of_the_elmo_vectors(make_nlp):
     assert one[2].similarity(one[2]) == pytest.approx(1.0, abs=1e-6)
 
 
+def test_similarity_stays_within_minus_one_and_one(make_nlp):
+    """A cosine is in [-1, 1]: a token, span or doc compared with itself gives at most 1.0, and with
+    its negation at least -1.0 (was: the float32 sums gave up to 1.0000000607 for 7 of these 15
+    tokens, so math.acos(similarity) failed)."""
+    nlp = make_nlp()
+    doc = nlp("Alice lives in Paris . Bob hates London . Carol loves Berlin very much .")
+    pieces = [*doc, doc[0:3], doc[4:9], doc]
+    assert max(piece.similarity(piece) for piece in pieces) <= 1.0
+    assert min(piece.similarity(piece) for piece in pieces) == pytest.approx(1.0, abs=1e-6)
+
+    class Negated:  # what similarity reads of the other side: its vector
+        def __init__(self, piece):
+            self.vector = -piece.vector
+
+    assert min(piece.similarity(Negated(piece)) for piece in pieces) >= -1.0
+
+
 def test_whitespace_tokens_are_left_out_of_span_and_doc_vectors(make_nlp):
     nlp = make_nlp()
     doc = nlp(Doc(nlp.vocab, words=["Hello", "  ", "world"]))
