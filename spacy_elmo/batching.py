@@ -10,6 +10,8 @@ from spacy.tokens import Doc, Span
 
 from hf_elmo.batching import token_budget_batches
 
+from .call_stack import first_time
+
 __all__ = ["Segment", "doc_segments", "sentences", "token_budget_batches"]
 
 #: Tokens of a doc without sentence boundaries from which ``doc_segments`` warns that the biLM reads
@@ -37,20 +39,23 @@ def sentences(doc: Doc) -> list[Span] | None:
     return list(doc.sents) if doc.has_annotation("SENT_START") else None
 
 
-def doc_segments(docs: Sequence[Doc]) -> list[Segment]:
+def doc_segments(docs: Sequence[Doc], reader: object) -> list[Segment]:
     """Sentence segments of docs with sentence boundaries, else one segment per doc.
 
     Whitespace tokens are left out (ELMo was trained on tokenised text without them), so an
-    empty or whitespace-only doc or sentence contributes no segment.
+    empty or whitespace-only doc or sentence contributes no segment. A doc of ``LONG_UNSPLIT_DOC``
+    tokens or more read whole is warned about once per ``reader`` (the biLM's shim: one a component), not
+    per doc: a corpus of long documents would give a line for each.
     """
     segments = []
     for position, doc in enumerate(docs):
         spans = sentences(doc)
-        if spans is None and len(doc) >= LONG_UNSPLIT_DOC:
+        if spans is None and len(doc) >= LONG_UNSPLIT_DOC and first_time(reader, "long doc read whole"):
             warnings.warn(
                 f"a doc of {len(doc):,} tokens has no sentence boundaries, so the biLM reads it as one sequence, "
                 "one step per token (slow: a 10,000-token doc takes about 20 times as long as its sentences); add "
-                "a sentencizer, senter or parser before the elmo component to read it sentence by sentence",
+                "a sentencizer, senter or parser before the elmo component to read it sentence by sentence (said "
+                "once for this biLM, however many such docs follow)",
                 stacklevel=2,
             )
         for span in [doc[:]] if spans is None else spans:

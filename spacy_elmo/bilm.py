@@ -188,9 +188,9 @@ def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Fl
     fine_tune = is_train and not model.attrs["frozen"]
     n_layers, width = model.get_dim("nL"), model.get_dim("nO")
     outputs = [model.ops.alloc3f(n_layers, len(doc), width) for doc in docs]
-    segments = doc_segments(docs)
-    graph: list[tuple[torch.Tensor, list[Segment]]] = []
     shim = _shim(model)
+    segments = doc_segments(docs, shim)
+    graph: list[tuple[torch.Tensor, list[Segment]]] = []
     for batch in token_budget_batches([len(s.words) for s in segments], model.attrs["tokens_per_batch"]):
         rows = [segments[i] for i in batch]
         with shim.autocast():

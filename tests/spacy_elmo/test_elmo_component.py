@@ -125,6 +125,17 @@ def test_a_5000_token_doc_longer_than_the_token_budget_equals_an_unbounded_run_a
     np.testing.assert_allclose(doc._.elmo.layers, reference_layers(words), atol=1e-5)
 
 
+def test_long_docs_without_sentence_boundaries_are_warned_about_once_per_component(make_nlp):
+    """``nlp.pipe`` over a corpus of long documents without a sentencizer says so once (was: once per
+    distinct doc length, as each message named it: thousands of lines for a corpus)."""
+    nlp = make_nlp()
+    texts = [" ".join(["word"] * (1000 + i)) for i in range(3)]
+    with pytest.warns(UserWarning, match="no sentence boundaries") as caught:
+        list(nlp.pipe(texts, batch_size=1))
+        list(nlp.pipe([" ".join(["other"] * 1500)]))
+    assert len([w for w in caught if "no sentence boundaries" in str(w.message)]) == 1
+
+
 def test_a_long_doc_read_sentence_by_sentence_gives_no_slowness_warning(make_nlp):
     import warnings
 
