@@ -301,6 +301,31 @@ def test_a_tokenizer_config_with_a_bad_setting_is_refused_at_load_naming_the_fil
         ElmoTokenizer.from_pretrained(tmp_path, **{field: value})
 
 
+@pytest.mark.parametrize("filename", ["tokenizer_config.json", "config.json"])
+@pytest.mark.parametrize(
+    "content, why",
+    [
+        (b'{"max_token_chars": 100,', "Expecting"),  # cut short
+        (b"[1, 2]", "a JSON list, not an object"),
+        (b'{"pre_tokenizer": "\xff"}', "'utf-8' codec can't decode byte 0xff"),
+        (b'\xef\xbb\xbf{"max_token_chars": 100}', "Unexpected UTF-8 BOM"),
+    ],
+)
+def test_a_damaged_tokenizer_or_model_config_is_one_error_naming_the_file(filename, content, why, tmp_path):
+    """A tokenizer_config.json or config.json that is not a JSON object (cut short, a list, not
+    UTF-8, a BOM) is a ValueError naming the file and what to do. Was: json's bare 'Expecting property
+    name enclosed in double quotes: line 1 column 2 (char 1)' (naming no file, e.g. from `elmo embed`),
+    a TypeError from transformers for a list, a UnicodeDecodeError."""
+    ElmoTokenizer().save_pretrained(tmp_path)
+    (tmp_path / filename).write_bytes(content)
+    with pytest.raises(ValueError) as caught:
+        ElmoTokenizer.from_pretrained(tmp_path)
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / filename} is not a JSON object of settings (") and why in message
+    assert message.endswith("; restore it, or write the folder again with save_pretrained")
+    assert "\n" not in message
+
+
 def test_an_integral_float_max_token_chars_is_taken_as_the_int_as_the_config_takes_its_sizes(tmp_path):
     """One rule for integer settings (``configuration_elmo.check_integer``): 100.0 (a hand-edited JSON)
     is 100, as ElmoConfig's sizes are; 100.5 is refused (above). Was: refused by the tokenizer alone."""

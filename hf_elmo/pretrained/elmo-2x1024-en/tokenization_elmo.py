@@ -327,7 +327,8 @@ _CHAR_ID_NAMES = {
 
 def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
     """``(path, contents)`` of ``filename`` in a model folder or Hub repository, or ``None`` where
-    it has none (or it cannot be read: ``from_pretrained`` then says why)."""
+    it has none; a ``ValueError`` naming it where it is not a JSON object (cut short, not UTF-8, a
+    list), which transformers would report without naming the file, or as a ``TypeError``."""
     try:
         path = cached_file(
             name_or_path,
@@ -343,9 +344,18 @@ def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> 
     try:
         with open(path, encoding="utf-8") as handle:
             contents = json.load(handle)
-    except (OSError, ValueError):
+    except OSError:
         return None
-    return (path, contents) if isinstance(contents, dict) else None
+    except ValueError as err:  # invalid JSON or UTF-8
+        raise ValueError(f"{path} is not a JSON object of settings ({err}){_RESTORE}") from None
+    if not isinstance(contents, dict):
+        kind = "a JSON list" if isinstance(contents, list) else f"the JSON {type(contents).__name__}"
+        raise ValueError(f"{path} is not a JSON object of settings ({kind}, not an object){_RESTORE}")
+    return path, contents
+
+
+#: What to do with a damaged settings file of a model folder (``_saved_json``).
+_RESTORE = "; restore it, or write the folder again with save_pretrained"
 
 
 def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
