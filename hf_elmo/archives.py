@@ -1,8 +1,9 @@
 """A ``.zip`` archive of the original files (the NLPL repository's; they may sit in a subfolder):
 which folder inside it holds them (``original_member_folder``, which also refuses an archive of no
-model) and copying them out into a folder (``extract_original_files``), each member checked
-against a zip bomb first (``_refuse_a_bomb``). The resolver (``hf_elmo.loading``) extracts an
-archive's files into a temporary folder where they are read.
+model; ``refuse_a_cut_short_zip`` one that a stopped download left without its end) and copying
+them out into a folder (``extract_original_files``), each member checked against a zip bomb first
+(``_refuse_a_bomb``). The resolver (``hf_elmo.loading``) extracts an archive's files into a
+temporary folder where they are read.
 """
 
 from __future__ import annotations
@@ -16,6 +17,21 @@ from .convert import MAX_INFLATION, inflates_too_much
 from .fileio import ensure_free_space
 from .modeling_elmo import InvalidModelError
 from .original_files import is_options_name, is_weights_name, options_name
+
+#: How a zip archive starts: its first member's local header.
+_ZIP_START = b"PK\x03\x04"
+
+
+def refuse_a_cut_short_zip(path: Path) -> None:
+    """Raise ``InvalidModelError`` when ``path``, which ``zipfile`` does not read as an archive,
+    starts as one: its end, the list of its members, is missing, as a download that stopped leaves it."""
+    with open(path, "rb") as handle:
+        start = handle.read(len(_ZIP_START))
+    if start == _ZIP_START:
+        raise InvalidModelError(
+            f"{path} is a zip archive cut short (it lacks its end, the list of its members: a download that "
+            "stopped?); download it again"
+        )
 
 
 def original_member_folder(archive: Path) -> str:

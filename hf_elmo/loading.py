@@ -216,6 +216,7 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None, subfo
     _refuse_a_checkpoint_folder(path)
     if path.is_file():
         if not zipfile.is_zipfile(path):
+            archives.refuse_a_cut_short_zip(path)
             raise InvalidModelError(
                 f"{path} is a file, but a model is a folder (config.json + model.safetensors, or options.json + "
                 "weights .hdf5) or a .zip archive of the original files"

@@ -400,6 +400,20 @@ def test_a_zip_without_original_files_and_a_stray_file_are_named(tmp_path):
         ElmoModel.from_pretrained(stray)
 
 
+def test_a_zip_cut_short_is_named_as_a_download_to_redo_not_as_a_stray_file(original, tmp_path):
+    """An archive whose end (its member list) is missing, as an interrupted download leaves it. Was:
+    "is a file, but a model is a folder ... or a .zip archive of the original files", of a .zip."""
+    archive = tmp_path / "210.zip"
+    whole = _zip(original, tmp_path / "whole.zip", "").read_bytes()
+    archive.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(InvalidModelError) as caught:
+        ElmoModel.from_pretrained(archive)
+    assert str(caught.value) == (
+        f"{archive} is a zip archive cut short (it lacks its end, the list of its members: a download that "
+        "stopped?); download it again"
+    )
+
+
 def _damaged_zip(original: Path, archive: Path, damage: str) -> Path:
     """A zip of the original files with one member that cannot be extracted (``damage``)."""
     _zip(original, archive, "")
