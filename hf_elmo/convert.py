@@ -233,6 +233,11 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
     path = Path(weights_path)
     if path.is_dir():
         raise ValueError(f"the weight path {path} is a folder; name the .hdf5 weight file in it")
+    if path.exists() and not path.is_file():
+        raise ValueError(
+            f"the weight path {path} is not a regular file (a pipe or a device?), and HDF5 is read from a file: "
+            "save the weights to a file and give that"
+        )
     if not path.is_file():
         raise _not_found("weight file", weights_path)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -222,6 +223,25 @@ def test_missing_files_are_named(original):
     (original / "weights.hdf5").unlink()
     with pytest.raises(FileNotFoundError, match="weight file not found"):
         ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+
+
+@pytest.mark.parametrize("kind", ["pipe", "device"])
+def test_a_weight_path_that_is_a_pipe_or_device_is_named_as_such_not_as_missing(kind, original, tmp_path):
+    """`elmo convert options.json <(zcat weights.hdf5.gz) OUT`, or /dev/null. Was "weight file not
+    found: /dev/fd/63" of a path that is there."""
+    import os
+
+    weights = tmp_path / "weights-pipe"
+    if kind == "pipe":
+        os.mkfifo(weights)
+    else:
+        weights = Path(os.devnull)
+    with pytest.raises(ValueError) as caught:
+        ElmoModel.from_allennlp(original / "options.json", weights)
+    assert str(caught.value) == (
+        f"the weight path {weights} is not a regular file (a pipe or a device?), and HDF5 is read from a file: "
+        "save the weights to a file and give that"
+    )
 
 
 ALLENNLP_URL = (
