@@ -223,14 +223,14 @@ def check_writable(folder: PathLike, what: PathLike) -> None:
     """Raise ``_not_writable`` when this process cannot create files in ``folder``, or (when it does
     not exist yet) in the nearest existing folder on its way to it: ``what`` (the file or folder to be
     written there) could not be written. It tries: an empty file is created there and removed at
-    once, so a read-only file system, a folder's mode and its flags are told apart, for root too."""
+    once, so a read-only file system, a folder's mode and its flags are told apart, for root too; any
+    other reason (an inode quota, a pseudo file system) is told as the system gives it, naming ``what``
+    (not that probe file)."""
     folder = Path(folder)
     existing = next(p for p in (folder, *folder.parents) if p.is_dir())
     try:
         fd, probe = tempfile.mkstemp(prefix=".elmo-writable-", dir=existing)
     except OSError as err:
-        if err.errno not in _CANNOT_WRITE:
-            raise
         raise _not_writable(existing, what, err) from None
     os.close(fd)
     os.unlink(probe)

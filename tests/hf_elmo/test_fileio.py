@@ -602,6 +602,21 @@ def test_check_writable_names_the_output_the_folder_and_the_real_reason(code, tm
     assert list(folder.iterdir()) == []
 
 
+@pytest.mark.parametrize("code", [errno.EDQUOT, errno.ENOSPC, errno.ENOENT])
+def test_check_writable_names_the_output_not_its_probe_file_whatever_the_reason(code, tmp_path, monkeypatch):
+    """A folder where no file can be created for another reason: an inode quota or a full inode table
+    (EDQUOT, ENOSPC: common on cluster scratch disks), a pseudo file system (/proc: ENOENT). Was:
+    "[Errno 122] Disk quota exceeded: '.../.elmo-writable-k3j2x9q1'", naming a file the user never made."""
+    folder = tmp_path / "full"
+    folder.mkdir()
+    refuse_writes_in(monkeypatch, folder, code)
+    output = folder / "out.hdf5"
+    with pytest.raises(OSError) as raised:
+        check_writable(folder, output)
+    assert raised.value.errno == code
+    assert str(raised.value) == f"[Errno {code}] cannot write {output}: {folder} is not writable ({os.strerror(code)})"
+
+
 def test_an_unwritable_parent_is_one_clear_error(tmp_path):
     with unwritable(tmp_path / "ro") as folder:
         with pytest.raises(PermissionError, match=r"cannot write .*ro/model: .*ro is not writable"):
