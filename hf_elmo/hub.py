@@ -2,9 +2,9 @@
 them there) for the resolver (``hf_elmo.loading``): ``hub_arguments`` (which of
 ``from_pretrained``'s keyword arguments go to the Hub), ``hub_patterns`` (the files of one model,
 not those of the models in its subfolders), ``fetch_snapshot`` (``snapshot_download``, its
-failures told as one-line ``ModelNotFoundError``), ``hub_probe`` (the small files that say a
-repository's format, fetched first; it refuses a subfolder written with a backslash) and
-``hub_subfolder_hint``; ``is_offline``.
+failures, its HTTP client's too, told as one-line ``ModelNotFoundError``), ``hub_probe`` (the small
+files that say a repository's format, fetched first; it refuses a subfolder written with a
+backslash) and ``hub_subfolder_hint``; ``is_offline``.
 huggingface_hub is imported only when the Hub is asked.
 """
 
@@ -179,6 +179,26 @@ def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
         ) from None
     except HfHubHTTPError as err:
         raise ModelNotFoundError(f"{tried}: the Hub answered {str(err).splitlines()[0]}") from None
+    except _request_errors() as err:
+        reason = (str(err).strip().splitlines() or [""])[0]
+        raise ModelNotFoundError(
+            f"{tried}: the request to the Hub failed ({type(err).__name__}: {reason}); check the network and proxy "
+            "settings (HTTPS_PROXY), or set HF_HUB_OFFLINE=1 to load the copy in the local Hub cache, or give a "
+            "local folder"
+        ) from None
+
+
+def _request_errors() -> tuple[type[Exception], ...]:
+    """The errors of huggingface_hub's HTTP client (httpx, or its successor) for a request that got no
+    answer from the Hub, which ``snapshot_download`` raises as they are where it does not fall back to
+    the cache: a proxy that refuses the request (``ProxyError``: it raises those on purpose), a
+    connection cut mid-answer."""
+    import importlib
+
+    from huggingface_hub import get_session
+
+    client = importlib.import_module(type(get_session()).__module__.split(".")[0])
+    return (client.RequestError,)
 
 
 def _missing_files(repo_id: str, hub: Mapping[str, Any], snapshot: Path, patterns: Mapping[str, Any]) -> str:

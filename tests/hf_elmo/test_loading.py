@@ -845,6 +845,30 @@ def test_a_hub_revision_that_is_not_in_the_cache_is_named_for_model_config_and_t
         )
 
 
+def test_a_request_to_the_hub_that_fails_is_one_line_for_model_config_and_tokenizer(monkeypatch):
+    """A proxy that refuses the request (HTTPS_PROXY set, as on many company and cluster networks):
+    huggingface_hub raises its HTTP client's ProxyError, not a Hub error. Was: that error's traceback
+    from every `elmo` command given a Hub id ('httpx2.ProxyError: 404 Not Found')."""
+    import importlib
+
+    import huggingface_hub
+
+    client = importlib.import_module(type(huggingface_hub.get_session()).__module__.split(".")[0])
+
+    def refused(*args, **kwargs):
+        raise client.ProxyError("404 Not Found")
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", refused)
+    for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+        with pytest.raises(ModelNotFoundError) as caught:
+            load("org/elmo-behind-a-proxy")
+        assert str(caught.value) == (
+            "'org/elmo-behind-a-proxy' is not a local folder, so it was looked up as a Hub repository: the request "
+            "to the Hub failed (ProxyError: 404 Not Found); check the network and proxy settings (HTTPS_PROXY), or "
+            "set HF_HUB_OFFLINE=1 to load the copy in the local Hub cache, or give a local folder"
+        )
+
+
 def test_force_download_offline_is_refused_for_model_config_and_tokenizer_not_served_from_the_cache(tmp_path):
     """Was: the cached copy, loaded as if freshly downloaded (BertModel refuses the pair)."""
     ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "model")
