@@ -247,6 +247,7 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
     shapes = {row.theirs: row.shapes for row in table}  # each dataset once, in table order
     arrays: dict[str, np.ndarray] = {}
     problems = []
+    missing = 0
     with handle:
         for name, allowed in shapes.items():
             foreign = foreign_data(handle, name)
@@ -255,6 +256,7 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
                 continue
             if name not in handle:
                 problems.append(f"missing dataset {name!r} (expected shape {allowed[0]})")
+                missing += 1
                 continue
             dataset = handle[name]
             shape = stored_shape(dataset)
@@ -273,14 +275,43 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
             if array is not None:
                 arrays[name] = array
         unused = [name for name in _dataset_names(handle) if name not in shapes]
+        if missing == len(shapes):
+            raise ElmoWeightsError(
+                f"{path} holds none of the biLM's weights (e.g. dataset {next(iter(shapes))!r}): it is "
+                f"{_other_hdf5_kind(unused)}; give the biLM's weight file (AllenNLP's NAME_weights.hdf5, "
+                "bilm-tf's dump_weights output)"
+            )
     if unused:
+        more = f" and {len(unused) - _NAMED:,} more" if len(unused) > _NAMED else ""
         problems.append(
-            f"datasets the options do not use: {', '.join(unused)} (does the file have more highway layers, "
-            "LSTM layers or filters than the options say?)"
+            f"datasets the options do not use: {', '.join(unused[:_NAMED])}{more} (does the file have more highway "
+            "layers, LSTM layers or filters than the options say?)"
         )
     if problems:
         raise ElmoWeightsError(f"{path} does not match its options:\n  " + "\n  ".join(problems))
     return arrays
+
+
+#: How many of a weight file's datasets that the options do not use are named (``_read_datasets``).
+_NAMED = 10
+
+
+def _other_hdf5_kind(names: list[str]) -> str:
+    """What an hdf5 file that holds none of the biLM's weights but the datasets ``names`` (its own:
+    ``_dataset_names`` follows no link) is: an embeddings output, the LM softmax or token embeddings dump that the original
+    models' folders hold beside their weights, or something else (its first datasets named)."""
+    from .embed.output import SENTENCE_TO_INDEX  # hf_elmo.embed imports the model classes
+
+    if SENTENCE_TO_INDEX in names:
+        return "an output of elmo embed (or allennlp elmo): embeddings, not weights"
+    if "softmax/W" in names:
+        return "the LM's softmax, which elmo perplexity takes as --softmax-weights"
+    if "embedding" in names:
+        return "a dump of token embeddings (dump_token_embeddings)"
+    if not names:
+        return "an HDF5 file of no datasets"
+    more = ", ..." if len(names) > _NAMED else ""
+    return f"not an ELMo biLM's weight file (its datasets: {', '.join(names[:_NAMED])}{more})"
 
 
 #: The kinds of hdf5 link other than a hard link, which a weight file's datasets are never reached through.

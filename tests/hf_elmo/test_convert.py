@@ -244,6 +244,53 @@ def test_a_weight_path_that_is_a_pipe_or_device_is_named_as_such_not_as_missing(
     )
 
 
+def _write_hdf5(path, datasets: dict) -> Path:
+    with h5py.File(path, "w") as handle:
+        for name, value in datasets.items():
+            handle[name] = value
+    return path
+
+
+@pytest.mark.parametrize(
+    "datasets, kind",
+    [
+        (
+            {**{str(i): np.zeros((3, 2, 4), "f4") for i in range(3000)}, "sentence_to_index": ["{}"]},
+            "an output of elmo embed (or allennlp elmo): embeddings, not weights",
+        ),
+        (
+            {"softmax/W": np.zeros((5, 4), "f4"), "softmax/b": np.zeros(5, "f4")},
+            "the LM's softmax, which elmo perplexity takes as --softmax-weights",
+        ),
+        ({"embedding": np.zeros((5, 4), "f4")}, "a dump of token embeddings (dump_token_embeddings)"),
+        ({"a": np.zeros(3, "f4"), "b/c": np.zeros(3, "f4")}, "not an ELMo biLM's weight file (its datasets: a, b/c)"),
+        ({}, "an HDF5 file of no datasets"),
+    ],
+)
+def test_an_hdf5_file_of_none_of_the_weights_is_one_line_saying_what_it_is(datasets, kind, original, tmp_path):
+    """An embeddings output, the softmax or token embeddings dump, given as the weight file (the
+    released models' folders hold all three side by side). Was: a line for every missing dataset and
+    one listing every dataset the file holds (200 KB for 20,000 embedded lines)."""
+    weights = _write_hdf5(tmp_path / "other.hdf5", datasets)
+    with pytest.raises(ElmoWeightsError) as caught:
+        ElmoModel.from_allennlp(original / "options.json", weights)
+    assert str(caught.value) == (
+        f"{weights} holds none of the biLM's weights (e.g. dataset 'char_embed'): it is {kind}; give the biLM's "
+        "weight file (AllenNLP's NAME_weights.hdf5, bilm-tf's dump_weights output)"
+    )
+
+
+def test_a_weight_file_with_many_unused_datasets_names_the_first_ones(original, tmp_path):
+    """Was: every one of them, in one line."""
+    with h5py.File(original / "weights.hdf5", "a") as handle:
+        for i in range(100):
+            handle[f"extra/{i:03d}"] = np.zeros(2, "f4")
+    with pytest.raises(ElmoWeightsError) as caught:
+        ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
+    names = ", ".join(f"extra/{i:03d}" for i in range(10))
+    assert f"datasets the options do not use: {names} and 90 more (does the file have" in str(caught.value)
+
+
 ALLENNLP_URL = (
     "https://allennlp.s3.amazonaws.com/models/elmo/2x1024_128_2048cnn_1xhighway/elmo_2x1024_128_2048cnn_1xhighway_"
 )
