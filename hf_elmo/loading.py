@@ -223,6 +223,7 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None, subfo
             )
         archives.original_member_folder(path)  # fails early, naming the archive, if it holds no options file
         return ModelSource(name, path, "original", origin)
+    _refuse_links_to_nothing(path)
     if (path / "config.json").is_file():
         return _transformers_source(name, path, origin, variant)
     if original_options_file(path) is not None and any(is_weights_name(p.name) for p in path.glob("*.hdf5")):
@@ -239,6 +240,29 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None, subfo
         "elmo pretrain, save_pretrained) nor options.json (or AllenNLP's NAME_options.json) + a weights .hdf5 (the "
         f"original files){subfolder_hint(path, subfolder)}"
     )
+
+
+#: The kinds of file a model folder is read by: configs, weights, vocabularies (``_refuse_links_to_nothing``).
+_MODEL_FILE_SUFFIXES = {".json", ".safetensors", ".hdf5", ".txt"}
+
+
+def _refuse_links_to_nothing(folder: Path) -> None:
+    """Raise ``InvalidModelError`` when ``folder``'s model files include symbolic links that lead to no
+    file, as a copy of a Hub cache snapshot holds them (its files are relative links into the
+    cache's blobs folder, which ``cp -r`` copies as links): the files would be called missing."""
+    broken = sorted(
+        path
+        for path in folder.iterdir()
+        if path.suffix in _MODEL_FILE_SUFFIXES and path.is_symlink() and not path.exists()
+    )
+    if broken:
+        more = f" and {len(broken) - 3} more" if len(broken) > 3 else ""
+        names = [f"{broken[0].name} (to {os.readlink(broken[0])})", *(path.name for path in broken[1:3])]
+        raise InvalidModelError(
+            f"{folder} holds links that lead to no file: {', '.join(names)}{more}; is it a copy of a Hub cache "
+            "snapshot, whose files are links into its blobs folder? copy it again following the links (cp -rL), or "
+            "load the model by its Hub id (owner/name), from the cache"
+        )
 
 
 def _refuse_a_spacy_pipeline(path: Path) -> None:

@@ -845,6 +845,25 @@ def test_a_hub_revision_that_is_not_in_the_cache_is_named_for_model_config_and_t
         )
 
 
+def test_a_copied_hub_snapshot_whose_links_lead_nowhere_is_named_as_such(tmp_path):
+    """`cp -r` of a Hub cache snapshot copies its files as the relative links into ../../blobs that
+    they are, which lead nowhere from the copy. Was: 'has a config.json but no model.safetensors',
+    or, with config.json a link too, 'holds neither config.json + model.safetensors ...'."""
+    ElmoModel(ElmoConfig(**TINY)).save_pretrained(tmp_path / "copy")
+    for name in ("config.json", "model.safetensors"):
+        (tmp_path / "copy" / name).unlink()
+        (tmp_path / "copy" / name).symlink_to(f"../../blobs/{name}-blob")
+    for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+        with pytest.raises(InvalidModelError) as caught:
+            load(tmp_path / "copy")
+        assert str(caught.value) == (
+            f"{tmp_path / 'copy'} holds links that lead to no file: config.json (to ../../blobs/config.json-blob), "
+            "model.safetensors; is it a copy of a Hub cache snapshot, whose files are links into its blobs "
+            "folder? copy it again following the links (cp -rL), or load the model by its Hub id (owner/name), from "
+            "the cache"
+        )
+
+
 def test_a_request_to_the_hub_that_fails_is_one_line_for_model_config_and_tokenizer(monkeypatch):
     """A proxy that refuses the request (HTTPS_PROXY set, as on many company and cluster networks):
     huggingface_hub raises its HTTP client's ProxyError, not a Hub error. Was: that error's traceback
