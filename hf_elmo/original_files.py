@@ -100,7 +100,11 @@ def find_original_files(folder: PathLike) -> tuple[Path, Path]:
     if len(candidates) > 1:
         preferred = [p for p in candidates if "weights" in p.name]
         if len(preferred) != 1:
-            raise ValueError(f"{folder} holds several weight files {[p.name for p in candidates]}; name one")
+            raise ValueError(
+                f"{folder} holds several weight files {[p.name for p in candidates]}, and which one is the model's is "
+                "not known: keep one in the folder, or convert the pair you mean with elmo convert OPTIONS WEIGHTS "
+                "OUTPUT_DIR (ElmoModel.from_allennlp(options, weights))"
+            )
         candidates = preferred
     return options, candidates[0]
 

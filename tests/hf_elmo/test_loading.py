@@ -414,6 +414,20 @@ def test_a_zip_cut_short_is_named_as_a_download_to_redo_not_as_a_stray_file(orig
     )
 
 
+def test_a_folder_of_several_weight_files_says_how_to_choose_one(original, tmp_path):
+    """Was: "holds several weight files [...]; name one", which no way of loading a folder can."""
+    folder = tmp_path / "two"
+    shutil.copytree(original, folder)
+    shutil.copy(folder / "weights.hdf5", folder / "weights_old.hdf5")
+    with pytest.raises(ValueError) as caught:
+        ElmoModel.from_pretrained(folder)
+    assert str(caught.value) == (
+        f"{folder} holds several weight files ['weights.hdf5', 'weights_old.hdf5'], and which one is the model's "
+        "is not known: keep one in the folder, or convert the pair you mean with elmo convert OPTIONS WEIGHTS "
+        "OUTPUT_DIR (ElmoModel.from_allennlp(options, weights))"
+    )
+
+
 def _damaged_zip(original: Path, archive: Path, damage: str) -> Path:
     """A zip of the original files with one member that cannot be extracted (``damage``)."""
     _zip(original, archive, "")
