@@ -4,7 +4,7 @@ them there) for the resolver (``hf_elmo.loading``): ``hub_arguments`` (which of
 not those of the models in its subfolders), ``fetch_snapshot`` (``snapshot_download``, its
 failures, its HTTP client's too, told as one-line ``ModelNotFoundError``), ``hub_probe`` (the small
 files that say a repository's format, fetched first; it refuses a subfolder written with a
-backslash) and ``hub_subfolder_hint``; ``is_offline``.
+backslash or leading out of the repository) and ``hub_subfolder_hint``; ``is_offline``.
 huggingface_hub is imported only when the Hub is asked.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 from .configuration_elmo import HUB_KWARGS
 from .modeling_elmo import InvalidModelError
 from .original_files import OPTIONS_NAMES, original_options_file
-from .subfolders import ModelNotFoundError, in_subfolder, subfolder_hint
+from .subfolders import ModelNotFoundError, check_inside, in_subfolder, subfolder_hint
 
 
 def hub_patterns(
@@ -87,9 +87,11 @@ def hub_probe(
 
 
 def _check_hub_subfolder(repo_id: str, subfolder: str) -> None:
-    """Raise ``ValueError`` for a ``subfolder`` of a Hub repository written with a backslash, saying to
+    """Raise ``ValueError`` for a ``subfolder`` that leads out of the repository (``check_inside``), and for
+    one written with a backslash, saying to
     write it with "/": huggingface_hub reads a backslash in its patterns as "/" (its paths always use
     "/"), so it would fetch the files of the folder with "/" and look for them under the backslash."""
+    check_inside(subfolder, f"Hub repository {repo_id}")
     if "\\" in subfolder:
         slashed = subfolder.replace("\\", "/")
         raise ValueError(

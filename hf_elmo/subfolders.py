@@ -1,5 +1,6 @@
 """Where a model sits inside the folder its name points at: ``from_pretrained``'s ``subfolder`` of
-a shipped model's folder, a local folder or a Hub repository's snapshot (``in_subfolder``), and,
+a shipped model's folder, a local folder or a Hub repository's snapshot (``in_subfolder``; one that
+leads out of it is refused, ``check_inside``), and,
 for a folder that holds no model, the subfolders that do (``subfolder_hint``); with
 ``ModelNotFoundError``, the error for a name under which no model is found, raised here, by the
 Hub fetching (``hf_elmo.hub``) and by the resolver (``hf_elmo.loading``, which imports it from here).
@@ -7,7 +8,7 @@ Hub fetching (``hf_elmo.hub``) and by the resolver (``hf_elmo.loading``, which i
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from .modeling_elmo import InvalidModelError
 from .original_files import is_options_name
@@ -24,6 +25,7 @@ def in_subfolder(folder: Path, subfolder: str, where: str) -> Path:
     is one model), ``ModelNotFoundError`` for a subfolder that is not there."""
     if not subfolder:
         return folder
+    check_inside(subfolder, where)
     if folder.is_file():
         raise InvalidModelError(
             f"{where} is a file, which has no subfolder {subfolder!r} (a .zip archive holds one model): extract it "
@@ -35,6 +37,18 @@ def in_subfolder(folder: Path, subfolder: str, where: str) -> Path:
             "subfolder out"
         )
     return folder / subfolder
+
+
+def check_inside(subfolder: str, where: str) -> None:
+    """Raise ``ValueError`` for a ``subfolder`` that is no path inside ``where``'s folder: an absolute
+    one (``folder / "/abs"`` is ``/abs``: another folder, loaded silently) or one through ``..``."""
+    parts = PurePosixPath(subfolder.replace("\\", "/")).parts
+    if PurePosixPath(subfolder).is_absolute() or PureWindowsPath(subfolder).is_absolute() or ".." in parts:
+        raise ValueError(
+            f"subfolder {subfolder!r} is no path inside {where} (it is absolute, or goes up through '..'): give "
+            "the path of the model's folder inside it (e.g. subfolder='models/small'), or give the other folder "
+            "itself as the model's name"
+        )
 
 
 def subfolder_hint(folder: Path, subfolder: str) -> str:

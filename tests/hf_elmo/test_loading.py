@@ -1103,6 +1103,27 @@ def test_a_mistyped_subfolder_is_named_in_one_line_for_model_config_and_tokenize
         )
 
 
+@pytest.mark.parametrize("subfolder", ["/abs/saved", "../two-models/saved", "saved/../../x"])
+def test_a_subfolder_leading_out_of_the_model_folder_is_refused_for_folder_shipped_and_hub(two_models, subfolder):
+    """Was (an absolute subfolder of a folder or shipped model): ``folder / subfolder`` is that other folder,
+    loaded silently."""
+    folder, cache = two_models
+    cases = [
+        (folder, {}, str(folder)),
+        (DEFAULT_MODEL_NAME, {}, f"the shipped model {DEFAULT_MODEL_NAME!r}"),
+        ("org/two-elmos", dict(cache_dir=cache, local_files_only=True), "Hub repository org/two-elmos"),
+    ]
+    for name, settings, where in cases:
+        for load in (ElmoModel.from_pretrained, ElmoConfig.from_pretrained, ElmoTokenizer.from_pretrained):
+            with pytest.raises(ValueError) as refused:
+                load(name, subfolder=subfolder, **settings)
+            assert str(refused.value) == (
+                f"subfolder {subfolder!r} is no path inside {where} (it is absolute, or goes up through '..'): give "
+                "the path of the model's folder inside it (e.g. subfolder='models/small'), or give the other folder "
+                "itself as the model's name"
+            )
+
+
 @pytest.fixture(scope="module")
 def glob_named(two_models, tmp_path_factory) -> Path:
     """A repository's folder whose models sit in subfolders named with glob characters, ``m[1]``, ``a*`` and
