@@ -326,11 +326,16 @@ def _check_run(
 
 def check_output(output_path: PathLike, shard: Shard) -> Path:
     """Refuse, in one line, an output of ``embed_file`` (the file of ``shard``, ``Shard.output_file``) that
-    could not be written, before a run loads its model or reads its input (``elmo embed``): a path ending
-    with a slash, an output that is no regular file or whose temporary file's place holds a folder
+    could not be written, before a run loads its model or reads its input (``elmo embed``): ``-`` (stdout),
+    a path ending with a slash, an output that is no regular file or whose temporary file's place holds a folder
     (``check_output_file``), a lock file's place that holds something of the user's (``check_lock_file``),
     a file on the way to it (``check_parent_folders``) or a folder this process cannot write in
     (``check_writable``). Returns the output file."""
+    if str(output_path) == "-" and not Path(output_path).exists():
+        raise ValueError(
+            "embed cannot write stdout ('-'): its output is an HDF5 file, written aside and renamed into place; "
+            "name the file to write (e.g. embeddings.hdf5)"
+        )
     if str(output_path).endswith(("/", os.sep)):
         raise ValueError(
             f"the output {output_path} ends with {str(output_path)[-1]!r}, naming a folder; name the HDF5 file to write "

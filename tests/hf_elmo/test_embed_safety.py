@@ -456,6 +456,21 @@ def test_an_input_that_is_not_a_regular_file_says_it_must_be_one(model_dir, tmp_
     assert names(tmp_path) == ["pipe"]
 
 
+def test_an_output_of_dash_is_refused_as_stdout_not_written_as_a_file_named_dash(
+    model_dir, text, tmp_path, capsys, monkeypatch
+):
+    """Was: a file named '-' in the working folder, where the user meant standard output."""
+    monkeypatch.chdir(tmp_path)
+    before = names(tmp_path)
+    assert embed(text, Path("-"), model_dir) == 2
+    err = capsys.readouterr().err
+    assert error_lines(err) == [
+        "elmo embed: error: embed cannot write stdout ('-'): its output is an HDF5 file, written aside and renamed "
+        "into place; name the file to write (e.g. embeddings.hdf5)"
+    ], err
+    assert names(tmp_path) == before
+
+
 def test_an_output_under_a_file_names_the_file(model_dir, text, tmp_path, capsys):
     (tmp_path / "afile2").write_text("mine")
     assert embed(text, tmp_path / "afile2" / "out.hdf5", model_dir) == 2
