@@ -453,9 +453,11 @@ def check_output_folder(
     one of ``inputs``, or is not empty (unless ``overwrite``, and then only an earlier output of the
     same ``kind``, ``output_kind``, that holds no file of the user's, ``others_files``), or lies in a folder
     this process cannot write in (``check_writable``: its parent, where it is built and swapped in, or the
-    nearest existing folder on the way to it); returns it as a ``Path``. ``not_empty``: the refusal of a
-    non-empty folder without ``overwrite`` where the caller knows what ``--overwrite`` would do there
-    (``elmo pretrain`` continues a run); else it says that ``--overwrite`` replaces it."""
+    nearest existing folder on the way to it); returns it as a ``Path``. A non-empty folder that
+    ``--overwrite`` would not replace is refused with the reason (``_overwrite_refusal``) with or without
+    ``overwrite``, so that the first refusal never suggests an ``--overwrite`` that the next one refuses.
+    ``not_empty``: the refusal of a non-empty folder without ``overwrite`` where the caller knows what
+    ``--overwrite`` would do there (``elmo pretrain`` continues a run); else it says that ``--overwrite`` replaces it."""
     out_dir = Path(out_dir)
     if out_dir.is_symlink():
         raise ValueError(
@@ -481,29 +483,38 @@ def check_output_folder(
     if out_dir.exists() and not out_dir.is_dir():
         raise FileExistsError(f"{out_dir} is a file, not a folder; choose another output folder or remove the file")
     if out_dir.is_dir() and any(out_dir.iterdir()):
+        refusal = _overwrite_refusal(out_dir, kind)  # said with or without overwrite: --overwrite would not help
+        if refusal is not None:
+            raise FileExistsError(refusal)
         if not overwrite:
             raise FileExistsError(not_empty or f"{out_dir} exists and is not empty (pass --overwrite to replace it)")
-        found = output_kind(out_dir)
-        if found is None:
-            raise FileExistsError(
-                f"{out_dir} is not empty and holds no earlier output of elmo ({_KIND_NAMES[kind]}), so "
-                "--overwrite does not replace it; pick a new or empty folder"
-            )
-        if found != kind:
-            raise FileExistsError(
-                f"{out_dir} holds {_KIND_NAMES[found]}, not {_KIND_NAMES[kind].replace('an ', 'an earlier ', 1)}, "
-                f"so --overwrite does not replace it; write the {kind} to another folder (delete that {found} "
-                "first if you mean to replace it)"
-            )
-        others = others_files(out_dir, kind)
-        if others:
-            shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
-            raise FileExistsError(
-                f"{out_dir} holds files that elmo did not write ({shown}), which --overwrite would delete with the "
-                "folder; move them out of it, or write to another folder"
-            )
     check_writable(out_dir.parent, out_dir)
     return out_dir
+
+
+def _overwrite_refusal(out_dir: Path, kind: OutputKind) -> str | None:
+    """Why ``--overwrite`` does not replace the non-empty folder ``out_dir`` with an output of ``kind``
+    (it holds no earlier output of elmo, one of another kind, or files of the user's), or None."""
+    found = output_kind(out_dir)
+    if found is None:
+        return (
+            f"{out_dir} is not empty and holds no earlier output of elmo ({_KIND_NAMES[kind]}), so "
+            "--overwrite does not replace it; pick a new or empty folder"
+        )
+    if found != kind:
+        return (
+            f"{out_dir} holds {_KIND_NAMES[found]}, not {_KIND_NAMES[kind].replace('an ', 'an earlier ', 1)}, "
+            f"so --overwrite does not replace it; write the {kind} to another folder (delete that {found} "
+            "first if you mean to replace it)"
+        )
+    others = others_files(out_dir, kind)
+    if others:
+        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        return (
+            f"{out_dir} holds files that elmo did not write ({shown}), which --overwrite would delete with the "
+            "folder; move them out of it, or write to another folder"
+        )
+    return None
 
 
 def _stale_staging(out_dir: Path) -> Iterator[Path]:

@@ -267,7 +267,7 @@ def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp
     occupied = tmp_path / "occupied"
     occupied.mkdir()
     (occupied / "keep.txt").write_text("mine")
-    with pytest.raises(FileExistsError, match="exists and is not empty"):
+    with pytest.raises(FileExistsError, match="holds no earlier output of elmo"):
         export_model(tiny_model, occupied, "torch-export")
     assert [p.name for p in tmp_path.iterdir()] == ["occupied"] and (occupied / "keep.txt").read_text() == "mine"
 
@@ -477,6 +477,41 @@ def test_elmo_export_command_leaves_an_existing_output_alone(tmp_path):
     error = result.stderr.strip().splitlines()
     assert len(error) == 1 and error[0].startswith("elmo export: error:") and "--overwrite" in error[0]
     assert (tmp_path / "out" / "model.onnx").read_text() == "someone's file"
+
+
+@pytest.mark.parametrize("holds", ["files of the user's", "a model", "an export and a file of the user's"])
+def test_elmo_export_to_a_folder_that_overwrite_would_not_replace_says_so_on_the_first_attempt(
+    holds, tiny_model, tmp_path, capsys
+):
+    """Was: "exists and is not empty (pass --overwrite to replace it)", and then, with --overwrite, that
+    --overwrite does not replace it."""
+    tiny_model.save_pretrained(tmp_path / "model")
+    out = tmp_path / "out"
+    if holds == "a model":
+        tiny_model.save_pretrained(out)
+    else:
+        if holds != "files of the user's":
+            export_model(tiny_model, out, "torch-export")
+        out.mkdir(exist_ok=True)
+        (out / "notes.txt").write_text("mine")
+    before = sorted(p.name for p in out.iterdir())
+    errors = []
+    for extra in ([], ["--overwrite"]):
+        assert elmo_main(["export", str(tmp_path / "model"), str(out), *extra]) == 2
+        errors.append(capsys.readouterr().err.strip().splitlines())
+    assert errors[0] == errors[1] and len(errors[0]) == 1, errors
+    assert "--overwrite does not replace it" in errors[0][0] or "which --overwrite would delete" in errors[0][0]
+    assert "pass --overwrite" not in errors[0][0]
+    assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_elmo_export_to_an_earlier_export_says_to_pass_overwrite(tiny_model, tmp_path, capsys):
+    tiny_model.save_pretrained(tmp_path / "model")
+    out = export_model(tiny_model, tmp_path / "out", "torch-export")
+    assert elmo_main(["export", str(tmp_path / "model"), str(out)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"elmo export: error: {out} exists and is not empty (pass --overwrite to replace it)"
+    ]
 
 
 @pytest.mark.parametrize("missing", ["onnx", "onnxscript", "onnxruntime"])
