@@ -765,32 +765,14 @@ class ElmoTokenizer(PreTrainedTokenizer):
         ``return_length=True`` adds ``length``, each sentence's number of words;
         ``add_special_tokens`` changes nothing (the model adds the sentence markers).
         """
-        if text_pair is not None:
-            raise ValueError(_NO_PAIRS)
-        kwargs.pop("add_special_tokens", None)  # either way: ELMo's sentence markers are added by the model
-        kwargs.pop("verbose", None)
-        if kwargs.pop("return_token_type_ids", None):
-            raise ValueError("ELMo has no token type ids (one sentence at a time): leave return_token_type_ids unset")
-        unused = {k for k, v in kwargs.items() if v not in (None, False)}
-        if unused:
-            raise TypeError(f"ElmoTokenizer does not support {sorted(unused)}")
-        if return_tensors not in (None, "pt", "np"):
-            raise ValueError(f"ElmoTokenizer supports return_tensors=None, 'pt' or 'np', got {return_tensors!r}")
-        check_padding_side(padding_side or self.padding_side)
-        check_lengths(max_length, pad_to_multiple_of)
+        self._check_options(text_pair, return_tensors, padding_side, max_length, pad_to_multiple_of, kwargs)
         sentences, spans, single = self._split(text, is_split_into_words)
         if not sentences:
             raise ValueError('ElmoTokenizer got an empty batch ([]): pass at least one text ("" encodes as no words)')
-        if truncation is None and max_length is not None and padding in (False, "do_not_pad"):
-            _logger.warning_once(  # as transformers' tokenizers do
-                "max_length is given without truncation: each sentence is cut to max_length words (pass "
-                "truncation=True to say so, or truncation=False to keep every word)"
-            )
-            truncation = True
+        limit = self._words_kept(truncation, max_length, padding)
         first_words = [0] * len(sentences)
-        if truncation not in (None, False, "do_not_truncate"):
-            limit = max_length or self.model_max_length
-            keep = slice(-limit, None) if self.truncation_side == "left" else slice(limit)
+        if limit is not None:
+            keep = self._kept(limit)
             if self.truncation_side == "left":  # word_ids count the words cut before the kept ones
                 first_words = [max(len(words) - limit, 0) for words in sentences]
             sentences, spans = [s[keep] for s in sentences], [s[keep] for s in spans]
@@ -824,6 +806,106 @@ class ElmoTokenizer(PreTrainedTokenizer):
                     rows = [row[:length] for row, length in zip(rows, lengths)]
                 data[key] = rows[0] if single else rows
         return ElmoBatchEncoding(data, first_words=first_words)
+
+    def _check_options(
+        self,
+        pair: Any,
+        return_tensors: str | None,
+        padding_side: str | None,
+        max_length: int | None,
+        pad_to_multiple_of: int | None,
+        kwargs: dict[str, Any],
+    ) -> None:
+        """Refuse what an encoding call (``__call__``, ``prepare_for_model``) asks that ELMo cannot do: a
+        sentence pair, token type ids, an option it does not know (``kwargs``, its other keyword
+        arguments), other tensors than ``"pt"``/``"np"``, left padding, a length that is no positive int.
+        ``add_special_tokens`` and ``verbose`` change nothing (the model adds the sentence markers)."""
+        if pair is not None:
+            raise ValueError(_NO_PAIRS)
+        kwargs.pop("add_special_tokens", None)  # either way: ELMo's sentence markers are added by the model
+        kwargs.pop("verbose", None)
+        if kwargs.pop("return_token_type_ids", None):
+            raise ValueError("ELMo has no token type ids (one sentence at a time): leave return_token_type_ids unset")
+        unused = {k for k, v in kwargs.items() if v not in (None, False)}
+        if unused:
+            raise TypeError(f"ElmoTokenizer does not support {sorted(unused)}")
+        if return_tensors not in (None, "pt", "np"):
+            raise ValueError(f"ElmoTokenizer supports return_tensors=None, 'pt' or 'np', got {return_tensors!r}")
+        check_padding_side(padding_side or self.padding_side)
+        check_lengths(max_length, pad_to_multiple_of)
+
+    def _words_kept(self, truncation: bool | str | None, max_length: int | None, padding: bool | str) -> int | None:
+        """How many words of a sentence an encoding keeps (``None``: all): ``max_length`` (default
+        ``model_max_length``) with ``truncation``, and, as in transformers, ``max_length`` alone without
+        padding, with a warning."""
+        if truncation is None and max_length is not None and padding in (False, "do_not_pad"):
+            _logger.warning_once(  # as transformers' tokenizers do
+                "max_length is given without truncation: each sentence is cut to max_length words (pass "
+                "truncation=True to say so, or truncation=False to keep every word)"
+            )
+            truncation = True
+        if truncation in (None, False, "do_not_truncate"):
+            return None
+        return max_length or self.model_max_length
+
+    def _kept(self, limit: int) -> slice:
+        """The ``limit`` words of a sentence that truncation keeps: the first, or the last with
+        ``truncation_side="left"``."""
+        return slice(-limit, None) if self.truncation_side == "left" else slice(limit)
+
+    def prepare_for_model(  # type: ignore[override]
+        self,
+        ids: Sequence[Sequence[int]] | torch.Tensor | np.ndarray,
+        pair_ids: Any = None,
+        add_special_tokens: bool = True,
+        padding: bool | str = False,
+        truncation: bool | str | None = None,
+        max_length: int | None = None,
+        stride: int = 0,
+        pad_to_multiple_of: int | None = None,
+        padding_side: str | None = None,
+        return_tensors: str | None = None,
+        return_attention_mask: bool | None = None,
+        return_special_tokens_mask: bool = False,
+        return_length: bool = False,
+        prepend_batch_axis: bool = False,
+        **kwargs: Any,
+    ) -> ElmoBatchEncoding:
+        """One sentence's char ids (T, W), as ``convert_tokens_to_ids(words)`` gives them, made into the
+        model's input as transformers' ``prepare_for_model`` does with a sentence's ids: what the call gives
+        for those words. ``truncation`` and ``max_length`` cut it as the call does, ``padding`` pads it as
+        ``pad`` does; ``attention_mask`` (unless ``return_attention_mask=False``), ``special_tokens_mask`` and
+        ``length`` on request; ``prepend_batch_axis`` makes it a batch of one. A pair is refused, as by the call."""
+        self._check_options(pair_ids, return_tensors, padding_side, max_length, pad_to_multiple_of, kwargs)
+        rows = _plain_ids(ids)
+        width = self.max_characters_per_token
+        if not isinstance(rows, list) or any(
+            not isinstance(row, list) or len(row) != width or not all(isinstance(i, int) for i in row) for row in rows
+        ):
+            raise ValueError(
+                f"prepare_for_model takes one sentence's char ids, rows of {width} ints (T, {width}) as "
+                f"convert_tokens_to_ids(words) gives them, got {str(rows)[:60]}"
+            )
+        limit = self._words_kept(truncation, max_length, padding)
+        first_word = 0
+        if limit is not None:
+            first_word = max(len(rows) - limit, 0) if self.truncation_side == "left" else 0
+            rows = rows[self._kept(limit)]
+        padded = self.pad(
+            [{"input_ids": rows}],
+            padding=padding,
+            max_length=max_length,
+            pad_to_multiple_of=pad_to_multiple_of,
+            return_attention_mask=return_attention_mask,
+        )
+        data = {key: value[0] for key, value in padded.items()}
+        if return_special_tokens_mask:
+            data["special_tokens_mask"] = self.get_special_tokens_mask(data["input_ids"])
+        if return_length:
+            data["length"] = len(rows)
+        return ElmoBatchEncoding(
+            data, tensor_type=return_tensors, prepend_batch_axis=prepend_batch_axis, first_words=[first_word]
+        )
 
     def encode(
         self,

@@ -632,6 +632,41 @@ def test_encode_gives_the_calls_input_ids_as_transformers_encode_does():
         tokenizer.encode("a b", "c d")
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"return_tensors": "pt"},
+        {"padding": "max_length", "max_length": 5, "return_special_tokens_mask": True, "return_length": True},
+        {"truncation": True, "max_length": 2},
+    ],
+)
+def test_prepare_for_model_gives_what_the_call_gives_for_the_words_of_the_ids(options):
+    """transformers' prepare_for_model handed the sentence's (T, W) rows to pad as a batch:
+    "TypeError: 'int' object is not iterable"."""
+    tokenizer = ElmoTokenizer(truncation_side="left")
+    words = ["a", "b", "c"]
+    prepared = tokenizer.prepare_for_model(tokenizer.convert_tokens_to_ids(words), **options)
+    called = tokenizer(words, is_split_into_words=True, **options)
+    assert set(prepared) == set(called)
+    for key, value in called.items():
+        expected = value[0] if isinstance(value, torch.Tensor) else value  # the call's tensors are a batch of one
+        assert torch.equal(prepared[key], expected) if isinstance(expected, torch.Tensor) else prepared[key] == expected
+    assert prepared.word_ids() == called.word_ids()
+    batched = tokenizer.prepare_for_model(
+        tokenizer.convert_tokens_to_ids(words), return_tensors="pt", prepend_batch_axis=True
+    )
+    assert batched["input_ids"].shape == (1, 3, 50)
+
+
+@pytest.mark.parametrize("ids", [[1, 2, 3], "a b", [[1, 2]]], ids=["flat", "text", "short-row"])
+def test_prepare_for_model_refuses_what_is_no_sentences_char_ids_in_one_line(ids):
+    with pytest.raises(ValueError, match=r"^prepare_for_model takes one sentence's char ids, rows of 50 ints"):
+        ElmoTokenizer().prepare_for_model(ids)
+    with pytest.raises(ValueError, match="encodes single sentences"):
+        ElmoTokenizer().prepare_for_model([token_to_char_ids("a")], [token_to_char_ids("b")])
+
+
 @pytest.mark.parametrize("pre_tokenizer", ["whitespace", "spacy:en"])
 def test_raw_text_without_a_utf8_form_is_a_one_line_error(pre_tokenizer):
     with pytest.raises(ValueError, match=r"contains '\\udc80' \(a lone surrogate\), which has no UTF-8 form"):
