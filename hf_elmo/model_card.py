@@ -28,6 +28,30 @@ layers = model(**batch).hidden_states  # L+1 tensors (batch, tokens, 2P)
 ```
 """
 
+#: The usage of a word-embedding baseline (``token_embedding="word"``): it reads the ids of its
+#: ``vocab.txt``'s words, sentence markers included, not char ids, so no tokenizer call.
+_WORD_USAGE = """## Usage
+
+This word-embedding baseline reads word ids (the lines of `vocab.txt`), not char ids: look the
+words up in `vocab.txt` and call `encode` with the sentence markers in place.
+
+```python
+import hf_elmo  # pip install hf-elmo: registers the Auto classes; or pass trust_remote_code=True without it
+import torch
+from transformers import AutoModel
+from transformers.utils import cached_file
+
+model = AutoModel.from_pretrained("{path}")
+with open(cached_file("{path}", "vocab.txt"), encoding="utf-8") as lines:
+    vocabulary = [line.split()[0] for line in lines if line.split()]  # a word a line, ids in this order
+index = {{word: i for i, word in enumerate(vocabulary)}}
+words = ["<S>", "Let's", "stick", "to", "improvisation", "</S>"]
+word_ids = torch.tensor([[index.get(word, index["<UNK>"]) for word in words]])
+layers, _ = model.encode(word_ids, torch.tensor([len(words)]))
+layers = [layer[:, 1:-1] for layer in layers]  # L+1 tensors (batch, tokens, 2P), the markers left out
+```
+"""
+
 
 def write_model_card(
     folder: Path,
@@ -38,11 +62,14 @@ def write_model_card(
     license: str | None = DEFAULT_LICENSE,
     path: str = ".",
     base_model: str | None = None,
+    reads_word_ids: bool = False,
 ) -> Path:
     """Write ``folder/README.md``: Hub metadata, a description, a provenance table and usage.
 
     ``license`` ``None`` leaves the licence out of the metadata (one that is not known);
-    ``base_model`` (a Hub id) goes into the metadata of a model trained on from that one.
+    ``base_model`` (a Hub id) goes into the metadata of a model trained on from that one;
+    ``reads_word_ids`` (a word-embedding baseline, ``token_embedding="word"``) gives the usage
+    code that looks words up in ``vocab.txt`` in place of the tokenizer's char ids.
     """
     data = ModelCardData(
         license=license,
@@ -55,7 +82,8 @@ def write_model_card(
     today = datetime.date.today().isoformat()
     content = (
         f"---\n{data.to_yaml()}\n---\n\n# {title}\n\n{description}\n\n## Provenance\n\n"
-        f"| what | value |\n|---|---|\n{rows}\n| written | {today} by hf_elmo |\n\n" + _USAGE.format(path=path)
+        f"| what | value |\n|---|---|\n{rows}\n| written | {today} by hf_elmo |\n\n"
+        + (_WORD_USAGE if reads_word_ids else _USAGE).format(path=path)
     )
     card_path = Path(folder) / "README.md"
     ModelCard(content).save(card_path)

@@ -55,6 +55,19 @@ def torch_threads_restored():
         torch.set_num_threads(threads)
 
 
+@pytest.fixture(scope="session")
+def word_baseline_folder(tmp_path_factory) -> Path:
+    """A tiny word-embedding baseline as ``elmo pretrain --token-embedding word`` writes it (card included)."""
+    from hf_elmo.cli import main
+    from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
+
+    folder = tmp_path_factory.mktemp("word-baseline")
+    corpus = write_corpus(folder / "c.txt", n=30)
+    options = ["--max-tokens", "50", "--min-count", "1", "--token-embedding", "word", "--no-progress"]
+    assert main(["pretrain", str(corpus), str(folder / "lm"), *TINY_SHAPE_ARGS, *options]) == 0
+    return folder / "lm"
+
+
 @pytest.fixture
 def one_thread():
     """Tiny models run fastest on one thread (and leave the machine's other cores alone)."""

@@ -194,4 +194,5 @@ def model_card_fields(
         provenance=provenance,
         license=settings.license,
         base_model=init.hub_id if init else None,
+        reads_word_ids=cfg.token_embedding == "word",
     )
