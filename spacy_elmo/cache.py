@@ -7,6 +7,7 @@ import os
 import secrets
 import shutil
 import stat
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -70,7 +71,8 @@ class ActivationCache:
     Valid only while the biLM's weights do not change: the owner calls
     ``clear()`` when it loads new ones. Arrays go in and come out as copies, so a caller that
     changes one in place cannot change the cache. Entries stored inside ``memory_zone()`` are
-    removed when it ends. Threads may share the cache: each read and store is whole (``_LOCK``).
+    removed when it ends. Threads may share the cache: each read and store is whole (``_LOCK``),
+    and each thread's memory zones are its own (``memory_zone``).
     """
 
     def __init__(self, max_mb: float, directory: str | Path | None = None) -> None:
@@ -96,7 +98,7 @@ class ActivationCache:
         self._folder = None if self.directory is None else _own_folder(self.directory, self)
         self._made = False
         self._pid = os.getpid()  # the process whose entries the index holds
-        self._zone: set[str] | None = None  # the entries stored inside the current memory zone, if any
+        self._init_zones()
 
     def __getstate__(self) -> dict[str, object]:
         """A pickled copy (a worker of ``nlp.pipe(n_process=N)`` started by ``spawn`` or
@@ -104,7 +106,7 @@ class ActivationCache:
         starts without the in-memory entries: the copy fills its own, and pickling these (up to
         ``max_mb``, 2048 MiB in the shipped configs) would send them to every worker."""
         state = dict(self.__dict__)
-        state["_zone"] = None
+        del state["_threads"], state["_zone_of"]  # a copy starts outside any memory zone
         if self.directory is None:
             state.update(_sizes=OrderedDict(), _arrays={}, _bytes=0)
         return state
@@ -117,9 +119,16 @@ class ActivationCache:
         the folder with it). A copy in another process is handled at its first use
         (``_forget_another_process``)."""
         self.__dict__.update(state)
+        self._init_zones()
         if self.directory is not None and self._pid == os.getpid():
             self._sizes, self._bytes = OrderedDict(), 0
             self._folder, self._made = _own_folder(self.directory, self), False
+
+    def _init_zones(self) -> None:
+        #: per thread, ``zone``: the entries stored inside that thread's current memory zone, if any
+        self._threads = threading.local()
+        #: the memory zone (its set of entries) of each entry stored inside one
+        self._zone_of: dict[str, set[str]] = {}
 
     def __len__(self) -> int:
         with _LOCK:
@@ -165,8 +174,10 @@ class ActivationCache:
                 self._arrays[key] = value
             self._sizes[key] = size
             self._bytes += size
-            if self._zone is not None:
-                self._zone.add(key)
+            zone = getattr(self._threads, "zone", None)
+            if zone is not None:
+                zone.add(key)
+                self._zone_of[key] = zone
 
     def clear(self) -> None:
         with _LOCK:
@@ -178,15 +189,19 @@ class ActivationCache:
     def memory_zone(self) -> Iterator[None]:
         """A block whose stored entries (files too) are removed when it ends, as spaCy's
         ``nlp.memory_zone()`` removes the strings and lexemes added in it: the entries there before
-        stay (unless evicted to make room, as ever). A zone inside another removes its own entries."""
-        outer, self._zone = self._zone, set()
+        stay (unless evicted to make room, as ever). A zone inside another removes its own entries.
+        Zones are per thread: a zone removes the entries its own thread stored inside it, not
+        those that other threads store meanwhile, in their zones or outside any."""
+        outer = getattr(self._threads, "zone", None)
+        zone: set[str] = set()
+        self._threads.zone = zone
         try:
             yield
         finally:
-            zone, self._zone = self._zone, outer
+            self._threads.zone = outer
             with _LOCK:
                 self._forget_another_process()
-                for key in zone & self._sizes.keys():  # an outer zone's set may name entries gone since
+                for key in list(zone):
                     self._remove(key)
 
     def _evict(self) -> None:
@@ -200,8 +215,9 @@ class ActivationCache:
         else:
             del self._arrays[key]
         self._bytes -= size
-        if self._zone is not None:
-            self._zone.discard(key)
+        zone = self._zone_of.pop(key, None)
+        if zone is not None:
+            zone.discard(key)
 
     def _path(self, key: str) -> Path:
         """The ``.npy`` file of an entry of an on-disk cache."""
@@ -215,6 +231,9 @@ class ActivationCache:
         (a terminated worker removes nothing); it is made when the copy first stores an entry."""
         if self._folder is not None and self._pid != os.getpid():
             self._sizes.clear()
+            for zone in self._zone_of.values():
+                zone.clear()
+            self._zone_of.clear()
             self._bytes = 0
             self._folder = _own_folder(self._folder, self)
             self._made = False

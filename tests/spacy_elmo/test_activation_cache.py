@@ -88,6 +88,81 @@ def test_a_memory_zone_inside_another_releases_its_own_entries_and_the_outer_one
     assert len(cache) == 0 and cache._bytes == 0
 
 
+def _catching(work):
+    """``("value", what work returns)``, or ``("error", what it raised)``."""
+    try:
+        return ("value", work())
+    except BaseException as error:  # noqa: BLE001  (raised again in the test's thread)
+        return ("error", error)
+
+
+def _in_another_thread(work):
+    """Run ``work`` in a thread of its own and return what it returns (or raise what it raised)."""
+    outcome = []
+    thread = threading.Thread(target=lambda: outcome.append(_catching(work)))
+    thread.start()
+    thread.join(timeout=10)
+    kind, value = outcome[0]
+    if kind == "error":
+        raise value
+    return value
+
+
+def test_memory_zones_are_per_thread_each_releasing_the_entries_its_own_thread_stored():
+    """Threads sharing a pipeline, each in a memory zone of its own: a zone ends releasing what
+    its thread stored in it, leaving another thread's open zone, and the entries stored outside any
+    zone, as they are (was: one zone for all threads, so a zone ending took another thread's
+    entries and kept its own, and the other thread's zone then ended in a TypeError)."""
+    one = np.ones((1, 2, 3), dtype="float32")
+    cache = ActivationCache(max_mb=16)
+    entered, go_on = threading.Event(), threading.Event()
+
+    def other_thread():
+        with cache.memory_zone():
+            cache.put("second", one)
+            entered.set()
+            assert go_on.wait(timeout=10)
+        return len(cache)
+
+    with cache.memory_zone():
+        cache.put("first", one)
+        thread = threading.Thread(target=lambda: outcome.append(_catching(other_thread)))
+        outcome: list = []
+        thread.start()
+        assert entered.wait(timeout=10)
+        _in_another_thread(lambda: cache.put("outside", one))  # in no zone: stays
+    assert cache.get("first") is None and cache.get("second") is not None  # the other zone is open
+    go_on.set()
+    thread.join(timeout=10)
+    assert outcome == [("value", 1)]  # its zone released "second"; "outside" stays
+    assert cache.get("outside") is not None and cache._bytes == entry_bytes(one)
+
+
+def test_an_entry_another_thread_evicts_and_stores_again_outside_a_zone_stays_after_the_zone():
+    """An entry of a thread's zone that another thread evicted, then stored again outside any zone,
+    is no longer the zone's: it stays when the zone ends."""
+    one = np.ones((1, 2, 3), dtype="float32")
+    cache = ActivationCache(max_mb=entry_bytes(one) / 2**20)  # room for one entry
+    with cache.memory_zone():
+        cache.put("shared", one)
+        _in_another_thread(lambda: (cache.put("evicts", one), cache.put("evicts it back", one), cache.clear()))
+        _in_another_thread(lambda: cache.put("shared", one))
+    assert cache.get("shared") is not None and cache._bytes == entry_bytes(one)
+
+
+def test_the_elmo_component_releases_per_thread_what_docs_processed_in_its_memory_zone_cached(make_nlp):
+    """The component's memory zone, entered by ``nlp.memory_zone()``, holds per thread: the layers
+    of the docs another thread processes outside a zone stay cached."""
+    nlp = make_nlp(cache_mb=16)
+    elmo = nlp.get_pipe("elmo")
+    with elmo.memory_zone():
+        nlp(TEXTS[0])
+        _in_another_thread(lambda: nlp(TEXTS[1]))
+    assert len(elmo.cache) == 1
+    with mock.patch("spacy_elmo.bilm._run", side_effect=AssertionError("the biLM ran again")):
+        nlp(TEXTS[1])
+
+
 def test_key_depends_on_tokens_and_sentence_boundaries(make_nlp):
     nlp = make_nlp()
     a = Doc(nlp.vocab, words=["New", "York", "is", "big"])
