@@ -6,7 +6,9 @@ the doc when a later component changes its tokens (``doc.retokenize()``, ``merge
 ``doc._.elmo`` in this package (listeners, vector hooks) goes through it. ``span.as_doc()``
 gives a doc without ``doc._.elmo`` (spaCy copies no doc-level extension value, even with
 ``copy_user_data=True``); ``ElmoLayers.of(new_doc, layers[:, span.start : span.end], component)``
-gives it the span's rows.
+gives it the span's rows. Such a doc shares the hooks of the doc it came from (``as_doc`` hands
+it the same ``user_hooks`` dict), which is how ``annotated_sharing_hooks`` tells it apart from a doc
+the elmo component never saw.
 
 Imports only NumPy and srsly at module level: srsly loads the msgpack codec below through an
 entry point, possibly while spaCy is still being imported.
@@ -14,6 +16,7 @@ entry point, possibly while spaCy is still being imported.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -139,9 +142,23 @@ def stored_layers(doc: Doc) -> ElmoLayers | None:
     return _user_data(doc).get(_STORED)
 
 
+#: An annotated doc by the id of its ``user_hooks`` dict, for as long as the doc lives.
+_BY_HOOKS: weakref.WeakValueDictionary[int, Doc] = weakref.WeakValueDictionary()
+
+
 def _store(doc: Doc, layers: ElmoLayers | None) -> None:
     """``doc._.elmo``'s setter."""
     _user_data(doc)[_STORED] = layers
+    if layers is not None:
+        _BY_HOOKS[id(doc.user_hooks)] = doc
+
+
+def annotated_sharing_hooks(doc: Doc) -> Doc | None:
+    """Another doc, with ``doc._.elmo`` set, whose ``user_hooks`` dict ``doc`` shares: the doc that
+    ``span.as_doc()`` made ``doc`` from (or another doc made from it), when ``doc`` has no layers
+    of its own; ``None`` when there is none (as for a doc whose annotated source is gone)."""
+    other = _BY_HOOKS.get(id(doc.user_hooks))
+    return other if other is not None and other is not doc and other.user_hooks is doc.user_hooks else None
 
 
 def _user_data(doc: Doc) -> dict[Any, Any]:

@@ -36,7 +36,7 @@ from thinc.types import Floats3d
 
 from .call_stack import first_time, note_once, running_locals
 from .config_errors import training_settings
-from .doc_layers import EXTENSION
+from .doc_layers import EXTENSION, annotated_sharing_hooks
 
 #: The registered names of the listening mix and of the mix over a biLM of its own
 #: (``spacy_elmo.architectures``), which ``replace_listener_cfg`` swaps.
@@ -290,8 +290,9 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
 
     Zeros are what spaCy's own listeners give there: the sample docs of ``initialize`` are not
     annotated, and shape inference runs the layer on them. Any other doc without layers is one
-    that the ``elmo`` component did not run on (disabled, excluded, or not in the pipeline), so
-    its component predicts from zero ELMo features: the listener warns, once.
+    that the ``elmo`` component did not run on (disabled, excluded, or not in the pipeline; or a
+    new doc that ``span.as_doc()`` made), so its component predicts from zero ELMo features: the
+    listener warns, once per cause (``_warn_of_zero_features``).
     """
     annotation = _annotation(doc)
     if annotation is not None:
@@ -320,7 +321,26 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             "(or keep it trainable: its model's frozen = true already keeps the biLM fixed)"
         )
     _READ_WITHOUT_LAYERS[doc] = model
-    if doc not in _SAMPLE_DOCS and first_time(model, "zero ELMo features"):
+    if doc not in _SAMPLE_DOCS:
+        _warn_of_zero_features(model, doc)
+    return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
+
+
+def _warn_of_zero_features(model: ElmoListener, doc: Doc) -> None:
+    """Warn, once per listener and cause, that its component predicts from zero ELMo features on
+    ``doc``, which has no layers: a doc made by ``span.as_doc()`` from an annotated one
+    (``annotated_sharing_hooks``), or one that the elmo component did not run on."""
+    if annotated_sharing_hooks(doc) is not None:
+        if first_time(model, "zero ELMo features of a span.as_doc()"):
+            warnings.warn(
+                f"ELMo listener (upstream {model.upstream_name!r}): this doc was made by span.as_doc() from a doc the "
+                "elmo component annotated, and has no ELMo layers (spaCy copies no doc._.elmo to the new doc, and the "
+                "elmo component did not run on it), so the listening component predicts from zero ELMo features, "
+                "which gives poor predictions: run the pipeline on the new doc (nlp(span.as_doc())), or give it the "
+                "span's layers first: new._.elmo = ElmoLayers.of(new, doc._.elmo.layers[:, span.start:span.end], "
+                "doc._.elmo.component) (from spacy_elmo import ElmoLayers) (said once per listener)",
+            )
+    elif first_time(model, "zero ELMo features"):
         upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
         keep = "the elmo component" if model.upstream_name == "*" else repr(model.upstream_name)
         warnings.warn(
@@ -329,7 +349,6 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
             f"{keep} out of disable= and exclude= (spacy.load, nlp.select_pipes, nlp.pipe) and run it before the "
             "listening component (said once per listener)",
         )
-    return model.ops.alloc3f(model.get_dim("nL"), len(doc), model.get_dim("nO"))
 
 
 def _check_widths_of(model: ElmoListener, layers: Floats3d) -> None:

@@ -728,6 +728,33 @@ def test_a_listener_whose_elmo_component_did_not_run_warns_once_and_initialize_d
     assert [str(w.message) for w in record if "ELMo" in str(w.message)] == [ZERO_FEATURES]
 
 
+@pytest.mark.parametrize("token_vectors", [None, False])
+def test_a_listener_given_a_span_as_doc_names_as_doc_as_the_cause_and_the_fixes(tiny_elmo_dir, token_vectors):
+    """A doc that ``span.as_doc()`` made from an annotated doc has no ``doc._.elmo``: the listener
+    says so, and how to give it layers (was: that the elmo component was left out by disable= or
+    exclude=, which it was not), whether or not the elmo component sets token vectors."""
+    from spacy_elmo import ElmoLayers
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo", config={"token_vectors": token_vectors})
+    nlp.add_pipe("textcat", config=textcat_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    nlp.initialize(lambda: training_examples(nlp))
+    doc = nlp("Alice lives in Paris . Bob too .")
+    span = doc[0:5]
+    with pytest.warns(UserWarning, match=re.escape("this doc was made by span.as_doc() from a doc the elmo compo")):
+        nlp.get_pipe("textcat")(span.as_doc())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # either fix gives the listener layers: no warning
+        ran = nlp(span.as_doc())
+        given = span.as_doc()
+        given._.elmo = ElmoLayers.of(given, doc._.elmo.layers[:, span.start : span.end], doc._.elmo.component)
+        nlp.get_pipe("textcat")(given)
+    assert set(ran.cats) == set(given.cats) == {"POS", "NEG"}
+    with pytest.warns(UserWarning, match=re.escape(ZERO_FEATURES)):  # a doc elmo never saw: the other cause
+        nlp.get_pipe("textcat")(nlp.make_doc("Alice lives in Paris ."))
+
+
 def test_a_component_that_holds_its_own_biLM_without_weights_says_how_to_load_them_without_naming_elmo(
     tiny_elmo_dir,
 ):
