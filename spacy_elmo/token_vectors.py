@@ -4,7 +4,7 @@ The vector of a token is a fixed mix of its biLM layers: their average, ``mean_j
 (a scalar mix with s = 0 and gamma = 1, as ``hf_elmo.ScalarMix`` starts), read from
 ``doc._.elmo``. A span's and a doc's vector is the average of their tokens' vectors, leaving out
 whitespace tokens (the biLM does not read them; their vectors are zero). ``similarity`` is the
-cosine of two vectors (0.0 when either is zero).
+cosine of two vectors (0.0 when either is zero; with spaCy's warning W008 when either has none).
 
 ``set_token_vectors(doc)`` stores the token vectors in ``doc.tensor`` (n_tokens, 2P) unless an
 earlier component has already set it (spaCy's ``tok2vec`` does, and its listeners read it back at
@@ -20,11 +20,13 @@ component set, not a later component's tensor of the same width), the hooks read
 as spaCy reads ``doc.tensor`` without hooks.
 """
 
+import warnings
 import weakref
 from functools import partial
 from typing import Any
 
 import numpy
+from spacy.errors import Warnings
 from spacy.tokens import Doc, Span, Token
 from thinc.api import get_array_module, to_numpy
 from thinc.types import Floats1d, Floats2d, Floats3d
@@ -173,7 +175,13 @@ def _has_vector(obj: Token | Span | Doc) -> bool:
 
 def _similarity(one: Any, other: Any) -> float:
     """The cosine of the two vectors, summed in float64 and kept in [-1, 1] (float32 sums gave a
-    vector's cosine with itself up to 1 + 6e-8, out of acos's domain); 0.0 when either is zero."""
+    vector's cosine with itself up to 1 + 6e-8, out of acos's domain); 0.0 when either is zero,
+    with spaCy's warning W008 when either has no vector (an empty or whitespace-only doc or span,
+    a whitespace token), as spaCy's own ``similarity`` warns."""
     a, b = (to_numpy(x.vector).astype("float64") for x in (one, other))
     norms = float(numpy.sqrt((a**2).sum()) * numpy.sqrt((b**2).sum()))
-    return min(1.0, max(-1.0, float((a * b).sum()) / norms)) if norms > 0 else 0.0
+    if norms > 0:
+        return min(1.0, max(-1.0, float((a * b).sum()) / norms))
+    if not one.has_vector or not other.has_vector:
+        warnings.warn(Warnings.W008.format(obj=type(one).__name__))
+    return 0.0

@@ -99,6 +99,17 @@ def test_similarity_is_the_cosine_of_the_elmo_vectors(make_nlp):
     assert one[2].similarity(one[2]) == pytest.approx(1.0, abs=1e-6)
 
 
+def test_similarity_with_an_empty_or_whitespace_only_side_warns_w008_and_is_zero_as_spacy_s_own(make_nlp):
+    """An empty or whitespace-only doc or span, or a whitespace token, has no vector: similarity is
+    0.0 with spaCy's warning W008, as spaCy's own similarity gives (was: 0.0 without a word)."""
+    nlp = make_nlp()
+    doc, empty, blank = nlp("The cat sat ."), nlp(""), nlp("   ")
+    pairs = [(doc, empty), (empty, doc), (doc, blank), (blank, blank), (doc[0:0], doc), (doc[0], blank[0])]
+    for one, other in pairs:
+        with pytest.warns(UserWarning, match=rf"\[W008\] Evaluating {type(one).__name__}.similarity based on empty"):
+            assert one.similarity(other) == 0.0
+
+
 def test_similarity_stays_within_minus_one_and_one(make_nlp):
     """A cosine is in [-1, 1]: a token, span or doc compared with itself gives at most 1.0, and with
     its negation at least -1.0 (was: the float32 sums gave up to 1.0000000607 for 7 of these 15
