@@ -38,10 +38,12 @@ def doc_key(doc: Doc) -> str:
 
 
 #: What an entry takes besides its layers, counted against the bound with them: in memory, its key
-#: (a 64-character str: 113 bytes), its array's header and its places in the index (344 to 404 bytes
-#: in all, measured with tracemalloc); on disk, its file's ``.npy`` header (128 bytes) and its key in
-#: the index (in memory).
-ENTRY_OVERHEAD = 512
+#: (a 64-character str: 113 bytes), its array's header and its places in the index, and, stored
+#: inside a memory zone, in the zone's index too; on disk, its file's ``.npy`` header (128 bytes)
+#: and its key in the index (in memory). Measured with tracemalloc in a full cache of 0.1 to 4 MiB
+#: evicting one-token to three-token entries of the tiny biLM (the index's tables at their fullest):
+#: 440 to 505 bytes outside a memory zone, 585 to 664 inside one; this leaves 40 to spare.
+ENTRY_OVERHEAD = 704
 
 
 def entry_bytes(layers: np.ndarray) -> int:
