@@ -36,7 +36,7 @@ import torch
 from .devices import resolve_dtype
 from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, strict_json, write_text_atomic
 from .logs import quiet_logger
-from .modeling_elmo import WORD_IDS_MODEL, ElmoModel, InvalidModelError
+from .modeling_elmo import ElmoModel, InvalidModelError
 from .tokenization_elmo import N_CHAR_IDS, TOKENIZER_CONFIG, ElmoTokenizer, batch_to_ids
 
 #: Export format -> the graph's file name in the folder.
@@ -80,10 +80,9 @@ def export_model(
     ``out_dir`` may not be, hold or lie in, even with ``overwrite``. Returns ``out_dir``.
     """
     from .export_graph import ElmoInferenceGraph
-    from .loading import model_tokenizer
+    from .loading import check_reads_char_ids, model_tokenizer
 
-    if model.config.token_embedding == "word":
-        raise ValueError(f"{WORD_IDS_MODEL}: elmo export writes the char-CNN model's graph only")
+    check_reads_char_ids(model, "export_model")
     if format not in FORMATS:
         raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
     dtype = str(resolve_dtype(dtype)).removeprefix("torch.")  # its name, as elmo_export.json records it

@@ -62,7 +62,14 @@ from .convert import ELMOFORMANYLANGS_MODEL, is_elmoformanylangs_config
 from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
 from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe
 from .logs import quiet_records
-from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError, check_loaded_weights, weights_file
+from .modeling_elmo import (
+    WORD_IDS_MODEL,
+    ElmoModel,
+    ElmoPreTrainedModel,
+    InvalidModelError,
+    check_loaded_weights,
+    weights_file,
+)
 from .modeling_lm import ElmoForBidirectionalLM
 from .original_files import (
     NOT_WEIGHTS_NAMES,
@@ -497,6 +504,15 @@ def load_bilm(name_or_path: PathLike) -> tuple[ElmoModel, ModelSource]:
     with quiet_records("transformers.modeling_utils"):  # weights that do not fit are errors still
         model = ElmoModel.from_pretrained(source.path)
     return model.eval(), source
+
+
+def check_reads_char_ids(model: PreTrainedModel, what: str) -> None:
+    """Refuse, in one line naming the model's folder (or Hub id), a word-embedding baseline
+    (``token_embedding="word"``, ``elmo pretrain --token-embedding word``) given to ``what``, a
+    command or function that runs the char CNN: the baseline reads word ids, not char ids."""
+    if model.config.token_embedding == "word":
+        name = model.name_or_path or "the model"
+        raise ValueError(f"{name}: {WORD_IDS_MODEL}; {what} needs a char-CNN biLM")
 
 
 def model_tokenizer(model: PreTrainedModel, **settings: Any) -> ElmoTokenizer:

@@ -92,6 +92,7 @@ from ..fileio import (
     temporary_path,
     write_text_atomic,
 )
+from ..loading import check_reads_char_ids
 from ..modeling_elmo import ElmoModel
 from .output import (
     SENTENCE_TO_INDEX,
@@ -180,6 +181,7 @@ def embed_file(
     this function's way (``_refuse_allennlp_arguments``).
     """
     _refuse_allennlp_arguments(input_path, batch_size, output_format)
+    check_reads_char_ids(model, "embed_file")
     tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_file")
     max_token_chars = model_token_limit(model, max_token_chars)  # once: the scan and the run check the same limit
     input_path, target = Path(input_path), shard.output_file(output_path)

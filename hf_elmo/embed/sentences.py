@@ -20,7 +20,7 @@ import torch
 from ..batching import token_budget_batches
 from ..cuda_graphs import GraphedElmo
 from ..devices import resolve_dtype
-from ..loading import model_tokenizer
+from ..loading import check_reads_char_ids, model_tokenizer
 from ..modeling_elmo import ElmoModel, mean_pool
 from ..tokenization_elmo import batch_to_ids, check_split_words, words_of
 
@@ -93,6 +93,7 @@ def embed_sentences(
             batch: refused, naming ``tokens_per_batch``.
     """
     refuse_batch_size(batch_size, "embed_sentences")
+    check_reads_char_ids(model, "embed_sentences")
     tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_sentences")
     check_options(layers, pool, tokens_per_batch)
     if device is not None or dtype is not None:

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
     from hf_elmo.corpus import MAX_LINE_CHARS, read_corpus
     from hf_elmo.devices import resolve_device
-    from hf_elmo.loading import load_bilm
+    from hf_elmo.loading import check_reads_char_ids, load_bilm
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
     from hf_elmo.tokenization_elmo import split_words
 
@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     text = [sentence.split() for sentence in read_corpus(text_path, max_sentence_tokens=MAX_LINE_CHARS)]
     model_path = args.model or DEFAULT_MODEL_NAME
     model, _ = load_bilm(model_path)
+    check_reads_char_ids(model, "elmo demo")
     model.to(device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
     queries = [split_words(s, "spacy:en")[0] for s in args.sentences]  # as the shipped model's corpus
     positions = []

@@ -98,7 +98,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from hf_elmo.devices import resolve_device, resolve_dtype
     from hf_elmo.embed import check_output, embed_file, run_shard
-    from hf_elmo.loading import load_bilm, model_tokenizer, source_description
+    from hf_elmo.loading import check_reads_char_ids, load_bilm, model_tokenizer, source_description
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
 
     shard = run_shard(args.shard)
@@ -106,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     device = resolve_device(args.device)
     use_threads(args)
     model, source = load_bilm(args.model or DEFAULT_MODEL_NAME)
+    check_reads_char_ids(model, "elmo embed")
     model_id = source_description(source)
     tokenizer = model_tokenizer(model, **tokenizer_settings(args))
     _warn_if_unsplit(args.input, tokenizer.pre_tokenizer)

@@ -60,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from hf_elmo.export import PARITY_KEY, export_model, read_manifest, require_export_packages
     from hf_elmo.fileio import check_output_folder
-    from hf_elmo.loading import load_bilm, model_tokenizer
+    from hf_elmo.loading import check_reads_char_ids, load_bilm, model_tokenizer
 
     use_threads(args)
     name = one_model(args.model, args.model_option)
@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     check_output_folder(args.out, overwrite=args.overwrite, inputs=local, kind="export")  # before the model loads
     require_export_packages(args.format)
     model, source = load_bilm(name)  # the resolver's errors name the model and what was tried
+    check_reads_char_ids(model, "elmo export")
     # the model's tokenizer splits raw text as its corpus was; --max-token-chars, if given, replaces its limit
     tokenizer = model_tokenizer(model, **tokenizer_settings(args))
     out = export_model(

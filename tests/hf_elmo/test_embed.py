@@ -1083,3 +1083,19 @@ def test_the_merge_into_the_final_file_shows_its_progress_unless_no_progress(mod
     assert "merging chunks into a.hdf5: 100%" in capsys.readouterr().err.replace("\r", "\n")
     assert embed_cli(text, tmp_path / "b.hdf5", model_dir) == 0
     assert "merging" not in capsys.readouterr().err
+
+
+def test_embed_file_and_embed_sentences_given_a_word_baseline_name_its_folder_and_write_nothing(
+    word_baseline_folder, tmp_path
+):
+    """Was: the model's forward refused it without naming the folder, after embed_file had begun
+    its output (OUTPUT.partial left behind)."""
+    model = ElmoModel.from_pretrained(word_baseline_folder)
+    text = tmp_path / "s.txt"
+    text.write_text("the cat sees a dog .\n")
+    reads = re.escape(f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining")
+    with pytest.raises(ValueError, match=rf"^{reads} baseline\), not char ids; embed_file needs a char-CNN biLM$"):
+        embed_file(model, text, tmp_path / "o.hdf5", show_progress=False)
+    with pytest.raises(ValueError, match=rf"^{reads} baseline\), not char ids; embed_sentences needs a char-CNN"):
+        embed_sentences(model, [["the", "cat"]])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.txt"]

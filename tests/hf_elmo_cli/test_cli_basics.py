@@ -461,3 +461,29 @@ def test_embed_and_export_options_offer_the_librarys_defaults_and_choices():
     export = {action.dest: action for action in parsers["export"]._actions}
     assert list(export["format"].choices) == list(DTYPES)
     assert list(export["dtype"].choices) == list(dict.fromkeys(d for dtypes in DTYPES.values() for d in dtypes))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["embed", "{text}", "{out}/o.hdf5", "--model", "{model}"],
+        ["demo", "--model", "{model}"],
+        ["export", "{model}", "{out}/x"],
+    ],
+    ids=["embed", "demo", "export"],
+)
+def test_a_char_cnn_command_given_a_word_baseline_names_it_and_says_it_reads_word_ids(
+    command, word_baseline_folder, tmp_path, capsys
+):
+    """Was: 'this biLM embeds word ids ...: call encode(word_ids, lengths) ...' from the model's
+    forward, naming no folder, after elmo embed had begun its output (OUTPUT.partial left behind)."""
+    text = tmp_path / "s.txt"
+    text.write_text("the cat sees a dog .\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    assert elmo_main([part.format(text=text, out=out, model=word_baseline_folder) for part in command]) == 2
+    assert capsys.readouterr().err == (
+        f"elmo {command[0]}: error: {word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the "
+        f"pretraining baseline), not char ids; elmo {command[0]} needs a char-CNN biLM\n"
+    )
+    assert not any(out.iterdir())
