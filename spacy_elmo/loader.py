@@ -6,7 +6,7 @@ from collections.abc import Callable
 from spacy.util import logger, registry
 
 from hf_elmo import ElmoModel
-from hf_elmo.loading import ModelSource, resolve_model
+from hf_elmo.loading import ModelSource, check_reads_char_ids, resolve_model
 
 
 @registry.misc("spacy-elmo.ElmoLoader.v1")
@@ -20,13 +20,16 @@ def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
     model shipped with the package. Nothing is read until the pipeline is initialised, so a
     trained pipeline loads without it. A model that cannot be found or loaded raises the
     resolver's one-line ``OSError`` (or a config's ``ValueError``) naming it; a trained spaCy
-    pipeline's folder, one naming the biLM folder inside it (``hf_elmo.loading``).
+    pipeline's folder, one naming the biLM folder inside it (``hf_elmo.loading``); a word-embedding
+    baseline (``elmo pretrain --token-embedding word``, no char CNN), a one-line ``ValueError``.
     """
     if not name_or_path:
         return load_shipped_model
 
     def load() -> ElmoModel:
-        return ElmoModel.from_pretrained(str(name_or_path))
+        model = ElmoModel.from_pretrained(str(name_or_path))
+        check_reads_char_ids(model, "spacy-elmo's ElmoLoader")
+        return model
 
     return load
 

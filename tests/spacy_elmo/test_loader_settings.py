@@ -45,3 +45,15 @@ def test_a_wrong_path_in_the_model_s_loader_is_a_config_error_at_that_setting():
     (error,) = info.value.errors
     assert error["loc"] == ["components", "elmo", "model", "loader"]
     assert WRONG in error["msg"] and "\n" not in error["msg"]
+
+
+def test_a_word_baseline_as_the_biLM_is_one_config_error_saying_it_reads_word_ids(word_baseline_folder):
+    """Was: initialised with it silently, a biLM the component cannot run (it has no char CNN)."""
+    with pytest.raises(ConfigValidationError) as info:
+        initialise_ner_cfg(word_baseline_folder)
+    (error,) = info.value.errors
+    assert error["loc"] == ["components", "elmo", "model", "loader"]
+    assert error["msg"] == (
+        f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+        "char ids; spacy-elmo's ElmoLoader needs a char-CNN biLM"
+    )
