@@ -4,7 +4,7 @@ validation figures of ``elmo pretrain``), and loading such a model (``load_lm``)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import torch
@@ -19,6 +19,19 @@ from .vocab import Vocabulary
 
 #: Padded tokens (rows x longest, markers included) per batch when computing a perplexity.
 EVAL_TOKENS_PER_BATCH = 4096
+#: The key of ``training.json``'s ``metrics`` that holds ``valid_share_seen_in_training`` of the run.
+VALID_SEEN_KEY = "valid_share_seen_in_training"
+
+
+def valid_share_seen_in_training(valid: Sequence[str], training: Iterable[str]) -> float:
+    """The share of the ``valid`` sentences (each occurrence counted) that are also sentences of
+    ``training``: text the model was trained on, on which its perplexity is lower than on held-out
+    text. 0.0 for no ``valid`` sentences."""
+    if not valid:
+        return 0.0
+    wanted = set(valid)
+    seen = {sentence for sentence in training if sentence in wanted}
+    return sum(sentence in seen for sentence in valid) / len(valid)
 
 
 @torch.no_grad()

@@ -60,7 +60,7 @@ from .distributed import (
     refused_together,
     warn,
 )
-from .evaluation import perplexity
+from .evaluation import VALID_SEEN_KEY, perplexity, valid_share_seen_in_training
 from .model import build_model, make_optimizer, resolve_bilm_implementation
 from .output import init_model_card, round_to_storage, save_lm_folder, warn_of_a_license_change
 from .schedule import budget_spent, scheduled_lr
@@ -213,6 +213,8 @@ class Trainer:
             read_corpus(s.valid_file, s.max_sentence_tokens, what=input_name("valid_file")) if s.valid_file else None
         )
         self.valid_sentences = valid if self.rank == 0 else None
+        #: The share of the validation sentences that are also training sentences (``_prepare``), for the card.
+        self.valid_seen_in_training: float | None = None
 
     def _holds_a_runs_model(self) -> str | None:
         """The refusal of an output folder that holds a model whose run's checkpoint is there (what
@@ -348,17 +350,17 @@ class Trainer:
             )
 
     def _warn_of_valid_sentences_in_training(self, sentences: Sequence[str]) -> None:
-        """Warn (rank 0, which holds them) when ``VALID_SEEN_IN_TRAINING`` or more of the validation
-        sentences are among the training ``sentences`` (the same file, a copy, a part of it): the card's
-        validation perplexity would then measure text the model was trained on."""
+        """Measure the share of the validation sentences among the training ``sentences`` (rank 0, which
+        holds them), which the card states beside the validation perplexity, and warn when it is
+        ``VALID_SEEN_IN_TRAINING`` or more (the same file, a copy, a part of it): that perplexity would
+        then measure text the model was trained on."""
         valid, s = self.valid_sentences, self.settings
         assert valid is not None
-        wanted = set(valid)
-        seen = {sentence for sentence in sentences if sentence in wanted}
-        shared = sum(sentence in seen for sentence in valid)
-        if shared >= VALID_SEEN_IN_TRAINING * len(valid):
+        self.valid_seen_in_training = share = valid_share_seen_in_training(valid, sentences)
+        if share >= VALID_SEEN_IN_TRAINING:
+            shared = round(share * len(valid))
             warn(
-                f"{shared:,} of the {len(valid):,} sentences of --valid-file {s.valid_file} ({shared / len(valid):.0%}) "
+                f"{shared:,} of the {len(valid):,} sentences of --valid-file {s.valid_file} ({share:.0%}) "
                 f"are also in the training file {s.train_file}: the validation perplexity of the model card would "
                 "measure text the model was trained on; give text held out from the training file"
             )
@@ -588,6 +590,7 @@ class Trainer:
         if self.valid_sentences is not None:
             round_to_storage(model, getattr(torch, s.storage_dtype))  # the card's figure is that of the saved weights
             metrics["valid"] = perplexity(model, self.vocabulary, self.valid_sentences)
+            metrics[VALID_SEEN_KEY] = self.valid_seen_in_training
         with self._as_saved():  # what loads from the folder embeds without dropout
             save_lm_folder(
                 model,

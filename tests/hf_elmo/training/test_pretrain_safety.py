@@ -22,6 +22,7 @@ import hf_elmo.training.trainer as trainer
 from hf_elmo.cli import main
 from hf_elmo.fileio import FREE_SPACE_RESERVE
 from hf_elmo.training.checkpoints import CHECKPOINT_FILE, SETTINGS_FILE, TRAIN_FILE_IDENTITY
+from hf_elmo.training.evaluation import valid_share_seen_in_training
 from hf_elmo.training.vocab import Vocabulary
 from tests.hf_elmo.test_convert_safety import DiskUsage
 from tests.hf_elmo.test_fileio import CANNOT_WRITE, refuse_writes_in
@@ -931,6 +932,37 @@ def test_a_valid_file_whose_sentences_are_in_the_training_file_warns_that_it_is_
         ]
     assert pretrain(corpus, tmp_path / "m", "--epochs", "1", "--max-steps", "1", "--valid-file", str(held_out)) == 0
     assert capsys.readouterr().err == ""  # one sentence of three in the training text: held out, as far as can be told
+
+
+def test_valid_share_seen_in_training_counts_each_validation_sentence_found_among_the_training_sentences():
+    training = ["a b .", "c d .", "a b ."]
+    assert valid_share_seen_in_training(["a b .", "a b .", "x y .", "c d ."], iter(training)) == 0.75
+    assert valid_share_seen_in_training(["x y ."], training) == 0.0
+    assert valid_share_seen_in_training([], training) == 0.0
+
+
+def test_the_card_gives_the_share_of_the_validation_sentences_also_in_the_training_text(tmp_path):
+    """Was: the warning at the run's start alone (from half of them); the card's validation perplexity of
+    a file that shared fewer read as that of held-out text."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    held_out = tmp_path / "held-out.txt"  # objects as subjects: sentences the toy corpus never has
+    held_out.write_text("the ball sees the cat .\na stick likes my friend .\n")
+    some_seen = tmp_path / "some-seen.txt"
+    some_seen.write_text(held_out.read_text() + corpus.read_text().splitlines()[0] + "\n")
+    for valid, share, caveat in (
+        (held_out, 0.0, ""),
+        (
+            some_seen,
+            1 / 3,
+            "; 33.3% of its sentences are also in the training text, so it is lower than on held-out text",
+        ),
+    ):
+        out = tmp_path / f"m-{valid.stem}"
+        assert pretrain(corpus, out, "--max-tokens", "50", "--valid-file", str(valid)) == 0
+        (row,) = [line for line in (out / "README.md").read_text().splitlines() if line.startswith("| perplexity")]
+        assert row.endswith(f"<UNK>{caveat}) |")
+        metrics = json.loads((out / "training.json").read_text())["metrics"]
+        assert metrics["valid_share_seen_in_training"] == pytest.approx(share)
 
 
 def test_a_vocabulary_that_lacks_most_of_the_training_words_warns_naming_the_commonest(tmp_path, capsys):
