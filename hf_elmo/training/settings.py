@@ -120,8 +120,12 @@ class PretrainSettings:
         DATA,
         flag="--vocab",
     )
-    vocab_size: int = option(50_000, "words of a built vocabulary", DATA)
-    min_count: int = option(3, "minimum count of a built vocabulary's words", DATA)
+    vocab_size: int = option(
+        50_000, "at most this many words in a vocabulary built from TRAIN_FILE, <S> </S> <UNK> included", DATA
+    )
+    min_count: int = option(
+        3, "a word enters a vocabulary built from TRAIN_FILE if it occurs there this many times or more", DATA
+    )
     softmax: str = option("sampled", "training softmax", MODEL, choices=["sampled", "full"])
     #: None: the model config's default (ElmoConfig), or the --init-model LM's own number.
     num_sampled: int | None = option(

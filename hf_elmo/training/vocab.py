@@ -77,8 +77,9 @@ class Vocabulary:
             top = max((c for w, c in counts.items() if w not in SPECIALS), default=0)
             option = flag("min_count")
             raise ValueError(
-                f"no word of the training text occurs at least {option} {min_count} times (the most frequent "
-                f"occurs {top}): give {option} {max(top, 1)} or less, train on more text, or give {flag('vocab_file')} FILE"
+                f"no word of the training text occurs {min_count} times or more, as {option} {min_count} asks of each "
+                f"word of the vocabulary (the most frequent occurs {top} times): give {option} {max(top, 1)} or less, "
+                f"train on more text, or give {flag('vocab_file')} FILE"
             )
         return cls(words[:max_size] if max_size else words)
 

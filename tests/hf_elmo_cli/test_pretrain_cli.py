@@ -284,3 +284,19 @@ def test_perplexity_refuses_a_pipe_as_its_file_or_vocab_as_no_regular_file(tiny_
     for argv, what in (([str(pipe)], "the corpus file"), ([str(text), "--vocab", str(pipe)], "the vocabulary file")):
         assert main(["perplexity", str(tiny_lm), *argv, "--no-progress"]) == 2
         assert f"{what} {pipe} is not a regular file (a pipe, stdin or a device?)" in capsys.readouterr().err
+
+
+def test_the_help_of_min_count_and_vocab_size_says_what_they_keep_of_train_file(capsys):
+    """Was: 'minimum count of a built vocabulary's words' and 'words of a built vocabulary': a count
+    of what, and whether the special words are among them."""
+    with pytest.raises(SystemExit):
+        main(["pretrain", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "--min-count MIN_COUNT a word enters a vocabulary built from TRAIN_FILE if it occurs there this many times "
+        "or more (default 3)" in help_text
+    )
+    assert (
+        "--vocab-size VOCAB_SIZE at most this many words in a vocabulary built from TRAIN_FILE, <S> </S> <UNK> "
+        "included (default 50000)" in help_text
+    )

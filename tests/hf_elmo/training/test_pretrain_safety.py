@@ -607,7 +607,11 @@ def test_a_bad_valid_file_is_refused_before_anything_is_written(content, message
     "corpus_text, option, message",
     [
         ("", [], "holds no tokens"),
-        ("the cat sat\n", ["--min-count", "2"], "no word of the training text occurs at least --min-count 2 times"),
+        (
+            "the cat sat\n",
+            ["--min-count", "2"],
+            "no word of the training text occurs 2 times or more, as --min-count 2 asks",
+        ),
     ],
     ids=["empty-corpus", "min-count"],
 )
