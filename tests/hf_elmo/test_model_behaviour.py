@@ -535,3 +535,38 @@ def test_running_in_float16_on_the_cpu_warns_that_float32_is_far_faster(tmp_path
     with CaptureLogger(modeling_elmo._logger) as log:
         model.half()(input_ids=ids)
     assert "ElmoModel runs in float16 on the CPU, which is 16-115x slower than float32" in log.out
+
+
+@pytest.mark.parametrize("built", ["init_empty_weights", "device_map_meta"])
+def test_a_model_whose_weights_were_never_loaded_says_so_in_one_line(model, tmp_path, built):
+    """Was torch's "Tensor on device meta is not on the expected device cpu!" from inside the char CNN."""
+    from accelerate import init_empty_weights
+
+    if built == "init_empty_weights":
+        with init_empty_weights():
+            empty = ElmoModel(model.config)
+    else:
+        model.save_pretrained(tmp_path)
+        empty = ElmoModel.from_pretrained(tmp_path, device_map="meta")
+    with pytest.raises(RuntimeError, match=r"^the model's weights were never loaded: they are on the meta device"):
+        empty(input_ids=batch_to_ids([SENTENCE]))
+
+
+def test_an_offloaded_models_weights_on_meta_are_not_called_never_loaded(model, monkeypatch):
+    """accelerate's offload keeps weights on meta between calls and brings them in for each: the model
+    runs, and another error of it is left as it is."""
+    from accelerate import cpu_offload
+
+    reference = copy.deepcopy(model).eval()
+    offloaded = cpu_offload(copy.deepcopy(reference), execution_device="cpu")
+    assert any(p.device.type == "meta" for p in offloaded.parameters())
+    torch.testing.assert_close(
+        _embed(offloaded, [SENTENCE]).last_hidden_state, _embed(reference, [SENTENCE]).last_hidden_state
+    )
+
+    def fail(*args, **kwargs):
+        raise ValueError("another failure")
+
+    monkeypatch.setattr(offloaded.bilm, "forward", fail)
+    with pytest.raises(ValueError, match="^another failure$"):
+        _embed(offloaded, [SENTENCE])

@@ -19,6 +19,7 @@ converting original files is the hf-elmo package's (``ElmoPreTrainedModel.packag
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sys
@@ -136,6 +137,41 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
 
 _Result = TypeVar("_Result")
 _Model = TypeVar("_Model", bound="ElmoPreTrainedModel")
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def weights_never_loaded(model: nn.Module) -> bool:
+    """Whether ``model`` holds weights on the meta device (shapes without data) that nothing loads
+    before they are used: built under ``init_empty_weights`` or ``from_pretrained(device_map="meta")``.
+    Not so for a model that accelerate offloads (``device_map`` with ``"disk"``), whose hooks bring
+    each part's weights in for its call."""
+    return any(p.device.type == "meta" for p in model.parameters()) and not any(
+        hasattr(module, "_hf_hook") for module in model.modules()
+    )
+
+
+def said_if_never_loaded(method: _Method) -> _Method:
+    """``method`` of a model, whose error, when the model's weights were never loaded
+    (``weights_never_loaded``), is one line saying so and how to load them, not torch's about the
+    meta device from deep inside; any other error is left as it is."""
+
+    @functools.wraps(method)
+    def checked(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
+        if torch.compiler.is_compiling() or torch.compiler.is_exporting():
+            return method(self, *args, **kwargs)
+        try:
+            return method(self, *args, **kwargs)
+        except Exception:
+            if not weights_never_loaded(self):
+                raise
+            raise RuntimeError(
+                "the model's weights were never loaded: they are on the meta device (shapes without data), as "
+                "init_empty_weights or from_pretrained(device_map='meta') leaves them; load the model with "
+                "from_pretrained(name_or_path) (device_map='cpu' or 'cuda'), or its weights with "
+                "model.load_state_dict(state_dict, assign=True)"
+            ) from None
+
+    return cast(_Method, checked)
 
 
 class CheckpointedParts(nn.Module):
@@ -1201,6 +1237,7 @@ class ElmoModel(ElmoPreTrainedModel):
             self.reset_states()
 
     # -- forward ---------------------------------------------------------------------------
+    @said_if_never_loaded
     def token_embeddings(self, char_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The token layer (B, S, P) for ``char_ids`` (B, S, W), zero where ``mask`` is False;
         for ``token_embedding="word"``, the word embeddings of word ids (B, S).
@@ -1237,6 +1274,7 @@ class ElmoModel(ElmoPreTrainedModel):
         mask = torch.arange(steps, device=lengths.device) < lengths.unsqueeze(1)
         return self.contextualize(self.token_embeddings(char_ids, mask), lengths, initial_state)
 
+    @said_if_never_loaded
     def contextualize(
         self, tokens: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState | None = None
     ) -> tuple[list[torch.Tensor], ElmoState]:
