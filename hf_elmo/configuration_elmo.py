@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
@@ -480,13 +481,14 @@ class ElmoConfig(PretrainedConfig):
     @classmethod
     def _dict_from_json_file(cls, json_file: str | os.PathLike) -> dict[str, Any]:
         """``PretrainedConfig``'s reader of a ``config.json`` (``from_pretrained``, ``from_json_file``),
-        refusing what is not an ELMo config: a JSON value other than an object (which transformers
-        would fail on with a ``TypeError``), or another ``model_type`` (which it only warns about,
-        then builds this model from fields it does not have). ``hidden_size`` and
+        through ``read_json_file`` (a byte-order mark is skipped), refusing what is not an ELMo config:
+        a JSON value other than an object (which transformers would fail on with a ``TypeError``), or
+        another ``model_type`` (which it only warns about, then builds this model from fields it does
+        not have). ``hidden_size`` and
         ``num_hidden_layers`` are left out: they follow ``projection_dim`` and ``n_layers``, so a
         file whose ``n_layers`` was edited gets them anew (and the weights that no longer fit are
         named when the model loads)."""
-        config_dict = super()._dict_from_json_file(json_file)
+        config_dict = cls._decode_special_floats(read_json_file(json_file))
         if not isinstance(config_dict, dict):
             raise OSError(f"{json_file}: expected a JSON object of config fields, got {type(config_dict).__name__}")
         model_type = config_dict.get("model_type", cls.model_type)
@@ -589,6 +591,15 @@ def names_lm_head(architectures: Sequence[str] | None) -> bool:
     name the biLM with its word softmax, ``LM_ARCHITECTURE``. The one test of "is this an LM
     folder?": a biLM loaded from an LM folder and saved again is not one (it has no softmax)."""
     return LM_ARCHITECTURE in (architectures or ())
+
+
+def read_json_file(path: str | os.PathLike) -> Any:
+    """The JSON value in the file ``path``, UTF-8 with or without the byte-order mark that Windows
+    editors write (transformers reads UTF-8 and fails on the mark): the one reader of a model folder's
+    ``config.json`` and ``tokenizer_config.json``. Raises ``OSError``, and ``ValueError`` for invalid
+    JSON or UTF-8, as ``json.load`` does."""
+    with open(path, encoding="utf-8-sig") as handle:
+        return json.load(handle)
 
 
 def config_file(name_or_path: Any, subfolder: str, filename: str = CONFIG_NAME) -> str:

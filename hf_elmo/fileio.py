@@ -57,7 +57,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from .configuration_elmo import ElmoConfig
+from .configuration_elmo import ElmoConfig, read_json_file
 
 PathLike = str | os.PathLike
 
@@ -377,7 +377,7 @@ def output_kind(folder: PathLike) -> OutputKind | None:
     if (folder / EXPORT_MANIFEST).is_file():
         return "export"
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        config = read_json_file(folder / "config.json")
     except (OSError, ValueError):
         return None
     return "model" if isinstance(config, dict) and config.get("model_type") == ElmoConfig.model_type else None

@@ -39,7 +39,6 @@ of those classes has no loader, and loads folders and Hub ids as any transformer
 from __future__ import annotations
 
 import copy
-import json
 import os
 import re
 import shutil
@@ -57,7 +56,7 @@ from transformers import PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
 from . import archives
-from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig
+from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, read_json_file
 from .convert import ELMOFORMANYLANGS_MODEL, is_elmoformanylangs_config
 from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
 from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe
@@ -314,7 +313,7 @@ def _refuse_elmoformanylangs(folder: Path) -> None:
     """Name an ELMoForManyLangs model (its config.json has ``token_embedder`` and ``encoder``), which
     would otherwise read as an ELMo config of default fields without weights."""
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        config = read_json_file(folder / "config.json")
     except (OSError, ValueError):
         return  # ElmoConfig names the problem
     if is_elmoformanylangs_config(config):

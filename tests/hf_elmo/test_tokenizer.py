@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from hf_elmo import ElmoTokenizer, batch_to_ids, tokenization_elmo
+from hf_elmo import ElmoConfig, ElmoTokenizer, batch_to_ids, tokenization_elmo
 from hf_elmo.tokenization_elmo import (
     add_sentence_markers,
     begin_of_sentence_ids,
@@ -308,12 +308,11 @@ def test_a_tokenizer_config_with_a_bad_setting_is_refused_at_load_naming_the_fil
         (b'{"max_token_chars": 100,', "Expecting"),  # cut short
         (b"[1, 2]", "a JSON list, not an object"),
         (b'{"pre_tokenizer": "\xff"}', "'utf-8' codec can't decode byte 0xff"),
-        (b'\xef\xbb\xbf{"max_token_chars": 100}', "Unexpected UTF-8 BOM"),
     ],
 )
 def test_a_damaged_tokenizer_or_model_config_is_one_error_naming_the_file(filename, content, why, tmp_path):
     """A tokenizer_config.json or config.json that is not a JSON object (cut short, a list, not
-    UTF-8, a BOM) is a ValueError naming the file and what to do. Was: json's bare 'Expecting property
+    UTF-8) is a ValueError naming the file and what to do. Was: json's bare 'Expecting property
     name enclosed in double quotes: line 1 column 2 (char 1)' (naming no file, e.g. from `elmo embed`),
     a TypeError from transformers for a list, a UnicodeDecodeError."""
     ElmoTokenizer().save_pretrained(tmp_path)
@@ -324,6 +323,25 @@ def test_a_damaged_tokenizer_or_model_config_is_one_error_naming_the_file(filena
     assert message.startswith(f"{tmp_path / filename} is not a JSON object of settings (") and why in message
     assert message.endswith("; restore it, or write the folder again with save_pretrained")
     assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "marked", [["tokenizer_config.json"], ["config.json"], ["config.json", "tokenizer_config.json"]]
+)
+def test_tokenizer_and_model_configs_with_a_utf8_byte_order_mark_load_as_without(marked, tmp_path):
+    """As Windows editors save UTF-8. Was: refused as "not a JSON object of settings (Unexpected UTF-8 BOM ...)"."""
+    from hf_elmo.pretrained import DEFAULT_MODEL as shipped
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("config.json", "tokenizer_config.json"):
+        content = (shipped / name).read_bytes()
+        (folder / name).write_bytes(b"\xef\xbb\xbf" + content if name in marked else content)
+    if "tokenizer_config.json" not in marked:
+        (folder / "tokenizer_config.json").unlink()  # the tokenizer's settings come from config.json
+    tokenizer = ElmoTokenizer.from_pretrained(folder)
+    assert tokenizer.pre_tokenizer == "spacy:en" and tokenizer.name_or_path == str(folder)
+    assert ElmoConfig.from_pretrained(folder).pre_tokenizer == "spacy:en"
 
 
 def test_an_integral_float_max_token_chars_is_taken_as_the_int_as_the_config_takes_its_sizes(tmp_path):

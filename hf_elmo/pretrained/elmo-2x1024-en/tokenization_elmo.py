@@ -13,11 +13,13 @@ Raw text is split into words by the rule the model's corpus was tokenised with
 
 from __future__ import annotations
 
+import codecs
 import functools
-import json
 import os
 import re
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -37,6 +39,7 @@ from .configuration_elmo import (
     check_size,
     config_file,
     pre_tokenizer_name,
+    read_json_file,
 )
 
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
@@ -66,6 +69,8 @@ _NO_PAIRS = (
 )
 #: What ``tokenizer.save_pretrained`` writes (transformers' name for it).
 TOKENIZER_CONFIG = "tokenizer_config.json"
+#: The tokenizer's files that transformers reads (as UTF-8, failing on a byte-order mark).
+_TOKENIZER_JSON_FILES = (TOKENIZER_CONFIG, "special_tokens_map.json", "added_tokens.json")
 #: ``from_pretrained`` arguments that say where a folder's or Hub repository's files are.
 _FILE_KWARGS = (*HUB_KWARGS, "proxies", "subfolder")
 
@@ -325,12 +330,11 @@ _CHAR_ID_NAMES = {
 }
 
 
-def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """``(path, contents)`` of ``filename`` in a model folder or Hub repository, or ``None`` where
-    it has none; a ``ValueError`` naming it where it is not a JSON object (cut short, not UTF-8, a
-    list), which transformers would report without naming the file, or as a ``TypeError``."""
+def _saved_file(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> str | None:
+    """The path of ``filename`` in a model folder or Hub repository (``from_pretrained``'s file
+    arguments in ``kwargs``), or ``None`` where it has none."""
     try:
-        path = cached_file(
+        return cached_file(
             name_or_path,
             filename,
             _raise_exceptions_for_missing_entries=False,
@@ -339,11 +343,17 @@ def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> 
         )
     except OSError:
         return None
+
+
+def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """``(path, contents)`` of ``filename`` in a model folder or Hub repository, or ``None`` where
+    it has none; a ``ValueError`` naming it where it is not a JSON object (cut short, not UTF-8, a
+    list), which transformers would report without naming the file, or as a ``TypeError``."""
+    path = _saved_file(name_or_path, filename, kwargs)
     if path is None:
         return None
     try:
-        with open(path, encoding="utf-8") as handle:
-            contents = json.load(handle)
+        contents = read_json_file(path)
     except OSError:
         return None
     except ValueError as err:  # invalid JSON or UTF-8
@@ -596,6 +606,19 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 return resolved
             pretrained_model_name_or_path = resolved
         saved = _settings_from_model_files(pretrained_model_name_or_path, kwargs)
+        marked = _saved_file(pretrained_model_name_or_path, TOKENIZER_CONFIG, kwargs)
+        if marked is not None and Path(marked).read_bytes().startswith(codecs.BOM_UTF8):
+            # transformers reads the tokenizer's files as UTF-8 and fails on the mark: load copies without it
+            with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
+                for name in _TOKENIZER_JSON_FILES:
+                    if (Path(marked).parent / name).is_file():
+                        text = (Path(marked).parent / name).read_bytes()
+                        (Path(folder) / name).write_bytes(text.removeprefix(codecs.BOM_UTF8))
+                tokenizer = cls.from_pretrained(
+                    folder, *args, **{k: v for k, v in kwargs.items() if k not in _FILE_KWARGS}
+                )
+            tokenizer.name_or_path = tokenizer.init_kwargs["name_or_path"] = os.fspath(pretrained_model_name_or_path)
+            return tokenizer
         try:
             return super().from_pretrained(pretrained_model_name_or_path, *args, **{**saved, **kwargs})
         except ElmoConfigError as err:  # name the file the bad setting came from
