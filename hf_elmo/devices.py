@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from .torchrun import local_rank
 
 
-def resolve_device(name: str | None) -> torch.device:
+def resolve_device(name: str | None, cpu_hint: str = "--device cpu") -> torch.device:
     """``name`` as a device (default: cuda when available, else cpu); plain ``cuda`` is
     ``cuda:LOCAL_RANK`` under torchrun on a machine with several GPUs (with one, every process takes it).
     An unknown name, a device this machine or torch build does not have (cuda without a GPU, ``cuda:3``
     with one, a ``LOCAL_RANK`` beyond the GPUs, ``mps`` on Linux, ``xla`` without torch_xla) or ``meta``
-    (shapes without data) is a one-line ``ValueError`` saying what to pass instead."""
+    (shapes without data) is a one-line ``ValueError`` saying what to pass instead (``cpu_hint``: how the
+    caller names the CPU, ``--device cpu`` for a command)."""
     if name is None:
         name = "cuda" if torch.cuda.is_available() else "cpu"
     try:
@@ -23,7 +26,7 @@ def resolve_device(name: str | None) -> torch.device:
         if not torch.cuda.is_available():
             raise ValueError(
                 f"device {name!r}: no CUDA device is available here (torch.cuda.is_available() "
-                "is False); use --device cpu"
+                f"is False); use {cpu_hint}"
             )
         count = torch.cuda.device_count()
         if device.index is not None and device.index >= count:
@@ -47,6 +50,35 @@ def resolve_device(name: str | None) -> torch.device:
                 f"device {name!r} is not available to this torch build or machine; use cpu or cuda"
             ) from None
     return device
+
+
+#: ``from_pretrained(device_map=...)``'s names that are no device: how transformers spreads a model over
+#: the devices there are.
+_DEVICE_MAP_STRATEGIES = ("auto", "balanced", "balanced_low_0", "sequential")
+
+
+def check_device_map(device_map: Any) -> None:
+    """Refuse a ``from_pretrained(device_map=...)`` that names a device this machine or torch build does
+    not have (``resolve_device``'s rule: ``"cuda"`` without a GPU, ``"cuda:7"`` with fewer, ``"mps"`` on
+    Linux), in one line naming it, before anything is loaded; a dict's devices are checked each. An
+    integer is that accelerator's index. Transformers' strategies (``"auto"``), ``"disk"`` and
+    ``"meta"`` (shapes only) pass, and so does a name torch does not know (transformers names it)."""
+    places = device_map.items() if isinstance(device_map, dict) else [(None, device_map)]
+    for module, place in places:
+        if place is None or place in (*_DEVICE_MAP_STRATEGIES, "disk", "meta"):
+            continue
+        if isinstance(place, int) and not isinstance(place, bool):
+            accelerator = torch.accelerator.current_accelerator()
+            place = f"{'cuda' if accelerator is None else accelerator.type}:{place}"
+        try:
+            torch.device(place)
+        except (RuntimeError, TypeError):
+            continue
+        try:
+            resolve_device(str(place), cpu_hint="device_map='cpu'")
+        except ValueError as err:
+            where = "device_map" if module is None else f"device_map[{module!r}]"
+            raise ValueError(f"{where}: {err}") from None
 
 
 def resolve_dtype(dtype: str | torch.dtype) -> torch.dtype:

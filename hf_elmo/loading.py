@@ -58,6 +58,7 @@ from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 from . import archives
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, read_json_file
 from .convert import ELMOFORMANYLANGS_MODEL, is_elmoformanylangs_config
+from .devices import check_device_map
 from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
 from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe
 from .logs import quiet_records
@@ -588,6 +589,7 @@ class PackageLoader:
         ``subfolder``, its weight shapes checked against its config first (``check_weight_shapes``),
         or, for original files, what ``from_pretrained`` returns (the model, with its loading info
         if asked), converted and loaded with ``kwargs`` (``load_original``)."""
+        check_device_map(kwargs.get("device_map"))
         source = resolve_model(name_or_path, kwargs.get("variant"), subfolder, **hub_arguments(kwargs))
         if source.format == "original":
             return load_original(source, model_class, kwargs)

@@ -94,3 +94,33 @@ def test_a_torchrun_local_rank_that_is_no_whole_number_is_refused_naming_it(loca
         ValueError, match=f"^the environment's LOCAL_RANK={local_rank!r} is no whole number, as torchrun"
     ):
         resolve_device("cuda")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+@pytest.mark.parametrize(
+    "device_map, where, device",
+    [("cuda", "device_map", "cuda"), (7, "device_map", "cuda:7"), ({"": "cuda:3"}, "device_map['']", "cuda:3")],
+)
+def test_from_pretrained_onto_a_device_the_machine_lacks_is_one_line_naming_it(device_map, where, device):
+    """Was transformers' "AssertionError: Torch not compiled with CUDA enabled" (or "Cannot access
+    accelerator device when none is available") traceback."""
+    from hf_elmo import ElmoModel
+    from hf_elmo.pretrained import DEFAULT
+
+    with pytest.raises(ValueError) as refused:
+        ElmoModel.from_pretrained(f"hf-elmo:{DEFAULT}", device_map=device_map)
+    assert str(refused.value) == (
+        f"{where}: device {device!r}: no CUDA device is available here (torch.cuda.is_available() is False); use "
+        "device_map='cpu'"
+    )
+
+
+def test_a_device_map_beyond_the_machines_gpus_is_refused_and_its_strategies_pass(monkeypatch):
+    from hf_elmo.devices import check_device_map
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    with pytest.raises(ValueError, match=r"^device_map\['bilm'\]: device 'cuda:7': this machine has 2 CUDA device"):
+        check_device_map({"char_cnn": "cuda:1", "bilm": "cuda:7"})
+    for fine in ("auto", "balanced", "sequential", "cpu", "meta", "cuda:1", {"": "disk"}, None):
+        check_device_map(fine)
