@@ -83,11 +83,7 @@ def export_model(
     from .loading import check_reads_char_ids, model_tokenizer
 
     check_reads_char_ids(model, "export_model")
-    if format not in FORMATS:
-        raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
-    dtype = str(resolve_dtype(dtype)).removeprefix("torch.")  # its name, as elmo_export.json records it
-    if dtype not in DTYPES[format]:
-        raise ValueError(f"format {format} cannot use dtype {dtype}; use one of {', '.join(DTYPES[format])}")
+    dtype = export_dtype(format, dtype)
     require_export_packages(format)
     source = model_path or model.name_or_path
     inputs = [source] if source and Path(source).exists() else []
@@ -139,6 +135,18 @@ def export_model(
         manifest[PARITY_KEY] = error  # null where not finite (strict_json)
         write_text_atomic(staging / MANIFEST, strict_json(manifest, indent=2) + "\n")
     return Path(out_dir)
+
+
+def export_dtype(format: str, dtype: str | torch.dtype) -> str:
+    """The name of ``dtype`` (``devices.resolve_dtype``), as ``elmo_export.json`` records it, after a
+    one-line ``ValueError`` where ``format`` is not one of ``FORMATS`` or cannot use ``dtype``
+    (``DTYPES``): ``elmo export`` checks its options here before it loads the model."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
+    name = str(resolve_dtype(dtype)).removeprefix("torch.")
+    if name not in DTYPES[format]:
+        raise ValueError(f"format {format} cannot use dtype {name}; use one of {', '.join(DTYPES[format])}")
+    return name
 
 
 def _check_graph(model: ElmoModel, exported: ExportedElmo, format: str, dtype: str) -> float:

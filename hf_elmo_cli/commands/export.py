@@ -34,18 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("out", metavar="OUTPUT_DIR", help="folder to write")
     add_model_option(parser, dest="model_option", default=None)
-    parser.add_argument(
-        "--format",
-        choices=["onnx", "torch-export"],
-        default="onnx",
-        help="onnx (for ONNX Runtime) or torch-export (a .pt2 ExportedProgram); default onnx",
-    )
-    parser.add_argument(
-        "--dtype",
-        choices=["float32", "float16", "bfloat16"],
-        default="float32",
-        help="dtype of the weights and activations (default float32; bfloat16 only for torch-export)",
-    )
+    parser.defer(add_format_options)  # the formats and their dtypes are hf_elmo.export's (torch)
     add_max_token_chars_option(parser)
     parser.add_argument(
         "--overwrite",
@@ -57,12 +46,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+def add_format_options(parser: argparse.ArgumentParser) -> None:
+    """--format and --dtype, whose choices are ``hf_elmo.export``'s ``FORMATS`` and ``DTYPES``."""
+    from hf_elmo.export import DTYPES, FORMATS
+
+    dtypes = list(dict.fromkeys(name for names in DTYPES.values() for name in names))
+    parser.add_argument(
+        "--format",
+        choices=list(FORMATS),
+        default="onnx",
+        help="onnx (for ONNX Runtime) or torch-export (a .pt2 ExportedProgram); default onnx",
+    )
+    only = [
+        f"{name} only for {' and '.join(f for f, names in DTYPES.items() if name in names)}"
+        for name in dtypes
+        if not all(name in names for names in DTYPES.values())
+    ]
+    parser.add_argument(
+        "--dtype",
+        choices=dtypes,
+        default="float32",
+        help=f"dtype of the weights and activations (default float32{''.join(f'; {o}' for o in only)})",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    from hf_elmo.export import PARITY_KEY, export_model, read_manifest, require_export_packages
+    from hf_elmo.export import PARITY_KEY, export_dtype, export_model, read_manifest, require_export_packages
     from hf_elmo.fileio import check_output_folder
     from hf_elmo.loading import check_reads_char_ids, load_bilm, model_tokenizer
 
     use_threads(args)
+    export_dtype(args.format, args.dtype)  # before the model loads
     name = one_model(args.model, args.model_option)
     if name is None:
         raise ValueError(

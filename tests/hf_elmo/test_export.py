@@ -283,6 +283,27 @@ def test_export_model_takes_a_torch_dtype_as_well_as_its_name(tiny_model, tmp_pa
         export_model(tiny_model, tmp_path / "a", "onnx", "int8")
 
 
+def test_elmo_export_refuses_a_dtype_its_format_cannot_use_in_one_line_before_loading_the_model(
+    tmp_path, capsys, monkeypatch
+):
+    """Was: the model loaded (minutes for a large one), then refused."""
+    monkeypatch.setattr(hf_elmo.loading, "load_bilm", lambda *args, **kwargs: pytest.fail("the model was loaded"))
+    assert elmo_main(["export", "no-such-model", str(tmp_path / "out"), "--dtype", "bfloat16"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "elmo export: error: format onnx cannot use dtype bfloat16; use one of float32, float16"
+    ]
+    assert not any(tmp_path.iterdir())
+
+
+def test_elmo_export_offers_the_formats_and_dtypes_of_the_export_module(capsys, monkeypatch):
+    monkeypatch.setattr(hf_elmo.export, "DTYPES", {"onnx": ("float32",), "torch-export": ("float32", "float64")})
+    with pytest.raises(SystemExit):
+        elmo_main(["export", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "--format {onnx,torch-export}" in said and "--dtype {float32,float64}" in said
+    assert "(default float32; float64 only for torch-export)" in said
+
+
 def test_export_of_a_word_embedding_biLM_is_one_line_and_writes_nothing(tiny_model, tmp_path):
     """Was: AttributeError ('ElmoModel' object has no attribute 'char_cnn') from the graph builder."""
     config = tiny_model.config.__class__(**{**tiny_model.config.to_dict(), "token_embedding": "word", "vocab_size": 7})
