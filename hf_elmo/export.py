@@ -308,13 +308,17 @@ class OnnxElmo(ExportedElmo):
     format = "onnx"
 
     def __init__(
-        self, folder: PathLike, providers: Sequence[str] = ("CPUExecutionProvider",), session_options: Any = None
+        self, folder: PathLike, providers: Sequence[Any] = ("CPUExecutionProvider",), session_options: Any = None
     ) -> None:
+        """``providers``: ONNX Runtime's execution providers, in order of preference, each a name or a
+        (name, options dict) pair; ``session_options``: an ``onnxruntime.SessionOptions`` or None. Both
+        are checked before the folder is read (``session_arguments``)."""
+        providers = session_arguments(providers, session_options)
         super().__init__(folder)
         import onnxruntime
 
         self.session = self._load_graph(
-            lambda path: onnxruntime.InferenceSession(path, sess_options=session_options, providers=list(providers))
+            lambda path: onnxruntime.InferenceSession(path, sess_options=session_options, providers=providers)
         )
         (char_ids,), (layers, *_) = self.session.get_inputs(), self.session.get_outputs()
         dims = [dim if isinstance(dim, int) else None for dim in layers.shape]  # batch and tokens: names
@@ -331,6 +335,50 @@ class OnnxElmo(ExportedElmo):
     def _run(self, char_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         layers, mask = self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: char_ids})
         return layers, mask
+
+
+def session_arguments(providers: Any, session_options: Any) -> list[Any]:
+    """``providers`` as the list ``onnxruntime.InferenceSession`` takes, after a one-line ``ValueError``
+    (``TypeError`` for a wrong type) where it is not a non-empty list of provider names or (name,
+    options dict) pairs, names one that ONNX Runtime does not know, or none that this install has
+    (ONNX Runtime would run on the CPU instead, saying so on stdout), or ``session_options`` is not an
+    ``onnxruntime.SessionOptions`` or None."""
+    import onnxruntime
+
+    available = onnxruntime.get_available_providers()
+    example = "such as ['CPUExecutionProvider']"
+    if isinstance(providers, str):
+        raise TypeError(f"providers takes a list of ONNX Runtime execution providers, not one name: [{providers!r}]")
+    if not isinstance(providers, (list, tuple)):
+        given = "None" if providers is None else f"a value of type {type(providers).__name__}"
+        raise TypeError(f"providers takes a list of ONNX Runtime execution providers {example}, not {given}")
+    if not providers:
+        raise ValueError(f"providers is empty; name at least one ONNX Runtime execution provider, {example}")
+    names = []
+    for entry in providers:
+        pair = isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[1], dict)
+        name = entry[0] if pair else entry
+        if not isinstance(name, str):
+            raise TypeError(
+                f"providers holds {entry!r}; each is an ONNX Runtime execution provider's name, such as "
+                "'CPUExecutionProvider', or a (name, options dict) pair"
+            )
+        if name not in onnxruntime.get_all_providers():
+            raise ValueError(
+                f"{name!r} is not an ONNX Runtime execution provider; this install has {', '.join(available)}"
+            )
+        names.append(name)
+    if not set(names) & set(available):
+        raise ValueError(
+            f"this ONNX Runtime install has none of the providers {', '.join(names)} (it has {', '.join(available)}); "
+            "install the onnxruntime package built for them (onnxruntime-gpu for CUDA), or add 'CPUExecutionProvider'"
+        )
+    if session_options is not None and not isinstance(session_options, onnxruntime.SessionOptions):
+        raise TypeError(
+            "session_options takes an onnxruntime.SessionOptions (or leave it out), not a value of type "
+            f"{type(session_options).__name__}"
+        )
+    return list(providers)
 
 
 class TorchExportElmo(ExportedElmo):

@@ -173,6 +173,56 @@ def test_wrapper_rejects_bad_char_ids_with_a_one_line_error(exported, case):
     assert "\n" not in str(error.value)
 
 
+BAD_SESSION_ARGUMENTS = {
+    "providers None": (
+        {"providers": None},
+        TypeError,
+        r"providers takes a list of ONNX Runtime execution providers such as \['CPUExecutionProvider'\], not None$",
+    ),
+    "one name": (
+        {"providers": "CPUExecutionProvider"},
+        TypeError,
+        r"not one name: \['CPUExecutionProvider'\]$",
+    ),
+    "a set": ({"providers": {"CPUExecutionProvider"}}, TypeError, "not a value of type set$"),
+    "empty": ({"providers": []}, ValueError, "providers is empty; name at least one"),
+    "not a name": ({"providers": [1]}, TypeError, "providers holds 1; each is an ONNX Runtime execution provider's"),
+    "a typo": ({"providers": ["CPUExecutionProvidr"]}, ValueError, "'CPUExecutionProvidr' is not an ONNX Runtime"),
+    "none available": (
+        {"providers": ["DmlExecutionProvider"]},
+        ValueError,
+        "this ONNX Runtime install has none of the providers DmlExecutionProvider",
+    ),
+    "options a dict": (
+        {"session_options": {"intra_op_num_threads": 1}},
+        TypeError,
+        r"session_options takes an onnxruntime.SessionOptions \(or leave it out\), not a value of type dict$",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SESSION_ARGUMENTS))
+def test_onnx_wrapper_refuses_bad_providers_or_session_options_in_one_line_before_reading_the_folder(tmp_path, case):
+    """Was: a str split into one provider per letter, an unknown or absent provider a fallback to
+    the CPU (printed on stdout), and None or a wrong type "model.onnx cannot be read as an onnx
+    graph ('NoneType' object is not iterable)", blaming the file."""
+    arguments, error, message = BAD_SESSION_ARGUMENTS[case]
+    with pytest.raises(error, match=message) as raised:
+        OnnxElmo(tmp_path / "not-read", **arguments)
+    assert "\n" not in str(raised.value)
+
+
+def test_onnx_wrapper_takes_providers_with_options_and_session_options(exported):
+    if exported.format != "onnx":
+        pytest.skip("ONNX Runtime's arguments")
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    served = OnnxElmo(exported.folder, providers=[("CPUExecutionProvider", {})], session_options=options)
+    assert served.session.get_providers() == ["CPUExecutionProvider"]
+
+
 def test_integer_ids_of_any_width_are_accepted_as_int64():
     ids = batch_to_ids([["a", "bc"], ["d"]])
     checked = check_char_ids(ids.to(torch.int32), 50)
