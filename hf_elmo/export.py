@@ -26,7 +26,7 @@ import contextlib
 import importlib
 import json
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,7 +37,14 @@ from .devices import resolve_dtype
 from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, strict_json, write_text_atomic
 from .logs import quiet_logger
 from .modeling_elmo import ElmoModel, InvalidModelError
-from .tokenization_elmo import N_CHAR_IDS, TOKENIZER_CONFIG, ElmoTokenizer, batch_to_ids
+from .tokenization_elmo import (
+    N_CHAR_IDS,
+    TOKENIZER_CONFIG,
+    ElmoTokenizer,
+    batch_to_ids,
+    check_split_words,
+    words_of,
+)
 
 #: Export format -> the graph's file name in the folder.
 FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}
@@ -57,6 +64,15 @@ PARITY_KEY = "max_abs_difference"
 #: ONNX Runtime's name of an output's type -> the manifest's dtype.
 ONNX_DTYPES = {"tensor(float)": "float32", "tensor(float16)": "float16", "tensor(bfloat16)": "bfloat16"}
 GraphT = TypeVar("GraphT")
+
+
+#: What the wrappers take (``ExportedElmo.__call__``), as their refusals of anything else say.
+TAKES = "raw text (a str or a list of str) or tokenised sentences (a list of word lists such as [['Hello', 'world']])"
+
+
+def kind_of(value: Any) -> str:
+    """``value``'s kind in a refusal's words: "None", or "a value of type int"."""
+    return "None" if value is None else f"a value of type {type(value).__name__}"
 
 
 def export_model(
@@ -190,11 +206,25 @@ def _quiet_exporter() -> Iterator[None]:
 def check_char_ids(char_ids: Any, width: int) -> np.ndarray:
     """``char_ids`` as an int64 array (B, T, width), or a one-line ``ValueError`` naming the problem.
 
-    Checks: 3 dimensions with ``width`` ids per token, at least one row and one token, an
-    integer dtype, ids in [0, N_CHAR_IDS), and in each row the padding tokens (all zero) only
-    after its real tokens.
+    Checks: an array, tensor or nested list (a ``TypeError`` for anything else) of one shape, 3
+    dimensions with ``width`` ids per token, at least one row and one token, an integer dtype, ids
+    in [0, N_CHAR_IDS), and in each row the padding tokens (all zero) only after its real tokens.
     """
-    ids = char_ids.detach().cpu().numpy() if isinstance(char_ids, torch.Tensor) else np.asarray(char_ids)
+    if isinstance(char_ids, torch.Tensor):
+        ids = char_ids.detach().cpu().numpy()
+    elif isinstance(char_ids, (np.ndarray, list, tuple)):
+        try:
+            ids = np.asarray(char_ids)
+        except ValueError:  # numpy's "inhomogeneous shape"
+            raise ValueError(
+                f"char_ids must have shape (batch, tokens, {width}), but its rows or tokens differ in length; "
+                "make them with the tokenizer, which pads them"
+            ) from None
+    else:
+        raise TypeError(
+            f"char_ids must be an integer array or tensor (batch, tokens, {width}), not {kind_of(char_ids)}; "
+            "make them with the tokenizer"
+        )
     if ids.ndim != 3 or ids.shape[-1] != width:
         raise ValueError(f"char_ids must have shape (batch, tokens, {width}), got {tuple(ids.shape)}")
     if ids.shape[0] == 0 or ids.shape[1] == 0:
@@ -264,23 +294,42 @@ class ExportedElmo:
     def char_ids(self, sentences: Sequence[Sequence[str]]) -> torch.Tensor:
         """Char ids (B, T, W) of tokenised sentences (a list of word lists), made by the folder's
         tokenizer: each word one non-empty string without whitespace, each sentence one word or more."""
-        if isinstance(sentences, str) or any(isinstance(sentence, str) for sentence in sentences):
+        batch = self._batch(sentences)
+        if isinstance(sentences, str) or any(isinstance(sentence, str) for sentence in batch):
             raise TypeError(
                 "char_ids takes tokenised sentences, a list of word lists such as [['Hello', 'world']]; "
                 "call the wrapper itself on raw text: elmo(['Hello world.'])"
             )
-        return self._encode(sentences, is_split_into_words=True)
+        words = [words_of(sentence, f"sentence {row} of the batch") for row, sentence in enumerate(batch)]
+        for row, sentence_words in enumerate(words):
+            check_split_words(sentence_words, f"sentence {row}")
+        return self._encode(words, is_split_into_words=True)
 
     def __call__(self, sentences: str | Sequence[str] | Sequence[Sequence[str]]) -> tuple[Any, Any]:
         """Layers (B, L+1, T, 2P) and mask (B, T) of raw text (a str or a list of str, split into
         words by the folder's tokenizer, as the model's training text was) or of tokenised
         sentences (lists of words)."""
-        texts = {True} if isinstance(sentences, str) else {isinstance(sentence, str) for sentence in sentences}
+        batch = self._batch(sentences)
+        texts = {isinstance(sentence, str) for sentence in batch}
         if texts == {True, False}:
             raise TypeError("pass a batch of raw texts (str) or of tokenised sentences (lists of words), not both")
         if texts == {True}:
-            return self.run(self._encode(sentences, is_split_into_words=False))
-        return self.run(self.char_ids(sentences))
+            return self.run(self._encode(batch, is_split_into_words=False))
+        return self.run(self.char_ids(batch))
+
+    def _batch(self, sentences: Any) -> list[Any]:
+        """The sentences of ``sentences`` (one str, or any iterable of sentences) as a list, after a
+        one-line ``TypeError`` where it is char ids (which ``run`` takes) or no batch of sentences."""
+        if isinstance(sentences, str):
+            return [sentences]
+        if isinstance(sentences, torch.Tensor) or (isinstance(sentences, np.ndarray) and sentences.dtype.kind != "U"):
+            raise TypeError(
+                f"the wrapper takes {TAKES}, not a {type(sentences).__name__} of {sentences.dtype}; pass char ids "
+                f"(batch, tokens, {self.width}) to its run()"
+            )
+        if isinstance(sentences, (bytes, bytearray)) or not isinstance(sentences, Iterable):
+            raise TypeError(f"the wrapper takes {TAKES}, not {kind_of(sentences)}")
+        return list(sentences)
 
     def _encode(self, text: str | Sequence[str] | Sequence[Sequence[str]], is_split_into_words: bool) -> torch.Tensor:
         """Char ids (B, T, W) of ``text`` by the folder's tokenizer; an empty batch or sentence is an error."""
@@ -350,8 +399,9 @@ def session_arguments(providers: Any, session_options: Any) -> list[Any]:
     if isinstance(providers, str):
         raise TypeError(f"providers takes a list of ONNX Runtime execution providers, not one name: [{providers!r}]")
     if not isinstance(providers, (list, tuple)):
-        given = "None" if providers is None else f"a value of type {type(providers).__name__}"
-        raise TypeError(f"providers takes a list of ONNX Runtime execution providers {example}, not {given}")
+        raise TypeError(
+            f"providers takes a list of ONNX Runtime execution providers {example}, not {kind_of(providers)}"
+        )
     if not providers:
         raise ValueError(f"providers is empty; name at least one ONNX Runtime execution provider, {example}")
     names = []
@@ -375,8 +425,7 @@ def session_arguments(providers: Any, session_options: Any) -> list[Any]:
         )
     if session_options is not None and not isinstance(session_options, onnxruntime.SessionOptions):
         raise TypeError(
-            "session_options takes an onnxruntime.SessionOptions (or leave it out), not a value of type "
-            f"{type(session_options).__name__}"
+            f"session_options takes an onnxruntime.SessionOptions (or leave it out), not {kind_of(session_options)}"
         )
     return list(providers)
 

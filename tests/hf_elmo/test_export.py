@@ -129,7 +129,58 @@ def test_wrapper_refuses_an_empty_word_or_one_holding_whitespace_as_the_tokenize
         exported.tokenizer([["first"], sentence], is_split_into_words=True)
     with pytest.raises(ValueError) as error:
         exported.char_ids([["first"], sentence])
-    assert str(error.value) == str(tokenizer_error.value) and "\n" not in str(error.value)
+    said = str(tokenizer_error.value).removeprefix("is_split_into_words=True: ")  # no argument of the wrapper's
+    assert str(error.value) == said and "\n" not in said
+
+
+NO_BATCH = {
+    "None": (None, "not None$"),
+    "bytes": (b"Hello world", "not a value of type bytes$"),
+    "an int": (3, "not a value of type int$"),
+    "char ids": (
+        batch_to_ids([["Hello"]]),
+        r"not a Tensor of torch.int64; pass char ids \(batch, tokens, 50\) to its run",
+    ),
+    "numpy char ids": (batch_to_ids([["Hello"]]).numpy(), r"not a ndarray of int64; pass char ids .* to its run"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NO_BATCH))
+@pytest.mark.parametrize("method", ["__call__", "char_ids"])
+def test_wrapper_refuses_what_is_no_batch_of_sentences_in_one_line_naming_what_it_takes(exported, case, method):
+    """Was: "'NoneType' object is not iterable", bytes read as sentences of ints, and char ids as
+    "is_split_into_words=True: sentence 0, word 0 is a Tensor (tensor([259, ..."."""
+    batch, message = NO_BATCH[case]
+    with pytest.raises(TypeError, match=message) as error:
+        getattr(exported, method)(batch)
+    said = str(error.value)
+    assert (
+        said.startswith("the wrapper takes raw text (a str or a list of str) or tokenised sentences")
+        and "\n" not in said
+    )
+
+
+@pytest.mark.parametrize(
+    "batch, message",
+    [
+        ([1, 2], "^sentence 0 of the batch is the int 1, not a list of words$"),
+        ([b"Hello"], "^sentence 0 of the batch is the bytes b'Hello', not a list of words$"),
+        ([["a", None]], r"^sentence 0, word 1 is a NoneType \(None\), not a str; pass each word as a string$"),
+        ([["a"], [["b"]]], r"^sentence 1, word 0 is a list \(\['b'\]\), not a str"),
+    ],
+)
+def test_wrapper_refuses_a_sentence_or_word_of_the_wrong_type_in_one_line_without_the_tokenizers_arguments(
+    exported, batch, message
+):
+    """Was: "is_split_into_words=True: sentence 0 ...", an argument the wrapper does not have."""
+    with pytest.raises(TypeError, match=message):
+        exported(batch)
+
+
+def test_wrapper_takes_any_iterable_of_sentences(exported):
+    expected, _ = exported([["Hello", "world"], ["Hi"]])
+    layers, _ = exported(sentence for sentence in [("Hello", "world"), ("Hi",)])
+    assert (as_numpy(layers) == as_numpy(expected)).all()
 
 
 @pytest.mark.parametrize(
@@ -161,6 +212,10 @@ BAD_IDS = {
     "gap": (
         np.array([[[5] * 50, [5] * 50], [[5] * 50, [0] * 50], [[0] * 50, [5] * 50]]),
         "row 2: token 1 follows a padding token",
+    ),
+    "ragged": (
+        [[[5] * 50], [[5] * 50, [5] * 50]],
+        r"must have shape \(batch, tokens, 50\), but its rows or tokens differ",
     ),
 }
 
@@ -221,6 +276,13 @@ def test_onnx_wrapper_takes_providers_with_options_and_session_options(exported)
     options.intra_op_num_threads = 1
     served = OnnxElmo(exported.folder, providers=[("CPUExecutionProvider", {})], session_options=options)
     assert served.session.get_providers() == ["CPUExecutionProvider"]
+
+
+@pytest.mark.parametrize("char_ids", [None, "ids", 5])
+def test_wrapper_refuses_char_ids_that_are_no_array_in_one_line(exported, char_ids):
+    """Was: "char_ids must have shape (batch, tokens, 50), got ()"."""
+    with pytest.raises(TypeError, match=r"^char_ids must be an integer array or tensor \(batch, tokens, 50\), not "):
+        exported.run(char_ids)
 
 
 def test_integer_ids_of_any_width_are_accepted_as_int64():
