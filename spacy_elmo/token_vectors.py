@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy
 from spacy.errors import Warnings
+from spacy.lexeme import Lexeme
 from spacy.tokens import Doc, Span, Token
 from thinc.api import get_array_module, to_numpy
 from thinc.types import Floats1d, Floats2d, Floats3d
@@ -177,8 +178,22 @@ def _similarity(one: Any, other: Any) -> float:
     """The cosine of the two vectors, summed in float64 and kept in [-1, 1] (float32 sums gave a
     vector's cosine with itself up to 1 + 6e-8, out of acos's domain); 0.0 when either is zero,
     with spaCy's warning W008 when either has no vector (an empty or whitespace-only doc or span,
-    a whitespace token), as spaCy's own ``similarity`` warns."""
+    a whitespace token), as spaCy's own ``similarity`` warns. A Lexeme, which has no ELMo vector, or a
+    vector of another width is refused, naming it (was: numpy's broadcast error, or spaCy's E010
+    that the pipeline has no word vectors)."""
+    what = type(one).__name__
+    if isinstance(other, Lexeme):
+        raise ValueError(
+            f"{what}.similarity with a Lexeme: ELMo's vectors are those of tokens in context, and a Lexeme (a "
+            "vocabulary entry) has no context, so no ELMo vector: compare with a token of a doc (nlp(text)[i])"
+        )
     a, b = (to_numpy(x.vector).astype("float64") for x in (one, other))
+    if a.shape != b.shape:
+        raise ValueError(
+            f"{what}.similarity of ELMo vectors of width {a.size} with a {type(other).__name__} whose vector has "
+            f"width {b.size}: that one is not of this pipeline's ELMo (static vectors, or another pipeline's doc); "
+            "compare docs, spans and tokens that this pipeline's elmo component ran on"
+        )
     norms = float(numpy.sqrt((a**2).sum()) * numpy.sqrt((b**2).sum()))
     if norms > 0:
         return min(1.0, max(-1.0, float((a * b).sum()) / norms))

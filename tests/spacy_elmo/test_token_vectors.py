@@ -110,6 +110,25 @@ def test_similarity_with_an_empty_or_whitespace_only_side_warns_w008_and_is_zero
             assert one.similarity(other) == 0.0
 
 
+@pytest.mark.parametrize("static_vectors", [False, True])
+def test_similarity_with_a_lexeme_or_a_vector_of_another_width_is_refused_naming_it(make_nlp, static_vectors):
+    """A Lexeme has no ELMo vector (no context), and a vector of another width is not ELMo's: one
+    line says so (was: spaCy's E010 that the pipeline has no word vectors, or numpy's broadcast error)."""
+    nlp = make_nlp(token_vectors=True)
+    if static_vectors:
+        nlp.vocab.set_vector("cat", np.ones(300, dtype="float32"))
+    doc = nlp("The cat sat .")
+    for one in (doc, doc[0:2], doc[1]):
+        with pytest.raises(ValueError, match=rf"^{type(one).__name__}.similarity with a Lexeme: ELMo's vectors are "):
+            one.similarity(nlp.vocab["cat"])
+
+    class Static:  # what similarity reads of the other side: its vector
+        vector = np.ones(300, dtype="float32")
+
+    with pytest.raises(ValueError, match=r"^Doc.similarity of ELMo vectors of width 16 with a Static whose vector "):
+        doc.similarity(Static())
+
+
 def test_similarity_stays_within_minus_one_and_one(make_nlp):
     """A cosine is in [-1, 1]: a token, span or doc compared with itself gives at most 1.0, and with
     its negation at least -1.0 (was: the float32 sums gave up to 1.0000000607 for 7 of these 15
