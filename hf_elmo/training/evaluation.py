@@ -141,8 +141,10 @@ def load_lm(model: PathLike, softmax_weights: PathLike | None = None) -> ElmoFor
         with source.original_files() as (options, weights):
             return ElmoForBidirectionalLM.from_allennlp_with_softmax(options, weights, softmax_weights)
     if not source.has_lm_head:
+        what = "original files" if source.format == "original" else "a biLM without its LM softmax"
         raise ValueError(
-            f"{model} holds no biLM with a softmax (written by `elmo pretrain`); for original "
-            "files pass --softmax-weights"
+            f"{model} holds {what}: a perplexity needs the softmax and its words, a model written by elmo pretrain "
+            "(with its vocab.txt), or original files with --softmax-weights SOFTMAX.hdf5 (softmax/W, softmax/b) and "
+            "--vocab VOCAB.txt"
         )
     return ElmoForBidirectionalLM.from_pretrained(source.path).eval()

@@ -300,3 +300,22 @@ def test_the_help_of_min_count_and_vocab_size_says_what_they_keep_of_train_file(
         "--vocab-size VOCAB_SIZE at most this many words in a vocabulary built from TRAIN_FILE, <S> </S> <UNK> "
         "included (default 50000)" in help_text
     )
+
+
+def test_perplexity_of_a_model_without_softmax_names_softmax_weights_and_vocab(
+    word_baseline_folder, allennlp_fixture, tmp_path, capsys, one_thread
+):
+    """Was: '... for original files pass --softmax-weights', which then failed again for want of --vocab."""
+    from hf_elmo import ElmoModel
+
+    bilm = tmp_path / "bilm"
+    ElmoModel.from_pretrained(word_baseline_folder).save_pretrained(bilm)  # the biLM alone, no softmax
+    text = tmp_path / "text.txt"
+    text.write_text("the cat sees a dog .\n")
+    for model, what in ((bilm, "a biLM without its LM softmax"), (allennlp_fixture, "original files")):
+        assert main(["perplexity", str(model), str(text), "--no-progress"]) == 2
+        assert capsys.readouterr().err == (
+            f"elmo perplexity: error: {model} holds {what}: a perplexity needs the softmax and its words, a model "
+            "written by elmo pretrain (with its vocab.txt), or original files with --softmax-weights SOFTMAX.hdf5 "
+            "(softmax/W, softmax/b) and --vocab VOCAB.txt\n"
+        )
