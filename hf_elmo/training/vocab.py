@@ -88,10 +88,12 @@ class Vocabulary:
         """Read a ``vocab.txt``: one word a line (a second column, e.g. a count, is ignored; blank
         lines are skipped), the lines as ``read_lines`` splits and decodes every text input (a
         byte-order mark at a line's start dropped, a UTF-16 or UTF-32 file refused saying how to
-        convert it). A line of binary data or invalid UTF-8, or a count before its word
-        (``_count_first``), is a ``ValueError`` naming the file and line."""
+        convert it). A line of binary data or invalid UTF-8, a count before its word
+        (``_count_first``), or a word listed before, is a ``ValueError`` naming the file and line
+        (and the line that listed it first)."""
         path = check_text_file(path, "the vocabulary file")
         words = []
+        first_line: dict[str, int] = {}
         for number, line in enumerate(read_lines(path), start=1):
             problem = nul_byte(line) or undecodable_byte(line)
             if problem:
@@ -103,7 +105,13 @@ class Vocabulary:
                     "a line of a vocabulary file is its word, optionally followed by its count: swap the columns, "
                     "e.g. awk '{print $2, $1}'"
                 )
+            if columns and columns[0] in first_line:
+                raise ValueError(
+                    f"{path}:{number}: {columns[0]!r} is listed again, first on line {first_line[columns[0]]}; a "
+                    "vocabulary file lists each word once (its place in the list is its id): delete one of the two lines"
+                )
             if columns:
+                first_line[columns[0]] = number
                 words.append(columns[0])
         try:
             return cls(words)

@@ -175,6 +175,19 @@ def test_a_vocabulary_file_with_counts_before_the_words_is_named_as_such_and_cou
     assert Vocabulary.from_file(path).words == ["<S>", "</S>", "<UNK>", "the", "1999", "12"]
 
 
+def test_a_vocabulary_file_that_lists_a_word_twice_names_both_lines(tmp_path):
+    """Was: "vocabulary lists 'cat' twice (ids 3 and 4)": ids, which a blank line sets apart from the
+    file's line numbers."""
+    path = tmp_path / "v.txt"
+    path.write_text("<S>\n</S>\n<UNK>\ncat 5\n\ncat 3\n")
+    with pytest.raises(ValueError) as refused:
+        Vocabulary.from_file(path)
+    assert str(refused.value) == (
+        f"{path}:6: 'cat' is listed again, first on line 4; a vocabulary file lists each word once (its place in "
+        "the list is its id): delete one of the two lines"
+    )
+
+
 def test_batches_cover_every_sentence_once_per_epoch_within_the_token_budget(tmp_path):
     sentences = read_corpus(write_corpus(tmp_path / "c.txt", n=200))
     vocab = build_vocabulary(sentences)
