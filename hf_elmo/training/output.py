@@ -149,12 +149,14 @@ def model_card_fields(
     """Title, description, provenance rows, licence and base model of a pretrained model's card
     (``settings`` as ``resolved_card_settings`` gives them; ``init``: the model it continued)."""
     cfg = model.config
-    kind = "char-CNN" if cfg.token_embedding == "char_cnn" else "word-embedding (baseline)"
+    char_cnn = cfg.token_embedding == "char_cnn"
+    kind = "char-CNN" if char_cnn else "word-embedding (baseline)"
+    token_layer = f"{cfg.n_filters} char filters, {cfg.n_highway} highway, " if char_cnn else ""
     provenance = {
         "training data": settings.data_description or Path(settings.train_file).name,
         "tokenisation": settings.pre_tokenizer,
         "architecture": f"{kind} biLM, {cfg.n_layers} layers, LSTM {cfg.lstm_dim}, projection {cfg.projection_dim}, "
-        f"{cfg.n_filters} char filters, {cfg.n_highway} highway, vocabulary {cfg.vocab_size}",
+        f"{token_layer}vocabulary {cfg.vocab_size}",
         "optimizer": f"{settings.optimizer} (lr {settings.resolved_lr():g}"
         + (f", {settings.lr_schedule} schedule" if settings.lr_schedule != "constant" else "")
         + (f", {settings.warmup_steps} warm-up steps" if settings.warmup_steps else "")

@@ -26,3 +26,10 @@ def test_the_card_of_a_word_baseline_gives_usage_code_that_embeds_its_words(word
     assert len(namespace["layers"]) == config.n_layers + 1
     assert all(layer.shape == (1, 4, 2 * config.projection_dim) for layer in namespace["layers"])
     assert not torch.equal(namespace["layers"][1], namespace["layers"][2])
+
+
+def test_the_card_of_a_word_baseline_gives_it_no_char_filters(word_baseline_folder):
+    """Was: '... projection 8, 12 char filters, 1 highway, vocabulary 21': the char CNN it does not have."""
+    card = (word_baseline_folder / "README.md").read_text()
+    (row,) = [line for line in card.splitlines() if line.startswith("| architecture |")]
+    assert row == "| architecture | word-embedding (baseline) biLM, 2 layers, LSTM 16, projection 8, vocabulary 21 |"
