@@ -323,15 +323,18 @@ def _refuse_elmoformanylangs(folder: Path) -> None:
 
 def _stored_shapes(folder: Path, variant: str | None = None) -> dict[str, tuple[int, ...]] | None:
     """The weight shapes in the header of the folder's ``model.safetensors`` (``model.VARIANT.safetensors``
-    for a ``variant``; ``None`` for sharded weights): a cheap read that names the file, where a
-    corrupt or missing file would otherwise fail deep in transformers. A folder that holds the
-    weights of other variants only is named with the ``variant`` to pass."""
-    from safetensors import SafetensorError, safe_open
-
+    for a ``variant``; ``None`` for sharded weights, whose shards' headers are read for their dtypes
+    only): a cheap read that names the file, where a corrupt or missing file (or a weight that is no
+    floating-point tensor, ``_header_shapes``) would otherwise fail deep in transformers, or load
+    as rounded numbers. A folder that holds the weights of other variants only is named with the
+    ``variant`` to pass."""
     weights = folder / weights_file(SAFE_WEIGHTS_NAME, variant)
     if not weights.is_file():
-        if (folder / weights_file(SAFE_WEIGHTS_INDEX_NAME, variant)).is_file():
-            return None  # sharded: transformers checks the shards
+        index = folder / weights_file(SAFE_WEIGHTS_INDEX_NAME, variant)
+        if index.is_file():
+            for shard in _shards(index):
+                _header_shapes(shard)
+            return None  # sharded: transformers checks the shards' shapes
         others = _saved_variants(folder) - {variant}
         if others:
             choices = " or ".join(f"variant={other!r}" for other in sorted(others, key=str))
@@ -343,13 +346,42 @@ def _stored_shapes(folder: Path, variant: str | None = None) -> dict[str, tuple[
             f"{folder} has a config.json but no {weights.name} (only safetensors weights are loaded); "
             "re-create the folder with save_pretrained or elmo convert"
         )
+    return _header_shapes(weights)
+
+
+def _shards(index: Path) -> list[Path]:
+    """The shard files named by a sharded folder's weight ``index`` that are there (an index or a shard
+    that is not is left for transformers to name)."""
+    try:
+        weight_map = read_json_file(index).get("weight_map", {})
+        names = sorted(set(weight_map.values()))
+    except (OSError, ValueError, AttributeError, TypeError):
+        return []
+    return [index.parent / name for name in names if isinstance(name, str) and (index.parent / name).is_file()]
+
+
+def _header_shapes(weights: Path) -> dict[str, tuple[int, ...]]:
+    """The weight shapes in the header of the safetensors file ``weights``; an ``InvalidModelError``
+    naming it where it does not read, or naming the weight that is not floating point (an integer or
+    bool tensor), which transformers would load as rounded numbers, silently."""
+    from safetensors import SafetensorError, safe_open
+
     try:
         with safe_open(str(weights), framework="pt") as handle:
-            return {key: tuple(handle.get_slice(key).get_shape()) for key in handle.keys()}
+            slices = {key: handle.get_slice(key) for key in handle.keys()}
+            dtypes = {key: part.get_dtype() for key, part in slices.items()}
+            shapes = {key: tuple(part.get_shape()) for key, part in slices.items()}
     except (SafetensorError, OSError, ValueError) as err:
         raise InvalidModelError(
             f"{weights} is not a readable safetensors file ({err}); re-create or re-download it"
         ) from None
+    for key, dtype in dtypes.items():
+        if not dtype.startswith(("F", "BF")):  # F64, F32, F16, BF16, F8_*: floating point
+            raise InvalidModelError(
+                f"{weights}: weight {key} is stored as {dtype}, not as floating-point numbers (ELMo's weights are "
+                "float32, float16 or bfloat16); re-create or re-download it"
+            )
+    return shapes
 
 
 #: A weights file or shard index that ``save_pretrained`` writes: the variant is group 1 or 2 (none: neither).

@@ -273,3 +273,25 @@ def test_weights_holding_nan_or_inf_are_refused_naming_the_weight_and_the_file(v
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr[-2000:]
     assert "weight bilm.forward_layers.1.projection.weight holds 3 NaN or infinite values" in result.stderr
     assert not (tmp_path / "out.hdf5").exists()
+
+
+@pytest.mark.parametrize("sharded", [False, True], ids=["one-file", "sharded"])
+def test_a_weight_stored_as_integers_is_refused_naming_the_weight_and_its_file(sharded, bilm_folder, tmp_path):
+    """An int64 weight loaded silently, as its numbers rounded to whole ones."""
+    folder = tmp_path / "ints"
+    if sharded:
+        ElmoModel.from_pretrained(bilm_folder).save_pretrained(folder, max_shard_size="20KB")
+        index = json.loads((folder / "model.safetensors.index.json").read_text())
+        weights = folder / index["weight_map"]["bilm.forward_layers.1.projection.weight"]
+    else:
+        shutil.copytree(bilm_folder, folder)
+        weights = folder / "model.safetensors"
+    tensors = load_file(weights)
+    tensors["bilm.forward_layers.1.projection.weight"] = tensors["bilm.forward_layers.1.projection.weight"].long()
+    save_file(tensors, weights, metadata={"format": "pt"})
+    with pytest.raises(InvalidModelError) as refused:
+        ElmoModel.from_pretrained(folder)
+    assert str(refused.value) == (
+        f"{weights}: weight bilm.forward_layers.1.projection.weight is stored as I64, not as floating-point numbers "
+        "(ELMo's weights are float32, float16 or bfloat16); re-create or re-download it"
+    )
