@@ -100,6 +100,29 @@ def test_onnx_recurrence_is_one_scan_per_layer_not_unrolled(tiny_model, exported
         assert [node.op_type for node in body.node].count("Tanh") == 2
 
 
+def test_onnx_graph_has_no_unused_initializers_so_onnx_runtime_loads_it_without_warnings(exported, capfd):
+    """ONNX Runtime warns on stderr ("Removing initializer ... It is not used by any node and should be
+    removed from the model") for each weight that no node reads, in the graph or a Scan body."""
+    if not isinstance(exported, OnnxElmo):
+        pytest.skip("ONNX only")
+    import onnx
+
+    def inputs(graph: onnx.GraphProto) -> set[str]:
+        names = set()
+        for node in graph.node:
+            names.update(node.input)
+            for attribute in node.attribute:
+                for body in [attribute.g, *attribute.graphs]:
+                    names |= inputs(body)
+        return names
+
+    graph = onnx.load(str(exported.folder / "model.onnx")).graph
+    assert [weight.name for weight in graph.initializer if weight.name not in inputs(graph)] == []
+    capfd.readouterr()
+    OnnxElmo(exported.folder)
+    assert "Removing initializer" not in capfd.readouterr().err
+
+
 def test_torch_export_program_scans_over_a_dynamic_batch_and_length(exported):
     if not isinstance(exported, TorchExportElmo):
         pytest.skip("torch.export only")
