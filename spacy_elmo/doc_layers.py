@@ -51,7 +51,15 @@ class ElmoLayers:
 
     @classmethod
     def of(cls, doc: Doc, layers: Any, component: str) -> ElmoLayers:
-        """``layers`` computed for ``doc``'s tokens as they are now."""
+        """``layers`` computed for ``doc``'s tokens as they are now: (L+1, n_tokens, 2P), a row
+        for each token; others are refused, naming their shape (was: taken, to fail later with an
+        IndexError, or to give wrong vectors, read from the wrong rows or a 2-D array)."""
+        shape = tuple(getattr(layers, "shape", ()))
+        if len(shape) != 3 or shape[1] != len(doc):
+            raise ValueError(
+                f"ElmoLayers.of: layers of shape {shape} for a doc of {len(doc)} tokens: give the (L+1, n_tokens, 2P) "
+                "layers of the doc's tokens, a row each (for span.as_doc(): doc._.elmo.layers[:, span.start:span.end])"
+            )
         return cls(layers=layers, spans=token_spans(doc), component=component)
 
     def __repr__(self) -> str:

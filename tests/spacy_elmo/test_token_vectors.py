@@ -1,6 +1,8 @@
 """``token.vector``, ``span.vector``, ``doc.vector`` and ``similarity`` from ELMo: the average of
 the biLM layers (``hf_elmo.ScalarMix`` at its start), on by default without static vectors."""
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -88,6 +90,17 @@ def test_a_span_s_doc_without_elmo_s_tensor_says_it_has_no_layers_until_given_th
     new._.elmo = ElmoLayers.of(new, doc._.elmo.layers[:, span.start : span.end], doc._.elmo.component)
     np.testing.assert_array_equal(new.vector, span.vector)
     np.testing.assert_array_equal(new[0].vector, doc[2].vector)
+
+
+def test_elmo_layers_of_rows_that_are_not_one_per_token_of_the_doc_are_refused_naming_their_shape(make_nlp):
+    """Rows of another span than the doc's tokens, or a 2-D array, are refused at once (was: taken,
+    to give an IndexError later, or a scalar as each token's vector)."""
+    nlp = make_nlp()
+    doc = nlp("The cat sat on the mat .")
+    new = doc[2:6].as_doc()
+    for rows, shape in [(doc._.elmo.layers[:, 2:5], (3, 3, 16)), (doc._.elmo.layers[0, 2:6], (4, 16))]:
+        with pytest.raises(ValueError, match=re.escape(f"ElmoLayers.of: layers of shape {shape} for a doc of 4 tok")):
+            ElmoLayers.of(new, rows, "elmo")
 
 
 def test_similarity_is_the_cosine_of_the_elmo_vectors(make_nlp):
