@@ -155,14 +155,20 @@ _BY_HOOKS: weakref.WeakValueDictionary[int, Doc] = weakref.WeakValueDictionary()
 
 
 def _store(doc: Doc, layers: ElmoLayers | None) -> None:
-    """``doc._.elmo``'s setter."""
+    """``doc._.elmo``'s setter. A doc given layers of its own gets hook dicts of its own too, when
+    it shares those of another annotated doc (``span.as_doc()`` made it): the vector hooks that
+    the elmo component then sets on it would be that doc's too, and its vectors wrong."""
     _user_data(doc)[_STORED] = layers
     if layers is not None:
+        if annotated_sharing_hooks(doc) is not None:
+            doc.user_hooks = dict(doc.user_hooks)
+            doc.user_span_hooks = dict(doc.user_span_hooks)
+            doc.user_token_hooks = dict(doc.user_token_hooks)
         _BY_HOOKS[id(doc.user_hooks)] = doc
 
 
 def annotated_sharing_hooks(doc: Doc) -> Doc | None:
-    """Another doc, with ``doc._.elmo`` set, whose ``user_hooks`` dict ``doc`` shares: the doc that
+    """Another doc, given ``doc._.elmo`` since it was made, whose ``user_hooks`` dict ``doc`` shares: the doc that
     ``span.as_doc()`` made ``doc`` from (or another doc made from it), when ``doc`` has no layers
     of its own; ``None`` when there is none (as for a doc whose annotated source is gone)."""
     other = _BY_HOOKS.get(id(doc.user_hooks))

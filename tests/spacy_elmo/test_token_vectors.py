@@ -78,6 +78,20 @@ def test_running_elmo_again_on_a_span_s_doc_gives_its_tensor_the_vectors_of_its_
     np.testing.assert_allclose(again[1].vector, expected[1], atol=ATOL)
 
 
+def test_running_elmo_on_a_span_s_doc_leaves_the_hooks_of_the_doc_it_came_from_as_they_were(make_nlp):
+    """``span.as_doc()`` hands the new doc the hook dicts of the doc it came from: the hooks set on
+    the new doc go in dicts of its own (was: in the shared ones, so that the doc it came from, reading
+    its tensor after ``doc._.elmo = None``, said it had no ELMo layers)."""
+    nlp = make_nlp()
+    doc = nlp("Alice lives in Paris . Bob too .")
+    vector, token_vector = doc.vector.copy(), doc[1].vector.copy()
+    doc._.elmo = None  # its hooks read its tensor now
+    new = nlp(doc[2:5].as_doc())
+    assert new.user_hooks is not doc.user_hooks and new.user_token_hooks is not doc.user_token_hooks
+    np.testing.assert_allclose(doc.vector, vector, atol=ATOL)
+    np.testing.assert_allclose(doc[1].vector, token_vector, atol=ATOL)
+
+
 def test_a_span_s_doc_without_elmo_s_tensor_says_it_has_no_layers_until_given_the_span_s_rows(make_nlp):
     nlp = make_nlp()
     doc = nlp.make_doc("Alice lives in Paris . Bob too .")
