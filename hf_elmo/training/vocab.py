@@ -37,6 +37,8 @@ class Vocabulary:
         missing = [s for s in SPECIALS if s not in self.index]
         if missing:
             raise ValueError(f"vocabulary lacks the special words {missing} (needs <S>, </S> and <UNK>)")
+        if len(self.words) == len(SPECIALS):
+            raise ValueError("vocabulary holds the special words <S>, </S> and <UNK> alone: list the text's words too")
         self.bos_id, self.eos_id, self.unk_id = (self.index[s] for s in SPECIALS)
 
     def __len__(self) -> int:

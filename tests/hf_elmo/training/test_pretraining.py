@@ -188,6 +188,18 @@ def test_a_vocabulary_file_that_lists_a_word_twice_names_both_lines(tmp_path):
     )
 
 
+def test_a_vocabulary_file_of_the_special_words_alone_is_refused_naming_it(tmp_path, capsys):
+    """Was: 'ElmoConfig.vocab_size must be in 4..10000000, got 3', naming neither the file nor what it lacks."""
+    vocab = tmp_path / "v.txt"
+    vocab.write_text("<S>\n</S>\n<UNK>\n")
+    corpus, out = write_corpus(tmp_path / "c.txt", n=5), tmp_path / "model"
+    assert elmo_main(["pretrain", str(corpus), str(out), "--vocab", str(vocab), "--epochs", "1", "--no-progress"]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"error: {vocab}: vocabulary holds the special words <S>, </S> and <UNK> alone: list the text's words too\n"
+    )
+    assert not out.exists() and not (tmp_path / "model.checkpoint").exists()
+
+
 def test_batches_cover_every_sentence_once_per_epoch_within_the_token_budget(tmp_path):
     sentences = read_corpus(write_corpus(tmp_path / "c.txt", n=200))
     vocab = build_vocabulary(sentences)
