@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 
 from ..batching import token_budget_batches
 from ..fileio import PathLike
-from ..loading import resolve_model
+from ..loading import ModelSource, resolve_model
 from ..modeling_lm import ElmoForBidirectionalLM
 from .data import SentenceBatcher
 from .vocab import Vocabulary
@@ -128,14 +128,17 @@ def predictions_text(result: dict[str, float]) -> str:
     return f"{result['predictions']:,} predictions per direction, {result['unk_rate']:.2%} <UNK>"
 
 
-def load_lm(model: PathLike, softmax_weights: PathLike | None = None) -> ElmoForBidirectionalLM:
-    """An ``ElmoForBidirectionalLM`` in float32 eval mode from any model name (``resolve_model``):
-    a folder written by ``elmo pretrain``, or original files (folder or zip) plus a softmax dump."""
-    source = resolve_model(model)
+def load_lm(model: PathLike | ModelSource, softmax_weights: PathLike | None = None) -> ElmoForBidirectionalLM:
+    """An ``ElmoForBidirectionalLM`` in float32 eval mode from any model name (``resolve_model``), or
+    the ``ModelSource`` it resolved to (errors name the model as the user named it, a Hub id not as its
+    cache folder): a folder written by ``elmo pretrain``, or original files (folder or zip) plus a
+    softmax dump."""
+    source = model if isinstance(model, ModelSource) else resolve_model(model)
+    name = source.described
     if softmax_weights is not None:
         if source.format != "original":
             raise ValueError(
-                f"{model} is a save_pretrained folder; --softmax-weights goes with original files "
+                f"{name} is a save_pretrained folder; --softmax-weights goes with original files "
                 "(options.json + weights .hdf5)"
             )
         with source.original_files() as (options, weights):
@@ -143,7 +146,7 @@ def load_lm(model: PathLike, softmax_weights: PathLike | None = None) -> ElmoFor
     if not source.has_lm_head:
         what = "original files" if source.format == "original" else "a biLM without its LM softmax"
         raise ValueError(
-            f"{model} holds {what}: a perplexity needs the softmax and its words, a model written by elmo pretrain "
+            f"{name} holds {what}: a perplexity needs the softmax and its words, a model written by elmo pretrain "
             "(with its vocab.txt), or original files with --softmax-weights SOFTMAX.hdf5 (softmax/W, softmax/b) and "
             "--vocab VOCAB.txt"
         )

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     use_threads(args)
     device = resolve_device(args.device)
     source = resolve_model(args.model)
-    model = load_lm(source.path, softmax_weights=args.softmax_weights).to(device)  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
+    model = load_lm(source, softmax_weights=args.softmax_weights).to(device)  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
     if args.vocab is None and source.format != "transformers":
         raise ValueError(f"{args.model} holds original files: give their vocabulary with --vocab")
     vocabulary_file = args.vocab or source.path / VOCAB_FILE

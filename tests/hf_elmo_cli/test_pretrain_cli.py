@@ -319,3 +319,24 @@ def test_perplexity_of_a_model_without_softmax_names_softmax_weights_and_vocab(
             "written by elmo pretrain (with its vocab.txt), or original files with --softmax-weights SOFTMAX.hdf5 "
             "(softmax/W, softmax/b) and --vocab VOCAB.txt\n"
         )
+
+
+def test_perplexity_of_a_hub_model_without_softmax_names_its_hub_id(word_baseline_folder, tmp_path):
+    """Was: the snapshot folder in the Hub cache that the id resolved to, a path the user never gave."""
+    import subprocess
+    import sys
+
+    from hf_elmo import ElmoModel
+    from tests.hub_cache import add_repo_to_cache
+
+    bilm = tmp_path / "bilm"
+    ElmoModel.from_pretrained(word_baseline_folder).save_pretrained(bilm)  # the biLM alone, no softmax
+    add_repo_to_cache(tmp_path / "hub", "org/bilm-alone", bilm)
+    text = tmp_path / "text.txt"
+    text.write_text("the cat sees a dog .\n")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(tmp_path / "hub"), "HF_HOME": str(tmp_path)}
+    script = "import sys; from hf_elmo.cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = [sys.executable, "-c", script, "perplexity", "org/bilm-alone", str(text), "--no-progress"]
+    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2
+    assert result.stderr.startswith("elmo perplexity: error: org/bilm-alone holds a biLM without its LM softmax: ")
