@@ -18,7 +18,8 @@ from transformers.utils import logging as hf_logging
 
 from .allennlp_state import ALLENNLP_NAME, elmo_parameters_from_allennlp
 from .configuration_elmo import ElmoConfig
-from .modeling_elmo import WARM_STATE, WORD_IDS_MODEL, ElmoModel, check_inputs
+from .loading import check_reads_char_ids
+from .modeling_elmo import WARM_STATE, ElmoModel, check_inputs
 from .scalar_mix import ScalarMix
 from .tokenization_elmo import SENTENCE_END, SENTENCE_START, add_sentence_markers, batch_to_ids
 
@@ -270,8 +271,7 @@ def _biLM(
         model = ElmoModel.from_pretrained(options_file)
     else:
         model = ElmoModel.from_allennlp(options_file, weight_file)
-    if model.config.token_embedding == "word":
-        raise ValueError(f"{WORD_IDS_MODEL}: Elmo runs a char-CNN biLM")
+    check_reads_char_ids(model, "Elmo")
     return model
 
 

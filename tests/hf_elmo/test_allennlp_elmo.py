@@ -433,3 +433,13 @@ def test_strict_false_loads_what_an_allennlp_state_dict_holds_and_reports_the_re
             # atol: the forget bias is added by AllenNLP's loader and taken off here, in float32
             torch.testing.assert_close(tagger.elmo.model.state_dict()[name], value, atol=1e-6, rtol=0, msg=name)
     torch.testing.assert_close(tagger.elmo.scalar_mixes[0].gamma, torch.tensor(MIXES[0][1]))
+
+
+def test_elmo_given_a_word_baseline_names_its_folder_and_says_it_reads_word_ids(word_baseline_folder):
+    """Was: "this biLM embeds word ids (...), not char ids: Elmo runs a char-CNN biLM", naming no folder."""
+    with pytest.raises(ValueError) as refused:
+        Elmo(str(word_baseline_folder), None, num_output_representations=1)
+    assert str(refused.value) == (
+        f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+        "char ids; Elmo needs a char-CNN biLM"
+    )
