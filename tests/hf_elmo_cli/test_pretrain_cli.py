@@ -340,3 +340,23 @@ def test_perplexity_of_a_hub_model_without_softmax_names_its_hub_id(word_baselin
     result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 2
     assert result.stderr.startswith("elmo perplexity: error: org/bilm-alone holds a biLM without its LM softmax: ")
+
+
+def test_perplexity_of_original_files_without_vocab_is_refused_before_the_softmax_loads(
+    allennlp_fixture, tmp_path, capsys, monkeypatch
+):
+    """Was: refused only once the model and its softmax had loaded (gigabytes for the released models')."""
+    import hf_elmo.training.evaluation
+
+    def load_lm(*args, **kwargs):
+        raise AssertionError("loaded the model")
+
+    monkeypatch.setattr(hf_elmo.training.evaluation, "load_lm", load_lm)
+    text = tmp_path / "text.txt"
+    text.write_text("the cat sees a dog .\n")
+    softmax = allennlp_fixture / "elmo_softmax_weights.hdf5"
+    argv = ["perplexity", str(allennlp_fixture), str(text), "--softmax-weights", str(softmax), "--no-progress"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"elmo perplexity: error: {allennlp_fixture} holds original files: give their vocabulary with --vocab\n"
+    )
