@@ -29,23 +29,25 @@ layers = model(**batch).hidden_states  # L+1 tensors (batch, tokens, 2P)
 """
 
 #: The usage of a word-embedding baseline (``token_embedding="word"``): it reads the ids of its
-#: ``vocab.txt``'s words, sentence markers included, not char ids, so no tokenizer call.
+#: ``vocab.txt``'s words, sentence markers included, not char ids: its tokenizer only splits the text.
 _WORD_USAGE = """## Usage
 
-This word-embedding baseline reads word ids (the lines of `vocab.txt`), not char ids: look the
-words up in `vocab.txt` and call `encode` with the sentence markers in place.
+This word-embedding baseline reads word ids (the lines of `vocab.txt`), not char ids: split the
+text as its training text was split (its tokenizer's `tokenize`), look the words up in `vocab.txt`
+and call `encode` with the sentence markers in place.
 
 ```python
 import hf_elmo  # pip install hf-elmo: registers the Auto classes; or pass trust_remote_code=True without it
 import torch
-from transformers import AutoModel
+from transformers import AutoModel, AutoTokenizer
 from transformers.utils import cached_file
 
+tokenizer = AutoTokenizer.from_pretrained("{path}")  # splits raw text as the training text was split
 model = AutoModel.from_pretrained("{path}")
 with open(cached_file("{path}", "vocab.txt"), encoding="utf-8") as lines:
     vocabulary = [line.split()[0] for line in lines if line.split()]  # a word a line, ids in this order
 index = {{word: i for i, word in enumerate(vocabulary)}}
-words = ["<S>", "Let's", "stick", "to", "improvisation", "</S>"]
+words = ["<S>", *tokenizer.tokenize("Let's stick to improvisation"), "</S>"]
 word_ids = torch.tensor([[index.get(word, index["<UNK>"]) for word in words]])
 layers, _ = model.encode(word_ids, torch.tensor([len(words)]))
 layers = [layer[:, 1:-1] for layer in layers]  # L+1 tensors (batch, tokens, 2P), the markers left out

@@ -63,7 +63,8 @@ def word_baseline_folder(tmp_path_factory) -> Path:
 
     folder = tmp_path_factory.mktemp("word-baseline")
     corpus = write_corpus(folder / "c.txt", n=30)
-    options = ["--max-tokens", "50", "--min-count", "1", "--token-embedding", "word", "--no-progress"]
+    options = ["--max-tokens", "50", "--min-count", "1", "--token-embedding", "word", "--pre-tokenizer", "spacy:en"]
+    options.append("--no-progress")
     assert main(["pretrain", str(corpus), str(folder / "lm"), *TINY_SHAPE_ARGS, *options]) == 0
     return folder / "lm"
 

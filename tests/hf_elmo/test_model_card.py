@@ -22,9 +22,10 @@ def test_the_card_of_a_word_baseline_gives_usage_code_that_embeds_its_words(word
     monkeypatch.chdir(word_baseline_folder)  # the card names its own folder "."
     namespace: dict = {}
     exec(code, namespace)  # noqa: S102
+    assert namespace["words"] == ["<S>", "Let", "'s", "stick", "to", "improvisation", "</S>"]  # split as spacy:en
     config = ElmoConfig.from_pretrained(word_baseline_folder)
     assert len(namespace["layers"]) == config.n_layers + 1
-    assert all(layer.shape == (1, 4, 2 * config.projection_dim) for layer in namespace["layers"])
+    assert all(layer.shape == (1, 5, 2 * config.projection_dim) for layer in namespace["layers"])
     assert not torch.equal(namespace["layers"][1], namespace["layers"][2])
 
 
