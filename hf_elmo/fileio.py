@@ -1,10 +1,12 @@
 """Writing files and folders so that nothing is lost and nothing is left half-written.
 
-- ``atomic_file(path)``: write a file under a temporary name beside it (``PATH.tmp``); when the
-  block ends it is fsynced and renamed onto ``path`` (atomic); when it raises, the temporary
-  file is removed (``temporary_path`` is that name's one home). ``write_text_atomic`` is the
-  common case. ``check_output_file``: an output that exists as a folder, device, pipe or
-  symbolic link, or whose ``PATH.tmp`` is a folder, is refused, not replaced by a file.
+- ``atomic_file(path)``: write a file under a hidden temporary name beside it, its writer's own
+  (``.NAME.XXXXXXXX.tmp``, ``tempfile.mkstemp``'s: two writers never share one); when the block ends
+  it is fsynced and renamed onto ``path`` (atomic); when it raises, the temporary file is removed.
+  ``is_temporary_file`` is that name's one home; ``remove_stale_temporaries`` removes those that killed
+  writers left, for a caller that holds the lock of every writer there (``exclusive_lock``), as a live
+  writer's looks the same. ``write_text_atomic`` is the common case. ``check_output_file``: an
+  output that exists as a folder, device, pipe or symbolic link is refused, not replaced by a file.
 - ``check_output_folder`` / ``build_aside(out_dir)``: a folder is built in a hidden staging
   folder beside it (``.OUT.building-XXXXXXXX``) and swapped into place only when complete. The
   staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
@@ -108,8 +110,7 @@ def _fsync_dir(folder: Path) -> None:
 def check_output_file(path: PathLike) -> Path:
     """Raise ``FileExistsError`` when ``path`` exists and is not a regular file (a symbolic link,
     folder, device or pipe: ``atomic_file``'s rename would put a file in its place, e.g. of
-    ``/dev/null``), naming which, or when a folder sits where ``atomic_file`` writes it first
-    (``temporary_path``); returns it as a ``Path``."""
+    ``/dev/null``), naming which; returns it as a ``Path``."""
     path = Path(path)
     if path.is_symlink():
         raise FileExistsError(
@@ -121,32 +122,46 @@ def check_output_file(path: PathLike) -> Path:
         raise FileExistsError(
             f"the output {path} exists and is not a regular file (a device or pipe); choose another output path"
         )
-    tmp = temporary_path(path)
-    if tmp.is_dir() and not tmp.is_symlink():  # a link of that name is removed, never written through
-        raise FileExistsError(
-            f"{tmp} is a folder, where {path} is written before it is renamed into place; move it, or write elsewhere"
-        )
     return path
 
 
-def temporary_path(path: PathLike) -> Path:
-    """Where ``atomic_file`` writes ``path`` before renaming it into place: ``PATH.tmp``."""
-    path = Path(path)
-    return path.with_name(path.name + ".tmp")
+#: The names of ``atomic_file``'s temporary files: ``.NAME.XXXXXXXX.tmp`` beside ``NAME``, the X's
+#: ``tempfile.mkstemp``'s (lower-case letters, digits and ``_``).
+_TEMPORARY_NAME = re.compile(r"\.(.+)\.[a-z0-9_]{8}\.tmp")
+
+
+def is_temporary_file(path: PathLike, of: str | None = None) -> bool:
+    """Whether ``path`` is named as ``atomic_file`` names the temporary files it writes (``.NAME.XXXXXXXX.tmp``),
+    of the file named ``of`` (beside it) when given."""
+    match = _TEMPORARY_NAME.fullmatch(Path(path).name)
+    return match is not None and (of is None or match.group(1) == of)
+
+
+def remove_stale_temporaries(folder: PathLike, of: str | None = None) -> None:
+    """Remove from ``folder`` the temporary files of ``atomic_file`` (of the file named ``of`` only, when
+    given) that writers killed mid-write left. Only for a caller that holds the lock of every writer
+    of those files (``exclusive_lock``): a live writer's temporary file looks the same."""
+    folder = Path(folder)
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for candidate in folder.iterdir():
+        if is_temporary_file(candidate, of) and (candidate.is_symlink() or candidate.is_file()):
+            candidate.unlink(missing_ok=True)
 
 
 @contextmanager
 def atomic_file(path: PathLike) -> Iterator[Path]:
-    """Yield ``PATH.tmp`` to write; on success fsync it and rename it onto ``path``.
+    """Yield a new temporary file beside ``path`` to write, hidden and this writer's own
+    (``.NAME.XXXXXXXX.tmp``, ``is_temporary_file``); on success fsync it and rename it onto ``path``.
 
     On an exception (or a full disk) the temporary file is removed and ``path`` is untouched.
-    ``path`` must pass ``check_output_file``. A ``PATH.tmp`` left by a killed run, or a link of
-    that name, is removed, never written through; a folder of that name is refused.
+    ``path`` must pass ``check_output_file``. One that a killed writer left stays until a holder
+    of the output's lock removes it (``remove_stale_temporaries``).
     """
     path = check_output_file(path)
-    tmp = temporary_path(path)
-    tmp.unlink(missing_ok=True)
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    tmp = Path(name)
     try:
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)

@@ -23,10 +23,10 @@ the vectors by float rounding at most) and computes a damaged one again; other s
 error unless ``overwrite`` once a chunk is finished (before that nothing binds them: a run of
 other settings replaces ``run.json`` and starts afresh); the input's date is no setting (a file
 touched or copied with the same content resumes: its SHA-256 is). When every chunk is done the
-parts are copied into ``OUTPUT.tmp``, the input's content is checked to be unchanged (its size
-and date as at the start, or else its SHA-256; else: an error, nothing written, the run
-discarded), ``run.json`` records the identity (device, inode, size, mtime) of ``OUTPUT.tmp``,
-``OUTPUT.tmp`` is renamed to OUTPUT, shard 0 of several writes the index, and the partial folder
+parts are copied into a temporary output (``.OUTPUT.XXXXXXXX.tmp``, ``atomic_file``'s), the
+input's content is checked to be unchanged (its size and date as at the start, or else its
+SHA-256; else: an error, nothing written, the run discarded), ``run.json`` records the identity
+(device, inode, size, mtime) of that file, which is renamed to OUTPUT, shard 0 of several writes the index, and the partial folder
 is removed last (its ``run.json`` after the parts, so that a run killed meanwhile leaves a folder
 the next run knows as this run's, and finishes: index included). With ``overwrite`` an old
 OUTPUT stays until that rename replaces it, so a run that fails or is killed loses nothing; an
@@ -36,12 +36,13 @@ the run's settings (``SETTINGS_ATTRIBUTE``): the same command then finishes, say
 is written, as for a folder with ``run.json``; other settings are told the output exists, and
 ``overwrite`` replaces it.
 A write that would fill the disk stops the run first (HDF5 crashes on a full disk), keeping the
-finished parts; the ``OUTPUT.tmp`` that a kill while merging leaves is removed by the next merge
-before it checks the free space, so its bytes never stop the run that would remove it.
+finished parts; the temporary output that a kill while merging leaves is removed by the next run
+once it holds the lock (``remove_stale_temporaries``, as are those of the parts), before it checks
+the free space, so its bytes never stop the run that would remove it.
 
 **One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
 reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
-not be the input, a folder, a link or a device, nor may its ``OUTPUT.tmp`` or ``OUTPUT.lock`` be a
+not be the input, a folder, a link or a device, nor may its ``OUTPUT.lock`` be a
 folder (``check_output``, which ``elmo embed`` runs before it loads the model, not only at the final
 rename), nor be one of the model's files or hold them, even with ``overwrite``
 (``_check_not_in_model``; a new file beside them is written).
@@ -88,8 +89,9 @@ from ..fileio import (
     exclusive_lock,
     input_identity,
     is_or_holds,
+    is_temporary_file,
     lock_path,
-    temporary_path,
+    remove_stale_temporaries,
     write_text_atomic,
 )
 from ..loading import check_reads_char_ids
@@ -208,6 +210,8 @@ def embed_file(
                 f"{partial} exists and is no unfinished run of elmo embed ({foreign}), so it is not "
                 "replaced; move it, or write elsewhere"
             )
+        remove_stale_temporaries(target.parent, target.name)  # a kill while merging leaves one
+        remove_stale_temporaries(partial)  # of a part or run.json
         previous = _read_run_file(partial, overwrite)
         changed = [] if previous is None else _changed_settings(previous["settings"], settings)
         if changed and not finished_chunks(target)[0]:  # stopped before its first chunk: nothing binds its settings
@@ -351,11 +355,10 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
 
 
 def _written_files(target: Path, output_path: PathLike) -> list[Path]:
-    """Every path a run writes (and may replace or remove): the output, its temporary file, lock
-    file and partial folder, and the shard index."""
+    """Every path a run writes (and may replace or remove): the output, its lock file and partial
+    folder, and the shard index (the temporary files beside them have names no other file has)."""
     return [
         target,
-        temporary_path(target),
         lock_path(target),
         _partial_folder(target),
         shard_index_file(output_path),
@@ -467,7 +470,7 @@ def _foreign_partial(partial: Path) -> str | None:
     if not partial.is_dir():
         return "it is not a folder"
     run_file = partial / RUN_FILE
-    if not run_file.exists() and any(path != temporary_path(run_file) for path in partial.iterdir()):
+    if not run_file.exists() and any(not is_temporary_file(path, RUN_FILE) for path in partial.iterdir()):
         return f"it has no {RUN_FILE}"
     return None
 
@@ -547,7 +550,7 @@ def _merge(
     owned = ((index, line) for index, line in enumerate(read_lines(input_path)) if shard.owns(index))
     parts_bytes = sum(p.stat().st_size for p in partial.glob(_PARTS))
     with atomic_file(target) as tmp:  # an older output stays in place until this rename
-        # checked once atomic_file has removed the OUTPUT.tmp a kill while merging leaves: its bytes are free
+        # the temporary output a kill while merging leaves is removed when the run takes the lock: its bytes are free
         ensure_free_space(tmp, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}", _RESUME)
         with h5py.File(tmp, "w") as out:
             for chunk, lines in groupby(owned, key=lambda item: shard.chunk_of(item[0], chunk_lines)):

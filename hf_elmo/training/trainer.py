@@ -33,6 +33,7 @@ from ..fileio import (
     input_identity,
     lock_path,
     output_kind,
+    remove_stale_temporaries,
 )
 from ..modeling_lm import ElmoForBidirectionalLM
 from .checkpoints import (
@@ -189,6 +190,7 @@ class Trainer:
                         held.enter_context(folder_for_the_run(lock.parent))
                         busy = f"{folder} {taken} (it holds {lock}); wait for it to end, or {what_to_do}"
                         held.enter_context(exclusive_lock(lock, busy, what=folder))
+                        remove_stale_temporaries(folder)  # those a killed run's writes left
             yield
 
     # -- before training ---------------------------------------------------------------------

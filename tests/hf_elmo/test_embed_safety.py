@@ -529,7 +529,7 @@ def test_a_partial_folder_left_holding_a_half_written_run_json_only_is_this_tool
     even with --overwrite, when a kill came while the run wrote its first run.json."""
     out = tmp_path / "out.hdf5"
     (tmp_path / "out.hdf5.partial").mkdir()
-    (tmp_path / "out.hdf5.partial" / "run.json.tmp").write_text('{"settings": {"inp')  # as SIGKILL leaves it
+    (tmp_path / "out.hdf5.partial" / ".run.json.k1ll3d_x.tmp").write_text('{"settings": {"inp')  # as SIGKILL leaves it
     assert embed(text, out, model_dir) == 0
     assert "done by an earlier run" not in capsys.readouterr().out
     assert names(tmp_path) == ["out.hdf5"]
@@ -746,8 +746,8 @@ def test_a_temporary_output_left_by_a_kill_while_merging_takes_no_space_from_the
 ):
     """Was: the rerun checked the free space for the output before removing the half-written
     OUTPUT.tmp that a kill while merging left, so the space that file took stopped every rerun
-    ('no space left on the disk'), and the file stayed."""
-    out, stale = tmp_path / "out.hdf5", tmp_path / "out.hdf5.tmp"
+    ('no space left on the disk'), and the file stayed. A run removes it once it holds the output's lock."""
+    out, stale = tmp_path / "out.hdf5", tmp_path / ".out.hdf5.k1ll3d_x.tmp"
     interrupted_at_write(monkeypatch, text, out, model_dir, 24)  # every chunk done, none merged
     stale.write_bytes(bytes(10**6))  # as SIGKILL while merging leaves it
     spare = hf_elmo.fileio.FREE_SPACE_RESERVE
@@ -816,14 +816,12 @@ def test_ctrl_c_after_the_output_is_renamed_into_place_says_it_is_complete_and_t
     assert_same_file(out, reference)
 
 
-@pytest.mark.parametrize("suffix", [".tmp", ".lock"])
-def test_a_folder_where_the_temporary_or_lock_file_goes_is_one_line_naming_it_before_loading(
-    suffix, model_dir, text, tmp_path, capsys, monkeypatch
+def test_a_folder_where_the_lock_file_goes_is_one_line_naming_it_before_loading(
+    model_dir, text, tmp_path, capsys, monkeypatch
 ):
-    """Was: the model loaded and, for OUTPUT.tmp, every line embedded, then a raw
-    "[Errno 21] Is a directory: '.../out.hdf5.tmp'" (or '.lock')."""
+    """Was: the model loaded, then a raw "[Errno 21] Is a directory: '.../out.hdf5.lock'"."""
     out = tmp_path / "out.hdf5"
-    theirs = tmp_path / f"out.hdf5{suffix}"
+    theirs = tmp_path / "out.hdf5.lock"
     theirs.mkdir()
     (theirs / "notes.txt").write_text("mine")
 
@@ -835,4 +833,4 @@ def test_a_folder_where_the_temporary_or_lock_file_goes_is_one_line_naming_it_be
     monkeypatch.undo()
     err = error_lines(capsys.readouterr().err)
     assert len(err) == 1 and str(theirs) in err[0] and "is a folder" in err[0] and "move it" in err[0], err
-    assert names(tmp_path) == ["out.hdf5" + suffix] and (theirs / "notes.txt").read_text() == "mine"
+    assert names(tmp_path) == ["out.hdf5.lock"] and (theirs / "notes.txt").read_text() == "mine"

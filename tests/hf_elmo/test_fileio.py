@@ -31,8 +31,10 @@ from hf_elmo.fileio import (
     check_output_folder,
     check_writable,
     exclusive_lock,
+    is_temporary_file,
     others_files,
     remove_stale_staging,
+    remove_stale_temporaries,
     strict_json,
     write_text_atomic,
 )
@@ -145,32 +147,33 @@ def test_an_output_that_is_a_folder_is_refused_as_a_folder_saying_to_give_the_fi
     assert str(refused.value) == f"the output {tmp_path} is a folder; give the path of the file to write"
 
 
-def test_atomic_file_never_writes_through_a_temporary_name_that_is_a_link(tmp_path):
-    target, precious = tmp_path / "out.spacy", tmp_path / "precious.txt"
-    precious.write_text("mine")
-    (tmp_path / "out.spacy.tmp").symlink_to(precious)
-    write_text_atomic(target, "new")
-    assert precious.read_text() == "mine"
-    assert target.read_text() == "new" and not target.is_symlink()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.spacy", "precious.txt"]
+def test_two_writers_of_one_file_never_share_its_hidden_temporary_file(tmp_path):
+    """Both wrote PATH.tmp: the second one's start removed the first one's half-written file, and
+    a link or folder of that name was in the way of every writer."""
+    target = tmp_path / "out.spacy"
+    (tmp_path / "out.spacy.tmp").mkdir()  # someone's folder of the old temporary name is no obstacle
+    with atomic_file(target) as first, atomic_file(target) as second:
+        assert first != second and first.parent == second.parent == tmp_path
+        for tmp in (first, second):
+            assert re.fullmatch(r"\.out\.spacy\.[a-z0-9_]{8}\.tmp", tmp.name) and is_temporary_file(tmp, "out.spacy")
+        first.write_text("first")
+        second.write_text("second")
+    assert target.read_text() == "first"  # the outer block ends last
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.spacy", "out.spacy.tmp"]
 
 
-def test_a_folder_where_the_temporary_file_goes_is_refused_in_one_line_and_kept(tmp_path):
-    """Was: a raw "[Errno 21] Is a directory: '.../out.txt.tmp'", late (after ``elmo embed`` embedded
-    every line); ``check_output_file`` is what a writer checks first, before a long run."""
-    target, theirs = tmp_path / "out.txt", tmp_path / "out.txt.tmp"
-    theirs.mkdir()
-    (theirs / "notes.txt").write_text("mine")
-    message = (
-        f"{theirs} is a folder, where {target} is written before it is renamed into place; move it, or write elsewhere"
-    )
-    with pytest.raises(FileExistsError) as refused:
-        check_output_file(target)
-    assert str(refused.value) == message
-    with pytest.raises(FileExistsError, match=re.escape(message)):
-        write_text_atomic(target, "new")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt.tmp"]
-    assert (theirs / "notes.txt").read_text() == "mine"
+def test_stale_temporary_files_are_removed_only_when_asked_and_only_theirs(tmp_path):
+    """atomic_file leaves a killed writer's file (a live writer's looks the same); a holder of the
+    output's lock removes those of its file, and no other file."""
+    kept = ["out.txt", "notes.txt", ".other.txt.abcd1234.tmp", ".out.txt.short.tmp", "out.txt.tmp"]
+    for name in [*kept, ".out.txt.abcd_123.tmp"]:
+        (tmp_path / name).write_text("x")
+    write_text_atomic(tmp_path / "out.txt", "new")
+    assert (tmp_path / ".out.txt.abcd_123.tmp").exists()
+    remove_stale_temporaries(tmp_path, "out.txt")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
+    remove_stale_temporaries(tmp_path)
+    assert ".other.txt.abcd1234.tmp" not in [p.name for p in tmp_path.iterdir()]
 
 
 @pytest.mark.parametrize("kind", ["folder", "link to a folder", "file with content"])
