@@ -527,6 +527,18 @@ class ElmoBatchEncoding(BatchEncoding):
         return [first + position if real else None for position, real in enumerate(row)]
 
 
+def _one_sentence(ids: Any) -> bool:
+    """Whether ``ids`` are one sentence's char ids (T, W) with T >= 1, not a batch's (B, T, W)."""
+    if isinstance(ids, (torch.Tensor, np.ndarray)):
+        return ids.ndim == 2
+    first = ids[0] if isinstance(ids, (list, tuple)) and len(ids) > 0 else None
+    return (
+        isinstance(first, (list, tuple, torch.Tensor, np.ndarray))
+        and len(first) > 0
+        and not hasattr(first[0], "__len__")
+    )
+
+
 def _real_tokens(ids: list[Any]) -> Any:
     """The attention mask of nested lists of char ids (a token's row of ints becomes 1, or 0 for
     padding), rows of any lengths."""
@@ -976,8 +988,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
         longest (or ``max_length`` with ``padding="max_length"``, rounded up to a multiple of
         ``pad_to_multiple_of``) with all-zero tokens, mask 0, span (0, 0) and special 1
         (``padding=False``: not at all, as in transformers). Other fields (``labels``) are batched
-        as they are.
+        as they are. One encoding alone (a dict whose ``input_ids`` are one sentence's (T, W)) is
+        padded alone and given back so, without a batch axis, as transformers' ``pad`` gives it.
         """
+        if isinstance(encoded_inputs, Mapping) and _one_sentence(encoded_inputs.get("input_ids")):
+            alone = self.pad([encoded_inputs], padding, max_length, pad_to_multiple_of, **kwargs)
+            return ElmoBatchEncoding({key: value[0] for key, value in alone.items()}, tensor_type=return_tensors)
         if isinstance(encoded_inputs, Mapping):  # a dict of per-sentence lists
             encoded_inputs = [dict(zip(encoded_inputs, values)) for values in zip(*encoded_inputs.values())]
         features = [

@@ -825,6 +825,20 @@ def test_numpy_arrays_come_from_the_call_and_from_pad_alike_equal_to_the_tensors
         assert encoding.word_ids(1) == tensors.word_ids(1) == [0, None, None]
 
 
+def test_pad_pads_one_encoding_alone_and_gives_it_back_without_a_batch_axis_as_transformers_does():
+    """Its (T, W) input_ids were read as a batch of T sentences: a TypeError ('int' object is not
+    iterable), or, for the call's output, each char id taken for a word."""
+    tokenizer = ElmoTokenizer()
+    alone = tokenizer.pad(tokenizer("a b"), padding="max_length", max_length=4)
+    assert (
+        alone["attention_mask"] == [1, 1, 0, 0]
+        and len(alone["input_ids"]) == 4
+        and alone.word_ids() == [0, 1, None, None]
+    )
+    ids = tokenizer.pad({"input_ids": torch.tensor(tokenizer.convert_tokens_to_ids(["a", "b"]))}, return_tensors="pt")
+    assert ids["input_ids"].shape == (2, 50) and ids["attention_mask"].tolist() == [1, 1]
+
+
 def test_pad_adds_no_attention_mask_when_told_not_to():
     tokenizer = ElmoTokenizer()
     features = [{"input_ids": tokenizer("a b")["input_ids"]}, {"input_ids": tokenizer("c")["input_ids"]}]
