@@ -164,14 +164,19 @@ def said_if_never_loaded(method: _Method) -> _Method:
         except Exception:
             if not weights_never_loaded(self):
                 raise
-            raise RuntimeError(
-                "the model's weights were never loaded: they are on the meta device (shapes without data), as "
-                "init_empty_weights or from_pretrained(device_map='meta') leaves them; load the model with "
-                "from_pretrained(name_or_path) (device_map='cpu' or 'cuda'), or its weights with "
-                "model.load_state_dict(state_dict, assign=True)"
-            ) from None
+            raise _never_loaded() from None
 
     return cast(_Method, checked)
+
+
+def _never_loaded() -> RuntimeError:
+    """The one-line error for using a model whose weights were never loaded (``weights_never_loaded``)."""
+    return RuntimeError(
+        "the model's weights were never loaded: they are on the meta device (shapes without data), as "
+        "init_empty_weights or from_pretrained(device_map='meta') leaves them; load the model with "
+        "from_pretrained(name_or_path) (device_map='cpu' or 'cuda'), or its weights with "
+        "model.load_state_dict(state_dict, assign=True)"
+    )
 
 
 class CheckpointedParts(nn.Module):
@@ -773,8 +778,11 @@ class ElmoPreTrainedModel(PreTrainedModel):
 
         Saved into a folder that holds an earlier save, the weights are this save's, sharded
         (``max_shard_size``) or not: the earlier ``model.safetensors`` or shard index goes
-        (``_earlier_weights_removed``).
+        (``_earlier_weights_removed``). A model whose weights were never loaded (``weights_never_loaded``)
+        is refused before anything is written.
         """
+        if "state_dict" not in kwargs and weights_never_loaded(self):
+            raise _never_loaded()  # transformers would fail on the first weight, the config and code written
         self._write_custom_pipelines()
         auto_map = getattr(self.config, "auto_map", None)
         if auto_map:  # e.g. the biLM of an LM folder maps no AutoModelForPreTraining: modeling_lm.py stays behind

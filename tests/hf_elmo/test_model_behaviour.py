@@ -570,3 +570,15 @@ def test_an_offloaded_models_weights_on_meta_are_not_called_never_loaded(model, 
     monkeypatch.setattr(offloaded.bilm, "forward", fail)
     with pytest.raises(ValueError, match="^another failure$"):
         _embed(offloaded, [SENTENCE])
+
+
+def test_saving_a_model_whose_weights_were_never_loaded_is_refused_before_anything_is_written(model, tmp_path):
+    """Was: "NotImplementedError: Cannot copy out of meta tensor; no data!", config.json and the code
+    already written into the folder."""
+    from accelerate import init_empty_weights
+
+    with init_empty_weights():
+        empty = ElmoModel(model.config)
+    with pytest.raises(RuntimeError, match=r"^the model's weights were never loaded: they are on the meta device"):
+        empty.save_pretrained(tmp_path / "saved")
+    assert not (tmp_path / "saved").exists()
