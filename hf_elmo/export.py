@@ -48,6 +48,13 @@ from .tokenization_elmo import (
 
 #: Export format -> the graph's file name in the folder.
 FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}
+#: What ``file_kind`` says of a file by its first bytes.
+EMPTY, TEXT = "empty", "a text file"
+ZIP = "a zip archive (as a torch-export model.pt2 is)"
+BINARY = "binary data other than a zip archive (as an ONNX model is)"
+#: Export format -> its graph file in words, and its ``file_kind``: a wrapper whose runtime cannot read
+#: the file says which kind of file it is instead where it is another (a text file, the other format's).
+GRAPH_FILES = {"onnx": ("an ONNX model", BINARY), "torch-export": ("a torch.export program", ZIP)}
 #: Compute dtypes per format (ONNX Runtime's CPU kernels have no bfloat16 convolution).
 DTYPES = {"onnx": ("float32", "float16"), "torch-export": ("float32", "float16", "bfloat16")}
 MANIFEST = EXPORT_MANIFEST  # fileio recognises an earlier export by it (what --overwrite may replace)
@@ -255,8 +262,10 @@ class ExportedElmo:
         self.folder = Path(folder)
         self.manifest: dict[str, Any] = read_manifest(self.folder)
         if self.manifest["format"] != self.format:
+            wrapper = WRAPPERS[self.manifest["format"]].__name__
             raise ValueError(
-                f"{self.folder} holds a {self.manifest['format']} export, not {self.format}; use open_exported()"
+                f"{self.folder} holds {GRAPH_FILES[self.manifest['format']][0]} ({self.manifest['file']}), which "
+                f"{type(self).__name__} does not run; open it with {wrapper} or open_exported()"
             )
         self.width: int = self.manifest["max_characters_per_token"]
         for name in (self.manifest["file"], TOKENIZER_CONFIG):
@@ -272,11 +281,12 @@ class ExportedElmo:
         try:
             return load(str(path))
         except Exception as error:  # the runtimes' own errors for a file they cannot parse differ by kind and version
+            expected = GRAPH_FILES[self.format]
+            kind = file_kind(path)
+            if kind != expected[1]:  # another kind of file: say which, not the runtime's parse error
+                raise damaged_export(self.folder, f"{path} is {kind}, not {expected[0]}") from None
             reason = next(iter(str(error).splitlines()), "") or type(error).__name__
-            article = "an" if self.format[0] in "aeiou" else "a"
-            raise damaged_export(
-                self.folder, f"{path} cannot be read as {article} {self.format} graph ({reason})"
-            ) from None
+            raise damaged_export(self.folder, f"{path} cannot be read as {expected[0]} ({reason})") from None
 
     def _check_graph_fits(self, graph: dict[str, Any]) -> None:
         """Refuse a graph whose signature (``graph``: its input name, char ids per token, dtype and
@@ -457,6 +467,9 @@ class TorchExportElmo(ExportedElmo):
             return self.module(torch.from_numpy(char_ids))
 
 
+#: Export format -> the wrapper that runs it (``open_exported``).
+WRAPPERS: dict[str, type[ExportedElmo]] = {"onnx": OnnxElmo, "torch-export": TorchExportElmo}
+
 #: Sentences that ``export_model``'s check runs (``_check_graph``): a padded batch of 1 to 12
 #: tokens, tokens of 1 to 60 characters (past the 48 bytes ELMo reads), non-ASCII text.
 PROBE_SENTENCES = [
@@ -532,6 +545,18 @@ def manifest_problems(manifest: dict[str, Any]) -> list[str]:
     return problems
 
 
+def file_kind(path: PathLike) -> str:
+    """What ``path`` holds by its first bytes: ``EMPTY``, ``ZIP``, ``TEXT`` (printable ASCII or
+    whitespace only) or ``BINARY`` (anything else, such as an ONNX model's protobuf)."""
+    with open(path, "rb") as file:
+        head = file.read(512)
+    if not head:
+        return EMPTY
+    if head.startswith(b"PK\x03\x04"):
+        return ZIP
+    return TEXT if all(32 <= byte < 127 or byte in b"\t\n\r" for byte in head) else BINARY
+
+
 def damaged_export(folder: PathLike, problem: str) -> InvalidModelError:
     """The one-line error for an ``elmo export`` folder that cannot be served as written: ``problem``
     (a file missing, unreadable, edited or from another export) and the remedy."""
@@ -541,5 +566,4 @@ def damaged_export(folder: PathLike, problem: str) -> InvalidModelError:
 def open_exported(folder: PathLike) -> ExportedElmo:
     """The wrapper (``OnnxElmo`` or ``TorchExportElmo``) for an ``elmo export`` folder (its manifest,
     tokenizer and graph checked: ``read_manifest``, ``ExportedElmo``)."""
-    wrappers = {"onnx": OnnxElmo, "torch-export": TorchExportElmo}
-    return wrappers[read_manifest(folder)["format"]](folder)
+    return WRAPPERS[read_manifest(folder)["format"]](folder)

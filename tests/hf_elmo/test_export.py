@@ -354,7 +354,19 @@ DAMAGED_EXPORTS = {
     "input renamed": (edit_manifest(input="ids"), r"{manifest}: input is 'ids', not 'char_ids'"),
     "graph truncated": (
         lambda folder: graph_file(folder).write_bytes(graph_file(folder).read_bytes()[:1000]),
-        r"{graph} cannot be read as an? (onnx|torch-export) graph \(",
+        r"{graph} cannot be read as (an ONNX model|a torch.export program) \(",
+    ),
+    "graph a text file": (
+        lambda folder: graph_file(folder).write_text("version https://git-lfs.github.com/spec/v1\n"),
+        r"{graph} is a text file, not (an ONNX model|a torch.export program); export",
+    ),
+    "graph empty": (lambda folder: graph_file(folder).write_bytes(b""), r"{graph} is empty, not (an ONNX|a torch)"),
+    "graph of the other format": (
+        lambda folder: graph_file(folder).write_bytes(
+            b"PK\x03\x04 zipped" if graph_file(folder).suffix == ".onnx" else b"\x08\x08\x12\x07pytorch"
+        ),
+        r"{graph} is (a zip archive \(as a torch-export model.pt2 is\), not an ONNX model|binary data other than a zip "
+        r"archive \(as an ONNX model is\), not a torch.export program); export",
     ),
     "layers edited": (
         edit_manifest(num_layers=5),
@@ -392,6 +404,18 @@ def test_open_exported_refuses_a_damaged_export_in_one_line_naming_the_file_and_
         said,
     ), said
     assert said.endswith(f"; export the model again: elmo export MODEL {folder} --overwrite") and "\n" not in said
+
+
+def test_a_wrapper_of_the_other_format_names_the_one_that_runs_the_folder(exported):
+    """Was: "holds a onnx export, not torch-export; use open_exported()"."""
+    other = TorchExportElmo if isinstance(exported, OnnxElmo) else OnnxElmo
+    graph = {"onnx": "an ONNX model (model.onnx)", "torch-export": "a torch.export program (model.pt2)"}
+    with pytest.raises(ValueError) as error:
+        other(exported.folder)
+    assert str(error.value) == (
+        f"{exported.folder} holds {graph[exported.format]}, which {other.__name__} does not run; open it with "
+        f"{type(exported).__name__} or open_exported()"
+    )
 
 
 def test_export_refuses_bfloat16_for_onnx_and_an_occupied_folder(tiny_model, tmp_path):
