@@ -34,7 +34,15 @@ import numpy as np
 import torch
 
 from .devices import resolve_dtype
-from .fileio import EXPORT_MANIFEST, PathLike, build_aside, check_output_folder, strict_json, write_text_atomic
+from .fileio import (
+    EXPORT_MANIFEST,
+    PathLike,
+    build_aside,
+    check_output_folder,
+    output_kind,
+    strict_json,
+    write_text_atomic,
+)
 from .logs import quiet_logger
 from .modeling_elmo import ElmoModel, InvalidModelError
 from .tokenization_elmo import (
@@ -504,11 +512,25 @@ def export_reference(model: ElmoModel, char_ids: torch.Tensor) -> torch.Tensor:
 
 def read_manifest(folder: PathLike) -> dict[str, Any]:
     """The ``elmo_export.json`` of an ``elmo export`` folder, checked: ``FileNotFoundError`` where it
-    has none; ``InvalidModelError`` (``damaged_export``) where it is not JSON, or a field the wrappers
-    read is missing or is not what ``export_model`` writes (``manifest_problems``)."""
+    has none (naming what ``folder`` is instead: missing, a file such as the folder's graph, or a model
+    to export first); ``InvalidModelError`` (``damaged_export``) where it is not JSON, or a field the
+    wrappers read is missing or is not what ``export_model`` writes (``manifest_problems``)."""
     path = Path(folder) / MANIFEST
     if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: {folder} is not a folder written by `elmo export`")
+        where = Path(folder)
+        if where.is_file() and (where.parent / MANIFEST).is_file():
+            problem = f"{folder} is a file of the export in {where.parent}; pass that folder"
+        elif where.is_file():
+            problem = f"{folder} is a file, not a folder written by `elmo export`"
+        elif output_kind(where) == "model":
+            problem = (
+                f"{folder} is an ELMo model, not an export of one; export it first: elmo export {folder} OUTPUT_DIR"
+            )
+        elif not where.exists():
+            problem = f"{folder} not found: pass a folder written by `elmo export`"
+        else:
+            problem = f"{path} not found: {folder} is not a folder written by `elmo export`"
+        raise FileNotFoundError(problem)
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError

@@ -406,6 +406,29 @@ def test_open_exported_refuses_a_damaged_export_in_one_line_naming_the_file_and_
     assert said.endswith(f"; export the model again: elmo export MODEL {folder} --overwrite") and "\n" not in said
 
 
+@pytest.mark.parametrize("given", ["the graph file", "another file", "a model", "nothing", "an empty folder"])
+def test_opening_what_is_no_export_folder_says_what_it_is_in_one_line(exported, tiny_model, tmp_path, given):
+    """Was: ".../model.onnx/elmo_export.json not found: .../model.onnx is not a folder written by `elmo export`"."""
+    path = {"the graph file": graph_file(exported.folder), "a model": tmp_path / "model"}.get(given, tmp_path / "x")
+    expected = {
+        "the graph file": f"{path} is a file of the export in {exported.folder}; pass that folder",
+        "another file": f"{path} is a file, not a folder written by `elmo export`",
+        "a model": f"{path} is an ELMo model, not an export of one; export it first: elmo export {path} OUTPUT_DIR",
+        "nothing": f"{path} not found: pass a folder written by `elmo export`",
+        "an empty folder": f"{path / MANIFEST} not found: {path} is not a folder written by `elmo export`",
+    }[given]
+    if given == "another file":
+        path.write_text("mine")
+    elif given == "a model":
+        tiny_model.save_pretrained(path)
+    elif given == "an empty folder":
+        path.mkdir()
+    for opener in (open_exported, type(exported)):
+        with pytest.raises(FileNotFoundError) as error:
+            opener(path)
+        assert str(error.value) == expected
+
+
 def test_a_wrapper_of_the_other_format_names_the_one_that_runs_the_folder(exported):
     """Was: "holds a onnx export, not torch-export; use open_exported()"."""
     other = TorchExportElmo if isinstance(exported, OnnxElmo) else OnnxElmo
