@@ -503,10 +503,16 @@ def _probe_layers(
 
 
 def export_reference(model: ElmoModel, char_ids: torch.Tensor) -> torch.Tensor:
-    """What the exported graph computes, from eager ``ElmoModel``: layers (B, L+1, T, 2P) float32, CPU."""
+    """What the exported graph computes, from eager ``ElmoModel``: layers (B, L+1, T, 2P) float32, CPU;
+    in eval mode (no dropout, as the graph has none), ``model``'s mode restored after."""
     param = next(model.parameters())
-    with torch.no_grad():
-        output = model(input_ids=char_ids.to(param.device), stateful=False)
+    training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            output = model(input_ids=char_ids.to(param.device), stateful=False)
+    finally:
+        model.train(training)
     return torch.stack(output.hidden_states, dim=1).float().cpu()
 
 
