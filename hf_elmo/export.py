@@ -113,6 +113,16 @@ def export_model(
     from .export_graph import ElmoInferenceGraph
     from .loading import check_reads_char_ids, model_tokenizer
 
+    if not isinstance(model, ElmoModel):
+        remedy = "load one: ElmoModel.from_pretrained(NAME)"
+        if isinstance(getattr(model, "elmo", None), ElmoModel):  # a task head's or the LM's biLM
+            remedy = "pass its biLM, model.elmo: the graph has no head"
+        raise TypeError(f"export_model takes an ElmoModel (the biLM), not {kind_of(model)}; {remedy}")
+    if tokenizer is not None and not isinstance(tokenizer, ElmoTokenizer):
+        raise TypeError(
+            f"tokenizer takes an ElmoTokenizer, not {kind_of(tokenizer)}: ElmoTokenizer.from_pretrained(NAME), "
+            "or leave it out for the model's own"
+        )
     check_reads_char_ids(model, "export_model")
     dtype = export_dtype(format, dtype)
     require_export_packages(format)

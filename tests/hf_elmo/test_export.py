@@ -499,6 +499,22 @@ def test_export_of_a_model_in_training_mode_checks_the_graph_against_its_inferen
     assert model.training
 
 
+def test_export_of_what_is_no_biLM_or_a_tokenizer_of_another_type_is_one_line_and_writes_nothing(tiny_model, tmp_path):
+    """Was: AttributeError ('ElmoForTokenClassification' object has no attribute 'char_cnn'; 'str' object
+    has no attribute 'config' or 'max_characters_per_token')."""
+    from hf_elmo.modeling_heads import ElmoForTokenClassification
+
+    with pytest.raises(
+        TypeError, match=r"^export_model takes an ElmoModel \(the biLM\), not a value of type str; load"
+    ):
+        export_model("hf-elmo:elmo-2x1024-en", tmp_path / "out")
+    with pytest.raises(TypeError, match=r"not a value of type ElmoForTokenClassification; pass its biLM, model.elmo"):
+        export_model(ElmoForTokenClassification(tiny_model.config), tmp_path / "out")
+    with pytest.raises(TypeError, match=r"^tokenizer takes an ElmoTokenizer, not a value of type str: "):
+        export_model(tiny_model, tmp_path / "out", "torch-export", tokenizer="spacy:en")
+    assert not any(tmp_path.iterdir())
+
+
 def test_export_of_a_word_embedding_biLM_is_one_line_and_writes_nothing(tiny_model, tmp_path):
     """Was: AttributeError ('ElmoModel' object has no attribute 'char_cnn') from the graph builder."""
     config = tiny_model.config.__class__(**{**tiny_model.config.to_dict(), "token_embedding": "word", "vocab_size": 7})
