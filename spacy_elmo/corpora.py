@@ -10,6 +10,9 @@
 - SST (trees): the treebank's PTB-style trees, one per line with a sentiment label on every
   node, in the original casing (the sentence-level files are lower-cased): sentences, or every
   distinct phrase, with SST-5's labels or SST-2's (neutral dropped).
+
+Each file is read as UTF-8, a byte-order mark at its start (as some editors write) dropped
+(``TEXT_ENCODING``): read into the first line, it made a CoNLL file's ``-DOCSTART-`` a word.
 """
 
 from collections.abc import Iterator
@@ -20,6 +23,7 @@ from spacy.tokens import Doc, Span
 from spacy.training import iob_to_biluo, tags_to_entities
 from spacy.vocab import Vocab
 
+from hf_elmo.corpus import TEXT_ENCODING
 from hf_elmo.fileio import PathLike
 
 
@@ -51,7 +55,7 @@ def read_conll2003(path: PathLike, vocab: Vocab, max_sentences: int | None = Non
 def _conll_sentences(path: Path) -> Iterator[tuple[list[str], list[str]]]:
     words: list[str] = []
     tags: list[str] = []
-    with path.open(encoding="utf-8") as lines:
+    with path.open(encoding=TEXT_ENCODING) as lines:
         for number, line in enumerate(lines, 1):
             fields = line.split()
             if not fields or fields[0] == "-DOCSTART-":
@@ -70,7 +74,7 @@ def _conll_sentences(path: Path) -> Iterator[tuple[list[str], list[str]]]:
 def read_sst(path: PathLike, vocab: Vocab, max_sentences: int | None = None) -> Iterator[Doc]:
     """One ``Doc`` with exclusive ``cats`` per ``label sentence`` line of an SST file."""
     path = Path(path)
-    lines = [line.split() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [line.split() for line in path.read_text(encoding=TEXT_ENCODING).splitlines() if line.strip()]
     for number, fields in enumerate(lines, 1):
         if not fields[0].isdigit():
             raise ValueError(
@@ -111,7 +115,7 @@ def read_sst_trees(
     labels = ["0", "1"] if binary else ["0", "1", "2", "3", "4"]
     seen: set[tuple[str, ...]] = set()  # the phrases given so far
     docs = 0  # docs given so far (what max_sentences caps without phrases)
-    with path.open(encoding="utf-8") as lines:
+    with path.open(encoding=TEXT_ENCODING) as lines:
         for number, line in enumerate(lines, 1):
             if max_sentences is not None and (number > max_sentences if phrases else docs >= max_sentences):
                 return

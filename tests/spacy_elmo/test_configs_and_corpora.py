@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from functools import partial
 
 import pytest
 import spacy
@@ -62,6 +63,25 @@ def test_read_conll2003_skips_docstart_and_reads_entities(tmp_path):
         [("EU", "ORG"), ("German", "MISC")],
         [("Peter Blackburn", "PER")],
     ]
+
+
+def test_corpus_files_starting_with_a_byte_order_mark_read_as_without_it(tmp_path):
+    """A UTF-8 byte-order mark, as some editors write, is dropped (was: a CoNLL file's first line
+    ``\ufeff-DOCSTART-`` became a one-word doc, an SST file's first label was no integer, and an
+    SST tree file's first line had a word outside the tree)."""
+    vocab = spacy.blank("en").vocab
+    files = {
+        read_conll2003: "-DOCSTART- -X- O O\n\nEU NNP I-NP I-ORG\nrejects VBZ I-VP O\n",
+        read_sst: "1 a fine film .\n0 dull .\n",
+        partial(read_sst_trees, binary=True): TREES,
+    }
+    for reader, text in files.items():
+        plain, marked = tmp_path / "plain.txt", tmp_path / "marked.txt"
+        plain.write_text(text, encoding="utf-8")
+        marked.write_text(text, encoding="utf-8-sig")
+        expected = [(doc.text, doc.cats, [(e.text, e.label_) for e in doc.ents]) for doc in reader(plain, vocab)]
+        got = [(doc.text, doc.cats, [(e.text, e.label_) for e in doc.ents]) for doc in reader(marked, vocab)]
+        assert got == expected
 
 
 def test_read_sst_gives_exclusive_categories(tmp_path):
