@@ -81,18 +81,17 @@ class ActivationCache:
         check_setting(
             max_mb >= 0, "the elmo component", "cache_mb", f"must be >= 0 MiB (0 disables the cache), got {max_mb}"
         )
-        if directory is not None:
+        # "~/..." is the user's home, as in the loader's name_or_path
+        self.directory = None if directory is None else Path(directory).expanduser()
+        if self.directory is not None:
             try:  # the folder is made at the first write: refuse now one that cannot be made or written
-                check_parent_folders(directory)
-                check_writable(directory, directory)
-                problem = (
-                    None if not Path(directory).exists() or Path(directory).is_dir() else "is a file, not a folder"
-                )
+                check_parent_folders(self.directory)
+                check_writable(self.directory, self.directory)
+                problem = None if not self.directory.exists() or self.directory.is_dir() else "is a file, not a folder"
             except OSError as err:
                 problem = f"cannot be made or written ({err})"
-            check_setting(problem is None, "the elmo component", "cache_dir", f"{directory} {problem}")
+            check_setting(problem is None, "the elmo component", "cache_dir", f"{self.directory} {problem}")
         self.max_bytes = int(max_mb * 2**20)
-        self.directory = None if directory is None else Path(directory)
         self._sizes: OrderedDict[str, int] = OrderedDict()  # every entry's size, least recently used first
         self._arrays: dict[str, np.ndarray] = {}  # the entries themselves, when held in memory
         self._bytes = 0

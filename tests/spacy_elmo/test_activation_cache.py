@@ -301,6 +301,17 @@ def test_changing_a_returned_array_does_not_change_the_cache():
     np.testing.assert_array_equal(cache.get("k"), 1.0)
 
 
+def test_a_cache_dir_under_the_home_folder_written_with_a_tilde_is_there(make_nlp, tmp_path, monkeypatch):
+    """``cache_dir = "~/elmo-cache"`` is in the home folder, as the loader's ``~/...`` is (was: a
+    folder named ``~`` in the working folder)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    nlp = make_nlp(cache_mb=16, cache_dir="~/elmo-cache")  # kept: its folder goes with it
+    nlp("The cat sat .")
+    assert len(list((tmp_path / "home" / "elmo-cache").glob("elmo-cache-*/*.npy"))) == 1
+    assert not (tmp_path / "~").exists()
+
+
 def test_two_pipelines_with_one_cache_dir_never_read_each_others_layers(make_nlp, tiny_elmo_dir, tmp_path):
     """Each cache writes its own folder: another biLM's layers for the same doc are not a hit."""
     one = make_nlp(cache_mb=16, cache_dir=str(tmp_path))
