@@ -68,6 +68,7 @@ from .modeling_elmo import (
     ElmoPreTrainedModel,
     InvalidModelError,
     check_loaded_weights,
+    not_float_weight,
     weights_file,
 )
 from .modeling_lm import ElmoForBidirectionalLM
@@ -377,10 +378,7 @@ def _header_shapes(weights: Path) -> dict[str, tuple[int, ...]]:
         ) from None
     for key, dtype in dtypes.items():
         if not dtype.startswith(("F", "BF")):  # F64, F32, F16, BF16, F8_*: floating point
-            raise InvalidModelError(
-                f"{weights}: weight {key} is stored as {dtype}, not as floating-point numbers (ELMo's weights are "
-                "float32, float16 or bfloat16); re-create or re-download it"
-            )
+            raise not_float_weight(weights, key, dtype)
     return shapes
 
 

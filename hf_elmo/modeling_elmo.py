@@ -734,6 +734,10 @@ class ElmoPreTrainedModel(PreTrainedModel):
         if kwargs.get("dtype") is None and kwargs.get("torch_dtype") is None:
             kwargs["dtype"] = torch.float32
         kwargs["use_safetensors"] = True  # None would let transformers fall back to pytorch_model.bin
+        for key, tensor in (kwargs.get("state_dict") or {}).items():
+            if isinstance(tensor, torch.Tensor) and not tensor.is_floating_point():
+                dtype = str(tensor.dtype).removeprefix("torch.")
+                raise not_float_weight(_weights_source(None), key, dtype, "pass the model's own weights")
         if cls.package_loader is not None and pretrained_model_name_or_path is not None:
             subfolder = kwargs.pop("subfolder", None) or ""  # resolved: the subfolder itself
             resolved = cls.package_loader.resolve(cls, pretrained_model_name_or_path, kwargs, subfolder)
@@ -938,6 +942,18 @@ def check_loaded_weights(
     raise InvalidModelError(
         f"{_weights_source(source)}: its weights do not fit {fitted} ({type(model).__name__}: "
         f"{'; '.join(problems)}); {hint}"
+    )
+
+
+def not_float_weight(
+    where: str | os.PathLike, key: str, dtype: str, what_to_do: str = "re-create or re-download it"
+) -> InvalidModelError:
+    """The one-line error for weight ``key`` of ``where`` (a weights file, or the ``state_dict`` passed
+    to ``from_pretrained``) stored as ``dtype``, not floating point, which transformers would load as
+    rounded numbers, silently."""
+    return InvalidModelError(
+        f"{os.fspath(where)}: weight {key} is stored as {dtype}, not as floating-point numbers (ELMo's weights are "
+        f"float32, float16 or bfloat16); {what_to_do}"
     )
 
 

@@ -295,3 +295,16 @@ def test_a_weight_stored_as_integers_is_refused_naming_the_weight_and_its_file(s
         f"{weights}: weight bilm.forward_layers.1.projection.weight is stored as I64, not as floating-point numbers "
         "(ELMo's weights are float32, float16 or bfloat16); re-create or re-download it"
     )
+
+
+def test_a_state_dict_weight_of_integers_is_refused_naming_it(bilm_folder):
+    """It loaded silently, its numbers rounded to whole ones."""
+    model = ElmoModel.from_pretrained(bilm_folder)
+    weights = model.state_dict()
+    weights["bilm.forward_layers.1.projection.weight"] = weights["bilm.forward_layers.1.projection.weight"].long()
+    with pytest.raises(InvalidModelError) as refused:
+        ElmoModel.from_pretrained(None, config=model.config, state_dict=weights)
+    assert str(refused.value) == (
+        "the state_dict passed to from_pretrained: weight bilm.forward_layers.1.projection.weight is stored as int64, "
+        "not as floating-point numbers (ELMo's weights are float32, float16 or bfloat16); pass the model's own weights"
+    )
