@@ -74,6 +74,9 @@ _TOKENIZER_JSON_FILES = (TOKENIZER_CONFIG, "special_tokens_map.json", "added_tok
 #: ``from_pretrained`` arguments that say where a folder's or Hub repository's files are.
 _FILE_KWARGS = (*HUB_KWARGS, "proxies", "subfolder")
 
+#: The ``truncation`` values transformers' tokenizers take (for one sentence, every strategy cuts it alike).
+_TRUNCATIONS = (None, True, False, "longest_first", "only_first", "only_second", "do_not_truncate")
+
 #: The sentence markers as token strings (``char_ids_to_token`` of their ids).
 SENTENCE_START, SENTENCE_END = "<S>", "</S>"
 
@@ -872,7 +875,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
     def _words_kept(self, truncation: bool | str | None, max_length: int | None, padding: bool | str) -> int | None:
         """How many words of a sentence an encoding keeps (``None``: all): ``max_length`` (default
         ``model_max_length``) with ``truncation``, and, as in transformers, ``max_length`` alone without
-        padding, with a warning."""
+        padding, with a warning. A ``truncation`` transformers does not know, or a ``model_max_length``
+        that is no positive number of words (0 kept none, -1 all but the last), is a ``ValueError``."""
+        if truncation not in _TRUNCATIONS:
+            raise ValueError(
+                f"truncation must be True, False, 'longest_first', 'only_first', 'only_second' or 'do_not_truncate', "
+                f"got {truncation!r}"
+            )
         if truncation is None and max_length is not None and padding in (False, "do_not_pad"):
             _logger.warning_once(  # as transformers' tokenizers do
                 "max_length is given without truncation: each sentence is cut to max_length words (pass "
@@ -881,7 +890,17 @@ class ElmoTokenizer(PreTrainedTokenizer):
             truncation = True
         if truncation in (None, False, "do_not_truncate"):
             return None
-        return max_length or self.model_max_length
+        if max_length is not None:
+            return max_length
+        limit = self.model_max_length
+        if isinstance(limit, float) and limit.is_integer():  # 1e30, as old tokenizer configs may hold it
+            limit = int(limit)
+        if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+            raise ValueError(
+                f"the tokenizer's model_max_length must be a positive int (a number of words), got {limit!r}: set "
+                "tokenizer.model_max_length (or its tokenizer_config.json), or pass max_length"
+            )
+        return int(limit)
 
     def _kept(self, limit: int) -> slice:
         """The ``limit`` words of a sentence that truncation keeps: the first, or the last with

@@ -508,6 +508,23 @@ def test_a_length_that_is_no_positive_int_is_refused_not_used_to_cut_words(call,
         call(ElmoTokenizer())
 
 
+@pytest.mark.parametrize("limit", [0, -1])
+def test_a_model_max_length_that_is_no_positive_int_is_refused_not_used_to_cut_words(limit):
+    """truncation=True cut to model_max_length as a slice: 0 kept no word, -1 all but the last."""
+    tokenizer = ElmoTokenizer(model_max_length=limit)
+    with pytest.raises(
+        ValueError, match=rf"^the tokenizer's model_max_length must be a positive int .*, got {limit}: "
+    ):
+        tokenizer("a b c", truncation=True)
+    assert len(tokenizer("a b c", truncation=True, max_length=2)["input_ids"]) == 2
+
+
+def test_a_truncation_transformers_does_not_know_is_refused_not_taken_for_true():
+    with pytest.raises(ValueError, match=r"^truncation must be True, False, 'longest_first', .*got 'first'$"):
+        ElmoTokenizer()("a b c", truncation="first", max_length=2)
+    assert len(ElmoTokenizer()("a b c", truncation="only_first", max_length=2)["input_ids"]) == 2
+
+
 def test_pipelines_batch_with_pad_token_id_0_the_all_zero_padding_token():
     from transformers import pipeline
 
