@@ -7,11 +7,11 @@ import os
 import secrets
 import shutil
 import stat
-import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +51,10 @@ def entry_bytes(layers: np.ndarray) -> int:
     return int(layers.size) * np.dtype("float32").itemsize + ENTRY_OVERHEAD
 
 
+#: The memory zones open in this thread or asyncio task (its context): the entries stored inside
+#: each, by the id of its ``ActivationCache``.
+_ZONES: ContextVar[dict[int, set[str]]] = ContextVar("spacy_elmo_cache_zones")
+
 #: Held while an ``ActivationCache`` reads or changes its entries (their files too), so that the
 #: threads of a service may share one pipeline; the biLM runs outside it. A fork waits for it.
 _LOCK = fork_safe_lock()
@@ -74,7 +78,7 @@ class ActivationCache:
     ``clear()`` when it loads new ones. Arrays go in and come out as copies, so a caller that
     changes one in place cannot change the cache. Entries stored inside ``memory_zone()`` are
     removed when it ends. Threads may share the cache: each read and store is whole (``_LOCK``),
-    and each thread's memory zones are its own (``memory_zone``).
+    and each thread's (and asyncio task's) memory zones are its own (``memory_zone``).
     """
 
     def __init__(self, max_mb: float, directory: str | Path | None = None) -> None:
@@ -107,7 +111,7 @@ class ActivationCache:
         starts without the in-memory entries: the copy fills its own, and pickling these (up to
         ``max_mb``, 2048 MiB in the shipped configs) would send them to every worker."""
         state = dict(self.__dict__)
-        del state["_threads"], state["_zone_of"]  # a copy starts outside any memory zone
+        del state["_zone_of"]  # a copy starts outside any memory zone
         if self.directory is None:
             state.update(_sizes=OrderedDict(), _arrays={}, _bytes=0)
         return state
@@ -126,10 +130,13 @@ class ActivationCache:
             self._folder, self._made = _own_folder(self.directory, self), False
 
     def _init_zones(self) -> None:
-        #: per thread, ``zone``: the entries stored inside that thread's current memory zone, if any
-        self._threads = threading.local()
         #: the memory zone (its set of entries) of each entry stored inside one
         self._zone_of: dict[str, set[str]] = {}
+
+    def _open_zone(self) -> set[str] | None:
+        """The entries stored inside the memory zone of this cache open in this thread or asyncio
+        task (``_ZONES``), if one is."""
+        return (_ZONES.get(None) or {}).get(id(self))
 
     def __len__(self) -> int:
         with _LOCK:
@@ -175,7 +182,7 @@ class ActivationCache:
                 self._arrays[key] = value
             self._sizes[key] = size
             self._bytes += size
-            zone = getattr(self._threads, "zone", None)
+            zone = self._open_zone()
             if zone is not None:
                 zone.add(key)
                 self._zone_of[key] = zone
@@ -191,15 +198,17 @@ class ActivationCache:
         """A block whose stored entries (files too) are removed when it ends, as spaCy's
         ``nlp.memory_zone()`` removes the strings and lexemes added in it: the entries there before
         stay (unless evicted to make room, as ever). A zone inside another removes its own entries.
-        Zones are per thread: a zone removes the entries its own thread stored inside it, not
-        those that other threads store meanwhile, in their zones or outside any."""
-        outer = getattr(self._threads, "zone", None)
+        Zones are per thread, and per asyncio task (a context variable, ``_ZONES``): a zone removes
+        the entries stored inside it by its own thread or task, not those that others store
+        meanwhile, in zones of their own or outside any; ``asyncio.to_thread`` and ``contextvars.
+        copy_context().run`` carry the zone into the thread they run in."""
+        outer = _ZONES.get(None) or {}
         zone: set[str] = set()
-        self._threads.zone = zone
+        _ZONES.set({**outer, id(self): zone})
         try:
             yield
         finally:
-            self._threads.zone = outer
+            _ZONES.set(outer)
             with _LOCK:
                 self._forget_another_process()
                 for key in list(zone):

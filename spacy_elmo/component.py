@@ -210,10 +210,11 @@ class ElmoComponent(TrainablePipe):
         """Entered by spaCy's ``nlp.memory_zone(mem)`` (``mem``, its memory pool, is passed
         through): the layers cached for the docs processed inside the block are released when it
         ends, as spaCy releases the strings and lexemes added there. Those cached before stay, so
-        the cache still serves later epochs of a training outside zones. Per thread: the block
-        releases the layers its own thread cached in it, not those other threads cache meanwhile
-        (in zones of their own or outside any); spaCy's part of ``nlp.memory_zone()``, the vocab's
-        strings and lexemes, is one for the pipeline, not per thread."""
+        the cache still serves later epochs of a training outside zones. Per thread and per
+        asyncio task: the block releases the layers its own thread or task cached in it (through
+        ``asyncio.to_thread`` too), not those others cache meanwhile (in zones of their own or
+        outside any); spaCy's part of ``nlp.memory_zone()``, the vocab's strings and lexemes, is one
+        for the pipeline, not per thread."""
         with self.cache.memory_zone():
             yield mem
 

@@ -1,5 +1,6 @@
 """The activation cache of a frozen biLM returns exactly what recomputation gives."""
 
+import asyncio
 import contextlib
 import pickle
 import threading
@@ -137,6 +138,39 @@ def test_memory_zones_are_per_thread_each_releasing_the_entries_its_own_thread_s
     thread.join(timeout=10)
     assert outcome == [("value", 1)]  # its zone released "second"; "outside" stays
     assert cache.get("outside") is not None and cache._bytes == entry_bytes(one)
+
+
+def test_memory_zones_are_per_asyncio_task_and_asyncio_to_thread_carries_its_task_s_zone():
+    """Two asyncio tasks on one thread, each in a memory zone of its own, open at once: each zone
+    releases what its task stored, what ``asyncio.to_thread`` stored for it too (was, with zones per
+    thread only: the second task's zone ended leaving the entry stored in the thread it ran, and
+    leaving the first task's zone, ended, as the thread's zone)."""
+    one = np.ones((1, 2, 3), dtype="float32")
+    cache = ActivationCache(max_mb=16)
+
+    async def first(opened, second_opened, first_closed):
+        with cache.memory_zone():
+            cache.put("first", one)
+            opened.set()
+            await second_opened.wait()
+        assert cache.get("first") is None and cache.get("second") is not None  # the other zone is open
+        first_closed.set()
+
+    async def second(first_opened, opened, first_closed):
+        await first_opened.wait()
+        with cache.memory_zone():
+            cache.put("second", one)
+            opened.set()
+            await first_closed.wait()
+            await asyncio.to_thread(cache.put, "in a thread", one)
+        cache.put("after", one)  # in no zone: stays
+
+    async def both():
+        events = [asyncio.Event() for _ in range(3)]
+        await asyncio.gather(first(*events), second(*events))
+
+    asyncio.run(both())
+    assert cache.get("after") is not None and len(cache) == 1
 
 
 def test_an_entry_another_thread_evicts_and_stores_again_outside_a_zone_stays_after_the_zone():
