@@ -34,6 +34,17 @@ def valid_share_seen_in_training(valid: Sequence[str], training: Iterable[str]) 
     return sum(sentence in seen for sentence in valid) / len(valid)
 
 
+def seen_in_training_text(metrics: dict[str, Any]) -> str:
+    """What the validation perplexity of a run's ``metrics`` (``training.json``'s) is said with when some
+    of its sentences are training sentences (``VALID_SEEN_KEY``), after ``predictions_text``, as the
+    model card and ``elmo pretrain`` say it: ``; X% of its sentences are also in the training text, ...``;
+    ``""`` when none are (or the run did not record it)."""
+    seen = metrics.get(VALID_SEEN_KEY)
+    if not seen:
+        return ""
+    return f"; {seen:.1%} of its sentences are also in the training text, so it is lower than on held-out text"
+
+
 @torch.no_grad()
 def perplexity(
     model: ElmoForBidirectionalLM,

@@ -17,7 +17,7 @@ from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_mo
 from ..modeling_lm import ElmoForBidirectionalLM
 from ..tokenization_elmo import ElmoTokenizer
 from .distributed import warn
-from .evaluation import VALID_SEEN_KEY, predictions_text
+from .evaluation import predictions_text, seen_in_training_text
 from .settings import PretrainSettings
 from .vocab import VOCAB_FILE, Vocabulary
 
@@ -171,12 +171,7 @@ def model_card_fields(
     for split, values in metrics.items():
         if not isinstance(values, dict):
             continue
-        seen = metrics.get(VALID_SEEN_KEY) if split == "valid" else None
-        caveat = (
-            f"; {seen:.1%} of its sentences are also in the training text, so it is lower than on held-out text"
-            if seen
-            else ""
-        )
+        caveat = seen_in_training_text(metrics) if split == "valid" else ""
         provenance[f"perplexity ({split})"] = (
             f"forward {values['forward']:.2f}, backward {values['backward']:.2f}, average {values['average']:.2f} "
             f"(full softmax, {predictions_text(values)}{caveat})"

@@ -114,7 +114,12 @@ def settings_from_args(args: argparse.Namespace) -> PretrainSettings:
 def run_command(args: argparse.Namespace) -> int:
     from hf_elmo.fileio import TRAINING_FILE
     from hf_elmo.training.distributed import is_rank0
-    from hf_elmo.training.evaluation import perplexity_from_json, perplexity_line, predictions_text
+    from hf_elmo.training.evaluation import (
+        perplexity_from_json,
+        perplexity_line,
+        predictions_text,
+        seen_in_training_text,
+    )
     from hf_elmo.training.trainer import pretrain
 
     use_threads(args)
@@ -131,10 +136,13 @@ def run_command(args: argparse.Namespace) -> int:
         )
         return 0
     print(f"wrote {out}")
-    valid = json.loads((out / TRAINING_FILE).read_text(encoding="utf-8"))["metrics"].get("valid")
+    metrics = json.loads((out / TRAINING_FILE).read_text(encoding="utf-8"))["metrics"]
+    valid = metrics.get("valid")
     if valid is not None:
         line = perplexity_line(perplexity_from_json(valid))
-        print(f"{settings.valid_file}: {line} (full softmax, {predictions_text(valid)})")
+        print(
+            f"{settings.valid_file}: {line} (full softmax, {predictions_text(valid)}{seen_in_training_text(metrics)})"
+        )
     if args.push_to_hub:
         push_to_hub(out, args.push_to_hub)
         print(f"pushed {out} to {args.push_to_hub}")

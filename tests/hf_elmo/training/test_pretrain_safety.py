@@ -945,7 +945,9 @@ def test_valid_share_seen_in_training_counts_each_validation_sentence_found_amon
     assert valid_share_seen_in_training([], training) == 0.0
 
 
-def test_the_card_gives_the_share_of_the_validation_sentences_also_in_the_training_text(tmp_path):
+def test_the_card_and_the_last_line_give_the_share_of_the_validation_sentences_also_in_the_training_text(
+    tmp_path, capsys
+):
     """Was: the warning at the run's start alone (from half of them); the card's validation perplexity of
     a file that shared fewer read as that of held-out text."""
     corpus = write_corpus(tmp_path / "c.txt", n=30)
@@ -965,6 +967,7 @@ def test_the_card_gives_the_share_of_the_validation_sentences_also_in_the_traini
         assert pretrain(corpus, out, "--max-tokens", "50", "--valid-file", str(valid)) == 0
         (row,) = [line for line in (out / "README.md").read_text().splitlines() if line.startswith("| perplexity")]
         assert row.endswith(f"<UNK>{caveat}) |")
+        assert capsys.readouterr().out.splitlines()[-1].endswith(f"<UNK>{caveat})")
         metrics = json.loads((out / "training.json").read_text())["metrics"]
         assert metrics["valid_share_seen_in_training"] == pytest.approx(share)
 

@@ -934,11 +934,14 @@ def test_pretrain_command_writes_a_loadable_folder_with_perplexity_in_its_card_a
     on_the_card = json.loads((out / "training.json").read_text())["metrics"]["valid"]  # of the float16 weights
     assert figures == pytest.approx(on_the_card, rel=1e-6)
     said = capsys.readouterr().out.splitlines()[-1]
+    seen = json.loads((out / "training.json").read_text())["metrics"]["valid_share_seen_in_training"]
+    assert seen > 0  # the toy language repeats its sentences
     assert (
         said
         == f"{valid}: perplexity forward {on_the_card['forward']:.3f}  backward {on_the_card['backward']:.3f}  "
         + f"average {on_the_card['average']:.3f} (full softmax, {on_the_card['predictions']:,} predictions per "
-        + f"direction, {on_the_card['unk_rate']:.2%} <UNK>)"
+        + f"direction, {on_the_card['unk_rate']:.2%} <UNK>; {seen:.1%} of its sentences are also in the training "
+        + "text, so it is lower than on held-out text)"
     )
 
 
@@ -952,10 +955,16 @@ def test_the_validation_perplexity_is_given_with_its_unk_share_on_the_card_and_t
     assert elmo_main([*argv, "--valid-file", str(valid), "--no-progress"]) == 0
     valid_figures = json.loads((out / "training.json").read_text())["metrics"]["valid"]
     assert valid_figures["unk_rate"] == pytest.approx(2 / 12)
+    # the second sentence is also a training sentence (test_pretrain_safety.py: the card and the line say so)
     assert (
-        capsys.readouterr().out.splitlines()[-1].endswith("(full softmax, 14 predictions per direction, 16.67% <UNK>)")
+        capsys.readouterr()
+        .out.splitlines()[-1]
+        .endswith(
+            "(full softmax, 14 predictions per direction, 16.67% <UNK>; 50.0% of its sentences are also in the training "
+            "text, so it is lower than on held-out text)"
+        )
     )
-    assert (  # the second sentence is also a training sentence (test_pretrain_safety.py: the card says so)
+    assert (
         "(full softmax, 14 predictions per direction, 16.67% <UNK>; 50.0% of its sentences are also in the training"
         in (out / "README.md").read_text()
     )
