@@ -99,6 +99,11 @@ def run(args: argparse.Namespace) -> int:
     if args.vocab is None and source.format != "transformers" and args.softmax_weights is not None:
         # before the softmax loads (793k rows for the 1B Word Benchmark's); without either, load_lm names both
         raise ValueError(f"{args.model} holds original files: give their vocabulary with --vocab")
+    if args.vocab is None and source.has_lm_head and not (source.path / VOCAB_FILE).is_file():
+        raise ValueError(
+            f"{source.described} has no {VOCAB_FILE}, the words of its softmax: put back the one it was saved with, "
+            "or give it with --vocab VOCAB.txt"
+        )
     model = load_lm(source, softmax_weights=args.softmax_weights).to(device)  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
     vocabulary_file = args.vocab or source.path / VOCAB_FILE
     vocabulary = Vocabulary.from_file(vocabulary_file)

@@ -360,3 +360,20 @@ def test_perplexity_of_original_files_without_vocab_is_refused_before_the_softma
     assert capsys.readouterr().err == (
         f"elmo perplexity: error: {allennlp_fixture} holds original files: give their vocabulary with --vocab\n"
     )
+
+
+def test_perplexity_of_an_lm_folder_without_its_vocab_txt_says_to_put_it_back_or_give_vocab(
+    tiny_lm, tmp_path, capsys, one_thread
+):
+    """Was: 'the vocabulary file LM/vocab.txt: no such file', once the model had loaded, naming no --vocab."""
+    lm = shutil.copytree(tiny_lm, tmp_path / "lm")
+    (lm / "vocab.txt").unlink()
+    text = tmp_path / "text.txt"
+    text.write_text("the cat sees a dog .\n")
+    assert main(["perplexity", str(lm), str(text), "--no-progress"]) == 2
+    assert capsys.readouterr().err == (
+        f"elmo perplexity: error: {lm} has no vocab.txt, the words of its softmax: put back the one it was saved "
+        "with, or give it with --vocab VOCAB.txt\n"
+    )
+    shutil.copy(tiny_lm / "vocab.txt", tmp_path / "v.txt")
+    assert main(["perplexity", str(lm), str(text), "--vocab", str(tmp_path / "v.txt"), "--no-progress"]) == 0
