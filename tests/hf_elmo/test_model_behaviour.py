@@ -582,3 +582,23 @@ def test_saving_a_model_whose_weights_were_never_loaded_is_refused_before_anythi
     with pytest.raises(RuntimeError, match=r"^the model's weights were never loaded: they are on the meta device"):
         empty.save_pretrained(tmp_path / "saved")
     assert not (tmp_path / "saved").exists()
+
+
+def test_a_save_that_fails_leaves_no_folder_it_created_and_a_file_is_no_folder_to_save_into(model, tmp_path):
+    """Was: a folder of config.json and code without weights (a bad max_shard_size), and for a file
+    "NotADirectoryError: [Errno 20] Not a directory: '.../model.safetensors'" after the code was copied."""
+    with pytest.raises(ValueError):
+        model.save_pretrained(tmp_path / "new", max_shard_size="lots")
+    assert not (tmp_path / "new").exists()
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError):
+        model.save_pretrained(existing, max_shard_size="lots")
+    assert (existing / "notes.txt").read_text() == "mine"  # a folder it did not create stays
+    (tmp_path / "file").write_text("mine")
+    with pytest.raises(
+        NotADirectoryError, match=r"file is a file, but save_pretrained writes a folder: give a folder's path$"
+    ):
+        model.save_pretrained(tmp_path / "file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["existing", "file"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import shutil
 import sys
 import warnings
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -783,7 +784,8 @@ class ElmoPreTrainedModel(PreTrainedModel):
         Saved into a folder that holds an earlier save, the weights are this save's, sharded
         (``max_shard_size``) or not: the earlier ``model.safetensors`` or shard index goes
         (``_earlier_weights_removed``). A model whose weights were never loaded (``weights_never_loaded``)
-        is refused before anything is written.
+        is refused before anything is written, and so is a path that is a file; a save that fails
+        (a bad ``max_shard_size``, a full disk) into a folder it created removes that folder.
         """
         if "state_dict" not in kwargs and weights_never_loaded(self):
             raise _never_loaded()  # transformers would fail on the first weight, the config and code written
@@ -806,8 +808,17 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 name: tensor.to(storage_dtype) if tensor.is_floating_point() else tensor
                 for name, tensor in self.state_dict().items()
             }
-        with _no_weight_progress_bars(), _earlier_weights_removed(Path(save_directory), kwargs):
-            super().save_pretrained(save_directory, *args, **kwargs)
+        folder = Path(save_directory)
+        if folder.is_file():  # transformers would fail on the weights file, the code written beside the file
+            raise NotADirectoryError(f"{folder} is a file, but save_pretrained writes a folder: give a folder's path")
+        new = not folder.exists()
+        try:
+            with _no_weight_progress_bars(), _earlier_weights_removed(folder, kwargs):
+                super().save_pretrained(save_directory, *args, **kwargs)
+        except BaseException:
+            if new:  # a folder of config and code without (all) the weights would pass for a model
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
         config_file = Path(save_directory) / "config.json"
         if config_file.is_file():
             mode = config_file.stat().st_mode & 0o666
