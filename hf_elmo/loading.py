@@ -186,7 +186,7 @@ def resolve_model(
     Raises ``ModelNotFoundError`` (nothing found, no such subfolder), ``InvalidModelError`` (found,
     not loadable) or ``ElmoConfigError`` (a bad field in its ``config.json``).
     """
-    name = os.fspath(name_or_path)
+    name = _named(name_or_path)
     path = Path(name).expanduser()
     if name.startswith(SHIPPED_PREFIX):
         source = _shipped(name, variant, subfolder)
@@ -200,6 +200,17 @@ def resolve_model(
             "and not a Hub id (owner/name)"
         )
     return replace(source, subfolder=subfolder)
+
+
+def _named(name_or_path: PathLike) -> str:
+    """``name_or_path`` as a str; an empty (or blank) one is a ``ModelNotFoundError``, not the current folder."""
+    name = os.fspath(name_or_path)
+    if not name.strip():
+        raise ModelNotFoundError(
+            f"no model named {name!r}: give a shipped model ({_shipped_names()}), a model's folder, or a Hub id "
+            "(owner/name)"
+        )
+    return name
 
 
 def _shipped_names() -> str:
@@ -692,7 +703,7 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any], subfold
     (``in_subfolder``), which is what is returned."""
     if not isinstance(name_or_path, (str, os.PathLike)):
         return name_or_path
-    name = os.fspath(name_or_path)
+    name = _named(name_or_path)
     path = Path(name).expanduser()
     source: Any = name_or_path
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):

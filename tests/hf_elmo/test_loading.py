@@ -1280,3 +1280,13 @@ def test_the_bilm_of_a_task_head_from_original_files_offloaded_to_disk_runs_when
     gc.collect()  # the task heads are gone
     from_files, from_folder = (_two_batches(bilm.eval())[0] for bilm in bilms)
     np.testing.assert_allclose(from_files, from_folder, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("load", [ElmoModel.from_pretrained, ElmoTokenizer.from_pretrained, ElmoConfig.from_pretrained])
+@pytest.mark.parametrize("name", ["", " "])
+def test_an_empty_model_name_is_one_line_not_the_current_folder(load, name, tmp_path, monkeypatch):
+    """Was: '. is not an ELMo model folder', or the tokenizer and config of whatever model the current folder held."""
+    ElmoConfig().save_pretrained(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ModelNotFoundError, match=rf"^no model named {name!r}: give a shipped model \(hf-elmo:"):
+        load(name)
