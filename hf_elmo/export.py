@@ -392,10 +392,9 @@ class OnnxElmo(ExportedElmo):
         are checked before the folder is read (``session_arguments``)."""
         providers = session_arguments(providers, session_options)
         super().__init__(folder)
-        import onnxruntime
-
+        runtime = onnx_runtime()
         self.session = self._load_graph(
-            lambda path: onnxruntime.InferenceSession(path, sess_options=session_options, providers=providers)
+            lambda path: runtime.InferenceSession(path, sess_options=session_options, providers=providers)
         )
         (char_ids,), (layers, *_) = self.session.get_inputs(), self.session.get_outputs()
         dims = [dim if isinstance(dim, int) else None for dim in layers.shape]  # batch and tokens: names
@@ -414,14 +413,24 @@ class OnnxElmo(ExportedElmo):
         return layers, mask
 
 
+def onnx_runtime() -> Any:
+    """The ``onnxruntime`` module, or a one-line ``ImportError`` naming what to install where it cannot be imported."""
+    try:
+        return importlib.import_module("onnxruntime")
+    except ImportError:
+        raise ImportError(
+            'an ONNX export runs with onnxruntime, which cannot be imported: pip install "hf-elmo[export]" (or '
+            "onnxruntime-gpu for CUDA)"
+        ) from None
+
+
 def session_arguments(providers: Any, session_options: Any) -> list[Any]:
     """``providers`` as the list ``onnxruntime.InferenceSession`` takes, after a one-line ``ValueError``
     (``TypeError`` for a wrong type) where it is not a non-empty list of provider names or (name,
     options dict) pairs, names one that ONNX Runtime does not know, or none that this install has
     (ONNX Runtime would run on the CPU instead, saying so on stdout), or ``session_options`` is not an
     ``onnxruntime.SessionOptions`` or None."""
-    import onnxruntime
-
+    onnxruntime = onnx_runtime()
     available = onnxruntime.get_available_providers()
     example = "such as ['CPUExecutionProvider']"
     if isinstance(providers, str):

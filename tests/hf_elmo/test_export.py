@@ -290,6 +290,19 @@ def test_onnx_wrapper_refuses_bad_providers_or_session_options_in_one_line_befor
     assert "\n" not in str(raised.value)
 
 
+def test_opening_an_onnx_export_without_onnxruntime_is_one_line_naming_what_to_install(exported, monkeypatch):
+    """Was: ModuleNotFoundError: No module named 'onnxruntime'."""
+    if exported.format != "onnx":
+        pytest.skip("ONNX Runtime's import")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # importing it now raises ImportError
+    with pytest.raises(ImportError) as error:
+        open_exported(exported.folder)
+    assert str(error.value) == (
+        'an ONNX export runs with onnxruntime, which cannot be imported: pip install "hf-elmo[export]" (or '
+        "onnxruntime-gpu for CUDA)"
+    )
+
+
 def test_onnx_wrapper_takes_providers_with_options_and_session_options(exported):
     if exported.format != "onnx":
         pytest.skip("ONNX Runtime's arguments")
