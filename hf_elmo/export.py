@@ -291,6 +291,12 @@ class ExportedElmo:
                 raise damaged_export(self.folder, f"{self.folder / name} not found")
         #: The model's tokenizer, saved in the folder: how raw text is split, and the words' char ids.
         self.tokenizer = ElmoTokenizer.from_pretrained(self.folder)
+        if self.tokenizer.max_characters_per_token != self.width:  # its char ids would not fit the graph
+            raise damaged_export(
+                self.folder,
+                f"{self.folder / TOKENIZER_CONFIG} does not fit {self.folder / MANIFEST}: max_characters_per_token is "
+                f"{self.tokenizer.max_characters_per_token} there, {self.width} in the manifest",
+            )
         self.max_token_chars = self.tokenizer.max_token_chars
 
     def _load_graph(self, load: Callable[[str], GraphT]) -> GraphT:

@@ -381,6 +381,11 @@ DAMAGED_EXPORTS = {
         r"{graph} is (a zip archive \(as a torch-export model.pt2 is\), not an ONNX model|binary data other than a zip "
         r"archive \(as an ONNX model is\), not a torch.export program); export",
     ),
+    "tokenizer of another width": (
+        lambda folder: ElmoTokenizer(max_characters_per_token=20).save_pretrained(folder),
+        r"{folder}/tokenizer_config.json does not fit {manifest}: max_characters_per_token is 20 there, 50 in the "
+        r"manifest; export",
+    ),
     "layers edited": (
         edit_manifest(num_layers=5),
         r"{graph} does not fit {manifest}: num_layers is 3 there, 5 in the manifest",
