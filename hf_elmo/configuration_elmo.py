@@ -32,6 +32,9 @@ SPACY_PREFIX = "spacy:"
 HUB_KWARGS = ("cache_dir", "revision", "token", "local_files_only", "force_download")
 PRE_TOKENIZER_FORMS = "'whitespace' or 'spacy:LANG' (e.g. 'spacy:en', spaCy's rules for that language)"
 
+#: The dtypes a config's ``dtype`` may name (what ``dtype="auto"`` loads the weights into).
+FLOAT_DTYPES = ("float32", "float16", "bfloat16", "float64")
+
 #: Allowed range of each integer field that sizes the model, its inputs or its LM head. The
 #: released models use 16, 1..2, 50, 4096, 512 and 2 (vocabulary 793,471); the bounds leave
 #: ample room while stopping a typo from allocating gigabytes (``vocab_size`` and
@@ -387,6 +390,11 @@ class ElmoConfig(PretrainedConfig):
         self.initializer_range: float = initializer_range
         self.pre_tokenizer: str | None = pre_tokenizer
         kwargs.setdefault("pad_token_id", 0)  # the char id of padding, which the tokenizer's pad_token_id is
+        for name in ("dtype", "torch_dtype"):  # transformers reads a name as getattr(torch, name), or fails later
+            if kwargs.get(name) is not None and str(kwargs[name]).removeprefix("torch.") not in FLOAT_DTYPES:
+                raise ElmoConfigError(
+                    name, f"must be a floating-point dtype ({', '.join(FLOAT_DTYPES)}), got {_describe(kwargs[name])}"
+                )
         super().__init__(**kwargs)
         self.validate()
 

@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+import torch
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.configuration_elmo import ElmoConfigError
@@ -370,3 +371,19 @@ def test_hidden_size_and_num_hidden_layers_follow_the_shape_and_refuse_other_val
         ElmoConfig.from_pretrained(tmp_path).hidden_size,
         ElmoConfig.from_pretrained(tmp_path).num_hidden_layers,
     ) == (16, 2)
+
+
+@pytest.mark.parametrize("value", ["bogus", "int64", 5])
+def test_a_config_json_dtype_that_is_no_floating_point_dtype_is_one_line_naming_the_file(value, tmp_path):
+    """Was: "AttributeError: module 'torch' has no attribute 'bogus'" from inside transformers, or
+    "ElmoModel cannot be instantiated under dtype=torch.int64" with dtype='auto', naming no file."""
+    ElmoConfig().save_pretrained(tmp_path)
+    config = json.loads((tmp_path / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**config, "dtype": value}))
+    with pytest.raises(ElmoConfigError) as refused:
+        ElmoConfig.from_pretrained(tmp_path)
+    assert str(refused.value) == (
+        f"{tmp_path / 'config.json'}: field dtype must be a floating-point dtype (float32, float16, bfloat16, "
+        f"float64), got {value!r} ({type(value).__name__})"
+    )
+    assert ElmoConfig(dtype="bfloat16").dtype == torch.bfloat16
