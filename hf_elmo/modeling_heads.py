@@ -153,8 +153,10 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
-        if config.num_labels is None:
-            raise ValueError(f"{type(self).__name__} needs labels: set num_labels or id2label in its config")
+        if not config.num_labels:  # None, or 0 (transformers' num_labels for 0 or less: an empty id2label)
+            raise ValueError(
+                f"{type(self).__name__} needs labels: set num_labels (1 or more) or id2label in its config"
+            )
         self.num_labels = config.num_labels
         self.classifier = nn.Linear(2 * config.head_hidden_size, self.num_labels)
         self.post_init()

@@ -269,10 +269,16 @@ def test_a_head_refuses_output_attentions_set_in_its_config(head):
 
 
 @pytest.mark.parametrize("head", [ElmoForTokenClassification, ElmoForSequenceClassification])
-def test_a_head_refuses_a_config_without_labels_naming_the_fields(head):
+@pytest.mark.parametrize("num_labels", [None, 0, -1])
+def test_a_head_refuses_a_config_without_labels_naming_the_fields(head, num_labels):
+    """num_labels 0 or -1 (transformers' empty id2label) built a classifier of no outputs, silently."""
     config = tiny_config()
-    config.id2label = None  # what num_labels is read from
-    with pytest.raises(ValueError, match=f"^{head.__name__} needs labels: set num_labels or id2label in its config$"):
+    if num_labels is None:
+        config.id2label = None  # what num_labels is read from
+    else:
+        config.num_labels = num_labels
+    message = f"^{head.__name__} needs labels: set num_labels \\(1 or more\\) or id2label in its config$"
+    with pytest.raises(ValueError, match=message):
         head(config)
 
 
