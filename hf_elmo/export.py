@@ -47,6 +47,7 @@ from .logs import quiet_logger
 from .modeling_elmo import ElmoModel, InvalidModelError
 from .tokenization_elmo import (
     N_CHAR_IDS,
+    RESTORE_SETTINGS,
     TOKENIZER_CONFIG,
     ElmoTokenizer,
     batch_to_ids,
@@ -290,7 +291,11 @@ class ExportedElmo:
             if not (self.folder / name).is_file():
                 raise damaged_export(self.folder, f"{self.folder / name} not found")
         #: The model's tokenizer, saved in the folder: how raw text is split, and the words' char ids.
-        self.tokenizer = ElmoTokenizer.from_pretrained(self.folder)
+        try:
+            self.tokenizer = ElmoTokenizer.from_pretrained(self.folder)
+        except ValueError as error:  # its settings damaged or edited: the export's remedy, not save_pretrained's
+            said, settings = str(error).removesuffix(RESTORE_SETTINGS), self.folder / TOKENIZER_CONFIG
+            raise damaged_export(self.folder, said if str(settings) in said else f"{settings}: {said}") from None
         if self.tokenizer.max_characters_per_token != self.width:  # its char ids would not fit the graph
             raise damaged_export(
                 self.folder,

@@ -381,6 +381,14 @@ DAMAGED_EXPORTS = {
         r"{graph} is (a zip archive \(as a torch-export model.pt2 is\), not an ONNX model|binary data other than a zip "
         r"archive \(as an ONNX model is\), not a torch.export program); export",
     ),
+    "tokenizer not JSON": (
+        lambda folder: (folder / "tokenizer_config.json").write_text("{"),
+        r"{folder}/tokenizer_config.json is not a JSON object of settings \(Expecting .*\); export the model again",
+    ),
+    "tokenizer edited": (
+        lambda folder: (folder / "tokenizer_config.json").write_text('{"pre_tokenizer": "nope"}'),
+        r"{folder}/tokenizer_config.json: pre_tokenizer must be 'whitespace' or 'spacy:LANG' .*, got 'nope'; export",
+    ),
     "tokenizer of another width": (
         lambda folder: ElmoTokenizer(max_characters_per_token=20).save_pretrained(folder),
         r"{folder}/tokenizer_config.json does not fit {manifest}: max_characters_per_token is 20 there, 50 in the "

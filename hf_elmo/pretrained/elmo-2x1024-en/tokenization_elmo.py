@@ -360,15 +360,15 @@ def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> 
     except OSError:
         return None
     except ValueError as err:  # invalid JSON or UTF-8
-        raise ValueError(f"{path} is not a JSON object of settings ({err}){_RESTORE}") from None
+        raise ValueError(f"{path} is not a JSON object of settings ({err}){RESTORE_SETTINGS}") from None
     if not isinstance(contents, dict):
         kind = "a JSON list" if isinstance(contents, list) else f"the JSON {type(contents).__name__}"
-        raise ValueError(f"{path} is not a JSON object of settings ({kind}, not an object){_RESTORE}")
+        raise ValueError(f"{path} is not a JSON object of settings ({kind}, not an object){RESTORE_SETTINGS}")
     return path, contents
 
 
 #: What to do with a damaged settings file of a model folder (``_saved_json``).
-_RESTORE = "; restore it, or write the folder again with save_pretrained"
+RESTORE_SETTINGS = "; restore it, or write the folder again with save_pretrained"
 
 
 def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
