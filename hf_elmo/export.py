@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -278,8 +279,8 @@ class ExportedElmo:
     format = ""
 
     def __init__(self, folder: PathLike) -> None:
+        self.manifest: dict[str, Any] = read_manifest(folder)
         self.folder = Path(folder)
-        self.manifest: dict[str, Any] = read_manifest(self.folder)
         if self.manifest["format"] != self.format:
             wrapper = WRAPPERS[self.manifest["format"]].__name__
             raise ValueError(
@@ -550,7 +551,10 @@ def read_manifest(folder: PathLike) -> dict[str, Any]:
     """The ``elmo_export.json`` of an ``elmo export`` folder, checked: ``FileNotFoundError`` where it
     has none (naming what ``folder`` is instead: missing, a file such as the folder's graph, or a model
     to export first); ``InvalidModelError`` (``damaged_export``) where it is not JSON, or a field the
-    wrappers read is missing or is not what ``export_model`` writes (``manifest_problems``)."""
+    wrappers read is missing or is not what ``export_model`` writes (``manifest_problems``); a
+    ``TypeError`` where ``folder`` is no path."""
+    if not isinstance(folder, (str, os.PathLike)):
+        raise TypeError(f"pass the folder that elmo export wrote (a str or Path), not {kind_of(folder)}")
     path = Path(folder) / MANIFEST
     if not path.is_file():
         where = Path(folder)

@@ -455,6 +455,17 @@ def test_opening_what_is_no_export_folder_says_what_it_is_in_one_line(exported, 
         assert str(error.value) == expected
 
 
+@pytest.mark.parametrize("folder", [None, 3])
+def test_opening_what_is_no_path_is_one_line_asking_for_the_folder(exported, folder):
+    """Was: "argument should be a str or an os.PathLike object where __fspath__ returns a str, not 'NoneType'"."""
+    for opener in (open_exported, type(exported)):
+        with pytest.raises(
+            TypeError,
+            match=r"^pass the folder that elmo export wrote \(a str or Path\), not (None|a value of type int)$",
+        ):
+            opener(folder)
+
+
 def test_a_wrapper_of_the_other_format_names_the_one_that_runs_the_folder(exported):
     """Was: "holds a onnx export, not torch-export; use open_exported()"."""
     other = TorchExportElmo if isinstance(exported, OnnxElmo) else OnnxElmo
