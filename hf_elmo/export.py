@@ -335,7 +335,7 @@ class ExportedElmo:
         """Char ids (B, T, W) of tokenised sentences (a list of word lists), made by the folder's
         tokenizer: each word one non-empty string without whitespace, each sentence one word or more."""
         batch = self._batch(sentences)
-        if isinstance(sentences, str) or any(isinstance(sentence, str) for sentence in batch):
+        if any(isinstance(sentence, str) for sentence in batch):  # raw text (one str is a batch of it)
             raise TypeError(
                 "char_ids takes tokenised sentences, a list of word lists such as [['Hello', 'world']]; "
                 "call the wrapper itself on raw text: elmo(['Hello world.'])"
