@@ -3,8 +3,9 @@
 The vector of a token is a fixed mix of its biLM layers: their average, ``mean_j h_{k,j}``
 (a scalar mix with s = 0 and gamma = 1, as ``hf_elmo.ScalarMix`` starts), read from
 ``doc._.elmo``. A span's and a doc's vector is the average of their tokens' vectors, leaving out
-whitespace tokens (the biLM does not read them; their vectors are zero). ``similarity`` is the
-cosine of two vectors (0.0 when either is zero; with spaCy's warning W008 when either has none).
+whitespace tokens (the biLM does not read them; their vectors are zero); a doc's ``vector_norm``
+is its norm. ``similarity`` is the cosine of two vectors (0.0 when either is zero; with spaCy's
+warning W008 when either has none).
 
 ``set_token_vectors(doc)`` stores the token vectors in ``doc.tensor`` (n_tokens, 2P) unless an
 earlier component has already set it (spaCy's ``tok2vec`` does, and its listeners read it back at
@@ -60,6 +61,9 @@ def set_token_vectors(doc: Doc) -> None:
         hooks["vector"] = partial(_mean_vector, elmo_tensor=elmo_tensor)
         hooks["has_vector"] = _has_vector
         hooks["similarity"] = _similarity
+    # a doc's only: spaCy's Span.vector_norm calls a span's "vector" hook for it (spaCy 3.8), and a
+    # span computes its norm anew (a span is made anew each time it is read)
+    doc.user_hooks["vector_norm"] = _vector_norm
     doc.user_token_hooks["vector"] = partial(_token_vector, elmo_tensor=elmo_tensor)
     doc.user_token_hooks["has_vector"] = _has_vector
     doc.user_token_hooks["similarity"] = _similarity
@@ -167,6 +171,14 @@ def _mean_vector(span: Doc | Span, elmo_tensor: _ElmoTensor | None = None) -> Fl
     if not rows:
         return layers[0, :0].sum(axis=0)
     return layers[:, rows].mean(axis=(0, 1), dtype="float64").astype(layers.dtype)  # type: ignore[attr-defined]
+
+
+def _vector_norm(doc: Doc) -> float:
+    """The L2 norm of the doc's vector, computed from it each time: spaCy's own caches it at its
+    first reading, so that it stayed the norm of the doc before the elmo component ran (0.0), or
+    of the span a ``span.as_doc()`` copy came from after the copy was run again."""
+    vector = to_numpy(doc.vector).astype("float64")
+    return float(numpy.sqrt((vector**2).sum()))
 
 
 def _has_vector(obj: Token | Span | Doc) -> bool:

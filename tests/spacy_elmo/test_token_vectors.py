@@ -117,6 +117,19 @@ def test_elmo_layers_of_rows_that_are_not_one_per_token_of_the_doc_are_refused_n
             ElmoLayers.of(new, rows, "elmo")
 
 
+def test_vector_norm_is_the_norm_of_the_elmo_vector_even_when_read_before_the_elmo_component_ran(make_nlp):
+    """spaCy caches a doc's ``vector_norm`` at its first reading (was: 0 for a doc read before the elmo
+    component ran, and the span's norm for a ``span.as_doc()`` copy run again)."""
+    nlp = make_nlp()
+    doc = nlp.make_doc("The cat sat on the mat .")
+    assert doc.vector_norm == 0
+    nlp(doc)
+    new = nlp(doc[2:5].as_doc())
+    for piece in (doc, doc[1:4], new, new[0:2]):
+        assert piece.vector_norm == pytest.approx(float(np.linalg.norm(piece.vector)), rel=1e-6)
+        assert piece.vector_norm > 0
+
+
 def test_similarity_is_the_cosine_of_the_elmo_vectors(make_nlp):
     nlp = make_nlp()
     one, two = nlp("he will stick to it"), nlp("a stick and a stone")
