@@ -45,7 +45,7 @@ from .fileio import (
     write_text_atomic,
 )
 from .logs import quiet_logger
-from .modeling_elmo import ElmoModel, InvalidModelError
+from .modeling_elmo import ElmoModel, InvalidModelError, check_reads_char_ids
 from .tokenization_elmo import (
     N_CHAR_IDS,
     RESTORE_SETTINGS,
@@ -113,7 +113,7 @@ def export_model(
     ``out_dir`` may not be, hold or lie in, even with ``overwrite``. Returns ``out_dir``.
     """
     from .export_graph import ElmoInferenceGraph
-    from .loading import check_reads_char_ids, model_tokenizer
+    from .loading import model_tokenizer
 
     if not isinstance(model, ElmoModel):
         remedy = "load one: ElmoModel.from_pretrained(NAME)"

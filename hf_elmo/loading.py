@@ -63,7 +63,6 @@ from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, b
 from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe
 from .logs import quiet_records
 from .modeling_elmo import (
-    WORD_IDS_MODEL,
     ElmoModel,
     ElmoPreTrainedModel,
     InvalidModelError,
@@ -421,6 +420,7 @@ def check_weight_shapes(
     if stored is None or source.config is None:
         return
     config = copy.deepcopy(source.config)  # the constructor may set fields (freeze_bilm)
+    config.name_or_path = source.described  # what the constructor's errors name (a task head given a word baseline)
     try:
         for name, value in (overrides or {}).items():
             setattr(config, name, value)
@@ -545,15 +545,6 @@ def load_bilm(name_or_path: PathLike) -> tuple[ElmoModel, ModelSource]:
     with quiet_records("transformers.modeling_utils"):  # weights that do not fit are errors still
         model = ElmoModel.from_pretrained(source.path)
     return model.eval(), source
-
-
-def check_reads_char_ids(model: PreTrainedModel, what: str) -> None:
-    """Refuse, in one line naming the model's folder (or Hub id), a word-embedding baseline
-    (``token_embedding="word"``, ``elmo pretrain --token-embedding word``) given to ``what``, a
-    command or function that runs the char CNN: the baseline reads word ids, not char ids."""
-    if model.config.token_embedding == "word":
-        name = model.name_or_path or "the model"
-        raise ValueError(f"{name}: {WORD_IDS_MODEL}; {what} needs a char-CNN biLM")
 
 
 def model_tokenizer(model: PreTrainedModel, **settings: Any) -> ElmoTokenizer:

@@ -71,6 +71,18 @@ WARM_STATE = ("warm_h", "warm_c")
 #: What a model of ``token_embedding="word"`` (the pretraining baseline) is, for the errors of
 #: what takes char ids only.
 WORD_IDS_MODEL = "this biLM embeds word ids (token_embedding='word', the pretraining baseline), not char ids"
+
+
+def check_reads_char_ids(model: PreTrainedModel, what: str) -> None:
+    """Refuse, in one line naming the model's folder (or Hub id), a word-embedding baseline
+    (``token_embedding="word"``, ``elmo pretrain --token-embedding word``) given to ``what``, a
+    command, function or model class that runs the char CNN: the baseline reads word ids, not
+    char ids. Here, not in ``hf_elmo.loading``, so that the task heads' remote-code copies check too."""
+    if model.config.token_embedding == "word":
+        name = model.name_or_path or "the model"
+        raise ValueError(f"{name}: {WORD_IDS_MODEL}; {what} needs a char-CNN biLM")
+
+
 # cuDNN copies the fused path's LSTM weights into one buffer at every call, since they are derived
 # from the parameters (gate order, forget bias) rather than kept flat: a copy of a few MB, about
 # which torch warns once a process, naming a remedy (``flatten_parameters()``) this module's users

@@ -32,7 +32,7 @@ from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassif
 from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
-from .modeling_elmo import CheckpointedParts, ElmoModel, ElmoPreTrainedModel, mean_pool
+from .modeling_elmo import CheckpointedParts, ElmoModel, ElmoPreTrainedModel, check_reads_char_ids, mean_pool
 from .pipelines import ElmoTokenClassificationPipeline
 from .scalar_mix import ScalarMix
 
@@ -47,7 +47,9 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
     ``from_pretrained`` on a biLM folder (converted, or written by ``elmo pretrain``) loads the
     biLM's weights and initialises the rest (``_new_on_load``: loaded from a folder that holds
     some of them, all must be there); an LM folder's word softmax is not part of a task model, so
-    its weights are left out by design (not reported as unexpected).
+    its weights are left out by design (not reported as unexpected). A word-embedding baseline
+    (``token_embedding="word"``) is refused as it is built, in one line naming its folder: the
+    heads read char ids.
     """
 
     _keys_to_ignore_on_load_unexpected = [r"^softmax\."]
@@ -55,6 +57,7 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
+        check_reads_char_ids(self, type(self).__name__)  # from_pretrained sets name_or_path before this runs
         self.elmo = ElmoModel(config)
         self.scalar_mix = ScalarMix(config.n_layers + 1)
         self.dropout = nn.Dropout(config.head_dropout)

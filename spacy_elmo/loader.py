@@ -6,7 +6,8 @@ from collections.abc import Callable
 from spacy.util import logger, registry
 
 from hf_elmo import ElmoModel
-from hf_elmo.loading import ModelSource, check_reads_char_ids, resolve_model
+from hf_elmo.loading import ModelSource, resolve_model
+from hf_elmo.modeling_elmo import check_reads_char_ids
 
 
 @registry.misc("spacy-elmo.ElmoLoader.v1")

@@ -94,8 +94,7 @@ from ..fileio import (
     remove_stale_temporaries,
     write_text_atomic,
 )
-from ..loading import check_reads_char_ids
-from ..modeling_elmo import ElmoModel
+from ..modeling_elmo import ElmoModel, check_reads_char_ids
 from .output import (
     SENTENCE_TO_INDEX,
     SETTINGS_ATTRIBUTE,

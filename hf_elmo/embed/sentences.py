@@ -20,8 +20,8 @@ import torch
 from ..batching import token_budget_batches
 from ..cuda_graphs import GraphedElmo
 from ..devices import resolve_dtype
-from ..loading import check_reads_char_ids, model_tokenizer
-from ..modeling_elmo import ElmoModel, mean_pool
+from ..loading import model_tokenizer
+from ..modeling_elmo import ElmoModel, check_reads_char_ids, mean_pool
 from ..tokenization_elmo import batch_to_ids, check_split_words, words_of
 
 #: What is stored per sentence: every layer, the top one, or their mean.

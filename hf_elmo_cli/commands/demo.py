@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
     from hf_elmo.corpus import MAX_LINE_CHARS, read_corpus
     from hf_elmo.devices import resolve_device
-    from hf_elmo.loading import check_reads_char_ids, load_bilm
+    from hf_elmo.loading import load_bilm
+    from hf_elmo.modeling_elmo import check_reads_char_ids
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
     from hf_elmo.tokenization_elmo import split_words
 

@@ -98,7 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from hf_elmo.devices import resolve_device, resolve_dtype
     from hf_elmo.embed import check_output, embed_file, run_shard
-    from hf_elmo.loading import check_reads_char_ids, load_bilm, model_tokenizer, source_description
+    from hf_elmo.loading import load_bilm, model_tokenizer, source_description
+    from hf_elmo.modeling_elmo import check_reads_char_ids
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME
 
     shard = run_shard(args.shard)

@@ -648,3 +648,45 @@ def test_saving_keeps_the_users_own_custom_pipelines(tmp_path):
         saved = json.loads((tmp_path / type(model).__name__ / "config.json").read_text())["custom_pipelines"]
         assert saved == {"pair-classification": theirs, **{task: saved[task] for task in ours}}
         assert set(saved) == {"pair-classification"} | ours
+
+
+@pytest.mark.parametrize("head", [ElmoForTokenClassification, ElmoForSequenceClassification])
+def test_a_task_head_refuses_a_word_baseline_as_it_loads_naming_its_folder(word_baseline_folder, head):
+    """Was: loaded without complaint, then its first forward failed in a line naming no folder."""
+    with pytest.raises(ValueError) as refused:
+        head.from_pretrained(word_baseline_folder, num_labels=3)
+    assert str(refused.value) == (
+        f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+        f"char ids; {head.__name__} needs a char-CNN biLM"
+    )
+
+
+def test_a_task_head_built_from_a_word_baseline_config_is_refused():
+    with pytest.raises(
+        ValueError, match=r"^the model: .*word ids.*; ElmoForTokenClassification needs a char-CNN biLM$"
+    ):
+        ElmoForTokenClassification(tiny_config(num_labels=2, token_embedding="word", vocab_size=10))
+
+
+def test_a_remote_code_task_head_refuses_a_word_baseline_as_it_loads_naming_its_folder(word_baseline_folder, tmp_path):
+    """The heads' code copies (trust_remote_code, without the package) check as the package's do."""
+    script = f"""
+        import sys; sys.modules['hf_elmo'] = None  # importing hf_elmo now raises
+        from transformers.dynamic_module_utils import get_class_from_dynamic_module
+        head = get_class_from_dynamic_module("modeling_heads.ElmoForTokenClassification", {str(DEFAULT_MODEL)!r})
+        assert head.__module__.startswith("transformers_modules"), head.__module__
+        try:
+            head.from_pretrained({str(word_baseline_folder)!r}, num_labels=3)
+        except ValueError as err:
+            print(err)
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HOME": str(tmp_path / "hf-home")},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().startswith(f"{word_baseline_folder}: this biLM embeds word ids"), result.stdout
+    assert result.stdout.strip().endswith("ElmoForTokenClassification needs a char-CNN biLM"), result.stdout
