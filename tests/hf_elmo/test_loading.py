@@ -1290,3 +1290,13 @@ def test_an_empty_model_name_is_one_line_not_the_current_folder(load, name, tmp_
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ModelNotFoundError, match=rf"^no model named {name!r}: give a shipped model \(hf-elmo:"):
         load(name)
+
+
+def test_a_feature_extraction_pipeline_of_a_word_baseline_names_its_folder(word_baseline_folder):
+    """The baseline's ElmoModel loads (its encode reads word ids), but the pipeline feeds it char ids.
+    Was: "this biLM embeds word ids ...", naming no folder."""
+    from transformers import pipeline
+
+    extractor = pipeline("feature-extraction", model=str(word_baseline_folder))
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(word_baseline_folder))}: this biLM embeds word ids"):
+        extractor("The cat sat .")

@@ -79,8 +79,12 @@ def check_reads_char_ids(model: PreTrainedModel, what: str) -> None:
     command, function or model class that runs the char CNN: the baseline reads word ids, not
     char ids. Here, not in ``hf_elmo.loading``, so that the task heads' remote-code copies check too."""
     if model.config.token_embedding == "word":
-        name = model.name_or_path or "the model"
-        raise ValueError(f"{name}: {WORD_IDS_MODEL}; {what} needs a char-CNN biLM")
+        raise ValueError(f"{model_name(model)}: {WORD_IDS_MODEL}; {what} needs a char-CNN biLM")
+
+
+def model_name(model: PreTrainedModel) -> str:
+    """What a model's errors call it: the folder (or Hub id) it was loaded from, else "the model"."""
+    return model.name_or_path or "the model"
 
 
 # cuDNN copies the fused path's LSTM weights into one buffer at every call, since they are derived
@@ -1359,8 +1363,9 @@ class ElmoModel(ElmoPreTrainedModel):
         """
         check_no_attention(output_attentions, self.config)
         if self.config.token_embedding == "word":
-            raise ValueError(
-                f"{WORD_IDS_MODEL}: call encode(word_ids, lengths) with the sentence markers' word ids in place"
+            raise ValueError(  # a feature-extraction pipeline's first call too: name the folder
+                f"{model_name(self)}: {WORD_IDS_MODEL}: call encode(word_ids, lengths) with the sentence markers' "
+                "word ids in place"
             )
         input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
         if input_ids.device.type == "cpu" and self.dtype == torch.float16:

@@ -509,7 +509,9 @@ def test_lm_loss_is_the_softmax_over_the_saved_biLM_alone(tmp_path, token_embedd
 def test_the_word_baseline_biLM_refuses_char_ids_with_one_line():
     lm = tiny_lm(10, token_embedding="word")
     assert not hasattr(lm.elmo, "char_cnn")  # its token embedder is the word embedding alone
-    with pytest.raises(ValueError, match=r"^this biLM embeds word ids \(token_embedding='word'.*call encode"):
+    with pytest.raises(
+        ValueError, match=r"^the model: this biLM embeds word ids \(token_embedding='word'.*call encode"
+    ):
         lm.elmo(input_ids=torch.ones(1, 2, 50, dtype=torch.long))
 
 
