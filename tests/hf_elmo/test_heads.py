@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -690,3 +691,22 @@ def test_a_remote_code_task_head_refuses_a_word_baseline_as_it_loads_naming_its_
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().startswith(f"{word_baseline_folder}: this biLM embeds word ids"), result.stdout
     assert result.stdout.strip().endswith("ElmoForTokenClassification needs a char-CNN biLM"), result.stdout
+
+
+@pytest.mark.parametrize(
+    "head, labels, message",
+    [
+        (
+            ElmoForTokenClassification,
+            (2, 5),
+            r"^labels must have shape \(batch, tokens\) = \(2, 3\) to match input_ids ",
+        ),
+        (ElmoForSequenceClassification, (5,), r"^labels must have shape \(batch,\) = \(2,\) to match input_ids "),
+    ],
+)
+def test_labels_of_another_shape_than_the_batch_are_one_line_naming_both(head, labels, message):
+    """Was torch's "Expected input batch_size (6) to match target batch_size (10)", of flattened sizes."""
+    model = head(tiny_config(num_labels=3)).eval()
+    batch = ElmoTokenizer()(["a b c", "d"], padding=True, return_tensors="pt")
+    with pytest.raises(ValueError, match=message + r"\(2, 3, \d+\), got " + re.escape(str(labels))):
+        model(**batch, labels=torch.zeros(labels, dtype=torch.long))

@@ -153,6 +153,8 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
     its loss (``_loss``) and its output class (``_output_class``)."""
 
     _output_class: type = TokenClassifierOutput
+    #: The leading dimensions of ``labels`` that must be those of the logits, and their names.
+    _label_dims, _label_shape = 2, "(batch, tokens)"
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
@@ -184,6 +186,11 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
         ``num_items_in_batch``."""
         encoded, mask, hidden_states = self.encode(input_ids, attention_mask, output_attentions)
         logits = self.classifier(self._features(encoded, mask))
+        if labels is not None and tuple(labels.shape[: self._label_dims]) != tuple(logits.shape[: self._label_dims]):
+            raise ValueError(
+                f"labels must have shape {self._label_shape} = {tuple(logits.shape[: self._label_dims])} to match "
+                f"input_ids {tuple(input_ids.shape)}, got {tuple(labels.shape)}"
+            )
         loss = None if labels is None else self._loss(logits, labels)
         output_hidden_states = (
             self.config.output_hidden_states if output_hidden_states is None else output_hidden_states
@@ -258,6 +265,7 @@ class ElmoForSequenceClassification(_ElmoClassifier):
     """
 
     _output_class = SequenceClassifierOutput
+    _label_dims, _label_shape = 1, "(batch,)"  # (batch, num_labels) for several labels a sentence
 
     def _features(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return mean_pool(encoded, mask)  # (B, 2H): one vector a sentence
