@@ -953,6 +953,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
             return_attention_mask=return_attention_mask,
         )
         data = {key: value[0] for key, value in padded.items()}
+        if not rows:  # no row shows input_ids' (T, W)
+            data["input_ids"] = np.zeros((0, width), dtype=np.int64) if return_tensors is not None else []
         if return_special_tokens_mask:
             data["special_tokens_mask"] = self.get_special_tokens_mask(data["input_ids"])
         if return_length:

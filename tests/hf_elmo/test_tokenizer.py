@@ -920,3 +920,13 @@ def test_word_ids_after_left_truncation_number_the_input_words_as_fast_tokenizer
     raw = tokenizer("a b c d e", truncation=True, max_length=2, return_offsets_mapping=True, return_tensors="pt")
     assert raw.word_ids() == [3, 4] and raw["offset_mapping"].tolist() == [[[6, 7], [8, 9]]]
     assert ElmoTokenizer()(words, is_split_into_words=True, truncation=True, max_length=2).word_ids(0) == [0, 1]
+
+
+@pytest.mark.parametrize("return_tensors", ["pt", "np"])
+def test_prepare_for_model_of_no_words_gives_input_ids_of_no_rows_of_the_tokenizers_width(return_tensors):
+    """Was a tensor of shape (0,), whose missing width the model refuses, where the call gives (1, 0, 50)."""
+    tokenizer = ElmoTokenizer()
+    prepared = tokenizer.prepare_for_model([], return_tensors=return_tensors, prepend_batch_axis=True)
+    called = tokenizer([], is_split_into_words=True, return_tensors=return_tensors)
+    assert prepared["input_ids"].shape == called["input_ids"].shape == (1, 0, 50)
+    assert prepared["attention_mask"].shape == (1, 0)
