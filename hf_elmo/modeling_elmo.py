@@ -78,8 +78,14 @@ def check_reads_char_ids(model: PreTrainedModel, what: str) -> None:
     (``token_embedding="word"``, ``elmo pretrain --token-embedding word``) given to ``what``, a
     command, function or model class that runs the char CNN: the baseline reads word ids, not
     char ids. Here, not in ``hf_elmo.loading``, so that the task heads' remote-code copies check too."""
-    if model.config.token_embedding == "word":
-        raise ValueError(f"{model_name(model)}: {WORD_IDS_MODEL}; {what} needs a char-CNN biLM")
+    check_config_reads_char_ids(cast(ElmoConfig, model.config), model_name(model), what)
+
+
+def check_config_reads_char_ids(config: ElmoConfig, name: str, what: str) -> None:
+    """``check_reads_char_ids`` of the model called ``name`` whose config is ``config``, before it is
+    loaded (``spacy_elmo.loader.find_model``)."""
+    if config.token_embedding == "word":
+        raise ValueError(f"{name}: {WORD_IDS_MODEL}; {what} needs a char-CNN biLM")
 
 
 def model_name(model: PreTrainedModel) -> str:

@@ -7,7 +7,10 @@ from spacy.util import logger, registry
 
 from hf_elmo import ElmoModel
 from hf_elmo.loading import ModelSource, resolve_model
-from hf_elmo.modeling_elmo import check_reads_char_ids
+from hf_elmo.modeling_elmo import check_config_reads_char_ids, check_reads_char_ids
+
+#: What the word-embedding baseline's refusal names (``check_reads_char_ids``).
+LOADER = "spacy-elmo's ElmoLoader"
 
 
 @registry.misc("spacy-elmo.ElmoLoader.v1")
@@ -29,7 +32,7 @@ def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
 
     def load() -> ElmoModel:
         model = ElmoModel.from_pretrained(str(name_or_path))
-        check_reads_char_ids(model, "spacy-elmo's ElmoLoader")
+        check_reads_char_ids(model, LOADER)
         return model
 
     return load
@@ -39,10 +42,13 @@ def find_model(name_or_path: str) -> ModelSource:
     """Where the model is that ``elmo_loader_v1(name_or_path)`` loads, found without loading it:
     ``hf_elmo.loading.resolve_model``, which loading it goes through (a Hub model is fetched into
     the cache, where loading finds it), with the same one-line errors (``OSError``, or a config's
-    ``ValueError``; a spaCy pipeline's folder named with the biLM folder inside it). For a script
-    that builds pipelines on the model after other work, to refuse a bad name first
-    (scripts/bench_spacy.py ``--elmo``)."""
-    return resolve_model(name_or_path)
+    ``ValueError``; a spaCy pipeline's folder named with the biLM folder inside it; a word-embedding
+    baseline, read from its ``config.json``). For a script that builds pipelines on the model after
+    other work, to refuse a bad name first (scripts/bench_spacy.py ``--elmo``)."""
+    source = resolve_model(name_or_path)
+    if source.config is not None:  # original files hold a char CNN always
+        check_config_reads_char_ids(source.config, source.described, LOADER)
+    return source
 
 
 def names_a_model(loader: Callable[[], ElmoModel] | None) -> bool:

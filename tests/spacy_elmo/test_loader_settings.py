@@ -57,3 +57,17 @@ def test_a_word_baseline_as_the_biLM_is_one_config_error_saying_it_reads_word_id
         f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
         "char ids; spacy-elmo's ElmoLoader needs a char-CNN biLM"
     )
+
+
+def test_find_model_refuses_a_word_baseline_before_loading_it_in_the_loaders_words(word_baseline_folder, tiny_elmo_dir):
+    """scripts/bench_spacy.py --elmo checks its model with find_model before anything trains. Was: found, then
+    refused only when the first ELMo pipeline was initialised."""
+    from spacy_elmo.loader import find_model
+
+    with pytest.raises(ValueError) as refused:
+        find_model(str(word_baseline_folder))
+    assert str(refused.value) == (
+        f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+        "char ids; spacy-elmo's ElmoLoader needs a char-CNN biLM"
+    )
+    assert find_model(str(tiny_elmo_dir)).path == Path(tiny_elmo_dir)
