@@ -508,6 +508,11 @@ class ElmoConfig(PretrainedConfig):
             )
         return {key: value for key, value in config_dict.items() if key not in _DERIVED_FIELDS}
 
+    def save_pretrained(self, save_directory: str | os.PathLike, *args: Any, **kwargs: Any) -> None:
+        """``PretrainedConfig.save_pretrained``; a path that is a file is refused (``check_save_folder``)."""
+        check_save_folder(save_directory)
+        super().save_pretrained(save_directory, *args, **kwargs)
+
     def fused_lstm_unsupported(self) -> str | None:
         """Why ``bilm_implementation="fused"`` cannot run this config, or ``None``: clipping, or a
         ``projection_dim`` not below ``lstm_dim`` (torch's LSTM kernel takes ``nn.LSTM``'s
@@ -599,6 +604,16 @@ def names_lm_head(architectures: Sequence[str] | None) -> bool:
     name the biLM with its word softmax, ``LM_ARCHITECTURE``. The one test of "is this an LM
     folder?": a biLM loaded from an LM folder and saved again is not one (it has no softmax)."""
     return LM_ARCHITECTURE in (architectures or ())
+
+
+def check_save_folder(save_directory: str | os.PathLike) -> None:
+    """Refuse, in one line, a ``save_pretrained`` folder that is a file (transformers fails on it late, after
+    writing the code copies, or only logs it and writes nothing): the one check of the model's, config's
+    and tokenizer's ``save_pretrained``."""
+    if os.path.isfile(save_directory):
+        raise NotADirectoryError(
+            f"{os.fspath(save_directory)} is a file, but save_pretrained writes a folder: give a folder's path"
+        )
 
 
 def read_json_file(path: str | os.PathLike) -> Any:

@@ -387,3 +387,14 @@ def test_a_config_json_dtype_that_is_no_floating_point_dtype_is_one_line_naming_
         f"float64), got {value!r} ({type(value).__name__})"
     )
     assert ElmoConfig(dtype="bfloat16").dtype == torch.bfloat16
+
+
+@pytest.mark.parametrize("saved", [ElmoConfig, ElmoTokenizer], ids=["config", "tokenizer"])
+def test_saving_a_config_or_tokenizer_into_a_file_is_one_line_and_leaves_the_file(saved, tmp_path):
+    """Was an AssertionError for the config, and for the tokenizer a logged error and nothing written."""
+    (tmp_path / "file").write_text("mine")
+    with pytest.raises(
+        NotADirectoryError, match=r"file is a file, but save_pretrained writes a folder: give a folder's path$"
+    ):
+        saved().save_pretrained(tmp_path / "file")
+    assert (tmp_path / "file").read_text() == "mine"

@@ -37,7 +37,7 @@ from transformers import PreTrainedConfig, PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import ElmoConfig
+from .configuration_elmo import ElmoConfig, check_save_folder
 from .elmo_cache import DerivedWeights, TokenLayerCache
 from .elmo_kernels import (
     FORGET_BIAS,
@@ -830,9 +830,8 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 name: tensor.to(storage_dtype) if tensor.is_floating_point() else tensor
                 for name, tensor in self.state_dict().items()
             }
+        check_save_folder(save_directory)
         folder = Path(save_directory)
-        if folder.is_file():  # transformers would fail on the weights file, the code written beside the file
-            raise NotADirectoryError(f"{folder} is a file, but save_pretrained writes a folder: give a folder's path")
         new = not folder.exists()
         try:
             with _no_weight_progress_bars(), _earlier_weights_removed(folder, kwargs):

@@ -36,6 +36,7 @@ from .configuration_elmo import (
     ElmoConfig,
     ElmoConfigError,
     check_integer,
+    check_save_folder,
     check_size,
     config_file,
     pre_tokenizer_name,
@@ -674,6 +675,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
 
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         return split_words(text, self.pre_tokenizer)[0]
+
+    def save_pretrained(self, save_directory: str | os.PathLike, *args: Any, **kwargs: Any) -> tuple[str, ...]:
+        """``PreTrainedTokenizer.save_pretrained``; a path that is a file is refused (``check_save_folder``),
+        where transformers logs it and writes nothing."""
+        check_save_folder(save_directory)
+        return super().save_pretrained(save_directory, *args, **kwargs)
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         return ()
