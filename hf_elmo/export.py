@@ -40,6 +40,7 @@ from .fileio import (
     PathLike,
     build_aside,
     check_output_folder,
+    kind_of,
     output_kind,
     strict_json,
     write_text_atomic,
@@ -85,11 +86,6 @@ GraphT = TypeVar("GraphT")
 
 #: What the wrappers take (``ExportedElmo.__call__``), as their refusals of anything else say.
 TAKES = "raw text (a str or a list of str) or tokenised sentences (a list of word lists such as [['Hello', 'world']])"
-
-
-def kind_of(value: Any) -> str:
-    """``value``'s kind in a refusal's words: "None", or "a value of type int"."""
-    return "None" if value is None else f"a value of type {type(value).__name__}"
 
 
 def export_model(

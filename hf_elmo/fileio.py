@@ -453,6 +453,11 @@ def others_files(folder: PathLike, kind: OutputKind) -> list[str]:
     )
 
 
+def kind_of(value: Any) -> str:
+    """``value``'s kind in a refusal's words: "None", or "a value of type int"."""
+    return "None" if value is None else f"a value of type {type(value).__name__}"
+
+
 def check_output_folder(
     out_dir: PathLike,
     *,
@@ -462,7 +467,7 @@ def check_output_folder(
     into_package: bool = False,
     not_empty: str | None = None,
 ) -> Path:
-    """Refuse an output folder that is a symbolic link or a file, lies under a file, is the
+    """Refuse an output folder that is no path (a ``TypeError``), a symbolic link or a file, lies under a file, is the
     current folder or one of its parents, lies in this package's folder (``PACKAGE_FOLDER``;
     ``into_package``: ``scripts/ship_model.py`` writes a shipped model there), is, holds or lies in
     one of ``inputs``, or is not empty (unless ``overwrite``, and then only an earlier output of the
@@ -473,6 +478,8 @@ def check_output_folder(
     ``overwrite``, so that the first refusal never suggests an ``--overwrite`` that the next one refuses.
     ``not_empty``: the refusal of a non-empty folder without ``overwrite`` where the caller knows what
     ``--overwrite`` would do there (``elmo pretrain`` continues a run); else it says that ``--overwrite`` replaces it."""
+    if not isinstance(out_dir, (str, os.PathLike)):
+        raise TypeError(f"the output folder must be a path (a str or Path), not {kind_of(out_dir)}")
     out_dir = Path(out_dir)
     if out_dir.is_symlink():
         raise ValueError(

@@ -552,6 +552,12 @@ def test_export_of_what_is_no_biLM_or_a_tokenizer_of_another_type_is_one_line_an
     assert not any(tmp_path.iterdir())
 
 
+def test_export_to_what_is_no_path_is_one_line_naming_it(tiny_model):
+    """Was: "expected str, bytes or os.PathLike object, not NoneType"."""
+    with pytest.raises(TypeError, match=r"^the output folder must be a path \(a str or Path\), not None$"):
+        export_model(tiny_model, None, "torch-export")
+
+
 def test_export_of_a_word_embedding_biLM_is_one_line_and_writes_nothing(tiny_model, tmp_path):
     """Was: AttributeError ('ElmoModel' object has no attribute 'char_cnn') from the graph builder."""
     config = tiny_model.config.__class__(**{**tiny_model.config.to_dict(), "token_embedding": "word", "vocab_size": 7})
