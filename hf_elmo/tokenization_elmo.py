@@ -430,7 +430,7 @@ def check_split_words(words: Sequence[Any], where: str) -> None:
     for col, word in enumerate(words):
         if not isinstance(word, str):
             raise TypeError(
-                f"{where}, word {col} is a {type(word).__name__} ({word!r:.40}), not a str; pass each word as a string"
+                f"{where}, word {col} is the {type(word).__name__} {word!r:.40}, not a str; pass each word as a string"
             )
         if word.split() != [word]:  # empty, or whitespace in it (C speed)
             raise ValueError(

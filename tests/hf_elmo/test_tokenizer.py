@@ -142,8 +142,8 @@ def test_pre_split_words_that_are_empty_or_hold_whitespace_are_refused(words, me
 @pytest.mark.parametrize(
     "words, message",
     [
-        ([["a", 1]], r"^is_split_into_words=True: sentence 0, word 1 is a int \(1\), not a str; pass each word"),
-        ([["a", None]], r"^is_split_into_words=True: sentence 0, word 1 is a NoneType \(None\), not a str"),
+        ([["a", 1]], r"^is_split_into_words=True: sentence 0, word 1 is the int 1, not a str; pass each word"),
+        ([["a", None]], r"^is_split_into_words=True: sentence 0, word 1 is the NoneType None, not a str"),
         ([b"a", b"b"], r"^is_split_into_words=True: sentence 0 of the batch is the bytes b'a', not a list of words"),
         ([1, 2], r"^is_split_into_words=True: sentence 0 of the batch is the int 1, not a list of words"),
     ],
