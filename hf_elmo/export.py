@@ -360,7 +360,7 @@ class ExportedElmo:
             return [sentences]
         if isinstance(sentences, torch.Tensor) or (isinstance(sentences, np.ndarray) and sentences.dtype.kind != "U"):
             raise TypeError(
-                f"the wrapper takes {TAKES}, not a {type(sentences).__name__} of {sentences.dtype}; pass char ids "
+                f"the wrapper takes {TAKES}, not an array ({type(sentences).__name__} of {sentences.dtype}); pass char ids "
                 f"(batch, tokens, {self.width}) to its run()"
             )
         if isinstance(sentences, (bytes, bytearray)) or not isinstance(sentences, Iterable):

@@ -162,9 +162,12 @@ NO_BATCH = {
     "an int": (3, "not a value of type int$"),
     "char ids": (
         batch_to_ids([["Hello"]]),
-        r"not a Tensor of torch.int64; pass char ids \(batch, tokens, 50\) to its run",
+        r"not an array \(Tensor of torch.int64\); pass char ids \(batch, tokens, 50\) to its run",
     ),
-    "numpy char ids": (batch_to_ids([["Hello"]]).numpy(), r"not a ndarray of int64; pass char ids .* to its run"),
+    "numpy char ids": (
+        batch_to_ids([["Hello"]]).numpy(),
+        r"not an array \(ndarray of int64\); pass char ids .* to its run",
+    ),
 }
 
 
