@@ -59,13 +59,13 @@ def torch_threads_restored():
 def word_baseline_folder(tmp_path_factory) -> Path:
     """A tiny word-embedding baseline as ``elmo pretrain --token-embedding word`` writes it (card included)."""
     from hf_elmo.cli import main
-    from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
+    from tests.hf_elmo.training.test_pretraining import TINY_WORD_SHAPE_ARGS, write_corpus
 
     folder = tmp_path_factory.mktemp("word-baseline")
     corpus = write_corpus(folder / "c.txt", n=30)
     options = ["--max-tokens", "50", "--min-count", "1", "--token-embedding", "word", "--pre-tokenizer", "spacy:en"]
     options.append("--no-progress")
-    assert main(["pretrain", str(corpus), str(folder / "lm"), *TINY_SHAPE_ARGS, *options]) == 0
+    assert main(["pretrain", str(corpus), str(folder / "lm"), *TINY_WORD_SHAPE_ARGS, *options]) == 0
     return folder / "lm"
 
 

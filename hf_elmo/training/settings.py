@@ -14,7 +14,7 @@ from dataclasses import InitVar, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..configuration_elmo import RELEASED_FILTERS
+from ..configuration_elmo import OPTIONS_KEYS, RELEASED_FILTERS
 from .schedule import LR_SCHEDULES
 
 #: The smallest batch: one sentence of one token between its two markers.
@@ -25,6 +25,10 @@ MAX_SEED = 2**32 - 1
 
 if TYPE_CHECKING:
     from ..loading import ModelSource
+
+#: The char CNN's config fields (``--filters``, ``--n-highway`` among them), which shape nothing in
+#: a ``--token-embedding word`` run: given as overrides there, they are refused.
+CHAR_CNN_FIELDS = tuple(name for name, key in OPTIONS_KEYS.items() if key.startswith("char_cnn."))
 
 #: Config fields of a clip-free model (``--no-clip``): what the ``fused`` biLM path can run.
 NO_CLIP: dict[str, Any] = dict(cell_clip=None, proj_clip=None)
@@ -353,6 +357,12 @@ def check_settings(settings: PretrainSettings) -> None:
         raise ValueError(
             f"--filters must be a JSON list of [width, n_channels] pairs of positive integers, "
             f"e.g. [[1,32],[2,64]]; got {json.dumps(filters)}"
+        )
+    char_cnn = [flag(name) for name in s.config_overrides if name in CHAR_CNN_FIELDS]
+    if s.token_embedding == "word" and char_cnn:  # the preset's own char-CNN fields are left unused, not refused
+        raise ValueError(
+            f"{', '.join(char_cnn)}: for the char CNN only, which {flag('token_embedding')} word does not have (it "
+            f"embeds words); drop {'them' if len(char_cnn) > 1 else 'it'}, or train {flag('token_embedding')} char_cnn"
         )
     for name, value in s.config_overrides.items():
         if name not in ("filters", *NO_CLIP):  # clipping (None with --no-clip) is checked by ElmoConfig

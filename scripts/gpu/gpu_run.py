@@ -391,8 +391,12 @@ def _unpack(work: Path) -> Path:
 
 def baseline_args(train_args: Sequence[str], tokens: int) -> list[str]:
     """The model's ``elmo pretrain`` options for the word-embedding baseline: the same, but for
-    its run length (``--max-tokens TOKENS``, no time limit) and ``--token-embedding word``."""
+    its run length (``--max-tokens TOKENS``, no time limit), ``--token-embedding word`` and
+    without the char CNN's (``--filters``, ``--n-highway``), which the baseline has none of."""
+    from hf_elmo.training.settings import CHAR_CNN_FIELDS, flag
+
     replaced = {"--max-tokens", "--max-minutes", "--epochs", "--snapshot-tokens", "--token-embedding"}
+    replaced |= {flag(name) for name in CHAR_CNN_FIELDS}
     kept: list[str] = []
     skip_value = False
     for arg in train_args:

@@ -18,7 +18,7 @@ from hf_elmo.training.model import resolve_bilm_implementation
 from hf_elmo.training.settings import NO_CLIP
 from hf_elmo.training.trainer import pretrain
 from tests.conftest import REPO
-from tests.hf_elmo.training.test_pretraining import TINY, TINY_SHAPE_ARGS, settings_for, write_corpus
+from tests.hf_elmo.training.test_pretraining import TINY, TINY_LSTM, TINY_SHAPE_ARGS, settings_for, write_corpus
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -194,7 +194,7 @@ def test_a_snapshot_at_n_tokens_equals_a_run_of_n_tokens_and_the_word_baseline_s
     assert 300 <= position["tokens_seen"] < 600
     assert load_lm(snapshot).config.dropout == 0.0 and load_lm(snapshot).config.bilm_implementation == "fast"
 
-    word = settings_for(tmp_path / "word", corpus, max_tokens=300, token_embedding="word")
+    word = settings_for(tmp_path / "word", corpus, max_tokens=300, token_embedding="word", config_overrides=TINY_LSTM)
     pretrain(word, show_progress=False)
 
     def tokens_by_step(settings):

@@ -26,7 +26,7 @@ from hf_elmo.training.evaluation import valid_share_seen_in_training
 from hf_elmo.training.vocab import Vocabulary
 from tests.hf_elmo.test_convert_safety import DiskUsage
 from tests.hf_elmo.test_fileio import CANNOT_WRITE, refuse_writes_in
-from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, write_corpus
+from tests.hf_elmo.training.test_pretraining import TINY_SHAPE_ARGS, TINY_WORD_SHAPE_ARGS, write_corpus
 from tests.numpy_elmo import small_options, write_random_original
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -108,6 +108,30 @@ def test_a_rejected_run_writes_nothing_and_the_corrected_rerun_starts(option, me
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     if option[:2] == ["--epochs", "1"]:  # the same run without the bad option is not refused
         assert pretrain(corpus, tmp_path / "model", "--max-steps", "1", "--epochs", "1") == 0
+
+
+def test_char_cnn_options_given_to_the_word_baseline_are_refused_in_one_line(tmp_path, capsys):
+    """--filters and --n-highway shape the char CNN, which the baseline has none of. Was: taken, and
+    ignored (the preset's, left unset, still pass)."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    argv = ["pretrain", str(corpus), str(tmp_path / "model"), *TINY_WORD_SHAPE_ARGS, "--epochs", "1"]
+    argv += ["--min-count", "1", "--tokens-per-batch", "128", "--token-embedding", "word", "--no-progress"]
+    for given, named in (
+        (
+            ["--filters", "[[1,4]]"],
+            "--filters: for the char CNN only, which --token-embedding word does not have (it "
+            "embeds words); drop it, or train --token-embedding char_cnn",
+        ),
+        (
+            ["--filters", "[[1,4]]", "--n-highway", "0"],
+            "--n-highway, --filters: for the char CNN only, which "
+            "--token-embedding word does not have (it embeds words); drop them, or train --token-embedding char_cnn",
+        ),
+    ):
+        assert main([*argv, *given]) == 2
+        assert error_of(capsys).endswith(named)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+    assert main([*argv, "--max-steps", "1"]) == 0
 
 
 @pytest.mark.parametrize("output", [".", "./"])
@@ -538,10 +562,11 @@ def test_resuming_from_an_init_model_of_another_token_embedding_is_refused_as_a_
     --token-embedding word', a new run's advice, which the resume then refused as another setting."""
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     base, word = tmp_path / "base", tmp_path / "word"
-    assert pretrain(corpus, base, "--max-tokens", "50") == 0
+    options = [*TINY_WORD_SHAPE_ARGS, "--max-tokens", "50", "--tokens-per-batch", "128", "--no-progress"]
+    assert main(["pretrain", str(corpus), str(base), *options, "--min-count", "1"]) == 0  # the preset's filters
     shutil.copy(base / "vocab.txt", tmp_path / "v.txt")  # the same words, another token embedder:
-    options = [*TINY_SHAPE_ARGS, "--max-tokens", "50", "--vocab", str(tmp_path / "v.txt"), "--token-embedding", "word"]
-    assert main(["pretrain", str(corpus), str(word), *options, "--tokens-per-batch", "128", "--no-progress"]) == 0
+    options += ["--vocab", str(tmp_path / "v.txt"), "--token-embedding", "word"]
+    assert main(["pretrain", str(corpus), str(word), *options]) == 0
     out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
     argv = ["pretrain", str(corpus), str(out), "--epochs", "2", "--tokens-per-batch", "128", "--no-progress"]
     assert main([*argv, "--init-model", str(base), "--max-steps", "1"]) == 0

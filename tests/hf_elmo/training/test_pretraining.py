@@ -45,9 +45,12 @@ from tests.numpy_elmo import small_options, write_random_original
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models run fastest on one thread
 
-TINY = dict(filters=[[1, 4], [2, 8]], n_highway=1, char_embedding_dim=4, lstm_dim=16, projection_dim=8, n_layers=2)
-#: A tiny biLM as `elmo pretrain` options, for the tests that run the command.
-TINY_SHAPE_ARGS = ["--preset", "cpu", "--lstm-dim", "16", "--projection-dim", "8", "--filters", "[[1,4],[2,8]]"]
+TINY_LSTM = dict(lstm_dim=16, projection_dim=8, n_layers=2)
+TINY = dict(filters=[[1, 4], [2, 8]], n_highway=1, char_embedding_dim=4, **TINY_LSTM)
+#: A tiny biLM as `elmo pretrain` options, for the tests that run the command; the word-embedding
+#: baseline's, without the char CNN's (--filters), which it refuses.
+TINY_WORD_SHAPE_ARGS = ["--preset", "cpu", "--lstm-dim", "16", "--projection-dim", "8"]
+TINY_SHAPE_ARGS = [*TINY_WORD_SHAPE_ARGS, "--filters", "[[1,4],[2,8]]"]
 
 
 def write_corpus(path: Path, n: int = 120, seed: int = 0) -> Path:
