@@ -34,7 +34,7 @@ import torch
 from .elmo_cache import parameter_key
 from .elmo_kernels import stacked_weights
 from .masked_bilm import masked_bilm
-from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs, check_runs_as_built
+from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs, check_reads_char_ids, check_runs_as_built
 from .tokenization_elmo import add_sentence_markers
 
 if TYPE_CHECKING:
@@ -107,8 +107,7 @@ class GraphedElmo:
     """
 
     def __init__(self, model: ElmoModel) -> None:
-        if model.config.token_embedding == "word":
-            raise ValueError("GraphedElmo embeds char ids: this model's token_embedding is 'word'")
+        check_reads_char_ids(model, "GraphedElmo")
         reads = "GraphedElmo replays the biLM from its LSTM weights alone"
         check_runs_as_built(model, reads, ["bilm"], "run the model itself")
         self.model = model

@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
+from hf_elmo import ElmoModel, batch_to_ids
 from hf_elmo.cuda_graphs import GraphedElmo, batch_bucket, step_bucket
 from hf_elmo.masked_bilm import masked_bilm, unrolled_scan
 from tests.hf_elmo.random_inputs import clipped_random_model, random_sentences
@@ -268,10 +268,14 @@ def test_a_model_moved_to_another_dtype_after_wrapping_is_refused(one_thread):
         graphed(char_ids([2]))
 
 
-def test_a_word_model_is_refused():
-    config = ElmoConfig(token_embedding="word", vocab_size=10, lstm_dim=8, projection_dim=4, n_layers=1)
-    with pytest.raises(ValueError, match="token_embedding is 'word'"):
-        GraphedElmo(ElmoModel(config))
+def test_a_word_model_is_refused_naming_its_folder_in_the_words_of_the_other_char_cnn_users(word_baseline_folder):
+    """Was: "GraphedElmo embeds char ids: this model's token_embedding is 'word'", naming no folder."""
+    with pytest.raises(ValueError) as refused:
+        GraphedElmo(ElmoModel.from_pretrained(word_baseline_folder))
+    assert str(refused.value) == (
+        f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+        "char ids; GraphedElmo needs a char-CNN biLM"
+    )
 
 
 def calls_in_two_threads(graphed: GraphedElmo, inputs: list[torch.Tensor]) -> list[tuple[torch.Tensor, ...]]:
