@@ -71,13 +71,14 @@ def write_model_card(
     ``license`` ``None`` leaves the licence out of the metadata (one that is not known);
     ``base_model`` (a Hub id) goes into the metadata of a model trained on from that one;
     ``reads_word_ids`` (a word-embedding baseline, ``token_embedding="word"``) gives the usage
-    code that looks words up in ``vocab.txt`` in place of the tokenizer's char ids.
+    code that looks words up in ``vocab.txt`` in place of the tokenizer's char ids, and no
+    ``feature-extraction`` tag: that pipeline feeds the model char ids, which it refuses.
     """
     data = ModelCardData(
         license=license,
         base_model=base_model,
         library_name="transformers",
-        tags=["elmo", "feature-extraction"],
+        tags=["elmo"] if reads_word_ids else ["elmo", "feature-extraction"],  # the pipeline feeds char ids
         datasets=None if datasets is None else list(datasets),
     )
     rows = "\n".join(f"| {_cell(key)} | {_cell(value)} |" for key, value in provenance.items())

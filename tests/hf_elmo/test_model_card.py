@@ -34,3 +34,10 @@ def test_the_card_of_a_word_baseline_gives_it_no_char_filters(word_baseline_fold
     card = (word_baseline_folder / "README.md").read_text()
     (row,) = [line for line in card.splitlines() if line.startswith("| architecture |")]
     assert row == "| architecture | word-embedding (baseline) biLM, 2 layers, LSTM 16, projection 8, vocabulary 21 |"
+
+
+def test_the_card_of_a_word_baseline_has_no_feature_extraction_tag(word_baseline_folder):
+    """Was: tagged feature-extraction, a pipeline that feeds char ids, which the baseline refuses."""
+    from huggingface_hub import ModelCard
+
+    assert ModelCard.load(word_baseline_folder / "README.md").data.tags == ["elmo"]
