@@ -1273,6 +1273,7 @@ class ElmoModel(ElmoPreTrainedModel):
         """
         from .tokenization_elmo import batch_to_ids
 
+        check_reads_char_ids(self, "warm_up")  # it runs the sentences' char ids
         if len(sentences) == 0:
             raise ValueError("warm_up needs at least one sentence")
         self.reset_states()

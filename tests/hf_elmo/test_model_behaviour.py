@@ -158,6 +158,16 @@ def test_warm_up_in_training_mode_with_dropout_sets_the_eval_state_and_keeps_the
     torch.testing.assert_close(dropped.warm_c, in_eval.warm_c, atol=1e-6, rtol=0)
 
 
+def test_warm_up_of_a_word_baseline_says_it_needs_a_char_cnn_biLM_naming_its_folder(word_baseline_folder):
+    """Was: "this biLM embeds word ids ...: call encode(word_ids, lengths) ...", advice that warms nothing up."""
+    with pytest.raises(ValueError) as refused:
+        ElmoModel.from_pretrained(word_baseline_folder).warm_up([SENTENCE])
+    assert str(refused.value) == (
+        f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+        "char ids; warm_up needs a char-CNN biLM"
+    )
+
+
 def test_dropout_applies_in_training_mode_only(model):
     dropped = ElmoModel(ElmoConfig(**{**model.config.to_dict(), "dropout": 0.5}))
     dropped.load_state_dict(model.state_dict())
