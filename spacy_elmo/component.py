@@ -33,6 +33,7 @@ from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX
 from hf_elmo.fileio import check_writable, ensure_free_space, others_files
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
+from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .bilm import (
     get_elmo,
@@ -481,8 +482,12 @@ class ElmoComponent(TrainablePipe):
         return self
 
     def _load(self, elmo: ElmoModel) -> None:
-        """Load ``elmo``'s weights, unless a listener was trained on other widths: then nothing changes."""
-        self._check_listener_widths(widths(elmo))
+        """Load ``elmo``'s weights (from ``initialize``'s loader or ``from_disk``'s folder), unless it is a
+        word-embedding baseline, which reads word ids, not char ids (``check_reads_char_ids``), or a listener
+        was trained on other widths: then nothing changes."""
+        new_widths = widths(elmo)  # first: it refuses a loader's return that is no ElmoModel
+        check_reads_char_ids(elmo, f"the elmo component {self.name!r}")
+        self._check_listener_widths(new_widths)
         load_weights(self.model, elmo)
         self._weights_changed()
 
