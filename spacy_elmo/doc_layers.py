@@ -8,7 +8,8 @@ gives a doc without ``doc._.elmo`` (spaCy copies no doc-level extension value, e
 ``copy_user_data=True``); ``ElmoLayers.of(new_doc, layers[:, span.start : span.end], component)``
 gives it the span's rows. Such a doc shares the hooks of the doc it came from (``as_doc`` hands
 it the same ``user_hooks`` dict), which is how ``annotated_sharing_hooks`` tells it apart from a doc
-the elmo component never saw.
+the elmo component never saw (of a doc read back, ``DocBin`` or ``Doc.from_bytes``, whose layers
+were not set through ``doc._.elmo``, it does not: no doc there is known to share them).
 
 Imports only NumPy and srsly at module level: srsly loads the msgpack codec below through an
 entry point, possibly while spaCy is still being imported.
@@ -155,12 +156,14 @@ _BY_HOOKS: weakref.WeakValueDictionary[int, Doc] = weakref.WeakValueDictionary()
 
 
 def _store(doc: Doc, layers: ElmoLayers | None) -> None:
-    """``doc._.elmo``'s setter. A doc given layers of its own gets hook dicts of its own too, when
-    it shares those of another annotated doc (``span.as_doc()`` made it): the vector hooks that
-    the elmo component then sets on it would be that doc's too, and its vectors wrong."""
+    """``doc._.elmo``'s setter. A doc given layers of its own gets hook dicts of its own too, unless
+    it has them since it was last given layers: it may share those of the doc ``span.as_doc()`` made
+    it from, annotated here or read back (``DocBin``, ``Doc.from_bytes``: its layers were not set
+    through this), and the vector hooks that the elmo component then sets on it would be that doc's
+    too, and its vectors wrong."""
     _user_data(doc)[_STORED] = layers
     if layers is not None:
-        if annotated_sharing_hooks(doc) is not None:
+        if _BY_HOOKS.get(id(doc.user_hooks)) is not doc:
             doc.user_hooks = dict(doc.user_hooks)
             doc.user_span_hooks = dict(doc.user_span_hooks)
             doc.user_token_hooks = dict(doc.user_token_hooks)

@@ -92,6 +92,26 @@ def test_running_elmo_on_a_span_s_doc_leaves_the_hooks_of_the_doc_it_came_from_a
     np.testing.assert_allclose(doc[1].vector, token_vector, atol=ATOL)
 
 
+def test_running_elmo_on_a_span_s_doc_of_a_read_back_doc_leaves_the_read_back_doc_s_hooks_as_they_were(make_nlp):
+    """As for a doc the elmo component annotated here, though a doc read back (``Doc.from_bytes``, ``DocBin``) had
+    its layers set by neither (was: the hooks set on the span's doc went in the hook dicts it shares with the doc
+    read back, which then said it had no ELMo layers)."""
+    nlp = make_nlp()
+    doc = nlp("Alice lives in Paris . Bob too .")
+    vector, token_vector = doc.vector.copy(), doc[1].vector.copy()
+    by_docbin = DocBin(docs=[doc], store_user_data=True).to_bytes()
+    for loaded in (
+        Doc(nlp.vocab).from_bytes(doc.to_bytes(exclude=["user_hooks"])),
+        next(DocBin().from_bytes(by_docbin).get_docs(nlp.vocab)),
+    ):
+        set_token_vectors(loaded)
+        loaded._.elmo = None  # its hooks read its tensor now
+        new = nlp(loaded[2:5].as_doc())
+        assert new.user_hooks is not loaded.user_hooks and new.user_token_hooks is not loaded.user_token_hooks
+        np.testing.assert_allclose(loaded.vector, vector, atol=ATOL)
+        np.testing.assert_allclose(loaded[1].vector, token_vector, atol=ATOL)
+
+
 def test_a_span_s_doc_without_elmo_s_tensor_says_it_has_no_layers_until_given_the_span_s_rows(make_nlp):
     nlp = make_nlp()
     doc = nlp.make_doc("Alice lives in Paris . Bob too .")
