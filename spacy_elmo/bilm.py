@@ -18,6 +18,7 @@ from thinc.compat import has_torch_amp
 from thinc.types import Floats3d, Floats4d
 
 from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
 from .config_errors import check_setting
@@ -172,10 +173,14 @@ def missing_weights_loader(model: Model) -> Loader | None:
 
 
 def _init(model: Model, X: list[Doc] | None = None, Y: None = None) -> None:
-    """Load the weights unless they are there (``missing_weights_loader``)."""
+    """Load the weights unless they are there (``missing_weights_loader``); a word-embedding baseline,
+    which reads word ids, not char ids, is refused naming its folder (``check_reads_char_ids``)."""
     loader = missing_weights_loader(model)
     if loader is not None:
-        load_weights(model, loader())
+        elmo = loader()
+        widths(elmo)  # first: it refuses a loader's return that is no ElmoModel
+        check_reads_char_ids(elmo, "spacy-elmo.ElmoBiLm")
+        load_weights(model, elmo)
 
 
 def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:

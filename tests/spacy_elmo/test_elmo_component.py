@@ -468,6 +468,23 @@ def test_a_word_baseline_given_by_a_custom_loader_or_from_disk_is_refused_naming
         assert component.model.shims[0].elmo is None
 
 
+def test_a_word_baseline_given_to_a_biLM_a_component_owns_is_refused_as_it_initialises_naming_its_folder(
+    word_baseline_folder,
+):
+    """spacy-elmo.ElmoBiLm with a custom loader, inside a component's own model (spacy-elmo.ElmoMix.v1). Was:
+    taken, and failing only at the first doc."""
+    from spacy_elmo.bilm import elmo_bilm_v3
+
+    bilm = elmo_bilm_v3(loader=lambda: ElmoModel.from_pretrained(word_baseline_folder))
+    with pytest.raises(ValueError) as refused:
+        bilm.initialize()
+    assert str(refused.value) == (
+        f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+        "char ids; spacy-elmo.ElmoBiLm needs a char-CNN biLM"
+    )
+    assert bilm.shims[0].elmo is None
+
+
 def test_elmo_added_to_a_trained_pipeline_says_how_to_load_it_alone_and_that_call_keeps_the_trained_weights(
     tiny_elmo_dir, tmp_path
 ):
