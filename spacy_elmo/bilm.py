@@ -17,7 +17,7 @@ from thinc.api import Model, PyTorchGradScaler, torch2xp, xp2torch
 from thinc.compat import has_torch_amp
 from thinc.types import Floats3d, Floats4d
 
-from hf_elmo import ElmoModel, batch_to_ids
+from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
 from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
@@ -154,6 +154,14 @@ def serialized_widths(bytes_data: bytes) -> dict[str, int | None]:
     ``to_bytes``; ``None`` for a model without weights), read without loading it."""
     node = srsly.msgpack_loads(bytes_data)["nodes"][0]
     return {dim: node["dims"].get(dim) for dim in ("nL", "nO")}
+
+
+def serialized_config(bytes_data: bytes) -> ElmoConfig | None:
+    """The config of the biLM in ``bytes_data`` (an ``elmo-bilm`` Thinc model's ``to_bytes``; ``None``
+    for a model without weights), read without loading it (``ElmoShim``'s bytes, ``serialize_elmo``)."""
+    (shim_bytes,) = srsly.msgpack_loads(bytes_data)["shims"][0]
+    state = srsly.msgpack_loads(srsly.msgpack_loads(shim_bytes)["state"])
+    return ElmoConfig.from_dict(state["config"]) if state else None
 
 
 def load_weights(model: Model, elmo: ElmoModel) -> None:

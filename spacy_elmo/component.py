@@ -33,7 +33,7 @@ from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX
 from hf_elmo.fileio import check_writable, ensure_free_space, others_files
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
-from hf_elmo.modeling_elmo import check_reads_char_ids
+from hf_elmo.modeling_elmo import check_config_reads_char_ids, check_reads_char_ids
 
 from .bilm import (
     get_elmo,
@@ -41,6 +41,7 @@ from .bilm import (
     load_weights,
     missing_weights_loader,
     model_loader,
+    serialized_config,
     serialized_widths,
     widths,
 )
@@ -472,11 +473,13 @@ class ElmoComponent(TrainablePipe):
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
         """Load the biLM that ``to_bytes`` wrote; bytes of a component without weights load
-        none, and the component keeps what it has (as ``from_disk`` of one saved so)."""
-        new_widths = serialized_widths(bytes_data)
-        if new_widths["nO"] is None:
+        none, and the component keeps what it has (as ``from_disk`` of one saved so). A word-embedding
+        baseline is refused before anything changes, as ``_load`` refuses it."""
+        config = serialized_config(bytes_data)
+        if config is None:
             return self
-        self._check_listener_widths(new_widths)
+        check_config_reads_char_ids(config, config.name_or_path or "the biLM", f"the elmo component {self.name!r}")
+        self._check_listener_widths(serialized_widths(bytes_data))
         self.model.from_bytes(bytes_data)
         self._weights_changed()
         return self

@@ -468,6 +468,26 @@ def test_a_word_baseline_given_by_a_custom_loader_or_from_disk_is_refused_naming
         assert component.model.shims[0].elmo is None
 
 
+def test_from_bytes_of_a_word_baseline_is_refused_naming_it_and_keeps_the_weights_it_has(
+    make_nlp, word_baseline_folder
+):
+    """Bytes of a component that holds a word-embedding baseline (it reads word ids, not char ids). Was: loaded,
+    failing only at the first doc."""
+    from spacy_elmo.bilm import load_weights
+
+    holding = spacy.blank("en").add_pipe("elmo")
+    load_weights(holding.model, ElmoModel.from_pretrained(word_baseline_folder))  # as no loader now gives it
+    nlp = make_nlp()
+    before = nlp(TEXTS[0])._.elmo.layers
+    with pytest.raises(ValueError) as refused:
+        nlp.get_pipe("elmo").from_bytes(holding.to_bytes())
+    assert str(refused.value) == (
+        f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
+        "char ids; the elmo component 'elmo' needs a char-CNN biLM"
+    )
+    np.testing.assert_array_equal(nlp(TEXTS[0])._.elmo.layers, before)
+
+
 def test_a_word_baseline_given_to_a_biLM_a_component_owns_is_refused_as_it_initialises_naming_its_folder(
     word_baseline_folder,
 ):
