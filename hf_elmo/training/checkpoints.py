@@ -40,7 +40,7 @@ from ..fileio import (
 )
 from .data import DATA_ORDER, same_batches
 from .distributed import refused_together
-from .settings import DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag, learning_rate
+from .settings import CHAR_CNN_FIELDS, DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag, learning_rate
 from .vocab import VOCAB_FILE, Vocabulary
 
 if TYPE_CHECKING:
@@ -253,7 +253,12 @@ def resumed_settings(
         embedding = init_source.config.token_embedding if init_source.config is not None else None
         if embedding not in (None, settings.token_embedding):
             differs.append(f"its token_embedding {json.dumps(embedding)}, not {json.dumps(settings.token_embedding)}")
-        shape = _init_model_changes(previous, _init_model_shape(init_source)) if by_content["init_model"] else None
+        char_cnn = "word" not in (settings.token_embedding, embedding)
+        shape = (
+            _init_model_changes(previous, _init_model_shape(init_source), char_cnn)
+            if by_content["init_model"]
+            else None
+        )
         if shape:
             differs.append(shape)
         if differs:
@@ -304,22 +309,24 @@ def check_resumed_init_model(folder: Path, settings: PretrainSettings, record: d
     not by its path (a copy elsewhere resumes) nor by its weights, which the checkpoint replaces
     (a base model trained on or saved in float16 since changes nothing of the run). A run saved
     before the record existed was compared by the path (``resumed_settings``)."""
-    changed = _init_model_changes(_saved_settings(folder), record)
+    changed = _init_model_changes(_saved_settings(folder), record, settings.token_embedding != "word")
     if changed:
         raise _not_the_init_model(folder, settings, changed)
 
 
-def _init_model_changes(previous: dict[str, Any] | None, record: dict[str, Any] | None) -> str | None:
+def _init_model_changes(previous: dict[str, Any] | None, record: dict[str, Any] | None, char_cnn: bool) -> str | None:
     """``its NAME VALUE, not RECORDED; ...`` for the fields of ``record`` (an ``init_model_record``, or
     some of its fields) that are not those the run's ``settings.json`` (``previous``) recorded; None
-    when none differs, or when there is nothing to compare (a run saved before the record existed)."""
+    when none differs, or when there is nothing to compare (a run saved before the record existed).
+    The char CNN's fields (``CHAR_CNN_FIELDS``) are compared only when ``char_cnn``: both the run and
+    the model embed tokens with one (a word model's shape nothing)."""
     recorded = previous.get(INIT_MODEL_CONFIG) if previous is not None else None
     if record is None or not isinstance(recorded, dict):
         return None
     changed = [
         f"{name} {json.dumps(value)}, not {json.dumps(recorded.get(name))}"
         for name, value in record.items()
-        if recorded.get(name) != value
+        if (char_cnn or name not in CHAR_CNN_FIELDS) and recorded.get(name) != value
     ]
     return f"its {'; '.join(changed)}" if changed else None
 

@@ -557,13 +557,17 @@ def test_resuming_from_an_init_model_whose_vocab_changed_is_refused_as_a_resume_
     assert files_under(folder) == before and not out.exists()
 
 
-def test_resuming_from_an_init_model_of_another_token_embedding_is_refused_as_a_resume(tmp_path, capsys):
+def test_resuming_from_an_init_model_of_another_token_embedding_is_refused_naming_only_the_token_embedding(
+    tmp_path, capsys
+):
     """Was: '--init-model M embeds tokens with 'word', not --token-embedding char_cnn: ...; give
-    --token-embedding word', a new run's advice, which the resume then refused as another setting."""
+    --token-embedding word', a new run's advice, which the resume then refused as another setting;
+    then the refusal also listed the char-CNN fields of the word model, which has no char CNN
+    ('its filters [...], not [...]')."""
     corpus = write_corpus(tmp_path / "c.txt", n=30)
     base, word = tmp_path / "base", tmp_path / "word"
     options = [*TINY_WORD_SHAPE_ARGS, "--max-tokens", "50", "--tokens-per-batch", "128", "--no-progress"]
-    assert main(["pretrain", str(corpus), str(base), *options, "--min-count", "1"]) == 0  # the preset's filters
+    assert main(["pretrain", str(corpus), str(base), *options, "--filters", "[[1,4],[2,8]]", "--min-count", "1"]) == 0
     shutil.copy(base / "vocab.txt", tmp_path / "v.txt")  # the same words, another token embedder:
     options += ["--vocab", str(tmp_path / "v.txt"), "--token-embedding", "word"]
     assert main(["pretrain", str(corpus), str(word), *options]) == 0
@@ -580,6 +584,30 @@ def test_resuming_from_an_init_model_of_another_token_embedding_is_refused_as_a_
         f'"char_cnn"); give that model to resume, or delete {folder} to start the run again from the beginning'
     )
     assert files_under(folder) == before and not out.exists()
+
+
+def test_resuming_a_word_run_from_a_word_model_of_other_char_cnn_fields_goes_on(tmp_path):
+    """The char-CNN fields of a word model's config (its preset's) shape nothing. Was: refused as another
+    model ('its filters [...], not [...]')."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    base, other = tmp_path / "base", tmp_path / "other"
+    options = ["--token-embedding", "word", "--max-tokens", "50", "--tokens-per-batch", "128", "--no-progress"]
+    assert main(["pretrain", str(corpus), str(base), *TINY_WORD_SHAPE_ARGS, *options, "--min-count", "1"]) == 0
+    shutil.copy(base / "vocab.txt", tmp_path / "v.txt")  # the same words and LSTM, the "small" preset's filters:
+    options += [*TINY_WORD_SHAPE_ARGS[2:], "--preset", "small", "--vocab", str(tmp_path / "v.txt")]
+    assert main(["pretrain", str(corpus), str(other), *options]) == 0
+    assert (
+        json.loads((other / "config.json").read_text())["filters"]
+        != json.loads((base / "config.json").read_text())["filters"]
+    )
+    out, folder = tmp_path / "model", tmp_path / "model.checkpoint"
+    argv = ["pretrain", str(corpus), str(out), "--epochs", "2", "--tokens-per-batch", "128", "--no-progress"]
+    argv += ["--token-embedding", "word"]
+    assert main([*argv, "--init-model", str(base), "--max-steps", "1"]) == 0
+    shutil.rmtree(base)
+    shutil.copytree(other, base)
+    assert main([*argv, "--init-model", str(base), "--max-steps", "2"]) == 0
+    assert torch.load(folder / CHECKPOINT_FILE, weights_only=True)["step"] == 2
 
 
 def test_a_checkpoint_saved_before_the_training_file_was_recorded_resumes_and_records_it(tmp_path):
