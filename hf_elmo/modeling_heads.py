@@ -32,7 +32,14 @@ from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassif
 from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
-from .modeling_elmo import CheckpointedParts, ElmoModel, ElmoPreTrainedModel, check_reads_char_ids, mean_pool
+from .modeling_elmo import (
+    CheckpointedParts,
+    ElmoModel,
+    ElmoPreTrainedModel,
+    check_config_reads_char_ids,
+    check_reads_char_ids,
+    mean_pool,
+)
 from .pipelines import ElmoTokenClassificationPipeline
 from .scalar_mix import ScalarMix
 
@@ -67,7 +74,13 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
     @classmethod
     def from_pretrained(cls, *args: Any, **kwargs: Any) -> Any:  # the model, or (model, info)
         """``ElmoPreTrainedModel.from_pretrained``, then the biLM frozen as the config says
-        (loading makes new parameters, which would otherwise all be trainable)."""
+        (loading makes new parameters, which would otherwise all be trainable). A word-embedding
+        baseline's ``config=`` is refused naming that config's folder, not the one of the weights
+        (which ``from_pretrained`` gives the model before ``__init__`` checks it)."""
+        config = kwargs.get("config")
+        if isinstance(config, ElmoConfig):
+            where = f" ({config.name_or_path})" if config.name_or_path else ""
+            check_config_reads_char_ids(config, f"the config given to from_pretrained{where}", cls.__name__)
         loaded = super().from_pretrained(*args, **kwargs)
         model = loaded[0] if isinstance(loaded, tuple) else loaded  # output_loading_info=True
         model.freeze_bilm(model.config.freeze_bilm)

@@ -662,6 +662,26 @@ def test_a_task_head_refuses_a_word_baseline_as_it_loads_naming_its_folder(word_
     )
 
 
+@pytest.mark.parametrize("loaded", ["config", "model"])
+def test_a_task_head_loaded_with_a_word_baseline_config_names_the_config_not_the_weights_folder(
+    word_baseline_folder, tmp_path, loaded
+):
+    """Was: '<the char-CNN weights' folder>: this biLM embeds word ids ...', blaming the folder of the weights.
+    A loaded model's config names its folder."""
+    ElmoModel(tiny_config()).save_pretrained(tmp_path / "char")
+    if loaded == "config":
+        word_config, where = ElmoConfig.from_pretrained(word_baseline_folder), ""
+    else:
+        word_config, where = ElmoModel.from_pretrained(word_baseline_folder).config, f" ({word_baseline_folder})"
+    with pytest.raises(ValueError) as refused:
+        ElmoForTokenClassification.from_pretrained(tmp_path / "char", config=word_config)
+    assert str(refused.value) == (
+        f"the config given to from_pretrained{where}: this biLM embeds word ids "
+        "(token_embedding='word', the pretraining baseline), not char ids; ElmoForTokenClassification needs a "
+        "char-CNN biLM"
+    )
+
+
 def test_a_task_head_built_from_a_word_baseline_config_is_refused():
     with pytest.raises(
         ValueError, match=r"^the model: .*word ids.*; ElmoForTokenClassification needs a char-CNN biLM$"
