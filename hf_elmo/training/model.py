@@ -15,7 +15,16 @@ from ..loading import ModelSource, model_tokenizer
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
 from .distributed import warn
-from .settings import DEFAULT_LR, NO_CLIP, PRESETS, PretrainSettings, flag, learning_rate, resolve_init_model
+from .settings import (
+    CHAR_CNN_FIELDS,
+    DEFAULT_LR,
+    NO_CLIP,
+    PRESETS,
+    PretrainSettings,
+    flag,
+    learning_rate,
+    resolve_init_model,
+)
 from .vocab import VOCAB_FILE, Vocabulary
 
 #: ``bilm_implementation="auto"`` trains on the fused LSTM kernel for clip-free models on these
@@ -38,13 +47,16 @@ def _check_shape_options(settings: PretrainSettings, config: ElmoConfig) -> None
     """Refuse a shape option that would change the ``--init-model`` config: a non-default
     ``--preset``, a config override (``--lstm-dim``, ..., ``--filters``), or ``--no-clip`` for a
     model trained with clipping (without it, its LSTM would compute other values). One that
-    asks for what the model already is changes nothing and passes."""
+    asks for what the model already is changes nothing and passes, as do a preset's char-CNN
+    fields (``CHAR_CNN_FIELDS``) for a word-embedding model, which has no char CNN."""
     asked: dict[str, tuple[str, Any]] = {}  # config field -> (the option that asks for it, its value)
     if settings.preset != PretrainSettings.__dataclass_fields__["preset"].default:
         asked.update({name: (f"--preset {settings.preset}", v) for name, v in PRESETS[settings.preset].items()})
     for name, value in settings.config_overrides.items():
         asked[name] = ("--no-clip" if name in NO_CLIP else flag(name), value)
     for name, (option, value) in asked.items():
+        if config.token_embedding == "word" and name in CHAR_CNN_FIELDS:
+            continue
         saved = getattr(config, name)
         if name == "filters":
             saved = [list(f) for f in saved]

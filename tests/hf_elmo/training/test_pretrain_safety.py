@@ -313,6 +313,21 @@ def test_an_option_that_would_change_the_init_model_is_refused_before_anything_i
     assert files_under(tmp_path) == before
 
 
+def test_a_preset_that_would_change_a_word_init_model_is_refused_naming_its_lstm_not_its_char_cnn(tmp_path, capsys):
+    """A word-embedding model has no char CNN. Was: '--preset small cannot change the shape of --init-model M
+    (filters [...], not its [...])'."""
+    corpus = write_corpus(tmp_path / "c.txt", n=30)
+    options = [*TINY_WORD_SHAPE_ARGS, "--token-embedding", "word", "--max-tokens", "50", "--min-count", "1"]
+    assert main(["pretrain", str(corpus), str(tmp_path / "lm"), *options, "--no-progress"]) == 0
+    capsys.readouterr()
+    argv = ["pretrain", str(corpus), str(tmp_path / "model"), "--init-model", str(tmp_path / "lm"), "--epochs", "1"]
+    assert main([*argv, "--token-embedding", "word", "--preset", "small", "--no-progress"]) == 2
+    assert error_of(capsys).endswith(
+        f"--preset small cannot change the shape of --init-model {tmp_path / 'lm'} (lstm_dim 1024, not its 16): a "
+        "continued model keeps its own; drop it"
+    )
+
+
 def test_vocab_size_or_min_count_given_where_the_vocabulary_comes_from_vocab_or_the_init_lm_is_refused_naming_it(
     tmp_path, capsys
 ):
