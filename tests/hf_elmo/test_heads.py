@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -436,6 +437,17 @@ def test_text_classification_pipeline_returns_the_labelled_prediction():
         assert abs(result["score"] - float(p.max())) < 1e-6
 
 
+def _run_python(script: str, *, hf_home: Path) -> subprocess.CompletedProcess[str]:
+    """Run the dedented ``script`` in a fresh interpreter with its own Hugging Face cache ``hf_home``."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HF_HOME": str(hf_home)},
+        timeout=300,
+    )
+
+
 def test_trust_remote_code_loads_a_saved_head_without_the_package(tmp_path):
     torch.manual_seed(0)
     model = ElmoForSequenceClassification(tiny_config(num_labels=2)).eval()
@@ -457,13 +469,7 @@ def test_trust_remote_code_loads_a_saved_head_without_the_package(tmp_path):
         np.testing.assert_array_equal(got, np.load({str(tmp_path / "expected.npy")!r}))
         print("remote head ok")
     """
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(script)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HF_HOME": str(tmp_path / "hf-home")},
-        timeout=300,
-    )
+    result = _run_python(script, hf_home=tmp_path / "hf-home")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "remote head ok" in result.stdout
 
@@ -701,13 +707,7 @@ def test_a_remote_code_task_head_refuses_a_word_baseline_as_it_loads_naming_its_
         except ValueError as err:
             print(err)
     """
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(script)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HF_HOME": str(tmp_path / "hf-home")},
-        timeout=300,
-    )
+    result = _run_python(script, hf_home=tmp_path / "hf-home")
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().startswith(f"{word_baseline_folder}: this biLM embeds word ids"), result.stdout
     assert result.stdout.strip().endswith("ElmoForTokenClassification needs a char-CNN biLM"), result.stdout
