@@ -170,7 +170,7 @@ def export_model(
             "output_dim": 2 * config.projection_dim,
         }
         write_text_atomic(staging / MANIFEST, strict_json(manifest, indent=2) + "\n")
-        error = _check_graph(model, open_exported(staging), format, dtype)  # before it replaces out_dir
+        error = _check_graph(model, _open_for_check(staging, format), format, dtype)  # before it replaces out_dir
         manifest[PARITY_KEY] = error  # null where not finite (strict_json)
         write_text_atomic(staging / MANIFEST, strict_json(manifest, indent=2) + "\n")
     return Path(out_dir)
@@ -186,6 +186,16 @@ def export_dtype(format: str, dtype: str | torch.dtype) -> str:
     if name not in DTYPES[format]:
         raise ValueError(f"format {format} cannot use dtype {name}; use one of {', '.join(DTYPES[format])}")
     return name
+
+
+def _open_for_check(folder: Path, format: str) -> ExportedElmo:
+    """The wrapper that ``export_model``'s check runs the written graph with: an ONNX Runtime session on
+    torch's CPU thread count (what ``elmo export --threads`` sets), not ONNX Runtime's default of every core."""
+    if format != "onnx":
+        return open_exported(folder)
+    options = onnx_runtime().SessionOptions()
+    options.intra_op_num_threads = torch.get_num_threads()
+    return OnnxElmo(folder, session_options=options)
 
 
 def _check_graph(model: ElmoModel, exported: ExportedElmo, format: str, dtype: str) -> float:

@@ -740,6 +740,23 @@ def test_elmo_export_runs_and_loads_the_written_graph_once_to_check_it(tiny_mode
     assert f"max abs difference from the eager model on a test batch: {recorded:.2g}\n" in said
 
 
+def test_export_checks_the_onnx_graph_on_torchs_thread_count_not_every_core(
+    tiny_model, tmp_path, monkeypatch, one_thread
+):
+    """Was: the check's ONNX Runtime session on every core, whatever elmo export --threads said."""
+    import onnxruntime
+
+    threads, session = [], onnxruntime.InferenceSession
+
+    def recording(path, sess_options=None, **kwargs):
+        threads.append(sess_options.intra_op_num_threads)
+        return session(path, sess_options=sess_options, **kwargs)
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", recording)
+    export_model(tiny_model, tmp_path / "out", "onnx")
+    assert threads == [1]
+
+
 def test_export_keeps_the_tokenizer_it_is_given_and_refuses_one_of_another_width(tiny_model, tmp_path):
     folder = export_model(tiny_model, tmp_path / "out", "torch-export", tokenizer=ElmoTokenizer(max_token_chars=None))
     assert ElmoTokenizer.from_pretrained(folder).max_token_chars is None
