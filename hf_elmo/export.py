@@ -295,8 +295,11 @@ class ExportedElmo:
             )
         self.width: int = self.manifest["max_characters_per_token"]
         for name in (self.manifest["file"], TOKENIZER_CONFIG):
-            if not (self.folder / name).is_file():
-                raise damaged_export(self.folder, f"{self.folder / name} not found")
+            path = self.folder / name
+            if path.is_dir():
+                raise damaged_export(self.folder, f"{path} is a folder, not a file")
+            if not path.is_file():
+                raise damaged_export(self.folder, f"{path} not found")
         #: The model's tokenizer, saved in the folder: how raw text is split, and the words' char ids.
         try:
             self.tokenizer = ElmoTokenizer.from_pretrained(self.folder)

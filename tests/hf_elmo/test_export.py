@@ -352,6 +352,14 @@ def another_models_graph(folder):
 
 DAMAGED_EXPORTS = {
     "graph removed": (lambda folder: graph_file(folder).unlink(), r"{graph} not found"),
+    "graph a folder": (
+        lambda folder: graph_file(folder).unlink() or graph_file(folder).mkdir(),
+        r"{graph} is a folder, not a file; export",
+    ),
+    "tokenizer a folder": (
+        lambda folder: (folder / "tokenizer_config.json").unlink() or (folder / "tokenizer_config.json").mkdir(),
+        r"{folder}/tokenizer_config.json is a folder, not a file; export",
+    ),
     "tokenizer removed": (
         lambda folder: (folder / "tokenizer_config.json").unlink(),
         r"{folder}/tokenizer_config.json not found",
@@ -419,7 +427,8 @@ def graph_file(folder):
 @pytest.mark.parametrize("case", list(DAMAGED_EXPORTS))
 def test_open_exported_refuses_a_damaged_export_in_one_line_naming_the_file_and_the_remedy(exported, tmp_path, case):
     """Was: raw JSONDecodeError, AttributeError, KeyError or runtime errors (a torch traceback logged), an error
-    pointing back to open_exported for a missing tokenizer file, and another model's graph served as this one's."""
+    pointing back to open_exported for a missing tokenizer file, a graph or tokenizer file that is a folder "not
+    found", and another model's graph served as this one's."""
     damage, message = DAMAGED_EXPORTS[case]
     folder = tmp_path / "served"
     shutil.copytree(exported.folder, folder)
