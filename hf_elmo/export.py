@@ -126,7 +126,7 @@ def export_model(
     require_export_packages(format)
     source = model_path or model.name_or_path
     inputs = [source] if source and Path(source).exists() else []
-    check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind="export")  # before the slow export
+    out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind="export")  # before the slow export
     config = model.config
     tokenizer = model_tokenizer(model) if tokenizer is None else tokenizer
     if tokenizer.max_characters_per_token != config.max_characters_per_token:
@@ -173,7 +173,7 @@ def export_model(
         error = _check_graph(model, _open_for_check(staging, format), format, dtype)  # before it replaces out_dir
         manifest[PARITY_KEY] = error  # null where not finite (strict_json)
         write_text_atomic(staging / MANIFEST, strict_json(manifest, indent=2) + "\n")
-    return Path(out_dir)
+    return out_dir
 
 
 def export_dtype(format: str, dtype: str | torch.dtype) -> str:

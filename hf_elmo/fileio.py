@@ -473,14 +473,14 @@ def check_output_folder(
     one of ``inputs``, or is not empty (unless ``overwrite``, and then only an earlier output of the
     same ``kind``, ``output_kind``, that holds no file of the user's, ``others_files``), or lies in a folder
     this process cannot write in (``check_writable``: its parent, where it is built and swapped in, or the
-    nearest existing folder on the way to it); returns it as a ``Path``. A non-empty folder that
+    nearest existing folder on the way to it); returns it as a ``Path`` (``~`` expanded). A non-empty folder that
     ``--overwrite`` would not replace is refused with the reason (``_overwrite_refusal``) with or without
     ``overwrite``, so that the first refusal never suggests an ``--overwrite`` that the next one refuses.
     ``not_empty``: the refusal of a non-empty folder without ``overwrite`` where the caller knows what
     ``--overwrite`` would do there (``elmo pretrain`` continues a run); else it says that ``--overwrite`` replaces it."""
     if not isinstance(out_dir, (str, os.PathLike)):
         raise TypeError(f"the output folder must be a path (a str or Path), not {kind_of(out_dir)}")
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir).expanduser()  # "~/out" quoted, as inputs are read (never a folder named "~")
     if out_dir.is_symlink():
         raise ValueError(
             f"the output folder {out_dir} is a symbolic link (to {os.readlink(out_dir)}); name the folder it "
@@ -561,7 +561,7 @@ def restore_moved_aside(out_dir: PathLike) -> None:
     """Put back the old ``out_dir`` that a build killed between its two renames (``build_aside``) left
     moved aside (``.OUT.building-XXXXXXXX.old``), ``out_dir`` itself missing: the next build finds the
     output as it was, replaced only with ``overwrite``, never removed as a stale staging folder."""
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir).expanduser()
     if out_dir.exists() or out_dir.is_symlink():
         return
     for candidate in _stale_staging(out_dir):

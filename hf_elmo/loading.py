@@ -582,7 +582,7 @@ def convert_to_folder(
     from .model_card import write_model_card
 
     inputs = (options_path, weights_path)
-    check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)
+    out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs)
     model = load_allennlp(options_path, weights_path)
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
     with build_aside(out_dir, overwrite=overwrite, inputs=inputs, expected_bytes=weight_bytes) as staging:
@@ -604,7 +604,7 @@ def convert_to_folder(
                 "weight file": f"{Path(weights_path).name} (sha256 {_sha256(Path(weights_path))})",
             },
         )
-    return Path(out_dir)
+    return out_dir
 
 
 class PackageLoader:

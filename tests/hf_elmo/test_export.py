@@ -766,6 +766,20 @@ def test_export_checks_the_onnx_graph_on_torchs_thread_count_not_every_core(
     assert threads == [1]
 
 
+def test_elmo_export_to_a_quoted_tilde_path_writes_in_the_home_folder_not_a_folder_named_tilde(
+    tiny_model, tmp_path, monkeypatch, capsys
+):
+    """Was: a folder named "~" made in the current folder."""
+    tiny_model.save_pretrained(tmp_path / "model")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    assert elmo_main(["export", str(tmp_path / "model"), "~/out", "--format", "torch-export"]) == 0
+    assert (tmp_path / "home" / "out" / MANIFEST).is_file() and not (tmp_path / "cwd" / "~").exists()
+    assert f"wrote {tmp_path / 'home' / 'out'} " in capsys.readouterr().out
+
+
 def test_export_keeps_the_tokenizer_it_is_given_and_refuses_one_of_another_width(tiny_model, tmp_path):
     folder = export_model(tiny_model, tmp_path / "out", "torch-export", tokenizer=ElmoTokenizer(max_token_chars=None))
     assert ElmoTokenizer.from_pretrained(folder).max_token_chars is None
