@@ -419,8 +419,13 @@ def words_of(sentence: Any, where: str) -> list[Any]:
     how ``batch_to_ids``, the tokenizer (``is_split_into_words=True``) and ``embed_sentences`` read
     a sentence of a batch."""
     if isinstance(sentence, (str, bytes)) or not isinstance(sentence, Iterable):
-        raise TypeError(f"{where} is the {type(sentence).__name__} {sentence!r:.40}, not a list of words")
+        raise TypeError(f"{where} is {shown(sentence)}, not a list of words")
     return list(sentence)
+
+
+def shown(value: Any) -> str:
+    """``value`` in a refusal of it: "None", or its type and (the start of) its repr: "the int 7"."""
+    return "None" if value is None else f"the {type(value).__name__} {value!r:.40}"
 
 
 def check_split_words(words: Sequence[Any], where: str) -> None:
@@ -429,9 +434,7 @@ def check_split_words(words: Sequence[Any], where: str) -> None:
     the exported models take as pre-split words."""
     for col, word in enumerate(words):
         if not isinstance(word, str):
-            raise TypeError(
-                f"{where}, word {col} is the {type(word).__name__} {word!r:.40}, not a str; pass each word as a string"
-            )
+            raise TypeError(f"{where}, word {col} is {shown(word)}, not a str; pass each word as a string")
         if word.split() != [word]:  # empty, or whitespace in it (C speed)
             raise ValueError(
                 f"{where}, word {col} ({word!r}) is empty or holds whitespace; pass each word as one non-empty "

@@ -191,7 +191,7 @@ def test_wrapper_refuses_what_is_no_batch_of_sentences_in_one_line_naming_what_i
     [
         ([1, 2], "^sentence 0 of the batch is the int 1, not a list of words$"),
         ([b"Hello"], "^sentence 0 of the batch is the bytes b'Hello', not a list of words$"),
-        ([["a", None]], r"^sentence 0, word 1 is the NoneType None, not a str; pass each word as a string$"),
+        ([["a", None]], r"^sentence 0, word 1 is None, not a str; pass each word as a string$"),
         ([["a"], [["b"]]], r"^sentence 1, word 0 is the list \['b'\], not a str"),
     ],
 )

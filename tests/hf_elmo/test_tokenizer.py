@@ -143,7 +143,7 @@ def test_pre_split_words_that_are_empty_or_hold_whitespace_are_refused(words, me
     "words, message",
     [
         ([["a", 1]], r"^is_split_into_words=True: sentence 0, word 1 is the int 1, not a str; pass each word"),
-        ([["a", None]], r"^is_split_into_words=True: sentence 0, word 1 is the NoneType None, not a str"),
+        ([["a", None]], r"^is_split_into_words=True: sentence 0, word 1 is None, not a str"),
         ([b"a", b"b"], r"^is_split_into_words=True: sentence 0 of the batch is the bytes b'a', not a list of words"),
         ([1, 2], r"^is_split_into_words=True: sentence 0 of the batch is the int 1, not a list of words"),
     ],
@@ -224,7 +224,7 @@ def test_batch_to_ids_takes_any_iterable_of_sentences_as_allennlps_does():
     "sentences, message",
     [
         ([["a"], "bc"], r"^sentence 1 of the batch is the str 'bc', not a list of words$"),
-        ([["a"], None], r"^sentence 1 of the batch is the NoneType None, not a list of words$"),
+        ([["a"], None], r"^sentence 1 of the batch is None, not a list of words$"),
         ([["a"], b"bc"], r"^sentence 1 of the batch is the bytes b'bc', not a list of words$"),
         ([["a", 7]], r"^sentence 0, token 1: tokens must be str, got int: 7$"),
     ],
