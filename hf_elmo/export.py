@@ -125,7 +125,7 @@ def export_model(
     dtype = export_dtype(format, dtype)
     require_export_packages(format)
     source = model_path or model.name_or_path
-    inputs = [source] if source and Path(source).exists() else []
+    inputs = [Path(source).expanduser()] if source and Path(source).expanduser().exists() else []
     out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind="export")  # before the slow export
     config = model.config
     tokenizer = model_tokenizer(model) if tokenizer is None else tokenizer

@@ -780,6 +780,14 @@ def test_elmo_export_to_a_quoted_tilde_path_writes_in_the_home_folder_not_a_fold
     assert f"wrote {tmp_path / 'home' / 'out'} " in capsys.readouterr().out
 
 
+def test_export_refuses_an_output_inside_a_model_path_given_as_a_tilde_path(tiny_model, tmp_path, monkeypatch):
+    """Was: "~/model" not found as written, so an export into the model's folder went ahead."""
+    tiny_model.save_pretrained(tmp_path / "home" / "model")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    with pytest.raises(ValueError, match=r"lies inside the input .*model; write to another folder$"):
+        export_model(tiny_model, tmp_path / "home" / "model" / "out", "torch-export", model_path="~/model")
+
+
 def test_export_keeps_the_tokenizer_it_is_given_and_refuses_one_of_another_width(tiny_model, tmp_path):
     folder = export_model(tiny_model, tmp_path / "out", "torch-export", tokenizer=ElmoTokenizer(max_token_chars=None))
     assert ElmoTokenizer.from_pretrained(folder).max_token_chars is None
