@@ -286,7 +286,7 @@ class ExportedElmo:
 
     def __init__(self, folder: PathLike) -> None:
         self.manifest: dict[str, Any] = read_manifest(folder)
-        self.folder = Path(folder)
+        self.folder = Path(folder).expanduser()
         if self.manifest["format"] != self.format:
             wrapper = WRAPPERS[self.manifest["format"]].__name__
             raise ValueError(
@@ -564,7 +564,8 @@ def read_manifest(folder: PathLike) -> dict[str, Any]:
     ``TypeError`` where ``folder`` is no path."""
     if not isinstance(folder, (str, os.PathLike)):
         raise TypeError(f"pass the folder that elmo export wrote (a str or Path), not {kind_of(folder)}")
-    path = Path(folder) / MANIFEST
+    folder = Path(folder).expanduser()  # "~/out" quoted, as models are read
+    path = folder / MANIFEST
     if not path.is_file():
         where = Path(folder)
         if where.is_file() and (where.parent / MANIFEST).is_file():

@@ -788,6 +788,13 @@ def test_export_refuses_an_output_inside_a_model_path_given_as_a_tilde_path(tiny
         export_model(tiny_model, tmp_path / "home" / "model" / "out", "torch-export", model_path="~/model")
 
 
+def test_open_exported_reads_a_folder_given_as_a_tilde_path(exported, tmp_path, monkeypatch):
+    """Was: "~/served not found", the "~" not expanded as it is for a model."""
+    shutil.copytree(exported.folder, tmp_path / "served")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert open_exported("~/served").folder == tmp_path / "served"
+
+
 def test_export_keeps_the_tokenizer_it_is_given_and_refuses_one_of_another_width(tiny_model, tmp_path):
     folder = export_model(tiny_model, tmp_path / "out", "torch-export", tokenizer=ElmoTokenizer(max_token_chars=None))
     assert ElmoTokenizer.from_pretrained(folder).max_token_chars is None
