@@ -143,17 +143,15 @@ def model_loader(model: Model) -> Loader | None:
 
 
 def widths(elmo: ElmoModel) -> dict[str, int]:
-    """The widths an ``elmo-bilm`` Thinc model gets from ``elmo``: ``nL`` = L+1 and ``nO`` = 2P."""
+    """The widths an ``elmo-bilm`` Thinc model gets from ``elmo`` (``config_widths``)."""
     if not isinstance(elmo, ElmoModel):
         raise TypeError(f"an ELMo loader must return an hf_elmo.ElmoModel, got {type(elmo).__name__}")
-    return {"nL": elmo.config.n_layers + 1, "nO": elmo.config.output_dim}
+    return config_widths(cast(ElmoConfig, elmo.config))
 
 
-def serialized_widths(bytes_data: bytes) -> dict[str, int | None]:
-    """The widths ``nL`` and ``nO`` of the ``elmo-bilm`` Thinc model in ``bytes_data`` (its
-    ``to_bytes``; ``None`` for a model without weights), read without loading it."""
-    node = srsly.msgpack_loads(bytes_data)["nodes"][0]
-    return {dim: node["dims"].get(dim) for dim in ("nL", "nO")}
+def config_widths(config: ElmoConfig) -> dict[str, int]:
+    """The widths of the biLM of ``config`` as an ``elmo-bilm`` Thinc model has them: ``nL`` = L+1 and ``nO`` = 2P."""
+    return {"nL": config.n_layers + 1, "nO": config.output_dim}
 
 
 def serialized_config(bytes_data: bytes) -> ElmoConfig | None:

@@ -36,13 +36,13 @@ from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
 from hf_elmo.modeling_elmo import check_config_reads_char_ids, check_reads_char_ids
 
 from .bilm import (
+    config_widths,
     get_elmo,
     is_elmo_bilm,
     load_weights,
     missing_weights_loader,
     model_loader,
     serialized_config,
-    serialized_widths,
     widths,
 )
 from .cache import ActivationCache, doc_key
@@ -479,7 +479,7 @@ class ElmoComponent(TrainablePipe):
         if config is None:
             return self
         check_config_reads_char_ids(config, config.name_or_path or "the biLM", f"the elmo component {self.name!r}")
-        self._check_listener_widths(serialized_widths(bytes_data))
+        self._check_listener_widths(config_widths(config))
         self.model.from_bytes(bytes_data)
         self._weights_changed()
         return self
