@@ -177,7 +177,11 @@ def _vector_norm(doc: Doc) -> float:
     """The L2 norm of the doc's vector, computed from it each time: spaCy's own caches it at its
     first reading, so that it stayed the norm of the doc before the elmo component ran (0.0), or
     of the span a ``span.as_doc()`` copy came from after the copy was run again."""
-    vector = to_numpy(doc.vector).astype("float64")
+    return _norm(to_numpy(doc.vector).astype("float64"))
+
+
+def _norm(vector: numpy.ndarray) -> float:
+    """The L2 norm of a float64 ``vector``, as ``_vector_norm`` and ``_similarity`` take it."""
     return float(numpy.sqrt((vector**2).sum()))
 
 
@@ -206,7 +210,7 @@ def _similarity(one: Any, other: Any) -> float:
             f"width {b.size}: that one is not of this pipeline's ELMo (static vectors, or another pipeline's doc); "
             "compare docs, spans and tokens that this pipeline's elmo component ran on"
         )
-    norms = float(numpy.sqrt((a**2).sum()) * numpy.sqrt((b**2).sum()))
+    norms = _norm(a) * _norm(b)
     if norms > 0:
         return min(1.0, max(-1.0, float((a * b).sum()) / norms))
     if not one.has_vector or not other.has_vector:
