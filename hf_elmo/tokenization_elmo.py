@@ -818,12 +818,11 @@ class ElmoTokenizer(PreTrainedTokenizer):
         if not sentences:
             raise ValueError('ElmoTokenizer got an empty batch ([]): pass at least one text ("" encodes as no words)')
         limit = self._words_kept(truncation, max_length, padding)
-        first_words = [0] * len(sentences)
+        keeps = [self._kept(len(words), limit) for words in sentences]
+        first_words = [keep.start for keep in keeps]  # word_ids count the words cut before the kept ones
         if limit is not None:
-            keep = self._kept(limit)
-            if self.truncation_side == "left":  # word_ids count the words cut before the kept ones
-                first_words = [max(len(words) - limit, 0) for words in sentences]
-            sentences, spans = [s[keep] for s in sentences], [s[keep] for s in spans]
+            sentences = [words[keep] for words, keep in zip(sentences, keeps)]
+            spans = [places[keep] for places, keep in zip(spans, keeps)]
         lengths = [len(words) for words in sentences]
         padded = padded_length(max(lengths, default=0), padding, max_length, pad_to_multiple_of)
         if padded is None and return_tensors is not None:
@@ -912,10 +911,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
             )
         return int(limit)
 
-    def _kept(self, limit: int) -> slice:
-        """The ``limit`` words of a sentence that truncation keeps: the first, or the last with
-        ``truncation_side="left"``."""
-        return slice(-limit, None) if self.truncation_side == "left" else slice(limit)
+    def _kept(self, length: int, limit: int | None) -> slice:
+        """The words of a sentence of ``length`` words that an encoding keeps (``_words_kept``'s ``limit``;
+        ``None``: all): its first ``limit``, or its last with ``truncation_side="left"``. Its ``start`` is
+        the number of words cut before the kept ones, from which ``word_ids`` count."""
+        first = max(length - limit, 0) if limit is not None and self.truncation_side == "left" else 0
+        return slice(first, None if limit is None else first + limit)
 
     def prepare_for_model(  # type: ignore[override]
         self,
@@ -951,10 +952,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 f"convert_tokens_to_ids(words) gives them, got {str(rows)[:60]}"
             )
         limit = self._words_kept(truncation, max_length, padding)
-        first_word = 0
-        if limit is not None:
-            first_word = max(len(rows) - limit, 0) if self.truncation_side == "left" else 0
-            rows = rows[self._kept(limit)]
+        keep = self._kept(len(rows), limit)
+        rows = rows[keep]
         padded = self.pad(
             [{"input_ids": rows}],
             padding=padding,
@@ -970,7 +969,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         if return_length:
             data["length"] = len(rows)
         return ElmoBatchEncoding(
-            data, tensor_type=return_tensors, prepend_batch_axis=prepend_batch_axis, first_words=[first_word]
+            data, tensor_type=return_tensors, prepend_batch_axis=prepend_batch_axis, first_words=[keep.start]
         )
 
     def encode(
