@@ -24,7 +24,8 @@
 - ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``); a second one
   fails at once with ``OutputBusyError``; ``check_lock_file`` refuses, before a long run, a lock
   path that holds something of the user's (a folder, a file with content). ``folder_for_the_run(folder)`` creates the folders on
-  the way to a lock and removes those it created that the run left empty.
+  the way to a lock and removes those it created that the run left empty. ``sole_writer(path)``: the lock of
+  an output file, which removes the temporary files that its killed writers left.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
   disk: it reports the failed writes while freeing objects and then crashes);
   ``check_writable``: refuse a folder this process cannot write in (or a read-only file system), before
@@ -343,6 +344,20 @@ def exclusive_lock(path: PathLike, busy: str, what: PathLike | None = None) -> I
             path.unlink(missing_ok=True)
             _HELD_LOCKS.discard(fd)
             os.close(fd)
+
+
+@contextmanager
+def sole_writer(path: PathLike) -> Iterator[Path]:
+    """Hold the lock of the output file ``path`` (``exclusive_lock`` on ``lock_path(path)``; another
+    writer of it is refused at once, ``OutputBusyError`` naming it) for the block, which writes it through
+    ``atomic_file``, and first remove the temporary files of ``path`` that killed writers left
+    (``remove_stale_temporaries``). ``path``'s folder must exist; yields ``path`` as a ``Path``."""
+    path = Path(path)
+    lock = lock_path(path)
+    busy = f"{path} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
+    with exclusive_lock(lock, busy, what=path):
+        remove_stale_temporaries(path.parent, path.name)
+        yield path
 
 
 @contextmanager

@@ -10,7 +10,9 @@
 SST-2's training set; ``--max-sentences`` then counts trees).
 
 The output's folder is created and the file written aside, then renamed into place (a failed
-run leaves an earlier output as it was); the input itself is never an output.
+run leaves an earlier output as it was); the input itself is never an output. A run holds the
+output's lock (``OUTPUT.lock``: a second run on it is refused) and removes the temporary files
+that killed runs left beside it.
 ``project/project.yml`` runs this into ``project/corpus/``.
 """
 
@@ -21,7 +23,7 @@ from pathlib import Path
 import spacy
 from spacy.tokens import DocBin
 
-from hf_elmo.fileio import atomic_file, check_output_file
+from hf_elmo.fileio import atomic_file, check_lock_file, check_output_file, lock_path, sole_writer
 from hf_elmo_cli.commands._args import integer_at_least
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 
@@ -47,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.exit(1, f"error: the output {args.output} is the input; write the .spacy file to another path\n")
     try:
         check_output_file(args.output)
+        check_lock_file(lock_path(args.output))
     except FileExistsError as error:
         parser.exit(1, f"error: {error}\n")
     vocab = spacy.blank("en").vocab
@@ -55,8 +58,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (OSError, ValueError) as error:
         parser.exit(1, f"error: {error}\n")
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_file(args.output) as tmp:
-        DocBin(docs=docs).to_disk(tmp)
+    try:
+        with sole_writer(args.output), atomic_file(args.output) as tmp:
+            DocBin(docs=docs).to_disk(tmp)
+    except OSError as error:  # another run writes it (OutputBusyError), a full disk
+        parser.exit(1, f"error: {error}\n")
     print(f"{args.output}: {len(docs)} docs")
 
 

@@ -19,7 +19,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 from spacy.language import Language
 
-from hf_elmo.fileio import atomic_file, check_output_file, check_writable, is_or_holds
+from hf_elmo.fileio import (
+    atomic_file,
+    check_lock_file,
+    check_output_file,
+    check_writable,
+    is_or_holds,
+    lock_path,
+    sole_writer,
+)
 
 from .scalar_mix import layer_weights
 
@@ -79,8 +87,10 @@ def read_layer_weights(nlp: Language) -> list[MixWeights]:
 def check_figure_output(output: str | Path, pipeline: str | Path | None = None) -> None:
     """Raise ``FileExistsError`` when writing the PNG ``output`` would replace what is not an earlier
     figure: one of the files of ``pipeline`` (the folder plotted), a file that is no PNG image, or a
-    folder, link or device (``check_output_file``); a new file, or an earlier PNG, is fine."""
+    folder, link or device (``check_output_file``), or where its lock would be is something of the user's
+    (``check_lock_file``); a new file, or an earlier PNG, is fine."""
     output = check_output_file(output)
+    check_lock_file(lock_path(output))
     if not output.exists():
         return
     if pipeline is not None and is_or_holds(pipeline, output):
@@ -97,15 +107,16 @@ def check_figure_output(output: str | Path, pipeline: str | Path | None = None) 
 
 def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
     """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing,
-    through a temporary file renamed into place (and free the figure); an ``output`` in a folder that
-    cannot be written (``check_writable``), or an existing file that is no earlier figure
-    (``check_figure_output``), is refused first."""
+        through a temporary file renamed into place (and free the figure), holding its lock (``sole_writer``, which
+    removes the temporary files that killed writers left); an ``output`` in a folder that
+        cannot be written (``check_writable``), or an existing file that is no earlier figure
+        (``check_figure_output``), is refused first."""
     check_writable(Path(output).parent, output)
     check_figure_output(output)
     figure = layer_weights_figure(mixes)
     Path(output).parent.mkdir(parents=True, exist_ok=True)
     try:
-        with atomic_file(output) as tmp:
+        with sole_writer(output), atomic_file(output) as tmp:
             figure.savefig(tmp, dpi=120, format="png")
     finally:
         _pyplot().close(figure)

@@ -40,7 +40,7 @@ finished parts; the temporary output that a kill while merging leaves is removed
 once it holds the lock (``remove_stale_temporaries``, as are those of the parts), before it checks
 the free space, so its bytes never stop the run that would remove it.
 
-**One run per output**: a run holds ``OUTPUT.lock`` (``fileio.exclusive_lock``) from before it
+**One run per output**: a run holds ``OUTPUT.lock`` (``fileio.sole_writer``) from before it
 reads ``run.json`` until it ends; a second run on the same output fails at once. The output may
 not be the input, a folder, a link or a device, nor may its ``OUTPUT.lock`` be a
 folder (``check_output``, which ``elmo embed`` runs before it loads the model, not only at the final
@@ -86,12 +86,12 @@ from ..fileio import (
     check_parent_folders,
     check_writable,
     ensure_free_space,
-    exclusive_lock,
     input_identity,
     is_or_holds,
     is_temporary_file,
     lock_path,
     remove_stale_temporaries,
+    sole_writer,
     write_text_atomic,
 )
 from ..modeling_elmo import ElmoModel, check_reads_char_ids
@@ -194,9 +194,7 @@ def embed_file(
     if model_id is None:
         model_id = str(local_model.resolve()) if local_model is not None else str(model_files)
     target.parent.mkdir(parents=True, exist_ok=True)
-    lock = lock_path(target)
-    busy = f"{target} is being written by another run (it holds {lock}); wait for it to end or write elsewhere"
-    with exclusive_lock(lock, busy, what=target):
+    with sole_writer(target):  # removes the temporary files of the output that a kill while merging left
         partial = _partial_folder(target)
         settings = _run_settings(
             input_path, model, model_id, layers, str(model.dtype).removeprefix("torch."), chunk_lines, shard
@@ -209,7 +207,6 @@ def embed_file(
                 f"{partial} exists and is no unfinished run of elmo embed ({foreign}), so it is not "
                 "replaced; move it, or write elsewhere"
             )
-        remove_stale_temporaries(target.parent, target.name)  # a kill while merging leaves one
         remove_stale_temporaries(partial)  # of a part or run.json
         previous = _read_run_file(partial, overwrite)
         changed = [] if previous is None else _changed_settings(previous["settings"], settings)
