@@ -372,8 +372,8 @@ class ElmoComponent(TrainablePipe):
         than a trained listener's is refused before anything changes (``_load``).
 
         Every listener in ``nlp`` must have an elmo component of its ``upstream`` before it.
-        A model named in both places, or one that cannot be loaded, raises a
-        ``ConfigValidationError`` naming the setting, which ``spacy train`` prints as one error
+        A model named in both places, or one that cannot be loaded or run (a word-embedding baseline,
+        from any loader), raises a ``ConfigValidationError`` naming the setting, which ``spacy train`` prints as one error
         line without a traceback.
         """
         if nlp is not None:
@@ -384,7 +384,8 @@ class ElmoComponent(TrainablePipe):
             return
         try:
             elmo = loader()
-        except (OSError, ValueError) as error:  # not found, unreadable, or a bad config.json
+            self._check_runs(elmo)  # a word baseline from a loader of one's own, refused at its setting too
+        except (OSError, ValueError) as error:  # not found, unreadable, a bad config.json, or a word baseline
             raise ConfigValidationError(
                 errors=[{"loc": setting, "msg": str(error)}],
                 title=f"Cannot load the ELMo biLM of component {self.name!r}",
@@ -488,11 +489,17 @@ class ElmoComponent(TrainablePipe):
         """Load ``elmo``'s weights (from ``initialize``'s loader or ``from_disk``'s folder), unless it is a
         word-embedding baseline, which reads word ids, not char ids (``check_reads_char_ids``), or a listener
         was trained on other widths: then nothing changes."""
-        new_widths = widths(elmo)  # first: it refuses a loader's return that is no ElmoModel
-        check_reads_char_ids(elmo, f"the elmo component {self.name!r}")
-        self._check_listener_widths(new_widths)
+        self._check_listener_widths(self._check_runs(elmo))
         load_weights(self.model, elmo)
         self._weights_changed()
+
+    def _check_runs(self, elmo: ElmoModel) -> dict[str, int]:
+        """The widths of ``elmo`` (``widths``, which refuses first, as a ``TypeError``, a loader's return
+        that is no ElmoModel), unless it is a word-embedding baseline, which the component cannot run
+        (``check_reads_char_ids``, a ``ValueError``)."""
+        new_widths = widths(elmo)
+        check_reads_char_ids(elmo, f"the elmo component {self.name!r}")
+        return new_widths
 
     def _weights_changed(self) -> None:
         """After the biLM's weights are (re)loaded: drop the layers cached from the old ones and
