@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import math
+import numbers
 import os
 import secrets
 import shutil
@@ -82,8 +84,13 @@ class ActivationCache:
     """
 
     def __init__(self, max_mb: float, directory: str | Path | None = None) -> None:
+        # not inf: spaCy cannot save it in a config (E961), where "inf" is a string
+        bound = isinstance(max_mb, numbers.Real) and not isinstance(max_mb, bool) and math.isfinite(max_mb)
         check_setting(
-            max_mb >= 0, "the elmo component", "cache_mb", f"must be >= 0 MiB (0 disables the cache), got {max_mb}"
+            bound and max_mb >= 0,
+            "the elmo component",
+            "cache_mb",
+            f"must be a finite number of MiB >= 0 (0 disables the cache), got {max_mb!r}",
         )
         # "~/..." is the user's home, as in the loader's name_or_path
         self.directory = None if directory is None else Path(directory).expanduser()
