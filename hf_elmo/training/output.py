@@ -32,7 +32,8 @@ def save_lm_folder(
     init: InitModelCard | None,
     overwrite: bool = False,
 ) -> Path:
-    """``save_pretrained`` + ``vocab.txt`` + tokenizer + model card, built aside and renamed into place.
+    """``save_pretrained`` + ``vocab.txt`` + tokenizer + model card, built aside and renamed into place;
+    returns the folder written (``~`` expanded).
 
     ``init``: the ``init_model_card`` of the ``--init-model`` (``None`` for a model from
     scratch), built once when the run starts: the card says what that model was then, even if
@@ -54,7 +55,7 @@ def save_lm_folder(
         training = {"settings": publishable_settings(settings), "position": position, "metrics": metrics}
         (staging / TRAINING_FILE).write_text(strict_json(training, indent=2) + "\n")
         write_model_card(staging, **model_card_fields(model, settings, position, metrics, init))
-    return Path(out_dir)
+    return Path(out_dir).expanduser()  # where build_aside wrote it ("~/out": the home folder's)
 
 
 @torch.no_grad()
