@@ -18,7 +18,7 @@ from ..modeling_lm import ElmoForBidirectionalLM
 from ..tokenization_elmo import ElmoTokenizer
 from .distributed import warn
 from .evaluation import predictions_text, seen_in_training_text
-from .settings import PretrainSettings
+from .settings import FILE_FIELDS, PretrainSettings
 from .vocab import VOCAB_FILE, Vocabulary
 
 
@@ -121,7 +121,7 @@ def warn_of_a_license_change(settings: PretrainSettings, init: InitModelCard | N
 
 
 #: PretrainSettings fields that hold paths.
-_PATH_FIELDS = ("train_file", "output_dir", "valid_file", "init_model", "vocab_file", "checkpoint_dir")
+_PATH_FIELDS = (*FILE_FIELDS, "init_model")
 
 
 def publishable_settings(settings: PretrainSettings) -> dict[str, Any]:

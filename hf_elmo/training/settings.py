@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from dataclasses import InitVar, dataclass, field, fields
 from pathlib import Path
@@ -94,6 +95,11 @@ def input_name(name: str) -> str:
     """How errors name the text input of the settings field ``name``: ``the training file`` (a
     positional argument), else its option (``--valid-file``, ``--vocab``: ``flag``)."""
     return "the training file" if name == "train_file" else flag(name)
+
+
+#: The ``PretrainSettings`` fields that name files and folders (``--init-model`` may name a Hub model or a
+#: shipped one: ``loading`` reads it).
+FILE_FIELDS = ("train_file", "output_dir", "valid_file", "vocab_file", "checkpoint_dir")
 
 
 @dataclass
@@ -219,7 +225,13 @@ class PretrainSettings:
     save_dtype: InitVar[str | None] = None
 
     def __post_init__(self, save_dtype: str | None) -> None:
-        """``save_dtype`` (the old name) into ``storage_dtype``; both at once is a ``TypeError``."""
+        """The ``FILE_FIELDS`` with ``~`` expanded (``"~/corpus.txt"`` from Python names the home folder's, as
+        the shell has it: else the checkpoint went to a folder named ``~`` in the current folder); ``save_dtype``
+        (the old name) into ``storage_dtype``; both at once is a ``TypeError``."""
+        for name in FILE_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, (str, os.PathLike)):
+                setattr(self, name, os.path.expanduser(value))
         if save_dtype is None:
             return
         if self.storage_dtype not in (save_dtype, PretrainSettings.__dataclass_fields__["storage_dtype"].default):
