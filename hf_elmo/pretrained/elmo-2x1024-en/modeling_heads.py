@@ -220,6 +220,27 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
     def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
+    def _check_class_ids(self, labels: torch.Tensor) -> None:
+        """Refuse, in one line naming the first bad one, ``labels`` for a cross-entropy that are not
+        class ids 0..num_labels-1 or -100: torch says only "Target 3 is out of bounds" (on a GPU, a
+        device-side assert that ends the process's CUDA use). Skipped while ``torch.compile`` or
+        ``torch.export`` traces the model, as ``check_inputs``' value checks are."""
+        if labels.is_floating_point() or labels.dtype == torch.bool:
+            raise ValueError(
+                f"labels must be integer class ids 0..{self.num_labels - 1} (-100 where no loss is wanted), got "
+                f"{labels.dtype}; convert them with labels.long()"
+            )
+        if torch.compiler.is_compiling() or torch.compiler.is_exporting():
+            return
+        bad = (labels != -100) & ((labels < 0) | (labels >= self.num_labels))
+        if bad.any():
+            where = tuple(bad.nonzero()[0].tolist())
+            raise ValueError(
+                f"label {int(labels[where])} at labels{list(where)} is not a class id of num_labels={self.num_labels} "
+                f"(0..{self.num_labels - 1}, or -100 for no loss): give the config every label, "
+                "from_pretrained(..., id2label={0: 'O', 1: 'B-PER', ...}) with one entry a class, or fix the labels"
+            )
+
 
 class ElmoForTokenClassification(_ElmoClassifier):
     """ELMo with a token classification head (e.g. NER, POS): one label per word.
@@ -244,6 +265,7 @@ class ElmoForTokenClassification(_ElmoClassifier):
         return encoded  # (B, T, 2H): one vector a token
 
     def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        self._check_class_ids(labels)
         return nn.functional.cross_entropy(logits.view(-1, self.num_labels), labels.view(-1), ignore_index=-100)
 
 
@@ -294,5 +316,6 @@ class ElmoForSequenceClassification(_ElmoClassifier):
         if self.config.problem_type == "regression":
             return nn.functional.mse_loss(logits.squeeze(-1), labels.squeeze(-1).to(logits.dtype))
         if self.config.problem_type == "single_label_classification":
+            self._check_class_ids(labels)
             return nn.functional.cross_entropy(logits.view(-1, self.num_labels), labels.view(-1))
         return nn.functional.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
