@@ -20,6 +20,7 @@ converting original files is the hf-elmo package's (``ElmoPreTrainedModel.packag
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import os
 import shutil
@@ -188,6 +189,26 @@ def said_if_never_loaded(method: _Method) -> _Method:
             if not weights_never_loaded(self):
                 raise
             raise _never_loaded() from None
+
+    return cast(_Method, checked)
+
+
+def takes_only_its_arguments(forward: _Method) -> _Method:
+    """``forward`` of a model, refusing a keyword argument it does not take in one line that names it
+    and the ones it takes (Python's ``TypeError`` said only "unexpected keyword argument"), e.g. a BERT
+    tokenizer's ``token_type_ids``. The signature stays ``forward``'s own, without ``**kwargs``, which
+    ``Trainer`` reads (it would pass ``num_items_in_batch`` to a forward that takes ``**kwargs``)."""
+    taken = [name for name in inspect.signature(forward).parameters if name != "self"]
+
+    @functools.wraps(forward)
+    def checked(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
+        unknown = [name for name in kwargs if name not in taken]
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__}.forward() takes no {', '.join(unknown)}: it takes {', '.join(taken)} (ELMo "
+                "reads one sentence a row of char ids: no token_type_ids, position_ids or inputs_embeds)"
+            )
+        return forward(self, *args, **kwargs)
 
     return cast(_Method, checked)
 
@@ -630,6 +651,30 @@ class ElmoPreTrainedModel(PreTrainedModel):
     _custom_pipelines: ClassVar[dict[str, type]] = {}
     #: Whether the class predicts words over the config's vocabulary (the LM's softmax).
     _has_word_softmax: ClassVar[bool] = False
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """Refuse, in one line, what an ELMo model's ``__init__`` (which takes only its config) would
+        get beside the config: what ``from_pretrained`` passes on as neither one of its options nor a
+        field of the config it loads (a misspelt option, say), or every config field when given
+        ``config=``. Python's ``TypeError`` named ``__init__``, which the caller never called."""
+        unknown = [name for name in kwargs if name != "config"]
+        if len(args) > 1 or (args and "config" in kwargs):
+            raise TypeError(
+                f"{cls.__name__} takes only its config, got more positional arguments: from_pretrained passes on "
+                "those after the name; give its options as keywords"
+            )
+        if unknown:
+            fields = [name for name in unknown if hasattr(ElmoConfig(), name)]
+            why = (
+                f"{', '.join(fields)} {'is a field' if len(fields) == 1 else 'are fields'} of the config, which "
+                "from_pretrained sets only on a config it loads: set it on the config you pass as config=, or "
+                "leave config= out"
+                if fields
+                else "from_pretrained passes on what is neither one of its options nor a config field: check the "
+                "spelling"
+            )
+            raise TypeError(f"{cls.__name__} takes only its config, got {', '.join(unknown)}; {why}")
+        return super().__new__(cls)
 
     def _check_and_adjust_attn_implementation(self, attn_implementation: str | None, *args: Any, **kwargs: Any) -> str:
         """transformers' check of ``attn_implementation`` (the config's, ``from_pretrained``'s,
@@ -1343,6 +1388,7 @@ class ElmoModel(ElmoPreTrainedModel):
         lstm_layers, final = self.bilm(tokens, lengths, initial_state)
         return [torch.cat([tokens, tokens], dim=-1)] + lstm_layers, final
 
+    @takes_only_its_arguments
     def forward(
         self,
         input_ids: torch.Tensor,

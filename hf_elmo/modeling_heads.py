@@ -39,6 +39,7 @@ from .modeling_elmo import (
     check_config_reads_char_ids,
     check_reads_char_ids,
     mean_pool,
+    takes_only_its_arguments,
 )
 from .pipelines import ElmoTokenClassificationPipeline
 from .scalar_mix import ScalarMix
@@ -179,6 +180,7 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
         self.classifier = nn.Linear(2 * config.head_hidden_size, self.num_labels)
         self.post_init()
 
+    @takes_only_its_arguments
     def forward(
         self,
         input_ids: torch.Tensor,
@@ -194,7 +196,7 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
         ``output_hidden_states`` (default ``config.output_hidden_states``) adds the biLM's
         ``hidden_states`` (``ElmoModel``'s L+1 layers (B, T, 2P)), as transformers' heads add their
         base model's; ``output_attentions`` is taken as the biLM takes it (``True`` is an error).
-        No ``**kwargs``: a misspelt argument is a ``TypeError``, and ``Trainer`` (which reads the
+        No ``**kwargs``: a misspelt argument is a ``TypeError`` (``takes_only_its_arguments``), and ``Trainer`` (which reads the
         signature) divides the loss by its gradient-accumulation steps itself instead of passing
         ``num_items_in_batch``."""
         encoded, mask, hidden_states = self.encode(input_ids, attention_mask, output_attentions)

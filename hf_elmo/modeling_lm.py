@@ -38,6 +38,7 @@ from .modeling_elmo import (
     ElmoState,
     check_no_attention,
     require_package_loader,
+    takes_only_its_arguments,
 )
 from .tokenization_elmo import N_CHAR_IDS
 
@@ -227,6 +228,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
         else:
             super()._init_weights(module)
 
+    @takes_only_its_arguments
     def forward(
         self,
         input_ids: torch.Tensor,

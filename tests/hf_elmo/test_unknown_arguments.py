@@ -1,0 +1,92 @@
+"""An argument an ELMo model does not take, given to its forward or to from_pretrained, is one line
+that names it and says what to do (was Python's "unexpected keyword argument", of ``__init__``
+for from_pretrained)."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import re
+
+import pytest
+import torch
+from transformers import AutoModel, Trainer
+
+from hf_elmo import (
+    ElmoConfig,
+    ElmoForBidirectionalLM,
+    ElmoForSequenceClassification,
+    ElmoForTokenClassification,
+    ElmoModel,
+    ElmoTokenizer,
+)
+from tests.hf_elmo.test_heads import tiny_config
+
+TAKEN = {
+    ElmoModel: "input_ids, attention_mask, stateful, return_dict, output_hidden_states, output_attentions",
+    ElmoForTokenClassification: "input_ids, attention_mask, labels, output_hidden_states, output_attentions, "
+    "return_dict",
+    ElmoForBidirectionalLM: "input_ids, lengths, labels, initial_state, full_softmax, return_dict, "
+    "output_hidden_states, output_attentions",
+}
+
+
+@pytest.mark.parametrize("model_class", list(TAKEN))
+def test_forward_refuses_a_bert_tokenizers_token_type_ids_naming_the_arguments_it_takes(model_class):
+    model = model_class(tiny_config(num_labels=2, vocab_size=20)).eval()
+    ids = ElmoTokenizer()(["a b c", "d"], padding=True, return_tensors="pt")["input_ids"]
+    message = (
+        f"{model_class.__name__}.forward() takes no token_type_ids, foo: it takes {TAKEN[model_class]} (ELMo "
+        "reads one sentence a row of char ids: no token_type_ids, position_ids or inputs_embeds)"
+    )
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+        model(input_ids=ids, token_type_ids=torch.zeros(2, 3, dtype=torch.long), foo=1)
+
+
+def test_forward_keeps_its_own_signature_for_trainer_without_kwargs():
+    """Trainer reads it: for the columns it keeps, and (a ``**kwargs``) whether to pass num_items_in_batch."""
+    model = ElmoForSequenceClassification(tiny_config(num_labels=2))
+    parameters = inspect.signature(model.forward).parameters
+    assert list(parameters)[:3] == ["input_ids", "attention_mask", "labels"]
+    assert all(p.kind is not inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    assert not Trainer(model=model).model_accepts_loss_kwargs
+
+
+@pytest.fixture
+def tiny_folder(tmp_path):
+    torch.manual_seed(0)
+    ElmoModel(tiny_config()).save_pretrained(tmp_path / "elmo")
+    return tmp_path / "elmo"
+
+
+@pytest.mark.parametrize("load", [ElmoModel.from_pretrained, AutoModel.from_pretrained])
+def test_from_pretrained_refuses_a_misspelt_option_naming_it(tiny_folder, load):
+    with pytest.raises(
+        TypeError,
+        match=r"^ElmoModel takes only its config, got statefull; from_pretrained passes on what is neither one of "
+        r"its options nor a config field: check the spelling$",
+    ):
+        load(tiny_folder, statefull=True)
+
+
+def test_from_pretrained_with_a_config_refuses_a_config_field_saying_to_set_it_on_that_config(tiny_folder):
+    config = ElmoConfig.from_pretrained(tiny_folder)
+    with pytest.raises(
+        TypeError,
+        match=r"^ElmoForTokenClassification takes only its config, got num_labels; num_labels is a field of the "
+        r"config, which from_pretrained sets only on a config it loads: set it on the config you pass as config=",
+    ):
+        ElmoForTokenClassification.from_pretrained(tiny_folder, config=config, num_labels=3)
+
+
+def test_from_pretrained_refuses_positional_options_saying_to_give_keywords(tiny_folder):
+    with pytest.raises(
+        TypeError, match=r"^ElmoModel takes only its config, got more positional arguments: .*keywords$"
+    ):
+        ElmoModel.from_pretrained(tiny_folder, True)
+
+
+def test_a_model_is_still_built_copied_and_loaded_with_its_config_alone(tiny_folder):
+    model = ElmoModel.from_pretrained(tiny_folder, stateful=True)
+    assert model.config.stateful and copy.deepcopy(model).config.stateful
+    assert isinstance(ElmoModel(config=model.config), ElmoModel)
