@@ -1059,6 +1059,12 @@ class ElmoTokenizer(PreTrainedTokenizer):
         self, text: str | Sequence[str] | Sequence[Sequence[str]], is_split_into_words: bool
     ) -> tuple[list[list[str]], list[list[tuple[int, int]]], bool]:
         """(words, character spans, whether the input was one sentence) of ``text``."""
+        if isinstance(text, (Mapping, bytes)) or not isinstance(text, Iterable):  # a dict would give its keys
+            raise TypeError(
+                f"ElmoTokenizer takes a text (str) or a list of texts, or with is_split_into_words=True a list of "
+                f"words or a list of such lists, got {type(text).__name__}"
+                + ("; pass its text field, e.g. tokenizer(row['text'])" if isinstance(text, Mapping) else "")
+            )
         if is_split_into_words:
             if isinstance(text, str):
                 raise TypeError(
