@@ -8,8 +8,7 @@ gives a doc without ``doc._.elmo`` (spaCy copies no doc-level extension value, e
 ``copy_user_data=True``); ``ElmoLayers.of(new_doc, layers[:, span.start : span.end], component)``
 gives it the span's rows. Such a doc shares the hooks of the doc it came from (``as_doc`` hands
 it the same ``user_hooks`` dict), which is how ``annotated_sharing_hooks`` tells it apart from a doc
-the elmo component never saw (of a doc read back, ``DocBin`` or ``Doc.from_bytes``, whose layers
-were not set through ``doc._.elmo``, it does not: no doc there is known to share them).
+the elmo component never saw, of a doc read back (``DocBin``, ``Doc.from_bytes``) too.
 
 Imports only NumPy and srsly at module level: srsly loads the msgpack codec below through an
 entry point, possibly while spaCy is still being imported.
@@ -17,6 +16,8 @@ entry point, possibly while spaCy is still being imported.
 
 from __future__ import annotations
 
+import gc
+import sys
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -171,11 +172,21 @@ def _store(doc: Doc, layers: ElmoLayers | None) -> None:
 
 
 def annotated_sharing_hooks(doc: Doc) -> Doc | None:
-    """Another doc, given ``doc._.elmo`` since it was made, whose ``user_hooks`` dict ``doc`` shares: the doc that
-    ``span.as_doc()`` made ``doc`` from (or another doc made from it), when ``doc`` has no layers
-    of its own; ``None`` when there is none (as for a doc whose annotated source is gone)."""
+    """Another doc with layers whose ``user_hooks`` dict ``doc`` shares: the doc that ``span.as_doc()``
+    made ``doc`` from (or another doc made from it), when ``doc`` has no layers of its own; ``None``
+    when there is none (as for a doc whose annotated source is gone). A doc given ``doc._.elmo`` is
+    found by its hooks (``_BY_HOOKS``); one read back (``DocBin``, ``Doc.from_bytes``: its layers were
+    not set through ``doc._.elmo``) among the docs that hold the dict (``gc.get_referrers``, a scan of
+    every object), looked for only when something besides ``doc`` holds it."""
     other = _BY_HOOKS.get(id(doc.user_hooks))
-    return other if other is not None and other is not doc and other.user_hooks is doc.user_hooks else None
+    if other is not None and other is not doc and other.user_hooks is doc.user_hooks:
+        return other
+    if sys.getrefcount(doc.user_hooks) <= 2:  # held by doc alone (and by the call's argument)
+        return None
+    from spacy.tokens import Doc
+
+    holders = gc.get_referrers(doc.user_hooks)
+    return next((d for d in holders if isinstance(d, Doc) and d is not doc and stored_layers(d) is not None), None)
 
 
 def _user_data(doc: Doc) -> dict[Any, Any]:
