@@ -34,13 +34,13 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
+from .configuration_elmo import described
 from .devices import resolve_dtype
 from .fileio import (
     EXPORT_MANIFEST,
     PathLike,
     build_aside,
     check_output_folder,
-    kind_of,
     output_kind,
     strict_json,
     write_text_atomic,
@@ -115,10 +115,10 @@ def export_model(
         remedy = "load one: ElmoModel.from_pretrained(NAME)"
         if isinstance(getattr(model, "elmo", None), ElmoModel):  # a task head's or the LM's biLM
             remedy = "pass its biLM, model.elmo: the graph has no head"
-        raise TypeError(f"export_model takes an ElmoModel (the biLM), not {kind_of(model)}; {remedy}")
+        raise TypeError(f"export_model takes an ElmoModel (the biLM), not {described(model)}; {remedy}")
     if tokenizer is not None and not isinstance(tokenizer, ElmoTokenizer):
         raise TypeError(
-            f"tokenizer takes an ElmoTokenizer, not {kind_of(tokenizer)}: ElmoTokenizer.from_pretrained(NAME), "
+            f"tokenizer takes an ElmoTokenizer, not {described(tokenizer)}: ElmoTokenizer.from_pretrained(NAME), "
             "or leave it out for the model's own"
         )
     check_reads_char_ids(model, "export_model")
@@ -255,7 +255,7 @@ def check_char_ids(char_ids: Any, width: int) -> np.ndarray:
             ) from None
     else:
         raise TypeError(
-            f"char_ids must be an integer array or tensor (batch, tokens, {width}), not {kind_of(char_ids)}; "
+            f"char_ids must be an integer array or tensor (batch, tokens, {width}), not {described(char_ids)}; "
             "make them with the tokenizer"
         )
     if ids.ndim != 3 or ids.shape[-1] != width:
@@ -377,7 +377,7 @@ class ExportedElmo:
                 f"(batch, tokens, {self.width}) to its run()"
             )
         if isinstance(sentences, (bytes, bytearray)) or not isinstance(sentences, Iterable):
-            raise TypeError(f"the wrapper takes {TAKES}, not {kind_of(sentences)}")
+            raise TypeError(f"the wrapper takes {TAKES}, not {described(sentences)}")
         return list(sentences)
 
     def _encode(self, text: str | Sequence[str] | Sequence[Sequence[str]], is_split_into_words: bool) -> torch.Tensor:
@@ -458,7 +458,7 @@ def session_arguments(providers: Any, session_options: Any) -> list[Any]:
         raise TypeError(f"providers takes a list of ONNX Runtime execution providers, not one name: [{providers!r}]")
     if not isinstance(providers, (list, tuple)):
         raise TypeError(
-            f"providers takes a list of ONNX Runtime execution providers {example}, not {kind_of(providers)}"
+            f"providers takes a list of ONNX Runtime execution providers {example}, not {described(providers)}"
         )
     if not providers:
         raise ValueError(f"providers is empty; name at least one ONNX Runtime execution provider, {example}")
@@ -483,7 +483,7 @@ def session_arguments(providers: Any, session_options: Any) -> list[Any]:
         )
     if session_options is not None and not isinstance(session_options, onnxruntime.SessionOptions):
         raise TypeError(
-            f"session_options takes an onnxruntime.SessionOptions (or leave it out), not {kind_of(session_options)}"
+            f"session_options takes an onnxruntime.SessionOptions (or leave it out), not {described(session_options)}"
         )
     return list(providers)
 
@@ -563,7 +563,7 @@ def read_manifest(folder: PathLike) -> dict[str, Any]:
     wrappers read is missing or is not what ``export_model`` writes (``manifest_problems``); a
     ``TypeError`` where ``folder`` is no path."""
     if not isinstance(folder, (str, os.PathLike)):
-        raise TypeError(f"pass the folder that elmo export wrote (a str or Path), not {kind_of(folder)}")
+        raise TypeError(f"pass the folder that elmo export wrote (a str or Path), not {described(folder)}")
     folder = Path(folder).expanduser()  # "~/out" quoted, as models are read
     path = folder / MANIFEST
     if not path.is_file():

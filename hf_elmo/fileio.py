@@ -60,7 +60,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from .configuration_elmo import ElmoConfig, read_json_file
+from .configuration_elmo import ElmoConfig, described, read_json_file
 
 PathLike = str | os.PathLike
 
@@ -468,11 +468,6 @@ def others_files(folder: PathLike, kind: OutputKind) -> list[str]:
     )
 
 
-def kind_of(value: Any) -> str:
-    """``value``'s kind in a refusal's words: "None", or "a value of type int"."""
-    return "None" if value is None else f"a value of type {type(value).__name__}"
-
-
 def check_output_folder(
     out_dir: PathLike,
     *,
@@ -494,7 +489,7 @@ def check_output_folder(
     ``not_empty``: the refusal of a non-empty folder without ``overwrite`` where the caller knows what
     ``--overwrite`` would do there (``elmo pretrain`` continues a run); else it says that ``--overwrite`` replaces it."""
     if not isinstance(out_dir, (str, os.PathLike)):
-        raise TypeError(f"the output folder must be a path (a str or Path), not {kind_of(out_dir)}")
+        raise TypeError(f"the output folder must be a path (a str or Path), not {described(out_dir)}")
     out_dir = Path(out_dir).expanduser()  # "~/out" quoted, as inputs are read (never a folder named "~")
     if out_dir.is_symlink():
         raise ValueError(

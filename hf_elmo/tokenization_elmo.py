@@ -39,6 +39,7 @@ from .configuration_elmo import (
     check_save_folder,
     check_size,
     config_file,
+    described,
     pre_tokenizer_name,
     read_json_file,
 )
@@ -159,7 +160,7 @@ def token_to_char_ids(
     (lone surrogates, e.g. from ``errors="surrogateescape"`` decoding).
     """
     if not isinstance(token, str):
-        raise TypeError(f"tokens must be str, got {type(token).__name__}: {token!r}")
+        raise TypeError(f"tokens must be str, got {described(token)}")
     max_characters_per_token = _width(max_characters_per_token)
     if max_token_chars is not None and len(token) > max_token_chars:
         raise ValueError(
@@ -205,7 +206,9 @@ def batch_to_ids(
     ``token_to_char_ids`` for the per-token checks; their errors name the sentence and token.
     """
     if isinstance(sentences, (str, bytes)) or not isinstance(sentences, Iterable):
-        raise TypeError(f"batch_to_ids expects a list of token lists, e.g. [['Hello', 'world']], got {sentences!r:.40}")
+        raise TypeError(
+            f"batch_to_ids expects a list of token lists, e.g. [['Hello', 'world']], got {described(sentences)}"
+        )
     batch = list(sentences)
     if len(batch) > 0 and isinstance(batch[0], str):
         raise TypeError("batch_to_ids expects a list of token lists, e.g. [['Hello', 'world']]")
@@ -419,13 +422,8 @@ def words_of(sentence: Any, where: str) -> list[Any]:
     how ``batch_to_ids``, the tokenizer (``is_split_into_words=True``) and ``embed_sentences`` read
     a sentence of a batch."""
     if isinstance(sentence, (str, bytes)) or not isinstance(sentence, Iterable):
-        raise TypeError(f"{where} is {shown(sentence)}, not a list of words")
+        raise TypeError(f"{where} is {described(sentence)}, not a list of words")
     return list(sentence)
-
-
-def shown(value: Any) -> str:
-    """``value`` in a refusal of it: "None", or its type and (the start of) its repr: "the int 7"."""
-    return "None" if value is None else f"the {type(value).__name__} {value!r:.40}"
 
 
 def check_split_words(words: Sequence[Any], where: str) -> None:
@@ -434,7 +432,7 @@ def check_split_words(words: Sequence[Any], where: str) -> None:
     the exported models take as pre-split words."""
     for col, word in enumerate(words):
         if not isinstance(word, str):
-            raise TypeError(f"{where}, word {col} is {shown(word)}, not a str; pass each word as a string")
+            raise TypeError(f"{where}, word {col} is {described(word)}, not a str; pass each word as a string")
         if word.split() != [word]:  # empty, or whitespace in it (C speed)
             raise ValueError(
                 f"{where}, word {col} ({word!r}) is empty or holds whitespace; pass each word as one non-empty "

@@ -85,18 +85,18 @@ def test_every_size_field_is_bounded_with_an_error_naming_field_value_and_range(
 @pytest.mark.parametrize(
     "fields, message",
     [
-        ({"lstm_dim": "abc"}, r"ElmoConfig\.lstm_dim must be an integer in 1\.\.16384, got 'abc' \(str\)"),
-        ({"projection_dim": 64.7}, r"projection_dim must be an integer in 1\.\.8192, got 64\.7 \(float\)"),
-        ({"n_layers": True}, r"n_layers must be an integer .* got True \(bool\)"),
+        ({"lstm_dim": "abc"}, r"ElmoConfig\.lstm_dim must be an integer in 1\.\.16384, got the str 'abc'"),
+        ({"projection_dim": 64.7}, r"projection_dim must be an integer in 1\.\.8192, got the float 64\.7"),
+        ({"n_layers": True}, r"n_layers must be an integer .* got the bool True"),
         ({"filters": [[1]]}, r"filters must be a list of \[width, n_channels\] pairs, e\.g\. .*; filter 0 is \[1\]"),
         ({"filters": "[[1, 4]]"}, r"filters must be a list of \[width, n_channels\] pairs"),
-        ({"filters": [[1, "4"]]}, r"filters\[0\] n_channels must be an integer .* got '4' \(str\)"),
+        ({"filters": [[1, "4"]]}, r"filters\[0\] n_channels must be an integer .* got the str '4'"),
         ({"filters": [[0, 5]]}, r"filters\[0\] width must be in 1\.\.50"),
-        ({"stateful": "false"}, r"stateful must be true or false, got 'false' \(str\)"),
+        ({"stateful": "false"}, r"stateful must be true or false, got the str 'false'"),
         ({"use_skip_connections": 1}, r"use_skip_connections must be true or false"),
         ({"cell_clip": float("nan")}, r"cell_clip must be a positive finite number, or null"),
         ({"proj_clip": "3"}, r"proj_clip must be a positive finite number"),
-        ({"dropout": "0.1"}, r"dropout must be a number in \[0, 1\), got '0\.1' \(str\)"),
+        ({"dropout": "0.1"}, r"dropout must be a number in \[0, 1\), got the str '0\.1'"),
         ({"dropout": float("nan")}, r"dropout must be a number in \[0, 1\)"),
         ({"activation": ["relu"]}, r"activation must be one of"),
         ({"n_characters": "262"}, r"n_characters must be 261 or 262"),
@@ -172,11 +172,11 @@ def test_a_config_json_of_another_model_type_is_refused_naming_the_field(tmp_pat
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (lambda o: o.update(lstm="x"), "options field lstm must be an object of its fields, got 'x' (str)"),
-        (lambda o: o.update(char_cnn=[]), "options field char_cnn must be an object of its fields, got [] (list)"),
+        (lambda o: o.update(lstm="x"), "options field lstm must be an object of its fields, got the str 'x'"),
+        (lambda o: o.update(char_cnn=[]), "options field char_cnn must be an object of its fields, got the list []"),
         (
             lambda o: o["char_cnn"].update(embedding=4),
-            "options field char_cnn.embedding must be an object of its fields, got 4 (int)",
+            "options field char_cnn.embedding must be an object of its fields, got the int 4",
         ),
     ],
 )
@@ -194,8 +194,8 @@ def test_an_options_json_section_that_is_not_an_object_is_named(tmp_path, edit, 
 @pytest.mark.parametrize(
     "section, key, value, message",
     [
-        ("lstm", "dim", "abc", r"options field lstm\.dim must be an integer in 1\.\.16384, got 'abc' \(str\)"),
-        ("lstm", "dim", 64.7, r"options field lstm\.dim must be an integer .* got 64\.7"),
+        ("lstm", "dim", "abc", r"options field lstm\.dim must be an integer in 1\.\.16384, got the str 'abc'"),
+        ("lstm", "dim", 64.7, r"options field lstm\.dim must be an integer .* got the float 64\.7"),
         (
             "char_cnn",
             "filters",
@@ -251,9 +251,9 @@ def test_char_ids_accept_every_width_the_config_accepts():
         ({"token_embedding": "bpe"}, r"^ElmoConfig\.token_embedding must be one of \('char_cnn', 'word'\), got 'bpe'"),
         ({"token_embedding": "word"}, r"^ElmoConfig\.vocab_size must be set for token_embedding='word'"),
         ({"vocab_size": 3}, r"^ElmoConfig\.vocab_size must be in 4\.\.10000000, got 3"),
-        ({"vocab_size": "100"}, r"^ElmoConfig\.vocab_size must be an integer in 4\.\.10000000, got '100' \(str\)"),
-        ({"num_sampled": 2.5}, r"^ElmoConfig\.num_sampled must be an integer in 1\.\.1000000, got 2\.5"),
-        ({"initializer_range": 0}, r"^ElmoConfig\.initializer_range must be a positive finite number, got 0"),
+        ({"vocab_size": "100"}, r"^ElmoConfig\.vocab_size must be an integer in 4\.\.10000000, got the str '100'"),
+        ({"num_sampled": 2.5}, r"^ElmoConfig\.num_sampled must be an integer in 1\.\.1000000, got the float 2\.5"),
+        ({"initializer_range": 0}, r"^ElmoConfig\.initializer_range must be a positive finite number, got the int 0"),
         ({"initializer_range": "0.1"}, r"^ElmoConfig\.initializer_range must be a positive finite number"),
     ],
 )
@@ -309,7 +309,7 @@ def _saved_tiny(folder, **fields) -> str:
 @pytest.mark.parametrize(
     "override, message",
     [
-        ({"stateful": "false"}, r"^from_pretrained argument stateful must be true or false, got 'false' \(str\)$"),
+        ({"stateful": "false"}, r"^from_pretrained argument stateful must be true or false, got the str 'false'$"),
         ({"bilm_implementation": "cuda"}, r"^from_pretrained argument bilm_implementation must be one of"),
         ({"cell_clip": -3.0}, r"^from_pretrained argument cell_clip must be a positive finite number"),
         ({"max_characters_per_token": 1000}, r"^from_pretrained argument max_characters_per_token must be in 3\.\.256"),
@@ -327,10 +327,10 @@ def test_overrides_through_the_auto_classes_and_by_hand_are_checked(tmp_path):
 
     folder = _saved_tiny(tmp_path)
     for load in (AutoConfig.from_pretrained, AutoModel.from_pretrained):
-        with pytest.raises(ElmoConfigError, match=r"^ElmoConfig\.stateful must be true or false, got 'false'"):
+        with pytest.raises(ElmoConfigError, match=r"^ElmoConfig\.stateful must be true or false, got the str 'false'"):
             load(folder, stateful="false")
     config = ElmoConfig(**TINY)
-    with pytest.raises(ElmoConfigError, match=r"^ElmoConfig\.dropout must be a number in \[0, 1\), got 2"):
+    with pytest.raises(ElmoConfigError, match=r"^ElmoConfig\.dropout must be a number in \[0, 1\), got the int 2"):
         config.dropout = 2
     assert config.dropout == 0.0
 
@@ -384,7 +384,7 @@ def test_a_config_json_dtype_that_is_no_floating_point_dtype_is_one_line_naming_
         ElmoConfig.from_pretrained(tmp_path)
     assert str(refused.value) == (
         f"{tmp_path / 'config.json'}: field dtype must be a floating-point dtype (float32, float16, bfloat16, "
-        f"float64), got {value!r} ({type(value).__name__})"
+        f"float64), got the {type(value).__name__} {value!r}"
     )
     assert ElmoConfig(dtype="bfloat16").dtype == torch.bfloat16
 

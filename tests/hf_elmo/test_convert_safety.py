@@ -337,11 +337,11 @@ def test_a_softmax_without_a_shape_is_refused_naming_it(how, original, tmp_path)
     [
         (
             lambda o: o["lstm"].update(dim=64.7),
-            "options field lstm.dim must be an integer in 1..16384, got 64.7 (float)",
+            "options field lstm.dim must be an integer in 1..16384, got the float 64.7",
         ),
         (
             lambda o: o["char_cnn"]["embedding"].update(dim="abc"),
-            "options field char_cnn.embedding.dim must be an integer in 1..1024, got 'abc' (str)",
+            "options field char_cnn.embedding.dim must be an integer in 1..1024, got the str 'abc'",
         ),
         (
             lambda o: o["char_cnn"].update(filters=[[1]]),
@@ -350,15 +350,15 @@ def test_a_softmax_without_a_shape_is_refused_naming_it(how, original, tmp_path)
         ),
         (
             lambda o: o["char_cnn"].update(filters=[[1, 4], [2, "8"]]),
-            "options field char_cnn.filters[1] n_channels must be an integer in 1..8192, got '8' (str)",
+            "options field char_cnn.filters[1] n_channels must be an integer in 1..8192, got the str '8'",
         ),
         (
             lambda o: o["lstm"].update(n_layers=True),
-            "options field lstm.n_layers must be an integer in 1..16, got True (bool)",
+            "options field lstm.n_layers must be an integer in 1..16, got the bool True",
         ),
         (
             lambda o: o["lstm"].update(cell_clip="big"),
-            "options field lstm.cell_clip must be a positive finite number, or null for no clipping, got 'big' (str)",
+            "options field lstm.cell_clip must be a positive finite number, or null for no clipping, got the str 'big'",
         ),
     ],
 )

@@ -226,7 +226,7 @@ def test_batch_to_ids_takes_any_iterable_of_sentences_as_allennlps_does():
         ([["a"], "bc"], r"^sentence 1 of the batch is the str 'bc', not a list of words$"),
         ([["a"], None], r"^sentence 1 of the batch is None, not a list of words$"),
         ([["a"], b"bc"], r"^sentence 1 of the batch is the bytes b'bc', not a list of words$"),
-        ([["a", 7]], r"^sentence 0, token 1: tokens must be str, got int: 7$"),
+        ([["a", 7]], r"^sentence 0, token 1: tokens must be str, got the int 7$"),
     ],
     ids=["str", "none", "bytes", "int-token"],
 )
@@ -277,10 +277,10 @@ def test_the_pre_tokenizer_is_saved_and_loaded_with_the_tokenizer(tmp_path):
 @pytest.mark.parametrize(
     "field, value, problem",
     [
-        ("max_token_chars", -1, "must be a positive integer, or None (null) for no limit, got -1 (int)"),
-        ("max_token_chars", 0, "must be a positive integer, or None (null) for no limit, got 0 (int)"),
-        ("max_token_chars", "abc", "must be a positive integer, or None (null) for no limit, got 'abc' (str)"),
-        ("max_token_chars", 100.5, "must be a positive integer, or None (null) for no limit, got 100.5 (float)"),
+        ("max_token_chars", -1, "must be a positive integer, or None (null) for no limit, got the int -1"),
+        ("max_token_chars", 0, "must be a positive integer, or None (null) for no limit, got the int 0"),
+        ("max_token_chars", "abc", "must be a positive integer, or None (null) for no limit, got the str 'abc'"),
+        ("max_token_chars", 100.5, "must be a positive integer, or None (null) for no limit, got the float 100.5"),
         ("max_characters_per_token", 10**9, "must be in 3..256, got 1000000000"),
     ],
 )

@@ -93,8 +93,16 @@ class ElmoConfigError(ValueError):
         super().__init__(f"{where}{field} {problem}")
 
 
-def _describe(value: Any) -> str:
-    return f"{value!r} ({type(value).__name__})"
+def described(value: Any) -> str:
+    """``value`` as a refusal of it names it, on one line: "None"; its type and its repr ("the int 7", "the str
+    'abc'"), cut after 40 characters; or, where that repr spans lines or is no value's ("<... object at 0x...>"),
+    its type alone ("a value of type ElmoModel"): the one way the package's errors show a value they refuse."""
+    if value is None:
+        return "None"
+    kind, text = type(value).__name__, repr(value)
+    if "\n" in text or text.startswith("<"):
+        return f"a value of type {kind}"
+    return f"the {kind} {text if len(text) <= 40 else text[:40] + '...'}"
 
 
 def check_integer(
@@ -111,10 +119,10 @@ def check_integer(
     if isinstance(value, bool) or not (
         isinstance(value, numbers.Integral) or (isinstance(value, float) and value.is_integer())
     ):
-        raise ElmoConfigError(field, f"must be {wanted}{note}, got {_describe(value)}", where)
+        raise ElmoConfigError(field, f"must be {wanted}{note}, got {described(value)}", where)
     number = int(value)
     if high is None and number < low:
-        raise ElmoConfigError(field, f"must be {wanted}{note}, got {_describe(value)}", where)
+        raise ElmoConfigError(field, f"must be {wanted}{note}, got {described(value)}", where)
     if high is not None and not low <= number <= high:
         raise ElmoConfigError(field, f"must be in {low}..{high}{note}, got {value}", where)
     return number
@@ -137,7 +145,7 @@ def _clip(field: str, value: Any) -> float | None:
         return None
     if not _real(value) or value <= 0:
         raise ElmoConfigError(
-            field, f"must be a positive finite number, or null for no clipping, got {_describe(value)}"
+            field, f"must be a positive finite number, or null for no clipping, got {described(value)}"
         )
     return float(value)
 
@@ -145,19 +153,19 @@ def _clip(field: str, value: Any) -> float | None:
 def _probability(field: str, value: Any) -> float:
     """A dropout probability: a number in [0, 1)."""
     if not _real(value) or not 0.0 <= value < 1.0:
-        raise ElmoConfigError(field, f"must be a number in [0, 1), got {_describe(value)}")
+        raise ElmoConfigError(field, f"must be a number in [0, 1), got {described(value)}")
     return float(value)
 
 
 def _positive(field: str, value: Any) -> float:
     if not _real(value) or value <= 0:
-        raise ElmoConfigError(field, f"must be a positive finite number, got {_describe(value)}")
+        raise ElmoConfigError(field, f"must be a positive finite number, got {described(value)}")
     return float(value)
 
 
 def _flag(field: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ElmoConfigError(field, f"must be true or false, got {_describe(value)}")
+        raise ElmoConfigError(field, f"must be true or false, got {described(value)}")
     return value
 
 
@@ -209,7 +217,7 @@ def pre_tokenizer_name(value: Any) -> str | None:
 def _pre_tokenizer(value: Any) -> str | None:
     name = pre_tokenizer_name(value)
     if value is not None and name is None:
-        raise ElmoConfigError("pre_tokenizer", f"must be {PRE_TOKENIZER_FORMS}, or null, got {_describe(value)}")
+        raise ElmoConfigError("pre_tokenizer", f"must be {PRE_TOKENIZER_FORMS}, or null, got {described(value)}")
     return name
 
 
@@ -393,7 +401,7 @@ class ElmoConfig(PretrainedConfig):
         for name in ("dtype", "torch_dtype"):  # transformers reads a name as getattr(torch, name), or fails later
             if kwargs.get(name) is not None and str(kwargs[name]).removeprefix("torch.") not in FLOAT_DTYPES:
                 raise ElmoConfigError(
-                    name, f"must be a floating-point dtype ({', '.join(FLOAT_DTYPES)}), got {_describe(kwargs[name])}"
+                    name, f"must be a floating-point dtype ({', '.join(FLOAT_DTYPES)}), got {described(kwargs[name])}"
                 )
         super().__init__(**kwargs)
         self.validate()
@@ -595,7 +603,7 @@ def _options_section(parent: dict[str, Any], key: str) -> dict[str, Any]:
     ``KeyError`` where it is missing, an ``ElmoConfigError`` naming it where it is not an object."""
     value = parent[key.rsplit(".", 1)[-1]]
     if not isinstance(value, dict):
-        raise ElmoConfigError(key, f"must be an object of its fields, got {_describe(value)}", where="options field ")
+        raise ElmoConfigError(key, f"must be an object of its fields, got {described(value)}", where="options field ")
     return value
 
 
