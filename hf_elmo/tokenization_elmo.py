@@ -147,6 +147,14 @@ def add_sentence_markers(
     return torch.where(at_end, end, out)
 
 
+def checked_token(token: Any) -> str:
+    """``token``, refused unless it is a str: the check of ``token_to_char_ids``, and of ``batch_to_ids`` before its
+    cache (which cannot hash a list)."""
+    if not isinstance(token, str):
+        raise TypeError(f"tokens must be str, got {described(token)}")
+    return token
+
+
 def token_to_char_ids(
     token: str,
     max_characters_per_token: int = 50,
@@ -159,8 +167,7 @@ def token_to_char_ids(
     accepts any length and truncates like the original) and for text that has no UTF-8 form
     (lone surrogates, e.g. from ``errors="surrogateescape"`` decoding).
     """
-    if not isinstance(token, str):
-        raise TypeError(f"tokens must be str, got {described(token)}")
+    token = checked_token(token)
     max_characters_per_token = _width(max_characters_per_token)
     if max_token_chars is not None and len(token) > max_token_chars:
         raise ValueError(
@@ -227,7 +234,7 @@ def batch_to_ids(
             )
         for col, token in enumerate(sentence):
             try:
-                ids[row, col] = _char_id_row(token, max_characters_per_token, max_token_chars)
+                ids[row, col] = _char_id_row(checked_token(token), max_characters_per_token, max_token_chars)
             except (TypeError, ValueError) as err:  # re-raised as the base class (a subclass may take other arguments)
                 kind = TypeError if isinstance(err, TypeError) else ValueError
                 raise kind(f"sentence {row}, token {col}: {err}") from None
