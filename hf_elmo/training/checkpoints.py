@@ -40,7 +40,15 @@ from ..fileio import (
 )
 from .data import DATA_ORDER, same_batches
 from .distributed import refused_together
-from .settings import CHAR_CNN_FIELDS, DEFAULT_LR, RUN_LENGTH_FIELDS, PretrainSettings, flag, learning_rate
+from .settings import (
+    CHAR_CNN_FIELDS,
+    DEFAULT_LR,
+    RUN_LENGTH_FIELDS,
+    PretrainSettings,
+    flag,
+    learning_rate,
+    resolved_token_embedding,
+)
 from .vocab import VOCAB_FILE, Vocabulary
 
 if TYPE_CHECKING:
@@ -188,12 +196,14 @@ def resumed_settings(
     from by what it gave the run: an LM's ``vocab.txt`` (the run's words), its token embedder (the
     run's ``token_embedding``) or its shape and clipping (those of the record, ``_init_model_shape``);
     refused as a resume, before ``build_model`` would refuse it as a new run (``continue with --vocab
-    ...``, ``give --token-embedding ...``, ``--lstm-dim cannot change the shape ...`` where the run
+    ...``, ``--token-embedding ... differs``, ``--lstm-dim cannot change the shape ...`` where the run
     gave a shape option, which a resume gives again). A run saved before
     the training file's record existed resumes unchecked (and records its file from then on). A run
     that left no checkpoint and no snapshot (``run_started``: it failed or was stopped in its first
     steps) binds nothing: ``start_run`` replaces its ``settings.json``.
 
+    The returned settings name their token embedder: ``token_embedding`` left to its default (None)
+    is the ``--init-model``'s, or ``DEFAULT_TOKEN_EMBEDDING`` (``resolved_token_embedding``).
     ``num_sampled`` left to its default (None) takes the run's saved number: runs started
     before that default moved to the model config saved one (4096 then), and resume with it.
     A setting that ``settings.json`` lacks (added to ``elmo pretrain`` after the run started)
@@ -202,10 +212,15 @@ def resumed_settings(
     path = folder / SETTINGS_FILE
     previous = _saved_settings(folder)
     if previous is None:
-        return settings
+        return resolved_token_embedding(settings, init_source)
     if settings.num_sampled is None and isinstance(previous.get("num_sampled"), int):
         settings = replace(settings, num_sampled=previous["num_sampled"])
-    previous = {**asdict(PretrainSettings(train_file="", output_dir="")), **previous}  # + the defaults it lacks
+    if settings.token_embedding is None and settings.init_model is not None and "token_embedding" in previous:
+        # not given: the --init-model's, which must be the run's (compared below, naming the model)
+        settings = replace(settings, token_embedding=previous["token_embedding"])
+    settings = resolved_token_embedding(settings, init_source)
+    defaults = asdict(resolved_token_embedding(PretrainSettings(train_file="", output_dir=""), None))
+    previous = {**defaults, **previous}  # + the defaults it lacks, those of a run from scratch
     recorded = previous.get(TRAIN_FILE_IDENTITY)
     # the training file is compared by its content when the run recorded it, by its name before that;
     # --vocab by its words (the run's vocab.txt); --init-model by its config when the run recorded it

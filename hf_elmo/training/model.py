@@ -24,6 +24,7 @@ from .settings import (
     flag,
     learning_rate,
     resolve_init_model,
+    resolved_token_embedding,
 )
 from .vocab import VOCAB_FILE, Vocabulary
 
@@ -56,6 +57,11 @@ def _check_shape_options(settings: PretrainSettings, config: ElmoConfig) -> None
         asked[name] = ("--no-clip" if name in NO_CLIP else flag(name), value)
     for name, (option, value) in asked.items():
         if config.token_embedding == "word" and name in CHAR_CNN_FIELDS:
+            if option == flag(name):  # given alone, not by the preset: it would shape nothing
+                raise ValueError(
+                    f"{option}: for the char CNN only, which --init-model {settings.init_model} does not have (it "
+                    "embeds words); drop it"
+                )
             continue
         saved = getattr(config, name)
         if name == "filters":
@@ -79,7 +85,10 @@ def build_model(
 ) -> ElmoForBidirectionalLM:
     """A fresh LM from a preset (+ overrides), or one continued from ``settings.init_model``
     (``init_source``: its ``resolve_init_model``, when the caller has it already), which keeps
-    its shape and clipping (``_check_shape_options`` refuses options that would change them)."""
+    its shape, clipping and token embedder (``_check_init_model_options`` refuses options that would
+    change them; a ``token_embedding`` of None is the init model's, ``resolved_token_embedding``)."""
+    source = init_source or resolve_init_model(settings)
+    settings = resolved_token_embedding(settings, source)
     lm_fields = dict(
         vocab_size=len(vocabulary),
         softmax=settings.softmax,
@@ -93,7 +102,6 @@ def build_model(
             raise ValueError(f"unknown preset {settings.preset!r}; choose one of {sorted(PRESETS)}")
         fields = {**PRESETS[settings.preset], **settings.config_overrides, **lm_fields}
         return ElmoForBidirectionalLM(ElmoConfig(**fields))
-    source = init_source or resolve_init_model(settings)
     assert source is not None  # settings.init_model is set
     if source.has_lm_head:
         # The run's softmax, dropout (and num_sampled, when given) replace the saved ones.
@@ -130,9 +138,8 @@ def _check_init_model_options(settings: PretrainSettings, config: ElmoConfig) ->
     _check_shape_options(settings, config)
     if config.token_embedding != settings.token_embedding:
         raise ValueError(
-            f"--init-model {settings.init_model} embeds tokens with {config.token_embedding!r}, "
-            f"not --token-embedding {settings.token_embedding}: a continued model keeps its own; "
-            f"give --token-embedding {config.token_embedding}"
+            f"--token-embedding {settings.token_embedding} differs from --init-model {settings.init_model}, which "
+            f"embeds tokens with {config.token_embedding!r}: a continued model keeps its own; drop --token-embedding"
         )
 
 

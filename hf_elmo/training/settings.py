@@ -11,7 +11,7 @@ import json
 import math
 import os
 import re
-from dataclasses import InitVar, dataclass, field, fields
+from dataclasses import InitVar, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +57,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
 }
 
+
+#: The token embedder of a model from scratch that ``--token-embedding`` does not name: ELMo's char CNN.
+DEFAULT_TOKEN_EMBEDDING = "char_cnn"
 
 #: The learning rate of each optimizer when ``--lr`` is not given (Adagrad's is bilm-tf's).
 DEFAULT_LR: dict[str, float] = {"adagrad": 0.2, "adam": 1e-3}
@@ -120,8 +123,12 @@ class PretrainSettings:
     preset: str = option("cpu", "size preset for a model from scratch", MODEL, choices=sorted(PRESETS))
     #: ElmoConfig fields over the preset's (the options --lstm-dim, ..., --filters, --no-clip).
     config_overrides: dict[str, Any] = field(default_factory=dict)
-    token_embedding: str = option(
-        "char_cnn", "word: the word-embedding baseline instead of the char CNN", MODEL, choices=["char_cnn", "word"]
+    #: None: the --init-model's own, or ``DEFAULT_TOKEN_EMBEDDING`` for a model from scratch (``resolved_token_embedding``).
+    token_embedding: str | None = option(
+        None,
+        "word: the word-embedding baseline instead of the char CNN (default: the --init-model's, else char_cnn)",
+        MODEL,
+        choices=["char_cnn", "word"],
     )
     vocab_file: str | None = option(
         None,
@@ -346,10 +353,9 @@ def check_settings(settings: PretrainSettings) -> None:
             check(name, getattr(s, name), least)
     for option_field in fields(PretrainSettings):
         allowed = option_field.metadata.get("choices")
-        if allowed is not None and getattr(s, option_field.name) not in allowed:
-            raise ValueError(
-                f"{flag(option_field.name)} must be one of {allowed}, got {getattr(s, option_field.name)!r}"
-            )
+        value = getattr(s, option_field.name)
+        if allowed is not None and value not in allowed and not (value is None and option_field.default is None):
+            raise ValueError(f"{flag(option_field.name)} must be one of {allowed}, got {value!r}")
     if s.softmax == "full" and s.num_sampled is not None:  # None: not given (a resumed run may hold its old number)
         raise ValueError(
             f"{flag('num_sampled')} applies to {flag('softmax')} sampled only; drop it, or train with "
@@ -429,3 +435,13 @@ def resolve_init_model(settings: PretrainSettings) -> ModelSource | None:
         return resolve_model(settings.init_model)
     except OSError as err:  # ModelNotFoundError / InvalidModelError
         raise type(err)(f"--init-model: {err}") from None
+
+
+def resolved_token_embedding(settings: PretrainSettings, init_source: ModelSource | None) -> PretrainSettings:
+    """``settings`` with its ``token_embedding``: as given, else that of the ``--init-model`` at
+    ``init_source`` (original files embed with the char CNN), which a continued model keeps, else
+    ``DEFAULT_TOKEN_EMBEDDING``."""
+    if settings.token_embedding is not None:
+        return settings
+    config = init_source.config if init_source is not None else None
+    return replace(settings, token_embedding=DEFAULT_TOKEN_EMBEDDING if config is None else config.token_embedding)

@@ -527,8 +527,8 @@ def test_the_word_baseline_does_not_continue_a_char_cnn_biLM(tmp_path, folder):
     settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / folder), token_embedding="word")
     with pytest.raises(
         ValueError,
-        match=r"^--init-model \S+ embeds tokens with 'char_cnn', not --token-embedding word: "
-        r"a continued model keeps its own; give --token-embedding char_cnn$",
+        match=r"^--token-embedding word differs from --init-model \S+, which embeds tokens with 'char_cnn': "
+        r"a continued model keeps its own; drop --token-embedding$",
     ):
         build_model(settings, vocab)
     settings = settings_for(tmp_path, tmp_path / "c.txt", init_model=str(tmp_path / folder))
