@@ -17,13 +17,16 @@ the ids (rank, width, integer dtype, id range, padding only after a row's tokens
 ``ValueError`` before the graph runs, and return ``(layers, mask)``. ``open_exported(folder)``
 picks the wrapper the folder was written for. Opening a folder checks it: the manifest
 (``read_manifest``), the graph and tokenizer files, and the graph's signature against the manifest;
-a damaged folder is one line (``damaged_export``: an ``InvalidModelError``) naming the file.
+a damaged folder is one line (``damaged_export``: an ``InvalidModelError``) naming the file; an
+ONNX graph that loads, but not on the providers or session options given, is another
+(``provider_failure``: a ``RuntimeError`` naming them).
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import json
 import os
 import warnings
@@ -324,8 +327,7 @@ class ExportedElmo:
             kind = file_kind(path)
             if kind != expected[1]:  # another kind of file: say which, not the runtime's parse error
                 raise damaged_export(self.folder, f"{path} is {kind}, not {expected[0]}") from None
-            reason = next(iter(str(error).splitlines()), "") or type(error).__name__
-            raise damaged_export(self.folder, f"{path} cannot be read as {expected[0]} ({reason})") from None
+            raise damaged_export(self.folder, f"{path} cannot be read as {expected[0]} ({first_line(error)})") from None
 
     def _check_graph_fits(self, graph: dict[str, Any]) -> None:
         """Refuse a graph whose signature (``graph``: its input name, char ids per token, dtype and
@@ -413,10 +415,7 @@ class OnnxElmo(ExportedElmo):
         are checked before the folder is read (``session_arguments``)."""
         providers = session_arguments(providers, session_options)
         super().__init__(folder)
-        runtime = onnx_runtime()
-        self.session = self._load_graph(
-            lambda path: runtime.InferenceSession(path, sess_options=session_options, providers=providers)
-        )
+        self.session = self._start_session(onnx_runtime(), providers, session_options)
         (char_ids,), (layers, *_) = self.session.get_inputs(), self.session.get_outputs()
         dims = [dim if isinstance(dim, int) else None for dim in layers.shape]  # batch and tokens: names
         self._check_graph_fits(
@@ -429,9 +428,56 @@ class OnnxElmo(ExportedElmo):
             }
         )
 
+    def _start_session(self, runtime: Any, providers: list[Any], session_options: Any) -> Any:
+        """ONNX Runtime's session of the folder's graph on ``providers`` with ``session_options``. Where it
+        fails, the graph is loaded again on the CPU provider with default options: a file that fails that
+        too is damaged (``_load_graph`` says how), else the failure is of the providers or the options, a
+        one-line ``RuntimeError`` naming them (``provider_failure``); so is a session that runs on none
+        of ``providers`` (ONNX Runtime falls back to the CPU where a provider fails to start, saying so on
+        stdout only)."""
+        path = self.folder / self.manifest["file"]
+        said = io.StringIO()  # ONNX Runtime prints its fallback ("EP Error ...") there
+        try:
+            with contextlib.redirect_stdout(said):
+                session = runtime.InferenceSession(str(path), sess_options=session_options, providers=providers)
+        except Exception as error:
+            self._load_graph(lambda graph: runtime.InferenceSession(graph, providers=["CPUExecutionProvider"]))
+            raise provider_failure(path, providers, session_options, first_line(error)) from None
+        names = provider_names(providers)
+        if not set(names) & set(session.get_providers()):
+            fallback = [line for line in said.getvalue().splitlines() if line.startswith("EP Error")]
+            reason = fallback[0] if fallback else f"it runs on {', '.join(session.get_providers())} instead"
+            raise provider_failure(path, providers, session_options, reason)
+        return session
+
     def _run(self, char_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         layers, mask = self.session.run(list(OUTPUT_NAMES), {INPUT_NAME: char_ids})
         return layers, mask
+
+
+def provider_names(providers: Sequence[Any]) -> list[str]:
+    """The names of ``providers`` as ``session_arguments`` takes them (names or (name, options) pairs)."""
+    return [entry[0] if isinstance(entry, tuple) else entry for entry in providers]
+
+
+def first_line(error: BaseException) -> str:
+    """``error``'s first line, or its type's name where it says nothing."""
+    return next(iter(str(error).strip().splitlines()), "") or type(error).__name__
+
+
+def provider_failure(path: Path, providers: Sequence[Any], session_options: Any, reason: str) -> RuntimeError:
+    """The one-line error for an ONNX graph ``path`` that loads on ONNX Runtime's CPU provider with its
+    default options but not on ``providers`` with ``session_options``: ``reason`` (ONNX Runtime's), and
+    what to check (not the file: ``damaged_export`` is for a file that does not load)."""
+    given, check = f"the providers {', '.join(provider_names(providers))}", ""
+    if session_options is not None:
+        given, check = f"{given} with the session_options given", "the session_options, and "
+    return RuntimeError(
+        f"ONNX Runtime cannot run {path} on {given} ({reason}); the file is sound (it loads on "
+        f"CPUExecutionProvider with default options): check {check}that these providers work in this install (for "
+        "CUDAExecutionProvider: onnxruntime-gpu with its CUDA and cuDNN, and a GPU) and their options, or leave "
+        "both out to run on the CPU"
+    )
 
 
 def onnx_runtime() -> Any:
