@@ -12,9 +12,10 @@ never train on them.
 from __future__ import annotations
 
 import argparse
-import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from hf_elmo.fileio import atomic_file, check_lock_file, check_output_file, lock_path, sole_writer
 
 MAP = {"@-@": "-", "@,@": ",", "@.@": ".", "<unk>": "<UNK>"}
 
@@ -34,18 +35,27 @@ def sentences(lines: Iterator[str]) -> Iterator[list[str]]:
             yield tokens[start:]
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
+    """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line. The output is written
+    aside and renamed into place under its lock (``sole_writer``): a failed or interrupted run leaves an
+    earlier output as it was, and no file of the user's is written over (the input, a folder, a link)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("source", type=Path)
     parser.add_argument("out", type=Path)
-    args = parser.parse_args()
-    tmp = args.out.with_name(args.out.name + ".tmp")
+    args = parser.parse_args(argv)
+    if args.out.resolve() == args.source.resolve():
+        parser.exit(1, f"error: the output {args.out} is the input; write the sentences to another path\n")
     count = 0
-    with open(args.source, encoding="utf-8") as src, open(tmp, "w", encoding="utf-8") as out:
-        for tokens in sentences(src):
-            out.write(" ".join(tokens) + "\n")
-            count += len(tokens)
-    os.replace(tmp, args.out)
+    try:
+        check_output_file(args.out)
+        check_lock_file(lock_path(args.out))
+        with open(args.source, encoding="utf-8") as src, sole_writer(args.out), atomic_file(args.out) as tmp:
+            with open(tmp, "w", encoding="utf-8") as out:
+                for tokens in sentences(src):
+                    out.write(" ".join(tokens) + "\n")
+                    count += len(tokens)
+    except (OSError, UnicodeDecodeError) as error:  # a missing input, an unwritable or full disk, another run
+        parser.exit(1, f"error: {error}\n")
     print(f"wrote {args.out}: {count:,} tokens")
 
 
