@@ -222,6 +222,15 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
     def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
+    def _class_loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """The mean cross-entropy of ``logits`` (..., num_labels) over the ``labels`` (...) that are not
+        -100 (``_check_class_ids``), and 0 where all are -100 (a batch of texts without words, say): the
+        mean of none, NaN, would be the loss of that step and of every evaluation that holds it."""
+        self._check_class_ids(labels)
+        flat = labels.reshape(-1)
+        total = nn.functional.cross_entropy(logits.reshape(-1, self.num_labels), flat, reduction="sum")
+        return total / (flat != -100).sum().clamp(min=1)
+
     def _check_class_ids(self, labels: torch.Tensor) -> None:
         """Refuse, in one line naming the first bad one, ``labels`` for a cross-entropy that are not
         class ids 0..num_labels-1 or -100: torch says only "Target 3 is out of bounds" (on a GPU, a
@@ -267,8 +276,7 @@ class ElmoForTokenClassification(_ElmoClassifier):
         return encoded  # (B, T, 2H): one vector a token
 
     def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        self._check_class_ids(labels)
-        return nn.functional.cross_entropy(logits.view(-1, self.num_labels), labels.view(-1), ignore_index=-100)
+        return self._class_loss(logits, labels)
 
 
 def _refuse_the_stock_token_pipeline() -> None:
@@ -318,6 +326,5 @@ class ElmoForSequenceClassification(_ElmoClassifier):
         if self.config.problem_type == "regression":
             return nn.functional.mse_loss(logits.squeeze(-1), labels.squeeze(-1).to(logits.dtype))
         if self.config.problem_type == "single_label_classification":
-            self._check_class_ids(labels)
-            return nn.functional.cross_entropy(logits.view(-1, self.num_labels), labels.view(-1))
+            return self._class_loss(logits, labels)
         return nn.functional.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
