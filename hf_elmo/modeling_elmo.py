@@ -197,18 +197,20 @@ def takes_only_its_arguments(forward: _Method) -> _Method:
     """``forward`` of a model, refusing a keyword argument it does not take in one line that names it
     and the ones it takes (Python's ``TypeError`` said only "unexpected keyword argument"), e.g. a BERT
     tokenizer's ``token_type_ids``. The signature stays ``forward``'s own, without ``**kwargs``, which
-    ``Trainer`` reads (it would pass ``num_items_in_batch`` to a forward that takes ``**kwargs``)."""
+    ``Trainer`` reads (it would pass ``num_items_in_batch`` to a forward that takes ``**kwargs``).
+    Such an argument given as ``None`` says nothing and is dropped, so that generic code written for
+    other models (``model(input_ids=..., token_type_ids=batch.get("token_type_ids"))``) runs."""
     taken = [name for name in inspect.signature(forward).parameters if name != "self"]
 
     @functools.wraps(forward)
     def checked(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
-        unknown = [name for name in kwargs if name not in taken]
+        unknown = [name for name, value in kwargs.items() if name not in taken and value is not None]
         if unknown:
             raise TypeError(
                 f"{type(self).__name__}.forward() takes no {', '.join(unknown)}: it takes {', '.join(taken)} (ELMo "
                 "reads one sentence a row of char ids: no token_type_ids, position_ids or inputs_embeds)"
             )
-        return forward(self, *args, **kwargs)
+        return forward(self, *args, **{name: value for name, value in kwargs.items() if name in taken})
 
     return cast(_Method, checked)
 

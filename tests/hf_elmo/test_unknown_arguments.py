@@ -90,3 +90,14 @@ def test_a_model_is_still_built_copied_and_loaded_with_its_config_alone(tiny_fol
     model = ElmoModel.from_pretrained(tiny_folder, stateful=True)
     assert model.config.stateful and copy.deepcopy(model).config.stateful
     assert isinstance(ElmoModel(config=model.config), ElmoModel)
+
+
+@pytest.mark.parametrize("model_class", [ElmoModel, ElmoForTokenClassification])
+def test_forward_drops_an_argument_it_does_not_take_given_as_none(model_class):
+    """Generic code for other models (``token_type_ids=batch.get("token_type_ids")``) runs: None says nothing."""
+    model = model_class(tiny_config(num_labels=2)).eval()
+    batch = ElmoTokenizer()(["a b c", "d"], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        expected = model(**batch)[0]
+        got = model(**batch, token_type_ids=None, position_ids=None, inputs_embeds=None)[0]
+    torch.testing.assert_close(got, expected, rtol=0, atol=0)
