@@ -199,6 +199,11 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
         No ``**kwargs``: a misspelt argument is a ``TypeError`` (``takes_only_its_arguments``), and ``Trainer`` (which reads the
         signature) divides the loss by its gradient-accumulation steps itself instead of passing
         ``num_items_in_batch``."""
+        if labels is not None and not isinstance(labels, torch.Tensor):
+            raise TypeError(
+                f"labels must be a torch.Tensor, got {type(labels).__module__}.{type(labels).__name__}; convert it "
+                "with torch.as_tensor, or pad them with DataCollatorForTokenClassification / DataCollatorWithPadding"
+            )
         encoded, mask, hidden_states = self.encode(input_ids, attention_mask, output_attentions)
         logits = self.classifier(self._features(encoded, mask))
         if labels is not None and tuple(labels.shape[: self._label_dims]) != tuple(logits.shape[: self._label_dims]):

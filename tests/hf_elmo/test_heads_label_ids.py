@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 import torch
 
@@ -55,3 +56,18 @@ def test_float_labels_for_the_token_head_are_one_line_saying_to_make_them_class_
         ValueError, match=r"^labels must be integer class ids 0\.\.2 .*got torch\.float32; .*\.long\(\)"
     ):
         model(**batch(), labels=torch.tensor([[0.0, 1, 2], [0, -100, -100]]))
+
+
+@pytest.mark.parametrize(
+    "head, labels, kind",
+    [
+        (ElmoForSequenceClassification, [0, 1], "builtins.list"),
+        (ElmoForSequenceClassification, np.array([0, 1]), "numpy.ndarray"),
+        (ElmoForTokenClassification, [[0, 1, 2], [1, -100, -100]], "builtins.list"),
+    ],
+)
+def test_labels_that_are_not_a_tensor_are_one_line_saying_to_convert_them(head, labels, kind):
+    """Was "AttributeError: 'list' object has no attribute 'shape'" (a NumPy array's: no attribute 'to')."""
+    model = head(tiny_config(num_labels=3)).eval()
+    with pytest.raises(TypeError, match=rf"^labels must be a torch\.Tensor, got {re.escape(kind)}; .*torch\.as_tensor"):
+        model(**batch(), labels=labels)
