@@ -21,7 +21,7 @@ from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
 from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
-from .config_errors import check_setting
+from .config_errors import check_setting, is_number
 from .listener import load_weights_advice, replace_listener_cfg
 from .loader import load_shipped_model
 from .shim import ElmoShim
@@ -113,13 +113,14 @@ def _elmo_bilm(
     """The model of every version of ``spacy-elmo.ElmoBiLm`` (``where``), its settings checked in
     their names there; ``tokens_per_batch`` is (the name that version gives it, its value)."""
     setting, budget = tokens_per_batch
-    check_setting(budget >= 1, where, setting, f"must be >= 1 padded token, got {budget}")
+    valid = is_number(budget, whole=True) and budget >= 1
+    check_setting(valid, where, setting, f"must be a whole number >= 1 of padded tokens, got {budget!r}")
     unknown = sorted(set(grad_scaler_config or {}) - set(GRAD_SCALER_SETTINGS))
     check_setting(not unknown, where, "grad_scaler_config", f"unknown {unknown}; use {', '.join(GRAD_SCALER_SETTINGS)}")
     for name, value in (grad_scaler_config or {}).items():
         steps = name == "growth_interval"
-        number = isinstance(value, int if steps else (int, float)) and not isinstance(value, bool) and value > 0
-        what = "a whole number of steps >= 1" if steps else "a number > 0"
+        number = is_number(value, whole=steps) and value > 0
+        what = "a whole number of steps >= 1" if steps else "a finite number > 0"
         check_setting(number, where, f"grad_scaler_config.{name}", f"must be {what}, got {value!r}")
     scaler = PyTorchGradScaler(enabled=mixed_precision and has_torch_amp, **(grad_scaler_config or {}))
     return Model(

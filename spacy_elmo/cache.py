@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import math
-import numbers
 import os
 import secrets
 import shutil
@@ -23,7 +21,7 @@ from hf_elmo.elmo_cache import fork_safe_lock
 from hf_elmo.fileio import check_parent_folders, check_writable
 
 from .batching import sentences
-from .config_errors import check_setting
+from .config_errors import check_setting, is_number
 
 
 def doc_key(doc: Doc) -> str:
@@ -84,10 +82,8 @@ class ActivationCache:
     """
 
     def __init__(self, max_mb: float, directory: str | Path | None = None) -> None:
-        # not inf: spaCy cannot save it in a config (E961), where "inf" is a string
-        bound = isinstance(max_mb, numbers.Real) and not isinstance(max_mb, bool) and math.isfinite(max_mb)
         check_setting(
-            bound and max_mb >= 0,
+            is_number(max_mb) and max_mb >= 0,  # not inf: spaCy cannot save it in a config (E961)
             "the elmo component",
             "cache_mb",
             f"must be a finite number of MiB >= 0 (0 disables the cache), got {max_mb!r}",

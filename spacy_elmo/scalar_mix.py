@@ -21,7 +21,7 @@ from thinc.types import Floats1d, Floats2d, Floats3d
 
 from hf_elmo.scalar_mix import EPS, LAYER_NORMS
 
-from .config_errors import check_setting
+from .config_errors import check_setting, is_number
 
 
 def scalar_mix(
@@ -38,8 +38,9 @@ def scalar_mix(
         "layer_norm",
         f"must be one of {LAYER_NORMS}, got {layer_norm!r}",
     )
-    check_setting(0.0 <= dropout < 1.0, "the ELMo scalar mix", "dropout", f"must be in [0, 1), got {dropout}")
-    check_setting(l2 >= 0.0, "the ELMo scalar mix", "l2", f"must be >= 0, got {l2}")
+    mix = "the ELMo scalar mix"
+    check_setting(is_number(dropout) and 0.0 <= dropout < 1.0, mix, "dropout", f"must be in [0, 1), got {dropout!r}")
+    check_setting(is_number(l2) and l2 >= 0.0, mix, "l2", f"must be a finite number >= 0, got {l2!r}")
     return Model(
         "elmo-scalar-mix",
         mix_forward,
