@@ -88,6 +88,10 @@ class ActivationCache:
             "cache_mb",
             f"must be a finite number of MiB >= 0 (0 disables the cache), got {max_mb!r}",
         )
+        blank = isinstance(directory, str) and not directory.strip()  # Path("") is the current folder
+        check_setting(
+            not blank, "the elmo component", "cache_dir", f"{directory!r} names no folder: give one, or null for memory"
+        )
         # "~/..." is the user's home, as in the loader's name_or_path
         self.directory = None if directory is None else Path(directory).expanduser()
         if self.directory is not None:
