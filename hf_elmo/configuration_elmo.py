@@ -8,6 +8,7 @@ import numbers
 import os
 from collections.abc import Callable, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any, ClassVar
 
 from transformers import PretrainedConfig
@@ -629,8 +630,12 @@ def read_json_file(path: str | os.PathLike) -> Any:
     editors write (transformers reads UTF-8 and fails on the mark): the one reader of a model folder's
     ``config.json`` and ``tokenizer_config.json``. Raises ``OSError``, and ``ValueError`` for invalid
     JSON or UTF-8, as ``json.load`` does."""
-    with open(path, encoding="utf-8-sig") as handle:
-        return json.load(handle)
+    return json_of(Path(path).read_bytes())
+
+
+def json_of(text: bytes) -> Any:
+    """The JSON value in ``text``, the bytes of a file that ``read_json_file`` reads."""
+    return json.loads(text.decode("utf-8-sig"))
 
 
 def config_file(name_or_path: Any, subfolder: str, filename: str = CONFIG_NAME) -> str:

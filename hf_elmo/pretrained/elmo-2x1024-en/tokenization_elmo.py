@@ -40,8 +40,8 @@ from .configuration_elmo import (
     check_size,
     config_file,
     described,
+    json_of,
     pre_tokenizer_name,
-    read_json_file,
 )
 
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
@@ -359,36 +359,40 @@ def _saved_file(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> 
         return None
 
 
-def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """``(path, contents)`` of ``filename`` in a model folder or Hub repository, or ``None`` where
-    it has none; a ``ValueError`` naming it where it is not a JSON object (cut short, not UTF-8, a
-    list), which transformers would report without naming the file, or as a ``TypeError``."""
+def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> tuple[str, dict[str, Any], bool] | None:
+    """``(path, contents, marked)`` of ``filename`` in a model folder or Hub repository (``marked``: it opens with
+    the UTF-8 byte-order mark), or ``None`` where it has none; a ``ValueError`` naming it where it is not a JSON
+    object (cut short, not UTF-8, a list), which transformers would report without naming the file, or as a
+    ``TypeError``."""
     path = _saved_file(name_or_path, filename, kwargs)
     if path is None:
         return None
     try:
-        contents = read_json_file(path)
+        text = Path(path).read_bytes()
     except OSError:
         return None
+    try:
+        contents = json_of(text)
     except ValueError as err:  # invalid JSON or UTF-8
         raise ValueError(f"{path} is not a JSON object of settings ({err}){RESTORE_SETTINGS}") from None
     if not isinstance(contents, dict):
         kind = "a JSON list" if isinstance(contents, list) else f"the JSON {type(contents).__name__}"
         raise ValueError(f"{path} is not a JSON object of settings ({kind}, not an object){RESTORE_SETTINGS}")
-    return path, contents
+    return path, contents, text.startswith(codecs.BOM_UTF8)
 
 
 #: What to do with a damaged settings file of a model folder (``_saved_json``).
 RESTORE_SETTINGS = "; restore it, or write the folder again with save_pretrained"
 
 
-def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
     """The tokenizer settings of a model folder that holds no tokenizer files: its ``config.json``'s
-    width and ``pre_tokenizer`` (``ElmoTokenizer.from_pretrained``). A folder of another model is a
-    ``ValueError``; one whose pre-tokenizer is not known gets a warning; a ``subfolder`` (which
-    ``from_pretrained`` leaves to transformers) that holds neither file a ``FileNotFoundError``."""
+    width and ``pre_tokenizer`` (``ElmoTokenizer.from_pretrained``); and the path of its ``tokenizer_config.json``
+    where that opens with the UTF-8 byte-order mark (which transformers fails on), else ``None``. A folder of
+    another model is a ``ValueError``; one whose pre-tokenizer is not known gets a warning; a ``subfolder``
+    (which ``from_pretrained`` leaves to transformers) that holds neither file a ``FileNotFoundError``."""
     if not isinstance(name_or_path, (str, os.PathLike)):
-        return {}
+        return {}, None
     config = _saved_json(name_or_path, CONFIG_NAME, kwargs)
     if config is not None and config[1].get("model_type", ElmoConfig.model_type) != ElmoConfig.model_type:
         raise ValueError(
@@ -403,14 +407,14 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
                 f"{tokenizer_config[0]} is the config of the tokenizer {other!r}, not of an ElmoTokenizer: load it "
                 "with AutoTokenizer, or give ElmoTokenizer an ELMo model's folder"
             )
-        return {}
+        return {}, tokenizer_config[0] if tokenizer_config[2] else None
     if config is None and kwargs.get("subfolder"):  # else transformers builds the default tokenizer, of no model
         raise FileNotFoundError(
             f"found neither {TOKENIZER_CONFIG} nor {CONFIG_NAME} in subfolder {kwargs['subfolder']!r} of "
             f"{os.fspath(name_or_path)}: give the subfolder that holds the model's or its tokenizer's files"
         )
     if config is None:
-        return {}
+        return {}, None
     settings: dict[str, Any] = {"max_characters_per_token": config[1].get("max_characters_per_token", 50)}
     if config[1].get("pre_tokenizer") is not None:
         settings["pre_tokenizer"] = config[1]["pre_tokenizer"]
@@ -420,7 +424,7 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
             "at whitespace, which may not be how the model's training text was split. Save the tokenizer with the "
             "model (tokenizer.save_pretrained), or pass pre_tokenizer='whitespace' or 'spacy:LANG'"
         )
-    return settings
+    return settings, None
 
 
 def words_of(sentence: Any, where: str) -> list[Any]:
@@ -629,9 +633,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
             if isinstance(resolved, ElmoTokenizer):  # original files
                 return resolved
             pretrained_model_name_or_path = resolved
-        saved = _settings_from_model_files(pretrained_model_name_or_path, kwargs)
-        marked = _saved_file(pretrained_model_name_or_path, TOKENIZER_CONFIG, kwargs)
-        if marked is not None and Path(marked).read_bytes().startswith(codecs.BOM_UTF8):
+        saved, marked = _settings_from_model_files(pretrained_model_name_or_path, kwargs)
+        if marked is not None:
             # transformers reads the tokenizer's files as UTF-8 and fails on the mark: load copies without it
             with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
                 for name in _TOKENIZER_JSON_FILES:
