@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .configuration_elmo import ElmoConfig
+from .configuration_elmo import ElmoConfig, json_of
 from .fileio import PathLike
 
 Transform = Callable[[np.ndarray], np.ndarray]
@@ -210,7 +210,7 @@ def read_options(options_path: PathLike) -> ElmoConfig:
             "then the weight file"
         )
     try:
-        options = json.loads(raw.decode("utf-8-sig"))  # a BOM, as Windows editors write
+        options = json_of(raw)  # a BOM, as Windows editors write, is skipped
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{options_path} is not valid JSON: {err}") from None
     if not isinstance(options, dict):
