@@ -319,7 +319,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         reference = [args.reference_python or reference_python(args, shared), runner]
         if args.reference_runner:
             reference += ["--device", args.device]
-    work = Path(tempfile.mkdtemp(prefix="bench-inference-"))
+    with tempfile.TemporaryDirectory(prefix="bench-inference-") as work:  # the random models: removed
+        bench(args, Path(work), shared, reference, env)
+
+
+def bench(args: argparse.Namespace, work: Path, shared: Path, reference: list[str] | None, env: dict[str, str]) -> None:
+    """The benchmark ``main`` runs, its text and models written in ``work``; ``reference``: the command of
+    AllenNLP's side (None: ours only)."""
     if args.text:
         sentences = [line.split() for line in args.text.read_text(encoding="utf-8").splitlines() if line.strip()]
     else:

@@ -65,7 +65,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeat", type=positive_int, default=3, help="timed passes per side (best counts)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-onnx-") as work:  # the random model and its export: removed
+        bench(args, Path(work))
 
+
+def bench(args: argparse.Namespace, work: Path) -> None:
+    """The benchmark ``main`` runs, its model and export written in ``work``."""
     import onnxruntime
     import torch
 
@@ -78,7 +83,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         sentences = [line.split() for line in args.text.read_text(encoding="utf-8").splitlines() if line.strip()]
     else:
         sentences = conll_sentences(shared / "data" / "conll2003-en" / "eng.testa", args.n_sentences)
-    work = Path(tempfile.mkdtemp(prefix="bench-onnx-"))
     write_random_model(shared / "fixtures" / "elmo-options" / SIZES[args.size], work)
     model = ElmoModel.from_allennlp(work / "options.json", work / "weights.hdf5").eval()
     start = time.perf_counter()
