@@ -6,7 +6,7 @@
   ``is_temporary_file`` is that name's one home; ``remove_stale_temporaries`` removes those that killed
   writers left, for a caller that holds the lock of every writer there (``exclusive_lock``), as a live
   writer's looks the same. ``write_text_atomic`` is the common case. ``check_output_file``: an
-  output that exists as a folder, device, pipe or symbolic link is refused, not replaced by a file.
+  output that is an input, or exists as a folder, device, pipe or symbolic link, is refused, not replaced by a file.
 - ``check_output_folder`` / ``build_aside(out_dir)``: a folder is built in a hidden staging
   folder beside it (``.OUT.building-XXXXXXXX``) and swapped into place only when complete. The
   staging folder holds an exclusive ``flock`` for as long as its process lives, so a staging
@@ -108,11 +108,16 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def check_output_file(path: PathLike) -> Path:
-    """Raise ``FileExistsError`` when ``path`` exists and is not a regular file (a symbolic link,
-    folder, device or pipe: ``atomic_file``'s rename would put a file in its place, e.g. of
-    ``/dev/null``), naming which; returns it as a ``Path``."""
+def check_output_file(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
+    """Raise ``FileExistsError`` when ``path`` is one of ``inputs`` (the file it names, links followed, is
+    the one read), or exists and is not a regular file (a symbolic link, folder, device or pipe:
+    ``atomic_file``'s rename would put a file in its place, e.g. of ``/dev/null``), naming which; returns
+    it as a ``Path``."""
     path = Path(path)
+    for source in inputs:
+        if path.resolve() == Path(source).resolve():
+            named = "" if str(path) == str(source) else f" {source}"
+            raise FileExistsError(f"the output {path} is the input{named}; write to another path")
     if path.is_symlink():
         raise FileExistsError(
             f"the output {path} is a symbolic link (to {os.readlink(path)}); name the file it points to, or a new one"

@@ -193,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     # checked here, not as the options' types: a worker imports the checkout it times (--against: maybe
     # one without these), and is given the values checked here
+    from hf_elmo.fileio import check_output_file, write_text_atomic
     from hf_elmo_cli.commands._args import non_negative, positive_int
 
     for option, check in (("--repeat", positive_int), ("--stub-device-us", non_negative)):
@@ -200,6 +201,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             check(str(getattr(args, option[2:].replace("-", "_"))))
         except argparse.ArgumentTypeError as err:
             parser.error(f"argument {option}: {err}")
+    try:  # before the runs, not after them: the input, a folder or a link
+        if args.json:
+            check_output_file(args.json, [args.input])
+    except FileExistsError as err:
+        parser.error(f"argument --json: {err}")
 
     sides = {"this checkout": REPO, **({str(args.against): args.against.resolve()} if args.against else {})}
     best: dict[str, dict[str, Any]] = {}
@@ -235,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     row("tokens/s", {name: tokens / best[name]["total"] for name in names}, "{:,.0f}")
     row("peak RSS, MiB", {name: best[name]["peak_rss_mb"] for name in names}, "{:,.0f}")
     if args.json:
-        args.json.write_text(json.dumps({"lines": lines, "tokens": tokens, "sides": best}, indent=1))
+        write_text_atomic(args.json, json.dumps({"lines": lines, "tokens": tokens, "sides": best}, indent=1))
 
 
 if __name__ == "__main__":

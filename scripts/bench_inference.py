@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from hf_elmo.fileio import check_output_file, write_text_atomic
 from hf_elmo_cli.commands._args import positive_int
 
 from shared_data import shared_dir
@@ -305,6 +306,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--profile", type=Path, metavar="DIR", help="also profile one pass of each of our float32 runs into DIR"
     )
     args = parser.parse_args(argv)
+    try:  # before the runs, not after them: the input, a folder or a link
+        if args.json:
+            check_output_file(args.json, [args.text] if args.text else [])
+    except FileExistsError as err:
+        parser.error(f"argument --json: {err}")
 
     shared = shared_dir()
     env = {
@@ -407,9 +413,10 @@ def profiled(folder: Path | None, size: str, batch_size: int, path: str) -> list
 
 
 def save(rows: list[dict], path: Path | None) -> None:
-    """Write the rows so far (a run stopped by a time limit keeps what it measured)."""
+    """Write the rows so far (a run stopped by a time limit keeps what it measured, whole: written aside and
+    renamed into place)."""
     if path is not None:
-        path.write_text(json.dumps(rows, indent=1))
+        write_text_atomic(path, json.dumps(rows, indent=1))
 
 
 def print_table(rows: list[dict], args: argparse.Namespace) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hf_elmo.fileio import check_output_file, write_text_atomic
 from hf_elmo_cli.commands._args import positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -65,6 +66,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeat", type=positive_int, default=3, help="timed passes per side (best counts)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args(argv)
+    try:  # before the run, not after it: the input, a folder or a link
+        if args.json:
+            check_output_file(args.json, [args.text] if args.text else [])
+    except FileExistsError as err:
+        parser.error(f"argument --json: {err}")
     with tempfile.TemporaryDirectory(prefix="bench-onnx-") as work:  # the random model and its export: removed
         bench(args, Path(work))
 
@@ -132,7 +138,7 @@ def bench(args: argparse.Namespace, work: Path) -> None:
         )
     print(f"# max abs difference, ONNX Runtime vs eager, all layers, batch {batch_size}: {difference:.2g}")
     if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "max_abs_diff": difference}, indent=1))
+        write_text_atomic(args.json, json.dumps({"rows": rows, "max_abs_diff": difference}, indent=1))
 
 
 if __name__ == "__main__":

@@ -45,10 +45,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--max-sentences", type=integer_at_least(0), default=0, help="read at most this many sentences (0: all)"
     )
     args = parser.parse_args(argv)
-    if args.output.resolve() == args.source.resolve():
-        parser.exit(1, f"error: the output {args.output} is the input; write the .spacy file to another path\n")
     try:
-        check_output_file(args.output)
+        check_output_file(args.output, [args.source])
         check_lock_file(lock_path(args.output))
     except FileExistsError as error:
         parser.exit(1, f"error: {error}\n")

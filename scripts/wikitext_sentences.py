@@ -43,11 +43,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("source", type=Path)
     parser.add_argument("out", type=Path)
     args = parser.parse_args(argv)
-    if args.out.resolve() == args.source.resolve():
-        parser.exit(1, f"error: the output {args.out} is the input; write the sentences to another path\n")
     count = 0
     try:
-        check_output_file(args.out)
+        check_output_file(args.out, [args.source])
         check_lock_file(lock_path(args.out))
         with open(args.source, encoding="utf-8") as src, sole_writer(args.out), atomic_file(args.out) as tmp:
             with open(tmp, "w", encoding="utf-8") as out:

@@ -49,7 +49,8 @@ def test_the_input_as_output_is_refused_and_kept(source, tmp_path, capsys):
     (tmp_path / "link").symlink_to(source)
     for out in (source, tmp_path / "link"):
         code, err = run(capsys, str(source), str(out))
-        assert (code, err) == (1, f"error: the output {out} is the input; write the sentences to another path\n")
+        named = "" if out == source else f" {source}"
+        assert (code, err) == (1, f"error: the output {out} is the input{named}; write to another path\n")
     assert source.read_text() == WIKITEXT
 
 
