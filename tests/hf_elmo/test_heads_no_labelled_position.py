@@ -35,3 +35,15 @@ def test_the_loss_is_still_the_mean_over_the_labelled_positions(head):
     out = model(**ElmoTokenizer()(["a b", "c"], padding=True, return_tensors="pt"), labels=labels)
     expected = torch.nn.functional.cross_entropy(out.logits.reshape(-1, 3), labels.reshape(-1))
     torch.testing.assert_close(out.loss, expected, rtol=0, atol=1e-6)
+
+
+def test_the_loss_of_a_float16_head_over_many_tokens_is_finite():
+    """The sum over the labelled positions is taken in float32: in float16 it overflowed to inf past
+    65504 (here 40,000 tokens at a loss of about 2 each)."""
+    torch.manual_seed(0)
+    model = ElmoForTokenClassification(tiny_config(num_labels=8))
+    logits = torch.randn(100, 400, 8, dtype=torch.float16)
+    labels = torch.randint(0, 8, (100, 400))
+    loss = model._class_loss(logits, labels)
+    expected = torch.nn.functional.cross_entropy(logits.float().reshape(-1, 8), labels.reshape(-1))
+    torch.testing.assert_close(loss, expected, rtol=1e-5, atol=1e-5)

@@ -230,10 +230,11 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
     def _class_loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """The mean cross-entropy of ``logits`` (..., num_labels) over the ``labels`` (...) that are not
         -100 (``_check_class_ids``), and 0 where all are -100 (a batch of texts without words, say): the
-        mean of none, NaN, would be the loss of that step and of every evaluation that holds it."""
+        mean of none, NaN, would be the loss of that step and of every evaluation that holds it. In
+        float32, as transformers' losses are: a float16 sum overflows past 65504 (some 20,000 tokens)."""
         self._check_class_ids(labels)
         flat = labels.reshape(-1)
-        total = nn.functional.cross_entropy(logits.reshape(-1, self.num_labels), flat, reduction="sum")
+        total = nn.functional.cross_entropy(logits.reshape(-1, self.num_labels).float(), flat, reduction="sum")
         return total / (flat != -100).sum().clamp(min=1)
 
     def _check_class_ids(self, labels: torch.Tensor) -> None:
