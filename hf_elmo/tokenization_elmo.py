@@ -69,6 +69,10 @@ _NO_PAIRS = (
     "ElmoTokenizer encodes single sentences (ELMo has no sentence pairs); encode each text on its own, and pass "
     "pre-split words as tokenizer(words, is_split_into_words=True)"
 )
+#: What the tokenizer's call returns beside the models' inputs, when asked (``return_offsets_mapping``,
+#: ``return_length``, ``return_special_tokens_mask``): the models' ``forward`` drops them, so that
+#: ``model(**tokenizer(...))`` runs with them (``takes_only_its_arguments``).
+TOKENIZER_ONLY_OUTPUTS = ("offset_mapping", "length", "special_tokens_mask")
 #: What ``tokenizer.save_pretrained`` writes (transformers' name for it).
 TOKENIZER_CONFIG = "tokenizer_config.json"
 #: The tokenizer's files that transformers reads (as UTF-8, failing on a byte-order mark).

@@ -101,3 +101,22 @@ def test_forward_drops_an_argument_it_does_not_take_given_as_none(model_class):
         expected = model(**batch)[0]
         got = model(**batch, token_type_ids=None, position_ids=None, inputs_embeds=None)[0]
     torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("model_class", [ElmoModel, ElmoForTokenClassification, ElmoForSequenceClassification])
+def test_forward_takes_all_that_its_tokenizer_returns_and_reads_only_the_inputs(model_class):
+    """``model(**tokenizer(..., return_offsets_mapping=True))`` runs: offsets, lengths and the special
+    tokens mask are the tokenizer's own outputs, dropped (was a TypeError)."""
+    model = model_class(tiny_config(num_labels=2)).eval()
+    everything = ElmoTokenizer()(
+        ["a b c", "d"],
+        padding=True,
+        return_tensors="pt",
+        return_offsets_mapping=True,
+        return_length=True,
+        return_special_tokens_mask=True,
+    )
+    assert set(everything) == {"input_ids", "attention_mask", "offset_mapping", "length", "special_tokens_mask"}
+    with torch.no_grad():
+        expected = model(input_ids=everything["input_ids"], attention_mask=everything["attention_mask"])[0]
+        torch.testing.assert_close(model(**everything)[0], expected, rtol=0, atol=0)

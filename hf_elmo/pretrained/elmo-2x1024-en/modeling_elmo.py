@@ -50,7 +50,7 @@ from .elmo_kernels import (
     token_chunks,
     torch_lstm_weights,
 )
-from .tokenization_elmo import N_CHAR_IDS, add_sentence_markers, batch_to_ids
+from .tokenization_elmo import N_CHAR_IDS, TOKENIZER_ONLY_OUTPUTS, add_sentence_markers, batch_to_ids
 
 _logger = hf_logging.get_logger(__name__)
 
@@ -199,12 +199,18 @@ def takes_only_its_arguments(forward: _Method) -> _Method:
     tokenizer's ``token_type_ids``. The signature stays ``forward``'s own, without ``**kwargs``, which
     ``Trainer`` reads (it would pass ``num_items_in_batch`` to a forward that takes ``**kwargs``).
     Such an argument given as ``None`` says nothing and is dropped, so that generic code written for
-    other models (``model(input_ids=..., token_type_ids=batch.get("token_type_ids"))``) runs."""
+    other models (``model(input_ids=..., token_type_ids=batch.get("token_type_ids"))``) runs; so are
+    the tokenizer's outputs that are no input (``TOKENIZER_ONLY_OUTPUTS``: offsets, lengths), so that
+    ``model(**tokenizer(..., return_offsets_mapping=True))`` runs."""
     taken = [name for name in inspect.signature(forward).parameters if name != "self"]
 
     @functools.wraps(forward)
     def checked(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
-        unknown = [name for name, value in kwargs.items() if name not in taken and value is not None]
+        unknown = [
+            name
+            for name, value in kwargs.items()
+            if name not in taken and name not in TOKENIZER_ONLY_OUTPUTS and value is not None
+        ]
         if unknown:
             raise TypeError(
                 f"{type(self).__name__}.forward() takes no {', '.join(unknown)}: it takes {', '.join(taken)} (ELMo "
