@@ -88,21 +88,23 @@ def check_figure_output(output: str | Path, pipeline: str | Path | None = None) 
     """Raise ``FileExistsError`` when writing the PNG ``output`` would replace what is not an earlier
     figure: one of the files of ``pipeline`` (the folder plotted), a file that is no PNG image, or a
     folder, link or device (``check_output_file``), or where its lock would be is something of the user's
-    (``check_lock_file``); a new file, or an earlier PNG, is fine."""
+    (``check_lock_file``); a new file, or an earlier PNG, is fine. A name that does not end in ``.png`` is a
+    ``ValueError``: the figure is a PNG, whatever the name says (was: PNG bytes in ``w.pdf``)."""
     output = check_output_file(output)
     check_lock_file(lock_path(output))
-    if not output.exists():
-        return
-    if pipeline is not None and is_or_holds(pipeline, output):
-        raise FileExistsError(
-            f"{output} is a file of the pipeline {pipeline}, which the figure would replace; name a new PNG file"
-        )
-    with open(output, "rb") as handle:
-        if handle.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
+    if output.exists():
+        if pipeline is not None and is_or_holds(pipeline, output):
             raise FileExistsError(
-                f"{output} exists and is no PNG image, so the figure does not replace it; name a new PNG file "
-                "(or delete that one first)"
+                f"{output} is a file of the pipeline {pipeline}, which the figure would replace; name a new PNG file"
             )
+        with open(output, "rb") as handle:
+            if handle.read(len(PNG_SIGNATURE)) != PNG_SIGNATURE:
+                raise FileExistsError(
+                    f"{output} exists and is no PNG image, so the figure does not replace it; name a new PNG file "
+                    "(or delete that one first)"
+                )
+    if output.suffix.lower() != ".png":
+        raise ValueError(f"{output} does not end in .png: the figure is written as a PNG image; name a .png file")
 
 
 def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
@@ -167,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         check_writable(args.output.parent, args.output)  # before the pipeline loads
         check_figure_output(args.output, args.pipeline)
-    except OSError as error:
+    except (OSError, ValueError) as error:
         return _error(args.output, error)
     try:
         nlp = spacy.load(args.pipeline)
