@@ -108,11 +108,11 @@ def check_figure_output(output: str | Path, pipeline: str | Path | None = None) 
 
 
 def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
-    """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing,
-        through a temporary file renamed into place (and free the figure), holding its lock (``sole_writer``, which
-    removes the temporary files that killed writers left); an ``output`` in a folder that
-        cannot be written (``check_writable``), or an existing file that is no earlier figure
-        (``check_figure_output``), is refused first."""
+    """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing, through a
+    temporary file renamed into place (and free the figure), holding its lock (``sole_writer``, which removes the
+    temporary files that killed writers left); an ``output`` in a folder that cannot be written
+    (``check_writable``), or an existing file that is no earlier figure (``check_figure_output``), is refused
+    first."""
     check_writable(Path(output).parent, output)
     check_figure_output(output)
     figure = layer_weights_figure(mixes)
