@@ -56,7 +56,7 @@ from spacy.util import fix_random_seed, load_config, registry
 from hf_elmo.fileio import strict_json
 from hf_elmo_cli.commands._args import integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
-from spacy_elmo.layer_weights import MixWeights, mix_weights, save_layer_weights
+from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
 
 from shared_data import REPO, shared_dir
@@ -248,6 +248,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--plot-layer-weights", type=Path, metavar="PNG", help="draw the ELMo layer weights here")
     args = parser.parse_args(argv)
+    if args.plot_layer_weights:  # before anything trains: it is written last
+        try:
+            check_figure_output(args.plot_layer_weights)
+        except (OSError, ValueError) as err:
+            parser.error(f"--plot-layer-weights: {err}")
     if "elmo" in args.pipelines:  # before the output folder is made and any pipeline trains (the baselines first)
         try:
             find_model(args.elmo)

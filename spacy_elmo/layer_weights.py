@@ -89,7 +89,9 @@ def check_figure_output(output: str | Path, pipeline: str | Path | None = None) 
     figure: one of the files of ``pipeline`` (the folder plotted), a file that is no PNG image, or a
     folder, link or device (``check_output_file``), or where its lock would be is something of the user's
     (``check_lock_file``); a new file, or an earlier PNG, is fine. A name that does not end in ``.png`` is a
-    ``ValueError``: the figure is a PNG, whatever the name says (was: PNG bytes in ``w.pdf``)."""
+    ``ValueError``: the figure is a PNG, whatever the name says (was: PNG bytes in ``w.pdf``). First, an
+    ``output`` in a folder that cannot be written is refused (``check_writable``)."""
+    check_writable(Path(output).parent, output)
     output = check_output_file(output)
     check_lock_file(lock_path(output))
     if output.exists():
@@ -110,10 +112,8 @@ def check_figure_output(output: str | Path, pipeline: str | Path | None = None) 
 def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
     """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing, through a
     temporary file renamed into place (and free the figure), holding its lock (``sole_writer``, which removes the
-    temporary files that killed writers left); an ``output`` in a folder that cannot be written
-    (``check_writable``), or an existing file that is no earlier figure (``check_figure_output``), is refused
+    temporary files that killed writers left); an ``output`` that ``check_figure_output`` refuses is refused
     first."""
-    check_writable(Path(output).parent, output)
     check_figure_output(output)
     figure = layer_weights_figure(mixes)
     Path(output).parent.mkdir(parents=True, exist_ok=True)
@@ -167,8 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import spacy
 
     try:
-        check_writable(args.output.parent, args.output)  # before the pipeline loads
-        check_figure_output(args.output, args.pipeline)
+        check_figure_output(args.output, args.pipeline)  # before the pipeline loads
     except (OSError, ValueError) as error:
         return _error(args.output, error)
     try:
