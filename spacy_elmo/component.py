@@ -31,7 +31,7 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX
-from hf_elmo.fileio import check_writable, ensure_free_space, others_files
+from hf_elmo.fileio import build_aside, check_writable, ensure_free_space, others_files, output_kind
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
 from hf_elmo.modeling_elmo import check_config_reads_char_ids, check_reads_char_ids
 
@@ -425,8 +425,10 @@ class ElmoComponent(TrainablePipe):
         Before its weights are loaded (``nlp.initialize()``) the component writes the note
         ``path/no-bilm.txt`` instead, so that a pipeline saves whole before initialisation, as
         spaCy's own components do; loaded back, it has no weights until ``nlp.initialize()``.
-        Either way the biLM of an earlier save to ``path`` goes first (``_remove_earlier_bilm``), so none
-        is left stale, and one that is a symbolic link (or holds links) is replaced, never written through
+        Either way the biLM of an earlier save to ``path`` goes, so none is left stale: the weights are written
+        aside and swapped in for it whole (``build_aside``; a save stopped part-way, by Ctrl-C or an error, leaves
+        the earlier biLM as it was), the note removes it first (``_remove_earlier_bilm``); one that is a
+        symbolic link (or holds links) is replaced, never written through
         (the folder it links to, such as the model folder it came from, is left as it is); one that holds
         files elmo did not write is refused (``_check_earlier_bilm``).
         A folder it cannot make files in is refused first, as one ``OSError`` naming it
@@ -452,9 +454,12 @@ class ElmoComponent(TrainablePipe):
         weight_bytes = sum(t.numel() * t.element_size() for t in elmo.state_dict().values())
         what = f"the biLM weights of the elmo component {self.name!r} in {folder}"
         ensure_free_space(path, weight_bytes, what, then="save the pipeline again")
-        _remove_earlier_bilm(folder)
-        folder.mkdir(parents=True)
-        elmo.save_pretrained(folder, safe_serialization=True)
+        if folder.is_symlink() or (
+            folder.exists() and (output_kind(folder) != "model" or others_files(folder, "model"))
+        ):
+            _remove_earlier_bilm(folder)  # a link, one holding links, or what an older version's stopped save left
+        with build_aside(folder, overwrite=True) as staging:  # an earlier biLM stays until the new one is whole
+            elmo.save_pretrained(staging, safe_serialization=True)
         note.unlink(missing_ok=True)  # of an earlier save without weights to the same folder
 
     def from_disk(self, path: str | Path, *, exclude: Iterable[str] = tuple()) -> "ElmoComponent":
