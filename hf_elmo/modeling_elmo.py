@@ -38,7 +38,7 @@ from transformers import PreTrainedConfig, PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import ElmoConfig, check_save_folder
+from .configuration_elmo import ElmoConfig, check_save_folder, described
 from .elmo_cache import DerivedWeights, TokenLayerCache
 from .elmo_kernels import (
     FORGET_BIAS,
@@ -1164,7 +1164,7 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
         mask = tokens
     else:
         if not isinstance(attention_mask, torch.Tensor):
-            raise TypeError(f"attention_mask must be a torch.Tensor, got {type(attention_mask).__name__}")
+            raise TypeError(f"attention_mask must be a torch.Tensor, got {described(attention_mask)}")
         if attention_mask.shape != input_ids.shape[:2]:
             raise ValueError(
                 f"attention_mask must have shape (batch, tokens) = {tuple(input_ids.shape[:2])} to match "

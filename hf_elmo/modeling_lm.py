@@ -30,7 +30,7 @@ from torch import nn
 from torch.nn import functional as F
 from transformers.utils import ModelOutput
 
-from .configuration_elmo import ElmoConfig, ElmoConfigError
+from .configuration_elmo import ElmoConfig, ElmoConfigError, described
 from .modeling_elmo import (
     INPUT_ID_DTYPES,
     ElmoModel,
@@ -137,9 +137,7 @@ def check_lm_inputs(input_ids: Any, lengths: Any, labels: Any, config: ElmoConfi
         ("labels", labels, (torch.int16, torch.int32, torch.int64)),
     ):
         if not isinstance(value, torch.Tensor):
-            raise TypeError(
-                f"{name} must be a torch.Tensor, got {type(value).__name__}; convert it with torch.as_tensor"
-            )
+            raise TypeError(f"{name} must be a torch.Tensor, got {described(value)}; convert it with torch.as_tensor")
         if value.dtype not in dtypes:
             kinds = ", ".join(str(d).removeprefix("torch.") for d in dtypes)
             raise TypeError(f"{name} must be an integer tensor ({kinds}), got {value.dtype}")

@@ -18,6 +18,7 @@ from thinc.compat import has_torch_amp
 from thinc.types import Floats3d, Floats4d
 
 from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
+from hf_elmo.configuration_elmo import described
 from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
@@ -146,7 +147,7 @@ def model_loader(model: Model) -> Loader | None:
 def widths(elmo: ElmoModel) -> dict[str, int]:
     """The widths an ``elmo-bilm`` Thinc model gets from ``elmo`` (``config_widths``)."""
     if not isinstance(elmo, ElmoModel):
-        raise TypeError(f"an ELMo loader must return an hf_elmo.ElmoModel, got {type(elmo).__name__}")
+        raise TypeError(f"an ELMo loader must return an hf_elmo.ElmoModel, got {described(elmo)}")
     return config_widths(cast(ElmoConfig, elmo.config))
 
 

@@ -77,6 +77,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from ..configuration_elmo import described
 from ..corpus import check_text_file, read_lines
 from ..fileio import (
     PathLike,
@@ -290,7 +291,7 @@ def _refuse_allennlp_arguments(input_path: Any, batch_size: int | None, output_f
         name = getattr(input_path, "name", None)
         path = f"its path ({name!r})" if isinstance(name, str) else "its path"
         raise TypeError(
-            f"embed_file() takes the input file's path, not a {type(input_path).__name__} (ElmoEmbedder.embed_file "
+            f"embed_file() takes the input file's path, not {described(input_path)} (ElmoEmbedder.embed_file "
             f"took an open file): pass {path}; the input is read more than once, and again to resume"
         )
     if output_format is not None:

@@ -1047,7 +1047,7 @@ def test_embed_sentences_refuses_elmoembedders_batch_size_naming_tokens_per_batc
     [
         (
             "open file",
-            r"^embed_file\(\) takes the input file's path, not a TextIOWrapper .*: pass its path \('.*text.txt'\)",
+            r"^embed_file\(\) takes the input file's path, not a value of type TextIOWrapper .*: pass its path \('.*text.txt'\)",
         ),
         ("output_format", r"^embed_file\(\) takes no output_format .*: use layers='top' \(one of"),
         ("batch_size", r"^embed_file\(\) takes no batch_size .*tokens_per_batch=N \(default 4096\)"),

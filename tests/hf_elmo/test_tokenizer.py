@@ -561,7 +561,8 @@ def test_char_ids_convert_back_to_words_and_decode_to_text():
 
 def test_a_batch_of_word_lists_without_is_split_into_words_names_the_sentence_and_the_flag():
     with pytest.raises(
-        TypeError, match=r"^sentence 1 of the batch is a list, not a text \(str\); pass pre-split words "
+        TypeError,
+        match=r"^sentence 1 of the batch is the list \['a', 'b', 'c'\], not a text \(str\); pass pre-split words ",
     ):
         ElmoTokenizer()(["The cat", ["a", "b", "c"]])
 

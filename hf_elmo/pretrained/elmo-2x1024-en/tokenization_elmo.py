@@ -1102,7 +1102,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 raise ValueError(_NO_PAIRS)  # transformers reads [(text, text_pair), ...] as a batch of pairs
             row, other = others[0]
             raise TypeError(
-                f"sentence {row} of the batch is a {type(other).__name__}, not a text (str); pass pre-split words "
+                f"sentence {row} of the batch is {described(other)}, not a text (str); pass pre-split words "
                 "with is_split_into_words=True"
             )
         split = [split_words(s, self.pre_tokenizer) for s in texts]

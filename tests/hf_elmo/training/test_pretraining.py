@@ -355,8 +355,14 @@ def test_a_minus_100_label_inside_a_row_is_no_target_in_either_direction_and_lab
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (lambda ids, lengths, labels: (ids, lengths.tolist(), labels), "lengths must be a torch.Tensor, got list"),
-        (lambda ids, lengths, labels: (ids, lengths, labels.tolist()), "labels must be a torch.Tensor, got list"),
+        (
+            lambda ids, lengths, labels: (ids, lengths.tolist(), labels),
+            "lengths must be a torch.Tensor, got the list [6, 3]",
+        ),
+        (
+            lambda ids, lengths, labels: (ids, lengths, labels.tolist()),
+            "labels must be a torch.Tensor, got the list [[",
+        ),
         (lambda ids, lengths, labels: (ids.float(), lengths, labels), "input_ids must be an integer tensor"),
         (lambda ids, lengths, labels: (ids.to(torch.uint8), lengths, labels), "input_ids must be an integer tensor"),
         (lambda ids, lengths, labels: (ids[:, :0], lengths, labels[:, :0]), "empty batch: input_ids (2, 0, 50)"),
