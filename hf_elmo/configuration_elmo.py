@@ -507,7 +507,7 @@ class ElmoConfig(PretrainedConfig):
         named when the model loads)."""
         config_dict = cls._decode_special_floats(read_json_file(json_file))
         if not isinstance(config_dict, dict):
-            raise OSError(f"{json_file}: expected a JSON object of config fields, got {type(config_dict).__name__}")
+            raise OSError(f"{json_file}: expected a JSON object of config fields, got {described(config_dict)}")
         model_type = config_dict.get("model_type", cls.model_type)
         if model_type != cls.model_type:
             raise ElmoConfigError(

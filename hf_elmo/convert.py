@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .configuration_elmo import ElmoConfig, json_of
+from .configuration_elmo import ElmoConfig, described, json_of
 from .fileio import PathLike
 
 Transform = Callable[[np.ndarray], np.ndarray]
@@ -214,7 +214,7 @@ def read_options(options_path: PathLike) -> ElmoConfig:
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ValueError(f"{options_path} is not valid JSON: {err}") from None
     if not isinstance(options, dict):
-        raise ValueError(f"{options_path}: expected a JSON object, got {type(options).__name__}")
+        raise ValueError(f"{options_path}: expected a JSON object, got {described(options)}")
     if is_elmoformanylangs_config(options):
         raise ValueError(f"{options_path} is the config.json of {ELMOFORMANYLANGS_MODEL}")
     try:  # ElmoConfig checks every field, naming its options key

@@ -632,7 +632,7 @@ def read_manifest(folder: PathLike) -> dict[str, Any]:
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
         raise damaged_export(folder, f"{path} is not JSON ({error})") from None
     if not isinstance(manifest, dict):
-        raise damaged_export(folder, f"{path} holds a {type(manifest).__name__}, not a JSON object")
+        raise damaged_export(folder, f"{path} holds {described(manifest)}, not a JSON object")
     problems = manifest_problems(manifest)
     if problems:
         raise damaged_export(folder, f"{path}: {'; '.join(problems)}")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import torchrun
+from ..configuration_elmo import described
 from ..fileio import PathLike, write_text_atomic
 
 #: Consecutive lines of a shard in one chunk (``Shard.chunk_of``), the unit that a run resumes from.
@@ -144,7 +145,9 @@ def read_shard_index(index: PathLike) -> dict[str, Any]:
     except ValueError as err:  # invalid JSON or UTF-8
         raise ValueError(f"{index} is not a shard index of elmo embed (not JSON: {err})") from None
     if not isinstance(record, dict):
-        raise ValueError(f"{index} is not a shard index of elmo embed (a JSON {type(record).__name__}, not an object)")
+        raise ValueError(
+            f"{index} is not a shard index of elmo embed (it holds {described(record)}, not a JSON object)"
+        )
     if record.get("format") != INDEX_FORMAT:
         raise ValueError(f"{index} is not a shard index of elmo embed (format {record.get('format')!r})")
     problem = _index_problem(record)

@@ -146,7 +146,10 @@ def test_a_config_json_path_given_directly_is_named(tmp_path):
         ElmoConfig.from_pretrained(tmp_path / "config.json")
 
 
-@pytest.mark.parametrize("text, kind", [("[1, 2, 3]", "list"), ("5", "int"), ('"elmo"', "str"), ("null", "NoneType")])
+@pytest.mark.parametrize(
+    "text, kind",
+    [("[1, 2, 3]", "the list [1, 2, 3]"), ("5", "the int 5"), ('"elmo"', "the str 'elmo'"), ("null", "None")],
+)
 @pytest.mark.parametrize("load", [ElmoConfig.from_pretrained, ElmoModel.from_pretrained])
 def test_a_config_json_that_is_not_an_object_is_refused_naming_the_file(tmp_path, load, text, kind):
     """Was a TypeError (or AttributeError) traceback from inside transformers."""

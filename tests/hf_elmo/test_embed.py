@@ -590,7 +590,7 @@ def test_shard_0_does_not_replace_a_users_file_at_the_index_nor_an_index_of_anot
     "content, reason",
     [
         ("{", r"not JSON: Expecting property name"),
-        ('["out.shard-0-of-2.hdf5"]', r"a JSON list, not an object"),
+        ('["out.shard-0-of-2.hdf5"]', r"it holds the list \['out\.shard-0-of-2\.hdf5'\], not a JSON object\)"),
         ('{"format": "notes"}', r"format 'notes'"),
     ],
     ids=["not-JSON", "list", "other-format"],

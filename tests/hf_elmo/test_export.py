@@ -367,7 +367,7 @@ DAMAGED_EXPORTS = {
     "manifest not JSON": (lambda folder: (folder / MANIFEST).write_text("{"), r"{manifest} is not JSON \(Expecting"),
     "manifest a list": (
         lambda folder: (folder / MANIFEST).write_text("[]"),
-        r"{manifest} holds a list, not a JSON object",
+        r"{manifest} holds the list \[\], not a JSON object",
     ),
     "width removed": (edit_manifest(max_characters_per_token=None), r"{manifest}: max_characters_per_token is missing"),
     "width a string": (

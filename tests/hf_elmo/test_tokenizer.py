@@ -306,7 +306,7 @@ def test_a_tokenizer_config_with_a_bad_setting_is_refused_at_load_naming_the_fil
     "content, why",
     [
         (b'{"max_token_chars": 100,', "Expecting"),  # cut short
-        (b"[1, 2]", "a JSON list, not an object"),
+        (b"[1, 2]", "(it holds the list [1, 2])"),
         (b'{"pre_tokenizer": "\xff"}', "'utf-8' codec can't decode byte 0xff"),
     ],
 )

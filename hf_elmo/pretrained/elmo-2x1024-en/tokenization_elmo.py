@@ -380,8 +380,7 @@ def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> 
     except ValueError as err:  # invalid JSON or UTF-8
         raise ValueError(f"{path} is not a JSON object of settings ({err}){RESTORE_SETTINGS}") from None
     if not isinstance(contents, dict):
-        kind = "a JSON list" if isinstance(contents, list) else f"the JSON {type(contents).__name__}"
-        raise ValueError(f"{path} is not a JSON object of settings ({kind}, not an object){RESTORE_SETTINGS}")
+        raise ValueError(f"{path} is not a JSON object of settings (it holds {described(contents)}){RESTORE_SETTINGS}")
     return path, contents, text.startswith(codecs.BOM_UTF8)
 
 
