@@ -15,7 +15,7 @@ from dataclasses import InitVar, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..configuration_elmo import OPTIONS_KEYS, RELEASED_FILTERS
+from ..configuration_elmo import OPTIONS_KEYS, RELEASED_FILTERS, SIZE_LIMITS
 from .schedule import LR_SCHEDULES
 
 #: The smallest batch: one sentence of one token between its two markers.
@@ -288,7 +288,7 @@ def check_settings(settings: PretrainSettings) -> None:
     ``--init-model`` is found by ``resolve_init_model`` and loaded by ``build_model``, both
     also before any write.
     """
-    from ..configuration_elmo import ElmoConfig
+    from ..configuration_elmo import ElmoConfig, ElmoConfigError
     from ..corpus import check_text_file
     from ..tokenization_elmo import check_pre_tokenizer
 
@@ -342,7 +342,6 @@ def check_settings(settings: PretrainSettings) -> None:
         (integer, "max_sentence_tokens", 1),
         (integer, "vocab_size", 4),
         (integer, "min_count", 1),
-        (integer, "num_sampled", 1),
         (integer, "checkpoint_every_steps", 0),
         (integer, "warmup_steps", 0),
         (integer, "max_steps", 1),
@@ -351,6 +350,8 @@ def check_settings(settings: PretrainSettings) -> None:
     ):
         if name not in optional or getattr(s, name) is not None:
             check(name, getattr(s, name), least)
+    if s.num_sampled is not None:  # ElmoConfig's bounds, checked here for an --init-model LM too (which it would name)
+        integer("num_sampled", s.num_sampled, *SIZE_LIMITS["num_sampled"])
     for option_field in fields(PretrainSettings):
         allowed = option_field.metadata.get("choices")
         value = getattr(s, option_field.name)
@@ -396,7 +397,13 @@ def check_settings(settings: PretrainSettings) -> None:
             f"--license must be a Hub licence id (lower case, e.g. apache-2.0, cc-by-sa-4.0, mit, other), got {s.license!r}"
         )
     if s.init_model is None:
-        ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
+        try:
+            ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
+        except ElmoConfigError as err:  # named by its option (was: 'ElmoConfig.lstm_dim must be ...')
+            name = err.field.split("[")[0]  # "filters[0] width" is --filters'
+            if name not in s.config_overrides:
+                raise
+            raise ValueError(f"{flag(name)}{err.field[len(name) :]} {err.problem}") from None
 
 
 def check_vocabulary_options(settings: PretrainSettings, init_source: ModelSource | None) -> None:
