@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -182,12 +183,33 @@ def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
     except HfHubHTTPError as err:
         raise ModelNotFoundError(f"{tried}: the Hub answered {str(err).splitlines()[0]}") from None
     except _request_errors() as err:
-        reason = (str(err).strip().splitlines() or [""])[0]
         raise ModelNotFoundError(
-            f"{tried}: the request to the Hub failed ({type(err).__name__}: {reason}); check the network and proxy "
-            "settings (HTTPS_PROXY), or set HF_HUB_OFFLINE=1 to load the copy in the local Hub cache, or give a "
-            "local folder"
+            f"{tried}: {_request_failed(err)}, or set HF_HUB_OFFLINE=1 to load the copy in the local Hub cache, or "
+            "give a local folder"
         ) from None
+
+
+@contextmanager
+def push_said(what: str, repo_id: str) -> Iterator[None]:
+    """``what`` (``ElmoModel.push_to_hub``, say) pushing to ``repo_id``, a request to the Hub that got
+    no answer (no network, a proxy that refuses it) said in one line naming the repository and what to do,
+    instead of the HTTP client's ``ConnectError``, which names neither."""
+    try:
+        yield
+    except _request_errors() as err:
+        raise OSError(
+            f"{what} {repo_id}: {_request_failed(err)}, or save_pretrained(FOLDER) and upload the folder later "
+            f"(hf upload {repo_id} FOLDER)"
+        ) from None
+
+
+def _request_failed(err: Exception) -> str:
+    """What a request to the Hub that got no answer (one of ``_request_errors``) says: why, and what to check."""
+    reason = (str(err).strip().splitlines() or [""])[0]
+    return (
+        f"the request to the Hub failed ({type(err).__name__}: {reason}); check the network and proxy settings "
+        "(HTTPS_PROXY)"
+    )
 
 
 def _request_errors() -> tuple[type[Exception], ...]:

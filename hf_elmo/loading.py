@@ -46,7 +46,7 @@ import tempfile
 import weakref
 import zipfile
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,7 @@ from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig
 from .convert import ELMOFORMANYLANGS_MODEL, is_elmoformanylangs_config
 from .devices import check_device_map
 from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
-from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe
+from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe, push_said
 from .logs import quiet_records
 from .modeling_elmo import (
     ElmoModel,
@@ -669,6 +669,12 @@ class PackageLoader:
             )
         tokenizer.name_or_path = tokenizer.init_kwargs["name_or_path"] = os.fspath(name_or_path)
         return tokenizer
+
+    @staticmethod
+    def pushing(what: str, repo_id: str) -> AbstractContextManager[None]:
+        """Around ``what``'s push to ``repo_id`` (``push_to_hub`` of the model, config and tokenizer
+        classes): a Hub that cannot be reached said in one line (``push_said``)."""
+        return push_said(what, repo_id)
 
     @staticmethod
     def config_source(name_or_path: Any, hub: Mapping[str, Any], subfolder: str = "") -> Any:

@@ -42,6 +42,7 @@ from .configuration_elmo import (
     described,
     json_of,
     pre_tokenizer_name,
+    push_errors_said,
 )
 
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
@@ -695,6 +696,11 @@ class ElmoTokenizer(PreTrainedTokenizer):
         where transformers logs it and writes nothing."""
         check_save_folder(save_directory)
         return super().save_pretrained(save_directory, *args, **kwargs)
+
+    def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
+        """``PreTrainedTokenizer.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
+        with push_errors_said(self.package_loader, f"{type(self).__name__}.push_to_hub", repo_id):
+            return super().push_to_hub(repo_id, *args, **kwargs)
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         return ()

@@ -7,6 +7,7 @@ import math
 import numbers
 import os
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -522,6 +523,11 @@ class ElmoConfig(PretrainedConfig):
         check_save_folder(save_directory)
         super().save_pretrained(save_directory, *args, **kwargs)
 
+    def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
+        """``PretrainedConfig.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
+        with push_errors_said(self.package_loader, f"{type(self).__name__}.push_to_hub", repo_id):
+            return super().push_to_hub(repo_id, *args, **kwargs)
+
     def fused_lstm_unsupported(self) -> str | None:
         """Why ``bilm_implementation="fused"`` cannot run this config, or ``None``: clipping, or a
         ``projection_dim`` not below ``lstm_dim`` (torch's LSTM kernel takes ``nn.LSTM``'s
@@ -623,6 +629,13 @@ def check_save_folder(save_directory: str | os.PathLike) -> None:
         raise NotADirectoryError(
             f"{os.fspath(save_directory)} is a file, but save_pretrained writes a folder: give a folder's path"
         )
+
+
+def push_errors_said(package_loader: Any | None, what: str, repo_id: Any) -> AbstractContextManager[Any]:
+    """Around ``what``'s push to the Hub repository ``repo_id`` (the model's, config's and tokenizer's
+    ``push_to_hub``): the hf-elmo package's ``pushing`` (``hf_elmo.hub.push_said``: a Hub that cannot be
+    reached said in one line), or nothing in a remote-code copy, without the package."""
+    return nullcontext() if package_loader is None else package_loader.pushing(what, repo_id)
 
 
 def read_json_file(path: str | os.PathLike) -> Any:

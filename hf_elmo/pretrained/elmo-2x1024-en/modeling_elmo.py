@@ -38,7 +38,7 @@ from transformers import PreTrainedConfig, PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import ElmoConfig, check_save_folder, described
+from .configuration_elmo import ElmoConfig, check_save_folder, described, push_errors_said
 from .elmo_cache import DerivedWeights, TokenLayerCache
 from .elmo_kernels import (
     FORGET_BIAS,
@@ -898,6 +898,11 @@ class ElmoPreTrainedModel(PreTrainedModel):
             mode = config_file.stat().st_mode & 0o666
             for weights in Path(save_directory).glob("*.safetensors"):
                 weights.chmod(mode)
+
+    def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]  # typed through functools.wraps
+        """``PreTrainedModel.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
+        with push_errors_said(self.package_loader, f"{type(self).__name__}.push_to_hub", repo_id):
+            return super().push_to_hub(repo_id, *args, **kwargs)  # type: ignore[arg-type]  # (typed as unbound)
 
     def _write_custom_pipelines(self) -> None:
         """Put this class's own pipelines (``_custom_pipelines``) into ``config.custom_pipelines``, in
