@@ -519,9 +519,9 @@ class ElmoConfig(PretrainedConfig):
         return {key: value for key, value in config_dict.items() if key not in _DERIVED_FIELDS}
 
     def save_pretrained(self, save_directory: str | os.PathLike, *args: Any, **kwargs: Any) -> None:
-        """``PretrainedConfig.save_pretrained``; a path that is a file is refused (``check_save_folder``)."""
-        check_save_folder(save_directory)
-        super().save_pretrained(save_directory, *args, **kwargs)
+        """``PretrainedConfig.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
+        (``check_save_folder``)."""
+        super().save_pretrained(check_save_folder(save_directory), *args, **kwargs)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PretrainedConfig.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
@@ -621,14 +621,15 @@ def names_lm_head(architectures: Sequence[str] | None) -> bool:
     return LM_ARCHITECTURE in (architectures or ())
 
 
-def check_save_folder(save_directory: str | os.PathLike) -> None:
-    """Refuse, in one line, a ``save_pretrained`` folder that is a file (transformers fails on it late, after
-    writing the code copies, or only logs it and writes nothing): the one check of the model's, config's
-    and tokenizer's ``save_pretrained``."""
-    if os.path.isfile(save_directory):
-        raise NotADirectoryError(
-            f"{os.fspath(save_directory)} is a file, but save_pretrained writes a folder: give a folder's path"
-        )
+def check_save_folder(save_directory: str | os.PathLike) -> str:
+    """``save_directory`` with ``~`` expanded (``"~/model"`` is the home folder's, as ``from_pretrained`` reads
+    it; transformers made a folder named ``~`` in the current one), after refusing, in one line, a folder that is
+    a file (transformers fails on it late, after writing the code copies, or only logs it and writes nothing):
+    the one check of the model's, config's and tokenizer's ``save_pretrained``."""
+    folder = os.path.expanduser(os.fspath(save_directory))
+    if os.path.isfile(folder):
+        raise NotADirectoryError(f"{folder} is a file, but save_pretrained writes a folder: give a folder's path")
+    return folder
 
 
 def push_errors_said(package_loader: Any | None, what: str, repo_id: Any) -> AbstractContextManager[Any]:

@@ -859,7 +859,8 @@ class ElmoPreTrainedModel(PreTrainedModel):
         Saved into a folder that holds an earlier save, the weights are this save's, sharded
         (``max_shard_size``) or not: the earlier ``model.safetensors`` or shard index goes
         (``_earlier_weights_removed``). A model whose weights were never loaded (``weights_never_loaded``)
-        is refused before anything is written, and so is a path that is a file; a save that fails
+        is refused before anything is written, and so is a path that is a file (``~`` is the home folder,
+        ``check_save_folder``); a save that fails
         (a bad ``max_shard_size``, a full disk) into a folder it created removes that folder.
         """
         if "state_dict" not in kwargs and weights_never_loaded(self):
@@ -883,20 +884,19 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 name: tensor.to(storage_dtype) if tensor.is_floating_point() else tensor
                 for name, tensor in self.state_dict().items()
             }
-        check_save_folder(save_directory)
-        folder = Path(save_directory)
+        folder = Path(check_save_folder(save_directory))  # "~/model": the home folder's
         new = not folder.exists()
         try:
             with _no_weight_progress_bars(), _earlier_weights_removed(folder, kwargs):
-                super().save_pretrained(save_directory, *args, **kwargs)
+                super().save_pretrained(folder, *args, **kwargs)
         except BaseException:
             if new:  # a folder of config and code without (all) the weights would pass for a model
                 shutil.rmtree(folder, ignore_errors=True)
             raise
-        config_file = Path(save_directory) / "config.json"
+        config_file = folder / "config.json"
         if config_file.is_file():
             mode = config_file.stat().st_mode & 0o666
-            for weights in Path(save_directory).glob("*.safetensors"):
+            for weights in folder.glob("*.safetensors"):
                 weights.chmod(mode)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]  # typed through functools.wraps

@@ -692,10 +692,9 @@ class ElmoTokenizer(PreTrainedTokenizer):
         return split_words(text, self.pre_tokenizer)[0]
 
     def save_pretrained(self, save_directory: str | os.PathLike, *args: Any, **kwargs: Any) -> tuple[str, ...]:
-        """``PreTrainedTokenizer.save_pretrained``; a path that is a file is refused (``check_save_folder``),
-        where transformers logs it and writes nothing."""
-        check_save_folder(save_directory)
-        return super().save_pretrained(save_directory, *args, **kwargs)
+        """``PreTrainedTokenizer.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
+        (``check_save_folder``), where transformers logs it and writes nothing."""
+        return super().save_pretrained(check_save_folder(save_directory), *args, **kwargs)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PreTrainedTokenizer.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
