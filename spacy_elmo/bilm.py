@@ -13,7 +13,7 @@ import srsly
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Model, PyTorchGradScaler, torch2xp, xp2torch
+from thinc.api import ConfigValidationError, Model, PyTorchGradScaler, torch2xp, xp2torch
 from thinc.compat import has_torch_amp
 from thinc.types import Floats3d, Floats4d
 
@@ -182,12 +182,22 @@ def missing_weights_loader(model: Model) -> Loader | None:
 
 def _init(model: Model, X: list[Doc] | None = None, Y: None = None) -> None:
     """Load the weights unless they are there (``missing_weights_loader``); a word-embedding baseline,
-    which reads word ids, not char ids, is refused naming its folder (``check_reads_char_ids``)."""
+    which reads word ids, not char ids, is refused naming its folder (``check_reads_char_ids``). A model
+    that cannot be loaded or run is a ``ConfigValidationError`` at the ``loader`` setting, which ``spacy
+    train`` prints as one error line, as the elmo component's loaders are refused (a biLM in a component's
+    own model, ``spacy-elmo.ElmoMix.v1``, was a traceback)."""
     loader = missing_weights_loader(model)
     if loader is not None:
-        elmo = loader()
-        widths(elmo)  # first: it refuses a loader's return that is no ElmoModel
-        check_reads_char_ids(elmo, "spacy-elmo.ElmoBiLm")
+        try:
+            elmo = loader()
+            widths(elmo)  # first: it refuses a loader's return that is no ElmoModel
+            check_reads_char_ids(elmo, "spacy-elmo.ElmoBiLm")
+        except (OSError, ValueError) as error:  # not found, unreadable, a bad config.json, or a word baseline
+            raise ConfigValidationError(
+                errors=[{"loc": ["loader"], "msg": str(error)}],
+                title="Cannot load the ELMo biLM of spacy-elmo.ElmoBiLm",
+                show_config=False,
+            ) from error
         load_weights(model, elmo)
 
 

@@ -11,6 +11,7 @@ import spacy
 import torch
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
+from thinc.api import ConfigValidationError
 
 from hf_elmo import ElmoModel, batch_to_ids
 from spacy_elmo.batching import token_budget_batches
@@ -489,9 +490,9 @@ def test_a_word_baseline_given_to_a_biLM_a_component_owns_is_refused_as_it_initi
     from spacy_elmo.bilm import elmo_bilm_v3
 
     bilm = elmo_bilm_v3(loader=lambda: ElmoModel.from_pretrained(word_baseline_folder))
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises(ConfigValidationError) as refused:
         bilm.initialize()
-    assert str(refused.value) == (
+    assert refused.value.errors[0]["msg"] == (
         f"{word_baseline_folder}: this biLM embeds word ids (token_embedding='word', the pretraining baseline), not "
         "char ids; spacy-elmo.ElmoBiLm needs a char-CNN biLM"
     )
