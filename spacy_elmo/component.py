@@ -47,7 +47,7 @@ from .bilm import (
 )
 from .cache import ActivationCache, doc_key
 from .call_stack import note_once, running_locals
-from .config_errors import check_frozen_elmo_annotates, check_setting
+from .config_errors import check_frozen_elmo_annotates, check_setting, training_settings
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import (
     NO_REHEARSAL,
@@ -378,6 +378,8 @@ class ElmoComponent(TrainablePipe):
         """
         if nlp is not None:
             _check_upstreams(nlp)
+        if not self.listener_map and training_settings() is not None:
+            _warn_no_listeners(self.name)
         loader, setting = self._choose_loader(loader)
         loader = loader or missing_weights_loader(self.model)
         if loader is None:
@@ -587,6 +589,19 @@ def _in_speed_benchmark(component: ElmoComponent) -> bool:
         "timed (the benchmark repeats its docs, which the activation cache would serve)",
     )
     return True
+
+
+def _warn_no_listeners(component: str) -> None:
+    """Warn, as ``spacy train`` initialises the pipeline, that no component listens to the elmo component
+    ``component``, so none trains on its layers: what ``spacy init config --pipeline elmo,ner`` writes (its
+    components listen to a tok2vec of their own), where the biLM then runs on every batch for nothing."""
+    warnings.warn(
+        f"no component listens to the elmo component {component!r}, so none of those trained uses ELMo (spacy init "
+        "config adds elmo to a pipeline without a listener): give a component's model the tok2vec "
+        f"spacy-elmo.ElmoTok2Vec.v1 with upstream {component!r}, as spacy_elmo/configs/ner.cfg and textcat.cfg do, "
+        f"or remove {component!r} from [nlp] pipeline",
+        stacklevel=3,
+    )
 
 
 def _warn_other_language(component: str, elmo: ElmoModel, language: str) -> None:
