@@ -181,10 +181,11 @@ def annotated_sharing_hooks(doc: Doc) -> Doc | None:
     other = _BY_HOOKS.get(id(doc.user_hooks))
     if other is not None and other is not doc and other.user_hooks is doc.user_hooks:
         return other
-    if sys.getrefcount(doc.user_hooks) <= 2:  # held by doc alone (and by the call's argument)
-        return None
     from spacy.tokens import Doc
 
+    alone = Doc(doc.vocab)  # what holding one's hooks alone counts, however the interpreter counts them
+    if sys.getrefcount(doc.user_hooks) <= sys.getrefcount(alone.user_hooks):
+        return None
     holders = gc.get_referrers(doc.user_hooks)
     return next((d for d in holders if isinstance(d, Doc) and d is not doc and stored_layers(d) is not None), None)
 
