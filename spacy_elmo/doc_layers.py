@@ -161,7 +161,13 @@ def _store(doc: Doc, layers: ElmoLayers | None) -> None:
     it has them since it was last given layers: it may share those of the doc ``span.as_doc()`` made
     it from, annotated here or read back (``DocBin``, ``Doc.from_bytes``: its layers were not set
     through this), and the vector hooks that the elmo component then sets on it would be that doc's
-    too, and its vectors wrong."""
+    too, and its vectors wrong. What is neither ``ElmoLayers`` nor ``None`` is refused, saying how to make one
+    (was: taken, to fail at the next read with an AttributeError)."""
+    if layers is not None and not isinstance(layers, ElmoLayers):
+        raise TypeError(
+            f"doc._.elmo takes ElmoLayers or None, got {type(layers).__name__}: give (L+1, n_tokens, 2P) layers as "
+            "ElmoLayers.of(doc, layers, component) (from spacy_elmo import ElmoLayers)"
+        )
     _user_data(doc)[_STORED] = layers
     if layers is not None:
         if _BY_HOOKS.get(id(doc.user_hooks)) is not doc:
