@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from .configuration_elmo import ElmoConfig, described, json_of
-from .fileio import PathLike
+from .fileio import PathLike, atomic_file, check_output_file, write_text_atomic
 
 Transform = Callable[[np.ndarray], np.ndarray]
 
@@ -485,15 +485,18 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     """Write ``model`` (an ``ElmoModel``, or a model holding one as ``base_model_prefix``) in the
     original format: the inverse of ``hf_elmo.original_files.load_allennlp``.
 
-    The files load in AllenNLP and bilm-tf. The warm state, if any, is not part of that format.
+    The files load in AllenNLP and bilm-tf. The warm state, if any, is not part of that format. Each is
+    written whole or not at all (``atomic_file``), the weights first: a failed write leaves neither.
     """
     import h5py
 
+    check_output_file(options_path)  # refused before the weights are written
     state = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
     prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."
     state = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
     datasets = allennlp_datasets(state, model.config)
-    Path(options_path).write_text(json.dumps(model.config.to_allennlp_options(), indent=2), encoding="utf-8")
-    with h5py.File(weights_path, "w") as handle:
-        for key, value in datasets.items():
-            handle.create_dataset(key, data=value)
+    with atomic_file(weights_path) as tmp:
+        with h5py.File(tmp, "w") as handle:
+            for key, value in datasets.items():
+                handle.create_dataset(key, data=value)
+        write_text_atomic(options_path, json.dumps(model.config.to_allennlp_options(), indent=2))
