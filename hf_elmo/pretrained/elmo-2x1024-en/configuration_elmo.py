@@ -640,15 +640,16 @@ def push_errors_said(package_loader: Any | None, what: str, repo_id: Any) -> Abs
 
 
 def read_json_file(path: str | os.PathLike) -> Any:
-    """The JSON value in the file ``path``, UTF-8 with or without the byte-order mark that Windows
-    editors write (transformers reads UTF-8 and fails on the mark): the one reader of a model folder's
-    ``config.json`` and ``tokenizer_config.json``. Raises ``OSError``, and ``ValueError`` for invalid
-    JSON or UTF-8, as ``json.load`` does."""
+    """The JSON value in the file ``path`` (``json_of``): how a model folder's ``config.json`` is read. Raises
+    ``OSError``, and ``ValueError`` for invalid JSON or UTF-8, as ``json.load`` does."""
     return json_of(Path(path).read_bytes())
 
 
 def json_of(text: bytes) -> Any:
-    """The JSON value in ``text``, the bytes of a file that ``read_json_file`` reads."""
+    """The JSON value in ``text``, a file's bytes: UTF-8 with or without the byte-order mark that Windows editors
+    write (transformers reads UTF-8 and fails on the mark). The one decoder of the settings files, ``config.json``
+    (``read_json_file``), ``tokenizer_config.json`` (whose bytes the tokenizer also checks for the mark) and
+    ``options.json``."""
     return json.loads(text.decode("utf-8-sig"))
 
 
