@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .configuration_elmo import ElmoConfig, described, json_of
+from .configuration_elmo import ElmoConfig, described, json_of, some_of
 from .fileio import PathLike, atomic_file, check_output_file, write_text_atomic
 
 Transform = Callable[[np.ndarray], np.ndarray]
@@ -282,9 +282,8 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
                 "bilm-tf's dump_weights output)"
             )
     if unused:
-        more = f" and {len(unused) - _NAMED:,} more" if len(unused) > _NAMED else ""
         problems.append(
-            f"datasets the options do not use: {', '.join(unused[:_NAMED])}{more} (does the file have more highway "
+            f"datasets the options do not use: {some_of(unused, _NAMED)} (does the file have more highway "
             "layers, LSTM layers or filters than the options say?)"
         )
     if problems:

@@ -60,7 +60,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from .configuration_elmo import ElmoConfig, described, read_json_file
+from .configuration_elmo import ElmoConfig, described, read_json_file, some_of
 
 PathLike = str | os.PathLike
 
@@ -546,9 +546,8 @@ def _overwrite_refusal(out_dir: Path, kind: OutputKind) -> str | None:
         )
     others = others_files(out_dir, kind)
     if others:
-        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
         return (
-            f"{out_dir} holds files that elmo did not write ({shown}), which --overwrite would delete with the "
+            f"{out_dir} holds files that elmo did not write ({some_of(others, 5)}), which --overwrite would delete with the "
             "folder; move them out of it, or write to another folder"
         )
     return None

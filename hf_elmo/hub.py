@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .configuration_elmo import HUB_KWARGS
+from .configuration_elmo import HUB_KWARGS, some_of
 from .modeling_elmo import InvalidModelError
 from .original_files import OPTIONS_NAMES, original_options_file
 from .subfolders import ModelNotFoundError, check_inside, in_subfolder, subfolder_hint
@@ -235,8 +235,7 @@ def _missing_files(repo_id: str, hub: Mapping[str, Any], snapshot: Path, pattern
     missing = [path for path in listed if not (snapshot / path).is_file()]
     if not missing:
         return ""
-    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-    return f", without {', '.join(missing[:3])}{more}"
+    return f", without {some_of(missing, 3)}"
 
 
 def is_offline(hub: Mapping[str, Any]) -> bool:

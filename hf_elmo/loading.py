@@ -56,7 +56,7 @@ from transformers import PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
 from . import archives
-from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, read_json_file
+from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, read_json_file, some_of
 from .convert import ELMOFORMANYLANGS_MODEL, is_elmoformanylangs_config
 from .devices import check_device_map
 from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
@@ -274,10 +274,9 @@ def _refuse_links_to_nothing(folder: Path) -> None:
         if path.suffix in _MODEL_FILE_SUFFIXES and path.is_symlink() and not path.exists()
     )
     if broken:
-        more = f" and {len(broken) - 3} more" if len(broken) > 3 else ""
-        names = [f"{broken[0].name} (to {os.readlink(broken[0])})", *(path.name for path in broken[1:3])]
+        names = [f"{broken[0].name} (to {os.readlink(broken[0])})", *(path.name for path in broken[1:])]
         raise InvalidModelError(
-            f"{folder} holds links that lead to no file: {', '.join(names)}{more}; is it a copy of a Hub cache "
+            f"{folder} holds links that lead to no file: {some_of(names, 3)}; is it a copy of a Hub cache "
             "snapshot, whose files are links into its blobs folder? copy it again following the links (cp -rL), or "
             "load the model by its Hub id (owner/name), from the cache"
         )

@@ -30,7 +30,7 @@ from thinc.api import ConfigValidationError, Model, Optimizer
 from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
-from hf_elmo.configuration_elmo import SPACY_PREFIX
+from hf_elmo.configuration_elmo import SPACY_PREFIX, some_of
 from hf_elmo.fileio import build_aside, check_writable, ensure_free_space, others_files, output_kind
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
 from hf_elmo.modeling_elmo import check_config_reads_char_ids, check_reads_char_ids
@@ -554,9 +554,8 @@ def _check_earlier_bilm(folder: Path, component: str) -> None:
         )
     theirs = [name for name in others_files(folder, "model") if not (folder / name).is_symlink()]
     if theirs:
-        shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
         raise FileExistsError(
-            f"{folder} holds files that elmo did not write ({shown}), which saving the elmo component {component!r} "
+            f"{folder} holds files that elmo did not write ({some_of(theirs, 5)}), which saving the elmo component {component!r} "
             "would delete with its earlier biLM; move them out of it, or save the pipeline elsewhere"
         )
 

@@ -107,6 +107,13 @@ def described(value: Any) -> str:
     return f"the {kind} {text if len(text) <= 40 else text[:40] + '...'}"
 
 
+def some_of(items: Sequence[str], limit: int) -> str:
+    """Up to ``limit`` of ``items``, in their order, and how many more there are ("a, b, c and 1,204 more"): how
+    a refusal lists what it found."""
+    more = f" and {len(items) - limit:,} more" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
+
+
 def check_integer(
     field: str, value: Any, low: int, high: int | None = None, where: str = "ElmoConfig.", note: str = ""
 ) -> int:

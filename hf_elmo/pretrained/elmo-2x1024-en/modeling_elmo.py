@@ -26,7 +26,7 @@ import os
 import shutil
 import sys
 import warnings
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +38,7 @@ from transformers import PreTrainedConfig, PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import ElmoConfig, check_save_folder, described, push_errors_said
+from .configuration_elmo import ElmoConfig, check_save_folder, described, push_errors_said, some_of
 from .elmo_cache import DerivedWeights, TokenLayerCache
 from .elmo_kernels import (
     FORGET_BIAS,
@@ -1010,12 +1010,12 @@ def check_loaded_weights(
         return
     problems = []
     if missing:
-        problems.append(f"missing {_some(missing)}")
+        problems.append(f"missing {some_of(sorted(missing), 4)}")
     if unexpected:
-        problems.append(f"unexpected {_some(unexpected)}")
+        problems.append(f"unexpected {some_of(sorted(unexpected), 4)}")
     if mismatched:
         shapes = [f"{key} {stored} in the file, {wanted} for the config" for key, stored, wanted in mismatched]
-        problems.append(f"of another shape {_some(shapes, keep_order=True)}")
+        problems.append(f"of another shape {some_of(shapes, 4)}")
     if missing and all(key.startswith("softmax.") for key in missing):
         hint = "it holds a biLM without the LM softmax: load it with ElmoModel"
     elif (
@@ -1071,13 +1071,6 @@ def check_finite_weights(model: nn.Module, source: str | os.PathLike | None) -> 
                 f"{where}: weight {key} holds {bad:,} NaN or infinite values of {tensor.numel():,} (a damaged file, "
                 "or a model saved after its training diverged); re-create or re-download it"
             )
-
-
-def _some(items: Collection[str], limit: int = 4, keep_order: bool = False) -> str:
-    """Up to ``limit`` of ``items`` (sorted unless ``keep_order``), and how many more there are."""
-    listed = list(items) if keep_order else sorted(items)
-    more = f" and {len(listed) - limit} more" if len(listed) > limit else ""
-    return ", ".join(listed[:limit]) + more
 
 
 @contextmanager
