@@ -98,10 +98,15 @@ class ElmoConfigError(ValueError):
 def described(value: Any) -> str:
     """``value`` as a refusal of it names it, on one line: "None"; its type and its repr ("the int 7", "the str
     'abc'"), cut after 40 characters; or, where that repr spans lines or is no value's ("<... object at 0x...>"),
-    its type alone ("a value of type ElmoModel"): the one way the package's errors show a value they refuse."""
+    its type alone ("a value of type ElmoModel"), as where its repr fails: the one way the package's errors show a
+    value they refuse."""
     if value is None:
         return "None"
-    kind, text = type(value).__name__, repr(value)
+    kind = type(value).__name__
+    try:
+        text = repr(value)
+    except Exception:  # the refusal is what the user needs, not this value's broken repr
+        return f"a value of type {kind}"
     if "\n" in text or text.startswith("<"):
         return f"a value of type {kind}"
     return f"the {kind} {text if len(text) <= 40 else text[:40] + '...'}"
