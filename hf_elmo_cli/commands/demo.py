@@ -74,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     device = resolve_device(args.device)
     text_path = Path(args.text) if args.text else DEMO_SENTENCES
     # checked before the model loads; a line is one sentence, never cut (a line has fewer tokens than characters)
-    text = [sentence.split() for sentence in read_corpus(text_path, max_sentence_tokens=MAX_LINE_CHARS)]
+    sentences = read_corpus(text_path, max_sentence_tokens=MAX_LINE_CHARS, what="--text")
+    text = [sentence.split() for sentence in sentences]
     model_path = args.model or DEFAULT_MODEL_NAME
     model, _ = load_bilm(model_path)
     check_reads_char_ids(model, "elmo demo")
