@@ -76,16 +76,21 @@ def run(args: argparse.Namespace) -> int:
     # checked before the model loads; a line is one sentence, never cut (a line has fewer tokens than characters)
     sentences = read_corpus(text_path, max_sentence_tokens=MAX_LINE_CHARS, what="--text")
     text = [sentence.split() for sentence in sentences]
+    queries = [split_words(s, "spacy:en")[0] for s in args.sentences]  # as the shipped model's corpus
+    positions = []
+    for sentence, tokens in zip(args.sentences, queries):  # checked before the model loads too
+        if args.word not in tokens:
+            hint = (
+                "; give two sentences that contain it with --sentences 'SENTENCE 1' 'SENTENCE 2'"
+                if args.sentences == list(DEFAULT_SENTENCES)
+                else ""
+            )
+            raise ValueError(f"{args.word!r} is not a token of {sentence!r} (tokens: {tokens}){hint}")
+        positions.append(tokens.index(args.word))
     model_path = args.model or DEFAULT_MODEL_NAME
     model, _ = load_bilm(model_path)
     check_reads_char_ids(model, "elmo demo")
     model.to(device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
-    queries = [split_words(s, "spacy:en")[0] for s in args.sentences]  # as the shipped model's corpus
-    positions = []
-    for sentence, tokens in zip(args.sentences, queries):
-        if args.word not in tokens:
-            raise ValueError(f"{args.word!r} is not a token of {sentence!r} (tokens: {tokens})")
-        positions.append(tokens.index(args.word))
     vectors = [layers[:, i] for layers, i in zip(embed(model, queries), positions)]  # (L+1, 2P) each
     print(f"model: {model_path}")
     for n, tokens in enumerate(queries, start=1):
