@@ -157,7 +157,8 @@ def embed_file(
     batch_size: int | None = None,
     output_format: str | None = None,
 ) -> EmbedResult:
-    """Embed every line of ``input_path`` (of ``shard``) into an AllenNLP-style HDF5 file.
+    """Embed every line of ``input_path`` (of ``shard``) into an AllenNLP-style HDF5 file (``output_path``;
+    ``~`` in the paths is the home folder).
 
     Resumes the unfinished run of the same settings; see the module docstring for the format,
     the files written and the crash safety. ``model_id`` names the model in the run's settings
@@ -186,8 +187,11 @@ def embed_file(
     check_reads_char_ids(model, "embed_file")
     tokens_per_batch = renamed_tokens_per_batch(tokens_per_batch, batch_tokens, "embed_file")
     max_token_chars = model_token_limit(model, max_token_chars)  # once: the scan and the run check the same limit
-    input_path, target = Path(input_path), shard.output_file(output_path)
-    model_files = model_path or model.name_or_path  # "" for a model built in memory (from_allennlp)
+    # "~/in.txt" from Python: the home folder's, as the shell would have it (never a folder named "~")
+    input_path, output_path = Path(input_path).expanduser(), os.path.expanduser(output_path)
+    target = shard.output_file(output_path)
+    # "" for a model built in memory (from_allennlp)
+    model_files = os.path.expanduser(model_path) if model_path else model.name_or_path
     _check_run(input_path, target, output_path, shard, layers, pool, tokens_per_batch, chunk_lines)
     local_model = Path(model_files) if model_files and Path(model_files).exists() else None
     if local_model is not None:
