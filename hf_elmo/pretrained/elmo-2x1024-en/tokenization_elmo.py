@@ -14,6 +14,7 @@ Raw text is split into words by the rule the model's corpus was tokenised with
 from __future__ import annotations
 
 import codecs
+import difflib
 import functools
 import os
 import re
@@ -547,6 +548,26 @@ class ElmoBatchEncoding(BatchEncoding):
         return [first + position if real else None for position, real in enumerate(row)]
 
 
+#: The tokenizer's own settings (``ElmoTokenizer.__init__``'s), which transformers would keep, unused,
+#: under any other name: a misspelling of one is refused (``_refuse_misspelt_settings``).
+_OWN_SETTINGS = ("max_characters_per_token", "max_token_chars", "pre_tokenizer")
+
+
+def _refuse_misspelt_settings(kwargs: Mapping[str, Any]) -> None:
+    """Refuse, in one line, a keyword (from ``from_pretrained`` or ``tokenizer_config.json``) that is a
+    misspelling of one of ``_OWN_SETTINGS``: transformers keeps any keyword, so ``pre_tokenizers="whitespace"``
+    would split text by the folder's rule instead, silently. Only near-equal names are taken for one
+    (``difflib``, ratio 0.8: transformers' own keywords, ``tokenizer_file`` or ``mask_token``, are 0.67
+    at most)."""
+    for name in kwargs:
+        meant = difflib.get_close_matches(name, _OWN_SETTINGS, n=1, cutoff=0.8)
+        if meant and name not in _OWN_SETTINGS:
+            raise TypeError(
+                f"ElmoTokenizer has no setting {name!r}: did you mean {meant[0]!r}? (its settings: "
+                f"{', '.join(_OWN_SETTINGS)})"
+            )
+
+
 def _one_sentence(ids: Any) -> bool:
     """Whether ``ids`` are one sentence's char ids (T, W) with T >= 1, not a batch's (B, T, W)."""
     if isinstance(ids, (torch.Tensor, np.ndarray)):
@@ -603,6 +624,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         pre_tokenizer: str = WHITESPACE,
         **kwargs: Any,
     ) -> None:
+        _refuse_misspelt_settings(kwargs)
         max_characters_per_token = _width(max_characters_per_token)
         self.max_characters_per_token = max_characters_per_token
         self.max_token_chars = max_token_chars = _token_limit(max_token_chars)
