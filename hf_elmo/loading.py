@@ -701,7 +701,7 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any], subfold
         return name_or_path
     name = _named(name_or_path)
     path = Path(name).expanduser()
-    source: Any = name_or_path
+    source: Any = str(path) if path.exists() else name_or_path  # "~/model": the home folder's, for transformers too
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
         # transformers would retry an unreachable Hub for minutes, then give the tokenizer's defaults
         source = path = hub_probe(name, hub_arguments(hub), files, ["*.json"], subfolder)
