@@ -9,6 +9,9 @@ blocks of a shard, block 0 goes to ``valid.txt`` and block 100 to ``test.txt`` (
 ``train.txt`` (for a compute budget that sees fewer tokens than the corpus has).
 
     python scripts/prepare_pretrain_en.py ../shared/data/pretrain-en /tmp/pretrain-en-tok --train-fraction 0.4
+
+The files are written in a hidden folder of the run's inside the output folder and moved into place at the
+end: a run stopped part-way (Ctrl-C, an error) leaves earlier outputs as they were and no file of its own.
 """
 
 from __future__ import annotations
@@ -17,13 +20,17 @@ import argparse
 import gzip
 import json
 import os
+import tempfile
 from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
 
+from hf_elmo.fileio import check_output_file, check_parent_folders
 from hf_elmo_cli.commands._args import fraction, positive_int
 
 SPLITS = ("train", "valid", "test")
+#: What the run records beside the splits: its settings and token counts.
+SUMMARY = "prepare.json"
 CYCLE = 200
 
 
@@ -45,7 +52,7 @@ def tokenise_shard(job: tuple[str, str, int, float]) -> dict[str, int]:
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")
     name = Path(shard).name.removesuffix(".txt.gz")
-    handles = {s: open(Path(out_dir) / f"{name}.{s}.txt.tmp", "w", encoding="utf-8") for s in SPLITS}
+    handles = {s: open(Path(out_dir) / f"{name}.{s}.txt", "w", encoding="utf-8") for s in SPLITS}
     counts = {s: 0 for s in SPLITS}
     with gzip.open(shard, "rt", encoding="utf-8") as f:
         kept: list[tuple[str, str]] = [
@@ -59,9 +66,8 @@ def tokenise_shard(job: tuple[str, str, int, float]) -> dict[str, int]:
             if tokens:
                 handles[split].write(" ".join(tokens) + "\n")
                 counts[split] += len(tokens)
-    for split, handle in handles.items():
+    for handle in handles.values():
         handle.close()
-        os.replace(handle.name, Path(out_dir) / f"{name}.{split}.txt")
     return counts
 
 
@@ -84,18 +90,32 @@ def main(argv: Sequence[str] | None = None) -> None:
     shards = sorted(str(p) for p in args.source.glob("*.txt.gz"))
     if not shards:
         raise SystemExit(f"no *.txt.gz shards in {args.source}")
+    outputs = [args.out_dir / f"{split}.txt" for split in SPLITS] + [args.out_dir / SUMMARY]
+    try:  # before the shards are read: a file where the folder goes, or an output that is a folder or link
+        check_parent_folders(args.out_dir / SUMMARY)
+        for output in outputs:
+            check_output_file(output)
+    except OSError as error:
+        raise SystemExit(f"error: {error}") from None
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    jobs = [(s, str(args.out_dir), args.block, args.train_fraction) for s in shards]
+    # the shards' parts and the files being written: in a hidden folder of this run's, removed however it ends
+    # (but a kill), so that no file of the user's is written over and no half-written output is left
+    with tempfile.TemporaryDirectory(prefix=".prepare-", dir=args.out_dir) as staging:
+        prepare(args, shards, Path(staging))
+
+
+def prepare(args: argparse.Namespace, shards: list[str], staging: Path) -> None:
+    """Tokenise ``shards`` into ``staging`` and move the split files and their summary into ``args.out_dir``."""
+    jobs = [(s, str(staging), args.block, args.train_fraction) for s in shards]
     with Pool(args.processes) as pool:
         results = pool.map(tokenise_shard, jobs, chunksize=1)
     totals = {s: 0 for s in SPLITS}
     for split in SPLITS:
-        with open(args.out_dir / f"{split}.txt.tmp", "w", encoding="utf-8") as out:
+        with open(staging / f"{split}.txt", "w", encoding="utf-8") as out:
             for shard in shards:
-                part = args.out_dir / f"{Path(shard).name.removesuffix('.txt.gz')}.{split}.txt"
+                part = staging / f"{Path(shard).name.removesuffix('.txt.gz')}.{split}.txt"
                 out.write(part.read_text(encoding="utf-8"))
                 part.unlink()
-        os.replace(args.out_dir / f"{split}.txt.tmp", args.out_dir / f"{split}.txt")
     for counts in results:
         for split, n in counts.items():
             totals[split] += n
@@ -107,7 +127,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "tokens": totals,
         "tokenizer": "spacy.blank('en') + sentencizer",
     }
-    (args.out_dir / "prepare.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (staging / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
+    for name in (*(f"{split}.txt" for split in SPLITS), SUMMARY):
+        os.replace(staging / name, args.out_dir / name)
     print(json.dumps(summary))
 
 
