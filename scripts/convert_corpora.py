@@ -23,7 +23,15 @@ from pathlib import Path
 import spacy
 from spacy.tokens import DocBin
 
-from hf_elmo.fileio import atomic_file, check_lock_file, check_output_file, lock_path, sole_writer
+from hf_elmo.fileio import (
+    atomic_file,
+    check_lock_file,
+    check_output_file,
+    check_parent_folders,
+    check_writable,
+    lock_path,
+    sole_writer,
+)
 from hf_elmo_cli.commands._args import integer_at_least
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 
@@ -45,18 +53,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--max-sentences", type=integer_at_least(0), default=0, help="read at most this many sentences (0: all)"
     )
     args = parser.parse_args(argv)
-    try:
+    try:  # before the corpus is read
         check_output_file(args.output, [args.source])
         check_lock_file(lock_path(args.output))
-    except FileExistsError as error:
+        check_parent_folders(args.output)
+        check_writable(args.output.parent, args.output)
+    except OSError as error:
         parser.exit(1, f"error: {error}\n")
     vocab = spacy.blank("en").vocab
     try:
         docs = list(READERS[args.format](args.source, vocab, args.max_sentences or None))
     except (OSError, ValueError) as error:
         parser.exit(1, f"error: {error}\n")
-    args.output.parent.mkdir(parents=True, exist_ok=True)
     try:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
         with sole_writer(args.output), atomic_file(args.output) as tmp:
             DocBin(docs=docs).to_disk(tmp)
     except OSError as error:  # another run writes it (OutputBusyError), a full disk
