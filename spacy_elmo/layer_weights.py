@@ -113,10 +113,11 @@ def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
     """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing, through a
     temporary file renamed into place (and free the figure), holding its lock (``sole_writer``, which removes the
     temporary files that killed writers left); an ``output`` that ``check_figure_output`` refuses is refused
-    first."""
+    first; ``~`` is the home folder."""
+    output = Path(output).expanduser()
     check_figure_output(output)
     figure = layer_weights_figure(mixes)
-    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    output.parent.mkdir(parents=True, exist_ok=True)
     try:
         with sole_writer(output), atomic_file(output) as tmp:
             figure.savefig(tmp, dpi=120, format="png")

@@ -74,3 +74,13 @@ def test_a_lock_path_that_holds_a_users_file_is_refused_before_anything_is_read(
         == f"error: {lock_path(output)} exists and is no lock of elmo (it is not empty); move it, or write elsewhere\n"
     )
     assert lock_path(output).read_text() == "mine"
+
+
+def test_a_figure_saved_to_a_quoted_home_path_goes_to_the_home_folder(tmp_path, monkeypatch):
+    """Was: written into a folder named '~' in the current folder."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    save_layer_weights(MIXES, "~/plots/w.png")
+    assert (tmp_path / "home" / "plots" / "w.png").read_bytes().startswith(b"\x89PNG")
+    assert list((tmp_path / "work").iterdir()) == []
