@@ -190,17 +190,20 @@ def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
 
 
 @contextmanager
-def push_said(what: str, repo_id: str) -> Iterator[None]:
+def push_said(what: str, repo_id: str, saved: str | None = None) -> Iterator[None]:
     """``what`` (``ElmoModel.push_to_hub``, say) pushing to ``repo_id``, a request to the Hub that got
     no answer (no network, a proxy that refuses it) said in one line naming the repository and what to do,
-    instead of the HTTP client's ``ConnectError``, which names neither."""
+    instead of the HTTP client's ``ConnectError``, which names neither. ``saved``: the folder already
+    saved whole (``save_pretrained(push_to_hub=True)``), which the line names for uploading later."""
     try:
         yield
     except _request_errors() as err:
-        raise OSError(
-            f"{what} {repo_id}: {_request_failed(err)}, or save_pretrained(FOLDER) and upload the folder later "
-            f"(hf upload {repo_id} FOLDER)"
-        ) from None
+        later = (
+            f"; the folder {saved} is saved whole: upload it later (hf upload {repo_id} {saved})"
+            if saved is not None
+            else f", or save_pretrained(FOLDER) and upload the folder later (hf upload {repo_id} FOLDER)"
+        )
+        raise OSError(f"{what} {repo_id}: {_request_failed(err)}{later}") from None
 
 
 def _request_failed(err: Exception) -> str:

@@ -670,10 +670,11 @@ class PackageLoader:
         return tokenizer
 
     @staticmethod
-    def pushing(what: str, repo_id: str) -> AbstractContextManager[None]:
+    def pushing(what: str, repo_id: str, saved: str | None = None) -> AbstractContextManager[None]:
         """Around ``what``'s push to ``repo_id`` (``push_to_hub`` of the model, config and tokenizer
-        classes): a Hub that cannot be reached said in one line (``push_said``)."""
-        return push_said(what, repo_id)
+        classes, and their ``save_pretrained(push_to_hub=True)``): a Hub that cannot be reached said in one
+        line (``push_said``)."""
+        return push_said(what, repo_id, saved)
 
     @staticmethod
     def config_source(name_or_path: Any, hub: Mapping[str, Any], subfolder: str = "") -> Any:

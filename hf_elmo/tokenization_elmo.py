@@ -20,6 +20,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
@@ -44,6 +45,7 @@ from .configuration_elmo import (
     json_of,
     pre_tokenizer_name,
     push_errors_said,
+    pushed_repo_id,
 )
 
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
@@ -713,10 +715,25 @@ class ElmoTokenizer(PreTrainedTokenizer):
     def _tokenize(self, text: str, **kwargs: Any) -> list[str]:
         return split_words(text, self.pre_tokenizer)[0]
 
-    def save_pretrained(self, save_directory: str | os.PathLike, *args: Any, **kwargs: Any) -> tuple[str, ...]:
+    def save_pretrained(
+        self,
+        save_directory: str | os.PathLike,
+        legacy_format: bool | None = None,
+        filename_prefix: str | None = None,
+        push_to_hub: bool = False,
+        **kwargs: Any,
+    ) -> tuple[str, ...]:
         """``PreTrainedTokenizer.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
-        (``check_save_folder``), where transformers logs it and writes nothing."""
-        return super().save_pretrained(check_save_folder(save_directory), *args, **kwargs)
+        (``check_save_folder``), where transformers logs it and writes nothing; with ``push_to_hub``, a Hub that
+        cannot be reached is one line (``push_errors_said``)."""
+        folder = check_save_folder(save_directory)
+        pushing = push_errors_said(
+            self.package_loader,
+            f"{type(self).__name__}.save_pretrained(push_to_hub=True)",
+            pushed_repo_id(folder, kwargs),
+        )
+        with pushing if push_to_hub else nullcontext():
+            return super().save_pretrained(folder, legacy_format, filename_prefix, push_to_hub, **kwargs)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PreTrainedTokenizer.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""

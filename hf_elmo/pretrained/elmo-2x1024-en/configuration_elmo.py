@@ -530,10 +530,18 @@ class ElmoConfig(PretrainedConfig):
             )
         return {key: value for key, value in config_dict.items() if key not in _DERIVED_FIELDS}
 
-    def save_pretrained(self, save_directory: str | os.PathLike, *args: Any, **kwargs: Any) -> None:
+    def save_pretrained(self, save_directory: str | os.PathLike, push_to_hub: bool = False, **kwargs: Any) -> None:
         """``PretrainedConfig.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
-        (``check_save_folder``)."""
-        super().save_pretrained(check_save_folder(save_directory), *args, **kwargs)
+        (``check_save_folder``); with ``push_to_hub``, a Hub that cannot be reached is one line
+        (``push_errors_said``)."""
+        folder = check_save_folder(save_directory)
+        pushing = push_errors_said(
+            self.package_loader,
+            f"{type(self).__name__}.save_pretrained(push_to_hub=True)",
+            pushed_repo_id(folder, kwargs),
+        )
+        with pushing if push_to_hub else nullcontext():
+            super().save_pretrained(folder, push_to_hub, **kwargs)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PretrainedConfig.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
@@ -644,11 +652,20 @@ def check_save_folder(save_directory: str | os.PathLike) -> str:
     return folder
 
 
-def push_errors_said(package_loader: Any | None, what: str, repo_id: Any) -> AbstractContextManager[Any]:
+def push_errors_said(
+    package_loader: Any | None, what: str, repo_id: Any, saved: str | None = None
+) -> AbstractContextManager[Any]:
     """Around ``what``'s push to the Hub repository ``repo_id`` (the model's, config's and tokenizer's
-    ``push_to_hub``): the hf-elmo package's ``pushing`` (``hf_elmo.hub.push_said``: a Hub that cannot be
-    reached said in one line), or nothing in a remote-code copy, without the package."""
-    return nullcontext() if package_loader is None else package_loader.pushing(what, repo_id)
+    ``push_to_hub`` and ``save_pretrained(push_to_hub=True)``; ``saved``: the folder saved whole before the
+    push): the hf-elmo package's ``pushing`` (``hf_elmo.hub.push_said``: a Hub that cannot be reached said in
+    one line), or nothing in a remote-code copy, without the package."""
+    return nullcontext() if package_loader is None else package_loader.pushing(what, repo_id, saved)
+
+
+def pushed_repo_id(save_directory: str, kwargs: dict[str, Any]) -> str:
+    """The Hub repository that ``save_pretrained(save_directory, push_to_hub=True, **kwargs)`` pushes to, as
+    transformers takes it: ``repo_id``, or the folder's last part."""
+    return str(kwargs.get("repo_id", save_directory.split(os.path.sep)[-1]))
 
 
 def read_json_file(path: str | os.PathLike) -> Any:

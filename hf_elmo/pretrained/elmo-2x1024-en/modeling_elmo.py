@@ -38,7 +38,14 @@ from transformers import PreTrainedConfig, PreTrainedModel
 from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import ElmoConfig, check_save_folder, described, push_errors_said, some_of
+from .configuration_elmo import (
+    ElmoConfig,
+    check_save_folder,
+    described,
+    push_errors_said,
+    pushed_repo_id,
+    some_of,
+)
 from .elmo_cache import DerivedWeights, TokenLayerCache
 from .elmo_kernels import (
     FORGET_BIAS,
@@ -861,7 +868,9 @@ class ElmoPreTrainedModel(PreTrainedModel):
         (``_earlier_weights_removed``). A model whose weights were never loaded (``weights_never_loaded``)
         is refused before anything is written, and so is a path that is a file (``~`` is the home folder,
         ``check_save_folder``); a save that fails
-        (a bad ``max_shard_size``, a full disk) into a folder it created removes that folder.
+        (a bad ``max_shard_size``, a full disk) into a folder it created removes that folder. With
+        ``push_to_hub`` the folder is saved whole first, then pushed (``_push_saved``): an upload that fails
+        leaves it, and a Hub that cannot be reached is one line naming it (``push_errors_said``).
         """
         if "state_dict" not in kwargs and weights_never_loaded(self):
             raise _never_loaded()  # transformers would fail on the first weight, the config and code written
@@ -886,9 +895,13 @@ class ElmoPreTrainedModel(PreTrainedModel):
             }
         folder = Path(check_save_folder(save_directory))  # "~/model": the home folder's
         new = not folder.exists()
+        saving = inspect.signature(PreTrainedModel.save_pretrained).bind_partial(self, folder, *args, **kwargs)
+        push = saving.arguments.pop("push_to_hub", False)
+        hub = saving.arguments.pop("kwargs", {}) if push else {}  # the repository's and commit's (private=...)
+        files_timestamps = {} if new or not push else self._get_files_timestamps(folder)
         try:
             with _no_weight_progress_bars(), _earlier_weights_removed(folder, kwargs):
-                super().save_pretrained(folder, *args, **kwargs)
+                super().save_pretrained(*saving.args[1:], **saving.kwargs)
         except BaseException:
             if new:  # a folder of config and code without (all) the weights would pass for a model
                 shutil.rmtree(folder, ignore_errors=True)
@@ -898,6 +911,29 @@ class ElmoPreTrainedModel(PreTrainedModel):
             mode = config_file.stat().st_mode & 0o666
             for weights in folder.glob("*.safetensors"):
                 weights.chmod(mode)
+        if push and self.should_save_on_this_rank(saving.arguments.get("is_main_process", True)):
+            self._push_saved(folder, files_timestamps, saving.arguments.get("token"), hub)
+
+    def _push_saved(
+        self, folder: Path, files_timestamps: dict[str, float], token: str | bool | None, hub: dict[str, Any]
+    ) -> None:
+        """The push of ``save_pretrained(folder, push_to_hub=True, **hub)`` once ``folder`` is saved whole, as
+        transformers pushes (the repository made, a model card, the files changed since ``files_timestamps``
+        uploaded), where transformers made the repository before saving and removed nothing when it failed."""
+        from transformers.utils.hub import create_and_tag_model_card, hf_api
+
+        commit_message = hub.pop("commit_message", None)
+        repo_id = pushed_repo_id(str(folder), hub)
+        hub.pop("repo_id", None)
+        create_pr = hub.pop("create_pr", False)
+        what = f"{type(self).__name__}.save_pretrained(push_to_hub=True)"
+        with push_errors_said(self.package_loader, what, repo_id, saved=str(folder)):
+            repo_id = hf_api().create_repo(repo_id, exist_ok=True, **hub).repo_id
+            card = create_and_tag_model_card(repo_id, self.model_tags, token=token)  # type: ignore[arg-type]  # (or True)
+            card.save(folder / "README.md")
+            self._upload_modified_files(
+                folder, repo_id, files_timestamps, commit_message=commit_message, token=token, create_pr=create_pr
+            )
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]  # typed through functools.wraps
         """``PreTrainedModel.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
