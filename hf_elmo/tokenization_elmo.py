@@ -725,7 +725,14 @@ class ElmoTokenizer(PreTrainedTokenizer):
     ) -> tuple[str, ...]:
         """``PreTrainedTokenizer.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
         (``check_save_folder``), where transformers logs it and writes nothing; with ``push_to_hub``, a Hub that
-        cannot be reached is one line (``push_errors_said``)."""
+        cannot be reached is one line (``push_errors_said``). A ``filename_prefix`` is refused before anything is
+        written: the folder would not load."""
+        if filename_prefix:  # transformers writes PREFIX-tokenizer_config.json, which no from_pretrained reads
+            raise ValueError(
+                f"ElmoTokenizer.save_pretrained: filename_prefix={filename_prefix!r} would write "
+                f"{filename_prefix}-tokenizer_config.json, which from_pretrained does not read (it reads "
+                "tokenizer_config.json): save into a folder of its own, without filename_prefix"
+            )
         folder = check_save_folder(save_directory)
         pushing = push_errors_said(
             self.package_loader,
