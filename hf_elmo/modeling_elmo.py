@@ -1173,9 +1173,8 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
     """
     if not isinstance(input_ids, torch.Tensor):
         raise TypeError(
-            f"input_ids must be a torch.Tensor of char ids (batch, tokens, {width}), got "
-            f"{type(input_ids).__module__}.{type(input_ids).__name__}; convert it with torch.as_tensor, "
-            "or call the tokenizer with return_tensors='pt'"
+            f"input_ids must be a torch.Tensor of char ids (batch, tokens, {width}), got {described(input_ids)}; "
+            "convert it with torch.as_tensor, or call the tokenizer with return_tensors='pt'"
         )
     if input_ids.dtype not in INPUT_ID_DTYPES:
         raise TypeError(

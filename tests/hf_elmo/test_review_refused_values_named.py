@@ -40,3 +40,16 @@ def test_the_spacy_bilm_names_what_a_loader_returned_instead_of_a_model():
 
     with pytest.raises(TypeError, match=r"^an ELMo loader must return an hf_elmo\.ElmoModel, got None$"):
         widths(None)
+
+
+@pytest.mark.parametrize(
+    "input_ids, shown",
+    [([[[260, 98, 261]]], r"the list \[\[\[260, 98, 261\]\]\]"), (None, "None")],
+    ids=["list", "none"],
+)
+def test_the_model_names_input_ids_that_are_no_tensor_by_their_value(input_ids, shown):
+    """Was: "got builtins.list" (and "builtins.NoneType")."""
+    with pytest.raises(
+        TypeError, match=rf"^input_ids must be a torch\.Tensor of char ids \(batch, tokens, 50\), got {shown}; convert"
+    ):
+        ElmoModel(tiny_config())(input_ids)
