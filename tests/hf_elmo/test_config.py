@@ -88,7 +88,10 @@ def test_every_size_field_is_bounded_with_an_error_naming_field_value_and_range(
         ({"lstm_dim": "abc"}, r"ElmoConfig\.lstm_dim must be an integer in 1\.\.16384, got the str 'abc'"),
         ({"projection_dim": 64.7}, r"projection_dim must be an integer in 1\.\.8192, got the float 64\.7"),
         ({"n_layers": True}, r"n_layers must be an integer .* got the bool True"),
-        ({"filters": [[1]]}, r"filters must be a list of \[width, n_channels\] pairs, e\.g\. .*; filter 0 is \[1\]"),
+        (
+            {"filters": [[1]]},
+            r"filters must be a list of \[width, n_channels\] pairs, e\.g\. .*; filter 0 is the list \[1\]",
+        ),
         ({"filters": "[[1, 4]]"}, r"filters must be a list of \[width, n_channels\] pairs"),
         ({"filters": [[1, "4"]]}, r"filters\[0\] n_channels must be an integer .* got the str '4'"),
         ({"filters": [[0, 5]]}, r"filters\[0\] width must be in 1\.\.50"),
@@ -250,8 +253,14 @@ def test_char_ids_accept_every_width_the_config_accepts():
 @pytest.mark.parametrize(
     "fields, message",
     [
-        ({"softmax": "hierarchical"}, r"^ElmoConfig\.softmax must be one of \('sampled', 'full'\), got 'hierarchical'"),
-        ({"token_embedding": "bpe"}, r"^ElmoConfig\.token_embedding must be one of \('char_cnn', 'word'\), got 'bpe'"),
+        (
+            {"softmax": "hierarchical"},
+            r"^ElmoConfig\.softmax must be one of \('sampled', 'full'\), got the str 'hierarchical'",
+        ),
+        (
+            {"token_embedding": "bpe"},
+            r"^ElmoConfig\.token_embedding must be one of \('char_cnn', 'word'\), got the str 'bpe'",
+        ),
         ({"token_embedding": "word"}, r"^ElmoConfig\.vocab_size must be set for token_embedding='word'"),
         ({"vocab_size": 3}, r"^ElmoConfig\.vocab_size must be in 4\.\.10000000, got 3"),
         ({"vocab_size": "100"}, r"^ElmoConfig\.vocab_size must be an integer in 4\.\.10000000, got the str '100'"),

@@ -346,7 +346,7 @@ def test_a_softmax_without_a_shape_is_refused_naming_it(how, original, tmp_path)
         (
             lambda o: o["char_cnn"].update(filters=[[1]]),
             "options field char_cnn.filters must be a list of [width, n_channels] pairs, "
-            "e.g. [[1, 32], [2, 32], [3, 64]]; filter 0 is [1]",
+            "e.g. [[1, 32], [2, 32], [3, 64]]; filter 0 is the list [1]",
         ),
         (
             lambda o: o["char_cnn"].update(filters=[[1, 4], [2, "8"]]),

@@ -185,14 +185,14 @@ def _flag(field: str, value: Any) -> bool:
 
 def _choice(field: str, value: Any, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in choices:
-        raise ElmoConfigError(field, f"must be one of {choices}, got {value!r}")
+        raise ElmoConfigError(field, f"must be one of {choices}, got {described(value)}")
     return value
 
 
 def _filters(value: Any, max_characters_per_token: int = SIZE_LIMITS["max_characters_per_token"][1]) -> list[list[int]]:
     """The char-CNN filters as ``[[width, n_channels], ...]`` ints, each checked."""
     if not isinstance(value, (list, tuple)):
-        raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}, got {value!r}")
+        raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}, got {described(value)}")
     if not value:
         raise ElmoConfigError("filters", "must list at least one [width, n_channels] pair")
     if len(value) > MAX_FILTERS:
@@ -200,7 +200,7 @@ def _filters(value: Any, max_characters_per_token: int = SIZE_LIMITS["max_charac
     filters = []
     for index, pair in enumerate(value):
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}; filter {index} is {pair!r}")
+            raise ElmoConfigError("filters", f"must be {_FILTERS_FORM}; filter {index} is {described(pair)}")
         width = _filter_width(index, pair[0], max_characters_per_token)
         channels = check_integer(f"filters[{index}] n_channels", pair[1], 1, MAX_FILTER_CHANNELS)
         filters.append([width, channels])
@@ -236,8 +236,8 @@ def _pre_tokenizer(value: Any) -> str | None:
 
 
 def _n_characters(value: Any) -> int:
-    if isinstance(value, bool) or value not in (261, 262):
-        raise ElmoConfigError("n_characters", f"must be 261 or 262 (ELMo's byte ids), got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float)) or value not in (261, 262):
+        raise ElmoConfigError("n_characters", f"must be 261 or 262 (ELMo's byte ids), got {described(value)}")
     return int(value)
 
 
