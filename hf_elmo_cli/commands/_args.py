@@ -21,17 +21,20 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 
-def integer_at_least(least: int) -> Callable[[str], int]:
+def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int]:
     """An ``argparse`` type: an integer >= ``least`` (e.g. ``elmo perplexity --tokens-per-batch``,
-    at least 3); ``2.5`` and words are refused too."""
-    wanted = "a positive integer" if least == 1 else f"an integer >= {least}"
+    at least 3) and, when ``most`` is given, <= ``most``; ``2.5`` and words are refused too."""
+    if most is not None:
+        wanted = f"an integer in {least}..{most}"
+    else:
+        wanted = "a positive integer" if least == 1 else f"an integer >= {least}"
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = least - 1
-        if value < least:
+        if value < least or (most is not None and value > most):
             raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
         return value
 
@@ -120,6 +123,9 @@ def one_model(argument: str | None, option: str | None) -> str | None:
     return argument if option is None else option
 
 
+#: The most ``--threads``: far more than any machine's cores; many more fail only once torch starts them, with a
+#: traceback ("can't start new thread") or OpenMP's abort ("Thread creation failed"), after the model loaded.
+MAX_THREADS = 1024
 #: What ``--threads`` runs with when it is not given: torch's own count, which the library leaves as it is.
 THREADS_DEFAULT = "torch's own: one per CPU core, or OMP_NUM_THREADS"
 
@@ -127,7 +133,9 @@ THREADS_DEFAULT = "torch's own: one per CPU core, or OMP_NUM_THREADS"
 def add_threads_option(parser: Any, help: str = "torch CPU threads") -> None:
     """``--threads N``, taken by every command that runs torch (``elmo embed``, ``demo``,
     ``perplexity``, ``export``, ``pretrain``); ``parser`` may be an argument group."""
-    parser.add_argument("--threads", type=positive_int, metavar="N", help=f"{help} (default: {THREADS_DEFAULT})")
+    parser.add_argument(
+        "--threads", type=integer_at_least(1, MAX_THREADS), metavar="N", help=f"{help} (default: {THREADS_DEFAULT})"
+    )
 
 
 def use_threads(args: argparse.Namespace) -> None:
