@@ -38,7 +38,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL"
     )
-    parser.add_argument("--unk-token", help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>")
+    parser.add_argument(
+        "--unk-token",
+        type=one_token,
+        help="the file's unknown-word token (e.g. <unk> in WikiText), read as <UNK>",
+    )
     add_device_option(parser)
     add_threads_option(parser)
     parser.add_argument(
@@ -51,6 +55,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.defer(add_reading_options)  # their defaults are in hf_elmo (torch): read only when the command runs
     parser.set_defaults(run=run)
+
+
+def one_token(text: str) -> str:
+    """``--unk-token``: one whitespace token, as the file's tokens are (an empty or spaced one matches none of
+    them, and was ignored without a word)."""
+    if text.split() != [text]:
+        raise argparse.ArgumentTypeError(f"must be one token, without whitespace, got {text!r}")
+    return text
 
 
 def add_reading_options(parser: argparse.ArgumentParser) -> None:
