@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
@@ -22,6 +23,8 @@ from .commands._args import CommandParser, SuggestingParser, close_match
 COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed", "export"]
 #: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it.
 INTERRUPTED = 130
+#: The exit status of a command whose stdout was closed by its reader (SIGPIPE), as shells report it.
+BROKEN_PIPE = 141
 
 
 def distribution_version() -> str:
@@ -47,7 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``elmo`` command line; returns the exit status (``INTERRUPTED`` after Ctrl-C, with
-    one line on stderr, no traceback: what every command writes is whole, renamed into place).
+    one line on stderr, no traceback: what every command writes is whole, renamed into place;
+    ``BROKEN_PIPE``, silently, when the reader of its stdout left).
     Without arguments it prints the help, which lists the commands, on stderr, and returns 2."""
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
@@ -67,12 +71,24 @@ def main(argv: list[str] | None = None) -> int:
         if what is not None:
             print(f"elmo {args.command}: interrupted{'; ' + what if what else ''}", file=sys.stderr)
         return INTERRUPTED
+    except BrokenPipeError:  # the reader of stdout left (elmo ... | head): end quietly, as other tools do
+        _quiet_stdout()
+        return BROKEN_PIPE
     # bad input, missing or unreadable files, a missing optional package (hf_elmo.training.distributed.REFUSALS):
     # one line, no traceback, from the one process that speaks (CommandParser)
     except (ValueError, OSError, ImportError) as err:
         if args.speaks():
             print(f"elmo {args.command}: error: {err}", file=sys.stderr)
         return 2
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at the null device: its reader has gone, and the interpreter's flush at exit would
+    fail again ('Exception ignored ... BrokenPipeError' on stderr)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (io.UnsupportedOperation is both)
+        pass
 
 
 def _refuse_an_option_before_the_command(parser: argparse.ArgumentParser, first: str) -> None:
