@@ -507,7 +507,7 @@ def open_loss_log(folder: Path, step: int) -> IO[str]:
     so that it can be followed while the run goes on, cut back to ``step`` on resume.
 
     A last line without its line end (cut by a full disk) is dropped; any other line that is not
-    a step's is named, with what to do.
+    a step's is named, with what to do. The kept lines are rewritten whole (``write_text_atomic``).
     """
     path = folder / LOSS_LOG
     kept = []
@@ -523,7 +523,6 @@ def open_loss_log(folder: Path, step: int) -> IO[str]:
                 )
             if int(fields[0]) <= step:
                 kept.append(line + "\n")
-    handle = open(path, "w", encoding="utf-8", buffering=1)
-    handle.write("step\tepoch\ttokens_seen\ttrain_loss\tseconds\n")
-    handle.writelines(kept)
-    return handle
+    # rewritten aside and renamed into place: Ctrl-C or a full disk meanwhile keeps the log of the earlier steps
+    write_text_atomic(path, "step\tepoch\ttokens_seen\ttrain_loss\tseconds\n" + "".join(kept))
+    return open(path, "a", encoding="utf-8", buffering=1)
