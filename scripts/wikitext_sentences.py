@@ -15,7 +15,14 @@ import argparse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from hf_elmo.fileio import atomic_file, check_lock_file, check_output_file, lock_path, sole_writer
+from hf_elmo.fileio import (
+    atomic_file,
+    check_lock_file,
+    check_output_file,
+    check_parent_folders,
+    lock_path,
+    sole_writer,
+)
 
 MAP = {"@-@": "-", "@,@": ",", "@.@": ".", "<unk>": "<UNK>"}
 
@@ -47,6 +54,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         check_output_file(args.out, [args.source])
         check_lock_file(lock_path(args.out))
+        check_parent_folders(args.out)
         with open(args.source, encoding="utf-8") as src, sole_writer(args.out), atomic_file(args.out) as tmp:
             with open(tmp, "w", encoding="utf-8") as out:
                 for tokens in sentences(src):

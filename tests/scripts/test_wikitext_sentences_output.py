@@ -94,3 +94,15 @@ def test_an_interrupted_or_full_disk_run_keeps_the_earlier_output_and_leaves_no_
         )
     assert out.read_text() == "earlier\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["wiki.test.tokens", "wt2.txt"]
+
+
+def test_an_output_under_a_file_names_that_file(source, tmp_path, capsys):
+    """Was: '[Errno 20] Not a directory: .../notes.txt/wt2.txt.lock', naming the lock file, not the user's."""
+    (tmp_path / "notes.txt").write_text("mine")
+    code, err = run(capsys, str(source), str(tmp_path / "notes.txt" / "wt2.txt"))
+    assert (
+        code == 1
+        and err.startswith(f"error: {tmp_path / 'notes.txt'} is a file, not a folder, so ")
+        and err.count("\n") == 1
+    )
+    assert (tmp_path / "notes.txt").read_text() == "mine"
