@@ -570,6 +570,25 @@ def _refuse_misspelt_settings(kwargs: Mapping[str, Any]) -> None:
             )
 
 
+#: Other tokenizers' settings that change the text (BERT's, and ``tokenizers``' ``lowercase``), which ELMo,
+#: reading text as written, does not have: one given as true is refused (``_refuse_foreign_settings``).
+_FOREIGN_SETTINGS = ("do_lower_case", "lowercase", "strip_accents", "tokenize_chinese_chars")
+
+
+def _refuse_foreign_settings(kwargs: Mapping[str, Any]) -> None:
+    """Refuse, in one line, another tokenizer's setting that changes the text (``_FOREIGN_SETTINGS``) given
+    as true (from ``from_pretrained`` or ``tokenizer_config.json``): transformers keeps any keyword, unused,
+    so ``do_lower_case=True`` would give the model the text's capitals, silently. Given as false (or
+    ``None``) it asks for what ELMo does, and is let be."""
+    for name in _FOREIGN_SETTINGS:
+        if kwargs.get(name):
+            raise TypeError(
+                f"ElmoTokenizer has no setting {name}={kwargs[name]!r}: ELMo reads text as written (no "
+                "lower-casing, accent stripping or splitting of Chinese characters); change the text before the "
+                f"tokenizer if the model was trained on such text, or drop {name}"
+            )
+
+
 def _one_sentence(ids: Any) -> bool:
     """Whether ``ids`` are one sentence's char ids (T, W) with T >= 1, not a batch's (B, T, W)."""
     if isinstance(ids, (torch.Tensor, np.ndarray)):
@@ -627,6 +646,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         **kwargs: Any,
     ) -> None:
         _refuse_misspelt_settings(kwargs)
+        _refuse_foreign_settings(kwargs)
         max_characters_per_token = _width(max_characters_per_token)
         self.max_characters_per_token = max_characters_per_token
         self.max_token_chars = max_token_chars = _token_limit(max_token_chars)
