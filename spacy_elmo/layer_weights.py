@@ -23,6 +23,7 @@ from hf_elmo.fileio import (
     atomic_file,
     check_lock_file,
     check_output_file,
+    check_parent_folders,
     check_writable,
     is_or_holds,
     lock_path,
@@ -88,9 +89,11 @@ def check_figure_output(output: str | Path, pipeline: str | Path | None = None) 
     """Raise ``FileExistsError`` when writing the PNG ``output`` would replace what is not an earlier
     figure: one of the files of ``pipeline`` (the folder plotted), a file that is no PNG image, or a
     folder, link or device (``check_output_file``), or where its lock would be is something of the user's
-    (``check_lock_file``); a new file, or an earlier PNG, is fine. A name that does not end in ``.png`` is a
-    ``ValueError``: the figure is a PNG, whatever the name says (was: PNG bytes in ``w.pdf``). First, an
-    ``output`` in a folder that cannot be written is refused (``check_writable``)."""
+    (``check_lock_file``), or a file lies where a folder on its way should be (``check_parent_folders``); a new
+    file, or an earlier PNG, is fine. A name that does not end in ``.png`` is a ``ValueError``: the figure is a
+    PNG, whatever the name says (was: PNG bytes in ``w.pdf``). An ``output`` in a folder that cannot be written
+    is refused too (``check_writable``)."""
+    check_parent_folders(Path(output))
     check_writable(Path(output).parent, output)
     output = check_output_file(output)
     check_lock_file(lock_path(output))

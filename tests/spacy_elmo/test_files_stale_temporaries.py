@@ -84,3 +84,18 @@ def test_a_figure_saved_to_a_quoted_home_path_goes_to_the_home_folder(tmp_path, 
     save_layer_weights(MIXES, "~/plots/w.png")
     assert (tmp_path / "home" / "plots" / "w.png").read_bytes().startswith(b"\x89PNG")
     assert list((tmp_path / "work").iterdir()) == []
+
+
+def test_a_figure_under_a_file_names_that_file_before_the_pipeline_loads(tmp_path, capsys, monkeypatch):
+    """Was: the pipeline loaded, then 'error: OUT: [Errno 17] File exists: .../notes.txt' from making the folder."""
+    import spacy
+
+    (tmp_path / "notes.txt").write_text("mine")
+    out = tmp_path / "notes.txt" / "plots" / "w.png"
+    monkeypatch.setattr(spacy, "load", lambda *args, **kwargs: pytest.fail("the pipeline was loaded"))
+    assert main([str(tmp_path / "pipeline"), str(out)]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"error: {tmp_path / 'notes.txt'} is a file, not a folder, so {out} cannot be written")
+    with pytest.raises(NotADirectoryError):
+        save_layer_weights(MIXES, out)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
