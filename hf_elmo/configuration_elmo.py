@@ -645,8 +645,10 @@ def check_save_folder(save_directory: str | os.PathLike) -> str:
     """``save_directory`` with ``~`` expanded (``"~/model"`` is the home folder's, as ``from_pretrained`` reads
     it; transformers made a folder named ``~`` in the current one), after refusing, in one line, a folder that is
     a file (transformers fails on it late, after writing the code copies, or only logs it and writes nothing):
-    the one check of the model's, config's and tokenizer's ``save_pretrained``."""
+    the one check of the model's, config's and tokenizer's ``save_pretrained``. A trailing ``/`` goes: with
+    ``push_to_hub``, transformers names the repository after the path's last part, which ``"my-elmo/"`` left empty."""
     folder = os.path.expanduser(os.fspath(save_directory))
+    folder = folder.rstrip(os.sep + (os.altsep or "")) or folder  # "/" stays
     if os.path.isfile(folder):
         raise NotADirectoryError(f"{folder} is a file, but save_pretrained writes a folder: give a folder's path")
     return folder

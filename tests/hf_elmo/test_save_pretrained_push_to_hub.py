@@ -80,3 +80,13 @@ def test_config_and_tokenizer_without_a_network_are_one_line_naming_the_reposito
         "(ConnectError: [Errno -2] Name or service not known); check the network and proxy settings "
         "(HTTPS_PROXY), or save_pretrained(FOLDER) and upload the folder later (hf upload me/elmo FOLDER)"
     )
+
+
+@pytest.mark.parametrize("saved", ["model", "config", "tokenizer"])
+def test_a_folder_given_with_a_trailing_slash_names_the_repository(saved, monkeypatch, tmp_path):
+    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", unreachable)
+    monkeypatch.chdir(tmp_path)
+    model = ElmoModel(tiny_config())
+    pushed = {"model": model, "config": model.config, "tokenizer": ElmoTokenizer()}[saved]
+    with pytest.raises(OSError, match=r"\.save_pretrained\(push_to_hub=True\) my-elmo: the request to the Hub failed"):
+        pushed.save_pretrained("my-elmo/", push_to_hub=True)  # was the repository '' (HFValidationError)
