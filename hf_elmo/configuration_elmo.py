@@ -6,8 +6,8 @@ import json
 import math
 import numbers
 import os
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -533,14 +533,9 @@ class ElmoConfig(PretrainedConfig):
     def save_pretrained(self, save_directory: str | os.PathLike, push_to_hub: bool = False, **kwargs: Any) -> None:
         """``PretrainedConfig.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
         (``check_save_folder``); with ``push_to_hub``, a Hub that cannot be reached is one line
-        (``push_errors_said``)."""
+        (``saved_and_pushed``)."""
         folder = check_save_folder(save_directory)
-        pushing = push_errors_said(
-            self.package_loader,
-            f"{type(self).__name__}.save_pretrained(push_to_hub=True)",
-            pushed_repo_id(folder, kwargs),
-        )
-        with pushing if push_to_hub else nullcontext():
+        with saved_and_pushed(self, folder, kwargs) if push_to_hub else nullcontext():
             super().save_pretrained(folder, push_to_hub, **kwargs)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
@@ -662,6 +657,22 @@ def push_errors_said(
     push): the hf-elmo package's ``pushing`` (``hf_elmo.hub.push_said``: a Hub that cannot be reached said in
     one line), or nothing in a remote-code copy, without the package."""
     return nullcontext() if package_loader is None else package_loader.pushing(what, repo_id, saved)
+
+
+@contextmanager
+def saved_and_pushed(saver: Any, folder: str, kwargs: dict[str, Any]) -> Iterator[None]:
+    """Around the config's or tokenizer's (``saver``) ``save_pretrained(folder, push_to_hub=True, **kwargs)``: a Hub
+    that cannot be reached said in one line (``push_errors_said``), and the folder that transformers made for it
+    removed where the push failed before anything was written in it (it makes the repository first)."""
+    new = not os.path.exists(folder)
+    what = f"{type(saver).__name__}.save_pretrained(push_to_hub=True)"
+    try:
+        with push_errors_said(saver.package_loader, what, pushed_repo_id(folder, kwargs)):
+            yield
+    except BaseException:
+        if new and os.path.isdir(folder) and not os.listdir(folder):
+            os.rmdir(folder)
+        raise
 
 
 def pushed_repo_id(save_directory: str, kwargs: dict[str, Any]) -> str:

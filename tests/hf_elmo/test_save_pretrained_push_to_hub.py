@@ -80,6 +80,7 @@ def test_config_and_tokenizer_without_a_network_are_one_line_naming_the_reposito
         "(ConnectError: [Errno -2] Name or service not known); check the network and proxy settings "
         "(HTTPS_PROXY), or save_pretrained(FOLDER) and upload the folder later (hf upload me/elmo FOLDER)"
     )
+    assert not (tmp_path / "elmo").exists()  # transformers made it, then failed to make the repository
 
 
 @pytest.mark.parametrize("saved", ["model", "config", "tokenizer"])

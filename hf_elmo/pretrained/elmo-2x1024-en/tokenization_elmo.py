@@ -45,7 +45,7 @@ from .configuration_elmo import (
     json_of,
     pre_tokenizer_name,
     push_errors_said,
-    pushed_repo_id,
+    saved_and_pushed,
 )
 
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
@@ -745,7 +745,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
     ) -> tuple[str, ...]:
         """``PreTrainedTokenizer.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
         (``check_save_folder``), where transformers logs it and writes nothing; with ``push_to_hub``, a Hub that
-        cannot be reached is one line (``push_errors_said``). A ``filename_prefix`` is refused before anything is
+        cannot be reached is one line (``saved_and_pushed``). A ``filename_prefix`` is refused before anything is
         written: the folder would not load."""
         if filename_prefix:  # transformers writes PREFIX-tokenizer_config.json, which no from_pretrained reads
             raise ValueError(
@@ -754,12 +754,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 "tokenizer_config.json): save into a folder of its own, without filename_prefix"
             )
         folder = check_save_folder(save_directory)
-        pushing = push_errors_said(
-            self.package_loader,
-            f"{type(self).__name__}.save_pretrained(push_to_hub=True)",
-            pushed_repo_id(folder, kwargs),
-        )
-        with pushing if push_to_hub else nullcontext():
+        with saved_and_pushed(self, folder, kwargs) if push_to_hub else nullcontext():
             return super().save_pretrained(folder, legacy_format, filename_prefix, push_to_hub, **kwargs)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
