@@ -144,10 +144,16 @@ def model_loader(model: Model) -> Loader | None:
     return _shim(model).loader
 
 
+class NotAnElmoModel(TypeError):
+    """What a loader returned instead of an ``ElmoModel`` (``widths``): refused, as a loader that cannot load is,
+    at its config setting (a ``TypeError`` from elsewhere in a loader of one's own keeps its traceback)."""
+
+
 def widths(elmo: ElmoModel) -> dict[str, int]:
-    """The widths an ``elmo-bilm`` Thinc model gets from ``elmo`` (``config_widths``)."""
+    """The widths an ``elmo-bilm`` Thinc model gets from ``elmo`` (``config_widths``); ``NotAnElmoModel``
+    for anything else."""
     if not isinstance(elmo, ElmoModel):
-        raise TypeError(f"an ELMo loader must return an hf_elmo.ElmoModel, got {described(elmo)}")
+        raise NotAnElmoModel(f"an ELMo loader must return an hf_elmo.ElmoModel, got {described(elmo)}")
     return config_widths(cast(ElmoConfig, elmo.config))
 
 
@@ -192,7 +198,8 @@ def _init(model: Model, X: list[Doc] | None = None, Y: None = None) -> None:
             elmo = loader()
             widths(elmo)  # first: it refuses a loader's return that is no ElmoModel
             check_reads_char_ids(elmo, "spacy-elmo.ElmoBiLm")
-        except (OSError, ValueError) as error:  # not found, unreadable, a bad config.json, or a word baseline
+        except (OSError, ValueError, NotAnElmoModel) as error:  # not found, unreadable, a bad config.json, a word
+            # baseline, or no model at all
             raise ConfigValidationError(
                 errors=[{"loc": ["loader"], "msg": str(error)}],
                 title="Cannot load the ELMo biLM of spacy-elmo.ElmoBiLm",

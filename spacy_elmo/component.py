@@ -36,6 +36,7 @@ from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
 from hf_elmo.modeling_elmo import check_config_reads_char_ids, check_reads_char_ids
 
 from .bilm import (
+    NotAnElmoModel,
     config_widths,
     get_elmo,
     is_elmo_bilm,
@@ -386,8 +387,9 @@ class ElmoComponent(TrainablePipe):
             return
         try:
             elmo = loader()
-            self._check_runs(elmo)  # a word baseline from a loader of one's own, refused at its setting too
-        except (OSError, ValueError) as error:  # not found, unreadable, a bad config.json, or a word baseline
+            self._check_runs(elmo)  # a word baseline or no model from a loader of one's own, refused at its setting too
+        except (OSError, ValueError, NotAnElmoModel) as error:  # not found, unreadable, a bad config.json, a word
+            # baseline, or no model at all
             raise ConfigValidationError(
                 errors=[{"loc": setting, "msg": str(error)}],
                 title=f"Cannot load the ELMo biLM of component {self.name!r}",
@@ -501,7 +503,7 @@ class ElmoComponent(TrainablePipe):
         self._weights_changed()
 
     def _check_runs(self, elmo: ElmoModel) -> dict[str, int]:
-        """The widths of ``elmo`` (``widths``, which refuses first, as a ``TypeError``, a loader's return
+        """The widths of ``elmo`` (``widths``, which refuses first, as ``NotAnElmoModel``, a loader's return
         that is no ElmoModel), unless it is a word-embedding baseline, which the component cannot run
         (``check_reads_char_ids``, a ``ValueError``)."""
         new_widths = widths(elmo)
