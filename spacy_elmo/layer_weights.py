@@ -27,6 +27,7 @@ from hf_elmo.fileio import (
     check_writable,
     is_or_holds,
     lock_path,
+    output_kind,
     sole_writer,
 )
 
@@ -38,6 +39,11 @@ if TYPE_CHECKING:
 MIX_NAME = "elmo-scalar-mix"
 #: The first bytes of every PNG file: what an earlier figure, the one file an output may replace, starts with.
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: The error for an ELMo model folder given as the pipeline: a biLM has no scalar mix, a listening component learns it.
+NOT_A_PIPELINE = (
+    "this is an ELMo model folder, not a spaCy pipeline: the command takes a trained spaCy pipeline folder "
+    "(e.g. output/model-best), whose components learned the layer weights"
+)
 
 
 @dataclass
@@ -174,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_figure_output(args.output, args.pipeline)  # before the pipeline loads
     except (OSError, ValueError) as error:
         return _error(args.output, error)
+    if output_kind(args.pipeline) == "model":  # spaCy's error: "[E053] Could not read meta.json"
+        return _error(args.pipeline, ValueError(NOT_A_PIPELINE))
     try:
         nlp = spacy.load(args.pipeline)
         mixes = read_layer_weights(nlp)
