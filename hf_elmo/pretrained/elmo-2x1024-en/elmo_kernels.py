@@ -237,10 +237,14 @@ def bidirectional_lstm_layer(
                 written = h.new_zeros(steps, n_rows, 2, width)
             written[t, :n] = h.transpose(0, 1)
     if written is None:  # the recorded steps (or none), padded with zeros to (S, B, 2, P)
-        joined = (
-            nn.utils.rnn.pad_sequence(outputs, batch_first=True) if outputs else inputs.new_zeros(0, n_rows, 2, width)
-        )
-        written = nn.functional.pad(joined, (0, 0, 0, 0, 0, n_rows - joined.shape[1], 0, steps - joined.shape[0]))
+        # each step padded apart, then stacked: pad_sequence copies them into one tensor in place, whose
+        # backward keeps a copy of the whole gradient per step (memory quadratic in the steps)
+        padded = [
+            step if step.shape[0] == n_rows else nn.functional.pad(step, (0, 0, 0, 0, 0, n_rows - step.shape[0]))
+            for step in outputs
+        ]
+        joined = torch.stack(padded) if padded else inputs.new_zeros(0, n_rows, 2, width)
+        written = nn.functional.pad(joined, (0, 0, 0, 0, 0, 0, 0, steps - joined.shape[0]))
     out = written.permute(2, 1, 0, 3)  # (2, B, S, P)
     final_h = torch.cat([h] + ended_h[::-1], dim=1)
     final_c = torch.cat([c] + ended_c[::-1], dim=1)
