@@ -444,6 +444,8 @@ class Trainer:
         try:
             if self._run_is_over(self.position["elapsed"]):  # its model folder was not written (e.g. a full disk)
                 return True
+            if s.max_steps is not None and self.position["step"] >= s.max_steps:  # resumed there: not a step more
+                return False
             while True:
                 batches = self._epoch_batches(self.position["epoch"])  # as many on every rank
                 for batch in collated_batches(self.batcher, batches[self.position["batch"] :], workers):
