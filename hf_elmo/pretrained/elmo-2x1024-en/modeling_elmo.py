@@ -919,7 +919,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
     ) -> None:
         """The push of ``save_pretrained(folder, push_to_hub=True, **hub)`` once ``folder`` is saved whole, as
         transformers pushes (the repository made, a model card, the files changed since ``files_timestamps``
-        uploaded), where transformers made the repository before saving and removed nothing when it failed."""
+        uploaded), but after the save rather than around it: a failed push leaves the saved folder as it is."""
         from transformers.utils.hub import create_and_tag_model_card, hf_api
 
         commit_message = hub.pop("commit_message", None)
