@@ -7,6 +7,7 @@ import os
 import secrets
 import shutil
 import stat
+import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -109,6 +110,7 @@ class ActivationCache:
         # this cache's own folder in ``directory``, named now (a worker's goes inside it), made when written to
         self._folder = None if self.directory is None else _own_folder(self.directory, self)
         self._made = False
+        self._failed_write = False  # whether a file of this cache failed to be written (and was warned of)
         self._pid = os.getpid()  # the process whose entries the index holds
         self._init_zones()
 
@@ -184,7 +186,8 @@ class ActivationCache:
                     assert self.directory is not None, "an on-disk cache has a directory"
                     _make_folder(self.directory, self._folder)
                     self._made = True
-                np.save(self._path(key), value, allow_pickle=False)
+                if not self._save(key, value):
+                    return
             else:
                 self._arrays[key] = value
             self._sizes[key] = size
@@ -193,6 +196,29 @@ class ActivationCache:
             if zone is not None:
                 zone.add(key)
                 self._zone_of[key] = zone
+
+    def _save(self, key: str, value: np.ndarray) -> bool:
+        """Write the file of the entry ``key`` whole or not at all: under a temporary name in this
+        cache's own folder, renamed when complete. On an ``OSError`` (a full disk) the entry is not
+        cached, which the first such failure of this cache says in a warning; returns whether it was written."""
+        path = self._path(key)
+        tmp = path.with_name(f".{path.name}.tmp")  # this process's folder, written under _LOCK: no other writer
+        try:
+            with open(tmp, "wb") as file:
+                np.save(file, value, allow_pickle=False)
+            os.replace(tmp, path)
+        except OSError as err:
+            tmp.unlink(missing_ok=True)
+            if not self._failed_write:
+                self._failed_write = True
+                warnings.warn(
+                    f"the elmo component's cache cannot write in {self._folder} ({err}): the layers that cannot "
+                    "be written there are recomputed when needed, not cached; free space there, or set another "
+                    "cache_dir (or null, for memory)",
+                    stacklevel=3,
+                )
+            return False
+        return True
 
     def clear(self) -> None:
         with _LOCK:
