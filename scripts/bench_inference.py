@@ -153,7 +153,7 @@ def worker(argv: Sequence[str]) -> None:
                 report = profile_report(model, run, batches, embed, device)
             except Exception as error:  # e.g. no CUPTI on the host: the timings above still count
                 report = f"# no profile: {type(error).__name__}: {error}\n"
-            args.profile.write_text(report)
+            write_text_atomic(args.profile, report)
         if args.save:
             arrays, index = {}, 0
             for batch in batches:

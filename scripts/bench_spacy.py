@@ -53,7 +53,7 @@ from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
-from hf_elmo.fileio import strict_json
+from hf_elmo.fileio import strict_json, write_text_atomic
 from hf_elmo_cli.commands._args import integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
@@ -268,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for with_elmo in (pipeline == "elmo" for pipeline in args.pipelines):
             results.append(run(task, with_elmo, paths, args))
             print(strict_json(results[-1]), flush=True)  # a diverged training's NaN layer weights: null
-    (args.output / "results.json").write_text(strict_json(results, indent=1))
+    write_text_atomic(args.output / "results.json", strict_json(results, indent=1))
     if args.plot_layer_weights:
         plot_layer_weights(results, args.plot_layer_weights, args.seed)
     print(
