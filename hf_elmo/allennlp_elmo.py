@@ -17,7 +17,7 @@ from torch import nn
 from transformers.utils import logging as hf_logging
 
 from .allennlp_state import ALLENNLP_NAME, elmo_parameters_from_allennlp
-from .configuration_elmo import ElmoConfig
+from .configuration_elmo import ElmoConfig, described
 from .modeling_elmo import WARM_STATE, ElmoModel, check_inputs, check_reads_char_ids
 from .scalar_mix import ScalarMix
 from .tokenization_elmo import SENTENCE_END, SENTENCE_START, add_sentence_markers, batch_to_ids
@@ -95,7 +95,7 @@ class Elmo(nn.Module):
     ) -> None:
         super().__init__()
         if isinstance(num_output_representations, bool) or not isinstance(num_output_representations, int):
-            raise TypeError(f"num_output_representations must be an int, got {num_output_representations!r}")
+            raise TypeError(f"num_output_representations must be an int, got {described(num_output_representations)}")
         if num_output_representations < 1:
             raise ValueError(f"num_output_representations must be at least 1, got {num_output_representations}")
         self.model = _biLM(options_file, weight_file, module)

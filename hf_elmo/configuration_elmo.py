@@ -112,6 +112,13 @@ def described(value: Any) -> str:
     return f"the {kind} {text if len(text) <= 40 else text[:40] + '...'}"
 
 
+def one_of(value: Any, choices: Sequence[Any]) -> bool:
+    """``value in choices``, where an array or a tensor (whose ``==`` compares element by element, so that ``in``
+    fails with numpy's 'truth value of an array is ambiguous') is none of them: how a setting of a few allowed
+    values is checked, before ``described`` names what it got."""
+    return getattr(value, "shape", ()) == () and value in choices
+
+
 def some_of(items: Sequence[str], limit: int) -> str:
     """Up to ``limit`` of ``items``, in their order, and how many more there are ("a, b, c and 1,204 more"): how
     a refusal lists what it found."""
@@ -219,11 +226,11 @@ def pre_tokenizer_name(value: Any) -> str | None:
     """``value`` in a pre-tokenizer's saved form (``"whitespace"`` or ``"spacy:LANG"``; ``"spacy"``
     is ``"spacy:en"``), or ``None`` where it is not one. The one definition of the names, checked
     by ``ElmoConfig.pre_tokenizer`` and the tokenizer's ``check_pre_tokenizer``."""
+    if not isinstance(value, str):
+        return None
     if value == "spacy":
         return "spacy:en"
-    if isinstance(value, str) and (
-        value == WHITESPACE or (value.startswith(SPACY_PREFIX) and value[len(SPACY_PREFIX) :].isidentifier())
-    ):
+    if value == WHITESPACE or (value.startswith(SPACY_PREFIX) and value[len(SPACY_PREFIX) :].isidentifier()):
         return value
     return None
 
@@ -429,11 +436,11 @@ class ElmoConfig(PretrainedConfig):
             value = FIELD_CHECKS[name](value)
         elif name in _DERIVED_FIELDS:
             source, factor = _DERIVED_FIELDS[name]
-            if source in self.__dict__ and value != factor * self.__dict__[source]:
+            if source in self.__dict__ and not one_of(value, (factor * self.__dict__[source],)):
                 raise ElmoConfigError(
                     name,
                     f"is {f'{factor} * ' if factor > 1 else ''}{source} ({factor * self.__dict__[source]}) for this "
-                    f"config, got {value!r}: set {source} instead",
+                    f"config, got {described(value)}: set {source} instead",
                 )
         super().__setattr__(name, value)
         for derived, (source, factor) in _DERIVED_FIELDS.items():
@@ -525,7 +532,8 @@ class ElmoConfig(PretrainedConfig):
         if model_type != cls.model_type:
             raise ElmoConfigError(
                 "model_type",
-                f"must be {cls.model_type!r}, got {model_type!r}: the config of a {model_type} model, not of an ELMo one",
+                f"must be {cls.model_type!r}, got {described(model_type)}: the config of a {model_type} model, not of "
+                "an ELMo one",
                 where=f"{json_file}: field ",
             )
         return {key: value for key, value in config_dict.items() if key not in _DERIVED_FIELDS}

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from .configuration_elmo import described, one_of
+
 #: ``ScalarMix``'s ``layer_norm`` choices, and the variance floor of its normalisation (also
 #: ``spacy_elmo.scalar_mix``'s: the two mixes compute the same).
 LAYER_NORMS = (None, "batch", "token")
@@ -41,8 +43,8 @@ class ScalarMix(nn.Module):
         dropout: float = 0.0,
     ) -> None:
         super().__init__()
-        if layer_norm not in LAYER_NORMS:
-            raise ValueError(f"layer_norm must be one of {LAYER_NORMS}, got {layer_norm!r}")
+        if not one_of(layer_norm, LAYER_NORMS):
+            raise ValueError(f"layer_norm must be one of {LAYER_NORMS}, got {described(layer_norm)}")
         if initial_scalar_parameters is None:
             initial_scalar_parameters = [0.0] * num_layers
         if len(initial_scalar_parameters) != num_layers:

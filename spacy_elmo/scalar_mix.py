@@ -19,6 +19,7 @@ from typing import cast
 from thinc.api import Model, Ops
 from thinc.types import Floats1d, Floats2d, Floats3d
 
+from hf_elmo.configuration_elmo import described, one_of
 from hf_elmo.scalar_mix import EPS, LAYER_NORMS
 
 from .config_errors import check_setting, is_number
@@ -33,10 +34,10 @@ def scalar_mix(
     does not override it.
     """
     check_setting(
-        layer_norm in LAYER_NORMS,
+        one_of(layer_norm, LAYER_NORMS),
         "the ELMo scalar mix",
         "layer_norm",
-        f"must be one of {LAYER_NORMS}, got {layer_norm!r}",
+        f"must be one of {LAYER_NORMS}, got {described(layer_norm)}",
     )
     mix = "the ELMo scalar mix"
     check_setting(is_number(dropout) and 0.0 <= dropout < 1.0, mix, "dropout", f"must be in [0, 1), got {dropout!r}")

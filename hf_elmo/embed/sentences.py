@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from ..batching import token_budget_batches
+from ..configuration_elmo import described, one_of
 from ..cuda_graphs import GraphedElmo
 from ..devices import resolve_dtype
 from ..loading import model_tokenizer
@@ -184,10 +185,10 @@ def _host_vectors(layers_out: Sequence[torch.Tensor], layers: str) -> np.ndarray
 
 def check_options(layers: str, pool: str | None, tokens_per_batch: int) -> None:
     """The options that ``embed_sentences`` and ``embed_file`` share: one error each, naming it."""
-    if layers not in LAYERS:
-        raise ValueError(f"layers must be one of {LAYERS}, got {layers!r}")
-    if pool not in POOLS:
-        raise ValueError(f"pool must be one of {POOLS}, got {pool!r}")
+    if not one_of(layers, LAYERS):
+        raise ValueError(f"layers must be one of {LAYERS}, got {described(layers)}")
+    if not one_of(pool, POOLS):
+        raise ValueError(f"pool must be one of {POOLS}, got {described(pool)}")
     if tokens_per_batch < 1:
         raise ValueError(f"tokens_per_batch must be at least 1, got {tokens_per_batch}")
 

@@ -15,7 +15,7 @@ from dataclasses import InitVar, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..configuration_elmo import OPTIONS_KEYS, RELEASED_FILTERS, SIZE_LIMITS
+from ..configuration_elmo import OPTIONS_KEYS, RELEASED_FILTERS, SIZE_LIMITS, described, one_of
 from .schedule import LR_SCHEDULES
 
 #: The smallest batch: one sentence of one token between its two markers.
@@ -355,8 +355,8 @@ def check_settings(settings: PretrainSettings) -> None:
     for option_field in fields(PretrainSettings):
         allowed = option_field.metadata.get("choices")
         value = getattr(s, option_field.name)
-        if allowed is not None and value not in allowed and not (value is None and option_field.default is None):
-            raise ValueError(f"{flag(option_field.name)} must be one of {allowed}, got {value!r}")
+        if allowed is not None and not one_of(value, allowed) and not (value is None and option_field.default is None):
+            raise ValueError(f"{flag(option_field.name)} must be one of {allowed}, got {described(value)}")
     if s.softmax == "full" and s.num_sampled is not None:  # None: not given (a resumed run may hold its old number)
         raise ValueError(
             f"{flag('num_sampled')} applies to {flag('softmax')} sampled only; drop it, or train with "

@@ -170,7 +170,7 @@ def test_a_config_json_of_another_model_type_is_refused_naming_the_field(tmp_pat
     with pytest.raises(ElmoConfigError) as caught:
         load(tmp_path / "config.json" if load == ElmoConfig.from_json_file else tmp_path)
     assert str(caught.value) == (
-        f"{tmp_path / 'config.json'}: field model_type must be 'elmo', got 'bert': the config of a bert model, "
+        f"{tmp_path / 'config.json'}: field model_type must be 'elmo', got the str 'bert': the config of a bert model, "
         "not of an ELMo one"
     )
 
@@ -370,11 +370,12 @@ def test_hidden_size_and_num_hidden_layers_follow_the_shape_and_refuse_other_val
     config.save_pretrained(tmp_path)
     assert ElmoConfig.from_pretrained(tmp_path, projection_dim=4).hidden_size == 8
     with pytest.raises(
-        ElmoConfigError, match=r"ElmoConfig.hidden_size is 2 \* projection_dim \(16\) for this config, got 999"
+        ElmoConfigError, match=r"ElmoConfig.hidden_size is 2 \* projection_dim \(16\) for this config, got the int 999"
     ):
         ElmoConfig(projection_dim=8, lstm_dim=32, hidden_size=999)
     with pytest.raises(
-        ElmoConfigError, match="from_pretrained argument num_hidden_layers is n_layers .1. for this config, got 7"
+        ElmoConfigError,
+        match="from_pretrained argument num_hidden_layers is n_layers .1. for this config, got the int 7",
     ):
         ElmoConfig.from_pretrained(tmp_path, num_hidden_layers=7)
     edited = json.loads((tmp_path / "config.json").read_text())  # a file's own values follow its shape

@@ -107,7 +107,7 @@ def test_storage_dtype_halves_the_file_and_keeps_the_models_dtype_and_values(lm_
 def test_a_storage_dtype_other_than_float32_float16_or_bfloat16_is_refused(lm_folder_fp16, tmp_path, dtype):
     """int8 and bool were saved and loaded back with errors of order 1 without a word."""
     model = ElmoModel.from_pretrained(lm_folder_fp16)
-    expected = rf"^storage_dtype must be torch\.float32, torch\.float16 or torch\.bfloat16 .*, got {dtype}$"
+    expected = rf"^storage_dtype must be torch\.float32, torch\.float16 or torch\.bfloat16 .*, got the dtype {dtype}$"
     with pytest.raises(ValueError, match=expected):
         model.save_pretrained(tmp_path / "saved", storage_dtype=dtype)
     assert not (tmp_path / "saved").exists()

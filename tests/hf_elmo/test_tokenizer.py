@@ -489,13 +489,22 @@ def test_options_elmo_cannot_honour_are_errors_not_ignored(call, message):
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda t: t("a b c", truncation=True, max_length=-1), r"max_length must be a positive int .*, got -1$"),
-        (lambda t: t("a b c", padding="max_length", max_length=0), r"max_length must be a positive int .*, got 0$"),
-        (lambda t: t("a b c", truncation=True, max_length=2.0), r"max_length must be a positive int .*, got 2.0$"),
+        (
+            lambda t: t("a b c", truncation=True, max_length=-1),
+            r"max_length must be a positive int .*, got the int -1$",
+        ),
+        (
+            lambda t: t("a b c", padding="max_length", max_length=0),
+            r"max_length must be a positive int .*, got the int 0$",
+        ),
+        (
+            lambda t: t("a b c", truncation=True, max_length=2.0),
+            r"max_length must be a positive int .*, got the float 2.0$",
+        ),
         (lambda t: t("a b c", padding=True, pad_to_multiple_of=-2), "pad_to_multiple_of must be a positive int"),
         (
             lambda t: t.pad([t("a b c")], pad_to_multiple_of=-2),
-            r"pad_to_multiple_of must be a positive int .*, got -2$",
+            r"pad_to_multiple_of must be a positive int .*, got the int -2$",
         ),
         (lambda t: t.pad([t("a")], padding="max_length", max_length=-1), "max_length must be a positive int"),
     ],
@@ -513,14 +522,14 @@ def test_a_model_max_length_that_is_no_positive_int_is_refused_not_used_to_cut_w
     """truncation=True cut to model_max_length as a slice: 0 kept no word, -1 all but the last."""
     tokenizer = ElmoTokenizer(model_max_length=limit)
     with pytest.raises(
-        ValueError, match=rf"^the tokenizer's model_max_length must be a positive int .*, got {limit}: "
+        ValueError, match=rf"^the tokenizer's model_max_length must be a positive int .*, got the int {limit}: "
     ):
         tokenizer("a b c", truncation=True)
     assert len(tokenizer("a b c", truncation=True, max_length=2)["input_ids"]) == 2
 
 
 def test_a_truncation_transformers_does_not_know_is_refused_not_taken_for_true():
-    with pytest.raises(ValueError, match=r"^truncation must be True, False, 'longest_first', .*got 'first'$"):
+    with pytest.raises(ValueError, match=r"^truncation must be True, False, 'longest_first', .*got the str 'first'$"):
         ElmoTokenizer()("a b c", truncation="first", max_length=2)
     assert len(ElmoTokenizer()("a b c", truncation="only_first", max_length=2)["input_ids"]) == 2
 

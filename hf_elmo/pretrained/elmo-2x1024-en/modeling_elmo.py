@@ -42,6 +42,7 @@ from .configuration_elmo import (
     ElmoConfig,
     check_save_folder,
     described,
+    one_of,
     push_errors_said,
     pushed_repo_id,
     some_of,
@@ -883,10 +884,10 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 for auto, name in auto_map.items()
                 if not isinstance(name, str) or name.split("--")[-1].rsplit(".", 1)[0] in saved
             }
-        if storage_dtype is not None and storage_dtype not in STORAGE_DTYPES:
+        if storage_dtype is not None and not one_of(storage_dtype, STORAGE_DTYPES):
             raise ValueError(
                 f"storage_dtype must be torch.float32, torch.float16 or torch.bfloat16 (a floating-point "
-                f"dtype that holds the weights), got {storage_dtype!r}"
+                f"dtype that holds the weights), got {described(storage_dtype)}"
             )
         if storage_dtype is not None and "state_dict" not in kwargs:
             kwargs["state_dict"] = {

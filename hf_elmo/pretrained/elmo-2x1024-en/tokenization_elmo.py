@@ -43,6 +43,7 @@ from .configuration_elmo import (
     config_file,
     described,
     json_of,
+    one_of,
     pre_tokenizer_name,
     push_errors_said,
     saved_and_pushed,
@@ -286,7 +287,7 @@ def check_pre_tokenizer(name: str, *, check_language: bool = False) -> str:
     installed (it is imported only then)."""
     saved = pre_tokenizer_name(name)
     if saved is None:
-        raise ValueError(f"pre_tokenizer must be {PRE_TOKENIZER_FORMS}, got {name!r}")
+        raise ValueError(f"pre_tokenizer must be {PRE_TOKENIZER_FORMS}, got {described(name)}")
     name = saved
     if check_language and name != WHITESPACE:
         try:
@@ -472,7 +473,7 @@ def check_lengths(max_length: Any, pad_to_multiple_of: Any) -> None:
     (a negative one would cut words as a slice does, and 0 would mean no limit)."""
     for name, value in (("max_length", max_length), ("pad_to_multiple_of", pad_to_multiple_of)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
-            raise ValueError(f"{name} must be a positive int (a number of words) or None, got {value!r}")
+            raise ValueError(f"{name} must be a positive int (a number of words) or None, got {described(value)}")
 
 
 def _plain_ids(ids: Any) -> Any:
@@ -492,6 +493,10 @@ def padded_length(
     (``padding=True``/``"longest"``), or ``max_length`` with ``padding="max_length"``, then rounded
     up to a multiple of ``pad_to_multiple_of``; ``None`` without padding (``False``/``"do_not_pad"``,
     transformers' default: each sentence keeps its length)."""
+    if not one_of(padding, (True, False, "longest", "max_length", "do_not_pad")):
+        raise ValueError(
+            f"padding must be True, False, 'longest', 'max_length' or 'do_not_pad', got {described(padding)}"
+        )
     if padding in (False, "do_not_pad"):
         return None
     steps = longest
@@ -499,8 +504,6 @@ def padded_length(
         if max_length is None:
             raise ValueError("padding='max_length' needs max_length=N")
         steps = max(steps, max_length)
-    elif padding not in (True, "longest"):
-        raise ValueError(f"padding must be True, False, 'longest', 'max_length' or 'do_not_pad', got {padding!r}")
     if pad_to_multiple_of:
         steps = -(-steps // pad_to_multiple_of) * pad_to_multiple_of
     return steps
@@ -950,11 +953,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
         kwargs.pop("verbose", None)
         if kwargs.pop("return_token_type_ids", None):
             raise ValueError("ELMo has no token type ids (one sentence at a time): leave return_token_type_ids unset")
-        unused = {k for k, v in kwargs.items() if v not in (None, False)}
+        unused = {k for k, v in kwargs.items() if not one_of(v, (None, False))}
         if unused:
             raise TypeError(f"ElmoTokenizer does not support {sorted(unused)}")
-        if return_tensors not in (None, "pt", "np"):
-            raise ValueError(f"ElmoTokenizer supports return_tensors=None, 'pt' or 'np', got {return_tensors!r}")
+        if not one_of(return_tensors, (None, "pt", "np")):
+            raise ValueError(
+                f"ElmoTokenizer supports return_tensors=None, 'pt' or 'np', got {described(return_tensors)}"
+            )
         check_padding_side(padding_side or self.padding_side)
         check_lengths(max_length, pad_to_multiple_of)
 
@@ -963,10 +968,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
         ``model_max_length``) with ``truncation``, and, as in transformers, ``max_length`` alone without
         padding, with a warning. A ``truncation`` transformers does not know, or a ``model_max_length``
         that is no positive number of words (0 kept none, -1 all but the last), is a ``ValueError``."""
-        if truncation not in _TRUNCATIONS:
+        if not one_of(truncation, _TRUNCATIONS):
             raise ValueError(
                 f"truncation must be True, False, 'longest_first', 'only_first', 'only_second' or 'do_not_truncate', "
-                f"got {truncation!r}"
+                f"got {described(truncation)}"
             )
         if truncation is None and max_length is not None and padding in (False, "do_not_pad"):
             _logger.warning_once(  # as transformers' tokenizers do
@@ -983,7 +988,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
             limit = int(limit)
         if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
             raise ValueError(
-                f"the tokenizer's model_max_length must be a positive int (a number of words), got {limit!r}: set "
+                f"the tokenizer's model_max_length must be a positive int (a number of words), got {described(limit)}: set "
                 "tokenizer.model_max_length (or its tokenizer_config.json), or pass max_length"
             )
         return int(limit)
