@@ -34,10 +34,6 @@ _MSGPACK_KEY = "__elmo_layers__"
 #: Where ``doc._.elmo`` is kept: the ``user_data`` key spaCy uses for an extension with a default
 #: value, as ``doc._.elmo`` was registered before it realigned itself, so saved docs still load.
 _STORED = ("._.", EXTENSION, None, None)
-#: The name under which a doc given layers also holds, keyed by its whole text's character span, the elmo
-#: component's name: ``Doc.from_docs`` drops ``doc._.elmo`` (spaCy's warning W101) but keeps (shifted) what is
-#: kept under a character span, so a joined doc still shows that its parts had layers (``joined_from``).
-_PART_MARK = "elmo_layers_of_part"
 
 
 @dataclass
@@ -173,10 +169,7 @@ def _store(doc: Doc, layers: ElmoLayers | None) -> None:
             "ElmoLayers.of(doc, layers, component) (from spacy_elmo import ElmoLayers)"
         )
     _user_data(doc)[_STORED] = layers
-    for key in [key for key in _user_data(doc) if _is_part_mark(key)]:
-        del _user_data(doc)[key]
     if layers is not None:
-        _user_data(doc)[("._.", _PART_MARK, 0, len(doc.text))] = layers.component or EXTENSION
         if _BY_HOOKS.get(id(doc.user_hooks)) is not doc:
             doc.user_hooks = dict(doc.user_hooks)
             doc.user_span_hooks = dict(doc.user_span_hooks)
@@ -201,19 +194,6 @@ def annotated_sharing_hooks(doc: Doc) -> Doc | None:
         return None
     holders = gc.get_referrers(doc.user_hooks)
     return next((d for d in holders if isinstance(d, Doc) and d is not doc and stored_layers(d) is not None), None)
-
-
-def joined_from(doc: Doc) -> str | None:
-    """The elmo component that annotated the docs ``Doc.from_docs`` joined into ``doc`` (which has no layers of its
-    own), by the mark of a part (``_PART_MARK``) inside its text; ``None``: none (``span.as_doc(copy_user_data=True)``
-    of a part of a doc moves the mark outside the new doc's text, unless the span is the whole doc)."""
-    text = len(doc.text)
-    marks = (value for key, value in _user_data(doc).items() if _is_part_mark(key) and 0 <= key[2] <= key[3] <= text)
-    return next(marks, None)
-
-
-def _is_part_mark(key: Any) -> bool:
-    return isinstance(key, tuple) and len(key) == 4 and key[:2] == ("._.", _PART_MARK)
 
 
 def _user_data(doc: Doc) -> dict[Any, Any]:

@@ -36,7 +36,7 @@ from thinc.types import Floats3d
 
 from .call_stack import first_time, note_once, running_locals
 from .config_errors import training_settings
-from .doc_layers import EXTENSION, annotated_sharing_hooks, joined_from
+from .doc_layers import EXTENSION, annotated_sharing_hooks
 
 #: The registered names of the listening mix and of the mix over a biLM of its own
 #: (``spacy_elmo.architectures``), which ``replace_listener_cfg`` swaps.
@@ -329,8 +329,7 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
 def _warn_of_zero_features(model: ElmoListener, doc: Doc) -> None:
     """Warn, once per listener and cause, that its component predicts from zero ELMo features on
     ``doc``, which has no layers: a doc made by ``span.as_doc()`` from an annotated one
-    (``annotated_sharing_hooks``), one joined by ``Doc.from_docs`` from annotated ones (``joined_from``),
-    or one that the elmo component did not run on."""
+    (``annotated_sharing_hooks``), or one that the elmo component did not run on."""
     if annotated_sharing_hooks(doc) is not None:
         if first_time(model, "zero ELMo features of a span.as_doc()"):
             warnings.warn(
@@ -340,15 +339,6 @@ def _warn_of_zero_features(model: ElmoListener, doc: Doc) -> None:
                 "which gives poor predictions: run the pipeline on the new doc (nlp(span.as_doc())), or give it the "
                 "span's layers first: new._.elmo = ElmoLayers.of(new, doc._.elmo.layers[:, span.start:span.end], "
                 "doc._.elmo.component) (from spacy_elmo import ElmoLayers) (said once per listener)",
-            )
-    elif (elmo := joined_from(doc)) is not None:
-        if first_time(model, "zero ELMo features of a Doc.from_docs"):
-            warnings.warn(
-                f"ELMo listener (upstream {model.upstream_name!r}): this doc was joined by Doc.from_docs from docs the "
-                "elmo component annotated, and has no ELMo layers (spaCy drops doc._.elmo there, its warning W101), "
-                "so the listening component predicts from zero ELMo features, which gives poor predictions: run the "
-                f"pipeline's elmo component on the joined doc first (nlp.get_pipe({elmo!r})(doc)) (said once per "
-                "listener)",
             )
     elif first_time(model, "zero ELMo features"):
         upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
