@@ -347,7 +347,8 @@ def _warn_of_zero_features(model: ElmoListener, doc: Doc) -> None:
             f"ELMo listener (upstream {model.upstream_name!r}): {upstream} did not run on these docs (no doc._.elmo), "
             "so the listening component predicts from zero ELMo features, which gives poor predictions: leave "
             f"{keep} out of disable= and exclude= (spacy.load, nlp.select_pipes, nlp.pipe) and run it before the "
-            "listening component (said once per listener)",
+            "listening component; a doc joined by Doc.from_docs has none either (spaCy drops doc._.elmo there, its "
+            "warning W101): run the elmo component on the joined doc (said once per listener)",
         )
 
 

@@ -696,8 +696,9 @@ def test_a_doc_first_run_with_elmo_disabled_then_with_it_is_no_error(tiny_elmo_d
 ZERO_FEATURES = (
     "ELMo listener (upstream 'elmo'): the elmo component 'elmo' did not run on these docs (no doc._.elmo), so the "
     "listening component predicts from zero ELMo features, which gives poor predictions: leave 'elmo' out of "
-    "disable= and exclude= (spacy.load, nlp.select_pipes, nlp.pipe) and run it before the listening component "
-    "(said once per listener)"
+    "disable= and exclude= (spacy.load, nlp.select_pipes, nlp.pipe) and run it before the listening component; "
+    "a doc joined by Doc.from_docs has none either (spaCy drops doc._.elmo there, its warning W101): run the elmo "
+    "component on the joined doc (said once per listener)"
 )
 
 
