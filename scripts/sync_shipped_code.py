@@ -26,7 +26,7 @@ from safetensors.torch import load_file
 from transformers.dynamic_module_utils import custom_object_save
 
 from hf_elmo import ElmoForBidirectionalLM, ElmoForSequenceClassification, ElmoForTokenClassification
-from hf_elmo.fileio import MODEL_CODE_FILES
+from hf_elmo.fileio import MODEL_CODE_FILES, atomic_file
 from hf_elmo.pretrained import SHIPPED
 
 #: The task models whose code the shipped folder carries beside the LM's, each mapped in ``auto_map``.
@@ -56,11 +56,13 @@ def sync(folder: Path) -> None:
         # the version that wrote the shipped weights, not the one that refreshed the code
         config["transformers_version"] = json.loads((folder / "config.json").read_text())["transformers_version"]
         config_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
-        for old in folder.glob("*.py"):
-            old.unlink()
-        for pattern in REFRESHED:
+        for pattern in REFRESHED:  # each file whole or not at all, the folder's code gone only once the new is in
             for path in Path(staging).glob(pattern):
-                shutil.copyfile(path, folder / path.name)
+                with atomic_file(folder / path.name) as tmp:
+                    shutil.copyfile(path, tmp)
+        for old in folder.glob("*.py"):
+            if old.name not in written:
+                old.unlink()
     print(f"refreshed {folder}: {sorted(p.name for p in folder.glob('*.py'))}")
 
 
