@@ -218,7 +218,8 @@ def batch_to_ids(
     AllenNLP; a sentence that is a str is refused (``words_of``), not read as one-character
     tokens. Shorter sentences are padded with all-zero tokens. An empty batch is an error, and so
     is an empty sentence (it has no tokens to embed) unless ``allow_empty``: then its row is all
-    padding (T is 0 if every sentence is empty), as ``ElmoTokenizer`` encodes ``""``. See
+    padding (T is 0 if every sentence is empty), as ``ElmoTokenizer`` encodes ``""``. An empty token (``""``) is
+    an error, as in ``ElmoTokenizer`` and ``embed_sentences`` (AllenNLP reads it as a word of no characters). See
     ``token_to_char_ids`` for the per-token checks; their errors name the sentence and token.
     """
     if isinstance(sentences, (str, bytes)) or not isinstance(sentences, Iterable):
@@ -242,6 +243,12 @@ def batch_to_ids(
                 "mask, as AllenNLP does)"
             )
         for col, token in enumerate(sentence):
+            if isinstance(token, str) and not token:
+                raise ValueError(
+                    f"sentence {row}, token {col} is empty: there is no word to embed (AllenNLP's batch_to_ids "
+                    "silently reads it as a word of no characters); drop it, e.g. split text with str.split(), not "
+                    "str.split(' ')"
+                )
             try:
                 ids[row, col] = _char_id_row(checked_token(token), max_characters_per_token, max_token_chars)
             except (TypeError, ValueError) as err:  # re-raised as the base class (a subclass may take other arguments)
