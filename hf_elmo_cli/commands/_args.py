@@ -203,6 +203,15 @@ class SuggestingParser(argparse.ArgumentParser):
             raise argparse.ArgumentError(action, f"{err.message}{close_match(value, action.choices)}") from None
 
 
+class _MissingRequired(Exception):
+    """A pass of ``parse_known_intermixed_args`` found a required argument missing (``CommandParser``)."""
+
+
+#: How argparse says a required argument, or a required mutually exclusive group, is missing.
+_REQUIRED = "the following arguments are required: "
+_REQUIRED_GROUP = re.compile(r"one of the arguments (.*) is required")
+
+
 class CommandParser(SuggestingParser):
     """An ``ArgumentParser`` that adds its ``defer``-red options when it first parses, and takes
     options between positional arguments (``elmo perplexity MODEL --json FILE``: plain argparse
@@ -229,6 +238,8 @@ class CommandParser(SuggestingParser):
         self._intermixing = False
 
     def error(self, message: str) -> NoReturn:
+        if self._intermixing and (message.startswith(_REQUIRED) or _REQUIRED_GROUP.fullmatch(message)):
+            raise _MissingRequired(message)  # said with the other pass's, by parse_known_args
         if not self.speaks():  # the same command line is refused, in these words, by the process that speaks
             self.exit(2)
         super().error(message)
@@ -253,16 +264,42 @@ class CommandParser(SuggestingParser):
             # drops before Python 3.12.8 (the second then reads them as options)
             parsed, extras = super().parse_known_args(args, namespace)
         else:
-            self._intermixing = True
-            try:
-                parsed, extras = super().parse_known_intermixed_args(args, namespace)
-            finally:
-                self._intermixing = False
+            parsed, extras = self._parse_intermixed(args, namespace)
         if extras:  # refused here, under this command's usage (was: elmo's, with no hint)
             options = [word.split("=")[0] for word in extras if word.startswith("-")]
             hint = close_match(options[0], self._option_string_actions) if options else ""
             self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
         return parsed, extras
+
+    def _parse_intermixed(
+        self, args: Sequence[str] | None, namespace: argparse.Namespace | None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """``parse_known_intermixed_args``, whose missing required arguments are all said in one usage error:
+        its first pass (the options) stops at a required group (``elmo pretrain``'s --epochs or --max-tokens)
+        before its second sees a missing positional argument (was: the group alone, then the positional)."""
+        self._intermixing = True
+        try:
+            try:
+                return super().parse_known_intermixed_args(args, namespace)
+            except _MissingRequired as missing:
+                group = _REQUIRED_GROUP.fullmatch(str(missing))
+                if group is None:  # the second pass: every required option was given
+                    message = str(missing)
+                else:  # the first pass: what else is missing, with the required groups let off
+                    required = [g for g in self._mutually_exclusive_groups if g.required]
+                    for each in required:
+                        each.required = False
+                    try:
+                        super().parse_known_intermixed_args(args, namespace)
+                        message = str(missing)
+                    except _MissingRequired as positionals:
+                        message = f"{positionals} and one of {group[1]}"
+                    finally:
+                        for each in required:
+                            each.required = True
+        finally:
+            self._intermixing = False
+        self.error(message)
 
 
 def option_type(dataclass: type, name: str) -> type:
