@@ -23,6 +23,9 @@ MIN_TOKENS_PER_BATCH = 3
 #: The largest ``--seed`` (32 bits, as NumPy's and most tools' seeds; the trainer seeds torch with
 #: ``seed * 1000 + rank + 1``, which a seed of 2**63 / 1000 or more would overflow).
 MAX_SEED = 2**32 - 1
+#: The most ``--data-workers``, as the most ``--threads`` (``hf_elmo_cli``'s ``MAX_THREADS``): far more than any
+#: machine's cores; each is a process, and thousands of them exhaust the machine before the first step.
+MAX_DATA_WORKERS = 1024
 
 if TYPE_CHECKING:
     from ..loading import ModelSource
@@ -321,6 +324,8 @@ def check_settings(settings: PretrainSettings) -> None:
     number("dropout", s.dropout, 0, inclusive=True, below=1)
     number("clip_norm", s.clip_norm, 0, inclusive=True)
     integer("seed", s.seed, 0, MAX_SEED)
+    if s.data_workers is not None:
+        integer("data_workers", s.data_workers, 0, MAX_DATA_WORKERS)
     # (check, field, least); an optional field is checked only when set (not None)
     optional = {
         "epochs",
@@ -329,7 +334,6 @@ def check_settings(settings: PretrainSettings) -> None:
         "num_sampled",
         "max_steps",
         "max_minutes",
-        "data_workers",
         "snapshot_tokens",
     }
     for check, name, least in (
@@ -346,7 +350,6 @@ def check_settings(settings: PretrainSettings) -> None:
         (integer, "warmup_steps", 0),
         (integer, "max_steps", 1),
         (number, "max_minutes", 0),
-        (integer, "data_workers", 0),
     ):
         if name not in optional or getattr(s, name) is not None:
             check(name, getattr(s, name), least)
