@@ -182,10 +182,6 @@ class ActivationCache:
                 self._evict()
             value = np.array(layers, dtype="float32", copy=True)
             if self._folder is not None:
-                if not self._made:
-                    assert self.directory is not None, "an on-disk cache has a directory"
-                    _make_folder(self.directory, self._folder)
-                    self._made = True
                 if not self._save(key, value):
                     return
             else:
@@ -199,14 +195,21 @@ class ActivationCache:
 
     def _save(self, key: str, value: np.ndarray) -> bool:
         """Write the file of the entry ``key`` whole or not at all: under a temporary name in this
-        cache's own folder, renamed when complete. On an ``OSError`` (a full disk) the entry is not
-        cached, which the first such failure of this cache says in a warning; returns whether it was written."""
+        cache's own folder (made at its first entry), renamed when complete. On an ``OSError`` (a full
+        disk) the entry is not cached, which the first such failure of this cache says in a warning;
+        returns whether it was written. A cache folder that is not this user's is refused (``_make_private_folder``)."""
         path = self._path(key)
         tmp = path.with_name(f".{path.name}.tmp")  # this process's folder, written under _LOCK: no other writer
         try:
+            if not self._made:
+                assert self.directory is not None, "an on-disk cache has a directory"
+                _make_folder(self.directory, path.parent)
+                self._made = True
             with open(tmp, "wb") as file:
                 np.save(file, value, allow_pickle=False)
             os.replace(tmp, path)
+        except FileExistsError:  # the folder is someone else's, or a file: not a full disk
+            raise
         except OSError as err:
             tmp.unlink(missing_ok=True)
             if not self._failed_write:

@@ -57,3 +57,17 @@ def test_the_entries_written_before_the_disk_filled_are_still_served(tmp_path, m
     assert cache.get("b") is None
     np.testing.assert_array_equal(cache.get("a"), first)
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["a.npy"]
+
+
+def test_a_cache_folder_that_cannot_be_made_on_a_full_disk_fails_no_doc(make_nlp, tmp_path, monkeypatch):
+    """The cache's folder is made at its first entry: a full disk then (``mkdir``'s ENOSPC) is a
+    warning and no entry cached, not an ``OSError`` out of ``nlp()``."""
+    nlp = make_nlp(cache_mb=16, cache_dir=str(tmp_path / "cache"))
+
+    def make_folder(directory, folder):
+        raise OSError(errno.ENOSPC, "No space left on device", str(folder))
+
+    monkeypatch.setattr(activation_cache, "_make_folder", make_folder)
+    with pytest.warns(UserWarning, match="No space left on device"):
+        docs = list(nlp.pipe(TEXTS))
+    assert len(docs) == len(TEXTS) and len(nlp.get_pipe("elmo").cache) == 0
