@@ -60,7 +60,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+from transformers.utils import CONFIG_NAME
+
 from .configuration_elmo import ElmoConfig, described, read_json_file, some_of
+from .tokenization_elmo import TOKENIZER_CONFIG
 
 PathLike = str | os.PathLike
 
@@ -412,7 +415,7 @@ def output_kind(folder: PathLike) -> OutputKind | None:
     if (folder / EXPORT_MANIFEST).is_file():
         return "export"
     try:
-        config = read_json_file(folder / "config.json")
+        config = read_json_file(folder / CONFIG_NAME)
     except (OSError, ValueError):
         return None
     return "model" if isinstance(config, dict) and config.get("model_type") == ElmoConfig.model_type else None
@@ -434,7 +437,7 @@ MODEL_CODE_FILES = (
 )
 #: What the tokenizer's ``save_pretrained`` writes (with its code and its config's).
 _TOKENIZER_FILES = (
-    "tokenizer_config.json",
+    TOKENIZER_CONFIG,
     "special_tokens_map.json",
     "added_tokens.json",
     "tokenization_elmo.py",
@@ -445,7 +448,7 @@ _TOKENIZER_FILES = (
 #: ``--overwrite`` may replace in an earlier output of that kind.
 _OUTPUT_FILES: dict[OutputKind, tuple[str, ...]] = {
     "model": (
-        "config.json",
+        CONFIG_NAME,
         "generation_config.json",
         "model.safetensors",
         "model.safetensors.index.json",

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from transformers.utils import CONFIG_NAME
+
 from .configuration_elmo import HUB_KWARGS, some_of
 from .modeling_elmo import InvalidModelError
 from .original_files import OPTIONS_NAMES, original_options_file
@@ -55,7 +57,7 @@ def hub_arguments(kwargs: Mapping[str, Any]) -> dict[str, Any]:
 def hub_probe(
     repo_id: str,
     hub: dict[str, Any],
-    marks: Sequence[str] = ("config.json",),
+    marks: Sequence[str] = (CONFIG_NAME,),
     patterns: Sequence[str] = (),
     subfolder: str = "",
 ) -> Path:
@@ -105,7 +107,7 @@ def hub_subfolder_hint(repo_id: str, hub: dict[str, Any], subfolder: str) -> str
     """``subfolder_hint`` of the repository's ``subfolder``, from the small files that mark a model
     (``config.json``, an options file) in the folders right inside it, fetched into (or found in)
     the cache; "" where they cannot be had."""
-    marks = [f"*/{mark}" for mark in ["config.json", *OPTIONS_NAMES]]
+    marks = [f"*/{mark}" for mark in [CONFIG_NAME, *OPTIONS_NAMES]]
     try:
         snapshot = fetch_snapshot(repo_id, hub, **hub_patterns(subfolder, marks, depth=1))
     except ModelNotFoundError:  # e.g. offline, a cache that holds the repository's other files only

@@ -53,7 +53,7 @@ from typing import Any
 
 import torch
 from transformers import PreTrainedModel
-from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
+from transformers.utils import CONFIG_NAME, SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
 from . import archives
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, read_json_file, some_of
@@ -242,7 +242,7 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None, subfo
         archives.original_member_folder(path)  # fails early, naming the archive, if it holds no options file
         return ModelSource(name, path, "original", origin)
     _refuse_links_to_nothing(path)
-    if (path / "config.json").is_file():
+    if (path / CONFIG_NAME).is_file():
         return _transformers_source(name, path, origin, variant)
     if original_options_file(path) is not None and any(is_weights_name(p.name) for p in path.glob("*.hdf5")):
         return ModelSource(name, path, "original", origin)
@@ -285,7 +285,7 @@ def _refuse_links_to_nothing(folder: Path) -> None:
 def _refuse_a_spacy_pipeline(path: Path) -> None:
     """Refuse the folder of a saved spaCy pipeline (``nlp.to_disk``: a ``config.cfg``, no
     ``config.json``), naming the biLM folders of its ``elmo`` components (or saying they have none)."""
-    if not (path / "config.cfg").is_file() or (path / "config.json").is_file():
+    if not (path / "config.cfg").is_file() or (path / CONFIG_NAME).is_file():
         return
     bilms = sorted(str(config.parent) for config in path.glob(f"*/{BILM_FOLDER}/config.json"))
     if bilms:
@@ -324,7 +324,7 @@ def _refuse_elmoformanylangs(folder: Path) -> None:
     """Name an ELMoForManyLangs model (its config.json has ``token_embedder`` and ``encoder``), which
     would otherwise read as an ELMo config of default fields without weights."""
     try:
-        config = read_json_file(folder / "config.json")
+        config = read_json_file(folder / CONFIG_NAME)
     except (OSError, ValueError):
         return  # ElmoConfig names the problem
     if is_elmoformanylangs_config(config):
@@ -461,7 +461,7 @@ def _without_prefix(key: str) -> str:
 def _from_hub(repo_id: str, hub: dict[str, Any], variant: str | None = None, subfolder: str = "") -> ModelSource:
     """Fetch (or find in the cache) what the repository (its ``subfolder``) needs: first the small
     files that say its format, then that format's files."""
-    if (hub_probe(repo_id, hub, subfolder=subfolder) / "config.json").is_file():
+    if (hub_probe(repo_id, hub, subfolder=subfolder) / CONFIG_NAME).is_file():
         folder = fetch_snapshot(repo_id, hub, **hub_patterns(subfolder, _TRANSFORMERS_FILES))
         return _transformers_source(repo_id, folder / subfolder, "hub", variant)
     folder = fetch_snapshot(repo_id, hub, **hub_patterns(subfolder, [*OPTIONS_NAMES, "*.hdf5"], NOT_WEIGHTS_NAMES))
@@ -553,7 +553,7 @@ def model_tokenizer(model: PreTrainedModel, **settings: Any) -> ElmoTokenizer:
     as ``config.pre_tokenizer`` says (whitespace where it says nothing: the released models').
     ``settings`` (e.g. ``max_token_chars``) replace the saved ones."""
     folder = Path(model.name_or_path) if model.name_or_path else None
-    if folder is not None and (folder / "config.json").is_file():
+    if folder is not None and (folder / CONFIG_NAME).is_file():
         return ElmoTokenizer.from_pretrained(folder, **settings)
     settings.setdefault("pre_tokenizer", model.config.pre_tokenizer or WHITESPACE)
     return ElmoTokenizer(max_characters_per_token=model.config.max_characters_per_token, **settings)
@@ -655,7 +655,7 @@ class PackageLoader:
         whitespace tokenizer at their width, saved into a temporary folder as ``elmo convert`` saves
         it and loaded from there with ``kwargs``, so that they do what they do for a converted
         folder. Its ``name_or_path`` is ``name_or_path``."""
-        config = files_source(name_or_path, TOKENIZER_CONFIG, "config.json", hub=kwargs, subfolder=subfolder)
+        config = files_source(name_or_path, TOKENIZER_CONFIG, CONFIG_NAME, hub=kwargs, subfolder=subfolder)
         if not isinstance(config, ElmoConfig):
             return config  # a folder
         with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
@@ -683,7 +683,7 @@ class PackageLoader:
         the original files, the config of the folder they convert to (``converted_config``)."""
         if isinstance(name_or_path, (str, os.PathLike)) and Path(name_or_path).suffix == ".json" and not subfolder:
             return name_or_path  # a config file named directly
-        return files_source(name_or_path, "config.json", hub=hub, subfolder=subfolder)
+        return files_source(name_or_path, CONFIG_NAME, hub=hub, subfolder=subfolder)
 
 
 def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any], subfolder: str = "") -> Any:

@@ -35,7 +35,7 @@ from typing import Any, ClassVar, NoReturn, TypeVar, cast
 import torch
 from torch import nn
 from transformers import PreTrainedConfig, PreTrainedModel
-from transformers.utils import SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
+from transformers.utils import CONFIG_NAME, SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import (
@@ -907,7 +907,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
             if new:  # a folder of config and code without (all) the weights would pass for a model
                 shutil.rmtree(folder, ignore_errors=True)
             raise
-        config_file = folder / "config.json"
+        config_file = folder / CONFIG_NAME
         if config_file.is_file():
             mode = config_file.stat().st_mode & 0o666
             for weights in folder.glob("*.safetensors"):

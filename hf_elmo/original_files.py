@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TypeVar, overload
 
 import torch
+from transformers.utils import CONFIG_NAME
 
 from .configuration_elmo import WHITESPACE, ElmoConfig, check_size
 from .convert import (
@@ -127,7 +128,7 @@ def converted_config(options_path: PathLike) -> ElmoConfig:
         model = ElmoModel(original_config(options_path))
     with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
         model.save_pretrained(folder, state_dict={})
-        return ElmoConfig.from_json_file(Path(folder) / "config.json")
+        return ElmoConfig.from_json_file(Path(folder) / CONFIG_NAME)
 
 
 @overload

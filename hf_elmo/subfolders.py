@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from transformers.utils import CONFIG_NAME
+
 from .modeling_elmo import InvalidModelError
 from .original_files import is_options_name
 
@@ -61,7 +63,7 @@ def subfolder_hint(folder: Path, subfolder: str) -> str:
         child.name
         for child in sorted(folder.iterdir())
         if child.is_dir()
-        and ((child / "config.json").is_file() or any(is_options_name(file.name) for file in child.iterdir()))
+        and ((child / CONFIG_NAME).is_file() or any(is_options_name(file.name) for file in child.iterdir()))
     ]
     if not models:
         return ""

@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file
 from transformers.dynamic_module_utils import custom_object_save
+from transformers.utils import CONFIG_NAME
 
 from hf_elmo import ElmoForBidirectionalLM, ElmoForSequenceClassification, ElmoForTokenClassification
 from hf_elmo.fileio import MODEL_CODE_FILES, atomic_file
@@ -34,7 +35,7 @@ TASK_HEADS = (ElmoForTokenClassification, ElmoForSequenceClassification)
 
 #: What the shipped folder takes over from a fresh ``save_pretrained``: the code and config.json (its
 #: auto_map). tokenizer_config.json already maps AutoTokenizer and is left alone.
-REFRESHED = ("*.py", "config.json")
+REFRESHED = ("*.py", CONFIG_NAME)
 
 
 def sync(folder: Path) -> None:
@@ -51,10 +52,10 @@ def sync(folder: Path) -> None:
                 f"save_pretrained wrote the code files {sorted(written)}, hf_elmo.fileio.MODEL_CODE_FILES lists "
                 f"{sorted(MODEL_CODE_FILES)}: update it"
             )
-        config_file = Path(staging) / "config.json"
+        config_file = Path(staging) / CONFIG_NAME
         config = json.loads(config_file.read_text())
         # the version that wrote the shipped weights, not the one that refreshed the code
-        config["transformers_version"] = json.loads((folder / "config.json").read_text())["transformers_version"]
+        config["transformers_version"] = json.loads((folder / CONFIG_NAME).read_text())["transformers_version"]
         config_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
         for pattern in REFRESHED:  # each file whole or not at all, the folder's code gone only once the new is in
             for path in Path(staging).glob(pattern):
@@ -69,7 +70,7 @@ def sync(folder: Path) -> None:
 def add_task_heads(model: ElmoForBidirectionalLM, staging: Path) -> None:
     """Copy the task heads' code into ``staging`` and map them in its ``config.json``, as their own
     ``save_pretrained`` would (built on the meta device: no weights are made)."""
-    config_file = staging / "config.json"
+    config_file = staging / CONFIG_NAME
     config = json.loads(config_file.read_text())
     for head_class in TASK_HEADS:
         with torch.device("meta"):
