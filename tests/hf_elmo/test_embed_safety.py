@@ -207,7 +207,7 @@ def test_negative_threads_are_refused_by_every_command(capsys):
         with pytest.raises(SystemExit) as exit_:
             elmo_main([*command, "--threads", "-1"])
         assert exit_.value.code == 2
-        assert "argument --threads: must be a positive integer, got '-1'" in capsys.readouterr().err
+        assert "argument --threads: must be an integer in 1..1024, got '-1'" in capsys.readouterr().err
 
 
 def test_a_full_disk_stops_with_one_line_keeping_finished_chunks_and_resume_finishes(
