@@ -280,6 +280,11 @@ def _words(vocab_to_cache: Sequence[str]) -> list[str]:
         raise TypeError("vocab_to_cache must be a list of words (str), index 0 the padding token")
     if len(vocab_to_cache) == 0:
         raise ValueError("vocab_to_cache is empty: pass the vocabulary's words, index 0 the padding token")
+    if "" in vocab_to_cache:
+        raise ValueError(
+            f"vocab_to_cache word {list(vocab_to_cache).index('')} is empty: ELMo has no word to embed there (as "
+            "batch_to_ids refuses an empty token); name the padding token, e.g. '@@PADDING@@'"
+        )
     return list(vocab_to_cache)
 
 
