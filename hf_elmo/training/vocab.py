@@ -87,12 +87,12 @@ class Vocabulary:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> Vocabulary:
-        """Read a ``vocab.txt``: one word a line (a second column, e.g. a count, is ignored; blank
+        """Read a ``vocab.txt``: one word a line (a second column, a count or score, is ignored; blank
         lines are skipped), the lines as ``read_lines`` splits and decodes every text input (a
         byte-order mark at a line's start dropped, a UTF-16 or UTF-32 file refused saying how to
         convert it). A line of binary data or invalid UTF-8, a count before its word
-        (``_count_first``), or a word listed before, is a ``ValueError`` naming the file and line
-        (and the line that listed it first)."""
+        (``_count_first``), several words (``_running_text``), or a word listed before, is a
+        ``ValueError`` naming the file and line (and the line that listed it first)."""
         path = check_text_file(path, "the vocabulary file")
         words = []
         first_line: dict[str, int] = {}
@@ -106,6 +106,12 @@ class Vocabulary:
                     f"{path}:{number}: {' '.join(columns[:2])!r} is a count before its word (as uniq -c writes it); "
                     "a line of a vocabulary file is its word, optionally followed by its count: swap the columns, "
                     "e.g. awk '{print $2, $1}'"
+                )
+            if _running_text(columns):
+                shown = " ".join(columns[:4]) + (" ..." if len(columns) > 4 else "")
+                raise ValueError(
+                    f"{path}:{number}: {shown!r} is several words: the file looks like running text (a training "
+                    "file?), not a vocabulary; a line of a vocabulary file is one word, optionally followed by its count"
                 )
             if columns and columns[0] in first_line:
                 raise ValueError(
@@ -137,13 +143,22 @@ def _average_ranks(values: np.ndarray) -> np.ndarray:
 def _count_first(columns: list[str]) -> bool:
     """Whether the columns of a vocabulary line are a count, then a word (``uniq -c``'s ``  122 the``):
     a whole number, then something that is no number (a count or score after a word is one)."""
-    if len(columns) < 2 or not columns[0].isdigit():
-        return False
+    return len(columns) == 2 and columns[0].isdigit() and not _is_number(columns[1])
+
+
+def _running_text(columns: list[str]) -> bool:
+    """Whether the columns of a vocabulary line are several words (a line of running text, e.g. of a
+    training file given as the vocabulary), not a word and its count (or score)."""
+    return len(columns) > 2 or (len(columns) == 2 and not _is_number(columns[1]))
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` reads as a number (a count or score), as ``float`` reads it."""
     try:
-        float(columns[1])
+        float(text)
     except ValueError:
-        return True
-    return False
+        return False
+    return True
 
 
 def build_vocabulary(sentences: Iterable[str], max_size: int | None = None, min_count: int = 1) -> Vocabulary:
