@@ -113,26 +113,36 @@ def settings_from_args(args: argparse.Namespace) -> PretrainSettings:
 
 def run_command(args: argparse.Namespace) -> int:
     from hf_elmo.fileio import TRAINING_FILE
-    from hf_elmo.training.distributed import is_rank0
+    from hf_elmo.training.distributed import end_distributed, is_rank0
     from hf_elmo.training.evaluation import (
         perplexity_from_json,
         perplexity_line,
         predictions_text,
         seen_in_training_text,
     )
-    from hf_elmo.training.trainer import pretrain
+    from hf_elmo.training.trainer import Trainer
 
     use_threads(args)
     settings = settings_from_args(args)
     if args.push_to_hub:
         check_hub_repository(args.push_to_hub)
-    out = pretrain(settings, overwrite=args.overwrite, show_progress=not args.no_progress, device=args.device)
+    try:  # hf_elmo.training.trainer.pretrain, keeping the trainer: its step, where it stopped at --max-steps
+        trainer = Trainer(settings, overwrite=args.overwrite, show_progress=not args.no_progress, device=args.device)
+        out = trainer.run()
+    finally:
+        end_distributed()
     if not is_rank0():  # under torchrun, rank 0 says what the run did
         return 0
     if out is None:
+        step = trainer.position["step"]
+        past = (
+            f" (the run was at step {step} already)"
+            if settings.max_steps is not None and step > settings.max_steps
+            else ""
+        )
         print(
-            f"stopped at --max-steps {settings.max_steps}; to go on, run the command again with a larger --max-steps "
-            "or without it"
+            f"stopped at --max-steps {settings.max_steps}{past}; to go on, run the command again with a larger "
+            "--max-steps or without it"
         )
         return 0
     print(f"wrote {out}")
