@@ -485,8 +485,8 @@ def check_output_folder(
     into_package: bool = False,
     not_empty: str | None = None,
 ) -> Path:
-    """Refuse an output folder that is no path (a ``TypeError``), a symbolic link or a file, lies under a file, is the
-    current folder or one of its parents, lies in this package's folder (``PACKAGE_FOLDER``;
+    """Refuse an output folder that is no path (a ``TypeError``), an empty one, a symbolic link or a file, lies
+    under a file, is the current folder or one of its parents, lies in this package's folder (``PACKAGE_FOLDER``;
     ``into_package``: ``scripts/ship_model.py`` writes a shipped model there), is, holds or lies in
     one of ``inputs``, or is not empty (unless ``overwrite``, and then only an earlier output of the
     same ``kind``, ``output_kind``, that holds no file of the user's, ``others_files``), or lies in a folder
@@ -498,6 +498,8 @@ def check_output_folder(
     ``--overwrite`` would do there (``elmo pretrain`` continues a run); else it says that ``--overwrite`` replaces it."""
     if not isinstance(out_dir, (str, os.PathLike)):
         raise TypeError(f"the output folder must be a path (a str or Path), not {described(out_dir)}")
+    if not os.fspath(out_dir):  # (was: Path("") is ".", refused as the current folder, which the user never named)
+        raise ValueError("the output folder is an empty path (''); name the folder to write")
     out_dir = Path(out_dir).expanduser()  # "~/out" quoted, as inputs are read (never a folder named "~")
     if out_dir.is_symlink():
         raise ValueError(
