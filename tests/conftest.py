@@ -70,6 +70,17 @@ def word_baseline_folder(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home folder (``~``) under ``tmp_path``, the current folder another one beside it (``tmp_path / "work"``)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    return home
+
+
+@pytest.fixture
 def one_thread():
     """Tiny models run fastest on one thread (and leave the machine's other cores alone)."""
     import torch

@@ -12,16 +12,6 @@ from hf_elmo.embed import embed_file
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    (tmp_path / "work").mkdir()
-    monkeypatch.chdir(tmp_path / "work")
-    return home
-
-
 def test_embed_file_reads_and_writes_the_home_folders_paths(allennlp_model, home, tmp_path):
     (home / "in.txt").write_text("the cat sat .\na dog .\n", encoding="utf-8")
     result = embed_file(allennlp_model, "~/in.txt", "~/out.hdf5", show_progress=False)

@@ -10,16 +10,6 @@ from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer
 from tests.hf_elmo.random_inputs import clipped_random_model
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    (tmp_path / "work").mkdir()
-    monkeypatch.chdir(tmp_path / "work")
-    return home
-
-
 def test_save_pretrained_writes_a_quoted_home_path_in_the_home_folder(home, tmp_path):
     model = clipped_random_model()
     model.save_pretrained("~/model")

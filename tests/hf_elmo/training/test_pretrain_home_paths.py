@@ -14,17 +14,6 @@ from hf_elmo.training.vocab import build_vocabulary
 from tests.hf_elmo.training.test_pretraining import settings_for, tiny_lm, write_corpus
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A home folder (``~``) under ``tmp_path``, the current folder another one beside it."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    (tmp_path / "work").mkdir()
-    monkeypatch.chdir(tmp_path / "work")
-    return home
-
-
 def test_save_lm_folder_returns_the_folder_it_wrote_in_the_home_folder(home, tmp_path):
     """Was: Path('~/model'), a path that names nothing (the folder is written at HOME/model)."""
     vocabulary = build_vocabulary(["the cat sees a dog ."], min_count=1)
