@@ -275,31 +275,45 @@ class CommandParser(SuggestingParser):
         self, args: Sequence[str] | None, namespace: argparse.Namespace | None
     ) -> tuple[argparse.Namespace, list[str]]:
         """``parse_known_intermixed_args``, whose missing required arguments are all said in one usage error:
-        its first pass (the options) stops at a required group (``elmo pretrain``'s --epochs or --max-tokens)
-        before its second sees a missing positional argument (was: the group alone, then the positional)."""
+        argparse stops at the first it finds, a required group (``elmo pretrain``'s --epochs or --max-tokens:
+        before Python 3.12.8, whose first pass reads the options alone) or the positional arguments (later
+        Pythons), and names the other only on the next try."""
         self._intermixing = True
         try:
             try:
                 return super().parse_known_intermixed_args(args, namespace)
             except _MissingRequired as missing:
-                group = _REQUIRED_GROUP.fullmatch(str(missing))
-                if group is None:  # the second pass: every required option was given
-                    message = str(missing)
-                else:  # the first pass: what else is missing, with the required groups let off
-                    required = [g for g in self._mutually_exclusive_groups if g.required]
-                    for each in required:
-                        each.required = False
-                    try:
-                        super().parse_known_intermixed_args(args, namespace)
-                        message = str(missing)
-                    except _MissingRequired as positionals:
-                        message = f"{positionals} and one of {group[1]}"
-                    finally:
-                        for each in required:
-                            each.required = True
+                found = str(missing)
+            groups = [g for g in self._mutually_exclusive_groups if g.required]
+            group: str | None = found
+            positionals: str | None = found
+            if _REQUIRED_GROUP.fullmatch(found):  # the positional arguments missing, with the groups let off
+                positionals = self._missing_without(args, namespace, groups)
+            else:  # a required group missing, with every required argument let off
+                group = self._missing_without(args, namespace, [*groups, *self._actions])
         finally:
             self._intermixing = False
-        self.error(message)
+        said = _REQUIRED_GROUP.fullmatch(group or "")
+        if said is None or positionals is None or not positionals.startswith(_REQUIRED):
+            self.error(found)
+        self.error(f"{positionals} and one of {said[1]}")
+
+    def _missing_without(
+        self, args: Sequence[str] | None, namespace: argparse.Namespace | None, relaxed: Sequence[Any]
+    ) -> str | None:
+        """What ``parse_known_intermixed_args`` finds missing (None: nothing) with ``relaxed`` (required
+        actions or groups) not required."""
+        required = [each for each in relaxed if each.required]
+        for each in required:
+            each.required = False
+        try:
+            super().parse_known_intermixed_args(args, argparse.Namespace(**vars(namespace or argparse.Namespace())))
+        except _MissingRequired as missing:
+            return str(missing)
+        finally:
+            for each in required:
+                each.required = True
+        return None
 
 
 def option_type(dataclass: type, name: str) -> type:
