@@ -289,8 +289,8 @@ class CommandParser(SuggestingParser):
             positionals: str | None = found
             if _REQUIRED_GROUP.fullmatch(found):  # the positional arguments missing, with the groups let off
                 positionals = self._missing_without(args, namespace, groups)
-            else:  # a required group missing, with every required argument let off
-                group = self._missing_without(args, namespace, [*groups, *self._actions])
+            else:  # a required group missing, with every required argument let off (none: no parse again)
+                group = self._missing_without(args, namespace, [*groups, *self._actions]) if groups else None
         finally:
             self._intermixing = False
         said = _REQUIRED_GROUP.fullmatch(group or "")
