@@ -459,7 +459,10 @@ def test_padding_options_set_the_batch_length_as_in_transformers_and_as_pad_does
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda t: t(["a"], padding_side="left"), "pads on the right only, got padding_side='left'"),
+        (
+            lambda t: t(["a"], padding_side="left"),
+            "pads on the right only: padding_side must be 'right', got the str 'left'",
+        ),
         (lambda t: t.pad([t("a")], padding_side="left"), "pads on the right only"),
         (lambda t: ElmoTokenizer(padding_side="left"), "pads on the right only"),
         (lambda t: t("a b", padding="max_length"), r"padding='max_length' needs max_length=N"),

@@ -466,12 +466,12 @@ def check_split_words(words: Sequence[Any], where: str) -> None:
             )
 
 
-def check_padding_side(side: str) -> None:
+def check_padding_side(side: Any) -> None:
     """ELMo's batches are padded on the right: the biLM reads each row from its first position."""
-    if side != "right":
+    if not one_of(side, ("right",)):
         raise ValueError(
-            f"ElmoTokenizer pads on the right only, got padding_side={side!r}: the biLM reads each sentence from "
-            "the first position of its row"
+            f"ElmoTokenizer pads on the right only: padding_side must be 'right', got {described(side)}; the biLM "
+            "reads each sentence from the first position of its row"
         )
 
 
@@ -661,7 +661,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         self.max_characters_per_token = max_characters_per_token
         self.max_token_chars = max_token_chars = _token_limit(max_token_chars)
         self.pre_tokenizer = check_pre_tokenizer(pre_tokenizer)
-        check_padding_side(kwargs.get("padding_side") or "right")
+        check_padding_side(kwargs.get("padding_side", "right"))
         super().__init__(
             max_characters_per_token=max_characters_per_token,
             max_token_chars=max_token_chars,
@@ -967,7 +967,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
             raise ValueError(
                 f"ElmoTokenizer supports return_tensors=None, 'pt' or 'np', got {described(return_tensors)}"
             )
-        check_padding_side(padding_side or self.padding_side)
+        check_padding_side(self.padding_side if padding_side is None else padding_side)
         check_lengths(max_length, pad_to_multiple_of)
 
     def _words_kept(self, truncation: bool | str | None, max_length: int | None, padding: bool | str) -> int | None:
@@ -1121,7 +1121,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
         ]
         if not features or "input_ids" not in features[0]:
             raise ValueError("ElmoTokenizer.pad needs a non-empty list of encodings with input_ids")
-        check_padding_side(kwargs.get("padding_side") or self.padding_side)
+        side = kwargs.get("padding_side")
+        check_padding_side(self.padding_side if side is None else side)
         check_lengths(max_length, pad_to_multiple_of)
         lengths = [len(f["input_ids"]) for f in features]
         padded = padded_length(max(lengths), padding, max_length, pad_to_multiple_of)
