@@ -115,14 +115,14 @@ def _elmo_bilm(
     their names there; ``tokens_per_batch`` is (the name that version gives it, its value)."""
     setting, budget = tokens_per_batch
     valid = is_number(budget, whole=True) and budget >= 1
-    check_setting(valid, where, setting, f"must be a whole number >= 1 of padded tokens, got {budget!r}")
+    check_setting(valid, where, setting, f"must be a whole number >= 1 of padded tokens, got {described(budget)}")
     unknown = sorted(set(grad_scaler_config or {}) - set(GRAD_SCALER_SETTINGS))
     check_setting(not unknown, where, "grad_scaler_config", f"unknown {unknown}; use {', '.join(GRAD_SCALER_SETTINGS)}")
     for name, value in (grad_scaler_config or {}).items():
         steps = name == "growth_interval"
         number = is_number(value, whole=steps) and value > 0
         what = "a whole number of steps >= 1" if steps else "a finite number > 0"
-        check_setting(number, where, f"grad_scaler_config.{name}", f"must be {what}, got {value!r}")
+        check_setting(number, where, f"grad_scaler_config.{name}", f"must be {what}, got {described(value)}")
     scaler = PyTorchGradScaler(enabled=mixed_precision and has_torch_amp, **(grad_scaler_config or {}))
     return Model(
         "elmo-bilm",

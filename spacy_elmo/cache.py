@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from spacy.tokens import Doc
 
+from hf_elmo.configuration_elmo import described
 from hf_elmo.elmo_cache import fork_safe_lock
 from hf_elmo.fileio import check_parent_folders, check_writable
 
@@ -87,7 +88,7 @@ class ActivationCache:
             is_number(max_mb) and max_mb >= 0,  # not inf: spaCy cannot save it in a config (E961)
             "the elmo component",
             "cache_mb",
-            f"must be a finite number of MiB >= 0 (0 disables the cache), got {max_mb!r}",
+            f"must be a finite number of MiB >= 0 (0 disables the cache), got {described(max_mb)}",
         )
         blank = isinstance(directory, str) and not directory.strip()  # Path("") is the current folder
         check_setting(

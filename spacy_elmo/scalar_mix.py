@@ -40,8 +40,10 @@ def scalar_mix(
         f"must be one of {LAYER_NORMS}, got {described(layer_norm)}",
     )
     mix = "the ELMo scalar mix"
-    check_setting(is_number(dropout) and 0.0 <= dropout < 1.0, mix, "dropout", f"must be in [0, 1), got {dropout!r}")
-    check_setting(is_number(l2) and l2 >= 0.0, mix, "l2", f"must be a finite number >= 0, got {l2!r}")
+    check_setting(
+        is_number(dropout) and 0.0 <= dropout < 1.0, mix, "dropout", f"must be in [0, 1), got {described(dropout)}"
+    )
+    check_setting(is_number(l2) and l2 >= 0.0, mix, "l2", f"must be a finite number >= 0, got {described(l2)}")
     return Model(
         "elmo-scalar-mix",
         mix_forward,

@@ -260,7 +260,7 @@ def test_the_entry_points_spacy_loads_for_every_pipeline_import_neither_hf_elmo_
         (
             "elmo",
             {"model": {"@architectures": "spacy-elmo.ElmoBiLm.v2", "grad_scaler_config": {"init_scale": "x"}}},
-            r"grad_scaler_config.init_scale[\s\S]*must be a finite number > 0, got 'x'",
+            r"grad_scaler_config.init_scale[\s\S]*must be a finite number > 0, got the str 'x'",
         ),
         (
             "elmo",

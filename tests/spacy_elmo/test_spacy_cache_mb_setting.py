@@ -9,14 +9,26 @@ from thinc.api import Config, ConfigValidationError
 from spacy_elmo.cache import ActivationCache
 
 
-@pytest.mark.parametrize("max_mb", [math.inf, math.nan, -1, -0.5, True, False, "12", None])
-def test_a_bound_that_is_no_finite_number_of_mib_at_least_0_is_refused_in_one_line_naming_it(max_mb):
+@pytest.mark.parametrize(
+    "max_mb, shown",
+    [
+        (math.inf, "the float inf"),
+        (math.nan, "the float nan"),
+        (-1, "the int -1"),
+        (-0.5, "the float -0.5"),
+        (True, "the bool True"),
+        (False, "the bool False"),
+        ("12", "the str '12'"),
+        (None, "None"),
+    ],
+)
+def test_a_bound_that_is_no_finite_number_of_mib_at_least_0_is_refused_in_one_line_naming_it(max_mb, shown):
     """Was: inf an OverflowError, True a bound of 1 MiB, False a disabled cache, "12" a TypeError."""
     with pytest.raises(ConfigValidationError) as info:
         ActivationCache(max_mb)
     (error,) = info.value.errors
     assert error["loc"] == ["cache_mb"]
-    assert error["msg"] == f"must be a finite number of MiB >= 0 (0 disables the cache), got {max_mb!r}"
+    assert error["msg"] == f"must be a finite number of MiB >= 0 (0 disables the cache), got {shown}"
 
 
 @pytest.mark.parametrize("written", ["inf", '"inf"', "nan", '"512"'])
