@@ -297,6 +297,13 @@ def check_settings(settings: PretrainSettings) -> None:
 
     s = settings
 
+    def shown(value: Any) -> str:
+        """A refused number as the command line gave it ("nan", "-1.0"); any other value (a PretrainSettings built
+        in Python may hold an array) as ``described`` names it, on one line."""
+        if type(value) is float or (type(value) is int and abs(value) < 10**40):
+            return repr(value)
+        return described(value)
+
     def number(name: str, value: Any, least: float, *, inclusive: bool = False, below: float | None = None) -> None:
         ok = (
             isinstance(value, (int, float))
@@ -307,7 +314,7 @@ def check_settings(settings: PretrainSettings) -> None:
         )
         if not ok:
             bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
-            raise ValueError(f"{flag(name)} must be a finite number {bounds}, got {value!r}")
+            raise ValueError(f"{flag(name)} must be a finite number {bounds}, got {shown(value)}")
 
     def integer(name: str, value: Any, least: int, most: int | None = None) -> None:
         if (
@@ -317,7 +324,7 @@ def check_settings(settings: PretrainSettings) -> None:
             or (most is not None and value > most)
         ):
             bounds = f">= {least}" + (f" and <= {most}" if most is not None else "")
-            raise ValueError(f"{flag(name)} must be an integer {bounds}, got {value!r}")
+            raise ValueError(f"{flag(name)} must be an integer {bounds}, got {shown(value)}")
 
     if (s.epochs is None) == (s.max_tokens is None):
         raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
