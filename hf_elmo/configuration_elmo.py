@@ -6,6 +6,7 @@ import json
 import math
 import numbers
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
@@ -117,6 +118,14 @@ def one_of(value: Any, choices: Sequence[Any]) -> bool:
     fails with numpy's 'truth value of an array is ambiguous') is none of them: how a setting of a few allowed
     values is checked, before ``described`` names what it got."""
     return getattr(value, "shape", ()) == () and value in choices
+
+
+def another_model(model_type: Any) -> str:
+    """What a ``config.json`` whose ``model_type`` is not ELMo's holds the config of, as the refusal of it says:
+    "a bert model", or, where that field is no model's short name (a list, a long or blank string), "another
+    model"."""
+    named = isinstance(model_type, str) and re.fullmatch(r"[\w.-]{1,40}", model_type)
+    return f"a {model_type} model" if named else "another model"
 
 
 def some_of(items: Sequence[str], limit: int) -> str:
@@ -532,7 +541,7 @@ class ElmoConfig(PretrainedConfig):
         if model_type != cls.model_type:
             raise ElmoConfigError(
                 "model_type",
-                f"must be {cls.model_type!r}, got {described(model_type)}: the config of a {model_type} model, not of "
+                f"must be {cls.model_type!r}, got {described(model_type)}: the config of {another_model(model_type)}, not of "
                 "an ELMo one",
                 where=f"{json_file}: field ",
             )

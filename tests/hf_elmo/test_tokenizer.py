@@ -800,7 +800,7 @@ def test_a_model_folder_without_tokenizer_files_or_pre_tokenizer_warns_once_nami
 @pytest.mark.parametrize(
     "files, message",
     [
-        ({"config.json": {"model_type": "bert"}}, "config.json is the config of a 'bert' model, not an ELMo one"),
+        ({"config.json": {"model_type": "bert"}}, "config.json is the config of a bert model, not an ELMo one"),
         (
             {"tokenizer_config.json": {"tokenizer_class": "BertTokenizer"}},
             "tokenizer_config.json is the config of the tokenizer 'BertTokenizer', not of an ElmoTokenizer",

@@ -37,6 +37,7 @@ from .configuration_elmo import (
     WHITESPACE,
     ElmoConfig,
     ElmoConfigError,
+    another_model,
     check_integer,
     check_save_folder,
     check_size,
@@ -411,7 +412,7 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
     config = _saved_json(name_or_path, CONFIG_NAME, kwargs)
     if config is not None and config[1].get("model_type", ElmoConfig.model_type) != ElmoConfig.model_type:
         raise ValueError(
-            f"{config[0]} is the config of a {config[1]['model_type']!r} model, not an ELMo one: load its tokenizer "
+            f"{config[0]} is the config of {another_model(config[1]['model_type'])}, not an ELMo one: load its tokenizer "
             "with AutoTokenizer, or give ElmoTokenizer an ELMo model's folder"
         )
     tokenizer_config = _saved_json(name_or_path, TOKENIZER_CONFIG, kwargs)
