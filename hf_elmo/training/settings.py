@@ -402,9 +402,10 @@ def check_settings(settings: PretrainSettings) -> None:
             check_text_file(path, input_name(name))
     if s.pre_tokenizer is not None:
         check_pre_tokenizer(s.pre_tokenizer, check_language=True)
-    if s.license is not None and not re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", s.license):
+    if s.license is not None and not (isinstance(s.license, str) and re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", s.license)):
         raise ValueError(
-            f"--license must be a Hub licence id (lower case, e.g. apache-2.0, cc-by-sa-4.0, mit, other), got {s.license!r}"
+            "--license must be a Hub licence id (lower case, e.g. apache-2.0, cc-by-sa-4.0, mit, other), got "
+            f"{described(s.license)}"
         )
     if s.init_model is None:
         try:
