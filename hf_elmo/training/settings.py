@@ -244,10 +244,13 @@ class PretrainSettings:
                 setattr(self, name, os.path.expanduser(value))
         if save_dtype is None:
             return
-        if self.storage_dtype not in (save_dtype, PretrainSettings.__dataclass_fields__["storage_dtype"].default):
+        default = PretrainSettings.__dataclass_fields__["storage_dtype"].default
+        if not one_of(self.storage_dtype, (default,)) and (
+            getattr(self.storage_dtype, "shape", ()) != () or not one_of(save_dtype, (self.storage_dtype,))
+        ):
             raise TypeError(
-                f"PretrainSettings got storage_dtype {self.storage_dtype!r} and save_dtype {save_dtype!r}, its old "
-                "name: give storage_dtype alone"
+                f"PretrainSettings got storage_dtype {described(self.storage_dtype)} and save_dtype "
+                f"{described(save_dtype)}, its old name: give storage_dtype alone"
             )
         self.storage_dtype = save_dtype
 

@@ -1257,7 +1257,9 @@ def test_settings_recorded_with_save_dtype_before_it_was_storage_dtype_load_and_
     record = {**dataclasses.asdict(settings_for(tmp_path, tmp_path / "c.txt")), "save_dtype": "bfloat16"}
     del record["storage_dtype"]
     assert PretrainSettings(**record).storage_dtype == "bfloat16"
-    with pytest.raises(TypeError, match="got storage_dtype 'float16' and save_dtype 'bfloat16', its old name"):
+    with pytest.raises(
+        TypeError, match="got storage_dtype the str 'float16' and save_dtype the str 'bfloat16', its old name"
+    ):
         PretrainSettings(**record, storage_dtype="float16")
     corpus = write_corpus(tmp_path / "c.txt", n=60)
     full = pretrain(settings_for(tmp_path / "a", corpus, storage_dtype="float16"), show_progress=False)
