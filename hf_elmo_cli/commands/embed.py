@@ -133,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
         if result.chunks_reused
         else ""
     )
-    print(f"wrote {result.output}: {result.lines:,} lines, {result.tokens:,} tokens{resumed}")
+    lines = f"{result.lines:,} line{'s' * (result.lines != 1)}"
+    print(f"wrote {result.output}: {lines}, {result.tokens:,} token{'s' * (result.tokens != 1)}{resumed}")
     if result.index is not None:
         print(f"wrote {result.index}: the index of {shard.count} shards")
     return 0
