@@ -329,7 +329,7 @@ def test_every_command_names_a_bad_model_in_one_line(command, case, request, tex
         "no_weights": "has a config.json but no model.safetensors",
         "corrupt": "model.safetensors is not a readable safetensors file",
         "list_config": "config.json: expected a JSON object of config fields, got the list [1, 2, 3]",  # was a traceback
-        "bert_config": "config.json: field model_type must be 'elmo', got 'bert'",  # was a warning, then the model
+        "bert_config": "config.json: field model_type must be 'elmo', got the str 'bert'",  # was a warning, then the model
     }[case]
     assert err.startswith(f"elmo {command}: error: ") and expected in err and model.rstrip("/") in err
     assert list(out.iterdir()) == []  # nothing written (pretrain: no checkpoint folder)
