@@ -126,15 +126,15 @@ def run_command(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     if args.push_to_hub:
         check_hub_repository(args.push_to_hub)
-    try:  # hf_elmo.training.trainer.pretrain, keeping the trainer: its step, where it stopped at --max-steps
+    try:  # hf_elmo.training.trainer.pretrain, also reading the step, where it stopped at --max-steps
         trainer = Trainer(settings, overwrite=args.overwrite, show_progress=not args.no_progress, device=args.device)
-        out = trainer.run()
+        out, step = trainer.run(), trainer.position["step"]
+        del trainer  # freed before its process group is destroyed: a DDP model freed after it can hang at exit
     finally:
         end_distributed()
     if not is_rank0():  # under torchrun, rank 0 says what the run did
         return 0
     if out is None:
-        step = trainer.position["step"]
         past = (
             f" (the run was at step {step} already)"
             if settings.max_steps is not None and step > settings.max_steps
