@@ -132,8 +132,20 @@ def pretrain(
     either way it checkpoints and writes the model folder. Returns None when the run stopped at
     ``settings.max_steps`` before its end (resume it with the same command).
     """
+    return run_pretraining(settings, overwrite=overwrite, show_progress=show_progress, device=device)[0]
+
+
+def run_pretraining(
+    settings: PretrainSettings, overwrite: bool = False, show_progress: bool = True, device: str | None = None
+) -> tuple[Path | None, int]:
+    """``pretrain``'s folder (or None) and the step the run was at when it ended (what ``elmo pretrain``
+    says when it stopped at ``max_steps``). The trainer is freed before ``end_distributed`` destroys
+    its process group: a DDP model freed after it can hang a torchrun rank at exit."""
     try:
-        return Trainer(settings, overwrite=overwrite, show_progress=show_progress, device=device).run()
+        trainer = Trainer(settings, overwrite=overwrite, show_progress=show_progress, device=device)
+        out, step = trainer.run(), int(trainer.position["step"])
+        del trainer
+        return out, step
     finally:
         end_distributed()
 

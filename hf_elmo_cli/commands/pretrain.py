@@ -113,25 +113,22 @@ def settings_from_args(args: argparse.Namespace) -> PretrainSettings:
 
 def run_command(args: argparse.Namespace) -> int:
     from hf_elmo.fileio import TRAINING_FILE
-    from hf_elmo.training.distributed import end_distributed, is_rank0
+    from hf_elmo.training.distributed import is_rank0
     from hf_elmo.training.evaluation import (
         perplexity_from_json,
         perplexity_line,
         predictions_text,
         seen_in_training_text,
     )
-    from hf_elmo.training.trainer import Trainer
+    from hf_elmo.training.trainer import run_pretraining
 
     use_threads(args)
     settings = settings_from_args(args)
     if args.push_to_hub:
         check_hub_repository(args.push_to_hub)
-    try:  # hf_elmo.training.trainer.pretrain, also reading the step, where it stopped at --max-steps
-        trainer = Trainer(settings, overwrite=args.overwrite, show_progress=not args.no_progress, device=args.device)
-        out, step = trainer.run(), trainer.position["step"]
-        del trainer  # freed before its process group is destroyed: a DDP model freed after it can hang at exit
-    finally:
-        end_distributed()
+    out, step = run_pretraining(
+        settings, overwrite=args.overwrite, show_progress=not args.no_progress, device=args.device
+    )
     if not is_rank0():  # under torchrun, rank 0 says what the run did
         return 0
     if out is None:
