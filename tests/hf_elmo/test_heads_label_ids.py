@@ -61,13 +61,14 @@ def test_float_labels_for_the_token_head_are_one_line_saying_to_make_them_class_
 @pytest.mark.parametrize(
     "head, labels, kind",
     [
-        (ElmoForSequenceClassification, [0, 1], "builtins.list"),
-        (ElmoForSequenceClassification, np.array([0, 1]), "numpy.ndarray"),
-        (ElmoForTokenClassification, [[0, 1, 2], [1, -100, -100]], "builtins.list"),
+        (ElmoForSequenceClassification, [0, 1], "the list [0, 1]"),
+        (ElmoForSequenceClassification, np.array([0, 1]), "the ndarray array([0, 1])"),
+        (ElmoForTokenClassification, [[0, 1, 2], [1, -100, -100]], "the list [[0, 1, 2], [1, -100, -100]]"),
     ],
 )
-def test_labels_that_are_not_a_tensor_are_one_line_saying_to_convert_them(head, labels, kind):
-    """Was "AttributeError: 'list' object has no attribute 'shape'" (a NumPy array's: no attribute 'to')."""
+def test_labels_that_are_not_a_tensor_are_one_line_naming_them_and_saying_to_convert_them(head, labels, kind):
+    """Was "AttributeError: 'list' object has no attribute 'shape'" (a NumPy array's: no attribute 'to'); then
+    "got builtins.list": the value is named as every refusal names one (``described``)."""
     model = head(tiny_config(num_labels=3)).eval()
     with pytest.raises(TypeError, match=rf"^labels must be a torch\.Tensor, got {re.escape(kind)}; .*torch\.as_tensor"):
         model(**batch(), labels=labels)

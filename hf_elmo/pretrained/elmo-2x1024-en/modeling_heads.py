@@ -31,7 +31,7 @@ from transformers import TokenClassificationPipeline
 from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassifierOutput
 from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import ElmoConfig
+from .configuration_elmo import ElmoConfig, described
 from .modeling_elmo import (
     CheckpointedParts,
     ElmoModel,
@@ -201,7 +201,7 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
         ``num_items_in_batch``."""
         if labels is not None and not isinstance(labels, torch.Tensor):
             raise TypeError(
-                f"labels must be a torch.Tensor, got {type(labels).__module__}.{type(labels).__name__}; convert it "
+                f"labels must be a torch.Tensor, got {described(labels)}; convert it "
                 "with torch.as_tensor, or pad them with DataCollatorForTokenClassification / DataCollatorWithPadding"
             )
         encoded, mask, hidden_states = self.encode(input_ids, attention_mask, output_attentions)
