@@ -58,6 +58,16 @@ def ner_config() -> dict:
     }
 
 
+def own_bilm_ner_config(loader: dict) -> dict:
+    """``ner_config`` whose tok2vec runs a biLM of its own (``spacy-elmo.ElmoMix.v1``) that ``loader`` loads."""
+    config = ner_config()
+    config["model"]["tok2vec"]["elmo"] = {
+        "@architectures": "spacy-elmo.ElmoMix.v1",
+        "bilm": {"@architectures": "spacy-elmo.ElmoBiLm.v3", "loader": loader},
+    }
+    return config
+
+
 def textcat_config() -> dict:
     return {
         "model": {

@@ -7,7 +7,7 @@ import pytest
 import spacy
 from thinc.api import ConfigValidationError
 
-from tests.spacy_elmo.pipeline_helpers import ner_config, training_examples
+from tests.spacy_elmo.pipeline_helpers import own_bilm_ner_config, training_examples
 
 
 @spacy.registry.misc("test-spacy-elmo.NoModelLoader.v1")
@@ -31,11 +31,7 @@ def test_a_loader_returning_no_model_is_one_config_error_at_the_elmo_component_s
 
 
 def test_a_loader_returning_no_model_in_an_elmo_mix_s_biLM_is_one_config_error_at_that_setting():
-    config = ner_config()
-    config["model"]["tok2vec"]["elmo"] = {
-        "@architectures": "spacy-elmo.ElmoMix.v1",
-        "bilm": {"@architectures": "spacy-elmo.ElmoBiLm.v3", "loader": {"@misc": "test-spacy-elmo.NoModelLoader.v1"}},
-    }
+    config = own_bilm_ner_config({"@misc": "test-spacy-elmo.NoModelLoader.v1"})
     nlp = spacy.blank("en")
     nlp.add_pipe("ner", config=config)
     with pytest.raises(ConfigValidationError) as info:

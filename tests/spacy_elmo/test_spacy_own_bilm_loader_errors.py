@@ -6,20 +6,13 @@ import pytest
 import spacy
 from thinc.api import ConfigValidationError
 
-from tests.spacy_elmo.pipeline_helpers import ner_config, training_examples
+from tests.spacy_elmo.pipeline_helpers import own_bilm_ner_config, training_examples
 from tests.spacy_elmo.test_default_model import WRONG
 
 
 def test_a_missing_model_in_an_elmo_mix_s_biLM_loader_is_one_config_error_at_that_setting():
     """Was: the resolver's ModelNotFoundError with a traceback from deep in nlp.initialize."""
-    config = ner_config()
-    config["model"]["tok2vec"]["elmo"] = {
-        "@architectures": "spacy-elmo.ElmoMix.v1",
-        "bilm": {
-            "@architectures": "spacy-elmo.ElmoBiLm.v3",
-            "loader": {"@misc": "spacy-elmo.ElmoLoader.v1", "name_or_path": WRONG},
-        },
-    }
+    config = own_bilm_ner_config({"@misc": "spacy-elmo.ElmoLoader.v1", "name_or_path": WRONG})
     nlp = spacy.blank("en")
     nlp.add_pipe("ner", config=config)
     with pytest.raises(ConfigValidationError) as info:
