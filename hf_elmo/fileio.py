@@ -516,6 +516,11 @@ def check_output_folder(
         )
     for source in inputs:
         source = Path(source).resolve()
+        if out_dir.resolve() == source:
+            named = "" if str(out_dir) == str(source) else f" {source}"
+            raise ValueError(
+                f"the output folder {out_dir} is the input{named}; write to another folder (it would be deleted)"
+            )
         if is_or_holds(out_dir, source):
             raise ValueError(
                 f"the output folder {out_dir} holds the input {source}; write to another folder (it would be deleted)"

@@ -916,7 +916,7 @@ def test_export_overwrite_replaces_an_earlier_export(tiny_model, exported, tmp_p
 def test_export_model_protects_the_folder_the_model_was_loaded_from(tiny_model, tmp_path):
     tiny_model.save_pretrained(tmp_path / "model")
     loaded = ElmoModel.from_pretrained(tmp_path / "model")
-    with pytest.raises(ValueError, match="holds the input"):
+    with pytest.raises(ValueError, match="is the input"):
         export_model(loaded, tmp_path / "model", "torch-export", overwrite=True)
     assert (tmp_path / "model" / "model.safetensors").is_file()
 

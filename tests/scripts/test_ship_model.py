@@ -161,7 +161,7 @@ def test_ship_model_refuses_to_write_over_its_run_or_a_folder_it_did_not_make(tm
         return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
 
     done = ship_to(run, "--overwrite")
-    assert done.returncode == 1 and f"holds the input {run}" in done.stderr
+    assert done.returncode == 1 and f"the output folder {run} is the input;" in done.stderr
     assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
     done = ship_to(out)
     assert done.returncode == 1 and "exists and is not empty" in done.stderr and "--overwrite" in done.stderr
