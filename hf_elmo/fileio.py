@@ -239,8 +239,11 @@ def _not_writable(folder: PathLike, what: PathLike, err: OSError) -> OSError:
     """The one-line error (of ``err``'s type and errno) for ``what``, the output the user gave, that
     cannot be written because creating a file in ``folder`` failed with ``err``: its reason, a
     read-only file system or a denied permission, as the system gave it. The one home of that message
-    (``check_writable``, ``exclusive_lock``, ``build_aside``)."""
-    return type(err)(err.errno, f"cannot write {what}: {folder} is not writable ({err.strerror})")
+    (``check_writable``, ``exclusive_lock``, ``build_aside``). Its text is that line alone, without the
+    ``[Errno N]`` that ``OSError(errno, text)`` puts before it; ``errno`` is still ``err``'s."""
+    error = type(err)(f"cannot write {what}: {folder} is not writable ({err.strerror})")
+    error.errno = err.errno
+    return error
 
 
 def check_writable(folder: PathLike, what: PathLike) -> None:

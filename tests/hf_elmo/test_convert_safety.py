@@ -429,7 +429,7 @@ def test_an_output_on_a_read_only_file_system_or_unwritable_folder_is_one_line_n
     refuse_writes_in(monkeypatch, folder, code)
     assert convert(original, out) == 2
     assert error_of(capsys) == (
-        f"elmo convert: error: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})"
+        f"elmo convert: error: cannot write {out}: {folder} is not writable ({os.strerror(code)})"
     )
     assert list(folder.iterdir()) == []
 

@@ -632,7 +632,7 @@ def test_an_export_on_a_read_only_file_system_or_unwritable_folder_is_one_line_n
     refuse_writes_in(monkeypatch, folder, code)
     assert elmo_main(["export", "hf-elmo:elmo-2x1024-en", str(out)]) == 2
     assert capsys.readouterr().err.splitlines() == [
-        f"elmo export: error: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})"
+        f"elmo export: error: cannot write {out}: {folder} is not writable ({os.strerror(code)})"
     ]
     assert list(folder.iterdir()) == []
 

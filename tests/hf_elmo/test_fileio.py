@@ -598,7 +598,7 @@ def test_check_writable_names_the_output_the_folder_and_the_real_reason(code, tm
     with pytest.raises(OSError) as raised:
         check_writable(output.parent, output)
     assert raised.value.errno == code
-    assert str(raised.value) == f"[Errno {code}] cannot write {output}: {folder} is not writable ({os.strerror(code)})"
+    assert str(raised.value) == f"cannot write {output}: {folder} is not writable ({os.strerror(code)})"
     monkeypatch.undo()
     assert list(folder.iterdir()) == []
     check_writable(output.parent, output)  # writable again: nothing raised, nothing left
@@ -617,7 +617,7 @@ def test_check_writable_names_the_output_not_its_probe_file_whatever_the_reason(
     with pytest.raises(OSError) as raised:
         check_writable(folder, output)
     assert raised.value.errno == code
-    assert str(raised.value) == f"[Errno {code}] cannot write {output}: {folder} is not writable ({os.strerror(code)})"
+    assert str(raised.value) == f"cannot write {output}: {folder} is not writable ({os.strerror(code)})"
 
 
 def test_an_unwritable_parent_is_one_clear_error(tmp_path):

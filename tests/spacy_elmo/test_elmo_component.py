@@ -214,7 +214,7 @@ def test_saving_over_a_biLM_folder_that_cannot_be_written_is_one_os_error_naming
         with pytest.raises(OSError) as info:
             nlp.to_disk(pipeline)
     written, folder = (re.escape(str(p)) for p in (pipeline / "elmo", bilm))
-    assert re.fullmatch(rf"\[Errno \d+\] cannot write {written}: {folder} is not writable \(.+\)", str(info.value))
+    assert re.fullmatch(rf"cannot write {written}: {folder} is not writable \(.+\)", str(info.value))
     assert {p.name: p.stat().st_mtime_ns for p in bilm.iterdir()} == before
 
 

@@ -31,7 +31,7 @@ def test_an_output_in_a_folder_that_cannot_be_written_is_one_line_naming_it(
     run = convert_corpora(capsys, "sst", str(source), str(out))
     assert (run.returncode, run.stderr) == (
         1,
-        f"error: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})\n",
+        f"error: cannot write {out}: {folder} is not writable ({os.strerror(code)})\n",
     )
     assert list(folder.iterdir()) == []
 

@@ -74,7 +74,7 @@ def test_an_output_on_a_read_only_file_system_or_unwritable_folder_is_one_line_n
     refuse_writes_in(monkeypatch, folder, code)
     assert main([str(tmp_path / "pipeline"), str(out)]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"error: [Errno {code}] cannot write {out}: {folder} is not writable ({os.strerror(code)})"
+        f"error: cannot write {out}: {folder} is not writable ({os.strerror(code)})"
     ]
     assert list(folder.iterdir()) == []
     with pytest.raises(OSError, match=f"cannot write {out}: {folder} is not writable"):
