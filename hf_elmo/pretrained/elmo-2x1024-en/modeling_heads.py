@@ -131,7 +131,20 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
     ) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, ...]]:
         """Contextual vectors (B, T, 2H), zero at padding and for a text without words, the mask
         of real tokens (B, T) and the biLM's ``hidden_states`` (``ElmoModel``'s L+1 layers
-        (B, T, 2P)). ``output_attentions`` goes to the biLM, which refuses ``True``."""
+        (B, T, 2P)). ``output_attentions`` goes to the biLM, which refuses ``True``.
+
+        A frozen biLM runs without gradients, so one whose parameters were made trainable by hand
+        (``model.elmo.requires_grad_(True)``, as a BERT model's base is unfrozen) while
+        ``config.freeze_bilm`` holds is refused where gradients are recorded: they would silently
+        stay untrained."""
+        if self.config.freeze_bilm and torch.is_grad_enabled():
+            trainable = next((name for name, p in self.elmo.named_parameters() if p.requires_grad), None)
+            if trainable is not None:
+                raise ValueError(
+                    f"elmo.{trainable} requires grad but the biLM is frozen (config.freeze_bilm), so it would get "
+                    "none and stay untrained: call model.freeze_bilm(False) to fine-tune the biLM (then "
+                    "requires_grad_(False) on the parts to keep fixed)"
+                )
         with torch.set_grad_enabled(torch.is_grad_enabled() and not self.config.freeze_bilm):
             bilm = self.elmo(
                 input_ids=input_ids,
