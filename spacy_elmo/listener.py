@@ -31,7 +31,7 @@ from typing import Any, ClassVar, NoReturn
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
-from thinc.api import ConfigValidationError, Model
+from thinc.api import ConfigValidationError, Model, Shim
 from thinc.types import Floats3d
 
 from .call_stack import first_time, note_once, running_locals
@@ -115,6 +115,18 @@ class ElmoListener(Model):
         if backprop is not None and docs:
             self._batch_id, self._outputs, self._backprop = batch_id, outputs, backprop
             self._batch_end = weakref.finalize(docs[0], _release_batch_of, weakref.ref(self))
+
+    def _copy(self, seen: dict[int, Model | Shim] | None = None) -> ElmoListener:
+        """A new listener of the same upstream and widths, connected to nothing yet (as one built from
+        the config is): Thinc's ``Model.copy`` makes a plain ``Model`` of every layer, whose forward
+        then fails on the listener's missing attributes. ``nlp.replace_listeners`` copies one where it
+        gives a component a copy of a ``tok2vec`` component that listens to an elmo component; spaCy
+        links the copy as it links any listener (``nlp.update``, ``nlp.initialize()``, loading)."""
+        copied = ElmoListener(self.upstream_name)
+        for dim in ("nO", "nL"):
+            if self.has_dim(dim):
+                copied.set_dim(dim, self.get_dim(dim))
+        return copied
 
     @property
     def holds_batch(self) -> bool:
