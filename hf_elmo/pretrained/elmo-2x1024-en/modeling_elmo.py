@@ -161,10 +161,14 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
         attention_mask: (B, T), 1 (or True) for real tokens.
 
     Returns:
-        (..., B, D); padding positions do not count (a row without tokens gives zeros).
+        (..., B, D) in ``hidden``'s dtype; padding positions do not count (a row without tokens gives
+        zeros). The sum and the count are taken in float32 at least, so a float16 or bfloat16 mean
+        is the exact one rounded once: in float16 a sum over a few thousand tokens overflows to
+        inf, and bfloat16 holds no count above 256 exactly.
     """
-    weights = attention_mask.unsqueeze(-1).to(hidden.dtype)  # (B, T, 1)
-    return (hidden * weights).sum(dim=-2) / weights.sum(dim=-2).clamp(min=1)
+    dtype = torch.promote_types(hidden.dtype, torch.float32)
+    weights = attention_mask.unsqueeze(-1).to(dtype)  # (B, T, 1)
+    return ((hidden.to(dtype) * weights).sum(dim=-2) / weights.sum(dim=-2).clamp(min=1)).to(hidden.dtype)
 
 
 _Result = TypeVar("_Result")
