@@ -25,7 +25,9 @@
   fails at once with ``OutputBusyError``; ``check_lock_file`` refuses, before a long run, a lock
   path that holds something of the user's (a folder, a file with content). ``folder_for_the_run(folder)`` creates the folders on
   the way to a lock and removes those it created that the run left empty. ``sole_writer(path)``: the lock of
-  an output file, which removes the temporary files that its killed writers left.
+  an output file, which removes the temporary files that its killed writers left. ``scratch_folder(prefix)``: a
+  run's own folder of scratch files (a script's models, its parts of files), removed however the run ends; one
+  that a killed run left is removed by the next run of the same prefix, as its ``flock`` is free.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
   disk: it reports the failed writes while freeing objects and then crashes);
   ``check_writable``: refuse a folder this process cannot write in (or a read-only file system), before
@@ -389,6 +391,28 @@ def folder_for_the_run(folder: PathLike) -> Iterator[Path]:
                 break
 
 
+@contextmanager
+def scratch_folder(prefix: str, parent: PathLike | None = None) -> Iterator[Path]:
+    """Yield a new folder for a run's own files, ``PREFIXXXXXXXXX`` (``tempfile.mkdtemp``'s) in ``parent``
+    (default: the temporary folder, ``tempfile.gettempdir()``), removed with what it holds when the block ends,
+    however it ends. It holds an ``flock`` for as long as its process lives, so that the folders of ``prefix``
+    that killed runs left there (``kill -9``) are recognised and removed first, never a live run's."""
+    parent = Path(tempfile.gettempdir() if parent is None else parent)
+    for stale in _abandoned(parent, re.compile(re.escape(prefix) + r"[a-z0-9_]{8}")):
+        shutil.rmtree(stale, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    fd = os.open(folder, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    _HELD_LOCKS.add(fd)  # a forked child (a Pool's worker) does not keep it when this process is killed
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        if fd in _HELD_LOCKS:
+            _HELD_LOCKS.discard(fd)
+            os.close(fd)
+
+
 # -- folders built aside ----------------------------------------------------------------------
 def is_or_holds(folder: PathLike, path: PathLike) -> bool:
     """Whether ``folder`` is ``path`` or holds it, both resolved (links, ``..``)."""
@@ -566,22 +590,27 @@ def _overwrite_refusal(out_dir: Path, kind: OutputKind) -> str | None:
     return None
 
 
-def _stale_staging(out_dir: Path) -> Iterator[Path]:
-    """The staging folders of ``out_dir`` (and old copies moved aside, ``.old``) that no live process holds."""
-    if not out_dir.parent.is_dir():
+def _abandoned(folder: Path, pattern: re.Pattern[str]) -> Iterator[Path]:
+    """The folders in ``folder`` named by ``pattern`` whose ``flock`` no live process holds: those that killed
+    runs left (``build_aside``'s staging folders, ``scratch_folder``'s), never a live run's."""
+    if not folder.is_dir():
         return
-    pattern = re.compile(re.escape(f".{out_dir.name}{_STAGING}") + r"[a-z0-9_]{8}(\.old)?")
-    for candidate in sorted(out_dir.parent.iterdir()):
+    for candidate in sorted(folder.iterdir()):
         if not pattern.fullmatch(candidate.name) or candidate.is_symlink() or not candidate.is_dir():
             continue
         fd = os.open(candidate, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            continue  # a live build
+            continue  # a live run's
         finally:
             os.close(fd)  # closing drops the lock, if taken
         yield candidate
+
+
+def _stale_staging(out_dir: Path) -> Iterator[Path]:
+    """The staging folders of ``out_dir`` (and old copies moved aside, ``.old``) that no live process holds."""
+    yield from _abandoned(out_dir.parent, re.compile(re.escape(f".{out_dir.name}{_STAGING}") + r"[a-z0-9_]{8}(\.old)?"))
 
 
 def restore_moved_aside(out_dir: PathLike) -> None:

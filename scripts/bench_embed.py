@@ -25,10 +25,8 @@ import importlib
 import json
 import os
 import resource
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -62,8 +60,12 @@ ROWS = (
 )
 
 
-def worker(input_path: Path, stub_model: bool, device_us: float, embed_options: Sequence[str]) -> dict[str, Any]:
-    """One instrumented ``elmo embed`` run in this process: seconds per phase, and the total."""
+def worker(
+    input_path: Path, work: Path, stub_model: bool, device_us: float, embed_options: Sequence[str]
+) -> dict[str, Any]:
+    """One instrumented ``elmo embed`` run in this process, its output written in ``work`` (the folder of
+    ``main``'s run, which outlives the checkout's code: ``--against`` one without ``scratch_folder``) and
+    removed: seconds per phase, and the total."""
     import torch
 
     import hf_elmo
@@ -130,7 +132,6 @@ def worker(input_path: Path, stub_model: bool, device_us: float, embed_options: 
             yield array
 
     hf_elmo.embed.run.embed_sentences = pulled  # type: ignore[assignment]
-    work = Path(tempfile.mkdtemp(prefix="bench-embed-"))
     try:
         start = time.perf_counter()
         status = main(
@@ -138,7 +139,7 @@ def worker(input_path: Path, stub_model: bool, device_us: float, embed_options: 
         )
         total = time.perf_counter() - start
     finally:
-        shutil.rmtree(work)
+        (work / "out.hdf5").unlink(missing_ok=True)
     if status != 0:
         raise SystemExit(f"elmo embed failed ({status})")
     phases = {
@@ -157,9 +158,10 @@ def worker(input_path: Path, stub_model: bool, device_us: float, embed_options: 
     }
 
 
-def run_side(checkout: Path, args: argparse.Namespace, embed_options: Sequence[str]) -> dict[str, Any]:
-    """One worker subprocess on ``checkout``'s code; its record."""
-    command = [sys.executable, str(Path(__file__).resolve()), str(args.input), "--worker", *embed_options]
+def run_side(checkout: Path, args: argparse.Namespace, work: Path, embed_options: Sequence[str]) -> dict[str, Any]:
+    """One worker subprocess on ``checkout``'s code, writing in ``work``; its record."""
+    command = [sys.executable, str(Path(__file__).resolve()), str(args.input), "--worker", "--work", str(work)]
+    command += embed_options
     if args.stub_model:
         command += ["--stub-model", "--stub-device-us", str(args.stub_device_us)]
     path = os.pathsep.join([str(checkout), *filter(None, [os.environ.get("PYTHONPATH")])])
@@ -187,13 +189,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per side (the fastest counts)")
     parser.add_argument("--json", type=Path, help="also write the records as JSON")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # a worker's: where it writes
     args, embed_options = parser.parse_known_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.input, args.stub_model, args.stub_device_us, embed_options)))
+        print(json.dumps(worker(args.input, args.work, args.stub_model, args.stub_device_us, embed_options)))
         return
     # checked here, not as the options' types: a worker imports the checkout it times (--against: maybe
     # one without these), and is given the values checked here
-    from hf_elmo.fileio import check_output_file, write_text_atomic
+    from hf_elmo.fileio import check_output_file, scratch_folder, write_text_atomic
     from hf_elmo_cli.commands._args import non_negative, positive_int
 
     for option, check in (("--repeat", positive_int), ("--stub-device-us", non_negative)):
@@ -209,11 +212,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     sides = {"this checkout": REPO, **({str(args.against): args.against.resolve()} if args.against else {})}
     best: dict[str, dict[str, Any]] = {}
-    for _ in range(args.repeat):
-        for name, checkout in sides.items():
-            record = run_side(checkout, args, embed_options)
-            if name not in best or record["total"] < best[name]["total"]:
-                best[name] = record
+    with scratch_folder("bench-embed-") as work:  # the outputs: removed (a killed run's: by the next run)
+        for _ in range(args.repeat):
+            for name, checkout in sides.items():
+                record = run_side(checkout, args, work, embed_options)
+                if name not in best or record["total"] < best[name]["total"]:
+                    best[name] = record
     with open(args.input, encoding="utf-8") as handle:
         lines, tokens = 0, 0
         for line in handle:

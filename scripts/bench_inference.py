@@ -40,7 +40,6 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -49,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from hf_elmo.fileio import check_output_file, write_text_atomic
+from hf_elmo.fileio import check_output_file, scratch_folder, write_text_atomic
 from hf_elmo_cli.commands._args import positive_int
 
 from shared_data import shared_dir
@@ -325,8 +324,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         reference = [args.reference_python or reference_python(args, shared), runner]
         if args.reference_runner:
             reference += ["--device", args.device]
-    with tempfile.TemporaryDirectory(prefix="bench-inference-") as work:  # the random models: removed
-        bench(args, Path(work), shared, reference, env)
+    with scratch_folder("bench-inference-") as work:  # the random models: removed (a killed run's: by the next run)
+        bench(args, work, shared, reference, env)
 
 
 def bench(args: argparse.Namespace, work: Path, shared: Path, reference: list[str] | None, env: dict[str, str]) -> None:

@@ -21,14 +21,13 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from hf_elmo.fileio import check_output_file, write_text_atomic
+from hf_elmo.fileio import check_output_file, scratch_folder, write_text_atomic
 from hf_elmo_cli.commands._args import positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -71,8 +70,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             check_output_file(args.json, [args.text] if args.text else [])
     except FileExistsError as err:
         parser.error(f"argument --json: {err}")
-    with tempfile.TemporaryDirectory(prefix="bench-onnx-") as work:  # the random model and its export: removed
-        bench(args, Path(work))
+    with scratch_folder(
+        "bench-onnx-"
+    ) as work:  # the random model and its export: removed (a killed run's: by the next run)
+        bench(args, work)
 
 
 def bench(args: argparse.Namespace, work: Path) -> None:

@@ -10,8 +10,9 @@ blocks of a shard, block 0 goes to ``valid.txt`` and block 100 to ``test.txt`` (
 
     python scripts/prepare_pretrain_en.py ../shared/data/pretrain-en /tmp/pretrain-en-tok --train-fraction 0.4
 
-The files are written in a hidden folder of the run's inside the output folder and moved into place at the
-end: a run stopped part-way (Ctrl-C, an error) leaves earlier outputs as they were and no file of its own.
+The files are written in a hidden folder of the run's inside the output folder (``.prepare-XXXXXXXX``) and moved
+into place at the end: a run stopped part-way (Ctrl-C, an error) leaves earlier outputs as they were and no file of
+its own, and the folder of a killed one (``kill -9``) is removed by the next run.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ import argparse
 import gzip
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
 
-from hf_elmo.fileio import check_output_file, check_parent_folders
+from hf_elmo.fileio import check_output_file, check_parent_folders, scratch_folder
 from hf_elmo_cli.commands._args import fraction, positive_int
 
 SPLITS = ("train", "valid", "test")
@@ -99,9 +99,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise SystemExit(f"error: {error}") from None
     args.out_dir.mkdir(parents=True, exist_ok=True)
     # the shards' parts and the files being written: in a hidden folder of this run's, removed however it ends
-    # (but a kill), so that no file of the user's is written over and no half-written output is left
-    with tempfile.TemporaryDirectory(prefix=".prepare-", dir=args.out_dir) as staging:
-        prepare(args, shards, Path(staging))
+    # (a killed run's: by the next run), so that no file of the user's is written over and no half-written output
+    # is left
+    with scratch_folder(".prepare-", args.out_dir) as staging:
+        prepare(args, shards, staging)
 
 
 def prepare(args: argparse.Namespace, shards: list[str], staging: Path) -> None:
