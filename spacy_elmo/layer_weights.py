@@ -163,10 +163,15 @@ def _pyplot():
     return plt
 
 
+#: The command's name, as its usage and every error line it prints give it (argparse's ``PROG: error: ...``).
+PROG = "python -m spacy_elmo.layer_weights"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; returns the exit code (1 with one error line on stderr)."""
+    """The command line; returns the exit code (1 with one error line on stderr, ``PROG: error: ...``, as argparse
+    prints a usage error)."""
     parser = argparse.ArgumentParser(
-        prog="python -m spacy_elmo.layer_weights",
+        prog=PROG,
         description="Plot the learned ELMo layer weights of a trained pipeline.",
     )
     parser.add_argument(
@@ -198,10 +203,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _error(path: Path, error: Exception) -> int:
-    """Print one error line naming ``path`` once: the message alone where it names ``path`` already
-    (spaCy's and ``check_writable``'s do), else ``path: message``; the exit code 1."""
+    """Print one error line, ``PROG: error: ...``, naming ``path`` once: the message alone where it names ``path``
+    already (spaCy's and ``check_writable``'s do), else ``path: message``; the exit code 1."""
     message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    print(f"error: {message}" if str(path) in message else f"error: {path}: {message}", file=sys.stderr)
+    print(f"{PROG}: error: {message if str(path) in message else f'{path}: {message}'}", file=sys.stderr)
     return 1
 
 

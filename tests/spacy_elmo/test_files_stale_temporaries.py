@@ -68,10 +68,11 @@ def test_a_lock_path_that_holds_a_users_file_is_refused_before_anything_is_read(
     else:
         run = convert_corpora(capsys, "sst", str(tmp_path / "missing.txt"), str(output))
         code, err = run.returncode, run.stderr
+    said = "python -m spacy_elmo.layer_weights: error:" if tool == "layer_weights" else "error:"
     assert (
         code == 1
         and err
-        == f"error: {lock_path(output)} exists and is no lock of elmo (it is not empty); move it, or write elsewhere\n"
+        == f"{said} {lock_path(output)} exists and is no lock of elmo (it is not empty); move it, or write elsewhere\n"
     )
     assert lock_path(output).read_text() == "mine"
 
@@ -95,7 +96,9 @@ def test_a_figure_under_a_file_names_that_file_before_the_pipeline_loads(tmp_pat
     monkeypatch.setattr(spacy, "load", lambda *args, **kwargs: pytest.fail("the pipeline was loaded"))
     assert main([str(tmp_path / "pipeline"), str(out)]) == 1
     [line] = capsys.readouterr().err.splitlines()
-    assert line.startswith(f"error: {tmp_path / 'notes.txt'} is a file, not a folder, so {out} cannot be written")
+    assert line.startswith(
+        f"python -m spacy_elmo.layer_weights: error: {tmp_path / 'notes.txt'} is a file, not a folder, so {out} cannot be written"
+    )
     with pytest.raises(NotADirectoryError):
         save_layer_weights(MIXES, out)
     assert (tmp_path / "notes.txt").read_text() == "mine"

@@ -33,6 +33,7 @@ def test_a_pipeline_without_elmo_is_one_error_line_and_exit_code_1(tmp_path):
     assert run.returncode == 1
     lines = [line for line in run.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "no initialised ELMo scalar mix" in lines[0], run.stderr
+    assert lines[0].startswith("python -m spacy_elmo.layer_weights: error: "), lines  # its name, as argparse's
     assert not (tmp_path / "w.png").exists()
 
 
@@ -74,7 +75,7 @@ def test_an_output_on_a_read_only_file_system_or_unwritable_folder_is_one_line_n
     refuse_writes_in(monkeypatch, folder, code)
     assert main([str(tmp_path / "pipeline"), str(out)]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"error: cannot write {out}: {folder} is not writable ({os.strerror(code)})"
+        f"python -m spacy_elmo.layer_weights: error: cannot write {out}: {folder} is not writable ({os.strerror(code)})"
     ]
     assert list(folder.iterdir()) == []
     with pytest.raises(OSError, match=f"cannot write {out}: {folder} is not writable"):
@@ -90,7 +91,11 @@ def test_a_pipeline_that_cannot_be_loaded_is_one_line_naming_it_once(pipeline, t
         path.mkdir()
     assert main([str(path), str(tmp_path / "w.png")]) == 1
     [line] = capsys.readouterr().err.splitlines()
-    assert line.startswith("error: [E05") and line.endswith(str(path)) and line.count(str(path)) == 1, line
+    assert (
+        line.startswith("python -m spacy_elmo.layer_weights: error: [E05")
+        and line.endswith(str(path))
+        and line.count(str(path)) == 1
+    ), line
 
 
 @pytest.mark.parametrize("output", ["config.cfg", "elmo/bilm/model.safetensors", "../notes.txt"])
@@ -113,7 +118,7 @@ def test_an_output_that_is_a_file_of_the_pipeline_or_no_png_is_refused_before_lo
     monkeypatch.setattr(spacy, "load", not_loaded)
     assert main([str(pipeline), str(out)]) == 1
     lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"error: {out} "), lines
+    assert len(lines) == 1 and lines[0].startswith(f"python -m spacy_elmo.layer_weights: error: {out} "), lines
     assert ("is a file of the pipeline" if output != "../notes.txt" else "is no PNG image") in lines[0]
     assert out.read_bytes() == before
 

@@ -16,8 +16,9 @@ def test_an_elmo_model_folder_is_one_line_saying_so_before_loading(tiny_elmo_dir
     out = tmp_path / "w.png"
     assert main([str(tiny_elmo_dir), str(out)]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"error: {tiny_elmo_dir}: this is an ELMo model folder, not a spaCy pipeline: the command takes a trained "
-        "spaCy pipeline folder (e.g. output/model-best), whose components learned the layer weights"
+        f"python -m spacy_elmo.layer_weights: error: {tiny_elmo_dir}: this is an ELMo model folder, not a spaCy "
+        "pipeline: the command takes a trained spaCy pipeline folder (e.g. output/model-best), whose components "
+        "learned the layer weights"
     ]
     assert not out.exists()
 
@@ -30,4 +31,4 @@ def test_other_folders_still_go_to_spacy(other_config, tmp_path, capsys):
         (folder / "config.json").write_text('{"model_type": "bert"}')
     assert main([str(folder), str(tmp_path / "w.png")]) == 1
     [line] = capsys.readouterr().err.splitlines()
-    assert line.startswith("error: [E05"), line
+    assert line.startswith("python -m spacy_elmo.layer_weights: error: [E05"), line

@@ -20,7 +20,8 @@ def test_an_output_not_ending_in_png_is_one_line_before_loading_and_nothing_is_w
     out = tmp_path / name
     assert main([str(tmp_path / "pipeline"), str(out)]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        f"error: {out} does not end in .png: the figure is written as a PNG image; name a .png file"
+        f"python -m spacy_elmo.layer_weights: error: {out} does not end in .png: the figure is written as a PNG "
+        "image; name a .png file"
     ]
     assert not out.exists()
 
