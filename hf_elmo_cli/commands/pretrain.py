@@ -89,11 +89,14 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def filters_json(text: str) -> Any:
-    """``--filters``: any JSON value (``check_settings`` checks that it is a list of filters)."""
+    """``--filters``: any JSON value (``check_settings`` checks that it is a list of filters); text that is no JSON
+    is named as every refusal names a value (``described``: cut after 40 characters, never a whole file's)."""
+    from hf_elmo.configuration_elmo import described  # imported already: these options are hf_elmo's (defer)
+
     try:
         return json.loads(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f'must be JSON, e.g. "[[1,32],[2,64]]", got {text!r}') from None
+        raise argparse.ArgumentTypeError(f'must be JSON, e.g. "[[1,32],[2,64]]", got {described(text)}') from None
 
 
 def settings_from_args(args: argparse.Namespace) -> PretrainSettings:

@@ -165,7 +165,9 @@ def test_pretrain_names_filters_that_are_not_json_as_a_usage_error(capsys):
     with pytest.raises(SystemExit) as stop:
         build_parser().parse_args(["pretrain", "c.txt", "out", "--epochs", "1", "--filters", "[[1,32]"])
     assert stop.value.code == 2
-    assert """argument --filters: must be JSON, e.g. "[[1,32],[2,64]]", got '[[1,32]'""" in capsys.readouterr().err
+    assert (
+        """argument --filters: must be JSON, e.g. "[[1,32],[2,64]]", got the str '[[1,32]'""" in capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize("rank, said", [("0", 1), ("1", 0)])
