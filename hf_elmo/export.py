@@ -39,17 +39,10 @@ import torch
 
 from .configuration_elmo import described
 from .devices import resolve_dtype
-from .fileio import (
-    EXPORT_MANIFEST,
-    PathLike,
-    build_aside,
-    check_output_folder,
-    output_kind,
-    strict_json,
-    write_text_atomic,
-)
+from .fileio import PathLike, strict_json, write_text_atomic
 from .logs import quiet_logger
 from .modeling_elmo import ElmoModel, InvalidModelError, check_reads_char_ids
+from .output_folders import EXPORT_MANIFEST, build_aside, check_output_folder, output_kind
 from .tokenization_elmo import (
     N_CHAR_IDS,
     RESTORE_SETTINGS,
@@ -71,7 +64,7 @@ BINARY = "binary data other than a zip archive (as an ONNX model is)"
 GRAPH_FILES = {"onnx": ("an ONNX model", BINARY), "torch-export": ("a torch.export program", ZIP)}
 #: Compute dtypes per format (ONNX Runtime's CPU kernels have no bfloat16 convolution).
 DTYPES = {"onnx": ("float32", "float16"), "torch-export": ("float32", "float16", "bfloat16")}
-MANIFEST = EXPORT_MANIFEST  # fileio recognises an earlier export by it (what --overwrite may replace)
+MANIFEST = EXPORT_MANIFEST  # output_folders recognises an earlier export by it (what --overwrite may replace)
 #: Export format -> the packages it needs beyond torch (the ``export`` extra): the ONNX exporter
 #: (``torch.onnx.export(dynamo=True)``) writes with onnx and onnxscript, and ``elmo export`` runs the
 #: written graph with onnxruntime (``OnnxElmo``) to check it.
@@ -107,7 +100,7 @@ def export_model(
     default the one saved with the model (``hf_elmo.loading.model_tokenizer``), so that raw text
     is split as the model's training corpus was. The folder is written beside ``out_dir`` and
     moved into place when complete; an existing non-empty ``out_dir`` is an error unless
-    ``overwrite`` (and it is an earlier export, never a model: ``fileio.check_output_folder``). ``model_path``:
+    ``overwrite`` (and it is an earlier export, never a model: ``output_folders.check_output_folder``). ``model_path``:
     the folder or archive the model was loaded from (default ``model.name_or_path``), which
     ``out_dir`` may not be, hold or lie in, even with ``overwrite``. Returns ``out_dir``.
     """

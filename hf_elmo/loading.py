@@ -59,7 +59,7 @@ from . import archives
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, read_json_file, some_of
 from .convert import ELMOFORMANYLANGS_MODEL, is_elmoformanylangs_config
 from .devices import check_device_map
-from .fileio import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, PathLike, build_aside, check_output_folder
+from .fileio import PathLike
 from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe, push_said
 from .logs import quiet_records
 from .modeling_elmo import (
@@ -81,6 +81,7 @@ from .original_files import (
     load_allennlp_with_softmax,
     original_options_file,
 )
+from .output_folders import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, build_aside, check_output_folder
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .subfolders import ModelNotFoundError, in_subfolder, subfolder_hint
 from .tokenization_elmo import TOKENIZER_CONFIG, ElmoTokenizer
@@ -575,7 +576,7 @@ def convert_to_folder(
     """Convert original files into a ``save_pretrained`` folder with tokenizer and model card.
 
     The folder is built beside ``out_dir`` and renamed into place only when complete
-    (``fileio.build_aside``), so a failed conversion leaves nothing behind; an output folder
+    (``output_folders.build_aside``), so a failed conversion leaves nothing behind; an output folder
     that is a file or holds an input file is refused, even with ``overwrite``.
     """
     from .model_card import write_model_card

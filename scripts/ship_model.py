@@ -32,8 +32,8 @@ from typing import Any
 
 import torch
 
-from hf_elmo.fileio import TRAINING_FILE, build_aside, check_output_folder
 from hf_elmo.model_card import write_model_card
+from hf_elmo.output_folders import TRAINING_FILE, build_aside, check_output_folder
 from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
 from hf_elmo.training.settings import PretrainSettings

@@ -4,7 +4,7 @@
 
 A shipped folder carries the package's remote code so that
 ``AutoModel.from_pretrained(folder, trust_remote_code=True)`` works without the package: the files
-``save_pretrained`` copies (``hf_elmo.fileio.MODEL_CODE_FILES``: the modeling, configuration and tokenizer files and
+``save_pretrained`` copies (``hf_elmo.output_folders.MODEL_CODE_FILES``: the modeling, configuration and tokenizer files and
 every sibling they import relatively), and the task heads' (``TASK_HEADS``, mapped for
 ``AutoModelForTokenClassification`` / ``AutoModelForSequenceClassification``: a task model starts
 from the shipped biLM). After any of them changes, run this
@@ -27,7 +27,8 @@ from transformers.dynamic_module_utils import custom_object_save
 from transformers.utils import CONFIG_NAME
 
 from hf_elmo import ElmoForBidirectionalLM, ElmoForSequenceClassification, ElmoForTokenClassification
-from hf_elmo.fileio import MODEL_CODE_FILES, atomic_file
+from hf_elmo.fileio import atomic_file
+from hf_elmo.output_folders import MODEL_CODE_FILES
 from hf_elmo.pretrained import SHIPPED
 
 #: The task models whose code the shipped folder carries beside the LM's, each mapped in ``auto_map``.
@@ -49,7 +50,7 @@ def sync(folder: Path) -> None:
         written = {p.name for p in Path(staging).glob("*.py")}
         if written != set(MODEL_CODE_FILES):
             raise RuntimeError(
-                f"save_pretrained wrote the code files {sorted(written)}, hf_elmo.fileio.MODEL_CODE_FILES lists "
+                f"save_pretrained wrote the code files {sorted(written)}, hf_elmo.output_folders.MODEL_CODE_FILES lists "
                 f"{sorted(MODEL_CODE_FILES)}: update it"
             )
         config_file = Path(staging) / CONFIG_NAME

@@ -31,9 +31,10 @@ from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX, some_of
-from hf_elmo.fileio import build_aside, check_writable, ensure_free_space, others_files, output_kind
+from hf_elmo.fileio import check_writable, ensure_free_space
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
 from hf_elmo.modeling_elmo import check_config_reads_char_ids, check_reads_char_ids
+from hf_elmo.output_folders import build_aside, others_files, output_kind
 
 from .bilm import (
     NotAnElmoModel,

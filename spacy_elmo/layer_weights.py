@@ -27,9 +27,9 @@ from hf_elmo.fileio import (
     check_writable,
     is_or_holds,
     lock_path,
-    output_kind,
     sole_writer,
 )
+from hf_elmo.output_folders import output_kind
 
 from .scalar_mix import layer_weights
 

@@ -29,15 +29,8 @@ from typing import IO, TYPE_CHECKING, Any
 import torch
 
 from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig
-from ..fileio import (
-    CHECKPOINT_FILE,
-    SETTINGS_FILE,
-    atomic_file,
-    check_parent_folders,
-    ensure_free_space,
-    is_or_holds,
-    write_text_atomic,
-)
+from ..fileio import atomic_file, check_parent_folders, ensure_free_space, is_or_holds, write_text_atomic
+from ..output_folders import CHECKPOINT_FILE, SETTINGS_FILE
 from .data import DATA_ORDER, same_batches
 from .distributed import refused_together
 from .settings import (

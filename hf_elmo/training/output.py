@@ -11,10 +11,11 @@ from typing import Any
 import torch
 
 from ..configuration_elmo import WHITESPACE
-from ..fileio import TRAINING_FILE, PathLike, build_aside, strict_json
+from ..fileio import PathLike, strict_json
 from ..loading import ModelSource
 from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_model_card
 from ..modeling_lm import ElmoForBidirectionalLM
+from ..output_folders import TRAINING_FILE, build_aside
 from ..tokenization_elmo import ElmoTokenizer
 from .distributed import warn
 from .evaluation import predictions_text, seen_in_training_text

@@ -26,16 +26,15 @@ from tqdm.auto import tqdm
 from ..corpus import read_corpus
 from ..devices import resolve_device
 from ..fileio import (
-    check_output_folder,
     check_writable,
     exclusive_lock,
     folder_for_the_run,
     input_identity,
     lock_path,
-    output_kind,
     remove_stale_temporaries,
 )
 from ..modeling_lm import ElmoForBidirectionalLM
+from ..output_folders import check_output_folder, output_kind
 from .checkpoints import (
     check_checkpoint_folder,
     check_resumed_init_model,

@@ -72,9 +72,9 @@ def add_format_options(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hf_elmo.export import PARITY_KEY, export_dtype, export_model, read_manifest, require_export_packages
-    from hf_elmo.fileio import check_output_folder
     from hf_elmo.loading import load_bilm, model_tokenizer
     from hf_elmo.modeling_elmo import check_reads_char_ids
+    from hf_elmo.output_folders import check_output_folder
 
     use_threads(args)
     export_dtype(args.format, args.dtype)  # before the model loads

@@ -115,7 +115,7 @@ def settings_from_args(args: argparse.Namespace) -> PretrainSettings:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from hf_elmo.fileio import TRAINING_FILE
+    from hf_elmo.output_folders import TRAINING_FILE
     from hf_elmo.training.distributed import is_rank0
     from hf_elmo.training.evaluation import (
         perplexity_from_json,

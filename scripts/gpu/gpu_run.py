@@ -467,10 +467,10 @@ def run_state(work: Path, name: str) -> str:
 
 def training_record(folder: Path) -> dict[str, Any]:
     """What ``elmo pretrain`` recorded beside the model it wrote into ``folder``
-    (``fileio.TRAINING_FILE``: settings, position, metrics); imports hf_elmo only now, so that a
+    (``output_folders.TRAINING_FILE``: settings, position, metrics); imports hf_elmo only now, so that a
     poll of a running job imports nothing."""
     sys.path.insert(0, str(REPO))
-    from hf_elmo.fileio import TRAINING_FILE
+    from hf_elmo.output_folders import TRAINING_FILE
 
     return json.loads((folder / TRAINING_FILE).read_text())
 

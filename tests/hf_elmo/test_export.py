@@ -30,8 +30,9 @@ from hf_elmo.export import (
     export_reference,
     open_exported,
 )
-from hf_elmo.fileio import FREE_SPACE_RESERVE, others_files
+from hf_elmo.fileio import FREE_SPACE_RESERVE
 from hf_elmo.modeling_elmo import InvalidModelError
+from hf_elmo.output_folders import others_files
 from tests.conftest import strict_json_loads
 from tests.hf_elmo.random_inputs import clipped_random_model, random_sentences
 from tests.hf_elmo.test_convert_safety import DiskUsage

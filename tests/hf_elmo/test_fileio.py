@@ -1,4 +1,4 @@
-"""hf_elmo.fileio: atomic files, folders built aside, one writer per output, stale staging folders."""
+"""hf_elmo.fileio and hf_elmo.output_folders: atomic files, folders built aside, one writer per output, stale staging folders."""
 
 from __future__ import annotations
 
@@ -21,22 +21,24 @@ import numpy as np
 import pytest
 
 from hf_elmo.fileio import (
-    EXPORT_MANIFEST,
-    PACKAGE_FOLDER,
     OutputBusyError,
     atomic_file,
-    build_aside,
     check_lock_file,
     check_output_file,
-    check_output_folder,
     check_writable,
     exclusive_lock,
     is_temporary_file,
-    others_files,
-    remove_stale_staging,
     remove_stale_temporaries,
     strict_json,
     write_text_atomic,
+)
+from hf_elmo.output_folders import (
+    EXPORT_MANIFEST,
+    PACKAGE_FOLDER,
+    build_aside,
+    check_output_folder,
+    others_files,
+    remove_stale_staging,
 )
 from hf_elmo.pretrained import DEFAULT_MODEL
 from tests.conftest import strict_json_loads
@@ -553,7 +555,7 @@ def test_only_staging_folders_of_dead_processes_are_removed(tmp_path):
 KILL_BETWEEN_RENAMES = """
 import os, signal, sys
 from pathlib import Path
-from hf_elmo.fileio import build_aside
+from hf_elmo.output_folders import build_aside
 rename = Path.rename
 def rename_or_die(self, target):
     if ".building-" in self.name and not self.name.endswith(".old"):

@@ -23,8 +23,8 @@ from hf_elmo import (
     ElmoTokenizer,
     batch_to_ids,
 )
-from hf_elmo.fileio import MODEL_CODE_FILES
 from hf_elmo.loading import convert_to_folder
+from hf_elmo.output_folders import MODEL_CODE_FILES
 from hf_elmo.pretrained import SHIPPED
 from tests.numpy_elmo import small_options, write_random_original
 

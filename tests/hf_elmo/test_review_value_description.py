@@ -9,7 +9,7 @@ import torch
 
 from hf_elmo import ElmoConfig, ElmoTokenizer, batch_to_ids
 from hf_elmo.configuration_elmo import ElmoConfigError, described
-from hf_elmo.fileio import check_output_folder
+from hf_elmo.output_folders import check_output_folder
 from hf_elmo.tokenization_elmo import token_to_char_ids
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hf_elmo.cli import main
-from hf_elmo.fileio import check_output_folder
+from hf_elmo.output_folders import check_output_folder
 from tests.hf_elmo.training.test_pretrain_safety import files_under
 from tests.hf_elmo.training.test_pretraining import write_corpus
 

@@ -257,11 +257,11 @@ def test_start_with_a_part_that_did_not_come_is_one_line(tmp_path):
         gpu_run.main(["start", "--work", str(work)])
 
 
-def test_poll_reads_the_runs_record_by_the_name_fileio_gives_it(tmp_path, capsys, monkeypatch):
-    """fileio.TRAINING_FILE is the one home of the name of the file elmo pretrain writes its metrics to."""
-    import hf_elmo.fileio
+def test_poll_reads_the_runs_record_by_the_name_output_folders_gives_it(tmp_path, capsys, monkeypatch):
+    """output_folders.TRAINING_FILE is the one home of the name of the file elmo pretrain writes its metrics to."""
+    import hf_elmo.output_folders
 
-    monkeypatch.setattr(hf_elmo.fileio, "TRAINING_FILE", "record.json")
+    monkeypatch.setattr(hf_elmo.output_folders, "TRAINING_FILE", "record.json")
     model = tmp_path / "work" / gpu_run.RUN_NAME
     model.mkdir(parents=True)
     (model / "config.json").write_text("{}")

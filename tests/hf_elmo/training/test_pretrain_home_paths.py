@@ -1,5 +1,5 @@
 """Paths given to pretraining from Python as ``"~/..."`` name the home folder, as the shell would have
-expanded them and as ``fileio.check_output_folder`` reads an output folder: nothing lands in a folder
+expanded them and as ``output_folders.check_output_folder`` reads an output folder: nothing lands in a folder
 named ``~`` in the current folder, and what is returned is the folder written."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from hf_elmo.fileio import check_output_folder
+from hf_elmo.output_folders import check_output_folder
 
 
 def test_an_output_folder_that_is_the_input_is_refused_as_the_input(tmp_path):
