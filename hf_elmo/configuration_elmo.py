@@ -135,6 +135,16 @@ def some_of(items: Sequence[str], limit: int) -> str:
     return ", ".join(items[:limit]) + more
 
 
+def first_line(error: BaseException, with_type: bool = False) -> str:
+    """The first line of ``error``'s message that says something (stripped), as a one-line error quotes another
+    library's (whose messages span lines), after its type's name with ``with_type`` ("SafetensorError: invalid
+    header"); where it says nothing, its type's name alone."""
+    line = next((part.strip() for part in str(error).splitlines() if part.strip()), "")
+    if not line:
+        return type(error).__name__
+    return f"{type(error).__name__}: {line}" if with_type else line
+
+
 def check_integer(
     field: str, value: Any, low: int, high: int | None = None, where: str = "ElmoConfig.", note: str = ""
 ) -> int:

@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
-from .configuration_elmo import described
+from .configuration_elmo import described, first_line
 from .devices import resolve_dtype
 from .fileio import PathLike, strict_json, write_text_atomic
 from .logs import quiet_logger
@@ -451,11 +451,6 @@ class OnnxElmo(ExportedElmo):
 def provider_names(providers: Sequence[Any]) -> list[str]:
     """The names of ``providers`` as ``session_arguments`` takes them (names or (name, options) pairs)."""
     return [entry[0] if isinstance(entry, tuple) else entry for entry in providers]
-
-
-def first_line(error: BaseException) -> str:
-    """``error``'s first line, or its type's name where it says nothing."""
-    return next(iter(str(error).strip().splitlines()), "") or type(error).__name__
 
 
 def provider_failure(path: Path, providers: Sequence[Any], session_options: Any, reason: str) -> RuntimeError:

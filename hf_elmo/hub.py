@@ -19,7 +19,7 @@ from typing import Any
 
 from transformers.utils import CONFIG_NAME
 
-from .configuration_elmo import HUB_KWARGS, some_of
+from .configuration_elmo import HUB_KWARGS, first_line, some_of
 from .modeling_elmo import InvalidModelError
 from .original_files import OPTIONS_NAMES, original_options_file
 from .subfolders import ModelNotFoundError, check_inside, in_subfolder, subfolder_hint
@@ -183,7 +183,7 @@ def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
             f"{tried}: no such repository or revision, or no access to it ({type(err).__name__})"
         ) from None
     except HfHubHTTPError as err:
-        raise ModelNotFoundError(f"{tried}: the Hub answered {str(err).splitlines()[0]}") from None
+        raise ModelNotFoundError(f"{tried}: the Hub answered {first_line(err)}") from None
     except _request_errors() as err:
         raise ModelNotFoundError(
             f"{tried}: {_request_failed(err)}, or set HF_HUB_OFFLINE=1 to load the copy in the local Hub cache, or "
@@ -210,9 +210,8 @@ def push_said(what: str, repo_id: str, saved: str | None = None) -> Iterator[Non
 
 def _request_failed(err: Exception) -> str:
     """What a request to the Hub that got no answer (one of ``_request_errors``) says: why, and what to check."""
-    reason = (str(err).strip().splitlines() or [""])[0]
     return (
-        f"the request to the Hub failed ({type(err).__name__}: {reason}); check the network and proxy settings "
+        f"the request to the Hub failed ({first_line(err, with_type=True)}); check the network and proxy settings "
         "(HTTPS_PROXY)"
     )
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from spacy.language import Language
 
+from hf_elmo.configuration_elmo import first_line
 from hf_elmo.fileio import (
     atomic_file,
     check_lock_file,
@@ -205,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _error(path: Path, error: Exception) -> int:
     """Print one error line, ``PROG: error: ...``, naming ``path`` once: the message alone where it names ``path``
     already (spaCy's and ``check_writable``'s do), else ``path: message``; the exit code 1."""
-    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    message = first_line(error)
     print(f"{PROG}: error: {message if str(path) in message else f'{path}: {message}'}", file=sys.stderr)
     return 1
 

@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import torch
 
-from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig
+from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig, first_line
 from ..fileio import atomic_file, check_parent_folders, ensure_free_space, is_or_holds, write_text_atomic
 from ..output_folders import CHECKPOINT_FILE, SETTINGS_FILE
 from .data import DATA_ORDER, same_batches
@@ -121,8 +121,7 @@ def _start_again(folder: Path) -> str:
 
 
 def _damaged(path: Path, folder: Path, err: BaseException) -> ValueError:
-    reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
-    return ValueError(f"{path} is damaged ({type(err).__name__}: {reason}); {_start_again(folder)}")
+    return ValueError(f"{path} is damaged ({first_line(err, with_type=True)}); {_start_again(folder)}")
 
 
 def _tensor_bytes(obj: Any) -> int:
@@ -143,8 +142,9 @@ def _atomic_torch_save(obj: Any, path: Path) -> None:
         try:
             torch.save(obj, tmp)
         except RuntimeError as err:
-            reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
-            raise OSError(f"could not write {path} ({reason}); the last checkpoint is kept: {_RESUME}") from None
+            raise OSError(
+                f"could not write {path} ({first_line(err)}); the last checkpoint is kept: {_RESUME}"
+            ) from None
 
 
 def _torch_load(path: Path, folder: Path) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from ..configuration_elmo import ElmoConfig
+from ..configuration_elmo import ElmoConfig, first_line
 from ..loading import ModelSource, model_tokenizer
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
@@ -40,8 +40,7 @@ def _load_init_model(source: Path, model_class, **config_changes: Any):
     try:
         return model_class.from_pretrained(source, **config_changes)
     except Exception as err:  # missing or corrupt files fail in many ways (OSError, SafetensorError, ...)
-        reason = (str(err).strip().splitlines() or [type(err).__name__])[0]
-        raise ValueError(f"--init-model {source} cannot be loaded ({type(err).__name__}: {reason})") from None
+        raise ValueError(f"--init-model {source} cannot be loaded ({first_line(err, with_type=True)})") from None
 
 
 def _check_shape_options(settings: PretrainSettings, config: ElmoConfig) -> None:

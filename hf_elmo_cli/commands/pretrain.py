@@ -182,15 +182,16 @@ def push_to_hub(out: Path, repo_id: str) -> None:
     an ``OSError`` saying that ``out`` is written and how to push it again."""
     from huggingface_hub import HfApi
 
+    from hf_elmo.configuration_elmo import first_line
+
     api = HfApi()
     try:
         api.create_repo(repo_id, exist_ok=True)
         api.upload_folder(folder_path=str(out), repo_id=repo_id)
     except Exception as err:  # the Hub client's: HTTP, network (httpx, no OSError), validation errors
-        reason = (str(err).strip().splitlines() or [""])[0]
         raise OSError(
-            f"{out} is written, but pushing it to the Hub repository {repo_id} failed ({type(err).__name__}: "
-            f"{reason}); push it again with: hf upload {repo_id} {out}"
+            f"{out} is written, but pushing it to the Hub repository {repo_id} failed "
+            f"({first_line(err, with_type=True)}); push it again with: hf upload {repo_id} {out}"
         ) from None
 
 
