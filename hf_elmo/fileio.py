@@ -15,7 +15,8 @@ which one may be replaced, and how one is built aside and swapped in).
   fails at once with ``OutputBusyError``; ``check_lock_file`` refuses, before a long run, a lock
   path that holds something of the user's (a folder, a file with content). ``folder_for_the_run(folder)`` creates the folders on
   the way to a lock and removes those it created that the run left empty. ``sole_writer(path)``: the lock of
-  an output file, which removes the temporary files that its killed writers left. ``scratch_folder(prefix)``: a
+  an output file, which removes the temporary files that its killed writers left; ``check_locked_output``
+  refuses, before a long run, an output file that it and ``atomic_file`` could not write. ``scratch_folder(prefix)``: a
   run's own folder of scratch files (a script's models, its parts of files), removed however the run ends; one
   that a killed run left is removed by the next run of the same prefix, as its ``flock`` is free.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
@@ -346,6 +347,18 @@ def sole_writer(path: PathLike) -> Iterator[Path]:
     with exclusive_lock(lock, busy, what=path):
         remove_stale_temporaries(path.parent, path.name)
         yield path
+
+
+def check_locked_output(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
+    """Refuse, in one line, before a long run would, an output file that ``sole_writer`` and ``atomic_file``
+    could not write: one of ``inputs``, or no regular file (``check_output_file``), a lock file's place that
+    holds something of the user's (``check_lock_file``), a file on the way to it (``check_parent_folders``) or
+    a folder this process cannot write in (``check_writable``); returns it as a ``Path``."""
+    path = check_output_file(path, inputs)
+    check_lock_file(lock_path(path))
+    check_parent_folders(path)
+    check_writable(path.parent, path)
+    return path
 
 
 @contextmanager

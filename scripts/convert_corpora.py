@@ -25,11 +25,7 @@ from spacy.tokens import DocBin
 
 from hf_elmo.fileio import (
     atomic_file,
-    check_lock_file,
-    check_output_file,
-    check_parent_folders,
-    check_writable,
-    lock_path,
+    check_locked_output,
     sole_writer,
 )
 from hf_elmo_cli.commands._args import integer_at_least
@@ -54,10 +50,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     try:  # before the corpus is read
-        check_output_file(args.output, [args.source])
-        check_lock_file(lock_path(args.output))
-        check_parent_folders(args.output)
-        check_writable(args.output.parent, args.output)
+        check_locked_output(args.output, [args.source])
     except OSError as error:
         parser.exit(1, f"error: {error}\n")
     vocab = spacy.blank("en").vocab

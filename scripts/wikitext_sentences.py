@@ -17,10 +17,7 @@ from pathlib import Path
 
 from hf_elmo.fileio import (
     atomic_file,
-    check_lock_file,
-    check_output_file,
-    check_parent_folders,
-    lock_path,
+    check_locked_output,
     sole_writer,
 )
 
@@ -52,9 +49,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     count = 0
     try:
-        check_output_file(args.out, [args.source])
-        check_lock_file(lock_path(args.out))
-        check_parent_folders(args.out)
+        check_locked_output(args.out, [args.source])
         with open(args.source, encoding="utf-8") as src, sole_writer(args.out), atomic_file(args.out) as tmp:
             with open(tmp, "w", encoding="utf-8") as out:
                 for tokens in sentences(src):

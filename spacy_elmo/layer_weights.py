@@ -22,12 +22,8 @@ from spacy.language import Language
 from hf_elmo.configuration_elmo import first_line
 from hf_elmo.fileio import (
     atomic_file,
-    check_lock_file,
-    check_output_file,
-    check_parent_folders,
-    check_writable,
+    check_locked_output,
     is_or_holds,
-    lock_path,
     sole_writer,
 )
 from hf_elmo.output_folders import output_kind
@@ -95,15 +91,11 @@ def read_layer_weights(nlp: Language) -> list[MixWeights]:
 def check_figure_output(output: str | Path, pipeline: str | Path | None = None) -> None:
     """Raise ``FileExistsError`` when writing the PNG ``output`` would replace what is not an earlier
     figure: one of the files of ``pipeline`` (the folder plotted), a file that is no PNG image, or a
-    folder, link or device (``check_output_file``), or where its lock would be is something of the user's
-    (``check_lock_file``), or a file lies where a folder on its way should be (``check_parent_folders``); a new
-    file, or an earlier PNG, is fine. A name that does not end in ``.png`` is a ``ValueError``: the figure is a
-    PNG, whatever the name says (was: PNG bytes in ``w.pdf``). An ``output`` in a folder that cannot be written
-    is refused too (``check_writable``)."""
-    check_parent_folders(Path(output))
-    check_writable(Path(output).parent, output)
-    output = check_output_file(output)
-    check_lock_file(lock_path(output))
+    folder, link or device, or where its lock would be is something of the user's, or a file lies where a folder
+    on its way should be, or its folder cannot be written (``check_locked_output``); a new file, or an earlier
+    PNG, is fine. A name that does not end in ``.png`` is a ``ValueError``: the figure is a PNG, whatever the
+    name says (was: PNG bytes in ``w.pdf``)."""
+    output = check_locked_output(output)
     if output.exists():
         if pipeline is not None and is_or_holds(pipeline, output):
             raise FileExistsError(

@@ -82,10 +82,7 @@ from ..corpus import check_text_file, read_lines
 from ..fileio import (
     PathLike,
     atomic_file,
-    check_lock_file,
-    check_output_file,
-    check_parent_folders,
-    check_writable,
+    check_locked_output,
     ensure_free_space,
     input_identity,
     is_or_holds,
@@ -334,10 +331,9 @@ def _check_run(
 def check_output(output_path: PathLike, shard: Shard) -> Path:
     """Refuse, in one line, an output of ``embed_file`` (the file of ``shard``, ``Shard.output_file``) that
     could not be written, before a run loads its model or reads its input (``elmo embed``): ``-`` (stdout),
-    a path ending with a slash, an output that is no regular file or whose temporary file's place holds a folder
-    (``check_output_file``), a lock file's place that holds something of the user's (``check_lock_file``),
-    a file on the way to it (``check_parent_folders``) or a folder this process cannot write in
-    (``check_writable``). Returns the output file."""
+    a path ending with a slash, or one that ``sole_writer`` and ``atomic_file`` could not write
+    (``check_locked_output``: no regular file, a lock file's place that holds something of the user's, a file
+    on the way to it, a folder this process cannot write in). Returns the output file."""
     if str(output_path) == "-" and not Path(output_path).exists():
         raise ValueError(
             "embed cannot write stdout ('-'): its output is an HDF5 file, written aside and renamed into place; "
@@ -348,11 +344,7 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
             f"the output {output_path} ends with {str(output_path)[-1]!r}, naming a folder; name the HDF5 file to write "
             f"(e.g. {Path(output_path, 'embeddings.hdf5')})"
         )
-    target = check_output_file(shard.output_file(output_path))
-    check_lock_file(lock_path(target))
-    check_parent_folders(target)
-    check_writable(target.parent, target)
-    return target
+    return check_locked_output(shard.output_file(output_path))
 
 
 def _written_files(target: Path, output_path: PathLike) -> list[Path]:
