@@ -18,6 +18,7 @@ from pathlib import Path
 from hf_elmo.fileio import (
     atomic_file,
     check_locked_output,
+    folder_for_the_run,
     sole_writer,
 )
 
@@ -41,8 +42,9 @@ def sentences(lines: Iterator[str]) -> Iterator[list[str]]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line. The output is written
-    aside and renamed into place under its lock (``sole_writer``): a failed or interrupted run leaves an
-    earlier output as it was, and no file of the user's is written over (the input, a folder, a link)."""
+    aside and renamed into place under its lock (``sole_writer``), in its folder, made if missing
+    (``folder_for_the_run``): a failed or interrupted run leaves an earlier output as it was and no folder it
+    made, and no file of the user's is written over (the input, a folder, a link)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("source", type=Path)
     parser.add_argument("out", type=Path)
@@ -50,8 +52,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     count = 0
     try:
         check_locked_output(args.out, [args.source])
-        with open(args.source, encoding="utf-8") as src, sole_writer(args.out), atomic_file(args.out) as tmp:
-            with open(tmp, "w", encoding="utf-8") as out:
+        with folder_for_the_run(args.out.parent), open(args.source, encoding="utf-8") as src:
+            with sole_writer(args.out), atomic_file(args.out) as tmp, open(tmp, "w", encoding="utf-8") as out:
                 for tokens in sentences(src):
                     out.write(" ".join(tokens) + "\n")
                     count += len(tokens)
