@@ -48,7 +48,7 @@ from .bilm import (
     widths,
 )
 from .cache import ActivationCache, doc_key
-from .call_stack import note_once, running_locals
+from .call_stack import first_time, note_once, running_locals
 from .config_errors import check_frozen_elmo_annotates, check_setting, training_settings
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import (
@@ -248,6 +248,7 @@ class ElmoComponent(TrainablePipe):
             self._step_after_backward = None
         uses = self._link_listeners_of_update()
         docs = [eg.predicted for eg in examples]
+        _warn_of_training_docs_read_whole(self, docs)
         layers, backprop_layers = self._layers(docs, is_train=True)
         losses.setdefault(self.name, 0.0)
         if self.frozen:
@@ -591,6 +592,41 @@ def _in_speed_benchmark(component: ElmoComponent) -> bool:
         "timed (the benchmark repeats its docs, which the activation cache would serve)",
     )
     return True
+
+
+#: What a component that sets sentence boundaries assigns (its factory's ``assigns``: sentencizer, senter, parser).
+SENTENCE_ASSIGNS = frozenset({"token.is_sent_start", "doc.sents"})
+
+
+def _warn_of_training_docs_read_whole(component: ElmoComponent, docs: list[Doc]) -> None:
+    """Warn, once per component, when ``nlp.update`` (up the call stack) hands ``component`` docs without
+    sentence boundaries while a component before it that sets them in prediction (``SENTENCE_ASSIGNS``) is not
+    in the update's ``annotates``, so the update does not run it: the biLM then reads the training docs whole,
+    and those it predicts on sentence by sentence (``doc_segments``), so that a doc of several sentences gets
+    other layers in training than in prediction, silently. spaCy runs a component before another in training
+    only where ``[training] annotating_components`` lists it."""
+    update = running_locals("spacy.language", "Language.update") or {}
+    nlp = update.get("self")
+    if not isinstance(nlp, Language) or component.name not in nlp.pipe_names:
+        return
+    if all(len(doc) < 2 or doc.has_annotation("SENT_START") for doc in docs):
+        return
+    annotating = set(update.get("annotates") or ())
+    before = nlp.pipe_names[: nlp.pipe_names.index(component.name)]
+    setters = [
+        name for name in before if name not in annotating and SENTENCE_ASSIGNS & set(nlp.get_pipe_meta(name).assigns)
+    ]
+    if setters and first_time(component, "training docs read whole"):
+        names, one = ", ".join(map(repr, setters)), len(setters) == 1
+        warnings.warn(
+            f"the elmo component {component.name!r} reads these training docs whole: nlp.update does not run {names}, "
+            f"which {'comes' if one else 'come'} before it and {'splits' if one else 'split'} docs into sentences in "
+            "prediction, where the biLM reads each sentence alone, so a doc of several sentences gets other ELMo "
+            "layers in training than in prediction: add "
+            f"{names} to [training] annotating_components (in a loop of your own: nlp.update(..., "
+            f"annotates=[{names}])) (said once for this component)",
+            stacklevel=4,
+        )
 
 
 def _warn_no_listeners(component: str) -> None:
