@@ -276,8 +276,9 @@ class CommandParser(SuggestingParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         """``parse_known_intermixed_args``, whose missing required arguments are all said in one usage error:
         argparse stops at the first it finds, a required group (``elmo pretrain``'s --epochs or --max-tokens:
-        before Python 3.12.8, whose first pass reads the options alone) or the positional arguments (later
-        Pythons), and names the other only on the next try."""
+        before Python 3.12.8, whose first pass reads the options alone) or the required arguments (the
+        positional ones from Python 3.12.8; a required option on every Python, in the first pass before it),
+        and names the other only on the next try."""
         self._intermixing = True
         try:
             try:
@@ -289,8 +290,8 @@ class CommandParser(SuggestingParser):
             positionals: str | None = found
             if _REQUIRED_GROUP.fullmatch(found):  # the positional arguments missing, with the groups let off
                 positionals = self._missing_without(args, namespace, groups)
-            else:  # a required group missing, with every required argument let off (none: no parse again)
-                group = self._missing_without(args, namespace, [*groups, *self._actions]) if groups else None
+            else:  # a required group missing, with every required argument (not the groups) let off (none: no parse again)
+                group = self._missing_without(args, namespace, self._actions) if groups else None
         finally:
             self._intermixing = False
         said = _REQUIRED_GROUP.fullmatch(group or "")
