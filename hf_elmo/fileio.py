@@ -381,13 +381,17 @@ def folder_for_the_run(folder: PathLike) -> Iterator[Path]:
 
 def abandoned_folders(folder: Path, pattern: re.Pattern[str]) -> Iterator[Path]:
     """The folders in ``folder`` named by ``pattern`` whose ``flock`` no live process holds: those that killed
-    runs left (``build_aside``'s staging folders, ``scratch_folder``'s), never a live run's."""
+    runs left (``build_aside``'s staging folders, ``scratch_folder``'s), never a live run's; one that this process
+    cannot open (another user's, in the shared temporary folder) is not this run's to remove."""
     if not folder.is_dir():
         return
     for candidate in sorted(folder.iterdir()):
         if not pattern.fullmatch(candidate.name) or candidate.is_symlink() or not candidate.is_dir():
             continue
-        fd = os.open(candidate, os.O_RDONLY)
+        try:
+            fd = os.open(candidate, os.O_RDONLY)
+        except PermissionError:
+            continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
