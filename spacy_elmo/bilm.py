@@ -157,6 +157,30 @@ def widths(elmo: ElmoModel) -> dict[str, int]:
     return config_widths(cast(ElmoConfig, elmo.config))
 
 
+def runnable_widths(elmo: ElmoModel, where: str) -> dict[str, int]:
+    """The ``widths`` of ``elmo`` (``NotAnElmoModel`` first, for a loader's return that is no ElmoModel), unless
+    it is a word-embedding baseline, which ``where`` cannot run: it reads word ids, not char ids
+    (``check_reads_char_ids``, a ``ValueError`` naming its folder)."""
+    dims = widths(elmo)
+    check_reads_char_ids(elmo, where)
+    return dims
+
+
+def loaded_at_setting(loader: Loader, where: str, setting: list[str], title: str) -> ElmoModel:
+    """``loader()``, which ``where`` can run (``runnable_widths``); a model that cannot be loaded or run (not
+    found, unreadable, a bad config.json, a word-embedding baseline, no ElmoModel at all) is a
+    ``ConfigValidationError`` titled ``title`` at the config setting ``setting`` (its path), which ``spacy
+    train`` prints as one error line, not a traceback from deep in ``nlp.initialize``."""
+    try:
+        elmo = loader()
+        runnable_widths(elmo, where)
+    except (OSError, ValueError, NotAnElmoModel) as error:
+        raise ConfigValidationError(
+            errors=[{"loc": setting, "msg": str(error)}], title=title, show_config=False
+        ) from error
+    return elmo
+
+
 def config_widths(config: ElmoConfig) -> dict[str, int]:
     """The widths of the biLM of ``config`` as an ``elmo-bilm`` Thinc model has them: ``nL`` = L+1 and ``nO`` = 2P."""
     return {"nL": config.n_layers + 1, "nO": config.output_dim}
@@ -187,24 +211,15 @@ def missing_weights_loader(model: Model) -> Loader | None:
 
 
 def _init(model: Model, X: list[Doc] | None = None, Y: None = None) -> None:
-    """Load the weights unless they are there (``missing_weights_loader``); a word-embedding baseline,
-    which reads word ids, not char ids, is refused naming its folder (``check_reads_char_ids``). A model
-    that cannot be loaded or run is a ``ConfigValidationError`` at the ``loader`` setting, which ``spacy
-    train`` prints as one error line, as the elmo component's loaders are refused (a biLM in a component's
-    own model, ``spacy-elmo.ElmoMix.v1``, was a traceback)."""
+    """Load the weights unless they are there (``missing_weights_loader``). A model that cannot be loaded or
+    run (a word-embedding baseline, say) is a ``ConfigValidationError`` at the ``loader`` setting
+    (``loaded_at_setting``), as the elmo component's loaders are refused (a biLM in a component's own model,
+    ``spacy-elmo.ElmoMix.v1``, was a traceback)."""
     loader = missing_weights_loader(model)
     if loader is not None:
-        try:
-            elmo = loader()
-            widths(elmo)  # first: it refuses a loader's return that is no ElmoModel
-            check_reads_char_ids(elmo, "spacy-elmo.ElmoBiLm")
-        except (OSError, ValueError, NotAnElmoModel) as error:  # not found, unreadable, a bad config.json, a word
-            # baseline, or no model at all
-            raise ConfigValidationError(
-                errors=[{"loc": ["loader"], "msg": str(error)}],
-                title="Cannot load the ELMo biLM of spacy-elmo.ElmoBiLm",
-                show_config=False,
-            ) from error
+        elmo = loaded_at_setting(
+            loader, "spacy-elmo.ElmoBiLm", ["loader"], "Cannot load the ELMo biLM of spacy-elmo.ElmoBiLm"
+        )
         load_weights(model, elmo)
 
 

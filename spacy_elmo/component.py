@@ -33,19 +33,19 @@ from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX, some_of
 from hf_elmo.fileio import check_writable, ensure_free_space
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
-from hf_elmo.modeling_elmo import check_config_reads_char_ids, check_reads_char_ids
+from hf_elmo.modeling_elmo import check_config_reads_char_ids
 from hf_elmo.output_folders import build_aside, others_files, output_kind
 
 from .bilm import (
-    NotAnElmoModel,
     config_widths,
     get_elmo,
     is_elmo_bilm,
     load_weights,
+    loaded_at_setting,
     missing_weights_loader,
     model_loader,
+    runnable_widths,
     serialized_config,
-    widths,
 )
 from .cache import ActivationCache, doc_key
 from .call_stack import first_time, note_once, running_locals
@@ -387,16 +387,8 @@ class ElmoComponent(TrainablePipe):
         loader = loader or missing_weights_loader(self.model)
         if loader is None:
             return
-        try:
-            elmo = loader()
-            self._check_runs(elmo)  # a word baseline or no model from a loader of one's own, refused at its setting too
-        except (OSError, ValueError, NotAnElmoModel) as error:  # not found, unreadable, a bad config.json, a word
-            # baseline, or no model at all
-            raise ConfigValidationError(
-                errors=[{"loc": setting, "msg": str(error)}],
-                title=f"Cannot load the ELMo biLM of component {self.name!r}",
-                show_config=False,
-            ) from error
+        title = f"Cannot load the ELMo biLM of component {self.name!r}"
+        elmo = loaded_at_setting(loader, self._where, setting, title)
         self._load(elmo)
         _warn_other_language(self.name, elmo, self.vocab.lang)
 
@@ -500,17 +492,14 @@ class ElmoComponent(TrainablePipe):
         """Load ``elmo``'s weights (from ``initialize``'s loader or ``from_disk``'s folder), unless it is a
         word-embedding baseline, which reads word ids, not char ids (``check_reads_char_ids``), or a listener
         was trained on other widths: then nothing changes."""
-        self._check_listener_widths(self._check_runs(elmo))
+        self._check_listener_widths(runnable_widths(elmo, self._where))
         load_weights(self.model, elmo)
         self._weights_changed()
 
-    def _check_runs(self, elmo: ElmoModel) -> dict[str, int]:
-        """The widths of ``elmo`` (``widths``, which refuses first, as ``NotAnElmoModel``, a loader's return
-        that is no ElmoModel), unless it is a word-embedding baseline, which the component cannot run
-        (``check_reads_char_ids``, a ``ValueError``)."""
-        new_widths = widths(elmo)
-        check_reads_char_ids(elmo, f"the elmo component {self.name!r}")
-        return new_widths
+    @property
+    def _where(self) -> str:
+        """The component as a refusal of a biLM it cannot run names it (``runnable_widths``)."""
+        return f"the elmo component {self.name!r}"
 
     def _weights_changed(self) -> None:
         """After the biLM's weights are (re)loaded: drop the layers cached from the old ones and
