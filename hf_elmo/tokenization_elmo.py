@@ -1153,7 +1153,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         if isinstance(text, (Mapping, bytes)) or not isinstance(text, Iterable):  # a dict would give its keys
             raise TypeError(
                 f"ElmoTokenizer takes a text (str) or a list of texts, or with is_split_into_words=True a list of "
-                f"words or a list of such lists, got {type(text).__name__}"
+                f"words or a list of such lists, got {described(text)}"
                 + ("; pass its text field, e.g. tokenizer(row['text'])" if isinstance(text, Mapping) else "")
             )
         if is_split_into_words:
