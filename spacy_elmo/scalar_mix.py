@@ -33,13 +33,10 @@ def scalar_mix(
     ``dropout`` is the layer's own rate (``attrs["mix_dropout"]``): spaCy's training dropout
     does not override it.
     """
-    check_setting(
-        one_of(layer_norm, LAYER_NORMS),
-        "the ELMo scalar mix",
-        "layer_norm",
-        f"must be one of {LAYER_NORMS}, got {described(layer_norm)}",
-    )
     mix = "the ELMo scalar mix"
+    check_setting(
+        one_of(layer_norm, LAYER_NORMS), mix, "layer_norm", f"must be one of {LAYER_NORMS}, got {described(layer_norm)}"
+    )
     check_setting(
         is_number(dropout) and 0.0 <= dropout < 1.0, mix, "dropout", f"must be in [0, 1), got {described(dropout)}"
     )
