@@ -23,6 +23,19 @@ def load_script(path: str) -> ModuleType:
     return module
 
 
+def run_main(module: ModuleType, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """A script's ``module.main(argv)`` (``load_script``) run in this process: its exit status (a
+    ``SystemExit``'s code; 0 when it returns) and what it printed on stdout and stderr."""
+    capsys.readouterr()
+    try:
+        module.main(argv)
+        code = 0
+    except SystemExit as exit:
+        code = exit.code if isinstance(exit.code, int) else 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def strict_json_loads(text: str) -> Any:
     """``json.loads`` that refuses Infinity and NaN, as strict JSON parsers (jq, JavaScript) do."""
 

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.conftest import load_script
+from tests.conftest import load_script, run_main
 
 WIKITEXT = " = Title = \n\n The cat sat @-@ down . A <unk> dog barked . \n"
 
@@ -18,14 +18,8 @@ WIKITEXT = " = Title = \n\n The cat sat @-@ down . A <unk> dog barked . \n"
 def run(capsys, *argv: str, module: ModuleType | None = None) -> tuple[int, str]:
     """The script's ``main(argv)`` (of ``module``, the script loaded, when given) in this process: its exit
     code and its stderr."""
-    module = module or load_script("scripts/wikitext_sentences.py")
-    capsys.readouterr()
-    try:
-        module.main(list(argv))
-        code = 0
-    except SystemExit as exit:
-        code = exit.code if isinstance(exit.code, int) else 1
-    return code, capsys.readouterr().err
+    code, _, err = run_main(module or load_script("scripts/wikitext_sentences.py"), list(argv), capsys)
+    return code, err
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import spacy
 from spacy.util import load_config
 
 from spacy_elmo.corpora import iob1_spans, read_conll2003, read_sst, read_sst_trees
-from tests.conftest import REPO, load_script
+from tests.conftest import REPO, load_script, run_main
 
 CONFIGS = REPO / "spacy_elmo" / "configs"
 
@@ -172,14 +172,7 @@ def convert_corpora(capsys, *argv: str) -> subprocess.CompletedProcess:
     """``scripts/convert_corpora.py`` run in this process (its imports cost seconds in a new one):
     its exit status and what it printed, as ``subprocess.run`` gives them. One test runs it as a
     command (``test_convert_corpora_writes_sst2_from_trees``)."""
-    module = load_script("scripts/convert_corpora.py")
-    capsys.readouterr()
-    try:
-        module.main(list(argv))
-        code = 0
-    except SystemExit as exit:
-        code = exit.code if isinstance(exit.code, int) else 1
-    out, err = capsys.readouterr()
+    code, out, err = run_main(load_script("scripts/convert_corpora.py"), list(argv), capsys)
     return subprocess.CompletedProcess(["convert_corpora.py", *argv], code, out, err)
 
 
