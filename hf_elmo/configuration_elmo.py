@@ -176,14 +176,18 @@ def check_size(field: str, value: Any, where: str = "ElmoConfig.") -> int:
     return check_integer(field, value, *SIZE_LIMITS[field], where=where)
 
 
-def _real(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+def is_number(value: Any, *, whole: bool = False) -> bool:
+    """Whether ``value`` is a finite number (``whole``: an integer), not a bool, as a number setting must be: the
+    config's fields, and the spaCy settings (spaCy's check of a config's types lets a number written as a string
+    through, "0.2", and ``inf`` and ``nan``, which a config reads as strings; Python callers may give anything)."""
+    kind = numbers.Integral if whole else numbers.Real
+    return isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _clip(field: str, value: Any) -> float | None:
     if value is None:
         return None
-    if not _real(value) or value <= 0:
+    if not is_number(value) or value <= 0:
         raise ElmoConfigError(
             field, f"must be a positive finite number, or null for no clipping, got {described(value)}"
         )
@@ -192,13 +196,13 @@ def _clip(field: str, value: Any) -> float | None:
 
 def _probability(field: str, value: Any) -> float:
     """A dropout probability: a number in [0, 1)."""
-    if not _real(value) or not 0.0 <= value < 1.0:
+    if not is_number(value) or not 0.0 <= value < 1.0:
         raise ElmoConfigError(field, f"must be a number in [0, 1), got {described(value)}")
     return float(value)
 
 
 def _positive(field: str, value: Any) -> float:
-    if not _real(value) or value <= 0:
+    if not is_number(value) or value <= 0:
         raise ElmoConfigError(field, f"must be a positive finite number, got {described(value)}")
     return float(value)
 

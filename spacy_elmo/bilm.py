@@ -18,11 +18,11 @@ from thinc.compat import has_torch_amp
 from thinc.types import Floats3d, Floats4d
 
 from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
-from hf_elmo.configuration_elmo import described
+from hf_elmo.configuration_elmo import described, is_number
 from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
-from .config_errors import check_setting, is_number
+from .config_errors import check_setting
 from .listener import load_weights_advice, replace_listener_cfg
 from .loader import load_shipped_model
 from .shim import ElmoShim

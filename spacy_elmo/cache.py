@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 from spacy.tokens import Doc
 
-from hf_elmo.configuration_elmo import described
+from hf_elmo.configuration_elmo import described, is_number
 from hf_elmo.elmo_cache import fork_safe_lock
 from hf_elmo.fileio import check_parent_folders, check_writable
 
 from .batching import sentences
-from .config_errors import check_setting, is_number
+from .config_errors import check_setting
 
 
 def doc_key(doc: Doc) -> str:

@@ -2,8 +2,6 @@
 (a ``ValueError``) that ``spacy train`` and ``spacy.load`` print as one block naming the setting,
 not a traceback from deep in training."""
 
-import math
-import numbers
 from typing import Any
 
 from thinc.api import ConfigValidationError
@@ -17,14 +15,6 @@ def check_setting(valid: bool, function: str, setting: str, message: str) -> Non
         raise ConfigValidationError(
             title=f"Invalid settings of {function}", errors=[{"loc": [setting], "msg": message}], show_config=False
         )
-
-
-def is_number(value: object, *, whole: bool = False) -> bool:
-    """Whether ``value`` is a finite number (``whole``: an int), not a bool, as a number setting must be. spaCy's
-    check of a config's types lets a number written as a string through to the function ("0.2", and ``inf`` and
-    ``nan``, which a config reads as strings), and Python callers may give anything."""
-    kind = numbers.Integral if whole else numbers.Real
-    return isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def check_frozen_elmo_annotates(elmo: str, listening: str) -> None:
