@@ -122,3 +122,11 @@ def allennlp_model(allennlp_fixture: Path):
     from hf_elmo import ElmoModel
 
     return ElmoModel.from_allennlp(allennlp_fixture / "options.json", allennlp_fixture / "lm_weights.hdf5")
+
+
+@pytest.fixture(scope="module")
+def model_dir(allennlp_model, tmp_path_factory) -> Path:
+    """``allennlp_model`` saved as a model folder (``save_pretrained``), once a test module."""
+    folder = tmp_path_factory.mktemp("fixture-model")
+    allennlp_model.save_pretrained(folder)
+    return folder

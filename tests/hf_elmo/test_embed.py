@@ -56,13 +56,6 @@ CHILD_ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 
 @pytest.fixture(scope="module")
-def model_dir(allennlp_model, tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("fixture-model")
-    allennlp_model.save_pretrained(folder)
-    return folder
-
-
-@pytest.fixture(scope="module")
 def text(tmp_path_factory) -> Path:
     """23 lines of 1 to 15 tokens; line 16 repeats line 2, line 4 has extra whitespace and CRLF."""
     rng = random.Random(0)

@@ -52,13 +52,6 @@ sys.exit(main(sys.argv[1:]))
 DiskUsage = namedtuple("DiskUsage", "total used free")
 
 
-@pytest.fixture(scope="module")
-def model_dir(allennlp_model, tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("fixture-model")
-    allennlp_model.save_pretrained(folder)
-    return folder
-
-
 def write_text(path: Path, lines: int = 23, seed: int = 0) -> Path:
     rng = random.Random(seed)
     path.write_text(

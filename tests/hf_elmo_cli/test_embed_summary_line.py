@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from hf_elmo.cli import main as elmo_main
-
-
-@pytest.fixture(scope="module")
-def model_dir(allennlp_model, tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("fixture-model")
-    allennlp_model.save_pretrained(folder)
-    return folder
 
 
 @pytest.mark.parametrize(("text", "said"), [("word\n", "1 line, 1 token"), ("a b\nc\n", "2 lines, 3 tokens")])
