@@ -2,8 +2,11 @@
 
 from pathlib import Path
 
+import pytest
+import spacy
 import torch
 from spacy.training import Example
+from thinc.api import ConfigValidationError
 
 from hf_elmo import ElmoConfig, ElmoModel
 
@@ -58,16 +61,6 @@ def ner_config() -> dict:
     }
 
 
-def own_bilm_ner_config(loader: dict) -> dict:
-    """``ner_config`` whose tok2vec runs a biLM of its own (``spacy-elmo.ElmoMix.v1``) that ``loader`` loads."""
-    config = ner_config()
-    config["model"]["tok2vec"]["elmo"] = {
-        "@architectures": "spacy-elmo.ElmoMix.v1",
-        "bilm": {"@architectures": "spacy-elmo.ElmoBiLm.v3", "loader": loader},
-    }
-    return config
-
-
 def textcat_config() -> dict:
     return {
         "model": {
@@ -107,3 +100,22 @@ def training_docs(nlp):
 def training_examples(nlp):
     """``Example``s of ``training_docs``: unannotated docs paired with the gold ones."""
     return [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
+
+
+def elmo_mix_loader_error(loader: dict) -> dict:
+    """The one error of ``nlp.initialize`` for an NER pipeline whose tok2vec mixes a biLM of its own
+    (``spacy-elmo.ElmoMix.v1``) given ``loader``, which cannot load it: its ``ConfigValidationError`` at the
+    ``loader`` setting (checked here, with its title), as ``spacy train`` prints it."""
+    config = ner_config()
+    config["model"]["tok2vec"]["elmo"] = {
+        "@architectures": "spacy-elmo.ElmoMix.v1",
+        "bilm": {"@architectures": "spacy-elmo.ElmoBiLm.v3", "loader": loader},
+    }
+    nlp = spacy.blank("en")
+    nlp.add_pipe("ner", config=config)
+    with pytest.raises(ConfigValidationError) as info:
+        nlp.initialize(lambda: training_examples(nlp))
+    assert info.value.title == "Cannot load the ELMo biLM of spacy-elmo.ElmoBiLm"
+    (error,) = info.value.errors
+    assert error["loc"] == ["loader"]
+    return error
