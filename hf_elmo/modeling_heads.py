@@ -335,15 +335,37 @@ class ElmoForSequenceClassification(_ElmoClassifier):
         return mean_pool(encoded, mask)  # (B, 2H): one vector a sentence
 
     def _loss(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        if self.config.problem_type is None:
+        """The loss of ``config.problem_type``, or of the one inferred as transformers infers it,
+        which is recorded in the config only once labels fit it: a call whose labels fit no problem
+        type (float class ids, integer multi-hot rows) is refused in one line and leaves the config
+        as it was, so that the corrected labels are read afresh."""
+        problem_type = self.config.problem_type
+        source = "config.problem_type"
+        if problem_type is None:
+            source = f"inferred from num_labels={self.num_labels} and {labels.dtype} labels"
             if self.num_labels == 1:
-                self.config.problem_type = "regression"
+                problem_type = "regression"
             elif labels.dtype in (torch.long, torch.int):
-                self.config.problem_type = "single_label_classification"
+                problem_type = "single_label_classification"
             else:
-                self.config.problem_type = "multi_label_classification"
-        if self.config.problem_type == "regression":
-            return nn.functional.mse_loss(logits.squeeze(-1), labels.squeeze(-1).to(logits.dtype))
-        if self.config.problem_type == "single_label_classification":
-            return self._class_loss(logits, labels)
-        return nn.functional.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+                problem_type = "multi_label_classification"
+        if problem_type == "regression":
+            loss = nn.functional.mse_loss(logits.squeeze(-1), labels.squeeze(-1).to(logits.dtype))
+        elif problem_type == "single_label_classification":
+            if labels.dim() != 1:
+                raise ValueError(
+                    f"labels of shape {tuple(labels.shape)} for single-label classification ({source}): give one "
+                    f"class id a sentence, shape (batch,); several labels a sentence are float rows of "
+                    f"num_labels={self.num_labels} (labels.float()), for problem_type 'multi_label_classification' or unset"
+                )
+            loss = self._class_loss(logits, labels)
+        else:
+            if labels.shape != logits.shape:
+                raise ValueError(
+                    f"labels of shape {tuple(labels.shape)} for multi-label classification ({source}): give float "
+                    f"rows of num_labels={self.num_labels}, shape {tuple(logits.shape)}; one class id a sentence is an "
+                    "integer, shape (batch,) (labels.long()), for problem_type 'single_label_classification' or unset"
+                )
+            loss = nn.functional.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+        self.config.problem_type = problem_type
+        return loss
