@@ -31,6 +31,7 @@ from typing import Any, ClassVar, NoReturn
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
+from spacy.ty import ListenedToComponent
 from thinc.api import ConfigValidationError, Model, Shim
 from thinc.types import Floats3d
 
@@ -117,15 +118,22 @@ class ElmoListener(Model):
             self._batch_end = weakref.finalize(docs[0], _release_batch_of, weakref.ref(self))
 
     def _copy(self, seen: dict[int, Model | Shim] | None = None) -> ElmoListener:
-        """A new listener of the same upstream and widths, connected to nothing yet (as one built from
-        the config is): Thinc's ``Model.copy`` makes a plain ``Model`` of every layer, whose forward
-        then fails on the listener's missing attributes. ``nlp.replace_listeners`` copies one where it
-        gives a component a copy of a ``tok2vec`` component that listens to an elmo component; spaCy
-        links the copy as it links any listener (``nlp.update``, ``nlp.initialize()``, loading)."""
+        """A new listener of the same upstream and widths: Thinc's ``Model.copy`` makes a plain ``Model``
+        of every layer, whose forward then fails on the listener's missing attributes. ``nlp.replace_listeners``
+        copies one where it gives a component a copy of a ``tok2vec`` component that listens to an elmo
+        component: the copy is linked to the elmo component this listener is connected to, as a listener of
+        that component (``pipe_name`` there), as spaCy would link it, so that the elmo component's
+        listeners can be replaced in turn. Elsewhere it is connected to nothing until spaCy links it."""
         copied = ElmoListener(self.upstream_name)
         for dim in ("nO", "nL"):
             if self.has_dim(dim):
                 copied.set_dim(dim, self.get_dim(dim))
+        replacing = running_locals("spacy.language", "Language.replace_listeners") or {}
+        nlp, pipe_name = replacing.get("self"), replacing.get("pipe_name")
+        if isinstance(nlp, Language) and isinstance(pipe_name, str) and self.connected_to in nlp.pipe_names:
+            upstream = nlp.get_pipe(self.connected_to)
+            if isinstance(upstream, ListenedToComponent):
+                upstream.add_listener(copied, pipe_name)
         return copied
 
     @property

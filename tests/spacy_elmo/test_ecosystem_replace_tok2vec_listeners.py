@@ -49,3 +49,25 @@ def test_replace_listeners_of_a_tok2vec_listening_to_elmo_gives_the_component_a_
     assert losses["ner"] > 0
     assert not np.array_equal(mix.get_param("s"), weights)  # the copy's mix learns from the elmo layers
     assert nlp.get_pipe("elmo").listener_map["ner"] == copies
+
+
+def test_the_copy_listens_to_elmo_at_once_so_ner_can_be_made_standalone(tiny_elmo_dir, tmp_path):
+    nlp, examples, _ = build(tiny_elmo_dir)
+    texts = [eg.reference.text for eg in examples]
+    ents = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts)]
+    tok2vec = nlp.get_pipe("tok2vec").model
+    features = tok2vec.predict(list(nlp.pipe(texts, disable=["tok2vec", "ner"])))
+    nlp.replace_listeners("tok2vec", "ner", ["model.tok2vec"])
+    assert nlp.get_pipe("elmo").listening_components == ["tok2vec", "ner"]
+    nlp.replace_listeners("elmo", "ner", ["model.tok2vec.elmo"])  # was: spaCy's E887, 'ner' had no listener linked
+    nlp.remove_pipe("tok2vec")
+    nlp.remove_pipe("elmo")
+    assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts)] == ents
+    own = next(node for node in nlp.get_pipe("ner").model.walk() if node.name == tok2vec.name)
+    np.testing.assert_allclose(
+        np.concatenate(own.predict([nlp.make_doc(text) for text in texts])), np.concatenate(features), atol=1e-6
+    )
+    nlp.to_disk(tmp_path / "standalone")
+    loaded = spacy.load(tmp_path / "standalone")
+    assert loaded.pipe_names == ["ner"]
+    assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in loaded.pipe(texts)] == ents
