@@ -193,6 +193,7 @@ class ElmoComponent(TrainablePipe):
             raise ValueError(
                 f"the elmo component {self.name!r} has no biLM weights yet: {load_weights_advice(self.name)}"
             )
+        _warn_of_training_docs_read_whole(self, docs)  # in nlp.update: its update, or its annotation (frozen)
         if not (self.frozen and self.cache.enabled) or _in_speed_benchmark(self):
             return self.model(docs, is_train)
         keys = [doc_key(doc) for doc in docs]
@@ -248,7 +249,6 @@ class ElmoComponent(TrainablePipe):
             self._step_after_backward = None
         uses = self._link_listeners_of_update()
         docs = [eg.predicted for eg in examples]
-        _warn_of_training_docs_read_whole(self, docs)
         layers, backprop_layers = self._layers(docs, is_train=True)
         losses.setdefault(self.name, 0.0)
         if self.frozen:
@@ -588,7 +588,7 @@ SENTENCE_ASSIGNS = frozenset({"token.is_sent_start", "doc.sents"})
 
 
 def _warn_of_training_docs_read_whole(component: ElmoComponent, docs: list[Doc]) -> None:
-    """Warn, once per component, when ``nlp.update`` (up the call stack) hands ``component`` docs without
+    """Warn, once per component, when ``nlp.update`` (up the call stack) has ``component`` read docs without
     sentence boundaries while a component before it that sets them in prediction (``SENTENCE_ASSIGNS``) is not
     in the update's ``annotates``, so the update does not run it: the biLM then reads the training docs whole,
     and those it predicts on sentence by sentence (``doc_segments``), so that a doc of several sentences gets
@@ -614,7 +614,7 @@ def _warn_of_training_docs_read_whole(component: ElmoComponent, docs: list[Doc])
             "layers in training than in prediction: add "
             f"{names} to [training] annotating_components (in a loop of your own: nlp.update(..., "
             f"annotates=[{names}])) (said once for this component)",
-            stacklevel=4,
+            stacklevel=3,
         )
 
 

@@ -66,11 +66,21 @@ def test_a_sentencizer_before_elmo_that_nlp_update_does_not_run_is_warned_about_
         nlp.update(examples(nlp), sgd=optimizer)  # once per component
 
 
+def test_a_frozen_annotating_elmo_component_warns_of_it_too(tiny_elmo_dir):
+    """``spacy train``'s frozen annotating components: ``nlp.update`` excludes elmo and has it annotate the batch."""
+    nlp, optimizer = build(tiny_elmo_dir)
+    with pytest.warns(UserWarning) as caught:
+        nlp.update(examples(nlp), sgd=optimizer, exclude=["elmo"], annotates=["elmo"])
+    assert [str(w.message) for w in caught if "reads these training docs whole" in str(w.message)] == [READ_WHOLE]
+
+
 def test_a_sentencizer_that_annotates_in_training_or_none_gives_no_warning(tiny_elmo_dir, monkeypatch):
     nlp, optimizer = build(tiny_elmo_dir)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         layers = training_layers(nlp, optimizer, monkeypatch, annotates=["sentencizer"])
         np.testing.assert_allclose(layers, nlp(TEXT)._.elmo.layers, atol=1e-6)
+        nlp.update(examples(nlp), sgd=optimizer, exclude=["elmo"], annotates=["sentencizer", "elmo"])
+        nlp(TEXT)  # prediction outside nlp.update
         without, optimizer = build(tiny_elmo_dir, sentencizer=False)
         without.update(examples(without), sgd=optimizer)
