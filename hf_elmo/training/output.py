@@ -14,6 +14,7 @@ from ..configuration_elmo import WHITESPACE
 from ..fileio import PathLike, strict_json
 from ..loading import ModelSource
 from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_model_card
+from ..modeling_elmo import stored_in
 from ..modeling_lm import ElmoForBidirectionalLM
 from ..output_folders import TRAINING_FILE, build_aside
 from ..tokenization_elmo import ElmoTokenizer
@@ -65,9 +66,9 @@ def round_to_storage(model: torch.nn.Module, dtype: torch.dtype) -> None:
     state) in place to what storing them in ``dtype`` keeps (they stay float32): the model then
     computes as its folder loads, e.g. for the card's perplexity."""
     if dtype != torch.float32:
-        for tensor in model.state_dict().values():
+        for name, tensor in model.state_dict().items():
             if tensor.is_floating_point():
-                tensor.copy_(tensor.to(dtype))
+                tensor.copy_(stored_in(dtype, name, tensor))
 
 
 @dataclass(frozen=True)

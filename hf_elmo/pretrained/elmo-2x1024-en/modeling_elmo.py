@@ -895,7 +895,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
             )
         if storage_dtype is not None and "state_dict" not in kwargs:
             kwargs["state_dict"] = {
-                name: tensor.to(storage_dtype) if tensor.is_floating_point() else tensor
+                name: stored_in(storage_dtype, name, tensor) if tensor.is_floating_point() else tensor
                 for name, tensor in self.state_dict().items()
             }
         folder = Path(check_save_folder(save_directory))  # "~/model": the home folder's
@@ -963,6 +963,22 @@ class ElmoPreTrainedModel(PreTrainedModel):
             self.config.custom_pipelines = kept
         elif hasattr(self.config, "custom_pipelines"):
             del self.config.custom_pipelines
+
+
+def stored_in(dtype: torch.dtype, name: str, tensor: torch.Tensor) -> torch.Tensor:
+    """The floating-point ``tensor`` (the model's state ``name``) in ``dtype``, as ``save_pretrained(storage_dtype=...)``
+    stores it; a one-line ``ValueError`` naming it where a finite value would be inf there (float16 holds at most
+    65504): the folder would not load (``check_finite_weights``)."""
+    stored = tensor.to(dtype)
+    overflows = torch.isinf(stored) & torch.isfinite(tensor)
+    if overflows.any():
+        short = str(dtype).removeprefix("torch.")
+        raise ValueError(
+            f"{name} holds {float(tensor[overflows].abs().max()):.6g}, beyond the largest {short} "
+            f"({torch.finfo(dtype).max:.6g}): stored as {short} it would be inf; store the weights as bfloat16 or "
+            "float32 (storage_dtype, elmo pretrain --storage-dtype)"
+        )
+    return stored
 
 
 def weights_file(name: str, variant: str | None) -> str:
