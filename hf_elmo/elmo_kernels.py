@@ -28,6 +28,14 @@ from .tokenization_elmo import PADDING_ID
 #: bilm-tf adds this to the forget gate's pre-activation; the weight files do not hold it.
 FORGET_BIAS = 1.0
 
+
+def at_least_float32(tensor: torch.Tensor) -> torch.Tensor:
+    """``tensor`` in float32, or in its own dtype where that is wider (float64): the dtype that sums,
+    norms and losses are taken in. In float16 a sum overflows past 65504 and a small variance rounds
+    to 0; bfloat16 rounds each partial result to 8 bits; float64 would lose its precision in float32."""
+    return tensor.to(torch.promote_types(tensor.dtype, torch.float32))
+
+
 #: Tokens per char-CNN call in the fast path (bounds the highway layers' memory).
 TOKEN_CHUNK = 2048
 #: Token windows per convolution GEMM in the fast path (bounds its (rows, F) output).

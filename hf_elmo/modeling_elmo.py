@@ -51,6 +51,7 @@ from .elmo_cache import DerivedWeights, TokenLayerCache
 from .elmo_kernels import (
     FORGET_BIAS,
     all_filters_as_one,
+    at_least_float32,
     bidirectional_lstm_layer,
     lstm_dtype,
     pool_real_span,
@@ -166,9 +167,9 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
         is the exact one rounded once: in float16 a sum over a few thousand tokens overflows to
         inf, and bfloat16 holds no count above 256 exactly.
     """
-    dtype = torch.promote_types(hidden.dtype, torch.float32)
-    weights = attention_mask.unsqueeze(-1).to(dtype)  # (B, T, 1)
-    return ((hidden.to(dtype) * weights).sum(dim=-2) / weights.sum(dim=-2).clamp(min=1)).to(hidden.dtype)
+    values = at_least_float32(hidden)
+    weights = attention_mask.unsqueeze(-1).to(values.dtype)  # (B, T, 1)
+    return ((values * weights).sum(dim=-2) / weights.sum(dim=-2).clamp(min=1)).to(hidden.dtype)
 
 
 _Result = TypeVar("_Result")

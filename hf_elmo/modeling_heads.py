@@ -32,6 +32,7 @@ from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassif
 from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig, described
+from .elmo_kernels import at_least_float32
 from .modeling_elmo import (
     CheckpointedParts,
     ElmoModel,
@@ -244,12 +245,13 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
         """The mean cross-entropy of ``logits`` (..., num_labels) over the ``labels`` (...) that are not
         -100 (``_check_class_ids``), and 0 where all are -100 (a batch of texts without words, say): the
         mean of none, NaN, would be the loss of that step and of every evaluation that holds it. In
-        float32, as transformers' losses are: a float16 sum overflows past 65504 (some 20,000 tokens).
-        Class ids of any integer dtype are read (int32 ones, say, from NumPy on Windows: torch's
-        cross-entropy takes int64 only)."""
+        float32 at least (``at_least_float32``), as transformers' losses are: a float16 sum overflows
+        past 65504 (some 20,000 tokens); a float64 model's loss is float64. Class ids of any integer
+        dtype are read (int32 ones, say, from NumPy on Windows: torch's cross-entropy takes int64 only)."""
         self._check_class_ids(labels)
         flat = labels.reshape(-1).long()
-        total = nn.functional.cross_entropy(logits.reshape(-1, self.num_labels).float(), flat, reduction="sum")
+        logits = at_least_float32(logits.reshape(-1, self.num_labels))
+        total = nn.functional.cross_entropy(logits, flat, reduction="sum")
         return total / (flat != -100).sum().clamp(min=1)
 
     def _check_class_ids(self, labels: torch.Tensor) -> None:

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from .configuration_elmo import described, one_of
+from .elmo_kernels import at_least_float32
 
 #: ``ScalarMix``'s ``layer_norm`` choices, and the variance floor of its normalisation (also
 #: ``spacy_elmo.scalar_mix``'s: the two mixes compute the same).
@@ -83,7 +84,7 @@ class ScalarMix(nn.Module):
 
     @staticmethod
     def _batch_norm(layer: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        values = _in_float32(layer)
+        values = at_least_float32(layer)
         broadcast = mask.unsqueeze(-1).to(values.dtype)
         count = (broadcast.sum() * values.shape[-1]).clamp(min=1)  # a batch of no real token: zeros
         masked = values * broadcast
@@ -93,17 +94,10 @@ class ScalarMix(nn.Module):
 
     @staticmethod
     def _token_norm(layer: torch.Tensor) -> torch.Tensor:
-        values = _in_float32(layer)
+        values = at_least_float32(layer)
         mean = values.mean(dim=-1, keepdim=True)
         variance = values.var(dim=-1, unbiased=False, keepdim=True)
         return _normalised(values - mean, variance).to(layer.dtype)
-
-
-def _in_float32(layer: torch.Tensor) -> torch.Tensor:
-    """``layer`` in float32 at least, where its layer norm is computed: in float16 a sum over a batch
-    overflows, a small variance rounds to 0 and ``EPS`` to nothing (0 / 0: NaN), as torch's own
-    layer_norm is run in float32 under autocast."""
-    return layer.to(torch.promote_types(layer.dtype, torch.float32))
 
 
 def _normalised(centred: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:

@@ -31,6 +31,7 @@ from torch.nn import functional as F
 from transformers.utils import ModelOutput
 
 from .configuration_elmo import ElmoConfig, ElmoConfigError, described
+from .elmo_kernels import at_least_float32
 from .modeling_elmo import (
     INPUT_ID_DTYPES,
     ElmoModel,
@@ -96,10 +97,11 @@ class ElmoSoftmax(nn.Module):
         self.bias = nn.Parameter(torch.zeros(vocab_size))
 
     def full_loss(self, hidden: torch.Tensor, targets: torch.Tensor, chunk: int = 2048) -> torch.Tensor:
-        """Summed cross-entropy of ``hidden`` (N, P) against ``targets`` (N,), in row chunks."""
-        total = hidden.new_zeros((), dtype=torch.float32)
+        """Summed cross-entropy of ``hidden`` (N, P) against ``targets`` (N,), in row chunks, in
+        float32 at least (``at_least_float32``: a float64 model's in float64)."""
+        total = at_least_float32(hidden.new_zeros(()))
         for start in range(0, hidden.shape[0], chunk):
-            logits = F.linear(hidden[start : start + chunk], self.weight, self.bias).float()
+            logits = at_least_float32(F.linear(hidden[start : start + chunk], self.weight, self.bias))
             total = total + F.cross_entropy(logits, targets[start : start + chunk], reduction="sum")
         return total
 
