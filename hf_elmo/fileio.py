@@ -15,10 +15,11 @@ which one may be replaced, and how one is built aside and swapped in).
   fails at once with ``OutputBusyError``; ``check_lock_file`` refuses, before a long run, a lock
   path that holds something of the user's (a folder, a file with content). ``folder_for_the_run(folder)`` creates the folders on
   the way to a lock and removes those it created that the run left empty. ``sole_writer(path)``: the lock of
-  an output file, which removes the temporary files that its killed writers left; ``check_locked_output``
-  refuses, before a long run, an output file that it and ``atomic_file`` could not write. ``scratch_folder(prefix)``: a
-  run's own folder of scratch files (a script's models, its parts of files), removed however the run ends; one
-  that a killed run left is removed by the next run of the same prefix, as its ``flock`` is free.
+  an output file, which removes the temporary files that its killed writers left. ``check_writable_output``
+  (``check_locked_output`` with ``sole_writer``) refuses, before a long run, an output file that
+  ``atomic_file`` could not write. ``scratch_folder(prefix)``: a run's own folder of scratch files (a script's
+  models, its parts of files), removed however the run ends; one that a killed run left is removed by the next
+  run of the same prefix, as its ``flock`` is free.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
   disk: it reports the failed writes while freeing objects and then crashes);
   ``check_writable``: refuse a folder this process cannot write in (or a read-only file system), before
@@ -349,15 +350,22 @@ def sole_writer(path: PathLike) -> Iterator[Path]:
         yield path
 
 
-def check_locked_output(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
-    """Refuse, in one line, before a long run would, an output file that ``sole_writer`` and ``atomic_file``
-    could not write: one of ``inputs``, or no regular file (``check_output_file``), a lock file's place that
-    holds something of the user's (``check_lock_file``), a file on the way to it (``check_parent_folders``) or
-    a folder this process cannot write in (``check_writable``); returns it as a ``Path``."""
+def check_writable_output(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
+    """Refuse, in one line, before a long run would, an output file that ``atomic_file`` could not write (in
+    its folder, made first where it is missing): one of ``inputs``, or no regular file (``check_output_file``),
+    a file on the way to it (``check_parent_folders``) or a folder this process cannot write in
+    (``check_writable``); returns it as a ``Path``."""
     path = check_output_file(path, inputs)
-    check_lock_file(lock_path(path))
     check_parent_folders(path)
     check_writable(path.parent, path)
+    return path
+
+
+def check_locked_output(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
+    """``check_writable_output`` of an output file that ``sole_writer`` locks: a lock file's place that holds
+    something of the user's (``check_lock_file``) is refused too."""
+    path = check_writable_output(path, inputs)
+    check_lock_file(lock_path(path))
     return path
 
 

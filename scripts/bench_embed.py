@@ -196,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     # checked here, not as the options' types: a worker imports the checkout it times (--against: maybe
     # one without these), and is given the values checked here
-    from hf_elmo.fileio import check_output_file, scratch_folder, write_text_atomic
+    from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
     from hf_elmo_cli.commands._args import non_negative, positive_int
 
     for option, check in (("--repeat", positive_int), ("--stub-device-us", non_negative)):
@@ -204,10 +204,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             check(str(getattr(args, option[2:].replace("-", "_"))))
         except argparse.ArgumentTypeError as err:
             parser.error(f"argument {option}: {err}")
-    try:  # before the runs, not after them: the input, a folder or a link
+    try:  # before the runs, not after them: the input, a folder, a link, a file on the way, an unwritable folder
         if args.json:
-            check_output_file(args.json, [args.input])
-    except FileExistsError as err:
+            check_writable_output(args.json, [args.input])
+    except OSError as err:
         parser.error(f"argument --json: {err}")
 
     sides = {"this checkout": REPO, **({str(args.against): args.against.resolve()} if args.against else {})}
@@ -245,6 +245,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     row("tokens/s", {name: tokens / best[name]["total"] for name in names}, "{:,.0f}")
     row("peak RSS, MiB", {name: best[name]["peak_rss_mb"] for name in names}, "{:,.0f}")
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(args.json, json.dumps({"lines": lines, "tokens": tokens, "sides": best}, indent=1))
 
 

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from hf_elmo.fileio import check_output_file, scratch_folder, write_text_atomic
+from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
 from hf_elmo_cli.commands._args import positive_int
 
 from shared_data import shared_dir
@@ -305,10 +305,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--profile", type=Path, metavar="DIR", help="also profile one pass of each of our float32 runs into DIR"
     )
     args = parser.parse_args(argv)
-    try:  # before the runs, not after them: the input, a folder or a link
+    try:  # before the runs, not after them: the input, a folder, a link, a file on the way, an unwritable folder
         if args.json:
-            check_output_file(args.json, [args.text] if args.text else [])
-    except FileExistsError as err:
+            check_writable_output(args.json, [args.text] if args.text else [])
+    except OSError as err:
         parser.error(f"argument --json: {err}")
 
     shared = shared_dir()
@@ -415,6 +415,7 @@ def save(rows: list[dict], path: Path | None) -> None:
     """Write the rows so far (a run stopped by a time limit keeps what it measured, whole: written aside and
     renamed into place)."""
     if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, json.dumps(rows, indent=1))
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hf_elmo.fileio import check_output_file, scratch_folder, write_text_atomic
+from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
 from hf_elmo_cli.commands._args import positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -65,14 +65,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeat", type=positive_int, default=3, help="timed passes per side (best counts)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args(argv)
-    try:  # before the run, not after it: the input, a folder or a link
+    try:  # before the run, not after it: the input, a folder, a link, a file on the way, an unwritable folder
         if args.json:
-            check_output_file(args.json, [args.text] if args.text else [])
-    except FileExistsError as err:
+            check_writable_output(args.json, [args.text] if args.text else [])
+    except OSError as err:
         parser.error(f"argument --json: {err}")
-    with scratch_folder(
-        "bench-onnx-"
-    ) as work:  # the random model and its export: removed (a killed run's: by the next run)
+    # the random model and its export: removed (a killed run's: by the next run)
+    with scratch_folder("bench-onnx-") as work:
         bench(args, work)
 
 
@@ -139,6 +138,7 @@ def bench(args: argparse.Namespace, work: Path) -> None:
         )
     print(f"# max abs difference, ONNX Runtime vs eager, all layers, batch {batch_size}: {difference:.2g}")
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(args.json, json.dumps({"rows": rows, "max_abs_diff": difference}, indent=1))
 
 
