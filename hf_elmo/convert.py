@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from .configuration_elmo import ElmoConfig, described, json_of, some_of
-from .fileio import PathLike, atomic_file, check_output_file, ensure_free_space
+from .fileio import PathLike, atomic_file, check_writable_output, ensure_free_space, folder_for_the_run
 
 Transform = Callable[[np.ndarray], np.ndarray]
 
@@ -486,22 +486,28 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
 
     The files load in AllenNLP and bilm-tf. The warm state, if any, is not part of that format.
     Both are written aside and renamed into place when both are whole (``atomic_file``: an error or
-    Ctrl-C leaves earlier files as they were); ``~`` is the home folder. Refused first, naming it
-    (``FileExistsError``): one path for both, or one that is a folder, link or device
-    (``check_output_file``); and a disk without room for the weights (``ensure_free_space``: HDF5 does
-    not survive a full disk).
+    Ctrl-C leaves earlier files as they were), in their folders, made where missing (and removed again, empty,
+    when the save fails: ``folder_for_the_run``); ``~`` is the home folder. Refused first, in one line naming
+    it: one path for both, one that is a folder, link or device, lies under a file or in a folder that cannot be
+    written (``check_writable_output``); and a disk without room for the weights (``ensure_free_space``: HDF5
+    does not survive a full disk).
     """
     import h5py
 
     options_path, weights_path = Path(options_path).expanduser(), Path(weights_path).expanduser()
-    check_output_file(weights_path, [options_path])
-    check_output_file(options_path)
+    check_writable_output(weights_path, [options_path])
+    check_writable_output(options_path)
     state = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
     prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."
     state = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
     datasets = allennlp_datasets(state, model.config)
     ensure_free_space(weights_path, sum(value.nbytes for value in datasets.values()), str(weights_path))
-    with atomic_file(options_path) as options_tmp, atomic_file(weights_path) as weights_tmp:
+    with (
+        folder_for_the_run(options_path.parent),
+        folder_for_the_run(weights_path.parent),
+        atomic_file(options_path) as options_tmp,
+        atomic_file(weights_path) as weights_tmp,
+    ):
         options_tmp.write_text(json.dumps(model.config.to_allennlp_options(), indent=2), encoding="utf-8")
         with h5py.File(weights_tmp, "w") as handle:
             for key, value in datasets.items():
