@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
 
-from hf_elmo.fileio import check_output_file, check_parent_folders, scratch_folder
+from hf_elmo.fileio import check_writable_output, folder_for_the_run, scratch_folder
 from hf_elmo_cli.commands._args import fraction, positive_int
 
 SPLITS = ("train", "valid", "test")
@@ -91,17 +91,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not shards:
         raise SystemExit(f"no *.txt.gz shards in {args.source}")
     outputs = [args.out_dir / f"{split}.txt" for split in SPLITS] + [args.out_dir / SUMMARY]
-    try:  # before the shards are read: a file where the folder goes, or an output that is a folder or link
-        check_parent_folders(args.out_dir / SUMMARY)
+    try:  # before the shards are read: a file where the folder goes, an output that is a folder or link, or a
+        # folder that cannot be written
         for output in outputs:
-            check_output_file(output)
+            check_writable_output(output)
     except OSError as error:
         raise SystemExit(f"error: {error}") from None
-    args.out_dir.mkdir(parents=True, exist_ok=True)
     # the shards' parts and the files being written: in a hidden folder of this run's, removed however it ends
     # (a killed run's: by the next run), so that no file of the user's is written over and no half-written output
-    # is left
-    with scratch_folder(".prepare-", args.out_dir) as staging:
+    # is left; the output folder, made if missing, goes with it when the run leaves it empty
+    with folder_for_the_run(args.out_dir), scratch_folder(".prepare-", args.out_dir) as staging:
         prepare(args, shards, staging)
 
 
