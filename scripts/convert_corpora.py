@@ -9,8 +9,9 @@
 (neutral ones dropped), or every distinct non-neutral phrase of the trees (GLUE's way of building
 SST-2's training set; ``--max-sentences`` then counts trees).
 
-The output's folder is created and the file written aside, then renamed into place (a failed
-run leaves an earlier output as it was); the input itself is never an output. A run holds the
+The output's folder is created (and removed again, empty, when the run fails) and the file written
+aside, then renamed into place (a failed run leaves an earlier output as it was); the input itself is
+never an output. A run holds the
 output's lock (``OUTPUT.lock``: a second run on it is refused) and removes the temporary files
 that killed runs left beside it.
 ``project/project.yml`` runs this into ``project/corpus/``.
@@ -26,6 +27,7 @@ from spacy.tokens import DocBin
 from hf_elmo.fileio import (
     atomic_file,
     check_locked_output,
+    folder_for_the_run,
     sole_writer,
 )
 from hf_elmo_cli.commands._args import integer_at_least
@@ -59,8 +61,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (OSError, ValueError) as error:
         parser.exit(1, f"error: {error}\n")
     try:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        with sole_writer(args.output), atomic_file(args.output) as tmp:
+        with folder_for_the_run(args.output.parent), sole_writer(args.output), atomic_file(args.output) as tmp:
             DocBin(docs=docs).to_disk(tmp)
     except OSError as error:  # another run writes it (OutputBusyError), a full disk
         parser.exit(1, f"error: {error}\n")
