@@ -11,7 +11,12 @@ import pytest
 
 from tests.hf_elmo.test_fileio import refuse_writes_in
 from tests.scripts.test_prepare_pretrain_en import write_shard
-from tests.scripts.test_prepare_pretrain_en_output import inline_pool, prepare  # noqa: F401  (the fixture)
+from tests.scripts.test_prepare_pretrain_en_output import InlinePool, prepare
+
+
+@pytest.fixture(autouse=True)
+def inline_pool(monkeypatch):
+    monkeypatch.setattr(prepare, "Pool", InlinePool)
 
 
 def test_an_output_folder_that_cannot_be_written_is_one_line_before_the_shards_are_read(tmp_path, monkeypatch):
