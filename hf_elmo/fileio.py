@@ -14,7 +14,7 @@ which one may be replaced, and how one is built aside and swapped in).
 - ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``); a second one
   fails at once with ``OutputBusyError``; ``check_lock_file`` refuses, before a long run, a lock
   path that holds something of the user's (a folder, a file with content). ``folder_for_the_run(folder)`` creates the folders on
-  the way to a lock and removes those it created that the run left empty. ``sole_writer(path)``: the lock of
+  the way to an output or a lock and removes those it created that the run left empty. ``sole_writer(path)``: the lock of
   an output file, which removes the temporary files that its killed writers left. ``check_writable_output``
   (``check_locked_output`` with ``sole_writer``) refuses, before a long run, an output file that
   ``atomic_file`` could not write. ``scratch_folder(prefix)``: a run's own folder of scratch files (a script's
@@ -372,8 +372,9 @@ def check_locked_output(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path
 @contextmanager
 def folder_for_the_run(folder: PathLike) -> Iterator[Path]:
     """Create ``folder`` (and its missing parents) for the block; on leaving it, remove the ones it
-    created that are still empty, deepest first: a run refused after making its way to its outputs
-    (``elmo pretrain``'s locks) leaves no empty folders, and one that wrote there keeps them."""
+    created that are still empty, deepest first: a run refused or failed after making its way to its outputs
+    (``elmo pretrain``'s locks, ``save_allennlp``'s files, a script's output) leaves no empty folders, and one
+    that wrote there keeps them."""
     folder = Path(folder)
     created = list(itertools.takewhile(lambda path: not path.exists(), (folder, *folder.parents)))
     folder.mkdir(parents=True, exist_ok=True)
