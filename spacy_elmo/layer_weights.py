@@ -23,6 +23,7 @@ from hf_elmo.configuration_elmo import first_line
 from hf_elmo.fileio import (
     atomic_file,
     check_locked_output,
+    folder_for_the_run,
     is_or_holds,
     sole_writer,
 )
@@ -112,16 +113,15 @@ def check_figure_output(output: str | Path, pipeline: str | Path | None = None) 
 
 
 def save_layer_weights(mixes: Sequence[MixWeights], output: str | Path) -> None:
-    """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing, through a
-    temporary file renamed into place (and free the figure), holding its lock (``sole_writer``, which removes the
-    temporary files that killed writers left); an ``output`` that ``check_figure_output`` refuses is refused
-    first; ``~`` is the home folder."""
+    """Write ``layer_weights_figure(mixes)`` to the PNG ``output``, its folder made if missing (and removed
+    again, empty, when the write fails: ``folder_for_the_run``), through a temporary file renamed into place (and
+    free the figure), holding its lock (``sole_writer``, which removes the temporary files that killed writers
+    left); an ``output`` that ``check_figure_output`` refuses is refused first; ``~`` is the home folder."""
     output = Path(output).expanduser()
     check_figure_output(output)
     figure = layer_weights_figure(mixes)
-    output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with sole_writer(output), atomic_file(output) as tmp:
+        with folder_for_the_run(output.parent), sole_writer(output), atomic_file(output) as tmp:
             figure.savefig(tmp, dpi=120, format="png")
     finally:
         _pyplot().close(figure)
