@@ -55,3 +55,10 @@ def test_a_problem_type_set_in_the_config_is_named_and_kept_when_labels_do_not_f
     with pytest.raises(ValueError, match=r"for multi-label classification \(config.problem_type\)"):
         model(**batch(), labels=torch.tensor([0, 2]))
     assert model.config.problem_type == "multi_label_classification"
+
+
+def test_class_ids_of_shape_batch_by_one_are_read_as_transformers_reads_them():
+    torch.manual_seed(0)
+    model = ElmoForSequenceClassification(tiny_config(num_labels=3)).eval()
+    expected = model(**batch(), labels=torch.tensor([2, 0])).loss
+    torch.testing.assert_close(model(**batch(), labels=torch.tensor([[2], [0]])).loss, expected, rtol=0, atol=0)

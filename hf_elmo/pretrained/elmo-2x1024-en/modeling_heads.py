@@ -356,7 +356,7 @@ class ElmoForSequenceClassification(_ElmoClassifier):
         if problem_type == "regression":
             loss = nn.functional.mse_loss(logits.squeeze(-1), labels.squeeze(-1).to(logits.dtype))
         elif problem_type == "single_label_classification":
-            if labels.dim() != 1:
+            if labels.numel() != logits.shape[0]:  # (batch,), or (batch, 1) as transformers reads it
                 raise ValueError(
                     f"labels of shape {tuple(labels.shape)} for single-label classification ({source}): give one "
                     f"class id a sentence, shape (batch,); several labels a sentence are float rows of "
