@@ -241,6 +241,8 @@ def add_elmo_call(upstream: str, before: str) -> str:
 def listener_forward(model: ElmoListener, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:
     if is_train and model._batch_id is not None:
         batch_id = model.get_batch_id(docs)
+        if batch_id != model._batch_id and docs and all(doc in model._received for doc in docs):
+            _refuse_retokenized_batch(model)
         if batch_id != model._batch_id:
             raise ValueError(
                 f"ELMo listener got a batch (id {batch_id}) other than the one the elmo component "
@@ -253,6 +255,28 @@ def listener_forward(model: ElmoListener, docs: list[Doc], is_train: bool) -> tu
     if debugged is not None:
         return debugged, lambda d_layers: []
     return [_doc_layers(model, doc, is_train) for doc in docs], lambda d_layers: []
+
+
+def _refuse_retokenized_batch(model: ElmoListener) -> NoReturn:
+    """Refuse the batch that ``model`` received, whose docs (the same ones) have other tokens now: a
+    component that ``nlp.update`` (up the call stack) has annotate the batch between the elmo component and
+    the listening one retokenized them (``merge_entities``: its ``retokenizes``), and the layers, one row per
+    token they were computed for, fit them no more (spaCy's own listeners refuse such a batch too, E953).
+    Said instead of the error of a batch from elsewhere, which names ``nlp.rehearse``."""
+    update = running_locals("spacy.language", "Language.update") or {}
+    nlp, upstream = update.get("self"), model.connected_to or model.upstream_name
+    names = []
+    if isinstance(nlp, Language) and upstream in nlp.pipe_names:
+        after = nlp.pipe_names[nlp.pipe_names.index(upstream) + 1 :]
+        annotating = set(update.get("annotates") or ())
+        names = [name for name in after if name in annotating and nlp.get_pipe_meta(name).retokenizes]
+    which = ", ".join(map(repr, names))
+    raise ValueError(
+        f"ELMo listener: the tokens of the training docs changed after the elmo component {upstream!r} computed their "
+        f"layers, one row per token, so these fit them no more: {which or 'a component'} retokenized them as nlp.update "
+        f"had it annotate the batch ([training] annotating_components); move {which or 'it'} (with the components it "
+        f"reads from) before {upstream!r} in the pipeline, or after the components listening to {upstream!r}"
+    )
 
 
 def _backprop_once(model: ElmoListener, backprop: Callable) -> Callable:
