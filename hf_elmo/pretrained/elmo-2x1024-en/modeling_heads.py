@@ -354,7 +354,8 @@ class ElmoForSequenceClassification(_ElmoClassifier):
             else:
                 problem_type = "multi_label_classification"
         if problem_type == "regression":
-            loss = nn.functional.mse_loss(logits.squeeze(-1), labels.squeeze(-1).to(logits.dtype))
+            values = at_least_float32(logits.squeeze(-1))  # as the class loss: a bfloat16 mean keeps 8 bits
+            loss = nn.functional.mse_loss(values, labels.squeeze(-1).to(values.dtype))
         elif problem_type == "single_label_classification":
             if labels.numel() != logits.shape[0]:  # (batch,), or (batch, 1) as transformers reads it
                 raise ValueError(
@@ -370,6 +371,7 @@ class ElmoForSequenceClassification(_ElmoClassifier):
                     f"rows of num_labels={self.num_labels}, shape {tuple(logits.shape)}; one class id a sentence is an "
                     "integer, shape (batch,) (labels.long()), for problem_type 'single_label_classification' or unset"
                 )
-            loss = nn.functional.binary_cross_entropy_with_logits(logits, labels.to(logits.dtype))
+            values = at_least_float32(logits)
+            loss = nn.functional.binary_cross_entropy_with_logits(values, labels.to(values.dtype))
         self.config.problem_type = problem_type
         return loss
