@@ -47,3 +47,22 @@ def test_a_float64_lms_full_softmax_loss_is_the_float64_cross_entropy(allennlp_f
         expected = -logits.log_softmax(-1).gather(1, targets[keep].unsqueeze(1)).mean()
     assert out.forward_loss.dtype == torch.float64
     torch.testing.assert_close(out.forward_loss, expected, rtol=0, atol=1e-12)
+
+
+def test_a_float64_lms_sampled_softmax_loss_is_float64(allennlp_fixture):
+    """Training's sampled softmax too (was: float32, as ``.float()`` made it)."""
+    lm = ElmoForBidirectionalLM.from_allennlp_with_softmax(
+        allennlp_fixture / "options.json",
+        allennlp_fixture / "lm_weights.hdf5",
+        allennlp_fixture / "elmo_softmax_weights.hdf5",
+    )
+    softmax = lm.softmax.double()
+    generator = torch.Generator().manual_seed(0)
+    hidden = torch.randn(6, softmax.weight.shape[1], generator=generator, dtype=torch.float64)
+    targets = torch.tensor([0, 3, 5, 7, 3, 11])
+    candidates = torch.tensor([1, 3, 8, 20])
+    with torch.no_grad():
+        loss = softmax.sampled_loss(hidden, targets, candidates, num_tries=8)
+        in_float32 = softmax.float().sampled_loss(hidden.float(), targets, candidates, num_tries=8)
+    assert loss.dtype == torch.float64
+    torch.testing.assert_close(loss.float(), in_float32, rtol=1e-5, atol=0)

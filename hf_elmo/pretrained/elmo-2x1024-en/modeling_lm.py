@@ -120,8 +120,10 @@ class ElmoSoftmax(nn.Module):
         log_expected_cand = torch.log(-torch.expm1(num_tries * torch.log1p(-q_cand)))
         true_logits = (hidden * self.weight[targets]).sum(-1) + self.bias[targets] - log_expected_true  # (N,)
         cand_logits = F.linear(hidden, self.weight[candidates], self.bias[candidates]) - log_expected_cand  # (N, K)
-        cand_logits = cand_logits.float().masked_fill(targets.unsqueeze(1) == candidates.unsqueeze(0), float("-inf"))
-        logits = torch.cat([true_logits.float().unsqueeze(1), cand_logits], dim=1)
+        cand_logits = at_least_float32(cand_logits).masked_fill(
+            targets.unsqueeze(1) == candidates.unsqueeze(0), float("-inf")
+        )
+        logits = torch.cat([at_least_float32(true_logits).unsqueeze(1), cand_logits], dim=1)
         return (torch.logsumexp(logits, dim=1) - logits[:, 0]).sum()
 
 
