@@ -69,18 +69,25 @@ class ScalarMix(nn.Module):
         return (self.scalar_parameters**2).sum()
 
     def forward(self, layers: Sequence[torch.Tensor], mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Mix ``layers`` (each (..., D)); ``mask`` (...) marks real tokens for batch layer norm."""
+        """Mix ``layers`` (each (..., D)); ``mask`` (...) marks real tokens for batch layer norm.
+
+        The mix is in the layers' dtype, computed in float32 at least (``at_least_float32``) and
+        rounded once: float16 or bfloat16 layers mixed in their own dtype rounded every product
+        and sum (a bfloat16 mix near zero was off by thousands of its steps)."""
         if len(layers) != self.num_layers:
             raise ValueError(f"ScalarMix expects {self.num_layers} layers, got {len(layers)}")
+        dtype = layers[0].dtype
         if self.layer_norm == "batch":
             if mask is None:
                 raise ValueError("layer_norm='batch' needs the mask of real tokens")
-            layers = [self._batch_norm(layer, mask) for layer in layers]
+            values = [self._batch_norm(layer, mask) for layer in layers]
         elif self.layer_norm == "token":
-            layers = [self._token_norm(layer) for layer in layers]
+            values = [self._token_norm(layer) for layer in layers]
+        else:
+            values = [at_least_float32(layer) for layer in layers]
         weights = self.layer_weights()
-        mixed = sum(w * layer for w, layer in zip(weights, layers))
-        return self.dropout(self.gamma * mixed)
+        mixed = sum(w * value for w, value in zip(weights, values))
+        return self.dropout((self.gamma * mixed).to(dtype))
 
     @staticmethod
     def _batch_norm(layer: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -90,14 +97,14 @@ class ScalarMix(nn.Module):
         masked = values * broadcast
         mean = masked.sum() / count
         variance = (((masked - mean) * broadcast) ** 2).sum() / count
-        return _normalised(values - mean, variance).to(layer.dtype)
+        return _normalised(values - mean, variance)  # in float32 at least, as the mix
 
     @staticmethod
     def _token_norm(layer: torch.Tensor) -> torch.Tensor:
         values = at_least_float32(layer)
         mean = values.mean(dim=-1, keepdim=True)
         variance = values.var(dim=-1, unbiased=False, keepdim=True)
-        return _normalised(values - mean, variance).to(layer.dtype)
+        return _normalised(values - mean, variance)
 
 
 def _normalised(centred: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:
