@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path
 
 from .convert import MAX_INFLATION, inflates_too_much
-from .fileio import ensure_free_space
+from .fileio import ensure_free_space, oserror_in_one_line
 from .modeling_elmo import InvalidModelError
 from .original_files import is_options_name, is_weights_name, options_name
 
@@ -91,7 +91,7 @@ def extract_original_files(archive: Path, into: Path, weights: bool) -> Path:
                 for path in written:
                     path.unlink(missing_ok=True)
                 if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
-                    raise OSError(
+                    raise oserror_in_one_line(
                         err.errno,
                         f"no space left on the disk of {into.parent} for {what}: its member {member} is not written "
                         f"in full; {_NO_ROOM}",

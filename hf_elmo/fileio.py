@@ -21,7 +21,8 @@ which one may be replaced, and how one is built aside and swapped in).
   models, its parts of files), removed however the run ends; one that a killed run left is removed by the next
   run of the same prefix, as its ``flock`` is free.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
-  disk: it reports the failed writes while freeing objects and then crashes);
+  disk: it reports the failed writes while freeing objects and then crashes), in one line
+  (``oserror_in_one_line``: an ``OSError`` with its errno, without the ``[Errno N]`` prefix);
   ``check_writable``: refuse a folder this process cannot write in (or a read-only file system), before
   a long run would, in one line naming the output and the reason (``_not_writable``; ``unwritable_in_one_line``
   for a write that finds it so).
@@ -193,11 +194,20 @@ def ensure_free_space(path: PathLike, nbytes: int, what: str, then: str = "run t
         folder = folder.parent
     free = shutil.disk_usage(folder).free
     if free - nbytes < FREE_SPACE_RESERVE:
-        raise OSError(
+        raise oserror_in_one_line(
             errno.ENOSPC,
             f"no space left on the disk of {folder} for {what} (needs {nbytes:,} bytes "
             f"+ {FREE_SPACE_RESERVE:,} spare, {free:,} free); free some space and {then}",
         )
+
+
+def oserror_in_one_line(number: int | None, text: str, kind: type[OSError] = OSError) -> OSError:
+    """An error of type ``kind`` whose text is ``text`` alone, without the ``[Errno N]`` that
+    ``OSError(number, text)`` puts before it; its ``errno`` is still ``number``. The one home of that
+    way of building this package's ``OSError`` messages (``_not_writable``, ``ensure_free_space``)."""
+    error = kind(text)
+    error.errno = number
+    return error
 
 
 #: What creating a file in a folder this process cannot write in fails with: a folder's mode
@@ -209,11 +219,9 @@ def _not_writable(folder: PathLike, what: PathLike, err: OSError) -> OSError:
     """The one-line error (of ``err``'s type and errno) for ``what``, the output the user gave, that
     cannot be written because creating a file in ``folder`` failed with ``err``: its reason, a
     read-only file system or a denied permission, as the system gave it. The one home of that message
-    (``check_writable``, ``unwritable_in_one_line``). Its text is that line alone, without the
-    ``[Errno N]`` that ``OSError(errno, text)`` puts before it; ``errno`` is still ``err``'s."""
-    error = type(err)(f"cannot write {what}: {folder} is not writable ({err.strerror})")
-    error.errno = err.errno
-    return error
+    (``check_writable``, ``unwritable_in_one_line``). Its text is that line alone
+    (``oserror_in_one_line``); ``errno`` is still ``err``'s."""
+    return oserror_in_one_line(err.errno, f"cannot write {what}: {folder} is not writable ({err.strerror})", type(err))
 
 
 @contextmanager
