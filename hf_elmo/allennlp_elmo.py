@@ -258,7 +258,7 @@ def _biLM(
         if not isinstance(module, ElmoModel):
             raise TypeError(
                 f"Elmo(module=...) takes an hf_elmo ElmoModel (e.g. ElmoModel.from_pretrained(name)), "
-                f"got {type(module).__name__}"
+                f"got {described(module)}"
             )
         model = module
     elif options_file is None:

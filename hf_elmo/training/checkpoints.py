@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import torch
 
-from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig, first_line
+from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig, described, first_line
 from ..fileio import atomic_file, check_parent_folders, ensure_free_space, is_or_holds, write_text_atomic
 from ..output_folders import CHECKPOINT_FILE, SETTINGS_FILE
 from .data import DATA_ORDER, same_batches
@@ -155,7 +155,7 @@ def _torch_load(path: Path, folder: Path) -> dict[str, Any]:
     except Exception as err:  # torch reports a damaged file with many types (zip, pickle, EOF errors)
         raise _damaged(path, folder, err) from None
     if not isinstance(state, dict):
-        raise _damaged(path, folder, TypeError(f"holds a {type(state).__name__}, not a checkpoint"))
+        raise _damaged(path, folder, TypeError(f"holds {described(state)}, not a checkpoint"))
     return state
 
 

@@ -1315,7 +1315,7 @@ class ElmoModel(ElmoPreTrainedModel):
         (the ids are fixed: 262 char ids, or the model's words)."""
         current = self.get_input_embeddings()
         if not isinstance(value, nn.Embedding) or value.weight.shape != current.weight.shape:
-            shape = tuple(value.weight.shape) if isinstance(value, nn.Embedding) else type(value).__name__
+            shape = tuple(value.weight.shape) if isinstance(value, nn.Embedding) else described(value)
             raise ValueError(
                 f"the input embeddings must be an nn.Embedding of shape {tuple(current.weight.shape)} (the ids are "
                 f"fixed; resize_token_embeddings is refused likewise), got {shape}"
