@@ -30,7 +30,7 @@ from hf_elmo.fileio import (
     folder_for_the_run,
     sole_writer,
 )
-from hf_elmo_cli.commands._args import integer_at_least
+from hf_elmo_cli.commands._args import exit_with_error, integer_at_least
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 
 READERS = {
@@ -43,7 +43,9 @@ READERS = {
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("format", choices=sorted(READERS))
     parser.add_argument("source", type=Path)
     parser.add_argument("output", type=Path, help="the .spacy file to write")
@@ -54,17 +56,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:  # before the corpus is read
         check_locked_output(args.output, [args.source])
     except OSError as error:
-        parser.exit(1, f"error: {error}\n")
+        exit_with_error(parser, error)
     vocab = spacy.blank("en").vocab
     try:
         docs = list(READERS[args.format](args.source, vocab, args.max_sentences or None))
     except (OSError, ValueError) as error:
-        parser.exit(1, f"error: {error}\n")
+        exit_with_error(parser, error)
     try:
         with folder_for_the_run(args.output.parent), sole_writer(args.output), atomic_file(args.output) as tmp:
             DocBin(docs=docs).to_disk(tmp)
     except OSError as error:  # another run writes it (OutputBusyError), a full disk
-        parser.exit(1, f"error: {error}\n")
+        exit_with_error(parser, error)
     print(f"{args.output}: {len(docs)} docs")
 
 

@@ -26,7 +26,7 @@ from multiprocessing import Pool
 from pathlib import Path
 
 from hf_elmo.fileio import check_writable_output, folder_for_the_run, scratch_folder
-from hf_elmo_cli.commands._args import fraction, positive_int
+from hf_elmo_cli.commands._args import exit_with_error, fraction, positive_int
 
 SPLITS = ("train", "valid", "test")
 #: What the run records beside the splits: its settings and token counts.
@@ -73,7 +73,9 @@ def tokenise_shard(job: tuple[str, str, int, float]) -> dict[str, int]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("source", type=Path, help="folder of *.txt.gz shards (one paragraph a line)")
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--block", type=positive_int, default=50, help="paragraphs per held-out block (default 50)")
@@ -89,14 +91,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     shards = sorted(str(p) for p in args.source.glob("*.txt.gz"))
     if not shards:
-        raise SystemExit(f"no *.txt.gz shards in {args.source}")
+        exit_with_error(parser, f"no *.txt.gz shards in {args.source}")
     outputs = [args.out_dir / f"{split}.txt" for split in SPLITS] + [args.out_dir / SUMMARY]
     try:  # before the shards are read: a file where the folder goes, an output that is a folder or link, or a
         # folder that cannot be written
         for output in outputs:
             check_writable_output(output)
     except OSError as error:
-        raise SystemExit(f"error: {error}") from None
+        exit_with_error(parser, error)
     # the shards' parts and the files being written: in a hidden folder of this run's, removed however it ends
     # (a killed run's: by the next run), so that no file of the user's is written over and no half-written output
     # is left; the output folder, made if missing, goes with it when the run leaves it empty

@@ -38,6 +38,7 @@ from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
 from hf_elmo.training.settings import PretrainSettings
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
+from hf_elmo_cli.commands._args import exit_with_error
 
 ATTRIBUTION = (
     "Trained on text from English Wikipedia (2015 and 2018 articles; CC BY-SA 3.0) and English Wikinews "
@@ -145,7 +146,9 @@ def comparisons(figures: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--figures", type=Path, required=True)
@@ -163,7 +166,7 @@ def main() -> None:
     try:
         check_output_folder(args.out_dir, overwrite=args.overwrite, inputs=inputs, into_package=True)
     except (OSError, ValueError) as err:
-        parser.exit(1, f"error: {err}\n")
+        exit_with_error(parser, err)
     training = json.loads((args.run_dir / TRAINING_FILE).read_text())
     earlier = [json.loads((run / TRAINING_FILE).read_text()) for run in args.earlier]
     # an earlier shipped folder brings its own earlier stages
@@ -178,11 +181,11 @@ def main() -> None:
     figures = json.loads(args.figures.read_text())
     not_finite = first_not_finite(figures)
     if not_finite is not None:
-        parser.exit(
-            1,
-            f"error: {args.figures}: {not_finite}, not a finite number (a diverged model's perplexity is null): "
+        exit_with_error(
+            parser,
+            f"{args.figures}: {not_finite}, not a finite number (a diverged model's perplexity is null): "
             f"the card shows finite figures only; ship a run whose figures are finite, or leave that entry out of "
-            f"{args.figures.name}\n",
+            f"{args.figures.name}",
         )
     model_name = args.out_dir.name
     model = load_lm(args.run_dir)  # float32 (a run folder has dropout 0); stored as float16 below

@@ -21,6 +21,7 @@ from hf_elmo.fileio import (
     folder_for_the_run,
     sole_writer,
 )
+from hf_elmo_cli.commands._args import exit_with_error
 
 MAP = {"@-@": "-", "@,@": ",", "@.@": ".", "<unk>": "<UNK>"}
 
@@ -45,7 +46,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     aside and renamed into place under its lock (``sole_writer``), in its folder, made if missing
     (``folder_for_the_run``): a failed or interrupted run leaves an earlier output as it was and no folder it
     made, and no file of the user's is written over (the input, a folder, a link)."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("source", type=Path)
     parser.add_argument("out", type=Path)
     args = parser.parse_args(argv)
@@ -58,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     out.write(" ".join(tokens) + "\n")
                     count += len(tokens)
     except (OSError, UnicodeDecodeError) as error:  # a missing input, an unwritable or full disk, another run
-        parser.exit(1, f"error: {error}\n")
+        exit_with_error(parser, error)
     print(f"wrote {args.out}: {count:,} tokens")
 
 

@@ -5,7 +5,8 @@ and that reads a word starting with a dash and a digit as a value (``--lr -1e-3`
 options made from dataclass fields (``add_field_option``), another tool's options refused with what to use
 instead (``add_replaced_options``), and the options that mean the same in
 every command that takes them (``--model``: ``add_model_option``, ``one_model``; ``--threads``:
-``add_threads_option``, ``use_threads``; ``--device``: ``add_device_option``)."""
+``add_threads_option``, ``use_threads``; ``--device``: ``add_device_option``), and a script's one-line
+failure (``exit_with_error``: ``PROG: error: ...``, as argparse words a usage error)."""
 
 from __future__ import annotations
 
@@ -180,6 +181,13 @@ def add_replaced_options(parser: argparse.ArgumentParser, tool: str, replaced: d
             dest=argparse.SUPPRESS,
             help=argparse.SUPPRESS,
         )
+
+
+def exit_with_error(parser: argparse.ArgumentParser, error: object) -> NoReturn:
+    """End a script on a failure that its command line did not cause (a missing or unwritable file, another run
+    writing its output): one line on stderr, ``PROG: error: MESSAGE``, as argparse words a usage error (without
+    the usage), and exit code 1 (argparse's usage errors: 2)."""
+    parser.exit(1, f"{parser.prog}: error: {error}\n")
 
 
 def close_match(word: str, candidates: Iterable[str]) -> str:

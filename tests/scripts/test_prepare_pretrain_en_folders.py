@@ -19,7 +19,7 @@ def inline_pool(monkeypatch):
     monkeypatch.setattr(prepare, "Pool", InlinePool)
 
 
-def test_an_output_folder_that_cannot_be_written_is_one_line_before_the_shards_are_read(tmp_path, monkeypatch):
+def test_an_output_folder_that_cannot_be_written_is_one_line_before_the_shards_are_read(tmp_path, monkeypatch, capsys):
     write_shard(tmp_path / "raw", paragraphs=3)
     (tmp_path / "ro").mkdir()
     refuse_writes_in(monkeypatch, tmp_path / "ro", errno.EACCES)
@@ -27,9 +27,10 @@ def test_an_output_folder_that_cannot_be_written_is_one_line_before_the_shards_a
     out = tmp_path / "ro" / "tok"
     with pytest.raises(SystemExit) as stopped:
         prepare.main([str(tmp_path / "raw"), str(out), "--processes", "1"])
-    assert str(stopped.value.code) == (
-        f"error: cannot write {out / 'train.txt'}: {tmp_path / 'ro'} is not writable "
-        f"({os.strerror(errno.EACCES)})"
+    assert stopped.value.code == 1
+    assert capsys.readouterr().err == (
+        f"prepare_pretrain_en.py: error: cannot write {out / 'train.txt'}: {tmp_path / 'ro'} is not writable "
+        f"({os.strerror(errno.EACCES)})\n"
     )
 
 

@@ -71,17 +71,18 @@ def test_a_run_stopped_part_way_leaves_the_earlier_outputs_and_nothing_of_its_ow
 
 
 @pytest.mark.parametrize("case", ["an output that is a folder", "an output folder that is a file"])
-def test_an_output_that_cannot_be_written_is_one_line_before_the_shards_are_read(case, tmp_path, monkeypatch):
+def test_an_output_that_cannot_be_written_is_one_line_before_the_shards_are_read(case, tmp_path, monkeypatch, capsys):
     write_shard(tmp_path / "raw", paragraphs=3)
     out = tmp_path / "tok"
     if case == "an output that is a folder":
         (out / "train.txt").mkdir(parents=True)
-        said = f"error: the output {out / 'train.txt'} is a folder"
+        said = f"prepare_pretrain_en.py: error: the output {out / 'train.txt'} is a folder"
     else:
         out.write_text("mine")
-        said = f"error: {out} is a file, not a folder"
+        said = f"prepare_pretrain_en.py: error: {out} is a file, not a folder"
     monkeypatch.setattr(prepare, "tokenise_shard", lambda job: pytest.fail("a shard was read"))
     with pytest.raises(SystemExit) as stopped:
         prepare.main([str(tmp_path / "raw"), str(out), "--processes", "1"])
-    assert str(stopped.value.code).startswith(said) and "\n" not in str(stopped.value.code)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 1 and err.startswith(said) and err.count("\n") == 1, err
     assert out.is_dir() == (case == "an output that is a folder")

@@ -145,7 +145,7 @@ def test_ship_model_refuses_figures_that_are_not_finite_naming_the_figure_and_th
         command = [sys.executable, str(SHIP), str(run), str(out), "--figures", str(tmp_path / "figures.json")]
         done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO)
         assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
-        assert f"error: {tmp_path / 'figures.json'}: {where}, not a finite number" in done.stderr
+        assert f"ship_model.py: error: {tmp_path / 'figures.json'}: {where}, not a finite number" in done.stderr
         assert "leave that entry out of figures.json" in done.stderr
         assert not out.exists()
 

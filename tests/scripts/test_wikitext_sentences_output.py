@@ -44,7 +44,10 @@ def test_the_input_as_output_is_refused_and_kept(source, tmp_path, capsys):
     for out in (source, tmp_path / "link"):
         code, err = run(capsys, str(source), str(out))
         named = "" if out == source else f" {source}"
-        assert (code, err) == (1, f"error: the output {out} is the input{named}; write to another path\n")
+        assert (code, err) == (
+            1,
+            f"wikitext_sentences.py: error: the output {out} is the input{named}; write to another path\n",
+        )
     assert source.read_text() == WIKITEXT
 
 
@@ -58,7 +61,9 @@ def test_a_folder_or_link_as_output_is_one_line_and_leaves_nothing(kind, source,
         (tmp_path / "notes.txt").write_text("mine")
         out.symlink_to(tmp_path / "notes.txt")
     code, err = run(capsys, str(source), str(out))
-    assert code == 1 and err.startswith(f"error: the output {out} is a ") and err.count("\n") == 1, err
+    assert (
+        code == 1 and err.startswith(f"wikitext_sentences.py: error: the output {out} is a ") and err.count("\n") == 1
+    ), err
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "notes.txt") == ["out", "wiki.test.tokens"]
     assert source.read_text() == WIKITEXT and out.is_symlink() == (kind == "link")
 
@@ -84,7 +89,7 @@ def test_an_interrupted_or_full_disk_run_keeps_the_earlier_output_and_leaves_no_
     else:
         assert run(capsys, str(source), str(out), module=module) == (
             1,
-            f"error: [Errno {errno.ENOSPC}] {os.strerror(errno.ENOSPC)}\n",
+            f"wikitext_sentences.py: error: [Errno {errno.ENOSPC}] {os.strerror(errno.ENOSPC)}\n",
         )
     assert out.read_text() == "earlier\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["wiki.test.tokens", "wt2.txt"]
@@ -96,7 +101,7 @@ def test_an_output_under_a_file_names_that_file(source, tmp_path, capsys):
     code, err = run(capsys, str(source), str(tmp_path / "notes.txt" / "wt2.txt"))
     assert (
         code == 1
-        and err.startswith(f"error: {tmp_path / 'notes.txt'} is a file, not a folder, so ")
+        and err.startswith(f"wikitext_sentences.py: error: {tmp_path / 'notes.txt'} is a file, not a folder, so ")
         and err.count("\n") == 1
     )
     assert (tmp_path / "notes.txt").read_text() == "mine"

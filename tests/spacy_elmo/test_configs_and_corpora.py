@@ -307,11 +307,13 @@ def test_convert_corpora_never_writes_over_its_input_a_folder_or_a_link(tmp_path
     run = convert(tmp_path)
     with pytest.raises(FileExistsError) as refused:  # the refusal of every atomic write's output
         check_output_file(tmp_path)
-    assert (run.returncode, run.stderr) == (1, f"error: {refused.value}\n")
+    assert (run.returncode, run.stderr) == (1, f"convert_corpora.py: error: {refused.value}\n")
     (tmp_path / "notes.txt").write_text("mine")
     (tmp_path / "link.spacy").symlink_to(tmp_path / "notes.txt")
     run = convert(tmp_path / "link.spacy")
-    assert run.returncode == 1 and run.stderr.startswith(f"error: the output {tmp_path / 'link.spacy'} is a symbolic")
+    assert run.returncode == 1 and run.stderr.startswith(
+        f"convert_corpora.py: error: the output {tmp_path / 'link.spacy'} is a symbolic"
+    )
     assert (tmp_path / "link.spacy").is_symlink() and (tmp_path / "notes.txt").read_text() == "mine"
     run = convert(tmp_path / "out" / "train.spacy")
     assert run.returncode == 0, run.stderr

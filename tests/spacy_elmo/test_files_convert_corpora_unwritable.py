@@ -31,7 +31,7 @@ def test_an_output_in_a_folder_that_cannot_be_written_is_one_line_naming_it(
     run = convert_corpora(capsys, "sst", str(source), str(out))
     assert (run.returncode, run.stderr) == (
         1,
-        f"error: cannot write {out}: {folder} is not writable ({os.strerror(code)})\n",
+        f"convert_corpora.py: error: cannot write {out}: {folder} is not writable ({os.strerror(code)})\n",
     )
     assert list(folder.iterdir()) == []
 
@@ -40,5 +40,7 @@ def test_an_output_under_a_file_names_the_file(source, tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("mine")
     out = tmp_path / "notes.txt" / "train.spacy"
     run = convert_corpora(capsys, "sst", str(source), str(out))
-    assert run.returncode == 1 and run.stderr.startswith(f"error: {tmp_path / 'notes.txt'} is a file, not a folder")
+    assert run.returncode == 1 and run.stderr.startswith(
+        f"convert_corpora.py: error: {tmp_path / 'notes.txt'} is a file, not a folder"
+    )
     assert (tmp_path / "notes.txt").read_text() == "mine"

@@ -55,7 +55,9 @@ def test_a_second_corpus_writer_at_once_is_one_error_line(tmp_path, capsys):
     output = tmp_path / "train.spacy"
     with lock_held_by_another_process(lock_path(output)):
         run = convert_corpora(capsys, "sst", str(source), str(output))
-    assert run.returncode == 1 and run.stderr.startswith(f"error: {output} is being written by another run")
+    assert run.returncode == 1 and run.stderr.startswith(
+        f"convert_corpora.py: error: {output} is being written by another run"
+    )
     assert len(run.stderr.splitlines()) == 1 and not output.exists()
 
 
@@ -68,7 +70,7 @@ def test_a_lock_path_that_holds_a_users_file_is_refused_before_anything_is_read(
     else:
         run = convert_corpora(capsys, "sst", str(tmp_path / "missing.txt"), str(output))
         code, err = run.returncode, run.stderr
-    said = "python -m spacy_elmo.layer_weights: error:" if tool == "layer_weights" else "error:"
+    said = "python -m spacy_elmo.layer_weights: error:" if tool == "layer_weights" else "convert_corpora.py: error:"
     assert (
         code == 1
         and err
