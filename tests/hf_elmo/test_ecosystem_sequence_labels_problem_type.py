@@ -62,3 +62,24 @@ def test_class_ids_of_shape_batch_by_one_are_read_as_transformers_reads_them():
     model = ElmoForSequenceClassification(tiny_config(num_labels=3)).eval()
     expected = model(**batch(), labels=torch.tensor([2, 0])).loss
     torch.testing.assert_close(model(**batch(), labels=torch.tensor([[2], [0]])).loss, expected, rtol=0, atol=0)
+
+
+def test_regression_labels_of_another_shape_are_refused_not_broadcast():
+    """num_labels=3 regression values given one a sentence, for 3 sentences, were broadcast by torch
+    to a (3, 3) difference: a wrong loss, with only a UserWarning."""
+    three = dict(ElmoTokenizer()(["a b", "c", "d e f"], padding=True, return_tensors="pt"))
+    model = ElmoForSequenceClassification(tiny_config(num_labels=3, problem_type="regression"))
+    with pytest.raises(
+        ValueError, match=r"^labels of shape \(3,\) for regression \(config.problem_type\): .* \(3, 3\)$"
+    ):
+        model(**three, labels=torch.tensor([0.5, 1.0, 2.0]))
+    out = model(**three, labels=torch.ones(3, 3))
+    torch.testing.assert_close(out.loss, torch.nn.functional.mse_loss(out.logits, torch.ones(3, 3)), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("labels", [torch.tensor([0.5, -1.0]), torch.tensor([[0.5], [-1.0]])], ids=["batch", "batch-1"])
+def test_one_regression_value_a_sentence_is_read_in_either_shape(labels):
+    model = ElmoForSequenceClassification(tiny_config(num_labels=1))
+    out = model(**batch(), labels=labels)
+    expected = torch.nn.functional.mse_loss(out.logits.squeeze(-1), labels.reshape(-1))
+    torch.testing.assert_close(out.loss, expected, rtol=0, atol=0)

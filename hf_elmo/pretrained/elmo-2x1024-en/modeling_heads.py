@@ -354,8 +354,15 @@ class ElmoForSequenceClassification(_ElmoClassifier):
             else:
                 problem_type = "multi_label_classification"
         if problem_type == "regression":
-            values = at_least_float32(logits.squeeze(-1))  # as the class loss: a bfloat16 mean keeps 8 bits
-            loss = nn.functional.mse_loss(values, labels.squeeze(-1).to(values.dtype))
+            # (batch, num_labels), or (batch,) for one value a sentence; torch would broadcast others, warning only
+            one_a_sentence = self.num_labels == 1 and labels.shape == logits.shape[:1]
+            if labels.shape != logits.shape and not one_a_sentence:
+                raise ValueError(
+                    f"labels of shape {tuple(labels.shape)} for regression ({source}): give num_labels="
+                    f"{self.num_labels} values a sentence, shape {tuple(logits.shape)}"
+                )
+            values = at_least_float32(logits)  # as the class loss: a bfloat16 mean keeps 8 bits
+            loss = nn.functional.mse_loss(values, labels.reshape(logits.shape).to(values.dtype))
         elif problem_type == "single_label_classification":
             if labels.numel() != logits.shape[0]:  # (batch,), or (batch, 1) as transformers reads it
                 raise ValueError(
