@@ -48,6 +48,5 @@ def test_a_folder_that_cannot_be_written_is_refused_naming_the_output(tmp_path, 
     with pytest.raises(OSError) as caught:
         check_locked_output(tmp_path / "out.txt")
     assert str(caught.value) == (
-        f"[Errno {errno.EROFS}] cannot write {tmp_path / 'out.txt'}: {tmp_path} is not writable "
-        f"({os.strerror(errno.EROFS)})"
+        f"cannot write {tmp_path / 'out.txt'}: {tmp_path} is not writable ({os.strerror(errno.EROFS)})"
     )
