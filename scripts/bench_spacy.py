@@ -53,7 +53,7 @@ from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
-from hf_elmo.fileio import strict_json, write_text_atomic
+from hf_elmo.fileio import check_writable_output, strict_json, write_text_atomic
 from hf_elmo_cli.commands._args import integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
@@ -82,6 +82,8 @@ PIPELINES = ("baseline", "elmo")
 LISTENER_SETTINGS = ("layer_norm", "dropout", "l2")
 #: Where the mix listener sits in a task component's config (spacy_elmo/configs/{ner,textcat}.cfg).
 LISTENER_PATH = ("model", "tok2vec", "elmo")
+#: What the run writes last into ``--output``: every pipeline's figures.
+RESULTS = "results.json"
 
 
 def convert(task: str, output: Path, max_train: int, max_eval: int) -> dict[str, Path]:
@@ -253,6 +255,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             check_figure_output(args.plot_layer_weights)
         except (OSError, ValueError) as err:
             parser.error(f"--plot-layer-weights: {err}")
+    try:  # before anything trains: results.json is written last (a folder or link there, a file as --output)
+        check_writable_output(args.output / RESULTS)
+    except OSError as err:
+        parser.error(f"--output: {err}")
     if "elmo" in args.pipelines:  # before the output folder is made and any pipeline trains (the baselines first)
         try:
             find_model(args.elmo)
@@ -268,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for with_elmo in (pipeline == "elmo" for pipeline in args.pipelines):
             results.append(run(task, with_elmo, paths, args))
             print(strict_json(results[-1]), flush=True)  # a diverged training's NaN layer weights: null
-    write_text_atomic(args.output / "results.json", strict_json(results, indent=1))
+    write_text_atomic(args.output / RESULTS, strict_json(results, indent=1))
     if args.plot_layer_weights:
         plot_layer_weights(results, args.plot_layer_weights, args.seed)
     print(
