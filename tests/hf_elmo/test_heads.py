@@ -367,7 +367,7 @@ def test_token_classification_pipeline_labels_each_word_with_its_span():
         assert entity["entity"] == TOKEN_LABELS[int(p.argmax())]
         assert abs(float(entity["score"]) - float(p.max())) < 1e-6
     grouped = elmo_tagger(model, tokenizer, ignore_labels=[], aggregation_strategy="simple")(text)
-    assert " ".join(group["word"] for group in grouped) == "Bob ran 7 far"  # runs of one label, in order
+    assert " ".join(group["word"] for group in grouped) == text  # runs of one label, in order, as the text has them
     for words in ("first", "average", "max"):  # merge a word's sub-words: an ELMo position is a whole word
         assert elmo_tagger(model, tokenizer, ignore_labels=[], aggregation_strategy=words)(text) == grouped
     assert [g["entity_group"] for g in grouped] == [k for k, _ in itertools.groupby(e["entity"] for e in entities)]

@@ -23,6 +23,8 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
     Pre-split words (``is_split_into_words=True``, one list or a batch of lists) are read as they
     are, one position each, as the stock pipeline reads them with a fast tokenizer: the sentence is
     the words joined by ``delimiter`` (default ``" "``), which the entities' ``start``/``end`` index.
+    A grouped entity's ``word`` is the text it spans, ``text[start:end]`` ("Paris." where the words
+    are "Paris" and "."); of pre-split words, it is its words joined by spaces.
     """
 
     def _sanitize_parameters(self, aggregation_strategy: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]  # keywords only, as pipelines pass them
@@ -34,7 +36,11 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
             )
         if aggregation_strategy is not None:
             aggregation_strategy = _whole_word_strategy(aggregation_strategy)
-        return super()._sanitize_parameters(aggregation_strategy=aggregation_strategy, **kwargs)
+        preprocess_params, forward_params, postprocess_params = super()._sanitize_parameters(
+            aggregation_strategy=aggregation_strategy, **kwargs
+        )
+        postprocess_params["is_split_into_words"] = preprocess_params["is_split_into_words"]
+        return preprocess_params, forward_params, postprocess_params
 
     # Pipeline.preprocess is typed to return one dict; a ChunkPipeline's (this one's base) yields them.
     def preprocess(  # type: ignore[override]
@@ -114,6 +120,23 @@ class ElmoTokenClassificationPipeline(TokenClassificationPipeline):
                     "is_subword": False,
                 }
             )
+        return entities
+
+    def postprocess(  # type: ignore[override]  # takes is_split_into_words too, which _sanitize_parameters passes
+        self,
+        all_outputs: list[dict[str, Any]],
+        aggregation_strategy: Any = AggregationStrategy.NONE,
+        ignore_labels: list[str] | None = None,
+        is_split_into_words: bool = False,
+    ) -> list[dict[str, Any]]:
+        """The stock entities, each one's ``word`` the text it spans where the input was text (the
+        stock pipeline joins a group's words with the tokenizer's ``convert_tokens_to_string``:
+        "Paris ." for "Paris.", "Jean - Pierre" for "Jean-Pierre")."""
+        entities: list[dict[str, Any]] = super().postprocess(all_outputs, aggregation_strategy, ignore_labels)
+        if not is_split_into_words:
+            sentence = all_outputs[0]["sentence"]
+            for entity in entities:
+                entity["word"] = sentence[entity["start"] : entity["end"]]
         return entities
 
 
