@@ -1212,7 +1212,10 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
             f"max_characters_per_token={width}) or the model's tokenizer"
         )
     if input_ids.shape[0] == 0:
-        raise ValueError("empty batch: input_ids has no rows")
+        raise ValueError(
+            f"empty batch: input_ids {tuple(input_ids.shape)} has no rows; pass at least one sentence "
+            '(a sentence of no words, "", is a row)'
+        )
     input_ids = input_ids.long()
     tokens = (input_ids > 0).any(dim=-1)  # (B, T): False for padding, whose char ids are all zero
     if attention_mask is None:
