@@ -59,9 +59,10 @@ def perplexity(
     w1..wn and ``</S>``; the backward LM wn..w1 and ``<S>``), each from the initial state, so
     the figures do not depend on the batching (``token_budget_batches`` over the padded
     lengths n+2). Returns ``forward``, ``backward`` (exp of the mean cross-entropy),
-    ``average`` (their arithmetic mean, the paper's figure), ``forward_loss`` and ``backward_loss``
-    (the mean cross-entropies, nats), ``predictions`` per direction and ``unk_rate``. A mean
-    cross-entropy beyond what float64 can exponentiate (over 709 nats: a model that diverged)
+    ``average`` (exp of the two mean cross-entropies' mean, i.e. the geometric mean
+    ``sqrt(forward * backward)``: bilm-tf's ``exp(total_loss)``, the paper's figure),
+    ``forward_loss`` and ``backward_loss`` (the mean cross-entropies, nats), ``predictions`` per
+    direction and ``unk_rate``. A mean cross-entropy beyond what float64 can exponentiate (over 709 nats: a model that diverged)
     gives an infinite perplexity, whose finite loss stays.
     """
     was_training = model.training
@@ -96,7 +97,7 @@ def perplexity(
     return {
         "forward": forward,
         "backward": backward,
-        "average": 0.5 * (forward + backward),
+        "average": _average(forward_loss, backward_loss),
         "forward_loss": forward_loss,
         "backward_loss": backward_loss,
         "predictions": n_predictions,
@@ -112,18 +113,28 @@ def _exp(mean_loss: float) -> float:
         return math.inf
 
 
+def _average(forward_loss: float, backward_loss: float) -> float:
+    """The two directions' perplexity as bilm-tf reports it: ``exp`` of the mean of their mean losses,
+    ``sqrt(forward * backward)``, taken from the losses so that it is finite where it can be (``_exp``)."""
+    return _exp(0.5 * (forward_loss + backward_loss))
+
+
 def perplexity_from_json(figures: dict[str, float | None]) -> dict[str, float]:
     """``perplexity``'s figures as read back from JSON that ``strict_json`` wrote (``training.json``'s
     ``metrics.valid``), with the numbers it wrote ``null`` given back: a direction's perplexity is the exp
     of its mean loss (``inf`` for a loss beyond float64, NaN for a NaN loss, itself ``null``), and the
-    average their mean, as ``perplexity`` computed them."""
+    average from the two losses, as ``perplexity`` computed them."""
     restored: dict[str, Any] = dict(figures)
     for side in ("forward", "backward"):
         if restored[side] is None:
             loss = restored.get(f"{side}_loss")
             restored[side] = math.nan if loss is None else _exp(loss)
     if restored["average"] is None:
-        restored["average"] = 0.5 * (restored["forward"] + restored["backward"])
+        forward_loss, backward_loss = restored.get("forward_loss"), restored.get("backward_loss")
+        if forward_loss is None or backward_loss is None:
+            restored["average"] = math.nan
+        else:
+            restored["average"] = _average(forward_loss, backward_loss)
     return restored
 
 

@@ -82,7 +82,7 @@ def test_perplexity_command_on_the_fixture(allennlp_fixture, fixture_sentences, 
     assert code == 0
     figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert math.isfinite(figures["average"])
-    assert figures["average"] == pytest.approx(0.5 * (figures["forward"] + figures["backward"]))
+    assert figures["average"] == pytest.approx(math.sqrt(figures["forward"] * figures["backward"]))
 
 
 def test_perplexity_command_refuses_a_model_without_softmax(allennlp_fixture, tmp_path, capsys):

@@ -724,7 +724,8 @@ def test_a_diverged_runs_training_json_is_strict_json_with_null_perplexities_and
 
 
 def test_perplexity_from_json_gives_back_the_figures_strict_json_wrote_null_from_their_mean_losses():
-    figures = {"forward": math.inf, "backward": 3.0, "average": math.inf, "forward_loss": 800.0}
+    figures = {"forward": math.inf, "backward": 3.0, "average": math.exp(0.5 * (800.0 + math.log(3.0)))}
+    figures |= {"forward_loss": 800.0}
     figures |= {"backward_loss": math.log(3.0), "predictions": 4, "unk_rate": 0.0}
     assert perplexity_from_json(json.loads(strict_json(figures))) == figures
     nan = perplexity_from_json({**figures, "forward": None, "average": None, "forward_loss": None})
