@@ -14,7 +14,7 @@ import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from .commands._args import CommandParser, SuggestingParser, close_match
+from .commands._args import CommandParser, SuggestingParser, close_match, error_text
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``, and may add
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     # one line, no traceback, from the one process that speaks (CommandParser)
     except (ValueError, OSError, ImportError) as err:
         if args.speaks():
-            print(f"elmo {args.command}: error: {err}", file=sys.stderr)
+            print(f"elmo {args.command}: error: {error_text(err)}", file=sys.stderr)
         return 2
 
 

@@ -6,7 +6,8 @@ options made from dataclass fields (``add_field_option``), another tool's option
 instead (``add_replaced_options``), and the options that mean the same in
 every command that takes them (``--model``: ``add_model_option``, ``one_model``; ``--threads``:
 ``add_threads_option``, ``use_threads``; ``--device``: ``add_device_option``), and a script's one-line
-failure (``exit_with_error``: ``PROG: error: ...``, as argparse words a usage error)."""
+failure (``exit_with_error``: ``PROG: error: ...``, as argparse words a usage error; ``error_text``: an
+``OSError`` without Python's ``[Errno N]``)."""
 
 from __future__ import annotations
 
@@ -183,11 +184,23 @@ def add_replaced_options(parser: argparse.ArgumentParser, tool: str, replaced: d
         )
 
 
+def error_text(error: object) -> str:
+    """``error`` as a failure's one line says it: an ``OSError`` that the system raised, whose text Python words
+    ``[Errno 2] No such file or directory: 'x.txt'``, as a command-line tool does, ``x.txt: No such file or
+    directory`` (``a -> b: ...`` for two files, the reason alone for none); anything else, one of this package's
+    messages included (``oserror_in_one_line``), as its ``str``. The one home of that wording (``exit_with_error``,
+    the ``elmo`` command's last-resort line)."""
+    if not isinstance(error, OSError) or error.strerror is None:
+        return str(error)
+    named = " -> ".join(str(name) for name in (error.filename, error.filename2) if name is not None)
+    return f"{named}: {error.strerror}" if named else error.strerror
+
+
 def exit_with_error(parser: argparse.ArgumentParser, error: object) -> NoReturn:
     """End a script on a failure that its command line did not cause (a missing or unwritable file, another run
-    writing its output): one line on stderr, ``PROG: error: MESSAGE``, as argparse words a usage error (without
-    the usage), and exit code 1 (argparse's usage errors: 2)."""
-    parser.exit(1, f"{parser.prog}: error: {error}\n")
+    writing its output): one line on stderr, ``PROG: error: MESSAGE`` (``error_text``), as argparse words a usage
+    error (without the usage), and exit code 1 (argparse's usage errors: 2)."""
+    parser.exit(1, f"{parser.prog}: error: {error_text(error)}\n")
 
 
 def close_match(word: str, candidates: Iterable[str]) -> str:

@@ -17,9 +17,10 @@ def test_an_output_in_a_new_folder_is_written(tmp_path, capsys):
 
 
 def test_a_failed_run_leaves_no_folder_it_made(tmp_path, capsys):
+    """Its line names the file and the reason (was: "[Errno 2] No such file or directory: '.../missing.tokens'")."""
     code, err = run(capsys, str(tmp_path / "missing.tokens"), str(tmp_path / "new" / "out.txt"))
     assert (code, err) == (
         1,
-        f"wikitext_sentences.py: error: [Errno 2] No such file or directory: '{tmp_path / 'missing.tokens'}'\n",
+        f"wikitext_sentences.py: error: {tmp_path / 'missing.tokens'}: No such file or directory\n",
     )
     assert list(tmp_path.iterdir()) == []
