@@ -140,8 +140,8 @@ def worker(
         total = time.perf_counter() - start
     finally:
         (work / "out.hdf5").unlink(missing_ok=True)
-    if status != 0:
-        raise SystemExit(f"elmo embed failed ({status})")
+    if status != 0:  # elmo embed said why, in its one line
+        raise SystemExit(status)
     phases = {
         **{phase: spent[phase] for phase in ("load model", "raw-text check", "scan input", "char ids", "forward")},
         "batching, arrays": spent["stream"] - spent["char ids"] - spent["forward"],
@@ -166,13 +166,15 @@ def run_side(checkout: Path, args: argparse.Namespace, work: Path, embed_options
         command += ["--stub-model", "--stub-device-us", str(args.stub_device_us)]
     path = os.pathsep.join([str(checkout), *filter(None, [os.environ.get("PYTHONPATH")])])
     result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
-    if result.returncode != 0:
-        raise SystemExit(f"the run on {checkout} failed:\n{result.stderr[-3000:]}")
+    if result.returncode != 0:  # its last line says why: elmo embed's error, a traceback's exception
+        said = next((line for line in reversed(result.stderr.splitlines()) if line.strip()), "it said nothing")
+        raise ChildProcessError(f"the run on {checkout} failed (exit {result.returncode}): {said.strip()}")
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
+        prog=Path(__file__).name,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Other options are elmo embed's, passed on to every run.",
@@ -197,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     # checked here, not as the options' types: a worker imports the checkout it times (--against: maybe
     # one without these), and is given the values checked here
     from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
-    from hf_elmo_cli.commands._args import non_negative, positive_int
+    from hf_elmo_cli.commands._args import exit_with_error, non_negative, positive_int
 
     for option, check in (("--repeat", positive_int), ("--stub-device-us", non_negative)):
         try:
@@ -215,7 +217,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     with scratch_folder("bench-embed-") as work:  # the outputs: removed (a killed run's: by the next run)
         for _ in range(args.repeat):
             for name, checkout in sides.items():
-                record = run_side(checkout, args, work, embed_options)
+                try:
+                    record = run_side(checkout, args, work, embed_options)
+                except ChildProcessError as err:
+                    exit_with_error(parser, err)
                 if name not in best or record["total"] < best[name]["total"]:
                     best[name] = record
     with open(args.input, encoding="utf-8") as handle:

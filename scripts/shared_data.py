@@ -7,17 +7,21 @@ The one definition for the scripts (``from shared_data import shared_dir``, as t
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+
+from hf_elmo_cli.commands._args import error_line
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def shared_dir(required: bool = True) -> Path | None:
     """The shared folder (it holds ``fixtures/``). When absent: ``SystemExit`` naming where it was
-    looked for, or ``None`` when not ``required``."""
+    looked for (``SCRIPT: error: ...``, as the scripts' other failures), or ``None`` when not ``required``."""
     path = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
     if (path / "fixtures").is_dir():
         return path
     if required:
-        raise SystemExit(f"../shared (or $ELMO_SHARED) not found at {path}: the options files and data live there")
+        where = f"../shared (or $ELMO_SHARED) not found at {path}: the options files and data live there"
+        raise SystemExit(error_line(Path(sys.argv[0]).name, where))  # argparse's default prog
     return None

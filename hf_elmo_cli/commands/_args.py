@@ -6,7 +6,7 @@ options made from dataclass fields (``add_field_option``), another tool's option
 instead (``add_replaced_options``), and the options that mean the same in
 every command that takes them (``--model``: ``add_model_option``, ``one_model``; ``--threads``:
 ``add_threads_option``, ``use_threads``; ``--device``: ``add_device_option``), and a script's one-line
-failure (``exit_with_error``: ``PROG: error: ...``, as argparse words a usage error; ``error_text``: an
+failure (``exit_with_error``, ``error_line``: ``PROG: error: ...``, as argparse words a usage error; ``error_text``: an
 ``OSError`` without Python's ``[Errno N]``)."""
 
 from __future__ import annotations
@@ -196,11 +196,17 @@ def error_text(error: object) -> str:
     return f"{named}: {error.strerror}" if named else error.strerror
 
 
+def error_line(prog: str, error: object) -> str:
+    """``PROG: error: MESSAGE`` (``error_text``), as argparse words a usage error (without the usage): the one line
+    a script ends on for a failure that its command line did not cause (``exit_with_error``; ``shared_data``'s,
+    far from any parser, under argparse's default ``PROG``, the script's file name)."""
+    return f"{prog}: error: {error_text(error)}"
+
+
 def exit_with_error(parser: argparse.ArgumentParser, error: object) -> NoReturn:
     """End a script on a failure that its command line did not cause (a missing or unwritable file, another run
-    writing its output): one line on stderr, ``PROG: error: MESSAGE`` (``error_text``), as argparse words a usage
-    error (without the usage), and exit code 1 (argparse's usage errors: 2)."""
-    parser.exit(1, f"{parser.prog}: error: {error_text(error)}\n")
+    writing its output): ``error_line`` on stderr, and exit code 1 (argparse's usage errors: 2)."""
+    parser.exit(1, f"{error_line(parser.prog, error)}\n")
 
 
 def close_match(word: str, candidates: Iterable[str]) -> str:

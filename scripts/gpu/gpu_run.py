@@ -160,15 +160,15 @@ def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
     from hf_elmo.fileio import is_or_holds
 
     if is_or_holds(out, Path.cwd()):
-        raise SystemExit(f"pack: {out} is the current folder or holds it, so --overwrite does not remove it")
+        raise ValueError(f"{out} is the current folder or holds it, so --overwrite does not remove it")
     if tokenised is not None and is_or_holds(out, tokenised):
-        raise SystemExit(f"pack: {out} holds the --tokenised input {tokenised}, so --overwrite does not remove it")
+        raise ValueError(f"{out} holds the --tokenised input {tokenised}, so --overwrite does not remove it")
     if not (out / MANIFEST).is_file():
-        raise SystemExit(f"pack: {out} holds no earlier pack ({MANIFEST}), so --overwrite does not remove it")
+        raise ValueError(f"{out} holds no earlier pack ({MANIFEST}), so --overwrite does not remove it")
     others = sorted(entry.name for entry in out.iterdir() if not any(entry.match(name) for name in PACK_FILES))
     if others:
-        raise SystemExit(
-            f"pack: {out} holds files that pack did not write ({', '.join(others)}), which --overwrite would "
+        raise ValueError(
+            f"{out} holds files that pack did not write ({', '.join(others)}), which --overwrite would "
             "remove with it; move them out, or pack elsewhere"
         )
 
@@ -177,7 +177,7 @@ def pack(args: argparse.Namespace) -> None:
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
         if not args.overwrite:
-            raise SystemExit(f"{out} is not empty (pass --overwrite to replace it)")
+            raise FileExistsError(f"{out} is not empty (pass --overwrite to replace it)")
         check_pack_replaceable(out, Path(args.tokenised) if args.tokenised else None)
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -196,7 +196,7 @@ def pack(args: argparse.Namespace) -> None:
             ]
         )
         if prepared.returncode:  # it said why, in one line above
-            raise SystemExit(f"pack: prepare_pretrain_en.py stopped (exit {prepared.returncode}); nothing was packed")
+            raise ValueError(f"prepare_pretrain_en.py stopped (exit {prepared.returncode}); nothing was packed")
     sys.path.insert(0, str(REPO))
     from hf_elmo.corpus import read_corpus
     from hf_elmo.training.vocab import build_vocabulary
@@ -247,9 +247,9 @@ def resplit(args: argparse.Namespace) -> None:
     bundle = out / "bundle.tar.xz"
     try:
         join_pieces(manifest, [out], bundle)
-    except ValueError as err:
+    except ValueError:
         bundle.unlink(missing_ok=True)
-        raise SystemExit(str(err)) from None
+        raise
     part_bytes = part_size(args.part_mib, manifest)
     for piece in manifest["pieces"]:
         (out / piece["name"]).unlink()
@@ -294,7 +294,7 @@ def part_size(part_mib: float | None, manifest: dict[str, object] | None = None)
     beside = travelling_bytes() + int(manifest.get("eval", {}).get("bytes", 0) if manifest else 0)
     part_bytes = int(part_mib * MiB) if part_mib else min(60 * MiB, CALL_LIMIT - beside - 2 * MiB)
     if part_bytes <= 0:
-        raise SystemExit("the working tree alone fills a device call's 64 MiB: pass --part-mib")
+        raise ValueError("the working tree alone fills a device call's 64 MiB: pass --part-mib")
     return part_bytes
 
 
@@ -331,7 +331,7 @@ def start(args: argparse.Namespace) -> None:
     work = Path(args.work)
     for name in LOGS:
         if _alive(_pid_file(work, name)):
-            raise SystemExit(f"a run is already going ({name}); poll it")
+            raise ValueError(f"a run is already going ({name}); poll it")
     data = _unpack(work)
     description = (data / "data_description.txt").read_text() if (data / "data_description.txt").is_file() else ""
     train_args = args.train_args or DEFAULT_TRAIN_ARGS
@@ -379,7 +379,7 @@ def _unpack(work: Path) -> Path:
                 continue
             shutil.copyfile(parts / name, bundle)
             if sha256(bundle) != record["sha256"]:
-                raise SystemExit(f"{name} does not match its sha256 in the manifest: carry it again")
+                raise ValueError(f"{name} does not match its sha256 in the manifest: carry it again")
         else:
             join_pieces(record, [parts], bundle)
         with tarfile.open(bundle, "r:xz") as tar:
@@ -519,7 +519,7 @@ def evaluate(args: argparse.Namespace) -> None:
     work, out = Path(args.work), Path(args.out or os.environ["OUT"])
     running = [name for name in LOGS if run_state(work, name) == "running"]
     if running:
-        raise SystemExit(f"{', '.join(running)} still running: poll until the state is done")
+        raise ValueError(f"{', '.join(running)} still running: poll until the state is done")
     sys.path.insert(0, str(REPO))
     import torch
 
@@ -573,7 +573,7 @@ def collect(args: argparse.Namespace) -> None:
     work, out = Path(args.work), Path(args.out or os.environ["OUT"])
     folder = work / (RUN_NAME if args.what == "model" else f"{RUN_NAME}.checkpoint")
     if not folder.is_dir() or (args.what == "model" and not (folder / "config.json").is_file()):
-        raise SystemExit(f"{folder} is not there (yet): poll until the state is done")
+        raise FileNotFoundError(f"{folder} is not there (yet): poll until the state is done")
     staging = work / f"collect-{args.what}"
     manifest_file = staging / MANIFEST
     if not manifest_file.is_file():  # cut once; later calls bring back further pieces of the same cut
@@ -603,7 +603,7 @@ def collect(args: argparse.Namespace) -> None:
         chosen.append(piece)
         room_bytes -= piece["bytes"]
     if not chosen:
-        raise SystemExit(f"no room in {out} for piece {args.first}: {len(present)} files there already")
+        raise ValueError(f"no room in {out} for piece {args.first}: {len(present)} files there already")
     for piece in chosen:
         shutil.copyfile(staging / piece["name"], out / piece["name"])
     shutil.copyfile(manifest_file, out / f"{args.what}-{MANIFEST}")
@@ -618,19 +618,16 @@ def assemble(args: argparse.Namespace) -> None:
     folders = [Path(f) for f in args.folders]
     manifests = [f / f"{args.what}-{MANIFEST}" for f in folders if (f / f"{args.what}-{MANIFEST}").is_file()]
     if not manifests:
-        raise SystemExit(f"no {args.what}-{MANIFEST} in {', '.join(args.folders)}")
+        raise ValueError(f"no {args.what}-{MANIFEST} in {', '.join(args.folders)}")
     manifest = json.loads(manifests[0].read_text())
     dest = Path(args.dest)
     target = dest / manifest["folder"]
     if target.exists() and not args.overwrite:
-        raise SystemExit(f"{target} exists (pass --overwrite to replace it)")
+        raise FileExistsError(f"{target} exists (pass --overwrite to replace it)")
     dest.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest) as tmp:
         joined = Path(tmp) / "joined.tar"
-        try:
-            join_pieces(manifest, folders, joined)
-        except ValueError as err:
-            raise SystemExit(str(err)) from None
+        join_pieces(manifest, folders, joined)
         with tarfile.open(joined) as tar:
             tar.extractall(tmp, filter="data")
         if target.exists():
@@ -650,7 +647,9 @@ def stop(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("pack", help="here: tokenise, build the vocabulary, pack parts for the GPU host")
     shared = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
@@ -747,8 +746,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.train_args = args.train_args[1:]
     try:
         args.run(args)
-    except ValueError as err:  # e.g. a piece that did not come: one line, not a traceback
-        raise SystemExit(f"gpu_run.py: error: {err}") from None
+    except (ValueError, OSError) as err:  # e.g. a piece that did not come, an output there: one line, not a traceback
+        sys.path.insert(0, str(REPO))
+        from hf_elmo_cli.commands._args import exit_with_error
+
+        exit_with_error(parser, err)
 
 
 if __name__ == "__main__":

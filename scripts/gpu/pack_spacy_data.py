@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # scripts/: sha
 from bench_spacy import TASKS  # noqa: E402
 from gpu_run import CALL_LIMIT, MiB, travelling_bytes  # noqa: E402
 
+from hf_elmo_cli.commands._args import exit_with_error  # noqa: E402
+
 from shared_data import shared_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -62,12 +64,12 @@ def pack(out: Path, tasks: list[str], also_carried: list[Path], overwrite: bool)
         tree_bytes(p) for p in also_carried if p.resolve() != out.resolve()
     )
     if size + beside > CALL_LIMIT:
-        raise SystemExit(
+        raise ValueError(
             f"{out.name}: {size / MiB:.1f} MiB of data + {beside / MiB:.1f} MiB of working tree and carried "
             f"paths exceed one device call's {CALL_LIMIT / MiB:.0f} MiB: pack fewer --tasks or carry less"
         )
     if out.exists() and not overwrite:
-        raise SystemExit(f"{out} exists (pass --overwrite to replace it)")
+        raise FileExistsError(f"{out} exists (pass --overwrite to replace it)")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-"))
     try:
@@ -88,7 +90,9 @@ def pack(out: Path, tasks: list[str], also_carried: list[Path], overwrite: bool)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, default=PACK_DIR, help="default gpu-spacy/ (git-ignored)")
     parser.add_argument("--tasks", nargs="+", choices=sorted(TASKS), default=sorted(TASKS))
     parser.add_argument(
@@ -101,7 +105,10 @@ def main() -> None:
     )
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args()
-    pack(args.out, args.tasks, args.also_carried, args.overwrite)
+    try:
+        pack(args.out, args.tasks, args.also_carried, args.overwrite)
+    except (ValueError, OSError) as err:  # too much for one call, an output there, a file that cannot be read
+        exit_with_error(parser, err)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 import shutil
 
 import pytest
@@ -35,6 +36,14 @@ TINY_TRAINING = [
     "--threads",
     "1",
 ]
+
+
+def failure(capture, argv: list[str]) -> str:
+    """What ``gpu_run.main(argv)`` says on stderr (``capture``: capsys or capfd) as it fails with exit code 1."""
+    with pytest.raises(SystemExit) as stopped:
+        gpu_run.main(argv)
+    assert stopped.value.code == 1
+    return capture.readouterr().err
 
 
 def _raw_shards(folder):
@@ -150,7 +159,7 @@ def test_pack_start_poll_collect_assemble_gives_a_loadable_model(tmp_path, capsy
     assert training["settings"]["train_file"] == "data/train.txt" and training["settings"]["output_dir"] == "model"
 
 
-def test_assemble_names_a_corrupt_or_missing_piece_and_writes_nothing(tmp_path):
+def test_assemble_names_a_corrupt_or_missing_piece_and_writes_nothing(tmp_path, capsys):
     folder = tmp_path / "model"
     folder.mkdir()
     (folder / "weights.bin").write_bytes(bytes(range(256)) * 400)
@@ -164,12 +173,12 @@ def test_assemble_names_a_corrupt_or_missing_piece_and_writes_nothing(tmp_path):
     data = bytearray(pieces[1].read_bytes())
     data[7] ^= 1
     pieces[1].write_bytes(bytes(data))
-    with pytest.raises(SystemExit, match=f"piece .*{pieces[1].name} does not match its sha256"):
-        gpu_run.main(["assemble", str(out), "--dest", str(tmp_path / "local")])
+    said = failure(capsys, ["assemble", str(out), "--dest", str(tmp_path / "local")])
+    assert re.fullmatch(f"gpu_run.py: error: piece .*{pieces[1].name} does not match its sha256.*\n", said)
     pieces[2].unlink()
     pieces[1].write_bytes(bytes(data[:7] + bytes([data[7] ^ 1]) + data[8:]))
-    with pytest.raises(SystemExit, match=f"piece {pieces[2].name} is missing"):
-        gpu_run.main(["assemble", str(out), "--dest", str(tmp_path / "local")])
+    said = failure(capsys, ["assemble", str(out), "--dest", str(tmp_path / "local")])
+    assert said.startswith(f"gpu_run.py: error: piece {pieces[2].name} is missing")
     assert not (tmp_path / "local" / "model").exists() and not list((tmp_path / "local").iterdir())
 
 
@@ -190,7 +199,7 @@ def test_resplit_cuts_the_same_bundle_into_other_parts(tmp_path, capsys):
     assert f"call {len(after['pieces'])}: carry gpu-pack/manifest.json" in capsys.readouterr().out
 
 
-def test_resplit_refuses_a_damaged_part_and_keeps_the_parts(tmp_path):
+def test_resplit_refuses_a_damaged_part_and_keeps_the_parts(tmp_path, capsys):
     pack = tmp_path / "gpu-pack"
     tokenised = _tokenised(tmp_path / "tok")
     gpu_run.main(
@@ -199,8 +208,9 @@ def test_resplit_refuses_a_damaged_part_and_keeps_the_parts(tmp_path):
     damaged = pack / "part-001"
     damaged.write_bytes(b"x" + damaged.read_bytes()[1:])
     names = sorted(p.name for p in pack.iterdir())
-    with pytest.raises(SystemExit, match="part-001 does not match its sha256"):
-        gpu_run.main(["resplit", "--out", str(pack), "--part-mib", "0.0002"])
+    capsys.readouterr()
+    said = failure(capsys, ["resplit", "--out", str(pack), "--part-mib", "0.0002"])
+    assert re.fullmatch("gpu_run.py: error: .*part-001 does not match its sha256.*\n", said)
     assert sorted(p.name for p in pack.iterdir()) == names
 
 
@@ -232,11 +242,11 @@ def test_collect_brings_back_only_what_one_call_returns_beside_the_files_already
     full.mkdir()
     for i in range(gpu_run.RETURN_FILES - 1):
         (full / f"other-{i}").write_text("x")
-    with pytest.raises(SystemExit, match="no room in .* for piece 0: 7 files there already"):
-        gpu_run.main(["collect", "--work", str(work), "--out", str(full)])
+    said = failure(capsys, ["collect", "--work", str(work), "--out", str(full)])
+    assert said == f"gpu_run.py: error: no room in {full} for piece 0: 7 files there already\n"
     (full / "other-7").write_text("x")  # already more than a call brings back
-    with pytest.raises(SystemExit, match="no room in .* for piece 0: 8 files there already"):
-        gpu_run.main(["collect", "--work", str(work), "--out", str(full)])
+    said = failure(capsys, ["collect", "--work", str(work), "--out", str(full)])
+    assert said == f"gpu_run.py: error: no room in {full} for piece 0: 8 files there already\n"
 
 
 def test_parts_are_sized_for_the_calls_that_set_the_shipped_weights_aside():
@@ -248,13 +258,12 @@ def test_parts_are_sized_for_the_calls_that_set_the_shipped_weights_aside():
     assert gpu_run.part_size(None) > gpu_run.CALL_LIMIT - tree - weights  # larger than if the weights travelled
 
 
-def test_start_with_a_part_that_did_not_come_is_one_line(tmp_path):
+def test_start_with_a_part_that_did_not_come_is_one_line(tmp_path, capsys):
     work = tmp_path / "work"
     (work / "parts").mkdir(parents=True)
     manifest = {"pieces": [{"name": "part-000", "sha256": "0" * 64}], "sha256": "0" * 64, "data_description": ""}
     (work / "parts" / gpu_run.MANIFEST).write_text(json.dumps(manifest))
-    with pytest.raises(SystemExit, match="^gpu_run.py: error: piece part-000 is missing"):
-        gpu_run.main(["start", "--work", str(work)])
+    assert failure(capsys, ["start", "--work", str(work)]).startswith("gpu_run.py: error: piece part-000 is missing")
 
 
 def test_poll_reads_the_runs_record_by_the_name_output_folders_gives_it(tmp_path, capsys, monkeypatch):
@@ -298,14 +307,14 @@ def test_evaluate_writes_a_diverged_models_perplexities_as_strict_json_with_null
 
 def test_pack_stops_in_one_line_when_tokenising_refuses_its_options(tmp_path, capfd):
     out = tmp_path / "gpu-pack"
-    with pytest.raises(SystemExit, match=r"^pack: prepare_pretrain_en\.py stopped \(exit 2\); nothing was packed$"):
-        gpu_run.main(["pack", "--source", str(tmp_path), "--out", str(out), "--train-fraction", "nan"])
-    assert "--train-fraction: must be a finite number > 0 and <= 1, got 'nan'" in capfd.readouterr().err
+    said = failure(capfd, ["pack", "--source", str(tmp_path), "--out", str(out), "--train-fraction", "nan"])
+    assert said.endswith("\ngpu_run.py: error: prepare_pretrain_en.py stopped (exit 2); nothing was packed\n")
+    assert "--train-fraction: must be a finite number > 0 and <= 1, got 'nan'" in said
     assert not (out / "manifest.json").exists()
 
 
 @pytest.mark.parametrize("out", ["a folder of the user's", "the tokenised input's folder", "the current folder"])
-def test_pack_overwrite_replaces_only_an_earlier_pack(out, tmp_path, monkeypatch):
+def test_pack_overwrite_replaces_only_an_earlier_pack(out, tmp_path, monkeypatch, capsys):
     """Was: `pack --out FOLDER --overwrite` removed any non-empty FOLDER (shutil.rmtree): a home
     folder, the working tree it was run in, or the --tokenised input lying in it."""
     folder = tmp_path / "work"
@@ -318,8 +327,8 @@ def test_pack_overwrite_replaces_only_an_earlier_pack(out, tmp_path, monkeypatch
         (folder / "notes.txt").unlink()
         (folder / "manifest.json").write_text("{}")
     before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
-    with pytest.raises(SystemExit, match=f"^pack: {folder} "):
-        gpu_run.main(["pack", "--tokenised", str(tokenised), "--out", str(folder), "--overwrite"])
+    said = failure(capsys, ["pack", "--tokenised", str(tokenised), "--out", str(folder), "--overwrite"])
+    assert said.startswith(f"gpu_run.py: error: {folder} ") and said.count("\n") == 1
     assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
 
 
