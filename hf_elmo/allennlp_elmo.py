@@ -17,7 +17,8 @@ from torch import nn
 from transformers.utils import logging as hf_logging
 
 from .allennlp_state import ALLENNLP_NAME, elmo_parameters_from_allennlp
-from .configuration_elmo import ElmoConfig, described
+from .configuration_elmo import ElmoConfig
+from .messages import described
 from .modeling_elmo import WARM_STATE, ElmoModel, check_inputs, check_reads_char_ids
 from .scalar_mix import ScalarMix
 from .tokenization_elmo import SENTENCE_END, SENTENCE_START, add_sentence_markers, batch_to_ids

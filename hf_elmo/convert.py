@@ -33,8 +33,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from .configuration_elmo import ElmoConfig, described, json_of, some_of
+from .configuration_elmo import ElmoConfig, json_of
 from .fileio import PathLike, atomic_file, check_writable_output, ensure_free_space, folder_for_the_run
+from .messages import described, some_of
 
 Transform = Callable[[np.ndarray], np.ndarray]
 

@@ -6,7 +6,8 @@
                              layers (B, L+1, T, 2P) and mask (B, T) bool out; B and T dynamic
     tokenizer_config.json    the model's ``ElmoTokenizer`` settings: how raw text is split, the char ids
     configuration_elmo.py,   the tokenizer's remote code (``AutoTokenizer.from_pretrained(folder,
-    tokenization_elmo.py     trust_remote_code=True)`` without hf_elmo installed)
+    messages.py,             trust_remote_code=True)`` without hf_elmo installed)
+    tokenization_elmo.py
     elmo_export.json         what the wrappers need: format, file, dtype, W, L, 2P; and the
                              graph's max abs difference from the model on a test batch
 
@@ -37,10 +38,10 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
-from .configuration_elmo import described, first_line
 from .devices import resolve_dtype
 from .fileio import PathLike, strict_json, write_text_atomic
 from .logs import quiet_logger
+from .messages import described, first_line
 from .modeling_elmo import ElmoModel, InvalidModelError, check_reads_char_ids
 from .output_folders import EXPORT_MANIFEST, build_aside, check_output_folder, output_kind
 from .tokenization_elmo import (

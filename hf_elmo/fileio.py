@@ -35,7 +35,7 @@ which one may be replaced, and how one is built aside and swapped in).
 Files get the usual mode (0666 less the umask, 0644 by default), folders 0777 less the umask
 (``current_umask``).
 This module must not be imported by the modules that travel as remote code (``modeling_*.py``,
-``configuration_elmo.py``, ``tokenization_elmo.py`` and their siblings; ``tests/test_architecture.py``
+``configuration_elmo.py``, ``tokenization_elmo.py``, ``messages.py`` and their siblings; ``tests/test_architecture.py``
 checks their imports).
 """
 

@@ -56,12 +56,13 @@ from transformers import PreTrainedModel
 from transformers.utils import CONFIG_NAME, SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME
 
 from . import archives
-from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, read_json_file, some_of
+from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, read_json_file
 from .convert import ELMOFORMANYLANGS_MODEL, is_elmoformanylangs_config
 from .devices import check_device_map
 from .fileio import PathLike
 from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe, push_said
 from .logs import quiet_records
+from .messages import some_of
 from .modeling_elmo import (
     ElmoModel,
     ElmoPreTrainedModel,

@@ -31,8 +31,9 @@ from transformers import TokenClassificationPipeline
 from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassifierOutput
 from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import ElmoConfig, described
+from .configuration_elmo import ElmoConfig
 from .elmo_kernels import at_least_float32
+from .messages import described
 from .modeling_elmo import (
     CheckpointedParts,
     ElmoModel,

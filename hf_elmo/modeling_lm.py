@@ -30,8 +30,9 @@ from torch import nn
 from torch.nn import functional as F
 from transformers.utils import ModelOutput
 
-from .configuration_elmo import ElmoConfig, ElmoConfigError, described
+from .configuration_elmo import ElmoConfig, ElmoConfigError
 from .elmo_kernels import at_least_float32
+from .messages import described
 from .modeling_elmo import (
     INPUT_ID_DTYPES,
     ElmoModel,

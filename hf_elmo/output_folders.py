@@ -35,7 +35,7 @@ from typing import Literal
 
 from transformers.utils import CONFIG_NAME
 
-from .configuration_elmo import ElmoConfig, described, read_json_file, some_of
+from .configuration_elmo import ElmoConfig, read_json_file
 from .fileio import (
     PathLike,
     abandoned_folders,
@@ -47,6 +47,7 @@ from .fileio import (
     is_or_holds,
     unwritable_in_one_line,
 )
+from .messages import described, some_of
 from .tokenization_elmo import TOKENIZER_CONFIG
 
 #: The folder of this package: its code and its shipped models (``hf_elmo.pretrained``), which no
@@ -95,6 +96,7 @@ MODEL_CODE_FILES = (
     "configuration_elmo.py",
     "elmo_cache.py",
     "elmo_kernels.py",
+    "messages.py",
     "modeling_elmo.py",
     "modeling_heads.py",
     "modeling_lm.py",
@@ -109,6 +111,7 @@ _TOKENIZER_FILES = (
     "added_tokens.json",
     "tokenization_elmo.py",
     "configuration_elmo.py",
+    "messages.py",
 )
 #: The files of each kind of folder this package writes (``save_pretrained`` with its code, the
 #: tokenizer, ``elmo pretrain``'s vocabulary and card; ``elmo export``'s graph and manifest): what

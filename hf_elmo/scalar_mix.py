@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from .configuration_elmo import described, one_of
 from .elmo_kernels import at_least_float32
+from .messages import described, one_of
 
 #: ``ScalarMix``'s ``layer_norm`` choices, and the variance floor of its normalisation (also
 #: ``spacy_elmo.scalar_mix``'s: the two mixes compute the same).

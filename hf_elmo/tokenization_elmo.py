@@ -37,18 +37,16 @@ from .configuration_elmo import (
     WHITESPACE,
     ElmoConfig,
     ElmoConfigError,
-    another_model,
     check_integer,
     check_save_folder,
     check_size,
     config_file,
-    described,
     json_of,
-    one_of,
     pre_tokenizer_name,
     push_errors_said,
     saved_and_pushed,
 )
+from .messages import another_model, described, one_of
 
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
 BEGIN_OF_SENTENCE_CHAR = 256

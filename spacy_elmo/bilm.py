@@ -18,7 +18,7 @@ from thinc.compat import has_torch_amp
 from thinc.types import Floats3d, Floats4d
 
 from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
-from hf_elmo.configuration_elmo import described, is_number
+from hf_elmo.messages import described, is_number
 from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 from spacy.tokens import Doc
 
-from hf_elmo.configuration_elmo import described, is_number
 from hf_elmo.elmo_cache import fork_safe_lock
 from hf_elmo.fileio import check_parent_folders, check_writable
+from hf_elmo.messages import described, is_number
 
 from .batching import sentences
 from .config_errors import check_setting

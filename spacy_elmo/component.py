@@ -30,9 +30,10 @@ from thinc.api import ConfigValidationError, Model, Optimizer
 from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
-from hf_elmo.configuration_elmo import SPACY_PREFIX, some_of
+from hf_elmo.configuration_elmo import SPACY_PREFIX
 from hf_elmo.fileio import check_writable, ensure_free_space
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
+from hf_elmo.messages import some_of
 from hf_elmo.modeling_elmo import check_config_reads_char_ids
 from hf_elmo.output_folders import build_aside, others_files, output_kind
 

@@ -164,7 +164,7 @@ def _store(doc: Doc, layers: ElmoLayers | None) -> None:
     too, and its vectors wrong. What is neither ``ElmoLayers`` nor ``None`` is refused, saying how to make one
     (was: taken, to fail at the next read with an AttributeError)."""
     if layers is not None and not isinstance(layers, ElmoLayers):
-        from hf_elmo.configuration_elmo import described  # (not at module level: see the module's docstring)
+        from hf_elmo.messages import described  # (not at module level: see the module's docstring)
 
         raise TypeError(
             f"doc._.elmo takes ElmoLayers or None, got {described(layers)}: give (L+1, n_tokens, 2P) layers as "

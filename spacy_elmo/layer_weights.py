@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from spacy.language import Language
 
-from hf_elmo.configuration_elmo import first_line
 from hf_elmo.fileio import (
     atomic_file,
     check_locked_output,
@@ -27,6 +26,7 @@ from hf_elmo.fileio import (
     is_or_holds,
     sole_writer,
 )
+from hf_elmo.messages import first_line
 from hf_elmo.output_folders import output_kind
 
 from .scalar_mix import layer_weights

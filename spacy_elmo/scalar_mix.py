@@ -19,7 +19,7 @@ from typing import cast
 from thinc.api import Model, Ops
 from thinc.types import Floats1d, Floats2d, Floats3d
 
-from hf_elmo.configuration_elmo import described, is_number, one_of
+from hf_elmo.messages import described, is_number, one_of
 from hf_elmo.scalar_mix import EPS, LAYER_NORMS
 
 from .config_errors import check_setting

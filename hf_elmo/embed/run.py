@@ -77,7 +77,6 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from ..configuration_elmo import described
 from ..corpus import check_text_file, read_lines
 from ..fileio import (
     PathLike,
@@ -92,6 +91,7 @@ from ..fileio import (
     sole_writer,
     write_text_atomic,
 )
+from ..messages import described
 from ..modeling_elmo import ElmoModel, check_reads_char_ids
 from .output import (
     SENTENCE_TO_INDEX,

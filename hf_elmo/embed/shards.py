@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import torchrun
-from ..configuration_elmo import described
 from ..fileio import PathLike, write_text_atomic
+from ..messages import described
 
 #: Consecutive lines of a shard in one chunk (``Shard.chunk_of``), the unit that a run resumes from.
 DEFAULT_CHUNK_LINES = 10_000

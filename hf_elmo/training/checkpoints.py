@@ -28,8 +28,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 import torch
 
-from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig, described, first_line
+from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig
 from ..fileio import atomic_file, check_parent_folders, ensure_free_space, is_or_holds, write_text_atomic
+from ..messages import described, first_line
 from ..output_folders import CHECKPOINT_FILE, SETTINGS_FILE
 from .data import DATA_ORDER, same_batches
 from .distributed import refused_together

@@ -10,8 +10,9 @@ from typing import Any
 
 import torch
 
-from ..configuration_elmo import ElmoConfig, first_line
+from ..configuration_elmo import ElmoConfig
 from ..loading import ModelSource, model_tokenizer
+from ..messages import first_line
 from ..modeling_elmo import ElmoModel
 from ..modeling_lm import ElmoForBidirectionalLM
 from .distributed import warn

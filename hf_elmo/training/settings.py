@@ -15,7 +15,8 @@ from dataclasses import InitVar, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..configuration_elmo import OPTIONS_KEYS, RELEASED_FILTERS, SIZE_LIMITS, described, one_of
+from ..configuration_elmo import OPTIONS_KEYS, RELEASED_FILTERS, SIZE_LIMITS
+from ..messages import described, one_of
 from .schedule import LR_SCHEDULES
 
 #: The smallest batch: one sentence of one token between its two markers.

@@ -91,7 +91,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def filters_json(text: str) -> Any:
     """``--filters``: any JSON value (``check_settings`` checks that it is a list of filters); text that is no JSON
     is named as every refusal names a value (``described``: cut after 40 characters, never a whole file's)."""
-    from hf_elmo.configuration_elmo import described  # imported already: these options are hf_elmo's (defer)
+    from hf_elmo.messages import described  # imported already: these options are hf_elmo's (defer)
 
     try:
         return json.loads(text)
@@ -182,7 +182,7 @@ def push_to_hub(out: Path, repo_id: str) -> None:
     an ``OSError`` saying that ``out`` is written and how to push it again."""
     from huggingface_hub import HfApi
 
-    from hf_elmo.configuration_elmo import first_line
+    from hf_elmo.messages import first_line
 
     api = HfApi()
     try:

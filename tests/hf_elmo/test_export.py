@@ -695,6 +695,7 @@ def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_mo
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "configuration_elmo.py",
         "elmo_export.json",
+        "messages.py",
         "model.pt2",
         "tokenization_elmo.py",
         "tokenizer_config.json",

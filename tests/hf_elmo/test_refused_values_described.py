@@ -1,5 +1,5 @@
 """More refusals that named a value by its type's name alone ("got int", "holds a list") name it as every
-other refusal does (``configuration_elmo.described``): "None", "the int 5", "the list [1, 2]"."""
+other refusal does (``messages.described``): "None", "the int 5", "the list [1, 2]"."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A setting of the Python API given an array (whose repr spans lines, and which ``in`` and ``==`` compare element
-by element) is refused in one line naming the setting and the value's type (``configuration_elmo.described``), as
+by element) is refused in one line naming the setting and the value's type (``messages.described``), as
 any other value it does not take is."""
 
 from __future__ import annotations

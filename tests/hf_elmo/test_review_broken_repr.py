@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hf_elmo import ElmoConfig
-from hf_elmo.configuration_elmo import ElmoConfigError, described
+from hf_elmo.configuration_elmo import ElmoConfigError
+from hf_elmo.messages import described
 from hf_elmo.tokenization_elmo import token_to_char_ids
 
 

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 from hf_elmo import ElmoModel
-from hf_elmo.configuration_elmo import first_line
+from hf_elmo.messages import first_line
 from hf_elmo.subfolders import ModelNotFoundError
 from hf_elmo.training.model import _load_init_model
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from hf_elmo.configuration_elmo import is_number
+from hf_elmo.messages import is_number
 
 
 @pytest.mark.parametrize("value", [0, 3, -2.5, 0.1, np.float32(0.5), np.int64(7)])

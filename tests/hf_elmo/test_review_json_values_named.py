@@ -1,5 +1,5 @@
 """A settings file that holds a JSON value other than an object names that value as every refusal names one
-(``configuration_elmo.described``), not by the name of its Python type."""
+(``messages.described``), not by the name of its Python type."""
 
 from __future__ import annotations
 

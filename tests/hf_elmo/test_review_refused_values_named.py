@@ -1,5 +1,5 @@
 """The refusals that named a value by its type's name alone ("a NoneType", "not a int", "got list") name it as
-every other refusal does (``configuration_elmo.described``): "None", "the int 3", "the list [6, 3]"."""
+every other refusal does (``messages.described``): "None", "the int 3", "the list [6, 3]"."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hf_elmo.configuration_elmo import some_of
+from hf_elmo.messages import some_of
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from hf_elmo import ElmoConfig, ElmoTokenizer, batch_to_ids
-from hf_elmo.configuration_elmo import ElmoConfigError, described
+from hf_elmo.configuration_elmo import ElmoConfigError
+from hf_elmo.messages import described
 from hf_elmo.output_folders import check_output_folder
 from hf_elmo.tokenization_elmo import token_to_char_ids
 

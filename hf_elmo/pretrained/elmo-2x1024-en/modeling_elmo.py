@@ -38,15 +38,7 @@ from transformers import PreTrainedConfig, PreTrainedModel
 from transformers.utils import CONFIG_NAME, SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
-from .configuration_elmo import (
-    ElmoConfig,
-    check_save_folder,
-    described,
-    one_of,
-    push_errors_said,
-    pushed_repo_id,
-    some_of,
-)
+from .configuration_elmo import ElmoConfig, check_save_folder, push_errors_said, pushed_repo_id
 from .elmo_cache import DerivedWeights, TokenLayerCache
 from .elmo_kernels import (
     FORGET_BIAS,
@@ -59,6 +51,7 @@ from .elmo_kernels import (
     token_chunks,
     torch_lstm_weights,
 )
+from .messages import described, one_of, some_of
 from .tokenization_elmo import N_CHAR_IDS, TOKENIZER_ONLY_OUTPUTS, add_sentence_markers, batch_to_ids
 
 _logger = hf_logging.get_logger(__name__)

@@ -1,0 +1,73 @@
+"""How the package's refusals name what they refuse: a value (``described``, ``one_of``), another model's config
+(``another_model``), a list of names (``some_of``), another library's error (``first_line``), and what a number
+setting must be (``is_number``).
+
+Standard library only, as it travels with the model's code for ``trust_remote_code`` (``configuration_elmo.py``,
+``tokenization_elmo.py`` and the modeling files import it relatively; ``hf_elmo.output_folders.MODEL_CODE_FILES``).
+Importing it as ``hf_elmo.messages`` still imports the package (torch and transformers) first.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Sequence
+from typing import Any
+
+
+def described(value: Any) -> str:
+    """``value`` as a refusal of it names it, on one line: "None"; its type and its repr ("the int 7", "the str
+    'abc'"), cut after 40 characters; or, where that repr spans lines or is no value's ("<... object at 0x...>"),
+    its type alone ("a value of type ElmoModel"), as where its repr fails: the one way the package's errors show a
+    value they refuse."""
+    if value is None:
+        return "None"
+    kind = type(value).__name__
+    try:
+        text = repr(value)
+    except Exception:  # the refusal is what the user needs, not this value's broken repr
+        return f"a value of type {kind}"
+    if "\n" in text or text.startswith("<"):
+        return f"a value of type {kind}"
+    return f"the {kind} {text if len(text) <= 40 else text[:40] + '...'}"
+
+
+def one_of(value: Any, choices: Sequence[Any]) -> bool:
+    """``value in choices``, where an array or a tensor (whose ``==`` compares element by element, so that ``in``
+    fails with numpy's 'truth value of an array is ambiguous') is none of them: how a setting of a few allowed
+    values is checked, before ``described`` names what it got."""
+    return getattr(value, "shape", ()) == () and value in choices
+
+
+def another_model(model_type: Any) -> str:
+    """What a ``config.json`` whose ``model_type`` is not ELMo's holds the config of, as the refusal of it says:
+    "a bert model", or, where that field is no model's short name (a list, a long or blank string), "another
+    model"."""
+    named = isinstance(model_type, str) and re.fullmatch(r"[\w.-]{1,40}", model_type)
+    return f"a {model_type} model" if named else "another model"
+
+
+def some_of(items: Sequence[str], limit: int) -> str:
+    """Up to ``limit`` of ``items``, in their order, and how many more there are ("a, b, c and 1,204 more"): how
+    a refusal lists what it found."""
+    more = f" and {len(items) - limit:,} more" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
+
+
+def first_line(error: BaseException, with_type: bool = False) -> str:
+    """The first line of ``error``'s message that says something (stripped), as a one-line error quotes another
+    library's (whose messages span lines), after its type's name with ``with_type`` ("SafetensorError: invalid
+    header"); where it says nothing, its type's name alone."""
+    line = next((part.strip() for part in str(error).splitlines() if part.strip()), "")
+    if not line:
+        return type(error).__name__
+    return f"{type(error).__name__}: {line}" if with_type else line
+
+
+def is_number(value: Any, *, whole: bool = False) -> bool:
+    """Whether ``value`` is a finite number (``whole``: an integer), not a bool, as a number setting must be: the
+    config's fields, and the spaCy settings (spaCy's check of a config's types lets a number written as a string
+    through, "0.2", and ``inf`` and ``nan``, which a config reads as strings; Python callers may give anything)."""
+    kind = numbers.Integral if whole else numbers.Real
+    return isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value)
