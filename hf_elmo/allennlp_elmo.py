@@ -20,6 +20,7 @@ from .allennlp_state import ALLENNLP_NAME, elmo_parameters_from_allennlp
 from .configuration_elmo import ElmoConfig
 from .messages import described
 from .modeling_elmo import WARM_STATE, ElmoModel, check_inputs, check_reads_char_ids
+from .original_files import float32_default
 from .scalar_mix import ScalarMix
 from .tokenization_elmo import SENTENCE_END, SENTENCE_START, add_sentence_markers, batch_to_ids
 
@@ -99,7 +100,8 @@ class Elmo(nn.Module):
             raise TypeError(f"num_output_representations must be an int, got {described(num_output_representations)}")
         if num_output_representations < 1:
             raise ValueError(f"num_output_representations must be at least 1, got {num_output_representations}")
-        self.model = _biLM(options_file, weight_file, module)
+        with float32_default():  # float32 whatever torch's default dtype, as from_pretrained loads (the mixes too)
+            self.model = _biLM(options_file, weight_file, module)
         if module is None:
             self.model.requires_grad_(requires_grad)
         num_layers = self.model.config.n_layers + 1
@@ -111,15 +113,16 @@ class Elmo(nn.Module):
         self.stateful = stateful
         self.keep_sentence_boundaries = keep_sentence_boundaries
         self.dropout = nn.Dropout(dropout)
-        self.scalar_mixes = [
-            ScalarMix(
-                num_layers,
-                layer_norm="batch" if do_layer_norm else None,
-                initial_scalar_parameters=scalar_mix_parameters,
-                trainable=scalar_mix_parameters is None,
-            )
-            for _ in range(num_output_representations)
-        ]
+        with float32_default():
+            self.scalar_mixes = [
+                ScalarMix(
+                    num_layers,
+                    layer_norm="batch" if do_layer_norm else None,
+                    initial_scalar_parameters=scalar_mix_parameters,
+                    trainable=scalar_mix_parameters is None,
+                )
+                for _ in range(num_output_representations)
+            ]
         for k, mix in enumerate(self.scalar_mixes):
             self.add_module(f"scalar_mix_{k}", mix)  # AllenNLP's names
         self.word_embedding: nn.Embedding | None = None

@@ -8,7 +8,8 @@ named, where they are in a folder, and the models built from them.
   (``hf_elmo.loading``) pick the files by these names;
 - building: ``original_config`` (the options as an ``ElmoConfig``), ``converted_config`` (the
   ``config.json`` a conversion writes, without reading the weights), ``load_allennlp`` (the biLM)
-  and ``load_allennlp_with_softmax`` (the LM with a softmax dump). The weights themselves come from
+  and ``load_allennlp_with_softmax`` (the LM with a softmax dump), built in float32 whatever torch's
+  default dtype (``float32_default``), as ``from_pretrained`` loads. The weights themselves come from
   the pure converter ``hf_elmo.convert``.
 
 The resolver (``hf_elmo.loading``) imports these; this module imports no resolver, archive or Hub
@@ -19,7 +20,8 @@ from __future__ import annotations
 
 import fnmatch
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar, overload
 
@@ -110,6 +112,19 @@ def find_original_files(folder: PathLike) -> tuple[Path, Path]:
     return options, candidates[0]
 
 
+@contextmanager
+def float32_default() -> Iterator[None]:
+    """torch's default dtype float32 within: a model built from the original files is float32, as
+    ``from_pretrained`` loads one unless given a ``dtype`` (README, "dtype"), even after
+    ``torch.set_default_dtype(torch.float64)``."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float32)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
+
+
 def original_config(options_path: PathLike) -> ElmoConfig:
     """The config of a model converted from the original files: their ``options.json``, with the
     padding row of the char embedding (``n_characters`` 262) and the released models'
@@ -124,7 +139,7 @@ def converted_config(options_path: PathLike) -> ElmoConfig:
     """The ``config.json`` that converting the original files writes (``original_config`` with what
     ``save_pretrained`` adds: ``architectures``, ``dtype``, ``auto_map``), without reading their
     weights: the model is built on the meta device and saved without its state."""
-    with torch.device("meta"):
+    with torch.device("meta"), float32_default():
         model = ElmoModel(original_config(options_path))
     with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
         model.save_pretrained(folder, state_dict={})
@@ -142,7 +157,8 @@ def load_allennlp(
     model_class = model_class or ElmoModel
     config = original_config(options_path)
     state = elmo_state_dict(weights_path, config)
-    model = model_class(config)
+    with float32_default():
+        model = model_class(config)
     _check_converted(*model.load_state_dict(state, strict=False))
     model.eval()
     return model
@@ -184,7 +200,8 @@ def load_allennlp_with_softmax(
     weight, bias = (torch.from_numpy(array) for array, _ in values if array is not None)
     state = elmo_state_dict(weights_path, config)
     config = ElmoConfig.from_dict({**config.to_dict(), "vocab_size": weight.shape[0], "softmax": "full"})
-    model = model_class(config)
+    with float32_default():
+        model = model_class(config)
     _check_converted(*model.elmo.load_state_dict(state, strict=False))
     with torch.no_grad():
         model.softmax.weight.copy_(weight)
