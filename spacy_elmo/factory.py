@@ -30,7 +30,9 @@ grad_scaler_config = {}
 
 @Language.factory(
     "elmo",
-    assigns=[f"doc._.{EXTENSION}"],
+    # doc.tensor: token_vectors sets it by default (a vocab without static vectors, most ELMo pipelines'), and
+    # nlp.analyze_pipes() reads what a factory declares, not what its settings do
+    assigns=[f"doc._.{EXTENSION}", "doc.tensor"],
     default_config={"model": DEFAULT_MODEL, "cache_mb": 512, "cache_dir": None, "token_vectors": None},
 )
 def make_elmo(
