@@ -28,6 +28,7 @@ from hf_elmo.fileio import (
 )
 from hf_elmo.messages import first_line
 from hf_elmo.output_folders import output_kind
+from hf_elmo_cli.commands._args import error_text
 
 from .scalar_mix import layer_weights
 
@@ -197,8 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _error(path: Path, error: Exception) -> int:
     """Print one error line, ``PROG: error: ...``, naming ``path`` once: the message alone where it names ``path``
-    already (spaCy's and ``check_writable``'s do), else ``path: message``; the exit code 1."""
-    message = first_line(error)
+    already (spaCy's and ``check_writable``'s do), else ``path: message``; the exit code 1. The system's
+    ``OSError`` is worded as the scripts' (``error_text``: no ``[Errno N]``), another error by its first line."""
+    text = error_text(error)
+    message = first_line(error) if text == str(error) else text
     print(f"{PROG}: error: {message if str(path) in message else f'{path}: {message}'}", file=sys.stderr)
     return 1
 
