@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     # checked here, not as the options' types: a worker imports the checkout it times (--against: maybe
     # one without these), and is given the values checked here
     from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
-    from hf_elmo_cli.commands._args import exit_with_error, non_negative, positive_int
+    from hf_elmo_cli.commands._args import error_text, exit_with_error, non_negative, positive_int
 
     for option, check in (("--repeat", positive_int), ("--stub-device-us", non_negative)):
         try:
@@ -210,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.json:
             check_writable_output(args.json, [args.input])
     except OSError as err:
-        parser.error(f"argument --json: {err}")
+        parser.error(f"argument --json: {error_text(err)}")
 
     sides = {"this checkout": REPO, **({str(args.against): args.against.resolve()} if args.against else {})}
     best: dict[str, dict[str, Any]] = {}

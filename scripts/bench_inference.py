@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import positive_int
+from hf_elmo_cli.commands._args import error_text, positive_int
 
 from shared_data import shared_dir
 
@@ -309,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.json:
             check_writable_output(args.json, [args.text] if args.text else [])
     except OSError as err:
-        parser.error(f"argument --json: {err}")
+        parser.error(f"argument --json: {error_text(err)}")
 
     shared = shared_dir()
     env = {

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import positive_int
+from hf_elmo_cli.commands._args import error_text, positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_inference import SIZES, conll_sentences, shared_dir, write_random_model  # noqa: E402
@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.json:
             check_writable_output(args.json, [args.text] if args.text else [])
     except OSError as err:
-        parser.error(f"argument --json: {err}")
+        parser.error(f"argument --json: {error_text(err)}")
     # the random model and its export: removed (a killed run's: by the next run)
     with scratch_folder("bench-onnx-") as work:
         bench(args, work)
