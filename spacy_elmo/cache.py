@@ -21,6 +21,7 @@ from spacy.tokens import Doc
 from hf_elmo.elmo_cache import fork_safe_lock
 from hf_elmo.fileio import check_parent_folders, check_writable
 from hf_elmo.messages import described, is_number
+from hf_elmo_cli.commands._args import error_text
 
 from .batching import sentences
 from .config_errors import check_setting
@@ -102,7 +103,7 @@ class ActivationCache:
                 check_writable(self.directory, self.directory)
                 problem = None if not self.directory.exists() or self.directory.is_dir() else "is a file, not a folder"
             except OSError as err:
-                problem = f"cannot be made or written ({err})"
+                problem = f"cannot be made or written ({error_text(err)})"
             check_setting(problem is None, "the elmo component", "cache_dir", f"{self.directory} {problem}")
         self.max_bytes = int(max_mb * 2**20)
         self._sizes: OrderedDict[str, int] = OrderedDict()  # every entry's size, least recently used first
@@ -216,7 +217,7 @@ class ActivationCache:
             if not self._failed_write:
                 self._failed_write = True
                 warnings.warn(
-                    f"the elmo component's cache cannot write in {self._folder} ({err}): the layers that cannot "
+                    f"the elmo component's cache cannot write in {self._folder} ({error_text(err)}): the layers that cannot "
                     "be written there are recomputed when needed, not cached; free space there, or set another "
                     "cache_dir (or null, for memory)",
                     stacklevel=3,
