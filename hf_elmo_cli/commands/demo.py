@@ -65,10 +65,10 @@ def run(args: argparse.Namespace) -> int:
 
     from hf_elmo.corpus import MAX_LINE_CHARS, read_corpus
     from hf_elmo.devices import resolve_device
-    from hf_elmo.loading import load_bilm
+    from hf_elmo.loading import load_bilm, resolve_model
     from hf_elmo.modeling_elmo import check_reads_char_ids
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
-    from hf_elmo.tokenization_elmo import split_words
+    from hf_elmo.tokenization_elmo import ElmoTokenizer, split_words
 
     use_threads(args)
     device = resolve_device(args.device)
@@ -76,7 +76,11 @@ def run(args: argparse.Namespace) -> int:
     # checked before the model loads; a line is one sentence, never cut (a line has fewer tokens than characters)
     sentences = read_corpus(text_path, max_sentence_tokens=MAX_LINE_CHARS, what="--text")
     text = [sentence.split() for sentence in sentences]
-    queries = [split_words(s, "spacy:en")[0] for s in args.sentences]  # as the shipped model's corpus
+    model_path = args.model or DEFAULT_MODEL_NAME
+    # split as the model's own tokenizer splits raw text (model_tokenizer's), read before the weights load;
+    # the model resolved first, so that a bad one is refused in the words of every command
+    pre_tokenizer = ElmoTokenizer.from_pretrained(resolve_model(model_path).path).pre_tokenizer
+    queries = [split_words(s, pre_tokenizer)[0] for s in args.sentences]
     positions = []
     for sentence, tokens in zip(args.sentences, queries):  # checked before the model loads too
         if args.word not in tokens:
@@ -87,7 +91,6 @@ def run(args: argparse.Namespace) -> int:
             )
             raise ValueError(f"{args.word!r} is not a token of {sentence!r} (tokens: {tokens}){hint}")
         positions.append(tokens.index(args.word))
-    model_path = args.model or DEFAULT_MODEL_NAME
     model, _ = load_bilm(model_path)
     check_reads_char_ids(model, "elmo demo")
     model.to(device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
