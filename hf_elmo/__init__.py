@@ -18,12 +18,13 @@ from transformers import (
 
 from . import loading  # noqa: F401  (installs the package's loader on the model and tokenizer classes)
 from .allennlp_elmo import Elmo
+from .char_ids import batch_to_ids
 from .configuration_elmo import ElmoConfig
 from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel, mean_pool
 from .modeling_heads import ElmoForSequenceClassification, ElmoForTokenClassification
 from .modeling_lm import ElmoForBidirectionalLM, ElmoLMOutput
 from .scalar_mix import ScalarMix
-from .tokenization_elmo import ElmoTokenizer, batch_to_ids
+from .tokenization_elmo import ElmoTokenizer
 
 try:
     __version__ = version("hf-elmo")

@@ -17,12 +17,12 @@ from torch import nn
 from transformers.utils import logging as hf_logging
 
 from .allennlp_state import ALLENNLP_NAME, elmo_parameters_from_allennlp
+from .char_ids import SENTENCE_END, SENTENCE_START, add_sentence_markers, batch_to_ids
 from .configuration_elmo import ElmoConfig
 from .messages import described
 from .modeling_elmo import WARM_STATE, ElmoModel, check_inputs, check_reads_char_ids
 from .original_files import float32_default
 from .scalar_mix import ScalarMix
-from .tokenization_elmo import SENTENCE_END, SENTENCE_START, add_sentence_markers, batch_to_ids
 
 _logger = hf_logging.get_logger(__name__)
 

@@ -23,7 +23,7 @@ from typing import Protocol
 import torch
 from torch import nn
 
-from .tokenization_elmo import PADDING_ID
+from .char_ids import PADDING_ID
 
 #: bilm-tf adds this to the forget gate's pre-activation; the weight files do not hold it.
 FORGET_BIAS = 1.0

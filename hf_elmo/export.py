@@ -7,7 +7,9 @@
     tokenizer_config.json    the model's ``ElmoTokenizer`` settings: how raw text is split, the char ids
     configuration_elmo.py,   the tokenizer's remote code (``AutoTokenizer.from_pretrained(folder,
     messages.py,             trust_remote_code=True)`` without hf_elmo installed)
-    tokenization_elmo.py
+    tokenization_elmo.py,
+    char_ids.py,
+    word_splitting.py
     elmo_export.json         what the wrappers need: format, file, dtype, W, L, 2P; and the
                              graph's max abs difference from the model on a test batch
 
@@ -38,21 +40,14 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
+from .char_ids import N_CHAR_IDS, batch_to_ids, words_of
 from .devices import resolve_dtype
 from .fileio import PathLike, strict_json, write_text_atomic
 from .logs import quiet_logger
 from .messages import described, first_line
 from .modeling_elmo import ElmoModel, InvalidModelError, check_reads_char_ids
 from .output_folders import EXPORT_MANIFEST, build_aside, check_output_folder, output_kind
-from .tokenization_elmo import (
-    N_CHAR_IDS,
-    RESTORE_SETTINGS,
-    TOKENIZER_CONFIG,
-    ElmoTokenizer,
-    batch_to_ids,
-    check_split_words,
-    words_of,
-)
+from .tokenization_elmo import RESTORE_SETTINGS, TOKENIZER_CONFIG, ElmoTokenizer, check_split_words
 
 #: Export format -> the graph's file name in the folder.
 FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}

@@ -29,10 +29,10 @@ import torch
 from torch import nn
 from torch._higher_order_ops.scan import scan
 
+from .char_ids import PADDING_ID, add_sentence_markers, begin_of_sentence_ids, end_of_sentence_ids
 from .elmo_kernels import stacked_weights
 from .masked_bilm import Step, masked_bilm
 from .modeling_elmo import ElmoModel, check_runs_as_built
-from .tokenization_elmo import PADDING_ID, add_sentence_markers, begin_of_sentence_ids, end_of_sentence_ids
 
 #: Per biLM layer, the buffers ``{name}_{index}`` holding ``stacked_weights``' four tensors, in its order.
 WEIGHT_BUFFERS = ("w_input", "w_state", "w_proj", "bias")

@@ -30,6 +30,7 @@ from torch import nn
 from torch.nn import functional as F
 from transformers.utils import ModelOutput
 
+from .char_ids import N_CHAR_IDS
 from .configuration_elmo import ElmoConfig, ElmoConfigError
 from .elmo_kernels import at_least_float32
 from .messages import described
@@ -42,7 +43,6 @@ from .modeling_elmo import (
     require_package_loader,
     takes_only_its_arguments,
 )
-from .tokenization_elmo import N_CHAR_IDS
 
 IGNORE_INDEX = -100
 #: ``from_pretrained``'s ``key_mapping`` for word-baseline folders whose word embedding sat beside the biLM.

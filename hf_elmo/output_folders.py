@@ -93,6 +93,7 @@ def output_kind(folder: PathLike) -> OutputKind | None:
 #: Auto class's file and, recursively, the files it imports relatively): a copy of these modules.
 #: ``scripts/sync_shipped_code.py`` refuses to run if a fresh save writes other files.
 MODEL_CODE_FILES = (
+    "char_ids.py",
     "configuration_elmo.py",
     "elmo_cache.py",
     "elmo_kernels.py",
@@ -103,6 +104,7 @@ MODEL_CODE_FILES = (
     "pipelines.py",
     "scalar_mix.py",
     "tokenization_elmo.py",
+    "word_splitting.py",
 )
 #: What the tokenizer's ``save_pretrained`` writes (with its code and its config's).
 _TOKENIZER_FILES = (
@@ -110,6 +112,8 @@ _TOKENIZER_FILES = (
     "special_tokens_map.json",
     "added_tokens.json",
     "tokenization_elmo.py",
+    "char_ids.py",
+    "word_splitting.py",
     "configuration_elmo.py",
     "messages.py",
 )

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..char_ids import DEFAULT_MAX_TOKEN_CHARS, token_to_char_ids
+from ..configuration_elmo import WHITESPACE
 from ..corpus import MAX_LINE_CHARS, CorpusError, nul_byte, read_lines, undecodable_byte
 from ..fileio import PathLike
-from ..tokenization_elmo import DEFAULT_MAX_TOKEN_CHARS, WHITESPACE, split_words, token_to_char_ids
+from ..word_splitting import split_words
 from .shards import DEFAULT_CHUNK_LINES, Shard
 
 #: Bad lines quoted in a validation error (all of them are counted).

@@ -18,12 +18,13 @@ import numpy as np
 import torch
 
 from ..batching import token_budget_batches
+from ..char_ids import batch_to_ids, words_of
 from ..cuda_graphs import GraphedElmo
 from ..devices import resolve_dtype
 from ..loading import model_tokenizer
 from ..messages import described, one_of
 from ..modeling_elmo import ElmoModel, check_reads_char_ids, mean_pool
-from ..tokenization_elmo import batch_to_ids, check_split_words, words_of
+from ..tokenization_elmo import check_split_words
 
 #: What is stored per sentence: every layer, the top one, or their mean.
 LAYERS = ("all", "top", "average")

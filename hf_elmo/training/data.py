@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..char_ids import add_sentence_markers, token_to_char_ids
 from ..modeling_lm import IGNORE_INDEX
-from ..tokenization_elmo import add_sentence_markers, token_to_char_ids
 from .settings import MIN_TOKENS_PER_BATCH
 from .vocab import Vocabulary
 

@@ -189,7 +189,7 @@ class PretrainSettings:
     pre_tokenizer: str | None = option(
         None,
         "how TRAIN_FILE's tokens were made from raw text (spacy:en for spaCy's English rules); "
-        "saved with the tokenizer, which then splits raw text the same way (tokenization_elmo.split_words) "
+        "saved with the tokenizer, which then splits raw text the same way (word_splitting.split_words) "
         "(default: the --init-model's, else whitespace)",
         DATA,
         metavar="whitespace|spacy:LANG",
@@ -297,7 +297,7 @@ def check_settings(settings: PretrainSettings) -> None:
     """
     from ..configuration_elmo import ElmoConfig, ElmoConfigError
     from ..corpus import check_text_file
-    from ..tokenization_elmo import check_pre_tokenizer
+    from ..word_splitting import check_pre_tokenizer
 
     s = settings
 

@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.loading import load_bilm, resolve_model
     from hf_elmo.modeling_elmo import check_reads_char_ids
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
-    from hf_elmo.tokenization_elmo import ElmoTokenizer, split_words
+    from hf_elmo.tokenization_elmo import ElmoTokenizer
+    from hf_elmo.word_splitting import split_words
 
     use_threads(args)
     device = resolve_device(args.device)

@@ -183,6 +183,6 @@ def _warn_if_unsplit(input_path: str, pre_tokenizer: str) -> None:
             f"elmo embed: warning: {found.share:.0%} of the tokens on the first lines of {input_path} are split "
             f"further by the model's own word splitting ({pre_tokenizer}; e.g. {token!r} -> {words}), with which "
             "its training text was split: its vectors for unsplit text are worse; split the input that way first "
-            "(hf_elmo.tokenization_elmo.split_words), or ignore this if the tokens are as you want them",
+            "(hf_elmo.word_splitting.split_words), or ignore this if the tokens are as you want them",
             file=sys.stderr,
         )

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
+from hf_elmo.char_ids import token_to_char_ids
 from hf_elmo.configuration_elmo import ElmoConfigError
 from hf_elmo.convert import read_options
-from hf_elmo.tokenization_elmo import token_to_char_ids
 
 
 def test_real_released_options_files_map_to_config_fields(shared):

@@ -21,7 +21,7 @@ import torch
 import hf_elmo.corpus
 import hf_elmo.embed.run
 import hf_elmo.embed.scan
-import hf_elmo.tokenization_elmo
+import hf_elmo.word_splitting
 from hf_elmo import ElmoModel, ElmoTokenizer, batch_to_ids
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.cuda_graphs import GraphedElmo
@@ -900,10 +900,10 @@ def test_a_model_that_splits_on_whitespace_is_not_warned_about_raw_text(model_di
 
 def test_embed_without_spacy_skips_the_raw_text_check_in_one_line_and_embeds(tmp_path, capsys, monkeypatch):
     """The check only serves a warning. Was: an ImportError traceback from it (unsplit_tokens ->
-    tokenization_elmo._spacy_tokenizer), and nothing embedded."""
+    word_splitting._spacy_tokenizer), and nothing embedded."""
     text = tmp_path / "in.txt"
     text.write_text("Hello, world! I can't come.\n", encoding="utf-8")
-    hf_elmo.tokenization_elmo._spacy_tokenizer.cache_clear()  # a tokenizer an earlier test made needs no import
+    hf_elmo.word_splitting._spacy_tokenizer.cache_clear()  # a tokenizer an earlier test made needs no import
     monkeypatch.setitem(sys.modules, "spacy", None)  # import spacy: ImportError
     assert elmo_main(["embed", str(text), str(tmp_path / "out.hdf5"), "--no-progress"]) == 0  # the shipped model
     err = capsys.readouterr().err.strip()

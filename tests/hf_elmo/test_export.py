@@ -693,12 +693,14 @@ def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_mo
     assert result.returncode == 0, result.stderr[-3000:]
     assert "max abs difference from the eager model" in result.stdout
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "char_ids.py",
         "configuration_elmo.py",
         "elmo_export.json",
         "messages.py",
         "model.pt2",
         "tokenization_elmo.py",
         "tokenizer_config.json",
+        "word_splitting.py",
     ]
     # the model's own tokenizer goes along: raw text is split as its corpus was
     tokenizer = ElmoTokenizer.from_pretrained(tmp_path / "out")

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from hf_elmo import ElmoModel, batch_to_ids, elmo_cache, elmo_kernels
-from hf_elmo.tokenization_elmo import token_to_char_ids
+from hf_elmo.char_ids import token_to_char_ids
 from tests.forking import exit_code_of_a_child_forked_while_held
 from tests.numpy_elmo import small_options, write_random_original
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from hf_elmo import ElmoConfig
+from hf_elmo.char_ids import token_to_char_ids
 from hf_elmo.configuration_elmo import ElmoConfigError
 from hf_elmo.messages import described
-from hf_elmo.tokenization_elmo import token_to_char_ids
 
 
 class BrokenRepr:

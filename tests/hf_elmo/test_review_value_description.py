@@ -8,10 +8,10 @@ import pytest
 import torch
 
 from hf_elmo import ElmoConfig, ElmoTokenizer, batch_to_ids
+from hf_elmo.char_ids import token_to_char_ids
 from hf_elmo.configuration_elmo import ElmoConfigError
 from hf_elmo.messages import described
 from hf_elmo.output_folders import check_output_folder
-from hf_elmo.tokenization_elmo import token_to_char_ids
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from hf_elmo import ScalarMix, batch_to_ids
-from hf_elmo.tokenization_elmo import add_sentence_markers
+from hf_elmo.char_ids import add_sentence_markers
 
 
 @pytest.fixture()

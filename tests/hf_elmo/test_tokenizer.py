@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from hf_elmo import ElmoConfig, ElmoTokenizer, batch_to_ids, tokenization_elmo
-from hf_elmo.tokenization_elmo import (
+from hf_elmo import ElmoConfig, ElmoTokenizer, batch_to_ids, char_ids, tokenization_elmo, word_splitting
+from hf_elmo.char_ids import (
     add_sentence_markers,
     begin_of_sentence_ids,
     end_of_sentence_ids,
@@ -181,7 +181,7 @@ def test_batch_to_ids_gives_int64_ids_from_a_memo_of_int16_rows():
     ids = batch_to_ids([tokens])
     assert ids.dtype == torch.int64
     assert ids[0].tolist() == [token_to_char_ids(token) for token in tokens]
-    row = tokenization_elmo._char_id_row("añ", 50, tokenization_elmo.DEFAULT_MAX_TOKEN_CHARS)
+    row = char_ids._char_id_row("añ", 50, char_ids.DEFAULT_MAX_TOKEN_CHARS)
     assert row.dtype == np.int16 and row.nbytes == 100 and not row.flags.writeable
     assert row.tolist() == token_to_char_ids("añ")
 
@@ -192,16 +192,16 @@ def test_the_char_id_memo_when_full_takes_the_23_mib_the_readme_says():
     import tracemalloc
 
     tokens = [f"word{i}" for i in range(4096)]
-    tokenization_elmo._char_id_row.cache_clear()
+    char_ids._char_id_row.cache_clear()
     tracemalloc.start()
     try:
         for token in tokens:
-            tokenization_elmo._char_id_row(token, 50, tokenization_elmo.DEFAULT_MAX_TOKEN_CHARS)
+            char_ids._char_id_row(token, 50, char_ids.DEFAULT_MAX_TOKEN_CHARS)
         traced, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-        tokenization_elmo._char_id_row.cache_clear()
-    assert tokenization_elmo._char_id_row.cache_info().maxsize == 65536
+        char_ids._char_id_row.cache_clear()
+    assert char_ids._char_id_row.cache_info().maxsize == 65536
     full_mib = traced / len(tokens) * 65536 / 2**20
     assert abs(full_mib - 23) < 2.3, full_mib
 
@@ -369,17 +369,15 @@ def test_a_language_spacy_does_not_know_is_a_one_line_error_naming_it():
 
 
 def test_a_missing_spacy_is_a_clear_error_only_when_the_tokenizer_needs_it(monkeypatch):
-    from hf_elmo import tokenization_elmo
-
     monkeypatch.setitem(sys.modules, "spacy", None)  # import spacy now fails
-    tokenization_elmo._spacy_tokenizer.cache_clear()
+    word_splitting._spacy_tokenizer.cache_clear()
     try:
         tokenizer = ElmoTokenizer(pre_tokenizer="spacy:en")
         assert tokenizer(["mat", "."], is_split_into_words=True)["attention_mask"] == [1, 1]
         with pytest.raises(ImportError, match="spaCy is not installed: pip install"):
             tokenizer(SENTENCE)
     finally:
-        tokenization_elmo._spacy_tokenizer.cache_clear()
+        word_splitting._spacy_tokenizer.cache_clear()
 
 
 @pytest.mark.parametrize("pre_tokenizer", ["whitespace", "spacy:en"])

@@ -38,6 +38,7 @@ from transformers import PreTrainedConfig, PreTrainedModel
 from transformers.utils import CONFIG_NAME, SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
+from .char_ids import N_CHAR_IDS, add_sentence_markers, batch_to_ids
 from .configuration_elmo import ElmoConfig, check_save_folder, push_errors_said, pushed_repo_id
 from .elmo_cache import DerivedWeights, TokenLayerCache
 from .elmo_kernels import (
@@ -52,7 +53,7 @@ from .elmo_kernels import (
     torch_lstm_weights,
 )
 from .messages import described, one_of, some_of
-from .tokenization_elmo import N_CHAR_IDS, TOKENIZER_ONLY_OUTPUTS, add_sentence_markers, batch_to_ids
+from .tokenization_elmo import TOKENIZER_ONLY_OUTPUTS
 
 _logger = hf_logging.get_logger(__name__)
 
@@ -1375,8 +1376,6 @@ class ElmoModel(ElmoPreTrainedModel):
         state when vectors should resemble those of a model that has been reading text for a
         while (how ELMo was trained) yet must not depend on the batch or call order.
         """
-        from .tokenization_elmo import batch_to_ids
-
         check_reads_char_ids(self, "warm_up")  # it runs the sentences' char ids
         if len(sentences) == 0:
             raise ValueError("warm_up needs at least one sentence")

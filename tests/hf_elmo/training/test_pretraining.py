@@ -19,6 +19,12 @@ import torch
 from transformers import AutoTokenizer
 
 from hf_elmo import archives, loading
+from hf_elmo.char_ids import (
+    add_sentence_markers,
+    batch_to_ids,
+    begin_of_sentence_ids,
+    end_of_sentence_ids,
+)
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.configuration_elmo import ElmoConfig
 from hf_elmo.corpus import CorpusError, read_corpus, read_lines
@@ -26,19 +32,13 @@ from hf_elmo.embed import scan_input
 from hf_elmo.fileio import strict_json
 from hf_elmo.modeling_elmo import ElmoModel
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM, log_uniform_probabilities
-from hf_elmo.tokenization_elmo import (
-    add_sentence_markers,
-    batch_to_ids,
-    begin_of_sentence_ids,
-    end_of_sentence_ids,
-    split_words,
-)
 from hf_elmo.training.data import SentenceBatcher, collate_sentences
 from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_from_json
 from hf_elmo.training.model import build_model, make_optimizer
 from hf_elmo.training.settings import NO_CLIP, PretrainSettings
 from hf_elmo.training.trainer import pretrain, train_step
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary, build_vocabulary
+from hf_elmo.word_splitting import split_words
 from tests.conftest import strict_json_loads
 from tests.hf_elmo.autograd_probe import training_step
 from tests.numpy_elmo import small_options, write_random_original
