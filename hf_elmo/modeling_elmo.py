@@ -1409,12 +1409,16 @@ class ElmoModel(ElmoPreTrainedModel):
         if self.config.token_embedding == "word":
             return self.word_embedding(char_ids.clamp(min=0)) * mask.unsqueeze(-1)
         out = char_ids.new_zeros(*mask.shape, self.config.projection_dim, dtype=self.dtype)
+        # the tokens' (row, step) indices, not the boolean mask: the backward of a write through a
+        # mask finds its positions again (a nonzero, which torch.compile's inductor cannot compile)
+        positions = mask.nonzero(as_tuple=True)
+        tokens = char_ids[positions]  # (N, W)
         if self.config.bilm_implementation == "plain" or not runs_as_built(self.char_cnn):
-            out[mask] = self.char_cnn(char_ids[mask]).to(out.dtype)
+            vectors = self.char_cnn(tokens)
         else:
-            distinct, inverse = torch.unique(char_ids[mask], dim=0, return_inverse=True)  # (U, W), (N,)
-            out[mask] = self.token_cache.token_layer(distinct, self.char_cnn)[inverse].to(out.dtype)
-        return out
+            distinct, inverse = torch.unique(tokens, dim=0, return_inverse=True)  # (U, W), (N,)
+            vectors = self.token_cache.token_layer(distinct, self.char_cnn)[inverse]
+        return out.index_put_(positions, vectors.to(out.dtype))
 
     def encode(
         self, char_ids: torch.Tensor, lengths: torch.Tensor, initial_state: ElmoState | None = None
