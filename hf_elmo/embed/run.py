@@ -66,7 +66,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby, tee
 from pathlib import Path
@@ -187,14 +187,8 @@ def embed_file(
     # "~/in.txt" from Python: the home folder's, as the shell would have it (never a folder named "~")
     input_path, output_path = Path(input_path).expanduser(), os.path.expanduser(output_path)
     target = shard.output_file(output_path)
-    # "" for a model built in memory (from_allennlp)
-    model_files = os.path.expanduser(model_path) if model_path else model.name_or_path
     _check_run(input_path, target, output_path, shard, layers, pool, tokens_per_batch, chunk_lines)
-    local_model = Path(model_files) if model_files and Path(model_files).exists() else None
-    if local_model is not None:
-        _check_not_in_model(target, output_path, local_model)
-    if model_id is None:
-        model_id = str(local_model.resolve()) if local_model is not None else str(model_files)
+    model_id = _checked_model_id(model, model_path, model_id, target, output_path)
     target.parent.mkdir(parents=True, exist_ok=True)
     with sole_writer(target):  # removes the temporary files of the output that a kill while merging left
         partial = _partial_folder(target)
@@ -203,33 +197,7 @@ def embed_file(
         )
         if pool is not None:  # unpooled runs keep the settings of earlier versions, so they resume
             settings["pool"] = pool
-        foreign = _foreign_partial(partial)
-        if foreign:
-            raise FileExistsError(
-                f"{partial} exists and is no unfinished run of elmo embed ({foreign}), so it is not "
-                "replaced; move it, or write elsewhere"
-            )
-        remove_stale_temporaries(partial)  # of a part or run.json
-        previous = _read_run_file(partial, overwrite)
-        changed = [] if previous is None else _changed_settings(previous["settings"], settings)
-        if changed and not finished_chunks(target)[0]:  # stopped before its first chunk: nothing binds its settings
-            previous, changed = None, []
-        resumable = previous is not None and not changed
-        if previous is not None and not resumable and not overwrite:
-            raise ValueError(
-                f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
-                "delete that folder, or pass --overwrite to start again"
-            )
-        finished = (resumable and _is_merged_output(previous, target)) or (
-            not overwrite and _is_emptied_run(partial, target, settings)
-        )
-        if target.exists() and not finished and not overwrite:
-            raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
-        if target.exists() and not finished and not is_embed_output(target):
-            raise FileExistsError(
-                f"{target} is no output of elmo embed (an HDF5 file with {SENTENCE_TO_INDEX}), so --overwrite does "
-                "not replace it; write to another file (delete that one first if you mean to replace it)"
-            )
+        resumable, finished = _previous_run(partial, target, settings, overwrite)
         if shard.count > 1 and shard.index == 0:
             check_shard_index(shard_index_file(output_path), shard, overwrite)
         if shard.count > 1 and not overwrite:
@@ -248,11 +216,7 @@ def embed_file(
 
         done = {k for k in range(chunks) if _part_is_complete(partial, k, scan, chunk_lines)}
         result.chunks_reused = len(done)
-        todo, labels = tee(
-            (index, line.split())
-            for index, line in enumerate(read_lines(input_path))
-            if shard.owns(index) and shard.chunk_of(index, chunk_lines) not in done
-        )
+        todo, labels = tee(_unfinished_lines(input_path, shard, chunk_lines, done))
         vectors = embed_sentences(
             model,
             (tokens for _, tokens in todo),
@@ -281,6 +245,71 @@ def embed_file(
         ) as bar:
             _merge(partial, target, input_path, shard, chunk_lines, settings, bar)
         return _finish(result, partial, output_path, shard, scan, layers)
+
+
+def _checked_model_id(
+    model: ElmoModel, model_path: PathLike | None, model_id: str | None, target: Path, output_path: PathLike
+) -> str:
+    """The model's name in the run's settings: ``model_id`` if given, else its local folder or archive
+    (``model_path``, else ``model.name_or_path``) resolved, else that name as it is (a Hub id, or "" for
+    a model built in memory). A local model's files are first checked to be none of the files the run
+    writes, nor held by them (``_check_not_in_model``)."""
+    # "" for a model built in memory (from_allennlp)
+    model_files = os.path.expanduser(model_path) if model_path else model.name_or_path
+    local_model = Path(model_files) if model_files and Path(model_files).exists() else None
+    if local_model is not None:
+        _check_not_in_model(target, output_path, local_model)
+    if model_id is not None:
+        return model_id
+    return str(local_model.resolve()) if local_model is not None else str(model_files)
+
+
+def _previous_run(partial: Path, target: Path, settings: dict[str, Any], overwrite: bool) -> tuple[bool, bool]:
+    """What an earlier run of this output left, as ``(resumable, finished)``: whether the unfinished
+    run in ``partial`` has these ``settings`` (so its finished chunks are kept), and whether ``target``
+    is already the finished output of a run of them (killed before its partial folder was gone).
+
+    Refuses, in this order: a ``partial`` folder that is no run of elmo embed's; an unfinished run
+    of other settings that has finished a chunk (unless ``overwrite``); an existing ``target`` that
+    is no finished output of this run (unless ``overwrite``), or is no output of elmo embed at all
+    (even with ``overwrite``). Removes the temporary files that a kill left in ``partial``."""
+    foreign = _foreign_partial(partial)
+    if foreign:
+        raise FileExistsError(
+            f"{partial} exists and is no unfinished run of elmo embed ({foreign}), so it is not "
+            "replaced; move it, or write elsewhere"
+        )
+    remove_stale_temporaries(partial)  # of a part or run.json
+    previous = _read_run_file(partial, overwrite)
+    changed = [] if previous is None else _changed_settings(previous["settings"], settings)
+    if changed and not finished_chunks(target)[0]:  # stopped before its first chunk: nothing binds its settings
+        previous, changed = None, []
+    resumable = previous is not None and not changed
+    if previous is not None and not resumable and not overwrite:
+        raise ValueError(
+            f"{partial} holds an unfinished run with other settings ({', '.join(changed)}); "
+            "delete that folder, or pass --overwrite to start again"
+        )
+    finished = (resumable and _is_merged_output(previous, target)) or (
+        not overwrite and _is_emptied_run(partial, target, settings)
+    )
+    if target.exists() and not finished and not overwrite:
+        raise FileExistsError(f"{target} exists; pass --overwrite to replace it")
+    if target.exists() and not finished and not is_embed_output(target):
+        raise FileExistsError(
+            f"{target} is no output of elmo embed (an HDF5 file with {SENTENCE_TO_INDEX}), so --overwrite does "
+            "not replace it; write to another file (delete that one first if you mean to replace it)"
+        )
+    return resumable, finished
+
+
+def _unfinished_lines(
+    input_path: Path, shard: Shard, chunk_lines: int, done: set[int]
+) -> Iterator[tuple[int, list[str]]]:
+    """The lines still to embed, as (line index, words): those of ``shard`` in no chunk of ``done``."""
+    for index, line in enumerate(read_lines(input_path)):
+        if shard.owns(index) and shard.chunk_of(index, chunk_lines) not in done:
+            yield index, line.split()
 
 
 def _refuse_allennlp_arguments(input_path: Any, batch_size: int | None, output_format: str | None) -> None:
