@@ -295,48 +295,59 @@ def check_settings(settings: PretrainSettings) -> None:
     ``--init-model`` is found by ``resolve_init_model`` and loaded by ``build_model``, both
     also before any write.
     """
-    from ..configuration_elmo import ElmoConfig, ElmoConfigError
-    from ..corpus import check_text_file
-    from ..word_splitting import check_pre_tokenizer
-
-    s = settings
-
-    def shown(value: Any) -> str:
-        """A refused number as the command line gave it ("nan", "-1.0"); any other value (a PretrainSettings built
-        in Python may hold an array) as ``described`` names it, on one line."""
-        if type(value) is float or (type(value) is int and abs(value) < 10**40):
-            return repr(value)
-        return described(value)
-
-    def number(name: str, value: Any, least: float, *, inclusive: bool = False, below: float | None = None) -> None:
-        ok = (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and math.isfinite(value)
-            and (value >= least if inclusive else value > least)
-            and (below is None or value < below)
+    _check_numbers(settings)
+    _check_choices(settings)
+    _check_config_overrides(settings)
+    _check_inputs(settings)
+    if settings.license is not None and not (
+        isinstance(settings.license, str) and re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", settings.license)
+    ):
+        raise ValueError(
+            "--license must be a Hub licence id (lower case, e.g. apache-2.0, cc-by-sa-4.0, mit, other), got "
+            f"{described(settings.license)}"
         )
-        if not ok:
-            bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
-            raise ValueError(f"{flag(name)} must be a finite number {bounds}, got {shown(value)}")
+    if settings.init_model is None:
+        _check_model_shape(settings)
 
-    def integer(name: str, value: Any, least: int, most: int | None = None) -> None:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int)
-            or value < least
-            or (most is not None and value > most)
-        ):
-            bounds = f">= {least}" + (f" and <= {most}" if most is not None else "")
-            raise ValueError(f"{flag(name)} must be an integer {bounds}, got {shown(value)}")
 
+def _shown(value: Any) -> str:
+    """A refused number as the command line gave it ("nan", "-1.0"); any other value (a PretrainSettings built
+    in Python may hold an array) as ``described`` names it, on one line."""
+    if type(value) is float or (type(value) is int and abs(value) < 10**40):
+        return repr(value)
+    return described(value)
+
+
+def _check_number(name: str, value: Any, least: float, *, inclusive: bool = False, below: float | None = None) -> None:
+    """Refuse a setting that is no finite number above ``least`` (or at it, ``inclusive``) and below ``below``."""
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (value >= least if inclusive else value > least)
+        and (below is None or value < below)
+    )
+    if not ok:
+        bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
+        raise ValueError(f"{flag(name)} must be a finite number {bounds}, got {_shown(value)}")
+
+
+def _check_integer(name: str, value: Any, least: int, most: int | None = None) -> None:
+    """Refuse a setting that is no integer from ``least`` to ``most`` (a bool is none)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most is not None and value > most):
+        bounds = f">= {least}" + (f" and <= {most}" if most is not None else "")
+        raise ValueError(f"{flag(name)} must be an integer {bounds}, got {_shown(value)}")
+
+
+def _check_numbers(s: PretrainSettings) -> None:
+    """The run's length (exactly one of --epochs and --max-tokens) and every numeric setting's bounds."""
     if (s.epochs is None) == (s.max_tokens is None):
         raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
-    number("dropout", s.dropout, 0, inclusive=True, below=1)
-    number("clip_norm", s.clip_norm, 0, inclusive=True)
-    integer("seed", s.seed, 0, MAX_SEED)
+    _check_number("dropout", s.dropout, 0, inclusive=True, below=1)
+    _check_number("clip_norm", s.clip_norm, 0, inclusive=True)
+    _check_integer("seed", s.seed, 0, MAX_SEED)
     if s.data_workers is not None:
-        integer("data_workers", s.data_workers, 0, MAX_DATA_WORKERS)
+        _check_integer("data_workers", s.data_workers, 0, MAX_DATA_WORKERS)
     # (check, field, least); an optional field is checked only when set (not None)
     optional = {
         "epochs",
@@ -348,24 +359,29 @@ def check_settings(settings: PretrainSettings) -> None:
         "snapshot_tokens",
     }
     for check, name, least in (
-        (number, "epochs", 0),
-        (integer, "max_tokens", 1),
-        (integer, "snapshot_tokens", 1),
-        (number, "lr", 0),
-        (number, "checkpoint_every_minutes", 0),
-        (integer, "tokens_per_batch", MIN_TOKENS_PER_BATCH),
-        (integer, "max_sentence_tokens", 1),
-        (integer, "vocab_size", 4),
-        (integer, "min_count", 1),
-        (integer, "checkpoint_every_steps", 0),
-        (integer, "warmup_steps", 0),
-        (integer, "max_steps", 1),
-        (number, "max_minutes", 0),
+        (_check_number, "epochs", 0),
+        (_check_integer, "max_tokens", 1),
+        (_check_integer, "snapshot_tokens", 1),
+        (_check_number, "lr", 0),
+        (_check_number, "checkpoint_every_minutes", 0),
+        (_check_integer, "tokens_per_batch", MIN_TOKENS_PER_BATCH),
+        (_check_integer, "max_sentence_tokens", 1),
+        (_check_integer, "vocab_size", 4),
+        (_check_integer, "min_count", 1),
+        (_check_integer, "checkpoint_every_steps", 0),
+        (_check_integer, "warmup_steps", 0),
+        (_check_integer, "max_steps", 1),
+        (_check_number, "max_minutes", 0),
     ):
         if name not in optional or getattr(s, name) is not None:
             check(name, getattr(s, name), least)
     if s.num_sampled is not None:  # ElmoConfig's bounds, checked here for an --init-model LM too (which it would name)
-        integer("num_sampled", s.num_sampled, *SIZE_LIMITS["num_sampled"])
+        _check_integer("num_sampled", s.num_sampled, *SIZE_LIMITS["num_sampled"])
+
+
+def _check_choices(s: PretrainSettings) -> None:
+    """Every option of a fixed set of values (its ``choices``) holds one of them, and --num-sampled
+    comes only with --softmax sampled."""
     for option_field in fields(PretrainSettings):
         allowed = option_field.metadata.get("choices")
         value = getattr(s, option_field.name)
@@ -376,6 +392,12 @@ def check_settings(settings: PretrainSettings) -> None:
             f"{flag('num_sampled')} applies to {flag('softmax')} sampled only; drop it, or train with "
             f"{flag('softmax')} sampled"
         )
+
+
+def _check_config_overrides(s: PretrainSettings) -> None:
+    """The model-shape options given (``config_overrides``): --filters a list of [width, n_channels]
+    pairs, no char-CNN option with --token-embedding word, every other one a positive integer
+    (--n-highway may be 0)."""
     filters = s.config_overrides.get("filters")
     if filters is not None and not (
         isinstance(filters, list)
@@ -399,26 +421,35 @@ def check_settings(settings: PretrainSettings) -> None:
         )
     for name, value in s.config_overrides.items():
         if name not in ("filters", *NO_CLIP):  # clipping (None with --no-clip) is checked by ElmoConfig
-            integer(name, value, 0 if name == "n_highway" else 1)
+            _check_integer(name, value, 0 if name == "n_highway" else 1)
+
+
+def _check_inputs(s: PretrainSettings) -> None:
+    """The text files given (training, validation, vocabulary) are readable text files, and the
+    --pre-tokenizer's language can be loaded."""
+    from ..corpus import check_text_file
+    from ..word_splitting import check_pre_tokenizer
+
     for name in ("train_file", "valid_file", "vocab_file"):
         path = getattr(s, name)
         if path is not None:
             check_text_file(path, input_name(name))
     if s.pre_tokenizer is not None:
         check_pre_tokenizer(s.pre_tokenizer, check_language=True)
-    if s.license is not None and not (isinstance(s.license, str) and re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", s.license)):
-        raise ValueError(
-            "--license must be a Hub licence id (lower case, e.g. apache-2.0, cc-by-sa-4.0, mit, other), got "
-            f"{described(s.license)}"
-        )
-    if s.init_model is None:
-        try:
-            ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
-        except ElmoConfigError as err:  # named by its option (was: 'ElmoConfig.lstm_dim must be ...')
-            name = err.field.split("[")[0]  # "filters[0] width" is --filters'
-            if name not in s.config_overrides:
-                raise
-            raise ValueError(f"{flag(name)}{err.field[len(name) :]} {err.problem}") from None
+
+
+def _check_model_shape(s: PretrainSettings) -> None:
+    """The model that --preset and the shape options build is one ``ElmoConfig`` accepts; a refusal
+    of a given option is said by that option's flag."""
+    from ..configuration_elmo import ElmoConfig, ElmoConfigError
+
+    try:
+        ElmoConfig(**{**PRESETS[s.preset], **s.config_overrides, "dropout": s.dropout})
+    except ElmoConfigError as err:  # named by its option (was: 'ElmoConfig.lstm_dim must be ...')
+        name = err.field.split("[")[0]  # "filters[0] width" is --filters'
+        if name not in s.config_overrides:
+            raise
+        raise ValueError(f"{flag(name)}{err.field[len(name) :]} {err.problem}") from None
 
 
 def check_vocabulary_options(settings: PretrainSettings, init_source: ModelSource | None) -> None:
