@@ -203,30 +203,55 @@ def resumed_settings(
     A setting that ``settings.json`` lacks (added to ``elmo pretrain`` after the run started)
     counts as its default, which is how such runs trained (``lr_schedule`` constant, no warmup).
     """
-    path = folder / SETTINGS_FILE
     previous = _saved_settings(folder)
     if previous is None:
         return resolved_token_embedding(settings, init_source)
-    if settings.num_sampled is None and isinstance(previous.get("num_sampled"), int):
-        settings = replace(settings, num_sampled=previous["num_sampled"])
-    if settings.token_embedding is None and settings.init_model is not None and "token_embedding" in previous:
-        # not given: the --init-model's, which must be the run's (compared below, naming the model)
-        settings = replace(settings, token_embedding=previous["token_embedding"])
-    settings = resolved_token_embedding(settings, init_source)
+    settings = _given_by_the_run(settings, previous, init_source)
     defaults = asdict(resolved_token_embedding(PretrainSettings(train_file="", output_dir=""), None))
     previous = {**defaults, **previous}  # + the defaults it lacks, those of a run from scratch
-    recorded = previous.get(TRAIN_FILE_IDENTITY)
     # the training file is compared by its content when the run recorded it, by its name before that;
     # --vocab by its words (the run's vocab.txt); --init-model by its config when the run recorded it
     # (its shape below, before build_model; all of it in check_resumed_init_model, once the model is built),
     # by its name before that
     by_content = {
-        "train_file": isinstance(recorded, dict),
+        "train_file": isinstance(previous.get(TRAIN_FILE_IDENTITY), dict),
         "vocab_file": None not in (previous["vocab_file"], settings.vocab_file),
         "init_model": isinstance(previous.get(INIT_MODEL_CONFIG), dict)
         and None not in (previous["init_model"], settings.init_model),
     }
-    ignored = {*RUN_LENGTH_FIELDS, *(name for name, compared in by_content.items() if compared)}
+    _check_same_settings(folder, settings, previous, {name for name, compared in by_content.items() if compared})
+    _check_same_train_file(folder, settings, previous, train_file_identity)
+    vocabulary = saved_vocabulary(folder)  # the run's
+    if vocabulary is None:
+        return settings
+    if by_content["vocab_file"]:
+        _check_same_vocab_file(folder, settings, vocabulary)
+    if init_source is not None:
+        _check_same_init_model(folder, settings, previous, vocabulary, init_source, by_content["init_model"])
+    return settings
+
+
+def _given_by_the_run(
+    settings: PretrainSettings, previous: dict[str, Any], init_source: ModelSource | None
+) -> PretrainSettings:
+    """``settings`` with what was left to its default taken from the run's saved ``previous``:
+    ``num_sampled``, and ``token_embedding`` with an ``--init-model`` (which must be the run's, as
+    ``_check_same_init_model`` checks); the token embedder then named (``resolved_token_embedding``)."""
+    if settings.num_sampled is None and isinstance(previous.get("num_sampled"), int):
+        settings = replace(settings, num_sampled=previous["num_sampled"])
+    if settings.token_embedding is None and settings.init_model is not None and "token_embedding" in previous:
+        # not given: the --init-model's, which must be the run's (compared by _check_same_init_model, naming it)
+        settings = replace(settings, token_embedding=previous["token_embedding"])
+    return resolved_token_embedding(settings, init_source)
+
+
+def _check_same_settings(
+    folder: Path, settings: PretrainSettings, previous: dict[str, Any], by_content: set[str]
+) -> None:
+    """Refuse ``settings`` that differ from the run's ``previous`` in more than its length and
+    checkpointing (``RUN_LENGTH_FIELDS``), leaving out the inputs compared by their content
+    (``by_content``); the learning rates compared are those that run, not --lr as typed."""
+    ignored = {*RUN_LENGTH_FIELDS, *by_content}
     new = {k: v for k, v in asdict(settings).items() if k not in ignored}
     saved = {k: previous.get(k) for k in new}
     # the rate that runs, not --lr as typed (or left to the optimizer's default)
@@ -239,40 +264,56 @@ def resumed_settings(
             f"{folder} holds a run with other settings ({'; '.join(changed)}); run the command with the saved "
             f"values to resume it, or use another --checkpoint-dir, or delete {folder}"
         )
+
+
+def _check_same_train_file(
+    folder: Path, settings: PretrainSettings, previous: dict[str, Any], train_file_identity: dict[str, Any]
+) -> None:
+    """Refuse a training file whose SHA-256 is not the one the run recorded (a run that recorded none
+    passes)."""
+    recorded = previous.get(TRAIN_FILE_IDENTITY)
     if isinstance(recorded, dict) and recorded.get("input_sha256") != train_file_identity["input_sha256"]:
         raise ValueError(
             f"the training file {settings.train_file} changed since the run in {folder} started (its SHA-256 is "
-            f"not the one in {path}); put the original file back to resume, or {_start_again(folder)}"
+            f"not the one in {folder / SETTINGS_FILE}); put the original file back to resume, or "
+            f"{_start_again(folder)}"
         )
-    vocabulary = saved_vocabulary(folder)  # the run's
-    if vocabulary is None:
-        return settings
-    if by_content["vocab_file"]:
-        assert settings.vocab_file is not None  # by_content
-        if Vocabulary.from_file(settings.vocab_file).words != vocabulary.words:
-            raise ValueError(
-                f"{flag('vocab_file')} {settings.vocab_file} is not the vocabulary of the run in {folder} (its words "
-                f"are not those of {folder / VOCAB_FILE}); give the file the run started with to resume, or "
-                f"{_start_again(folder)}"
-            )
-    if init_source is not None:
-        differs = []
-        if init_source.has_lm_head and Vocabulary.from_file(init_source.path / VOCAB_FILE).words != vocabulary.words:
-            differs.append(f"its {VOCAB_FILE}'s words are not those of {folder / VOCAB_FILE}")
-        embedding = init_source.config.token_embedding if init_source.config is not None else None
-        if embedding not in (None, settings.token_embedding):
-            differs.append(f"its token_embedding {json.dumps(embedding)}, not {json.dumps(settings.token_embedding)}")
-        char_cnn = "word" not in (settings.token_embedding, embedding)
-        shape = (
-            _init_model_changes(previous, _init_model_shape(init_source), char_cnn)
-            if by_content["init_model"]
-            else None
+
+
+def _check_same_vocab_file(folder: Path, settings: PretrainSettings, vocabulary: Vocabulary) -> None:
+    """Refuse a ``--vocab`` whose words are not those of the run's ``vocabulary``."""
+    assert settings.vocab_file is not None  # compared by its content only when given
+    if Vocabulary.from_file(settings.vocab_file).words != vocabulary.words:
+        raise ValueError(
+            f"{flag('vocab_file')} {settings.vocab_file} is not the vocabulary of the run in {folder} (its words "
+            f"are not those of {folder / VOCAB_FILE}); give the file the run started with to resume, or "
+            f"{_start_again(folder)}"
         )
-        if shape:
-            differs.append(shape)
-        if differs:
-            raise _not_the_init_model(folder, settings, "; ".join(differs))
-    return settings
+
+
+def _check_same_init_model(
+    folder: Path,
+    settings: PretrainSettings,
+    previous: dict[str, Any],
+    vocabulary: Vocabulary,
+    init_source: ModelSource,
+    by_shape: bool,
+) -> None:
+    """Refuse an ``--init-model`` that is not the model the run started from by what it gave the run:
+    an LM's words (the run's ``vocabulary``), its token embedder, and (``by_shape``: the run recorded
+    its config) its shape and clipping; every difference named in one error."""
+    differs = []
+    if init_source.has_lm_head and Vocabulary.from_file(init_source.path / VOCAB_FILE).words != vocabulary.words:
+        differs.append(f"its {VOCAB_FILE}'s words are not those of {folder / VOCAB_FILE}")
+    embedding = init_source.config.token_embedding if init_source.config is not None else None
+    if embedding not in (None, settings.token_embedding):
+        differs.append(f"its token_embedding {json.dumps(embedding)}, not {json.dumps(settings.token_embedding)}")
+    char_cnn = "word" not in (settings.token_embedding, embedding)
+    shape = _init_model_changes(previous, _init_model_shape(init_source), char_cnn) if by_shape else None
+    if shape:
+        differs.append(shape)
+    if differs:
+        raise _not_the_init_model(folder, settings, "; ".join(differs))
 
 
 def _saved_settings(folder: Path) -> dict[str, Any] | None:
