@@ -151,7 +151,14 @@ def check_lm_inputs(input_ids: Any, lengths: Any, labels: Any, config: ElmoConfi
         raise ValueError(f"input_ids must have shape {shape}, got {tuple(input_ids.shape)}")
     batch, steps = input_ids.shape[:2]
     if batch == 0 or steps == 0:
-        raise ValueError(f"empty batch: input_ids {tuple(input_ids.shape)} has no {'rows' if batch == 0 else 'steps'}")
+        do = (
+            "pass at least one sentence"
+            if batch == 0
+            else "give each row its sentence between its markers, <S> ... </S>"
+        )
+        raise ValueError(
+            f"empty batch: input_ids {tuple(input_ids.shape)} has no {'rows' if batch == 0 else 'steps'}; {do}"
+        )
     if lengths.shape != (batch,):
         raise ValueError(
             f"lengths must have shape (batch,) = ({batch},) to match input_ids, got {tuple(lengths.shape)}"
