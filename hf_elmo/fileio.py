@@ -228,7 +228,8 @@ def _not_writable(folder: PathLike, what: PathLike, err: OSError) -> OSError:
 def unwritable_in_one_line(folder: PathLike, what: PathLike) -> Iterator[None]:
     """Raise ``_not_writable`` naming ``what`` for an error of the block that says ``folder`` cannot be
     written in (``_CANNOT_WRITE``: a folder's mode or flags, a read-only file system); other errors pass.
-    For a write that finds the folder so after ``check_writable``'s check (``exclusive_lock``, ``build_aside``)."""
+    For a write that finds the folder so after ``check_writable``'s check (``exclusive_lock``,
+    ``output_folders.build_aside``)."""
     try:
         yield
     except OSError as err:
@@ -398,8 +399,8 @@ def folder_for_the_run(folder: PathLike) -> Iterator[Path]:
 
 def abandoned_folders(folder: Path, pattern: re.Pattern[str]) -> Iterator[Path]:
     """The folders in ``folder`` named by ``pattern`` whose ``flock`` no live process holds: those that killed
-    runs left (``build_aside``'s staging folders, ``scratch_folder``'s), never a live run's; one that this process
-    cannot open (another user's, in the shared temporary folder) is not this run's to remove."""
+    runs left (``output_folders.build_aside``'s staging folders, ``scratch_folder``'s), never a live run's; one that
+    this process cannot open (another user's, in the shared temporary folder) is not this run's to remove."""
     if not folder.is_dir():
         return
     for candidate in sorted(folder.iterdir()):
