@@ -191,7 +191,7 @@ def _filter_width(index: int, value: Any, max_characters_per_token: int) -> int:
 def pre_tokenizer_name(value: Any) -> str | None:
     """``value`` in a pre-tokenizer's saved form (``"whitespace"`` or ``"spacy:LANG"``; ``"spacy"``
     is ``"spacy:en"``), or ``None`` where it is not one. The one definition of the names, checked
-    by ``ElmoConfig.pre_tokenizer`` and the tokenizer's ``check_pre_tokenizer``."""
+    by ``ElmoConfig.pre_tokenizer`` and ``word_splitting.check_pre_tokenizer`` (the tokenizer's check)."""
     if not isinstance(value, str):
         return None
     if value == "spacy":
