@@ -30,7 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         nargs=2,
         metavar="SENTENCE",
         default=list(DEFAULT_SENTENCES),
-        help="the two sentences in which WORD is compared, each quoted (default: the 'stick' pair)",
+        help=(
+            "the two sentences in which WORD is compared, each quoted, split into words as the model's tokenizer "
+            "splits raw text (spaCy's English rules for the shipped model, whitespace for original files; "
+            "default: the 'stick' pair)"
+        ),
     )
     parser.add_argument("--word", default="stick", help="the word to compare (default: stick)")
     parser.add_argument(
