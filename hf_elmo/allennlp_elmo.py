@@ -100,8 +100,7 @@ class Elmo(nn.Module):
             raise TypeError(f"num_output_representations must be an int, got {described(num_output_representations)}")
         if num_output_representations < 1:
             raise ValueError(f"num_output_representations must be at least 1, got {num_output_representations}")
-        with float32_default():  # float32 whatever torch's default dtype, as from_pretrained loads (the mixes too)
-            self.model = _biLM(options_file, weight_file, module)
+        self.model = _biLM(options_file, weight_file, module)  # float32, as from_pretrained and from_allennlp load
         if module is None:
             self.model.requires_grad_(requires_grad)
         num_layers = self.model.config.n_layers + 1
@@ -113,7 +112,7 @@ class Elmo(nn.Module):
         self.stateful = stateful
         self.keep_sentence_boundaries = keep_sentence_boundaries
         self.dropout = nn.Dropout(dropout)
-        with float32_default():
+        with float32_default():  # the mixes in float32 whatever torch's default dtype, as the biLM
             self.scalar_mixes = [
                 ScalarMix(
                     num_layers,
