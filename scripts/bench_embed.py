@@ -198,19 +198,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     # checked here, not as the options' types: a worker imports the checkout it times (--against: maybe
     # one without these), and is given the values checked here
-    from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
-    from hf_elmo_cli.commands._args import error_text, exit_with_error, non_negative, positive_int
+    from hf_elmo.fileio import scratch_folder, write_text_atomic
+    from hf_elmo_cli.commands._args import check_output_option, exit_with_error, non_negative, positive_int
 
     for option, check in (("--repeat", positive_int), ("--stub-device-us", non_negative)):
         try:
             check(str(getattr(args, option[2:].replace("-", "_"))))
         except argparse.ArgumentTypeError as err:
             parser.error(f"argument {option}: {err}")
-    try:  # before the runs, not after them: the input, a folder, a link, a file on the way, an unwritable folder
-        if args.json:
-            check_writable_output(args.json, [args.input])
-    except OSError as err:
-        parser.error(f"argument --json: {error_text(err)}")
+    if args.json:  # before the runs, not after them
+        check_output_option(parser, "argument --json", args.json, [args.input])
 
     sides = {"this checkout": REPO, **({str(args.against): args.against.resolve()} if args.against else {})}
     best: dict[str, dict[str, Any]] = {}

@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import error_text, positive_int
+from hf_elmo.fileio import scratch_folder, write_text_atomic
+from hf_elmo_cli.commands._args import check_output_option, positive_int
 
 from shared_data import shared_dir
 
@@ -305,11 +305,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--profile", type=Path, metavar="DIR", help="also profile one pass of each of our float32 runs into DIR"
     )
     args = parser.parse_args(argv)
-    try:  # before the runs, not after them: the input, a folder, a link, a file on the way, an unwritable folder
-        if args.json:
-            check_writable_output(args.json, [args.text] if args.text else [])
-    except OSError as err:
-        parser.error(f"argument --json: {error_text(err)}")
+    if args.json:  # before the runs, not after them
+        check_output_option(parser, "argument --json", args.json, [args.text] if args.text else [])
 
     shared = shared_dir()
     env = {

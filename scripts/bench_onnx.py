@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hf_elmo.fileio import check_writable_output, scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import error_text, positive_int
+from hf_elmo.fileio import scratch_folder, write_text_atomic
+from hf_elmo_cli.commands._args import check_output_option, positive_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_inference import SIZES, conll_sentences, shared_dir, write_random_model  # noqa: E402
@@ -65,11 +65,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeat", type=positive_int, default=3, help="timed passes per side (best counts)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     args = parser.parse_args(argv)
-    try:  # before the run, not after it: the input, a folder, a link, a file on the way, an unwritable folder
-        if args.json:
-            check_writable_output(args.json, [args.text] if args.text else [])
-    except OSError as err:
-        parser.error(f"argument --json: {error_text(err)}")
+    if args.json:  # before the run, not after it
+        check_output_option(parser, "argument --json", args.json, [args.text] if args.text else [])
     # the random model and its export: removed (a killed run's: by the next run)
     with scratch_folder("bench-onnx-") as work:
         bench(args, work)

@@ -53,8 +53,8 @@ from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
-from hf_elmo.fileio import check_writable_output, strict_json, write_text_atomic
-from hf_elmo_cli.commands._args import error_text, integer_at_least, positive_int
+from hf_elmo.fileio import strict_json, write_text_atomic
+from hf_elmo_cli.commands._args import check_output_option, error_text, integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
@@ -255,10 +255,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             check_figure_output(args.plot_layer_weights)
         except (OSError, ValueError) as err:
             parser.error(f"--plot-layer-weights: {error_text(err)}")
-    try:  # before anything trains: results.json is written last (a folder or link there, a file as --output)
-        check_writable_output(args.output / RESULTS)
-    except OSError as err:
-        parser.error(f"--output: {error_text(err)}")
+    # before anything trains: results.json is written last (a folder or link there, a file as --output)
+    check_output_option(parser, "--output", args.output / RESULTS)
     if "elmo" in args.pipelines:  # before the output folder is made and any pipeline trains (the baselines first)
         try:
             find_model(args.elmo)

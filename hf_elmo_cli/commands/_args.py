@@ -203,6 +203,18 @@ def error_line(prog: str, error: object) -> str:
     return f"{prog}: error: {error_text(error)}"
 
 
+def check_output_option(parser: argparse.ArgumentParser, said: str, path: Any, inputs: Iterable[Any] = ()) -> None:
+    """A script's output file (``--json``, say) checked before its run, not after it: one that ``atomic_file`` could
+    not write (one of ``inputs``, a folder, a link, a file on the way, an unwritable folder:
+    ``hf_elmo.fileio.check_writable_output``) is a usage error, ``said: REASON`` (``error_text``)."""
+    from hf_elmo.fileio import check_writable_output  # a script's: the elmo command never imports it
+
+    try:
+        check_writable_output(path, inputs)
+    except OSError as err:
+        parser.error(f"{said}: {error_text(err)}")
+
+
 def exit_with_error(parser: argparse.ArgumentParser, error: object) -> NoReturn:
     """End a script on a failure that its command line did not cause (a missing or unwritable file, another run
     writing its output): ``error_line`` on stderr, and exit code 1 (argparse's usage errors: 2)."""
