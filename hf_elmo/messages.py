@@ -1,6 +1,6 @@
 """How the package's refusals name what they refuse: a value (``described``, ``one_of``), another model's config
-(``another_model``), a list of names (``some_of``), another library's error (``first_line``), and what a number
-setting must be (``is_number``).
+(``another_model``), a list of names (``some_of``), another library's error (``first_line``), the system's error
+without its ``[Errno N]`` (``error_text``), and what a number setting must be (``is_number``).
 
 Standard library only, as it travels with the model's code for ``trust_remote_code`` (``configuration_elmo.py``,
 ``tokenization_elmo.py`` and the modeling files import it relatively; ``hf_elmo.output_folders.MODEL_CODE_FILES``).
@@ -63,6 +63,19 @@ def first_line(error: BaseException, with_type: bool = False) -> str:
     if not line:
         return type(error).__name__
     return f"{type(error).__name__}: {line}" if with_type else line
+
+
+def error_text(error: object) -> str:
+    """``error`` as a failure's one line says it: an ``OSError`` that the system raised, whose text Python words
+    ``[Errno 2] No such file or directory: 'x.txt'``, as a command-line tool does, ``x.txt: No such file or
+    directory`` (``a -> b: ...`` for two files, the reason alone for none); anything else, one of this package's
+    messages included (``hf_elmo.fileio.oserror_in_one_line``), as its ``str``. The one home of that wording (the
+    ``elmo`` command's last-resort line, the scripts' ``exit_with_error``, spacy_elmo's cache and layer-weight
+    errors)."""
+    if not isinstance(error, OSError) or error.strerror is None:
+        return str(error)
+    named = " -> ".join(str(name) for name in (error.filename, error.filename2) if name is not None)
+    return f"{named}: {error.strerror}" if named else error.strerror
 
 
 def is_number(value: Any, *, whole: bool = False) -> bool:

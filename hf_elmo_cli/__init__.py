@@ -14,7 +14,7 @@ import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from .commands._args import CommandParser, SuggestingParser, close_match, error_text
+from .commands._args import CommandParser, SuggestingParser, close_match
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``, and may add
@@ -76,8 +76,14 @@ def main(argv: list[str] | None = None) -> int:
         return BROKEN_PIPE
     # bad input, missing or unreadable files, a missing optional package (hf_elmo.training.distributed.REFUSALS):
     # one line, no traceback, from the one process that speaks (CommandParser)
-    except (ValueError, OSError, ImportError) as err:
+    except ImportError as err:  # hf_elmo's own, perhaps (a transformers it cannot use): said without importing it again
         if args.speaks():
+            print(f"elmo {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as err:
+        if args.speaks():
+            from hf_elmo.messages import error_text  # imported already: the command that failed imports hf_elmo
+
             print(f"elmo {args.command}: error: {error_text(err)}", file=sys.stderr)
         return 2
 

@@ -54,7 +54,8 @@ from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
 from hf_elmo.fileio import strict_json, write_text_atomic
-from hf_elmo_cli.commands._args import check_output_option, error_text, integer_at_least, positive_int
+from hf_elmo.messages import error_text
+from hf_elmo_cli.commands._args import check_output_option, integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model

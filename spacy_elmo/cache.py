@@ -20,8 +20,7 @@ from spacy.tokens import Doc
 
 from hf_elmo.elmo_cache import fork_safe_lock
 from hf_elmo.fileio import check_parent_folders, check_writable
-from hf_elmo.messages import described, is_number
-from hf_elmo_cli.commands._args import error_text
+from hf_elmo.messages import described, error_text, is_number
 
 from .batching import sentences
 from .config_errors import check_setting

@@ -26,9 +26,8 @@ from hf_elmo.fileio import (
     is_or_holds,
     sole_writer,
 )
-from hf_elmo.messages import first_line
+from hf_elmo.messages import error_text, first_line
 from hf_elmo.output_folders import output_kind
-from hf_elmo_cli.commands._args import error_text
 
 from .scalar_mix import layer_weights
 

@@ -6,8 +6,8 @@ options made from dataclass fields (``add_field_option``), another tool's option
 instead (``add_replaced_options``), and the options that mean the same in
 every command that takes them (``--model``: ``add_model_option``, ``one_model``; ``--threads``:
 ``add_threads_option``, ``use_threads``; ``--device``: ``add_device_option``), and a script's one-line
-failure (``exit_with_error``, ``error_line``: ``PROG: error: ...``, as argparse words a usage error; ``error_text``: an
-``OSError`` without Python's ``[Errno N]``)."""
+failure (``exit_with_error``, ``error_line``: ``PROG: error: ...``, as argparse words a usage error; an ``OSError``
+without Python's ``[Errno N]``: ``hf_elmo.messages.error_text``)."""
 
 from __future__ import annotations
 
@@ -184,30 +184,21 @@ def add_replaced_options(parser: argparse.ArgumentParser, tool: str, replaced: d
         )
 
 
-def error_text(error: object) -> str:
-    """``error`` as a failure's one line says it: an ``OSError`` that the system raised, whose text Python words
-    ``[Errno 2] No such file or directory: 'x.txt'``, as a command-line tool does, ``x.txt: No such file or
-    directory`` (``a -> b: ...`` for two files, the reason alone for none); anything else, one of this package's
-    messages included (``oserror_in_one_line``), as its ``str``. The one home of that wording (``exit_with_error``,
-    the ``elmo`` command's last-resort line)."""
-    if not isinstance(error, OSError) or error.strerror is None:
-        return str(error)
-    named = " -> ".join(str(name) for name in (error.filename, error.filename2) if name is not None)
-    return f"{named}: {error.strerror}" if named else error.strerror
-
-
 def error_line(prog: str, error: object) -> str:
-    """``PROG: error: MESSAGE`` (``error_text``), as argparse words a usage error (without the usage): the one line
-    a script ends on for a failure that its command line did not cause (``exit_with_error``; ``shared_data``'s,
-    far from any parser, under argparse's default ``PROG``, the script's file name)."""
+    """``PROG: error: MESSAGE`` (``hf_elmo.messages.error_text``), as argparse words a usage error (without the
+    usage): the one line a script ends on for a failure that its command line did not cause (``exit_with_error``;
+    ``shared_data``'s, far from any parser, under argparse's default ``PROG``, the script's file name)."""
+    from hf_elmo.messages import error_text  # a failure's: parsing a command line imports no hf_elmo (torch)
+
     return f"{prog}: error: {error_text(error)}"
 
 
 def check_output_option(parser: argparse.ArgumentParser, said: str, path: Any, inputs: Iterable[Any] = ()) -> None:
     """A script's output file (``--json``, say) checked before its run, not after it: one that ``atomic_file`` could
     not write (one of ``inputs``, a folder, a link, a file on the way, an unwritable folder:
-    ``hf_elmo.fileio.check_writable_output``) is a usage error, ``said: REASON`` (``error_text``)."""
+    ``hf_elmo.fileio.check_writable_output``) is a usage error, ``said: REASON`` (``hf_elmo.messages.error_text``)."""
     from hf_elmo.fileio import check_writable_output  # a script's: the elmo command never imports it
+    from hf_elmo.messages import error_text
 
     try:
         check_writable_output(path, inputs)

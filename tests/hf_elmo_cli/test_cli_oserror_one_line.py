@@ -10,8 +10,8 @@ import pytest
 
 import hf_elmo_cli.commands.convert
 from hf_elmo.fileio import oserror_in_one_line
+from hf_elmo.messages import error_text
 from hf_elmo_cli import main
-from hf_elmo_cli.commands._args import error_text
 
 MISSING = os.strerror(errno.ENOENT)
 
