@@ -55,7 +55,7 @@ from spacy.util import fix_random_seed, load_config, registry
 
 from hf_elmo.fileio import strict_json, write_text_atomic
 from hf_elmo.messages import error_text
-from hf_elmo_cli.commands._args import check_output_option, integer_at_least, positive_int
+from hf_elmo_cli.commands._args import check_output_option, given, integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
@@ -205,7 +205,9 @@ def listener_setting(text: str) -> tuple[str, object]:
     (``null``, ``0.2``) or else taken as a string (``token``)."""
     key, sep, raw = text.partition("=")
     if not sep or key not in LISTENER_SETTINGS:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY one of {', '.join(LISTENER_SETTINGS)}: {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected KEY=VALUE with KEY one of {', '.join(LISTENER_SETTINGS)}: {given(text)}"
+        )
     try:
         return key, json.loads(raw)
     except ValueError:

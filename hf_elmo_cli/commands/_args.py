@@ -1,4 +1,5 @@
-"""What the sub-commands (and the scripts) share: ``argparse`` types that refuse a bad value with one usage error,
+"""What the sub-commands (and the scripts) share: ``argparse`` types that refuse a bad value with one usage error
+(quoting it cut short: ``given``),
 parsers that name the closest option, command or choice to a mistyped one (``SuggestingParser``,
 ``CommandParser``), a parser whose options may be added only when its command is chosen (``CommandParser.defer``)
 and that reads a word starting with a dash and a digit as a value (``--lr -1e-3``, ``--shard -1/2``),
@@ -22,6 +23,18 @@ import typing
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
+#: The most characters of a user's value that a usage error quotes (``given``), as ``hf_elmo.messages.described``
+#: cuts a value's repr: an argument of 10 kB is not said back in a line of 10 kB.
+GIVEN_CHARS = 40
+
+
+def given(text: str) -> str:
+    """The value a type of this module refuses, as its usage error quotes it: its repr, cut after ``GIVEN_CHARS``
+    characters (``'aaaa...``), as ``hf_elmo.messages.described`` cuts one (without its type: every argument is a
+    str), which a parser cannot import: it would import torch, seconds before a usage error."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= GIVEN_CHARS else quoted[:GIVEN_CHARS] + "..."
+
 
 def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int]:
     """An ``argparse`` type: an integer >= ``least`` (e.g. ``elmo perplexity --tokens-per-batch``,
@@ -37,7 +50,7 @@ def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int
         except ValueError:
             value = least - 1
         if value < least or (most is not None and value > most):
-            raise argparse.ArgumentTypeError(f"must be {wanted}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {given(text)}")
         return value
 
     return parse
@@ -55,7 +68,7 @@ def fraction(text: str) -> float:
     except ValueError:
         value = math.nan
     if not 0 < value <= 1:  # NaN fails every comparison
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0 and <= 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0 and <= 1, got {given(text)}")
     return value
 
 
@@ -67,7 +80,7 @@ def non_negative(text: str) -> float:
     except ValueError:
         value = math.nan
     if not 0 <= value < math.inf:  # NaN fails every comparison
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {given(text)}")
     return value
 
 
@@ -78,7 +91,7 @@ def token_limit(text: str) -> int | None:
     try:
         return positive_int(text)
     except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer or 'none', got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a positive integer or 'none', got {given(text)}") from None
 
 
 def add_max_token_chars_option(parser: argparse.ArgumentParser) -> None:

@@ -9,6 +9,7 @@ from ._args import (
     add_field_option,
     add_model_option,
     add_threads_option,
+    given,
     integer_at_least,
     one_model,
     positive_int,
@@ -61,7 +62,7 @@ def one_token(text: str) -> str:
     """``--unk-token``: one whitespace token, as the file's tokens are (an empty or spaced one matches none of
     them, and was ignored without a word)."""
     if text.split() != [text]:
-        raise argparse.ArgumentTypeError(f"must be one token, without whitespace, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be one token, without whitespace, got {given(text)}")
     return text
 
 
