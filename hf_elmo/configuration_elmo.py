@@ -268,7 +268,9 @@ class ElmoConfig(PretrainedConfig):
         stateful: default of ``ElmoModel.forward(stateful=...)``: carry LSTM state from one
             call to the next per batch row, as bilm-tf / AllenNLP do. Default ``False``:
             every call starts from the model's initial state (zeros, or the warm state set by
-            ``ElmoModel.warm_up``), so a sentence gets the same vectors in any batch.
+            ``ElmoModel.warm_up``), so a sentence gets the same vectors in any batch. The task
+            heads (``ElmoForTokenClassification``, ``ElmoForSequenceClassification``) run the
+            biLM stateless whatever it says, and warn when it is ``True``.
         dropout: dropout on the input of every LSTM layer in training mode (bilm-tf trains with
             0.1); no effect in eval mode.
         bilm_implementation: ``"fast"`` (default): the char CNN convolves only each token's real

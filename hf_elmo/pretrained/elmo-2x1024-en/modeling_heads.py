@@ -60,6 +60,11 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
     its weights are left out by design (not reported as unexpected). A word-embedding baseline
     (``token_embedding="word"``) is refused as it is built, in one line naming its folder: the
     heads read char ids.
+
+    The biLM runs stateless in every batch, whatever ``config.stateful`` says (that is
+    ``ElmoModel``'s default): a head's outputs do not depend on which batches came before, so a
+    second evaluation gives the first one's numbers, as with any transformers model. A config
+    with ``stateful=True`` builds the head with a warning saying so.
     """
 
     _keys_to_ignore_on_load_unexpected = [r"^softmax\."]
@@ -68,6 +73,11 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
         check_reads_char_ids(self, type(self).__name__)  # from_pretrained sets name_or_path before this runs
+        if config.stateful:
+            _logger.warning_once(
+                f"{type(self).__name__} runs its biLM stateless (every batch from the initial state), so that its "
+                "outputs do not depend on batch order: config.stateful=True applies to ElmoModel only"
+            )
         self.elmo = ElmoModel(config)
         self.scalar_mix = ScalarMix(config.n_layers + 1)
         self.dropout = nn.Dropout(config.head_dropout)
@@ -151,6 +161,7 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
             bilm = self.elmo(
                 input_ids=input_ids,
                 attention_mask=attention_mask,
+                stateful=False,
                 output_attentions=output_attentions,
                 return_dict=True,
             )
