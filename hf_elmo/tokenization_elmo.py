@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 import torch
@@ -95,11 +95,18 @@ def _saved_file(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> 
         return None
 
 
-def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> tuple[str, dict[str, Any], bool] | None:
-    """``(path, contents, marked)`` of ``filename`` in a model folder or Hub repository (``marked``: it opens with
-    the UTF-8 byte-order mark), or ``None`` where it has none; a ``ValueError`` naming it where it is not a JSON
-    object (cut short, not UTF-8, a list), which transformers would report without naming the file, or as a
-    ``TypeError``."""
+class _SavedJson(NamedTuple):
+    """A settings file of a model folder, read by ``_saved_json``."""
+
+    path: str
+    contents: dict[str, Any]
+    marked: bool  # it opens with the UTF-8 byte-order mark
+
+
+def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> _SavedJson | None:
+    """``filename`` in a model folder or Hub repository, or ``None`` where it has none; a ``ValueError``
+    naming it where it is not a JSON object (cut short, not UTF-8, a list), which transformers would
+    report without naming the file, or as a ``TypeError``."""
     path = _saved_file(name_or_path, filename, kwargs)
     if path is None:
         return None
@@ -113,7 +120,7 @@ def _saved_json(name_or_path: Any, filename: str, kwargs: Mapping[str, Any]) -> 
         raise ValueError(f"{path} is not a JSON object of settings ({err}){RESTORE_SETTINGS}") from None
     if not isinstance(contents, dict):
         raise ValueError(f"{path} is not a JSON object of settings (it holds {described(contents)}){RESTORE_SETTINGS}")
-    return path, contents, text.startswith(codecs.BOM_UTF8)
+    return _SavedJson(path, contents, text.startswith(codecs.BOM_UTF8))
 
 
 #: What to do with a damaged settings file of a model folder (``_saved_json``).
@@ -129,20 +136,20 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
     if not isinstance(name_or_path, (str, os.PathLike)):
         return {}, None
     config = _saved_json(name_or_path, CONFIG_NAME, kwargs)
-    if config is not None and config[1].get("model_type", ElmoConfig.model_type) != ElmoConfig.model_type:
+    if config is not None and config.contents.get("model_type", ElmoConfig.model_type) != ElmoConfig.model_type:
         raise ValueError(
-            f"{config[0]} is the config of {another_model(config[1]['model_type'])}, not an ELMo one: load its tokenizer "
+            f"{config.path} is the config of {another_model(config.contents['model_type'])}, not an ELMo one: load its tokenizer "
             "with AutoTokenizer, or give ElmoTokenizer an ELMo model's folder"
         )
     tokenizer_config = _saved_json(name_or_path, TOKENIZER_CONFIG, kwargs)
     if tokenizer_config is not None:
-        other = tokenizer_config[1].get("tokenizer_class")
+        other = tokenizer_config.contents.get("tokenizer_class")
         if other not in (None, ElmoTokenizer.__name__):
             raise ValueError(
-                f"{tokenizer_config[0]} is the config of the tokenizer {other!r}, not of an ElmoTokenizer: load it "
+                f"{tokenizer_config.path} is the config of the tokenizer {other!r}, not of an ElmoTokenizer: load it "
                 "with AutoTokenizer, or give ElmoTokenizer an ELMo model's folder"
             )
-        return {}, tokenizer_config[0] if tokenizer_config[2] else None
+        return {}, tokenizer_config.path if tokenizer_config.marked else None
     if config is None and kwargs.get("subfolder"):  # else transformers builds the default tokenizer, of no model
         raise FileNotFoundError(
             f"found neither {TOKENIZER_CONFIG} nor {CONFIG_NAME} in subfolder {kwargs['subfolder']!r} of "
@@ -150,9 +157,9 @@ def _settings_from_model_files(name_or_path: Any, kwargs: Mapping[str, Any]) -> 
         )
     if config is None:
         return {}, None
-    settings: dict[str, Any] = {"max_characters_per_token": config[1].get("max_characters_per_token", 50)}
-    if config[1].get("pre_tokenizer") is not None:
-        settings["pre_tokenizer"] = config[1]["pre_tokenizer"]
+    settings: dict[str, Any] = {"max_characters_per_token": config.contents.get("max_characters_per_token", 50)}
+    if config.contents.get("pre_tokenizer") is not None:
+        settings["pre_tokenizer"] = config.contents["pre_tokenizer"]
     elif "pre_tokenizer" not in kwargs:
         _logger.warning_once(
             f"{name_or_path} holds no tokenizer files and its config.json records no pre_tokenizer: raw text is split "
