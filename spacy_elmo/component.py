@@ -13,6 +13,7 @@ vector / similarity hooks (``token_vectors.py``).
 """
 
 import shutil
+import sys
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -57,6 +58,7 @@ from .listener import (
     ElmoListener,
     add_elmo_call,
     check_not_read_before,
+    check_replaceable,
     describe_widths,
     load_weights_advice,
 )
@@ -96,7 +98,12 @@ class ElmoComponent(TrainablePipe):
     # -- listeners -------------------------------------------------------------------------
     @property
     def listener_map(self) -> dict[str, list[ElmoListener]]:
-        """The listeners of each listening component, which this component hands its layers to."""
+        """The listeners of each listening component, which this component hands its layers to.
+        ``nlp.replace_listeners`` reads it first: a listening component it cannot give a biLM of its
+        own is refused then, before anything changes (``check_replaceable``)."""
+        caller = sys._getframe(1)
+        if caller.f_code is Language.replace_listeners.__code__:
+            check_replaceable(caller, self.name, self._listener_map)
         return self._listener_map
 
     @listener_map.setter

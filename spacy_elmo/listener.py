@@ -15,7 +15,10 @@ the listening component first), or one that has no weights.
 ``replace_listener_cfg``: what ``nlp.replace_listeners`` puts in a mix listener's place (the
 ``elmo`` component's biLM model names it in its ``attrs``, as spacy-transformers does). A mix
 listener is usually a part of the component's ``tok2vec`` (``model.tok2vec.elmo``), not all of
-it, so a path that does not name its config block is refused before anything changes.
+it: the path names its block or one holding it (spacy-transformers' ``model.tok2vec``, whose
+other layers are kept); one that holds no listener is refused before anything changes, and so is
+a component whose config has no ``model.tok2vec`` block, which spaCy reads for the hook
+(``check_replaceable``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import json
 import sys
 import warnings
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from types import FrameType
 from typing import Any, ClassVar, NoReturn
 
@@ -32,7 +35,8 @@ from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.ty import ListenedToComponent
-from thinc.api import ConfigValidationError, Model, Shim
+from spacy.util import dot_to_object
+from thinc.api import Config, ConfigValidationError, Model, Shim
 from thinc.types import Floats3d
 
 from .call_stack import first_time, note_once, running_locals
@@ -486,37 +490,82 @@ def check_not_read_before(doc: Doc, component: str, its_listeners: list[ElmoList
 
 
 def replace_listener_cfg(bilm_cfg: dict[str, Any], tok2vec_cfg: dict[str, Any]) -> dict[str, Any]:
-    """The config that ``nlp.replace_listeners`` puts where a mix listener was: an ``ElmoMix.v1``
-    over the ``elmo`` component's biLM, with that listener's mix settings."""
-    listener = _listener_to_replace(sys._getframe(1)) or next(_listener_cfgs(tok2vec_cfg), ("", None))[1]
-    settings = {k: v for k, v in (listener or {}).items() if k in ("layer_norm", "dropout", "l2")}
-    return {"@architectures": MIX, "bilm": bilm_cfg, **settings}
+    """The config that ``nlp.replace_listeners`` puts at a listener path: the block there with its
+    mix listener turned into an ``ElmoMix.v1`` over the ``elmo`` component's biLM, with that
+    listener's mix settings. The path names the listener's block (``["model.tok2vec.elmo"]``) or a
+    block holding it (spacy-transformers' ``["model.tok2vec"]``: the whole tok2vec, its other
+    layers' settings kept)."""
+    block = _block_to_replace(sys._getframe(1))
+    if block is None:
+        block = next(_listener_cfgs(tok2vec_cfg), ("", {"@architectures": MIX_LISTENER}))[1]
+    return _with_own_bilm(block, bilm_cfg)
 
 
-def _listener_to_replace(caller: FrameType | None) -> dict[str, Any] | None:
-    """The config block of the mix listener that ``nlp.replace_listeners`` (the caller) replaces
-    now, at its local ``listener_path`` (``None``: another caller, or no listener block there).
+def _with_own_bilm(cfg: Any, bilm_cfg: dict[str, Any]) -> Any:
+    """``cfg`` with each mix listener block in it an ``ElmoMix.v1`` over ``bilm_cfg`` of its mix settings."""
+    if not isinstance(cfg, dict):
+        return cfg
+    if cfg.get("@architectures") == MIX_LISTENER:
+        settings = {k: v for k, v in cfg.items() if k in ("layer_norm", "dropout", "l2")}
+        return {"@architectures": MIX, "bilm": bilm_cfg, **settings}
+    return {key: _with_own_bilm(value, bilm_cfg) for key, value in cfg.items()}
+
+
+def _block_to_replace(caller: FrameType | None) -> dict[str, Any] | None:
+    """The config block that ``nlp.replace_listeners`` (the caller) replaces now, at its local
+    ``listener_path`` (``None``: another caller, or a component config without mix listener blocks).
 
     spaCy hands this hook the component's ``model.tok2vec`` config whatever the paths are, calls
     it once per path, and writes each new config before the next call; the model is changed right
     anyway. So on its first call, before anything changed, all the paths (the caller's
-    ``listeners``) are checked: each must name a mix listener's config block, once; else a config
-    that no longer fits the weights would be written (``["model.tok2vec"]``, spacy-transformers'
-    path, would replace the whole tok2vec; the saved pipeline would not load). So is an elmo
-    component (the caller's ``tok2vec_name``) whose biLM (``tok2vec_model``) has no weights yet
-    (``_check_has_weights``)."""
+    ``listeners``) are checked: each must name a block holding mix listeners, and each listener
+    must be in one of them (``_check_listener_paths``); else a config that no longer fits the
+    weights would be written. So is an elmo component (the caller's ``tok2vec_name``) whose biLM
+    (``tok2vec_model``) has no weights yet (``_check_has_weights``)."""
     if caller is None or caller.f_code is not Language.replace_listeners.__code__:
         return None
     names = ("pipe_cfg", "listeners", "pipe_name", "listener_path")
     pipe_cfg, paths, pipe_name, path = (caller.f_locals.get(name) for name in names)
-    if not isinstance(pipe_cfg, dict) or not isinstance(path, str):
+    if not isinstance(pipe_cfg, Config) or not isinstance(path, str):
         return None
     paths = list(paths or [])
-    blocks = dict(_listener_cfgs(pipe_cfg))
+    found = [found_path for found_path, _ in _listener_cfgs(pipe_cfg)]
+    if not found:
+        return None
     if paths and path == paths[0]:  # the first call: distinct paths make the later ones other paths
-        _check_listener_paths(list(blocks), paths, pipe_name)
+        _check_listener_paths(found, paths, pipe_name)
         _check_has_weights(caller.f_locals.get("tok2vec_model"), caller.f_locals.get("tok2vec_name"), pipe_name)
-    return blocks.get(path)
+    return dot_to_object(pipe_cfg, path)
+
+
+def check_replaceable(caller: FrameType, upstream: str, listening: Container[str]) -> None:
+    """Refuse ``nlp.replace_listeners`` (``caller``, reading the ``listener_map`` of the elmo component
+    ``upstream``, whose listening components are ``listening``) of a listening component whose config
+    has no ``model.tok2vec`` block, before anything changes: spaCy hands that block to the hook
+    (``replace_listener_cfg``), and failed with a bare ``KeyError: 'tok2vec'`` (a spaCy ``tok2vec``
+    component listening to ``upstream``, whose listener is at ``model.elmo``)."""
+    nlp, pipe_name, paths = (caller.f_locals.get(name) for name in ("self", "pipe_name", "listeners"))
+    if not isinstance(nlp, Language) or not isinstance(pipe_name, str) or pipe_name not in listening or not paths:
+        return
+    model_cfg = nlp.get_pipe_config(pipe_name).get("model")
+    if not isinstance(model_cfg, dict) or "tok2vec" in model_cfg:
+        return
+    found = [path for path, _ in _listener_cfgs(nlp.get_pipe_config(pipe_name))]
+    at = ", ".join(found) or "its model"
+    pipe = nlp.get_pipe(pipe_name)
+    theirs: list[str] = pipe.listening_components if isinstance(pipe, ListenedToComponent) else []
+    copied = json.dumps([f"model.tok2vec{path[len('model') :]}" for path in found if path.startswith("model.")])
+    instead = (
+        f"to make a component listening to {pipe_name!r} stand alone, give it a copy of {pipe_name!r} "
+        f'(nlp.replace_listeners("{pipe_name}", "{theirs[0]}", ["model.tok2vec"])), then a biLM of its own '
+        f'(nlp.replace_listeners("{upstream}", "{theirs[0]}", {copied}))'
+        if theirs
+        else f"give {pipe_name!r} a biLM of its own in its config instead (spacy-elmo.ElmoMix.v1 at {at})"
+    )
+    raise ValueError(
+        f"nlp.replace_listeners cannot replace the ELMo listener of {pipe_name!r} (at {at}): spaCy hands the hook "
+        f"the listening component's model.tok2vec block, and the config of {pipe_name!r} has none; {instead}"
+    )
 
 
 def _check_has_weights(bilm: Any, upstream: Any, pipe_name: Any) -> None:
@@ -542,9 +591,12 @@ def load_weights_advice(name: str) -> str:
 
 
 def _check_listener_paths(found: list[str], paths: list[str], pipe_name: Any) -> None:
-    """Refuse ``paths`` unless they name each mix listener block (at the paths ``found``) once."""
-    wrong = [path for path in paths if path not in found]
-    if found and (wrong or len(set(paths)) < len(paths)):
+    """Refuse ``paths`` unless each names a block holding mix listeners (at the paths ``found``), the
+    listener's own or one around it, and each listener is in one of them only."""
+    holding = {path: [at for at in found if at == path or at.startswith(f"{path}.")] for path in paths}
+    wrong = [path for path, held in holding.items() if not held]
+    covered = [at for held in holding.values() for at in held]
+    if wrong or len(paths) > len(set(paths)) or len(covered) > len(set(covered)) or len(set(covered)) < len(found):
         listeners = "listener of {!r} is" if len(found) == 1 else "listeners of {!r} are"
         raise ValueError(
             f"nlp.replace_listeners: the ELMo {listeners.format(pipe_name)} at {', '.join(found)}, not "

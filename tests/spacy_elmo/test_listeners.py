@@ -266,34 +266,6 @@ def test_replace_listeners_gives_ner_its_own_biLM_with_identical_predictions(tin
         assert loaded(text).cats == pytest.approx(cats, abs=1e-6)
 
 
-def test_replace_listeners_with_the_path_of_the_whole_tok2vec_is_refused_naming_the_listeners_path(
-    tiny_elmo_dir, tmp_path
-):
-    nlp, examples, optimizer = build(tiny_elmo_dir)
-    train(nlp, examples, optimizer, rounds=2)
-    texts = [eg.reference.text for eg in examples]
-    before = [[(e.start, e.end, e.label_) for e in doc.ents] for doc in nlp.pipe(texts)]
-    config_before = nlp.config.to_str()
-    with pytest.raises(ValueError) as info:
-        nlp.replace_listeners("elmo", "ner", ["model.tok2vec"])  # spacy-transformers' path
-    assert str(info.value) == (
-        "nlp.replace_listeners: the ELMo listener of 'ner' is at model.tok2vec.elmo, not model.tok2vec: "
-        'pass ["model.tok2vec.elmo"]'
-    )
-    assert nlp.config.to_str() == config_before
-    assert sorted(nlp.get_pipe("elmo").listening_components) == ["ner", "textcat"]
-    nlp.to_disk(tmp_path / "unchanged")
-    loaded = spacy.load(tmp_path / "unchanged")
-    assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in loaded.pipe(texts)] == before
-    loaded.replace_listeners("elmo", "ner", ["model.tok2vec.elmo"])
-    loaded.remove_pipe("textcat")
-    loaded.remove_pipe("elmo")
-    loaded.to_disk(tmp_path / "own-biLM")
-    alone = spacy.load(tmp_path / "own-biLM")
-    assert alone.pipe_names == ["ner"]
-    assert [[(e.start, e.end, e.label_) for e in doc.ents] for doc in alone.pipe(texts)] == before
-
-
 TWO_LISTENERS = ["model.tok2vec.elmo", "model.tok2vec.embed"]
 
 
