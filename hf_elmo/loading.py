@@ -538,11 +538,13 @@ def _renamed_error(err: Exception, folder: str, name: str) -> Exception | None:
         return None
 
 
-def load_bilm(name_or_path: PathLike) -> tuple[ElmoModel, ModelSource]:
+def load_bilm(name_or_path: PathLike | ModelSource) -> tuple[ElmoModel, ModelSource]:
     """``(ElmoModel, ModelSource)``: the biLM (float32, eval mode) of any model name; an LM
     folder's softmax and a task model's head are left out, without transformers' load report
-    calling their weights unexpected. What every ``elmo`` command uses for its model argument."""
-    source = resolve_model(name_or_path)
+    calling their weights unexpected. What every ``elmo`` command uses for its model argument.
+    A ``ModelSource`` that ``resolve_model`` found already is not resolved again (``elmo demo``, which reads
+    the model's tokenizer before its weights: a Hub id is looked up once)."""
+    source = name_or_path if isinstance(name_or_path, ModelSource) else resolve_model(name_or_path)
     with quiet_records("transformers.modeling_utils"):  # weights that do not fit are errors still
         model = ElmoModel.from_pretrained(source.path)
     return model.eval(), source

@@ -83,8 +83,9 @@ def run(args: argparse.Namespace) -> int:
     text = [sentence.split() for sentence in sentences]
     model_path = args.model or DEFAULT_MODEL_NAME
     # split as the model's own tokenizer splits raw text (model_tokenizer's), read before the weights load;
-    # the model resolved first, so that a bad one is refused in the words of every command
-    pre_tokenizer = ElmoTokenizer.from_pretrained(resolve_model(model_path).path).pre_tokenizer
+    # the model resolved first, and once, so that a bad one is refused in the words of every command
+    source = resolve_model(model_path)
+    pre_tokenizer = ElmoTokenizer.from_pretrained(source.path).pre_tokenizer
     queries = [split_words(s, pre_tokenizer)[0] for s in args.sentences]
     positions = []
     for sentence, tokens in zip(args.sentences, queries):  # checked before the model loads too
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             )
             raise ValueError(f"{args.word!r} is not a token of {sentence!r} (tokens: {tokens}){hint}")
         positions.append(tokens.index(args.word))
-    model, _ = load_bilm(model_path)
+    model, _ = load_bilm(source)
     check_reads_char_ids(model, "elmo demo")
     model.to(device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
     vectors = [layers[:, i] for layers, i in zip(embed(model, queries), positions)]  # (L+1, 2P) each
