@@ -52,7 +52,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -157,10 +157,12 @@ def atomic_file(path: PathLike) -> Iterator[Path]:
     fsync_folder(path.parent)
 
 
-def write_text_atomic(path: PathLike, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` through ``atomic_file``."""
+def write_text_atomic(path: PathLike, text: str, *, make_folders: bool = False) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through ``atomic_file``; with ``make_folders``, in its folder made
+    first where it is missing (``folder_for_the_run``: a failed write leaves none of the folders it made), as a
+    script writes its output option (the benchmarks' ``--json``)."""
     path = Path(path)
-    with atomic_file(path) as tmp:
+    with folder_for_the_run(path.parent) if make_folders else nullcontext(), atomic_file(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return path
 

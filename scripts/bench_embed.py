@@ -247,8 +247,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     row("tokens/s", {name: tokens / best[name]["total"] for name in names}, "{:,.0f}")
     row("peak RSS, MiB", {name: best[name]["peak_rss_mb"] for name in names}, "{:,.0f}")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(args.json, json.dumps({"lines": lines, "tokens": tokens, "sides": best}, indent=1))
+        report = json.dumps({"lines": lines, "tokens": tokens, "sides": best}, indent=1)
+        write_text_atomic(args.json, report, make_folders=True)
 
 
 if __name__ == "__main__":

@@ -412,8 +412,7 @@ def save(rows: list[dict], path: Path | None) -> None:
     """Write the rows so far (a run stopped by a time limit keeps what it measured, whole: written aside and
     renamed into place)."""
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(path, json.dumps(rows, indent=1))
+        write_text_atomic(path, json.dumps(rows, indent=1), make_folders=True)
 
 
 def print_table(rows: list[dict], args: argparse.Namespace) -> None:

@@ -135,8 +135,9 @@ def bench(args: argparse.Namespace, work: Path) -> None:
         )
     print(f"# max abs difference, ONNX Runtime vs eager, all layers, batch {batch_size}: {difference:.2g}")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(args.json, json.dumps({"rows": rows, "max_abs_diff": difference}, indent=1))
+        write_text_atomic(
+            args.json, json.dumps({"rows": rows, "max_abs_diff": difference}, indent=1), make_folders=True
+        )
 
 
 if __name__ == "__main__":
