@@ -153,6 +153,8 @@ def _torch_load(path: Path, folder: Path) -> dict[str, Any]:
         raise FileNotFoundError(f"{path} is missing; {_start_again(folder)}")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
+    except PermissionError:  # unreadable, not damaged: said as the system says it ("FILE: Permission denied")
+        raise
     except Exception as err:  # torch reports a damaged file with many types (zip, pickle, EOF errors)
         raise _damaged(path, folder, err) from None
     if not isinstance(state, dict):
