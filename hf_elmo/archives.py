@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .convert import MAX_INFLATION, inflates_too_much
 from .fileio import ensure_free_space, oserror_in_one_line
+from .messages import error_reason
 from .modeling_elmo import InvalidModelError
 from .original_files import is_options_name, is_weights_name, options_name
 
@@ -40,7 +41,7 @@ def original_member_folder(archive: Path) -> str:
         with zipfile.ZipFile(archive) as handle:
             names = [n for n in handle.namelist() if not n.endswith("/")]
     except (zipfile.BadZipFile, OSError) as err:
-        raise InvalidModelError(f"{archive} is not a readable zip archive ({err})") from None
+        raise InvalidModelError(f"{archive} is not a readable zip archive ({error_reason(err)})") from None
     folders = sorted({n[: n.rfind("/") + 1] for n in names if is_options_name(n[n.rfind("/") + 1 :])})
     if len(folders) != 1 or not any(n.startswith(folders[0]) and is_weights_name(n[len(folders[0]) :]) for n in names):
         raise InvalidModelError(

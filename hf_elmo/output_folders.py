@@ -47,7 +47,7 @@ from .fileio import (
     is_or_holds,
     unwritable_in_one_line,
 )
-from .messages import described, some_of
+from .messages import described, error_reason, some_of
 from .tokenization_elmo import TOKENIZER_CONFIG
 
 #: The folder of this package: its code and its shipped models (``hf_elmo.pretrained``), which no
@@ -326,7 +326,7 @@ def _remove_old_copy(old: Path, out_dir: Path) -> None:
     try:
         shutil.rmtree(old)
     except OSError as err:
-        reason = err.strerror or str(err)
+        reason = error_reason(err)
         _logger.warning(
             "%s is written, but its old copy %s could not be removed (%s); delete it yourself", out_dir, old, reason
         )

@@ -30,7 +30,7 @@ import torch
 
 from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig
 from ..fileio import atomic_file, check_parent_folders, ensure_free_space, is_or_holds, write_text_atomic
-from ..messages import described, first_line
+from ..messages import described, error_reason, first_line
 from ..output_folders import CHECKPOINT_FILE, SETTINGS_FILE
 from .data import DATA_ORDER, same_batches
 from .distributed import refused_together
@@ -476,7 +476,7 @@ def save_checkpoint(
                     earlier.unlink(missing_ok=True)
                 except OSError as err:
                     raise OSError(
-                        f"could not delete {earlier}, an RNG state of an earlier checkpoint ({err.strerror or err}); "
+                        f"could not delete {earlier}, an RNG state of an earlier checkpoint ({error_reason(err)}); "
                         f"the checkpoint of step {position['step']} is whole: remove {earlier}, then run the same "
                         "command again: it resumes from that checkpoint"
                     ) from None

@@ -1,6 +1,6 @@
 """How the package's refusals name what they refuse: a value (``described``, ``one_of``), another model's config
 (``another_model``), a list of names (``some_of``), another library's error (``first_line``), the system's error
-without its ``[Errno N]`` (``error_text``), and what a number setting must be (``is_number``).
+without its ``[Errno N]`` (``error_text``; its reason alone: ``error_reason``), and what a number setting must be (``is_number``).
 
 Standard library only, as it travels with the model's code for ``trust_remote_code`` (``configuration_elmo.py``,
 ``tokenization_elmo.py`` and the modeling files import it relatively; ``hf_elmo.output_folders.MODEL_CODE_FILES``).
@@ -76,6 +76,13 @@ def error_text(error: object) -> str:
         return str(error)
     named = " -> ".join(str(name) for name in (error.filename, error.filename2) if name is not None)
     return f"{named}: {error.strerror}" if named else error.strerror
+
+
+def error_reason(error: BaseException) -> str:
+    """What went wrong, as a message that names the file already quotes it: an ``OSError``'s reason alone
+    ("Permission denied", without ``[Errno 13]`` and the file), another error's first line (``first_line``)."""
+    strerror = error.strerror if isinstance(error, OSError) else None
+    return strerror or first_line(error)
 
 
 def is_number(value: Any, *, whole: bool = False) -> bool:
