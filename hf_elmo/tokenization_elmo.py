@@ -10,7 +10,6 @@ import difflib
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, cast
 
@@ -40,9 +39,10 @@ from .configuration_elmo import (
     check_integer,
     check_save_folder,
     config_file,
+    earlier_files,
     json_of,
     push_errors_said,
-    saved_and_pushed,
+    push_saved,
 )
 from .messages import another_model, described, one_of
 from .word_splitting import check_pre_tokenizer, split_words
@@ -471,8 +471,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
         **kwargs: Any,
     ) -> tuple[str, ...]:
         """``PreTrainedTokenizer.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
-        (``check_save_folder``), where transformers logs it and writes nothing; with ``push_to_hub``, a Hub that
-        cannot be reached is one line (``saved_and_pushed``). A ``filename_prefix`` is refused before anything is
+        (``check_save_folder``), where transformers logs it and writes nothing; with ``push_to_hub``, the folder is
+        saved whole first, then pushed (``push_saved``). A ``filename_prefix`` is refused before anything is
         written: the folder would not load."""
         if filename_prefix:  # transformers writes PREFIX-tokenizer_config.json, which no from_pretrained reads
             raise ValueError(
@@ -481,8 +481,11 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 "tokenizer_config.json): save into a folder of its own, without filename_prefix"
             )
         folder = check_save_folder(save_directory)
-        with saved_and_pushed(self, folder, kwargs) if push_to_hub else nullcontext():
-            return super().save_pretrained(folder, legacy_format, filename_prefix, push_to_hub, **kwargs)
+        files_timestamps = earlier_files(self, folder) if push_to_hub else {}
+        saved = super().save_pretrained(folder, legacy_format, filename_prefix, **kwargs)
+        if push_to_hub:
+            push_saved(self, folder, files_timestamps, kwargs)
+        return saved
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PreTrainedTokenizer.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""

@@ -64,23 +64,9 @@ def test_the_push_uploads_the_saved_files_to_the_repository_made_with_its_settin
     ElmoModel(tiny_config()).save_pretrained(folder, push_to_hub=True, private=True, commit_message="first")
     assert hub["create_repo"] == ("elmo", {"exist_ok": True, "private": True})
     (working_dir, repo_id, timestamps), settings = uploads[0]
-    assert (working_dir, repo_id, list(timestamps)) == (folder, "me/elmo", ["notes.txt"])
+    assert (str(working_dir), repo_id, list(timestamps)) == (str(folder), "me/elmo", ["notes.txt"])
     assert settings == {"commit_message": "first", "token": None, "create_pr": False}
     assert {"config.json", "model.safetensors", "README.md"} <= {p.name for p in folder.iterdir()}
-
-
-@pytest.mark.parametrize("saved", ["config", "tokenizer"])
-def test_config_and_tokenizer_without_a_network_are_one_line_naming_the_repository(saved, monkeypatch, tmp_path):
-    monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", unreachable)
-    pushed = ElmoModel(tiny_config()).config if saved == "config" else ElmoTokenizer()
-    with pytest.raises(OSError) as caught:
-        pushed.save_pretrained(tmp_path / "elmo", push_to_hub=True, repo_id="me/elmo")
-    assert str(caught.value) == (
-        f"{type(pushed).__name__}.save_pretrained(push_to_hub=True) me/elmo: the request to the Hub failed "
-        "(ConnectError: [Errno -2] Name or service not known); check the network and proxy settings "
-        "(HTTPS_PROXY), or save_pretrained(FOLDER) and upload the folder later (hf upload me/elmo FOLDER)"
-    )
-    assert not (tmp_path / "elmo").exists()  # transformers made it, then failed to make the repository
 
 
 @pytest.mark.parametrize("saved", ["model", "config", "tokenizer"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import numbers
 import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -508,11 +508,14 @@ class ElmoConfig(PretrainedConfig):
 
     def save_pretrained(self, save_directory: str | os.PathLike, push_to_hub: bool = False, **kwargs: Any) -> None:
         """``PretrainedConfig.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
-        (``check_save_folder``); with ``push_to_hub``, a Hub that cannot be reached is one line
-        (``saved_and_pushed``)."""
+        (``check_save_folder``); with ``push_to_hub``, the folder is saved whole first, then pushed (``push_saved``)."""
         folder = check_save_folder(save_directory)
-        with saved_and_pushed(self, folder, kwargs) if push_to_hub else nullcontext():
-            super().save_pretrained(folder, push_to_hub, **kwargs)
+        if not push_to_hub:
+            super().save_pretrained(folder, **kwargs)
+            return
+        files_timestamps = earlier_files(self, folder)
+        super().save_pretrained(folder)
+        push_saved(self, folder, files_timestamps, kwargs)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PretrainedConfig.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
@@ -635,20 +638,42 @@ def push_errors_said(
     return nullcontext() if package_loader is None else package_loader.pushing(what, repo_id, saved)
 
 
-@contextmanager
-def saved_and_pushed(saver: Any, folder: str, kwargs: dict[str, Any]) -> Iterator[None]:
-    """Around the config's or tokenizer's (``saver``) ``save_pretrained(folder, push_to_hub=True, **kwargs)``: a Hub
-    that cannot be reached said in one line (``push_errors_said``), and the folder that transformers made for it
-    removed where the push failed before anything was written in it (it makes the repository first)."""
-    new = not os.path.exists(folder)
+def push_saved(
+    saver: Any, folder: str, files_timestamps: dict[str, float], hub: dict[str, Any], card: bool = False
+) -> None:
+    """The push of ``saver``'s (the model's, config's or tokenizer's) ``save_pretrained(folder, push_to_hub=True,
+    **hub)`` once ``folder`` is saved whole, as transformers pushes (the repository made with ``hub``'s settings,
+    ``token`` and ``private`` say; with ``card``, the model's, a model card written; the files changed since
+    ``files_timestamps`` uploaded with ``commit_message`` and ``create_pr``), but after the save rather than around
+    it: a push that fails, the Hub out of reach included, leaves the folder saved, and the error names it
+    (``push_errors_said``). The one push of the three ``save_pretrained``."""
+    from transformers.utils.hub import create_and_tag_model_card, hf_api
+
+    hub = dict(hub)
+    commit_message = hub.pop("commit_message", None)
+    repo_id = pushed_repo_id(folder, hub)
+    hub.pop("repo_id", None)
+    create_pr = hub.pop("create_pr", False)
     what = f"{type(saver).__name__}.save_pretrained(push_to_hub=True)"
-    try:
-        with push_errors_said(saver.package_loader, what, pushed_repo_id(folder, kwargs)):
-            yield
-    except BaseException:
-        if new and os.path.isdir(folder) and not os.listdir(folder):
-            os.rmdir(folder)
-        raise
+    with push_errors_said(saver.package_loader, what, repo_id, saved=folder):
+        repo_id = hf_api().create_repo(repo_id, exist_ok=True, **hub).repo_id
+        if card:
+            model_card = create_and_tag_model_card(repo_id, saver.model_tags, token=hub.get("token"))
+            model_card.save(os.path.join(folder, "README.md"))
+        saver._upload_modified_files(
+            folder,
+            repo_id,
+            files_timestamps,
+            commit_message=commit_message,
+            token=hub.get("token"),
+            create_pr=create_pr,
+        )
+
+
+def earlier_files(saver: Any, folder: str) -> dict[str, float]:
+    """The modification times of the files in ``folder`` before ``saver`` saves into it (none where it is new):
+    ``push_saved`` uploads the others."""
+    return saver._get_files_timestamps(folder) if os.path.isdir(folder) else {}
 
 
 def pushed_repo_id(save_directory: str, kwargs: dict[str, Any]) -> str:

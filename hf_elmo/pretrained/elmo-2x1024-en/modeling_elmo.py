@@ -39,7 +39,7 @@ from transformers.utils import CONFIG_NAME, SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHT
 from transformers.utils import logging as hf_logging
 
 from .char_ids import N_CHAR_IDS, add_sentence_markers, batch_to_ids
-from .configuration_elmo import ElmoConfig, check_save_folder, push_errors_said, pushed_repo_id
+from .configuration_elmo import ElmoConfig, check_save_folder, earlier_files, push_errors_said, push_saved
 from .elmo_cache import DerivedWeights, TokenLayerCache
 from .elmo_kernels import (
     FORGET_BIAS,
@@ -869,8 +869,8 @@ class ElmoPreTrainedModel(PreTrainedModel):
         is refused before anything is written, and so is a path that is a file (``~`` is the home folder,
         ``check_save_folder``); a save that fails
         (a bad ``max_shard_size``, a full disk) into a folder it created removes that folder. With
-        ``push_to_hub`` the folder is saved whole first, then pushed (``_push_saved``): an upload that fails
-        leaves it, and a Hub that cannot be reached is one line naming it (``push_errors_said``).
+        ``push_to_hub`` the folder is saved whole first, then pushed with a model card (``push_saved``), as the
+        config and tokenizer are: a push that fails leaves it, and says so in one line naming it.
         """
         if "state_dict" not in kwargs and weights_never_loaded(self):
             raise _never_loaded()  # transformers would fail on the first weight, the config and code written
@@ -898,7 +898,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         saving = inspect.signature(PreTrainedModel.save_pretrained).bind_partial(self, folder, *args, **kwargs)
         push = saving.arguments.pop("push_to_hub", False)
         hub = saving.arguments.pop("kwargs", {}) if push else {}  # the repository's and commit's (private=...)
-        files_timestamps = {} if new or not push else self._get_files_timestamps(folder)
+        files_timestamps = earlier_files(self, str(folder)) if push else {}
         try:
             with _no_weight_progress_bars(), _earlier_weights_removed(folder, kwargs):
                 super().save_pretrained(*saving.args[1:], **saving.kwargs)
@@ -912,27 +912,9 @@ class ElmoPreTrainedModel(PreTrainedModel):
             for weights in folder.glob("*.safetensors"):
                 weights.chmod(mode)
         if push and self.should_save_on_this_rank(saving.arguments.get("is_main_process", True)):
-            self._push_saved(folder, files_timestamps, saving.arguments.get("token"), hub)
-
-    def _push_saved(
-        self, folder: Path, files_timestamps: dict[str, float], token: str | bool | None, hub: dict[str, Any]
-    ) -> None:
-        """The push of ``save_pretrained(folder, push_to_hub=True, **hub)`` once ``folder`` is saved whole, as
-        transformers pushes (the repository made, a model card, the files changed since ``files_timestamps``
-        uploaded), but after the save rather than around it: a failed push leaves the saved folder as it is."""
-        from transformers.utils.hub import create_and_tag_model_card, hf_api
-
-        commit_message = hub.pop("commit_message", None)
-        repo_id = pushed_repo_id(str(folder), hub)
-        hub.pop("repo_id", None)
-        create_pr = hub.pop("create_pr", False)
-        what = f"{type(self).__name__}.save_pretrained(push_to_hub=True)"
-        with push_errors_said(self.package_loader, what, repo_id, saved=str(folder)):
-            repo_id = hf_api().create_repo(repo_id, exist_ok=True, **hub).repo_id
-            card = create_and_tag_model_card(repo_id, self.model_tags, token=token)  # type: ignore[arg-type]  # (or True)
-            card.save(folder / "README.md")
-            self._upload_modified_files(
-                folder, repo_id, files_timestamps, commit_message=commit_message, token=token, create_pr=create_pr
+            token = saving.arguments.get("token")
+            push_saved(
+                self, str(folder), files_timestamps, hub if token is None else {**hub, "token": token}, card=True
             )
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]  # typed through functools.wraps
