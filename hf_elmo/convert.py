@@ -496,9 +496,7 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     import h5py
 
     options_path, weights_path = Path(options_path).expanduser(), Path(weights_path).expanduser()
-    if weights_path.resolve() == options_path.resolve():
-        raise FileExistsError(f"the options file and the weights file are one path, {weights_path}; give each its own")
-    check_writable_output(weights_path)
+    check_writable_output(weights_path, [options_path], inputs_are="the options file")
     check_writable_output(options_path)
     state = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
     prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."

@@ -82,16 +82,17 @@ def fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def check_output_file(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
+def check_output_file(path: PathLike, inputs: Iterable[PathLike] = (), inputs_are: str = "the input") -> Path:
     """Raise ``FileExistsError`` when ``path`` is one of ``inputs`` (the file it names, links followed, is
-    the one read), or exists and is not a regular file (a symbolic link, folder, device or pipe:
+    the one read; ``inputs_are`` names them in the message: ``"the options file"`` for another output of the
+    same call, say), or exists and is not a regular file (a symbolic link, folder, device or pipe:
     ``atomic_file``'s rename would put a file in its place, e.g. of ``/dev/null``), naming which; returns
     it as a ``Path``."""
     path = Path(path)
     for source in inputs:
         if path.resolve() == Path(source).resolve():
             named = "" if str(path) == str(source) else f" {source}"
-            raise FileExistsError(f"the output {path} is the input{named}; write to another path")
+            raise FileExistsError(f"the output {path} is {inputs_are}{named}; write to another path")
     if path.is_symlink():
         raise FileExistsError(
             f"the output {path} is a symbolic link (to {os.readlink(path)}); name the file it points to, or a new one"
@@ -361,12 +362,12 @@ def sole_writer(path: PathLike) -> Iterator[Path]:
         yield path
 
 
-def check_writable_output(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
+def check_writable_output(path: PathLike, inputs: Iterable[PathLike] = (), inputs_are: str = "the input") -> Path:
     """Refuse, in one line, before a long run would, an output file that ``atomic_file`` could not write (in
-    its folder, made first where it is missing): one of ``inputs``, or no regular file (``check_output_file``),
-    a file on the way to it (``check_parent_folders``) or a folder this process cannot write in
-    (``check_writable``); returns it as a ``Path``."""
-    path = check_output_file(path, inputs)
+    its folder, made first where it is missing): one of ``inputs`` (named ``inputs_are``), or no regular file
+    (``check_output_file``), a file on the way to it (``check_parent_folders``) or a folder this process cannot
+    write in (``check_writable``); returns it as a ``Path``."""
+    path = check_output_file(path, inputs, inputs_are)
     check_parent_folders(path)
     check_writable(path.parent, path)
     return path

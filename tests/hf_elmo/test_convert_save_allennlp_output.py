@@ -51,9 +51,7 @@ def test_an_output_that_would_lose_a_file_is_refused_before_anything_is_written(
     options, weights = tmp_path / "options.json", tmp_path / "weights.hdf5"
     if case == "one path for both":
         weights = options
-        said = (
-            f"the options file and the weights file are one path, {options}; give each its own"  # was: "is the input"
-        )
+        said = f"the output {options} is the options file; write to another path"  # was: "is the input"
     elif case == "a folder":
         weights.mkdir()
         said = f"the output {weights} is a folder"
