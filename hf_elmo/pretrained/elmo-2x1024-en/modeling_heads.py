@@ -318,7 +318,11 @@ def _refuse_the_stock_token_pipeline() -> None:
     """Raise when a caller up to a few frames above (past the head's ``forward`` and
     ``nn.Module.__call__``) is ``TokenClassificationPipeline._forward`` of transformers' own
     pipeline, not of a subclass such as ``ElmoTokenClassificationPipeline``. Only that frame's
-    locals are read (the code object tells it)."""
+    locals are read (the code object tells it). Skipped while ``torch.compile`` or ``torch.export``
+    traces the model: they cannot trace ``sys._getframe`` (a warning to file a torch issue, and a
+    graph break), and a pipeline runs the model eagerly."""
+    if torch.compiler.is_compiling() or torch.compiler.is_exporting():
+        return
     pipeline_step = TokenClassificationPipeline._forward.__code__
     frame = sys._getframe(1)
     for _ in range(7):
