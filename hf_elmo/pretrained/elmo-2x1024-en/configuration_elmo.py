@@ -615,16 +615,42 @@ def names_lm_head(architectures: Sequence[str] | None) -> bool:
     return LM_ARCHITECTURE in (architectures or ())
 
 
+#: How the files that ``save_pretrained`` writes are named (the config, weights, tokenizer files and code copies):
+#: a symbolic link so named in its folder would be written through (``check_save_folder``).
+_SAVED_SUFFIXES = (".json", ".safetensors", ".bin", ".py", ".md")
+
+
 def check_save_folder(save_directory: str | os.PathLike) -> str:
     """``save_directory`` with ``~`` expanded (``"~/model"`` is the home folder's, as ``from_pretrained`` reads
     it; transformers made a folder named ``~`` in the current one), after refusing, in one line, a folder that is
-    a file (transformers fails on it late, after writing the code copies, or only logs it and writes nothing):
-    the one check of the model's, config's and tokenizer's ``save_pretrained``. A trailing ``/`` goes: with
-    ``push_to_hub``, transformers names the repository after the path's last part, which ``"my-elmo/"`` left empty."""
+    a file (transformers fails on it late, after writing the code copies, or only logs it and writes nothing), a
+    symbolic link to nothing (transformers said ``[Errno 17] File exists``), or a folder that holds a symbolic link
+    named as a file that a save writes (``_SAVED_SUFFIXES``: a Hugging Face cache snapshot's files are links to its
+    blobs), which transformers writes through, changing the file it points to: the one check of the model's,
+    config's and tokenizer's ``save_pretrained``. A trailing ``/`` goes: with ``push_to_hub``, transformers names
+    the repository after the path's last part, which ``"my-elmo/"`` left empty."""
     folder = os.path.expanduser(os.fspath(save_directory))
     folder = folder.rstrip(os.sep + (os.altsep or "")) or folder  # "/" stays
     if os.path.isfile(folder):
         raise NotADirectoryError(f"{folder} is a file, but save_pretrained writes a folder: give a folder's path")
+    if os.path.islink(folder) and not os.path.exists(folder):
+        raise FileNotFoundError(
+            f"{folder} is a symbolic link to {os.readlink(folder)}, which does not exist: create the folder it "
+            "points to, or give another path"
+        )
+    if os.path.isdir(folder):
+        links = sorted(
+            entry.name
+            for entry in os.scandir(folder)
+            if entry.is_symlink() and entry.name.endswith(_SAVED_SUFFIXES) and not os.path.isdir(entry.path)
+        )
+        if links:
+            link = os.path.join(folder, links[0])
+            raise FileExistsError(
+                f"{folder} holds {links[0]}, a symbolic link (to {os.readlink(link)}) that save_pretrained would "
+                "write through, changing the file it points to (a Hugging Face cache snapshot is such links): save "
+                "to another folder, or remove the links first"
+            )
     return folder
 
 
