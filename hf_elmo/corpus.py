@@ -54,6 +54,23 @@ class CorpusError(ValueError):
     """A training or evaluation file that is not one-sentence-per-line UTF-8 text."""
 
 
+#: A file of at least ``ONE_TOKEN_MIN_LINES`` lines holding tokens, ``ONE_TOKEN_SHARE`` of them a single one, holds
+#: one token a line (CoNLL's layout, a tokenizer's output), not one sentence a line (``one_token_a_line``).
+ONE_TOKEN_MIN_LINES, ONE_TOKEN_SHARE = 10, 0.9
+
+
+def one_token_a_line(path: PathLike, single: int, lines: int) -> str | None:
+    """What is wrong with ``path`` when ``single`` of its ``lines`` that hold tokens hold one each, as a file of
+    one token a line does (``ONE_TOKEN_SHARE``), said with what to do; None when it reads as one sentence a line.
+    Each of its lines read as a sentence of one word gives vectors, a model or a perplexity of no sentence."""
+    if lines < ONE_TOKEN_MIN_LINES or single < ONE_TOKEN_SHARE * lines:
+        return None
+    return (
+        f"{path}: {single:,} of {lines:,} lines hold a single token: one token a line (as CoNLL files and "
+        "tokenizers write them), not one sentence a line; put each sentence's tokens on one line, separated by spaces"
+    )
+
+
 def read_lines(path: PathLike, max_chars: int | None = None) -> Iterator[str]:
     """The lines of a UTF-8 file as Python's text mode splits them (at ``\\n``, ``\\r\\n`` and
     ``\\r``, each ending read as ``\\n``), the byte-order marks at the start of a line dropped (the
@@ -193,11 +210,13 @@ def read_corpus(
 
     Blank lines are skipped; a sentence longer than ``max_sentence_tokens`` tokens is cut into
     consecutive pieces. Raises ``CorpusError`` naming the file and line for binary data,
-    invalid UTF-8, a line over ``max_line_chars`` characters, or a file with no tokens; a path
+    invalid UTF-8, a line over ``max_line_chars`` characters, a file with no tokens, or one of one token
+    a line (``one_token_a_line``); a path
     that is not a regular file is refused by ``check_text_file``, naming it as ``what``.
     """
     path = check_text_file(path, what)
     sentences: list[str] = []
+    single = lines = 0
     for number, line in enumerate(read_lines(path, max_line_chars), start=1):
         nul = nul_byte(line)
         if nul:
@@ -211,8 +230,13 @@ def read_corpus(
         if undecodable:
             raise CorpusError(f"{path}:{number}: {undecodable}; the corpus must be UTF-8 text")
         tokens = line.split()
+        lines += bool(tokens)
+        single += len(tokens) == 1
         for start in range(0, len(tokens), max_sentence_tokens):
             sentences.append(" ".join(tokens[start : start + max_sentence_tokens]))
     if not sentences:
         raise CorpusError(f"{path} holds no tokens (empty file or only blank lines)")
+    one_token = one_token_a_line(path, single, lines)
+    if one_token:
+        raise CorpusError(one_token)
     return sentences

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..char_ids import DEFAULT_MAX_TOKEN_CHARS, token_to_char_ids
 from ..configuration_elmo import WHITESPACE
-from ..corpus import MAX_LINE_CHARS, CorpusError, nul_byte, read_lines, undecodable_byte
+from ..corpus import MAX_LINE_CHARS, CorpusError, nul_byte, one_token_a_line, read_lines, undecodable_byte
 from ..fileio import PathLike
 from ..word_splitting import split_words
 from .shards import DEFAULT_CHUNK_LINES, Shard
@@ -39,15 +39,19 @@ def scan_input(
     char ids accept).
 
     Raises ``CorpusError`` naming the file, the first bad lines (numbered from 1), their
-    problems and how many there are, or saying that the file has no lines.
+    problems and how many there are, or saying that the file has no lines, or, when its blank lines
+    part lines of one token each, that it holds one token a line (``one_token_a_line``; without blank
+    lines it is a list of words, each embedded alone).
     """
     bad: list[str] = []
     n_bad = 0
     chunk_tokens: list[int] = []
-    num_lines = shard_lines = 0
+    num_lines = shard_lines = single = blank = 0
     for index, line in enumerate(read_lines(path)):
         num_lines += 1
         tokens = line.split()
+        single += len(tokens) == 1
+        blank += not tokens
         problem = _line_problem(line, tokens, max_token_chars, max_characters_per_token)
         if problem is not None:
             n_bad += 1
@@ -62,6 +66,10 @@ def scan_input(
     if num_lines == 0:
         raise CorpusError(f"{path} is empty: there are no lines to embed; nothing was written")
     if n_bad:
+        # blank lines between one-token lines: not lines to remove, but sentences to put on one line each
+        one_token = one_token_a_line(path, single, num_lines - blank) if blank else None
+        if one_token:
+            raise CorpusError(f"{one_token}; nothing was written")
         shown = "" if n_bad <= len(bad) else f" (the first {len(bad)} shown)"
         raise CorpusError(
             f"{path}: {n_bad:,} of {num_lines:,} lines are not a sentence of whitespace-separated tokens "
