@@ -614,7 +614,9 @@ def collect(args: argparse.Namespace) -> None:
 
 # -- here: assemble ---------------------------------------------------------------------------
 def assemble(args: argparse.Namespace) -> None:
-    """Join the pieces found in FOLDERS (the files of one or more collect calls) and unpack them."""
+    """Join the pieces found in FOLDERS (the files of one or more collect calls) and unpack them; with
+    ``--overwrite``, in place of an earlier assembly of the same folder (``check_assembly_replaceable``), moved
+    aside before the new one is renamed in and removed last."""
     folders = [Path(f) for f in args.folders]
     manifests = [f / f"{args.what}-{MANIFEST}" for f in folders if (f / f"{args.what}-{MANIFEST}").is_file()]
     if not manifests:
@@ -622,18 +624,45 @@ def assemble(args: argparse.Namespace) -> None:
     manifest = json.loads(manifests[0].read_text())
     dest = Path(args.dest)
     target = dest / manifest["folder"]
-    if target.exists() and not args.overwrite:
-        raise FileExistsError(f"{target} exists (pass --overwrite to replace it)")
     dest.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=dest) as tmp:
         joined = Path(tmp) / "joined.tar"
         join_pieces(manifest, folders, joined)
         with tarfile.open(joined) as tar:
             tar.extractall(tmp, filter="data")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(Path(tmp) / manifest["folder"], target)
+        assembled, replaced = Path(tmp) / manifest["folder"], Path(tmp) / "replaced"
+        if target.exists() or target.is_symlink():
+            check_assembly_replaceable(target, assembled)  # said with or without --overwrite
+            if not args.overwrite:
+                raise FileExistsError(f"{target} exists (pass --overwrite to replace it)")
+            os.replace(target, replaced)  # removed with the temporary folder, once the new one is in place
+        try:
+            os.replace(assembled, target)
+        except BaseException:
+            if replaced.exists():
+                os.replace(replaced, target)
+            raise
     print(f"{target}: {len(manifest['pieces'])} pieces, sha256 {manifest['sha256'][:16]}... verified")
+
+
+def check_assembly_replaceable(target: Path, assembled: Path) -> None:
+    """Stop (one line) unless ``target``, which ``assemble --overwrite`` replaces with the folder ``assembled``,
+    is an earlier assembly of that folder: a folder, not a symbolic link, neither the current folder nor one of
+    its parents, holding nothing that ``assembled`` does not hold (the user's files, which it would delete)."""
+    sys.path.insert(0, str(REPO))
+    from hf_elmo.fileio import is_or_holds
+
+    if target.is_symlink() or not target.is_dir():
+        kind = f"a symbolic link (to {os.readlink(target)})" if target.is_symlink() else "not a folder"
+        raise ValueError(f"{target} is {kind}, so --overwrite does not replace it; assemble into another --dest")
+    if is_or_holds(target, Path.cwd()):
+        raise ValueError(f"{target} is the current folder or holds it, so --overwrite does not replace it")
+    others = sorted(entry.name for entry in target.iterdir() if not (assembled / entry.name).exists())
+    if others:
+        raise ValueError(
+            f"{target} holds files that the assembled {assembled.name} does not ({', '.join(others)}), which "
+            "--overwrite would delete with it; move them out, or assemble into another --dest"
+        )
 
 
 def stop(args: argparse.Namespace) -> None:
