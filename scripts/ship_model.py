@@ -32,6 +32,7 @@ from typing import Any
 
 import torch
 
+from hf_elmo.configuration_elmo import read_json_file
 from hf_elmo.model_card import write_model_card
 from hf_elmo.output_folders import TRAINING_FILE, build_aside, check_output_folder
 from hf_elmo.tokenization_elmo import ElmoTokenizer
@@ -145,6 +146,19 @@ def comparisons(figures: dict) -> str:
     return " ".join(sentence for sentence in sentences if sentence)
 
 
+def read_json(parser: argparse.ArgumentParser, path: Path, what: str) -> Any:
+    """The JSON value in ``path`` (``what``: what it should be, said when it is missing), or the script's one-line
+    error naming the file: missing, unreadable or not JSON (was: a traceback)."""
+    try:
+        return read_json_file(path)
+    except FileNotFoundError:
+        exit_with_error(parser, f"{path}: no such file ({what})")
+    except OSError as err:
+        exit_with_error(parser, err)
+    except ValueError as err:
+        exit_with_error(parser, f"{path}: not JSON ({err})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -167,8 +181,9 @@ def main() -> None:
         check_output_folder(args.out_dir, overwrite=args.overwrite, inputs=inputs, into_package=True)
     except (OSError, ValueError) as err:
         exit_with_error(parser, err)
-    training = json.loads((args.run_dir / TRAINING_FILE).read_text())
-    earlier = [json.loads((run / TRAINING_FILE).read_text()) for run in args.earlier]
+    run_record = "what elmo pretrain writes beside its model: give the folder of a pretraining run"
+    training = read_json(parser, args.run_dir / TRAINING_FILE, run_record)
+    earlier = [read_json(parser, run / TRAINING_FILE, run_record) for run in args.earlier]
     # an earlier shipped folder brings its own earlier stages
     records = [s for run in earlier for s in [*run.get("earlier_stages", []), run]] + [training]
     stages = [
@@ -178,7 +193,9 @@ def main() -> None:
         }
         for stage in records
     ]
-    figures = json.loads(args.figures.read_text())
+    figures = read_json(parser, args.figures, "the model's figures, of which the card is written")
+    if not isinstance(figures, dict) or not isinstance(figures.get("ours"), dict):
+        exit_with_error(parser, f'{args.figures}: no "ours" object (the model\'s perplexities, by the text scored)')
     not_finite = first_not_finite(figures)
     if not_finite is not None:
         exit_with_error(
