@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import shutil
 
-import onnxruntime
 import pytest
 
 from hf_elmo.export import OnnxElmo, export_model
 from hf_elmo.modeling_elmo import InvalidModelError
 from tests.hf_elmo.random_inputs import clipped_random_model
+
+onnxruntime = pytest.importorskip("onnxruntime")  # the export extra: not on the GPU host (scripts/gpu/README.md)
 
 CUDA = "CUDAExecutionProvider"
 
