@@ -112,38 +112,43 @@ def stages_summary(stages: list[dict]) -> dict[str, str]:
     return rows
 
 
-def _comparison(ours: dict, baseline: dict, at: str) -> str:
-    """One sentence, starting with ``at``: which of ours and the baseline has the lower average
-    perplexity, set by set (the sets both have; none if they share no set)."""
+def _lower(ours: dict, baseline: dict) -> str:
+    """Which of ours and the baseline has the lower average perplexity, set by set (the sets both have; "" if
+    they share no set): the end of one of the card's sentences."""
     shared = [name for name in ours if name in baseline]
     if not shared:
         return ""
     lower = [name for name in shared if ours[name]["average"] < baseline[name]["average"]]
     if len(lower) == len(shared):
-        said = "the char CNN has the lower perplexity on every evaluation set."
-    elif not lower:
-        said = "the word-embedding baseline has the lower perplexity on every evaluation set."
-    else:
-        said = f"the char CNN has the lower perplexity on {', '.join(lower)}; the baseline on the others."
-    return f"{at} {said}"
+        return "the char CNN has the lower perplexity on every evaluation set."
+    if not lower:
+        return "the word-embedding baseline has the lower perplexity on every evaluation set."
+    return f"the char CNN has the lower perplexity on {', '.join(lower)}; the baseline on the others."
 
 
 def comparisons(figures: dict) -> str:
     """The card's sentences on ours against the baseline: at the whole run's budget (none when
     the baseline was trained otherwise, ``baseline_is``, since that is no fair race), and at the
-    smaller equal budget of ``smaller_budget``."""
+    smaller equal budget of ``smaller_budget``; one sentence for both where they say the same."""
     sentences = []
+    races = []  # (at which budget, which has the lower perplexity there)
     if "baseline" in figures and "baseline_is" in figures:
         sentences.append(
             "This model and the baseline were not trained alike, so their perplexities do not rank the two."
         )
     elif "baseline" in figures:
-        sentences.append(_comparison(figures["ours"], figures["baseline"], "At the same budget"))
+        races.append(("At the same budget", _lower(figures["ours"], figures["baseline"])))
     if "smaller_budget" in figures:
         smaller = figures["smaller_budget"]
         at = f"At {smaller['tokens']:,} tokens (this model's snapshot there against a baseline of those tokens)"
-        sentences.append(_comparison(smaller["ours"], smaller["baseline"], at))
-    return " ".join(sentence for sentence in sentences if sentence)
+        races.append((at, _lower(smaller["ours"], smaller["baseline"])))
+    races = [(at, lower) for at, lower in races if lower]
+    if len(races) == 2 and races[0][1] == races[1][1]:  # one sentence (was: the same words twice)
+        (first, lower), (second, _) = races
+        sentences.append(f"{first}, and {second[0].lower()}{second[1:]}, {lower}")
+    else:
+        sentences += [f"{at} {lower}" for at, lower in races]
+    return " ".join(sentences)
 
 
 def read_json(parser: argparse.ArgumentParser, path: Path, what: str) -> Any:

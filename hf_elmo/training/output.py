@@ -177,7 +177,7 @@ def model_card_fields(
         caveat = seen_in_training_text(metrics) if split == "valid" else ""
         provenance[f"perplexity ({split})"] = (
             f"forward {values['forward']:.2f}, backward {values['backward']:.2f}, average {values['average']:.2f} "
-            f"(full softmax, {predictions_text(values)}{caveat})"
+            f"= sqrt(forward x backward) (full softmax, {predictions_text(values)}{caveat})"
         )
     how = "pretrained from scratch" if init is None else f"continued from `{init.name}`"
     description = (
