@@ -35,7 +35,7 @@ import torch
 
 from .configuration_elmo import ElmoConfig, json_of
 from .fileio import PathLike, atomic_file, check_writable_output, ensure_free_space, folder_for_the_run
-from .messages import described, some_of
+from .messages import described, error_reason, some_of
 
 Transform = Callable[[np.ndarray], np.ndarray]
 
@@ -244,7 +244,9 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
     try:
         handle = h5py.File(path, "r")
     except OSError as err:
-        raise ElmoWeightsError(f"{path} is not a readable HDF5 file (truncated or corrupt?): {err}") from None
+        raise ElmoWeightsError(
+            f"{path} is not a readable HDF5 file (truncated or corrupt?): {error_reason(err)}"
+        ) from None
     shapes = {row.theirs: row.shapes for row in table}  # each dataset once, in table order
     arrays: dict[str, np.ndarray] = {}
     problems = []
@@ -270,7 +272,7 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
             try:
                 array, found = stored_values(name, dataset)
             except OSError as err:
-                problems.append(f"dataset {name!r} cannot be read (truncated file?): {err}")
+                problems.append(f"dataset {name!r} cannot be read (truncated file?): {error_reason(err)}")
                 continue
             problems.extend(found)
             if array is not None:

@@ -62,7 +62,7 @@ from .devices import check_device_map
 from .fileio import PathLike
 from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe, push_said
 from .logs import quiet_records
-from .messages import some_of
+from .messages import error_reason, some_of
 from .modeling_elmo import (
     ElmoModel,
     ElmoPreTrainedModel,
@@ -385,7 +385,7 @@ def _header_shapes(weights: Path) -> dict[str, tuple[int, ...]]:
             shapes = {key: tuple(part.get_shape()) for key, part in slices.items()}
     except (SafetensorError, OSError, ValueError) as err:
         raise InvalidModelError(
-            f"{weights} is not a readable safetensors file ({err}); re-create or re-download it"
+            f"{weights} is not a readable safetensors file ({error_reason(err)}); re-create or re-download it"
         ) from None
     for key, dtype in dtypes.items():
         if not dtype.startswith(("F", "BF")):  # F64, F32, F16, BF16, F8_*: floating point

@@ -39,6 +39,7 @@ from .convert import (
     stored_values,
 )
 from .fileio import PathLike
+from .messages import error_reason
 from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError
 from .modeling_lm import ElmoForBidirectionalLM
 
@@ -193,7 +194,9 @@ def load_allennlp_with_softmax(
     except FileNotFoundError:
         raise FileNotFoundError(f"softmax file not found: {softmax_path}") from None
     except (OSError, KeyError) as err:
-        raise ElmoWeightsError(f"{softmax_path} holds no readable softmax/W and softmax/b: {err}") from None
+        raise ElmoWeightsError(
+            f"{softmax_path} holds no readable softmax/W and softmax/b: {error_reason(err)}"
+        ) from None
     problems = [problem for _, found in values for problem in found]
     if problems:
         raise ElmoWeightsError(f"{softmax_path}: {'; '.join(problems)}")

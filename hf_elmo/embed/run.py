@@ -91,7 +91,7 @@ from ..fileio import (
     sole_writer,
     write_text_atomic,
 )
-from ..messages import described
+from ..messages import described, error_reason
 from ..modeling_elmo import ElmoModel, check_reads_char_ids
 from .output import (
     SENTENCE_TO_INDEX,
@@ -607,7 +607,9 @@ def _check_other_shards(output_path: PathLike, shard: Shard, record: dict[str, A
             with h5py.File(other, "r") as handle:
                 differ = differing_setting(record, read_recorded_settings(handle))
         except OSError as err:
-            raise ValueError(f"{other}, shard {index} of this output, cannot be read ({err}); delete it") from None
+            raise ValueError(
+                f"{other}, shard {index} of this output, cannot be read ({error_reason(err)}); delete it"
+            ) from None
         if differ:
             name, mine, theirs = differ
             raise ValueError(
