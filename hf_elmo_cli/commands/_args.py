@@ -243,7 +243,8 @@ class SuggestingParser(argparse.ArgumentParser):
         except argparse.ArgumentError as err:
             if action.choices is None or not isinstance(value, str) or "meant" in str(err):  # 3.14's suggestion
                 raise
-            raise argparse.ArgumentError(action, f"{err.message}{close_match(value, action.choices)}") from None
+            said = err.message.replace(repr(value), given(value), 1)  # a long value cut short
+            raise argparse.ArgumentError(action, f"{said}{close_match(value, action.choices)}") from None
 
 
 class _MissingRequired(Exception):
@@ -253,6 +254,11 @@ class _MissingRequired(Exception):
 #: How argparse says a required argument, or a required mutually exclusive group, is missing.
 _REQUIRED = "the following arguments are required: "
 _REQUIRED_GROUP = re.compile(r"one of the arguments (.*) is required")
+
+
+#: The most unrecognized arguments that a usage error lists (``CommandParser``): a glob that the shell expanded into
+#: thousands of files is not said back whole.
+SHOWN_EXTRAS = 5
 
 
 class CommandParser(SuggestingParser):
@@ -311,7 +317,8 @@ class CommandParser(SuggestingParser):
         if extras:  # refused here, under this command's usage (was: elmo's, with no hint)
             options = [word.split("=")[0] for word in extras if word.startswith("-")]
             hint = close_match(options[0], self._option_string_actions) if options else ""
-            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+            more = f" and {len(extras) - SHOWN_EXTRAS:,} more" if len(extras) > SHOWN_EXTRAS else ""  # a shell's glob
+            self.error(f"unrecognized arguments: {' '.join(extras[:SHOWN_EXTRAS])}{more}{hint}")
         return parsed, extras
 
     def _parse_intermixed(
