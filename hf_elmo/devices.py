@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 
+from .messages import quoted
 from .torchrun import local_rank
 
 
@@ -21,7 +22,7 @@ def resolve_device(name: str | None, cpu_hint: str = "--device cpu") -> torch.de
     try:
         device = torch.device(name)
     except RuntimeError:
-        raise ValueError(f"unknown device {name!r}; use cpu, cuda or cuda:N") from None
+        raise ValueError(f"unknown device {quoted(name)}; use cpu, cuda or cuda:N") from None
     if device.type == "cuda":
         if not torch.cuda.is_available():
             raise ValueError(

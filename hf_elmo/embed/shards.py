@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import torchrun
 from ..fileio import PathLike, write_text_atomic
-from ..messages import described
+from ..messages import described, quoted
 
 #: Consecutive lines of a shard in one chunk (``Shard.chunk_of``), the unit that a run resumes from.
 DEFAULT_CHUNK_LINES = 10_000
@@ -53,7 +53,7 @@ class Shard:
         """``"I/N"`` (``SHARD_FORM``), e.g. ``"0/2"``."""
         match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
         if not match:
-            raise ValueError(f"shard {text!r}: expected {SHARD_FORM}")
+            raise ValueError(f"shard {quoted(text)}: expected {SHARD_FORM}")
         return cls(int(match[1]), int(match[2]))
 
     @classmethod

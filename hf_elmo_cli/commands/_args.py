@@ -23,15 +23,15 @@ import typing
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
-#: The most characters of a user's value that a usage error quotes (``given``), as ``hf_elmo.messages.described``
-#: cuts a value's repr: an argument of 10 kB is not said back in a line of 10 kB.
+#: The most characters of a user's value that a usage error quotes (``given``), as ``hf_elmo.messages.quoted``
+#: cuts one: an argument of 10 kB is not said back in a line of 10 kB.
 GIVEN_CHARS = 40
 
 
 def given(text: str) -> str:
     """The value a type of this module refuses, as its usage error quotes it: its repr, cut after ``GIVEN_CHARS``
-    characters (``'aaaa...``), as ``hf_elmo.messages.described`` cuts one (without its type: every argument is a
-    str), which a parser cannot import: it would import torch, seconds before a usage error."""
+    characters (``'aaaa...``): ``hf_elmo.messages.quoted``, which a parser cannot import (it would import torch,
+    seconds before a usage error)."""
     quoted = repr(text)
     return quoted if len(quoted) <= GIVEN_CHARS else quoted[:GIVEN_CHARS] + "..."
 

@@ -8,7 +8,7 @@ import argparse
 
 import pytest
 
-from hf_elmo.messages import described
+from hf_elmo.messages import described, quoted
 from hf_elmo_cli import main
 from hf_elmo_cli.commands._args import GIVEN_CHARS, fraction, given, integer_at_least, non_negative, token_limit
 from hf_elmo_cli.commands.perplexity import one_token
@@ -46,8 +46,10 @@ def test_a_short_refused_value_is_quoted_whole():
     assert given("9" * (GIVEN_CHARS - 2)) == repr("9" * (GIVEN_CHARS - 2))
 
 
-def test_a_value_is_cut_as_described_cuts_it():
+def test_a_value_is_cut_as_the_library_cuts_it():
     assert described(LONG) == f"the str {given(LONG)}"
+    for text in (LONG, "abc", "x" * (GIVEN_CHARS - 2), "x" * (GIVEN_CHARS - 1)):
+        assert quoted(text) == given(text)
 
 
 def test_the_command_line_says_a_long_value_in_one_short_line(capsys):

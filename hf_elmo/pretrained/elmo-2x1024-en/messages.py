@@ -1,6 +1,7 @@
-"""How the package's refusals name what they refuse: a value (``described``, ``one_of``), another model's config
-(``another_model``), a list of names (``some_of``), another library's error (``first_line``), the system's error
-without its ``[Errno N]`` (``error_text``; its reason alone: ``error_reason``), and what a number setting must be (``is_number``).
+"""How the package's refusals name what they refuse: a value (``described``, ``one_of``; a string the user gave:
+``quoted``), another model's config (``another_model``), a list of names (``some_of``), another library's error
+(``first_line``), the system's error without its ``[Errno N]`` (``error_text``; its reason alone: ``error_reason``),
+and what a number setting must be (``is_number``).
 
 Standard library only, as it travels with the model's code for ``trust_remote_code`` (``configuration_elmo.py``,
 ``tokenization_elmo.py`` and the modeling files import it relatively; ``hf_elmo.output_folders.MODEL_CODE_FILES``).
@@ -30,7 +31,18 @@ def described(value: Any) -> str:
         return f"a value of type {kind}"
     if "\n" in text or text.startswith("<"):
         return f"a value of type {kind}"
-    return f"the {kind} {text if len(text) <= 40 else text[:40] + '...'}"
+    return f"the {kind} {_cut(text)}"
+
+
+def quoted(text: str) -> str:
+    """``text``, a value the user gave (``--device``, ``--shard``), as a refusal of it quotes it: its repr, cut after
+    40 characters as ``described`` cuts one (``'abc'``, ``'xxxx...``), without its type."""
+    return _cut(repr(text))
+
+
+def _cut(text: str) -> str:
+    """``text`` cut after 40 characters (``...`` after them): how long a refused value's repr may be."""
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def one_of(value: Any, choices: Sequence[Any]) -> bool:
