@@ -18,7 +18,7 @@ from thinc.compat import has_torch_amp
 from thinc.types import Floats3d, Floats4d
 
 from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
-from hf_elmo.messages import described, is_number
+from hf_elmo.messages import described, error_text, is_number
 from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
@@ -170,13 +170,14 @@ def loaded_at_setting(loader: Loader, where: str, setting: list[str], title: str
     """``loader()``, which ``where`` can run (``runnable_widths``); a model that cannot be loaded or run (not
     found, unreadable, a bad config.json, a word-embedding baseline, no ElmoModel at all) is a
     ``ConfigValidationError`` titled ``title`` at the config setting ``setting`` (its path), which ``spacy
-    train`` prints as one error line, not a traceback from deep in ``nlp.initialize``."""
+    train`` prints as one error line (the system's without its ``[Errno N]``: ``error_text``), not a traceback from
+    deep in ``nlp.initialize``."""
     try:
         elmo = loader()
         runnable_widths(elmo, where)
     except (OSError, ValueError, NotAnElmoModel) as error:
         raise ConfigValidationError(
-            errors=[{"loc": setting, "msg": str(error)}], title=title, show_config=False
+            errors=[{"loc": setting, "msg": error_text(error)}], title=title, show_config=False
         ) from error
     return elmo
 
