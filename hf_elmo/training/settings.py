@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..configuration_elmo import OPTIONS_KEYS, RELEASED_FILTERS, SIZE_LIMITS
-from ..messages import described, one_of
+from ..messages import described, error_text, one_of
 from .schedule import LR_SCHEDULES
 
 #: The smallest batch: one sentence of one token between its two markers.
@@ -487,7 +487,7 @@ def resolve_init_model(settings: PretrainSettings) -> ModelSource | None:
     try:
         return resolve_model(settings.init_model)
     except OSError as err:  # ModelNotFoundError / InvalidModelError
-        raise type(err)(f"--init-model: {err}") from None
+        raise type(err)(f"--init-model: {error_text(err)}") from None
 
 
 def resolved_token_embedding(settings: PretrainSettings, init_source: ModelSource | None) -> PretrainSettings:
