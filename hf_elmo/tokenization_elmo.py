@@ -328,6 +328,14 @@ def _one_sentence(ids: Any) -> bool:
     )
 
 
+def _is_batch(ids: Any) -> bool:
+    """Whether ``ids`` (Python ints and lists, ``_plain_ids``) are a batch's char ids (B, T, W), a row of
+    some sentence holding a word's row."""
+    return isinstance(ids, list) and any(
+        isinstance(sentence, list) and len(sentence) > 0 and isinstance(sentence[0], list) for sentence in ids
+    )
+
+
 def _real_tokens(ids: list[Any]) -> Any:
     """The attention mask of nested lists of char ids (a token's row of ints becomes 1, or 0 for
     padding), rows of any lengths."""
@@ -515,8 +523,14 @@ class ElmoTokenizer(PreTrainedTokenizer):
     ) -> str | list[str]:
         """The word of one row of char ids (W,), or the words of (T, W) rows; see
         ``char_ids_to_token``. ``skip_special_tokens`` leaves out padding and sentence markers.
-        A single id is a token only as ``pad_token_id`` (0: padding, the empty word)."""
+        A single id is a token only as ``pad_token_id`` (0: padding, the empty word). A batch's
+        (B, T, W) is refused in one line, as transformers' tokenizers take one sequence here."""
         rows = _plain_ids(ids)
+        if _is_batch(rows):
+            raise ValueError(
+                "convert_ids_to_tokens takes one word's char ids (W,) or one sentence's (T, W), got a batch's "
+                "(B, T, W): convert each sentence (convert_ids_to_tokens(ids[i])), or batch_decode(ids) for their texts"
+            )
         if isinstance(rows, int):
             if rows != self.pad_token_id:
                 raise ValueError(
@@ -570,7 +584,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         first = rows[0] if len(rows) > 0 else None
         if isinstance(first, int):  # one word's row (W,)
             return self._decode_sentence([cast(Sequence[int], rows)], skip_special_tokens)
-        if first is not None and len(first) > 0 and not isinstance(first[0], int):  # (B, T, W)
+        if _is_batch(rows):  # (B, T, W)
             return self.batch_decode(cast(Sequence[Sequence[Sequence[int]]], rows), skip_special_tokens)
         return self._decode_sentence(cast(Sequence[Sequence[int]], rows), skip_special_tokens)
 
@@ -580,8 +594,16 @@ class ElmoTokenizer(PreTrainedTokenizer):
         skip_special_tokens: bool = False,
         **kwargs: Any,
     ) -> list[str]:
-        """``decode`` of every row of (B, T, W) char ids."""
-        return [self._decode_sentence(row, skip_special_tokens) for row in _plain_ids(sequences)]
+        """``decode`` of every row of (B, T, W) char ids. One sentence's (T, W) or one word's (W,) is
+        decoded as a batch of one, with the warning transformers gives for a single sequence."""
+        rows = _plain_ids(sequences)
+        if isinstance(rows, int) or _one_sentence(rows) or (len(rows) > 0 and isinstance(rows[0], int)):
+            _logger.warning_once(  # as transformers' batch_decode does
+                "Passing a single sequence to `batch_decode` is deprecated and will be removed in a future version, "
+                "use `decode` instead."
+            )
+            return [cast(str, self.decode(rows, skip_special_tokens))]
+        return [self._decode_sentence(row, skip_special_tokens) for row in rows]
 
     def _decode_sentence(self, rows: Sequence[Sequence[int]], skip_special_tokens: bool) -> str:
         """The words of (T, W) char ids (Python ints) joined by spaces."""
