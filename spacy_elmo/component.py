@@ -52,7 +52,12 @@ from .bilm import (
 )
 from .cache import ActivationCache, doc_key
 from .call_stack import first_time, note_once, running_locals
-from .config_errors import check_frozen_elmo_annotates, check_setting, training_settings
+from .config_errors import (
+    check_frozen_elmo_annotates,
+    check_setting,
+    check_sourced_elmo_loads_nothing,
+    training_settings,
+)
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
 from .listener import (
     NO_REHEARSAL,
@@ -115,6 +120,7 @@ class ElmoComponent(TrainablePipe):
         component is added, removed or renamed: after ``nlp.rename_pipe`` of this component, its
         listeners of the old name are linked to nothing, and say so, not that the old name's
         component has no weights."""
+        check_sourced_elmo_loads_nothing(self.name)  # spacy train links the pipeline before it initialises it
         kept = [listener for found in links.values() for listener in found]
         for found in getattr(self, "_listener_map", {}).values():
             for listener in found:

@@ -4,9 +4,11 @@ not a traceback from deep in training."""
 
 from typing import Any
 
+from spacy.util import registry
 from thinc.api import ConfigValidationError
 
 from .call_stack import running_locals
+from .loader import names_a_model
 
 
 def check_setting(valid: bool, function: str, setting: str, message: str) -> None:
@@ -47,3 +49,29 @@ def training_settings() -> dict[str, Any] | None:
     no such call, or not yet)."""
     local_vars = running_locals("spacy.training.initialize", "init_nlp")
     return None if local_vars is None else local_vars.get("T")
+
+
+def check_sourced_elmo_loads_nothing(elmo: str) -> None:
+    """In a ``spacy train`` run (``init_nlp`` up the call stack, once it has resolved ``[training]``),
+    refuse ``[initialize.components.ELMO] loader`` naming a model (``--paths.elmo``) for the elmo
+    component ``elmo`` that the config sources from a trained pipeline: spaCy initialises no sourced
+    component, so the loader was never called and the pipeline trained with the sourced biLM, silently.
+    The shipped configs' loader of no model (``name_or_path = null``) is no error: the sourced biLM
+    is what it keeps anyway."""
+    init = running_locals("spacy.training.initialize", "init_nlp")
+    sourced, config = (init or {}).get("sourced") or {}, (init or {}).get("config")
+    if "T" not in (init or {}) or elmo not in sourced or not isinstance(config, dict):
+        return
+    settings = config.get("initialize", {}).get("components", {}).get(elmo) or {}
+    block = settings.get("loader") if isinstance(settings, dict) else None
+    if not isinstance(block, dict) or not names_a_model(registry.resolve({"loader": block})["loader"]):
+        return
+    source, model = sourced[elmo].get("source"), block.get("name_or_path") or block.get("@misc")
+    check_setting(
+        False,
+        f"[initialize.components.{elmo}]",
+        "loader",
+        f"it names the ELMo model {model!r}, but the elmo component {elmo!r} is sourced from {source!r}, and spaCy "
+        f"initialises no sourced component, so {elmo!r} would keep the sourced biLM and never load {model!r}: leave "
+        f'the model out (no --paths.elmo), or make {elmo!r} anew (factory = "elmo" in place of source) to load it',
+    )

@@ -380,7 +380,9 @@ def test_a_frozen_elmo_that_does_not_annotate_is_a_config_error_of_spacy_train_b
     config["components"]["elmo"] = {"source": str(tmp_path / "trained")}  # frozen, so sourced with its weights
     config.to_disk(tmp_path / "frozen-elmo.cfg")
     small = {"training.max_steps": 2, "components.ner.model.tok2vec.encode.width": 16}
-    overrides = ner_training_overrides(tmp_path, tiny_elmo_dir, {"training.frozen_components": ["elmo"], **small})
+    sourced = {"paths.elmo": None}  # a sourced elmo loads no model (test_spacy_train_sourced_elmo_loader.py)
+    changes = {"training.frozen_components": ["elmo"], **small, **sourced}
+    overrides = ner_training_overrides(tmp_path, tiny_elmo_dir, changes)
     capsys.readouterr()
     with pytest.raises(SystemExit) as info:  # was: a ValueError from the listener at step 0
         train(tmp_path / "frozen-elmo.cfg", tmp_path / "output", overrides=overrides)  # what spacy train runs
