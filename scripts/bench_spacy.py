@@ -53,7 +53,7 @@ from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
 
-from hf_elmo.fileio import strict_json, write_text_atomic
+from hf_elmo.fileio import folder_for_the_run, scratch_folder, strict_json, write_text_atomic
 from hf_elmo.messages import error_text
 from hf_elmo_cli.commands._args import check_output_option, given, integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
@@ -88,7 +88,8 @@ RESULTS = "results.json"
 
 
 def convert(task: str, output: Path, max_train: int, max_eval: int) -> dict[str, Path]:
-    """Write the task's train/dev/test splits (capped) as .spacy files; return their paths."""
+    """Write the task's train/dev/test splits (capped) as .spacy files in the folder ``output`` (the run's scratch
+    folder); return their paths."""
     _, folder, *files = TASKS[task]
     vocab = spacy.blank("en").vocab
     paths = {}
@@ -268,14 +269,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     torch.set_num_threads(args.threads)
     if args.gpu_id >= 0:
         spacy.require_gpu(args.gpu_id)  # what `spacy train --gpu-id` does before initialising
-    args.output.mkdir(parents=True, exist_ok=True)
     results = []
-    for task in args.tasks:
-        paths = convert(task, args.output, args.max_train, args.max_eval)
-        for with_elmo in (pipeline == "elmo" for pipeline in args.pipelines):
-            results.append(run(task, with_elmo, paths, args))
-            print(strict_json(results[-1]), flush=True)  # a diverged training's NaN layer weights: null
-    write_text_atomic(args.output / RESULTS, strict_json(results, indent=1))
+    # the tasks' capped splits: in a scratch folder of the run's, removed however it ends, never in --output, where
+    # files of those names (a link there) may be the user's, and where a failed run leaves no folder it made
+    with folder_for_the_run(args.output), scratch_folder(".bench-spacy-") as corpora:
+        for task in args.tasks:
+            paths = convert(task, corpora, args.max_train, args.max_eval)
+            for with_elmo in (pipeline == "elmo" for pipeline in args.pipelines):
+                results.append(run(task, with_elmo, paths, args))
+                print(strict_json(results[-1]), flush=True)  # a diverged training's NaN layer weights: null
+        write_text_atomic(args.output / RESULTS, strict_json(results, indent=1))
     if args.plot_layer_weights:
         plot_layer_weights(results, args.plot_layer_weights, args.seed)
     print(
