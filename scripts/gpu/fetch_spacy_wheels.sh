@@ -4,9 +4,10 @@
 # README.md beside this file has the device calls):
 #   bash scripts/gpu/fetch_spacy_wheels.sh [DIR]     (default .whl, git-ignored; HOST_PYTHON=3.12)
 # The versions are the ones the test suite runs with here, as CPython 3.12 x86-64 builds for the
-# host. They come in two folders, each small enough to travel beside the working tree (~11 MiB)
-# in one device call (64 MiB): DIR/spacy-core (spaCy and blis, ~48 MiB) and DIR/spacy-deps (the
-# rest, ~7 MiB, carried with gpu-spacy/ from pack_spacy_data.py). On the host, once per machine:
+# host. They come in two folders, each small enough to travel beside the working tree (42 MiB, 3.3
+# MiB with the shipped weights set aside: scripts/gpu/README.md) in one device call (64 MiB):
+# DIR/spacy-core (spaCy and blis, ~48 MiB; weights aside) and DIR/spacy-deps (the rest, ~11 MiB,
+# carried with gpu-spacy/ from pack_spacy_data.py). On the host, once per machine:
 #   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/spacy-core/*.whl
 #   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/spacy-deps/*.whl
 # and in every call `export PYTHONPATH=/tmp/site`. The project itself is installed there with
