@@ -26,7 +26,7 @@ host wall time and device time) and the operators that take the most device and 
 which is what says where a GPU run's time goes (``profile_report``).
 
     python scripts/bench_inference.py                       # small + original, batch 1/16/64, 2 threads
-    python scripts/bench_inference.py --sizes small --batch-sizes 64 --sentences 100
+    python scripts/bench_inference.py --sizes small --batch-sizes 64 --n-sentences 100
     python scripts/bench_inference.py --device cuda --reference-runner PATH  # GPU (see --help)
     python scripts/bench_inference.py --device cuda --cuda-graphs --reference-runner PATH
 """
