@@ -460,6 +460,18 @@ class ElmoTokenizer(PreTrainedTokenizer):
             raise ValueError(_NOTHING_TO_ADD)
         return 0
 
+    def __setattr__(self, key: str, value: Any) -> None:
+        """Setting a special token (``tokenizer.pad_token = "[PAD]"``, ``eos_token_id = 2``) is refused as
+        ``add_special_tokens`` is: transformers would keep it, change no padding and give ``all_special_ids`` a
+        row of char ids. To ``None`` (``tokenizer.pad_token = tokenizer.eos_token``, ``None`` here) or
+        ``pad_token_id = 0`` (its value) it changes nothing, and passes."""
+        named = key.removesuffix("_ids").removesuffix("_id")
+        if named in self.SPECIAL_TOKENS_ATTRIBUTES and value is not None:
+            if key == "pad_token_id" and one_of(value, (0,)):
+                return
+            raise ValueError(f"{key} = {described(value)}: {_NOTHING_TO_ADD}")
+        super().__setattr__(key, value)
+
     def get_vocab(self) -> dict[str, int]:
         """The names of the ``N_CHAR_IDS`` char ids (``len(tokenizer)`` of them): ``<pad>`` (0, a
         padding token), ``<0xHH>`` for UTF-8 byte HH (as byte-fallback vocabularies name bytes),
