@@ -100,3 +100,19 @@ def test_a_component_of_its_own_without_a_tok2vec_block_is_told_to_use_a_mix_of_
         "and the config of 'tok2vec' has none; give 'tok2vec' a biLM of its own in its config instead "
         "(spacy-elmo.ElmoMix.v1 at model.elmo)"
     )
+
+
+def test_a_config_sourcing_the_component_with_replace_listeners_of_the_whole_tok2vec_loads_it_alone(
+    tiny_elmo_dir, tmp_path
+):
+    """spaCy's ``replace_listeners`` setting of a sourced component, as spacy-transformers' users write it."""
+    nlp, texts = trained(tiny_elmo_dir)
+    before = entities(nlp, texts)
+    nlp.to_disk(tmp_path / "trained")
+    config = {"nlp": {"lang": "en", "pipeline": ["ner"]}}
+    config["components"] = {"ner": {"source": str(tmp_path / "trained"), "replace_listeners": ["model.tok2vec"]}}
+    alone = spacy.util.load_model_from_config(spacy.util.Config(config), auto_fill=True)
+    assert alone.pipe_names == ["ner"]
+    assert entities(alone, texts) == before
+    alone.to_disk(tmp_path / "alone")
+    assert entities(spacy.load(tmp_path / "alone"), texts) == before
