@@ -34,7 +34,16 @@ import numpy as np
 import torch
 
 from .configuration_elmo import ElmoConfig, json_of
-from .fileio import PathLike, atomic_file, check_writable_output, ensure_free_space, folder_for_the_run
+from .fileio import (
+    HDF5_DATASET_BYTES,
+    HDF5_FILE_BYTES,
+    PathLike,
+    atomic_file,
+    check_file_size_limit,
+    check_writable_output,
+    ensure_free_space,
+    folder_for_the_run,
+)
 from .messages import described, error_reason, some_of
 
 Transform = Callable[[np.ndarray], np.ndarray]
@@ -505,6 +514,9 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     state = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
     datasets = allennlp_datasets(state, model.config)
     ensure_free_space(weights_path, sum(value.nbytes for value in datasets.values()), str(weights_path))
+    check_file_size_limit(
+        HDF5_FILE_BYTES + sum(value.nbytes + HDF5_DATASET_BYTES for value in datasets.values()), str(weights_path)
+    )
     with (
         folder_for_the_run(options_path.parent),
         folder_for_the_run(weights_path.parent),

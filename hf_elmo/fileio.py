@@ -22,7 +22,8 @@ which one may be replaced, and how one is built aside and swapped in).
   run of the same prefix, as its ``flock`` is free.
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
   disk: it reports the failed writes while freeing objects and then crashes), in one line
-  (``oserror_in_one_line``: an ``OSError`` with its errno, without the ``[Errno N]`` prefix);
+  (``oserror_in_one_line``: an ``OSError`` with its errno, without the ``[Errno N]`` prefix), and
+  ``check_file_size_limit`` an HDF5 file that would pass the process's file size limit (``ulimit -f``);
   ``check_writable``: refuse a folder this process cannot write in (or a read-only file system), before
   a long run would, in one line naming the output and the reason (``_not_writable``; ``unwritable_in_one_line``
   for a write that finds it so).
@@ -49,6 +50,7 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -201,6 +203,25 @@ def ensure_free_space(path: PathLike, nbytes: int, what: str, then: str = "run t
             errno.ENOSPC,
             f"no space left on the disk of {folder} for {what} (needs {nbytes:,} bytes "
             f"+ {FREE_SPACE_RESERVE:,} spare, {free:,} free); free some space and {then}",
+        )
+
+
+#: What an HDF5 file takes besides its datasets' values: its header and tables, and each dataset's (about 410 bytes
+#: in a part file of ``elmo embed``): what the callers of ``check_file_size_limit`` add to the values' bytes.
+HDF5_FILE_BYTES, HDF5_DATASET_BYTES = 16 << 10, 1 << 10
+
+
+def check_file_size_limit(nbytes: int, what: str, then: str = "run the command again") -> None:
+    """Raise ``OSError(EFBIG)`` naming ``what`` when a file of about ``nbytes`` bytes would pass this process's file
+    size limit (``RLIMIT_FSIZE``: ``ulimit -f``), past which the system refuses its writes: for the writers of HDF5
+    files, which do not survive a refused write (as ``ensure_free_space`` says of a full disk), before they write;
+    in one line (``oserror_in_one_line``) that says to raise the limit and then ``then``."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY and nbytes > limit:
+        raise oserror_in_one_line(
+            errno.EFBIG,
+            f"{what} needs about {nbytes:,} bytes, over this process's file size limit ({limit:,} bytes: ulimit -f); "
+            f"raise the limit and {then}",
         )
 
 

@@ -79,8 +79,11 @@ from tqdm.auto import tqdm
 
 from ..corpus import check_text_file, read_lines
 from ..fileio import (
+    HDF5_DATASET_BYTES,
+    HDF5_FILE_BYTES,
     PathLike,
     atomic_file,
+    check_file_size_limit,
     check_locked_output,
     ensure_free_space,
     input_identity,
@@ -541,8 +544,11 @@ def _write_part(path: Path, items: Iterable[tuple[tuple[int, list[str]], np.ndar
             untimed = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
             untimed.set_obj_track_times(False)
             folder, what = tmp.parent, f"chunk {path.name}"  # the folder: the file would cost a stat a line
+            written = HDF5_FILE_BYTES
             for (index, tokens), array in items:
                 ensure_free_space(folder, array.nbytes, what, _RESUME)  # HDF5 crashes on a full disk
+                written += array.nbytes + HDF5_DATASET_BYTES
+                check_file_size_limit(written, what, _RESUME)  # and on a write past ulimit -f
                 array = np.ascontiguousarray(array)
                 space = h5py.h5s.create_simple(array.shape)
                 dataset = h5py.h5d.create(part.id, str(index).encode(), _hdf5_type(array.dtype), space, dcpl=untimed)
@@ -573,7 +579,9 @@ def _merge(
     parts_bytes = sum(p.stat().st_size for p in partial.glob(_PARTS))
     with atomic_file(target) as tmp:  # an older output stays in place until this rename
         # the temporary output a kill while merging leaves is removed when the run takes the lock: its bytes are free
-        ensure_free_space(tmp, parts_bytes + 2 * input_path.stat().st_size, f"the output {target.name}", _RESUME)
+        merged_bytes = parts_bytes + 2 * input_path.stat().st_size  # the datasets, and sentence_to_index's text
+        ensure_free_space(tmp, merged_bytes, f"the output {target.name}", _RESUME)
+        check_file_size_limit(merged_bytes, f"the output {target.name}", _RESUME)
         with h5py.File(tmp, "w") as out:
             for chunk, lines in groupby(owned, key=lambda item: shard.chunk_of(item[0], chunk_lines)):
                 try:
