@@ -567,16 +567,38 @@ def evaluate(args: argparse.Namespace) -> None:
     (out / "perplexity.json").write_text(text)
 
 
+def folder_state(folder: Path) -> list[list[Any]]:
+    """Each file under ``folder``: its path there, size and modification time (ns), in path order: what a cut of
+    the folder into pieces (``collect``) was cut from."""
+    return [
+        [path.relative_to(folder).as_posix(), path.stat().st_size, path.stat().st_mtime_ns]
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    ]
+
+
 def collect(args: argparse.Namespace) -> None:
     """Write the model folder (or its checkpoint) as pieces to OUT: from piece ``first`` as many as come
-    back in one call beside the manifest and what OUT already holds (e.g. ``evaluate``'s perplexity.json)."""
+    back in one call beside the manifest and what OUT already holds (e.g. ``evaluate``'s perplexity.json). The folder
+    is cut once, and again when it has changed since (``folder_state``: a checkpoint the run has written again)."""
     work, out = Path(args.work), Path(args.out or os.environ["OUT"])
     folder = work / (RUN_NAME if args.what == "model" else f"{RUN_NAME}.checkpoint")
     if not folder.is_dir() or (args.what == "model" and not (folder / "config.json").is_file()):
         raise FileNotFoundError(f"{folder} is not there (yet): poll until the state is done")
     staging = work / f"collect-{args.what}"
     manifest_file = staging / MANIFEST
-    if not manifest_file.is_file():  # cut once; later calls bring back further pieces of the same cut
+    state = folder_state(folder)
+    # cut once; later calls bring back further pieces of the same cut, while the folder is as it was cut
+    manifest = json.loads(manifest_file.read_text()) if manifest_file.is_file() else None
+    if manifest is not None and manifest.get("state") != state:
+        if args.first:
+            raise ValueError(
+                f"{folder} has changed since its pieces were cut (the run still writes it?), so piece {args.first} "
+                "would not fit those already fetched: collect it again from --first 0"
+            )
+        shutil.rmtree(staging)  # a cut of an earlier state of the folder, which assemble would give as this one
+        manifest = None
+    if manifest is None:
         staging.mkdir(parents=True, exist_ok=True)
         tar_path = staging / f"{args.what}.tar"
         with tarfile.open(tar_path, "w") as tar:
@@ -588,10 +610,10 @@ def collect(args: argparse.Namespace) -> None:
             "pieces": pieces,
             "sha256": sha256(tar_path),
             "bytes": tar_path.stat().st_size,
+            "state": state,
         }
         tar_path.unlink()
         manifest_file.write_text(json.dumps(manifest, indent=2) + "\n")
-    manifest = json.loads(manifest_file.read_text())
     out.mkdir(parents=True, exist_ok=True)
     present = [f for f in out.rglob("*") if f.is_file()]
     room_files = RETURN_FILES - 1 - len(present)
