@@ -304,12 +304,16 @@ def _no_lock(path: Path) -> FileExistsError:
 
 
 def check_lock_file(path: PathLike) -> Path:
-    """Raise ``FileExistsError`` when ``exclusive_lock`` could not take the lock file ``path``: a folder
-    is there, or a file with content (a lock is empty), naming it and what to do; a writer checks it
+    """Raise ``FileExistsError`` when ``exclusive_lock`` could not take the lock file ``path``: a folder or a symbolic
+    link is there, or a file with content (a lock is empty), naming it and what to do; a writer checks it
     before a long run (loading a model) would; returns it as a ``Path``."""
     path = Path(path)
     if path.is_dir():
         raise FileExistsError(f"{path} is a folder, where elmo locks its output; move it, or write elsewhere")
+    if path.is_symlink():  # the lock would be made, or taken, where it points, and the link removed at the end
+        raise FileExistsError(
+            f"{path} is a symbolic link (to {os.readlink(path)}), where elmo locks its output; move it, or write elsewhere"
+        )
     if path.is_file() and path.stat().st_size > 0:
         raise _no_lock(path)
     return path
@@ -344,7 +348,7 @@ def exclusive_lock(path: PathLike, busy: str, what: PathLike | None = None) -> I
     path = check_lock_file(path)
     while True:
         with unwritable_in_one_line(path.parent, path if what is None else what):
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
         if os.fstat(fd).st_size > 0:  # written since check_lock_file
             os.close(fd)
             raise _no_lock(path)
