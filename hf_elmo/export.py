@@ -629,21 +629,23 @@ def manifest_problems(manifest: dict[str, Any]) -> list[str]:
     the format, and the sizes positive integers."""
     format = manifest.get("format")
     if format not in FORMATS:
-        return [f"format is {format!r}, not one of {', '.join(map(repr, FORMATS))}"]
+        return [f"format is {described(format)}, not one of {', '.join(map(repr, FORMATS))}"]
     expected = {"file": FORMATS[format], "input": INPUT_NAME, "outputs": list(OUTPUT_NAMES)}
     problems = [
-        f"{key} is missing" if key not in manifest else f"{key} is {manifest[key]!r}, not {value!r}"
+        f"{key} is missing" if key not in manifest else f"{key} is {described(manifest[key])}, not {value!r}"
         for key, value in expected.items()
         if manifest.get(key) != value
     ]
     if manifest.get("dtype") not in DTYPES[format]:
-        problems.append(f"dtype is {manifest.get('dtype')!r}, not one of {', '.join(map(repr, DTYPES[format]))}")
+        problems.append(
+            f"dtype is {described(manifest.get('dtype'))}, not one of {', '.join(map(repr, DTYPES[format]))}"
+        )
     for key in ("max_characters_per_token", "num_layers", "output_dim"):
         value = manifest.get(key)
         if key not in manifest:
             problems.append(f"{key} is missing")
         elif type(value) is not int or value < 1:
-            problems.append(f"{key} is {value!r}, not a positive integer")
+            problems.append(f"{key} is {described(value)}, not a positive integer")
     return problems
 
 

@@ -373,10 +373,10 @@ DAMAGED_EXPORTS = {
     "width removed": (edit_manifest(max_characters_per_token=None), r"{manifest}: max_characters_per_token is missing"),
     "width a string": (
         edit_manifest(max_characters_per_token="50"),
-        r"{manifest}: max_characters_per_token is '50', not a positive integer",
+        r"{manifest}: max_characters_per_token is the str '50', not a positive integer",
     ),
-    "file outside": (edit_manifest(file="../model.onnx"), r"{manifest}: file is '../model.onnx', not 'model"),
-    "input renamed": (edit_manifest(input="ids"), r"{manifest}: input is 'ids', not 'char_ids'"),
+    "file outside": (edit_manifest(file="../model.onnx"), r"{manifest}: file is the str '../model.onnx', not 'model"),
+    "input renamed": (edit_manifest(input="ids"), r"{manifest}: input is the str 'ids', not 'char_ids'"),
     "graph truncated": (
         lambda folder: graph_file(folder).write_bytes(graph_file(folder).read_bytes()[:1000]),
         r"{graph} cannot be read as (an ONNX model|a torch.export program) \(",
