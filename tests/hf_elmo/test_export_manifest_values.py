@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hf_elmo.export import manifest_problems
+from hf_elmo.messages import described
 
 WRITTEN = {
     "format": "onnx",
@@ -31,3 +32,11 @@ def test_a_long_value_is_named_by_its_type_and_cut(key):
     cut = "['" + "x" * 38 if key == "outputs" else "'" + "x" * 39
     assert problem.startswith(f"{key} is the {type(value).__name__} {cut}..., not ")
     assert len(problem) < 120
+
+
+@pytest.mark.parametrize("value", [["onnx"], {"onnx": 1}])
+def test_a_format_that_is_a_list_or_an_object_is_a_problem_named(value):
+    """Was: TypeError: unhashable type: 'list' (the format looked up among the formats' names)."""
+    assert manifest_problems({**WRITTEN, "format": value}) == [
+        f"format is {described(value)}, not one of 'onnx', 'torch-export'"
+    ]
