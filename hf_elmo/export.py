@@ -44,7 +44,7 @@ from .char_ids import N_CHAR_IDS, batch_to_ids, words_of
 from .devices import resolve_dtype
 from .fileio import PathLike, strict_json, write_text_atomic
 from .logs import quiet_logger
-from .messages import described, first_line, one_of
+from .messages import described, first_line
 from .modeling_elmo import ElmoModel, InvalidModelError, check_reads_char_ids
 from .output_folders import EXPORT_MANIFEST, build_aside, check_output_folder, output_kind
 from .tokenization_elmo import RESTORE_SETTINGS, TOKENIZER_CONFIG, ElmoTokenizer, check_split_words
@@ -628,7 +628,7 @@ def manifest_problems(manifest: dict[str, Any]) -> list[str]:
     for what ``export_model`` writes): format, file, dtype, input and outputs as it writes them for
     the format, and the sizes positive integers."""
     format = manifest.get("format")
-    if not one_of(format, tuple(FORMATS)):
+    if not isinstance(format, str) or format not in FORMATS:
         return [f"format is {described(format)}, not one of {', '.join(map(repr, FORMATS))}"]
     expected = {"file": FORMATS[format], "input": INPUT_NAME, "outputs": list(OUTPUT_NAMES)}
     problems = [
