@@ -166,10 +166,13 @@ def check_hub_repository(repo_id: str) -> None:
     from huggingface_hub import get_token
     from huggingface_hub.utils import validate_repo_id
 
+    from hf_elmo.messages import quoted
+
     try:
         validate_repo_id(repo_id)
     except ValueError as err:
-        raise ValueError(f"--push-to-hub {repo_id}: {err}") from None
+        reason = str(err).replace(f": '{repo_id}'", "")  # the hub's text quotes the id again, whole
+        raise ValueError(f"--push-to-hub {quoted(repo_id)}: {reason}") from None
     if get_token() is None:
         raise ValueError(
             f"--push-to-hub {repo_id} needs a Hugging Face token to upload with, and none is set: log in first "

@@ -1138,7 +1138,7 @@ def test_push_to_hub_is_checked_before_training_and_a_failed_push_says_the_folde
     out = tmp_path / "model"
     monkeypatch.setattr(huggingface_hub, "get_token", lambda: "hf_test")
     assert pretrain(corpus, out, "--epochs", "1", "--push-to-hub", "my model") == 2
-    assert error_of(capsys).startswith("elmo pretrain: error: --push-to-hub my model: Repo id must use")
+    assert error_of(capsys).startswith("elmo pretrain: error: --push-to-hub 'my model': Repo id must use")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
     monkeypatch.setattr(huggingface_hub, "get_token", lambda: None)
     assert pretrain(corpus, out, "--epochs", "1", "--push-to-hub", "me/elmo") == 2
