@@ -9,7 +9,9 @@ import codecs
 import difflib
 import os
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, cast
 
@@ -316,6 +318,82 @@ def _refuse_foreign_settings(kwargs: Mapping[str, Any]) -> None:
             )
 
 
+#: The settings that give transformers' tokenizers more special tokens than ``SPECIAL_TOKENS_ATTRIBUTES`` name (a
+#: list, or a map to them), which ``from_pretrained`` also reads from an older folder's tokenizer files.
+_SPECIAL_TOKEN_LISTS = (
+    "extra_special_tokens",
+    "additional_special_tokens",
+    "model_specific_special_tokens",
+    "added_tokens_decoder",
+)
+#: The folder ``ElmoTokenizer.from_pretrained`` is loading while it builds the tokenizer of the folder's settings
+#: (``_without_special_tokens``), else ``None``.
+_LOADING: ContextVar[str | None] = ContextVar("hf_elmo_tokenizer_loading", default=None)
+
+
+@contextmanager
+def _loading(name_or_path: Any) -> Iterator[None]:
+    """Within it, ``ElmoTokenizer.__init__`` builds the tokenizer of the settings of the folder ``name_or_path``
+    (``_LOADING``; an outer one's folder is kept: the one the user named)."""
+    token = _LOADING.set(_LOADING.get() or str(name_or_path))
+    try:
+        yield
+    finally:
+        _LOADING.reset(token)
+
+
+def _special_token_refusal(key: str, value: Any) -> ValueError:
+    """The one-line refusal of a special token given to the tokenizer (``key`` = ``value``): ELMo has none."""
+    return ValueError(f"{key} = {described(value)}: {_NOTHING_TO_ADD}")
+
+
+def _special_tokens_in(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings among ``settings`` that give the tokenizer a special token (``pad_token``,
+    ``extra_special_tokens``, ``_SPECIAL_TOKEN_LISTS``); ``None`` and empty ones give none."""
+    return {
+        key: value
+        for key, value in settings.items()
+        if (key in PreTrainedTokenizer.SPECIAL_TOKENS_ATTRIBUTES and value is not None)
+        or (key in _SPECIAL_TOKEN_LISTS and value)
+    }
+
+
+def _refuse_special_tokens(settings: Mapping[str, Any]) -> None:
+    """Refuse, in one line, a special token given in code (``_special_tokens_in``), as setting one is."""
+    for key, value in _special_tokens_in(settings).items():
+        raise _special_token_refusal(key, value)
+
+
+def _token_names(value: Any) -> Any:
+    """The text of a saved special token (a str or an ``AddedToken``), or of each in a list or map of them."""
+    if isinstance(value, Mapping):
+        return [str(token) for token in value.values()]
+    if isinstance(value, (list, tuple)):
+        return [str(token) for token in value]
+    return str(value)
+
+
+def _without_special_tokens(settings: dict[str, Any]) -> dict[str, Any]:
+    """``ElmoTokenizer.__init__``'s ``settings`` without those that give it a special token: ELMo has none (every
+    word is read from its characters, padding is built in), and transformers would make each a row of char ids in
+    ``all_special_ids``. One given in code is refused in one line, as setting one is; one that a folder's
+    tokenizer files saved (``from_pretrained``, ``_LOADING``) is dropped with a one-line warning naming it, so
+    that the folder loads as it did."""
+    folder = _LOADING.get()
+    if folder is None:
+        _refuse_special_tokens(settings)
+        return settings
+    given = _special_tokens_in(settings)
+    if given:
+        tokens = ", ".join(f"{key} = {described(_token_names(value))}" for key, value in given.items())
+        _logger.warning(
+            f"{folder}: the special tokens its tokenizer files saved are dropped ({tokens}): ElmoTokenizer has "
+            "none (every word is read from its characters, and padding is built in, pad_token_id 0); save the "
+            "tokenizer again (tokenizer.save_pretrained) to leave them out of the folder"
+        )
+    return {key: value for key, value in settings.items() if key not in given}
+
+
 def _one_sentence(ids: Any) -> bool:
     """Whether ``ids`` are one sentence's char ids (T, W) with T >= 1, not a batch's (B, T, W)."""
     if isinstance(ids, (torch.Tensor, np.ndarray)):
@@ -387,6 +465,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         self.max_token_chars = max_token_chars = _token_limit(max_token_chars)
         self.pre_tokenizer = check_pre_tokenizer(pre_tokenizer)
         check_padding_side(kwargs.get("padding_side", "right"))
+        kwargs = _without_special_tokens(kwargs)
         super().__init__(
             max_characters_per_token=max_characters_per_token,
             max_token_chars=max_token_chars,
@@ -408,8 +487,11 @@ class ElmoTokenizer(PreTrainedTokenizer):
           (``package_loader.tokenizer_source``): shipped names (``hf-elmo:elmo-2x1024-en``), the
           original files (the whitespace tokenizer of the released models, at their width), a
           ``subfolder`` of each, and a name that is no model (or a subfolder that is not there) is
-          the same one-line ``ModelNotFoundError``.
+          the same one-line ``ModelNotFoundError``;
+        - refuses a special token (``pad_token="[PAD]"``) in one line, as ``__init__`` does, and drops one that
+          an older folder's tokenizer files saved, with a one-line warning naming it (``_without_special_tokens``).
         """
+        _refuse_special_tokens(kwargs)
         if cls.package_loader is not None:
             subfolder = kwargs.pop("subfolder", None) or ""  # resolved: the subfolder itself
             resolved = cls.package_loader.tokenizer_source(cls, pretrained_model_name_or_path, kwargs, subfolder)
@@ -419,7 +501,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         saved, marked = _settings_from_model_files(pretrained_model_name_or_path, kwargs)
         if marked is not None:
             # transformers reads the tokenizer's files as UTF-8 and fails on the mark: load copies without it
-            with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder:
+            with tempfile.TemporaryDirectory(prefix="hf-elmo-") as folder, _loading(pretrained_model_name_or_path):
                 for name in _TOKENIZER_JSON_FILES:
                     if (Path(marked).parent / name).is_file():
                         text = (Path(marked).parent / name).read_bytes()
@@ -430,7 +512,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
             tokenizer.name_or_path = tokenizer.init_kwargs["name_or_path"] = os.fspath(pretrained_model_name_or_path)
             return tokenizer
         try:
-            return super().from_pretrained(pretrained_model_name_or_path, *args, **{**saved, **kwargs})
+            with _loading(pretrained_model_name_or_path):
+                return super().from_pretrained(pretrained_model_name_or_path, *args, **{**saved, **kwargs})
         except ElmoConfigError as err:  # name the file the bad setting came from
             if err.field in kwargs:
                 raise ElmoConfigError(err.field, err.problem, where="from_pretrained argument ") from None
@@ -469,7 +552,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         if named in self.SPECIAL_TOKENS_ATTRIBUTES and value is not None:
             if key == "pad_token_id" and one_of(value, (0,)):
                 return
-            raise ValueError(f"{key} = {described(value)}: {_NOTHING_TO_ADD}")
+            raise _special_token_refusal(key, value)
         super().__setattr__(key, value)
 
     def get_vocab(self) -> dict[str, int]:
