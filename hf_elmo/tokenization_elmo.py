@@ -422,6 +422,20 @@ def _real_tokens(ids: list[Any]) -> Any:
     return [_real_tokens(row) for row in ids]
 
 
+def _what_to_pass(text: Any) -> str:
+    """What to pass instead of ``text``, neither a text nor a list or tuple (``ElmoTokenizer``'s input): a dict's
+    text field (its keys would be encoded), or the list of the texts an iterator gives (transformers' pipelines
+    pass it whole, as one input: a generator is what they read text by text)."""
+    if isinstance(text, Mapping):
+        return "; pass its text field, e.g. tokenizer(row['text'])"
+    if isinstance(text, Iterable) and not isinstance(text, bytes):
+        return (
+            "; pass list(texts): a batch is a list or tuple, as in transformers (a pipeline reads a generator text "
+            "by text, and passes another iterable whole, as one input)"
+        )
+    return ""
+
+
 class ElmoTokenizer(PreTrainedTokenizer):
     """Turns words into ELMo character ids.
 
@@ -986,11 +1000,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
         self, text: str | Sequence[str] | Sequence[Sequence[str]], is_split_into_words: bool
     ) -> tuple[list[list[str]], list[list[tuple[int, int]]], bool]:
         """(words, character spans, whether the input was one sentence) of ``text``."""
-        if isinstance(text, (Mapping, bytes)) or not isinstance(text, Iterable):  # a dict would give its keys
+        if not isinstance(text, (str, list, tuple)):  # as transformers' tokenizers: an iterator is no batch
             raise TypeError(
                 f"ElmoTokenizer takes a text (str) or a list of texts, or with is_split_into_words=True a list of "
-                f"words or a list of such lists, got {described(text)}"
-                + ("; pass its text field, e.g. tokenizer(row['text'])" if isinstance(text, Mapping) else "")
+                f"words or a list of such lists, got {described(text)}" + _what_to_pass(text)
             )
         if is_split_into_words:
             if isinstance(text, str):

@@ -32,8 +32,6 @@ def test_a_dataset_row_is_refused_saying_to_pass_its_text_not_encoded_as_its_key
         ElmoTokenizer()({"text": "The cat sat", "label": 1})
 
 
-def test_a_tuple_or_an_iterator_of_texts_is_still_a_batch():
+def test_a_tuple_of_texts_is_still_a_batch():
     tokenizer = ElmoTokenizer()
-    expected = tokenizer(["a b", "c"])["input_ids"]
-    assert tokenizer(("a b", "c"))["input_ids"] == expected
-    assert tokenizer(iter(["a b", "c"]))["input_ids"] == expected
+    assert tokenizer(("a b", "c"))["input_ids"] == tokenizer(["a b", "c"])["input_ids"]
