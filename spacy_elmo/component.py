@@ -196,7 +196,7 @@ class ElmoComponent(TrainablePipe):
     def set_annotations(self, docs: Iterable[Doc], layers: list[Floats3d]) -> None:
         token_vectors, listeners = self.sets_token_vectors, self.listeners
         if token_vectors:
-            _check_no_listener_reads_tensor(self.name)
+            _check_no_listener_reads_tensor(self)
         for doc, doc_layers in zip(docs, layers):
             check_not_read_before(doc, self.name, listeners)
             doc._.set(EXTENSION, ElmoLayers.of(doc, doc_layers, self.name))
@@ -580,51 +580,55 @@ def _remove_earlier_bilm(folder: Path) -> None:
         shutil.rmtree(folder)
 
 
-def _running_components() -> list[tuple[str, object]] | None:
-    """The components that the spaCy call up the call stack runs, in order: those of ``nlp(text)``
-    (``Language.__call__``, less its ``disable``), or the ``pipes`` of ``nlp.pipe`` or of its
-    worker process (``_apply_pipes``), which leave out the disabled ones. ``None``: no such call
-    (a component called alone), or a spaCy that builds them otherwise."""
-    for function in ("_apply_pipes", "Language.pipe"):
-        pipes = (running_locals("spacy.language", function) or {}).get("pipes")
-        if pipes is not None:
-            found = [getattr(p, "keywords", {}) for p in pipes]  # functools.partial(_pipe, proc=..., name=...)
-            if not all(isinstance(kwargs.get("name"), str) for kwargs in found):
-                return None
-            return [(kwargs["name"], kwargs.get("proc")) for kwargs in found]
-    call = running_locals("spacy.language", "Language.__call__") or {}
-    nlp, disable = call.get("self"), call.get("disable") or ()
-    return [(name, proc) for name, proc in nlp.pipeline if name not in disable] if isinstance(nlp, Language) else None
+def _running_components(component: ElmoComponent) -> list[tuple[Any, object]] | None:
+    """The components that the spaCy call up the call stack that runs ``component`` runs, in order: the
+    ``pipes`` of ``nlp.pipe`` or of its worker process (``_apply_pipes``), which leave out the disabled
+    ones, or those of ``nlp(text)`` (``Language.__call__``, less its ``disable``); of the innermost such
+    call of each kind, the one that runs ``component`` (a component of another pipeline may run this
+    one's). ``None``: none does (a component called alone), or a spaCy that builds them otherwise."""
+    for function in ("_apply_pipes", "Language.pipe", "Language.__call__"):
+        found = running_locals("spacy.language", function) or {}
+        nlp, pipes = found.get("self"), found.get("pipes")
+        if isinstance(nlp, Language) and function == "Language.__call__":
+            disable = found.get("disable") or ()
+            running: list[tuple[Any, object]] = [(name, proc) for name, proc in nlp.pipeline if name not in disable]
+        elif pipes is not None:
+            settings = [getattr(p, "keywords", {}) for p in pipes]  # functools.partial(_pipe, proc=..., name=...)
+            running = [(kwargs.get("name"), kwargs.get("proc")) for kwargs in settings]
+        else:
+            continue
+        if any(proc is component for _, proc in running):
+            return running
+    return None
 
 
-def _check_no_listener_reads_tensor(component: str) -> None:
+def _check_no_listener_reads_tensor(component: ElmoComponent) -> None:
     """Refuse to set ``doc.tensor`` (``token_vectors``) from the elmo component ``component`` where a
     component that runs after it listens to a spaCy ``tok2vec`` component that does not run before it
     (disabled, or excluded): spaCy's ``Tok2VecListener`` reads ``doc.tensor`` where its ``tok2vec`` did
     not run, so it read ELMo's token vectors in place of the features it was trained on, silently
     (a blis shape error where the widths differ)."""
-    running = _running_components()
-    if running is None or component not in [name for name, _ in running]:
+    running = _running_components(component)
+    if running is None:
         return
-    names = [name for name, _ in running]
-    for position, (name, proc) in enumerate(running):
+    start = next(i for i, (_, proc) in enumerate(running) if proc is component)
+    for position, (name, proc) in enumerate(running[start + 1 :], start + 1):
         model = getattr(proc, "model", None)
-        if position < names.index(component) or not isinstance(model, Model):
+        if not isinstance(model, Model):
             continue
         for node in model.walk():
             if not isinstance(node, Tok2VecListener):
                 continue
-            before = running[:position]
-            if any(isinstance(p, Tok2Vec) and node.upstream_name in ("*", n) for n, p in before):
+            if any(isinstance(p, Tok2Vec) and node.upstream_name in ("*", n) for n, p in running[:position]):
                 continue
             upstream = (
                 "a tok2vec component" if node.upstream_name == "*" else f"the tok2vec component {node.upstream_name!r}"
             )
             raise ValueError(
-                f"the component {name!r} listens to {upstream}, which does not run before it here (disabled or excluded), so its "
-                f"listener would read the ELMo token vectors the elmo component {component!r} puts in doc.tensor in "
-                f"place of the features {name!r} was trained on: run {upstream} too (leave it out of disable= and "
-                f"exclude=), or leave {name!r} out as well"
+                f"the component {name!r} listens to {upstream}, which does not run before it here (disabled or "
+                f"excluded), so its listener would read the ELMo token vectors the elmo component {component.name!r} "
+                f"puts in doc.tensor in place of the features {name!r} was trained on: run {upstream} too (leave it "
+                f"out of disable= and exclude=), or leave {name!r} out as well"
             )
 
 

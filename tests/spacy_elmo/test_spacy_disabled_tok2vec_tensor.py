@@ -98,3 +98,28 @@ def test_the_worker_processes_of_nlp_pipe_refuse_it_too(shared):
     )
     run = subprocess.run([sys.executable, "-c", script, str(shared)], capture_output=True, text=True, timeout=240)
     assert run.stdout.strip() == f"ValueError: {REFUSED}", run.stderr[-2000:]
+
+
+def test_a_pipeline_run_by_a_component_of_another_is_checked_as_its_own(shared):
+    """The call that runs the elmo component is found as the one whose components hold it: here
+    ``nlp(text)`` inside ``outer.pipe``, which runs other components (was: ``outer``'s, which hold no
+    elmo component, so nothing was checked)."""
+    nlp = spacy.load(shared, disable=["tok2vec"])
+    outer = spacy.blank("en")
+    outer.add_pipe("run_inner_pipeline", config={"name_of_inner": "inner"})
+    INNER["inner"] = nlp
+    with pytest.raises(ValueError) as info:
+        list(outer.pipe(TEXTS))
+    assert str(info.value) == REFUSED
+
+
+INNER: dict = {}
+
+
+@spacy.Language.factory("run_inner_pipeline")
+def run_inner_pipeline(nlp, name, name_of_inner: str):
+    def run(doc):
+        INNER[name_of_inner](doc.text)
+        return doc
+
+    return run
