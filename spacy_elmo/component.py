@@ -120,7 +120,7 @@ class ElmoComponent(TrainablePipe):
         component is added, removed or renamed: after ``nlp.rename_pipe`` of this component, its
         listeners of the old name are linked to nothing, and say so, not that the old name's
         component has no weights."""
-        check_sourced_elmo_loads_nothing(self.name)  # spacy train links the pipeline before it initialises it
+        _check_before_training(self.name)  # spacy train links the pipeline before it initialises it
         kept = [listener for found in links.values() for listener in found]
         for found in getattr(self, "_listener_map", {}).values():
             for listener in found:
@@ -549,6 +549,20 @@ class ElmoComponent(TrainablePipe):
                 f"the elmo component {self.name!r} now gives {describe_widths(new, trained)}: give {self.name!r} the "
                 f"biLM {component_name!r} was trained with, or train {component_name!r} again"
             )
+
+
+def _check_before_training(component: str) -> None:
+    """In ``spacy train`` (``init_nlp`` up the call stack, once it has resolved ``[training]``), as it
+    links the pipeline before initialising it, refuse a model named for a sourced elmo component
+    ``component`` (``check_sourced_elmo_loads_nothing``) and a listener that no elmo component before
+    its own can feed (``_check_upstreams``): ``nlp.initialize()`` refuses it too, but spaCy initialises
+    no sourced component, so a sourced listening component whose elmo component the config renames (or
+    leaves out) failed at step 0 of the training, in a traceback."""
+    init = running_locals("spacy.training.initialize", "init_nlp") or {}
+    nlp = init.get("nlp")
+    if "T" in init and isinstance(nlp, Language):
+        check_sourced_elmo_loads_nothing(component)
+        _check_upstreams(nlp)
 
 
 def _check_earlier_bilm(folder: Path, component: str) -> None:
