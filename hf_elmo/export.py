@@ -42,7 +42,7 @@ import torch
 
 from .char_ids import N_CHAR_IDS, batch_to_ids, words_of
 from .devices import resolve_dtype
-from .fileio import PathLike, strict_json, write_text_atomic
+from .fileio import PathLike, check_file_size_limit, strict_json, write_text_atomic
 from .logs import quiet_logger
 from .messages import described, first_line
 from .modeling_elmo import ElmoModel, InvalidModelError, check_reads_char_ids
@@ -131,6 +131,8 @@ def export_model(
     dynamic = ({0: torch.export.Dim("batch", min=1), 1: torch.export.Dim("tokens", min=1)},)
 
     expected_bytes = sum(t.numel() * t.element_size() for t in graph.state_dict().values())  # the graph's weights
+    # a write refused past ulimit -f aborts torch.export.save's writer (terminate called ...): refused first
+    check_file_size_limit(expected_bytes, f"the {format} graph {FORMATS[format]} of {out_dir}")
     with build_aside(
         out_dir, overwrite=overwrite, inputs=inputs, expected_bytes=expected_bytes, kind="export"
     ) as staging:
