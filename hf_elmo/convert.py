@@ -40,9 +40,11 @@ from .fileio import (
     PathLike,
     atomic_file,
     check_file_size_limit,
+    check_locked_output,
     check_writable_output,
     ensure_free_space,
     folder_for_the_run,
+    sole_writer,
 )
 from .messages import described, error_reason, some_of
 
@@ -502,12 +504,14 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     when the save fails: ``folder_for_the_run``); ``~`` is the home folder. Refused first, in one line naming
     it: one path for both, one that is a folder, link or device, lies under a file or in a folder that cannot be
     written (``check_writable_output``); and a disk without room for the weights (``ensure_free_space``: HDF5
-    does not survive a full disk).
+    does not survive a full disk). A second save to the same weights file while one runs fails at once
+    (``sole_writer``: ``OutputBusyError``), rather than pair its options file with the other's weights.
     """
     import h5py
 
     options_path, weights_path = Path(options_path).expanduser(), Path(weights_path).expanduser()
     check_writable_output(weights_path, [options_path], inputs_are="the options file")
+    check_locked_output(weights_path)
     check_writable_output(options_path)
     state = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
     prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."
@@ -520,6 +524,7 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     with (
         folder_for_the_run(options_path.parent),
         folder_for_the_run(weights_path.parent),
+        sole_writer(weights_path),  # one save of this pair at a time: never the options of one with the other's weights
         atomic_file(options_path) as options_tmp,
         atomic_file(weights_path) as weights_tmp,
     ):
