@@ -12,7 +12,8 @@ blocks of a shard, block 0 goes to ``valid.txt`` and block 100 to ``test.txt`` (
 
 The files are written in a hidden folder of the run's inside the output folder (``.prepare-XXXXXXXX``) and moved
 into place at the end: a run stopped part-way (Ctrl-C, an error) leaves earlier outputs as they were and no file of
-its own, and the folder of a killed one (``kill -9``) is removed by the next run.
+its own, and the folder of a killed one (``kill -9``) is removed by the next run. One run writes a folder at a time
+(it holds ``prepare.json.lock``): a second fails at once.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
 
-from hf_elmo.fileio import check_writable_output, folder_for_the_run, scratch_folder
+from hf_elmo.fileio import (
+    OutputBusyError,
+    check_locked_output,
+    check_writable_output,
+    folder_for_the_run,
+    scratch_folder,
+    sole_writer,
+)
 from hf_elmo_cli.commands._args import exit_with_error, fraction, positive_int
 
 SPLITS = ("train", "valid", "test")
@@ -94,16 +102,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         exit_with_error(parser, f"no *.txt.gz shards in {args.source}")
     outputs = [args.out_dir / f"{split}.txt" for split in SPLITS] + [args.out_dir / SUMMARY]
     try:  # before the shards are read: a file where the folder goes, an output that is a folder or link, or a
-        # folder that cannot be written
+        # folder that cannot be written; a lock's place (of the summary, written last) that is taken by a file
         for output in outputs:
             check_writable_output(output)
+        check_locked_output(args.out_dir / SUMMARY)
     except OSError as error:
         exit_with_error(parser, error)
     # the shards' parts and the files being written: in a hidden folder of this run's, removed however it ends
     # (a killed run's: by the next run), so that no file of the user's is written over and no half-written output
-    # is left; the output folder, made if missing, goes with it when the run leaves it empty
-    with folder_for_the_run(args.out_dir), scratch_folder(".prepare-", args.out_dir) as staging:
-        prepare(args, shards, staging)
+    # is left; the output folder, made if missing, goes with it when the run leaves it empty. One run at a time
+    # (the summary's lock): two would each move their files in, the splits of one beside the summary of the other
+    try:
+        with (
+            folder_for_the_run(args.out_dir),
+            sole_writer(args.out_dir / SUMMARY),
+            scratch_folder(".prepare-", args.out_dir) as staging,
+        ):
+            prepare(args, shards, staging)
+    except OutputBusyError as error:
+        exit_with_error(parser, error)
 
 
 def prepare(args: argparse.Namespace, shards: list[str], staging: Path) -> None:
