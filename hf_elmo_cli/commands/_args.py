@@ -197,6 +197,24 @@ def add_replaced_options(parser: argparse.ArgumentParser, tool: str, replaced: d
         )
 
 
+class _BatchSize(argparse.Action):
+    """``--batch-size``, which a command that batches by padded tokens refuses naming ``--tokens-per-batch`` and its
+    default, read when it is refused (a deferred option's: ``CommandParser.defer``)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: str | None = None) -> None:
+        default = parser.get_default("tokens_per_batch")
+        parser.error(
+            f"{option} is not {parser.prog}'s option: its batches are counted in padded tokens, not sentences; "
+            f"use --tokens-per-batch N (default {default})"
+        )
+
+
+def add_batch_size_refusal(parser: argparse.ArgumentParser) -> None:
+    """``--batch-size N`` (transformers' and most tools' name), hidden from ``--help``, refused in one usage error
+    naming ``--tokens-per-batch`` (was: "unrecognized arguments", or elmo pretrain's "did you mean --vocab-size?")."""
+    parser.add_argument("--batch-size", action=_BatchSize, nargs="?", dest=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
 def error_line(prog: str, error: object) -> str:
     """``PROG: error: MESSAGE`` (``hf_elmo.messages.error_text``), as argparse words a usage error (without the
     usage): the one line a script ends on for a failure that its command line did not cause (``exit_with_error``;

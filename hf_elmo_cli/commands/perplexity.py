@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._args import (
+    add_batch_size_refusal,
     add_device_option,
     add_field_option,
     add_model_option,
@@ -54,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "beyond float64 or NaN (a diverged model) is null",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_batch_size_refusal(parser)
     parser.defer(add_reading_options)  # their defaults are in hf_elmo (torch): read only when the command runs
     parser.set_defaults(run=run)
 

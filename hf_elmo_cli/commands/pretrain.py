@@ -13,7 +13,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._args import add_device_option, add_field_option, add_threads_option, use_threads
+from ._args import add_batch_size_refusal, add_device_option, add_field_option, add_threads_option, use_threads
 
 if TYPE_CHECKING:
     from hf_elmo.training.settings import PretrainSettings
@@ -37,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "Under `torchrun --nproc_per_node N` it trains with DDP, each rank on its own shard.",
         speaks=speaks,
     )
+    add_batch_size_refusal(parser)
     parser.defer(add_options)  # PretrainSettings is in hf_elmo (torch): built only when the command runs
     parser.set_defaults(run=run_command, interrupted=interrupted)
 
