@@ -215,6 +215,37 @@ def add_batch_size_refusal(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch-size", action=_BatchSize, nargs="?", dest=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
+class _OldName(argparse.Action):
+    """An option's old name (``add_old_name``): its value is the option's, after a one-line warning naming the new
+    name, said by the process that says the command's errors (``CommandParser.speaks``: rank 0 under torchrun)."""
+
+    def __init__(self, *args: Any, new: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.new = new
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: str | None = None) -> None:
+        if getattr(parser, "speaks", lambda: True)():
+            print(f"{parser.prog}: warning: {option} is deprecated: use {self.new}, its name now", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_old_name(group: Any, old: str, action: argparse.Action) -> None:
+    """``old``, the name ``action``'s option (added to ``group``, a parser or an argument group) had before, kept
+    working as a deprecated alias: hidden from ``--help``, it takes the same values and warns in one line (was: an
+    alias that ``--help`` listed beside the new name and that said nothing)."""
+    group.add_argument(
+        old,
+        action=_OldName,
+        new=action.option_strings[0],
+        dest=action.dest,
+        type=action.type,
+        choices=action.choices,
+        metavar=action.metavar,
+        default=argparse.SUPPRESS,
+        help=argparse.SUPPRESS,
+    )
+
+
 def error_line(prog: str, error: object) -> str:
     """``PROG: error: MESSAGE`` (``hf_elmo.messages.error_text``), as argparse words a usage error (without the
     usage): the one line a script ends on for a failure that its command line did not cause (``exit_with_error``;
@@ -397,8 +428,8 @@ def add_field_option(group: Any, dataclass: type, name: str, flag: str, **overri
     """Add the option ``flag`` of ``dataclass``'s field ``name`` to ``group`` (a parser or an
     argument group), with ``dest`` ``name``.
 
-    The field's ``metadata`` gives its ``help``, ``choices``, ``metavar`` and ``aliases`` (more
-    option names: its old ones); its default is the option's; a ``bool`` field is a switch, a field
+    The field's ``metadata`` gives its ``help``, ``choices``, ``metavar`` and ``aliases`` (its old
+    option names, deprecated: ``add_old_name``); its default is the option's; a ``bool`` field is a switch, a field
     without default a positional argument (no ``flag``). ``overrides`` replace any of these (e.g.
     another command's default).
     """
@@ -418,4 +449,7 @@ def add_field_option(group: Any, dataclass: type, name: str, flag: str, **overri
     # 'is': a default of 0 or 0.0 (--seed, --warmup-steps) equals False, and is stated as any other
     if default is not None and default is not False and default != "" and "help" in keywords:
         keywords["help"] += " (default %(default)s)"
-    return group.add_argument(flag, *metadata.get("aliases", ()), dest=name, **keywords)
+    action = group.add_argument(flag, dest=name, **keywords)
+    for old in metadata.get("aliases", ()):
+        add_old_name(group, old, action)
+    return action

@@ -8,6 +8,7 @@ from ._args import (
     add_device_option,
     add_max_token_chars_option,
     add_model_option,
+    add_old_name,
     add_replaced_options,
     add_threads_option,
     positive_int,
@@ -61,14 +62,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="one vector per line, the mean over its tokens: (L+1, 2P) for --layers all, "
         "(2P,) for top and average (default: one vector per token)",
     )
-    parser.add_argument(
+    tokens_per_batch = parser.add_argument(
         "--tokens-per-batch",
-        "--batch-tokens",  # its name before it took elmo pretrain's and perplexity's
-        dest="tokens_per_batch",
         type=positive_int,
         default=4096,
         help="padded tokens per batch (default 4096); a longer sentence runs alone",
     )
+    add_old_name(parser, "--batch-tokens", tokens_per_batch)  # its name before it took elmo pretrain's and perplexity's
     add_device_option(parser)
     parser.add_argument(
         "--dtype",

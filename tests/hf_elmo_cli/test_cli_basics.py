@@ -451,7 +451,8 @@ def test_embed_and_export_options_offer_the_librarys_defaults_and_choices():
     from hf_elmo.export import DTYPES
 
     parsers = command_parsers()
-    embed = {action.dest: action for action in parsers["embed"]._actions}
+    shown = (action for action in parsers["embed"]._actions if action.help != argparse.SUPPRESS)  # no old name
+    embed = {action.dest: action for action in shown}
     assert (embed["tokens_per_batch"].default, embed["chunk_lines"].default) == (
         DEFAULT_BATCH_TOKENS,
         DEFAULT_CHUNK_LINES,
