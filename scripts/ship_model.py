@@ -164,6 +164,20 @@ def read_json(parser: argparse.ArgumentParser, path: Path, what: str) -> Any:
         exit_with_error(parser, f"{path}: not JSON ({err})")
 
 
+#: What to give in place of a folder that is no pretraining run (``read_run_record``).
+_GIVE_A_RUN = "give the folder of a pretraining run"
+
+
+def read_run_record(parser: argparse.ArgumentParser, run_dir: Path) -> dict[str, Any]:
+    """The ``training.json`` of the pretraining run ``run_dir`` (``read_json``), or the script's one-line error
+    naming it where it is not such a record: an object with the run's ``settings`` and ``position`` objects."""
+    path = run_dir / TRAINING_FILE
+    record = read_json(parser, path, f"what elmo pretrain writes beside its model: {_GIVE_A_RUN}")
+    if not isinstance(record, dict) or not all(isinstance(record.get(key), dict) for key in ("settings", "position")):
+        exit_with_error(parser, f'{path}: no "settings" and "position" objects, as elmo pretrain writes: {_GIVE_A_RUN}')
+    return record
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -186,9 +200,8 @@ def main() -> None:
         check_output_folder(args.out_dir, overwrite=args.overwrite, inputs=inputs, into_package=True)
     except (OSError, ValueError) as err:
         exit_with_error(parser, err)
-    run_record = "what elmo pretrain writes beside its model: give the folder of a pretraining run"
-    training = read_json(parser, args.run_dir / TRAINING_FILE, run_record)
-    earlier = [read_json(parser, run / TRAINING_FILE, run_record) for run in args.earlier]
+    training = read_run_record(parser, args.run_dir)
+    earlier = [read_run_record(parser, run) for run in args.earlier]
     # an earlier shipped folder brings its own earlier stages
     records = [s for run in earlier for s in [*run.get("earlier_stages", []), run]] + [training]
     stages = [
