@@ -670,21 +670,38 @@ def assemble(args: argparse.Namespace) -> None:
 def check_assembly_replaceable(target: Path, assembled: Path) -> None:
     """Stop (one line) unless ``target``, which ``assemble --overwrite`` replaces with the folder ``assembled``,
     is an earlier assembly of that folder: a folder, not a symbolic link, neither the current folder nor one of
-    its parents, holding nothing that ``assembled`` does not hold (the user's files, which it would delete)."""
+    its parents, holding nothing that ``assembled`` does not hold (the user's files, which it would delete, in
+    its subfolders too: ``not_assembled``)."""
     sys.path.insert(0, str(REPO))
     from hf_elmo.fileio import is_or_holds
+    from hf_elmo.messages import some_of
 
     if target.is_symlink() or not target.is_dir():
         kind = f"a symbolic link (to {os.readlink(target)})" if target.is_symlink() else "not a folder"
         raise ValueError(f"{target} is {kind}, so --overwrite does not replace it; assemble into another --dest")
     if is_or_holds(target, Path.cwd()):
         raise ValueError(f"{target} is the current folder or holds it, so --overwrite does not replace it")
-    others = sorted(entry.name for entry in target.iterdir() if not (assembled / entry.name).exists())
+    others = not_assembled(target, assembled)
     if others:
         raise ValueError(
-            f"{target} holds files that the assembled {assembled.name} does not ({', '.join(others)}), which "
-            "--overwrite would delete with it; move them out, or assemble into another --dest"
+            f"{target} holds files that the assembled {assembled.name} does not ({some_of(others, SHOWN_OTHERS)}), "
+            "which --overwrite would delete with it; move them out, or assemble into another --dest"
         )
+
+
+#: The most of the user's files in a folder that ``assemble --overwrite`` refuses to replace its refusal names.
+SHOWN_OTHERS = 5
+
+
+def not_assembled(target: Path, assembled: Path) -> list[str]:
+    """The paths in ``target`` (relative, ``/``-separated, in path order) that ``assembled`` does not hold, at any
+    depth: a folder it lacks is named, not each file in it; a symbolic link is not followed."""
+    found = []
+    for folder, folders, files in os.walk(target):
+        here = Path(folder).relative_to(target)
+        found += [(here / name).as_posix() for name in [*folders, *files] if not (assembled / here / name).exists()]
+        folders[:] = [name for name in folders if (assembled / here / name).is_dir()]
+    return sorted(found)
 
 
 def stop(args: argparse.Namespace) -> None:
