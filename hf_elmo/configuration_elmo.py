@@ -509,7 +509,7 @@ class ElmoConfig(PretrainedConfig):
     def save_pretrained(self, save_directory: str | os.PathLike, push_to_hub: bool = False, **kwargs: Any) -> None:
         """``PretrainedConfig.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
         (``check_save_folder``); with ``push_to_hub``, the folder is saved whole first, then pushed (``push_saved``)."""
-        folder = check_save_folder(save_directory)
+        folder = check_save_folder(save_directory, SETTINGS_SUFFIXES)
         if not push_to_hub:
             super().save_pretrained(folder, **kwargs)
             return
@@ -615,18 +615,22 @@ def names_lm_head(architectures: Sequence[str] | None) -> bool:
     return LM_ARCHITECTURE in (architectures or ())
 
 
-#: How the files that ``save_pretrained`` writes are named (the config, weights, tokenizer files and code copies):
-#: a symbolic link so named in its folder would be written through (``check_save_folder``).
-_SAVED_SUFFIXES = (".json", ".safetensors", ".bin", ".py", ".md")
+#: How the files that the model's ``save_pretrained`` writes are named (the config, weights, tokenizer files, code
+#: copies and, pushed, the model card): a symbolic link so named in its folder would be written through
+#: (``check_save_folder``).
+SAVED_SUFFIXES = (".json", ".safetensors", ".bin", ".py", ".md")
+#: Those of the files that the config's and the tokenizer's ``save_pretrained`` write (settings and code copies).
+SETTINGS_SUFFIXES = (".json", ".py")
 
 
-def check_save_folder(save_directory: str | os.PathLike) -> str:
+def check_save_folder(save_directory: str | os.PathLike, suffixes: tuple[str, ...] = SAVED_SUFFIXES) -> str:
     """``save_directory`` with ``~`` expanded (``"~/model"`` is the home folder's, as ``from_pretrained`` reads
     it; transformers made a folder named ``~`` in the current one), after refusing, in one line, a folder that is
     a file (transformers fails on it late, after writing the code copies, or only logs it and writes nothing), a
     symbolic link to nothing (transformers said ``[Errno 17] File exists``), or a folder that holds a symbolic link
-    named as a file that a save writes (``_SAVED_SUFFIXES``: a Hugging Face cache snapshot's files are links to its
-    blobs), which transformers writes through, changing the file it points to: the one check of the model's,
+    named as a file that the save writes (``suffixes``: the model's ``SAVED_SUFFIXES``, the config's and tokenizer's
+    ``SETTINGS_SUFFIXES``; a Hugging Face cache snapshot's files are links to its blobs), which transformers writes
+    through, changing the file it points to: the one check of the model's,
     config's and tokenizer's ``save_pretrained``. A trailing ``/`` goes: with ``push_to_hub``, transformers names
     the repository after the path's last part, which ``"my-elmo/"`` left empty."""
     folder = os.path.expanduser(os.fspath(save_directory))
@@ -642,7 +646,7 @@ def check_save_folder(save_directory: str | os.PathLike) -> str:
         links = sorted(
             entry.name
             for entry in os.scandir(folder)
-            if entry.is_symlink() and entry.name.endswith(_SAVED_SUFFIXES) and not os.path.isdir(entry.path)
+            if entry.is_symlink() and entry.name.endswith(suffixes) and not os.path.isdir(entry.path)
         )
         if links:
             link = os.path.join(folder, links[0])

@@ -35,6 +35,7 @@ from .char_ids import (
 )
 from .configuration_elmo import (
     HUB_KWARGS,
+    SETTINGS_SUFFIXES,
     WHITESPACE,
     ElmoConfig,
     ElmoConfigError,
@@ -597,7 +598,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 f"{filename_prefix}-tokenizer_config.json, which from_pretrained does not read (it reads "
                 "tokenizer_config.json): save into a folder of its own, without filename_prefix"
             )
-        folder = check_save_folder(save_directory)
+        folder = check_save_folder(save_directory, SETTINGS_SUFFIXES)
         files_timestamps = earlier_files(self, folder) if push_to_hub else {}
         saved = super().save_pretrained(folder, legacy_format, filename_prefix, **kwargs)
         if push_to_hub:
