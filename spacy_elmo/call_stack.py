@@ -7,6 +7,7 @@ one home of saying a thing once, which the listener's warning uses too)."""
 
 import sys
 import weakref
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
@@ -21,18 +22,26 @@ def running_locals(module: str, function: str) -> dict[str, Any] | None:
     running now, up the call stack of the caller. ``None``: it is not running, or this spaCy has no
     such function (its module is not imported, or the function was renamed or removed), so a change
     in spaCy turns a check off rather than failing every prediction."""
-    found: Any = sys.modules.get(module)
-    for name in function.split("."):
-        found = getattr(found, name, None)
-    code = getattr(found, "__code__", None)
-    if code is None:
-        return None
-    frame: FrameType | None = sys._getframe(1)
+    return next((found for _, found in running_calls(module, function)), None)
+
+
+def running_calls(module: str, *functions: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each running call of the functions ``functions`` of ``module`` (as ``running_locals`` names
+    them) up the call stack of the caller, innermost first, as the function's name and the call's
+    local variables; one walk of the stack for all of them."""
+    codes: dict[Any, str] = {}
+    for function in functions:
+        found: Any = sys.modules.get(module)
+        for name in function.split("."):
+            found = getattr(found, name, None)
+        code = getattr(found, "__code__", None)
+        if code is not None:
+            codes[code] = function
+    frame: FrameType | None = sys._getframe(1) if codes else None
     while frame is not None:
-        if frame.f_code is code:
-            return frame.f_locals
+        if frame.f_code in codes:
+            yield codes[frame.f_code], frame.f_locals
         frame = frame.f_back
-    return None
 
 
 def note_once(about: object, note: str) -> None:

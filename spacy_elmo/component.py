@@ -51,7 +51,7 @@ from .bilm import (
     serialized_config,
 )
 from .cache import ActivationCache, doc_key
-from .call_stack import first_time, note_once, running_locals
+from .call_stack import first_time, note_once, running_calls, running_locals
 from .config_errors import (
     check_frozen_elmo_annotates,
     check_setting,
@@ -597,11 +597,10 @@ def _remove_earlier_bilm(folder: Path) -> None:
 def _running_components(component: ElmoComponent) -> list[tuple[Any, object]] | None:
     """The components that the spaCy call up the call stack that runs ``component`` runs, in order: the
     ``pipes`` of ``nlp.pipe`` or of its worker process (``_apply_pipes``), which leave out the disabled
-    ones, or those of ``nlp(text)`` (``Language.__call__``, less its ``disable``); of the innermost such
-    call of each kind, the one that runs ``component`` (a component of another pipeline may run this
-    one's). ``None``: none does (a component called alone), or a spaCy that builds them otherwise."""
-    for function in ("_apply_pipes", "Language.pipe", "Language.__call__"):
-        found = running_locals("spacy.language", function) or {}
+    ones, or those of ``nlp(text)`` (``Language.__call__``, less its ``disable``): the innermost such
+    call whose components hold ``component`` (a component of another pipeline may run this one's).
+    ``None``: none does (a component called alone), or a spaCy that builds them otherwise."""
+    for function, found in running_calls("spacy.language", "_apply_pipes", "Language.pipe", "Language.__call__"):
         nlp, pipes = found.get("self"), found.get("pipes")
         if isinstance(nlp, Language) and function == "Language.__call__":
             disable = found.get("disable") or ()
