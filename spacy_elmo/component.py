@@ -618,9 +618,9 @@ def _running_components(component: ElmoComponent) -> list[tuple[Any, object]] | 
 def _check_no_listener_reads_tensor(component: ElmoComponent) -> None:
     """Refuse to set ``doc.tensor`` (``token_vectors``) from the elmo component ``component`` where a
     component that runs after it listens to a spaCy ``tok2vec`` component that does not run before it
-    (disabled, or excluded): spaCy's ``Tok2VecListener`` reads ``doc.tensor`` where its ``tok2vec`` did
-    not run, so it read ELMo's token vectors in place of the features it was trained on, silently
-    (a blis shape error where the widths differ)."""
+    (disabled, or excluded, or after it in the pipeline): spaCy's ``Tok2VecListener`` reads ``doc.tensor``
+    where its ``tok2vec`` did not run, so it read ELMo's token vectors in place of the features it was
+    trained on, silently (a blis shape error where the widths differ)."""
     running = _running_components(component)
     if running is None:
         return
@@ -632,16 +632,26 @@ def _check_no_listener_reads_tensor(component: ElmoComponent) -> None:
         for node in model.walk():
             if not isinstance(node, Tok2VecListener):
                 continue
-            if any(isinstance(p, Tok2Vec) and node.upstream_name in ("*", n) for n, p in running[:position]):
+            upstreams = [
+                i for i, (n, p) in enumerate(running) if isinstance(p, Tok2Vec) and node.upstream_name in ("*", n)
+            ]
+            if any(i < position for i in upstreams):
                 continue
             upstream = (
                 "a tok2vec component" if node.upstream_name == "*" else f"the tok2vec component {node.upstream_name!r}"
             )
+            why, fix = (
+                ("runs after it", f"move {upstream} before {name!r} in the pipeline")
+                if upstreams
+                else (
+                    "does not run here (disabled or excluded)",
+                    f"run {upstream} too (leave it out of disable= and exclude=), or leave {name!r} out as well",
+                )
+            )
             raise ValueError(
-                f"the component {name!r} listens to {upstream}, which does not run before it here (disabled or "
-                f"excluded), so its listener would read the ELMo token vectors the elmo component {component.name!r} "
-                f"puts in doc.tensor in place of the features {name!r} was trained on: run {upstream} too (leave it "
-                f"out of disable= and exclude=), or leave {name!r} out as well"
+                f"the component {name!r} listens to {upstream}, which {why}, so its listener would read the ELMo token "
+                f"vectors the elmo component {component.name!r} puts in doc.tensor in place of the features {name!r} "
+                f"was trained on: {fix}"
             )
 
 

@@ -16,7 +16,7 @@ from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, tok2v
 TEXTS = ["Alice lives in Paris .", "Bob hates London ."]
 
 REFUSED = (
-    "the component 'ner' listens to the tok2vec component 'tok2vec', which does not run before it here (disabled or "
+    "the component 'ner' listens to the tok2vec component 'tok2vec', which does not run here (disabled or "
     "excluded), so its listener would read the ELMo token vectors the elmo component 'elmo' puts in doc.tensor in "
     "place of the features 'ner' was trained on: run the tok2vec component 'tok2vec' too (leave it out of disable= "
     "and exclude=), or leave 'ner' out as well"
@@ -123,3 +123,17 @@ def run_inner_pipeline(nlp, name, name_of_inner: str):
         return doc
 
     return run
+
+
+def test_a_tok2vec_after_its_listening_component_is_refused_saying_to_move_it(shared):
+    nlp = spacy.load(shared)
+    nlp.remove_pipe("tok2vec")
+    nlp.add_pipe("tok2vec", source=spacy.load(shared))  # now after ner: spaCy's listener read elmo's tensor
+    assert nlp.pipe_names == ["elmo", "ner", "tok2vec"]
+    with pytest.raises(ValueError) as info:
+        nlp(TEXTS[0])
+    assert str(info.value) == (
+        "the component 'ner' listens to the tok2vec component 'tok2vec', which runs after it, so its listener would "
+        "read the ELMo token vectors the elmo component 'elmo' puts in doc.tensor in place of the features 'ner' was "
+        "trained on: move the tok2vec component 'tok2vec' before 'ner' in the pipeline"
+    )
