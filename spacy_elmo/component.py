@@ -119,8 +119,15 @@ class ElmoComponent(TrainablePipe):
         ``_link_components`` sets this to ``{}`` and adds the listeners it finds again whenever a
         component is added, removed or renamed: after ``nlp.rename_pipe`` of this component, its
         listeners of the old name are linked to nothing, and say so, not that the old name's
-        component has no weights."""
+        component has no weights. Linked into a pipeline of another vocab (sourced from another
+        pipeline), a biLM of another language's rules than that pipeline's says so, as ``initialize``
+        says it of the pipeline it loads the biLM in (``_warn_other_language``), once per language."""
         _check_before_training(self.name)  # spacy train links the pipeline before it initialises it
+        linking = (running_locals("spacy.language", "Language._link_components") or {}).get("self")
+        if isinstance(linking, Language) and linking.vocab is not self.vocab:
+            elmo = get_elmo(self.model)
+            if elmo is not None and first_time(self, f"sourced into a pipeline of language {linking.vocab.lang!r}"):
+                _warn_other_language(self.name, elmo, linking.vocab.lang)
         kept = [listener for found in links.values() for listener in found]
         for found in getattr(self, "_listener_map", {}).values():
             for listener in found:
