@@ -9,6 +9,8 @@
 (neutral ones dropped), or every distinct non-neutral phrase of the trees (GLUE's way of building
 SST-2's training set; ``--max-sentences`` then counts trees).
 
+The input is read as every text input of hf_elmo is (a gzip file decompressed; UTF-16, invalid UTF-8 and NUL
+bytes refused in one line naming the file and line); one that holds no sentence is refused, writing nothing.
 The output's folder is created (and removed again, empty, when the run fails) and the file written
 aside, then renamed into place (a failed run leaves an earlier output as it was); the input itself is
 never an output. A run holds the
@@ -62,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         docs = list(READERS[args.format](args.source, vocab, args.max_sentences or None))
     except (OSError, ValueError) as error:
         exit_with_error(parser, error)
+    if not docs:  # spacy train would read an empty corpus, and fail far from here
+        exit_with_error(parser, f"{args.source} holds no {args.format} sentences (an empty file?); nothing was written")
     try:
         with folder_for_the_run(args.output.parent), sole_writer(args.output), atomic_file(args.output) as tmp:
             DocBin(docs=docs).to_disk(tmp)
