@@ -185,6 +185,18 @@ def looks_like_utf16(line: str, sample: int = 64) -> bool:
     return False
 
 
+def text_lines(path: PathLike) -> Iterator[tuple[int, str]]:
+    """The lines of ``path`` numbered from 1, as ``read_lines`` reads every text input (a gzip file decompressed, a
+    UTF-16 or UTF-32 file and other compressions refused); a line with an invalid UTF-8 byte or a NUL byte is a
+    ``CorpusError`` naming the file and line: for the readers of text files of their own layouts (spaCy's corpora,
+    WikiText), which Python's ``open`` left to say ``'utf-8' codec can't decode byte 0xe9 in position 25``."""
+    for number, line in enumerate(read_lines(path), 1):
+        problem = undecodable_byte(line) or nul_byte(line)
+        if problem:
+            raise CorpusError(f"{path}:{number}: {problem}; the corpus must be UTF-8 text")
+        yield number, line
+
+
 def check_text_file(path: PathLike, what: str) -> Path:
     """Refuse, naming it as ``what`` (``the training file``, ``--vocab``), a text input that is not a
     regular file: a folder, a pipe or device (``read_lines`` reads a file's first bytes, then opens it

@@ -15,6 +15,7 @@ import argparse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from hf_elmo.corpus import CorpusError, text_lines
 from hf_elmo.fileio import (
     atomic_file,
     check_locked_output,
@@ -45,7 +46,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line. The output is written
     aside and renamed into place under its lock (``sole_writer``), in its folder, made if missing
     (``folder_for_the_run``): a failed or interrupted run leaves an earlier output as it was and no folder it
-    made, and no file of the user's is written over (the input, a folder, a link)."""
+    made, and no file of the user's is written over (the input, a folder, a link). The input is read as every text
+    input is (``hf_elmo.corpus.text_lines``); one without a sentence writes nothing."""
     parser = argparse.ArgumentParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -55,12 +57,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     count = 0
     try:
         check_locked_output(args.out, [args.source])
-        with folder_for_the_run(args.out.parent), open(args.source, encoding="utf-8") as src:
+        with folder_for_the_run(args.out.parent):
             with sole_writer(args.out), atomic_file(args.out) as tmp, open(tmp, "w", encoding="utf-8") as out:
-                for tokens in sentences(src):
+                for tokens in sentences(line for _, line in text_lines(args.source)):
                     out.write(" ".join(tokens) + "\n")
                     count += len(tokens)
-    except (OSError, UnicodeDecodeError) as error:  # a missing input, an unwritable or full disk, another run
+                if not count:  # elmo perplexity would refuse the empty output, far from here
+                    raise CorpusError(f"{args.source} holds no sentences (an empty file?); nothing was written")
+    # a missing input, one that is no UTF-8 text, an unwritable or full disk, another run
+    except (OSError, CorpusError) as error:
         exit_with_error(parser, error)
     print(f"wrote {args.out}: {count:,} tokens")
 

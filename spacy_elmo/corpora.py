@@ -11,7 +11,7 @@
   node, in the original casing (the sentence-level files are lower-cased): sentences, or every
   distinct phrase, with SST-5's labels or SST-2's (neutral dropped).
 
-Each file is read as every text input of this package is (``_text_lines``: ``hf_elmo.corpus.read_lines``): UTF-8, a
+Each file is read as every text input of this package is (``hf_elmo.corpus.text_lines``): UTF-8, a
 byte-order mark at a line's start dropped (read into the first line, it made a CoNLL file's ``-DOCSTART-`` a word),
 a gzip-compressed file decompressed; a UTF-16 or UTF-32 file, another compression, an invalid UTF-8 byte or a NUL
 byte is a ``CorpusError`` naming the file (and line) and what to do.
@@ -25,19 +25,8 @@ from spacy.tokens import Doc, Span
 from spacy.training import iob_to_biluo, tags_to_entities
 from spacy.vocab import Vocab
 
-from hf_elmo.corpus import CorpusError, nul_byte, read_lines, undecodable_byte
+from hf_elmo.corpus import text_lines
 from hf_elmo.fileio import PathLike
-
-
-def _text_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """The lines of ``path`` numbered from 1, as ``hf_elmo.corpus.read_lines`` reads every text input; a line with an
-    invalid UTF-8 byte or a NUL byte is a ``CorpusError`` naming the file and line (was: Python's
-    ``'utf-8' codec can't decode byte 0xe9 in position 25``, of no file)."""
-    for number, line in enumerate(read_lines(path), 1):
-        problem = undecodable_byte(line) or nul_byte(line)
-        if problem:
-            raise CorpusError(f"{path}:{number}: {problem}; the corpus must be UTF-8 text")
-        yield number, line
 
 
 def iob1_spans(tags: list[str]) -> list[tuple[int, int, str]]:
@@ -68,7 +57,7 @@ def read_conll2003(path: PathLike, vocab: Vocab, max_sentences: int | None = Non
 def _conll_sentences(path: Path) -> Iterator[tuple[list[str], list[str]]]:
     words: list[str] = []
     tags: list[str] = []
-    for number, line in _text_lines(path):
+    for number, line in text_lines(path):
         fields = line.split()
         if not fields or fields[0] == "-DOCSTART-":
             if words:
@@ -86,7 +75,7 @@ def _conll_sentences(path: Path) -> Iterator[tuple[list[str], list[str]]]:
 def read_sst(path: PathLike, vocab: Vocab, max_sentences: int | None = None) -> Iterator[Doc]:
     """One ``Doc`` with exclusive ``cats`` per ``label sentence`` line of an SST file."""
     path = Path(path)
-    lines = [line.split() for _, line in _text_lines(path) if line.strip()]
+    lines = [line.split() for _, line in text_lines(path) if line.strip()]
     for number, fields in enumerate(lines, 1):
         if not fields[0].isdigit():
             raise ValueError(
@@ -127,7 +116,7 @@ def read_sst_trees(
     labels = ["0", "1"] if binary else ["0", "1", "2", "3", "4"]
     seen: set[tuple[str, ...]] = set()  # the phrases given so far
     docs = 0  # docs given so far (what max_sentences caps without phrases)
-    for number, line in _text_lines(path):
+    for number, line in text_lines(path):
         if max_sentences is not None and (number > max_sentences if phrases else docs >= max_sentences):
             return
         if not line.strip():
