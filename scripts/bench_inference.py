@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from hf_elmo.fileio import scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import check_output_option, positive_int
+from hf_elmo_cli.commands._args import check_output_option, positive_int, sentences_option
 
 from shared_data import shared_dir
 
@@ -307,6 +307,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.json:  # before the runs, not after them
         check_output_option(parser, "argument --json", args.json, [args.text] if args.text else [])
+    # read before the runs: a --text that is no UTF-8 text of sentences is one line, not a traceback after a run
+    args.text_sentences = sentences_option(parser, "--text", args.text) if args.text else None
 
     shared = shared_dir()
     env = {
@@ -328,8 +330,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 def bench(args: argparse.Namespace, work: Path, shared: Path, reference: list[str] | None, env: dict[str, str]) -> None:
     """The benchmark ``main`` runs, its text and models written in ``work``; ``reference``: the command of
     AllenNLP's side (None: ours only)."""
-    if args.text:
-        sentences = [line.split() for line in args.text.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.text_sentences is not None:
+        sentences = args.text_sentences
     else:
         sentences = conll_sentences(shared / "data" / "conll2003-en" / "eng.testa", args.n_sentences)
     text = work / "sentences.txt"

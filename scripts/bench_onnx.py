@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from hf_elmo.fileio import scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import check_output_option, positive_int
+from hf_elmo_cli.commands._args import check_output_option, positive_int, sentences_option
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_inference import SIZES, conll_sentences, shared_dir, write_random_model  # noqa: E402
@@ -67,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.json:  # before the run, not after it
         check_output_option(parser, "argument --json", args.json, [args.text] if args.text else [])
+    # read before the runs: a --text that is no UTF-8 text of sentences is one line, not a traceback after a run
+    args.text_sentences = sentences_option(parser, "--text", args.text) if args.text else None
     # the random model and its export: removed (a killed run's: by the next run)
     with scratch_folder("bench-onnx-") as work:
         bench(args, work)
@@ -82,8 +84,8 @@ def bench(args: argparse.Namespace, work: Path) -> None:
 
     torch.set_num_threads(args.threads)
     shared = shared_dir()
-    if args.text:
-        sentences = [line.split() for line in args.text.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if args.text_sentences is not None:
+        sentences = args.text_sentences
     else:
         sentences = conll_sentences(shared / "data" / "conll2003-en" / "eng.testa", args.n_sentences)
     write_random_model(shared / "fixtures" / "elmo-options" / SIZES[args.size], work)

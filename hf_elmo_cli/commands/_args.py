@@ -268,6 +268,18 @@ def check_output_option(parser: argparse.ArgumentParser, said: str, path: Any, i
         parser.error(f"{said}: {error_text(err)}")
 
 
+def sentences_option(parser: argparse.ArgumentParser, said: str, path: Any) -> list[list[str]]:
+    """A script's text input (``--text``: one tokenised sentence a line) read before its run, as every corpus is read
+    (``hf_elmo.corpus.read_corpus``: UTF-8, a gzip file decompressed, blank lines skipped): its sentences' words. A
+    file that is none (missing, not UTF-8, empty, one token a line) is a usage error in one line (``error_text``)."""
+    from hf_elmo.corpus import MAX_LINE_CHARS, read_corpus  # a script's: the elmo command never imports it
+
+    try:
+        return [sentence.split() for sentence in read_corpus(path, MAX_LINE_CHARS, what=said)]
+    except (OSError, ValueError) as err:
+        parser.error(error_text(err))
+
+
 def exit_with_error(parser: argparse.ArgumentParser, error: object) -> NoReturn:
     """End a script on a failure that its command line did not cause (a missing or unwritable file, another run
     writing its output): ``error_line`` on stderr, and exit code 1 (argparse's usage errors: 2)."""
