@@ -1,4 +1,4 @@
-"""Training throughput of `elmo pretrain`: tokens/s for size presets and biLM paths on one device.
+r"""Training throughput of `elmo pretrain`: tokens/s for size presets and biLM paths on one device.
 
 Times full training steps (forward, backward, clipping, optimizer) of ``ElmoForBidirectionalLM``
 with the sampled softmax on synthetic sentences (random words of 3-10 letters, 20 tokens each;

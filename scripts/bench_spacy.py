@@ -1,4 +1,4 @@
-"""Baseline vs ELMo spaCy pipelines, same settings and seed: F1 / accuracy and seconds per epoch.
+r"""Baseline vs ELMo spaCy pipelines, same settings and seed: F1 / accuracy and seconds per epoch.
 
     python scripts/bench_spacy.py --elmo ../shared/fixtures/elmo-allennlp --tasks conll2003 sst2 sst5 \
         --max-train 2000 --max-eval 500 --epochs 3 --output bench-spacy/

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Self-contained REFERENCE runner for AllenNLP 2.10.1's own ELMo biLM (`_ElmoBiLm`) on GPU or CPU.
+r"""Self-contained REFERENCE runner for AllenNLP 2.10.1's own ELMo biLM (`_ElmoBiLm`) on GPU or CPU.
 
 Needs only: torch, numpy, h5py, requests, tqdm, regex, pyyaml, filelock, packaging, safetensors,
 jinja2, rich (all on the GPU machine) plus the wheels that fetch_gpu_wheels.sh (beside this file)
