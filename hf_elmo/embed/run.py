@@ -51,7 +51,7 @@ The input must be a regular file (it is read twice, and again on resume): not st
 **Sharding** (``shards``: a shard's lines, its file, the index): shard 0 of several writes the
 index before it removes its partial folder (see above). A shard run whose input, model, layers,
 pool or dtype differ from those that a finished shard of the same output records (``output``)
-is refused (unless ``overwrite``).
+is refused (unless ``overwrite``), and so is one beside a file at OUTPUT itself (``check_output``).
 
 **Memory** does not grow with the input: ``embed_sentences`` streams the arrays (``sentences``),
 and they are written as they come. What does grow with the lines: ``sentence_to_index``, one JSON
@@ -365,7 +365,9 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
     could not be written, before a run loads its model or reads its input (``elmo embed``): ``-`` (stdout),
     a path ending with a slash, or one that ``sole_writer`` and ``atomic_file`` could not write
     (``check_locked_output``: no regular file, a lock file's place that holds something of the user's, a file
-    on the way to it, a folder this process cannot write in). Returns the output file."""
+    on the way to it, a folder this process cannot write in), and, for one of several shards, a file at
+    ``output_path`` itself (a run without shards wrote it), which ``open_embeddings(output_path)`` would open
+    instead of the shards' index. Returns the output file."""
     if str(output_path) == "-" and not Path(output_path).exists():
         raise ValueError(
             "embed cannot write stdout ('-'): its output is an HDF5 file, written aside and renamed into place; "
@@ -375,6 +377,12 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
         raise ValueError(
             f"the output {output_path} ends with {str(output_path)[-1]!r}, naming a folder; name the HDF5 file to write "
             f"(e.g. {Path(output_path, 'embeddings.hdf5')})"
+        )
+    if shard.count > 1 and Path(output_path).is_file():
+        raise FileExistsError(
+            f"{output_path} exists (a run without shards wrote it): open_embeddings({str(output_path)!r}) would open "
+            f"it, not the index of these shards ({shard_index_file(output_path).name}); move or delete it, or write "
+            "the shards to another output"
         )
     return check_locked_output(shard.output_file(output_path))
 
