@@ -495,20 +495,23 @@ def replace_listener_cfg(bilm_cfg: dict[str, Any], tok2vec_cfg: dict[str, Any]) 
     listener's mix settings. The path names the listener's block (``["model.tok2vec.elmo"]``) or a
     block holding it (spacy-transformers' ``["model.tok2vec"]``: the whole tok2vec, its other
     layers' settings kept)."""
-    block = _block_to_replace(sys._getframe(1))
+    caller = sys._getframe(1)
+    block = _block_to_replace(caller)
     if block is None:
         block = next(_listener_cfgs(tok2vec_cfg), ("", {"@architectures": MIX_LISTENER}))[1]
-    return _with_own_bilm(block, bilm_cfg)
+        return _with_own_bilm(block, bilm_cfg, None)
+    return _with_own_bilm(block, bilm_cfg, caller.f_locals.get("tok2vec_name"))
 
 
-def _with_own_bilm(cfg: Any, bilm_cfg: dict[str, Any]) -> Any:
-    """``cfg`` with each mix listener block in it an ``ElmoMix.v1`` over ``bilm_cfg`` of its mix settings."""
+def _with_own_bilm(cfg: Any, bilm_cfg: dict[str, Any], upstream: str | None) -> Any:
+    """``cfg`` with each mix listener block in it that listens to the elmo component ``upstream``
+    (``None``: any) an ``ElmoMix.v1`` over ``bilm_cfg`` of its mix settings."""
     if not isinstance(cfg, dict):
         return cfg
-    if cfg.get("@architectures") == MIX_LISTENER:
+    if cfg.get("@architectures") == MIX_LISTENER and (upstream is None or _listens_to(cfg, upstream)):
         settings = {k: v for k, v in cfg.items() if k in ("layer_norm", "dropout", "l2")}
         return {"@architectures": MIX, "bilm": bilm_cfg, **settings}
-    return {key: _with_own_bilm(value, bilm_cfg) for key, value in cfg.items()}
+    return {key: _with_own_bilm(value, bilm_cfg, upstream) for key, value in cfg.items()}
 
 
 def _block_to_replace(caller: FrameType | None) -> dict[str, Any] | None:
@@ -529,7 +532,8 @@ def _block_to_replace(caller: FrameType | None) -> dict[str, Any] | None:
     if not isinstance(pipe_cfg, Config) or not isinstance(path, str):
         return None
     paths = list(paths or [])
-    found = [found_path for found_path, _ in _listener_cfgs(pipe_cfg)]
+    upstream = caller.f_locals.get("tok2vec_name")
+    found = [at for at, block in _listener_cfgs(pipe_cfg) if _listens_to(block, upstream)]
     if not found:
         return None
     if paths and path == paths[0]:  # the first call: distinct paths make the later ones other paths
@@ -550,7 +554,7 @@ def check_replaceable(caller: FrameType, upstream: str, listening: Container[str
     model_cfg = nlp.get_pipe_config(pipe_name).get("model")
     if not isinstance(model_cfg, dict) or "tok2vec" in model_cfg:
         return
-    found = [path for path, _ in _listener_cfgs(nlp.get_pipe_config(pipe_name))]
+    found = [path for path, block in _listener_cfgs(nlp.get_pipe_config(pipe_name)) if _listens_to(block, upstream)]
     at = ", ".join(found) or "its model"
     pipe = nlp.get_pipe(pipe_name)
     theirs: list[str] = pipe.listening_components if isinstance(pipe, ListenedToComponent) else []
@@ -602,6 +606,12 @@ def _check_listener_paths(found: list[str], paths: list[str], pipe_name: Any) ->
             f"nlp.replace_listeners: the ELMo {listeners.format(pipe_name)} at {', '.join(found)}, not "
             f"{', '.join(wrong or paths)}: pass {json.dumps(found)}"
         )
+
+
+def _listens_to(block: dict[str, Any], upstream: Any) -> bool:
+    """Whether the mix listener config ``block`` listens to the elmo component ``upstream`` (its
+    ``upstream``, ``"*"`` where the block leaves it out, as the layer's default is)."""
+    return block.get("upstream", "*") in ("*", upstream)
 
 
 def _listener_cfgs(cfg: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
