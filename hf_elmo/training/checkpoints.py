@@ -29,7 +29,14 @@ from typing import IO, TYPE_CHECKING, Any
 import torch
 
 from ..configuration_elmo import OPTIONS_KEYS, ElmoConfig
-from ..fileio import atomic_file, check_parent_folders, ensure_free_space, is_or_holds, write_text_atomic
+from ..fileio import (
+    atomic_file,
+    check_file_size_limit,
+    check_parent_folders,
+    ensure_free_space,
+    is_or_holds,
+    write_text_atomic,
+)
 from ..messages import described, error_reason, first_line
 from ..output_folders import CHECKPOINT_FILE, SETTINGS_FILE
 from .data import DATA_ORDER, same_batches
@@ -465,6 +472,8 @@ def save_checkpoint(
         ensure_free_space(
             folder, _tensor_bytes(rng) + _tensor_bytes(state), f"a checkpoint of step {position['step']}", _RESUME
         )
+        # torch reports a write refused past ulimit -f as "[enforce fail at inline_container.cc] unexpected pos"
+        check_file_size_limit(_tensor_bytes(state), f"the checkpoint of step {position['step']}", _RESUME)
         _atomic_torch_save(rng, current)
     with refused_together():
         if rank == 0:
