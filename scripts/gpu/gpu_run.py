@@ -174,13 +174,35 @@ def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
 
 
 def pack(args: argparse.Namespace) -> None:
+    """Build the pack in a hidden folder beside ``--out`` (``.OUT.packing-XXXXXXXX``: a killed run's is removed by
+    the next), renamed into place when whole: a failed or interrupted pack leaves an earlier one as it was."""
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
         if not args.overwrite:
             raise FileExistsError(f"{out} is not empty (pass --overwrite to replace it)")
         check_pack_replaceable(out, Path(args.tokenised) if args.tokenised else None)
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(REPO))
+    from hf_elmo.fileio import scratch_folder
+
+    with scratch_folder(f".{out.name}.packing-", out.parent) as building:
+        manifest = build_pack(args, building)
+        replaced = building.with_name(building.name + ".old")
+        if out.exists():
+            os.replace(out, replaced)
+        os.replace(building, out)
+        shutil.rmtree(replaced, ignore_errors=True)
+    print(
+        f"{out}: {len(manifest['pieces'])} part(s) of at most {manifest['part_bytes']:,} bytes, "
+        f"{manifest['bytes']:,} bytes in all; {manifest['train_tokens']:,} training tokens, vocabulary "
+        f"{manifest['vocabulary']:,}"
+    )
+    print_calls(out, manifest)
+
+
+def build_pack(args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    """Tokenise (or take ``--tokenised``), build the vocabulary and write the parts and their manifest into the
+    empty folder ``out``; returns the manifest, with the parts' size (``part_bytes``) beside it."""
     tokenised = Path(args.tokenised) if args.tokenised else out / "tokenised"
     if not args.tokenised:
         prepared = subprocess.run(
@@ -232,11 +254,7 @@ def pack(args: argparse.Namespace) -> None:
     }
     bundle.unlink()
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
-    print(
-        f"{out}: {len(pieces)} part(s) of at most {part_bytes:,} bytes, {manifest['bytes']:,} bytes "
-        f"in all; {words:,} training tokens, vocabulary {len(vocabulary):,}"
-    )
-    print_calls(out, manifest)
+    return {**manifest, "part_bytes": part_bytes}
 
 
 def resplit(args: argparse.Namespace) -> None:
