@@ -47,7 +47,7 @@ from .configuration_elmo import (
     push_errors_said,
     push_saved,
 )
-from .messages import another_model, described, one_of
+from .messages import another_model, described, is_number, one_of
 from .word_splitting import check_pre_tokenizer, split_words
 
 _logger = hf_logging.get_logger(__name__)
@@ -562,10 +562,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
         """Setting a special token (``tokenizer.pad_token = "[PAD]"``, ``eos_token_id = 2``) is refused as
         ``add_special_tokens`` is: transformers would keep it, change no padding and give ``all_special_ids`` a
         row of char ids. To ``None`` (``tokenizer.pad_token = tokenizer.eos_token``, ``None`` here) or
-        ``pad_token_id = 0`` (its value) it changes nothing, and passes."""
+        ``pad_token_id = 0`` (its value; an integer, not ``False``) it changes nothing, and passes."""
         named = key.removesuffix("_ids").removesuffix("_id")
         if named in self.SPECIAL_TOKENS_ATTRIBUTES and value is not None:
-            if key == "pad_token_id" and one_of(value, (0,)):
+            if key == "pad_token_id" and is_number(value, whole=True) and value == 0:  # not False: a bool is no id
                 return
             raise _special_token_refusal(key, value)
         super().__setattr__(key, value)
