@@ -273,6 +273,7 @@ def sentences_option(parser: argparse.ArgumentParser, said: str, path: Any) -> l
     (``hf_elmo.corpus.read_corpus``: UTF-8, a gzip file decompressed, blank lines skipped): its sentences' words. A
     file that is none (missing, not UTF-8, empty, one token a line) is a usage error in one line (``error_text``)."""
     from hf_elmo.corpus import MAX_LINE_CHARS, read_corpus  # a script's: the elmo command never imports it
+    from hf_elmo.messages import error_text
 
     try:
         return [sentence.split() for sentence in read_corpus(path, MAX_LINE_CHARS, what=said)]
