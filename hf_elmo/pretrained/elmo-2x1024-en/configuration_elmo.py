@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from transformers import PretrainedConfig
 from transformers.utils import CONFIG_NAME
 
-from .messages import another_model, described, is_number, one_of
+from .messages import another_model, described, error_reason, is_number, one_of
 
 _ACTIVATIONS = ("relu", "tanh")
 BILM_IMPLEMENTATIONS = ("fast", "plain", "fused")
@@ -627,12 +627,12 @@ def check_save_folder(save_directory: str | os.PathLike, suffixes: tuple[str, ..
     """``save_directory`` with ``~`` expanded (``"~/model"`` is the home folder's, as ``from_pretrained`` reads
     it; transformers made a folder named ``~`` in the current one), after refusing, in one line, a folder that is
     a file (transformers fails on it late, after writing the code copies, or only logs it and writes nothing), a
-    symbolic link to nothing (transformers said ``[Errno 17] File exists``), or a folder that holds a symbolic link
-    named as a file that the save writes (``suffixes``: the model's ``SAVED_SUFFIXES``, the config's and tokenizer's
-    ``SETTINGS_SUFFIXES``; a Hugging Face cache snapshot's files are links to its blobs), which transformers writes
-    through, changing the file it points to: the one check of the model's,
-    config's and tokenizer's ``save_pretrained``. A trailing ``/`` goes: with ``push_to_hub``, transformers names
-    the repository after the path's last part, which ``"my-elmo/"`` left empty."""
+    symbolic link to nothing (transformers said ``[Errno 17] File exists``), a folder that cannot be listed (was:
+    ``[Errno 13] Permission denied``), or a folder that holds a symbolic link named as a file that the save writes
+    (``suffixes``: the model's ``SAVED_SUFFIXES``, the config's and tokenizer's ``SETTINGS_SUFFIXES``; a Hugging Face
+    cache snapshot's files are links to its blobs), which transformers writes through, changing the file it points
+    to: the one check of the model's, config's and tokenizer's ``save_pretrained``. A trailing ``/`` goes: with
+    ``push_to_hub``, transformers names the repository after the path's last part, which ``"my-elmo/"`` left empty."""
     folder = os.path.expanduser(os.fspath(save_directory))
     folder = folder.rstrip(os.sep + (os.altsep or "")) or folder  # "/" stays
     if os.path.isfile(folder):
@@ -643,9 +643,15 @@ def check_save_folder(save_directory: str | os.PathLike, suffixes: tuple[str, ..
             "points to, or give another path"
         )
     if os.path.isdir(folder):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as err:  # was: '[Errno 13] Permission denied: ...', of no save
+            raise type(err)(
+                f"save_pretrained cannot list {folder} ({error_reason(err)}): give a folder you may read and write"
+            ) from None
         links = sorted(
             entry.name
-            for entry in os.scandir(folder)
+            for entry in entries
             if entry.is_symlink() and entry.name.endswith(suffixes) and not os.path.isdir(entry.path)
         )
         if links:
