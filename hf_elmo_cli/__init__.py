@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     # one line, no traceback, from the one process that speaks (CommandParser)
     except ImportError as err:  # hf_elmo's own, perhaps (a transformers it cannot use): said without importing it again
         if args.speaks():
-            print(f"elmo {args.command}: error: {err}", file=sys.stderr)
+            print(f"elmo {args.command}: error: {_import_error_line(err)}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as err:
         if args.speaks():
@@ -86,6 +86,17 @@ def main(argv: list[str] | None = None) -> int:
 
             print(f"elmo {args.command}: error: {error_text(err)}", file=sys.stderr)
         return 2
+
+
+def _import_error_line(error: ImportError) -> str:
+    """``error`` on one line: the package's own (one line that says what to install) as it is; another package's
+    whose message spans lines (numpy's 'Importing the numpy C-extensions failed', transformers' version checks) as
+    its first line that says something, and what to do (was: its every line). Not ``hf_elmo.messages.first_line``:
+    importing ``hf_elmo`` may be what failed."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return lines[0] if lines else type(error).__name__
+    return f"{lines[0]} (a package that elmo needs cannot be imported: pip install --force-reinstall hf-elmo)"
 
 
 def _quiet_stdout() -> None:
