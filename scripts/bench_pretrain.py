@@ -28,6 +28,7 @@ import time
 import torch
 
 from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS, SIZE_LIMITS, ElmoConfig
+from hf_elmo.messages import first_line
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
 from hf_elmo.training.data import MIN_TOKENS_PER_BATCH, SentenceBatcher
 from hf_elmo.training.model import make_optimizer
@@ -192,7 +193,7 @@ def main(argv: list | None = None) -> None:
                     checkpointing,
                 )
             except (RuntimeError, ValueError) as err:  # e.g. fused with clipping, out of memory
-                print(f"{preset:9s} {label:11s} failed: {str(err).splitlines()[0]}", flush=True)
+                print(f"{preset:9s} {label:11s} failed: {first_line(err)}", flush=True)
                 continue
             print(
                 f"{r['preset']:9s} {label:11s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  "
