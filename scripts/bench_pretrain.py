@@ -24,6 +24,8 @@ import platform
 import random
 import string
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import torch
 
@@ -56,7 +58,7 @@ def bench(
     device: torch.device,
     clip: bool = False,
     checkpointing: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Tokens/s of ``steps`` timed training steps of ``preset`` on ``implementation`` (under
     activation checkpointing if ``checkpointing``), and the MiB autograd keeps in a step."""
     sentences = synthetic_corpus(max(64, 2 * (steps + 1) * tokens_per_batch // 22), vocab_size * 2)
@@ -124,7 +126,7 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def main(argv: list | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--presets", nargs="+", default=["cpu", "small", "original"], choices=sorted(PRESETS))
     parser.add_argument(

@@ -71,12 +71,12 @@ def first_not_finite(figures: Any, where: str = "") -> str | None:
     return None
 
 
-def fmt(figures: dict) -> str:
+def fmt(figures: dict[str, float]) -> str:
     """A card row's ``forward / backward / average`` perplexities (finite: ``first_not_finite``)."""
     return f"{figures['forward']:.1f} / {figures['backward']:.1f} / {figures['average']:.1f}"
 
 
-def downstream(scores: dict) -> str:
+def downstream(scores: dict[str, list[float]]) -> str:
     """``ELMo seeds vs baseline seeds (mean +d)`` of one task's scores (``{"elmo": [...], "baseline": [...]}``)."""
     elmo, baseline = scores["elmo"], scores["baseline"]
     gain = sum(elmo) / len(elmo) - sum(baseline) / len(baseline)
@@ -126,7 +126,7 @@ def _lower(ours: dict, baseline: dict) -> str:
     return f"the char CNN has the lower perplexity on {', '.join(lower)}; the baseline on the others."
 
 
-def comparisons(figures: dict) -> str:
+def comparisons(figures: dict[str, Any]) -> str:
     """The card's sentences on ours against the baseline: at the whole run's budget (none when
     the baseline was trained otherwise, ``baseline_is``, since that is no fair race), and at the
     smaller equal budget of ``smaller_budget``; one sentence for both where they say the same."""
