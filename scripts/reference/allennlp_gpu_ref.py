@@ -39,6 +39,8 @@ Modes:
   --out X.npz: embeds the file once (stateful unless --fresh, no warm-up), saves s00000... float32
     [3, n_tokens, 2P] (BOS/EOS stripped) + meta, same layout as ref_embed.py; prints JSON {...}.
 """
+from __future__ import annotations
+
 import argparse
 import importlib
 import importlib.abc
@@ -52,6 +54,8 @@ import sys
 import time
 import types
 import warnings
+from collections.abc import Iterator
+from typing import Any
 
 # ----------------------------------------------------------------------------- import shim
 STUBS = []  # names of stubbed top-level modules, reported in the JSON
@@ -198,23 +202,25 @@ with warnings.catch_warnings():
 
 
 # ----------------------------------------------------------------------------- runner
-def read_sentences(path):
+def read_sentences(path: str) -> list[list[str]]:
     with open(path, encoding="utf-8") as f:
         return [line.split() for line in f if line.strip()]
 
 
-def batches(sents, bs):
+def batches(sents: list[list[str]], bs: int) -> Iterator[tuple[int, list[list[str]]]]:
     for i in range(0, len(sents), bs):
         yield i, sents[i:i + bs]
 
 
-def build(options, weights, device):
+def build(options: str, weights: str, device: torch.device) -> torch.nn.Module:
     bilm = _ElmoBiLm(options, weights, requires_grad=False)
     bilm.eval()  # no dropout anywhere in _ElmoBiLm, but be explicit
     return bilm.to(device)
 
 
-def embed_batch(bilm, batch, fresh, device, host_copy=True):
+def embed_batch(
+    bilm: torch.nn.Module, batch: list[list[str]], fresh: bool, device: torch.device, host_copy: bool = True
+) -> list[Any]:
     """Same steps as ref_embed.embed_batch, plus .to(device) (and one device->host copy)."""
     if fresh:
         bilm._elmo_lstm.reset_states()
@@ -238,7 +244,7 @@ def _sync(device):
         torch.cuda.synchronize(device)
 
 
-def versions(device):
+def versions(device: torch.device) -> dict[str, Any]:
     v = {"python": platform.python_version(), "allennlp": allennlp.__version__,
          "torch": torch.__version__, "numpy": np.__version__}
     for mod in ("transformers", "huggingface_hub", "tokenizers", "h5py", "cached_path", "fairscale"):
@@ -266,7 +272,7 @@ def versions(device):
     return v
 
 
-def common_info(a, sents, device):
+def common_info(a: argparse.Namespace, sents: list[list[str]], device: torch.device) -> dict[str, Any]:
     return dict(
         reference="allennlp._ElmoBiLm", device=str(device), batch_size=a.batch_size,
         mode="fresh" if a.fresh else "stateful", threads=a.threads, n_sentences=len(sents),
@@ -275,7 +281,7 @@ def common_info(a, sents, device):
     )
 
 
-def run_embed(a, device):
+def run_embed(a: argparse.Namespace, device: torch.device) -> None:
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     sents = read_sentences(a.sentences)
@@ -296,7 +302,7 @@ def run_embed(a, device):
     print("JSON " + json.dumps(meta, sort_keys=True), flush=True)
 
 
-def run_time(a, device):
+def run_time(a: argparse.Namespace, device: torch.device) -> None:
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     sents = read_sentences(a.sentences)
@@ -332,7 +338,7 @@ def run_time(a, device):
     print("JSON " + json.dumps(info, sort_keys=True), flush=True)
 
 
-def main():
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--options", required=True)
     ap.add_argument("--weights", required=True)
