@@ -41,6 +41,7 @@ from .fileio import (
     atomic_file,
     check_file_size_limit,
     check_locked_output,
+    check_names_a_file,
     check_writable_output,
     ensure_free_space,
     folder_for_the_run,
@@ -502,13 +503,16 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     Both are written aside and renamed into place when both are whole (``atomic_file``: an error or
     Ctrl-C leaves earlier files as they were), in their folders, made where missing (and removed again, empty,
     when the save fails: ``folder_for_the_run``); ``~`` is the home folder. Refused first, in one line naming
-    it: one path for both, one that is a folder, link or device, lies under a file or in a folder that cannot be
-    written (``check_writable_output``); and a disk without room for the weights (``ensure_free_space``: HDF5
-    does not survive a full disk). A second save to the same weights file while one runs fails at once
-    (``sole_writer``: ``OutputBusyError``), rather than pair its options file with the other's weights.
+    it: one path for both, one that ends with a slash (a folder's, ``check_names_a_file``), is a folder, link or
+    device, lies under a file or in a folder that cannot be written (``check_writable_output``); and a disk
+    without room for the weights (``ensure_free_space``: HDF5 does not survive a full disk). A second save to
+    the same weights file while one runs fails at once (``sole_writer``: ``OutputBusyError``), rather than pair
+    its options file with the other's weights.
     """
     import h5py
 
+    check_names_a_file(options_path, "options file", "options.json")
+    check_names_a_file(weights_path, "weights file", "weights.hdf5")
     options_path, weights_path = Path(options_path).expanduser(), Path(weights_path).expanduser()
     check_writable_output(weights_path, [options_path], inputs_are="the options file")
     check_locked_output(weights_path)

@@ -108,6 +108,18 @@ def check_output_file(path: PathLike, inputs: Iterable[PathLike] = (), inputs_ar
     return path
 
 
+def check_names_a_file(path: PathLike, what: str, example: str) -> None:
+    """Raise ``ValueError`` when ``path``, as given (before ``Path`` drops it), ends with a slash, naming a folder
+    where ``what`` (``"HDF5 file"``) is written: ``Path("out/")`` is ``out``, a file written where the user meant a
+    folder; the message says to name the file, e.g. ``example`` in that folder."""
+    text = os.fspath(path)
+    if isinstance(text, str) and text.endswith(("/", os.sep)):
+        raise ValueError(
+            f"the output {text} ends with {text[-1]!r}, naming a folder; name the {what} to write "
+            f"(e.g. {Path(text, example)})"
+        )
+
+
 #: The names of ``atomic_file``'s temporary files: ``.NAME.XXXXXXXX.tmp`` beside ``NAME``, the X's
 #: ``tempfile.mkstemp``'s (lower-case letters, digits and ``_``).
 _TEMPORARY_NAME = re.compile(r"\.(.+)\.[a-z0-9_]{8}\.tmp")

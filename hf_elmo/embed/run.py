@@ -85,6 +85,7 @@ from ..fileio import (
     atomic_file,
     check_file_size_limit,
     check_locked_output,
+    check_names_a_file,
     ensure_free_space,
     input_identity,
     is_or_holds,
@@ -373,11 +374,7 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
             "embed cannot write stdout ('-'): its output is an HDF5 file, written aside and renamed into place; "
             "name the file to write (e.g. embeddings.hdf5)"
         )
-    if str(output_path).endswith(("/", os.sep)):
-        raise ValueError(
-            f"the output {output_path} ends with {str(output_path)[-1]!r}, naming a folder; name the HDF5 file to write "
-            f"(e.g. {Path(output_path, 'embeddings.hdf5')})"
-        )
+    check_names_a_file(output_path, "HDF5 file", "embeddings.hdf5")
     if shard.count > 1 and Path(output_path).is_file():
         raise FileExistsError(
             f"{output_path} exists (a run without shards wrote it): open_embeddings({str(output_path)!r}) would open "
