@@ -39,10 +39,15 @@ def slice_vars(shared: Path, elmo: str) -> list:
     return [part for name, value in values.items() for part in (f"--vars.{name}", str(value))]
 
 
+#: What the project writes into its folder (its ``.gitignore``): left out of the copy, as outputs of an
+#: earlier run there (``weasel run ner`` in ``project/``) would be taken for those of the test's own.
+OUTPUTS = {line.strip().rstrip("/") for line in (PROJECT / ".gitignore").read_text().splitlines() if line.strip()}
+
+
 @pytest.fixture
 def project(tmp_path) -> Path:
     copy = tmp_path / "project"
-    shutil.copytree(PROJECT, copy)
+    shutil.copytree(PROJECT, copy, ignore=lambda folder, names: OUTPUTS & set(names) if Path(folder) == PROJECT else [])
     return copy
 
 
