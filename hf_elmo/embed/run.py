@@ -51,7 +51,8 @@ The input must be a regular file (it is read twice, and again on resume): not st
 **Sharding** (``shards``: a shard's lines, its file, the index): shard 0 of several writes the
 index before it removes its partial folder (see above). A shard run whose input, model, layers,
 pool or dtype differ from those that a finished shard of the same output records (``output``)
-is refused (unless ``overwrite``), and so is one beside a file at OUTPUT itself (``check_output``).
+is refused (unless ``overwrite``), and so is one beside a file at OUTPUT itself, as is a run without
+shards beside a sharded run's index (``check_output``; ``overwrite`` or not).
 
 **Memory** does not grow with the input: ``embed_sentences`` streams the arrays (``sentences``),
 and they are written as they come. What does grow with the lines: ``sentence_to_index``, one JSON
@@ -368,7 +369,9 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
     (``check_locked_output``: no regular file, a lock file's place that holds something of the user's, a file
     on the way to it, a folder this process cannot write in), and, for one of several shards, a file at
     ``output_path`` itself (a run without shards wrote it), which ``open_embeddings(output_path)`` would open
-    instead of the shards' index. Returns the output file."""
+    instead of the shards' index; for a run without shards, the index of a sharded run at ``output_path``
+    (``shard_index_file``), which would go on naming the old shards beside the new file. Neither is removed
+    with ``overwrite``: they are not the file it replaces. Returns the output file."""
     if str(output_path) == "-" and not Path(output_path).exists():
         raise ValueError(
             "embed cannot write stdout ('-'): its output is an HDF5 file, written aside and renamed into place; "
@@ -380,6 +383,12 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
             f"{output_path} exists (a run without shards wrote it): open_embeddings({str(output_path)!r}) would open "
             f"it, not the index of these shards ({shard_index_file(output_path).name}); move or delete it, or write "
             "the shards to another output"
+        )
+    if shard.count == 1 and shard_index_file(output_path).exists():
+        raise FileExistsError(
+            f"{shard_index_file(output_path)} exists (a sharded run wrote it): open_embeddings("
+            f"{str(shard_index_file(output_path))!r}) would go on reading its shards, not this run's file; move or "
+            "delete it and its shard files, or write to another output"
         )
     return check_locked_output(shard.output_file(output_path))
 
