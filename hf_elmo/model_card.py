@@ -18,7 +18,7 @@ ATTRIBUTION = "**Attribution.**"
 _USAGE = """## Usage
 
 ```python
-import hf_elmo  # pip install hf-elmo: registers the Auto classes; or pass trust_remote_code=True without it
+import hf_elmo  # hf-elmo (pip install -e . in its clone) registers the Auto classes; or pass trust_remote_code=True
 from transformers import AutoModel, AutoTokenizer
 
 tokenizer = AutoTokenizer.from_pretrained("{path}")
@@ -37,7 +37,7 @@ text as its training text was split (its tokenizer's `tokenize`), look the words
 and call `encode` with the sentence markers in place.
 
 ```python
-import hf_elmo  # pip install hf-elmo: registers the Auto classes; or pass trust_remote_code=True without it
+import hf_elmo  # hf-elmo (pip install -e . in its clone) registers the Auto classes; or pass trust_remote_code=True
 import torch
 from transformers import AutoModel, AutoTokenizer
 from transformers.utils import cached_file
