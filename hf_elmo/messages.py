@@ -1,7 +1,7 @@
 """How the package's refusals name what they refuse: a value (``described``, ``one_of``; a string the user gave:
 ``quoted``), another model's config (``another_model``), a list of names (``some_of``), another library's error
 (``first_line``), the system's error without its ``[Errno N]`` (``error_text``; its reason alone: ``error_reason``),
-and what a number setting must be (``is_number``).
+what a number setting must be (``is_number``), and how to install hf-elmo (``INSTALL_HF_ELMO``).
 
 Standard library only, as it travels with the model's code for ``trust_remote_code`` (``configuration_elmo.py``,
 ``tokenization_elmo.py`` and the modeling files import it relatively; ``hf_elmo.output_folders.MODEL_CODE_FILES``).
@@ -15,6 +15,10 @@ import numbers
 import re
 from collections.abc import Sequence
 from typing import Any
+
+#: How to install the hf-elmo package, as the README says (it is not on PyPI): for a message that
+#: asks for it, and the usage code of a model card (``hf_elmo.model_card``).
+INSTALL_HF_ELMO = "pip install -e . in its clone"
 
 
 def described(value: Any) -> str:

@@ -9,6 +9,8 @@ from pathlib import Path
 import yaml  # type: ignore[import-untyped]
 from huggingface_hub import ModelCard, ModelCardData
 
+from .messages import INSTALL_HF_ELMO
+
 #: The licence of a card written without one (``write_model_card``'s default).
 DEFAULT_LICENSE = "apache-2.0"
 #: How a card's attribution paragraph begins (the shipped model's card has one); a model continued
@@ -18,7 +20,7 @@ ATTRIBUTION = "**Attribution.**"
 _USAGE = """## Usage
 
 ```python
-import hf_elmo  # hf-elmo (pip install -e . in its clone) registers the Auto classes; or pass trust_remote_code=True
+import hf_elmo  # hf-elmo ({install}) registers the Auto classes; or pass trust_remote_code=True
 from transformers import AutoModel, AutoTokenizer
 
 tokenizer = AutoTokenizer.from_pretrained("{path}")
@@ -37,7 +39,7 @@ text as its training text was split (its tokenizer's `tokenize`), look the words
 and call `encode` with the sentence markers in place.
 
 ```python
-import hf_elmo  # hf-elmo (pip install -e . in its clone) registers the Auto classes; or pass trust_remote_code=True
+import hf_elmo  # hf-elmo ({install}) registers the Auto classes; or pass trust_remote_code=True
 import torch
 from transformers import AutoModel, AutoTokenizer
 from transformers.utils import cached_file
@@ -86,7 +88,7 @@ def write_model_card(
     content = (
         f"---\n{data.to_yaml()}\n---\n\n# {title}\n\n{description}\n\n## Provenance\n\n"
         f"| what | value |\n|---|---|\n{rows}\n| written | {today} by hf_elmo |\n\n"
-        + (_WORD_USAGE if reads_word_ids else _USAGE).format(path=path)
+        + (_WORD_USAGE if reads_word_ids else _USAGE).format(path=path, install=INSTALL_HF_ELMO)
     )
     card_path = Path(folder) / "README.md"
     ModelCard(content).save(card_path)

@@ -52,7 +52,7 @@ from .elmo_kernels import (
     token_chunks,
     torch_lstm_weights,
 )
-from .messages import described, one_of, some_of
+from .messages import INSTALL_HF_ELMO, described, one_of, some_of
 from .tokenization_elmo import TOKENIZER_ONLY_OUTPUTS
 
 _logger = hf_logging.get_logger(__name__)
@@ -1136,7 +1136,7 @@ def require_package_loader(cls: type[ElmoPreTrainedModel]) -> Any:
     file, or ``hf_elmo`` never imported)."""
     if cls.package_loader is None:
         raise ImportError(
-            "converting original ELMo files needs the hf-elmo package: pip install hf-elmo, then import hf_elmo"
+            f"converting original ELMo files needs the hf-elmo package ({INSTALL_HF_ELMO}), then import hf_elmo"
         )
     return cls.package_loader
 
