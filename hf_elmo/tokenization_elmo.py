@@ -219,8 +219,11 @@ def padded_length(
     """The length a batch whose longest sentence has ``longest`` words is padded to: the longest
     (``padding=True``/``"longest"``), or ``max_length`` with ``padding="max_length"``, then rounded
     up to a multiple of ``pad_to_multiple_of``; ``None`` without padding (``False``/``"do_not_pad"``,
-    transformers' default: each sentence keeps its length)."""
-    if not one_of(padding, (True, False, "longest", "max_length", "do_not_pad")):
+    transformers' default: each sentence keeps its length). A number is refused, as transformers refuses it
+    (``1 == True``, but ``padding=1`` is no padding strategy)."""
+    if not isinstance(padding, (bool, str)) or not one_of(
+        padding, (True, False, "longest", "max_length", "do_not_pad")
+    ):
         raise ValueError(
             f"padding must be True, False, 'longest', 'max_length' or 'do_not_pad', got {described(padding)}"
         )
