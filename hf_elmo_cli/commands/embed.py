@@ -88,7 +88,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_max_token_chars_option(parser)
     add_threads_option(parser)
     parser.add_argument(
-        "--overwrite", action="store_true", help="replace an existing OUTPUT, or an unfinished run with other settings"
+        "--overwrite",
+        action="store_true",
+        help="replace an existing OUTPUT, or an unfinished run with other settings (never the files of a sharded run "
+        "beside those of a run without shards, nor the reverse: move them first)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_replaced_options(parser, "allennlp elmo", ALLENNLP_OPTIONS)
