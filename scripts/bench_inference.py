@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from hf_elmo.fileio import scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import check_output_option, positive_int, sentences_option
+from hf_elmo_cli.commands._args import check_output_option, file_path, positive_int, sentences_option
 
 from shared_data import shared_dir
 
@@ -300,7 +300,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--device and prints ref_embed.py's TIME line or 'JSON {tokens_per_s_best, "
         "peak_gpu_mem_bytes}' (for GPUs); default: ../shared/reference/allennlp/ref_embed.py (CPU)",
     )
-    parser.add_argument("--json", type=Path, help="also write the rows as JSON (rewritten after every row)")
+    parser.add_argument(
+        "--json",
+        type=file_path("JSON file", "rows.json"),
+        help="also write the rows as JSON (rewritten after every row)",
+    )
     parser.add_argument(
         "--profile", type=Path, metavar="DIR", help="also profile one pass of each of our float32 runs into DIR"
     )

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from hf_elmo.fileio import scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import check_output_option, positive_int, sentences_option
+from hf_elmo_cli.commands._args import check_output_option, file_path, positive_int, sentences_option
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_inference import SIZES, conll_sentences, shared_dir, write_random_model  # noqa: E402
@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--text", type=Path, help="instead: a file with one tokenised sentence per line")
     parser.add_argument("--threads", type=positive_int, default=2)
     parser.add_argument("--repeat", type=positive_int, default=3, help="timed passes per side (best counts)")
-    parser.add_argument("--json", type=Path, help="also write the rows as JSON")
+    parser.add_argument("--json", type=file_path("JSON file", "rows.json"), help="also write the rows as JSON")
     args = parser.parse_args(argv)
     if args.json:  # before the run, not after it
         check_output_option(parser, "argument --json", args.json, [args.text] if args.text else [])

@@ -22,7 +22,7 @@ from hf_elmo.fileio import (
     folder_for_the_run,
     sole_writer,
 )
-from hf_elmo_cli.commands._args import exit_with_error
+from hf_elmo_cli.commands._args import exit_with_error, file_path
 
 MAP = {"@-@": "-", "@,@": ",", "@.@": ".", "<unk>": "<UNK>"}
 
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("source", type=Path)
-    parser.add_argument("out", type=Path)
+    parser.add_argument("out", type=file_path("text file", "wiki.test.txt"))
     args = parser.parse_args(argv)
     count = 0
     try:

@@ -22,6 +22,7 @@ from spacy.language import Language
 from hf_elmo.fileio import (
     atomic_file,
     check_locked_output,
+    check_names_a_file,
     folder_for_the_run,
     is_or_holds,
     sole_writer,
@@ -170,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "pipeline", metavar="PIPELINE_DIR", type=Path, help="a saved spaCy pipeline (e.g. output/model-best)"
     )
-    parser.add_argument("output", metavar="OUTPUT", type=Path, help="the PNG file to write")
+    parser.add_argument("output", metavar="OUTPUT", type=_png_file, help="the PNG file to write")
     args = parser.parse_args(argv)
     import spacy
 
@@ -193,6 +194,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{mix.component}: softmax(s) = {[round(float(w), 4) for w in mix.weights]}, gamma = {mix.gamma:.4f}")
     print(f"wrote {args.output}")
     return 0
+
+
+def _png_file(text: str) -> Path:
+    """The ``OUTPUT`` argument's type: a path, refused as a usage error when it ends with a slash, naming a folder
+    (``check_names_a_file``; the scripts' ``_args.file_path``, which this library module does not import)."""
+    try:
+        check_names_a_file(text, "PNG file", "layers.png")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return Path(text)
 
 
 def _error(path: Path, error: Exception) -> int:

@@ -21,6 +21,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 #: The most characters of a user's value that a usage error quotes (``given``), as ``hf_elmo.messages.quoted``
@@ -34,6 +35,23 @@ def given(text: str) -> str:
     seconds before a usage error)."""
     quoted = repr(text)
     return quoted if len(quoted) <= GIVEN_CHARS else quoted[:GIVEN_CHARS] + "..."
+
+
+def file_path(what: str, example: str) -> Callable[[str], Any]:
+    """An ``argparse`` type for a script's output file (``what``: ``".spacy file"``): a ``Path``, refused when the
+    text ends with a slash, naming a folder (``hf_elmo.fileio.check_names_a_file``, its message with ``example`` in
+    that folder), which ``Path`` would drop, writing a file of the folder's name."""
+
+    def parse(text: str) -> Any:
+        from hf_elmo.fileio import check_names_a_file  # a script's: the elmo command never imports it
+
+        try:
+            check_names_a_file(text, what, example)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        return Path(text)
+
+    return parse
 
 
 def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int]:
