@@ -14,7 +14,9 @@ import re
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from transformers.utils import CONFIG_NAME
@@ -134,11 +136,13 @@ def _repository_files(repo_id: str, hub: Mapping[str, Any]) -> list[str]:
 
 def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
     """The folder of the repository's snapshot holding the files that ``patterns`` let through
-    (``snapshot_download``'s ``allow_patterns`` / ``ignore_patterns``: ``hub_patterns``), fetched
-    into or, offline, found in the Hub cache, as ``hub`` (``hub_arguments``) says; where they cannot
-    be had (offline and not cached, or cached in part, as a download cut short leaves it: the files
-    it lacks named; no such repository or revision, no access, an error from the Hub,
-    ``force_download`` offline), a one-line ``ModelNotFoundError`` that says why."""
+        (``snapshot_download``'s ``allow_patterns`` / ``ignore_patterns``: ``hub_patterns``), fetched
+        into or, offline, found in the Hub cache, as ``hub`` (``hub_arguments``) says; where they cannot
+        be had (offline and not cached, or cached in part, as a download cut short leaves it: the files
+        it lacks named; no such repository or revision, no access, an error from the Hub,
+        ``force_download`` offline; no answer within huggingface_hub's ``HF_HUB_DOWNLOAD_TIMEOUT``, which
+    bounds every request it makes, ``_bounded_requests``), a one-line ``ModelNotFoundError`` that says
+    why; it names the local folder that ``repo_id``'s first part is, where it is one (``_local_hint``)."""
     from huggingface_hub import constants, snapshot_download
     from huggingface_hub.errors import (
         GatedRepoError,
@@ -148,7 +152,7 @@ def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
         RevisionNotFoundError,
     )
 
-    tried = f"{repo_id!r} is not a local folder, so it was looked up as a Hub repository"
+    tried = f"{repo_id!r} is not a local folder{_local_hint(repo_id)}, so it was looked up as a Hub repository"
     offline = is_offline(hub)
     if offline and hub.get("force_download"):  # snapshot_download would give the cached copy it was asked to replace
         raise ModelNotFoundError(
@@ -156,9 +160,17 @@ def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
             "local_files_only); drop force_download to load the cached copy, or go online"
         )
     try:
-        return Path(snapshot_download(repo_id, **patterns, **hub))
+        with _bounded_requests():
+            return Path(snapshot_download(repo_id, **patterns, **hub))
     except LocalEntryNotFoundError as err:
         why = "offline (HF_HUB_OFFLINE or local_files_only)" if offline else "the Hub could not be reached"
+        todo = "download it online once, or give a local folder"
+        if isinstance(err.__cause__, _client().TimeoutException):  # snapshot_download's look-up got no answer
+            why = f"the Hub did not answer within {constants.HF_HUB_DOWNLOAD_TIMEOUT} s (HF_HUB_DOWNLOAD_TIMEOUT)"
+            todo = (
+                "check the network and proxy settings (HTTPS_PROXY), or set HF_HUB_OFFLINE=1 not to ask the Hub, or "
+                "give a local folder"
+            )
         revision = hub.get("revision")
         cache = hub.get("cache_dir") or constants.HF_HUB_CACHE
         snapshot = getattr(err, "snapshot_path", None)  # IncompleteSnapshotError: a download cut short
@@ -175,10 +187,7 @@ def fetch_snapshot(repo_id: str, hub: dict[str, Any], **patterns: Any) -> Path:
                 f"once, or run `{command}`, to complete it, or give a local folder"
             ) from None
         what = "it is" if revision is None else f"its revision {revision!r} is"
-        raise ModelNotFoundError(
-            f"{tried}: {why} and {what} not in the local Hub cache {cache}; download it online once, or give a "
-            "local folder"
-        ) from None
+        raise ModelNotFoundError(f"{tried}: {why} and {what} not in the local Hub cache {cache}; {todo}") from None
     except (RepositoryNotFoundError, GatedRepoError, RevisionNotFoundError) as err:
         raise ModelNotFoundError(
             f"{tried}: no such repository or revision, or no access to it ({type(err).__name__})"
@@ -218,16 +227,66 @@ def _request_failed(err: Exception) -> str:
 
 
 def _request_errors() -> tuple[type[Exception], ...]:
-    """The errors of huggingface_hub's HTTP client (httpx, or its successor) for a request that got no
+    """The errors of huggingface_hub's HTTP client (``_client``) for a request that got no
     answer from the Hub, which ``snapshot_download`` raises as they are where it does not fall back to
     the cache: a proxy that refuses the request (``ProxyError``: it raises those on purpose), a
     connection cut mid-answer."""
+    return (_client().RequestError,)
+
+
+def _client() -> ModuleType:
+    """The module of huggingface_hub's HTTP client: httpx, or its successor."""
     import importlib
 
     from huggingface_hub import get_session
 
-    client = importlib.import_module(type(get_session()).__module__.split(".")[0])
-    return (client.RequestError,)
+    return importlib.import_module(type(get_session()).__module__.split(".")[0])
+
+
+#: The seconds every request that ``fetch_snapshot`` makes waits for the Hub at most (``_bounded_requests``).
+_BOUND: ContextVar[float | None] = ContextVar("_BOUND", default=None)
+
+
+@contextmanager
+def _bounded_requests() -> Iterator[None]:
+    """Every request of huggingface_hub's HTTP client in this context that has no timeout (its look-up of a
+    repository, ``repo_info``, has none: a proxy that takes the connection and never answers kept
+    ``snapshot_download`` waiting forever) waits ``HF_HUB_DOWNLOAD_TIMEOUT`` seconds at most, huggingface_hub's
+    own setting (10; its environment variable sets it) for the requests it bounds."""
+    from huggingface_hub import constants, get_session
+
+    hooks = get_session().event_hooks["request"]
+    if _bound_timeout not in hooks:  # a client of its own: a fresh one after close_session, a set_client_factory
+        hooks.append(_bound_timeout)
+    token = _BOUND.set(constants.HF_HUB_DOWNLOAD_TIMEOUT)
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
+
+
+def _bound_timeout(request: Any) -> None:
+    """The HTTP client's request hook of ``_bounded_requests``: each of the request's timeouts (connect,
+    read, write, pool) that is none becomes the bound, in that context; others stay as they are."""
+    bound = _BOUND.get()
+    if bound is None:
+        return
+    timeout = request.extensions.get("timeout") or dict.fromkeys(("connect", "read", "write", "pool"))
+    request.extensions = {
+        **request.extensions,
+        "timeout": {name: bound if seconds is None else seconds for name, seconds in timeout.items()},
+    }
+
+
+def _local_hint(repo_id: str) -> str:
+    """`` (FOLDER is one, but holds no 'NAME': check the path)`` where the first part of ``repo_id``
+    (``models`` of ``models/elmo``) is a local folder: a mistyped local path, more likely than a Hub id; ""
+    where it is not."""
+    first, _, rest = repo_id.partition("/")
+    folder = Path(first).expanduser()
+    if not folder.is_dir():
+        return ""
+    return f" ({folder} is one, but holds no {rest!r}: check the path)"
 
 
 def _missing_files(repo_id: str, hub: Mapping[str, Any], snapshot: Path, patterns: Mapping[str, Any]) -> str:
