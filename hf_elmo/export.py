@@ -467,14 +467,19 @@ def provider_failure(path: Path, providers: Sequence[Any], session_options: Any,
 
 
 def onnx_runtime() -> Any:
-    """The ``onnxruntime`` module, or a one-line ``ImportError`` naming what to install where it cannot be imported."""
+    """The ``onnxruntime`` module, its telemetry off (``disable_telemetry_events``: ONNX Runtime sends usage
+    events to Microsoft where a session starts, on Windows builds), or a one-line ``ImportError`` naming
+    what to install where it cannot be imported. Every session of ours (``elmo export``'s check,
+    ``OnnxElmo``) starts with the module it gives."""
     try:
-        return importlib.import_module("onnxruntime")
+        runtime = importlib.import_module("onnxruntime")
     except ImportError:
         raise ImportError(
             'an ONNX export runs with onnxruntime, which cannot be imported: pip install "hf-elmo[export]" (or '
             "onnxruntime-gpu for CUDA)"
         ) from None
+    runtime.disable_telemetry_events()
+    return runtime
 
 
 def session_arguments(providers: Any, session_options: Any) -> list[Any]:
