@@ -56,6 +56,7 @@ from .config_errors import (
     check_frozen_elmo_annotates,
     check_setting,
     check_sourced_elmo_loads_nothing,
+    sourced_from,
     training_settings,
 )
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
@@ -797,6 +798,13 @@ def _check_upstreams(nlp: Language) -> None:
                     f"the elmo component {upstream!r} it listens to comes after it: move {upstream!r} before "
                     f"{name!r}: add it with {add_elmo_call(upstream, name)}, or list it before {name!r} in [nlp] "
                     "pipeline"
+                )
+            elif not elmo_names and (source := sourced_from(name)) is not None:
+                elmo = (node.connected_to or "elmo") if node.upstream_name == "*" else node.upstream_name
+                message = (
+                    f"its ELMo listener needs an elmo component before it, and the pipeline has none: spaCy sources "
+                    f"{name!r} without the elmo component it was trained with: source that too, listing {elmo!r} "
+                    f"before {name!r} in [nlp] pipeline, with [components.{elmo}] source = {source!r}"
                 )
             elif not elmo_names:
                 message = (

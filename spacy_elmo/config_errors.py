@@ -4,6 +4,7 @@ not a traceback from deep in training."""
 
 from typing import Any
 
+from spacy.language import Language
 from spacy.util import registry
 from thinc.api import ConfigValidationError
 
@@ -75,3 +76,22 @@ def check_sourced_elmo_loads_nothing(elmo: str) -> None:
         f"initialises no sourced component, so {elmo!r} would keep the sourced biLM and never load {model!r}: leave "
         f'the model out (no --paths.elmo), or make {elmo!r} anew (factory = "elmo" in place of source) to load it',
     )
+
+
+def sourced_from(component: str) -> str | None:
+    """The pipeline that the ``init_nlp`` call up the call stack (``spacy train``) sources the
+    component ``component`` from, as its config says (``None``: no such call, or not sourced)."""
+    init = running_locals("spacy.training.initialize", "init_nlp") or {}
+    found = (init.get("sourced") or {}).get(component)
+    return str(found["source"]) if isinstance(found, dict) and "source" in found else None
+
+
+def resuming_pipeline() -> Language | None:
+    """The pipeline whose ``Language.resume_training`` runs up the call stack (``None``: none).
+    ``spacy train`` (``init_nlp``, spaCy 3.x) runs it before training on the trainable components
+    it sources, which it initialises not, and it deep-copies their models (``_rehearsal_model``):
+    the one time before step 0 that spaCy touches the listener of a sourced component whose
+    pipeline has no elmo component. A spaCy that names it otherwise, or copies no model there, turns
+    the check of that listener off (its error comes at step 0 again), not fails."""
+    nlp = (running_locals("spacy.language", "Language.resume_training") or {}).get("self")
+    return nlp if isinstance(nlp, Language) else None

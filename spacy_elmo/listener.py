@@ -40,7 +40,7 @@ from thinc.api import Config, ConfigValidationError, Model, Shim
 from thinc.types import Floats3d
 
 from .call_stack import first_time, note_once, running_locals
-from .config_errors import training_settings
+from .config_errors import resuming_pipeline, training_settings
 from .doc_layers import EXTENSION, annotated_sharing_hooks
 
 #: The registered names of the listening mix and of the mix over a biLM of its own
@@ -94,6 +94,17 @@ class ElmoListener(Model):
         self._backprop: Callable | None = None
         self._batch_end: weakref.finalize | None = None
         self._received = _LayersOfLiveDocs()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickle or copy the layer as any; in ``Language.resume_training`` (``resuming_pipeline``:
+        ``spacy train`` runs it on the sourced components it trains, and copies their models),
+        first refuse a listener of the pipeline that no elmo component before its own can feed
+        (``check_upstreams``): spaCy initialises no sourced component, so a sourced listening
+        component without its elmo component failed at step 0 of the training, in a traceback."""
+        nlp = resuming_pipeline()
+        if nlp is not None and ElmoListener.check_upstreams is not None:
+            ElmoListener.check_upstreams(nlp)
+        return super().__reduce_ex__(protocol)
 
     @staticmethod
     def get_batch_id(docs: Iterable[Doc]) -> int:
