@@ -57,6 +57,7 @@ from .config_errors import (
     check_setting,
     check_sourced_elmo_loads_nothing,
     sourced_from,
+    training_pipeline,
     training_settings,
 )
 from .doc_layers import EXTENSION, ElmoLayers, register_extension
@@ -566,9 +567,8 @@ def _check_before_training(component: str) -> None:
     its own can feed (``_check_upstreams``): ``nlp.initialize()`` refuses it too, but spaCy initialises
     no sourced component, so a sourced listening component whose elmo component the config renames (or
     leaves out) failed at step 0 of the training, in a traceback."""
-    init = running_locals("spacy.training.initialize", "init_nlp") or {}
-    nlp = init.get("nlp")
-    if "T" in init and isinstance(nlp, Language):
+    nlp = training_pipeline()
+    if nlp is not None:
         check_sourced_elmo_loads_nothing(component)
         _check_upstreams(nlp)
 

@@ -48,8 +48,24 @@ def training_settings() -> dict[str, Any] | None:
     """The resolved ``[training]`` settings of the ``init_nlp`` call up the stack (``spacy train``
     and the commands that initialise a pipeline as it does), once it has resolved them (``None``:
     no such call, or not yet)."""
-    local_vars = running_locals("spacy.training.initialize", "init_nlp")
-    return None if local_vars is None else local_vars.get("T")
+    return _training_init().get("T")
+
+
+def training_pipeline() -> Language | None:
+    """The pipeline that the ``init_nlp`` call up the stack makes and links, once it has resolved
+    ``[training]`` (``None``: no such call, or not yet)."""
+    nlp = _training_init().get("nlp")
+    return nlp if isinstance(nlp, Language) else None
+
+
+def _training_init() -> dict[str, Any]:
+    """The local variables of the ``init_nlp`` call up the call stack (``spacy train``, which prints the
+    errors it raises as config errors), once it has resolved ``[training]`` (``T``); ``{}``: no such call,
+    or not yet. The one home of reading that call: spaCy 3.0 to 3.8 (``spacy.training.initialize``)
+    name its locals ``T``, ``nlp``, ``sourced`` (``get_sourced_components``) and ``config`` (the interpolated
+    config); a spaCy that renames the function or ``T`` turns the checks that read it off (``{}``), not fails."""
+    init = running_locals("spacy.training.initialize", "init_nlp") or {}
+    return init if "T" in init else {}
 
 
 def check_sourced_elmo_loads_nothing(elmo: str) -> None:
@@ -59,9 +75,9 @@ def check_sourced_elmo_loads_nothing(elmo: str) -> None:
     component, so the loader was never called and the pipeline trained with the sourced biLM, silently.
     The shipped configs' loader of no model (``name_or_path = null``) is no error: the sourced biLM
     is what it keeps anyway."""
-    init = running_locals("spacy.training.initialize", "init_nlp")
-    sourced, config = (init or {}).get("sourced") or {}, (init or {}).get("config")
-    if "T" not in (init or {}) or elmo not in sourced or not isinstance(config, dict):
+    init = _training_init()
+    sourced, config = init.get("sourced") or {}, init.get("config")
+    if elmo not in sourced or not isinstance(config, dict):
         return
     settings = config.get("initialize", {}).get("components", {}).get(elmo) or {}
     block = settings.get("loader") if isinstance(settings, dict) else None
@@ -80,9 +96,9 @@ def check_sourced_elmo_loads_nothing(elmo: str) -> None:
 
 def sourced_from(component: str) -> str | None:
     """The pipeline that the ``init_nlp`` call up the call stack (``spacy train``) sources the
-    component ``component`` from, as its config says (``None``: no such call, or not sourced)."""
-    init = running_locals("spacy.training.initialize", "init_nlp") or {}
-    found = (init.get("sourced") or {}).get(component)
+    component ``component`` from, as its config says (``None``: no such call, not yet past resolving
+    ``[training]``, or not sourced)."""
+    found = (_training_init().get("sourced") or {}).get(component)
     return str(found["source"]) if isinstance(found, dict) and "source" in found else None
 
 
