@@ -73,7 +73,7 @@ def bench(
         dropout=0.1,
         bilm_implementation=implementation,
     )
-    model = ElmoForBidirectionalLM(config).to(device).train()
+    model = ElmoForBidirectionalLM(config).to(device).train()  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
     if checkpointing:
         model.activation_checkpointing_enable()
     optimizer = make_optimizer("adagrad", model.parameters(), None)

@@ -154,7 +154,7 @@ class SentenceBatcher:
                 self._char_cache[token] = ids
         return ids
 
-    def collate(self, indices: Sequence[int]) -> LMBatch:
+    def collate(self, indices: Sequence[int] | np.ndarray) -> LMBatch:
         """Tensors for the sentences ``indices`` (markers added)."""
         return collate_sentences(
             [self.sentences[i].split() for i in indices], self.vocabulary, self.word_inputs, self._char_ids, self.width
