@@ -31,7 +31,7 @@ from typing import Literal
 import numpy as np
 
 from .configuration_elmo import ElmoConfig
-from .convert import ElmoWeightsError, WeightMapping, weight_table
+from .convert import ElmoWeightsError, WeightMapping, unchanged, weight_table
 from .elmo_kernels import FORGET_BIAS
 
 #: A parameter name of AllenNLP's ``Elmo`` and of no ``hf_elmo.Elmo`` (``scalar_mix_K.gamma`` is both's).
@@ -59,10 +59,6 @@ class AllenNLPParameter:
     sources: tuple[str, ...]
     build: Callable[..., np.ndarray]
     loader_adds: np.ndarray | None = None
-
-
-def _same(array: np.ndarray) -> np.ndarray:
-    return array
 
 
 def allennlp_gate_order(rows: np.ndarray) -> np.ndarray:
@@ -99,7 +95,7 @@ def allennlp_parameter_table(
             AllenNLPParameter(
                 f"{cnn}.char_conv_{i}.weight", "char CNN", (f"CNN/W_cnn_{i}",), lambda w: w[0].transpose(2, 1, 0)
             ),
-            AllenNLPParameter(f"{cnn}.char_conv_{i}.bias", "char CNN", (f"CNN/b_cnn_{i}",), lambda b: b),
+            AllenNLPParameter(f"{cnn}.char_conv_{i}.bias", "char CNN", (f"CNN/b_cnn_{i}",), unchanged),
         ]
     for k in range(config.n_highway):
         table += [
@@ -118,11 +114,13 @@ def allennlp_parameter_table(
         ]
     table += [
         AllenNLPParameter(f"{cnn}._projection.weight", "char projection", ("CNN_proj/W_proj",), lambda w: w.T),
-        AllenNLPParameter(f"{cnn}._projection.bias", "char projection", ("CNN_proj/b_proj",), lambda b: b),
+        AllenNLPParameter(f"{cnn}._projection.bias", "char projection", ("CNN_proj/b_proj",), unchanged),
     ]
     if cached_vocabulary:
         table.append(
-            AllenNLPParameter("_elmo_lstm._word_embedding.weight", "word embedding", ("word_embedding.weight",), _same)
+            AllenNLPParameter(
+                "_elmo_lstm._word_embedding.weight", "word embedding", ("word_embedding.weight",), unchanged
+            )
         )
     for layer in range(config.n_layers):
         for direction, side in enumerate(("forward", "backward")):

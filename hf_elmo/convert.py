@@ -77,7 +77,8 @@ class WeightMapping:
     to_theirs: Transform
 
 
-def _same(array: np.ndarray) -> np.ndarray:
+def unchanged(array: np.ndarray) -> np.ndarray:
+    """The identity transform (a parameter stored as it is)."""
     return array
 
 
@@ -131,7 +132,7 @@ def weight_table(config: ElmoConfig) -> list[WeightMapping]:
                 _conv_to_ours,
                 _conv_to_theirs,
             ),
-            WeightMapping(f"char_cnn.convolutions.{i}.bias", f"CNN/b_cnn_{i}", ((channels,),), _same, _same),
+            WeightMapping(f"char_cnn.convolutions.{i}.bias", f"CNN/b_cnn_{i}", ((channels,),), unchanged, unchanged),
         ]
     for k in range(config.n_highway):
         for ours, theirs in (("transform", "transform"), ("gate", "carry")):
@@ -143,11 +144,13 @@ def weight_table(config: ElmoConfig) -> list[WeightMapping]:
                     _transposed,
                     _transposed,
                 ),
-                WeightMapping(f"char_cnn.highways.{k}.{ours}.bias", f"CNN_high_{k}/b_{theirs}", ((f,),), _same, _same),
+                WeightMapping(
+                    f"char_cnn.highways.{k}.{ours}.bias", f"CNN_high_{k}/b_{theirs}", ((f,),), unchanged, unchanged
+                ),
             ]
     table += [
         WeightMapping("char_cnn.projection.weight", "CNN_proj/W_proj", ((f, p),), _transposed, _transposed),
-        WeightMapping("char_cnn.projection.bias", "CNN_proj/b_proj", ((p,),), _same, _same),
+        WeightMapping("char_cnn.projection.bias", "CNN_proj/b_proj", ((p,),), unchanged, unchanged),
     ]
     for direction, layers in ((0, "bilm.forward_layers"), (1, "bilm.backward_layers")):
         for layer in range(config.n_layers):
@@ -168,7 +171,7 @@ def weight_table(config: ElmoConfig) -> list[WeightMapping]:
                     _rows_transposed(p, 2 * p),
                     _transposed,
                 ),
-                WeightMapping(f"{ours}.input_linear.bias", f"{theirs}/B", ((4 * c,),), _same, _same),
+                WeightMapping(f"{ours}.input_linear.bias", f"{theirs}/B", ((4 * c,),), unchanged, unchanged),
                 WeightMapping(f"{ours}.projection.weight", f"{theirs}/W_P_0", ((c, p),), _transposed, _transposed),
             ]
     return table
