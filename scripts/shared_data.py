@@ -9,12 +9,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Literal, overload
 
 from hf_elmo_cli.commands._args import error_line
 
 REPO = Path(__file__).resolve().parent.parent
 
 
+@overload
+def shared_dir(required: Literal[True] = True) -> Path: ...
+@overload
+def shared_dir(required: bool) -> Path | None: ...
 def shared_dir(required: bool = True) -> Path | None:
     """The shared folder (it holds ``fixtures/``). When absent: ``SystemExit`` naming where it was
     looked for (``SCRIPT: error: ...``, as the scripts' other failures), or ``None`` when not ``required``."""
