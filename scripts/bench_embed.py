@@ -112,7 +112,7 @@ def worker(
         return timed("forward", synchronized)
 
     embed_stream = hf_elmo.embed.sentences._embed_stream
-    hf_elmo.embed.sentences._embed_stream = lambda model, forward, *rest: embed_stream(  # type: ignore[assignment]
+    hf_elmo.embed.sentences._embed_stream = lambda model, forward, *rest: embed_stream(
         model, forward_of(model, forward), *rest
     )
     embed_sentences = hf_elmo.embed.run.embed_sentences
@@ -131,7 +131,7 @@ def worker(
                     spent["stream in writing"] += time.perf_counter() - start
             yield array
 
-    hf_elmo.embed.run.embed_sentences = pulled  # type: ignore[assignment]
+    hf_elmo.embed.run.embed_sentences = pulled
     try:
         start = time.perf_counter()
         status = main(
