@@ -61,7 +61,8 @@ SIZES = {
 
 def conll_sentences(path: Path, count: int) -> list[list[str]]:
     """The first ``count`` sentences of a CoNLL-2003 file (tokens of column 1, no -DOCSTART-)."""
-    sentences, current = [], []
+    sentences: list[list[str]] = []
+    current: list[str] = []
     with open(path, encoding="utf-8") as handle:
         for line in handle:
             fields = line.split()
@@ -112,7 +113,7 @@ def worker(argv: Sequence[str]) -> None:
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     dtype = torch.bfloat16 if args.dtype == "bfloat16" else torch.float32
-    model = ElmoModel.from_allennlp(args.options, args.weights).to(device=device, dtype=dtype).eval()
+    model = ElmoModel.from_allennlp(args.options, args.weights).to(device=device, dtype=dtype).eval()  # type: ignore[call-arg]  # PreTrainedModel.to as typeshed wraps it
     with open(args.sentences, encoding="utf-8") as handle:
         sentences = [line.split() for line in handle if line.strip()]
     n_tokens = sum(map(len, sentences))
@@ -125,7 +126,8 @@ def worker(argv: Sequence[str]) -> None:
             ids = batch_to_ids(batch).to(device)
         out = run(input_ids=ids)
         with mark("to host"):
-            stacked = torch.stack(out.hidden_states, dim=1).float().cpu()  # (B, L+1, T, 2P)
+            # (B, L+1, T, 2P); both models always return hidden_states
+            stacked = torch.stack(out.hidden_states, dim=1).float().cpu()  # type: ignore[arg-type]
             return [stacked[row, :, : len(tokens)].numpy().copy() for row, tokens in enumerate(batch)]
 
     def synchronize() -> None:
@@ -159,7 +161,7 @@ def worker(argv: Sequence[str]) -> None:
                 for array in embed(batch):
                     arrays[f"s{index:05d}"] = array
                     index += 1
-            np.savez(args.save, **arrays)
+            np.savez(args.save, **arrays)  # type: ignore[arg-type]  # numpy's stub types ** as its allow_pickle too
     result = {"tokens_per_s": n_tokens / min(times), "median_tokens_per_s": n_tokens / statistics.median(times)}
     if device.type == "cuda":
         result["peak_gpu_mb"] = torch.cuda.max_memory_allocated() / 2**20
@@ -224,7 +226,7 @@ def profile_report(model: Any, run: Any, batches: Sequence[Sequence[Sequence[str
 def run_measured(command: list[str], env: dict[str, str]) -> dict[str, float]:
     """Run ``command``; return the numbers it prints and its peak RSS in MiB (wait4's ru_maxrss)."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    stdout, stderr = process.stdout.read(), process.stderr.read()
+    stdout, stderr = process.stdout.read(), process.stderr.read()  # type: ignore[union-attr]  # PIPE: never None
     _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:

@@ -20,11 +20,11 @@ that killed runs left beside it.
 """
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import spacy
-from spacy.tokens import DocBin
+from spacy.tokens import Doc, DocBin
 
 from hf_elmo.fileio import (
     atomic_file,
@@ -35,7 +35,7 @@ from hf_elmo.fileio import (
 from hf_elmo_cli.commands._args import exit_with_error, file_path, integer_at_least
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 
-READERS = {
+READERS: dict[str, Callable[..., Iterator[Doc]]] = {
     "conll2003": read_conll2003,
     "sst": read_sst,
     "sst2-trees": read_sst2_trees,
