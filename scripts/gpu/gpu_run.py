@@ -110,7 +110,7 @@ def split_file(path: Path, out_dir: Path, piece_bytes: int, prefix: str) -> list
     return pieces
 
 
-def join_pieces(manifest: dict[str, object], folders: Sequence[Path], target: Path) -> None:
+def join_pieces(manifest: dict[str, Any], folders: Sequence[Path], target: Path) -> None:
     """Concatenate the manifest's pieces, found in any of ``folders``, into ``target``; every
     piece and the whole are checked against their sha256 (``ValueError`` naming the piece)."""
     with open(target, "wb") as out:
@@ -306,7 +306,7 @@ def evalpack(args: argparse.Namespace) -> None:
     print_calls(out, manifest)
 
 
-def part_size(part_mib: float | None, manifest: dict[str, object] | None = None) -> int:
+def part_size(part_mib: float | None, manifest: dict[str, Any] | None = None) -> int:
     """Bytes of a part: ``part_mib``, or what one device call carries beside the working tree
     (and the evaluation texts, which go with the last part)."""
     beside = travelling_bytes() + int(manifest.get("eval", {}).get("bytes", 0) if manifest else 0)
@@ -316,7 +316,7 @@ def part_size(part_mib: float | None, manifest: dict[str, object] | None = None)
     return part_bytes
 
 
-def print_calls(out: Path, manifest: dict[str, object]) -> None:
+def print_calls(out: Path, manifest: dict[str, Any]) -> None:
     pieces = manifest["pieces"]
     for index, piece in enumerate(pieces):
         extra = f" {out.name}/{EVAL_BUNDLE}" if "eval" in manifest and index == len(pieces) - 1 else ""
@@ -384,7 +384,7 @@ def _unpack(work: Path) -> Path:
     parts, data = work / "parts", work / "data"
     manifest = json.loads((parts / MANIFEST).read_text())
     data.mkdir(parents=True, exist_ok=True)
-    bundles = [("bundle.tar.xz", manifest, DATA_FILES)]
+    bundles: list[tuple[str, Any, tuple[str, ...]]] = [("bundle.tar.xz", manifest, DATA_FILES)]
     if "eval" in manifest:
         bundles.append((EVAL_BUNDLE, manifest["eval"], EVAL_FILES))
     for name, record, files in bundles:
@@ -565,7 +565,7 @@ def evaluate(args: argparse.Namespace) -> None:
         if not (folder / "config.json").is_file():
             print(f"{name}: no model folder at {folder.relative_to(work)}")
             continue
-        model = load_lm(folder).to(device)
+        model = load_lm(folder).to(device)  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
         vocabulary = Vocabulary.from_file(folder / VOCAB_FILE)
         position = training_record(folder)["position"]
         results[name] = {"folder": str(folder.relative_to(work)), "tokens_seen": position["tokens_seen"]}
