@@ -41,17 +41,19 @@ import argparse
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import spacy
 import torch
 from spacy.language import Language
-from spacy.tokens import DocBin
+from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.training.initialize import init_nlp
 from spacy.util import fix_random_seed, load_config, registry
+from spacy.vocab import Vocab
 
 from hf_elmo.fileio import folder_for_the_run, scratch_folder, strict_json, write_text_atomic
 from hf_elmo.messages import error_text
@@ -64,19 +66,24 @@ from shared_data import REPO, shared_dir
 
 CONFIGS = REPO / "spacy_elmo" / "configs"
 SPLITS = ("train", "dev", "test")
-TASKS = {
-    # name: (pipeline task, folder under shared/data, (reader, file) of train, dev, test)
-    "conll2003": ("ner", "conll2003-en", *((read_conll2003, name) for name in ("eng.train", "eng.testa", "eng.testb"))),
-    "sst2": ("textcat", "sst/sentence-level", *((read_sst, f"stsa.binary.{split}") for split in SPLITS)),
-    "sst5": ("textcat", "sst/sentence-level", *((read_sst, f"stsa.fine.{split}") for split in SPLITS)),
+#: A reader of ``spacy_elmo.corpora``: (path, vocab, at most this many sentences) -> Docs.
+Reader = Callable[[Path, Vocab, int | None], Iterator[Doc]]
+TASKS: dict[str, tuple[str, str, tuple[tuple[Reader, str], ...]]] = {
+    # name: (pipeline task, folder under shared/data, ((reader, file) of train, dev, test))
+    "conll2003": (
+        "ner",
+        "conll2003-en",
+        tuple((read_conll2003, name) for name in ("eng.train", "eng.testa", "eng.testb")),
+    ),
+    "sst2": ("textcat", "sst/sentence-level", tuple((read_sst, f"stsa.binary.{split}") for split in SPLITS)),
+    "sst5": ("textcat", "sst/sentence-level", tuple((read_sst, f"stsa.fine.{split}") for split in SPLITS)),
     # SST-2 from the treebank: the same sentences and labels in their original casing, trained on
     # the sentences or on every distinct non-neutral phrase of the training trees (as GLUE's SST-2)
-    "sst2-trees": ("textcat", "sst/trees", *((read_sst2_trees, f"{split}.txt") for split in SPLITS)),
+    "sst2-trees": ("textcat", "sst/trees", tuple((read_sst2_trees, f"{split}.txt") for split in SPLITS)),
     "sst2-phrases": (
         "textcat",
         "sst/trees",
-        (read_sst2_phrases, "train.txt"),
-        *((read_sst2_trees, f"{s}.txt") for s in SPLITS[1:]),
+        ((read_sst2_phrases, "train.txt"), *((read_sst2_trees, f"{s}.txt") for s in SPLITS[1:])),
     ),
 }
 PIPELINES = ("baseline", "elmo")
@@ -90,7 +97,7 @@ RESULTS = "results.json"
 def convert(task: str, output: Path, max_train: int, max_eval: int) -> dict[str, Path]:
     """Write the task's train/dev/test splits (capped) as .spacy files in the folder ``output`` (the run's scratch
     folder); return their paths."""
-    _, folder, *files = TASKS[task]
+    _, folder, files = TASKS[task]
     vocab = spacy.blank("en").vocab
     paths = {}
     for split, (reader, name), cap in zip(SPLITS, files, (max_train, max_eval, max_eval)):
@@ -105,7 +112,7 @@ def score(nlp: Language, examples: list[Example], pipe_task: str) -> float:
         return 100.0 * nlp.evaluate(examples)["ents_f"]
     docs = nlp.pipe(eg.reference.text for eg in examples)
     hits = [
-        max(doc.cats, key=doc.cats.get) == max(eg.reference.cats, key=eg.reference.cats.get)
+        max(doc.cats, key=doc.cats.__getitem__) == max(eg.reference.cats, key=eg.reference.cats.__getitem__)
         for doc, eg in zip(docs, examples)
     ]
     return 100.0 * sum(hits) / len(hits)
@@ -119,7 +126,7 @@ def pipe_words_per_second(nlp: Language, paths: dict[str, Path], batch_size: int
     return words / (time.perf_counter() - start)
 
 
-def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Namespace) -> dict[str, object]:
+def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Namespace) -> dict[str, Any]:
     pipe_task = TASKS[task][0]
     on_gpu = args.gpu_id >= 0
     if on_gpu:
@@ -169,7 +176,7 @@ def run(task: str, with_elmo: bool, paths: dict[str, Path], args: argparse.Names
     return result
 
 
-def plot_layer_weights(results: list[dict[str, object]], output: Path, seed: int) -> None:
+def plot_layer_weights(results: list[dict[str, Any]], output: Path, seed: int) -> None:
     """One panel per ELMo pipeline's scalar mix, titled with its task, into the PNG ``output``."""
     mixes = [
         MixWeights(f"{r['task']} (seed {seed})", np.asarray(mix["weights"]), mix["gamma"])
@@ -185,7 +192,7 @@ def first_and_later(seconds: list[float]) -> str:
     return f"{seconds[0]:.1f} / {later}"
 
 
-def table(results: list[dict[str, object]]) -> str:
+def table(results: list[dict[str, Any]]) -> str:
     rows = [
         "| task | pipeline | dev | test | wall s/epoch: epoch 1 / later | CPU s/epoch: epoch 1 / later "
         "| peak GPU MiB | nlp.pipe words/s |",

@@ -41,7 +41,7 @@ def files_to_copy(tasks: list[str]) -> list[Path]:
     shared = shared_dir()
     wanted: list[Path] = []
     for task in tasks:
-        _, folder, *files = TASKS[task]
+        _, folder, files = TASKS[task]
         source = Path(folder).parts[0]  # data/<dataset>/SOURCE.txt
         wanted += [Path("data") / source / "SOURCE.txt"] + [Path("data") / folder / name for _, name in files]
     wanted += sorted(p.relative_to(shared) for p in (shared / "fixtures").rglob("*") if p.is_file())
