@@ -26,13 +26,13 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import h5py
 import numpy as np
 import torch
 
-from hf_elmo import Elmo, ElmoModel, batch_to_ids
+from hf_elmo import Elmo, ElmoConfig, ElmoModel, batch_to_ids
 from hf_elmo.allennlp_state import allennlp_parameter_table
 from hf_elmo.convert import allennlp_datasets
 
@@ -97,8 +97,9 @@ def gradient_differences(elmo: Elmo, theirs: Mapping[str, np.ndarray]) -> dict[s
     AllenNLP's parameter names), and the largest abs gradient of AllenNLP's there, for scale."""
     ours = {name: p.grad.numpy() for name, p in elmo.named_parameters() if p.grad is not None}
     bilm = {name.removeprefix("model."): grad for name, grad in ours.items() if name.startswith("model.")}
-    sources = {**allennlp_datasets(bilm, elmo.model.config), **ours}
-    table = allennlp_parameter_table(elmo.model.config, len(elmo.scalar_mixes))
+    config = cast(ElmoConfig, elmo.model.config)
+    sources = {**allennlp_datasets(bilm, config), **ours}
+    table = allennlp_parameter_table(config, len(elmo.scalar_mixes))
     unmapped = set(theirs) ^ {row.name for row in table}
     if unmapped:
         raise ValueError(f"AllenNLP's gradients and the parameter table differ on {sorted(unmapped)}")
@@ -167,7 +168,7 @@ def allennlp_elmo_differences(
     batches = [[sentences[k][i].split() for k in range(rows)] for i, rows in enumerate([3, 2, 3])]
     vocabulary = ["@@PADDING@@", "@@UNKNOWN@@", *sorted({word for batch in batches for s in batch for word in s})]
     word_ids = [[[vocabulary.index(w) for w in s] + [0] * (max(map(len, b)) - len(s)) for s in b] for b in batches]
-    cases = []
+    cases: list[dict[str, Any]] = []
     for name, (kwargs, mixes, train) in {**ALLENNLP_CASES, **GRADIENT_CASES, **STATE_CASES}.items():
         cached = name.startswith("vocab_to_cache") or name in STATE_CASES
         kwargs = {**kwargs, "vocab_to_cache": vocabulary} if cached else kwargs
@@ -179,7 +180,7 @@ def allennlp_elmo_differences(
     options, weights = root / "options.json", root / "lm_weights.hdf5"
     runner = Path(__file__).resolve().parent / "reference" / "allennlp_elmo_ref.py"
     with tempfile.TemporaryDirectory(prefix="elmo-allennlp-") as folder:
-        spec = {"harness": str(root.parents[1] / "reference" / "allennlp"), "options": str(options)}
+        spec: dict[str, Any] = {"harness": str(root.parents[1] / "reference" / "allennlp"), "options": str(options)}
         spec.update(weights=str(weights), cases=cases)
         (Path(folder) / "spec.json").write_text(json.dumps(spec))
         subprocess.run([reference_python, str(runner), f"{folder}/spec.json", f"{folder}/out.npz"], check=True)
