@@ -58,7 +58,7 @@ from collections.abc import Iterator
 from typing import Any
 
 # ----------------------------------------------------------------------------- import shim
-STUBS = []  # names of stubbed top-level modules, reported in the JSON
+STUBS: list[str] = []  # names of stubbed top-level modules, reported in the JSON
 
 
 def _stub_error(qualname):
@@ -147,8 +147,8 @@ def _install_torchvision_stub():
         m.__path__ = []  # behave as a package
         m.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
         sys.modules[name] = m
-    sys.modules["torchvision"].ops = sys.modules["torchvision.ops"]
-    sys.modules["torchvision.ops"].boxes = sys.modules["torchvision.ops.boxes"]
+    sys.modules["torchvision"].ops = sys.modules["torchvision.ops"]  # type: ignore[attr-defined]
+    sys.modules["torchvision.ops"].boxes = sys.modules["torchvision.ops.boxes"]  # type: ignore[attr-defined]
     return True
 
 
@@ -212,14 +212,14 @@ def batches(sents: list[list[str]], bs: int) -> Iterator[tuple[int, list[list[st
         yield i, sents[i:i + bs]
 
 
-def build(options: str, weights: str, device: torch.device) -> torch.nn.Module:
+def build(options: str, weights: str, device: torch.device) -> _ElmoBiLm:
     bilm = _ElmoBiLm(options, weights, requires_grad=False)
     bilm.eval()  # no dropout anywhere in _ElmoBiLm, but be explicit
     return bilm.to(device)
 
 
 def embed_batch(
-    bilm: torch.nn.Module, batch: list[list[str]], fresh: bool, device: torch.device, host_copy: bool = True
+    bilm: _ElmoBiLm, batch: list[list[str]], fresh: bool, device: torch.device, host_copy: bool = True
 ) -> list[Any]:
     """Same steps as ref_embed.embed_batch, plus .to(device) (and one device->host copy)."""
     if fresh:
