@@ -29,19 +29,34 @@ def running_calls(module: str, *functions: str) -> Iterator[tuple[str, dict[str,
     """Each running call of the functions ``functions`` of ``module`` (as ``running_locals`` names
     them) up the call stack of the caller, innermost first, as the function's name and the call's
     local variables; one walk of the stack for all of them."""
-    codes: dict[Any, str] = {}
-    for function in functions:
-        found: Any = sys.modules.get(module)
-        for name in function.split("."):
-            found = getattr(found, name, None)
-        code = getattr(found, "__code__", None)
-        if code is not None:
-            codes[code] = function
+    codes = {code: function for function in functions if (code := _code_of(module, function)) is not None}
     frame: FrameType | None = sys._getframe(1) if codes else None
     while frame is not None:
         if frame.f_code in codes:
             yield codes[frame.f_code], frame.f_locals
         frame = frame.f_back
+
+
+def replace_listeners_locals() -> dict[str, Any] | None:
+    """The local variables of spaCy's ``Language.replace_listeners`` where it is the direct caller of
+    the caller (``None``: another caller). It calls an elmo component's ``listener_map`` and the
+    listener's ``replace_listener_cfg`` hook itself, and hands them none of what the checks of its
+    paths read from these: in spaCy 3.1 to 3.8, ``self`` (the pipeline), ``pipe_name``, ``pipe_cfg``,
+    ``listeners`` (the paths), ``listener_path`` (the one replaced now), ``tok2vec_name`` and
+    ``tok2vec_model``. A spaCy that renames the method turns those checks off (``None``), as one that
+    renames a local turns off the check that reads it, not fails."""
+    code = _code_of("spacy.language", "Language.replace_listeners")
+    frame = sys._getframe(2)
+    return frame.f_locals if code is not None and frame.f_code is code else None
+
+
+def _code_of(module: str, function: str) -> Any:
+    """The code object of ``module.function`` (a function, or a class's method: ``"Class.method"``),
+    ``None`` where the module is not imported or has no such function."""
+    found: Any = sys.modules.get(module)
+    for name in function.split("."):
+        found = getattr(found, name, None)
+    return getattr(found, "__code__", None)
 
 
 def note_once(about: object, note: str) -> None:

@@ -13,7 +13,6 @@ vector / similarity hooks (``token_vectors.py``).
 """
 
 import shutil
-import sys
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -51,7 +50,7 @@ from .bilm import (
     serialized_config,
 )
 from .cache import ActivationCache, doc_key
-from .call_stack import first_time, note_once, running_calls, running_locals
+from .call_stack import first_time, note_once, replace_listeners_locals, running_calls, running_locals
 from .config_errors import (
     check_frozen_elmo_annotates,
     check_setting,
@@ -109,9 +108,9 @@ class ElmoComponent(TrainablePipe):
         """The listeners of each listening component, which this component hands its layers to.
         ``nlp.replace_listeners`` reads it first: a listening component it cannot give a biLM of its
         own is refused then, before anything changes (``check_replaceable``)."""
-        caller = sys._getframe(1)
-        if caller.f_code is Language.replace_listeners.__code__:
-            check_replaceable(caller, self.name, self._listener_map)
+        replacing = replace_listeners_locals()
+        if replacing is not None:
+            check_replaceable(replacing, self.name, self._listener_map)
         return self._listener_map
 
     @listener_map.setter

@@ -24,11 +24,9 @@ a component whose config has no ``model.tok2vec`` block, which spaCy reads for t
 from __future__ import annotations
 
 import json
-import sys
 import warnings
 import weakref
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
-from types import FrameType
 from typing import Any, ClassVar, NoReturn
 
 from spacy.language import Language
@@ -39,7 +37,7 @@ from spacy.util import dot_to_object
 from thinc.api import Config, ConfigValidationError, Model, Shim
 from thinc.types import Floats3d
 
-from .call_stack import first_time, note_once, running_locals
+from .call_stack import first_time, note_once, replace_listeners_locals, running_locals
 from .config_errors import resuming_pipeline, training_settings
 from .doc_layers import EXTENSION, annotated_sharing_hooks
 
@@ -506,12 +504,12 @@ def replace_listener_cfg(bilm_cfg: dict[str, Any], tok2vec_cfg: dict[str, Any]) 
     listener's mix settings. The path names the listener's block (``["model.tok2vec.elmo"]``) or a
     block holding it (spacy-transformers' ``["model.tok2vec"]``: the whole tok2vec, its other
     layers' settings kept)."""
-    caller = sys._getframe(1)
-    block = _block_to_replace(caller)
+    replacing = replace_listeners_locals() or {}
+    block = _block_to_replace(replacing)
     if block is None:
         block = next(_listener_cfgs(tok2vec_cfg), ("", {"@architectures": MIX_LISTENER}))[1]
         return _with_own_bilm(block, bilm_cfg, None)
-    return _with_own_bilm(block, bilm_cfg, caller.f_locals.get("tok2vec_name"))
+    return _with_own_bilm(block, bilm_cfg, replacing.get("tok2vec_name"))
 
 
 def _with_own_bilm(cfg: Any, bilm_cfg: dict[str, Any], upstream: str | None) -> Any:
@@ -525,9 +523,10 @@ def _with_own_bilm(cfg: Any, bilm_cfg: dict[str, Any], upstream: str | None) -> 
     return {key: _with_own_bilm(value, bilm_cfg, upstream) for key, value in cfg.items()}
 
 
-def _block_to_replace(caller: FrameType | None) -> dict[str, Any] | None:
-    """The config block that ``nlp.replace_listeners`` (the caller) replaces now, at its local
-    ``listener_path`` (``None``: another caller, or a component config without mix listener blocks).
+def _block_to_replace(replacing: dict[str, Any]) -> dict[str, Any] | None:
+    """The config block that ``nlp.replace_listeners`` (the caller, whose locals are ``replacing``:
+    ``replace_listeners_locals``) replaces now, at its local ``listener_path`` (``None``: another
+    caller, ``{}``, or a component config without mix listener blocks).
 
     spaCy hands this hook the component's ``model.tok2vec`` config whatever the paths are, calls
     it once per path, and writes each new config before the next call; the model is changed right
@@ -536,30 +535,28 @@ def _block_to_replace(caller: FrameType | None) -> dict[str, Any] | None:
     must be in one of them (``_check_listener_paths``); else a config that no longer fits the
     weights would be written. So is an elmo component (the caller's ``tok2vec_name``) whose biLM
     (``tok2vec_model``) has no weights yet (``_check_has_weights``)."""
-    if caller is None or caller.f_code is not Language.replace_listeners.__code__:
-        return None
     names = ("pipe_cfg", "listeners", "pipe_name", "listener_path")
-    pipe_cfg, paths, pipe_name, path = (caller.f_locals.get(name) for name in names)
+    pipe_cfg, paths, pipe_name, path = (replacing.get(name) for name in names)
     if not isinstance(pipe_cfg, Config) or not isinstance(path, str):
         return None
     paths = list(paths or [])
-    upstream = caller.f_locals.get("tok2vec_name")
+    upstream = replacing.get("tok2vec_name")
     found = [at for at, block in _listener_cfgs(pipe_cfg) if _listens_to(block, upstream)]
     if not found:
         return None
     if paths and path == paths[0]:  # the first call: distinct paths make the later ones other paths
         _check_listener_paths(found, paths, pipe_name)
-        _check_has_weights(caller.f_locals.get("tok2vec_model"), caller.f_locals.get("tok2vec_name"), pipe_name)
+        _check_has_weights(replacing.get("tok2vec_model"), upstream, pipe_name)
     return dot_to_object(pipe_cfg, path)
 
 
-def check_replaceable(caller: FrameType, upstream: str, listening: Container[str]) -> None:
-    """Refuse ``nlp.replace_listeners`` (``caller``, reading the ``listener_map`` of the elmo component
+def check_replaceable(replacing: dict[str, Any], upstream: str, listening: Container[str]) -> None:
+    """Refuse ``nlp.replace_listeners`` (of locals ``replacing``, reading the ``listener_map`` of the elmo component
     ``upstream``, whose listening components are ``listening``) of a listening component whose config
     has no ``model.tok2vec`` block, before anything changes: spaCy hands that block to the hook
     (``replace_listener_cfg``), and failed with a bare ``KeyError: 'tok2vec'`` (a spaCy ``tok2vec``
     component listening to ``upstream``, whose listener is at ``model.elmo``)."""
-    nlp, pipe_name, paths = (caller.f_locals.get(name) for name in ("self", "pipe_name", "listeners"))
+    nlp, pipe_name, paths = (replacing.get(name) for name in ("self", "pipe_name", "listeners"))
     if not isinstance(nlp, Language) or not isinstance(pipe_name, str) or pipe_name not in listening or not paths:
         return
     model_cfg = nlp.get_pipe_config(pipe_name).get("model")
