@@ -37,17 +37,29 @@ def running_calls(module: str, *functions: str) -> Iterator[tuple[str, dict[str,
         frame = frame.f_back
 
 
-def replace_listeners_locals() -> dict[str, Any] | None:
+def replace_listeners_locals(direct: bool = True) -> dict[str, Any] | None:
     """The local variables of spaCy's ``Language.replace_listeners`` where it is the direct caller of
-    the caller (``None``: another caller). It calls an elmo component's ``listener_map`` and the
-    listener's ``replace_listener_cfg`` hook itself, and hands them none of what the checks of its
-    paths read from these: in spaCy 3.1 to 3.8, ``self`` (the pipeline), ``pipe_name``, ``pipe_cfg``,
+    the caller (``direct=False``: where it runs up the call stack, e.g. copying a listener), ``None``
+    elsewhere. It calls an elmo component's ``listener_map`` and the listener's ``replace_listener_cfg``
+    hook itself, and hands them none of what the checks of its paths (and the link of a copied listener)
+    read from these: in spaCy 3.1 to 3.8, ``self`` (the pipeline), ``pipe_name``, ``pipe_cfg``,
     ``listeners`` (the paths), ``listener_path`` (the one replaced now), ``tok2vec_name`` and
     ``tok2vec_model``. A spaCy that renames the method turns those checks off (``None``), as one that
     renames a local turns off the check that reads it, not fails."""
+    if not direct:
+        return running_locals("spacy.language", "Language.replace_listeners")
     code = _code_of("spacy.language", "Language.replace_listeners")
     frame = sys._getframe(2)
     return frame.f_locals if code is not None and frame.f_code is code else None
+
+
+def linking_pipeline() -> Any:
+    """The pipeline whose ``Language._link_components`` runs up the call stack (spaCy 3.0 to 3.8 run it
+    on every ``add_pipe``, ``remove_pipe``, ``rename_pipe`` and in ``initialize``, and hand the elmo
+    component the listeners it finds, not the pipeline), ``None`` elsewhere: a spaCy that renames it
+    turns off what reads it (the pipeline check given to listeners, the warning of another language's
+    biLM sourced into a pipeline), not fails."""
+    return (running_locals("spacy.language", "Language._link_components") or {}).get("self")
 
 
 def _code_of(module: str, function: str) -> Any:

@@ -50,7 +50,7 @@ from .bilm import (
     serialized_config,
 )
 from .cache import ActivationCache, doc_key
-from .call_stack import first_time, note_once, replace_listeners_locals, running_calls, running_locals
+from .call_stack import first_time, linking_pipeline, note_once, replace_listeners_locals, running_calls, running_locals
 from .config_errors import (
     check_frozen_elmo_annotates,
     check_setting,
@@ -124,7 +124,7 @@ class ElmoComponent(TrainablePipe):
         pipeline), a biLM of another language's rules than that pipeline's says so, as ``initialize``
         says it of the pipeline it loads the biLM in (``_warn_other_language``), once per language."""
         _check_before_training(self.name)  # spacy train links the pipeline before it initialises it
-        linking = (running_locals("spacy.language", "Language._link_components") or {}).get("self")
+        linking = linking_pipeline()
         if isinstance(linking, Language) and linking.vocab is not self.vocab:
             elmo = get_elmo(self.model)
             if elmo is not None and first_time(self, f"sourced into a pipeline of language {linking.vocab.lang!r}"):
@@ -176,7 +176,7 @@ class ElmoComponent(TrainablePipe):
         of that pipeline: initialising its component alone after this component was removed from it,
         or added again after it, says so as ``nlp.initialize()`` does (``listener_init``)."""
         names = ("*", self.name)
-        linking = (running_locals("spacy.language", "Language._link_components") or {}).get("self")
+        linking = linking_pipeline()
         if isinstance(getattr(component, "model", None), Model):
             for node in component.model.walk():
                 if isinstance(node, ElmoListener) and node.upstream_name in names:

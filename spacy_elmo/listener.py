@@ -141,7 +141,7 @@ class ElmoListener(Model):
         for dim in ("nO", "nL"):
             if self.has_dim(dim):
                 copied.set_dim(dim, self.get_dim(dim))
-        replacing = running_locals("spacy.language", "Language.replace_listeners") or {}
+        replacing = replace_listeners_locals(direct=False) or {}
         nlp, pipe_name = replacing.get("self"), replacing.get("pipe_name")
         if isinstance(nlp, Language) and isinstance(pipe_name, str) and self.connected_to in nlp.pipe_names:
             upstream = nlp.get_pipe(self.connected_to)
