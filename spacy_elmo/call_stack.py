@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
+from spacy.language import Language
 from wasabi import msg
 
 from hf_elmo.elmo_cache import fork_safe_lock
@@ -35,6 +36,30 @@ def running_calls(module: str, *functions: str) -> Iterator[tuple[str, dict[str,
         if frame.f_code in codes:
             yield codes[frame.f_code], frame.f_locals
         frame = frame.f_back
+
+
+def running_components(component: object) -> list[tuple[Any, object]] | None:
+    """The components that the spaCy call up the call stack that runs ``component`` runs, in order: the
+    ``pipes`` of ``nlp.pipe`` or of its worker process (``_apply_pipes``), which leave out the disabled
+    ones, or those of ``nlp(text)`` (``Language.__call__``, less its ``disable``): the innermost such
+    call whose components hold ``component`` (a component of another pipeline may run this one's).
+    ``None``: none does (a component called alone). It reads spaCy 3.0 to 3.8's locals there (``pipes``,
+    each a ``functools.partial(_pipe, proc=..., name=...)``; ``self`` and ``disable``): a spaCy that
+    renames those functions or builds them otherwise gives ``None`` too, which turns the check that
+    reads it off, not fails."""
+    for function, found in running_calls("spacy.language", "_apply_pipes", "Language.pipe", "Language.__call__"):
+        nlp, pipes = found.get("self"), found.get("pipes")
+        if isinstance(nlp, Language) and function == "Language.__call__":
+            disable = found.get("disable") or ()
+            running: list[tuple[Any, object]] = [(name, proc) for name, proc in nlp.pipeline if name not in disable]
+        elif pipes is not None:
+            settings = [getattr(p, "keywords", {}) for p in pipes]  # functools.partial(_pipe, proc=..., name=...)
+            running = [(kwargs.get("name"), kwargs.get("proc")) for kwargs in settings]
+        else:
+            continue
+        if any(proc is component for _, proc in running):
+            return running
+    return None
 
 
 def replace_listeners_locals(direct: bool = True) -> dict[str, Any] | None:

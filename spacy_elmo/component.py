@@ -50,7 +50,14 @@ from .bilm import (
     serialized_config,
 )
 from .cache import ActivationCache, doc_key
-from .call_stack import first_time, linking_pipeline, note_once, replace_listeners_locals, running_calls, running_locals
+from .call_stack import (
+    first_time,
+    linking_pipeline,
+    note_once,
+    replace_listeners_locals,
+    running_components,
+    running_locals,
+)
 from .config_errors import (
     check_frozen_elmo_annotates,
     check_setting,
@@ -601,34 +608,13 @@ def _remove_earlier_bilm(folder: Path) -> None:
         shutil.rmtree(folder)
 
 
-def _running_components(component: ElmoComponent) -> list[tuple[Any, object]] | None:
-    """The components that the spaCy call up the call stack that runs ``component`` runs, in order: the
-    ``pipes`` of ``nlp.pipe`` or of its worker process (``_apply_pipes``), which leave out the disabled
-    ones, or those of ``nlp(text)`` (``Language.__call__``, less its ``disable``): the innermost such
-    call whose components hold ``component`` (a component of another pipeline may run this one's).
-    ``None``: none does (a component called alone), or a spaCy that builds them otherwise."""
-    for function, found in running_calls("spacy.language", "_apply_pipes", "Language.pipe", "Language.__call__"):
-        nlp, pipes = found.get("self"), found.get("pipes")
-        if isinstance(nlp, Language) and function == "Language.__call__":
-            disable = found.get("disable") or ()
-            running: list[tuple[Any, object]] = [(name, proc) for name, proc in nlp.pipeline if name not in disable]
-        elif pipes is not None:
-            settings = [getattr(p, "keywords", {}) for p in pipes]  # functools.partial(_pipe, proc=..., name=...)
-            running = [(kwargs.get("name"), kwargs.get("proc")) for kwargs in settings]
-        else:
-            continue
-        if any(proc is component for _, proc in running):
-            return running
-    return None
-
-
 def _check_no_listener_reads_tensor(component: ElmoComponent) -> None:
     """Refuse to set ``doc.tensor`` (``token_vectors``) from the elmo component ``component`` where a
     component that runs after it listens to a spaCy ``tok2vec`` component that does not run before it
     (disabled, or excluded, or after it in the pipeline): spaCy's ``Tok2VecListener`` reads ``doc.tensor``
     where its ``tok2vec`` did not run, so it read ELMo's token vectors in place of the features it was
     trained on, silently (a blis shape error where the widths differ)."""
-    running = _running_components(component)
+    running = running_components(component)
     if running is None:
         return
     start = next(i for i, (_, proc) in enumerate(running) if proc is component)
