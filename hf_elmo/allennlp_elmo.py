@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 import torch
 from torch import nn
@@ -18,7 +18,6 @@ from transformers.utils import logging as hf_logging
 
 from .allennlp_state import ALLENNLP_NAME, elmo_parameters_from_allennlp
 from .char_ids import SENTENCE_END, SENTENCE_START, add_sentence_markers, batch_to_ids
-from .configuration_elmo import ElmoConfig
 from .messages import described
 from .modeling_elmo import WARM_STATE, ElmoModel, check_inputs, check_reads_char_ids
 from .original_files import float32_default
@@ -227,7 +226,7 @@ def _load_allennlp_layout(elmo: Elmo, state_dict: dict[str, Any], prefix: str, *
     own = {name: tensor for name, tensor in elmo.state_dict().items() if not name.startswith("model.")}
     bilm, mine, used = elmo_parameters_from_allennlp(
         {name: state_dict[prefix + name].detach().cpu().float().numpy() for name in local},
-        cast(ElmoConfig, elmo.model.config),
+        elmo.model.config,
         {name: tuple(tensor.shape) for name, tensor in own.items()},
         len(elmo.scalar_mixes),
         prefix,

@@ -26,13 +26,13 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import h5py
 import numpy as np
 import torch
 
-from hf_elmo import Elmo, ElmoConfig, ElmoModel, batch_to_ids
+from hf_elmo import Elmo, ElmoModel, batch_to_ids
 from hf_elmo.allennlp_state import allennlp_parameter_table
 from hf_elmo.convert import allennlp_datasets
 
@@ -97,7 +97,7 @@ def gradient_differences(elmo: Elmo, theirs: Mapping[str, np.ndarray]) -> dict[s
     AllenNLP's parameter names), and the largest abs gradient of AllenNLP's there, for scale."""
     ours = {name: p.grad.numpy() for name, p in elmo.named_parameters() if p.grad is not None}
     bilm = {name.removeprefix("model."): grad for name, grad in ours.items() if name.startswith("model.")}
-    config = cast(ElmoConfig, elmo.model.config)
+    config = elmo.model.config
     sources = {**allennlp_datasets(bilm, config), **ours}
     table = allennlp_parameter_table(config, len(elmo.scalar_mixes))
     unmapped = set(theirs) ^ {row.name for row in table}

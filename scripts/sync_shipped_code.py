@@ -20,14 +20,13 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
-from typing import cast
 
 import torch
 from safetensors.torch import load_file
 from transformers.dynamic_module_utils import custom_object_save
 from transformers.utils import CONFIG_NAME
 
-from hf_elmo import ElmoConfig, ElmoForBidirectionalLM, ElmoForSequenceClassification, ElmoForTokenClassification
+from hf_elmo import ElmoForBidirectionalLM, ElmoForSequenceClassification, ElmoForTokenClassification
 from hf_elmo.fileio import atomic_file
 from hf_elmo.output_folders import MODEL_CODE_FILES
 from hf_elmo.pretrained import SHIPPED
@@ -76,7 +75,7 @@ def add_task_heads(model: ElmoForBidirectionalLM, staging: Path) -> None:
     config = json.loads(config_file.read_text())
     for head_class in TASK_HEADS:
         with torch.device("meta"):
-            head = head_class(copy.deepcopy(cast(ElmoConfig, model.config)))
+            head = head_class(copy.deepcopy(model.config))
         custom_object_save(head, staging, config=config)
     config_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
 

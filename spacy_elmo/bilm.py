@@ -154,7 +154,7 @@ def widths(elmo: ElmoModel) -> dict[str, int]:
     for anything else."""
     if not isinstance(elmo, ElmoModel):
         raise NotAnElmoModel(f"an ELMo loader must return an hf_elmo.ElmoModel, got {described(elmo)}")
-    return config_widths(cast(ElmoConfig, elmo.config))
+    return config_widths(elmo.config)
 
 
 def runnable_widths(elmo: ElmoModel, where: str) -> dict[str, int]:

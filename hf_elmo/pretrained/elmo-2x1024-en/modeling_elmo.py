@@ -77,12 +77,12 @@ WARM_STATE = ("warm_h", "warm_c")
 WORD_IDS_MODEL = "this biLM embeds word ids (token_embedding='word', the pretraining baseline), not char ids"
 
 
-def check_reads_char_ids(model: PreTrainedModel, what: str) -> None:
+def check_reads_char_ids(model: ElmoPreTrainedModel, what: str) -> None:
     """Refuse, in one line naming the model's folder (or Hub id), a word-embedding baseline
     (``token_embedding="word"``, ``elmo pretrain --token-embedding word``) given to ``what``, a
     command, function or model class that runs the char CNN: the baseline reads word ids, not
     char ids. Here, not in ``hf_elmo.loading``, so that the task heads' remote-code copies check too."""
-    check_config_reads_char_ids(cast(ElmoConfig, model.config), model_name(model), what)
+    check_config_reads_char_ids(model.config, model_name(model), what)
 
 
 def check_config_reads_char_ids(config: ElmoConfig, name: str, what: str) -> None:
@@ -645,6 +645,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
     """Weight initialisation and loading conventions shared by the ELMo models."""
 
     config_class = ElmoConfig
+    config: ElmoConfig
     base_model_prefix = "elmo"
     main_input_name = "input_ids"
     _no_split_modules = ["ElmoLstmProjectionLayer"]
@@ -708,7 +709,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         bytes and markers) and every word is already covered; there is no vocabulary to grow. The
         word vocabulary of an LM's softmax, or of the word-embedding baseline, is that of its
         training (``elmo pretrain``), which a resize would not train."""
-        config = cast(ElmoConfig, self.config)
+        config = self.config
         if config.token_embedding == "word" or self._has_word_softmax:
             raise ValueError(
                 f"resize_token_embeddings is not supported: this model's word vocabulary ({config.vocab_size} words, "

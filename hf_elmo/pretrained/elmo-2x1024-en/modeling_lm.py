@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import torch
 from torch import nn
@@ -265,7 +265,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
                 heads return theirs; ``output_attentions``: ``True`` is an error, as for ``ElmoModel``.
         """
         check_no_attention(output_attentions, self.config)
-        check_lm_inputs(input_ids, lengths, labels, cast(ElmoConfig, self.config))
+        check_lm_inputs(input_ids, lengths, labels, self.config)
         input_ids, labels = input_ids.long(), labels.long()
         layers, final = self.elmo.encode(input_ids, lengths, initial_state)
         top = layers[-1]  # (B, S, 2P)
@@ -282,6 +282,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
             )
         use_full = (not self.training) or full_softmax or self.config.softmax == "full"
         losses = []
+        assert self.config.vocab_size is not None  # __init__ refuses None
         # One draw of candidates for both directions (bilm-tf); none for the full softmax.
         candidates = (
             None if use_full else sample_log_uniform(self.config.vocab_size, self.config.num_sampled, top.device)
