@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--against", type=Path, help="another checkout, run the same way beside this one")
     parser.add_argument("--repeat", type=int, default=1, help="runs per side (the fastest counts)")
-    parser.add_argument("--json", type=Path, help="also write the records as JSON")
+    parser.add_argument("--json", help="also write the records as JSON")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # a worker's: where it writes
     args, embed_options = parser.parse_known_args(argv)
@@ -199,13 +199,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     # checked here, not as the options' types: a worker imports the checkout it times (--against: maybe
     # one without these), and is given the values checked here
     from hf_elmo.fileio import scratch_folder, write_text_atomic
-    from hf_elmo_cli.commands._args import check_output_option, exit_with_error, non_negative, positive_int
+    from hf_elmo_cli.commands._args import check_output_option, exit_with_error, file_path, non_negative, positive_int
 
-    for option, check in (("--repeat", positive_int), ("--stub-device-us", non_negative)):
-        try:
-            check(str(getattr(args, option[2:].replace("-", "_"))))
-        except argparse.ArgumentTypeError as err:
-            parser.error(f"argument {option}: {err}")
+    checks = {"--repeat": positive_int, "--stub-device-us": non_negative, "--json": file_path("JSON file", "rows.json")}
+    for option, check in checks.items():
+        dest = option[2:].replace("-", "_")
+        if getattr(args, dest) is not None:
+            try:
+                setattr(args, dest, check(str(getattr(args, dest))))
+            except argparse.ArgumentTypeError as err:
+                parser.error(f"argument {option}: {err}")
     if args.json:  # before the runs, not after them
         check_output_option(parser, "argument --json", args.json, [args.input])
 

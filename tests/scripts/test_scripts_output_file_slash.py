@@ -17,6 +17,7 @@ CASES = {
     "layer_weights": (["pipeline", "{out}"], "OUTPUT", "PNG file", "layers.png"),
     "bench_inference": (["--no-reference", "--json", "{out}"], "--json", "JSON file", "rows.json"),
     "bench_onnx": (["--json", "{out}"], "--json", "JSON file", "rows.json"),
+    "bench_embed": (["in.txt", "--json", "{out}"], "--json", "JSON file", "rows.json"),
 }
 
 
