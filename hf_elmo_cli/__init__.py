@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except KeyboardInterrupt:  # pretrain's options import torch while parsing
-        print("elmo: interrupted", file=sys.stderr)
+        said = f"elmo {argv[0]}" if argv[0] in COMMANDS else "elmo"  # the command, as its every other line names it
+        print(f"{said}: interrupted", file=sys.stderr)
         return INTERRUPTED
     try:
         return int(args.run(args) or 0)
