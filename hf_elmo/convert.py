@@ -517,8 +517,7 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     check_names_a_file(options_path, "options file", "options.json")
     check_names_a_file(weights_path, "weights file", "weights.hdf5")
     options_path, weights_path = Path(options_path).expanduser(), Path(weights_path).expanduser()
-    check_writable_output(weights_path, [options_path], inputs_are="the options file")
-    check_locked_output(weights_path)
+    check_locked_output(weights_path, [options_path], inputs_are="the options file")
     check_writable_output(options_path)
     state = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
     prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."

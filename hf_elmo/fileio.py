@@ -410,10 +410,10 @@ def check_writable_output(path: PathLike, inputs: Iterable[PathLike] = (), input
     return path
 
 
-def check_locked_output(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
+def check_locked_output(path: PathLike, inputs: Iterable[PathLike] = (), inputs_are: str = "the input") -> Path:
     """``check_writable_output`` of an output file that ``sole_writer`` locks: a lock file's place that holds
     something of the user's (``check_lock_file``) is refused too."""
-    path = check_writable_output(path, inputs)
+    path = check_writable_output(path, inputs, inputs_are)
     check_lock_file(lock_path(path))
     return path
 
