@@ -533,7 +533,8 @@ def _progress(log_file: Path, window: int) -> str:
 def evaluate(args: argparse.Namespace) -> None:
     """Full-softmax perplexity (float32, TF32 off) of the model, its snapshot at the baseline's
     budget and the baseline, on valid and the evaluation texts that came: a table here, and
-    ``perplexity.json`` in WORK and in OUT (strict JSON: a diverged model's infinite perplexity is null)."""
+    ``perplexity.json`` in WORK and in OUT (strict JSON: a diverged model's infinite perplexity is null), each
+    written whole and renamed into place: a write that fails (a full disk) leaves an earlier one as it was."""
     work, out = Path(args.work), Path(args.out or os.environ["OUT"])
     running = [name for name in LOGS if run_state(work, name) == "running"]
     if running:
@@ -543,7 +544,7 @@ def evaluate(args: argparse.Namespace) -> None:
 
     from hf_elmo.corpus import read_corpus
     from hf_elmo.devices import resolve_device
-    from hf_elmo.fileio import strict_json
+    from hf_elmo.fileio import strict_json, write_text_atomic
     from hf_elmo.training.checkpoints import snapshot_folder
     from hf_elmo.training.evaluation import load_lm, perplexity
     from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
@@ -580,9 +581,8 @@ def evaluate(args: argparse.Namespace) -> None:
             sys.stdout.flush()
         del model
     text = strict_json({"device": str(device), "models": results}, indent=2) + "\n"
-    (work / "perplexity.json").write_text(text)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "perplexity.json").write_text(text)
+    write_text_atomic(work / "perplexity.json", text)
+    write_text_atomic(out / "perplexity.json", text, make_folders=True)
 
 
 def folder_state(folder: Path) -> list[list[Any]]:
