@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import lzma
 import os
@@ -96,11 +97,12 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def split_file(path: Path, out_dir: Path, piece_bytes: int, prefix: str) -> list[dict[str, object]]:
-    """Cut ``path`` into ``prefix-000``, ``prefix-001``, ... of at most ``piece_bytes``; their records."""
+def split_file(path: Path, out_dir: Path, piece_bytes: int, prefix: str, first: int = 0) -> list[dict[str, object]]:
+    """Cut ``path`` into ``prefix-000``, ``prefix-001``, ... (numbered from ``first``) of at most ``piece_bytes``;
+    their records."""
     pieces = []
     with open(path, "rb") as handle:
-        for index in range(10_000):
+        for index in range(first, first + 10_000):
             block = handle.read(piece_bytes)
             if not block:
                 break
@@ -259,23 +261,45 @@ def build_pack(args: argparse.Namespace, out: Path) -> dict[str, Any]:
 
 def resplit(args: argparse.Namespace) -> None:
     """Cut a pack's parts again (checked, not re-tokenised or recompressed), e.g. to fit beside a
-    working tree that has grown since ``pack``."""
+    working tree that has grown since ``pack``: whole or not at all. The bundle is joined in a scratch folder
+    beside the pack, the new parts are written under numbers that no part there has (``free_part_numbers``),
+    then the manifest (atomically), and only then the parts it no longer names are removed: a resplit that fails
+    midway (a full disk) leaves the pack as it was."""
+    sys.path.insert(0, str(REPO))
+    from hf_elmo.fileio import scratch_folder, write_text_atomic
+
     out = Path(args.out)
     manifest = json.loads((out / MANIFEST).read_text())
-    bundle = out / "bundle.tar.xz"
-    try:
+    with scratch_folder(f".{out.name}.resplit-", out.parent) as scratch:
+        bundle = scratch / "bundle.tar.xz"
         join_pieces(manifest, [out], bundle)
-    except ValueError:
-        bundle.unlink(missing_ok=True)
-        raise
-    part_bytes = part_size(args.part_mib, manifest)
-    for piece in manifest["pieces"]:
-        (out / piece["name"]).unlink()
-    manifest["pieces"] = split_file(bundle, out, part_bytes, "part")
-    bundle.unlink()
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        part_bytes = part_size(args.part_mib, manifest)
+        count = -(-bundle.stat().st_size // part_bytes)
+        first = free_part_numbers(out, count)
+        try:
+            pieces = split_file(bundle, out, part_bytes, "part", first)
+            write_text_atomic(out / MANIFEST, json.dumps({**manifest, "pieces": pieces}, indent=2) + "\n")
+        except BaseException:
+            for index in range(first, first + count):  # free before: this resplit's own
+                (out / f"part-{index:03d}").unlink(missing_ok=True)
+            raise
+    manifest["pieces"] = pieces
+    named = {piece["name"] for piece in pieces}
+    for earlier in out.glob("part-*"):
+        if earlier.name.removeprefix("part-").isdigit() and earlier.name not in named:
+            earlier.unlink()
     print(f"{out}: {len(manifest['pieces'])} part(s) of at most {part_bytes:,} bytes")
     print_calls(out, manifest)
+
+
+def free_part_numbers(out: Path, count: int) -> int:
+    """The lowest number from which ``count`` parts (``part-NNN``) are named as no file in ``out`` is."""
+    taken = {path.name for path in out.glob("part-*")}
+    return next(
+        first
+        for first in itertools.count()
+        if not any(f"part-{index:03d}" in taken for index in range(first, first + count))
+    )
 
 
 def evalpack(args: argparse.Namespace) -> None:
