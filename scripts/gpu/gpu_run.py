@@ -305,9 +305,13 @@ def free_part_numbers(out: Path, count: int) -> int:
 def evalpack(args: argparse.Namespace) -> None:
     """The texts ``evaluate`` scores besides valid: the held-out test split (as tokenised for
     ``pack``) and WikiText-2 test (``scripts/wikitext_sentences.py``), as ``eval.tar.xz`` in the
-    pack, recorded in its manifest (it travels with the last part)."""
+    pack, recorded in its manifest (it travels with the last part). Both are written whole or not at all, the
+    bundle renamed into place just after the manifest: one that fails midway (a full disk) leaves both as they were."""
     sys.path.insert(0, str(REPO / "scripts"))
+    sys.path.insert(0, str(REPO))
     from wikitext_sentences import sentences
+
+    from hf_elmo.fileio import atomic_file, write_text_atomic
 
     out = Path(args.out)
     manifest = json.loads((out / MANIFEST).read_text())
@@ -324,8 +328,9 @@ def evalpack(args: argparse.Namespace) -> None:
                 tar.add(Path(tmp) / name, arcname=name)
         manifest["eval"] = {"name": EVAL_BUNDLE, "files": list(EVAL_FILES), "sha256": sha256(bundle)}
         manifest["eval"]["bytes"] = bundle.stat().st_size
-        shutil.copyfile(bundle, out / EVAL_BUNDLE)
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        with atomic_file(out / EVAL_BUNDLE) as written:
+            shutil.copyfile(bundle, written)
+            write_text_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     print(f"{out / EVAL_BUNDLE}: {manifest['eval']['bytes']:,} bytes ({', '.join(EVAL_FILES)})")
     print_calls(out, manifest)
 
