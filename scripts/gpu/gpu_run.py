@@ -374,7 +374,11 @@ def stash(args: argparse.Namespace) -> None:
 def start(args: argparse.Namespace) -> None:
     """Check and unpack the parts, then launch `elmo pretrain` under setsid (returns at once),
     and beside it (``--baseline-tokens`` N > 0) the word-embedding baseline with the same
-    options over N tokens, while the model snapshots itself at N tokens: the same batches."""
+    options over N tokens, while the model snapshots itself at N tokens: the same batches. Their command lines go
+    to WORK/command.json whole or not at all (a full disk leaves an earlier one as it was)."""
+    sys.path.insert(0, str(REPO))
+    from hf_elmo.fileio import write_text_atomic
+
     work = Path(args.work)
     for name in LOGS:
         if _alive(_pid_file(work, name)):
@@ -405,7 +409,7 @@ def start(args: argparse.Namespace) -> None:
         ]
         pid = _launch(work, name, [sys.executable, *commands[name]])
         print(f"started {name} (pid {pid}) in {work}: {' '.join(commands[name][2:])}")
-    (work / "command.json").write_text(json.dumps(commands, indent=2) + "\n")
+    write_text_atomic(work / "command.json", json.dumps(commands, indent=2) + "\n")
 
 
 def _unpack(work: Path) -> Path:
