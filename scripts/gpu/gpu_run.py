@@ -156,10 +156,11 @@ PACK_FILES = (MANIFEST, "part-[0-9][0-9][0-9]", "bundle.tar.xz", "staging", "tok
 
 def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
     """Stop (one line) unless ``out`` is an earlier pack (its manifest) holding only what ``pack`` writes
-    (``PACK_FILES``), neither the current folder nor one of its parents, nor holding the ``--tokenised``
-    input: the folder that ``pack --overwrite`` removes."""
+    (``PACK_FILES``, and the temporary files of its atomic writes that a killed ``resplit`` or ``evalpack`` left),
+    neither the current folder nor one of its parents, nor holding the ``--tokenised`` input: the folder that
+    ``pack --overwrite`` removes."""
     sys.path.insert(0, str(REPO))
-    from hf_elmo.fileio import is_or_holds
+    from hf_elmo.fileio import is_or_holds, is_temporary_file
 
     if is_or_holds(out, Path.cwd()):
         raise ValueError(f"{out} is the current folder or holds it, so --overwrite does not remove it")
@@ -167,7 +168,11 @@ def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
         raise ValueError(f"{out} holds the --tokenised input {tokenised}, so --overwrite does not remove it")
     if not (out / MANIFEST).is_file():
         raise ValueError(f"{out} holds no earlier pack ({MANIFEST}), so --overwrite does not remove it")
-    others = sorted(entry.name for entry in out.iterdir() if not any(entry.match(name) for name in PACK_FILES))
+    others = sorted(
+        entry.name
+        for entry in out.iterdir()
+        if not any(entry.match(name) for name in PACK_FILES) and not is_temporary_file(entry)
+    )
     if others:
         raise ValueError(
             f"{out} holds files that pack did not write ({', '.join(others)}), which --overwrite would "
