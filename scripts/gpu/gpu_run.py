@@ -418,7 +418,11 @@ def start(args: argparse.Namespace) -> None:
 
 
 def _unpack(work: Path) -> Path:
-    """WORK/data: the training texts of the parts, and the evaluation texts when they came."""
+    """WORK/data: the training texts of the parts, and the evaluation texts when they came. Each bundle is checked and
+    unpacked in a scratch folder in WORK, its files moved into WORK/data only when all are whole: an unpacking that
+    fails midway (a full disk) leaves no file of it there, which the next ``start`` would take as unpacked."""
+    from hf_elmo.fileio import scratch_folder
+
     parts, data = work / "parts", work / "data"
     manifest = json.loads((parts / MANIFEST).read_text())
     data.mkdir(parents=True, exist_ok=True)
@@ -428,19 +432,21 @@ def _unpack(work: Path) -> Path:
     for name, record, files in bundles:
         if all((data / f).is_file() for f in files):
             continue
-        bundle = work / name
-        if name == EVAL_BUNDLE:
-            if not (parts / name).is_file():
-                print(f"{name} did not come (carry gpu-pack/{name}): evaluate will score valid only")
-                continue
-            shutil.copyfile(parts / name, bundle)
-            if sha256(bundle) != record["sha256"]:
-                raise ValueError(f"{name} does not match its sha256 in the manifest: carry it again")
-        else:
-            join_pieces(record, [parts], bundle)
-        with tarfile.open(bundle, "r:xz") as tar:
-            tar.extractall(data, filter="data")
-        bundle.unlink()
+        if name == EVAL_BUNDLE and not (parts / name).is_file():
+            print(f"{name} did not come (carry gpu-pack/{name}): evaluate will score valid only")
+            continue
+        with scratch_folder(".unpacking-", work) as unpacking:
+            bundle = unpacking / name
+            if name == EVAL_BUNDLE:
+                shutil.copyfile(parts / name, bundle)
+                if sha256(bundle) != record["sha256"]:
+                    raise ValueError(f"{name} does not match its sha256 in the manifest: carry it again")
+            else:
+                join_pieces(record, [parts], bundle)
+            with tarfile.open(bundle, "r:xz") as tar:
+                tar.extractall(unpacking / "files", filter="data")
+            for f in files:
+                os.replace(unpacking / "files" / f, data / f)
     (data / "data_description.txt").write_text(manifest["data_description"])
     return data
 
