@@ -642,7 +642,11 @@ def folder_state(folder: Path) -> list[list[Any]]:
 def collect(args: argparse.Namespace) -> None:
     """Write the model folder (or its checkpoint) as pieces to OUT: from piece ``first`` as many as come
     back in one call beside the manifest and what OUT already holds (e.g. ``evaluate``'s perplexity.json). The folder
-    is cut once, and again when it has changed since (``folder_state``: a checkpoint the run has written again)."""
+    is cut once, and again when it has changed since (``folder_state``: a checkpoint the run has written again); the
+    cut's manifest is written whole or not at all, last (a full disk leaves none, and the next call cuts again)."""
+    sys.path.insert(0, str(REPO))
+    from hf_elmo.fileio import write_text_atomic
+
     work, out = Path(args.work), Path(args.out or os.environ["OUT"])
     folder = work / (RUN_NAME if args.what == "model" else f"{RUN_NAME}.checkpoint")
     if not folder.is_dir() or (args.what == "model" and not (folder / "config.json").is_file()):
@@ -675,7 +679,7 @@ def collect(args: argparse.Namespace) -> None:
             "state": state,
         }
         tar_path.unlink()
-        manifest_file.write_text(json.dumps(manifest, indent=2) + "\n")
+        write_text_atomic(manifest_file, json.dumps(manifest, indent=2) + "\n")
     out.mkdir(parents=True, exist_ok=True)
     present = [f for f in out.rglob("*") if f.is_file()]
     room_files = RETURN_FILES - 1 - len(present)
