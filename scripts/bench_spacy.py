@@ -57,7 +57,7 @@ from spacy.vocab import Vocab
 
 from hf_elmo.fileio import folder_for_the_run, scratch_folder, strict_json, write_text_atomic
 from hf_elmo.messages import error_text
-from hf_elmo_cli.commands._args import check_output_option, given, integer_at_least, positive_int
+from hf_elmo_cli.commands._args import check_output_option, file_path, given, integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
@@ -259,7 +259,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="KEY=VALUE",
         help=f"a setting of the ELMo pipelines' mix listener ({', '.join(LISTENER_SETTINGS)}); repeatable",
     )
-    parser.add_argument("--plot-layer-weights", type=Path, metavar="PNG", help="draw the ELMo layer weights here")
+    parser.add_argument(
+        "--plot-layer-weights",
+        type=file_path("PNG file", "layers.png"),
+        metavar="PNG",
+        help="draw the ELMo layer weights here",
+    )
     args = parser.parse_args(argv)
     if args.plot_layer_weights:  # before anything trains: it is written last
         try:

@@ -1,6 +1,7 @@
 """The scripts' output files given with a trailing slash, naming a folder, are a usage error in one line that says to
 name the file (``_args.file_path``: ``hf_elmo.fileio.check_names_a_file``), before anything is read or written (was:
-``Path`` dropped the slash, and ``convert_corpora.py conll2003 in.conll corpus/`` wrote a file named ``corpus``)."""
+``Path`` dropped the slash, and ``convert_corpora.py conll2003 in.conll corpus/`` wrote a file named ``corpus``; bench_spacy.py's
+``--plot-layer-weights figs/a.png/`` a file ``figs/a.png``, where spacy_elmo.layer_weights refused the same path)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ CASES = {
     "bench_inference": (["--no-reference", "--json", "{out}"], "--json", "JSON file", "rows.json"),
     "bench_onnx": (["--json", "{out}"], "--json", "JSON file", "rows.json"),
     "bench_embed": (["in.txt", "--json", "{out}"], "--json", "JSON file", "rows.json"),
+    "bench_spacy": (["--elmo", "x", "--plot-layer-weights", "{out}"], "--plot-layer-weights", "PNG file", "layers.png"),
 }
 
 
