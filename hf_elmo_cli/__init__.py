@@ -97,7 +97,23 @@ def _import_error_line(error: ImportError) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     if len(lines) <= 1:
         return lines[0] if lines else type(error).__name__
-    return f"{lines[0]} (a package that elmo needs cannot be imported: pip install --force-reinstall hf-elmo)"
+    reinstall = _install_hf_elmo().replace("pip install", "pip install --force-reinstall", 1)
+    return f"{lines[0]} (a package that elmo needs cannot be imported: {reinstall})"
+
+
+def _install_hf_elmo() -> str:
+    """``hf_elmo.messages.INSTALL_HF_ELMO`` (hf-elmo is not on PyPI: ``pip install hf-elmo`` finds nothing of ours),
+    read from its file without importing ``hf_elmo``, whose import may be what failed: ``messages.py`` imports the
+    standard library only."""
+    import importlib.util
+
+    # hf_elmo lies beside this package: both are of the distribution hf-elmo
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hf_elmo", "messages.py")
+    spec = importlib.util.spec_from_file_location("_hf_elmo_messages", path)
+    assert spec is not None and spec.loader is not None  # a .py file's
+    messages = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(messages)
+    return str(messages.INSTALL_HF_ELMO)
 
 
 def _quiet_stdout() -> None:

@@ -5,12 +5,16 @@ install, are said as they are."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 import hf_elmo_cli.commands.convert
 from hf_elmo_cli import main
 
-REINSTALL = "(a package that elmo needs cannot be imported: pip install --force-reinstall hf-elmo)"
+#: hf-elmo is not on PyPI: the reinstall is hf_elmo.messages.INSTALL_HF_ELMO's (was: ``pip install --force-reinstall
+#: hf-elmo``, which finds nothing of ours), read without importing hf_elmo, whose import may be what failed.
+REINSTALL = "(a package that elmo needs cannot be imported: pip install --force-reinstall -e . in its clone)"
 
 
 @pytest.mark.parametrize(
@@ -42,3 +46,13 @@ def test_an_import_error_is_one_line(message, said, tmp_path, capsys, monkeypatc
     monkeypatch.setattr(hf_elmo_cli.commands.convert, "run", run)
     assert main(["convert", str(tmp_path / "options.json"), str(tmp_path / "w.hdf5"), str(tmp_path / "m")]) == 2
     assert capsys.readouterr().err == f"elmo convert: error: {said}\n"
+
+
+def test_the_reinstall_hint_is_read_without_importing_hf_elmo(tmp_path, capsys, monkeypatch):
+    def run(args):
+        raise ImportError("numpy cannot be imported\nmore")
+
+    monkeypatch.setattr(hf_elmo_cli.commands.convert, "run", run)
+    monkeypatch.setitem(sys.modules, "hf_elmo", None)  # importing hf_elmo fails, as a broken install's does
+    assert main(["convert", str(tmp_path / "options.json"), str(tmp_path / "w.hdf5"), str(tmp_path / "m")]) == 2
+    assert capsys.readouterr().err == f"elmo convert: error: numpy cannot be imported {REINSTALL}\n"
