@@ -202,8 +202,9 @@ class _Replaced(argparse.Action):
 def add_replaced_options(parser: argparse.ArgumentParser, tool: str, replaced: dict[str, tuple[bool, str]]) -> None:
     """Options of ``tool`` (e.g. ``allennlp elmo``), hidden from ``--help``, that refuse with one usage
     error naming what the command takes instead: ``replaced`` maps each to (whether it takes a value,
-    what to use), e.g. ``"--batch-size": (True, "--tokens-per-batch N")`` gives "--batch-size is
-    allennlp elmo's option: use --tokens-per-batch N" (was: "unrecognized arguments: --batch-size 32")."""
+    what to use), e.g. ``"--cuda-device": (True, "use --device cuda:N")`` gives "--cuda-device is
+    allennlp elmo's option: use --device cuda:N" (was: "unrecognized arguments: --cuda-device 0"); its
+    ``--batch-size``: ``add_batch_size_refusal``."""
     for flag, (takes_value, instead) in replaced.items():
         parser.add_argument(
             flag,

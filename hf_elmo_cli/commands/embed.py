@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._args import (
+    add_batch_size_refusal,
     add_device_option,
     add_max_token_chars_option,
     add_model_option,
@@ -29,7 +30,6 @@ ALLENNLP_OPTIONS = {
     "--average": (False, "use --layers average"),
     "--options-file": (True, _MODEL_FOLDER),
     "--weight-file": (True, _MODEL_FOLDER),
-    "--batch-size": (True, "use --tokens-per-batch N, padded tokens a batch (default 4096), not sentences"),
     "--cuda-device": (True, "use --device cuda:N (or cpu)"),
     "--forget-sentences": (False, "not taken here: sentence_to_index is always written"),
     "--use-sentence-keys": (
@@ -95,6 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_replaced_options(parser, "allennlp elmo", ALLENNLP_OPTIONS)
+    add_batch_size_refusal(parser)  # allennlp elmo's and transformers' name, refused as pretrain and perplexity do
     parser.set_defaults(run=run, interrupted=interrupted)
 
 

@@ -137,7 +137,6 @@ def test_embed_takes_batch_tokens_as_the_old_name_of_tokens_per_batch():
     [
         (["--top"], "use --layers top"),
         (["--all"], r"all layers are the default \(--layers all\)"),
-        (["--batch-size", "32"], "use --tokens-per-batch N, padded tokens a batch .*, not sentences"),
         (["--cuda-device", "-1"], r"use --device cuda:N \(or cpu\)"),
         (["--options-file", "o.json", "--weight-file", "w.hdf5"], "use --model FOLDER, the folder of the options"),
         (["--weight-file", "w.hdf5"], "use --model FOLDER"),
