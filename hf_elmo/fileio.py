@@ -84,6 +84,20 @@ def fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def swap_folder_in(new: Path, out: Path, old: Path) -> None:
+    """Rename the folder ``new`` to ``out``, an existing ``out`` renamed to ``old`` first (beside it, for the caller
+    to remove once the new one is in place); when the second rename fails, ``out`` is put back, so that a failed
+    swap leaves the old folder where it was."""
+    if out.exists() or out.is_symlink():
+        os.replace(out, old)
+    try:
+        os.replace(new, out)
+    except BaseException:
+        if old.exists() or old.is_symlink():
+            os.replace(old, out)
+        raise
+
+
 def check_output_file(path: PathLike, inputs: Iterable[PathLike] = (), inputs_are: str = "the input") -> Path:
     """Raise ``FileExistsError`` when ``path`` is one of ``inputs`` (the file it names, links followed, is
     the one read; ``inputs_are`` names them in the message: ``"the options file"`` for another output of the

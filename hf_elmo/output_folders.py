@@ -45,6 +45,7 @@ from .fileio import (
     ensure_free_space,
     fsync_folder,
     is_or_holds,
+    swap_folder_in,
     unwritable_in_one_line,
 )
 from .messages import described, error_reason, some_of
@@ -302,14 +303,7 @@ def build_aside(
         check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind, into_package=into_package)
         staging.chmod(0o777 & ~current_umask())
         old = staging.with_name(staging.name + ".old")
-        if out_dir.exists():
-            out_dir.rename(old)
-        try:
-            staging.rename(out_dir)
-        except BaseException:
-            if old.exists():
-                old.rename(out_dir)
-            raise
+        swap_folder_in(staging, out_dir, old)
         fsync_folder(parent)
         if old.exists():
             _remove_old_copy(old, out_dir)

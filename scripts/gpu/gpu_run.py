@@ -190,14 +190,12 @@ def pack(args: argparse.Namespace) -> None:
         check_pack_replaceable(out, Path(args.tokenised) if args.tokenised else None)
     out.parent.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(REPO))
-    from hf_elmo.fileio import scratch_folder
+    from hf_elmo.fileio import scratch_folder, swap_folder_in
 
     with scratch_folder(f".{out.name}.packing-", out.parent) as building:
         manifest = build_pack(args, building)
         replaced = building.with_name(building.name + ".old")
-        if out.exists():
-            os.replace(out, replaced)
-        os.replace(building, out)
+        swap_folder_in(building, out, replaced)  # the old pack put back if the new one cannot be renamed in
         shutil.rmtree(replaced, ignore_errors=True)
     print(
         f"{out}: {len(manifest['pieces'])} part(s) of at most {manifest['part_bytes']:,} bytes, "
@@ -705,6 +703,9 @@ def assemble(args: argparse.Namespace) -> None:
     """Join the pieces found in FOLDERS (the files of one or more collect calls) and unpack them; with
     ``--overwrite``, in place of an earlier assembly of the same folder (``check_assembly_replaceable``), moved
     aside before the new one is renamed in and removed last."""
+    sys.path.insert(0, str(REPO))
+    from hf_elmo.fileio import swap_folder_in
+
     folders = [Path(f) for f in args.folders]
     manifests = [f / f"{args.what}-{MANIFEST}" for f in folders if (f / f"{args.what}-{MANIFEST}").is_file()]
     if not manifests:
@@ -723,13 +724,7 @@ def assemble(args: argparse.Namespace) -> None:
             check_assembly_replaceable(target, assembled)  # said with or without --overwrite
             if not args.overwrite:
                 raise FileExistsError(f"{target} exists (pass --overwrite to replace it)")
-            os.replace(target, replaced)  # removed with the temporary folder, once the new one is in place
-        try:
-            os.replace(assembled, target)
-        except BaseException:
-            if replaced.exists():
-                os.replace(replaced, target)
-            raise
+        swap_folder_in(assembled, target, replaced)  # the old one removed with the temporary folder
     print(f"{target}: {len(manifest['pieces'])} pieces, sha256 {manifest['sha256'][:16]}... verified")
 
 

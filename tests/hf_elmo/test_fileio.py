@@ -554,14 +554,14 @@ def test_only_staging_folders_of_dead_processes_are_removed(tmp_path):
 # build_aside of OUT (argv[1]) that SIGKILLs itself between moving the old OUT aside and moving its new folder in.
 KILL_BETWEEN_RENAMES = """
 import os, signal, sys
-from pathlib import Path
 from hf_elmo.output_folders import build_aside
-rename = Path.rename
-def rename_or_die(self, target):
-    if ".building-" in self.name and not self.name.endswith(".old"):
+replace = os.replace
+def replace_or_die(source, target):
+    name = os.path.basename(source)
+    if ".building-" in name and not name.endswith(".old"):
         os.kill(os.getpid(), signal.SIGKILL)
-    return rename(self, target)
-Path.rename = rename_or_die
+    return replace(source, target)
+os.replace = replace_or_die
 with build_aside(sys.argv[1], overwrite=True) as staging:
     (staging / "config.json").write_text('{"model_type": "elmo", "new": true}')
 """
