@@ -523,10 +523,9 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."
     state = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
     datasets = allennlp_datasets(state, model.config)
-    ensure_free_space(weights_path, sum(value.nbytes for value in datasets.values()), str(weights_path))
-    check_file_size_limit(
-        HDF5_FILE_BYTES + sum(value.nbytes + HDF5_DATASET_BYTES for value in datasets.values()), str(weights_path)
-    )
+    values_bytes = sum(value.nbytes for value in datasets.values())
+    ensure_free_space(weights_path, values_bytes, str(weights_path))
+    check_file_size_limit(HDF5_FILE_BYTES + values_bytes + len(datasets) * HDF5_DATASET_BYTES, str(weights_path))
     with (
         folder_for_the_run(options_path.parent),
         folder_for_the_run(weights_path.parent),

@@ -378,17 +378,17 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
             "name the file to write (e.g. embeddings.hdf5)"
         )
     check_names_a_file(output_path, "HDF5 file", "embeddings.hdf5")
+    index = shard_index_file(output_path)
     if shard.count > 1 and Path(output_path).is_file():
         raise FileExistsError(
             f"{output_path} exists (a run without shards wrote it): open_embeddings({str(output_path)!r}) would open "
-            f"it, not the index of these shards ({shard_index_file(output_path).name}); move or delete it, or write "
-            "the shards to another output"
+            f"it, not the index of these shards ({index.name}); move or delete it, or write the shards to another "
+            "output"
         )
-    if shard.count == 1 and shard_index_file(output_path).exists():
+    if shard.count == 1 and index.exists():
         raise FileExistsError(
-            f"{shard_index_file(output_path)} exists (a sharded run wrote it): open_embeddings("
-            f"{str(shard_index_file(output_path))!r}) would go on reading its shards, not this run's file; move or "
-            "delete it and its shard files, or write to another output"
+            f"{index} exists (a sharded run wrote it): open_embeddings({str(index)!r}) would go on reading its "
+            "shards, not this run's file; move or delete it and its shard files, or write to another output"
         )
     return check_locked_output(shard.output_file(output_path))
 

@@ -467,13 +467,12 @@ def save_checkpoint(
         else {}
     )
     current = rng_file(folder, rank, position["step"])
+    state_bytes = _tensor_bytes(state)
     with refused_together():
         folder.mkdir(parents=True, exist_ok=True)
-        ensure_free_space(
-            folder, _tensor_bytes(rng) + _tensor_bytes(state), f"a checkpoint of step {position['step']}", _RESUME
-        )
+        ensure_free_space(folder, _tensor_bytes(rng) + state_bytes, f"a checkpoint of step {position['step']}", _RESUME)
         # torch reports a write refused past ulimit -f as "[enforce fail at inline_container.cc] unexpected pos"
-        check_file_size_limit(_tensor_bytes(state), f"the checkpoint of step {position['step']}", _RESUME)
+        check_file_size_limit(state_bytes, f"the checkpoint of step {position['step']}", _RESUME)
         _atomic_torch_save(rng, current)
     with refused_together():
         if rank == 0:

@@ -43,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+# the subcommands import hf_elmo of this working tree where they need it, lazily (stash and stop import nothing of it)
+sys.path.insert(0, str(REPO))
 PACK_DIR = REPO / "gpu-pack"  # ignored (.gitignore): the parts travel as named ignored paths
 MANIFEST = "manifest.json"
 MiB = 1 << 20
@@ -159,7 +161,6 @@ def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
     (``PACK_FILES``, and the temporary files of its atomic writes that a killed ``resplit`` or ``evalpack`` left),
     neither the current folder nor one of its parents, nor holding the ``--tokenised`` input: the folder that
     ``pack --overwrite`` removes."""
-    sys.path.insert(0, str(REPO))
     from hf_elmo.fileio import is_or_holds, is_temporary_file
 
     if is_or_holds(out, Path.cwd()):
@@ -189,7 +190,6 @@ def pack(args: argparse.Namespace) -> None:
             raise FileExistsError(f"{out} is not empty (pass --overwrite to replace it)")
         check_pack_replaceable(out, Path(args.tokenised) if args.tokenised else None)
     out.parent.mkdir(parents=True, exist_ok=True)
-    sys.path.insert(0, str(REPO))
     from hf_elmo.fileio import scratch_folder, swap_folder_in
 
     with scratch_folder(f".{out.name}.packing-", out.parent) as building:
@@ -224,7 +224,6 @@ def build_pack(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         )
         if prepared.returncode:  # it said why, in one line above
             raise ValueError(f"prepare_pretrain_en.py stopped (exit {prepared.returncode}); nothing was packed")
-    sys.path.insert(0, str(REPO))
     from hf_elmo.corpus import read_corpus
     from hf_elmo.training.vocab import build_vocabulary
 
@@ -268,7 +267,6 @@ def resplit(args: argparse.Namespace) -> None:
     beside the pack, the new parts are written under numbers that no part there has (``free_part_numbers``),
     then the manifest (atomically), and only then the parts it no longer names are removed: a resplit that fails
     midway (a full disk) leaves the pack as it was."""
-    sys.path.insert(0, str(REPO))
     from hf_elmo.fileio import scratch_folder, write_text_atomic
 
     out = Path(args.out)
@@ -311,7 +309,6 @@ def evalpack(args: argparse.Namespace) -> None:
     pack, recorded in its manifest (it travels with the last part). Both are written whole or not at all, the
     bundle renamed into place just after the manifest: one that fails midway (a full disk) leaves both as they were."""
     sys.path.insert(0, str(REPO / "scripts"))
-    sys.path.insert(0, str(REPO))
     from wikitext_sentences import sentences
 
     from hf_elmo.fileio import atomic_file, write_text_atomic
@@ -379,7 +376,6 @@ def start(args: argparse.Namespace) -> None:
     and beside it (``--baseline-tokens`` N > 0) the word-embedding baseline with the same
     options over N tokens, while the model snapshots itself at N tokens: the same batches. Their command lines go
     to WORK/command.json whole or not at all (a full disk leaves an earlier one as it was)."""
-    sys.path.insert(0, str(REPO))
     from hf_elmo.fileio import write_text_atomic
 
     work = Path(args.work)
@@ -529,7 +525,6 @@ def training_record(folder: Path) -> dict[str, Any]:
     """What ``elmo pretrain`` recorded beside the model it wrote into ``folder``
     (``output_folders.TRAINING_FILE``: settings, position, metrics); imports hf_elmo only now, so that a
     poll of a running job imports nothing."""
-    sys.path.insert(0, str(REPO))
     from hf_elmo.output_folders import TRAINING_FILE
 
     return json.loads((folder / TRAINING_FILE).read_text())
@@ -581,7 +576,6 @@ def evaluate(args: argparse.Namespace) -> None:
     running = [name for name in LOGS if run_state(work, name) == "running"]
     if running:
         raise ValueError(f"{', '.join(running)} still running: poll until the state is done")
-    sys.path.insert(0, str(REPO))
     import torch
 
     from hf_elmo.corpus import read_corpus
@@ -631,9 +625,10 @@ def folder_state(folder: Path) -> list[list[Any]]:
     """Each file under ``folder``: its path there, size and modification time (ns), in path order: what a cut of
     the folder into pieces (``collect``) was cut from."""
     return [
-        [path.relative_to(folder).as_posix(), path.stat().st_size, path.stat().st_mtime_ns]
+        [path.relative_to(folder).as_posix(), stat.st_size, stat.st_mtime_ns]
         for path in sorted(folder.rglob("*"))
         if path.is_file()
+        for stat in [path.stat()]
     ]
 
 
@@ -642,7 +637,6 @@ def collect(args: argparse.Namespace) -> None:
     back in one call beside the manifest and what OUT already holds (e.g. ``evaluate``'s perplexity.json). The folder
     is cut once, and again when it has changed since (``folder_state``: a checkpoint the run has written again); the
     cut's manifest is written whole or not at all, last (a full disk leaves none, and the next call cuts again)."""
-    sys.path.insert(0, str(REPO))
     from hf_elmo.fileio import write_text_atomic
 
     work, out = Path(args.work), Path(args.out or os.environ["OUT"])
@@ -703,7 +697,6 @@ def assemble(args: argparse.Namespace) -> None:
     """Join the pieces found in FOLDERS (the files of one or more collect calls) and unpack them; with
     ``--overwrite``, in place of an earlier assembly of the same folder (``check_assembly_replaceable``), moved
     aside before the new one is renamed in and removed last."""
-    sys.path.insert(0, str(REPO))
     from hf_elmo.fileio import swap_folder_in
 
     folders = [Path(f) for f in args.folders]
@@ -733,7 +726,6 @@ def check_assembly_replaceable(target: Path, assembled: Path) -> None:
     is an earlier assembly of that folder: a folder, not a symbolic link, neither the current folder nor one of
     its parents, holding nothing that ``assembled`` does not hold (the user's files, which it would delete, in
     its subfolders too: ``not_assembled``)."""
-    sys.path.insert(0, str(REPO))
     from hf_elmo.fileio import is_or_holds
     from hf_elmo.messages import some_of
 
@@ -876,7 +868,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         args.run(args)
     except (ValueError, OSError) as err:  # e.g. a piece that did not come, an output there: one line, not a traceback
-        sys.path.insert(0, str(REPO))
         from hf_elmo_cli.commands._args import exit_with_error
 
         exit_with_error(parser, err)
