@@ -130,12 +130,15 @@ class ElmoComponent(TrainablePipe):
         component has no weights. Linked into a pipeline of another vocab (sourced from another
         pipeline), a biLM of another language's rules than that pipeline's says so, as ``initialize``
         says it of the pipeline it loads the biLM in (``_warn_other_language``), once per language."""
-        _check_before_training(self.name)  # spacy train links the pipeline before it initialises it
+        # both only where spaCy links the pipeline (add, remove or rename a pipe, initialize, init_nlp), not at
+        # the relinking of every update (_link_listeners_of_update), which need not walk the call stack for them
         linking = linking_pipeline()
-        if isinstance(linking, Language) and linking.vocab is not self.vocab:
-            elmo = get_elmo(self.model)
-            if elmo is not None and first_time(self, f"sourced into a pipeline of language {linking.vocab.lang!r}"):
-                _warn_other_language(self.name, elmo, linking.vocab.lang)
+        if isinstance(linking, Language):
+            _check_before_training(self.name)  # spacy train links the pipeline before it initialises it
+            if linking.vocab is not self.vocab:
+                elmo = get_elmo(self.model)
+                if elmo is not None and first_time(self, f"sourced into a pipeline of language {linking.vocab.lang!r}"):
+                    _warn_other_language(self.name, elmo, linking.vocab.lang)
         kept = [listener for found in links.values() for listener in found]
         for found in getattr(self, "_listener_map", {}).values():
             for listener in found:
