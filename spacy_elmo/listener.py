@@ -541,7 +541,7 @@ def _block_to_replace(replacing: dict[str, Any]) -> dict[str, Any] | None:
         return None
     paths = list(paths or [])
     upstream = replacing.get("tok2vec_name")
-    found = [at for at, block in _listener_cfgs(pipe_cfg) if _listens_to(block, upstream)]
+    found = _listener_paths(pipe_cfg, upstream)
     if not found:
         return None
     if paths and path == paths[0]:  # the first call: distinct paths make the later ones other paths
@@ -559,10 +559,11 @@ def check_replaceable(replacing: dict[str, Any], upstream: str, listening: Conta
     nlp, pipe_name, paths = (replacing.get(name) for name in ("self", "pipe_name", "listeners"))
     if not isinstance(nlp, Language) or not isinstance(pipe_name, str) or pipe_name not in listening or not paths:
         return
-    model_cfg = nlp.get_pipe_config(pipe_name).get("model")
+    pipe_cfg = nlp.get_pipe_config(pipe_name)
+    model_cfg = pipe_cfg.get("model")
     if not isinstance(model_cfg, dict) or "tok2vec" in model_cfg:
         return
-    found = [path for path, block in _listener_cfgs(nlp.get_pipe_config(pipe_name)) if _listens_to(block, upstream)]
+    found = _listener_paths(pipe_cfg, upstream)
     at = ", ".join(found) or "its model"
     pipe = nlp.get_pipe(pipe_name)
     theirs: list[str] = pipe.listening_components if isinstance(pipe, ListenedToComponent) else []
@@ -620,6 +621,11 @@ def _listens_to(block: dict[str, Any], upstream: Any) -> bool:
     """Whether the mix listener config ``block`` listens to the elmo component ``upstream`` (its
     ``upstream``, ``"*"`` where the block leaves it out, as the layer's default is)."""
     return block.get("upstream", "*") in ("*", upstream)
+
+
+def _listener_paths(cfg: Any, upstream: Any) -> list[str]:
+    """The dotted paths in ``cfg`` of the mix listener blocks that listen to the elmo component ``upstream``."""
+    return [path for path, block in _listener_cfgs(cfg) if _listens_to(block, upstream)]
 
 
 def _listener_cfgs(cfg: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
