@@ -42,6 +42,8 @@ import torch
 
 from .char_ids import N_CHAR_IDS, batch_to_ids, words_of
 from .devices import resolve_dtype
+from .export_formats import DTYPES as DTYPES
+from .export_formats import FORMATS as FORMATS
 from .fileio import PathLike, check_file_size_limit, strict_json, write_text_atomic
 from .logs import quiet_logger
 from .messages import described, first_line
@@ -49,8 +51,6 @@ from .modeling_elmo import ElmoModel, InvalidModelError, check_reads_char_ids
 from .output_folders import EXPORT_MANIFEST, build_aside, check_output_folder, output_kind
 from .tokenization_elmo import RESTORE_SETTINGS, TOKENIZER_CONFIG, ElmoTokenizer, check_split_words
 
-#: Export format -> the graph's file name in the folder.
-FORMATS = {"onnx": "model.onnx", "torch-export": "model.pt2"}
 #: What ``file_kind`` says of a file by its first bytes.
 EMPTY, TEXT = "empty", "a text file"
 ZIP = "a zip archive (as a torch-export model.pt2 is)"
@@ -58,8 +58,6 @@ BINARY = "binary data other than a zip archive (as an ONNX model is)"
 #: Export format -> its graph file in words, and its ``file_kind``: a wrapper whose runtime cannot read
 #: the file says which kind of file it is instead where it is another (a text file, the other format's).
 GRAPH_FILES = {"onnx": ("an ONNX model", BINARY), "torch-export": ("a torch.export program", ZIP)}
-#: Compute dtypes per format (ONNX Runtime's CPU kernels have no bfloat16 convolution).
-DTYPES = {"onnx": ("float32", "float16"), "torch-export": ("float32", "float16", "bfloat16")}
 MANIFEST = EXPORT_MANIFEST  # output_folders recognises an earlier export by it (what --overwrite may replace)
 #: Export format -> the packages it needs beyond torch (the ``export`` extra): the ONNX exporter
 #: (``torch.onnx.export(dynamo=True)``) writes with onnx and onnxscript, and ``elmo export`` runs the

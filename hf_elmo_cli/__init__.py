@@ -2,8 +2,9 @@
 
 This package is apart from ``hf_elmo`` because importing ``hf_elmo`` imports torch and
 transformers (it registers the Auto classes): building the parser here imports neither, so
-``elmo --help`` and ``elmo --version`` answer at once. Each command imports what it needs when it runs,
-and options that come from ``hf_elmo`` (``elmo pretrain``'s) are added only then (``CommandParser.defer``).
+``elmo --help``, ``elmo COMMAND --help`` and ``elmo --version`` answer at once. Each command imports what it needs
+when it runs; the defaults and choices its options state are read from ``hf_elmo``'s modules that import no torch,
+without importing ``hf_elmo`` (``hf_elmo_module``).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     _refuse_an_option_before_the_command(parser, argv[0])
     try:
         args = parser.parse_args(argv)
-    except KeyboardInterrupt:  # pretrain's options import torch while parsing
+    except KeyboardInterrupt:  # while reading the command line (elmo pretrain's errors import torch: speaks)
         said = f"elmo {argv[0]}" if argv[0] in COMMANDS else "elmo"  # the command, as its every other line names it
         print(f"{said}: interrupted", file=sys.stderr)
         return INTERRUPTED

@@ -15,10 +15,9 @@ from ..fileio import PathLike
 from ..loading import ModelSource, resolve_model
 from ..modeling_lm import ElmoForBidirectionalLM
 from .data import SentenceBatcher
+from .options import EVAL_TOKENS_PER_BATCH
 from .vocab import Vocabulary
 
-#: Padded tokens (rows x longest, markers included) per batch when computing a perplexity.
-EVAL_TOKENS_PER_BATCH = 4096
 #: The key of ``training.json``'s ``metrics`` that holds ``valid_share_seen_in_training`` of the run.
 VALID_SEEN_KEY = "valid_share_seen_in_training"
 

@@ -1,8 +1,9 @@
 """What the sub-commands (and the scripts) share: ``argparse`` types that refuse a bad value with one usage error
 (quoting it cut short: ``given``),
 parsers that name the closest option, command or choice to a mistyped one (``SuggestingParser``,
-``CommandParser``), a parser whose options may be added only when its command is chosen (``CommandParser.defer``)
-and that reads a word starting with a dash and a digit as a value (``--lr -1e-3``, ``--shard -1/2``),
+``CommandParser``), a parser that reads a word starting with a dash and a digit as a value (``--lr -1e-3``,
+``--shard -1/2``), ``hf_elmo``'s modules that import no torch, read without importing ``hf_elmo`` (``hf_elmo_module``:
+the defaults and choices of ``--help``),
 options made from dataclass fields (``add_field_option``), another tool's options refused with what to use
 instead (``add_replaced_options``), and the options that mean the same in
 every command that takes them (``--model``: ``add_model_option``, ``one_model``; ``--threads``:
@@ -15,6 +16,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import importlib
+import importlib.util
 import math
 import re
 import sys
@@ -23,6 +26,31 @@ import typing
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
+
+#: The private package under which ``hf_elmo_module`` reads ``hf_elmo``'s modules from their files.
+_HF_ELMO_FILES = "_hf_elmo_files"
+
+
+def hf_elmo_module(name: str) -> types.ModuleType:
+    """``hf_elmo``'s module ``name`` (``"messages"``, ``"training.options"``), one that imports the standard library
+    and other such modules of ``hf_elmo`` only: ``hf_elmo.NAME`` where ``hf_elmo`` is imported, else read from its
+    file under a private package, without importing ``hf_elmo``, whose ``__init__`` imports torch and transformers
+    (seconds before a help text or a usage error, and perhaps what failed)."""
+    imported = sys.modules.get(f"hf_elmo.{name}")
+    if imported is not None:
+        return imported
+    if sys.modules.get("hf_elmo") is not None:
+        return importlib.import_module(f"hf_elmo.{name}")
+    if _HF_ELMO_FILES not in sys.modules:
+        # hf_elmo lies beside this package (both are of the distribution hf-elmo); its __init__ is not run
+        folder = Path(__file__).resolve().parents[2] / "hf_elmo"
+        spec = importlib.util.spec_from_file_location(
+            _HF_ELMO_FILES, folder / "__init__.py", submodule_search_locations=[str(folder)]
+        )
+        assert spec is not None  # a .py file's
+        sys.modules[_HF_ELMO_FILES] = importlib.util.module_from_spec(spec)
+    return importlib.import_module(f"{_HF_ELMO_FILES}.{name}")
+
 
 #: The most characters of a user's value that a usage error quotes (``given``), as ``hf_elmo.messages.quoted``
 #: cuts one: an argument of 10 kB is not said back in a line of 10 kB.
@@ -218,7 +246,7 @@ def add_replaced_options(parser: argparse.ArgumentParser, tool: str, replaced: d
 
 class _BatchSize(argparse.Action):
     """``--batch-size``, which a command that batches by padded tokens refuses naming ``--tokens-per-batch`` and its
-    default, read when it is refused (a deferred option's: ``CommandParser.defer``)."""
+    default, read when it is refused."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: str | None = None) -> None:
         default = parser.get_default("tokens_per_batch")
@@ -343,13 +371,8 @@ SHOWN_EXTRAS = 5
 
 
 class CommandParser(SuggestingParser):
-    """An ``ArgumentParser`` that adds its ``defer``-red options when it first parses, and takes
-    options between positional arguments (``elmo perplexity MODEL --json FILE``: plain argparse
-    gives an optional positional only the arguments before the first option).
-
-    ``elmo --help`` builds every sub-command's parser but parses none of them: options that need
-    ``hf_elmo`` (which imports torch and transformers) are deferred, so that the top-level help
-    stays instant while ``elmo pretrain --help`` shows them all.
+    """An ``ArgumentParser`` that takes options between positional arguments (``elmo perplexity MODEL --json
+    FILE``: plain argparse gives an optional positional only the arguments before the first option).
 
     ``speaks()`` says whether this process says the command's errors: its usage errors here, its
     refusals in ``hf_elmo_cli.main`` (``args.speaks``). It is False in a process that leaves them
@@ -364,7 +387,6 @@ class CommandParser(SuggestingParser):
         # reads it (older ones: only a plain negative number, so '--lr -1e-3' and '--shard -1/2' were
         # 'expected one argument', not what is wrong with the value). No option of elmo looks like that.
         self._negative_number_matcher = re.compile(r"-\.?[0-9]")
-        self._deferred: list[Callable[[argparse.ArgumentParser], None]] = []
         self._intermixing = False
 
     def error(self, message: str) -> NoReturn:
@@ -374,19 +396,9 @@ class CommandParser(SuggestingParser):
             self.exit(2)
         super().error(message)
 
-    def defer(self, add_options: Callable[[argparse.ArgumentParser], None]) -> None:
-        """Call ``add_options(self)`` just before this parser first parses arguments."""
-        self._deferred.append(add_options)
-
-    def add_deferred_options(self) -> None:
-        """Add the ``defer``-red options now (``parse_known_args`` does, before it parses)."""
-        while self._deferred:
-            self._deferred.pop(0)(self)
-
     def parse_known_args(  # type: ignore[override]  # typeshed's overloads; this one passes both on
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        self.add_deferred_options()
         if self._intermixing:  # parse_known_intermixed_args's own passes
             return super().parse_known_args(args, namespace)
         if "--" in (sys.argv[1:] if args is None else args):

@@ -9,6 +9,7 @@ from ._args import (
     add_max_token_chars_option,
     add_model_option,
     add_threads_option,
+    hf_elmo_module,
     one_model,
     tokenizer_settings,
     use_threads,
@@ -35,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("out", metavar="OUTPUT_DIR", help="folder to write")
     add_model_option(parser, dest="model_option", default=None)
-    parser.defer(add_format_options)  # the formats and their dtypes are hf_elmo.export's (torch)
+    add_format_options(parser)
     add_max_token_chars_option(parser)
     parser.add_argument(
         "--overwrite",
@@ -48,20 +49,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_format_options(parser: argparse.ArgumentParser) -> None:
-    """--format and --dtype, whose choices are ``hf_elmo.export``'s ``FORMATS`` and ``DTYPES``."""
-    from hf_elmo.export import DTYPES, FORMATS
-
-    dtypes = list(dict.fromkeys(name for names in DTYPES.values() for name in names))
+    """--format and --dtype, whose choices are ``FORMATS`` and ``DTYPES`` (``hf_elmo.export_formats``': without
+    torch)."""
+    known = hf_elmo_module("export_formats")
+    dtypes = list(dict.fromkeys(name for names in known.DTYPES.values() for name in names))
     parser.add_argument(
         "--format",
-        choices=list(FORMATS),
+        choices=list(known.FORMATS),
         default="onnx",
         help="onnx (for ONNX Runtime) or torch-export (a .pt2 ExportedProgram); default onnx",
     )
     only = [
-        f"{name} only for {' and '.join(f for f, names in DTYPES.items() if name in names)}"
+        f"{name} only for {' and '.join(f for f, names in known.DTYPES.items() if name in names)}"
         for name in dtypes
-        if not all(name in names for names in DTYPES.values())
+        if not all(name in names for names in known.DTYPES.values())
     ]
     parser.add_argument(
         "--dtype",

@@ -11,6 +11,7 @@ from ._args import (
     add_model_option,
     add_threads_option,
     given,
+    hf_elmo_module,
     integer_at_least,
     one_model,
     positive_int,
@@ -56,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_batch_size_refusal(parser)
-    parser.defer(add_reading_options)  # their defaults are in hf_elmo (torch): read only when the command runs
+    add_reading_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -70,22 +71,20 @@ def one_token(text: str) -> str:
 
 def add_reading_options(parser: argparse.ArgumentParser) -> None:
     """How FILE is read and batched: as ``elmo pretrain`` reads its corpora (``PretrainSettings``),
-    in batches of ``EVAL_TOKENS_PER_BATCH`` padded tokens by default."""
-    from hf_elmo.training.evaluation import EVAL_TOKENS_PER_BATCH
-    from hf_elmo.training.settings import MIN_TOKENS_PER_BATCH, PretrainSettings, flag
-
+    in batches of ``EVAL_TOKENS_PER_BATCH`` padded tokens by default (``hf_elmo.training.options``': without torch)."""
+    options = hf_elmo_module("training.options")
     for name, overrides in (
         (
             "tokens_per_batch",
             dict(
-                default=EVAL_TOKENS_PER_BATCH,
-                type=integer_at_least(MIN_TOKENS_PER_BATCH),
+                default=options.EVAL_TOKENS_PER_BATCH,
+                type=integer_at_least(options.MIN_TOKENS_PER_BATCH),
                 help="padded tokens per batch, markers included",
             ),
         ),
         ("max_sentence_tokens", dict(type=positive_int)),
     ):
-        add_field_option(parser, PretrainSettings, name, flag(name), **overrides)
+        add_field_option(parser, options.PretrainSettings, name, options.flag(name), **overrides)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,7 +13,14 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._args import add_batch_size_refusal, add_device_option, add_field_option, add_threads_option, use_threads
+from ._args import (
+    add_batch_size_refusal,
+    add_device_option,
+    add_field_option,
+    add_threads_option,
+    hf_elmo_module,
+    use_threads,
+)
 
 if TYPE_CHECKING:
     from hf_elmo.training.settings import PretrainSettings
@@ -38,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         speaks=speaks,
     )
     add_batch_size_refusal(parser)
-    parser.defer(add_options)  # PretrainSettings is in hf_elmo (torch): built only when the command runs
+    add_options(parser)
     parser.set_defaults(run=run_command, interrupted=interrupted)
 
 
@@ -55,20 +62,22 @@ def speaks() -> bool:
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     """One option per ``PretrainSettings`` field (but ``config_overrides``), then the shape overrides
-    and the command's own options, in their ``--help`` groups."""
-    from hf_elmo.training.settings import DATA, MODEL, OPTIMISATION, OUTPUT, PretrainSettings, flag
-
-    groups = {title: parser.add_argument_group(title) for title in (DATA, MODEL, OPTIMISATION, OUTPUT)}
-    run_length = groups[DATA].add_mutually_exclusive_group(required=True)
-    for settings_field in fields(PretrainSettings):
+    and the command's own options, in their ``--help`` groups (``hf_elmo.training.options``': without torch)."""
+    options = hf_elmo_module("training.options")
+    groups = {
+        title: parser.add_argument_group(title)
+        for title in (options.DATA, options.MODEL, options.OPTIMISATION, options.OUTPUT)
+    }
+    run_length = groups[options.DATA].add_mutually_exclusive_group(required=True)
+    for settings_field in fields(options.PretrainSettings):
         metadata = settings_field.metadata
         if not metadata:  # config_overrides: from the shape options below
             continue
         group = run_length if metadata.get("run_length") else groups.get(metadata.get("group", ""), parser)
-        add_field_option(group, PretrainSettings, settings_field.name, flag(settings_field.name))
-    model = groups[MODEL]
+        add_field_option(group, options.PretrainSettings, settings_field.name, options.flag(settings_field.name))
+    model = groups[options.MODEL]
     for name, what in SHAPE_OVERRIDES:
-        model.add_argument(flag(name), type=int, help=f"override the preset's {what}")
+        model.add_argument(options.flag(name), type=int, help=f"override the preset's {what}")
     model.add_argument("--filters", type=filters_json, help='override the char-CNN filters, e.g. "[[1,32],[2,64]]"')
     model.add_argument(
         "--no-clip",
@@ -76,9 +85,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="train without cell/projection clipping (cell_clip = proj_clip = None), which lets "
         "training run on torch's fused LSTM kernel (cuDNN on GPU)",
     )
-    add_device_option(groups[OPTIMISATION])
-    add_threads_option(groups[OPTIMISATION], help="torch CPU threads per process")
-    output = groups[OUTPUT]
+    add_device_option(groups[options.OPTIMISATION])
+    add_threads_option(groups[options.OPTIMISATION], help="torch CPU threads per process")
+    output = groups[options.OUTPUT]
     output.add_argument(
         "--overwrite",
         action="store_true",
@@ -92,11 +101,10 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def filters_json(text: str) -> Any:
     """``--filters``: any JSON value (``check_settings`` checks that it is a list of filters); text that is no JSON
     is named as every refusal names a value (``described``: cut after 40 characters, never a whole file's)."""
-    from hf_elmo.messages import described  # imported already: these options are hf_elmo's (defer)
-
     try:
         return json.loads(text)
     except ValueError:
+        described = hf_elmo_module("messages").described
         raise argparse.ArgumentTypeError(f'must be JSON, e.g. "[[1,32],[2,64]]", got {described(text)}') from None
 
 

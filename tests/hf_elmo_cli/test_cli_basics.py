@@ -24,7 +24,7 @@ ELMO = Path(sys.executable).parent / "elmo"
 
 HELP_IMPORTS = """
 import sys
-sys.argv = ["elmo", "--help"]
+sys.argv = ["elmo", *sys.argv[1:], "--help"]
 import hf_elmo_cli
 try:
     hf_elmo_cli.main()
@@ -38,6 +38,16 @@ def test_help_imports_neither_torch_nor_transformers():
     result = subprocess.run([sys.executable, "-c", HELP_IMPORTS], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert all(f"\n    {command}" in result.stdout for command in COMMANDS)  # each with what it does
+    assert result.stdout.strip().splitlines()[-1] == "heavy imports: []"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_commands_help_imports_neither_torch_nor_transformers(command):
+    """Was: elmo perplexity, export and pretrain --help imported torch and transformers for their options' defaults
+    and choices (seconds), which hf_elmo.training.options and hf_elmo.export_formats now hold without torch."""
+    result = subprocess.run([sys.executable, "-c", HELP_IMPORTS, command], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"usage: elmo {command} ")
     assert result.stdout.strip().splitlines()[-1] == "heavy imports: []"
 
 
@@ -155,10 +165,8 @@ def test_embed_refuses_the_options_of_allennlps_elmo_command_naming_its_own(argv
 
 
 def command_parsers() -> dict[str, CommandParser]:
-    """Every sub-command's parser, its deferred options (pretrain's, perplexity's) added."""
+    """Every sub-command's parser."""
     subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    for parser in subparsers.choices.values():
-        parser.add_deferred_options()
     return dict(subparsers.choices)
 
 

@@ -1,4 +1,4 @@
-"""Ctrl-C while ``elmo COMMAND``'s command line is still being read (``elmo pretrain``'s options import torch then)
+"""Ctrl-C while ``elmo COMMAND``'s command line is still being read (``elmo pretrain``'s errors import torch then)
 is one line naming the command, as Ctrl-C during its run is (was: ``elmo: interrupted``, the command unnamed)."""
 
 from __future__ import annotations
@@ -15,6 +15,6 @@ def interrupt(*args, **kwargs):
 
 @pytest.mark.parametrize("command", ["pretrain", "embed"])
 def test_ctrl_c_while_reading_the_command_line_names_the_command(command, monkeypatch, capsys):
-    monkeypatch.setattr(CommandParser, "add_deferred_options", interrupt)
+    monkeypatch.setattr(CommandParser, "_parse_intermixed", interrupt)
     assert main([command, "t.txt", "out"]) == INTERRUPTED
     assert capsys.readouterr().err.splitlines() == [f"elmo {command}: interrupted"]

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS
-from hf_elmo.training.evaluation import EVAL_TOKENS_PER_BATCH
+from hf_elmo.training.options import EVAL_TOKENS_PER_BATCH
 from hf_elmo.training.settings import PretrainSettings, check_settings, flag
 from hf_elmo_cli import build_parser, main
 from hf_elmo_cli.commands._args import option_type
