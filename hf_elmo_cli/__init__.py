@@ -15,7 +15,7 @@ import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from .commands._args import CommandParser, SuggestingParser, close_match
+from .commands._args import CommandParser, SuggestingParser, close_match, hf_elmo_module
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``, and may add
@@ -93,28 +93,15 @@ def main(argv: list[str] | None = None) -> int:
 def _import_error_line(error: ImportError) -> str:
     """``error`` on one line: the package's own (one line that says what to install) as it is; another package's
     whose message spans lines (numpy's 'Importing the numpy C-extensions failed', transformers' version checks) as
-    its first line that says something, and what to do (was: its every line). Not ``hf_elmo.messages.first_line``:
-    importing ``hf_elmo`` may be what failed."""
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    if len(lines) <= 1:
-        return lines[0] if lines else type(error).__name__
-    reinstall = _install_hf_elmo().replace("pip install", "pip install --force-reinstall", 1)
-    return f"{lines[0]} (a package that elmo needs cannot be imported: {reinstall})"
-
-
-def _install_hf_elmo() -> str:
-    """``hf_elmo.messages.INSTALL_HF_ELMO`` (hf-elmo is not on PyPI: ``pip install hf-elmo`` finds nothing of ours),
-    read from its file without importing ``hf_elmo``, whose import may be what failed: ``messages.py`` imports the
-    standard library only."""
-    import importlib.util
-
-    # hf_elmo lies beside this package: both are of the distribution hf-elmo
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "hf_elmo", "messages.py")
-    spec = importlib.util.spec_from_file_location("_hf_elmo_messages", path)
-    assert spec is not None and spec.loader is not None  # a .py file's
-    messages = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(messages)
-    return str(messages.INSTALL_HF_ELMO)
+    its first line that says something (``hf_elmo.messages.first_line``), and what to do (was: its every line).
+    ``hf_elmo.messages`` read without importing ``hf_elmo``, whose import may be what failed (``hf_elmo_module``); hf-elmo
+    is not on PyPI: the reinstall is ``INSTALL_HF_ELMO``'s, not ``pip install hf-elmo``, which finds nothing of ours."""
+    messages = hf_elmo_module("messages")
+    line = str(messages.first_line(error))
+    if "\n" not in str(error).strip():
+        return line
+    reinstall = messages.INSTALL_HF_ELMO.replace("pip install", "pip install --force-reinstall", 1)
+    return f"{line} (a package that elmo needs cannot be imported: {reinstall})"
 
 
 def _quiet_stdout() -> None:

@@ -56,8 +56,8 @@ from spacy.util import fix_random_seed, load_config, registry
 from spacy.vocab import Vocab
 
 from hf_elmo.fileio import folder_for_the_run, scratch_folder, strict_json, write_text_atomic
-from hf_elmo.messages import error_text
-from hf_elmo_cli.commands._args import check_output_option, file_path, given, integer_at_least, positive_int
+from hf_elmo.messages import error_text, quoted
+from hf_elmo_cli.commands._args import check_output_option, file_path, integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
@@ -214,7 +214,7 @@ def listener_setting(text: str) -> tuple[str, object]:
     key, sep, raw = text.partition("=")
     if not sep or key not in LISTENER_SETTINGS:
         raise argparse.ArgumentTypeError(
-            f"expected KEY=VALUE with KEY one of {', '.join(LISTENER_SETTINGS)}: {given(text)}"
+            f"expected KEY=VALUE with KEY one of {', '.join(LISTENER_SETTINGS)}: {quoted(text)}"
         )
     try:
         return key, json.loads(raw)

@@ -1,5 +1,5 @@
 """What the sub-commands (and the scripts) share: ``argparse`` types that refuse a bad value with one usage error
-(quoting it cut short: ``given``),
+(quoting it cut short: ``quoted``, ``hf_elmo.messages``'),
 parsers that name the closest option, command or choice to a mistyped one (``SuggestingParser``,
 ``CommandParser``), a parser that reads a word starting with a dash and a digit as a value (``--lr -1e-3``,
 ``--shard -1/2``), ``hf_elmo``'s modules that import no torch, read without importing ``hf_elmo`` (``hf_elmo_module``:
@@ -52,17 +52,11 @@ def hf_elmo_module(name: str) -> types.ModuleType:
     return importlib.import_module(f"{_HF_ELMO_FILES}.{name}")
 
 
-#: The most characters of a user's value that a usage error quotes (``given``), as ``hf_elmo.messages.quoted``
-#: cuts one: an argument of 10 kB is not said back in a line of 10 kB.
-GIVEN_CHARS = 40
-
-
-def given(text: str) -> str:
-    """The value a type of this module refuses, as its usage error quotes it: its repr, cut after ``GIVEN_CHARS``
-    characters (``'aaaa...``): ``hf_elmo.messages.quoted``, which a parser cannot import (it would import torch,
-    seconds before a usage error)."""
-    quoted = repr(text)
-    return quoted if len(quoted) <= GIVEN_CHARS else quoted[:GIVEN_CHARS] + "..."
+#: ``hf_elmo.messages``, how the package words a refusal, read without importing ``hf_elmo`` (``hf_elmo_module``): a
+#: usage error here quotes the value it refuses (``quoted``: cut after 40 characters, so that an argument of 10 kB is
+#: not said back in a line of 10 kB) and lists what it found (``some_of``) as the package's errors do.
+_messages = hf_elmo_module("messages")
+quoted: Callable[[str], str] = _messages.quoted
 
 
 def file_path(what: str, example: str) -> Callable[[str], Any]:
@@ -96,7 +90,7 @@ def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int
         except ValueError:
             value = least - 1
         if value < least or (most is not None and value > most):
-            raise argparse.ArgumentTypeError(f"must be {wanted}, got {given(text)}")
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {quoted(text)}")
         return value
 
     return parse
@@ -114,7 +108,7 @@ def fraction(text: str) -> float:
     except ValueError:
         value = math.nan
     if not 0 < value <= 1:  # NaN fails every comparison
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0 and <= 1, got {given(text)}")
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0 and <= 1, got {quoted(text)}")
     return value
 
 
@@ -126,7 +120,7 @@ def non_negative(text: str) -> float:
     except ValueError:
         value = math.nan
     if not 0 <= value < math.inf:  # NaN fails every comparison
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {given(text)}")
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {quoted(text)}")
     return value
 
 
@@ -137,7 +131,7 @@ def token_limit(text: str) -> int | None:
     try:
         return positive_int(text)
     except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer or 'none', got {given(text)}") from None
+        raise argparse.ArgumentTypeError(f"must be a positive integer or 'none', got {quoted(text)}") from None
 
 
 def add_max_token_chars_option(parser: argparse.ArgumentParser) -> None:
@@ -352,7 +346,7 @@ class SuggestingParser(argparse.ArgumentParser):
         except argparse.ArgumentError as err:
             if action.choices is None or not isinstance(value, str) or "meant" in str(err):  # 3.14's suggestion
                 raise
-            said = err.message.replace(repr(value), given(value), 1)  # a long value cut short
+            said = err.message.replace(repr(value), quoted(value), 1)  # a long value cut short
             raise argparse.ArgumentError(action, f"{said}{close_match(value, action.choices)}") from None
 
 
@@ -410,8 +404,8 @@ class CommandParser(SuggestingParser):
         if extras:  # refused here, under this command's usage (was: elmo's, with no hint)
             options = [word.split("=")[0] for word in extras if word.startswith("-")]
             hint = close_match(options[0], self._option_string_actions) if options else ""
-            more = f" and {len(extras) - SHOWN_EXTRAS:,} more" if len(extras) > SHOWN_EXTRAS else ""  # a shell's glob
-            self.error(f"unrecognized arguments: {' '.join(extras[:SHOWN_EXTRAS])}{more}{hint}")
+            listed = _messages.some_of(extras, SHOWN_EXTRAS, separator=" ")  # a shell's glob: not all of it
+            self.error(f"unrecognized arguments: {listed}{hint}")
         return parsed, extras
 
     def _parse_intermixed(

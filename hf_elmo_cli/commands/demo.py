@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._args import add_device_option, add_model_option, add_threads_option, given, positive_int, use_threads
+from ._args import add_device_option, add_model_option, add_threads_option, positive_int, use_threads
 
 if TYPE_CHECKING:
     import torch
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from hf_elmo.corpus import MAX_LINE_CHARS, read_corpus
     from hf_elmo.devices import resolve_device
     from hf_elmo.loading import load_bilm, resolve_model
-    from hf_elmo.messages import some_of
+    from hf_elmo.messages import quoted, some_of
     from hf_elmo.modeling_elmo import check_reads_char_ids
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEMO_SENTENCES
     from hf_elmo.tokenization_elmo import ElmoTokenizer
@@ -98,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
                 if args.sentences == list(DEFAULT_SENTENCES)
                 else ""
             )
-            listed = some_of([given(token) for token in tokens], SHOWN_TOKENS)  # a pasted paragraph: not all of it
-            raise ValueError(f"{given(args.word)} is not a token of {given(sentence)} (tokens: [{listed}]){hint}")
+            listed = some_of([quoted(token) for token in tokens], SHOWN_TOKENS)  # a pasted paragraph: not all of it
+            raise ValueError(f"{quoted(args.word)} is not a token of {quoted(sentence)} (tokens: [{listed}]){hint}")
         positions.append(tokens.index(args.word))
     model, _ = load_bilm(source)
     check_reads_char_ids(model, "elmo demo")

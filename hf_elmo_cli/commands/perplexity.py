@@ -10,11 +10,11 @@ from ._args import (
     add_field_option,
     add_model_option,
     add_threads_option,
-    given,
     hf_elmo_module,
     integer_at_least,
     one_model,
     positive_int,
+    quoted,
     use_threads,
 )
 
@@ -65,7 +65,7 @@ def one_token(text: str) -> str:
     """``--unk-token``: one whitespace token, as the file's tokens are (an empty or spaced one matches none of
     them, and was ignored without a word)."""
     if text.split() != [text]:
-        raise argparse.ArgumentTypeError(f"must be one token, without whitespace, got {given(text)}")
+        raise argparse.ArgumentTypeError(f"must be one token, without whitespace, got {quoted(text)}")
     return text
 
 

@@ -1,13 +1,14 @@
 """elmo's usage errors say a long command line back cut short: an invalid choice of 10 kB is quoted cut after 40
-characters (``_args.given``), and thousands of unrecognized arguments (a glob that the shell expanded) are listed
+characters (``hf_elmo.messages.quoted``), and thousands of unrecognized arguments (a glob that the shell expanded) are listed
 by their first ``SHOWN_EXTRAS`` (was: the whole value, every argument)."""
 
 from __future__ import annotations
 
 import pytest
 
+from hf_elmo.messages import quoted
 from hf_elmo_cli import main
-from hf_elmo_cli.commands._args import SHOWN_EXTRAS, given
+from hf_elmo_cli.commands._args import SHOWN_EXTRAS
 
 
 def usage_error(argv: list[str], capsys) -> str:
@@ -20,7 +21,7 @@ def usage_error(argv: list[str], capsys) -> str:
 def test_a_long_invalid_choice_is_quoted_cut_short(capsys):
     value = "x" * 10_000
     line = usage_error(["embed", "in.txt", "out.hdf5", "--layers", value], capsys)
-    assert line.startswith(f"elmo embed: error: argument --layers: invalid choice: {given(value)} (choose from ")
+    assert line.startswith(f"elmo embed: error: argument --layers: invalid choice: {quoted(value)} (choose from ")
     assert len(line) < 200, line
 
 

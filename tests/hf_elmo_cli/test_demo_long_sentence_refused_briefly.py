@@ -7,7 +7,7 @@ import pytest
 
 import hf_elmo.loading
 from hf_elmo.cli import main as elmo_main
-from hf_elmo_cli.commands._args import given
+from hf_elmo.messages import quoted
 from hf_elmo_cli.commands.demo import SHOWN_TOKENS
 
 
@@ -24,7 +24,7 @@ def test_a_long_sentence_is_quoted_cut_short_with_a_few_of_its_tokens(capsys):
     assert elmo_main(["demo", "--word", "bank", "--sentences", "a bank", paragraph]) == 2
     shown = ", ".join(f"'word{i}'" for i in range(SHOWN_TOKENS))
     assert capsys.readouterr().err == (
-        f"elmo demo: error: 'bank' is not a token of {given(paragraph)} (tokens: [{shown} and "
+        f"elmo demo: error: 'bank' is not a token of {quoted(paragraph)} (tokens: [{shown} and "
         f"{2_000 - SHOWN_TOKENS:,} more])\n"
     )
 
@@ -33,4 +33,4 @@ def test_a_long_word_is_quoted_cut_short(capsys):
     word = "x" * 5_000
     assert elmo_main(["demo", "--word", word, "--sentences", "a bank", "the shore"]) == 2
     line = capsys.readouterr().err
-    assert line.startswith(f"elmo demo: error: {given(word)} is not a token of 'a bank'") and len(line) < 200, line
+    assert line.startswith(f"elmo demo: error: {quoted(word)} is not a token of 'a bank'") and len(line) < 200, line

@@ -64,11 +64,12 @@ def another_model(model_type: Any) -> str:
     return f"a {model_type} model" if named else "another model"
 
 
-def some_of(items: Sequence[str], limit: int) -> str:
+def some_of(items: Sequence[str], limit: int, separator: str = ", ") -> str:
     """Up to ``limit`` of ``items``, in their order, and how many more there are ("a, b, c and 1,204 more"): how
-    a refusal lists what it found."""
+    a refusal lists what it found; ``separator`` between them (a usage error lists arguments as a shell has them:
+    " ")."""
     more = f" and {len(items) - limit:,} more" if len(items) > limit else ""
-    return ", ".join(items[:limit]) + more
+    return separator.join(items[:limit]) + more
 
 
 def first_line(error: BaseException, with_type: bool = False) -> str:
