@@ -108,6 +108,7 @@ class ElmoComponent(TrainablePipe):
         self.cache = ActivationCache(cache_mb, cache_dir)
         self._backward_by: ElmoListener | None = None
         self._step_after_backward: Optimizer | None = None
+        self._tensor_readers_checked = _CheckedComponents()
 
     # -- listeners -------------------------------------------------------------------------
     @property
@@ -614,12 +615,22 @@ def _remove_earlier_bilm(folder: Path) -> None:
 def _check_no_listener_reads_tensor(component: ElmoComponent) -> None:
     """Refuse to set ``doc.tensor`` (``token_vectors``) from the elmo component ``component`` where a
     component that runs after it listens to a spaCy ``tok2vec`` component that does not run before it
-    (disabled, or excluded, or after it in the pipeline): spaCy's ``Tok2VecListener`` reads ``doc.tensor``
-    where its ``tok2vec`` did not run, so it read ELMo's token vectors in place of the features it was
-    trained on, silently (a blis shape error where the widths differ)."""
+    (``_refuse_tensor_readers``), once per set of running components: a batch run by the components (and
+    their models) that the batch before passed with is not checked again (``_CheckedComponents``); one
+    disabled, enabled, added, removed or moved since is."""
     running = running_components(component)
-    if running is None:
+    if running is None or component._tensor_readers_checked.holds(running):
         return
+    _refuse_tensor_readers(component, running)
+    component._tensor_readers_checked = _CheckedComponents(running)
+
+
+def _refuse_tensor_readers(component: ElmoComponent, running: list[tuple[Any, object]]) -> None:
+    """Refuse the components ``running`` (``running_components``) where one that runs after the elmo component
+    ``component`` listens to a spaCy ``tok2vec`` component that does not run before it (disabled, or excluded, or
+    after it in the pipeline): spaCy's ``Tok2VecListener`` reads ``doc.tensor`` where its ``tok2vec`` did not run,
+    so it read ELMo's token vectors in place of the features it was trained on, silently (a blis shape error where
+    the widths differ)."""
     start = next(i for i, (_, proc) in enumerate(running) if proc is component)
     for position, (name, proc) in enumerate(running[start + 1 :], start + 1):
         model = getattr(proc, "model", None)
@@ -649,6 +660,25 @@ def _check_no_listener_reads_tensor(component: ElmoComponent) -> None:
                 f"vectors the elmo component {component.name!r} puts in doc.tensor in place of the features {name!r} "
                 f"was trained on: {fix}"
             )
+
+
+class _CheckedComponents:
+    """The running components (name, component, model) that ``_refuse_tensor_readers`` last passed for an elmo
+    component, held (so that no other object takes their ids while they are compared) and compared by identity.
+    Pickled (a worker of ``nlp.pipe``, ``copy.deepcopy``) as none passed."""
+
+    def __init__(self, running: list[tuple[Any, object]] | None = None) -> None:
+        self._running = [(name, proc, getattr(proc, "model", None)) for name, proc in running or []]
+
+    def holds(self, running: list[tuple[Any, object]]) -> bool:
+        """Whether ``running`` are the components (and models) passed."""
+        return len(running) == len(self._running) and all(
+            name == held and proc is held_proc and getattr(proc, "model", None) is model
+            for (name, proc), (held, held_proc, model) in zip(running, self._running)
+        )
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (_CheckedComponents, ())
 
 
 def _ignore_gradient(d_layers: list[Floats3d]) -> list[Doc]:
