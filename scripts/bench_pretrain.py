@@ -8,7 +8,11 @@ excluded), as in the trainer's progress bar. Every preset runs clip-free (``--no
 default here, so that the ``fused`` path can run) or with the presets' clipping (``--clip``), and
 every listed biLM path runs side by side on the same batches and initial weights. With
 ``--checkpointing`` each also runs under activation checkpointing, beside it: tokens/s and the
-MiB of values autograd keeps for the backward pass (counted in the warm-up step's forward).
+MiB of values autograd keeps for the backward pass (counted in the warm-up step's forward). Each
+row ends with its ratio to the preset's first path (a checkpointed one: to its own path without
+checkpointing), the figure to compare on a machine shared with other work, whose absolute
+tokens/s vary with its load; the header names the machine, its load at the start, the threads,
+the batch and the seed (0, of the text and the weights).
 
     python scripts/bench_pretrain.py --presets cpu small --implementations fast fused --threads 1
     python scripts/bench_pretrain.py --device cuda --presets small --implementations fast fused \
@@ -19,8 +23,6 @@ MiB of values autograd keeps for the backward pass (counted in the warm-up step'
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import string
 import time
@@ -39,8 +41,13 @@ from hf_elmo.training.trainer import train_step
 from hf_elmo.training.vocab import build_vocabulary
 from hf_elmo_cli.commands._args import integer_at_least, positive_int
 
+from bench_conditions import machine
 
-def synthetic_corpus(n_sentences: int, words: int, seed: int = 0) -> list[str]:
+#: The seed of the synthetic text and of the initial weights (``torch.manual_seed``), the same in every run.
+SEED = 0
+
+
+def synthetic_corpus(n_sentences: int, words: int, seed: int = SEED) -> list[str]:
     rng = random.Random(seed)
     lexicon = ["".join(rng.choices(string.ascii_lowercase, k=rng.randint(3, 10))) for _ in range(words)]
     weights = [1.0 / (rank + 1) for rank in range(words)]  # Zipf-like
@@ -63,7 +70,7 @@ def bench(
     activation checkpointing if ``checkpointing``), and the MiB autograd keeps in a step."""
     sentences = synthetic_corpus(max(64, 2 * (steps + 1) * tokens_per_batch // 22), vocab_size * 2)
     vocab = build_vocabulary(sentences, max_size=vocab_size)
-    torch.manual_seed(0)
+    torch.manual_seed(SEED)
     fields = {**PRESETS[preset], **({} if clip else NO_CLIP)}
     config = ElmoConfig(
         **fields,
@@ -115,17 +122,6 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--presets", nargs="+", default=["cpu", "small", "original"], choices=sorted(PRESETS))
@@ -166,15 +162,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)
-    name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU {cpu_name()} ({os.cpu_count()} cores)"
+    gpu = f"{torch.cuda.get_device_name(device)}, host " if device.type == "cuda" else ""
     print(
-        f"device: {name}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
+        f"device: {gpu}{machine()}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
         f"{args.tokens_per_batch} padded tokens a step; synthetic vocabulary up to {args.vocab_size}, "
         f"{args.num_sampled} sampled; {'clipping' if args.clip else 'clip-free'}; "
-        f"{'bf16 autocast' if args.amp and device.type == 'cuda' else 'float32'}",
+        f"{'bf16 autocast' if args.amp and device.type == 'cuda' else 'float32'}; seed {SEED} (text and weights); "
+        "ratio: tokens/s against the preset's first path, or a path's own without checkpointing",
         flush=True,
     )
     for preset in args.presets:
+        rates: dict[str, float] = {}  # tokens/s of this preset's paths so far, by label
         for implementation, checkpointing in [
             (implementation, checkpointing)
             for implementation in args.implementations
@@ -197,10 +195,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             except (RuntimeError, ValueError) as err:  # e.g. fused with clipping, out of memory
                 print(f"{preset:9s} {label:11s} failed: {first_line(err)}", flush=True)
                 continue
+            rates[label] = r["tokens_per_s"]
+            against = implementation if checkpointing and implementation in rates else next(iter(rates))
             print(
                 f"{r['preset']:9s} {label:11s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  "
                 f"{r['rows']:4d} sentences a step  {r['steps']} steps  {r['tokens']:7d} tokens in "
-                f"{r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s, {r['kept_mib']:8.1f} MiB kept",
+                f"{r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s, {r['kept_mib']:8.1f} MiB kept, "
+                f"{r['tokens_per_s'] / rates[against]:5.2f}x {against}",
                 flush=True,
             )
 
