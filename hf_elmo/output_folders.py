@@ -98,6 +98,7 @@ MODEL_CODE_FILES = (
     "configuration_elmo.py",
     "elmo_cache.py",
     "elmo_kernels.py",
+    "elmo_layers.py",
     "messages.py",
     "modeling_elmo.py",
     "modeling_heads.py",

@@ -218,12 +218,12 @@ def test_cudnns_warning_about_the_fused_weights_is_silenced_for_this_module_alon
     ``flatten_parameters()``; the fused path's weights are derived, so only its own warning goes."""
     script = """
 import warnings
-import hf_elmo.modeling_elmo
+import hf_elmo.elmo_layers
 message = "RNN module weights are not part of single contiguous chunk of memory. This means ..."
 with warnings.catch_warnings(record=True) as caught:
-    for module in ("hf_elmo.modeling_elmo", "transformers_modules.elmo.modeling_elmo", "user_code", "my_modeling_elmo"):
+    for module in ("hf_elmo.elmo_layers", "transformers_modules.elmo.elmo_layers", "user_code", "my_elmo_layers"):
         warnings.warn_explicit(message, UserWarning, module + ".py", 1, module=module)
 print(sorted(str(w.filename) for w in caught))
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO)
-    assert done.stdout.strip() == "['my_modeling_elmo.py', 'user_code.py']"
+    assert done.stdout.strip() == "['my_elmo_layers.py', 'user_code.py']"

@@ -1,5 +1,5 @@
 """The fast and fused paths of the ELMo biLM: kernels, the weight layouts they need, and their
-tuning constants. Each computes exactly what the plain path in ``modeling_elmo.py`` does
+tuning constants. Each computes exactly what the plain path in ``elmo_layers.py`` does
 (``tests/hf_elmo/test_fast_path.py``, ``tests/hf_elmo/test_fused_lstm.py``).
 
     char CNN (fast):  token_chunks -> pool_real_span, all filters in one GEMM over each token's

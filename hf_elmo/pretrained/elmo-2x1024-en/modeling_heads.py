@@ -33,9 +33,9 @@ from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
 from .elmo_kernels import at_least_float32
+from .elmo_layers import CheckpointedParts
 from .messages import described
 from .modeling_elmo import (
-    CheckpointedParts,
     ElmoModel,
     ElmoPreTrainedModel,
     check_config_reads_char_ids,
