@@ -14,9 +14,9 @@ import zlib
 from pathlib import Path
 
 from .convert import MAX_INFLATION, inflates_too_much
+from .elmo_weights import InvalidModelError
 from .fileio import ensure_free_space, oserror_in_one_line
 from .messages import error_reason
-from .modeling_elmo import InvalidModelError
 from .original_files import is_options_name, is_weights_name, options_name
 
 #: How a zip archive starts: its first member's local header.

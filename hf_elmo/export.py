@@ -42,12 +42,13 @@ import torch
 
 from .char_ids import N_CHAR_IDS, batch_to_ids, words_of
 from .devices import resolve_dtype
+from .elmo_weights import InvalidModelError
 from .export_formats import DTYPES as DTYPES
 from .export_formats import FORMATS as FORMATS
 from .fileio import PathLike, check_file_size_limit, strict_json, write_text_atomic
 from .logs import quiet_logger
 from .messages import described, first_line
-from .modeling_elmo import ElmoModel, InvalidModelError, check_reads_char_ids
+from .modeling_elmo import ElmoModel, check_reads_char_ids
 from .output_folders import EXPORT_MANIFEST, build_aside, check_output_folder, output_kind
 from .tokenization_elmo import RESTORE_SETTINGS, TOKENIZER_CONFIG, ElmoTokenizer, check_split_words
 

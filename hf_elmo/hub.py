@@ -22,8 +22,8 @@ from typing import Any
 from transformers.utils import CONFIG_NAME
 
 from .configuration_elmo import HUB_KWARGS
+from .elmo_weights import InvalidModelError
 from .messages import first_line, some_of
-from .modeling_elmo import InvalidModelError
 from .original_files import OPTIONS_NAMES, original_options_file
 from .subfolders import ModelNotFoundError, check_inside, in_subfolder, subfolder_hint
 

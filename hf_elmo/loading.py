@@ -59,18 +59,12 @@ from . import archives
 from .configuration_elmo import FIELD_CHECKS, HUB_KWARGS, WHITESPACE, ElmoConfig, read_json_file
 from .convert import ELMOFORMANYLANGS_MODEL, is_elmoformanylangs_config
 from .devices import check_device_map
+from .elmo_weights import InvalidModelError, not_float_weight, weights_file
 from .fileio import PathLike
 from .hub import fetch_snapshot, hub_arguments, hub_patterns, hub_probe, push_said
 from .logs import quiet_records
 from .messages import error_reason, some_of
-from .modeling_elmo import (
-    ElmoModel,
-    ElmoPreTrainedModel,
-    InvalidModelError,
-    check_loaded_weights,
-    not_float_weight,
-    weights_file,
-)
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, check_loaded_weights
 from .modeling_lm import ElmoForBidirectionalLM
 from .original_files import (
     NOT_WEIGHTS_NAMES,

@@ -38,9 +38,10 @@ from .convert import (
     stored_shape,
     stored_values,
 )
+from .elmo_weights import InvalidModelError
 from .fileio import PathLike
 from .messages import error_reason
-from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, InvalidModelError
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel
 from .modeling_lm import ElmoForBidirectionalLM
 
 _Model = TypeVar("_Model", bound=ElmoPreTrainedModel)

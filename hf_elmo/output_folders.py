@@ -99,6 +99,7 @@ MODEL_CODE_FILES = (
     "elmo_cache.py",
     "elmo_kernels.py",
     "elmo_layers.py",
+    "elmo_weights.py",
     "messages.py",
     "modeling_elmo.py",
     "modeling_heads.py",

@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from transformers.utils import CONFIG_NAME
 
-from .modeling_elmo import InvalidModelError
+from .elmo_weights import InvalidModelError
 from .original_files import is_options_name
 
 

@@ -152,6 +152,7 @@ def test_remote_code_imports_only_torch_transformers_the_standard_library_and_it
     files = _remote_code_files()
     assert {f.name for f in files} >= {
         "elmo_layers.py",
+        "elmo_weights.py",
         "modeling_elmo.py",
         "configuration_elmo.py",
         "tokenization_elmo.py",

@@ -11,10 +11,10 @@ from typing import Any
 import torch
 
 from ..configuration_elmo import WHITESPACE
+from ..elmo_weights import stored_in
 from ..fileio import PathLike, strict_json
 from ..loading import ModelSource
 from ..model_card import DEFAULT_LICENSE, card_license_and_attribution, write_model_card
-from ..modeling_elmo import stored_in
 from ..modeling_lm import ElmoForBidirectionalLM
 from ..output_folders import TRAINING_FILE, build_aside
 from ..tokenization_elmo import ElmoTokenizer

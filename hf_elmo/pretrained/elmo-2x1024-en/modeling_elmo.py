@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import os
 import shutil
-import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn, TypeVar, cast
@@ -35,7 +32,7 @@ from typing import Any, ClassVar, NoReturn, TypeVar, cast
 import torch
 from torch import nn
 from transformers import PreTrainedConfig, PreTrainedModel
-from transformers.utils import CONFIG_NAME, SAFE_WEIGHTS_INDEX_NAME, SAFE_WEIGHTS_NAME, ModelOutput
+from transformers.utils import CONFIG_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
 from .char_ids import N_CHAR_IDS, add_sentence_markers, batch_to_ids
@@ -43,24 +40,27 @@ from .configuration_elmo import ElmoConfig, check_save_folder, earlier_files, pu
 from .elmo_cache import TokenLayerCache
 from .elmo_kernels import at_least_float32
 from .elmo_layers import ElmoBiLm, ElmoCharCNN, ElmoState, runs_as_built
+from .elmo_weights import (
+    BILM_PARTS,
+    STORAGE_DTYPES,
+    WARM_STATE,
+    InvalidModelError,
+    check_finite_weights,
+    earlier_weights_removed,
+    load_report_held,
+    never_loaded_error,
+    no_weight_progress_bars,
+    not_float_weight,
+    said_if_never_loaded,
+    saved_code,
+    stored_in,
+    weights_never_loaded,
+    weights_source,
+)
 from .messages import INSTALL_HF_ELMO, described, one_of, some_of
 from .tokenization_elmo import TOKENIZER_ONLY_OUTPUTS
 
 _logger = hf_logging.get_logger(__name__)
-
-
-class InvalidModelError(OSError):
-    """The name leads to files, but they are not a loadable ELMo model (a missing or corrupt file,
-    weights that do not fit the config). An ``OSError``, as transformers' own loading errors are;
-    ``hf_elmo.loading`` raises it too."""
-
-
-#: The dtypes ``save_pretrained(storage_dtype=...)`` stores the floating-point weights in.
-STORAGE_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
-#: The top-level parts of the biLM's state (``ElmoModel``'s, ``elmo.`` in the models around it).
-BILM_PARTS = ("char_cnn", "word_embedding", "bilm", "warm_h", "warm_c")
-#: The biLM's warm state (zeros until ``warm_up``): a folder may lack it, and then starts from zeros.
-WARM_STATE = ("warm_h", "warm_c")
 
 
 #: What a model of ``token_embedding="word"`` (the pretraining baseline) is, for the errors of
@@ -149,35 +149,6 @@ _Model = TypeVar("_Model", bound="ElmoPreTrainedModel")
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
-def weights_never_loaded(model: nn.Module) -> bool:
-    """Whether ``model`` holds weights on the meta device (shapes without data) that nothing loads
-    before they are used: built under ``init_empty_weights`` or ``from_pretrained(device_map="meta")``.
-    Not so for a model that accelerate offloads (``device_map`` with ``"disk"``), whose hooks bring
-    each part's weights in for its call."""
-    return any(p.device.type == "meta" for p in model.parameters()) and not any(
-        hasattr(module, "_hf_hook") for module in model.modules()
-    )
-
-
-def said_if_never_loaded(method: _Method) -> _Method:
-    """``method`` of a model, whose error, when the model's weights were never loaded
-    (``weights_never_loaded``), is one line saying so and how to load them, not torch's about the
-    meta device from deep inside; any other error is left as it is."""
-
-    @functools.wraps(method)
-    def checked(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
-        if torch.compiler.is_compiling() or torch.compiler.is_exporting():
-            return method(self, *args, **kwargs)
-        try:
-            return method(self, *args, **kwargs)
-        except Exception:
-            if not weights_never_loaded(self):
-                raise
-            raise _never_loaded() from None
-
-    return cast(_Method, checked)
-
-
 def takes_only_its_arguments(forward: _Method) -> _Method:
     """``forward`` of a model, refusing a keyword argument it does not take in one line that names it
     and the ones it takes (Python's ``TypeError`` said only "unexpected keyword argument"), e.g. a BERT
@@ -204,16 +175,6 @@ def takes_only_its_arguments(forward: _Method) -> _Method:
         return forward(self, *args, **{name: value for name, value in kwargs.items() if name in taken})
 
     return cast(_Method, checked)
-
-
-def _never_loaded() -> RuntimeError:
-    """The one-line error for using a model whose weights were never loaded (``weights_never_loaded``)."""
-    return RuntimeError(
-        "the model's weights were never loaded: they are on the meta device (shapes without data), as "
-        "init_empty_weights or from_pretrained(device_map='meta') leaves them; load the model with "
-        "from_pretrained(name_or_path) (device_map='cpu' or 'cuda'), or its weights with "
-        "model.load_state_dict(state_dict, assign=True)"
-    )
 
 
 def check_runs_as_built(model: ElmoModel, reads: str, parts: Sequence[str], remedy: str) -> None:
@@ -409,7 +370,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         for key, tensor in (kwargs.get("state_dict") or {}).items():
             if isinstance(tensor, torch.Tensor) and not tensor.is_floating_point():
                 dtype = str(tensor.dtype).removeprefix("torch.")
-                raise not_float_weight(_weights_source(None), key, dtype, "pass the model's own weights")
+                raise not_float_weight(weights_source(None), key, dtype, "pass the model's own weights")
         if cls.package_loader is not None and pretrained_model_name_or_path is not None:
             subfolder = kwargs.pop("subfolder", None) or ""  # resolved: the subfolder itself
             resolved = cls.package_loader.resolve(cls, pretrained_model_name_or_path, kwargs, subfolder)
@@ -418,7 +379,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
             pretrained_model_name_or_path = resolved
         output_loading_info = kwargs.pop("output_loading_info", False)
         ignore_mismatched_sizes = kwargs.pop("ignore_mismatched_sizes", False)
-        with _no_weight_progress_bars(), _load_report_held():
+        with no_weight_progress_bars(), load_report_held():
             # Mismatched shapes come back in the loading info (for the one-line error below)
             # instead of raising transformers' RuntimeError.
             loaded = super().from_pretrained(
@@ -454,7 +415,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
 
         Saved into a folder that holds an earlier save, the weights are this save's, sharded
         (``max_shard_size``) or not: the earlier ``model.safetensors`` or shard index goes
-        (``_earlier_weights_removed``). A model whose weights were never loaded (``weights_never_loaded``)
+        (``earlier_weights_removed``). A model whose weights were never loaded (``weights_never_loaded``)
         is refused before anything is written, and so is a path that is a file (``~`` is the home folder,
         ``check_save_folder``); a save that fails
         (a bad ``max_shard_size``, a full disk) into a folder it created removes that folder. With
@@ -462,11 +423,11 @@ class ElmoPreTrainedModel(PreTrainedModel):
         config and tokenizer are: a push that fails leaves it, and says so in one line naming it.
         """
         if "state_dict" not in kwargs and weights_never_loaded(self):
-            raise _never_loaded()  # transformers would fail on the first weight, the config and code written
+            raise never_loaded_error()  # transformers would fail on the first weight, the config and code written
         self._write_custom_pipelines()
         auto_map = getattr(self.config, "auto_map", None)
         if auto_map:  # e.g. the biLM of an LM folder maps no AutoModelForPreTraining: modeling_lm.py stays behind
-            saved = _saved_code(type(self))
+            saved = saved_code(type(self))
             self.config.auto_map = {
                 auto: name
                 for auto, name in auto_map.items()
@@ -489,7 +450,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         hub = saving.arguments.pop("kwargs", {}) if push else {}  # the repository's and commit's (private=...)
         files_timestamps = earlier_files(self, str(folder)) if push else {}
         try:
-            with _no_weight_progress_bars(), _earlier_weights_removed(folder, kwargs):
+            with no_weight_progress_bars(), earlier_weights_removed(folder, kwargs):
                 super().save_pretrained(*saving.args[1:], **saving.kwargs)
         except BaseException:
             if new:  # a folder of config and code without (all) the weights would pass for a model
@@ -529,72 +490,6 @@ class ElmoPreTrainedModel(PreTrainedModel):
             self.config.custom_pipelines = kept
         elif hasattr(self.config, "custom_pipelines"):
             del self.config.custom_pipelines
-
-
-def stored_in(dtype: torch.dtype, name: str, tensor: torch.Tensor) -> torch.Tensor:
-    """The floating-point ``tensor`` (the model's state ``name``) in ``dtype``, as ``save_pretrained(storage_dtype=...)``
-    stores it; a one-line ``ValueError`` naming it where a finite value would be inf there (float16 holds at most
-    65504): the folder would not load (``check_finite_weights``)."""
-    stored = tensor.to(dtype)
-    overflows = torch.isinf(stored) & torch.isfinite(tensor)
-    if overflows.any():
-        short = str(dtype).removeprefix("torch.")
-        raise ValueError(
-            f"{name} holds {float(tensor[overflows].abs().max()):.6g}, beyond the largest {short} "
-            f"({torch.finfo(dtype).max:.6g}): stored as {short} it would be inf; store the weights as bfloat16 or "
-            "float32 (storage_dtype, elmo pretrain --storage-dtype)"
-        )
-    return stored
-
-
-def weights_file(name: str, variant: str | None) -> str:
-    """The name transformers gives weights file ``name`` (``SAFE_WEIGHTS_NAME``, ``SAFE_WEIGHTS_INDEX_NAME``)
-    of ``variant``: ``model.safetensors`` -> ``model.fp16.safetensors``, ``model.safetensors.index.json``
-    -> ``model.safetensors.index.fp16.json``."""
-    if variant is None:
-        return name
-    stem, extension = name.rsplit(".", 1)
-    return f"{stem}.{variant}.{extension}"
-
-
-@contextmanager
-def _earlier_weights_removed(folder: Path, save_kwargs: dict[str, Any]) -> Iterator[None]:
-    """Around ``PreTrainedModel.save_pretrained(folder, **save_kwargs)``: remove the single weights
-    file or the shard index (of the save's ``variant``) that an earlier save left in ``folder`` when
-    this one wrote the other. transformers removes an earlier save's shards, but not its
-    ``model.safetensors``, which loading reads before the new shards' index: re-saving a folder with
-    ``max_shard_size`` kept its old weights. Only files this save left as they were are removed."""
-    files = [
-        folder / weights_file(name, save_kwargs.get("variant")) for name in (SAFE_WEIGHTS_NAME, SAFE_WEIGHTS_INDEX_NAME)
-    ]
-    before = [_file_state(file) for file in files]
-    yield
-    written = [_file_state(file) not in (None, state) for file, state in zip(files, before)]
-    if not save_kwargs.get("is_main_process", True):
-        return
-    for file, state, other_written in zip(files, before, reversed(written)):
-        if other_written and state is not None and _file_state(file) == state:
-            file.unlink()
-
-
-def _file_state(file: Path) -> tuple[int, int, int] | None:
-    """What changes when ``file`` is written (inode, size, modification time), ``None`` where it is absent."""
-    try:
-        stat = file.stat()
-    except FileNotFoundError:
-        return None
-    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
-
-
-def _saved_code(model_class: type) -> set[str]:
-    """The modules whose files ``save_pretrained`` copies for ``model_class`` (its own and, through
-    relative imports, its siblings'): the ones a saved folder's ``auto_map`` may name."""
-    from transformers.dynamic_module_utils import get_relative_import_files
-
-    module_file = sys.modules[model_class.__module__].__file__
-    if module_file is None:
-        return set()
-    return {Path(module_file).stem} | {Path(file).stem for file in get_relative_import_files(module_file)}
 
 
 def check_loaded_weights(
@@ -653,71 +548,9 @@ def check_loaded_weights(
         hint = "restore its config.json (was it edited?) or re-create the folder with elmo convert or save_pretrained"
     fitted = "the config" if source is None else "its config.json"
     raise InvalidModelError(
-        f"{_weights_source(source)}: its weights do not fit {fitted} ({type(model).__name__}: "
+        f"{weights_source(source)}: its weights do not fit {fitted} ({type(model).__name__}: "
         f"{'; '.join(problems)}); {hint}"
     )
-
-
-def not_float_weight(
-    where: str | os.PathLike, key: str, dtype: str, what_to_do: str = "re-create or re-download it"
-) -> InvalidModelError:
-    """The one-line error for weight ``key`` of ``where`` (a weights file, or the ``state_dict`` passed
-    to ``from_pretrained``) stored as ``dtype``, not floating point, which transformers would load as
-    rounded numbers, silently."""
-    return InvalidModelError(
-        f"{os.fspath(where)}: weight {key} is stored as {dtype}, not as floating-point numbers (ELMo's weights are "
-        f"float32, float16 or bfloat16); {what_to_do}"
-    )
-
-
-def _weights_source(source: str | os.PathLike | None) -> str:
-    """What ``from_pretrained`` read weights from, for its errors: the name, or the ``state_dict`` (``None``)."""
-    return "the state_dict passed to from_pretrained" if source is None else os.fspath(source)
-
-
-def check_finite_weights(model: nn.Module, source: str | os.PathLike | None) -> None:
-    """Refuse, with one line naming the weight and the file, weights that hold NaN or infinite
-    values: they would make every output NaN, silently.
-
-    One sum per tensor (about 2 ms for the shipped model on one CPU thread): a NaN or infinity
-    makes the sum non-finite, and only then are the values counted (a sum of finite values that
-    overflowed counts none, and passes). Tensors without data (``device_map`` offload) are skipped.
-    """
-    for key, tensor in model.state_dict().items():
-        if not tensor.is_floating_point() or tensor.device.type == "meta" or torch.isfinite(tensor.sum()):
-            continue
-        bad = tensor.numel() - int(torch.isfinite(tensor).sum())
-        if bad:
-            weights = None if source is None else Path(os.fspath(source)) / SAFE_WEIGHTS_NAME
-            where = weights if weights is not None and weights.is_file() else _weights_source(source)
-            raise InvalidModelError(
-                f"{where}: weight {key} holds {bad:,} NaN or infinite values of {tensor.numel():,} (a damaged file, "
-                "or a model saved after its training diverged); re-create or re-download it"
-            )
-
-
-@contextmanager
-def _load_report_held() -> Iterator[None]:
-    """Hold what transformers logs while loading (its load report) until the block ends: a folder
-    that ``check_loaded_weights`` refuses gets its one-line error alone, any other the report as
-    before (e.g. a task head's new layers)."""
-    logger = logging.getLogger("transformers.modeling_utils")
-    held: list[logging.LogRecord] = []
-
-    def hold(record: logging.LogRecord) -> bool:
-        held.append(record)
-        return False
-
-    logger.addFilter(hold)
-    try:
-        yield
-    except InvalidModelError:
-        held.clear()  # the error names every weight that does not fit
-        raise
-    finally:
-        logger.removeFilter(hold)
-        for record in held:
-            logger.handle(record)
 
 
 def require_package_loader(cls: type[ElmoPreTrainedModel]) -> Any:
@@ -728,20 +561,6 @@ def require_package_loader(cls: type[ElmoPreTrainedModel]) -> Any:
             f"converting original ELMo files needs the hf-elmo package ({INSTALL_HF_ELMO}), then import hf_elmo"
         )
     return cls.package_loader
-
-
-@contextmanager
-def _no_weight_progress_bars() -> Iterator[None]:
-    """Hide transformers' "Loading weights" / "Writing model shards" bars: an ELMo model loads
-    and saves in about a second, and the bars would clutter every command and spaCy's tables."""
-    if not hf_logging.is_progress_bar_enabled():
-        yield
-        return
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        hf_logging.enable_progress_bar()
 
 
 #: Integer dtypes that hold every char id 0..261 exactly (bool, int8 and uint8 do not).
