@@ -172,6 +172,22 @@ def nul_byte(line: str) -> str | None:
     return f"NUL byte at character {found + 1} (binary data, not text)"
 
 
+def not_text(line: str) -> str | None:
+    """What makes a line from ``read_lines`` no text: its first NUL byte (``nul_byte``: binary data, or UTF-16 text
+    without a byte-order mark), else its first invalid UTF-8 byte (``undecodable_byte``); None when it has neither.
+    The one order of these checks, for every reader of text (``check_text_line``; ``elmo embed``'s scan)."""
+    return nul_byte(line) or undecodable_byte(line)
+
+
+def check_text_line(path: PathLike, number: int, line: str, what: str = "the corpus") -> None:
+    """Raise ``CorpusError`` for line ``number`` of ``path`` (from ``read_lines``) where it is no text (``not_text``):
+    ``PATH:NUMBER: PROBLEM; WHAT must be UTF-8 text``, as every reader of a text file says it (``text_lines``,
+    ``read_corpus``, ``Vocabulary.from_file``)."""
+    problem = not_text(line)
+    if problem:
+        raise CorpusError(f"{path}:{number}: {problem}; {what} must be UTF-8 text")
+
+
 def looks_like_utf16(line: str, sample: int = 64) -> bool:
     """Whether the first ``sample`` characters of ``line`` (at least 4, line end aside) are NUL at every
     other position and nowhere else, as ASCII text in UTF-16 read as UTF-8 is (a line of UTF-16LE
@@ -187,13 +203,11 @@ def looks_like_utf16(line: str, sample: int = 64) -> bool:
 
 def text_lines(path: PathLike) -> Iterator[tuple[int, str]]:
     """The lines of ``path`` numbered from 1, as ``read_lines`` reads every text input (a gzip file decompressed, a
-    UTF-16 or UTF-32 file and other compressions refused); a line with an invalid UTF-8 byte or a NUL byte is a
-    ``CorpusError`` naming the file and line: for the readers of text files of their own layouts (spaCy's corpora,
-    WikiText), which Python's ``open`` left to say ``'utf-8' codec can't decode byte 0xe9 in position 25``."""
+    UTF-16 or UTF-32 file and other compressions refused); a line with a NUL byte or an invalid UTF-8 byte is a
+    ``CorpusError`` naming the file and line (``check_text_line``): for the readers of text files of their own layouts
+    (spaCy's corpora, WikiText), which Python's ``open`` left to say ``'utf-8' codec can't decode byte 0xe9 in position 25``."""
     for number, line in enumerate(read_lines(path), 1):
-        problem = undecodable_byte(line) or nul_byte(line)
-        if problem:
-            raise CorpusError(f"{path}:{number}: {problem}; the corpus must be UTF-8 text")
+        check_text_line(path, number, line)
         yield number, line
 
 
@@ -221,8 +235,8 @@ def read_corpus(
     space-separated tokens.
 
     Blank lines are skipped; a sentence longer than ``max_sentence_tokens`` tokens is cut into
-    consecutive pieces. Raises ``CorpusError`` naming the file and line for binary data,
-    invalid UTF-8, a line over ``max_line_chars`` characters, a file with no tokens, or one of one token
+    consecutive pieces. Raises ``CorpusError`` naming the file and line for binary data or
+    invalid UTF-8 (``check_text_line``), a line over ``max_line_chars`` characters, a file with no tokens, or one of one token
     a line (``one_token_a_line``); a path
     that is not a regular file is refused by ``check_text_file``, naming it as ``what``.
     """
@@ -230,17 +244,12 @@ def read_corpus(
     sentences: list[str] = []
     single = lines = 0
     for number, line in enumerate(read_lines(path, max_line_chars), start=1):
-        nul = nul_byte(line)
-        if nul:
-            raise CorpusError(f"{path}:{number}: {nul}")
+        check_text_line(path, number, line)
         if len(line.rstrip("\n")) > max_line_chars:
             raise CorpusError(
                 f"{path}:{number}: line longer than {max_line_chars:,} characters; expected one sentence per "
                 "line: split the text into sentences first"
             )
-        undecodable = undecodable_byte(line)
-        if undecodable:
-            raise CorpusError(f"{path}:{number}: {undecodable}; the corpus must be UTF-8 text")
         tokens = line.split()
         lines += bool(tokens)
         single += len(tokens) == 1

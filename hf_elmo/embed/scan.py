@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..char_ids import DEFAULT_MAX_TOKEN_CHARS, token_to_char_ids
 from ..configuration_elmo import WHITESPACE
-from ..corpus import MAX_LINE_CHARS, CorpusError, nul_byte, one_token_a_line, read_lines, undecodable_byte
+from ..corpus import MAX_LINE_CHARS, CorpusError, not_text, one_token_a_line, read_lines
 from ..fileio import PathLike
 from ..word_splitting import split_words
 from .shards import DEFAULT_CHUNK_LINES, Shard
@@ -128,7 +128,7 @@ def unsplit_tokens(path: PathLike, pre_tokenizer: str, sample_lines: int = SPLIT
             break
         lines += 1
         tokens = line.split()
-        if not tokens or len(line.rstrip("\n")) > MAX_LINE_CHARS or undecodable_byte(line) or nul_byte(line):
+        if not tokens or len(line.rstrip("\n")) > MAX_LINE_CHARS or not_text(line):
             continue
         found.tokens += len(tokens)
         kept = set(split_words(" ".join(tokens), pre_tokenizer)[0])
@@ -143,9 +143,9 @@ def unsplit_tokens(path: PathLike, pre_tokenizer: str, sample_lines: int = SPLIT
 def _line_problem(
     line: str, tokens: list[str], max_token_chars: int | None, max_characters_per_token: int
 ) -> str | None:
-    not_text = undecodable_byte(line) or nul_byte(line)
-    if not_text:
-        return not_text
+    problem = not_text(line)
+    if problem:
+        return problem
     if not tokens:
         return "blank line"
     try:  # strict decoding leaves length as the only per-token problem: check the longest

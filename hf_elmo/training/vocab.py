@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..corpus import check_text_file, nul_byte, read_lines, undecodable_byte
+from ..corpus import check_text_file, check_text_line, read_lines
 from ..fileio import write_text_atomic
 from .settings import flag
 
@@ -97,9 +97,7 @@ class Vocabulary:
         words = []
         first_line: dict[str, int] = {}
         for number, line in enumerate(read_lines(path), start=1):
-            problem = nul_byte(line) or undecodable_byte(line)
-            if problem:
-                raise ValueError(f"{path}:{number}: {problem}; the vocabulary file must be UTF-8 text")
+            check_text_line(path, number, line, "the vocabulary file")
             columns = line.split()
             if columns and _count_first(columns):
                 raise ValueError(
