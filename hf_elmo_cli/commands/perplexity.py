@@ -109,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
     args.model = one_model(args.model, args.model_option) or DEFAULT_MODEL_NAME
     use_threads(args)
     device = resolve_device(args.device)
+    # read before the model loads (seconds, and gigabytes for an original model's softmax): a missing or binary
+    # FILE is said at once
+    sentences = read_corpus(args.file, args.max_sentence_tokens)
+    if args.unk_token:
+        sentences = [" ".join(UNK if t == args.unk_token else t for t in s.split()) for s in sentences]
     source = resolve_model(args.model)
     if args.vocab is None and source.format != "transformers" and args.softmax_weights is not None:
         # before the softmax loads (793k rows for the 1B Word Benchmark's); without either, load_lm names both
@@ -133,9 +138,6 @@ def run(args: argparse.Namespace) -> int:
             f"{vocabulary_file} has {len(vocabulary)} words, but the softmax of {args.softmax_weights or args.model} "
             f"has {model.config.vocab_size} rows, one for each word it was trained with: {remedy}"
         )
-    sentences = read_corpus(args.file, args.max_sentence_tokens)
-    if args.unk_token:
-        sentences = [" ".join(UNK if t == args.unk_token else t for t in s.split()) for s in sentences]
     result = perplexity(model, vocabulary, sentences, args.tokens_per_batch, show_progress=not args.no_progress)
     if args.json:
         print(strict_json(result))  # a diverged model's infinite perplexity is null; its mean losses stay numbers
