@@ -123,15 +123,19 @@ def run(args: argparse.Namespace) -> int:
             f"{source.described} has no {VOCAB_FILE}, the words of its softmax: put back the one it was saved with, "
             "or give it with --vocab VOCAB.txt"
         )
-    model = load_lm(source, softmax_weights=args.softmax_weights).to(device)  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
-    vocabulary_file = args.vocab or source.path / VOCAB_FILE
-    vocabulary = Vocabulary.from_file(vocabulary_file)
     own = source.path / VOCAB_FILE
-    if args.vocab is not None and source.format == "transformers" and own.is_file():
+    # --vocab read before the model loads too; the model's own after it (load_lm says what a model without a softmax
+    # lacks)
+    vocabulary = None if args.vocab is None else Vocabulary.from_file(args.vocab)
+    if vocabulary is not None and source.format == "transformers" and own.is_file():
         if vocabulary.words != Vocabulary.from_file(own).words:  # the softmax's rows are that file's words
             raise ValueError(
                 f"--vocab {args.vocab} differs from {own}, the words of the model's softmax; leave --vocab out"
             )
+    model = load_lm(source, softmax_weights=args.softmax_weights).to(device)  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
+    vocabulary_file = args.vocab or own
+    if vocabulary is None:
+        vocabulary = Vocabulary.from_file(own)
     if len(vocabulary) != model.config.vocab_size:
         remedy = f"restore the {VOCAB_FILE} it was saved with" if args.vocab is None else "give that vocabulary"
         raise ValueError(

@@ -1,6 +1,6 @@
-"""`elmo perplexity` reads FILE before the model loads: a missing, binary or empty FILE is one line at once, not
-after seconds of loading (gigabytes for an original model's softmax) (was: read after the model and its
-vocabulary)."""
+"""`elmo perplexity` reads FILE, and --vocab where given, before the model loads: a missing, binary or empty FILE or
+--vocab is one line at once, not after seconds of loading (gigabytes for an original model's softmax) (was: read
+after the model)."""
 
 from __future__ import annotations
 
@@ -35,3 +35,11 @@ def test_a_file_that_cannot_be_scored_is_refused_before_the_model_loads(content,
     captured = capsys.readouterr()
     assert captured.err == f"elmo perplexity: error: {said.format(path=path)}\n"
     assert captured.out == ""
+
+
+def test_a_missing_vocab_is_refused_before_the_model_loads(tmp_path, capsys):
+    text = tmp_path / "test.txt"
+    text.write_text("the cat sat .\n", encoding="utf-8")
+    missing = tmp_path / "vocab.txt"
+    assert elmo_main(["perplexity", str(text), "--vocab", str(missing), "--no-progress"]) == 2
+    assert capsys.readouterr().err == f"elmo perplexity: error: the vocabulary file {missing}: no such file\n"
