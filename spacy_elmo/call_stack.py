@@ -1,13 +1,16 @@
 """What a running spaCy function holds that it hands to no component: its local variables, read
-from its frame up the call stack. The home of that one technique, for the few settings spaCy's
-commands keep to themselves (``init_nlp``'s ``[training]`` block, ``debug_model``'s ``nlp``) and
-for whether one of them runs (``spacy benchmark speed``'s ``annotate``); and ``note_once``, the
+from its frame up the call stack. The home of that one technique (nothing else in the package reads a
+frame), for the few settings spaCy's commands and methods keep to themselves (``init_nlp``'s
+``[training]`` block, ``debug_model``'s ``nlp``, the pipeline and settings of ``nlp.update``, the
+pipeline that links its components) and for whether one of them runs (``spacy benchmark speed``'s
+``annotate``, ``spacy pretrain``'s ``create_pretraining_model``); and ``note_once``, the
 note that says how a component or listener works while one of them runs, once (``first_time``, the
 one home of saying a thing once, which the listener's warning uses too)."""
 
 import sys
 import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
@@ -78,13 +81,63 @@ def replace_listeners_locals(direct: bool = True) -> dict[str, Any] | None:
     return frame.f_locals if code is not None and frame.f_code is code else None
 
 
-def linking_pipeline() -> Any:
-    """The pipeline whose ``Language._link_components`` runs up the call stack (spaCy 3.0 to 3.8 run it
-    on every ``add_pipe``, ``remove_pipe``, ``rename_pipe`` and in ``initialize``, and hand the elmo
-    component the listeners it finds, not the pipeline), ``None`` elsewhere: a spaCy that renames it
-    turns off what reads it (the pipeline check given to listeners, the warning of another language's
-    biLM sourced into a pipeline), not fails."""
-    return (running_locals("spacy.language", "Language._link_components") or {}).get("self")
+def running_pipeline(method: str) -> Language | None:
+    """The pipeline (``self``) whose ``Language`` method ``method`` runs up the call stack (its innermost call),
+    ``None`` elsewhere: a spaCy that renames the method turns off what reads it, not fails. Read for
+    ``"_link_components"`` (spaCy 3.0 to 3.8 run it on every ``add_pipe``, ``remove_pipe``, ``rename_pipe`` and in
+    ``initialize``, and hand the elmo component the listeners it finds, not the pipeline), ``"resume_training"``
+    (``spacy train`` runs it on the sourced components it trains, and copies their models), ``"initialize"`` and
+    ``"update"`` (whose settings ``running_update`` reads too)."""
+    nlp = (running_locals("spacy.language", f"Language.{method}") or {}).get("self")
+    return nlp if isinstance(nlp, Language) else None
+
+
+@dataclass(frozen=True)
+class RunningUpdate:
+    """The ``nlp.update`` call up the call stack: its pipeline, and the components it ``exclude``s and has
+    ``annotates`` (predict on the batch after their update, or instead of it where excluded)."""
+
+    nlp: Language
+    exclude: frozenset[str]
+    annotates: frozenset[str]
+
+
+def running_update() -> RunningUpdate | None:
+    """The innermost ``nlp.update`` call up the call stack (``Language.update``, its locals ``self``, ``exclude``
+    and ``annotates`` in spaCy 3.0 to 3.8), ``None`` elsewhere (as ``running_pipeline("update")``)."""
+    found = running_locals("spacy.language", "Language.update") or {}
+    nlp = found.get("self")
+    if not isinstance(nlp, Language):
+        return None
+    return RunningUpdate(nlp, frozenset(found.get("exclude") or ()), frozenset(found.get("annotates") or ()))
+
+
+def training_init() -> dict[str, Any]:
+    """The local variables of the ``init_nlp`` call up the call stack (``spacy train``, which prints the
+    errors it raises as config errors), once it has resolved ``[training]`` (``T``); ``{}``: no such call,
+    or not yet. spaCy 3.0 to 3.8 (``spacy.training.initialize``) name its locals ``T``, ``nlp``, ``sourced``
+    (``get_sourced_components``) and ``config`` (the interpolated config); a spaCy that renames the function
+    or ``T`` turns the checks that read it off (``{}``), not fails."""
+    init = running_locals("spacy.training.initialize", "init_nlp") or {}
+    return init if "T" in init else {}
+
+
+def debugged_pipeline() -> Language | None:
+    """The pipeline (its local ``nlp``) of the ``spacy debug model`` run up the call stack (``debug_model``),
+    ``None`` elsewhere."""
+    nlp = (running_locals("spacy.cli.debug_model", "debug_model") or {}).get("nlp")
+    return nlp if isinstance(nlp, Language) else None
+
+
+def in_speed_benchmark() -> bool:
+    """Whether ``spacy benchmark speed`` runs up the call stack (its ``annotate``, which times the pipeline in
+    the warm-up and the timed batches)."""
+    return running_locals("spacy.cli.benchmark_speed", "annotate") is not None
+
+
+def pretraining() -> bool:
+    """Whether ``spacy pretrain`` makes its model up the call stack (its ``create_pretraining_model``)."""
+    return running_locals("spacy.training.pretrain", "create_pretraining_model") is not None
 
 
 def _code_of(module: str, function: str) -> Any:

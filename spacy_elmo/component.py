@@ -52,11 +52,12 @@ from .bilm import (
 from .cache import ActivationCache, doc_key
 from .call_stack import (
     first_time,
-    linking_pipeline,
+    in_speed_benchmark,
     note_once,
     replace_listeners_locals,
     running_components,
-    running_locals,
+    running_pipeline,
+    running_update,
 )
 from .config_errors import (
     check_frozen_elmo_annotates,
@@ -133,8 +134,8 @@ class ElmoComponent(TrainablePipe):
         says it of the pipeline it loads the biLM in (``_warn_other_language``), once per language."""
         # both only where spaCy links the pipeline (add, remove or rename a pipe, initialize, init_nlp), not at
         # the relinking of every update (_link_listeners_of_update), which need not walk the call stack for them
-        linking = linking_pipeline()
-        if isinstance(linking, Language):
+        linking = running_pipeline("_link_components")
+        if linking is not None:
             _check_before_training(self.name)  # spacy train links the pipeline before it initialises it
             if linking.vocab is not self.vocab:
                 elmo = get_elmo(self.model)
@@ -187,13 +188,13 @@ class ElmoComponent(TrainablePipe):
         of that pipeline: initialising its component alone after this component was removed from it,
         or added again after it, says so as ``nlp.initialize()`` does (``listener_init``)."""
         names = ("*", self.name)
-        linking = linking_pipeline()
+        linking = running_pipeline("_link_components")
         if isinstance(getattr(component, "model", None), Model):
             for node in component.model.walk():
                 if isinstance(node, ElmoListener) and node.upstream_name in names:
                     check_frozen_elmo_annotates(self.name, component.name)
                     self.add_listener(node, component.name)
-                    if isinstance(linking, Language):
+                    if linking is not None:
                         node.check_pipeline = _PipelineCheck(linking)
 
     # -- prediction ------------------------------------------------------------------------
@@ -321,14 +322,13 @@ class ElmoComponent(TrainablePipe):
         annotating components); nothing (disabled, or excluded and not annotating), so the listener
         gets nothing of the batch. ``None`` outside ``nlp.update`` (a call of this ``update`` alone):
         any listening component may be updated next, so every listener gets the batch."""
-        update = running_locals("spacy.language", "Language.update") or {}
-        nlp = update.get("self")
-        if not isinstance(nlp, Language) or self.name not in nlp.pipe_names or nlp.get_pipe(self.name) is not self:
+        update = running_update()
+        if update is None or self.name not in update.nlp.pipe_names or update.nlp.get_pipe(self.name) is not self:
             return None
+        nlp = update.nlp
         later = nlp.pipeline[nlp.pipe_names.index(self.name) + 1 :]
-        excluded = set(update.get("exclude") or ())
-        updated = {name for name, _ in later} - excluded
-        predicting = {name for name, _ in later} & excluded & set(update.get("annotates") or ())
+        updated = {name for name, _ in later} - update.exclude
+        predicting = {name for name, _ in later} & update.exclude & update.annotates
         self.listener_map = {name: found for name, found in self.listener_map.items() if name not in updated}
         for _, component in later:
             self.find_listeners(component)
@@ -691,7 +691,7 @@ def _in_speed_benchmark(component: ElmoComponent) -> bool:
     its docs, so the activation cache would serve them from the second time on and the command
     would time cache reads, not the biLM: the component then neither reads nor stores cached
     layers, and says so once."""
-    if running_locals("spacy.cli.benchmark_speed", "annotate") is None:
+    if not in_speed_benchmark():
         return False
     note_once(
         component,
@@ -712,13 +712,12 @@ def _warn_of_training_docs_read_whole(component: ElmoComponent, docs: list[Doc])
     and those it predicts on sentence by sentence (``doc_segments``), so that a doc of several sentences gets
     other layers in training than in prediction, silently. spaCy runs a component before another in training
     only where ``[training] annotating_components`` lists it."""
-    update = running_locals("spacy.language", "Language.update") or {}
-    nlp = update.get("self")
-    if not isinstance(nlp, Language) or component.name not in nlp.pipe_names:
+    update = running_update()
+    if update is None or component.name not in update.nlp.pipe_names:
         return
     if all(len(doc) < 2 or doc.has_annotation("SENT_START") for doc in docs):
         return
-    annotating = set(update.get("annotates") or ())
+    nlp, annotating = update.nlp, update.annotates
     before = nlp.pipe_names[: nlp.pipe_names.index(component.name)]
     setters = [
         name for name in before if name not in annotating and SENTENCE_ASSIGNS & set(nlp.get_pipe_meta(name).assigns)

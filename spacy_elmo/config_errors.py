@@ -8,7 +8,7 @@ from spacy.language import Language
 from spacy.util import registry
 from thinc.api import ConfigValidationError
 
-from .call_stack import running_locals
+from .call_stack import training_init
 from .loader import names_a_model
 
 
@@ -48,24 +48,14 @@ def training_settings() -> dict[str, Any] | None:
     """The resolved ``[training]`` settings of the ``init_nlp`` call up the stack (``spacy train``
     and the commands that initialise a pipeline as it does), once it has resolved them (``None``:
     no such call, or not yet)."""
-    return _training_init().get("T")
+    return training_init().get("T")
 
 
 def training_pipeline() -> Language | None:
     """The pipeline that the ``init_nlp`` call up the stack makes and links, once it has resolved
     ``[training]`` (``None``: no such call, or not yet)."""
-    nlp = _training_init().get("nlp")
+    nlp = training_init().get("nlp")
     return nlp if isinstance(nlp, Language) else None
-
-
-def _training_init() -> dict[str, Any]:
-    """The local variables of the ``init_nlp`` call up the call stack (``spacy train``, which prints the
-    errors it raises as config errors), once it has resolved ``[training]`` (``T``); ``{}``: no such call,
-    or not yet. The one home of reading that call: spaCy 3.0 to 3.8 (``spacy.training.initialize``)
-    name its locals ``T``, ``nlp``, ``sourced`` (``get_sourced_components``) and ``config`` (the interpolated
-    config); a spaCy that renames the function or ``T`` turns the checks that read it off (``{}``), not fails."""
-    init = running_locals("spacy.training.initialize", "init_nlp") or {}
-    return init if "T" in init else {}
 
 
 def check_sourced_elmo_loads_nothing(elmo: str) -> None:
@@ -75,7 +65,7 @@ def check_sourced_elmo_loads_nothing(elmo: str) -> None:
     component, so the loader was never called and the pipeline trained with the sourced biLM, silently.
     The shipped configs' loader of no model (``name_or_path = null``) is no error: the sourced biLM
     is what it keeps anyway."""
-    init = _training_init()
+    init = training_init()
     sourced, config = init.get("sourced") or {}, init.get("config")
     if elmo not in sourced or not isinstance(config, dict):
         return
@@ -98,16 +88,5 @@ def sourced_from(component: str) -> str | None:
     """The pipeline that the ``init_nlp`` call up the call stack (``spacy train``) sources the
     component ``component`` from, as its config says (``None``: no such call, not yet past resolving
     ``[training]``, or not sourced)."""
-    found = (_training_init().get("sourced") or {}).get(component)
+    found = (training_init().get("sourced") or {}).get(component)
     return str(found["source"]) if isinstance(found, dict) and "source" in found else None
-
-
-def resuming_pipeline() -> Language | None:
-    """The pipeline whose ``Language.resume_training`` runs up the call stack (``None``: none).
-    ``spacy train`` (``init_nlp``, spaCy 3.x) runs it before training on the trainable components
-    it sources, which it initialises not, and it deep-copies their models (``_rehearsal_model``):
-    the one time before step 0 that spaCy touches the listener of a sourced component whose
-    pipeline has no elmo component. A spaCy that names it otherwise, or copies no model there, turns
-    the check of that listener off (its error comes at step 0 again), not fails."""
-    nlp = (running_locals("spacy.language", "Language.resume_training") or {}).get("self")
-    return nlp if isinstance(nlp, Language) else None

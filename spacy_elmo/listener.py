@@ -37,8 +37,16 @@ from spacy.util import dot_to_object
 from thinc.api import Config, ConfigValidationError, Model, Shim
 from thinc.types import Floats3d
 
-from .call_stack import first_time, note_once, replace_listeners_locals, running_locals
-from .config_errors import resuming_pipeline, training_settings
+from .call_stack import (
+    debugged_pipeline,
+    first_time,
+    note_once,
+    pretraining,
+    replace_listeners_locals,
+    running_pipeline,
+    running_update,
+)
+from .config_errors import training_settings
 from .doc_layers import EXTENSION, annotated_sharing_hooks
 
 #: The registered names of the listening mix and of the mix over a biLM of its own
@@ -94,12 +102,12 @@ class ElmoListener(Model):
         self._received = _LayersOfLiveDocs()
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        """Pickle or copy the layer as any; in ``Language.resume_training`` (``resuming_pipeline``:
+        """Pickle or copy the layer as any; in ``Language.resume_training`` (``running_pipeline``:
         ``spacy train`` runs it on the sourced components it trains, and copies their models),
         first refuse a listener of the pipeline that no elmo component before its own can feed
         (``check_upstreams``): spaCy initialises no sourced component, so a sourced listening
         component without its elmo component failed at step 0 of the training, in a traceback."""
-        nlp = resuming_pipeline()
+        nlp = running_pipeline("resume_training")
         if nlp is not None and ElmoListener.check_upstreams is not None:
             ElmoListener.check_upstreams(nlp)
         return super().__reduce_ex__(protocol)
@@ -223,7 +231,7 @@ def _why_no_weights(upstream: str) -> tuple[list[str], str]:
             f"frozen_components, so a frozen {upstream!r} must be sourced from a trained pipeline (or keep it "
             "trainable: its model's frozen = true already keeps the biLM fixed)"
         )
-    if running_locals("spacy.training.pretrain", "create_pretraining_model") is not None:
+    if pretraining():
         return ["pretraining", "component"], (
             f"ELMo listener: spacy pretrain initialises no component, so the elmo component {upstream!r} this layer "
             "listens to has no biLM weights and the layer cannot be pretrained: the biLM is the pretrained part "
@@ -276,13 +284,12 @@ def _refuse_retokenized_batch(model: ElmoListener) -> NoReturn:
     the listening one retokenized them (``merge_entities``: its ``retokenizes``), and the layers, one row per
     token they were computed for, fit them no more (spaCy's own listeners refuse such a batch too, E953).
     Said instead of the error of a batch from elsewhere, which names ``nlp.rehearse``."""
-    update = running_locals("spacy.language", "Language.update") or {}
-    nlp, upstream = update.get("self"), model.connected_to or model.upstream_name
+    update, upstream = running_update(), model.connected_to or model.upstream_name
     names = []
-    if isinstance(nlp, Language) and upstream in nlp.pipe_names:
+    if update is not None and upstream in update.nlp.pipe_names:
+        nlp = update.nlp
         after = nlp.pipe_names[nlp.pipe_names.index(upstream) + 1 :]
-        annotating = set(update.get("annotates") or ())
-        names = [name for name in after if name in annotating and nlp.get_pipe_meta(name).retokenizes]
+        names = [name for name in after if name in update.annotates and nlp.get_pipe_meta(name).retokenizes]
     which = ", ".join(map(repr, names))
     raise ValueError(
         f"ELMo listener: the tokens of the training docs changed after the elmo component {upstream!r} computed their "
@@ -325,10 +332,10 @@ def _debug_model_layers(model: ElmoListener, docs: list[Doc], is_train: bool) ->
     model`` runs the listening component (``None`` elsewhere). That command updates, before the
     component it analyses, the upstream of spaCy's own listeners alone (``Tok2VecListener``,
     ``TransformerListener``), so no elmo component hands this listener the batch or annotates it.
-    Its ``nlp`` is read from that command's running call (``running_locals``). No gradient
+    Its ``nlp`` is read from that command's running call (``debugged_pipeline``). No gradient
     reaches the biLM: the first update of the listener says so."""
-    nlp = (running_locals("spacy.cli.debug_model", "debug_model") or {}).get("nlp")
-    if not isinstance(nlp, Language) or model.connected_to not in nlp.component_names:
+    nlp = debugged_pipeline()
+    if nlp is None or model.connected_to not in nlp.component_names:
         return None
     upstream = nlp.get_pipe(model.connected_to)
     if not isinstance(upstream, TrainablePipe):
@@ -436,15 +443,14 @@ def _left_out_of_update(model: ElmoListener) -> str:
     and what to do: it is disabled there (``nlp.select_pipes(enable=[...])`` around the update,
     spaCy's way to train one component, or ``[nlp] disabled``), or in the update's ``exclude`` without
     annotating; else (no such update, e.g. ``nlp.rehearse``) the ways a batch reaches a listener."""
-    update = running_locals("spacy.language", "Language.update") or {}
-    nlp, upstream = update.get("self"), model.connected_to or model.upstream_name
-    if isinstance(nlp, Language) and upstream in nlp.disabled:
+    update, upstream = running_update(), model.connected_to or model.upstream_name
+    if update is not None and upstream in update.nlp.disabled:
         return (
             f": {upstream!r} is disabled (nlp.select_pipes or [nlp] disabled), so nlp.update does not run it: enable "
             f"it beside the components that listen to it (nlp.select_pipes(enable=[{upstream!r}, ...])); a frozen "
             "biLM stays as it is"
         )
-    if isinstance(nlp, Language) and upstream in (update.get("exclude") or ()):
+    if update is not None and upstream in update.exclude:
         return (
             f": nlp.update excludes {upstream!r} (its exclude=[...]): leave it out of exclude, or, where its biLM is "
             f"frozen, let it annotate the batch (annotates=[{upstream!r}]; spacy train: [training] "
@@ -462,11 +468,8 @@ def _check_running_pipeline(model: ElmoListener) -> None:
     so, or, where no elmo component's module was imported, so that none was made, the pipeline
     never had one (``spacy.load(..., exclude=["elmo"])``): ``model`` is connected to none. Else
     nothing is wrong with the pipeline itself."""
-    running = running_locals("spacy.language", "Language.update") or running_locals(
-        "spacy.language", "Language.initialize"
-    )
-    nlp = (running or {}).get("self")
-    if not isinstance(nlp, Language):
+    nlp = running_pipeline("update") or running_pipeline("initialize")
+    if nlp is None:
         return
     if ElmoListener.check_upstreams is None:
         _refuse_unconnected(model)

@@ -1,5 +1,5 @@
 """The checks of a ``spacy train`` run read spaCy's ``init_nlp`` call up the call stack, in one home
-(``config_errors._training_init``): an ``init_nlp`` that names its locals as spaCy 3 does is read, and
+(``call_stack.training_init``): an ``init_nlp`` that names its locals as spaCy 3 does is read, and
 one that names them otherwise (a later spaCy) turns the checks off rather than failing them."""
 
 import spacy
