@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import load_script
+from tests.conftest import REPO, load_script
 
 
 @pytest.mark.parametrize(
@@ -18,6 +18,7 @@ from tests.conftest import load_script
     ids=["leading-newline", "empty"],
 )
 def test_a_failed_path_is_said_by_its_first_line_that_says_something(message, said, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))  # where it imports its siblings from, as when run as a script
     module = load_script("scripts/bench_pretrain.py")
     ran = []
 
