@@ -33,6 +33,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from bench_conditions import machine
+
 REPO = Path(__file__).resolve().parent.parent
 #: The functions timed, by module, and the phase each is; "stream": embed_sentences' arrays, pulled
 #: while the chunk files are written ("write chunk files" is _write_part less the stream).
@@ -231,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"# {args.input}: {lines:,} lines, {tokens:,} tokens; elmo embed {' '.join(embed_options) or '(defaults)'}"
         f"{'; biLM forward stubbed (zeros)' if args.stub_model else ''}"
         f"{f', waiting {args.stub_device_us:g} µs a token as a device' if args.stub_model and args.stub_device_us else ''}"
-        f"; {os.cpu_count()} CPUs; "
+        f"; {machine()}; "
         f"fastest of {args.repeat} run(s) per side, alternating"
     )
     for name, record in best.items():
@@ -248,6 +250,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     host = {name: (best[name]["total"] - best[name]["phases"]["forward"]) / tokens * 1e6 for name in names}
     row("**host: total less forward**", host)
     row("tokens/s", {name: tokens / best[name]["total"] for name in names}, "{:,.0f}")
+    if len(names) > 1:
+        row(
+            "tokens/s against this checkout",
+            {name: best[names[0]]["total"] / best[name]["total"] for name in names},
+            "{:.2f}x",
+        )
     row("peak RSS, MiB", {name: best[name]["peak_rss_mb"] for name in names}, "{:,.0f}")
     if args.json:
         report = json.dumps({"lines": lines, "tokens": tokens, "sides": best}, indent=1)

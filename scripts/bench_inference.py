@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -51,8 +50,11 @@ import numpy as np
 from hf_elmo.fileio import scratch_folder, write_text_atomic
 from hf_elmo_cli.commands._args import check_output_option, file_path, positive_int, sentences_option
 
+from bench_conditions import machine
 from shared_data import shared_dir
 
+#: The seed of the random weights (``write_random_model``).
+SEED = 0
 SIZES = {
     "small": "elmo_2x1024_128_2048cnn_1xhighway_options.json",
     "original": "elmo_2x4096_512_2048cnn_2xhighway_options.json",
@@ -77,7 +79,7 @@ def conll_sentences(path: Path, count: int) -> list[list[str]]:
     return sentences
 
 
-def write_random_model(options_file: Path, folder: Path, seed: int = 0) -> None:
+def write_random_model(options_file: Path, folder: Path, seed: int = SEED) -> None:
     """A model of ``options_file``'s shapes with random weights, written in the original format."""
     import torch
 
@@ -344,8 +346,9 @@ def bench(args: argparse.Namespace, work: Path, shared: Path, reference: list[st
     text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
     n_tokens = sum(map(len, sentences))
     print(
-        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
-        f"device {args.device}, {len(sentences)} sentences, {n_tokens} tokens, best of {args.repeat}",
+        f"# {machine()}, {args.threads} threads, device {args.device}, {len(sentences)} sentences, "
+        f"{n_tokens} tokens, best of {args.repeat}; random weights of seed {SEED}; "
+        "ratio: ours against AllenNLP's tokens/s",
         flush=True,
     )
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -31,7 +29,8 @@ from hf_elmo.fileio import scratch_folder, write_text_atomic
 from hf_elmo_cli.commands._args import check_output_option, file_path, positive_int, sentences_option
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_inference import SIZES, conll_sentences, shared_dir, write_random_model  # noqa: E402
+from bench_conditions import machine  # noqa: E402
+from bench_inference import SEED, SIZES, conll_sentences, shared_dir, write_random_model  # noqa: E402
 
 Embed = Callable[[Sequence[Sequence[str]]], list[np.ndarray]]
 
@@ -100,8 +99,8 @@ def bench(args: argparse.Namespace, work: Path) -> None:
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     served = OnnxElmo(folder, session_options=options)
     print(
-        f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {args.threads} threads, "
-        f"{args.size}, {len(sentences)} sentences, {sum(map(len, sentences))} tokens, best of {args.repeat}; "
+        f"# {machine()}, {args.threads} threads, {args.size}, {len(sentences)} sentences, "
+        f"{sum(map(len, sentences))} tokens, best of {args.repeat}; random weights of seed {SEED}; "
         f"torch {torch.__version__}, onnxruntime {onnxruntime.__version__}; export took {export_s:.0f} s",
         flush=True,
     )

@@ -13,7 +13,10 @@ then prints a Markdown table: dev and test
 score (NER: entity F1; SST: accuracy) and seconds per epoch, wall-clock and CPU time of the
 process (robust on a shared machine), for the first epoch (the biLM runs over every training
 doc and fills the activation cache) and the mean of the later ones (cache hits). Epoch times
-exclude evaluation. ``--max-train`` / ``--max-eval`` cap the sentences read (trees, for
+exclude evaluation. Under the table, a line a task run with both pipelines gives ELMo's dev and
+test score minus the baseline's and its nlp.pipe words/s and first epoch's CPU seconds as ratios
+to the baseline's; the line above it names the machine, its load before the runs, the seed and
+the threads. ``--max-train`` / ``--max-eval`` cap the sentences read (trees, for
 ``sst2-phrases``' training split). ``--elmo`` is checked first, as the ELMo pipelines' loader checks
 it (``spacy_elmo.loader.find_model``): a name it refuses stops the script before anything trains.
 
@@ -62,6 +65,7 @@ from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read
 from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
 
+from bench_conditions import machine
 from shared_data import REPO, shared_dir
 
 CONFIGS = REPO / "spacy_elmo" / "configs"
@@ -208,6 +212,23 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
+def gains(results: list[dict[str, Any]]) -> list[str]:
+    """One line a task run with both pipelines: ELMo's dev and test score minus the baseline's, and
+    its nlp.pipe words/s and first epoch's CPU seconds as ratios to the baseline's."""
+    by_task: dict[str, dict[str, dict[str, Any]]] = {}
+    for r in results:
+        by_task.setdefault(r["task"], {})[r["pipeline"]] = r
+    return [
+        f"{task}: ELMo minus baseline dev {elmo['dev'] - base['dev']:+.1f}, test {elmo['test'] - base['test']:+.1f}; "
+        f"ELMo against baseline: nlp.pipe words/s "
+        f"{elmo['pipe_words_per_second'] / base['pipe_words_per_second']:.2f}x, "
+        f"CPU s of epoch 1 {elmo['epoch_cpu_seconds'][0] / base['epoch_cpu_seconds'][0]:.2f}x"
+        for task, pipelines in by_task.items()
+        if {"ELMo", "baseline"} <= set(pipelines)
+        for elmo, base in [(pipelines["ELMo"], pipelines["baseline"])]
+    ]
+
+
 def listener_setting(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` of ``--listener``: one of ``LISTENER_SETTINGS``, the value read as JSON
     (``null``, ``0.2``) or else taken as a string (``token``)."""
@@ -281,6 +302,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     torch.set_num_threads(args.threads)
     if args.gpu_id >= 0:
         spacy.require_gpu(args.gpu_id)  # what `spacy train --gpu-id` does before initialising
+    host = machine()  # its load before the runs, not from them
     results = []
     # the tasks' capped splits: in a scratch folder of the run's, removed however it ends, never in --output, where
     # files of those names (a link there) may be the user's, and where a failed run leaves no folder it made
@@ -296,12 +318,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"\nELMo: {args.elmo}; train <= {args.max_train or 'all'} sentences, dev/test <= "
         f"{args.max_eval or 'all'}, {args.epochs} epochs, seed {args.seed}, torch threads {args.threads}, "
-        f"{'GPU ' + str(args.gpu_id) if args.gpu_id >= 0 else 'CPU'}; nlp.pipe over the test split at batch size "
+        f"{f'GPU {args.gpu_id}, host ' if args.gpu_id >= 0 else ''}{host}; nlp.pipe over the test split at batch size "
         f"{args.pipe_batch_size}"
         + "".join(f"; listener {key}={json.dumps(value)}" for key, value in args.listener)
         + "\n"
     )
     print(table(results))
+    if lines := gains(results):
+        print("\n" + "\n".join(lines))
 
 
 if __name__ == "__main__":

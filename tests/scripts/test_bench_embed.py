@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -32,3 +33,9 @@ def test_bench_embed_times_each_phase_and_reports_the_peak_rss_of_two_checkouts_
     assert "biLM forward stubbed (zeros), waiting 20 µs a token as a device" in result.stdout
     assert "| **host: total less forward** |" in result.stdout
     assert "| peak RSS, MiB |" in result.stdout
+    assert re.search(r"^\| tokens/s against this checkout \| 1\.00x \| \d+\.\d\dx \|$", result.stdout, re.M), (
+        result.stdout
+    )
+    assert re.search(r"; CPU .+ \(\d+ cores, load [\d.]+\); fastest of 1 run\(s\) per side", result.stdout), (
+        result.stdout
+    )

@@ -64,6 +64,7 @@ def test_the_rows_so_far_are_written_in_a_new_folder(tmp_path, monkeypatch):
 
 
 def test_bench_embed_writes_its_json_in_a_new_folder(source, tmp_path, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))  # where it imports its siblings from
     module = load_script("scripts/bench_embed.py")
     record = {"code": "here", "total": 1.0, "phases": dict.fromkeys(module.ROWS, 0.1), "peak_rss_mb": 1.0}
     monkeypatch.setattr(module, "run_side", lambda *args: record)

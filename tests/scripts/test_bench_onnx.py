@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -42,3 +43,6 @@ def test_bench_onnx_times_onnx_runtime_beside_eager_and_checks_they_agree(shared
     assert all(row["eager_tokens_per_s"] > 0 and row["onnx_tokens_per_s"] > 0 for row in report["rows"])
     assert report["max_abs_diff"] < 1e-5
     assert "| small | 4 |" in result.stdout
+    assert re.search(
+        r"^# CPU .+ \(\d+ cores, load [\d.]+\), 1 threads, small, .*; random weights of seed 0; ", result.stdout, re.M
+    )

@@ -3,6 +3,7 @@ and from a folder written by scripts/gpu/pack_spacy_data.py (what travels to the
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -60,7 +61,12 @@ def test_bench_trains_baseline_and_elmo_and_prints_the_table(shared, tiny_elmo_d
     row = next(line for line in run.stdout.splitlines() if line.startswith("| sst2 | ELMo |"))
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert len(cells) == 8 and cells[6] == "-" and float(cells[7].replace(",", "")) > 0
-    assert "CPU; nlp.pipe over the test split at batch size 8" in run.stdout
+    assert re.search(
+        r", torch threads 1, CPU .+ \(\d+ cores, load [\d.]+\); nlp.pipe over the test split at batch size 8$",
+        run.stdout,
+        re.M,
+    )
+    assert re.search(r"^sst2: ELMo minus baseline dev [+-]\d+\.\d, test [+-]\d+\.\d; ", run.stdout, re.M), run.stdout
 
 
 @pytest.mark.slow
