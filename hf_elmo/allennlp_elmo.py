@@ -18,9 +18,10 @@ from transformers.utils import logging as hf_logging
 
 from .allennlp_state import ALLENNLP_NAME, elmo_parameters_from_allennlp
 from .char_ids import SENTENCE_END, SENTENCE_START, add_sentence_markers, batch_to_ids
+from .elmo_inputs import check_inputs
 from .elmo_weights import WARM_STATE
 from .messages import described
-from .modeling_elmo import ElmoModel, check_inputs, check_reads_char_ids
+from .modeling_elmo import ElmoModel, check_reads_char_ids
 from .original_files import float32_default
 from .scalar_mix import ScalarMix
 

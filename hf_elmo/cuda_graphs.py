@@ -33,9 +33,10 @@ import torch
 
 from .char_ids import add_sentence_markers
 from .elmo_cache import parameter_key
+from .elmo_inputs import check_inputs
 from .elmo_kernels import stacked_weights
 from .masked_bilm import masked_bilm
-from .modeling_elmo import ElmoModel, ElmoModelOutput, check_inputs, check_reads_char_ids, check_runs_as_built
+from .modeling_elmo import ElmoModel, ElmoModelOutput, check_reads_char_ids, check_runs_as_built
 
 if TYPE_CHECKING:
     from torch.cuda.graphs import _POOL_HANDLE

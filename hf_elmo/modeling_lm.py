@@ -32,17 +32,11 @@ from transformers.utils import ModelOutput
 
 from .char_ids import N_CHAR_IDS
 from .configuration_elmo import ElmoConfig, ElmoConfigError
+from .elmo_inputs import INPUT_ID_DTYPES, check_no_attention, takes_only_its_arguments
 from .elmo_kernels import at_least_float32
+from .elmo_layers import ElmoState
 from .messages import described
-from .modeling_elmo import (
-    INPUT_ID_DTYPES,
-    ElmoModel,
-    ElmoPreTrainedModel,
-    ElmoState,
-    check_no_attention,
-    require_package_loader,
-    takes_only_its_arguments,
-)
+from .modeling_elmo import ElmoModel, ElmoPreTrainedModel, require_package_loader
 
 IGNORE_INDEX = -100
 #: ``from_pretrained``'s ``key_mapping`` for word-baseline folders whose word embedding sat beside the biLM.

@@ -97,6 +97,7 @@ MODEL_CODE_FILES = (
     "char_ids.py",
     "configuration_elmo.py",
     "elmo_cache.py",
+    "elmo_inputs.py",
     "elmo_kernels.py",
     "elmo_layers.py",
     "elmo_weights.py",

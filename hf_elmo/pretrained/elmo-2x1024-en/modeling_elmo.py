@@ -12,7 +12,8 @@ Data flow (B sentences, T tokens, 50 char ids per token; P projection, C cell, L
 
 The char CNN and the biLM (their plain paths) live in ``elmo_layers.py``, the fast and fused
 paths' kernels in ``elmo_kernels.py``, what the model keeps between calls (derived weights, the
-token-layer cache) in ``elmo_cache.py``. This file imports only torch,
+token-layer cache) in ``elmo_cache.py``, the checks of its inputs in ``elmo_inputs.py``, how its
+weights are saved, loaded and checked in ``elmo_weights.py``. This file imports only torch,
 transformers and those siblings (and the configuration and the tokenizer's char ids), so that a
 saved model folder can carry them all for ``trust_remote_code=True``; resolving names and
 converting original files is the hf-elmo package's (``ElmoPreTrainedModel.package_loader``).
@@ -20,24 +21,24 @@ converting original files is the hf-elmo package's (``ElmoPreTrainedModel.packag
 
 from __future__ import annotations
 
-import functools
 import inspect
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn, TypeVar, cast
 
 import torch
 from torch import nn
-from transformers import PreTrainedConfig, PreTrainedModel
+from transformers import PreTrainedModel
 from transformers.utils import CONFIG_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
-from .char_ids import N_CHAR_IDS, add_sentence_markers, batch_to_ids
+from .char_ids import add_sentence_markers, batch_to_ids
 from .configuration_elmo import ElmoConfig, check_save_folder, earlier_files, push_errors_said, push_saved
 from .elmo_cache import TokenLayerCache
+from .elmo_inputs import check_inputs, check_no_attention, eager_only, takes_only_its_arguments
 from .elmo_kernels import at_least_float32
 from .elmo_layers import ElmoBiLm, ElmoCharCNN, ElmoState, runs_as_built
 from .elmo_weights import (
@@ -58,7 +59,6 @@ from .elmo_weights import (
     weights_source,
 )
 from .messages import INSTALL_HF_ELMO, described, one_of, some_of
-from .tokenization_elmo import TOKENIZER_ONLY_OUTPUTS
 
 _logger = hf_logging.get_logger(__name__)
 
@@ -86,27 +86,6 @@ def check_config_reads_char_ids(config: ElmoConfig, name: str, what: str) -> Non
 def model_name(model: PreTrainedModel) -> str:
     """What a model's errors call it: the folder (or Hub id) it was loaded from, else "the model"."""
     return model.name_or_path or "the model"
-
-
-def check_no_attention(output_attentions: bool | None, config: PreTrainedConfig) -> None:
-    """Refuse, in one line, attentions asked of ``ElmoModel`` or a model around it: ``output_attentions``
-    True, or left unset (``None``) with ``config.output_attentions`` True, which is what transformers
-    models then read (``from_pretrained(name, output_attentions=True)`` sets it)."""
-    if output_attentions:
-        raise ValueError("ELMo has no attention (a biLSTM): leave output_attentions unset")
-    if output_attentions is None and config.output_attentions:
-        raise ValueError("ELMo has no attention (a biLSTM): its config sets output_attentions=True; set it to False")
-
-
-def _eager_only(attn_implementation: str | None) -> str:
-    """``"eager"``, the attention implementation of a model without attention, for ``None`` (unset)
-    or ``"eager"``; a one-line ``ValueError`` for any other."""
-    if attn_implementation not in (None, "eager"):
-        raise ValueError(
-            f"ELMo has no attention (a biLSTM), so attn_implementation={attn_implementation!r} does not apply: leave "
-            "attn_implementation unset"
-        )
-    return "eager"
 
 
 @dataclass
@@ -146,35 +125,6 @@ def mean_pool(hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tenso
 
 
 _Model = TypeVar("_Model", bound="ElmoPreTrainedModel")
-_Method = TypeVar("_Method", bound=Callable[..., Any])
-
-
-def takes_only_its_arguments(forward: _Method) -> _Method:
-    """``forward`` of a model, refusing a keyword argument it does not take in one line that names it
-    and the ones it takes (Python's ``TypeError`` said only "unexpected keyword argument"), e.g. a BERT
-    tokenizer's ``token_type_ids``. The signature stays ``forward``'s own, without ``**kwargs``, which
-    ``Trainer`` reads (it would pass ``num_items_in_batch`` to a forward that takes ``**kwargs``).
-    Such an argument given as ``None`` says nothing and is dropped, so that generic code written for
-    other models (``model(input_ids=..., token_type_ids=batch.get("token_type_ids"))``) runs; so are
-    the tokenizer's outputs that are no input (``TOKENIZER_ONLY_OUTPUTS``: offsets, lengths), so that
-    ``model(**tokenizer(..., return_offsets_mapping=True))`` runs."""
-    taken = [name for name in inspect.signature(forward).parameters if name != "self"]
-
-    @functools.wraps(forward)
-    def checked(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
-        unknown = [
-            name
-            for name, value in kwargs.items()
-            if name not in taken and name not in TOKENIZER_ONLY_OUTPUTS and value is not None
-        ]
-        if unknown:
-            raise TypeError(
-                f"{type(self).__name__}.forward() takes no {', '.join(unknown)}: it takes {', '.join(taken)} (ELMo "
-                "reads one sentence a row of char ids: no token_type_ids, position_ids or inputs_embeds)"
-            )
-        return forward(self, *args, **{name: value for name, value in kwargs.items() if name in taken})
-
-    return cast(_Method, checked)
 
 
 def check_runs_as_built(model: ElmoModel, reads: str, parts: Sequence[str], remedy: str) -> None:
@@ -247,11 +197,11 @@ class ElmoPreTrainedModel(PreTrainedModel):
         kernels as not supported "yet", asking for an implementation: ELMo has no attention, so only
         ``"eager"``, what transformers gives a model without one, is taken (and changes nothing);
         the others are refused in one line that says so."""
-        return _eager_only(attn_implementation)
+        return eager_only(attn_implementation)
 
     def get_correct_attn_implementation(self, requested_attention: str | None, *args: Any, **kwargs: Any) -> str:
         """The same check where transformers applies it to a model inside another (a task head's biLM)."""
-        return _eager_only(requested_attention)
+        return eager_only(requested_attention)
 
     def resize_token_embeddings(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refused: ELMo reads characters, so its input ids are the fixed 262 char ids (UTF-8
@@ -561,91 +511,6 @@ def require_package_loader(cls: type[ElmoPreTrainedModel]) -> Any:
             f"converting original ELMo files needs the hf-elmo package ({INSTALL_HF_ELMO}), then import hf_elmo"
         )
     return cls.package_loader
-
-
-#: Integer dtypes that hold every char id 0..261 exactly (bool, int8 and uint8 do not).
-INPUT_ID_DTYPES = (torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
-
-
-def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Check ``ElmoModel.forward``'s inputs; return the ids as int64 (B, T, W) and the mask (B, T) bool.
-
-    Refuses, with one line each: anything but a tensor, a dtype not in ``INPUT_ID_DTYPES``, a
-    shape other than (B, T, ``width``) with B >= 1, a mask whose shape is not (B, T). Checks of
-    the values (ids within 0..261, a left-aligned mask, a mask that is 0 on padding tokens, whose
-    char ids are all zero; without a mask, ids padded on the right, the mask derived from them) are
-    skipped while ``torch.compile`` or ``torch.export`` traces the
-    model, so that ``forward`` stays exportable; they cost one host sync together (on GPU).
-    """
-    if not isinstance(input_ids, torch.Tensor):
-        raise TypeError(
-            f"input_ids must be a torch.Tensor of char ids (batch, tokens, {width}), got {described(input_ids)}; "
-            "convert it with torch.as_tensor, or call the tokenizer with return_tensors='pt'"
-        )
-    if input_ids.dtype not in INPUT_ID_DTYPES:
-        raise TypeError(
-            f"input_ids must be an integer tensor that holds char ids 0..{N_CHAR_IDS - 1} exactly "
-            f"(int16, int32 or int64), got {input_ids.dtype}"
-        )
-    if input_ids.dim() != 3:
-        raise ValueError(f"input_ids must have shape (batch, tokens, {width}), got {tuple(input_ids.shape)}")
-    if input_ids.shape[-1] != width:
-        raise ValueError(
-            f"input_ids must have shape (batch, tokens, {width}), got {tuple(input_ids.shape)}: this model reads "
-            f"{width} char ids a token (max_characters_per_token); make them with batch_to_ids(sentences, "
-            f"max_characters_per_token={width}) or the model's tokenizer"
-        )
-    if input_ids.shape[0] == 0:
-        raise ValueError(
-            f"empty batch: input_ids {tuple(input_ids.shape)} has no rows; pass at least one sentence "
-            '(a sentence of no words, "", is a row)'
-        )
-    input_ids = input_ids.long()
-    tokens = (input_ids > 0).any(dim=-1)  # (B, T): False for padding, whose char ids are all zero
-    if attention_mask is None:
-        mask = tokens
-    else:
-        if not isinstance(attention_mask, torch.Tensor):
-            raise TypeError(f"attention_mask must be a torch.Tensor, got {described(attention_mask)}")
-        if attention_mask.shape != input_ids.shape[:2]:
-            raise ValueError(
-                f"attention_mask must have shape (batch, tokens) = {tuple(input_ids.shape[:2])} to match "
-                f"input_ids {tuple(input_ids.shape)}, got {tuple(attention_mask.shape)}"
-            )
-        mask = attention_mask.bool()
-    if torch.compiler.is_compiling() or torch.compiler.is_exporting():
-        return input_ids, mask
-    bad = (input_ids < 0) | (input_ids >= N_CHAR_IDS)
-    aligned = torch.arange(input_ids.shape[1], device=mask.device) < mask.sum(dim=1, keepdim=True)
-    on_padding = mask & ~tokens
-    out_of_range, not_aligned, marks_padding = torch.stack(  # one host sync for the three checks
-        [bad.any(), (mask != aligned).any(), on_padding.any()]
-    ).tolist()
-    if out_of_range:
-        where = tuple(bad.nonzero()[0].tolist())
-        raise ValueError(
-            f"char id {int(input_ids[where])} out of range 0..{N_CHAR_IDS - 1} at input_ids{list(where)} "
-            "(sentence, token, character); make the ids with ElmoTokenizer or batch_to_ids"
-        )
-    if not_aligned:
-        sentence, token = (mask != aligned).nonzero()[0].tolist()  # the row's first gap: a 0 before a 1
-        if attention_mask is None:
-            raise ValueError(
-                f"input_ids must be padded on the right: sentence {sentence} has a padding token (all-zero char "
-                f"ids) at token {token}, before a real token; put each sentence's tokens first, then its padding, "
-                "as ElmoTokenizer does"
-            )
-        raise ValueError(
-            f"attention_mask must be left-aligned (real tokens first, then padding): it is 0 at [{sentence}, {token}] "
-            "(sentence, token), before a 1; pad on the right, as ElmoTokenizer does"
-        )
-    if marks_padding:
-        where = tuple(on_padding.nonzero()[0].tolist())
-        raise ValueError(
-            f"attention_mask marks padding as tokens: it is 1 at {list(where)} (sentence, token), whose char ids "
-            "are all zero (padding); pass the tokenizer's attention_mask, or none (it is derived from input_ids)"
-        )
-    return input_ids, mask
 
 
 class ElmoModel(ElmoPreTrainedModel):

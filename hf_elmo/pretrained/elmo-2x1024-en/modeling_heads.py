@@ -32,6 +32,7 @@ from transformers.modeling_outputs import SequenceClassifierOutput, TokenClassif
 from transformers.utils import logging as hf_logging
 
 from .configuration_elmo import ElmoConfig
+from .elmo_inputs import takes_only_its_arguments
 from .elmo_kernels import at_least_float32
 from .elmo_layers import CheckpointedParts
 from .messages import described
@@ -41,7 +42,6 @@ from .modeling_elmo import (
     check_config_reads_char_ids,
     check_reads_char_ids,
     mean_pool,
-    takes_only_its_arguments,
 )
 from .pipelines import ElmoTokenClassificationPipeline
 from .scalar_mix import ScalarMix
