@@ -38,9 +38,17 @@ from transformers.utils import logging as hf_logging
 from .char_ids import add_sentence_markers, batch_to_ids
 from .configuration_elmo import ElmoConfig, check_save_folder, earlier_files, push_errors_said, push_saved
 from .elmo_cache import TokenLayerCache
-from .elmo_inputs import check_inputs, check_no_attention, eager_only, takes_only_its_arguments
+from .elmo_inputs import INPUT_ID_DTYPES, check_inputs, check_no_attention, eager_only, takes_only_its_arguments
 from .elmo_kernels import at_least_float32
-from .elmo_layers import ElmoBiLm, ElmoCharCNN, ElmoState, runs_as_built
+from .elmo_layers import (
+    CheckpointedParts,
+    ElmoBiLm,
+    ElmoCharCNN,
+    ElmoHighway,
+    ElmoLstmProjectionLayer,
+    ElmoState,
+    runs_as_built,
+)
 from .elmo_weights import (
     BILM_PARTS,
     STORAGE_DTYPES,
@@ -55,10 +63,49 @@ from .elmo_weights import (
     said_if_never_loaded,
     saved_code,
     stored_in,
+    weights_file,
     weights_never_loaded,
     weights_source,
 )
 from .messages import INSTALL_HF_ELMO, described, one_of, some_of
+
+#: The public names: those defined here, and those of the parts (``elmo_layers``), the input checks
+#: (``elmo_inputs``) and the weights' handling (``elmo_weights``) that were defined here before they
+#: got their own modules, so that ``from hf_elmo.modeling_elmo import ElmoHighway`` still works.
+__all__ = [
+    "BILM_PARTS",
+    "check_config_reads_char_ids",
+    "check_finite_weights",
+    "check_inputs",
+    "check_loaded_weights",
+    "check_no_attention",
+    "check_reads_char_ids",
+    "check_runs_as_built",
+    "CheckpointedParts",
+    "ElmoBiLm",
+    "ElmoCharCNN",
+    "ElmoHighway",
+    "ElmoLstmProjectionLayer",
+    "ElmoModel",
+    "ElmoModelOutput",
+    "ElmoPreTrainedModel",
+    "ElmoState",
+    "INPUT_ID_DTYPES",
+    "InvalidModelError",
+    "mean_pool",
+    "model_name",
+    "not_float_weight",
+    "require_package_loader",
+    "runs_as_built",
+    "said_if_never_loaded",
+    "STORAGE_DTYPES",
+    "stored_in",
+    "takes_only_its_arguments",
+    "WARM_STATE",
+    "weights_file",
+    "weights_never_loaded",
+    "WORD_IDS_MODEL",
+]
 
 _logger = hf_logging.get_logger(__name__)
 
