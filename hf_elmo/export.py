@@ -8,6 +8,7 @@
     configuration_elmo.py,   the tokenizer's remote code (``AutoTokenizer.from_pretrained(folder,
     messages.py,             trust_remote_code=True)`` without hf_elmo installed)
     tokenization_elmo.py,
+    tokenizer_settings.py,
     char_ids.py,
     word_splitting.py
     elmo_export.json         what the wrappers need: format, file, dtype, W, L, 2P; and the
@@ -50,7 +51,8 @@ from .logs import quiet_logger
 from .messages import described, first_line
 from .modeling_elmo import ElmoModel, check_reads_char_ids
 from .output_folders import EXPORT_MANIFEST, build_aside, check_output_folder, output_kind
-from .tokenization_elmo import RESTORE_SETTINGS, TOKENIZER_CONFIG, ElmoTokenizer, check_split_words
+from .tokenization_elmo import ElmoTokenizer, check_split_words
+from .tokenizer_settings import RESTORE_SETTINGS, TOKENIZER_CONFIG
 
 #: What ``file_kind`` says of a file by its first bytes.
 EMPTY, TEXT = "empty", "a text file"

@@ -79,7 +79,8 @@ from .original_files import (
 from .output_folders import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, build_aside, check_output_folder
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .subfolders import ModelNotFoundError, in_subfolder, subfolder_hint
-from .tokenization_elmo import TOKENIZER_CONFIG, ElmoTokenizer
+from .tokenization_elmo import ElmoTokenizer
+from .tokenizer_settings import TOKENIZER_CONFIG
 
 #: What a ``save_pretrained`` folder needs from the Hub (weights, config, tokenizer, vocab, card, code).
 _TRANSFORMERS_FILES = ["*.json", "*.safetensors", "*.txt", "*.md", "*.py"]

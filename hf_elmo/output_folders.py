@@ -49,7 +49,7 @@ from .fileio import (
     unwritable_in_one_line,
 )
 from .messages import described, error_reason, some_of
-from .tokenization_elmo import TOKENIZER_CONFIG
+from .tokenizer_settings import TOKENIZER_CONFIG
 
 #: The folder of this package: its code and its shipped models (``hf_elmo.pretrained``), which no
 #: command writes in (``check_output_folder``).
@@ -108,6 +108,7 @@ MODEL_CODE_FILES = (
     "pipelines.py",
     "scalar_mix.py",
     "tokenization_elmo.py",
+    "tokenizer_settings.py",
     "word_splitting.py",
 )
 #: What the tokenizer's ``save_pretrained`` writes (with its code and its config's).
@@ -116,6 +117,7 @@ _TOKENIZER_FILES = (
     "special_tokens_map.json",
     "added_tokens.json",
     "tokenization_elmo.py",
+    "tokenizer_settings.py",
     "char_ids.py",
     "word_splitting.py",
     "configuration_elmo.py",

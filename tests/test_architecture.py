@@ -157,6 +157,7 @@ def test_remote_code_imports_only_torch_transformers_the_standard_library_and_it
         "modeling_elmo.py",
         "configuration_elmo.py",
         "tokenization_elmo.py",
+        "tokenizer_settings.py",
         "char_ids.py",
         "word_splitting.py",
     }

@@ -22,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="export the biLM for serving: an ONNX file or a torch.export program, with its tokenizer config",
         description="Writes OUTPUT_DIR, a folder with the inference graph (model.onnx or model.pt2: char_ids (batch, "
         "tokens, 50) int64 in; layers (batch, L+1, tokens, 2P) and mask (batch, tokens) out; any batch size "
-        "and length), tokenizer_config.json with tokenization_elmo.py, char_ids.py, word_splitting.py, "
+        "and length), tokenizer_config.json with tokenization_elmo.py, tokenizer_settings.py, char_ids.py, "
+        "word_splitting.py, "
         "configuration_elmo.py and messages.py (the model's tokenizer: how raw text is split) and elmo_export.json. "
         "The graph is stateless: every call starts "
         "from the model's initial state (zeros, or the warm state of `warm_up`). Load it with "

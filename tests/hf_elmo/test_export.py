@@ -700,6 +700,7 @@ def test_elmo_export_command_writes_a_folder_that_serves_the_saved_model(tiny_mo
         "model.pt2",
         "tokenization_elmo.py",
         "tokenizer_config.json",
+        "tokenizer_settings.py",
         "word_splitting.py",
     ]
     # the model's own tokenizer goes along: raw text is split as its corpus was

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hf_elmo import tokenization_elmo
+from hf_elmo import tokenizer_settings
 from hf_elmo.pretrained import DEFAULT_MODEL
 
 
@@ -13,7 +13,7 @@ from hf_elmo.pretrained import DEFAULT_MODEL
 def test_saved_json_names_the_files_path_contents_and_byte_order_mark(marked, tmp_path):
     content = (DEFAULT_MODEL / "tokenizer_config.json").read_bytes()
     (tmp_path / "tokenizer_config.json").write_bytes(b"\xef\xbb\xbf" + content if marked else content)
-    saved = tokenization_elmo._saved_json(tmp_path, "tokenizer_config.json", {})
+    saved = tokenizer_settings._saved_json(tmp_path, "tokenizer_config.json", {})
     assert saved is not None
     assert saved.path == str(tmp_path / "tokenizer_config.json")
     assert saved.contents["tokenizer_class"] == "ElmoTokenizer"

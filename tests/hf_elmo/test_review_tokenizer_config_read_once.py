@@ -7,7 +7,7 @@ import collections
 
 import pytest
 
-from hf_elmo import ElmoTokenizer, tokenization_elmo
+from hf_elmo import ElmoTokenizer, tokenizer_settings
 from hf_elmo.pretrained import DEFAULT_MODEL
 
 
@@ -22,13 +22,13 @@ def test_from_pretrained_looks_up_the_tokenizer_config_once(marked, tmp_path, mo
             b"\xef\xbb\xbf" + content if marked and name == "tokenizer_config.json" else content
         )
     looked_up: collections.Counter[tuple[str, str]] = collections.Counter()
-    cached_file = tokenization_elmo.cached_file
+    cached_file = tokenizer_settings.cached_file
 
     def counted(name_or_path, filename, *args, **kwargs):
         looked_up[str(name_or_path), filename] += 1
         return cached_file(name_or_path, filename, *args, **kwargs)
 
-    monkeypatch.setattr(tokenization_elmo, "cached_file", counted)
+    monkeypatch.setattr(tokenizer_settings, "cached_file", counted)
     tokenizer = ElmoTokenizer.from_pretrained(folder)
     assert tokenizer.pre_tokenizer == "spacy:en" and tokenizer.name_or_path == str(folder)
     assert looked_up[str(folder), "tokenizer_config.json"] == 1  # (a marked one's copy is read from a temporary folder)

@@ -780,7 +780,7 @@ def test_a_model_folder_without_tokenizer_files_or_pre_tokenizer_warns_once_nami
     from transformers.testing_utils import CaptureLogger
 
     from hf_elmo import ElmoConfig, ElmoModel
-    from hf_elmo.tokenization_elmo import _logger
+    from hf_elmo.tokenizer_settings import _logger
 
     tiny = ElmoConfig(char_embedding_dim=4, filters=[[1, 4]], lstm_dim=8, projection_dim=4, n_layers=1)
     ElmoModel(tiny).save_pretrained(tmp_path)

@@ -36,7 +36,14 @@ def test_a_saved_tokenizer_writes_its_three_code_files_as_the_package_holds_them
     assert written <= set(_TOKENIZER_FILES)
     code = {p.name for p in tmp_path.glob("*.py")}
     assert code == {name for name in _TOKENIZER_FILES if name.endswith(".py")}
-    assert code == {"tokenization_elmo.py", "char_ids.py", "word_splitting.py", "configuration_elmo.py", "messages.py"}
+    assert code == {
+        "tokenization_elmo.py",
+        "tokenizer_settings.py",
+        "char_ids.py",
+        "word_splitting.py",
+        "configuration_elmo.py",
+        "messages.py",
+    }
     assert code <= set(MODEL_CODE_FILES)  # a model's folder carries them too
     for name in code:
         assert (tmp_path / name).read_bytes() == (PACKAGE / name).read_bytes(), name

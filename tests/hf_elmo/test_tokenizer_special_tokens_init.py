@@ -12,7 +12,7 @@ from transformers.testing_utils import CaptureLogger
 
 from hf_elmo import ElmoTokenizer
 from hf_elmo.pretrained import DEFAULT_MODEL
-from hf_elmo.tokenization_elmo import _logger
+from hf_elmo.tokenizer_settings import _logger
 
 PAD = {"content": "[PAD]", "lstrip": False, "normalized": False, "rstrip": False, "single_word": False, "special": True}
 
