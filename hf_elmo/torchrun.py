@@ -1,7 +1,9 @@
 """torchrun's environment: the ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK`` and ``LOCAL_WORLD_SIZE`` it sets in each process it
 starts, read here alone (``elmo pretrain``'s DDP rank, ``elmo embed``'s shard, the GPU of ``--device cuda``).
 A process started otherwise has none of them: rank 0 of 1, no local rank. A value that is no whole number
-(``WORLD_SIZE``: none >= 1) is a one-line ``ValueError`` naming the variable and its value."""
+(``WORLD_SIZE``: none >= 1) is a one-line ``ValueError`` naming the variable and its value. The standard library
+only: ``elmo pretrain`` reads it for its usage errors without importing ``hf_elmo`` (``hf_elmo_cli``'s
+``hf_elmo_module``)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,12 @@ def rank() -> int:
     """This process's rank among all of the run's (0 without torchrun)."""
     found = _whole_number("RANK")
     return 0 if found is None else found
+
+
+def is_rank0() -> bool:
+    """Whether this process is rank 0 of a torchrun run, or runs alone (known before the
+    process group is: from torchrun's ``RANK``; one that is no number is a ``ValueError``)."""
+    return rank() == 0
 
 
 def world_size() -> int:

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     _refuse_an_option_before_the_command(parser, argv[0])
     try:
         args = parser.parse_args(argv)
-    except KeyboardInterrupt:  # while reading the command line (elmo pretrain's errors import torch: speaks)
+    except KeyboardInterrupt:  # while reading the command line
         said = f"elmo {argv[0]}" if argv[0] in COMMANDS else "elmo"  # the command, as its every other line names it
         print(f"{said}: interrupted", file=sys.stderr)
         return INTERRUPTED

@@ -17,16 +17,11 @@ import torch
 from torch import distributed as dist
 
 from .. import torchrun
+from ..torchrun import is_rank0
 
 #: The errors that refuse a run (bad input, missing or unreadable files, a missing package): what
 #: ``refused_together`` passes from rank to rank, and what ``elmo`` says in one line.
 REFUSALS = (ValueError, OSError, ImportError)
-
-
-def is_rank0() -> bool:
-    """Whether this process is rank 0 of a torchrun run, or runs alone (known before the
-    process group is: from torchrun's ``RANK``; one that is no number is a ``ValueError``)."""
-    return torchrun.rank() == 0
 
 
 def warn(message: str) -> None:

@@ -51,11 +51,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def speaks() -> bool:
     """Whether this process says the command's errors: under torchrun, rank 0 alone. Every rank parses
-    the same command line, and a run's refusal is rank 0's too (``hf_elmo.training.distributed``)."""
-    from hf_elmo.training.distributed import is_rank0
-
+    the same command line, and a run's refusal is rank 0's too (``hf_elmo.training.distributed``). Read from
+    torchrun's environment without importing ``hf_elmo`` (torch): a usage error is said at once."""
     try:
-        return is_rank0()
+        return bool(hf_elmo_module("torchrun").is_rank0())
     except ValueError:  # a RANK that is no number, which the run refuses: said by every process that has one
         return True
 

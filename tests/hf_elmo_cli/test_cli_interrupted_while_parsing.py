@@ -1,4 +1,4 @@
-"""Ctrl-C while ``elmo COMMAND``'s command line is still being read (``elmo pretrain``'s errors import torch then)
+"""Ctrl-C while ``elmo COMMAND``'s command line is still being read
 is one line naming the command, as Ctrl-C during its run is (was: ``elmo: interrupted``, the command unnamed)."""
 
 from __future__ import annotations
