@@ -83,10 +83,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"elmo {args.command}: error: {_import_error_line(err)}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as err:
-        if args.speaks():
-            from hf_elmo.messages import error_text  # imported already: the command that failed imports hf_elmo
-
-            print(f"elmo {args.command}: error: {error_text(err)}", file=sys.stderr)
+        if args.speaks():  # a refusal of its arguments may come before the command imports hf_elmo (torch)
+            print(f"elmo {args.command}: error: {hf_elmo_module('messages').error_text(err)}", file=sys.stderr)
         return 2
 
 

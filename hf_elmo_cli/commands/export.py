@@ -74,6 +74,12 @@ def add_format_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    name = one_model(args.model, args.model_option)  # before hf_elmo is imported (torch: seconds)
+    if name is None:
+        raise ValueError(
+            "give the model to export: elmo export MODEL OUTPUT_DIR (or elmo export OUTPUT_DIR --model MODEL)"
+        )
+
     from hf_elmo.export import PARITY_KEY, export_dtype, export_model, read_manifest, require_export_packages
     from hf_elmo.loading import load_bilm, model_tokenizer
     from hf_elmo.modeling_elmo import check_reads_char_ids
@@ -81,11 +87,6 @@ def run(args: argparse.Namespace) -> int:
 
     use_threads(args)
     export_dtype(args.format, args.dtype)  # before the model loads
-    name = one_model(args.model, args.model_option)
-    if name is None:
-        raise ValueError(
-            "give the model to export: elmo export MODEL OUTPUT_DIR (or elmo export OUTPUT_DIR --model MODEL)"
-        )
     model_path = Path(name).expanduser()
     local = [model_path] if model_path.exists() else []  # not a shipped name or Hub id
     check_output_folder(args.out, overwrite=args.overwrite, inputs=local, kind="export")  # before the model loads

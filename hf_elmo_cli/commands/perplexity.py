@@ -90,14 +90,7 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from hf_elmo.corpus import read_corpus
-    from hf_elmo.devices import resolve_device
-    from hf_elmo.fileio import strict_json
-    from hf_elmo.loading import resolve_model
-    from hf_elmo.pretrained import DEFAULT_MODEL_NAME
-    from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_line, predictions_text
-    from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
-
+    # the arguments checked before hf_elmo is imported (torch: seconds)
     if args.file is None:  # one argument: it is FILE
         args.model, args.file = None, args.model
         if args.file is None:
@@ -106,7 +99,17 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(
                 f"{args.file} is a folder: give the text FILE to score too (elmo perplexity FILE --model {args.file})"
             )
-    args.model = one_model(args.model, args.model_option) or DEFAULT_MODEL_NAME
+    model = one_model(args.model, args.model_option)
+
+    from hf_elmo.corpus import read_corpus
+    from hf_elmo.devices import resolve_device
+    from hf_elmo.fileio import strict_json
+    from hf_elmo.loading import resolve_model
+    from hf_elmo.pretrained import DEFAULT_MODEL_NAME
+    from hf_elmo.training.evaluation import load_lm, perplexity, perplexity_line, predictions_text
+    from hf_elmo.training.vocab import UNK, VOCAB_FILE, Vocabulary
+
+    args.model = model or DEFAULT_MODEL_NAME
     use_threads(args)
     device = resolve_device(args.device)
     # read before the model loads (seconds, and gigabytes for an original model's softmax): a missing or binary
