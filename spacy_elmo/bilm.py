@@ -23,6 +23,7 @@ from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
 from .config_errors import check_setting
+from .doc_layers import BiLm
 from .listener import load_weights_advice, replace_listener_cfg
 from .loader import load_shipped_model
 from .shim import ElmoShim
@@ -137,6 +138,12 @@ def _elmo_bilm(
 def get_elmo(model: Model) -> ElmoModel | None:
     """The ``ElmoModel`` inside an ``elmo-bilm`` Thinc model (``None`` before loading)."""
     return _shim(model).elmo
+
+
+def bilm_of(model: Model) -> BiLm | None:
+    """The biLM of an ``elmo-bilm`` Thinc model as the layers it computes record it (``ElmoShim.bilm``;
+    ``None`` before loading)."""
+    return _shim(model).bilm()
 
 
 def model_loader(model: Model) -> Loader | None:

@@ -39,6 +39,7 @@ from hf_elmo.modeling_elmo import check_config_reads_char_ids
 from hf_elmo.output_folders import build_aside, others_files, output_kind
 
 from .bilm import (
+    bilm_of,
     config_widths,
     get_elmo,
     is_elmo_bilm,
@@ -67,7 +68,7 @@ from .config_errors import (
     training_pipeline,
     training_settings,
 )
-from .doc_layers import EXTENSION, ElmoLayers, register_extension
+from .doc_layers import EXTENSION, BiLm, ElmoLayers, register_extension
 from .listener import (
     NO_REHEARSAL,
     ElmoListener,
@@ -145,7 +146,7 @@ class ElmoComponent(TrainablePipe):
         for found in getattr(self, "_listener_map", {}).values():
             for listener in found:
                 if not any(listener is other for other in kept):
-                    listener.connected_to = None
+                    listener.connected_to = listener.upstream_bilm = None
         self._listener_map = links
 
     @property
@@ -161,7 +162,7 @@ class ElmoComponent(TrainablePipe):
         """Register a downstream listener (usually internal); sets its widths if known."""
         if get_elmo(self.model) is not None:
             self._set_widths(listener, component_name)
-        listener.connected_to = self.name
+        listener.connected_to, listener.upstream_bilm = self.name, _BiLmOf(self)
         self.listener_map.setdefault(component_name, [])
         if listener not in self.listener_map[component_name]:
             self.listener_map[component_name].append(listener)
@@ -214,12 +215,14 @@ class ElmoComponent(TrainablePipe):
         return self.vocab.vectors.size == 0 if setting is None else bool(setting)
 
     def set_annotations(self, docs: Iterable[Doc], layers: list[Floats3d]) -> None:
-        token_vectors, listeners = self.sets_token_vectors, self.listeners
+        """Give each doc its layers (``doc._.elmo``), recording the biLM that computed them (``ElmoLayers.bilm``,
+        which listeners check), and, with ``token_vectors``, its token vectors."""
+        token_vectors, listeners, bilm = self.sets_token_vectors, self.listeners, bilm_of(self.model)
         if token_vectors:
             _check_no_listener_reads_tensor(self)
         for doc, doc_layers in zip(docs, layers):
             check_not_read_before(doc, self.name, listeners)
-            doc._.set(EXTENSION, ElmoLayers.of(doc, doc_layers, self.name))
+            doc._.set(EXTENSION, ElmoLayers.of(doc, doc_layers, self.name, bilm))
             if token_vectors:
                 set_token_vectors(doc)
 
@@ -790,6 +793,23 @@ class _PipelineCheck:
 
     def __reduce__(self) -> tuple[type, tuple[None]]:
         return (_PipelineCheck, (None,))
+
+
+class _BiLmOf:
+    """The biLM of an elmo component (``bilm_of``), held weakly, for its listeners to tell the layers it computed
+    in ``doc._.elmo`` from those of another biLM. Pickled (the worker of an ``nlp.pipe``, a copy) as the biLM it
+    has then, which stays the copy's."""
+
+    def __init__(self, component: ElmoComponent | None, bilm: BiLm | None = None) -> None:
+        self._component = None if component is None else weakref.ref(component)
+        self._bilm = bilm
+
+    def __call__(self) -> BiLm | None:
+        component = None if self._component is None else self._component()
+        return self._bilm if component is None else bilm_of(component.model)
+
+    def __reduce__(self) -> tuple[type, tuple[None, BiLm | None]]:
+        return (_BiLmOf, (None, self()))
 
 
 def _listeners(component: object) -> list[ElmoListener]:

@@ -21,7 +21,7 @@ import sys
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import srsly
@@ -36,6 +36,18 @@ _MSGPACK_KEY = "__elmo_layers__"
 _STORED = ("._.", EXTENSION, None, None)
 
 
+class BiLm(NamedTuple):
+    """The biLM that computed layers: ``name``, where it came from (its ``name_or_path``: a model name or the
+    folder it was loaded from), and ``digest``, the SHA-256 of its config and weights (hf_elmo's
+    ``model_fingerprint``), which tells it from another biLM of the same widths."""
+
+    name: str
+    digest: str
+
+    def __str__(self) -> str:
+        return f"{self.name} (weights {self.digest[:12]})"
+
+
 @dataclass
 class ElmoLayers:
     """The biLM layers of one doc: ``layers`` (L+1, n_tokens, 2P), layer 0 the token layer.
@@ -43,26 +55,29 @@ class ElmoLayers:
     Whitespace tokens (and the tokens of an empty doc) have all-zero rows: the biLM reads the
     non-whitespace tokens only. The array is NumPy on CPU and CuPy when the pipeline runs on GPU.
     ``spans`` (n_tokens, 2) holds each row's token as [start, end) character offsets (``None`` in
-    docs saved by older versions, which did not record them) and ``component`` the name of the
-    ``elmo`` component that computed them.
+    docs saved by older versions, which did not record them), ``component`` the name of the
+    ``elmo`` component that computed them and ``bilm`` its biLM (``None``: not recorded, as by older
+    versions), which a listener checks against its own elmo component's.
     """
 
     layers: Any
     spans: np.ndarray | None = None
     component: str | None = None
+    bilm: BiLm | None = None
 
     @classmethod
-    def of(cls, doc: Doc, layers: Any, component: str) -> ElmoLayers:
+    def of(cls, doc: Doc, layers: Any, component: str, bilm: BiLm | None = None) -> ElmoLayers:
         """``layers`` computed for ``doc``'s tokens as they are now: (L+1, n_tokens, 2P), a row
         for each token; others are refused, naming their shape (was: taken, to fail later with an
-        IndexError, or to give wrong vectors, read from the wrong rows or a 2-D array)."""
+        IndexError, or to give wrong vectors, read from the wrong rows or a 2-D array). ``bilm``: the biLM
+        that computed them."""
         shape = tuple(getattr(layers, "shape", ()))
         if len(shape) != 3 or shape[1] != len(doc):
             raise ValueError(
                 f"ElmoLayers.of: layers of shape {shape} for a doc of {len(doc)} tokens: give the (L+1, n_tokens, 2P) "
                 "layers of the doc's tokens, a row each (for span.as_doc(): doc._.elmo.layers[:, span.start:span.end])"
             )
-        return cls(layers=layers, spans=token_spans(doc), component=component)
+        return cls(layers=layers, spans=token_spans(doc), component=component, bilm=bilm)
 
     def __repr__(self) -> str:
         """One line, without the numbers (spaCy's errors show it, e.g. ``doc.to_json`` refusing
@@ -113,7 +128,7 @@ class ElmoLayers:
             rows = np.arange(first[i], stop[i])
             words = rows[~spaces[rows]] if (~spaces[rows]).any() else rows
             out[:, i] = self.layers[:, words].mean(axis=1)
-        return ElmoLayers(layers=out, spans=spans, component=self.component)
+        return ElmoLayers(layers=out, spans=spans, component=self.component, bilm=self.bilm)
 
     def to_dict(self) -> dict[str, Any]:
         """A msgpack-ready dict (the array moved to the CPU)."""
@@ -123,11 +138,14 @@ class ElmoLayers:
         msg: dict[str, Any] = {"layers": np.ascontiguousarray(layers, dtype="float32"), "component": self.component}
         if self.spans is not None:
             msg["spans"] = self.spans
+        if self.bilm is not None:
+            msg["bilm"] = list(self.bilm)
         return msg
 
     @classmethod
     def from_dict(cls, msg: dict[str, Any]) -> ElmoLayers:
-        return cls(layers=msg["layers"], spans=msg.get("spans"), component=msg.get("component"))
+        bilm = BiLm(*msg["bilm"]) if msg.get("bilm") else None
+        return cls(layers=msg["layers"], spans=msg.get("spans"), component=msg.get("component"), bilm=bilm)
 
 
 def token_spans(doc: Doc) -> np.ndarray:

@@ -47,7 +47,7 @@ from .call_stack import (
     running_update,
 )
 from .config_errors import training_settings
-from .doc_layers import EXTENSION, annotated_sharing_hooks
+from .doc_layers import EXTENSION, BiLm, ElmoLayers, annotated_sharing_hooks
 
 #: The registered names of the listening mix and of the mix over a biLM of its own
 #: (``spacy_elmo.architectures``), which ``replace_listener_cfg`` swaps.
@@ -95,6 +95,7 @@ class ElmoListener(Model):
         self.upstream_name = upstream_name
         self.connected_to: str | None = None
         self.check_pipeline: Callable[[list[Doc]], None] | None = None
+        self.upstream_bilm: Callable[[], BiLm | None] | None = None
         self._batch_id: int | None = None
         self._outputs: list[Floats3d] | None = None
         self._backprop: Callable | None = None
@@ -369,6 +370,7 @@ def _annotated_layers(model: ElmoListener, doc: Doc, is_train: bool) -> Floats3d
                 "the later one replaced the layers: keep one, or listen to the last one"
             )
         _check_widths_of(model, annotation.layers)
+        _check_bilm_of(model, annotation)
         return model.ops.asarray3f(annotation.layers)
     if is_train:
         _check_running_pipeline(model)
@@ -429,6 +431,22 @@ def _check_widths_of(model: ElmoListener, layers: Floats3d) -> None:
             f"but the listening component was trained on {describe_widths(own, found)}: another biLM computed them "
             "(docs that another pipeline annotated, e.g. read from a DocBin): run this pipeline's elmo component on the "
             "docs (leave it enabled), or use the pipeline whose biLM made them"
+        )
+
+
+def _check_bilm_of(model: ElmoListener, annotation: ElmoLayers) -> None:
+    """Refuse a doc's layers (``doc._.elmo``) that another biLM computed than that of the elmo component
+    ``model`` is connected to (``upstream_bilm``), though of its widths: docs another pipeline annotated (e.g.
+    read from a DocBin) while this one's elmo component did not run (disabled), which the listening component
+    would read in place of its own biLM's, silently. Layers that record no biLM (older versions') pass."""
+    own = None if model.upstream_bilm is None else model.upstream_bilm()
+    found = annotation.bilm
+    if own is not None and found is not None and found.digest != own.digest:
+        raise ValueError(
+            f"ELMo listener (upstream {model.upstream_name!r}): doc._.elmo holds layers that the biLM {found} "
+            f"computed, not the biLM {own} of the elmo component {model.connected_to!r} it listens to (docs that "
+            f"another pipeline annotated, e.g. read from a DocBin): run this pipeline's elmo component "
+            f"{model.connected_to!r} on the docs (leave it enabled), or use the pipeline whose biLM made them"
         )
 
 

@@ -10,9 +10,11 @@ import srsly
 import torch
 from safetensors.torch import load as load_safetensors
 from safetensors.torch import save as save_safetensors
-from thinc.api import PyTorchGradScaler, PyTorchShim
+from thinc.api import Optimizer, PyTorchGradScaler, PyTorchShim
 
 from hf_elmo import ElmoConfig, ElmoModel
+
+from .doc_layers import BiLm
 
 
 def serialize_elmo(model: ElmoModel | None) -> bytes:
@@ -56,6 +58,7 @@ class ElmoShim(PyTorchShim):
             deserialize_model=deserialize_elmo,
         )
         self.loader = loader
+        self._bilm: tuple[ElmoModel, BiLm] | None = None
 
     @property
     def mixed_precision(self) -> bool:
@@ -100,3 +103,25 @@ class ElmoShim(PyTorchShim):
         from thinc.util import get_torch_default_device
 
         self._model = elmo.to(get_torch_default_device())  # type: ignore[arg-type]  # as in deserialize_elmo
+        self._bilm = None
+
+    def bilm(self) -> BiLm | None:
+        """The biLM as the layers it computes record it (``ElmoLayers.bilm``), ``None`` before weights are
+        loaded. Its digest (``model_fingerprint``, which reads every weight) is computed once for the weights
+        as they are, and again only for a model loaded since (``load``, ``from_bytes``) or weights stepped
+        since (``finish_update``: a fine-tuned biLM; thinc's ``use_params`` swaps in no averaged weights of a
+        PyTorch model, as its optimizer keys them otherwise than it reads them)."""
+        if self._model is None:
+            return None
+        if self._bilm is None or self._bilm[0] is not self._model:
+            from hf_elmo.embed import model_fingerprint  # (elmo embed's module, h5py with it: not at import)
+
+            self._bilm = (
+                self._model,
+                BiLm(self._model.config.name_or_path or "an unnamed biLM", model_fingerprint(self._model)),
+            )
+        return self._bilm[1]
+
+    def finish_update(self, optimizer: Optimizer) -> None:
+        self._bilm = None
+        super().finish_update(optimizer)
