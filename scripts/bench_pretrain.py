@@ -3,7 +3,9 @@ r"""Training throughput of `elmo pretrain`: tokens/s for size presets and biLM p
 Times full training steps (forward, backward, clipping, optimizer) of ``ElmoForBidirectionalLM``
 with the sampled softmax on synthetic sentences (random words of 3-10 letters, 20 tokens each;
 a new batch every step, collated as the trainer does), after one warm-up step, with
-``torch.cuda.synchronize`` around the timed steps on CUDA. Tokens are corpus words (markers
+``torch.cuda.synchronize`` around each timed step on CUDA. The paths of a preset take their
+steps in turn (all their models in memory at once), so that a change in a shared machine's load
+falls on each alike. Tokens are corpus words (markers
 excluded), as in the trainer's progress bar. Every preset runs clip-free (``--no-clip``, the
 default here, so that the ``fused`` path can run) or with the presets' clipping (``--clip``), and
 every listed biLM path runs side by side on the same batches and initial weights. With
@@ -34,11 +36,11 @@ import torch
 from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS, SIZE_LIMITS, ElmoConfig
 from hf_elmo.messages import first_line
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
-from hf_elmo.training.data import MIN_TOKENS_PER_BATCH, SentenceBatcher
+from hf_elmo.training.data import MIN_TOKENS_PER_BATCH, LMBatch, SentenceBatcher
 from hf_elmo.training.model import make_optimizer
 from hf_elmo.training.settings import NO_CLIP, PRESETS
 from hf_elmo.training.trainer import train_step
-from hf_elmo.training.vocab import build_vocabulary
+from hf_elmo.training.vocab import Vocabulary, build_vocabulary
 from hf_elmo_cli.commands._args import integer_at_least, positive_int
 
 from bench_conditions import machine
@@ -54,67 +56,77 @@ def synthetic_corpus(n_sentences: int, words: int, seed: int = SEED) -> list[str
     return [" ".join(rng.choices(lexicon, weights, k=20)) for _ in range(n_sentences)]
 
 
-def bench(
-    preset: str,
-    implementation: str,
-    tokens_per_batch: int,
-    steps: int,
-    vocab_size: int,
-    num_sampled: int,
-    amp: bool,
-    device: torch.device,
-    clip: bool = False,
-    checkpointing: bool = False,
-) -> dict[str, Any]:
-    """Tokens/s of ``steps`` timed training steps of ``preset`` on ``implementation`` (under
-    activation checkpointing if ``checkpointing``), and the MiB autograd keeps in a step."""
+def synthetic_batches(tokens_per_batch: int, steps: int, vocab_size: int) -> tuple[Vocabulary, list[LMBatch]]:
+    """The vocabulary and the ``steps + 1`` batches (the first for the warm-up) every path of a preset runs."""
     sentences = synthetic_corpus(max(64, 2 * (steps + 1) * tokens_per_batch // 22), vocab_size * 2)
     vocab = build_vocabulary(sentences, max_size=vocab_size)
-    torch.manual_seed(SEED)
-    fields = {**PRESETS[preset], **({} if clip else NO_CLIP)}
-    config = ElmoConfig(
-        **fields,
-        vocab_size=len(vocab),
-        softmax="sampled",
-        num_sampled=num_sampled,
-        dropout=0.1,
-        bilm_implementation=implementation,
-    )
-    model = ElmoForBidirectionalLM(config).to(device).train()  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
-    if checkpointing:
-        model.activation_checkpointing_enable()
-    optimizer = make_optimizer("adagrad", model.parameters(), None)
     batcher = SentenceBatcher(sentences, vocab, tokens_per_batch)
-    batches = [batcher.collate(b) for b in batcher.epoch_batches(0)[: steps + 1]]
-    kept = 0
+    return vocab, [batcher.collate(b) for b in batcher.epoch_batches(0)[: steps + 1]]
 
-    def keep(tensor: torch.Tensor) -> torch.Tensor:
-        nonlocal kept
-        kept += tensor.numel() * tensor.element_size()
-        return tensor
 
-    with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
-        train_step(model, optimizer, batches[0], device, 10.0, amp)  # warm-up
-    _synchronize(device)
-    start, words = time.perf_counter(), 0
-    for batch in batches[1:]:
-        train_step(model, optimizer, batch, device, 10.0, amp)
-        words += batch.n_words
-    _synchronize(device)
-    seconds = time.perf_counter() - start
-    return dict(
-        preset=preset,
-        implementation=implementation,
-        checkpointing=checkpointing,
-        kept_mib=kept / 2**20,
-        vocab=len(vocab),
-        params=sum(p.numel() for p in model.parameters()),
-        steps=len(batches) - 1,
-        rows=batches[1].lengths.numel(),
-        tokens=words,
-        seconds=seconds,
-        tokens_per_s=words / seconds,
-    )
+class PathRun:
+    """``preset``'s LM on the biLM path ``implementation`` (under activation checkpointing if
+    ``checkpointing``) after its warm-up step on ``batches[0]``, which counts the MiB autograd keeps
+    for the backward; ``step(i)`` times a training step on ``batches[i]``. The paths of a preset
+    take their steps in turn, so that a change in a shared machine's load falls on each alike."""
+
+    def __init__(
+        self,
+        preset: str,
+        implementation: str,
+        vocab: Vocabulary,
+        batches: list[LMBatch],
+        num_sampled: int,
+        amp: bool,
+        device: torch.device,
+        clip: bool = False,
+        checkpointing: bool = False,
+    ) -> None:
+        torch.manual_seed(SEED)
+        fields = {**PRESETS[preset], **({} if clip else NO_CLIP)}
+        config = ElmoConfig(
+            **fields,
+            vocab_size=len(vocab),
+            softmax="sampled",
+            num_sampled=num_sampled,
+            dropout=0.1,
+            bilm_implementation=implementation,
+        )
+        self.model = ElmoForBidirectionalLM(config).to(device).train()  # type: ignore[arg-type]  # PreTrainedModel.to as typeshed wraps it
+        if checkpointing:
+            self.model.activation_checkpointing_enable()
+        self.optimizer = make_optimizer("adagrad", self.model.parameters(), None)
+        self.batches, self.device, self.amp = batches, device, amp
+        self.seconds, self.words, self.kept = 0.0, 0, 0
+
+        def keep(tensor: torch.Tensor) -> torch.Tensor:
+            self.kept += tensor.numel() * tensor.element_size()
+            return tensor
+
+        with torch.autograd.graph.saved_tensors_hooks(keep, lambda tensor: tensor):
+            train_step(self.model, self.optimizer, batches[0], device, 10.0, amp)  # warm-up
+        _synchronize(device)
+
+    def step(self, index: int) -> None:
+        batch = self.batches[index]
+        start = time.perf_counter()
+        train_step(self.model, self.optimizer, batch, self.device, 10.0, self.amp)
+        _synchronize(self.device)
+        self.seconds += time.perf_counter() - start
+        self.words += batch.n_words
+
+    def result(self) -> dict[str, Any]:
+        """The figures of the steps taken: tokens/s, MiB kept, the model's size and the batches'."""
+        return dict(
+            kept_mib=self.kept / 2**20,
+            vocab=self.model.config.vocab_size,
+            params=sum(p.numel() for p in self.model.parameters()),
+            steps=len(self.batches) - 1,
+            rows=self.batches[1].lengths.numel(),
+            tokens=self.words,
+            seconds=self.seconds,
+            tokens_per_s=self.words / self.seconds,
+        )
 
 
 def _synchronize(device: torch.device) -> None:
@@ -172,36 +184,37 @@ def main(argv: Sequence[str] | None = None) -> None:
         flush=True,
     )
     for preset in args.presets:
-        rates: dict[str, float] = {}  # tokens/s of this preset's paths so far, by label
+        vocab, batches = synthetic_batches(args.tokens_per_batch, args.steps, args.vocab_size)
+        runs: dict[str, PathRun] = {}
         for implementation, checkpointing in [
             (implementation, checkpointing)
             for implementation in args.implementations
             for checkpointing in ([False, True] if args.checkpointing else [False])
         ]:
             label = f"{implementation}{'+ckpt' if checkpointing else ''}"
+            amp = args.amp and device.type == "cuda"
             try:
-                r = bench(
-                    preset,
-                    implementation,
-                    args.tokens_per_batch,
-                    args.steps,
-                    args.vocab_size,
-                    args.num_sampled,
-                    args.amp and device.type == "cuda",
-                    device,
-                    args.clip,
-                    checkpointing,
+                runs[label] = PathRun(
+                    preset, implementation, vocab, batches, args.num_sampled, amp, device, args.clip, checkpointing
                 )
             except (RuntimeError, ValueError) as err:  # e.g. fused with clipping, out of memory
                 print(f"{preset:9s} {label:11s} failed: {first_line(err)}", flush=True)
-                continue
-            rates[label] = r["tokens_per_s"]
-            against = implementation if checkpointing and implementation in rates else next(iter(rates))
+        for index in range(1, len(batches)):
+            for label, run in list(runs.items()):
+                try:
+                    run.step(index)
+                except RuntimeError as err:  # out of memory
+                    print(f"{preset:9s} {label:11s} failed: {first_line(err)}", flush=True)
+                    del runs[label]
+        results = {label: run.result() for label, run in runs.items()}
+        for label, r in results.items():
+            implementation = label.removesuffix("+ckpt")
+            against = implementation if label != implementation and implementation in results else next(iter(results))
             print(
-                f"{r['preset']:9s} {label:11s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  "
+                f"{preset:9s} {label:11s} {r['params'] / 1e6:7.1f}M params (vocabulary {r['vocab']})  "
                 f"{r['rows']:4d} sentences a step  {r['steps']} steps  {r['tokens']:7d} tokens in "
                 f"{r['seconds']:7.2f} s  ->  {r['tokens_per_s']:9.0f} tokens/s, {r['kept_mib']:8.1f} MiB kept, "
-                f"{r['tokens_per_s'] / rates[against]:5.2f}x {against}",
+                f"{r['tokens_per_s'] / results[against]['tokens_per_s']:5.2f}x {against}",
                 flush=True,
             )
 

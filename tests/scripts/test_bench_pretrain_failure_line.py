@@ -22,11 +22,11 @@ def test_a_failed_path_is_said_by_its_first_line_that_says_something(message, sa
     module = load_script("scripts/bench_pretrain.py")
     ran = []
 
-    def bench(preset, implementation, *args):
+    def path_run(preset, implementation, *args):
         ran.append(implementation)
         raise RuntimeError(message)
 
-    monkeypatch.setattr(module, "bench", bench)
+    monkeypatch.setattr(module, "PathRun", path_run)
     module.main(["--presets", "cpu", "--implementations", "fast", "fused", "--threads", "1", "--device", "cpu"])
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[1:] for line in lines[1:]] == [
