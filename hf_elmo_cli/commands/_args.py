@@ -291,9 +291,7 @@ def error_line(prog: str, error: object) -> str:
     """``PROG: error: MESSAGE`` (``hf_elmo.messages.error_text``), as argparse words a usage error (without the
     usage): the one line a script ends on for a failure that its command line did not cause (``exit_with_error``;
     ``shared_data``'s, far from any parser, under argparse's default ``PROG``, the script's file name)."""
-    from hf_elmo.messages import error_text  # a failure's: parsing a command line imports no hf_elmo (torch)
-
-    return f"{prog}: error: {error_text(error)}"
+    return f"{prog}: error: {_messages.error_text(error)}"
 
 
 def check_output_option(parser: argparse.ArgumentParser, said: str, path: Any, inputs: Iterable[Any] = ()) -> None:
@@ -301,12 +299,11 @@ def check_output_option(parser: argparse.ArgumentParser, said: str, path: Any, i
     not write (one of ``inputs``, a folder, a link, a file on the way, an unwritable folder:
     ``hf_elmo.fileio.check_writable_output``) is a usage error, ``said: REASON`` (``hf_elmo.messages.error_text``)."""
     from hf_elmo.fileio import check_writable_output  # a script's: the elmo command never imports it
-    from hf_elmo.messages import error_text
 
     try:
         check_writable_output(path, inputs)
     except OSError as err:
-        parser.error(f"{said}: {error_text(err)}")
+        parser.error(f"{said}: {_messages.error_text(err)}")
 
 
 def sentences_option(parser: argparse.ArgumentParser, said: str, path: Any) -> list[list[str]]:
@@ -314,12 +311,11 @@ def sentences_option(parser: argparse.ArgumentParser, said: str, path: Any) -> l
     (``hf_elmo.corpus.read_corpus``: UTF-8, a gzip file decompressed, blank lines skipped): its sentences' words. A
     file that is none (missing, not UTF-8, empty, one token a line) is a usage error in one line (``error_text``)."""
     from hf_elmo.corpus import MAX_LINE_CHARS, read_corpus  # a script's: the elmo command never imports it
-    from hf_elmo.messages import error_text
 
     try:
         return [sentence.split() for sentence in read_corpus(path, MAX_LINE_CHARS, what=said)]
     except (OSError, ValueError) as err:
-        parser.error(error_text(err))
+        parser.error(_messages.error_text(err))
 
 
 def exit_with_error(parser: argparse.ArgumentParser, error: object) -> NoReturn:
