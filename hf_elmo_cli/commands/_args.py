@@ -100,6 +100,15 @@ def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int
 positive_int = integer_at_least(1)
 
 
+def non_empty(text: str) -> str:
+    """An ``argparse`` type for a path or a model's name (``--model``, ``elmo embed INPUT``): any text but an empty
+    one, which ``Path`` reads as the current folder and a default would replace (an unset shell variable:
+    ``--model "$MODEL"``), refused as such (was: ``the input . is a folder``, or the shipped model run instead)."""
+    if not text:
+        raise argparse.ArgumentTypeError("must not be empty: give a path or a name")
+    return text
+
+
 def fraction(text: str) -> float:
     """An ``argparse`` type: a number > 0 and <= 1 (e.g. ``prepare_pretrain_en.py --train-fraction 0.4``);
     ``0``, ``1.5``, ``nan``, ``inf`` and words are refused."""
@@ -166,7 +175,11 @@ def add_model_option(parser: argparse.ArgumentParser, dest: str = "model", defau
     ``perplexity``, ``export``), with ``dest``; ``default`` says what the command runs without it
     (None: it has no default)."""
     parser.add_argument(
-        "--model", dest=dest, metavar="MODEL", help=MODEL_NAMES + (f" (default: {default})" if default else "")
+        "--model",
+        dest=dest,
+        metavar="MODEL",
+        type=non_empty,
+        help=MODEL_NAMES + (f" (default: {default})" if default else ""),
     )
 
 

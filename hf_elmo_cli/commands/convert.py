@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ._args import non_empty
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -17,10 +19,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "take a folder or zip of the original files, converted on load. A failed conversion names the problem "
         "and leaves no OUTPUT_DIR.",
     )
-    parser.add_argument("options", metavar="OPTIONS", help="options.json of the original model")
-    parser.add_argument("weights", metavar="WEIGHTS", help="weights .hdf5 of the original model")
+    parser.add_argument("options", metavar="OPTIONS", type=non_empty, help="options.json of the original model")
+    parser.add_argument("weights", metavar="WEIGHTS", type=non_empty, help="weights .hdf5 of the original model")
     parser.add_argument(
-        "out_dir", metavar="OUTPUT_DIR", help="folder to write (config.json, model.safetensors, tokenizer, README.md)"
+        "out_dir",
+        metavar="OUTPUT_DIR",
+        type=non_empty,
+        help="folder to write (config.json, model.safetensors, tokenizer, README.md)",
     )
     parser.add_argument(
         "--overwrite",

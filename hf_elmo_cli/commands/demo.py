@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._args import add_device_option, add_model_option, add_threads_option, positive_int, use_threads
+from ._args import add_device_option, add_model_option, add_threads_option, non_empty, positive_int, use_threads
 
 if TYPE_CHECKING:
     import torch
@@ -40,7 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--word", default="stick", help="the word to compare (default: stick)")
     parser.add_argument(
-        "--text", help="text for the neighbours: UTF-8, one whitespace-tokenised sentence per line (default: bundled)"
+        "--text",
+        type=non_empty,
+        help="text for the neighbours: UTF-8, one whitespace-tokenised sentence per line (default: bundled)",
     )
     parser.add_argument("--top", type=positive_int, default=5, help="neighbours to show (default 5)")
     parser.add_argument(

@@ -12,6 +12,7 @@ from ._args import (
     add_old_name,
     add_replaced_options,
     add_threads_option,
+    non_empty,
     positive_int,
     tokenizer_settings,
     use_threads,
@@ -47,8 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "OUTPUT in the format of AllenNLP's `allennlp elmo` command. The format, the checks, resuming after a "
         "kill, sharding (--shard or torchrun) and their guarantees: README.md, section 'Bulk embedding'.",
     )
-    parser.add_argument("input", metavar="INPUT", help="text: one sentence per line, tokens separated by whitespace")
-    parser.add_argument("output", metavar="OUTPUT", help="HDF5 file to write")
+    parser.add_argument(
+        "input", metavar="INPUT", type=non_empty, help="text: one sentence per line, tokens separated by whitespace"
+    )
+    parser.add_argument("output", metavar="OUTPUT", type=non_empty, help="HDF5 file to write")
     add_model_option(parser)
     parser.add_argument(
         "--layers",

@@ -10,6 +10,7 @@ from ._args import (
     add_model_option,
     add_threads_option,
     hf_elmo_module,
+    non_empty,
     one_model,
     tokenizer_settings,
     use_threads,
@@ -33,9 +34,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "CPU, and runs on the device its runtime is given (OnnxElmo(OUTPUT_DIR, providers=[...])).",
     )
     parser.add_argument(
-        "model", nargs="?", metavar="MODEL", help="the model to export: any name --model takes (or give it as --model)"
+        "model",
+        nargs="?",
+        metavar="MODEL",
+        type=non_empty,
+        help="the model to export: any name --model takes (or give it as --model)",
     )
-    parser.add_argument("out", metavar="OUTPUT_DIR", help="folder to write")
+    parser.add_argument("out", metavar="OUTPUT_DIR", type=non_empty, help="folder to write")
     add_model_option(parser, dest="model_option", default=None)
     add_format_options(parser)
     add_max_token_chars_option(parser)

@@ -12,6 +12,7 @@ from ._args import (
     add_threads_option,
     hf_elmo_module,
     integer_at_least,
+    non_empty,
     one_model,
     positive_int,
     quoted,
@@ -33,13 +34,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "model",
         nargs="?",
         metavar="MODEL",
+        type=non_empty,
         help="MODEL before FILE, as --model gives it; with one argument, it is FILE",
     )
-    parser.add_argument("file", nargs="?", metavar="FILE", help="text: one sentence per line, whitespace tokens")
-    add_model_option(parser, dest="model_option")
-    parser.add_argument("--vocab", metavar="VOCAB_FILE", help="vocab.txt (default: MODEL/vocab.txt)")
     parser.add_argument(
-        "--softmax-weights", help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL"
+        "file", nargs="?", metavar="FILE", type=non_empty, help="text: one sentence per line, whitespace tokens"
+    )
+    add_model_option(parser, dest="model_option")
+    parser.add_argument("--vocab", metavar="VOCAB_FILE", type=non_empty, help="vocab.txt (default: MODEL/vocab.txt)")
+    parser.add_argument(
+        "--softmax-weights",
+        type=non_empty,
+        help="hdf5 softmax dump (softmax/W, softmax/b) for an original-format MODEL",
     )
     parser.add_argument(
         "--unk-token",

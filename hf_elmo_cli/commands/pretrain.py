@@ -19,6 +19,7 @@ from ._args import (
     add_field_option,
     add_threads_option,
     hf_elmo_module,
+    non_empty,
     use_threads,
 )
 
@@ -73,7 +74,10 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         if not metadata:  # config_overrides: from the shape options below
             continue
         group = run_length if metadata.get("run_length") else groups.get(metadata.get("group", ""), parser)
-        add_field_option(group, options.PretrainSettings, settings_field.name, options.flag(settings_field.name))
+        paths = {"type": non_empty} if settings_field.name in (*options.FILE_FIELDS, "init_model") else {}
+        add_field_option(
+            group, options.PretrainSettings, settings_field.name, options.flag(settings_field.name), **paths
+        )
     model = groups[options.MODEL]
     for name, what in SHAPE_OVERRIDES:
         model.add_argument(options.flag(name), type=int, help=f"override the preset's {what}")
