@@ -21,16 +21,12 @@ from ..batching import token_budget_batches
 from ..char_ids import batch_to_ids, words_of
 from ..cuda_graphs import GraphedElmo
 from ..devices import resolve_dtype
+from ..embed_options import DEFAULT_BATCH_TOKENS, LAYERS, POOLS
 from ..loading import model_tokenizer
 from ..messages import described, one_of
 from ..modeling_elmo import ElmoModel, check_reads_char_ids, mean_pool
 from ..tokenization_elmo import check_split_words
 
-#: What is stored per sentence: every layer, the top one, or their mean.
-LAYERS = ("all", "top", "average")
-#: How a sentence's token vectors are pooled into one vector: not at all, or their mean.
-POOLS = (None, "mean")
-DEFAULT_BATCH_TOKENS = 4096
 #: Sentences read ahead and sorted together, in batches of ``tokens_per_batch``.
 LOOKAHEAD_BATCHES = 8
 

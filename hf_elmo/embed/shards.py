@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import torchrun
+from ..embed_options import DEFAULT_CHUNK_LINES as DEFAULT_CHUNK_LINES
 from ..fileio import PathLike, write_text_atomic
 from ..messages import described, quoted
 
-#: Consecutive lines of a shard in one chunk (``Shard.chunk_of``), the unit that a run resumes from.
-DEFAULT_CHUNK_LINES = 10_000
 #: The most shards of one output (``Shard``'s N): its index lists every shard file.
 MAX_SHARDS = 1024
 #: How a shard is given (``--shard``, ``Shard.parse``), as its errors say.

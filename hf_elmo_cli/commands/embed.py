@@ -12,6 +12,7 @@ from ._args import (
     add_old_name,
     add_replaced_options,
     add_threads_option,
+    hf_elmo_module,
     non_empty,
     positive_int,
     tokenizer_settings,
@@ -41,6 +42,7 @@ ALLENNLP_OPTIONS = {
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    settings = hf_elmo_module("embed_options")  # hf_elmo.embed's, read without torch
     parser = subparsers.add_parser(
         "embed",
         help="embed every line of a text file into HDF5 (AllenNLP `elmo` format); resumable, shardable",
@@ -55,21 +57,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_model_option(parser)
     parser.add_argument(
         "--layers",
-        choices=["all", "top", "average"],
+        choices=settings.LAYERS,
         default="all",
         help="per line: all layers (L+1, T, 2P), the top one (T, 2P), or their mean (T, 2P) (default all)",
     )
     parser.add_argument(
         "--pool",
-        choices=["mean"],
+        choices=[pool for pool in settings.POOLS if pool is not None],
         help="one vector per line, the mean over its tokens: (L+1, 2P) for --layers all, "
         "(2P,) for top and average (default: one vector per token)",
     )
     tokens_per_batch = parser.add_argument(
         "--tokens-per-batch",
         type=positive_int,
-        default=4096,
-        help="padded tokens per batch (default 4096); a longer sentence runs alone",
+        default=settings.DEFAULT_BATCH_TOKENS,
+        help="padded tokens per batch (default %(default)s); a longer sentence runs alone",
     )
     add_old_name(parser, "--batch-tokens", tokens_per_batch)  # its name before it took elmo pretrain's and perplexity's
     add_device_option(parser)
@@ -86,7 +88,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--shard", metavar="I/N", help="embed only the lines whose index is I modulo N")
     parser.add_argument(
-        "--chunk-lines", type=positive_int, default=10_000, help="lines per resumable chunk (default 10000)"
+        "--chunk-lines",
+        type=positive_int,
+        default=settings.DEFAULT_CHUNK_LINES,
+        help="lines per resumable chunk (default %(default)s)",
     )
     add_max_token_chars_option(parser)
     add_threads_option(parser)

@@ -451,9 +451,9 @@ def test_ctrl_c_in_any_command_is_one_line_and_status_130(command, tmp_path, mon
 
 
 def test_embed_and_export_options_offer_the_librarys_defaults_and_choices():
-    """The parser is built without importing hf_elmo (``elmo --help`` answers at once), so embed's
-    and export's defaults and choices are written out there: they must be ``hf_elmo.embed``'s and
-    ``hf_elmo.export``'s."""
+    """The parser is built without importing hf_elmo (``elmo --help`` answers at once): embed's and export's
+    defaults and choices are read from the stdlib-only modules that ``hf_elmo.embed`` and ``hf_elmo.export`` take
+    them from (``embed_options``, ``export_formats``)."""
     from hf_elmo.embed import DEFAULT_BATCH_TOKENS, DEFAULT_CHUNK_LINES, LAYERS
     from hf_elmo.export import DTYPES
 
@@ -465,7 +465,7 @@ def test_embed_and_export_options_offer_the_librarys_defaults_and_choices():
         DEFAULT_CHUNK_LINES,
     )
     assert tuple(embed["layers"].choices) == LAYERS
-    assert f"(default {DEFAULT_BATCH_TOKENS})" in embed["tokens_per_batch"].help
+    assert f"(default {DEFAULT_BATCH_TOKENS})" in parsers["embed"].format_help()
     export = {action.dest: action for action in parsers["export"]._actions}
     assert list(export["format"].choices) == list(DTYPES)
     assert list(export["dtype"].choices) == list(dict.fromkeys(d for dtypes in DTYPES.values() for d in dtypes))
