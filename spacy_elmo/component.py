@@ -146,7 +146,8 @@ class ElmoComponent(TrainablePipe):
         for found in getattr(self, "_listener_map", {}).values():
             for listener in found:
                 if not any(listener is other for other in kept):
-                    listener.connected_to = listener.upstream_bilm = None
+                    listener.connected_to = None
+                    listener.upstream_bilms.unlink(self)
         self._listener_map = links
 
     @property
@@ -162,7 +163,8 @@ class ElmoComponent(TrainablePipe):
         """Register a downstream listener (usually internal); sets its widths if known."""
         if get_elmo(self.model) is not None:
             self._set_widths(listener, component_name)
-        listener.connected_to, listener.upstream_bilm = self.name, _BiLmOf(self)
+        listener.connected_to = self.name
+        listener.upstream_bilms.link(self)
         self.listener_map.setdefault(component_name, [])
         if listener not in self.listener_map[component_name]:
             self.listener_map[component_name].append(listener)
@@ -200,6 +202,12 @@ class ElmoComponent(TrainablePipe):
 
     # -- prediction ------------------------------------------------------------------------
     @property
+    def bilm(self) -> BiLm | None:
+        """The biLM as the layers it computes record it (``ElmoLayers.bilm``; ``None`` before its weights are
+        loaded), which its listeners check the layers they read against."""
+        return bilm_of(self.model)
+
+    @property
     def frozen(self) -> bool:
         return bool(self.model.attrs["frozen"])
 
@@ -217,7 +225,7 @@ class ElmoComponent(TrainablePipe):
     def set_annotations(self, docs: Iterable[Doc], layers: list[Floats3d]) -> None:
         """Give each doc its layers (``doc._.elmo``), recording the biLM that computed them (``ElmoLayers.bilm``,
         which listeners check), and, with ``token_vectors``, its token vectors."""
-        token_vectors, listeners, bilm = self.sets_token_vectors, self.listeners, bilm_of(self.model)
+        token_vectors, listeners, bilm = self.sets_token_vectors, self.listeners, self.bilm
         if token_vectors:
             _check_no_listener_reads_tensor(self)
         for doc, doc_layers in zip(docs, layers):
@@ -793,23 +801,6 @@ class _PipelineCheck:
 
     def __reduce__(self) -> tuple[type, tuple[None]]:
         return (_PipelineCheck, (None,))
-
-
-class _BiLmOf:
-    """The biLM of an elmo component (``bilm_of``), held weakly, for its listeners to tell the layers it computed
-    in ``doc._.elmo`` from those of another biLM. Pickled (the worker of an ``nlp.pipe``, a copy) as the biLM it
-    has then, which stays the copy's."""
-
-    def __init__(self, component: ElmoComponent | None, bilm: BiLm | None = None) -> None:
-        self._component = None if component is None else weakref.ref(component)
-        self._bilm = bilm
-
-    def __call__(self) -> BiLm | None:
-        component = None if self._component is None else self._component()
-        return self._bilm if component is None else bilm_of(component.model)
-
-    def __reduce__(self) -> tuple[type, tuple[None, BiLm | None]]:
-        return (_BiLmOf, (None, self()))
 
 
 def _listeners(component: object) -> list[ElmoListener]:

@@ -27,7 +27,7 @@ import json
 import warnings
 import weakref
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar, NoReturn, Protocol
 
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
@@ -95,7 +95,7 @@ class ElmoListener(Model):
         self.upstream_name = upstream_name
         self.connected_to: str | None = None
         self.check_pipeline: Callable[[list[Doc]], None] | None = None
-        self.upstream_bilm: Callable[[], BiLm | None] | None = None
+        self.upstream_bilms = _UpstreamBiLms()
         self._batch_id: int | None = None
         self._outputs: list[Floats3d] | None = None
         self._backprop: Callable | None = None
@@ -435,19 +435,49 @@ def _check_widths_of(model: ElmoListener, layers: Floats3d) -> None:
 
 
 def _check_bilm_of(model: ElmoListener, annotation: ElmoLayers) -> None:
-    """Refuse a doc's layers (``doc._.elmo``) that another biLM computed than that of the elmo component
-    ``model`` is connected to (``upstream_bilm``), though of its widths: docs another pipeline annotated (e.g.
-    read from a DocBin) while this one's elmo component did not run (disabled), which the listening component
-    would read in place of its own biLM's, silently. Layers that record no biLM (older versions') pass."""
-    own = None if model.upstream_bilm is None else model.upstream_bilm()
-    found = annotation.bilm
-    if own is not None and found is not None and found.digest != own.digest:
+    """Refuse a doc's layers (``doc._.elmo``) that another biLM computed than that of an elmo component ``model``
+    is linked to (``upstream_bilms``), though of its widths: docs another pipeline annotated (e.g. read from a
+    DocBin) while this one's elmo component did not run (disabled), which the listening component would read in
+    place of its own biLM's, silently. Layers that record no biLM (older versions') pass."""
+    own, found = model.upstream_bilms(), annotation.bilm
+    if own and found is not None and all(found.digest != bilm.digest for bilm in own):
         raise ValueError(
             f"ELMo listener (upstream {model.upstream_name!r}): doc._.elmo holds layers that the biLM {found} "
-            f"computed, not the biLM {own} of the elmo component {model.connected_to!r} it listens to (docs that "
-            f"another pipeline annotated, e.g. read from a DocBin): run this pipeline's elmo component "
-            f"{model.connected_to!r} on the docs (leave it enabled), or use the pipeline whose biLM made them"
+            f"computed, not the biLM {' or '.join(map(str, own))} of the elmo component {model.connected_to!r} it "
+            f"listens to (docs that another pipeline annotated, e.g. read from a DocBin): run this pipeline's elmo "
+            f"component {model.connected_to!r} on the docs (leave it enabled), or use the pipeline whose biLM made them"
         )
+
+
+class _HasBiLm(Protocol):
+    """An elmo component, as a listener asks it for its biLM."""
+
+    @property
+    def bilm(self) -> BiLm | None: ...
+
+
+class _UpstreamBiLms:
+    """The biLMs of the elmo components that link a listener, held weakly: one per pipeline that holds its
+    component (spaCy shares a component sourced by ``nlp.add_pipe(..., source=...)`` with the pipeline it came
+    from), each of whose layers it reads. Pickled (the worker of an ``nlp.pipe``, a copy) as the biLMs they have
+    then, which stay the copy's."""
+
+    def __init__(self, kept: tuple[BiLm, ...] = ()) -> None:
+        self._linked: weakref.WeakSet[_HasBiLm] = weakref.WeakSet()
+        self._kept = kept
+
+    def link(self, upstream: _HasBiLm) -> None:
+        self._linked.add(upstream)
+
+    def unlink(self, upstream: _HasBiLm) -> None:
+        self._linked.discard(upstream)
+
+    def __call__(self) -> list[BiLm]:
+        """The biLMs (of those linked, those with weights)."""
+        return [*self._kept, *(bilm for upstream in list(self._linked) if (bilm := upstream.bilm) is not None)]
+
+    def __reduce__(self) -> tuple[type, tuple[tuple[BiLm, ...]]]:
+        return (_UpstreamBiLms, (tuple(self()),))
 
 
 def describe_widths(widths: Mapping[str, int | None], other: Mapping[str, int | None]) -> str:

@@ -127,3 +127,20 @@ def test_changed_weights_get_another_digest(tiny_elmo_dir):
     shim.finish_update(SGD(0.1))
     stepped = shim.bilm()
     assert stepped.digest != first.digest and stepped.name == first.name
+
+
+def test_a_component_shared_by_two_pipelines_reads_the_layers_of_either(pipelines):
+    """``nlp.add_pipe("ner", source=a)`` shares a's ner (and its listener) with the new pipeline, whose elmo
+    component links it too: each pipeline's layers are read, not refused as another's (was: a's own docs refused
+    after its ner was sourced elsewhere); those of a third biLM still are."""
+    a, b, data = pipelines
+    first = spacy.load(a)
+    second = spacy.load(b, exclude=["ner"])
+    second.add_pipe("ner", source=first)
+    assert second.get_pipe("ner") is first.get_pipe("ner")
+    assert entities([first(TEXTS[0])]) == entities(spacy.load(a).pipe(TEXTS[:1]))
+    assert second(TEXTS[0])._.elmo.bilm == second.get_pipe("elmo").bilm  # read by the shared ner
+    third = spacy.load(b, exclude=["ner"])
+    third.add_pipe("ner", source=spacy.load(b))
+    with third.select_pipes(disable=["elmo"]), pytest.raises(ValueError, match="^ELMo listener .* holds layers that"):
+        list(third.pipe(read_back(data, third)))
