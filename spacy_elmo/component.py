@@ -224,8 +224,12 @@ class ElmoComponent(TrainablePipe):
 
     def set_annotations(self, docs: Iterable[Doc], layers: list[Floats3d]) -> None:
         """Give each doc its layers (``doc._.elmo``), recording the biLM that computed them (``ElmoLayers.bilm``,
-        which listeners check), and, with ``token_vectors``, its token vectors."""
+        which listeners check), and, with ``token_vectors``, its token vectors. Its listeners are linked to it
+        again first: a copy of the pipeline (``copy.deepcopy``, ``pickle``) restores their links to no component,
+        and keeps the biLM of the copied one only."""
         token_vectors, listeners, bilm = self.sets_token_vectors, self.listeners, self.bilm
+        for listener in listeners:
+            listener.upstream_bilms.link(self)
         if token_vectors:
             _check_no_listener_reads_tensor(self)
         for doc, doc_layers in zip(docs, layers):

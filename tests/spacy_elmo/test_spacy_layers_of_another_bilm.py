@@ -4,6 +4,7 @@ another biLM of the same widths (docs another pipeline annotated) refuses them i
 read them silently; layers of the same weights (another copy of the model), or that record no biLM (older
 versions), are read as before. The digest is computed once per loaded biLM, not per batch."""
 
+import copy
 import pickle
 import shutil
 
@@ -144,3 +145,15 @@ def test_a_component_shared_by_two_pipelines_reads_the_layers_of_either(pipeline
     third.add_pipe("ner", source=spacy.load(b))
     with third.select_pipes(disable=["elmo"]), pytest.raises(ValueError, match="^ELMo listener .* holds layers that"):
         list(third.pipe(read_back(data, third)))
+
+
+@pytest.mark.parametrize("make_copy", [copy.deepcopy, lambda nlp: pickle.loads(pickle.dumps(nlp))])
+def test_a_copy_given_another_biLM_reads_its_layers(pipelines, make_copy):
+    """A copy of a pipeline keeps the biLM its listeners were linked to, not the link: given another biLM (of the
+    same widths), its elmo component's layers are read (was: refused as another biLM's than the copied one)."""
+    a, b, _ = pipelines
+    nlp = spacy.load(a)
+    nlp(TEXTS[0])
+    copied = make_copy(nlp)
+    copied.get_pipe("elmo").from_bytes(spacy.load(b).get_pipe("elmo").to_bytes())
+    assert copied(TEXTS[0])._.elmo.bilm.name == f"{b}/elmo/bilm"
