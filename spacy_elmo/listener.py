@@ -441,11 +441,12 @@ def _check_bilm_of(model: ElmoListener, annotation: ElmoLayers) -> None:
     place of its own biLM's, silently. Layers that record no biLM (older versions') pass."""
     own, found = model.upstream_bilms(), annotation.bilm
     if own and found is not None and all(found.digest != bilm.digest for bilm in own):
+        upstream, names = model.connected_to or model.upstream_name, " or ".join(dict.fromkeys(map(str, own)))
         raise ValueError(
             f"ELMo listener (upstream {model.upstream_name!r}): doc._.elmo holds layers that the biLM {found} "
-            f"computed, not the biLM {' or '.join(map(str, own))} of the elmo component {model.connected_to!r} it "
-            f"listens to (docs that another pipeline annotated, e.g. read from a DocBin): run this pipeline's elmo "
-            f"component {model.connected_to!r} on the docs (leave it enabled), or use the pipeline whose biLM made them"
+            f"computed, not the biLM {names} of the elmo component {upstream!r} it listens to (docs that another "
+            f"pipeline annotated, e.g. read from a DocBin): run this pipeline's elmo component {upstream!r} on the "
+            "docs (leave it enabled), or use the pipeline whose biLM made them"
         )
 
 
