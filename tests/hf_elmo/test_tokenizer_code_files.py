@@ -1,5 +1,6 @@
-"""The tokenizer's code travels in three modules (``tokenization_elmo``, ``char_ids``, ``word_splitting``):
-a saved tokenizer writes the files ``output_folders`` lists for it, each a copy of the package's, and
+"""The tokenizer's code travels in the modules it imports relatively (``tokenization_elmo``, ``tokenizer_settings``,
+``char_ids``, ``word_splitting``, ``configuration_elmo``, ``messages``): a saved tokenizer writes the files
+``output_folders`` lists for it, each a copy of the package's, and
 loads from them alone, splitting raw text by spaCy's rules as the package does."""
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ print(json.dumps({"tokens": tokenizer.tokenize("It didn't."), "batch": dict(batc
 """
 
 
-def test_a_saved_tokenizer_writes_its_three_code_files_as_the_package_holds_them(tmp_path):
+def test_a_saved_tokenizer_writes_its_code_files_as_the_package_holds_them(tmp_path):
     """``--overwrite`` may replace only the files ``_TOKENIZER_FILES`` lists: a code file missing from it
     (char_ids.py, word_splitting.py) would be taken for the user's own and the folder refused."""
     ElmoTokenizer(pre_tokenizer="spacy:en").save_pretrained(tmp_path)
