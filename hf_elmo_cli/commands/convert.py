@@ -24,7 +24,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "out_dir",
         metavar="OUTPUT_DIR",
-        type=non_empty,
         help="folder to write (config.json, model.safetensors, tokenizer, README.md)",
     )
     parser.add_argument(

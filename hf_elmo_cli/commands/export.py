@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=non_empty,
         help="the model to export: any name --model takes (or give it as --model)",
     )
-    parser.add_argument("out", metavar="OUTPUT_DIR", type=non_empty, help="folder to write")
+    parser.add_argument("out", metavar="OUTPUT_DIR", help="folder to write")
     add_model_option(parser, dest="model_option", default=None)
     add_format_options(parser)
     add_max_token_chars_option(parser)

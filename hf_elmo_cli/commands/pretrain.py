@@ -74,7 +74,9 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         if not metadata:  # config_overrides: from the shape options below
             continue
         group = run_length if metadata.get("run_length") else groups.get(metadata.get("group", ""), parser)
-        paths = {"type": non_empty} if settings_field.name in (*options.FILE_FIELDS, "init_model") else {}
+        # an empty OUTPUT_DIR is refused by output_folders.check_output_folder, as every command's output folder
+        named = settings_field.name in (*options.FILE_FIELDS, "init_model") and settings_field.name != "output_dir"
+        paths = {"type": non_empty} if named else {}
         add_field_option(
             group, options.PretrainSettings, settings_field.name, options.flag(settings_field.name), **paths
         )
