@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from .configuration_elmo import check_size
-from .messages import described
+from .messages import described, quoted
 
 # Raw ids before the +1 shift (bilm-tf's UnicodeCharsVocabulary).
 BEGIN_OF_SENTENCE_CHAR = 256
@@ -151,7 +151,7 @@ def utf8_of(text: str, what: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError as err:
         raise ValueError(
-            f"{what} {text[:40]!r} contains {text[err.start]!r} (a lone surrogate), which has no UTF-8 "
+            f"{what} {quoted(text)} contains {text[err.start]!r} (a lone surrogate), which has no UTF-8 "
             "form; decode the input text with errors='replace' or 'strict'"
         ) from None
 

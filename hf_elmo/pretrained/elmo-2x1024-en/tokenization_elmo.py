@@ -817,7 +817,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         if is_split_into_words:
             if isinstance(text, str):
                 raise TypeError(
-                    f"is_split_into_words=True expects a list of words (or a batch of lists), got the str {text[:40]!r}; "
+                    f"is_split_into_words=True expects a list of words (or a batch of lists), got {described(text)}; "
                     "pass raw text without is_split_into_words to have it split into words"
                 )
             single = len(text) == 0 or isinstance(text[0], str)  # [] is a sentence of no words, as in transformers
