@@ -226,8 +226,11 @@ class ElmoComponent(TrainablePipe):
         """Give each doc its layers (``doc._.elmo``), recording the biLM that computed them (``ElmoLayers.bilm``,
         which listeners check), and, with ``token_vectors``, its token vectors. Its listeners are linked to it
         again first: a copy of the pipeline (``copy.deepcopy``, ``pickle``) restores their links to no component,
-        and keeps the biLM of the copied one only."""
-        token_vectors, listeners, bilm = self.sets_token_vectors, self.listeners, self.bilm
+        and keeps the biLM of the copied one only. A fine-tuned biLM annotating in ``nlp.update`` (its
+        ``annotates``) records none: its weights change at every step, and its digest, which reads them all, would
+        be computed again at every step for the update's own copies of the docs, which it drops."""
+        fine_tuning = not self.frozen and running_update() is not None
+        token_vectors, listeners, bilm = self.sets_token_vectors, self.listeners, None if fine_tuning else self.bilm
         for listener in listeners:
             listener.upstream_bilms.link(self)
         if token_vectors:

@@ -157,3 +157,21 @@ def test_a_copy_given_another_biLM_reads_its_layers(pipelines, make_copy):
     copied = make_copy(nlp)
     copied.get_pipe("elmo").from_bytes(spacy.load(b).get_pipe("elmo").to_bytes())
     assert copied(TEXTS[0])._.elmo.bilm.name == f"{b}/elmo/bilm"
+
+
+def test_a_fine_tuned_biLM_annotating_in_training_computes_no_digest(tiny_elmo_dir, monkeypatch):
+    """A fine-tuned biLM's weights change at every step: annotating the batches of ``nlp.update`` (its
+    ``annotates``) it records no biLM, so its digest is not computed at every step (was: once a step); outside
+    training it is, once for the weights of the step."""
+    counted = []
+    fingerprint = hf_elmo.embed.model_fingerprint
+    monkeypatch.setattr(hf_elmo.embed, "model_fingerprint", lambda model: counted.append(1) or fingerprint(model))
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo", config={"model": {"frozen": False}})
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(tiny_elmo_dir)
+    optimizer = nlp.initialize(lambda: training_examples(nlp))
+    for _ in range(3):
+        nlp.update(training_examples(nlp), sgd=optimizer, annotates=["elmo"])
+    assert counted == []
+    assert [doc._.elmo.bilm.name for doc in nlp.pipe(TEXTS)] == [str(tiny_elmo_dir)] * 3 and counted == [1]
