@@ -57,3 +57,11 @@ def test_the_token_caches_table_is_the_readmes_megabytes_at_its_default_size():
     assert len(found) == 1, found
     for preset, megabytes in zip(["small", "original"], found[0]):
         assert float(megabytes) == pytest.approx(rows * PRESETS[preset]["projection_dim"] * 4 / 1e6, rel=0.05), preset
+
+
+def test_the_shipped_weights_file_is_the_readmes_megabytes_of_fp16_with_the_softmax():
+    weights = DEFAULT_MODEL / "model.safetensors"
+    assert stated(r"\(([\d.]+) MB of fp16 safetensors, its softmax included") == round(weights.stat().st_size / 1e6, 1)
+    lm = ElmoForBidirectionalLM.from_pretrained(str(DEFAULT_MODEL))
+    # two bytes a parameter, the softmax's among them, and a header of under 64 KiB
+    assert 0 <= weights.stat().st_size - 2 * lm.num_parameters() < 2**16
