@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import hf_elmo.export
+import hf_elmo.export_formats
 import hf_elmo.fileio
 import hf_elmo.loading
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer, batch_to_ids
@@ -528,7 +529,8 @@ def test_elmo_export_refuses_a_dtype_its_format_cannot_use_in_one_line_before_lo
 
 
 def test_elmo_export_offers_the_formats_and_dtypes_of_the_export_module(capsys, monkeypatch):
-    monkeypatch.setattr(hf_elmo.export, "DTYPES", {"onnx": ("float32",), "torch-export": ("float32", "float64")})
+    dtypes = {"onnx": ("float32",), "torch-export": ("float32", "float64")}
+    monkeypatch.setattr(hf_elmo.export_formats, "DTYPES", dtypes)  # their one home, which hf_elmo.export imports
     with pytest.raises(SystemExit):
         elmo_main(["export", "--help"])
     said = " ".join(capsys.readouterr().out.split())
