@@ -5,8 +5,8 @@ the doc when a later component changes its tokens (``doc.retokenize()``, ``merge
 ``merge_noun_chunks``): ``current_layers(doc)`` realigns them first, and every reader of
 ``doc._.elmo`` in this package (listeners, vector hooks) goes through it. ``span.as_doc()``
 gives a doc without ``doc._.elmo`` (spaCy copies no doc-level extension value, even with
-``copy_user_data=True``); ``ElmoLayers.of(new_doc, layers[:, span.start : span.end], component)``
-gives it the span's rows. Such a doc shares the hooks of the doc it came from (``as_doc`` hands
+``copy_user_data=True``); ``new_doc._.elmo = ElmoLayers.of_span(span)`` gives it the span's rows,
+with the component and the biLM that computed them. Such a doc shares the hooks of the doc it came from (``as_doc`` hands
 it the same ``user_hooks`` dict), which is how ``annotated_sharing_hooks`` tells it apart from a doc
 the elmo component never saw, of a doc read back (``DocBin``, ``Doc.from_bytes``) too.
 
@@ -27,7 +27,7 @@ import numpy as np
 import srsly
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc, Span, Token
 
 EXTENSION = "elmo"
 _MSGPACK_KEY = "__elmo_layers__"
@@ -78,6 +78,24 @@ class ElmoLayers:
                 "layers of the doc's tokens, a row each (for span.as_doc(): doc._.elmo.layers[:, span.start:span.end])"
             )
         return cls(layers=layers, spans=token_spans(doc), component=component, bilm=bilm)
+
+    @classmethod
+    def of_span(cls, span: Span) -> ElmoLayers:
+        """The layers of ``span``'s tokens for the doc ``span.as_doc()`` makes of it, which spaCy gives no
+        ``doc._.elmo``: ``new = span.as_doc(); new._.elmo = ElmoLayers.of_span(span)``. They keep the elmo
+        component and the biLM that computed the span's doc's layers, which a listener checks (rows taken by
+        hand with ``of`` record no biLM unless given one). A span of a doc without layers is refused."""
+        annotation = current_layers(span.doc)
+        if annotation is None:
+            from hf_elmo.messages import quoted  # (not at module level: see the module's docstring)
+
+            raise ValueError(
+                f"ElmoLayers.of_span: the doc of the span {quoted(span.text)} has no doc._.elmo: run the pipeline (its "
+                "elmo component) on the doc first, or run it on the span's own doc, nlp(span.as_doc())"
+            )
+        spans = token_spans(span.doc)[span.start : span.end] - span.start_char
+        layers = annotation.layers[:, span.start : span.end]
+        return cls(layers=layers, spans=spans, component=annotation.component, bilm=annotation.bilm)
 
     def __repr__(self) -> str:
         """One line, without the numbers (spaCy's errors show it, e.g. ``doc.to_json`` refusing

@@ -403,8 +403,8 @@ def _warn_of_zero_features(model: ElmoListener, doc: Doc) -> None:
                 "elmo component annotated, and has no ELMo layers (spaCy copies no doc._.elmo to the new doc, and the "
                 "elmo component did not run on it), so the listening component predicts from zero ELMo features, "
                 "which gives poor predictions: run the pipeline on the new doc (nlp(span.as_doc())), or give it the "
-                "span's layers first: new._.elmo = ElmoLayers.of(new, doc._.elmo.layers[:, span.start:span.end], "
-                "doc._.elmo.component) (from spacy_elmo import ElmoLayers) (said once per listener)",
+                "span's layers first: new._.elmo = ElmoLayers.of_span(span) (from spacy_elmo import ElmoLayers) (said once "
+                "per listener)",
             )
     elif first_time(model, "zero ELMo features"):
         upstream = "an elmo component" if model.upstream_name == "*" else f"the elmo component {model.upstream_name!r}"
