@@ -4,13 +4,14 @@ keeps the loader its Thinc model was configured with (not serialised: it comes f
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import srsly
 import torch
 from safetensors.torch import load as load_safetensors
 from safetensors.torch import save as save_safetensors
-from thinc.api import Optimizer, PyTorchGradScaler, PyTorchShim
+from thinc.api import Optimizer, PyTorchGradScaler, PyTorchShim, xp2torch
 
 from hf_elmo import ElmoConfig, ElmoModel
 
@@ -125,3 +126,31 @@ class ElmoShim(PyTorchShim):
     def finish_update(self, optimizer: Optimizer) -> None:
         self._bilm = None
         super().finish_update(optimizer)
+
+    @contextlib.contextmanager
+    def use_params(self, params: Mapping[Any, Any]) -> Iterator[None]:
+        """Use the averages of a fine-tuned biLM's parameters that ``params`` (an optimizer's ``averages``:
+        ``spacy train`` evaluates and saves the pipeline under them with ``[training.optimizer] use_averages =
+        true``) holds, keyed as ``finish_update`` hands the parameters to the optimizer, ``(self.id, name)``;
+        the weights are restored after. Thinc's ``PyTorchShim.use_params`` reads keys ``"pytorch_{id}_{name}"``,
+        which no optimizer writes, so the biLM was evaluated and saved with its last weights beside the other
+        components' averages. Buffers (``warm_h``, ``warm_c``) take no step, so they have no averages and
+        stay. The averages are copied into the biLM's own tensors, and its digest (``bilm``) is computed again for
+        the weights in use."""
+        swapped = [] if self._model is None else list(self._model.named_parameters())
+        swapped = [(name, weight) for name, weight in swapped if (self.id, name) in params]
+        if not swapped:
+            yield
+            return
+        kept = [weight.detach().clone() for _, weight in swapped]
+        with torch.no_grad():
+            for name, weight in swapped:
+                weight.copy_(xp2torch(params[(self.id, name)], device=weight.device))
+        self._bilm = None
+        try:
+            yield
+        finally:
+            with torch.no_grad():
+                for (_, weight), before in zip(swapped, kept):
+                    weight.copy_(before)
+            self._bilm = None
