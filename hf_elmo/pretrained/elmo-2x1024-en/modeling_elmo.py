@@ -786,7 +786,7 @@ class ElmoModel(ElmoPreTrainedModel):
         input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
         if input_ids.device.type == "cpu" and self.dtype == torch.float16:
             _logger.warning_once(
-                "ElmoModel runs in float16 on the CPU, which is 16-115x slower than float32 there (CPUs have no "
+                "ElmoModel runs in float16 on the CPU, which is 8-50x slower than float32 there (CPUs have no "
                 "float16 matrix units); use model.float(), or bfloat16 on a CPU with AVX512-bf16"
             )
         lengths = mask.sum(dim=1)
