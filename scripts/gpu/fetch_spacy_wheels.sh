@@ -4,7 +4,7 @@
 # README.md beside this file has the device calls):
 #   bash scripts/gpu/fetch_spacy_wheels.sh [DIR]     (default .whl, git-ignored; HOST_PYTHON=3.12)
 # The versions are the ones the test suite runs with here, as CPython 3.12 x86-64 builds for the
-# host. They come in two folders, each small enough to travel beside the working tree (42 MiB, 3.3
+# host. They come in two folders, each small enough to travel beside the working tree (42 MiB, 3.6
 # MiB with the shipped weights set aside: scripts/gpu/README.md) in one device call (64 MiB):
 # DIR/spacy-core (spaCy and blis, ~48 MiB; weights aside) and DIR/spacy-deps (the rest, ~11 MiB,
 # carried with gpu-spacy/ from pack_spacy_data.py). On the host, once per machine:
