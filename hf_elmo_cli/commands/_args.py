@@ -100,12 +100,16 @@ def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int
 positive_int = integer_at_least(1)
 
 
+#: Why ``non_empty`` refuses an empty path or name, said after the argument's name.
+EMPTY_REFUSED = "must not be empty: give a path or a name"
+
+
 def non_empty(text: str) -> str:
     """An ``argparse`` type for a path or a model's name (``--model``, ``elmo embed INPUT``): any text but an empty
     one, which ``Path`` reads as the current folder and a default would replace (an unset shell variable:
     ``--model "$MODEL"``), refused as such (was: ``the input . is a folder``, or the shipped model run instead)."""
     if not text:
-        raise argparse.ArgumentTypeError("must not be empty: give a path or a name")
+        raise argparse.ArgumentTypeError(EMPTY_REFUSED)
     return text
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._args import (
+    EMPTY_REFUSED,
     add_batch_size_refusal,
     add_device_option,
     add_field_option,
@@ -34,9 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "model",
         nargs="?",
         metavar="MODEL",
-        type=non_empty,
         help="MODEL before FILE, as --model gives it; with one argument, it is FILE",
-    )
+    )  # an empty one refused once it is known to be MODEL or FILE (run): was 'argument MODEL' for FILE
     parser.add_argument(
         "file", nargs="?", metavar="FILE", type=non_empty, help="text: one sentence per line, whitespace tokens"
     )
@@ -64,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_batch_size_refusal(parser)
     add_reading_options(parser)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, usage_error=parser.error)
 
 
 def one_token(text: str) -> str:
@@ -99,6 +99,10 @@ def run(args: argparse.Namespace) -> int:
     # the arguments checked before hf_elmo is imported (torch: seconds)
     if args.file is None:  # one argument: it is FILE
         args.model, args.file = None, args.model
+    for metavar, value in (("MODEL", args.model), ("FILE", args.file)):
+        if value == "":
+            args.usage_error(f"argument {metavar}: {EMPTY_REFUSED}")
+    if args.model is None:
         if args.file is None:
             raise ValueError("give the text FILE to score (elmo perplexity FILE [--model MODEL])")
         if args.model_option is None and Path(args.file).is_dir():
