@@ -1,14 +1,16 @@
 """The sizes README.md and BENCHMARKS.md state, computed from the shipped model and the presets: its
 weight count, the LM's with a 50,000-word softmax, the bytes its steps leave a token, and the token
-cache's table at its default size."""
+cache's table and keys at its default size."""
 
 from __future__ import annotations
 
 import re
+import tracemalloc
 
 import pytest
+import torch
 
-from hf_elmo import ElmoConfig, ElmoModel
+from hf_elmo import ElmoConfig, ElmoModel, batch_to_ids
 from hf_elmo.elmo_cache import TokenLayerCache
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
 from hf_elmo.pretrained import DEFAULT_MODEL
@@ -65,3 +67,32 @@ def test_the_shipped_weights_file_is_the_readmes_megabytes_of_fp16_with_the_soft
     lm = ElmoForBidirectionalLM.from_pretrained(str(DEFAULT_MODEL))
     # two bytes a parameter, the softmax's among them, and a header of under 64 KiB
     assert 0 <= weights.stat().st_size - 2 * lm.num_parameters() < 2**16
+
+
+class _CharCnn(torch.nn.Module):
+    """A char CNN's stand-in for the cache: a parameter (its key) and rows of zeros."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, char_ids: torch.Tensor) -> torch.Tensor:
+        return torch.zeros(len(char_ids), 4)
+
+
+def test_the_token_caches_keys_take_the_readmes_megabytes_when_full():
+    """Besides its table: each token's char ids as its key, and the LRU's bookkeeping."""
+    cache, char_cnn = TokenLayerCache(), _CharCnn()
+    char_ids = batch_to_ids([[f"w{i}x"] for i in range(cache.max_types)])[:, 0]  # one distinct token a row
+    tracemalloc.start()
+    try:
+        with torch.inference_mode():
+            for start in range(0, len(char_ids), 5000):
+                cache.token_layer(char_ids[start : start + 5000], char_cnn)
+        keys = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(cache) == cache.max_types
+    assert stated(r"char ids at two bytes a slot: (\d+) MB more in all, measured") == pytest.approx(
+        keys / 1e6, rel=0.15
+    )
