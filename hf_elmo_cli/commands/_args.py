@@ -7,7 +7,8 @@ the defaults and choices of ``--help``),
 options made from dataclass fields (``add_field_option``), another tool's options refused with what to use
 instead (``add_replaced_options``), and the options that mean the same in
 every command that takes them (``--model``: ``add_model_option``, ``one_model``; ``--threads``:
-``add_threads_option``, ``use_threads``; ``--device``: ``add_device_option``), and a script's one-line
+``add_threads_option``, ``use_threads``; ``--device``: ``add_device_option``), what Ctrl-C left of an output folder
+built aside (``note_output_folder``, ``output_folder_left``), and a script's one-line
 failure (``exit_with_error``, ``error_line``: ``PROG: error: ...``, as argparse words a usage error; an ``OSError``
 without Python's ``[Errno N]``: ``hf_elmo.messages.error_text``)."""
 
@@ -19,6 +20,7 @@ import difflib
 import importlib
 import importlib.util
 import math
+import os
 import re
 import sys
 import types
@@ -193,6 +195,38 @@ def one_model(argument: str | None, option: str | None) -> str | None:
     if argument is not None and option is not None:
         raise ValueError(f"the model is given twice, as the argument {argument} and as --model {option}: give it once")
     return argument if option is None else option
+
+
+def note_output_folder(args: argparse.Namespace, folder: str) -> None:
+    """Note which folder ``folder``, the output of a command that builds it aside and swaps it into place whole
+    (``hf_elmo.output_folders.build_aside``: ``elmo convert``, ``export``), is before the command writes it, for
+    ``output_folder_left`` to say what Ctrl-C left."""
+    args.output_folder = (folder, _folder_identity(folder))
+
+
+def output_folder_left(args: argparse.Namespace) -> str:
+    """What Ctrl-C left of the output folder noted by ``note_output_folder`` (the command's ``interrupted``): the
+    folder as it was and nothing written (the build aside removed), or the new folder, whole, when Ctrl-C came after
+    the swap; "" when it came before the folder was noted."""
+    noted = getattr(args, "output_folder", None)
+    if noted is None:
+        return ""
+    folder, before = noted
+    now = _folder_identity(folder)
+    if now is None:
+        return "nothing was written"
+    if now == before:
+        return f"{folder} is as it was: nothing was written"
+    return f"{folder} was written whole before Ctrl-C came"
+
+
+def _folder_identity(folder: str) -> tuple[int, int] | None:
+    """The device and inode of ``folder`` (None: there is none), which a folder swapped into its place changes."""
+    try:
+        found = os.lstat(Path(folder).expanduser())
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 #: The most ``--threads``: far more than any machine's cores; many more fail only once torch starts them, with a

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import non_empty
+from ._args import non_empty, note_output_folder, output_folder_left
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,10 +31,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="replace OUTPUT_DIR when it holds an earlier output (an ELMo config.json); other folders are refused",
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, interrupted=output_folder_left)
 
 
 def run(args: argparse.Namespace) -> int:
+    note_output_folder(args, args.out_dir)  # what Ctrl-C leaves of it is said (output_folder_left)
     from hf_elmo.loading import convert_to_folder
 
     out = convert_to_folder(args.options, args.weights, args.out_dir, overwrite=args.overwrite)

@@ -11,7 +11,9 @@ from ._args import (
     add_threads_option,
     hf_elmo_module,
     non_empty,
+    note_output_folder,
     one_model,
+    output_folder_left,
     tokenizer_settings,
     use_threads,
 )
@@ -51,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "non-empty folder is refused",
     )
     add_threads_option(parser)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, interrupted=output_folder_left)
 
 
 def add_format_options(parser: argparse.ArgumentParser) -> None:
@@ -79,6 +81,7 @@ def add_format_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    note_output_folder(args, args.out)  # what Ctrl-C leaves of it is said (output_folder_left)
     name = one_model(args.model, args.model_option)  # before hf_elmo is imported (torch: seconds)
     if name is None:
         raise ValueError(
