@@ -4,11 +4,13 @@ choices and default in the field's metadata) and the other defaults and bounds t
 
 Imports the standard library and ``messages`` and ``schedule`` only (which import nothing else): the command line
 reads it without importing ``hf_elmo`` (torch, seconds before a help text: ``hf_elmo_cli.commands._args.hf_elmo_module``). The
-checks of a run's settings are ``settings``'.
+checks of a run's settings are ``settings``', but for the numbers' bounds (``check_numbers``), which ``elmo pretrain``
+checks here before torch is imported.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
@@ -32,6 +34,13 @@ def learning_rate(optimizer: str, lr: float | None) -> float:
     """The rate a run of ``optimizer`` trains with: ``lr``, or the optimizer's ``DEFAULT_LR``."""
     return DEFAULT_LR[optimizer] if lr is None else lr
 
+
+#: The largest ``--seed`` (32 bits, as NumPy's and most tools' seeds; the trainer seeds torch with
+#: ``seed * 1000 + rank + 1``, which a seed of 2**63 / 1000 or more would overflow).
+MAX_SEED = 2**32 - 1
+#: The most ``--data-workers``, as the most ``--threads`` (``hf_elmo_cli``'s ``MAX_THREADS``): far more than any
+#: machine's cores; each is a process, and thousands of them exhaust the machine before the first step.
+MAX_DATA_WORKERS = 1024
 
 #: ``--help`` groups of the ``elmo pretrain`` options, in order.
 DATA, MODEL, OPTIMISATION, OUTPUT = "data and run length", "model", "optimisation", "checkpoints and output"
@@ -217,3 +226,64 @@ class PretrainSettings:
             return Path(self.checkpoint_dir)
         out = Path(self.output_dir)
         return out.with_name(out.name + ".checkpoint")
+
+
+def _shown(value: Any) -> str:
+    """A refused number as the command line gave it ("nan", "-1.0"); any other value (a PretrainSettings built
+    in Python may hold an array) as ``described`` names it, on one line."""
+    if type(value) is float or (type(value) is int and abs(value) < 10**40):
+        return repr(value)
+    return described(value)
+
+
+def check_number(name: str, value: Any, least: float, *, inclusive: bool = False, below: float | None = None) -> None:
+    """Refuse a setting that is no finite number above ``least`` (or at it, ``inclusive``) and below ``below``."""
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (value >= least if inclusive else value > least)
+        and (below is None or value < below)
+    )
+    if not ok:
+        bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
+        raise ValueError(f"{flag(name)} must be a finite number {bounds}, got {_shown(value)}")
+
+
+def check_integer(name: str, value: Any, least: int, most: int | None = None) -> None:
+    """Refuse a setting that is no integer from ``least`` to ``most`` (a bool is none)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most is not None and value > most):
+        bounds = f">= {least}" + (f" and <= {most}" if most is not None else "")
+        raise ValueError(f"{flag(name)} must be an integer {bounds}, got {_shown(value)}")
+
+
+def check_numbers(s: PretrainSettings) -> None:
+    """Raise ``ValueError`` naming the option for a run length that is not exactly one of --epochs and --max-tokens,
+    or a numeric setting out of its bounds (but --num-sampled, whose bounds are ``ElmoConfig``'s:
+    ``settings.check_settings`` checks it, after these)."""
+    if (s.epochs is None) == (s.max_tokens is None):
+        raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
+    check_number("dropout", s.dropout, 0, inclusive=True, below=1)
+    check_number("clip_norm", s.clip_norm, 0, inclusive=True)
+    check_integer("seed", s.seed, 0, MAX_SEED)
+    if s.data_workers is not None:
+        check_integer("data_workers", s.data_workers, 0, MAX_DATA_WORKERS)
+    # (check, field, least); an optional field is checked only when set (not None)
+    optional = {"epochs", "max_tokens", "lr", "max_steps", "max_minutes", "snapshot_tokens"}
+    for check, name, least in (
+        (check_number, "epochs", 0),
+        (check_integer, "max_tokens", 1),
+        (check_integer, "snapshot_tokens", 1),
+        (check_number, "lr", 0),
+        (check_number, "checkpoint_every_minutes", 0),
+        (check_integer, "tokens_per_batch", MIN_TOKENS_PER_BATCH),
+        (check_integer, "max_sentence_tokens", 1),
+        (check_integer, "vocab_size", 4),
+        (check_integer, "min_count", 1),
+        (check_integer, "checkpoint_every_steps", 0),
+        (check_integer, "warmup_steps", 0),
+        (check_integer, "max_steps", 1),
+        (check_number, "max_minutes", 0),
+    ):
+        if name not in optional or getattr(s, name) is not None:
+            check(name, getattr(s, name), least)

@@ -8,7 +8,6 @@ Imports neither torch nor transformers at module level (the checks import what t
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
@@ -18,19 +17,14 @@ from ..messages import described, error_text, one_of
 from .options import DATA as DATA
 from .options import DEFAULT_LR as DEFAULT_LR
 from .options import FILE_FIELDS as FILE_FIELDS
+from .options import MAX_DATA_WORKERS as MAX_DATA_WORKERS
+from .options import MAX_SEED as MAX_SEED
 from .options import MIN_TOKENS_PER_BATCH as MIN_TOKENS_PER_BATCH
 from .options import MODEL as MODEL
 from .options import OPTIMISATION as OPTIMISATION
 from .options import OUTPUT as OUTPUT
-from .options import PRESET_NAMES, PretrainSettings, flag
+from .options import PRESET_NAMES, PretrainSettings, check_integer, check_numbers, flag
 from .options import learning_rate as learning_rate
-
-#: The largest ``--seed`` (32 bits, as NumPy's and most tools' seeds; the trainer seeds torch with
-#: ``seed * 1000 + rank + 1``, which a seed of 2**63 / 1000 or more would overflow).
-MAX_SEED = 2**32 - 1
-#: The most ``--data-workers``, as the most ``--threads`` (``hf_elmo_cli``'s ``MAX_THREADS``): far more than any
-#: machine's cores; each is a process, and thousands of them exhaust the machine before the first step.
-MAX_DATA_WORKERS = 1024
 
 if TYPE_CHECKING:
     from ..loading import ModelSource
@@ -114,73 +108,12 @@ def check_settings(settings: PretrainSettings) -> None:
         _check_model_shape(settings)
 
 
-def _shown(value: Any) -> str:
-    """A refused number as the command line gave it ("nan", "-1.0"); any other value (a PretrainSettings built
-    in Python may hold an array) as ``described`` names it, on one line."""
-    if type(value) is float or (type(value) is int and abs(value) < 10**40):
-        return repr(value)
-    return described(value)
-
-
-def _check_number(name: str, value: Any, least: float, *, inclusive: bool = False, below: float | None = None) -> None:
-    """Refuse a setting that is no finite number above ``least`` (or at it, ``inclusive``) and below ``below``."""
-    ok = (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and (value >= least if inclusive else value > least)
-        and (below is None or value < below)
-    )
-    if not ok:
-        bounds = f"{'>=' if inclusive else '>'} {least}" + (f" and < {below}" if below is not None else "")
-        raise ValueError(f"{flag(name)} must be a finite number {bounds}, got {_shown(value)}")
-
-
-def _check_integer(name: str, value: Any, least: int, most: int | None = None) -> None:
-    """Refuse a setting that is no integer from ``least`` to ``most`` (a bool is none)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < least or (most is not None and value > most):
-        bounds = f">= {least}" + (f" and <= {most}" if most is not None else "")
-        raise ValueError(f"{flag(name)} must be an integer {bounds}, got {_shown(value)}")
-
-
 def _check_numbers(s: PretrainSettings) -> None:
-    """The run's length (exactly one of --epochs and --max-tokens) and every numeric setting's bounds."""
-    if (s.epochs is None) == (s.max_tokens is None):
-        raise ValueError("set the run length with exactly one of --epochs or --max-tokens")
-    _check_number("dropout", s.dropout, 0, inclusive=True, below=1)
-    _check_number("clip_norm", s.clip_norm, 0, inclusive=True)
-    _check_integer("seed", s.seed, 0, MAX_SEED)
-    if s.data_workers is not None:
-        _check_integer("data_workers", s.data_workers, 0, MAX_DATA_WORKERS)
-    # (check, field, least); an optional field is checked only when set (not None)
-    optional = {
-        "epochs",
-        "max_tokens",
-        "lr",
-        "num_sampled",
-        "max_steps",
-        "max_minutes",
-        "snapshot_tokens",
-    }
-    for check, name, least in (
-        (_check_number, "epochs", 0),
-        (_check_integer, "max_tokens", 1),
-        (_check_integer, "snapshot_tokens", 1),
-        (_check_number, "lr", 0),
-        (_check_number, "checkpoint_every_minutes", 0),
-        (_check_integer, "tokens_per_batch", MIN_TOKENS_PER_BATCH),
-        (_check_integer, "max_sentence_tokens", 1),
-        (_check_integer, "vocab_size", 4),
-        (_check_integer, "min_count", 1),
-        (_check_integer, "checkpoint_every_steps", 0),
-        (_check_integer, "warmup_steps", 0),
-        (_check_integer, "max_steps", 1),
-        (_check_number, "max_minutes", 0),
-    ):
-        if name not in optional or getattr(s, name) is not None:
-            check(name, getattr(s, name), least)
+    """The run's length and every numeric setting's bounds (``options.check_numbers``, which the command line runs
+    before torch is imported), and --num-sampled within ``ElmoConfig``'s."""
+    check_numbers(s)
     if s.num_sampled is not None:  # ElmoConfig's bounds, checked here for an --init-model LM too (which it would name)
-        _check_integer("num_sampled", s.num_sampled, *SIZE_LIMITS["num_sampled"])
+        check_integer("num_sampled", s.num_sampled, *SIZE_LIMITS["num_sampled"])
 
 
 def _check_choices(s: PretrainSettings) -> None:
@@ -225,7 +158,7 @@ def _check_config_overrides(s: PretrainSettings) -> None:
         )
     for name, value in s.config_overrides.items():
         if name not in ("filters", *NO_CLIP):  # clipping (None with --no-clip) is checked by ElmoConfig
-            _check_integer(name, value, 0 if name == "n_highway" else 1)
+            check_integer(name, value, 0 if name == "n_highway" else 1)
 
 
 def _check_inputs(s: PretrainSettings) -> None:

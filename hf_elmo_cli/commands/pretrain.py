@@ -124,11 +124,18 @@ def settings_from_args(args: argparse.Namespace) -> PretrainSettings:
     }
     if args.no_clip:
         overrides.update(NO_CLIP)
-    values = {f.name: getattr(args, f.name) for f in fields(PretrainSettings) if f.metadata}
-    return PretrainSettings(**values, config_overrides=overrides)
+    return PretrainSettings(**option_values(args, PretrainSettings), config_overrides=overrides)
+
+
+def option_values(args: argparse.Namespace, settings_class: type) -> dict[str, Any]:
+    """The values of ``settings_class``'s (``PretrainSettings``') fields that are options, as parsed."""
+    return {f.name: getattr(args, f.name) for f in fields(settings_class) if f.metadata}
 
 
 def run_command(args: argparse.Namespace) -> int:
+    # the numbers' bounds, checked before torch is imported (seconds); check_settings checks them again
+    options = hf_elmo_module("training.options")
+    options.check_numbers(options.PretrainSettings(**option_values(args, options.PretrainSettings)))
     from hf_elmo.output_folders import TRAINING_FILE
     from hf_elmo.training.distributed import is_rank0
     from hf_elmo.training.evaluation import (
