@@ -33,6 +33,7 @@ import numpy as np
 from .configuration_elmo import ElmoConfig
 from .convert import ElmoWeightsError, WeightMapping, unchanged, weight_table
 from .elmo_kernels import FORGET_BIAS
+from .messages import some_of
 
 #: A parameter name of AllenNLP's ``Elmo`` and of no ``hf_elmo.Elmo`` (``scalar_mix_K.gamma`` is both's).
 ALLENNLP_NAME = re.compile(r"_elmo_lstm\.|scalar_mix_\d+\.scalar_parameters\.\d+$")
@@ -213,7 +214,7 @@ def allennlp_sources(
                 fitting = source_shapes
                 break
         if fitting is None:
-            misfits.append(f"{prefix}{row.name} has shape {tuple(value.shape)} where this Elmo needs {expected}")
+            misfits.append(f"{prefix}{row.name} {tuple(value.shape)} (this Elmo's: {expected})")
             continue
         if row.loader_adds is not None:
             value = value - row.loader_adds
@@ -236,9 +237,9 @@ def allennlp_sources(
             values.setdefault(source, np.zeros(size + 1, np.float32))[index] = part
             start += size
     if misfits:
-        more = f" (and {len(misfits) - 1} more parameters of other shapes)" if len(misfits) > 1 else ""
         raise ElmoWeightsError(
-            f"AllenNLP state_dict: {misfits[0]}{more}: build this Elmo as the AllenNLP one was built "
+            f"AllenNLP state_dict: parameters of other shapes than this Elmo's: {some_of(misfits, 1)}: build this "
+            "Elmo as the AllenNLP one was built "
             "(the same options file, num_output_representations and vocab_to_cache)"
         )
     partial = {source for row in table if row.name not in theirs for source in row.sources}
@@ -282,10 +283,11 @@ def elmo_parameters_from_allennlp(
     names = {row.name for row in table}
     unknown = [name for name in theirs if name not in names]
     if unknown:
-        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
         example = next((name for name in theirs if ALLENNLP_NAME.match(name)), unknown[0])
         raise ElmoWeightsError(
-            f"{prefix}{unknown[0]}{more} is not a parameter of AllenNLP's Elmo with this Elmo's options, "
+            f"{some_of([prefix + name for name in unknown], 1)} "
+            f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'} of AllenNLP's Elmo with this "
+            "Elmo's options, "
             f"num_output_representations={n_mixes} and {'a' if cached else 'no'} vocab_to_cache, in a state_dict "
             f"of AllenNLP's layout (e.g. {prefix}{example}): build this Elmo as the AllenNLP one was built (the same "
             "options file, num_output_representations and vocab_to_cache), and pass one layout"

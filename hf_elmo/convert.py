@@ -327,8 +327,7 @@ def _other_hdf5_kind(names: list[str]) -> str:
         return "a dump of token embeddings (dump_token_embeddings)"
     if not names:
         return "an HDF5 file of no datasets"
-    more = ", ..." if len(names) > _NAMED else ""
-    return f"not an ELMo biLM's weight file (its datasets: {', '.join(names[:_NAMED])}{more})"
+    return f"not an ELMo biLM's weight file (its datasets: {some_of(names, _NAMED)})"
 
 
 #: The kinds of hdf5 link other than a hard link, which a weight file's datasets are never reached through.

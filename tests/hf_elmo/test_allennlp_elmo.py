@@ -372,12 +372,13 @@ def test_an_allennlp_state_dict_with_vocab_to_cache_loads_its_trained_rows_keeps
     [
         (
             "projection_dim 8",
-            "elmo._elmo_lstm._token_embedder._projection.weight has shape (16, 124) where this Elmo needs (8, 124) "
-            "(and 13 more parameters of other shapes): build this Elmo as the AllenNLP one was built",
+            "AllenNLP state_dict: parameters of other shapes than this Elmo's: "
+            "elmo._elmo_lstm._token_embedder._projection.weight (16, 124) (this Elmo's: (8, 124)) and 13 more: build "
+            "this Elmo as the AllenNLP one was built",
         ),
         (
             "one mix",
-            "elmo.scalar_mix_1.scalar_parameters.0 (and 3 more) is not a parameter of AllenNLP's Elmo with this "
+            "elmo.scalar_mix_1.scalar_parameters.0 and 3 more are not parameters of AllenNLP's Elmo with this "
             "Elmo's options, num_output_representations=1 and no vocab_to_cache",
         ),
         ("vocab_to_cache", "elmo._elmo_lstm._word_embedding.weight is not a parameter of AllenNLP's Elmo"),

@@ -109,7 +109,8 @@ def test_elmo_parameters_from_allennlp_names_a_parameter_of_the_wrong_shape_in_o
     with pytest.raises(
         ElmoWeightsError,
         match=re.escape(
-            "m._elmo_lstm._token_embedder._projection.weight has shape (5, 6) where this Elmo needs (4, 8)"
+            "AllenNLP state_dict: parameters of other shapes than this Elmo's: "
+            "m._elmo_lstm._token_embedder._projection.weight (5, 6) (this Elmo's: (4, 8)): build"
         ),
     ):
         elmo_parameters_from_allennlp(theirs, config, {}, 0, prefix="m.")
