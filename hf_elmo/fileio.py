@@ -268,10 +268,16 @@ _CANNOT_WRITE = (errno.EACCES, errno.EPERM, errno.EROFS)
 def _not_writable(folder: PathLike, what: PathLike, err: OSError) -> OSError:
     """The one-line error (of ``err``'s type and errno) for ``what``, the output the user gave, that
     cannot be written because creating a file in ``folder`` failed with ``err``: its reason, a
-    read-only file system or a denied permission, as the system gave it. The one home of that message
+    read-only file system or a denied permission (``_CANNOT_WRITE``: the folder is not writable), or any
+    other (a folder of a pseudo file system such as ``/proc``, ``ENOENT``; an inode quota: the folder
+    refuses new files), as the system gave it. The one home of that message
     (``check_writable``, ``unwritable_in_one_line``). Its text is that line alone
     (``oserror_in_one_line``); ``errno`` is still ``err``'s."""
-    return oserror_in_one_line(err.errno, f"cannot write {what}: {folder} is not writable ({err.strerror})", type(err))
+    if err.errno in _CANNOT_WRITE:
+        text = f"cannot write {what}: {folder} is not writable ({err.strerror})"
+    else:  # was: 'is not writable (No such file or directory)' for a folder that exists
+        text = f"cannot create {what}: {folder} refuses new files ({err.strerror})"
+    return oserror_in_one_line(err.errno, text, type(err))
 
 
 @contextmanager

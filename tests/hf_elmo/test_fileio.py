@@ -611,7 +611,8 @@ def test_check_writable_names_the_output_the_folder_and_the_real_reason(code, tm
 def test_check_writable_names_the_output_not_its_probe_file_whatever_the_reason(code, tmp_path, monkeypatch):
     """A folder where no file can be created for another reason: an inode quota or a full inode table
     (EDQUOT, ENOSPC: common on cluster scratch disks), a pseudo file system (/proc: ENOENT). Was:
-    "[Errno 122] Disk quota exceeded: '.../.elmo-writable-k3j2x9q1'", naming a file the user never made."""
+    "[Errno 122] Disk quota exceeded: '.../.elmo-writable-k3j2x9q1'", naming a file the user never made; then
+    "is not writable (No such file or directory)" of a folder that exists: it refuses new files."""
     folder = tmp_path / "full"
     folder.mkdir()
     refuse_writes_in(monkeypatch, folder, code)
@@ -619,7 +620,7 @@ def test_check_writable_names_the_output_not_its_probe_file_whatever_the_reason(
     with pytest.raises(OSError) as raised:
         check_writable(folder, output)
     assert raised.value.errno == code
-    assert str(raised.value) == f"cannot write {output}: {folder} is not writable ({os.strerror(code)})"
+    assert str(raised.value) == f"cannot create {output}: {folder} refuses new files ({os.strerror(code)})"
 
 
 def test_an_unwritable_parent_is_one_clear_error(tmp_path):
