@@ -72,6 +72,7 @@ from .doc_layers import EXTENSION, BiLm, ElmoLayers, register_extension
 from .listener import (
     NO_REHEARSAL,
     ElmoListener,
+    TrainedWith,
     add_elmo_call,
     check_not_read_before,
     check_replaceable,
@@ -318,6 +319,9 @@ class ElmoComponent(TrainablePipe):
         ]
         updated = [listener for listener, use in handed if use == "update"]
         self._backward_by = updated[-1] if updated and not self.frozen else None
+        trained_with = TrainedWith(self.bilm) if self.frozen else TrainedWith(by=weakref.ref(self))
+        for listener in updated:
+            listener.attrs["trained_with"] = trained_with
         for listener, use in handed:
             if use == "update":
                 listener.receive(batch_id, layers, backprop if listener is updated[-1] else accumulate_gradient, docs)
@@ -538,6 +542,7 @@ class ElmoComponent(TrainablePipe):
             return self
         check_config_reads_char_ids(config, config.name_or_path or "the biLM", f"the elmo component {self.name!r}")
         self._check_listener_widths(config_widths(config))
+        self._keep_trained_with()
         self.model.from_bytes(bytes_data)
         self._weights_changed()
         return self
@@ -547,6 +552,7 @@ class ElmoComponent(TrainablePipe):
         word-embedding baseline, which reads word ids, not char ids (``check_reads_char_ids``), or a listener
         was trained on other widths: then nothing changes."""
         self._check_listener_widths(runnable_widths(elmo, self._where))
+        self._keep_trained_with()
         load_weights(self.model, elmo)
         self._weights_changed()
 
@@ -573,6 +579,7 @@ class ElmoComponent(TrainablePipe):
         """Give ``listener`` the biLM's widths ``nL`` (L+1) and ``nO`` (2P) (``_check_widths``)."""
         current = {dim: self.model.get_dim(dim) for dim in ("nL", "nO")}
         self._check_widths(listener, component_name, current)
+        self._check_trained_with(listener, component_name)
         for dim, value in current.items():
             listener.set_dim(dim, value)
 
@@ -586,6 +593,43 @@ class ElmoComponent(TrainablePipe):
                 f"the elmo component {self.name!r} now gives {describe_widths(new, trained)}: give {self.name!r} the "
                 f"biLM {component_name!r} was trained with, or train {component_name!r} again"
             )
+
+    def _check_trained_with(self, listener: ElmoListener, component_name: str) -> None:
+        """Refuse to feed ``listener`` the layers of this component's biLM where its component was trained with
+        another biLM of the same widths (``listener.trained_with``, saved with it; ``None``, as by older versions,
+        passes): its weights would read that biLM's features as another's, silently (e.g. a trained listening
+        component sourced into a pipeline whose elmo component loads another biLM). Checked as spaCy links the
+        pipeline and as this component loads weights, not as ``nlp.update`` links it again (``update``: a biLM
+        fine-tuned since is the one its listeners are trained with). Where ``nlp.initialize()`` (up the call stack)
+        initialises the listening component again, it is trained afresh: what it was trained with is forgotten."""
+        stamp = listener.attrs["trained_with"]
+        if running_update() is not None or (stamp.by is not None and stamp.by() is self):
+            return
+        trained = listener.trained_with
+        if trained is None:
+            return
+        initializing = running_pipeline("initialize")
+        if initializing is not None and component_name in initializing.pipe_names:
+            listener.attrs["trained_with"] = TrainedWith()
+            return
+        bilm = self.bilm
+        if bilm is not None and bilm.digest != trained.digest:
+            raise ValueError(
+                f"component {component_name!r} was trained with the biLM {trained}, but the elmo component "
+                f"{self.name!r} runs the biLM {bilm}, of the same widths, whose layers it would read as those of its "
+                f"own: give {self.name!r} the biLM {component_name!r} was trained with (source {self.name!r} from the "
+                f"pipeline {component_name!r} comes from), or train {component_name!r} again"
+            )
+
+    def _keep_trained_with(self) -> None:
+        """Before other weights are loaded: the listeners this fine-tuned biLM trained (``update``) keep its
+        biLM as it is now, what they were trained with."""
+        bilm = None
+        for listener in self.listeners:
+            stamp = listener.attrs["trained_with"]
+            if stamp.by is not None and stamp.by() is self:
+                bilm = bilm or self.bilm
+                listener.attrs["trained_with"] = TrainedWith(bilm)
 
 
 def _check_before_training(component: str) -> None:

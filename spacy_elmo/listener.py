@@ -27,14 +27,16 @@ import json
 import warnings
 import weakref
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn, Protocol
 
+import srsly
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.ty import ListenedToComponent
 from spacy.util import dot_to_object
-from thinc.api import Config, ConfigValidationError, Model, Shim
+from thinc.api import Config, ConfigValidationError, Model, Shim, deserialize_attr, serialize_attr
 from thinc.types import Floats3d
 
 from .call_stack import (
@@ -62,6 +64,28 @@ NO_REHEARSAL = (
 )
 
 
+@dataclass(frozen=True)
+class TrainedWith:
+    """The biLM a listening component was trained with, kept in its listener's ``attrs["trained_with"]`` and saved
+    with the component: ``bilm`` (``None``: not known, as for a new listener or one saved by an older version), or,
+    once a fine-tuned biLM has trained it, ``by``, that biLM's elmo component (weakly), whose weights change at
+    every step (``trained_with`` resolves it). Saved as the biLM of the elmo component that links the listener then
+    (``_serialize_trained_with``: a fine-tuned biLM's weights as that component saves them beside it), else as
+    resolved. An elmo component refuses to feed a listener trained with another biLM of the same widths
+    (``ElmoComponent._check_trained_with``)."""
+
+    bilm: BiLm | None = None
+    by: weakref.ref[_HasBiLm] | None = None
+
+    def resolved(self) -> BiLm | None:
+        upstream = None if self.by is None else self.by()
+        return self.bilm if upstream is None else upstream.bilm
+
+    def __reduce__(self) -> tuple[type, tuple[BiLm | None]]:
+        """Pickled (a copy, a worker of ``nlp.pipe``) as resolved: no weak reference pickles."""
+        return (TrainedWith, (self.resolved(),))
+
+
 class ElmoListener(Model):
     """A layer that passes on the biLM layers of the upstream ``elmo`` component named
     ``upstream_name`` (``"*"``: any). Its dims ``nL`` (L+1) and ``nO`` (2P) are set by the
@@ -72,6 +96,7 @@ class ElmoListener(Model):
     trusting it). ``check_pipeline``, set by an ``elmo`` component made in a pipeline that already
     held this listener, or that spaCy linked it to in a pipeline, raises the error saying why that
     pipeline connects no ``elmo`` component before the listening one to it (``None``: neither happened).
+    ``trained_with``: the biLM its component was trained with (``TrainedWith``), saved with it.
 
     A batch the upstream hands it (``receive``) serves one update of the listening component, and
     only a listening component that ``nlp.update`` updates gets one (not one it leaves out:
@@ -91,7 +116,13 @@ class ElmoListener(Model):
     check_upstreams: ClassVar[Callable[[Language], None] | None] = None
 
     def __init__(self, upstream_name: str) -> None:
-        super().__init__(name=self.name, forward=listener_forward, init=listener_init, dims={"nO": None, "nL": None})
+        super().__init__(
+            name=self.name,
+            forward=listener_forward,
+            init=listener_init,
+            dims={"nO": None, "nL": None},
+            attrs={"trained_with": TrainedWith()},
+        )
         self.upstream_name = upstream_name
         self.connected_to: str | None = None
         self.check_pipeline: Callable[[list[Doc]], None] | None = None
@@ -112,6 +143,11 @@ class ElmoListener(Model):
         if nlp is not None and ElmoListener.check_upstreams is not None:
             ElmoListener.check_upstreams(nlp)
         return super().__reduce_ex__(protocol)
+
+    @property
+    def trained_with(self) -> BiLm | None:
+        """The biLM its component was trained with (``TrainedWith``; ``None``: not known)."""
+        return self.attrs["trained_with"].resolved()
 
     @staticmethod
     def get_batch_id(docs: Iterable[Doc]) -> int:
@@ -147,6 +183,7 @@ class ElmoListener(Model):
         that component (``pipe_name`` there), as spaCy would link it, so that the elmo component's
         listeners can be replaced in turn. Elsewhere it is connected to nothing until spaCy links it."""
         copied = ElmoListener(self.upstream_name)
+        copied.attrs["trained_with"] = self.attrs["trained_with"]
         for dim in ("nO", "nL"):
             if self.has_dim(dim):
                 copied.set_dim(dim, self.get_dim(dim))
@@ -171,6 +208,21 @@ class ElmoListener(Model):
         if self._batch_end is not None:
             self._batch_end.detach()
             self._batch_end = None
+
+
+@serialize_attr.register(TrainedWith)
+def _serialize_trained_with(_: TrainedWith, value: TrainedWith, name: str, model: Model) -> bytes:
+    """The biLM a listener was trained with, as saved: that of the elmo component linking it now (one digest among
+    the biLMs it reads, ``upstream_bilms``), else the one it was loaded with."""
+    linked = {bilm.digest: bilm for bilm in model.upstream_bilms()} if isinstance(model, ElmoListener) else {}
+    bilm = next(iter(linked.values())) if len(linked) == 1 else value.resolved()
+    return srsly.msgpack_dumps(None if bilm is None else list(bilm))
+
+
+@deserialize_attr.register(TrainedWith)
+def _deserialize_trained_with(_: TrainedWith, value: bytes, name: str, model: Model) -> TrainedWith:
+    msg = srsly.msgpack_loads(value)
+    return TrainedWith(BiLm(*msg) if msg else None)
 
 
 def _release_batch_of(listener: weakref.ref[ElmoListener]) -> None:
