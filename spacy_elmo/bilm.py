@@ -26,7 +26,7 @@ from .config_errors import check_setting
 from .doc_layers import BiLm
 from .listener import load_weights_advice, replace_listener_cfg
 from .loader import load_shipped_model
-from .shim import ElmoShim
+from .shim import ElmoShim, bilm_record, deserialize_elmo
 
 Loader = Callable[[], ElmoModel]
 
@@ -200,6 +200,14 @@ def serialized_config(bytes_data: bytes) -> ElmoConfig | None:
     (shim_bytes,) = srsly.msgpack_loads(bytes_data)["shims"][0]
     state = srsly.msgpack_loads(srsly.msgpack_loads(shim_bytes)["state"])
     return ElmoConfig.from_dict(state["config"]) if state else None
+
+
+def serialized_bilm(bytes_data: bytes) -> BiLm | None:
+    """The biLM in ``bytes_data`` (as ``serialized_config`` reads it) as the layers it computes would record it
+    (``bilm_record``), read without loading it into a model; ``None`` for a model without weights."""
+    (shim_bytes,) = srsly.msgpack_loads(bytes_data)["shims"][0]
+    elmo = deserialize_elmo(None, srsly.msgpack_loads(shim_bytes)["state"], torch.device("cpu"))
+    return None if elmo is None else bilm_record(elmo)
 
 
 def load_weights(model: Model, elmo: ElmoModel) -> None:

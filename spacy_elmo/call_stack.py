@@ -112,6 +112,14 @@ def running_update() -> RunningUpdate | None:
     return RunningUpdate(nlp, frozenset(found.get("exclude") or ()), frozenset(found.get("annotates") or ()))
 
 
+def pipe_being_added() -> tuple[Language, str] | None:
+    """The pipeline and the name of the component that ``nlp.add_pipe`` (``Language.add_pipe``, innermost) is adding
+    up the call stack, ``None`` elsewhere."""
+    found = running_locals("spacy.language", "Language.add_pipe") or {}
+    nlp, name = found.get("self"), found.get("name")
+    return (nlp, name) if isinstance(nlp, Language) and isinstance(name, str) else None
+
+
 def training_init() -> dict[str, Any]:
     """The local variables of the ``init_nlp`` call up the call stack (``spacy train``, which prints the
     errors it raises as config errors), once it has resolved ``[training]`` (``T``); ``{}``: no such call,

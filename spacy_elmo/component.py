@@ -48,6 +48,7 @@ from .bilm import (
     missing_weights_loader,
     model_loader,
     runnable_widths,
+    serialized_bilm,
     serialized_config,
 )
 from .cache import ActivationCache, doc_key
@@ -55,6 +56,7 @@ from .call_stack import (
     first_time,
     in_speed_benchmark,
     note_once,
+    pipe_being_added,
     replace_listeners_locals,
     running_components,
     running_pipeline,
@@ -80,6 +82,7 @@ from .listener import (
     load_weights_advice,
 )
 from .loader import names_a_model
+from .shim import bilm_record
 from .token_vectors import set_token_vectors
 
 
@@ -161,9 +164,15 @@ class ElmoComponent(TrainablePipe):
         return list(self.listener_map.keys())
 
     def add_listener(self, listener: ElmoListener, component_name: str) -> None:
-        """Register a downstream listener (usually internal); sets its widths if known."""
+        """Register a downstream listener (usually internal); sets its widths if known. A listener refused then
+        (``_set_widths``) of a component that ``nlp.add_pipe`` (up the call stack) adds is taken out again with it
+        (``_take_back_added``)."""
         if get_elmo(self.model) is not None:
-            self._set_widths(listener, component_name)
+            try:
+                self._set_widths(listener, component_name)
+            except ValueError:
+                _take_back_added(component_name)
+                raise
         listener.connected_to = self.name
         listener.upstream_bilms.link(self)
         self.listener_map.setdefault(component_name, [])
@@ -543,6 +552,7 @@ class ElmoComponent(TrainablePipe):
         check_config_reads_char_ids(config, config.name_or_path or "the biLM", f"the elmo component {self.name!r}")
         self._check_listener_widths(config_widths(config))
         self._keep_trained_with()
+        self._check_listeners_trained_with(lambda: serialized_bilm(bytes_data))
         self.model.from_bytes(bytes_data)
         self._weights_changed()
         return self
@@ -553,6 +563,7 @@ class ElmoComponent(TrainablePipe):
         was trained on other widths: then nothing changes."""
         self._check_listener_widths(runnable_widths(elmo, self._where))
         self._keep_trained_with()
+        self._check_listeners_trained_with(lambda: bilm_record(elmo))
         load_weights(self.model, elmo)
         self._weights_changed()
 
@@ -594,12 +605,23 @@ class ElmoComponent(TrainablePipe):
                 f"biLM {component_name!r} was trained with, or train {component_name!r} again"
             )
 
-    def _check_trained_with(self, listener: ElmoListener, component_name: str) -> None:
+    def _check_listeners_trained_with(self, incoming: Callable[[], BiLm | None]) -> None:
+        """Refuse, before anything changes, to load a biLM (``incoming``, read only where a listener records what it
+        was trained with) of other weights than a listener was trained with (``_check_trained_with``)."""
+        bilm: list[BiLm | None] = []
+        for component_name, listeners in self.listener_map.items():
+            for listener in listeners:
+                if listener.trained_with is not None:
+                    bilm = bilm or [incoming()]
+                    self._check_trained_with(listener, component_name, bilm[0])
+
+    def _check_trained_with(self, listener: ElmoListener, component_name: str, bilm: BiLm | None = None) -> None:
         """Refuse to feed ``listener`` the layers of this component's biLM where its component was trained with
         another biLM of the same widths (``listener.trained_with``, saved with it; ``None``, as by older versions,
         passes): its weights would read that biLM's features as another's, silently (e.g. a trained listening
-        component sourced into a pipeline whose elmo component loads another biLM). Checked as spaCy links the
-        pipeline and as this component loads weights, not as ``nlp.update`` links it again (``update``: a biLM
+        component sourced into a pipeline whose elmo component loads another biLM); ``bilm``: the biLM to feed it
+        (``None``: this component's). Checked as spaCy links the pipeline and as this component loads weights (before
+        it loads them: ``_check_listeners_trained_with``), not as ``nlp.update`` links it again (``update``: a biLM
         fine-tuned since is the one its listeners are trained with). Where ``nlp.initialize()`` (up the call stack)
         initialises the listening component again, it is trained afresh: what it was trained with is forgotten."""
         stamp = listener.attrs["trained_with"]
@@ -612,7 +634,7 @@ class ElmoComponent(TrainablePipe):
         if initializing is not None and component_name in initializing.pipe_names:
             listener.attrs["trained_with"] = TrainedWith()
             return
-        bilm = self.bilm
+        bilm = bilm or self.bilm
         if bilm is not None and bilm.digest != trained.digest:
             raise ValueError(
                 f"component {component_name!r} was trained with the biLM {trained}, but the elmo component "
@@ -630,6 +652,15 @@ class ElmoComponent(TrainablePipe):
             if stamp.by is not None and stamp.by() is self:
                 bilm = bilm or self.bilm
                 listener.attrs["trained_with"] = TrainedWith(bilm)
+
+
+def _take_back_added(name: str) -> None:
+    """Take the component ``name`` out of the pipeline that ``nlp.add_pipe`` (up the call stack) is adding it to
+    (``nlp.remove_pipe``, which links the pipeline again without it), so that the call refused as spaCy links the
+    pipeline leaves it as it was (was: the refused component stayed in it, linked to no elmo component)."""
+    adding = pipe_being_added()
+    if adding is not None and adding[1] == name and name in adding[0].component_names:
+        adding[0].remove_pipe(name)
 
 
 def _check_before_training(component: str) -> None:

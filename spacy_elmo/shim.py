@@ -38,6 +38,13 @@ def deserialize_elmo(model: ElmoModel | None, data: bytes, device: torch.device)
     return elmo.to(device)  # type: ignore[arg-type]  # typeshed's functools.wraps leaves PreTrainedModel.to unbound
 
 
+def bilm_record(elmo: ElmoModel) -> BiLm:
+    """``elmo`` as the layers it computes record it (``ElmoLayers.bilm``): where it came from and its digest."""
+    from hf_elmo.embed import model_fingerprint  # (elmo embed's module, h5py with it: not at import)
+
+    return BiLm(elmo.config.name_or_path or "an unnamed biLM", model_fingerprint(elmo))
+
+
 class ElmoShim(PyTorchShim):
     """Holds the ``ElmoModel`` (``None`` until weights are loaded) for a Thinc model, the
     ``loader`` that model was given (``None``: none), and its mixed-precision settings: autocast
@@ -115,12 +122,7 @@ class ElmoShim(PyTorchShim):
         if self._model is None:
             return None
         if self._bilm is None or self._bilm[0] is not self._model:
-            from hf_elmo.embed import model_fingerprint  # (elmo embed's module, h5py with it: not at import)
-
-            self._bilm = (
-                self._model,
-                BiLm(self._model.config.name_or_path or "an unnamed biLM", model_fingerprint(self._model)),
-            )
+            self._bilm = (self._model, bilm_record(self._model))
         return self._bilm[1]
 
     def finish_update(self, optimizer: Optimizer) -> None:
