@@ -5,16 +5,25 @@ from __future__ import annotations
 import json
 import numbers
 import os
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 from transformers import PretrainedConfig
 from transformers.utils import CONFIG_NAME
+from transformers.utils import logging as hf_logging
 
 from .messages import another_model, described, error_reason, is_number, one_of
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, and saves into one folder are not made to wait for each other there
+    fcntl = None  # type: ignore[assignment]
+
+_logger = hf_logging.get_logger(__name__)
 
 _ACTIVATIONS = ("relu", "tanh")
 BILM_IMPLEMENTATIONS = ("fast", "plain", "fused")
@@ -508,14 +517,14 @@ class ElmoConfig(PretrainedConfig):
 
     def save_pretrained(self, save_directory: str | os.PathLike, push_to_hub: bool = False, **kwargs: Any) -> None:
         """``PretrainedConfig.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
-        (``check_save_folder``); with ``push_to_hub``, the folder is saved whole first, then pushed (``push_saved``)."""
+        (``check_save_folder``); another process's save into the folder is waited for (``one_save_at_a_time``); with
+        ``push_to_hub``, the folder is saved whole first, then pushed (``push_saved``)."""
         folder = check_save_folder(save_directory, SETTINGS_SUFFIXES)
-        if not push_to_hub:
-            super().save_pretrained(folder, **kwargs)
-            return
-        files_timestamps = earlier_files(self, folder)
-        super().save_pretrained(folder)
-        push_saved(self, folder, files_timestamps, kwargs)
+        files_timestamps = earlier_files(self, folder) if push_to_hub else {}
+        with one_save_at_a_time(folder):
+            super().save_pretrained(folder, **({} if push_to_hub else kwargs))
+        if push_to_hub:
+            push_saved(self, folder, files_timestamps, kwargs)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PretrainedConfig.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
@@ -662,6 +671,59 @@ def check_save_folder(save_directory: str | os.PathLike, suffixes: tuple[str, ..
                 "to another folder, or remove the links first"
             )
     return folder
+
+
+#: The lock file of a save under way (``one_save_at_a_time``), in the folder saved into; gone when the save ends.
+SAVE_LOCK = ".elmo-saving.lock"
+#: The attribute of a thread that holds the folders (device, inode) whose save it holds (``one_save_at_a_time``: the
+#: model's save saves its config): on the thread, which the remote-code copies of this module (one a folder) share.
+_SAVING = "hf_elmo_saving"
+
+
+@contextmanager
+def one_save_at_a_time(folder: str) -> Iterator[bool]:
+    """Hold ``folder`` (made where it is missing) for one save for the block, the model's, config's or tokenizer's
+    ``save_pretrained``: another process's save into it meanwhile (or another thread's) waits for the block to end,
+    saying so, and then saves whole, so that the folder is one whole save, the last to finish (was: both wrote at
+    once, and a model's folder could get the config of one model and the weights of the other). An ``flock`` on
+    ``SAVE_LOCK`` in the folder, removed when the block ends (the kernel drops the lock with a killed process, and
+    the next save removes the file). Yields whether the folder is this save's own (made by it, and empty when it got
+    the folder): a failed save may remove it."""
+    made = not os.path.isdir(folder)
+    os.makedirs(folder, exist_ok=True)
+    stat = os.stat(folder)
+    key = (stat.st_dev, stat.st_ino)
+    held = threading.current_thread().__dict__.setdefault(_SAVING, set())
+    if key in held or fcntl is None:  # the config's save within the model's; no flock on Windows
+        yield made and key not in held
+        return
+    lock, waited = os.path.join(folder, SAVE_LOCK), False
+    while True:
+        os.makedirs(folder, exist_ok=True)  # a failed save before this one removed its own
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not waited:
+                _logger.warning(f"{folder} is being saved by another process: this save waits for it to end")
+            waited = True
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:  # the save before this one may have removed the file after this one opened it: lock the new one
+            if os.stat(lock).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    held.add(key)
+    try:
+        yield made and os.listdir(folder) == [SAVE_LOCK]
+    finally:
+        held.discard(key)
+        try:
+            os.unlink(lock)
+        except FileNotFoundError:  # removed with the folder of a failed save
+            pass
+        os.close(fd)
 
 
 def push_errors_said(

@@ -36,7 +36,14 @@ from transformers.utils import CONFIG_NAME, ModelOutput
 from transformers.utils import logging as hf_logging
 
 from .char_ids import add_sentence_markers, batch_to_ids
-from .configuration_elmo import ElmoConfig, check_save_folder, earlier_files, push_errors_said, push_saved
+from .configuration_elmo import (
+    ElmoConfig,
+    check_save_folder,
+    earlier_files,
+    one_save_at_a_time,
+    push_errors_said,
+    push_saved,
+)
 from .elmo_cache import TokenLayerCache
 from .elmo_inputs import INPUT_ID_DTYPES, check_inputs, check_no_attention, eager_only, takes_only_its_arguments
 from .elmo_kernels import at_least_float32
@@ -414,7 +421,8 @@ class ElmoPreTrainedModel(PreTrainedModel):
         (``max_shard_size``) or not: the earlier ``model.safetensors`` or shard index goes
         (``earlier_weights_removed``). A model whose weights were never loaded (``weights_never_loaded``)
         is refused before anything is written, and so is a path that is a file (``~`` is the home folder,
-        ``check_save_folder``); a save that fails
+        ``check_save_folder``). Another process's save into the folder is waited for, so that it holds one whole save,
+        the last to finish (``one_save_at_a_time``). A save that fails
         (a bad ``max_shard_size``, a full disk) into a folder it created removes that folder. With
         ``push_to_hub`` the folder is saved whole first, then pushed with a model card (``push_saved``), as the
         config and tokenizer are: a push that fails leaves it, and says so in one line naming it.
@@ -441,18 +449,18 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 for name, tensor in self.state_dict().items()
             }
         folder = Path(check_save_folder(save_directory))  # "~/model": the home folder's
-        new = not folder.exists()
         saving = inspect.signature(PreTrainedModel.save_pretrained).bind_partial(self, folder, *args, **kwargs)
         push = saving.arguments.pop("push_to_hub", False)
         hub = saving.arguments.pop("kwargs", {}) if push else {}  # the repository's and commit's (private=...)
         files_timestamps = earlier_files(self, str(folder)) if push else {}
-        try:
-            with no_weight_progress_bars(), earlier_weights_removed(folder, kwargs):
-                super().save_pretrained(*saving.args[1:], **saving.kwargs)
-        except BaseException:
-            if new:  # a folder of config and code without (all) the weights would pass for a model
-                shutil.rmtree(folder, ignore_errors=True)
-            raise
+        with one_save_at_a_time(str(folder)) as new:
+            try:
+                with no_weight_progress_bars(), earlier_weights_removed(folder, kwargs):
+                    super().save_pretrained(*saving.args[1:], **saving.kwargs)
+            except BaseException:
+                if new:  # a folder of config and code without (all) the weights would pass for a model
+                    shutil.rmtree(folder, ignore_errors=True)
+                raise
         config_file = folder / CONFIG_NAME
         if config_file.is_file():
             mode = config_file.stat().st_mode & 0o666

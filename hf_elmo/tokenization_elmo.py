@@ -38,6 +38,7 @@ from .configuration_elmo import (
     check_save_folder,
     config_file,
     earlier_files,
+    one_save_at_a_time,
     push_errors_said,
     push_saved,
 )
@@ -397,8 +398,9 @@ class ElmoTokenizer(PreTrainedTokenizer):
         **kwargs: Any,
     ) -> tuple[str, ...]:
         """``PreTrainedTokenizer.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
-        (``check_save_folder``), where transformers logs it and writes nothing; with ``push_to_hub``, the folder is
-        saved whole first, then pushed (``push_saved``). A ``filename_prefix`` is refused before anything is
+        (``check_save_folder``), where transformers logs it and writes nothing; another process's save into the folder
+        is waited for (``one_save_at_a_time``); with ``push_to_hub``, the folder is saved whole first, then pushed
+        (``push_saved``). A ``filename_prefix`` is refused before anything is
         written: the folder would not load."""
         if filename_prefix:  # transformers writes PREFIX-tokenizer_config.json, which no from_pretrained reads
             raise ValueError(
@@ -408,7 +410,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
             )
         folder = check_save_folder(save_directory, SETTINGS_SUFFIXES)
         files_timestamps = earlier_files(self, folder) if push_to_hub else {}
-        saved = super().save_pretrained(folder, legacy_format, filename_prefix, **kwargs)
+        with one_save_at_a_time(folder):
+            saved = super().save_pretrained(folder, legacy_format, filename_prefix, **kwargs)
         if push_to_hub:
             push_saved(self, folder, files_timestamps, kwargs)
         return saved
