@@ -306,31 +306,39 @@ def free_part_numbers(out: Path, count: int) -> int:
 def evalpack(args: argparse.Namespace) -> None:
     """The texts ``evaluate`` scores besides valid: the held-out test split (as tokenised for
     ``pack``) and WikiText-2 test (``scripts/wikitext_sentences.py``), as ``eval.tar.xz`` in the
-    pack, recorded in its manifest (it travels with the last part). Both are written whole or not at all, the
-    bundle renamed into place just after the manifest: one that fails midway (a full disk) leaves both as they were."""
+    pack, recorded in its manifest (it travels with the last part). The pair is whole or not at all: both are written
+    into a copy of the pack beside it (``.OUT.evalpack-XXXXXXXX``, its files hard links to the pack's, not copies),
+    which is swapped in for the pack (``swap_folder_in``), so that one that fails midway (a full disk) or cannot be
+    renamed in leaves both as they were (was: the manifest renamed in before the bundle, which a failure between the
+    two left naming a bundle that was not there)."""
     sys.path.insert(0, str(REPO / "scripts"))
     from wikitext_sentences import sentences
 
-    from hf_elmo.fileio import atomic_file, write_text_atomic
+    from hf_elmo.fileio import scratch_folder, swap_folder_in, write_text_atomic
 
     out = Path(args.out)
     manifest = json.loads((out / MANIFEST).read_text())
-    with tempfile.TemporaryDirectory() as tmp:
-        shutil.copyfile(args.test, Path(tmp) / "test.txt")
+    pack = out.resolve()  # a symbolic link to the pack stays one
+    with scratch_folder(f".{pack.name}.evalpack-", pack.parent) as scratch:
+        shutil.copyfile(args.test, scratch / "test.txt")
         with (
             open(args.wikitext, encoding="utf-8") as source,
-            open(Path(tmp) / "wt2-test.txt", "w", encoding="utf-8") as target,
+            open(scratch / "wt2-test.txt", "w", encoding="utf-8") as target,
         ):
             target.writelines(" ".join(tokens) + "\n" for tokens in sentences(source))
-        bundle = Path(tmp) / EVAL_BUNDLE
+        new = scratch / pack.name
+        shutil.copytree(pack, new, symlinks=True, copy_function=os.link)
+        bundle = new / EVAL_BUNDLE
+        bundle.unlink(missing_ok=True)  # a link to the earlier bundle, which stays as it was
         with lzma.open(bundle, "wb") as xz, tarfile.open(fileobj=xz, mode="w|") as tar:
             for name in EVAL_FILES:
-                tar.add(Path(tmp) / name, arcname=name)
+                tar.add(scratch / name, arcname=name)
         manifest["eval"] = {"name": EVAL_BUNDLE, "files": list(EVAL_FILES), "sha256": sha256(bundle)}
         manifest["eval"]["bytes"] = bundle.stat().st_size
-        with atomic_file(out / EVAL_BUNDLE) as written:
-            shutil.copyfile(bundle, written)
-            write_text_atomic(out / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+        write_text_atomic(new / MANIFEST, json.dumps(manifest, indent=2) + "\n")  # renamed over the link
+        replaced = scratch.with_name(scratch.name + ".old")
+        swap_folder_in(new, pack, replaced)  # the pack put back if the new one cannot be renamed in
+        shutil.rmtree(replaced, ignore_errors=True)
     print(f"{out / EVAL_BUNDLE}: {manifest['eval']['bytes']:,} bytes ({', '.join(EVAL_FILES)})")
     print_calls(out, manifest)
 

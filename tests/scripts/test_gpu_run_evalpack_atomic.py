@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
-import shutil
+import lzma
 from pathlib import Path
 
 import pytest
@@ -25,22 +25,22 @@ def test_an_evalpack_that_fails_midway_leaves_the_pack_as_it_was(fails, tmp_path
     before = {path.name: path.read_bytes() for path in pack.iterdir()}
     wikitext.write_text(" = Heading = \n\n the cat sat on the mat . \n")
     argv = ["evalpack", "--out", str(pack), "--test", str(write_corpus(tmp_path / "test.txt", n=5)), "--wikitext"]
-    copyfile, write_text = shutil.copyfile, Path.write_text
+    open_xz, write_text = lzma.open, Path.write_text
 
-    def copy_half(source, target, *args, **kwargs):  # into the pack: part of the bundle, then a full disk's error
-        if Path(target).parent != pack:
-            return copyfile(source, target, *args, **kwargs)
-        Path(target).write_bytes(Path(source).read_bytes()[:10])
+    def write_part(target, *args, **kwargs):  # into the pack (or its new copy): part of the bundle, then a full disk
+        if Path(target).parent.name != pack.name:
+            return open_xz(target, *args, **kwargs)
+        Path(target).write_bytes(b"\xfd7zXZ\x00")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    def write_half(self, data, *args, **kwargs):  # into the pack: half the manifest, then a full disk's error
-        if self.parent != pack:
+    def write_half(self, data, *args, **kwargs):  # into the pack (or its new copy): half the manifest, then a full disk
+        if self.parent.name != pack.name:
             return write_text(self, data, *args, **kwargs)
         write_text(self, data[: len(data) // 2], *args, **kwargs)
         raise OSError(errno.ENOSPC, "No space left on device")
 
     if fails == "eval.tar.xz":
-        monkeypatch.setattr(shutil, "copyfile", copy_half)
+        monkeypatch.setattr(lzma, "open", write_part)
     else:
         monkeypatch.setattr(Path, "write_text", write_half)
     with pytest.raises(SystemExit) as stopped:
