@@ -154,6 +154,9 @@ def travelling_bytes(weights_aside: bool = True) -> int:
 # -- here: pack -------------------------------------------------------------------------------
 #: What ``pack`` (and ``evalpack``) write in the pack's folder: all that ``pack --overwrite`` may remove.
 PACK_FILES = (MANIFEST, "part-[0-9][0-9][0-9]", "bundle.tar.xz", "staging", "tokenised", EVAL_BUNDLE)
+#: The most of the user's files in a folder that ``pack --overwrite`` or ``assemble --overwrite`` refuses to replace
+#: its refusal names.
+SHOWN_OTHERS = 5
 
 
 def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
@@ -162,6 +165,7 @@ def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
     neither the current folder nor one of its parents, nor holding the ``--tokenised`` input: the folder that
     ``pack --overwrite`` removes."""
     from hf_elmo.fileio import is_or_holds, is_temporary_file
+    from hf_elmo.messages import some_of
 
     if is_or_holds(out, Path.cwd()):
         raise ValueError(f"{out} is the current folder or holds it, so --overwrite does not remove it")
@@ -176,7 +180,7 @@ def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
     )
     if others:
         raise ValueError(
-            f"{out} holds files that pack did not write ({', '.join(others)}), which --overwrite would "
+            f"{out} holds files that pack did not write ({some_of(others, SHOWN_OTHERS)}), which --overwrite would "
             "remove with it; move them out, or pack elsewhere"
         )
 
@@ -748,10 +752,6 @@ def check_assembly_replaceable(target: Path, assembled: Path) -> None:
             f"{target} holds files that the assembled {assembled.name} does not ({some_of(others, SHOWN_OTHERS)}), "
             "which --overwrite would delete with it; move them out, or assemble into another --dest"
         )
-
-
-#: The most of the user's files in a folder that ``assemble --overwrite`` refuses to replace its refusal names.
-SHOWN_OTHERS = 5
 
 
 def not_assembled(target: Path, assembled: Path) -> list[str]:
