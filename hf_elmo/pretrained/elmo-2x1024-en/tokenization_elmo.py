@@ -16,6 +16,7 @@ from typing import Any, ClassVar, cast
 import numpy as np
 import torch
 from transformers import BatchEncoding, PreTrainedTokenizer
+from transformers.tokenization_utils_base import CharSpan, TokenSpan
 from transformers.utils import CONFIG_NAME
 from transformers.utils import logging as hf_logging
 
@@ -176,29 +177,159 @@ class ElmoBatchEncoding(BatchEncoding):
     padding position (from ``input_ids`` when the mask was not asked for), where ``f`` is the
     index of the row's first kept word: 0, or, after ``truncation_side="left"`` cut its first
     words, their number (``first_words``), as fast tokenizers number the words of their input.
+    The other maps of a fast tokenizer's encoding follow as they give them (``tokens``,
+    ``sequence_ids``, ``token_to_word``, ``word_to_tokens``, ``token_to_sequence``; a position is
+    a token), and, from the kept words and their character spans (``words``, ``spans``: what the
+    tokenizer's call passes; ``(0, len(word))`` for pre-split words, as fast tokenizers give them),
+    ``token_to_chars``, ``char_to_token``, ``word_to_chars`` and ``char_to_word``.
     """
 
-    def __init__(self, data: dict[str, Any] | None = None, *args: Any, first_words: Sequence[int] = (), **kwargs: Any):
+    def __init__(
+        self,
+        data: dict[str, Any] | None = None,
+        *args: Any,
+        first_words: Sequence[int] = (),
+        words: Sequence[Sequence[str]] = (),
+        spans: Sequence[Sequence[tuple[int, int]]] = (),
+        **kwargs: Any,
+    ):
         super().__init__(data, *args, **kwargs)
         self._first_words = list(first_words)
+        self._words = [list(row) for row in words]
+        self._spans = [list(row) for row in spans]
 
     def __getstate__(self) -> dict[str, Any]:  # pickled (a DataLoader's workers) with the words' numbering
-        return {**super().__getstate__(), "first_words": self._first_words}
+        return {
+            **super().__getstate__(),
+            "first_words": self._first_words,
+            "words": self._words,
+            "spans": self._spans,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         self._first_words = state.get("first_words", [])
+        self._words = state.get("words", [])
+        self._spans = state.get("spans", [])
 
-    def word_ids(self, batch_index: int = 0) -> list[int | None]:
-        """Row ``batch_index``'s word index at every position (``None`` for padding)."""
+    def _row(self, batch_index: int) -> tuple[int, list[int], int]:
+        """(row, its mask: 1 a word, 0 padding, the index of its first kept word) of ``batch_index``
+        (negative: from the end); an ``IndexError`` naming the batch's size beyond it."""
         mask = self.data.get("attention_mask")
         if mask is None:  # return_attention_mask=False: padding tokens are the all-zero ones
             ids = self.data["input_ids"]
             mask = _real_tokens(ids.tolist() if hasattr(ids, "tolist") else ids)
         mask = mask.tolist() if hasattr(mask, "tolist") else mask  # a tensor or NumPy array
-        row = mask[batch_index] if mask and isinstance(mask[0], list) else mask  # one sentence: a flat mask
-        first = self._first_words[batch_index] if self._first_words else 0
-        return [first + position if real else None for position, real in enumerate(row)]
+        rows = mask if mask and isinstance(mask[0], list) else [mask]  # one sentence: a flat mask
+        if not -len(rows) <= batch_index < len(rows):
+            raise IndexError(f"batch index {batch_index} is out of range: this encoding holds {len(rows)} sentence(s)")
+        row = batch_index % len(rows)
+        return row, rows[row], self._first_words[row] if self._first_words else 0
+
+    def _known(self, method: str, batch_index: int) -> tuple[int, list[str], list[tuple[int, int]], int]:
+        """(row, its kept words, their character spans, the index of its first kept word) for ``method``,
+        which needs the words: a ``ValueError`` for an encoding that does not know them."""
+        row, _, first = self._row(batch_index)
+        if not self._spans:
+            raise ValueError(
+                f"{method}() needs the words and their character spans, which only the tokenizer's call keeps "
+                "(this encoding came from pad, prepare_for_model or a dict): call the tokenizer on the text"
+            )
+        return row, self._words[row], self._spans[row], first
+
+    def word_ids(self, batch_index: int = 0) -> list[int | None]:
+        """Row ``batch_index``'s word index at every position (``None`` for padding)."""
+        _, mask, first = self._row(batch_index)
+        return [first + position if real else None for position, real in enumerate(mask)]
+
+    def sequence_ids(self, batch_index: int = 0) -> list[int | None]:
+        """0 at each word of row ``batch_index`` (ELMo encodes one sentence at a time), ``None`` for padding."""
+        return [0 if real else None for real in self._row(batch_index)[1]]
+
+    def tokens(self, batch_index: int = 0) -> list[str]:
+        """Row ``batch_index``'s words, ``""`` for padding (what ``convert_ids_to_tokens`` gives for a padding row)."""
+        _, words, _, _ = self._known("tokens", batch_index)
+        return words + [""] * (len(self._row(batch_index)[1]) - len(words))
+
+    def _position(self, batch_or_index: int, index: int | None) -> tuple[int, int]:
+        """(batch index, index) of a call ``f(index)`` (row 0) or ``f(batch_index, index)``, as transformers reads them."""
+        return (0, batch_or_index) if index is None else (batch_or_index, index)
+
+    def _token(self, batch_index: int, token_index: int) -> tuple[int, int | None]:
+        """(row, its word's position) at ``token_index`` (negative: from the end), ``None`` for padding or beyond."""
+        row, mask, _ = self._row(batch_index)
+        position = token_index + len(mask) if token_index < 0 else token_index
+        return row, position if 0 <= position < len(mask) and mask[position] else None
+
+    def token_to_sequence(self, batch_or_token_index: int, token_index: int | None = None) -> int | None:  # type: ignore[override]
+        """0 for a word's position, ``None`` for padding or a position beyond the row."""
+        _, position = self._token(*self._position(batch_or_token_index, token_index))
+        return None if position is None else 0
+
+    def token_to_word(self, batch_or_token_index: int, token_index: int | None = None) -> int | None:  # type: ignore[override]
+        """The index of the word at a position, ``None`` for padding or a position beyond the row."""
+        row, position = self._token(*self._position(batch_or_token_index, token_index))
+        return None if position is None else self._row(row)[2] + position
+
+    def token_to_chars(self, batch_or_token_index: int, token_index: int | None = None) -> CharSpan | None:
+        """The character span of the word at a position, ``None`` for padding or a position beyond the row."""
+        row, position = self._token(*self._position(batch_or_token_index, token_index))
+        spans = self._known("token_to_chars", row)[2]
+        return None if position is None else CharSpan(*spans[position])
+
+    def word_to_tokens(
+        self, batch_or_word_index: int, word_index: int | None = None, sequence_index: int = 0
+    ) -> TokenSpan | None:
+        """The position of a word (one token: ``TokenSpan(p, p + 1)``), ``None`` for a word cut or beyond the row."""
+        batch_index, word = self._position(batch_or_word_index, word_index)
+        _, mask, first = self._row(batch_index)
+        position = _checked_index("word_to_tokens", "word_index", word, sequence_index) - first
+        return TokenSpan(position, position + 1) if 0 <= position < sum(mask) else None
+
+    def word_to_chars(
+        self, batch_or_word_index: int, word_index: int | None = None, sequence_index: int = 0
+    ) -> CharSpan:
+        """The character span of a word; an ``IndexError`` for a word cut or beyond the row."""
+        batch_index, word = self._position(batch_or_word_index, word_index)
+        row, _, spans, first = self._known("word_to_chars", batch_index)
+        position = _checked_index("word_to_chars", "word_index", word, sequence_index) - first
+        if not 0 <= position < len(spans):
+            kept = f"words {first} to {first + len(spans) - 1}" if spans else "no words"
+            raise IndexError(f"word_to_chars: sentence {row} has no word {word} (its encoding holds {kept})")
+        return CharSpan(*spans[position])
+
+    def _char(self, method: str, batch_or_char_index: int, char_index: int | None, sequence_index: int) -> int | None:
+        """The position of the first word whose span holds a character, ``None`` if none does."""
+        batch_index, char = self._position(batch_or_char_index, char_index)
+        _, _, spans, _ = self._known(method, batch_index)
+        char = _checked_index(method, "char_index", char, sequence_index)
+        return next((p for p, (start, end) in enumerate(spans) if start <= char < end), None)
+
+    def char_to_token(  # type: ignore[override]
+        self, batch_or_char_index: int, char_index: int | None = None, sequence_index: int = 0
+    ) -> int | None:
+        """The position of the word holding a character, ``None`` for a space or a character cut or beyond."""
+        return self._char("char_to_token", batch_or_char_index, char_index, sequence_index)
+
+    def char_to_word(  # type: ignore[override]
+        self, batch_or_char_index: int, char_index: int | None = None, sequence_index: int = 0
+    ) -> int | None:
+        """The index of the word holding a character, ``None`` for a space or a character cut or beyond."""
+        position = self._char("char_to_word", batch_or_char_index, char_index, sequence_index)
+        batch_index = self._position(batch_or_char_index, char_index)[0]
+        return None if position is None else self._row(batch_index)[2] + position
+
+
+def _checked_index(method: str, name: str, index: int, sequence_index: int) -> int:
+    """``index`` (a word's or a character's), refused when negative, and ``sequence_index`` refused but 0
+    (ELMo encodes one sentence at a time), each in one line."""
+    if sequence_index != 0:
+        raise ValueError(
+            f"{method}: ELMo encodes one sentence at a time (no pairs), so sequence_index must be 0, got {sequence_index}"
+        )
+    if index < 0:
+        raise ValueError(f"{method}: {name} must be 0 or more, got {index}")
+    return index
 
 
 def _one_sentence(ids: Any) -> bool:
@@ -602,7 +733,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 if key != "length" and padded is None:  # ragged: each sentence its own length
                     rows = [row[:length] for row, length in zip(rows, lengths)]
                 data[key] = rows[0] if single else rows
-        return ElmoBatchEncoding(data, first_words=first_words)
+        return ElmoBatchEncoding(data, first_words=first_words, words=sentences, spans=spans)
 
     def _check_options(
         self,
