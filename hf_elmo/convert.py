@@ -182,6 +182,8 @@ def weight_table(config: ElmoConfig) -> list[WeightMapping]:
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 #: The first bytes of an HDF5 file (a weight file passed where the options file goes).
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+#: Which files a refused weight file should have been.
+_WEIGHT_FILES = "(AllenNLP's NAME_weights.hdf5, bilm-tf's dump_weights output)"
 
 #: What an ELMoForManyLangs model is and why it is refused: said of its config.json by ``read_options``
 #: and of its folder by ``hf_elmo.loading``.
@@ -196,6 +198,17 @@ def is_elmoformanylangs_config(config: Any) -> bool:
     """Whether ``config``, a parsed JSON file, is an ELMoForManyLangs model's ``config.json`` (it has
     ``token_embedder`` and ``encoder``)."""
     return isinstance(config, dict) and {"token_embedder", "encoder"} <= config.keys()
+
+
+def _starts_unlike_hdf5(path: Path) -> bool:
+    """Whether the file ``path`` is no HDF5 file at all, its first bytes (those that it could read) not HDF5's
+    signature (``_HDF5_SIGNATURE``; HDF5 may put it further on, after a user block, where h5py finds it)."""
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(len(_HDF5_SIGNATURE))
+    except OSError:  # unreadable: h5py's own reason says why
+        return False
+    return not _HDF5_SIGNATURE.startswith(start)  # b"": an empty file, truncated
 
 
 def _not_found(what: str, path: PathLike) -> FileNotFoundError:
@@ -259,6 +272,10 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
     try:
         handle = h5py.File(path, "r")
     except OSError as err:
+        if _starts_unlike_hdf5(path):  # a text file, a pickle, a zip: nothing truncated (was: 'truncated or corrupt?')
+            raise ElmoWeightsError(
+                f"{path} is not an HDF5 file (it does not start as one): give the biLM's weight file {_WEIGHT_FILES}"
+            ) from None
         raise ElmoWeightsError(
             f"{path} is not a readable HDF5 file (truncated or corrupt?): {error_reason(err)}"
         ) from None
@@ -296,8 +313,7 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
         if missing == len(shapes):
             raise ElmoWeightsError(
                 f"{path} holds none of the biLM's weights (e.g. dataset {next(iter(shapes))!r}): it is "
-                f"{_other_hdf5_kind(unused)}; give the biLM's weight file (AllenNLP's NAME_weights.hdf5, "
-                "bilm-tf's dump_weights output)"
+                f"{_other_hdf5_kind(unused)}; give the biLM's weight file {_WEIGHT_FILES}"
             )
     if unused:
         problems.append(

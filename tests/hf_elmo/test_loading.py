@@ -605,7 +605,7 @@ def test_a_bad_file_in_a_zip_is_named_inside_the_archive_not_in_a_removed_tempor
     with zipfile.ZipFile(archive, "w") as handle:
         handle.write(original / "options.json", "options.json")
         handle.writestr("weights.hdf5", "not hdf5")
-    with pytest.raises(ValueError, match=f"^{archive}/weights.hdf5 is not a readable HDF5 file"):
+    with pytest.raises(ValueError, match=f"^{archive}/weights.hdf5 is not an HDF5 file"):
         ElmoModel.from_pretrained(archive)
 
 
