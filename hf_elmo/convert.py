@@ -182,6 +182,8 @@ def weight_table(config: ElmoConfig) -> list[WeightMapping]:
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 #: The first bytes of an HDF5 file (a weight file passed where the options file goes).
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+#: What to give for a refused options file that is no options JSON (a vocabulary, a list).
+_GIVE_OPTIONS = "give the model's options.json (its options file, then its weight file)"
 #: Which files a refused weight file should have been.
 _WEIGHT_FILES = "(AllenNLP's NAME_weights.hdf5, bilm-tf's dump_weights output)"
 
@@ -241,9 +243,9 @@ def read_options(options_path: PathLike) -> ElmoConfig:
     try:
         options = json_of(raw)  # a BOM, as Windows editors write, is skipped
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(f"{options_path} is not valid JSON: {err}") from None
+        raise ValueError(f"{options_path} is not valid JSON ({err}): {_GIVE_OPTIONS}") from None
     if not isinstance(options, dict):
-        raise ValueError(f"{options_path}: expected a JSON object, got {described(options)}")
+        raise ValueError(f"{options_path}: expected a JSON object, got {described(options)}: {_GIVE_OPTIONS}")
     if is_elmoformanylangs_config(options):
         raise ValueError(f"{options_path} is the config.json of {ELMOFORMANYLANGS_MODEL}")
     try:  # ElmoConfig checks every field, naming its options key
