@@ -183,7 +183,7 @@ _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 #: The first bytes of an HDF5 file (a weight file passed where the options file goes).
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 #: What to give for a refused options file that is no options JSON (a vocabulary, a list).
-_GIVE_OPTIONS = "give the model's options.json (its options file, then its weight file)"
+_GIVE_OPTIONS = "give the model's options.json"
 #: Which files a refused weight file should have been.
 _WEIGHT_FILES = "(AllenNLP's NAME_weights.hdf5, bilm-tf's dump_weights output)"
 

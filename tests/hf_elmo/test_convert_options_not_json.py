@@ -13,6 +13,6 @@ def test_elmo_convert_of_an_options_file_that_is_no_json_says_what_to_give(allen
     assert main(["convert", str(vocabulary), str(allennlp_fixture / "lm_weights.hdf5"), str(out)]) == 2
     assert capsys.readouterr().err == (
         f"elmo convert: error: {vocabulary} is not valid JSON (Expecting value: line 1 column 1 (char 0)): give the "
-        "model's options.json (its options file, then its weight file)\n"
+        "model's options.json\n"
     )
     assert not out.exists()

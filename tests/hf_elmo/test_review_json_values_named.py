@@ -16,10 +16,7 @@ def test_an_options_json_that_is_no_object_is_named_by_its_value(text, shown, tm
     path.write_text(text)
     with pytest.raises(ValueError) as refused:
         read_options(path)
-    assert str(refused.value) == (
-        f"{path}: expected a JSON object, got {shown}: give the model's options.json (its options file, then its "
-        "weight file)"
-    )
+    assert str(refused.value) == (f"{path}: expected a JSON object, got {shown}: give the model's options.json")
 
 
 def test_a_tokenizer_config_that_holds_null_is_named_so(tmp_path):
