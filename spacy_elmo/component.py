@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
@@ -599,10 +599,11 @@ class ElmoComponent(TrainablePipe):
         component was trained on (its weights fit no other width)."""
         trained = {dim: listener.maybe_get_dim(dim) for dim in ("nL", "nO")}
         if trained != {"nL": None, "nO": None} and trained != dict(new):
-            raise ValueError(
+            _refuse_listening_component(
+                component_name,
                 f"component {component_name!r} was trained on ELMo layers of {describe_widths(trained, new)}, but "
                 f"the elmo component {self.name!r} now gives {describe_widths(new, trained)}: give {self.name!r} the "
-                f"biLM {component_name!r} was trained with, or train {component_name!r} again"
+                f"biLM {component_name!r} was trained with, or train {component_name!r} again",
             )
 
     def _check_listeners_trained_with(self, incoming: Callable[[], BiLm | None]) -> None:
@@ -636,11 +637,12 @@ class ElmoComponent(TrainablePipe):
             return
         bilm = bilm or self.bilm
         if bilm is not None and bilm.digest != trained.digest:
-            raise ValueError(
+            _refuse_listening_component(
+                component_name,
                 f"component {component_name!r} was trained with the biLM {trained}, but the elmo component "
                 f"{self.name!r} runs the biLM {bilm}, of the same widths, whose layers it would read as those of its "
                 f"own: give {self.name!r} the biLM {component_name!r} was trained with (source {self.name!r} from the "
-                f"pipeline {component_name!r} comes from), or train {component_name!r} again"
+                f"pipeline {component_name!r} comes from), or train {component_name!r} again",
             )
 
     def _keep_trained_with(self) -> None:
@@ -652,6 +654,19 @@ class ElmoComponent(TrainablePipe):
             if stamp.by is not None and stamp.by() is self:
                 bilm = bilm or self.bilm
                 listener.attrs["trained_with"] = TrainedWith(bilm)
+
+
+def _refuse_listening_component(name: str, message: str) -> NoReturn:
+    """Refuse the listening component ``name`` with ``message``: a ``ValueError``, which in ``spacy train`` (its
+    ``init_nlp`` up the call stack) is a ``ConfigValidationError`` at ``[components.NAME]``, which it prints as a
+    config error, without a traceback (a sourced component trained with another biLM than the one given)."""
+    if training_settings() is None:
+        raise ValueError(message)
+    raise ConfigValidationError(
+        errors=[{"loc": ["components", name], "msg": message}],
+        title=f"The ELMo layers do not fit component {name!r}",
+        show_config=False,
+    )
 
 
 def _take_back_added(name: str) -> None:
