@@ -15,7 +15,7 @@ import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from .commands._args import CommandParser, SuggestingParser, close_match, hf_elmo_module
+from .commands._args import CommandParser, SuggestingParser, close_match, hf_elmo_module, one_line
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``, and may add
@@ -84,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (ValueError, OSError) as err:
         if args.speaks():  # a refusal of its arguments may come before the command imports hf_elmo (torch)
-            print(f"elmo {args.command}: error: {hf_elmo_module('messages').error_text(err)}", file=sys.stderr)
+            print(
+                f"elmo {args.command}: error: {one_line(hf_elmo_module('messages').error_text(err))}", file=sys.stderr
+            )
         return 2
 
 

@@ -61,6 +61,14 @@ _messages = hf_elmo_module("messages")
 quoted: Callable[[str], str] = _messages.quoted
 
 
+def one_line(text: str) -> str:
+    """``text`` with its line breaks written ``\\n`` and ``\\r``: an error said on one line where it names a path (or
+    quotes a value) that holds one, as a file name may (was: the line broken where the name is). The one home of that
+    rule: the ``elmo`` command's usage errors (``SuggestingParser``) and last-resort line, the scripts' ``error_line``
+    and ``check_output_option``."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def file_path(what: str, example: str) -> Callable[[str], Any]:
     """An ``argparse`` type for a script's output file (``what``: ``".spacy file"``): a ``Path``, refused when the
     text ends with a slash, naming a folder (``hf_elmo.fileio.check_names_a_file``, its message with ``example`` in
@@ -342,7 +350,7 @@ def error_line(prog: str, error: object) -> str:
     """``PROG: error: MESSAGE`` (``hf_elmo.messages.error_text``), as argparse words a usage error (without the
     usage): the one line a script ends on for a failure that its command line did not cause (``exit_with_error``;
     ``shared_data``'s, far from any parser, under argparse's default ``PROG``, the script's file name)."""
-    return f"{prog}: error: {_messages.error_text(error)}"
+    return f"{prog}: error: {one_line(_messages.error_text(error))}"
 
 
 def check_output_option(parser: argparse.ArgumentParser, said: str, path: Any, inputs: Iterable[Any] = ()) -> None:
@@ -354,7 +362,7 @@ def check_output_option(parser: argparse.ArgumentParser, said: str, path: Any, i
     try:
         check_writable_output(path, inputs)
     except OSError as err:
-        parser.error(f"{said}: {_messages.error_text(err)}")
+        parser.error(one_line(f"{said}: {_messages.error_text(err)}"))
 
 
 def sentences_option(parser: argparse.ArgumentParser, said: str, path: Any) -> list[list[str]]:
@@ -386,6 +394,9 @@ class SuggestingParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose refusal of a value outside an argument's choices (a sub-command,
     ``--layers``, ``--dtype``) names the closest choice: ``invalid choice: 'embd' (choose from ...)
     (did you mean embed?)``."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(one_line(message))
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         try:
