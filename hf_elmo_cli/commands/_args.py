@@ -123,6 +123,15 @@ def non_empty(text: str) -> str:
     return text
 
 
+def one_token(text: str) -> str:
+    """An ``argparse`` type for a word that must match a token (``elmo perplexity --unk-token``, ``demo --word``):
+    one token, without whitespace, as tokens are (an empty or spaced one matches none: was ignored without a word,
+    or refused as no token of the sentences, which could not have held it)."""
+    if text.split() != [text]:
+        raise argparse.ArgumentTypeError(f"must be one token, without whitespace, got {quoted(text)}")
+    return text
+
+
 def fraction(text: str) -> float:
     """An ``argparse`` type: a number > 0 and <= 1 (e.g. ``prepare_pretrain_en.py --train-fraction 0.4``);
     ``0``, ``1.5``, ``nan``, ``inf`` and words are refused."""

@@ -6,7 +6,15 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._args import add_device_option, add_model_option, add_threads_option, non_empty, positive_int, use_threads
+from ._args import (
+    add_device_option,
+    add_model_option,
+    add_threads_option,
+    non_empty,
+    one_token,
+    positive_int,
+    use_threads,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -38,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "default: the 'stick' pair)"
         ),
     )
-    parser.add_argument("--word", default="stick", help="the word to compare (default: stick)")
+    parser.add_argument("--word", type=one_token, default="stick", help="the word to compare (default: stick)")
     parser.add_argument(
         "--text",
         type=non_empty,

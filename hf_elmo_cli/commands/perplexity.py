@@ -15,8 +15,8 @@ from ._args import (
     integer_at_least,
     non_empty,
     one_model,
+    one_token,
     positive_int,
-    quoted,
     use_threads,
 )
 
@@ -65,14 +65,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_batch_size_refusal(parser)
     add_reading_options(parser)
     parser.set_defaults(run=run, usage_error=parser.error)
-
-
-def one_token(text: str) -> str:
-    """``--unk-token``: one whitespace token, as the file's tokens are (an empty or spaced one matches none of
-    them, and was ignored without a word)."""
-    if text.split() != [text]:
-        raise argparse.ArgumentTypeError(f"must be one token, without whitespace, got {quoted(text)}")
-    return text
 
 
 def add_reading_options(parser: argparse.ArgumentParser) -> None:

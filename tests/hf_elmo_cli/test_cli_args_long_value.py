@@ -10,8 +10,7 @@ import pytest
 
 from hf_elmo.messages import described, quoted
 from hf_elmo_cli import main
-from hf_elmo_cli.commands._args import fraction, integer_at_least, non_negative, token_limit
-from hf_elmo_cli.commands.perplexity import one_token
+from hf_elmo_cli.commands._args import fraction, integer_at_least, non_negative, one_token, token_limit
 from tests.conftest import REPO, load_script
 
 LONG = "9x" * 5_000
