@@ -1,6 +1,8 @@
 """The machine a benchmark ran on, in the words its header prints (``from bench_conditions import
 machine``, as the scripts run from ``scripts/``): the CPU's model name, its cores and the load on
-them when the run started, so that figures from a shared machine say how busy it was.
+them when the run started, so that figures from a shared machine say how busy it was; on a CUDA
+device, the GPU first: its name, the CUDA and cuDNN versions torch runs with, and whether TF32 may
+round float32 matmuls and convolutions (it changes both speed and digits).
 """
 
 from __future__ import annotations
@@ -21,11 +23,23 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def machine() -> str:
+def machine(device: str = "cpu") -> str:
     """``CPU NAME (N cores, load L)``: L is the 1-minute load average at the call (absent where the
-    system has none), which is above 0 on a machine busy with other work."""
+    system has none), which is above 0 on a machine busy with other work. On a CUDA ``device``
+    (``cuda``, ``cuda:N``): ``GPU NAME (CUDA V, cuDNN V, TF32 matmul on|off, cuDNN TF32 on|off), host``
+    and the CPU's words."""
     try:
         load = f", load {os.getloadavg()[0]:.1f}"
     except (AttributeError, OSError):  # no load average on this system (Windows has none)
         load = ""
-    return f"CPU {cpu_name()} ({os.cpu_count()} cores{load})"
+    host = f"CPU {cpu_name()} ({os.cpu_count()} cores{load})"
+    if device.split(":")[0] != "cuda":
+        return host
+    import torch
+
+    switch = {True: "on", False: "off"}
+    return (
+        f"GPU {torch.cuda.get_device_name(device)} (CUDA {torch.version.cuda}, "
+        f"cuDNN {torch.backends.cudnn.version()}, TF32 matmul {switch[torch.backends.cuda.matmul.allow_tf32]}, "
+        f"cuDNN TF32 {switch[torch.backends.cudnn.allow_tf32]}), host {host}"
+    )

@@ -114,9 +114,15 @@ def worker(
         return timed("forward", synchronized)
 
     embed_stream = hf_elmo.embed.sentences._embed_stream
-    hf_elmo.embed.sentences._embed_stream = lambda model, forward, *rest: embed_stream(
-        model, forward_of(model, forward), *rest
-    )
+    ran: dict[str, Any] = {}  # what elmo embed ran with, its defaults where an option was not passed
+
+    def stream(
+        model: Any, forward: Callable[..., Any], sentences: Any, layers: str, tokens_per_batch: int, *rest: Any
+    ) -> Any:
+        ran.update(device=str(model.device), tokens_per_batch=tokens_per_batch)
+        return embed_stream(model, forward_of(model, forward), sentences, layers, tokens_per_batch, *rest)
+
+    hf_elmo.embed.sentences._embed_stream = stream  # type: ignore[assignment]  # its arguments, passed on
     embed_sentences = hf_elmo.embed.run.embed_sentences
 
     def pulled(*args: Any, **kwargs: Any) -> Iterator[Any]:
@@ -154,6 +160,8 @@ def worker(
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     return {
         "code": str(Path(hf_elmo.__file__).parent.parent),
+        **ran,
+        "threads": torch.get_num_threads(),  # --threads, else torch's own
         "total": total,
         "phases": phases,
         "peak_rss_mb": peak_rss_mb,
@@ -225,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     exit_with_error(parser, err)
                 if name not in best or record["total"] < best[name]["total"]:
                     best[name] = record
+    ran = best["this checkout"]  # the options are the same on every side
     with open(args.input, encoding="utf-8") as handle:
         lines, tokens = 0, 0
         for line in handle:
@@ -233,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"# {args.input}: {lines:,} lines, {tokens:,} tokens; elmo embed {' '.join(embed_options) or '(defaults)'}"
         f"{'; biLM forward stubbed (zeros)' if args.stub_model else ''}"
         f"{f', waiting {args.stub_device_us:g} µs a token as a device' if args.stub_model and args.stub_device_us else ''}"
-        f"; {machine()}; "
+        f"; {machine(ran['device'])}, {ran['threads']} threads, {ran['tokens_per_batch']:,} padded tokens a batch; "
         f"fastest of {args.repeat} run(s) per side, alternating"
     )
     for name, record in best.items():

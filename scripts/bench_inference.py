@@ -48,7 +48,13 @@ from typing import Any
 import numpy as np
 
 from hf_elmo.fileio import scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import check_output_option, file_path, positive_int, sentences_option
+from hf_elmo_cli.commands._args import (
+    check_output_option,
+    exit_with_error,
+    file_path,
+    positive_int,
+    sentences_option,
+)
 
 from bench_conditions import machine
 from shared_data import shared_dir
@@ -313,6 +319,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--profile", type=Path, metavar="DIR", help="also profile one pass of each of our float32 runs into DIR"
     )
     args = parser.parse_args(argv)
+    from hf_elmo.devices import resolve_device
+
+    try:  # here: a device this machine lacks is one line, not a worker's traceback
+        resolve_device(args.device)
+    except ValueError as err:
+        exit_with_error(parser, err)
     if args.json:  # before the runs, not after them
         check_output_option(parser, "argument --json", args.json, [args.text] if args.text else [])
     # read before the runs: a --text that is no UTF-8 text of sentences is one line, not a traceback after a run
@@ -346,7 +358,7 @@ def bench(args: argparse.Namespace, work: Path, shared: Path, reference: list[st
     text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
     n_tokens = sum(map(len, sentences))
     print(
-        f"# {machine()}, {args.threads} threads, device {args.device}, {len(sentences)} sentences, "
+        f"# {machine(args.device)}, {args.threads} threads, device {args.device}, {len(sentences)} sentences, "
         f"{n_tokens} tokens, best of {args.repeat}; random weights of seed {SEED}; "
         "ratio: ours against AllenNLP's tokens/s",
         flush=True,

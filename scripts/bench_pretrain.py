@@ -34,6 +34,7 @@ from typing import Any
 import torch
 
 from hf_elmo.configuration_elmo import BILM_IMPLEMENTATIONS, SIZE_LIMITS, ElmoConfig
+from hf_elmo.devices import resolve_device
 from hf_elmo.messages import first_line
 from hf_elmo.modeling_lm import ElmoForBidirectionalLM
 from hf_elmo.training.data import MIN_TOKENS_PER_BATCH, LMBatch, SentenceBatcher
@@ -41,7 +42,7 @@ from hf_elmo.training.model import make_optimizer
 from hf_elmo.training.settings import NO_CLIP, PRESETS
 from hf_elmo.training.trainer import train_step
 from hf_elmo.training.vocab import Vocabulary, build_vocabulary
-from hf_elmo_cli.commands._args import integer_at_least, positive_int
+from hf_elmo_cli.commands._args import exit_with_error, integer_at_least, positive_int
 
 from bench_conditions import machine
 
@@ -173,10 +174,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    device = torch.device(args.device)
-    gpu = f"{torch.cuda.get_device_name(device)}, host " if device.type == "cuda" else ""
+    try:
+        device = resolve_device(args.device)
+    except ValueError as err:
+        exit_with_error(parser, err)
     print(
-        f"device: {gpu}{machine()}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
+        f"device: {machine(str(device))}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
         f"{args.tokens_per_batch} padded tokens a step; synthetic vocabulary up to {args.vocab_size}, "
         f"{args.num_sampled} sampled; {'clipping' if args.clip else 'clip-free'}; "
         f"{'bf16 autocast' if args.amp and device.type == 'cuda' else 'float32'}; seed {SEED} (text and weights); "

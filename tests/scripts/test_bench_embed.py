@@ -36,6 +36,7 @@ def test_bench_embed_times_each_phase_and_reports_the_peak_rss_of_two_checkouts_
     assert re.search(r"^\| tokens/s against this checkout \| 1\.00x \| \d+\.\d\dx \|$", result.stdout, re.M), (
         result.stdout
     )
-    assert re.search(r"; CPU .+ \(\d+ cores, load [\d.]+\); fastest of 1 run\(s\) per side", result.stdout), (
-        result.stdout
-    )
+    assert re.search(
+        r"; CPU .+ \(\d+ cores, load [\d.]+\), 1 threads, 4,096 padded tokens a batch; fastest of 1 run\(s\) per side",
+        result.stdout,
+    ), result.stdout
