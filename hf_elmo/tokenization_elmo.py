@@ -219,12 +219,17 @@ class ElmoBatchEncoding(BatchEncoding):
         if mask is None:  # return_attention_mask=False: padding tokens are the all-zero ones
             ids = self.data["input_ids"]
             mask = _real_tokens(ids.tolist() if hasattr(ids, "tolist") else ids)
-        mask = mask.tolist() if hasattr(mask, "tolist") else mask  # a tensor or NumPy array
-        rows = mask if mask and isinstance(mask[0], list) else [mask]  # one sentence: a flat mask
+        flat = mask.ndim == 1 if hasattr(mask, "ndim") else not (mask and isinstance(mask[0], list))
+        rows = [mask] if flat else mask  # one sentence: a flat mask
         if not -len(rows) <= batch_index < len(rows):
             raise IndexError(f"batch index {batch_index} is out of range: this encoding holds {len(rows)} sentence(s)")
         row = batch_index % len(rows)
-        return row, rows[row], self._first_words[row] if self._first_words else 0
+        real = rows[row]  # only this row of a tensor or NumPy array is made a list: a map is asked position by position
+        return (
+            row,
+            real.tolist() if hasattr(real, "tolist") else real,
+            self._first_words[row] if self._first_words else 0,
+        )
 
     def _known(self, method: str, batch_index: int) -> tuple[int, list[str], list[tuple[int, int]], int]:
         """(row, its kept words, their character spans, the index of its first kept word) for ``method``,
@@ -255,25 +260,26 @@ class ElmoBatchEncoding(BatchEncoding):
         """(batch index, index) of a call ``f(index)`` (row 0) or ``f(batch_index, index)``, as transformers reads them."""
         return (0, batch_or_index) if index is None else (batch_or_index, index)
 
-    def _token(self, batch_index: int, token_index: int) -> tuple[int, int | None]:
-        """(row, its word's position) at ``token_index`` (negative: from the end), ``None`` for padding or beyond."""
-        row, mask, _ = self._row(batch_index)
+    def _token(self, batch_index: int, token_index: int) -> tuple[int, int | None, int]:
+        """(row, its word's position at ``token_index`` (negative: from the end), ``None`` for padding or beyond,
+        the index of its first kept word)."""
+        row, mask, first = self._row(batch_index)
         position = token_index + len(mask) if token_index < 0 else token_index
-        return row, position if 0 <= position < len(mask) and mask[position] else None
+        return row, position if 0 <= position < len(mask) and mask[position] else None, first
 
     def token_to_sequence(self, batch_or_token_index: int, token_index: int | None = None) -> int | None:  # type: ignore[override]
         """0 for a word's position, ``None`` for padding or a position beyond the row."""
-        _, position = self._token(*self._position(batch_or_token_index, token_index))
+        _, position, _ = self._token(*self._position(batch_or_token_index, token_index))
         return None if position is None else 0
 
     def token_to_word(self, batch_or_token_index: int, token_index: int | None = None) -> int | None:  # type: ignore[override]
         """The index of the word at a position, ``None`` for padding or a position beyond the row."""
-        row, position = self._token(*self._position(batch_or_token_index, token_index))
-        return None if position is None else self._row(row)[2] + position
+        _, position, first = self._token(*self._position(batch_or_token_index, token_index))
+        return None if position is None else first + position
 
     def token_to_chars(self, batch_or_token_index: int, token_index: int | None = None) -> CharSpan | None:
         """The character span of the word at a position, ``None`` for padding or a position beyond the row."""
-        row, position = self._token(*self._position(batch_or_token_index, token_index))
+        row, position, _ = self._token(*self._position(batch_or_token_index, token_index))
         spans = self._known("token_to_chars", row)[2]
         return None if position is None else CharSpan(*spans[position])
 
@@ -298,26 +304,28 @@ class ElmoBatchEncoding(BatchEncoding):
             raise IndexError(f"word_to_chars: sentence {row} has no word {word} (its encoding holds {kept})")
         return CharSpan(*spans[position])
 
-    def _char(self, method: str, batch_or_char_index: int, char_index: int | None, sequence_index: int) -> int | None:
-        """The position of the first word whose span holds a character, ``None`` if none does."""
+    def _char(
+        self, method: str, batch_or_char_index: int, char_index: int | None, sequence_index: int
+    ) -> tuple[int | None, int]:
+        """(the position of the first word whose span holds a character, ``None`` if none does, the index of the
+        row's first kept word)."""
         batch_index, char = self._position(batch_or_char_index, char_index)
-        _, _, spans, _ = self._known(method, batch_index)
+        _, _, spans, first = self._known(method, batch_index)
         char = _checked_index(method, "char_index", char, sequence_index)
-        return next((p for p, (start, end) in enumerate(spans) if start <= char < end), None)
+        return next((p for p, (start, end) in enumerate(spans) if start <= char < end), None), first
 
     def char_to_token(  # type: ignore[override]
         self, batch_or_char_index: int, char_index: int | None = None, sequence_index: int = 0
     ) -> int | None:
         """The position of the word holding a character, ``None`` for a space or a character cut or beyond."""
-        return self._char("char_to_token", batch_or_char_index, char_index, sequence_index)
+        return self._char("char_to_token", batch_or_char_index, char_index, sequence_index)[0]
 
     def char_to_word(  # type: ignore[override]
         self, batch_or_char_index: int, char_index: int | None = None, sequence_index: int = 0
     ) -> int | None:
         """The index of the word holding a character, ``None`` for a space or a character cut or beyond."""
-        position = self._char("char_to_word", batch_or_char_index, char_index, sequence_index)
-        batch_index = self._position(batch_or_char_index, char_index)[0]
-        return None if position is None else self._row(batch_index)[2] + position
+        position, first = self._char("char_to_word", batch_or_char_index, char_index, sequence_index)
+        return None if position is None else first + position
 
 
 def _checked_index(method: str, name: str, index: int, sequence_index: int) -> int:
