@@ -198,12 +198,13 @@ class ElmoBatchEncoding(BatchEncoding):
         self._words = [list(row) for row in words]
         self._spans = [list(row) for row in spans]
 
-    def __getstate__(self) -> dict[str, Any]:  # pickled (a DataLoader's workers) with the words' numbering
+    def __getstate__(self) -> dict[str, Any]:  # pickled (DataLoader workers) whole, n_sequences too
         return {
             **super().__getstate__(),
             "first_words": self._first_words,
             "words": self._words,
             "spans": self._spans,
+            "n_sequences": self._n_sequences,
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -211,6 +212,7 @@ class ElmoBatchEncoding(BatchEncoding):
         self._first_words = state.get("first_words", [])
         self._words = state.get("words", [])
         self._spans = state.get("spans", [])
+        self._n_sequences = state.get("n_sequences")
 
     def _row(self, batch_index: int) -> tuple[int, list[int], int]:
         """(row, its mask: 1 a word, 0 padding, the index of its first kept word) of ``batch_index``
@@ -741,7 +743,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 if key != "length" and padded is None:  # ragged: each sentence its own length
                     rows = [row[:length] for row, length in zip(rows, lengths)]
                 data[key] = rows[0] if single else rows
-        return ElmoBatchEncoding(data, first_words=first_words, words=sentences, spans=spans)
+        return ElmoBatchEncoding(data, n_sequences=1, first_words=first_words, words=sentences, spans=spans)
 
     def _check_options(
         self,
