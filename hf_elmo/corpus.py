@@ -229,7 +229,7 @@ def check_text_file(path: PathLike, what: str) -> Path:
 
 
 def read_corpus(
-    path: PathLike, max_sentence_tokens: int = 100, max_line_chars: int = MAX_LINE_CHARS, what: str = "the corpus file"
+    path: PathLike, max_sentence_tokens: int = 100, max_line_chars: int = MAX_LINE_CHARS, what: str | None = None
 ) -> list[str]:
     """The sentences of a corpus file (lines as ``read_lines`` splits them), each a string of
     space-separated tokens.
@@ -238,13 +238,18 @@ def read_corpus(
     consecutive pieces. Raises ``CorpusError`` naming the file and line for binary data or
     invalid UTF-8 (``check_text_line``), a line over ``max_line_chars`` characters, a file with no tokens, or one of one token
     a line (``one_token_a_line``); a path
-    that is not a regular file is refused by ``check_text_file``, naming it as ``what``.
+    that is not a regular file is refused by ``check_text_file``, naming it as ``what`` (default: the corpus file),
+    and one that is no text says that ``what`` (default: the corpus) must be UTF-8 text (was: "the corpus" whatever
+    the input, e.g. ``elmo demo --text``).
     """
-    path = check_text_file(path, what)
+    path = check_text_file(path, what or "the corpus file")
     sentences: list[str] = []
     single = lines = 0
     for number, line in enumerate(read_lines(path, max_line_chars), start=1):
-        check_text_line(path, number, line)
+        if what is None:
+            check_text_line(path, number, line)
+        else:
+            check_text_line(path, number, line, what)
         if len(line.rstrip("\n")) > max_line_chars:
             raise CorpusError(
                 f"{path}:{number}: line longer than {max_line_chars:,} characters; expected one sentence per "

@@ -83,7 +83,7 @@ def test_demo_names_a_text_file_that_is_not_utf8_and_its_line_before_any_output(
     captured = capsys.readouterr()
     assert (
         captured.err
-        == f"elmo demo: error: {text}:2: not valid UTF-8 (byte 0xff at character 1); the corpus must be UTF-8 text\n"
+        == f"elmo demo: error: {text}:2: not valid UTF-8 (byte 0xff at character 1); --text must be UTF-8 text\n"
     )
     assert captured.out == ""
 
