@@ -423,6 +423,8 @@ class _MissingRequired(Exception):
 
 #: How argparse says a required argument, or a required mutually exclusive group, is missing.
 _REQUIRED = "the following arguments are required: "
+#: A word of one dash and then no dash: no option of elmo (``--NAME``, but ``-h``).
+_SINGLE_DASH = re.compile(r"-[^-]")
 _REQUIRED_GROUP = re.compile(r"one of the arguments (.*) is required")
 
 
@@ -449,19 +451,31 @@ class CommandParser(SuggestingParser):
         # 'expected one argument', not what is wrong with the value). No option of elmo looks like that.
         self._negative_number_matcher = re.compile(r"-\.?[0-9]")
         self._intermixing = False
+        self._words: list[str] | None = None  # the command line's words, for a refusal's hint
 
     def error(self, message: str) -> NoReturn:
         if self._intermixing and (message.startswith(_REQUIRED) or _REQUIRED_GROUP.fullmatch(message)):
             raise _MissingRequired(message)  # said with the other pass's, by parse_known_args
         if not self.speaks():  # the same command line is refused, in these words, by the process that speaks
             self.exit(2)
-        super().error(message)
+        super().error(message + self._dash_path_hint())
+
+    def _dash_path_hint(self) -> str:
+        """For a refusal of the command line that holds a word of one dash no option of elmo is (each is ``--NAME``,
+        but ``-h``), e.g. the path ``-out.hdf5``: how to give a path that starts with a dash (was: only 'the
+        following arguments are required: OUTPUT', the path read as an option and not named)."""
+        words = [] if self._words is None else self._words
+        word = next((w for w in words if _SINGLE_DASH.match(w) and not self._negative_number_matcher.match(w)), None)
+        if word is None or word == "-h":
+            return ""
+        return f"; {given(word)} was read as an option: give a path that starts with '-' as ./{word}, or after --"
 
     def parse_known_args(  # type: ignore[override]  # typeshed's overloads; this one passes both on
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
         if self._intermixing:  # parse_known_intermixed_args's own passes
             return super().parse_known_args(args, namespace)
+        self._words = list(sys.argv[1:] if args is None else args)
         if "--" in (sys.argv[1:] if args is None else args):
             # '--' before arguments that start with '-', which parse_known_intermixed_args's first pass
             # drops before Python 3.12.8 (the second then reads them as options)
