@@ -690,7 +690,10 @@ def one_save_at_a_time(folder: str) -> Iterator[bool]:
     the next save removes the file). Yields whether the folder is this save's own (made by it, and empty when it got
     the folder): a failed save may remove it."""
     made = not os.path.isdir(folder)
-    os.makedirs(folder, exist_ok=True)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise _cannot_write(folder, err) from None
     stat = os.stat(folder)
     key = (stat.st_dev, stat.st_ino)
     held = threading.current_thread().__dict__.setdefault(_SAVING, set())
@@ -699,8 +702,11 @@ def one_save_at_a_time(folder: str) -> Iterator[bool]:
         return
     lock, waited = os.path.join(folder, SAVE_LOCK), False
     while True:
-        os.makedirs(folder, exist_ok=True)  # a failed save before this one removed its own
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        try:
+            os.makedirs(folder, exist_ok=True)  # a failed save before this one removed its own
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        except OSError as err:
+            raise _cannot_write(folder, err) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -724,6 +730,14 @@ def one_save_at_a_time(folder: str) -> Iterator[bool]:
         except FileNotFoundError:  # removed with the folder of a failed save
             pass
         os.close(fd)
+
+
+def _cannot_write(folder: str, error: OSError) -> OSError:
+    """The one-line error of a save into ``folder``, which this process cannot make or write in (``error``: why),
+    naming the folder, not the lock file that found it (was: ``[Errno 13] Permission denied: '.../config.json'``)."""
+    return type(error)(
+        f"save_pretrained cannot write in {folder} ({error_reason(error)}): give a folder you may write in"
+    )
 
 
 def push_errors_said(
