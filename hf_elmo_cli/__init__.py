@@ -67,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{said}: interrupted", file=sys.stderr)
         return INTERRUPTED
     try:
-        return int(args.run(args) or 0)
+        status = int(args.run(args) or 0)
+        _flush_stdout()
+        return status
     except KeyboardInterrupt:
         what = _what_is_left(args)
         if what is not None:
@@ -102,6 +104,19 @@ def _import_error_line(error: ImportError) -> str:
         return line
     reinstall = messages.INSTALL_HF_ELMO.replace("pip install", "pip install --force-reinstall", 1)
     return f"{line} (a package that elmo needs cannot be imported: {reinstall})"
+
+
+def _flush_stdout() -> None:
+    """Write out what the command printed, here rather than at the interpreter's exit, which says a failure in two
+    lines ('Exception ignored in: <_io.TextIOWrapper ...>', then the error) and exits 120: an ``OSError`` naming
+    stdout (``stdout: No space left on device``, for ``> /dev/full`` or a full disk), stdout quieted after it."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        _quiet_stdout()
+        raise OSError(err.errno, err.strerror, "stdout") from None
 
 
 def _quiet_stdout() -> None:
