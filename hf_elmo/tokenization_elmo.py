@@ -237,12 +237,16 @@ class ElmoBatchEncoding(BatchEncoding):
         """(row, its kept words, their character spans, the index of its first kept word) for ``method``,
         which needs the words: a ``ValueError`` for an encoding that does not know them."""
         row, _, first = self._row(batch_index)
+        self._need_words(method)
+        return row, self._words[row], self._spans[row], first
+
+    def _need_words(self, method: str) -> None:
+        """A ``ValueError`` for ``method``, which needs the words, on an encoding that does not know them."""
         if not self._spans:
             raise ValueError(
                 f"{method}() needs the words and their character spans, which only the tokenizer's call keeps "
                 "(this encoding came from pad, prepare_for_model or a dict): call the tokenizer on the text"
             )
-        return row, self._words[row], self._spans[row], first
 
     def word_ids(self, batch_index: int = 0) -> list[int | None]:
         """Row ``batch_index``'s word index at every position (``None`` for padding)."""
@@ -255,8 +259,10 @@ class ElmoBatchEncoding(BatchEncoding):
 
     def tokens(self, batch_index: int = 0) -> list[str]:
         """Row ``batch_index``'s words, ``""`` for padding (what ``convert_ids_to_tokens`` gives for a padding row)."""
-        _, words, _, _ = self._known("tokens", batch_index)
-        return words + [""] * (len(self._row(batch_index)[1]) - len(words))
+        row, mask, _ = self._row(batch_index)
+        self._need_words("tokens")
+        words = self._words[row]
+        return words + [""] * (len(mask) - len(words))
 
     def _position(self, batch_or_index: int, index: int | None) -> tuple[int, int]:
         """(batch index, index) of a call ``f(index)`` (row 0) or ``f(batch_index, index)``, as transformers reads them."""
@@ -282,8 +288,8 @@ class ElmoBatchEncoding(BatchEncoding):
     def token_to_chars(self, batch_or_token_index: int, token_index: int | None = None) -> CharSpan | None:
         """The character span of the word at a position, ``None`` for padding or a position beyond the row."""
         row, position, _ = self._token(*self._position(batch_or_token_index, token_index))
-        spans = self._known("token_to_chars", row)[2]
-        return None if position is None else CharSpan(*spans[position])
+        self._need_words("token_to_chars")
+        return None if position is None else CharSpan(*self._spans[row][position])
 
     def word_to_tokens(
         self, batch_or_word_index: int, word_index: int | None = None, sequence_index: int = 0
