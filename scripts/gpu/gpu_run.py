@@ -314,7 +314,8 @@ def evalpack(args: argparse.Namespace) -> None:
     into a copy of the pack beside it (``.OUT.evalpack-XXXXXXXX``, its files hard links to the pack's, not copies),
     which is swapped in for the pack (``swap_folder_in``), so that one that fails midway (a full disk) or cannot be
     renamed in leaves both as they were (was: the manifest renamed in before the bundle, which a failure between the
-    two left naming a bundle that was not there)."""
+    two left naming a bundle that was not there). The pack it replaces is moved into that copy's folder, removed
+    with it (a killed run's by the next)."""
     sys.path.insert(0, str(REPO / "scripts"))
     from wikitext_sentences import sentences
 
@@ -340,9 +341,7 @@ def evalpack(args: argparse.Namespace) -> None:
         manifest["eval"] = {"name": EVAL_BUNDLE, "files": list(EVAL_FILES), "sha256": sha256(bundle)}
         manifest["eval"]["bytes"] = bundle.stat().st_size
         write_text_atomic(new / MANIFEST, json.dumps(manifest, indent=2) + "\n")  # renamed over the link
-        replaced = scratch.with_name(scratch.name + ".old")
-        swap_folder_in(new, pack, replaced)  # the pack put back if the new one cannot be renamed in
-        shutil.rmtree(replaced, ignore_errors=True)
+        swap_folder_in(new, pack, scratch / "replaced")  # the pack put back if the new one cannot be renamed in
     print(f"{out / EVAL_BUNDLE}: {manifest['eval']['bytes']:,} bytes ({', '.join(EVAL_FILES)})")
     print_calls(out, manifest)
 
