@@ -417,8 +417,10 @@ def _check_not_in_model(target: Path, output_path: PathLike, model_files: Path) 
             raise ValueError(f"the output {path} is a file of the model {model_files}; write it elsewhere")
 
 
-#: Config fields that say where a model came from, not what it computes (``dtype`` is a setting of its own).
-_PROVENANCE_FIELDS = ("_name_or_path", "transformers_version", "dtype", "torch_dtype")
+#: Config fields that say where a model came from, not what it computes (``dtype`` is a setting of its own;
+#: ``save_pretrained`` rewrites ``architectures`` and ``auto_map`` to the class saved, e.g. the shipped
+#: ``ElmoForBidirectionalLM``'s as ``ElmoModel``'s, so that a biLM saved inside a spaCy pipeline keeps its digest).
+_PROVENANCE_FIELDS = ("_name_or_path", "transformers_version", "dtype", "torch_dtype", "architectures", "auto_map")
 
 
 def model_fingerprint(model: ElmoModel) -> str:
