@@ -518,13 +518,9 @@ class ElmoConfig(PretrainedConfig):
     def save_pretrained(self, save_directory: str | os.PathLike, push_to_hub: bool = False, **kwargs: Any) -> None:
         """``PretrainedConfig.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
         (``check_save_folder``); another process's save into the folder is waited for (``one_save_at_a_time``); with
-        ``push_to_hub``, the folder is saved whole first, then pushed (``push_saved``)."""
-        folder = check_save_folder(save_directory, SETTINGS_SUFFIXES)
-        files_timestamps = earlier_files(self, folder) if push_to_hub else {}
-        with one_save_at_a_time(folder):
+        ``push_to_hub``, the folder is saved whole first, then pushed (``push_saved``): ``saving_into``."""
+        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as (folder, _):
             super().save_pretrained(folder, **({} if push_to_hub else kwargs))
-        if push_to_hub:
-            push_saved(self, folder, files_timestamps, kwargs)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PretrainedConfig.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
@@ -740,6 +736,29 @@ def _cannot_write(folder: str, error: OSError) -> OSError:
     )
 
 
+@contextmanager
+def saving_into(
+    saver: Any,
+    save_directory: str | os.PathLike,
+    push_to_hub: bool,
+    hub: dict[str, Any],
+    suffixes: tuple[str, ...] = SAVED_SUFFIXES,
+    card: bool = False,
+) -> Iterator[tuple[str, bool]]:
+    """The one frame of the model's, config's and tokenizer's ``save_pretrained`` (``saver``'s): yields, for the
+    block that saves, the folder ``save_directory`` names (``check_save_folder``, ``suffixes``) held for this save
+    alone, and whether it is this save's own (``one_save_at_a_time``); with ``push_to_hub``, the block having ended
+    without an error, the folder is pushed (``push_saved``, with ``hub``'s settings and ``card``): the files changed
+    since it was held, not since before a save that it waited for (whose files that this one does not rewrite were
+    pushed too)."""
+    folder = check_save_folder(save_directory, suffixes)
+    with one_save_at_a_time(folder) as new:
+        files_timestamps = earlier_files(saver, folder) if push_to_hub else {}
+        yield folder, new
+    if push_to_hub:
+        push_saved(saver, folder, files_timestamps, hub, card)
+
+
 def push_errors_said(
     package_loader: Any | None, what: str, repo_id: Any, saved: str | None = None
 ) -> AbstractContextManager[Any]:
@@ -783,9 +802,9 @@ def push_saved(
 
 
 def earlier_files(saver: Any, folder: str) -> dict[str, float]:
-    """The modification times of the files in ``folder`` before ``saver`` saves into it (none where it is new):
-    ``push_saved`` uploads the others."""
-    return saver._get_files_timestamps(folder) if os.path.isdir(folder) else {}
+    """The modification times of the files in ``folder``, held for ``saver``'s save (``one_save_at_a_time``),
+    before it saves there, its lock file aside: ``push_saved`` uploads the others."""
+    return {name: time for name, time in saver._get_files_timestamps(folder).items() if name != SAVE_LOCK}
 
 
 def pushed_repo_id(save_directory: str, kwargs: dict[str, Any]) -> str:

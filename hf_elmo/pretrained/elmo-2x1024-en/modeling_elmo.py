@@ -38,11 +38,8 @@ from transformers.utils import logging as hf_logging
 from .char_ids import add_sentence_markers, batch_to_ids
 from .configuration_elmo import (
     ElmoConfig,
-    check_save_folder,
-    earlier_files,
-    one_save_at_a_time,
     push_errors_said,
-    push_saved,
+    saving_into,
 )
 from .elmo_cache import TokenLayerCache
 from .elmo_inputs import INPUT_ID_DTYPES, check_inputs, check_no_attention, eager_only, takes_only_its_arguments
@@ -423,7 +420,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         (``earlier_weights_removed``). A model whose weights were never loaded (``weights_never_loaded``)
         is refused before anything is written, and so is a path that is a file (``~`` is the home folder,
         ``check_save_folder``). Another process's save into the folder is waited for, so that it holds one whole save,
-        the last to finish (``one_save_at_a_time``). A save that fails
+        the last to finish (``one_save_at_a_time``, ``saving_into``). A save that fails
         (a bad ``max_shard_size``, a full disk) into a folder it created removes that folder. With
         ``push_to_hub`` the folder is saved whole first, then pushed with a model card (``push_saved``), as the
         config and tokenizer are: a push that fails leaves it, and says so in one line naming it.
@@ -449,12 +446,14 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 name: stored_in(storage_dtype, name, tensor) if tensor.is_floating_point() else tensor
                 for name, tensor in self.state_dict().items()
             }
-        folder = Path(check_save_folder(save_directory))  # "~/model": the home folder's
-        saving = inspect.signature(PreTrainedModel.save_pretrained).bind_partial(self, folder, *args, **kwargs)
+        saving = inspect.signature(PreTrainedModel.save_pretrained).bind_partial(self, save_directory, *args, **kwargs)
         push = saving.arguments.pop("push_to_hub", False)
         hub = saving.arguments.pop("kwargs", {}) if push else {}  # the repository's and commit's (private=...)
-        files_timestamps = earlier_files(self, str(folder)) if push else {}
-        with one_save_at_a_time(str(folder)) as new:
+        token = saving.arguments.get("token")
+        push = push and self.should_save_on_this_rank(saving.arguments.get("is_main_process", True))
+        hub = hub if token is None else {**hub, "token": token}
+        with saving_into(self, save_directory, push, hub, card=True) as (held, new):
+            folder = saving.arguments["save_directory"] = Path(held)  # "~/model": the home folder's
             try:
                 with no_weight_progress_bars(), earlier_weights_removed(folder, kwargs):
                     super().save_pretrained(*saving.args[1:], **saving.kwargs)
@@ -462,16 +461,11 @@ class ElmoPreTrainedModel(PreTrainedModel):
                 if new:  # a folder of config and code without (all) the weights would pass for a model
                     shutil.rmtree(folder, ignore_errors=True)
                 raise
-        config_file = folder / CONFIG_NAME
-        if config_file.is_file():
-            mode = config_file.stat().st_mode & 0o666
-            for weights in folder.glob("*.safetensors"):
-                weights.chmod(mode)
-        if push and self.should_save_on_this_rank(saving.arguments.get("is_main_process", True)):
-            token = saving.arguments.get("token")
-            push_saved(
-                self, str(folder), files_timestamps, hub if token is None else {**hub, "token": token}, card=True
-            )
+            config_file = folder / CONFIG_NAME
+            if config_file.is_file():
+                mode = config_file.stat().st_mode & 0o666
+                for weights in folder.glob("*.safetensors"):
+                    weights.chmod(mode)
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]  # typed through functools.wraps
         """``PreTrainedModel.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""

@@ -36,12 +36,9 @@ from .configuration_elmo import (
     SETTINGS_SUFFIXES,
     WHITESPACE,
     ElmoConfigError,
-    check_save_folder,
     config_file,
-    earlier_files,
-    one_save_at_a_time,
     push_errors_said,
-    push_saved,
+    saving_into,
 )
 from .messages import described, is_number, one_of
 from .tokenizer_settings import (
@@ -547,7 +544,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
         """``PreTrainedTokenizer.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
         (``check_save_folder``), where transformers logs it and writes nothing; another process's save into the folder
         is waited for (``one_save_at_a_time``); with ``push_to_hub``, the folder is saved whole first, then pushed
-        (``push_saved``). A ``filename_prefix`` is refused before anything is
+        (``push_saved``): ``saving_into``. A ``filename_prefix`` is refused before anything is
         written: the folder would not load."""
         if filename_prefix:  # transformers writes PREFIX-tokenizer_config.json, which no from_pretrained reads
             raise ValueError(
@@ -555,12 +552,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 f"{filename_prefix}-tokenizer_config.json, which from_pretrained does not read (it reads "
                 "tokenizer_config.json): save into a folder of its own, without filename_prefix"
             )
-        folder = check_save_folder(save_directory, SETTINGS_SUFFIXES)
-        files_timestamps = earlier_files(self, folder) if push_to_hub else {}
-        with one_save_at_a_time(folder):
+        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as (folder, _):
             saved = super().save_pretrained(folder, legacy_format, filename_prefix, **kwargs)
-        if push_to_hub:
-            push_saved(self, folder, files_timestamps, kwargs)
         return saved
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
