@@ -468,7 +468,7 @@ class CommandParser(SuggestingParser):
         word = next((w for w in words if _SINGLE_DASH.match(w) and not self._negative_number_matcher.match(w)), None)
         if word is None or word == "-h":
             return ""
-        return f"; {given(word)} was read as an option: give a path that starts with '-' as ./{word}, or after --"
+        return f"; {quoted(word)} was read as an option: give a path that starts with '-' as ./{word}, or after --"
 
     def parse_known_args(  # type: ignore[override]  # typeshed's overloads; this one passes both on
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
