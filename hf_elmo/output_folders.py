@@ -208,6 +208,8 @@ def check_output_folder(
         if is_or_holds(source, out_dir):
             raise ValueError(f"the output folder {out_dir} lies inside the input {source}; write to another folder")
     if out_dir.exists() and not out_dir.is_dir():
+        if not out_dir.is_file():  # never "remove the file": /dev/full, /dev/null
+            raise FileExistsError(f"{out_dir} is a device or pipe, not a folder; choose another output folder")
         raise FileExistsError(f"{out_dir} is a file, not a folder; choose another output folder or remove the file")
     if out_dir.is_dir() and any(out_dir.iterdir()):
         refusal = _overwrite_refusal(out_dir, kind)  # said with or without overwrite: --overwrite would not help
