@@ -56,6 +56,10 @@ class ElmoWeightsError(ValueError):
     """A weight file that does not match its options (missing dataset, wrong shape, unreadable), or
     an AllenNLP ``Elmo``'s ``state_dict`` that does not fit the ``hf_elmo.Elmo`` it is loaded into."""
 
+    #: Python 3.11's notes (``add_note``), which a traceback shows below the message: every problem of a weight
+    #: file, where the message names the first few; declared, and set directly, as Python 3.10 has no ``add_note``.
+    __notes__: list[str]
+
 
 @dataclass(frozen=True)
 class WeightMapping:
@@ -317,14 +321,25 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
                 f"{path} holds none of the biLM's weights (e.g. dataset {next(iter(shapes))!r}): it is "
                 f"{_other_hdf5_kind(unused)}; give the biLM's weight file {_WEIGHT_FILES}"
             )
-    if unused:
-        problems.append(
+    if unused:  # first, as it says what the other problems may come from
+        problems.insert(
+            0,
             f"datasets the options do not use: {some_of(unused, _NAMED)} (does the file have more highway "
-            "layers, LSTM layers or filters than the options say?)"
+            "layers, LSTM layers or filters than the options say?)",
         )
     if problems:
-        raise ElmoWeightsError(f"{path} does not match its options:\n  " + "\n  ".join(problems))
+        count = f"{len(problems)} problem{'s' if len(problems) > 1 else ''}"
+        error = ElmoWeightsError(
+            f"{path} does not match its options ({count}): {some_of(problems, _SHOWN, '; ')}; give the options "
+            "file that was written with these weights"
+        )
+        error.__notes__ = ["every problem:\n  " + "\n  ".join(problems)]
+        raise error
     return arrays
+
+
+#: How many of a weight file's problems its one-line refusal names (``_read_datasets``; its notes hold them all).
+_SHOWN = 3
 
 
 #: How many of a weight file's datasets that the options do not use are named (``_read_datasets``).

@@ -157,30 +157,50 @@ def test_damaged_weight_files_name_the_problem(original, damage, message):
         ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
 
 
-def test_options_that_do_not_match_the_weights_list_every_mismatch(original):
+def test_options_that_do_not_match_the_weights_are_one_line_and_list_every_mismatch_in_the_notes(original):
+    """Was one line per mismatch (13 lines) in the message, and so on the command line."""
     (original / "options.json").write_text(json.dumps(small_options(dim=64, proj=8)))
     with pytest.raises(ElmoWeightsError) as err:
         ElmoModel.from_allennlp(original / "options.json", original / "weights.hdf5")
-    assert "W_0' has shape (16, 128), options imply (16, 256)" in str(err.value)
-    assert str(err.value).count("has shape") == 12  # W_0, B, W_P_0 for 2 directions x 2 layers
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(f"{original / 'weights.hdf5'} does not match its options (12 problems): dataset ")
+    assert "W_0' has shape (16, 128), options imply (16, 256)" in message
+    assert message.count("has shape") == 3 and " and 9 more; give the options file that was written with" in message
+    (note,) = err.value.__notes__
+    assert note.startswith("every problem:\n  ")
+    assert note.count("has shape") == 12  # W_0, B, W_P_0 for 2 directions x 2 layers
+
+
+def test_elmo_convert_says_a_mismatch_of_options_and_weights_in_one_line(original, tmp_path, capsys):
+    (original / "options.json").write_text(json.dumps(small_options(dim=64, proj=8)))
+    out = tmp_path / "converted"
+    assert main(["convert", str(original / "options.json"), str(original / "weights.hdf5"), str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not match its options (12 problems): " in err
+    assert "every problem" not in err and not out.exists()
 
 
 @pytest.mark.parametrize(
-    "fewer, unused",
+    "fewer, unused, count",
     [
-        ({"n_highway": 1}, "CNN_high_1/W_carry, CNN_high_1/W_transform, CNN_high_1/b_carry, CNN_high_1/b_transform"),
-        ({"n_layers": 1}, "RNN_0/RNN/MultiRNNCell/Cell1/LSTMCell/B, "),
-        ({"filters": ((1, 4), (2, 8))}, "CNN/W_cnn_2, CNN/b_cnn_2"),
+        (
+            {"n_highway": 1},
+            "CNN_high_1/W_carry, CNN_high_1/W_transform, CNN_high_1/b_carry, CNN_high_1/b_transform",
+            "1 problem",
+        ),
+        ({"n_layers": 1}, "RNN_0/RNN/MultiRNNCell/Cell1/LSTMCell/B, ", "1 problem"),
+        ({"filters": ((1, 4), (2, 8))}, "CNN/W_cnn_2, CNN/b_cnn_2", "10 problems"),
     ],
 )
-def test_weights_of_layers_the_options_do_not_have_are_refused_naming_them(tmp_path, capsys, fewer, unused):
+def test_weights_of_layers_the_options_do_not_have_are_refused_naming_them(tmp_path, capsys, fewer, unused, count):
     """Were dropped without a word: a model of fewer layers than the file's, and other outputs."""
     write_random_original(tmp_path, small_options(n_highway=2), seed=5)
     (tmp_path / "options.json").write_text(json.dumps(small_options(**{"n_highway": 2, **fewer})))
     out = tmp_path / "converted"
     assert main(["convert", str(tmp_path / "options.json"), str(tmp_path / "weights.hdf5"), str(out)]) == 2
     err = capsys.readouterr().err
-    assert "does not match its options:" in err and f"datasets the options do not use: {unused}" in err
+    assert f"does not match its options ({count}): datasets the options do not use: {unused}" in err
     assert "(does the file have more highway layers, LSTM layers or filters than the options say?)" in err
     assert not out.exists()
 
