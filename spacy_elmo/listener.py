@@ -490,9 +490,13 @@ def _check_bilm_of(model: ElmoListener, annotation: ElmoLayers) -> None:
     """Refuse a doc's layers (``doc._.elmo``) that another biLM computed than that of an elmo component ``model``
     is linked to (``upstream_bilms``), though of its widths: docs another pipeline annotated (e.g. read from a
     DocBin) while this one's elmo component did not run (disabled), which the listening component would read in
-    place of its own biLM's, silently. Layers that record no biLM (older versions') pass."""
-    own, found = model.upstream_bilms(), annotation.bilm
-    if own and found is not None and all(found.digest != bilm.digest for bilm in own):
+    place of its own biLM's, silently. Layers that record no biLM (older versions', a fine-tuned biLM's) pass
+    without asking the elmo components for theirs (a digest reads every weight, again after each step)."""
+    found = annotation.bilm
+    if found is None:
+        return
+    own = model.upstream_bilms()
+    if own and all(found.digest != bilm.digest for bilm in own):
         upstream, names = model.connected_to or model.upstream_name, " or ".join(dict.fromkeys(map(str, own)))
         raise ValueError(
             f"ELMo listener (upstream {model.upstream_name!r}): doc._.elmo holds layers that the biLM {found} "
