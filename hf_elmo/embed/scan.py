@@ -70,11 +70,11 @@ def scan_input(
         one_token = one_token_a_line(path, single, num_lines - blank) if blank else None
         if one_token:
             raise CorpusError(f"{one_token}; nothing was written")
-        shown = "" if n_bad <= len(bad) else f" (the first {len(bad)} shown)"
+        more = f"; {n_bad - len(bad):,} more" if n_bad > len(bad) else ""
         raise CorpusError(
             f"{path}: {n_bad:,} of {num_lines:,} lines are not a sentence of whitespace-separated tokens "
-            f"in UTF-8{shown}; nothing was written: fix or remove them (each line is embedded as one sentence, "
-            "its dataset named by its index) and run again.\n  " + "\n  ".join(bad)
+            f"in UTF-8 ({'; '.join(bad)}{more}); nothing was written: fix or remove them (each line is embedded as "
+            "one sentence, its dataset named by its index) and run again"
         )
     return InputScan(num_lines, shard_lines, chunk_tokens)
 

@@ -307,7 +307,7 @@ def test_embed_sentences_streams_in_input_order_with_bounded_lookahead(allennlp_
         (b"a b\n\nc d\n \t \n", ["2 of 4 lines", "line 2: blank line", "line 4: blank line"]),
         (b"fine\nnot \xff utf8\n", ["1 of 2 lines", "line 2: not valid UTF-8 (byte 0xff at character 5)"]),
         (b"ok\nok " + b"x" * 101 + b"\n", ["line 2: token of 101 characters"]),
-        (b"a\n" + b"\n" * 7 + b"b\n", ["7 of 9 lines", "the first 5 shown", "line 6: blank line"]),
+        (b"a\n" + b"\n" * 7 + b"b\n", ["7 of 9 lines", "line 6: blank line; 2 more); nothing was written"]),
         (b"a b\nc\x00d e\n", ["1 of 2 lines", "line 2: NUL byte at character 2 (binary data, not text)"]),
     ],
 )
