@@ -182,6 +182,18 @@ def run_side(checkout: Path, args: argparse.Namespace, work: Path, embed_options
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def model_files(embed_options: Sequence[str]) -> list[Path]:
+    """The files of the local model that elmo embed is given (``--model``, passed on), which ``--json`` must not
+    write over: all under its folder, or its one file; none without ``--model``."""
+    model_option = argparse.ArgumentParser(add_help=False)
+    model_option.add_argument("--model")
+    model = model_option.parse_known_args(list(embed_options))[0].model
+    if model is None:
+        return []
+    path = Path(model)
+    return [file for file in path.rglob("*") if file.is_file()] if path.is_dir() else [path]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog=Path(__file__).name,
@@ -220,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             except argparse.ArgumentTypeError as err:
                 parser.error(f"argument {option}: {err}")
     if args.json:  # before the runs, not after them
-        check_output_option(parser, "argument --json", args.json, [args.input])
+        check_output_option(parser, "argument --json", args.json, [args.input, *model_files(embed_options)])
 
     sides = {"this checkout": REPO, **({str(args.against): args.against.resolve()} if args.against else {})}
     best: dict[str, dict[str, Any]] = {}
