@@ -186,8 +186,9 @@ def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
 
 
 def pack(args: argparse.Namespace) -> None:
-    """Build the pack in a hidden folder beside ``--out`` (``.OUT.packing-XXXXXXXX``: a killed run's is removed by
-    the next), renamed into place when whole: a failed or interrupted pack leaves an earlier one as it was."""
+    """Build the pack in a hidden folder beside ``--out`` (``.OUT.packing-XXXXXXXX/OUT``: a killed run's is removed by
+    the next, with the earlier pack that it moved there), renamed into place when whole: a failed or interrupted pack
+    leaves an earlier one as it was."""
     out = Path(args.out)
     if out.exists() and any(out.iterdir()):
         if not args.overwrite:
@@ -196,11 +197,11 @@ def pack(args: argparse.Namespace) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     from hf_elmo.fileio import scratch_folder, swap_folder_in
 
-    with scratch_folder(f".{out.name}.packing-", out.parent) as building:
+    with scratch_folder(f".{out.name}.packing-", out.parent) as scratch:
+        building = scratch / out.name
+        building.mkdir()
         manifest = build_pack(args, building)
-        replaced = building.with_name(building.name + ".old")
-        swap_folder_in(building, out, replaced)  # the old pack put back if the new one cannot be renamed in
-        shutil.rmtree(replaced, ignore_errors=True)
+        swap_folder_in(building, out, scratch / "replaced")  # the old pack put back if the new one cannot be renamed in
     print(
         f"{out}: {len(manifest['pieces'])} part(s) of at most {manifest['part_bytes']:,} bytes, "
         f"{manifest['bytes']:,} bytes in all; {manifest['train_tokens']:,} training tokens, vocabulary "

@@ -63,8 +63,8 @@ def test_a_pack_that_cannot_be_renamed_in_puts_the_earlier_one_back(tmp_path, mo
     real_replace = os.replace
 
     def renaming_in_fails(source, destination):
-        name = os.path.basename(source)
-        if name.startswith(".gpu-pack.packing-") and not name.endswith(".old"):  # the new pack, the old one aside
+        source = Path(source)  # the new pack, built in .gpu-pack.packing-XXXXXXXX/gpu-pack, renamed in
+        if source.parent.name.startswith(".gpu-pack.packing-") and source.name == "gpu-pack":
             raise OSError(28, "No space left on device")
         real_replace(source, destination)
 
