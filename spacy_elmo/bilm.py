@@ -194,19 +194,24 @@ def config_widths(config: ElmoConfig) -> dict[str, int]:
     return {"nL": config.n_layers + 1, "nO": config.output_dim}
 
 
+def _shim_state(bytes_data: bytes) -> bytes:
+    """The state of the ``ElmoShim`` in ``bytes_data`` (an ``elmo-bilm`` Thinc model's ``to_bytes``): the biLM as
+    ``serialize_elmo`` wrote it."""
+    (shim_bytes,) = srsly.msgpack_loads(bytes_data)["shims"][0]
+    return srsly.msgpack_loads(shim_bytes)["state"]
+
+
 def serialized_config(bytes_data: bytes) -> ElmoConfig | None:
     """The config of the biLM in ``bytes_data`` (an ``elmo-bilm`` Thinc model's ``to_bytes``; ``None``
     for a model without weights), read without loading it (``ElmoShim``'s bytes, ``serialize_elmo``)."""
-    (shim_bytes,) = srsly.msgpack_loads(bytes_data)["shims"][0]
-    state = srsly.msgpack_loads(srsly.msgpack_loads(shim_bytes)["state"])
+    state = srsly.msgpack_loads(_shim_state(bytes_data))
     return ElmoConfig.from_dict(state["config"]) if state else None
 
 
 def serialized_bilm(bytes_data: bytes) -> BiLm | None:
     """The biLM in ``bytes_data`` (as ``serialized_config`` reads it) as the layers it computes would record it
     (``bilm_record``), read without loading it into a model; ``None`` for a model without weights."""
-    (shim_bytes,) = srsly.msgpack_loads(bytes_data)["shims"][0]
-    elmo = deserialize_elmo(None, srsly.msgpack_loads(shim_bytes)["state"], torch.device("cpu"))
+    elmo = deserialize_elmo(None, _shim_state(bytes_data), torch.device("cpu"))
     return None if elmo is None else bilm_record(elmo)
 
 

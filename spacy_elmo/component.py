@@ -12,6 +12,7 @@ shipped model is loaded. With ``token_vectors`` on, prediction also sets ``doc.t
 vector / similarity hooks (``token_vectors.py``).
 """
 
+import functools
 import shutil
 import warnings
 import weakref
@@ -607,35 +608,36 @@ class ElmoComponent(TrainablePipe):
             )
 
     def _check_listeners_trained_with(self, incoming: Callable[[], BiLm | None]) -> None:
-        """Refuse, before anything changes, to load a biLM (``incoming``, read only where a listener records what it
-        was trained with) of other weights than a listener was trained with (``_check_trained_with``)."""
-        bilm: list[BiLm | None] = []
+        """Refuse, before anything changes, to load a biLM (``incoming``, read once, and only where a listener needs
+        it checked) of other weights than a listener was trained with (``_check_trained_with``)."""
+        incoming = functools.cache(incoming)
         for component_name, listeners in self.listener_map.items():
             for listener in listeners:
-                if listener.trained_with is not None:
-                    bilm = bilm or [incoming()]
-                    self._check_trained_with(listener, component_name, bilm[0])
+                self._check_trained_with(listener, component_name, incoming)
 
-    def _check_trained_with(self, listener: ElmoListener, component_name: str, bilm: BiLm | None = None) -> None:
+    def _check_trained_with(
+        self, listener: ElmoListener, component_name: str, incoming: Callable[[], BiLm | None] | None = None
+    ) -> None:
         """Refuse to feed ``listener`` the layers of this component's biLM where its component was trained with
         another biLM of the same widths (``listener.trained_with``, saved with it; ``None``, as by older versions,
         passes): its weights would read that biLM's features as another's, silently (e.g. a trained listening
-        component sourced into a pipeline whose elmo component loads another biLM); ``bilm``: the biLM to feed it
-        (``None``: this component's). Checked as spaCy links the pipeline and as this component loads weights (before
-        it loads them: ``_check_listeners_trained_with``), not as ``nlp.update`` links it again (``update``: a biLM
-        fine-tuned since is the one its listeners are trained with). Where ``nlp.initialize()`` (up the call stack)
-        initialises the listening component again, it is trained afresh: what it was trained with is forgotten."""
+        component sourced into a pipeline whose elmo component loads another biLM); ``incoming``: the biLM to feed
+        it, called only where it is checked (``None``: this component's). Checked as spaCy links the pipeline and as
+        this component loads weights (before it loads them: ``_check_listeners_trained_with``), not as
+        ``nlp.update`` links it again (``update``: a biLM fine-tuned since is the one its listeners are trained
+        with). Where ``nlp.initialize()`` (up the call stack) initialises the listening component again, it is
+        trained afresh: what it was trained with is forgotten."""
         stamp = listener.attrs["trained_with"]
-        if running_update() is not None or (stamp.by is not None and stamp.by() is self):
+        if stamp.by is not None and stamp.by() is self:
             return
         trained = listener.trained_with
-        if trained is None:
+        if trained is None or running_update() is not None:
             return
         initializing = running_pipeline("initialize")
         if initializing is not None and component_name in initializing.pipe_names:
             listener.attrs["trained_with"] = TrainedWith()
             return
-        bilm = bilm or self.bilm
+        bilm = self.bilm if incoming is None else incoming()
         if bilm is not None and bilm.digest != trained.digest:
             _refuse_listening_component(
                 component_name,
