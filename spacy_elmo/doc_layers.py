@@ -75,7 +75,8 @@ class ElmoLayers:
         if len(shape) != 3 or shape[1] != len(doc):
             raise ValueError(
                 f"ElmoLayers.of: layers of shape {shape} for a doc of {len(doc)} tokens: give the (L+1, n_tokens, 2P) "
-                "layers of the doc's tokens, a row each (for span.as_doc(): doc._.elmo.layers[:, span.start:span.end])"
+                "layers of the doc's tokens, a row each (for span.as_doc(): new._.elmo = ElmoLayers.of_span(span), which "
+                "keeps the biLM that computed them)"
             )
         return cls(layers=layers, spans=token_spans(doc), component=component, bilm=bilm)
 

@@ -18,6 +18,14 @@ def tiny_elmo_dir(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def other_tiny_elmo_dir(tmp_path_factory) -> Path:
+    """A biLM of the widths of ``tiny_elmo_dir``'s, other weights (seed 1), saved with ``save_pretrained``."""
+    folder = tmp_path_factory.mktemp("other-tiny-elmo")
+    tiny_elmo(1).save_pretrained(folder)
+    return folder
+
+
 @pytest.fixture
 def make_nlp(tiny_elmo_dir) -> Callable[..., Language]:
     """``make_nlp(**elmo_config)``: blank English with an initialised ``elmo`` component."""

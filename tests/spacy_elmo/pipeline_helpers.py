@@ -102,6 +102,26 @@ def training_examples(nlp):
     return [Example(nlp.make_doc(doc.text), doc) for doc in training_docs(nlp)]
 
 
+def trained_ner(elmo_dir: Path, **elmo_config) -> spacy.Language:
+    """blank English with ``elmo`` (the biLM in ``elmo_dir``) and a ``ner`` listening to it."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo", config=elmo_config)
+    nlp.add_pipe("ner", config=ner_config())
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(elmo_dir)
+    examples = training_examples(nlp)
+    nlp.initialize(lambda: examples)
+    return nlp
+
+
+def elmo_only(bilm_folder: Path) -> spacy.Language:
+    """blank English with an ``elmo`` component alone, initialised with the biLM in ``bilm_folder``."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("elmo")
+    nlp.config["initialize"]["components"]["elmo"] = loader_settings(bilm_folder)
+    nlp.initialize()
+    return nlp
+
+
 def elmo_mix_loader_error(loader: dict) -> dict:
     """The one error of ``nlp.initialize`` for an NER pipeline whose tok2vec mixes a biLM of its own
     (``spacy-elmo.ElmoMix.v1``) given ``loader``, which cannot load it: its ``ConfigValidationError`` at the

@@ -19,19 +19,15 @@ from thinc.api import Config, ConfigValidationError
 from hf_elmo import ElmoConfig, ElmoModel
 from spacy_elmo import ElmoListener
 from tests.conftest import REPO
-from tests.spacy_elmo.pipeline_helpers import TINY, loader_settings, ner_config, training_docs, training_examples
+from tests.spacy_elmo.pipeline_helpers import (
+    TINY,
+    loader_settings,
+    ner_config,
+    trained_ner,
+    training_docs,
+    training_examples,
+)
 from tests.spacy_elmo.test_default_model import CONFIGS
-
-
-def trained_ner(elmo_dir, **elmo_config):
-    """blank English with ``elmo`` (the biLM in ``elmo_dir``) and a ``ner`` listening to it."""
-    nlp = spacy.blank("en")
-    nlp.add_pipe("elmo", config=elmo_config)
-    nlp.add_pipe("ner", config=ner_config())
-    nlp.config["initialize"]["components"]["elmo"] = loader_settings(elmo_dir)
-    examples = training_examples(nlp)
-    nlp.initialize(lambda: examples)
-    return nlp
 
 
 def initialise(pipeline, tiny_elmo_dir, upstream="elmo"):

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import spacy
 
 from spacy_elmo import ElmoLayers
-from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, tiny_elmo, training_examples
+from tests.spacy_elmo.pipeline_helpers import trained_ner
 
 README = Path(__file__).parents[2] / "README.md"
 
@@ -22,22 +21,10 @@ def readme_recipe() -> str:
     return " ".join(found[0].split())
 
 
-def pipeline(folder) -> spacy.Language:
-    nlp = spacy.blank("en")
-    nlp.add_pipe("elmo")
-    nlp.add_pipe("ner", config=ner_config())
-    nlp.config["initialize"]["components"]["elmo"] = loader_settings(folder)
-    nlp.initialize(lambda: training_examples(nlp))
-    return nlp
-
-
 @pytest.fixture(scope="module")
-def two_pipelines(tmp_path_factory):
+def two_pipelines(tiny_elmo_dir, other_tiny_elmo_dir):
     """Pipelines whose biLMs have the same widths but other weights (seeds 0 and 1)."""
-    root = tmp_path_factory.mktemp("bilms")
-    for seed in (0, 1):
-        tiny_elmo(seed).save_pretrained(root / f"bilm-{seed}")
-    return pipeline(root / "bilm-0"), pipeline(root / "bilm-1")
+    return trained_ner(tiny_elmo_dir), trained_ner(other_tiny_elmo_dir)
 
 
 def run_recipe(doc, span):

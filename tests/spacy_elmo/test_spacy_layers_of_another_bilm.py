@@ -18,29 +18,19 @@ import hf_elmo.embed
 from spacy_elmo import ElmoLayers
 from spacy_elmo.bilm import _shim
 from spacy_elmo.listener import ElmoListener, TrainedWith
-from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, tiny_elmo, training_examples
+from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, trained_ner, training_examples
 
 TEXTS = ["Alice lives in Paris .", "Bob hates London .", "Carol loves Berlin very much ."]
 
 
-def save_pipeline(folder, bilm_folder):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("elmo")
-    nlp.add_pipe("ner", config=ner_config())
-    nlp.config["initialize"]["components"]["elmo"] = loader_settings(bilm_folder)
-    nlp.initialize(lambda: training_examples(nlp))
-    nlp.to_disk(folder)
-    return folder
-
-
 @pytest.fixture(scope="module")
-def pipelines(tmp_path_factory):
+def pipelines(tmp_path_factory, tiny_elmo_dir, other_tiny_elmo_dir):
     """Two pipelines whose biLMs have the same widths but other weights (seeds 0 and 1), and A's annotated docs
     as DocBin bytes."""
     root = tmp_path_factory.mktemp("pipelines")
-    for seed in (0, 1):
-        tiny_elmo(seed).save_pretrained(root / f"bilm-{seed}")
-    a, b = (save_pipeline(root / name, root / f"bilm-{seed}") for seed, name in ((0, "a"), (1, "b")))
+    a, b = root / "a", root / "b"
+    trained_ner(tiny_elmo_dir).to_disk(a)
+    trained_ner(other_tiny_elmo_dir).to_disk(b)
     docs = list(spacy.load(a).pipe(TEXTS))
     return a, b, DocBin(store_user_data=True, docs=docs).to_bytes()
 

@@ -15,7 +15,7 @@ import spacy
 import srsly
 from thinc.api import Adam
 
-from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, tiny_elmo, training_examples
+from tests.spacy_elmo.pipeline_helpers import elmo_only, loader_settings, ner_config, training_examples
 
 TEXT = "Alice lives in Paris ."
 
@@ -38,14 +38,6 @@ def trained(bilm_folder, frozen=True, updates=2, optimizer=None):
     return nlp
 
 
-def elmo_only(bilm_folder):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("elmo")
-    nlp.config["initialize"]["components"]["elmo"] = loader_settings(bilm_folder)
-    nlp.initialize()
-    return nlp
-
-
 def refusal(trained_with, runs):
     return (
         f"component 'ner' was trained with the biLM {trained_with}, but the elmo component 'elmo' runs the biLM "
@@ -55,14 +47,12 @@ def refusal(trained_with, runs):
 
 
 @pytest.fixture(scope="module")
-def saved(tmp_path_factory):
+def saved(tmp_path_factory, tiny_elmo_dir, other_tiny_elmo_dir):
     """The folders of two biLMs of the same widths, other weights (seeds 0 and 1), and of a pipeline whose ner
     was trained with the first."""
     root = tmp_path_factory.mktemp("trained-with")
-    for seed in (0, 1):
-        tiny_elmo(seed).save_pretrained(root / f"bilm-{seed}")
-    trained(root / "bilm-0").to_disk(root / "a")
-    return root / "bilm-0", root / "bilm-1", root / "a"
+    trained(tiny_elmo_dir).to_disk(root / "a")
+    return tiny_elmo_dir, other_tiny_elmo_dir, root / "a"
 
 
 def test_a_component_sourced_into_a_pipeline_of_another_biLM_is_refused_naming_both(saved):

@@ -6,12 +6,17 @@ a listener was trained with (``from_disk``, ``from_bytes``, ``initialize``) is r
 
 import numpy as np
 import pytest
-import spacy
 from thinc.api import Adam
 
 from hf_elmo import ElmoModel
-from tests.spacy_elmo.pipeline_helpers import loader_settings, ner_config, tiny_elmo, training_examples
-from tests.spacy_elmo.test_listener_errors import elmo_bytes, other_bilm, trained_ner
+from tests.spacy_elmo.pipeline_helpers import (
+    elmo_only,
+    ner_config,
+    tiny_elmo,
+    trained_ner,
+    training_examples,
+)
+from tests.spacy_elmo.test_listener_errors import elmo_bytes, other_bilm
 
 TEXT = "Alice lives in Paris ."
 REFUSED = r"^component 'ner' was trained with the biLM .*, but the elmo component 'elmo' runs the biLM "
@@ -20,14 +25,6 @@ REFUSED = r"^component 'ner' was trained with the biLM .*, but the elmo componen
 def trained(bilm_folder):
     nlp = trained_ner(bilm_folder, cache_mb=0)  # no cache: the layers below come from the biLM itself
     nlp.update(training_examples(nlp), sgd=Adam(0.01))
-    return nlp
-
-
-def elmo_only(bilm_folder):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("elmo")
-    nlp.config["initialize"]["components"]["elmo"] = loader_settings(bilm_folder)
-    nlp.initialize()
     return nlp
 
 

@@ -9,8 +9,8 @@ from spacy.tokens import DocBin
 from spacy.training.initialize import init_nlp
 from thinc.api import Adam, ConfigValidationError
 
-from tests.spacy_elmo.pipeline_helpers import loader_settings, tiny_elmo, training_docs, training_examples
-from tests.spacy_elmo.test_listener_errors import other_bilm, trained_ner
+from tests.spacy_elmo.pipeline_helpers import loader_settings, tiny_elmo, trained_ner, training_docs, training_examples
+from tests.spacy_elmo.test_listener_errors import other_bilm
 
 TRAINED_WITH = "component 'ner' was trained with the biLM {a} (weights {digest}), but the elmo component 'elmo' runs"
 WIDTHS = "component 'ner' was trained on ELMo layers of width 2P = 16, but the elmo component 'elmo' now gives width"
