@@ -60,12 +60,23 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     _refuse_an_option_before_the_command(parser, argv[0])
+    said = f"elmo {argv[0]}" if argv[0] in COMMANDS else "elmo"  # the command, as its every other line names it
     try:
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as done:
+            if done.code == 0:  # --help, --version: said on stdout, written out here (was: lost, exit 0 or 120)
+                _flush_stdout()
+            raise
     except KeyboardInterrupt:  # while reading the command line
-        said = f"elmo {argv[0]}" if argv[0] in COMMANDS else "elmo"  # the command, as its every other line names it
         print(f"{said}: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout()
+        return BROKEN_PIPE
+    except OSError as err:  # stdout that cannot be written (SuggestingParser._print_message, _flush_stdout)
+        print(f"{said}: error: {one_line(hf_elmo_module('messages').error_text(err))}", file=sys.stderr)
+        return 2
     try:
         status = int(args.run(args) or 0)
         _flush_stdout()

@@ -407,6 +407,16 @@ class SuggestingParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         super().error(one_line(message))
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """argparse's, less its silence on a failed write (``--help > /dev/full``, unbuffered): an ``OSError``
+        naming the stream, which ``hf_elmo_cli.main`` says in one line."""
+        stream = sys.stderr if file is None else file
+        try:
+            if message:
+                stream.write(message)
+        except OSError as err:
+            raise OSError(err.errno, err.strerror, "stdout" if stream is sys.stdout else "stderr") from None
+
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         try:
             super()._check_value(action, value)
