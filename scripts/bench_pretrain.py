@@ -171,7 +171,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--checkpointing",
         action="store_true",
         help="run each path also under activation checkpointing, beside it (tokens/s and MiB kept for the backward; "
-        "twice the models in memory: 6.4 GiB of peak RSS for the original preset's fast and fused on the CPU, 2048 tokens a step)",
+        "twice the models in memory: 6.4 GiB of peak RSS for the original preset's fast and fused on the CPU, "
+        "2048 tokens a step)",
     )
     args = parser.parse_args(argv)
     if args.threads:
