@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from .commands._args import CommandParser, SuggestingParser, close_match, hf_elmo_module, one_line
+from .commands._args import (
+    BROKEN_PIPE,
+    CommandParser,
+    SuggestingParser,
+    close_match,
+    flush_stdout,
+    hf_elmo_module,
+    one_line,
+    quiet_stdout,
+)
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
 #: sub-command with ``set_defaults(run=callable(args) -> int)``, and may add
@@ -24,8 +32,6 @@ from .commands._args import CommandParser, SuggestingParser, close_match, hf_elm
 COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed", "export"]
 #: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it.
 INTERRUPTED = 130
-#: The exit status of a command whose stdout was closed by its reader (SIGPIPE), as shells report it.
-BROKEN_PIPE = 141
 
 
 def distribution_version() -> str:
@@ -66,20 +72,20 @@ def main(argv: list[str] | None = None) -> int:
             args = parser.parse_args(argv)
         except SystemExit as done:
             if done.code == 0:  # --help, --version: said on stdout, written out here (was: lost, exit 0 or 120)
-                _flush_stdout()
+                flush_stdout()
             raise
     except KeyboardInterrupt:  # while reading the command line
         print(f"{said}: interrupted", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
         return BROKEN_PIPE
-    except OSError as err:  # stdout that cannot be written (SuggestingParser._print_message, _flush_stdout)
+    except OSError as err:  # stdout that cannot be written (SuggestingParser._print_message, flush_stdout)
         print(f"{said}: error: {one_line(hf_elmo_module('messages').error_text(err))}", file=sys.stderr)
         return 2
     try:
         status = int(args.run(args) or 0)
-        _flush_stdout()
+        flush_stdout()
         return status
     except KeyboardInterrupt:
         what = _what_is_left(args)
@@ -87,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"elmo {args.command}: interrupted{'; ' + what if what else ''}", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:  # the reader of stdout left (elmo ... | head): end quietly, as other tools do
-        _quiet_stdout()
+        quiet_stdout()
         return BROKEN_PIPE
     # bad input, missing or unreadable files, a missing optional package (hf_elmo.training.distributed.REFUSALS):
     # one line, no traceback, from the one process that speaks (CommandParser)
@@ -115,28 +121,6 @@ def _import_error_line(error: ImportError) -> str:
         return line
     reinstall = messages.INSTALL_HF_ELMO.replace("pip install", "pip install --force-reinstall", 1)
     return f"{line} (a package that elmo needs cannot be imported: {reinstall})"
-
-
-def _flush_stdout() -> None:
-    """Write out what the command printed, here rather than at the interpreter's exit, which says a failure in two
-    lines ('Exception ignored in: <_io.TextIOWrapper ...>', then the error) and exits 120: an ``OSError`` naming
-    stdout (``stdout: No space left on device``, for ``> /dev/full`` or a full disk), stdout quieted after it."""
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as err:
-        _quiet_stdout()
-        raise OSError(err.errno, err.strerror, "stdout") from None
-
-
-def _quiet_stdout() -> None:
-    """Point stdout at the null device: its reader has gone, and the interpreter's flush at exit would
-    fail again ('Exception ignored ... BrokenPipeError' on stderr)."""
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):  # no file descriptor (io.UnsupportedOperation is both)
-        pass
 
 
 def _refuse_an_option_before_the_command(parser: argparse.ArgumentParser, first: str) -> None:

@@ -284,4 +284,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if "--worker" in sys.argv:  # on the checkout it times (--against: maybe one without run_script)
+        main()
+    else:
+        from hf_elmo_cli.commands._args import run_script
+
+        run_script(main)

@@ -469,4 +469,6 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--worker"]:
         worker(sys.argv[2:])
     else:
-        main()
+        from hf_elmo_cli.commands._args import run_script
+
+        run_script(main)

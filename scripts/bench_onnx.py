@@ -142,4 +142,6 @@ def bench(args: argparse.Namespace, work: Path) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from hf_elmo_cli.commands._args import run_script
+
+    run_script(main)

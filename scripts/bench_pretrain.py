@@ -226,4 +226,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from hf_elmo_cli.commands._args import run_script
+
+    run_script(main)

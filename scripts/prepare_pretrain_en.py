@@ -153,4 +153,6 @@ def prepare(args: argparse.Namespace, shards: list[str], staging: Path) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from hf_elmo_cli.commands._args import run_script
+
+    run_script(main)

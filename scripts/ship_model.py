@@ -292,4 +292,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from hf_elmo_cli.commands._args import run_script
+
+    run_script(main)

@@ -33,6 +33,10 @@ from typing import Any, NoReturn
 _HF_ELMO_FILES = "_hf_elmo_files"
 
 
+#: The exit status of a command whose stdout was closed by its reader (SIGPIPE), as shells report it.
+BROKEN_PIPE = 141
+
+
 def hf_elmo_module(name: str) -> types.ModuleType:
     """``hf_elmo``'s module ``name`` (``"messages"``, ``"training.options"``), one that imports the standard library
     and other such modules of ``hf_elmo`` only: ``hf_elmo.NAME`` where ``hf_elmo`` is imported, else read from its
@@ -390,6 +394,50 @@ def exit_with_error(parser: argparse.ArgumentParser, error: object) -> NoReturn:
     """End a script on a failure that its command line did not cause (a missing or unwritable file, another run
     writing its output): ``error_line`` on stderr, and exit code 1 (argparse's usage errors: 2)."""
     parser.exit(1, f"{error_line(parser.prog, error)}\n")
+
+
+def flush_stdout() -> None:
+    """Write out what the command printed, here rather than at the interpreter's exit, which says a failure in two
+    lines ('Exception ignored in: <_io.TextIOWrapper ...>', then the error) and exits 120: an ``OSError`` naming
+    stdout (``stdout: No space left on device``, for ``> /dev/full`` or a full disk), stdout quieted after it."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        quiet_stdout()
+        raise OSError(err.errno, err.strerror, "stdout") from None
+
+
+def quiet_stdout() -> None:
+    """Point stdout at the null device: its reader has gone, and the interpreter's flush at exit would
+    fail again ('Exception ignored ... BrokenPipeError' on stderr)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (io.UnsupportedOperation is both)
+        pass
+
+
+def run_script(main: Callable[[], object]) -> None:
+    """A script's entry (``if __name__ == "__main__": run_script(main)``): ``main``, then stdout written out as the
+    elmo command does (``flush_stdout``), after a run or ``--help``: one that cannot be written (``> /dev/full``)
+    ends the script with ``error_line`` naming stdout, exit code 1 (was: Python's two lines at exit, exit 120), one
+    whose reader left quietly with ``BROKEN_PIPE``."""
+    try:
+        try:
+            main()
+        except SystemExit as done:
+            if done.code in (0, None):  # --help: said on stdout
+                flush_stdout()
+            raise
+        flush_stdout()
+    except BrokenPipeError:
+        quiet_stdout()
+        sys.exit(BROKEN_PIPE)
+    except OSError as err:
+        if err.filename != "stdout":  # the script's own failure, said as it says it
+            raise
+        sys.exit(error_line(Path(sys.argv[0]).name, err))
 
 
 def close_match(word: str, candidates: Iterable[str]) -> str:
