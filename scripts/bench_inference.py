@@ -49,6 +49,7 @@ import numpy as np
 
 from hf_elmo.fileio import scratch_folder, write_text_atomic
 from hf_elmo_cli.commands._args import (
+    SuggestingParser,
     check_output_option,
     exit_with_error,
     file_path,
@@ -101,7 +102,7 @@ def write_random_model(options_file: Path, folder: Path, seed: int = SEED) -> No
 # -- our side (runs in its own process) --------------------------------------------------------
 def worker(argv: Sequence[str]) -> None:
     """Time ours with ref_embed.py's protocol; print ``RESULT {json}``."""
-    parser = argparse.ArgumentParser(prog="bench_inference.py --worker")
+    parser = SuggestingParser(prog="bench_inference.py --worker")
     for name in ("--options", "--weights", "--sentences"):
         parser.add_argument(name, required=True)
     parser.add_argument("--batch-size", type=int, required=True)
@@ -283,7 +284,7 @@ def bf16_error(fp32: Path, bf16: Path) -> dict[str, float]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = SuggestingParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", nargs="+", choices=sorted(SIZES), default=["small", "original"])
     parser.add_argument("--batch-sizes", nargs="+", type=positive_int, default=[1, 16, 64])
     parser.add_argument("--n-sentences", type=positive_int, default=200, help="sentences of the CoNLL-2003 dev text")

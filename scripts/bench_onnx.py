@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from hf_elmo.fileio import scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import check_output_option, file_path, positive_int, sentences_option
+from hf_elmo_cli.commands._args import SuggestingParser, check_output_option, file_path, positive_int, sentences_option
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_conditions import machine  # noqa: E402
@@ -55,7 +55,7 @@ def best_tokens_per_s(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = SuggestingParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
     parser.add_argument("--batch-sizes", nargs="+", type=positive_int, default=[1, 16, 64])
     parser.add_argument("--n-sentences", type=positive_int, default=200, help="sentences of the CoNLL-2003 dev text")

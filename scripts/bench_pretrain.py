@@ -43,7 +43,7 @@ from hf_elmo.training.model import make_optimizer
 from hf_elmo.training.settings import NO_CLIP, PRESETS
 from hf_elmo.training.trainer import train_step
 from hf_elmo.training.vocab import Vocabulary, build_vocabulary
-from hf_elmo_cli.commands._args import exit_with_error, integer_at_least, positive_int
+from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, integer_at_least, positive_int
 
 from bench_conditions import machine
 
@@ -137,7 +137,7 @@ def _synchronize(device: torch.device) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = SuggestingParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--presets", nargs="+", default=["cpu", "small", "original"], choices=sorted(PRESETS))
     parser.add_argument(
         "--implementations",

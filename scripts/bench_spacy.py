@@ -60,7 +60,7 @@ from spacy.vocab import Vocab
 
 from hf_elmo.fileio import folder_for_the_run, scratch_folder, strict_json, write_text_atomic
 from hf_elmo.messages import error_text, quoted
-from hf_elmo_cli.commands._args import check_output_option, file_path, integer_at_least, positive_int
+from hf_elmo_cli.commands._args import SuggestingParser, check_output_option, file_path, integer_at_least, positive_int
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 from spacy_elmo.layer_weights import MixWeights, check_figure_output, mix_weights, save_layer_weights
 from spacy_elmo.loader import find_model
@@ -244,7 +244,7 @@ def listener_setting(text: str) -> tuple[str, object]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = SuggestingParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--elmo",
         required=True,

@@ -32,7 +32,7 @@ from hf_elmo.fileio import (
     folder_for_the_run,
     sole_writer,
 )
-from hf_elmo_cli.commands._args import exit_with_error, file_path, integer_at_least
+from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, file_path, integer_at_least
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 
 READERS: dict[str, Callable[..., Iterator[Doc]]] = {
@@ -45,7 +45,7 @@ READERS: dict[str, Callable[..., Iterator[Doc]]] = {
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line."""
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("format", choices=sorted(READERS))

@@ -34,7 +34,7 @@ from hf_elmo.fileio import (
     scratch_folder,
     sole_writer,
 )
-from hf_elmo_cli.commands._args import exit_with_error, fraction, positive_int
+from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, fraction, positive_int
 
 SPLITS = ("train", "valid", "test")
 #: What the run records beside the splits: its settings and token counts.
@@ -81,7 +81,7 @@ def tokenise_shard(job: tuple[str, str, int, float]) -> dict[str, int]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The command; ``argv`` (default: ``sys.argv[1:]``) as on its command line."""
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("source", type=Path, help="folder of *.txt.gz shards (one paragraph a line)")

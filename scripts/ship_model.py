@@ -39,7 +39,7 @@ from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
 from hf_elmo.training.settings import PretrainSettings
 from hf_elmo.training.vocab import VOCAB_FILE, Vocabulary
-from hf_elmo_cli.commands._args import exit_with_error
+from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error
 
 ATTRIBUTION = (
     "Trained on text from English Wikipedia (2015 and 2018 articles; CC BY-SA 3.0) and English Wikinews "
@@ -179,7 +179,7 @@ def read_run_record(parser: argparse.ArgumentParser, run_dir: Path) -> dict[str,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("run_dir", type=Path)

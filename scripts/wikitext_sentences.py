@@ -22,7 +22,7 @@ from hf_elmo.fileio import (
     folder_for_the_run,
     sole_writer,
 )
-from hf_elmo_cli.commands._args import exit_with_error, file_path
+from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, file_path
 
 MAP = {"@-@": "-", "@,@": ",", "@.@": ".", "<unk>": "<UNK>"}
 
@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     (``folder_for_the_run``): a failed or interrupted run leaves an earlier output as it was and no folder it
     made, and no file of the user's is written over (the input, a folder, a link). The input is read as every text
     input is (``hf_elmo.corpus.text_lines``); one without a sentence writes nothing."""
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("source", type=Path)
