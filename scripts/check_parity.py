@@ -20,7 +20,6 @@ parameter, ours mapped onto AllenNLP's parameters by ``hf_elmo.allennlp_state``'
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import tempfile
@@ -35,6 +34,7 @@ import torch
 from hf_elmo import Elmo, ElmoModel, batch_to_ids
 from hf_elmo.allennlp_state import allennlp_parameter_table
 from hf_elmo.convert import allennlp_datasets
+from hf_elmo_cli.commands._args import SuggestingParser, run_script
 
 from shared_data import shared_dir
 
@@ -213,7 +213,7 @@ def allennlp_elmo_differences(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = SuggestingParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", help="the shared folder (default: $ELMO_SHARED, else ../shared)")
     parser.add_argument("--allennlp-python", help="the python of AllenNLP's reference venv: also compare Elmo")
     args = parser.parse_args()
@@ -236,4 +236,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)
