@@ -30,6 +30,7 @@ from hf_elmo import ElmoForBidirectionalLM, ElmoForSequenceClassification, ElmoF
 from hf_elmo.fileio import atomic_file
 from hf_elmo.output_folders import MODEL_CODE_FILES
 from hf_elmo.pretrained import SHIPPED
+from hf_elmo_cli.commands._args import SuggestingParser, run_script
 
 #: The task models whose code the shipped folder carries beside the LM's, each mapped in ``auto_map``.
 TASK_HEADS = (ElmoForTokenClassification, ElmoForSequenceClassification)
@@ -80,7 +81,12 @@ def add_task_heads(model: ElmoForBidirectionalLM, staging: Path) -> None:
     config_file.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
 
 
-if __name__ == "__main__":
-    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+def main() -> None:
+    """Refresh every shipped model (``SHIPPED``); the command line takes only ``--help``."""
+    SuggestingParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     for shipped_folder in SHIPPED.values():
         sync(shipped_folder)
+
+
+if __name__ == "__main__":
+    run_script(main)
