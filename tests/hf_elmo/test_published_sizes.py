@@ -30,7 +30,7 @@ def stated(pattern: str, text: str = README) -> float:
 
 def test_the_shipped_models_weights_are_as_many_as_the_readme_says():
     weights = ElmoModel.from_pretrained(str(DEFAULT_MODEL)).num_parameters()
-    assert stated(r"the shipped model's ([\d.]+)M weights") == round(weights / 1e6, 1)
+    assert stated(r"the shipped model's ([\d.]+)M float32 weights") == round(weights / 1e6, 1)
 
 
 def test_the_lm_of_the_shipped_shape_with_a_50000_word_softmax_has_the_parameters_benchmarks_says():

@@ -67,6 +67,7 @@ def test_bench_embed_writes_its_json_in_a_new_folder(source, tmp_path, capsys, m
     monkeypatch.syspath_prepend(str(REPO / "scripts"))  # where it imports its siblings from
     module = load_script("scripts/bench_embed.py")
     record = {"code": "here", "total": 1.0, "phases": dict.fromkeys(module.ROWS, 0.1), "peak_rss_mb": 1.0}
+    record |= {"device": "cpu", "threads": 1, "tokens_per_batch": 4096}  # what the worker ran with
     monkeypatch.setattr(module, "run_side", lambda *args: record)
     module.main([str(source), "--json", str(tmp_path / "new" / "run.json")])
     assert '"lines": 1' in (tmp_path / "new" / "run.json").read_text()

@@ -17,7 +17,10 @@ from tests.conftest import REPO, load_script
 @pytest.mark.parametrize(
     ("data", "said"),
     [
-        ("a caf\xe9 .\n".encode("latin-1"), "{path}:1: not valid UTF-8 (byte 0xe9 at character 6); the corpus must be"),
+        (
+            "a caf\xe9 .\n".encode("latin-1"),
+            "{path}:1: not valid UTF-8 (byte 0xe9 at character 6); --text must be UTF-8 text",
+        ),
         (b"", "{path} holds no tokens (empty file or only blank lines)"),
     ],
     ids=["latin-1", "empty"],
