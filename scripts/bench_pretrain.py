@@ -59,7 +59,7 @@ def synthetic_corpus(n_sentences: int, words: int, seed: int = SEED) -> list[str
 
 
 def synthetic_batches(tokens_per_batch: int, steps: int, vocab_size: int) -> tuple[Vocabulary, list[LMBatch]]:
-    """The vocabulary and the ``steps + 1`` batches (the first for the warm-up) every path of a preset runs."""
+    """The vocabulary and the ``steps + 1`` batches (the first for the warm-up) every path of every preset runs."""
     sentences = synthetic_corpus(max(64, 2 * (steps + 1) * tokens_per_batch // 22), vocab_size * 2)
     vocab = build_vocabulary(sentences, max_size=vocab_size)
     batcher = SentenceBatcher(sentences, vocab, tokens_per_batch)
@@ -181,16 +181,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         device = resolve_device(args.device)
     except ValueError as err:
         exit_with_error(parser, err)
+    amp = args.amp and device.type == "cuda"
     print(
         f"device: {machine(str(device))}; torch {torch.__version__}; threads {torch.get_num_threads()}; "
         f"{args.tokens_per_batch} padded tokens a step; synthetic vocabulary up to {args.vocab_size}, "
         f"{args.num_sampled} sampled; {'clipping' if args.clip else 'clip-free'}; "
-        f"{'bf16 autocast' if args.amp and device.type == 'cuda' else 'float32'}; seed {SEED} (text and weights); "
+        f"{'bf16 autocast' if amp else 'float32'}; seed {SEED} (text and weights); "
         "ratio: tokens/s against the preset's first path, or a path's own without checkpointing",
         flush=True,
     )
+    # seeded, and only read by the runs: every preset's paths run the same batches
+    vocab, batches = synthetic_batches(args.tokens_per_batch, args.steps, args.vocab_size)
     for preset in args.presets:
-        vocab, batches = synthetic_batches(args.tokens_per_batch, args.steps, args.vocab_size)
         runs: dict[str, PathRun] = {}
         for implementation, checkpointing in [
             (implementation, checkpointing)
@@ -198,7 +200,6 @@ def main(argv: Sequence[str] | None = None) -> None:
             for checkpointing in ([False, True] if args.checkpointing else [False])
         ]:
             label = f"{implementation}{'+ckpt' if checkpointing else ''}"
-            amp = args.amp and device.type == "cuda"
             try:
                 runs[label] = PathRun(
                     preset, implementation, vocab, batches, args.num_sampled, amp, device, args.clip, checkpointing
