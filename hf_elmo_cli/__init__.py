@@ -19,10 +19,10 @@ from .commands._args import (
     CommandParser,
     SuggestingParser,
     close_match,
-    flush_stdout,
     hf_elmo_module,
     one_line,
     quiet_stdout,
+    stdout_written_out,
 )
 
 #: Modules under ``hf_elmo_cli.commands``; each defines ``register(subparsers)`` that adds its
@@ -68,24 +68,20 @@ def main(argv: list[str] | None = None) -> int:
     _refuse_an_option_before_the_command(parser, argv[0])
     said = f"elmo {argv[0]}" if argv[0] in COMMANDS else "elmo"  # the command, as its every other line names it
     try:
-        try:
+        with stdout_written_out():  # --help, --version: written out here (was: lost, exit 0 or 120)
             args = parser.parse_args(argv)
-        except SystemExit as done:
-            if done.code == 0:  # --help, --version: said on stdout, written out here (was: lost, exit 0 or 120)
-                flush_stdout()
-            raise
     except KeyboardInterrupt:  # while reading the command line
         print(f"{said}: interrupted", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:
         quiet_stdout()
         return BROKEN_PIPE
-    except OSError as err:  # stdout that cannot be written (SuggestingParser._print_message, flush_stdout)
+    except OSError as err:  # stdout that cannot be written (SuggestingParser._print_message, stdout_written_out)
         print(f"{said}: error: {one_line(hf_elmo_module('messages').error_text(err))}", file=sys.stderr)
         return 2
     try:
-        status = int(args.run(args) or 0)
-        flush_stdout()
+        with stdout_written_out():
+            status = int(args.run(args) or 0)
         return status
     except KeyboardInterrupt:
         what = _what_is_left(args)

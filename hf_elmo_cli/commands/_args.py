@@ -25,7 +25,8 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -418,19 +419,27 @@ def quiet_stdout() -> None:
         pass
 
 
+@contextmanager
+def stdout_written_out() -> Iterator[None]:
+    """The block, then what it printed on stdout written out (``flush_stdout``), also where it ended by a successful
+    exit (``--help``, ``--version``): the elmo command's parsing and run, a script's ``main`` (``run_script``)."""
+    try:
+        yield
+    except SystemExit as done:
+        if done.code in (0, None):  # --help, --version: said on stdout
+            flush_stdout()
+        raise
+    flush_stdout()
+
+
 def run_script(main: Callable[[], object]) -> None:
     """A script's entry (``if __name__ == "__main__": run_script(main)``): ``main``, then stdout written out as the
-    elmo command does (``flush_stdout``), after a run or ``--help``: one that cannot be written (``> /dev/full``)
+    elmo command does (``stdout_written_out``), after a run or ``--help``: one that cannot be written (``> /dev/full``)
     ends the script with ``error_line`` naming stdout, exit code 1 (was: Python's two lines at exit, exit 120), one
     whose reader left quietly with ``BROKEN_PIPE``."""
     try:
-        try:
+        with stdout_written_out():
             main()
-        except SystemExit as done:
-            if done.code in (0, None):  # --help: said on stdout
-                flush_stdout()
-            raise
-        flush_stdout()
     except BrokenPipeError:
         quiet_stdout()
         sys.exit(BROKEN_PIPE)
