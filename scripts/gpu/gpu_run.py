@@ -776,10 +776,12 @@ def stop(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
+    from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error  # no torch: stash's too
+
+    parser = SuggestingParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=SuggestingParser)
     p = commands.add_parser("pack", help="here: tokenise, build the vocabulary, pack parts for the GPU host")
     shared = Path(os.environ.get("ELMO_SHARED", REPO.parent / "shared"))
     p.add_argument(
@@ -876,10 +878,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         args.run(args)
     except (ValueError, OSError) as err:  # e.g. a piece that did not come, an output there: one line, not a traceback
-        from hf_elmo_cli.commands._args import exit_with_error
-
         exit_with_error(parser, err)
 
 
 if __name__ == "__main__":
-    main()
+    from hf_elmo_cli.commands._args import run_script
+
+    run_script(main)

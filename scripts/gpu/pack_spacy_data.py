@@ -20,6 +20,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # scripts/: shared_data, bench_spacy
@@ -27,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # scripts/: sha
 from bench_spacy import TASKS  # noqa: E402
 from gpu_run import CALL_LIMIT, MiB, travelling_bytes  # noqa: E402
 
-from hf_elmo_cli.commands._args import exit_with_error  # noqa: E402
+from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, run_script  # noqa: E402
 
 from shared_data import shared_dir  # noqa: E402
 
@@ -89,8 +90,8 @@ def pack(out: Path, tasks: list[str], also_carried: list[Path], overwrite: bool)
     return size
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = SuggestingParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--out", type=Path, default=PACK_DIR, help="default gpu-spacy/ (git-ignored)")
@@ -104,7 +105,7 @@ def main() -> None:
         help="other paths carried in the same call, counted towards its 64 MiB (default .whl/spacy-deps)",
     )
     parser.add_argument("--overwrite", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         pack(args.out, args.tasks, args.also_carried, args.overwrite)
     except (ValueError, OSError) as err:  # too much for one call, an output there, a file that cannot be read
@@ -112,4 +113,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)
