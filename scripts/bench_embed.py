@@ -194,8 +194,14 @@ def model_files(embed_options: Sequence[str]) -> list[Path]:
     return [file for file in path.rglob("*") if file.is_file()] if path.is_dir() else [path]
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
+def main(argv: Sequence[str] | None = None, parser_class: type[argparse.ArgumentParser] | None = None) -> None:
+    """The benchmark, or with ``--worker`` one of its runs; ``parser_class``: the command line's parser, a worker's
+    plain ``argparse`` (None: ``SuggestingParser``, whose usage errors and ``--help`` are said as every script's)."""
+    if parser_class is None:
+        from hf_elmo_cli.commands._args import SuggestingParser
+
+        parser_class = SuggestingParser
+    parser = parser_class(
         prog=Path(__file__).name,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -284,8 +290,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    if "--worker" in sys.argv:  # on the checkout it times (--against: maybe one without run_script)
-        main()
+    if "--worker" in sys.argv:  # on the checkout it times (--against: maybe one without hf_elmo_cli's helpers)
+        main(parser_class=argparse.ArgumentParser)
     else:
         from hf_elmo_cli.commands._args import run_script
 
