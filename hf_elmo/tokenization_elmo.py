@@ -173,7 +173,9 @@ class ElmoBatchEncoding(BatchEncoding):
     ``word_ids(i)`` is ``[f, f + 1, ..., f + n-1]`` for row i's n words, then ``None`` for each
     padding position (from ``input_ids`` when the mask was not asked for), where ``f`` is the
     index of the row's first kept word: 0, or, after ``truncation_side="left"`` cut its first
-    words, their number (``first_words``), as fast tokenizers number the words of their input.
+    words, their number (``first_words``), as fast tokenizers number the words of their input;
+    ``pad`` keeps each encoding's, and where it got a plain dict from a ``truncation_side="left"``
+    tokenizer, whose cut words it cannot know (``None``), a map that counts words is refused.
     The other maps of a fast tokenizer's encoding follow as they give them (``tokens``,
     ``sequence_ids``, ``token_to_word``, ``word_to_tokens``, ``token_to_sequence``; a position is
     a token), and, from the kept words and their character spans (``words``, ``spans``: what the
@@ -185,7 +187,7 @@ class ElmoBatchEncoding(BatchEncoding):
         self,
         data: dict[str, Any] | None = None,
         *args: Any,
-        first_words: Sequence[int] = (),
+        first_words: Sequence[int | None] = (),
         words: Sequence[Sequence[str]] = (),
         spans: Sequence[Sequence[tuple[int, int]]] = (),
         **kwargs: Any,
@@ -211,9 +213,9 @@ class ElmoBatchEncoding(BatchEncoding):
         self._spans = state.get("spans", [])
         self._n_sequences = state.get("n_sequences")
 
-    def _row(self, batch_index: int) -> tuple[int, list[int], int]:
-        """(row, its mask: 1 a word, 0 padding, the index of its first kept word) of ``batch_index``
-        (negative: from the end); an ``IndexError`` naming the batch's size beyond it."""
+    def _row(self, batch_index: int) -> tuple[int, list[int]]:
+        """(row, its mask: 1 a word, 0 padding) of ``batch_index`` (negative: from the end); an
+        ``IndexError`` naming the batch's size beyond it."""
         mask = self.data.get("attention_mask")
         if mask is None:  # return_attention_mask=False: padding tokens are the all-zero ones
             ids = self.data["input_ids"]
@@ -224,18 +226,25 @@ class ElmoBatchEncoding(BatchEncoding):
             raise IndexError(f"batch index {batch_index} is out of range: this encoding holds {len(rows)} sentence(s)")
         row = batch_index % len(rows)
         real = rows[row]  # only this row of a tensor or NumPy array is made a list: a map is asked position by position
-        return (
-            row,
-            real.tolist() if hasattr(real, "tolist") else real,
-            self._first_words[row] if self._first_words else 0,
-        )
+        return row, real.tolist() if hasattr(real, "tolist") else real
+
+    def _first(self, method: str, row: int) -> int:
+        """The index of ``row``'s first kept word, from which ``method`` counts; a ``ValueError`` where ``pad`` could
+        not know it (a plain dict from a ``truncation_side="left"`` tokenizer)."""
+        first = self._first_words[row] if self._first_words else 0
+        if first is None:
+            raise ValueError(
+                f"{method}(): pad got sentence {row} as a plain dict, so the words truncation_side='left' cut before "
+                "it are unknown: pad the encodings the tokenizer's call returns (tokenizer.pad([tokenizer(text), ...]))"
+            )
+        return first
 
     def _known(self, method: str, batch_index: int) -> tuple[int, list[str], list[tuple[int, int]], int]:
         """(row, its kept words, their character spans, the index of its first kept word) for ``method``,
         which needs the words: a ``ValueError`` for an encoding that does not know them."""
-        row, _, first = self._row(batch_index)
+        row, _ = self._row(batch_index)
         self._need_words(method)
-        return row, self._words[row], self._spans[row], first
+        return row, self._words[row], self._spans[row], self._first(method, row)
 
     def _need_words(self, method: str) -> None:
         """A ``ValueError`` for ``method``, which needs the words, on an encoding that does not know them."""
@@ -247,7 +256,8 @@ class ElmoBatchEncoding(BatchEncoding):
 
     def word_ids(self, batch_index: int = 0) -> list[int | None]:
         """Row ``batch_index``'s word index at every position (``None`` for padding)."""
-        _, mask, first = self._row(batch_index)
+        row, mask = self._row(batch_index)
+        first = self._first("word_ids", row)
         return [first + position if real else None for position, real in enumerate(mask)]
 
     def sequence_ids(self, batch_index: int = 0) -> list[int | None]:
@@ -256,7 +266,7 @@ class ElmoBatchEncoding(BatchEncoding):
 
     def tokens(self, batch_index: int = 0) -> list[str]:
         """Row ``batch_index``'s words, ``""`` for padding (what ``convert_ids_to_tokens`` gives for a padding row)."""
-        row, mask, _ = self._row(batch_index)
+        row, mask = self._row(batch_index)
         self._need_words("tokens")
         words = self._words[row]
         return words + [""] * (len(mask) - len(words))
@@ -265,26 +275,25 @@ class ElmoBatchEncoding(BatchEncoding):
         """(batch index, index) of a call ``f(index)`` (row 0) or ``f(batch_index, index)``, as transformers reads them."""
         return (0, batch_or_index) if index is None else (batch_or_index, index)
 
-    def _token(self, batch_index: int, token_index: int) -> tuple[int, int | None, int]:
-        """(row, its word's position at ``token_index`` (negative: from the end), ``None`` for padding or beyond,
-        the index of its first kept word)."""
-        row, mask, first = self._row(batch_index)
+    def _token(self, batch_index: int, token_index: int) -> tuple[int, int | None]:
+        """(row, its word's position at ``token_index`` (negative: from the end), ``None`` for padding or beyond)."""
+        row, mask = self._row(batch_index)
         position = token_index + len(mask) if token_index < 0 else token_index
-        return row, position if 0 <= position < len(mask) and mask[position] else None, first
+        return row, position if 0 <= position < len(mask) and mask[position] else None
 
     def token_to_sequence(self, batch_or_token_index: int, token_index: int | None = None) -> int | None:  # type: ignore[override]
         """0 for a word's position, ``None`` for padding or a position beyond the row."""
-        _, position, _ = self._token(*self._position(batch_or_token_index, token_index))
+        _, position = self._token(*self._position(batch_or_token_index, token_index))
         return None if position is None else 0
 
     def token_to_word(self, batch_or_token_index: int, token_index: int | None = None) -> int | None:  # type: ignore[override]
         """The index of the word at a position, ``None`` for padding or a position beyond the row."""
-        _, position, first = self._token(*self._position(batch_or_token_index, token_index))
-        return None if position is None else first + position
+        row, position = self._token(*self._position(batch_or_token_index, token_index))
+        return None if position is None else self._first("token_to_word", row) + position
 
     def token_to_chars(self, batch_or_token_index: int, token_index: int | None = None) -> CharSpan | None:
         """The character span of the word at a position, ``None`` for padding or a position beyond the row."""
-        row, position, _ = self._token(*self._position(batch_or_token_index, token_index))
+        row, position = self._token(*self._position(batch_or_token_index, token_index))
         self._need_words("token_to_chars")
         return None if position is None else CharSpan(*self._spans[row][position])
 
@@ -293,7 +302,8 @@ class ElmoBatchEncoding(BatchEncoding):
     ) -> TokenSpan | None:
         """The position of a word (one token: ``TokenSpan(p, p + 1)``), ``None`` for a word cut or beyond the row."""
         batch_index, word = self._position(batch_or_word_index, word_index)
-        _, mask, first = self._row(batch_index)
+        row, mask = self._row(batch_index)
+        first = self._first("word_to_tokens", row)
         position = _checked_index("word_to_tokens", "word_index", word, sequence_index) - first
         return TokenSpan(position, position + 1) if 0 <= position < sum(mask) else None
 
@@ -355,6 +365,12 @@ def _one_sentence(ids: Any) -> bool:
         and len(first) > 0
         and not hasattr(first[0], "__len__")
     )
+
+
+def _first_words_of(encoding: Any) -> list[int | None]:
+    """The index of the first kept word of each sentence of ``encoding``, an ``ElmoBatchEncoding``'s; ``[]`` for
+    another mapping (a plain dict), which does not say."""
+    return encoding._first_words if isinstance(encoding, ElmoBatchEncoding) else []
 
 
 def _is_batch(ids: Any) -> bool:
@@ -912,12 +928,24 @@ class ElmoTokenizer(PreTrainedTokenizer):
         (``padding=False``: not at all, as in transformers). Other fields (``labels``) are batched
         as they are. One encoding alone (a dict whose ``input_ids`` are one sentence's (T, W)) is
         padded alone and given back so, without a batch axis, as transformers' ``pad`` gives it.
+        ``word_ids`` keep counting from each sentence's first kept word (``first_words``), as the tokenizer's
+        encodings know it; a plain dict's is 0, or unknown with ``truncation_side="left"``.
         """
         if isinstance(encoded_inputs, Mapping) and _one_sentence(encoded_inputs.get("input_ids")):
             alone = self.pad([encoded_inputs], padding, max_length, pad_to_multiple_of, **kwargs)
-            return ElmoBatchEncoding({key: value[0] for key, value in alone.items()}, tensor_type=return_tensors)
+            return ElmoBatchEncoding(
+                {key: value[0] for key, value in alone.items()},
+                tensor_type=return_tensors,
+                first_words=alone._first_words,
+            )
+        unknown = 0 if self.truncation_side == "right" else None  # a plain dict's first word
         if isinstance(encoded_inputs, Mapping):  # a dict of per-sentence lists
+            known = _first_words_of(encoded_inputs)
             encoded_inputs = [dict(zip(encoded_inputs, values)) for values in zip(*encoded_inputs.values())]
+            first_words = known or [unknown] * len(encoded_inputs)
+        else:
+            encoded_inputs = list(encoded_inputs)
+            first_words = [(_first_words_of(f) or [unknown])[0] for f in encoded_inputs]
         features = [
             {k: v.tolist() if isinstance(v, (torch.Tensor, np.ndarray)) else v for k, v in f.items()}
             for f in encoded_inputs
@@ -946,7 +974,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 batch.setdefault(key, []).append(list(value) + [fill[key]] * extra if key in fill else value)
         if return_tensors is not None and max(lengths) == 0 and not padded:  # no row shows input_ids' (T, W)
             batch["input_ids"] = torch.zeros(len(features), 0, self.max_characters_per_token, dtype=torch.long)
-        return ElmoBatchEncoding(batch, tensor_type=return_tensors)
+        return ElmoBatchEncoding(batch, tensor_type=return_tensors, first_words=first_words)
 
     def _split(
         self, text: str | Sequence[str] | Sequence[Sequence[str]], is_split_into_words: bool
