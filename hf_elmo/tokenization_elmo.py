@@ -213,6 +213,18 @@ class ElmoBatchEncoding(BatchEncoding):
         self._spans = state.get("spans", [])
         self._n_sequences = state.get("n_sequences")
 
+    def __getitem__(self, item: Any) -> Any:
+        """A field (``enc["input_ids"]``) or a slice of the batch, as in transformers; an integer, which picks a fast
+        tokenizer's ``tokenizers.Encoding`` of a sentence, is a ``KeyError`` in one line that names what to ask
+        instead (was transformers' "Invalid key. Only three types of key are available")."""
+        if isinstance(item, (int, np.integer)):
+            raise KeyError(
+                f"encoding[{item}]: an integer picks a fast tokenizer's tokenizers.Encoding, which ElmoTokenizer does "
+                f"not make: ask the sentence's maps (encoding.word_ids({item}), encoding.tokens({item})) or index a "
+                f"field (encoding['input_ids'][{item}])"
+            )
+        return super().__getitem__(item)
+
     def _row(self, batch_index: int) -> tuple[int, list[int]]:
         """(row, its mask: 1 a word, 0 padding) of ``batch_index`` (negative: from the end); an
         ``IndexError`` naming the batch's size beyond it."""
