@@ -648,8 +648,9 @@ class ElmoComponent(TrainablePipe):
             )
 
     def _keep_trained_with(self) -> None:
-        """Before other weights are loaded: the listeners this fine-tuned biLM trained (``update``) keep its
-        biLM as it is now, what they were trained with."""
+        """Before other weights are loaded: the listeners whose record is this component (this fine-tuned biLM
+        trained them, ``update``, or it linked them as they were initialised) keep its biLM as it is now, what they
+        were trained with."""
         bilm = None
         for listener in self.listeners:
             stamp = listener.attrs["trained_with"]

@@ -69,10 +69,11 @@ class TrainedWith:
     """The biLM a listening component was trained with, kept in its listener's ``attrs["trained_with"]`` and saved
     with the component: ``bilm`` (``None``: not known, as for a new listener or one saved by an older version), or,
     once a fine-tuned biLM has trained it, ``by``, that biLM's elmo component (weakly), whose weights change at
-    every step (``trained_with`` resolves it). Saved as the biLM of the elmo component that links the listener then
-    (``_serialize_trained_with``: a fine-tuned biLM's weights as that component saves them beside it), else as
-    resolved. An elmo component refuses to feed a listener trained with another biLM of the same widths
-    (``ElmoComponent._check_trained_with``)."""
+    every step (``trained_with`` resolves it); ``by`` is also the elmo component that linked the listener as it was
+    initialised (``listener_init``), a fresh start with whatever biLM that component has then or loads. Saved as
+    the biLM of the elmo component that links the listener then (``_serialize_trained_with``: a fine-tuned biLM's
+    weights as that component saves them beside it), else as resolved. An elmo component refuses to feed a
+    listener trained with another biLM of the same widths (``ElmoComponent._check_trained_with``)."""
 
     bilm: BiLm | None = None
     by: weakref.ref[_HasBiLm] | None = None
@@ -245,9 +246,12 @@ def listener_init(model: ElmoListener, X: list[Doc] | None = None, Y: None = Non
     """Refuse to initialise the listening component's layers without the upstream's widths: a
     ``ConfigValidationError``, which ``spacy train`` prints as one block, not a traceback.
     The sample docs ``X`` are kept as such (``_SAMPLE_DOCS``): shape inference runs the layer
-    on them next, unannotated."""
+    on them next, unannotated. Initialising is a fresh start, in ``nlp.initialize()`` or of the
+    listening component alone: what it was trained with is now the biLM it listens to
+    (``_UpstreamBiLms.listened_to``), not the one its old weights were trained with."""
     _SAMPLE_DOCS.update(X or [])
     if model.has_dim("nO") and model.has_dim("nL"):
+        model.attrs["trained_with"] = model.upstream_bilms.listened_to()
         return
     if model.check_pipeline is not None:
         model.check_pipeline(X or [])  # names an elmo component after the listening one, or none left
@@ -532,6 +536,16 @@ class _UpstreamBiLms:
     def __call__(self) -> list[BiLm]:
         """The biLMs (of those linked, those with weights)."""
         return [*self._kept, *(bilm for upstream in list(self._linked) if (bilm := upstream.bilm) is not None)]
+
+    def listened_to(self) -> TrainedWith:
+        """The record of a listener initialised now: the one elmo component linking it, whose biLM it is
+        resolved to when read (no digest, which reads every weight, is computed at initialisation), else the
+        one biLM of those linking it, else none known."""
+        linked = list(self._linked)
+        if len(linked) == 1:
+            return TrainedWith(by=weakref.ref(linked[0]))
+        bilms = list({bilm.digest: bilm for bilm in self()}.values())
+        return TrainedWith(bilms[0]) if len(bilms) == 1 else TrainedWith()
 
     def __reduce__(self) -> tuple[type, tuple[tuple[BiLm, ...]]]:
         return (_UpstreamBiLms, (tuple(self()),))
