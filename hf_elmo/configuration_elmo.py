@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import re
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -519,7 +522,7 @@ class ElmoConfig(PretrainedConfig):
         """``PretrainedConfig.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
         (``check_save_folder``); another process's save into the folder is waited for (``one_save_at_a_time``); with
         ``push_to_hub``, the folder is saved whole first, then pushed (``push_saved``): ``saving_into``."""
-        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as (folder, _):
+        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as folder:
             super().save_pretrained(folder, **({} if push_to_hub else kwargs))
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
@@ -671,8 +674,15 @@ def check_save_folder(save_directory: str | os.PathLike, suffixes: tuple[str, ..
 
 #: The lock file of a save under way (``one_save_at_a_time``), in the folder saved into; gone when the save ends.
 SAVE_LOCK = ".elmo-saving.lock"
-#: The attribute of a thread that holds the folders (device, inode) whose save it holds (``one_save_at_a_time``: the
-#: model's save saves its config): on the thread, which the remote-code copies of this module (one a folder) share.
+#: The start of the name of the hidden folder, in the folder saved into, where a save writes its files before they
+#: are moved in (``saved_aside``): ``.elmo-saving-XXXXXXXX``, the X's ``tempfile.mkdtemp``'s.
+SAVE_ASIDE = ".elmo-saving-"
+_ASIDE_NAME = re.compile(re.escape(SAVE_ASIDE) + r"[a-z0-9_]{8}")
+#: A shard's name, as transformers numbers them (``model-00001-of-00002.safetensors``).
+_SHARD_NAME = re.compile(r"-\d{5}-of-\d{5}\.")
+#: The attribute of a thread that holds the folders (device, inode) whose save it holds, and the folders those saves
+#: are built in (``saving_into``: the model's save saves its config): on the thread, which the remote-code copies of
+#: this module (one a folder) share.
 _SAVING = "hf_elmo_saving"
 
 
@@ -690,11 +700,8 @@ def one_save_at_a_time(folder: str) -> Iterator[bool]:
         os.makedirs(folder, exist_ok=True)
     except OSError as err:
         raise _cannot_write(folder, err) from None
-    stat = os.stat(folder)
-    key = (stat.st_dev, stat.st_ino)
-    held = threading.current_thread().__dict__.setdefault(_SAVING, set())
-    if key in held or fcntl is None:  # the config's save within the model's; no flock on Windows
-        yield made and key not in held
+    if fcntl is None:  # Windows: no flock
+        yield made
         return
     lock, waited = os.path.join(folder, SAVE_LOCK), False
     while True:
@@ -716,11 +723,9 @@ def one_save_at_a_time(folder: str) -> Iterator[bool]:
         except FileNotFoundError:
             pass
         os.close(fd)
-    held.add(key)
     try:
         yield made and os.listdir(folder) == [SAVE_LOCK]
     finally:
-        held.discard(key)
         try:
             os.unlink(lock)
         except FileNotFoundError:  # removed with the folder of a failed save
@@ -736,6 +741,80 @@ def _cannot_write(folder: str, error: OSError) -> OSError:
     )
 
 
+def _folder_key(folder: str) -> tuple[int, int] | None:
+    """The (device, inode) of ``folder``, which ``_SAVING`` holds; ``None`` where it does not exist."""
+    try:
+        stat = os.stat(folder)
+    except OSError:
+        return None
+    return (stat.st_dev, stat.st_ino)
+
+
+def _held_folders() -> set[tuple[int, int] | None]:
+    """The folders this thread's saves hold and build in (``_SAVING``)."""
+    held: set[tuple[int, int] | None] = threading.current_thread().__dict__.setdefault(_SAVING, set())
+    return held
+
+
+@contextmanager
+def saved_aside(folder: str, new: bool, replaced: Callable[[str], bool] = lambda name: False) -> Iterator[str]:
+    """Yield a new hidden folder in ``folder`` (``SAVE_ASIDE``, on its file system) for the block to write a save
+    in, so that an earlier save in ``folder`` stays whole until this one is (was: written over in place, and a
+    save that failed midway, a full disk or a kill, left a half-written ``model.safetensors`` and no earlier save).
+    When the block ends, each file written is synced and moved into ``folder`` (``os.replace``, one by one): the
+    weights first, a shard before the index that names it, and ``config.json`` last, so that a kill between two
+    moves leaves the earlier ``config.json`` and, where the shards' names differ, whole weights of one save (the
+    single ``model.safetensors``, which loading takes before an index, is the earlier save's until the end). Then
+    the files of ``folder`` that ``replaced`` says this save's files replace (``model.safetensors`` beside a new
+    shard index, the shards of an earlier save of another count), of which it wrote none, are removed, where it
+    wrote any; the user's other files (a README, notes) stay. The block raising, the folder it wrote in is removed,
+    and ``folder`` with it where it is this save's own (``new``: config and code without weights would pass for a
+    model). For the holder of ``folder`` (``one_save_at_a_time``), which first removes the folders that killed
+    saves left there."""
+    for entry in os.scandir(folder):
+        if _ASIDE_NAME.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+    try:
+        aside = tempfile.mkdtemp(prefix=SAVE_ASIDE, dir=folder)
+    except OSError as err:
+        raise _cannot_write(folder, err) from None
+    keys = {_folder_key(folder), _folder_key(aside)}
+    held = _held_folders()
+    held |= keys
+    try:
+        yield aside
+        names = sorted(
+            os.listdir(aside),
+            key=lambda name: (name == CONFIG_NAME, not replaced(name), _SHARD_NAME.search(name) is None),
+        )
+        for name in names:
+            _synced(os.path.join(aside, name))
+            os.replace(os.path.join(aside, name), os.path.join(folder, name))
+    except BaseException:
+        shutil.rmtree(folder if new else aside, ignore_errors=True)
+        raise
+    finally:
+        held -= keys
+    if any(replaced(name) for name in names):
+        for name in os.listdir(folder):
+            if replaced(name) and name not in names and os.path.isfile(os.path.join(folder, name)):
+                os.unlink(os.path.join(folder, name))
+    os.rmdir(aside)
+    _synced(folder)
+
+
+def _synced(path: str) -> None:
+    """Flush the file ``path``, or a folder's entries, to the disk, where the system can (POSIX: Windows opens no
+    folder, and no read-only file for it)."""
+    if os.name != "posix":
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 @contextmanager
 def saving_into(
     saver: Any,
@@ -744,17 +823,22 @@ def saving_into(
     hub: dict[str, Any],
     suffixes: tuple[str, ...] = SAVED_SUFFIXES,
     card: bool = False,
-) -> Iterator[tuple[str, bool]]:
+    replaced: Callable[[str], bool] = lambda name: False,
+) -> Iterator[str]:
     """The one frame of the model's, config's and tokenizer's ``save_pretrained`` (``saver``'s): yields, for the
-    block that saves, the folder ``save_directory`` names (``check_save_folder``, ``suffixes``) held for this save
-    alone, and whether it is this save's own (``one_save_at_a_time``); with ``push_to_hub``, the block having ended
-    without an error, the folder is pushed (``push_saved``, with ``hub``'s settings and ``card``): the files changed
-    since it was held, not since before a save that it waited for (whose files that this one does not rewrite were
-    pushed too)."""
+    block that saves, the folder to write in: for the folder ``save_directory`` names (``check_save_folder``,
+    ``suffixes``), held for this save alone (``one_save_at_a_time``), a folder in it whose files are moved in when
+    the block ends (``saved_aside``, which removes the earlier files that ``replaced`` names); for a folder that
+    this thread's save holds or builds in (the config's save within the model's), that folder. With
+    ``push_to_hub``, the block having ended without an error, the folder is pushed (``push_saved``, with ``hub``'s
+    settings and ``card``): the files changed since it was held, not since before a save that it waited for (whose
+    files that this one does not rewrite were pushed too)."""
     folder = check_save_folder(save_directory, suffixes)
-    with one_save_at_a_time(folder) as new:
+    within = _folder_key(folder) in _held_folders()
+    with nullcontext(False) if within else one_save_at_a_time(folder) as new:
         files_timestamps = earlier_files(saver, folder) if push_to_hub else {}
-        yield folder, new
+        with nullcontext(folder) if within else saved_aside(folder, new, replaced) as aside:
+            yield aside
     if push_to_hub:
         push_saved(saver, folder, files_timestamps, hub, card)
 

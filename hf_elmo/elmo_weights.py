@@ -4,7 +4,7 @@ stored in (``STORAGE_DTYPES``, ``stored_in``), the names of their files (``weigh
 checks of what was loaded (``check_finite_weights``, ``not_float_weight``; ``check_loaded_weights``,
 which reads the model class's own parts, is ``modeling_elmo``'s), a model whose weights were never
 loaded (``weights_never_loaded``, ``said_if_never_loaded``), and what saving and loading keep quiet
-or clean up (``no_weight_progress_bars``, ``load_report_held``, ``earlier_weights_removed``).
+or clean up (``no_weight_progress_bars``, ``load_report_held``, ``is_weights_file``).
 
 This file imports only torch and transformers, so that a saved model folder carries it with
 ``modeling_elmo.py`` for ``trust_remote_code=True``.
@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -69,33 +70,16 @@ def weights_file(name: str, variant: str | None) -> str:
     return f"{stem}.{variant}.{extension}"
 
 
-@contextmanager
-def earlier_weights_removed(folder: Path, save_kwargs: dict[str, Any]) -> Iterator[None]:
-    """Around ``PreTrainedModel.save_pretrained(folder, **save_kwargs)``: remove the single weights
-    file or the shard index (of the save's ``variant``) that an earlier save left in ``folder`` when
-    this one wrote the other. transformers removes an earlier save's shards, but not its
-    ``model.safetensors``, which loading reads before the new shards' index: re-saving a folder with
-    ``max_shard_size`` kept its old weights. Only files this save left as they were are removed."""
-    files = [
-        folder / weights_file(name, save_kwargs.get("variant")) for name in (SAFE_WEIGHTS_NAME, SAFE_WEIGHTS_INDEX_NAME)
-    ]
-    before = [_file_state(file) for file in files]
-    yield
-    written = [_file_state(file) not in (None, state) for file, state in zip(files, before)]
-    if not save_kwargs.get("is_main_process", True):
-        return
-    for file, state, other_written in zip(files, before, reversed(written)):
-        if other_written and state is not None and _file_state(file) == state:
-            file.unlink()
-
-
-def _file_state(file: Path) -> tuple[int, int, int] | None:
-    """What changes when ``file`` is written (inode, size, modification time), ``None`` where it is absent."""
-    try:
-        stat = file.stat()
-    except FileNotFoundError:
-        return None
-    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+def is_weights_file(name: str, variant: str | None) -> bool:
+    """Whether ``name`` is a file of the weights that ``save_pretrained`` writes of ``variant``: the single file, the
+    shard index or a shard (``model-00001-of-00002.safetensors``, ``model.fp16-00001-of-00002.safetensors``). A save
+    replaces all of an earlier save's (``configuration_elmo.saved_aside``): transformers removed an earlier save's
+    shards, but not its ``model.safetensors``, which loading reads before the new shards' index, so re-saving a
+    folder with ``max_shard_size`` kept its old weights."""
+    single = weights_file(SAFE_WEIGHTS_NAME, variant)
+    return name in (single, weights_file(SAFE_WEIGHTS_INDEX_NAME, variant)) or (
+        re.fullmatch(re.escape(single.removesuffix(".safetensors")) + r"-\d{5}-of-\d{5}\.safetensors", name) is not None
+    )
 
 
 def saved_code(model_class: type) -> set[str]:

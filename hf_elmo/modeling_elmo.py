@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import inspect
 import os
-import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn, TypeVar, cast
 
@@ -59,7 +59,7 @@ from .elmo_weights import (
     WARM_STATE,
     InvalidModelError,
     check_finite_weights,
-    earlier_weights_removed,
+    is_weights_file,
     load_report_held,
     never_loaded_error,
     no_weight_progress_bars,
@@ -415,13 +415,13 @@ class ElmoPreTrainedModel(PreTrainedModel):
         class's module and its siblings): the biLM saved from an LM or task folder maps neither
         ``AutoModelForPreTraining`` nor the task heads, whose files it does not carry.
 
-        Saved into a folder that holds an earlier save, the weights are this save's, sharded
-        (``max_shard_size``) or not: the earlier ``model.safetensors`` or shard index goes
-        (``earlier_weights_removed``). A model whose weights were never loaded (``weights_never_loaded``)
-        is refused before anything is written, and so is a path that is a file (``~`` is the home folder,
-        ``check_save_folder``). Another process's save into the folder is waited for, so that it holds one whole save,
-        the last to finish (``one_save_at_a_time``, ``saving_into``). A save that fails
-        (a bad ``max_shard_size``, a full disk) into a folder it created removes that folder. With
+        The files are written in a hidden folder in the folder, then moved in (``saved_aside``): a folder that holds
+        an earlier save keeps it whole until this one is, a save that fails (a bad ``max_shard_size``, a full disk)
+        leaves it as it was, or removes the folder where it created it, and the weights are this save's, sharded or
+        not: the earlier save's weights files go (``is_weights_file``). A model whose weights were never loaded
+        (``weights_never_loaded``) is refused before anything is written, and so is a path that is a file (``~`` is
+        the home folder, ``check_save_folder``). Another process's save into the folder is waited for, so that it
+        holds one whole save, the last to finish (``one_save_at_a_time``, ``saving_into``). With
         ``push_to_hub`` the folder is saved whole first, then pushed with a model card (``push_saved``), as the
         config and tokenizer are: a push that fails leaves it, and says so in one line naming it.
         """
@@ -452,15 +452,11 @@ class ElmoPreTrainedModel(PreTrainedModel):
         token = saving.arguments.get("token")
         push = push and self.should_save_on_this_rank(saving.arguments.get("is_main_process", True))
         hub = hub if token is None else {**hub, "token": token}
-        with saving_into(self, save_directory, push, hub, card=True) as (held, new):
-            folder = saving.arguments["save_directory"] = Path(held)  # "~/model": the home folder's
-            try:
-                with no_weight_progress_bars(), earlier_weights_removed(folder, kwargs):
-                    super().save_pretrained(*saving.args[1:], **saving.kwargs)
-            except BaseException:
-                if new:  # a folder of config and code without (all) the weights would pass for a model
-                    shutil.rmtree(folder, ignore_errors=True)
-                raise
+        replaced = partial(is_weights_file, variant=saving.arguments.get("variant"))
+        with saving_into(self, save_directory, push, hub, card=True, replaced=replaced) as aside:
+            folder = saving.arguments["save_directory"] = Path(aside)  # "~/model": the home folder's
+            with no_weight_progress_bars():
+                super().save_pretrained(*saving.args[1:], **saving.kwargs)
             config_file = folder / CONFIG_NAME
             if config_file.is_file():
                 mode = config_file.stat().st_mode & 0o666

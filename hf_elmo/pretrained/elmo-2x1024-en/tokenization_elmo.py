@@ -580,7 +580,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 f"{filename_prefix}-tokenizer_config.json, which from_pretrained does not read (it reads "
                 "tokenizer_config.json): save into a folder of its own, without filename_prefix"
             )
-        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as (folder, _):
+        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as folder:
             saved = super().save_pretrained(folder, legacy_format, filename_prefix, **kwargs)
         return saved
 
