@@ -2,13 +2,16 @@
 machine``, as the scripts run from ``scripts/``): the CPU's model name, its cores and the load on
 them when the run started, so that figures from a shared machine say how busy it was; on a CUDA
 device, the GPU first: its name, the CUDA and cuDNN versions torch runs with, and whether TF32 may
-round float32 matmuls and convolutions (it changes both speed and digits).
+round float32 matmuls and convolutions (it changes both speed and digits). ``machine_apart``: the
+same words from a process of its own, for a benchmark whose runs on the GPU are other processes.
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import subprocess
+import sys
 
 
 def cpu_name() -> str:
@@ -43,3 +46,21 @@ def machine(device: str = "cpu") -> str:
         f"cuDNN {torch.backends.cudnn.version()}, TF32 matmul {switch[torch.backends.cuda.matmul.allow_tf32]}, "
         f"cuDNN TF32 {switch[torch.backends.cudnn.allow_tf32]}), host {host}"
     )
+
+
+def machine_apart(device: str = "cpu") -> str:
+    """``machine(device)``, a CUDA device named by a child process (this file run with the device) that ends once
+    it has said it: naming a GPU initialises CUDA in the process that asks (torch's lazy init, cuDNN), which may
+    open a CUDA context there, hundreds of MiB of the GPU's memory held while the benchmark's own children run on
+    it, and taken from their figures (bench_inference.py; was: named in the benchmark's process). The CPU: here."""
+    if device.split(":")[0] != "cuda":
+        return machine(device)
+    child = subprocess.run([sys.executable, __file__, device], capture_output=True, text=True)
+    if child.returncode != 0:
+        said = next((line for line in reversed(child.stderr.splitlines()) if line.strip()), "it said nothing")
+        raise RuntimeError(f"naming the device {device} failed (exit {child.returncode}): {said.strip()}")
+    return child.stdout.strip()
+
+
+if __name__ == "__main__":  # machine_apart's child
+    print(machine(sys.argv[1]))

@@ -57,7 +57,7 @@ from hf_elmo_cli.commands._args import (
     sentences_option,
 )
 
-from bench_conditions import machine
+from bench_conditions import machine_apart
 from shared_data import shared_dir
 
 #: The seed of the random weights (``write_random_model``).
@@ -359,7 +359,7 @@ def bench(args: argparse.Namespace, work: Path, shared: Path, reference: list[st
     text.write_text("".join(" ".join(s) + "\n" for s in sentences), encoding="utf-8")
     n_tokens = sum(map(len, sentences))
     print(
-        f"# {machine(args.device)}, {args.threads} threads, device {args.device}, {len(sentences)} sentences, "
+        f"# {machine_apart(args.device)}, {args.threads} threads, device {args.device}, {len(sentences)} sentences, "
         f"{n_tokens} tokens, best of {args.repeat}; random weights of seed {SEED}; "
         "ratio: ours against AllenNLP's tokens/s",
         flush=True,
