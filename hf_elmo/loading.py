@@ -209,6 +209,13 @@ def _named(name_or_path: PathLike) -> str:
     return name
 
 
+def _holds_a_model(folder: Path) -> bool:
+    """Whether ``folder`` is a model's: its config.json, or the original options file and a weights .hdf5."""
+    if (folder / CONFIG_NAME).is_file():
+        return True
+    return original_options_file(folder) is not None and any(is_weights_name(p.name) for p in folder.glob("*.hdf5"))
+
+
 def _shipped_names() -> str:
     return ", ".join(SHIPPED_PREFIX + n for n in SHIPPED)
 
@@ -232,16 +239,17 @@ def _local(name: str, path: Path, origin: str, variant: str | None = None, subfo
     if path.is_file():
         if not zipfile.is_zipfile(path):
             archives.refuse_a_cut_short_zip(path)
+            folder = f": give its folder, {path.parent}" if _holds_a_model(path.parent) else ""  # its config.json, say
             raise InvalidModelError(
                 f"{path} is a file, but a model is a folder (config.json + model.safetensors, or options.json + "
-                "weights .hdf5) or a .zip archive of the original files"
+                f"weights .hdf5) or a .zip archive of the original files{folder}"
             )
         archives.original_member_folder(path)  # fails early, naming the archive, if it holds no options file
         return ModelSource(name, path, "original", origin)
     _refuse_links_to_nothing(path)
     if (path / CONFIG_NAME).is_file():
         return _transformers_source(name, path, origin, variant)
-    if original_options_file(path) is not None and any(is_weights_name(p.name) for p in path.glob("*.hdf5")):
+    if _holds_a_model(path):  # the original files
         return ModelSource(name, path, "original", origin)
     _refuse_a_spacy_pipeline(path)
     if (path / EXPORT_MANIFEST).is_file():
