@@ -386,10 +386,12 @@ def _first_words_of(encoding: Any) -> list[int | None]:
 
 
 def _is_batch(ids: Any) -> bool:
-    """Whether ``ids`` (Python ints and lists, ``_plain_ids``) are a batch's char ids (B, T, W), a row of
-    some sentence holding a word's row."""
-    return isinstance(ids, list) and any(
-        isinstance(sentence, list) and len(sentence) > 0 and isinstance(sentence[0], list) for sentence in ids
+    """Whether ``ids`` (Python ints and lists, ``_plain_ids``) are a batch's char ids (B, T, W): a row of
+    some sentence holding a word's row, or sentences of no words only (``[[], []]``, as a (B, 0, W) tensor's
+    ``tolist()`` gives them: no word's row is empty)."""
+    return isinstance(ids, list) and (
+        any(isinstance(sentence, list) and len(sentence) > 0 and isinstance(sentence[0], list) for sentence in ids)
+        or (len(ids) > 0 and all(sentence == [] for sentence in ids))
     )
 
 
