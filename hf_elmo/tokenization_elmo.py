@@ -986,8 +986,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
             extra = 0 if padded is None else padded - length
             for key, value in feature.items():
                 batch.setdefault(key, []).append(list(value) + [fill[key]] * extra if key in fill else value)
-        if return_tensors is not None and max(lengths) == 0 and not padded:  # no row shows input_ids' (T, W)
+        if return_tensors is not None and max(lengths) == 0 and not padded:  # no row shows (T, W) or (T, 2)
             batch["input_ids"] = torch.zeros(len(features), 0, self.max_characters_per_token, dtype=torch.long)
+            if "offset_mapping" in batch:
+                batch["offset_mapping"] = torch.zeros(len(features), 0, 2, dtype=torch.long)
         return ElmoBatchEncoding(batch, tensor_type=return_tensors, first_words=first_words)
 
     def _split(
