@@ -13,7 +13,7 @@ import srsly
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import ConfigValidationError, Model, PyTorchGradScaler, torch2xp, xp2torch
+from thinc.api import Model, PyTorchGradScaler, torch2xp, xp2torch
 from thinc.compat import has_torch_amp
 from thinc.types import Floats3d, Floats4d
 
@@ -22,7 +22,7 @@ from hf_elmo.messages import described, error_text, is_number
 from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
-from .config_errors import check_setting
+from .config_errors import check_setting, config_error
 from .doc_layers import BiLm
 from .listener import load_weights_advice, replace_listener_cfg
 from .loader import load_shipped_model
@@ -183,9 +183,7 @@ def loaded_at_setting(loader: Loader, where: str, setting: list[str], title: str
         elmo = loader()
         runnable_widths(elmo, where)
     except (OSError, ValueError, NotAnElmoModel) as error:
-        raise ConfigValidationError(
-            errors=[{"loc": setting, "msg": error_text(error)}], title=title, show_config=False
-        ) from error
+        raise config_error(title, setting, error_text(error)) from error
     return elmo
 
 

@@ -28,7 +28,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.util import ensure_path
 from spacy.vocab import Vocab
-from thinc.api import ConfigValidationError, Model, Optimizer
+from thinc.api import Model, Optimizer
 from thinc.types import Floats3d
 
 from hf_elmo import ElmoModel
@@ -67,6 +67,7 @@ from .config_errors import (
     check_frozen_elmo_annotates,
     check_setting,
     check_sourced_elmo_loads_nothing,
+    config_error,
     sourced_from,
     training_pipeline,
     training_settings,
@@ -469,17 +470,12 @@ class ElmoComponent(TrainablePipe):
         model_setting = ["components", self.name, "model", "loader"]
         own = model_loader(self.model)
         if names_a_model(loader) and names_a_model(own):
-            raise ConfigValidationError(
-                errors=[
-                    {
-                        "loc": init_setting,
-                        "msg": f"an ELMo model is named both in [initialize.components.{self.name}.loader] and in "
-                        f"[components.{self.name}.model.loader]: keep one and set the other's name_or_path to null "
-                        "(for the first: leave out --paths.elmo)",
-                    }
-                ],
-                title=f"Two ELMo models given for component {self.name!r}",
-                show_config=False,
+            raise config_error(
+                f"Two ELMo models given for component {self.name!r}",
+                init_setting,
+                f"an ELMo model is named both in [initialize.components.{self.name}.loader] and in "
+                f"[components.{self.name}.model.loader]: keep one and set the other's name_or_path to null "
+                "(for the first: leave out --paths.elmo)",
             )
         if not names_a_model(loader) and names_a_model(own):
             return own, model_setting
@@ -665,11 +661,7 @@ def _refuse_listening_component(name: str, message: str) -> NoReturn:
     config error, without a traceback (a sourced component trained with another biLM than the one given)."""
     if training_settings() is None:
         raise ValueError(message)
-    raise ConfigValidationError(
-        errors=[{"loc": ["components", name], "msg": message}],
-        title=f"The ELMo layers do not fit component {name!r}",
-        show_config=False,
-    )
+    raise config_error(f"The ELMo layers do not fit component {name!r}", ["components", name], message)
 
 
 def _take_back_added(name: str) -> None:
@@ -944,11 +936,7 @@ def _check_upstreams(nlp: Language) -> None:
                     f"its ELMo listener's upstream {node.upstream_name!r} is no elmo component; the pipeline's are "
                     f'{", ".join(map(repr, elmo_names))}: set upstream to one of them (or "*": any)'
                 )
-            raise ConfigValidationError(
-                errors=[{"loc": ["components", name], "msg": message}],
-                title=f"Component {name!r} gets no ELMo layers",
-                show_config=False,
-            )
+            raise config_error(f"Component {name!r} gets no ELMo layers", ["components", name], message)
 
 
 ElmoListener.check_upstreams = _check_upstreams

@@ -12,12 +12,16 @@ from .call_stack import training_init
 from .loader import names_a_model
 
 
+def config_error(title: str, setting: list[str], message: str) -> ConfigValidationError:
+    """The error titled ``title`` of the one problem ``message`` at the config setting ``setting`` (its path, e.g.
+    ``["components", "ner"]``), without the config: what ``spacy train`` and ``spacy.load`` print as one block."""
+    return ConfigValidationError(errors=[{"loc": setting, "msg": message}], title=title, show_config=False)
+
+
 def check_setting(valid: bool, function: str, setting: str, message: str) -> None:
     """Raise ``ConfigValidationError`` for ``function``'s ``setting`` unless ``valid``."""
     if not valid:
-        raise ConfigValidationError(
-            title=f"Invalid settings of {function}", errors=[{"loc": [setting], "msg": message}], show_config=False
-        )
+        raise config_error(f"Invalid settings of {function}", [setting], message)
 
 
 def check_frozen_elmo_annotates(elmo: str, listening: str) -> None:

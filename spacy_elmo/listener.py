@@ -36,7 +36,7 @@ from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.ty import ListenedToComponent
 from spacy.util import dot_to_object
-from thinc.api import Config, ConfigValidationError, Model, Shim, deserialize_attr, serialize_attr
+from thinc.api import Config, Model, Shim, deserialize_attr, serialize_attr
 from thinc.types import Floats3d
 
 from .call_stack import (
@@ -48,7 +48,7 @@ from .call_stack import (
     running_pipeline,
     running_update,
 )
-from .config_errors import training_settings
+from .config_errors import config_error, training_settings
 from .doc_layers import EXTENSION, BiLm, ElmoLayers, annotated_sharing_hooks
 
 #: The registered names of the listening mix and of the mix over a biLM of its own
@@ -304,9 +304,7 @@ def _why_no_weights(upstream: str) -> tuple[list[str], str]:
 
 
 def _refuse(setting: list[str], message: str) -> NoReturn:
-    raise ConfigValidationError(
-        errors=[{"loc": setting, "msg": message}], title="An ELMo listener gets no layers", show_config=False
-    )
+    raise config_error("An ELMo listener gets no layers", setting, message)
 
 
 def add_elmo_call(upstream: str, before: str) -> str:
