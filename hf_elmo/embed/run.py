@@ -18,8 +18,9 @@ chunk size, shard). ``model_sha256`` (``model_fingerprint``) hashes what compute
 model in memory: its config less where it was loaded from, and its state dict (weights and warm
 state: once a run, one SHA-256 pass over the shipped model's 54 MB of float32, about 1.5x
 ``hashlib.sha256`` over as many bytes; 0.24 s on a shared 2-core AMD EPYC VM), so a model changed
-in place (same folder, other weights) is another setting, never a resumed run mixing two models. Run again with the same
-settings, it skips the finished chunks (batch size, device and threads may change: they change
+in place (same folder, other weights) is another setting, never a resumed run mixing two models (the
+digest that hf-elmo 0.6.0 recorded, of another form, is recognised as the model's: ``_digest_as_recorded``).
+Run again with the same settings, it skips the finished chunks (batch size, device and threads may change: they change
 the vectors by float rounding at most) and computes a damaged one again; other settings are an
 error unless ``overwrite`` once a chunk is finished (before that nothing binds them: a run of
 other settings replaces ``run.json`` and starts afresh); the input's date is no setting (a file
@@ -203,6 +204,8 @@ def embed_file(
         )
         if pool is not None:  # unpooled runs keep the settings of earlier versions, so they resume
             settings["pool"] = pool
+        recorded = _recorded_digests(partial, output_path, shard)
+        settings["model_sha256"] = _digest_as_recorded(model, settings["model_sha256"], recorded)
         resumable, finished = _previous_run(partial, target, settings, overwrite)
         if shard.count > 1 and shard.index == 0:
             check_shard_index(shard_index_file(output_path), shard, overwrite)
@@ -427,7 +430,65 @@ def model_fingerprint(model: ElmoModel) -> str:
     """SHA-256 of what computes a model's vectors: its config (less ``_PROVENANCE_FIELDS``) and
     every entry of its state dict (weights and warm state: name, dtype, shape and values), read
     from memory, so any change to the weights or config changes it whatever the files' dates."""
-    config = {k: v for k, v in model.config.to_dict().items() if k not in _PROVENANCE_FIELDS}
+    return _fingerprint(model, {k: v for k, v in model.config.to_dict().items() if k not in _PROVENANCE_FIELDS})
+
+
+#: The config fields that hf-elmo 0.6.0's ``model_fingerprint`` did not leave out (``_PROVENANCE_FIELDS``
+#: gained them after) and those it did not have, ``ElmoConfig`` having gained them after: what
+#: ``_digests_of_0_6`` hashes as 0.6.0 did.
+_HASHED_BY_0_6 = ("architectures", "auto_map")
+_UNKNOWN_TO_0_6 = ("pad_token_id", "pre_tokenizer")
+#: The shipped model's ``auto_map`` in hf-elmo 0.6.0 (its heads' entries came after).
+_SHIPPED_AUTO_MAP_0_6 = {
+    "AutoConfig": "configuration_elmo.ElmoConfig",
+    "AutoModel": "modeling_elmo.ElmoModel",
+    "AutoModelForPreTraining": "modeling_lm.ElmoForBidirectionalLM",
+}
+
+
+def _digests_of_0_6(model: ElmoModel) -> Iterator[str]:
+    """``model``'s fingerprint as hf-elmo 0.6.0 computed it (its config's ``architectures`` and
+    ``auto_map`` hashed, the fields it did not have left out), then as it computed the shipped
+    model's, whose ``auto_map`` has changed since (``_SHIPPED_AUTO_MAP_0_6``): computed one at a
+    time, for the caller to stop at the first it knows."""
+    left_out = set(_PROVENANCE_FIELDS + _UNKNOWN_TO_0_6) - set(_HASHED_BY_0_6)
+    config = {k: v for k, v in model.config.to_dict().items() if k not in left_out}
+    yield _fingerprint(model, config)
+    if config.get("auto_map") != _SHIPPED_AUTO_MAP_0_6:
+        yield _fingerprint(model, {**config, "auto_map": _SHIPPED_AUTO_MAP_0_6})
+
+
+def _digest_as_recorded(model: ElmoModel, digest: str, recorded: set[str]) -> str:
+    """The digest by which this run knows ``model`` (its fingerprint ``digest``): the one an earlier
+    run of this output recorded (``recorded``) where that is ``model``'s as hf-elmo 0.6.0 computed it,
+    so that a run it started resumes, and its shards match, after an upgrade; else ``digest``."""
+    if not recorded or digest in recorded:
+        return digest
+    return next((old for old in _digests_of_0_6(model) if old in recorded), digest)
+
+
+def _recorded_digests(partial: Path, output_path: PathLike, shard: Shard) -> set[str]:
+    """The model digests that earlier runs of this output recorded: its unfinished run's
+    ``run.json`` and its shards' finished files (one that cannot be read is left to the checks that
+    name it)."""
+    found: list[Any] = []
+    try:
+        found.append(json.loads((partial / RUN_FILE).read_text(encoding="utf-8"))["settings"]["model_sha256"])
+    except (OSError, ValueError, KeyError, TypeError):  # none, or damaged (UnicodeDecodeError is a ValueError)
+        pass
+    for index in range(shard.count):
+        path = Shard(index, shard.count).output_file(output_path)
+        try:
+            if path.is_file():  # not a fifo, which would block
+                with h5py.File(path, "r") as handle:
+                    found.append((read_recorded_settings(handle) or {}).get("model_sha256"))
+        except (OSError, ValueError):
+            pass
+    return {digest for digest in found if isinstance(digest, str)}
+
+
+def _fingerprint(model: ElmoModel, config: dict[str, Any]) -> str:
+    """SHA-256 of ``config`` (what is hashed of ``model``'s config) and ``model``'s state dict."""
     digest = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode())
     for name, tensor in model.state_dict().items():
         digest.update(f"{name} {tensor.dtype} {tuple(tensor.shape)}".encode())
