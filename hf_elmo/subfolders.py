@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from transformers.utils import CONFIG_NAME
 
+from .configuration_elmo import is_save_aside
 from .elmo_weights import InvalidModelError
 from .original_files import is_options_name
 
@@ -56,13 +57,14 @@ def check_inside(subfolder: str, where: str) -> None:
 def subfolder_hint(folder: Path, subfolder: str) -> str:
     """For the error about ``folder`` (``subfolder`` of a model's name), which holds no model: where
     the folders right inside it hold models (a ``config.json`` or an options file), the
-    ``subfolder`` to pass for them; else ""."""
+    ``subfolder`` to pass for them (not the hidden folder of a save killed midway, ``is_save_aside``); else ""."""
     if not folder.is_dir():
         return ""
     models = [
         child.name
         for child in sorted(folder.iterdir())
         if child.is_dir()
+        and not is_save_aside(child.name)
         and ((child / CONFIG_NAME).is_file() or any(is_options_name(file.name) for file in child.iterdir()))
     ]
     if not models:

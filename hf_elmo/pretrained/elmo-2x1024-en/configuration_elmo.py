@@ -741,6 +741,12 @@ def _cannot_write(folder: str, error: OSError) -> OSError:
     )
 
 
+def is_save_aside(name: str) -> bool:
+    """Whether ``name`` is that of the hidden folder a save writes in before its files are moved in
+    (``saved_aside``): a killed save leaves it, half-written, until the next save into its folder."""
+    return _ASIDE_NAME.fullmatch(name) is not None
+
+
 def _folder_key(folder: str) -> tuple[int, int] | None:
     """The (device, inode) of ``folder``, which ``_SAVING`` holds; ``None`` where it does not exist."""
     try:
@@ -772,7 +778,7 @@ def saved_aside(folder: str, new: bool, replaced: Callable[[str], bool] = lambda
     model). For the holder of ``folder`` (``one_save_at_a_time``), which first removes the folders that killed
     saves left there."""
     for entry in os.scandir(folder):
-        if _ASIDE_NAME.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+        if is_save_aside(entry.name) and entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
     try:
         aside = tempfile.mkdtemp(prefix=SAVE_ASIDE, dir=folder)
