@@ -767,16 +767,15 @@ def saved_aside(folder: str, new: bool, replaced: Callable[[str], bool] = lambda
     """Yield a new hidden folder in ``folder`` (``SAVE_ASIDE``, on its file system) for the block to write a save
     in, so that an earlier save in ``folder`` stays whole until this one is (was: written over in place, and a
     save that failed midway, a full disk or a kill, left a half-written ``model.safetensors`` and no earlier save).
-    When the block ends, each file written is synced and moved into ``folder`` (``os.replace``, one by one): the
-    weights first, a shard before the index that names it, and ``config.json`` last, so that a kill between two
-    moves leaves the earlier ``config.json`` and, where the shards' names differ, whole weights of one save (the
-    single ``model.safetensors``, which loading takes before an index, is the earlier save's until the end). Then
-    the files of ``folder`` that ``replaced`` says this save's files replace (``model.safetensors`` beside a new
-    shard index, the shards of an earlier save of another count), of which it wrote none, are removed, where it
-    wrote any; the user's other files (a README, notes) stay. The block raising, the folder it wrote in is removed,
-    and ``folder`` with it where it is this save's own (``new``: config and code without weights would pass for a
-    model). For the holder of ``folder`` (``one_save_at_a_time``), which first removes the folders that killed
-    saves left there."""
+    When the block ends, each file written is synced and moved into ``folder`` (``os.replace``, one by one): first
+    the weights (the files that ``replaced`` names), a shard before the index that names it, after which the earlier
+    save's weights files that these replace are removed (``model.safetensors`` beside a new shard index, which
+    loading would take first; the shards of an earlier save of another count); then the other files, and
+    ``config.json`` last. A kill between two moves so leaves the earlier ``config.json`` and, where the shards'
+    names differ, whole weights of one of the two saves. The user's other files (a README, notes) stay. The block
+    raising, the folder it wrote in is removed, and ``folder`` with it where it is this save's own (``new``: config
+    and code without weights would pass for a model). For the holder of ``folder`` (``one_save_at_a_time``), which
+    first removes the folders that killed saves left there (``is_save_aside``)."""
     for entry in os.scandir(folder):
         if is_save_aside(entry.name) and entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
@@ -789,24 +788,30 @@ def saved_aside(folder: str, new: bool, replaced: Callable[[str], bool] = lambda
     held |= keys
     try:
         yield aside
-        names = sorted(
-            os.listdir(aside),
-            key=lambda name: (name == CONFIG_NAME, not replaced(name), _SHARD_NAME.search(name) is None),
-        )
-        for name in names:
-            _synced(os.path.join(aside, name))
-            os.replace(os.path.join(aside, name), os.path.join(folder, name))
+        names = os.listdir(aside)
+        weights = sorted(filter(replaced, names), key=lambda name: _SHARD_NAME.search(name) is None)
+        for name in weights:
+            _moved_in(aside, name, folder)
+        earlier = [name for name in os.listdir(folder) if weights and replaced(name) and name not in weights]
+        for path in (os.path.join(folder, name) for name in earlier):  # the earlier save's, which these replace
+            if os.path.isfile(path):
+                os.unlink(path)
+        for name in sorted(set(names) - set(weights), key=lambda name: name == CONFIG_NAME):
+            _moved_in(aside, name, folder)
     except BaseException:
         shutil.rmtree(folder if new else aside, ignore_errors=True)
         raise
     finally:
         held -= keys
-    if any(replaced(name) for name in names):
-        for name in os.listdir(folder):
-            if replaced(name) and name not in names and os.path.isfile(os.path.join(folder, name)):
-                os.unlink(os.path.join(folder, name))
     os.rmdir(aside)
     _synced(folder)
+
+
+def _moved_in(aside: str, name: str, folder: str) -> None:
+    """Move the file ``name`` of ``aside`` into ``folder`` (``os.replace``), flushed to the disk first
+    (``_synced``), so that a crash never leaves it there empty."""
+    _synced(os.path.join(aside, name))
+    os.replace(os.path.join(aside, name), os.path.join(folder, name))
 
 
 def _synced(path: str) -> None:

@@ -76,3 +76,36 @@ def test_a_folder_whose_first_save_was_killed_is_no_model_and_no_subfolder_is_of
     assert str(caught.value).startswith(f"{folder} is not an ELMo model folder") and "subfolder" not in str(
         caught.value
     )
+
+
+def _save_killed_at_the_config(model: ElmoModel, folder: Path, shards: int | None) -> None:
+    """Save ``model`` into ``folder`` (``max_shard_size`` ``shards``), the process killed (SIGKILL) as its
+    ``config.json`` is about to be moved in, its other files moved."""
+    replace = os.replace
+
+    def killed(source: str, target: str) -> None:
+        if os.path.basename(target) == "config.json":
+            os.kill(os.getpid(), signal.SIGKILL)
+        replace(source, target)
+
+    os.replace = killed  # type: ignore[assignment]
+    model.save_pretrained(folder, **({} if shards is None else {"max_shard_size": shards}))
+
+
+@pytest.mark.parametrize(("earlier_shards", "shards"), [(None, 20000), (20000, None), (20000, 5000)])
+def test_a_save_killed_between_its_moves_leaves_the_earlier_config_and_whole_weights(
+    tmp_path, one_thread, earlier_shards, shards
+):
+    """The weights move in first (shards before their index, the earlier save's weights files removed once they are
+    in), ``config.json`` last."""
+    folder, earlier, later = tmp_path / "model", clipped_random_model(), _other_model()
+    later.config.cell_clip = 2.0
+    earlier.save_pretrained(folder, **({} if earlier_shards is None else {"max_shard_size": earlier_shards}))
+    config = (folder / "config.json").read_bytes()
+    process = FORK.Process(target=_save_killed_at_the_config, args=(later, folder, shards))
+    process.start()
+    process.join(timeout=120)
+    assert process.exitcode == -signal.SIGKILL
+    assert (folder / "config.json").read_bytes() == config
+    loaded = ElmoModel.from_pretrained(folder)
+    assert all(torch.equal(loaded.state_dict()[name], value) for name, value in later.state_dict().items())
