@@ -575,7 +575,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
         (``check_save_folder``), where transformers logs it and writes nothing; another process's save into the folder
         is waited for (``one_save_at_a_time``); with ``push_to_hub``, the folder is saved whole first, then pushed
         (``push_saved``): ``saving_into``. A ``filename_prefix`` is refused before anything is
-        written: the folder would not load."""
+        written: the folder would not load. It returns the files written (transformers names ``added_tokens.json``
+        too, which an ELMo tokenizer, adding no tokens, never writes)."""
         if filename_prefix:  # transformers writes PREFIX-tokenizer_config.json, which no from_pretrained reads
             raise ValueError(
                 f"ElmoTokenizer.save_pretrained: filename_prefix={filename_prefix!r} would write "
@@ -584,7 +585,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
             )
         with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as folder:
             saved = super().save_pretrained(folder, legacy_format, filename_prefix, **kwargs)
-        return saved
+            return tuple(path for path in saved if os.path.isfile(path))
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PreTrainedTokenizer.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
