@@ -38,7 +38,7 @@ def test_a_batch_or_one_sentence_padded_whole_keeps_its_numbering():
 
 
 def test_plain_dicts_count_from_0_or_when_the_cut_is_unknown_a_map_of_words_is_refused_in_one_line():
-    rows = [{key: value for key, value in ElmoTokenizer()(words).items()} for words in (["a", "b"], ["c"])]
+    rows = [dict(ElmoTokenizer()(words, is_split_into_words=True)) for words in (["a", "b"], ["c"])]
     assert ElmoTokenizer().pad(rows).word_ids(1) == [0, None]
     padded = ElmoTokenizer(truncation_side="left").pad(rows)
     with pytest.raises(ValueError) as refused:

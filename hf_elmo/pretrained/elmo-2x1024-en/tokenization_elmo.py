@@ -967,6 +967,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
         ]
         if not features or "input_ids" not in features[0]:
             raise ValueError("ElmoTokenizer.pad needs a non-empty list of encodings with input_ids")
+        batched = next((row for row, f in enumerate(features) if _is_batch(f.get("input_ids"))), None)
+        if batched is not None:  # tokenizer(text, return_tensors="pt"): a batch of one, (1, T, W)
+            raise ValueError(
+                f"ElmoTokenizer.pad takes one sentence's encodings, input_ids (T, W), but encoding {batched}'s are a "
+                "batch's (B, T, W): encode each text without return_tensors (tokenizer(text)) and pass return_tensors "
+                "to pad, or pad a batch's encoding alone (tokenizer.pad(tokenizer(texts)))"
+            )
         side = kwargs.get("padding_side")
         check_padding_side(self.padding_side if side is None else side)
         check_lengths(max_length, pad_to_multiple_of)
