@@ -379,6 +379,12 @@ def _one_sentence(ids: Any) -> bool:
     )
 
 
+def _alone(ids: Any) -> bool:
+    """Whether the ``input_ids`` of an encoding given to ``pad`` alone are one sentence's: (T, W) with T >= 1
+    (``_one_sentence``), or ``[]``, ``tokenizer("")``'s sentence of no words."""
+    return _one_sentence(ids) or (isinstance(ids, list) and not ids)
+
+
 def _first_words_of(encoding: Any) -> list[int | None]:
     """The index of the first kept word of each sentence of ``encoding``, an ``ElmoBatchEncoding``'s; ``[]`` for
     another mapping (a plain dict), which does not say."""
@@ -941,13 +947,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
         longest (or ``max_length`` with ``padding="max_length"``, rounded up to a multiple of
         ``pad_to_multiple_of``) with all-zero tokens, mask 0, span (0, 0) and special 1
         (``padding=False``: not at all, as in transformers). Other fields (``labels``) are batched
-        as they are. One encoding alone (a dict whose ``input_ids`` are one sentence's (T, W)) is
-        padded alone and given back so, without a batch axis, as transformers' ``pad`` gives it.
+        as they are. One encoding alone (a dict whose ``input_ids`` are one sentence's (T, W), ``[]`` for one of no
+        words) is padded alone and given back so, without a batch axis, as transformers' ``pad`` gives it.
         ``word_ids`` keep counting from each sentence's first kept word (``first_words``), as the tokenizer's
         encodings know it; a plain dict's is 0, or unknown with ``truncation_side="left"``.
         """
-        if isinstance(encoded_inputs, Mapping) and _one_sentence(encoded_inputs.get("input_ids")):
-            alone = self.pad([encoded_inputs], padding, max_length, pad_to_multiple_of, **kwargs)
+        if isinstance(encoded_inputs, Mapping) and _alone(encoded_inputs.get("input_ids")):
+            alone = self.pad([encoded_inputs], padding, max_length, pad_to_multiple_of, return_tensors, **kwargs)
             return ElmoBatchEncoding(
                 {key: value[0] for key, value in alone.items()},
                 tensor_type=return_tensors,
