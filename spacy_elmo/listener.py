@@ -492,8 +492,11 @@ def _check_bilm_of(model: ElmoListener, annotation: ElmoLayers) -> None:
     """Refuse a doc's layers (``doc._.elmo``) that another biLM computed than that of an elmo component ``model``
     is linked to (``upstream_bilms``), though of its widths: docs another pipeline annotated (e.g. read from a
     DocBin) while this one's elmo component did not run (disabled), which the listening component would read in
-    place of its own biLM's, silently. Layers that record no biLM (older versions', a fine-tuned biLM's) pass
-    without asking the elmo components for theirs (a digest reads every weight, again after each step)."""
+    place of its own biLM's, silently. Where none links it (``spacy.load(..., exclude=["elmo"])``, or one added while
+    the listening component was disabled, which spaCy links no listener of), the biLM it was trained with
+    (``trained_with``) is the one to compare with. Layers that record no biLM (older versions', a fine-tuned
+    biLM's) pass without asking the elmo components for theirs (a digest reads every weight, again after each
+    step)."""
     found = annotation.bilm
     if found is None:
         return
@@ -505,6 +508,15 @@ def _check_bilm_of(model: ElmoListener, annotation: ElmoLayers) -> None:
             f"computed, not the biLM {names} of the elmo component {upstream!r} it listens to (docs that another "
             f"pipeline annotated, e.g. read from a DocBin): run this pipeline's elmo component {upstream!r} on the "
             "docs (leave it enabled), or use the pipeline whose biLM made them"
+        )
+    trained = None if own else model.trained_with
+    if trained is not None and found.digest != trained.digest:
+        raise ValueError(
+            f"ELMo listener (upstream {model.upstream_name!r}): doc._.elmo holds layers that the biLM {found} "
+            f"computed, not the biLM {trained} its component was trained with, and no elmo component of the pipeline "
+            "links it (one added while the listening component was disabled, which spaCy links no listener of, or "
+            "docs that another pipeline annotated): run an elmo component of the biLM it was trained with on the "
+            "docs, or train the listening component again with the biLM that made them"
         )
 
 
