@@ -16,8 +16,9 @@ or absent whenever the process dies; ``OUTPUT.partial/run.json`` records the set
 path, size, mtime and SHA-256, model, the model's fingerprint ``model_sha256``, layers, dtype,
 chunk size, shard). ``model_sha256`` (``model_fingerprint``) hashes what computes the vectors, the
 model in memory: its config less where it was loaded from, and its state dict (weights and warm
-state: once a run, one SHA-256 pass over the shipped model's 54 MB of float32, 1.2-1.3x
-``hashlib.sha256`` over as many bytes, 0.07-0.09 s on a shared 2-core AMD EPYC VM at load 7.8:
+state: once a run, one SHA-256 pass over the shipped model's 54 MB of float32, 1.1-1.3x
+``hashlib.sha256`` over as many bytes once read; 0.15-0.21 s the first time, as a run makes it, on a
+shared 2-core AMD EPYC VM at load 7:
 ``pytest -m slow -s tests/hf_elmo/test_fingerprint_speed.py``), so a model changed
 in place (same folder, other weights) is another setting, never a resumed run mixing two models (the
 digest that hf-elmo 0.6.0 recorded, of another form, is recognised as the model's: ``_digest_as_recorded``).
