@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.conftest import REPO
 
 README = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())  # sentences on one line
@@ -48,3 +50,19 @@ def test_the_readmes_fused_lstm_speed_on_cpu_is_the_pretraining_tables():
     span = f"{min(at_2048):.1f}-{max(at_2048):.1f}x"
     assert f'slower than `"fast"` at 2048 padded tokens a step ({span})' in README
     assert f"the fused kernel runs at {span} its speed at 2048 padded tokens a step" in README
+
+
+def test_the_readmes_cuda_graph_figures_are_the_h100_tables():
+    """The graphs against the eager path and against AllenNLP at batch 1, 16 and 256, and the eager
+    path against AllenNLP, as README rounds them."""
+    rows = table_after("### GPU again, with CUDA graphs: NVIDIA H100 80GB HBM3")
+    eager, graphs, allennlp = ([float(row[i].replace(",", "")) for row in rows] for i in (3, 5, 2))
+    over_eager = ", ".join(f"{g / e:.1f}x" for g, e in zip(graphs, eager))
+    said = re.findall(
+        r"the graphs ran ([\d.]+x) the eager path at batch 1, ([\d.]+x) at 16 and ([\d.]+x) at 256", README
+    )
+    assert ", ".join(*said) == over_eager
+    against = re.findall(r"at 256: ([\d.]+)x, ([\d.]+)x and ([\d.]+)x AllenNLP's own ELMo on the same GPU", README)
+    assert [float(x) for x in against[0]] == pytest.approx([g / a for g, a in zip(graphs, allennlp)], abs=0.06)
+    eager_said = re.findall(r"\(the eager path: ([\d.]+)x, ([\d.]+)x, ([\d.]+)x\)", README)
+    assert [float(x) for x in eager_said[0]] == pytest.approx([e / a for e, a in zip(eager, allennlp)], abs=0.06)
