@@ -800,9 +800,13 @@ class ElmoTokenizer(PreTrainedTokenizer):
         kwargs.pop("verbose", None)
         if kwargs.pop("return_token_type_ids", None):
             raise ValueError("ELMo has no token type ids (one sentence at a time): leave return_token_type_ids unset")
-        unused = {k for k, v in kwargs.items() if not one_of(v, (None, False))}
-        if unused:
-            raise TypeError(f"ElmoTokenizer does not support {sorted(unused)}")
+        unused = sorted(k for k, v in kwargs.items() if not one_of(v, (None, False)))
+        if (
+            unused
+        ):  # stride, return_overflowing_tokens, a misspelt option: ELMo reads each sentence whole, a word a position
+            raise TypeError(
+                f"ElmoTokenizer does not support {unused}: leave {'it' if len(unused) == 1 else 'them'} unset"
+            )
         if not one_of(return_tensors, (None, "pt", "np")):
             raise ValueError(
                 f"ElmoTokenizer supports return_tensors=None, 'pt' or 'np', got {described(return_tensors)}"
