@@ -22,6 +22,7 @@ import h5py
 import numpy as np
 
 from ..fileio import PathLike
+from ..messages import described, first_line
 from .shards import Shard, read_shard_index, shard_index_file
 
 #: AllenNLP's dataset of every line's text (stripped), as JSON, to the name of its line's dataset.
@@ -59,9 +60,24 @@ def recorded_settings(settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_recorded_settings(handle: h5py.File) -> dict[str, Any] | None:
-    """The settings an output file records; None for one written before outputs recorded them."""
+    """The settings an output file records; None for one written before outputs recorded them.
+    Raises ``ValueError``, in one line naming the file, where that record is no JSON object (a damaged
+    or hand-edited file: no JSON, or JSON of a list, a number, a string)."""
     text = handle.attrs.get(SETTINGS_ATTRIBUTE)
-    return None if text is None else json.loads(text)
+    if text is None:
+        return None
+    try:
+        settings = json.loads(text)
+    except (ValueError, TypeError) as err:  # TypeError: an attribute that is no text (a number, an array)
+        held = f"no JSON ({first_line(err)})"
+    else:
+        if isinstance(settings, dict):
+            return settings
+        held = described(settings)
+    raise ValueError(
+        f"{handle.filename} is damaged: its {SETTINGS_ATTRIBUTE} attribute holds {held}, not the JSON object of "
+        "the settings elmo embed records; make that file again (elmo embed --overwrite), or write to a new output"
+    )
 
 
 def differing_setting(first: dict[str, Any] | None, second: dict[str, Any] | None) -> tuple[str, str, str] | None:

@@ -693,11 +693,12 @@ def _check_other_shards(output_path: PathLike, shard: Shard, record: dict[str, A
             continue
         try:
             with h5py.File(other, "r") as handle:
-                differ = differing_setting(record, read_recorded_settings(handle))
+                recorded = read_recorded_settings(handle)  # a damaged record: its ValueError names the file
         except OSError as err:
             raise ValueError(
                 f"{other}, shard {index} of this output, cannot be read ({error_reason(err)}); delete it"
             ) from None
+        differ = differing_setting(record, recorded)
         if differ:
             name, mine, theirs = differ
             raise ValueError(
@@ -745,7 +746,7 @@ def _is_emptied_run(partial: Path, target: Path, settings: dict[str, Any]) -> bo
     try:
         with h5py.File(target, "r") as handle:
             return read_recorded_settings(handle) == recorded_settings(settings)
-    except OSError:  # a damaged HDF5 file
+    except (OSError, ValueError):  # a damaged HDF5 file, or settings record
         return False
 
 
