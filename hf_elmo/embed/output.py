@@ -21,7 +21,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from ..fileio import PathLike
+from ..fileio import PathLike, oserror_in_one_line
 from ..messages import described, first_line
 from .shards import Shard, read_shard_index, shard_index_file
 
@@ -162,7 +162,7 @@ def open_embeddings(path: PathLike) -> Embeddings:
         if not file.is_file():
             raise FileNotFoundError(f"{file}, listed in {path}, is missing: has every shard finished?")
     with ExitStack() as opened:  # a failure closes the files opened so far
-        handles = [opened.enter_context(h5py.File(file, "r")) for file in files]
+        handles = [opened.enter_context(_open_hdf5(file)) for file in files]
         first = read_recorded_settings(handles[0])
         for file, handle in zip(files[1:], handles[1:]):
             differ = differing_setting(first, read_recorded_settings(handle))
@@ -183,8 +183,24 @@ def _open_file(path: Path) -> Embeddings:
         found = f"; there are shard files ({shards[0].name}, ...) but no index: has shard 0 finished?" if shards else ""
         raise FileNotFoundError(f"{path} not found{found}")
     with ExitStack() as opened:  # closed again if its settings cannot be read
-        handle = opened.enter_context(h5py.File(path, "r"))
+        handle = opened.enter_context(_open_hdf5(path))
         recorded = read_recorded_settings(handle)
         opened.pop_all()
     lone_shard = Shard.is_shard_file(path) if recorded is None else recorded.get("shard", "0/1") != "0/1"
     return Embeddings([handle], len(handle) - (SENTENCE_TO_INDEX in handle), lone_shard)
+
+
+def _open_hdf5(path: Path) -> h5py.File:
+    """``path``, an output file, opened for reading; one that HDF5 cannot read (truncated, damaged, or
+    no HDF5 file) is refused in one line naming it (h5py's error names no file: 'Unable to synchronously
+    open file (truncated file: eof = ...)')."""
+    try:
+        return h5py.File(path, "r")
+    except OSError as err:
+        if err.errno is not None:  # the system's (no such file, permission denied): h5py's text names the file
+            raise
+        raise oserror_in_one_line(
+            None,
+            f"{path} cannot be read as HDF5 ({first_line(err)}): a truncated or damaged file, or no output of "
+            "elmo embed; make it again (elmo embed --overwrite), or open another file",
+        ) from None
