@@ -453,7 +453,7 @@ class ElmoPreTrainedModel(PreTrainedModel):
         push = push and self.should_save_on_this_rank(saving.arguments.get("is_main_process", True))
         hub = hub if token is None else {**hub, "token": token}
         replaced = partial(is_weights_file, variant=saving.arguments.get("variant"))
-        with saving_into(self, save_directory, push, hub, card=True, replaced=replaced) as aside:
+        with saving_into(self, save_directory, push, hub, card=True, replaced=replaced) as (aside, _):
             folder = saving.arguments["save_directory"] = Path(aside)  # "~/model": the home folder's
             with no_weight_progress_bars():
                 super().save_pretrained(*saving.args[1:], **saving.kwargs)

@@ -589,9 +589,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
                 f"{filename_prefix}-tokenizer_config.json, which from_pretrained does not read (it reads "
                 "tokenizer_config.json): save into a folder of its own, without filename_prefix"
             )
-        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as folder:
-            saved = super().save_pretrained(folder, legacy_format, filename_prefix, **kwargs)
-            return tuple(path for path in saved if os.path.isfile(path))
+        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as (aside, folder):
+            saved = super().save_pretrained(aside, legacy_format, filename_prefix, **kwargs)
+            names = [os.path.relpath(path, aside) for path in saved if os.path.isfile(path)]
+        return tuple(os.path.join(folder, name) for name in names)  # where the files are once moved in
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PreTrainedTokenizer.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
@@ -801,9 +802,8 @@ class ElmoTokenizer(PreTrainedTokenizer):
         if kwargs.pop("return_token_type_ids", None):
             raise ValueError("ELMo has no token type ids (one sentence at a time): leave return_token_type_ids unset")
         unused = sorted(k for k, v in kwargs.items() if not one_of(v, (None, False)))
-        if (
-            unused
-        ):  # stride, return_overflowing_tokens, a misspelt option: ELMo reads each sentence whole, a word a position
+        # stride, return_overflowing_tokens, a misspelt option: ELMo reads each sentence whole, a word a position
+        if unused:
             raise TypeError(
                 f"ElmoTokenizer does not support {unused}: leave {'it' if len(unused) == 1 else 'them'} unset"
             )

@@ -473,11 +473,8 @@ def _recorded_digests(partial: Path, output_path: PathLike, shard: Shard) -> set
     """The model digests that earlier runs of this output recorded: its unfinished run's
     ``run.json`` and its shards' finished files (one that cannot be read is left to the checks that
     name it)."""
-    found: list[Any] = []
-    try:
-        found.append(json.loads((partial / RUN_FILE).read_text(encoding="utf-8"))["settings"]["model_sha256"])
-    except (OSError, ValueError, KeyError, TypeError):  # none, or damaged (UnicodeDecodeError is a ValueError)
-        pass
+    run = _read_run_file(partial, overwrite=True)  # None where there is none, or a damaged one
+    found: list[Any] = [] if run is None else [run["settings"].get("model_sha256")]
     for index in range(shard.count):
         path = Shard(index, shard.count).output_file(output_path)
         try:

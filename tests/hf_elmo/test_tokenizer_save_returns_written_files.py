@@ -12,3 +12,4 @@ def test_every_file_save_pretrained_returns_is_in_the_folder(tmp_path):
     saved = ElmoTokenizer().save_pretrained(tmp_path / "tok")
     assert [os.path.basename(path) for path in saved] == ["tokenizer_config.json"]
     assert all(os.path.isfile(path) for path in saved)
+    assert [os.path.dirname(path) for path in saved] == [str(tmp_path / "tok")]  # not the hidden folder saved in

@@ -522,8 +522,8 @@ class ElmoConfig(PretrainedConfig):
         """``PretrainedConfig.save_pretrained``; ``~`` is the home folder, and a path that is a file is refused
         (``check_save_folder``); another process's save into the folder is waited for (``one_save_at_a_time``); with
         ``push_to_hub``, the folder is saved whole first, then pushed (``push_saved``): ``saving_into``."""
-        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as folder:
-            super().save_pretrained(folder, **({} if push_to_hub else kwargs))
+        with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as (aside, _):
+            super().save_pretrained(aside, **({} if push_to_hub else kwargs))
 
     def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
         """``PretrainedConfig.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
@@ -678,8 +678,6 @@ SAVE_LOCK = ".elmo-saving.lock"
 #: are moved in (``saved_aside``): ``.elmo-saving-XXXXXXXX``, the X's ``tempfile.mkdtemp``'s.
 SAVE_ASIDE = ".elmo-saving-"
 _ASIDE_NAME = re.compile(re.escape(SAVE_ASIDE) + r"[a-z0-9_]{8}")
-#: A shard's name, as transformers numbers them (``model-00001-of-00002.safetensors``).
-_SHARD_NAME = re.compile(r"-\d{5}-of-\d{5}\.")
 #: The attribute of a thread that holds the folders (device, inode) whose save it holds, and the folders those saves
 #: are built in (``saving_into``: the model's save saves its config): on the thread, which the remote-code copies of
 #: this module (one a folder) share.
@@ -789,7 +787,7 @@ def saved_aside(folder: str, new: bool, replaced: Callable[[str], bool] = lambda
     try:
         yield aside
         names = os.listdir(aside)
-        weights = sorted(filter(replaced, names), key=lambda name: _SHARD_NAME.search(name) is None)
+        weights = sorted(filter(replaced, names), key=lambda name: name.endswith(".json"))  # the shards, their index
         for name in weights:
             _moved_in(aside, name, folder)
         earlier = [name for name in os.listdir(folder) if weights and replaced(name) and name not in weights]
@@ -835,21 +833,22 @@ def saving_into(
     suffixes: tuple[str, ...] = SAVED_SUFFIXES,
     card: bool = False,
     replaced: Callable[[str], bool] = lambda name: False,
-) -> Iterator[str]:
+) -> Iterator[tuple[str, str]]:
     """The one frame of the model's, config's and tokenizer's ``save_pretrained`` (``saver``'s): yields, for the
-    block that saves, the folder to write in: for the folder ``save_directory`` names (``check_save_folder``,
-    ``suffixes``), held for this save alone (``one_save_at_a_time``), a folder in it whose files are moved in when
-    the block ends (``saved_aside``, which removes the earlier files that ``replaced`` names); for a folder that
-    this thread's save holds or builds in (the config's save within the model's), that folder. With
-    ``push_to_hub``, the block having ended without an error, the folder is pushed (``push_saved``, with ``hub``'s
-    settings and ``card``): the files changed since it was held, not since before a save that it waited for (whose
-    files that this one does not rewrite were pushed too)."""
+    block that saves, the folder to write in and the folder its files end in. For the folder ``save_directory``
+    names (``check_save_folder``, ``suffixes``), held for this save alone (``one_save_at_a_time``), the block
+    writes in a folder in it whose files are moved in when the block ends (``saved_aside``, which removes the
+    earlier files that ``replaced`` names); in a folder that this thread's save holds or builds in (the config's
+    save within the model's), in that folder itself. With ``push_to_hub``, the block having ended without an
+    error, the folder is pushed (``push_saved``, with ``hub``'s settings and ``card``): the files changed since it
+    was held, not since before a save that it waited for (whose files that this one does not rewrite were pushed
+    too)."""
     folder = check_save_folder(save_directory, suffixes)
     within = _folder_key(folder) in _held_folders()
     with nullcontext(False) if within else one_save_at_a_time(folder) as new:
         files_timestamps = earlier_files(saver, folder) if push_to_hub else {}
         with nullcontext(folder) if within else saved_aside(folder, new, replaced) as aside:
-            yield aside
+            yield aside, folder
     if push_to_hub:
         push_saved(saver, folder, files_timestamps, hub, card)
 
