@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import os
 import re
@@ -15,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
+from filelock import FileLock, Timeout
 from transformers import PretrainedConfig
 from transformers.utils import CONFIG_NAME
 from transformers.utils import logging as hf_logging
@@ -23,7 +25,7 @@ from .messages import another_model, described, error_reason, is_number, one_of
 
 try:
     import fcntl
-except ImportError:  # Windows: no flock, and saves into one folder are not made to wait for each other there
+except ImportError:  # Windows: no flock, and saves into one folder wait for each other through filelock's lock there
     fcntl = None  # type: ignore[assignment]
 
 _logger = hf_logging.get_logger(__name__)
@@ -689,18 +691,28 @@ def one_save_at_a_time(folder: str) -> Iterator[bool]:
     """Hold ``folder`` (made where it is missing) for one save for the block, the model's, config's or tokenizer's
     ``save_pretrained``: another process's save into it meanwhile (or another thread's) waits for the block to end,
     saying so, and then saves whole, so that the folder is one whole save, the last to finish (was: both wrote at
-    once, and a model's folder could get the config of one model and the weights of the other). An ``flock`` on
-    ``SAVE_LOCK`` in the folder, removed when the block ends (the kernel drops the lock with a killed process, and
-    the next save removes the file). Yields whether the folder is this save's own (made by it, and empty when it got
-    the folder): a failed save may remove it."""
+    once, and a model's folder could get the config of one model and the weights of the other). A lock on
+    ``SAVE_LOCK`` in the folder: an ``flock`` (``_flocked``), or where there is none (Windows) filelock's
+    (``_file_locked``); the system drops it with a killed process. Yields whether the folder is this save's own
+    (made by it, and empty when it got the folder): a failed save may remove it."""
     made = not os.path.isdir(folder)
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as err:
         raise _cannot_write(folder, err) from None
-    if fcntl is None:  # Windows: no flock
-        yield made
-        return
+    with _flocked(folder) if fcntl is not None else _file_locked(folder):
+        yield made and os.listdir(folder) == [SAVE_LOCK]
+
+
+def _said_waiting(folder: str) -> None:
+    """Say that a save into ``folder`` waits for another process's (``one_save_at_a_time``)."""
+    _logger.warning(f"{folder} is being saved by another process: this save waits for it to end")
+
+
+@contextmanager
+def _flocked(folder: str) -> Iterator[None]:
+    """``one_save_at_a_time``'s lock where there is ``flock``: on ``SAVE_LOCK`` in ``folder``, whose file is removed
+    when the block ends (and the next save removes the one a killed save left)."""
     lock, waited = os.path.join(folder, SAVE_LOCK), False
     while True:
         try:
@@ -712,7 +724,7 @@ def one_save_at_a_time(folder: str) -> Iterator[bool]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             if not waited:
-                _logger.warning(f"{folder} is being saved by another process: this save waits for it to end")
+                _said_waiting(folder)
             waited = True
             fcntl.flock(fd, fcntl.LOCK_EX)
         try:  # the save before this one may have removed the file after this one opened it: lock the new one
@@ -722,13 +734,37 @@ def one_save_at_a_time(folder: str) -> Iterator[bool]:
             pass
         os.close(fd)
     try:
-        yield made and os.listdir(folder) == [SAVE_LOCK]
+        yield
     finally:
         try:
             os.unlink(lock)
         except FileNotFoundError:  # removed with the folder of a failed save
             pass
         os.close(fd)
+
+
+@contextmanager
+def _file_locked(folder: str) -> Iterator[None]:
+    """``one_save_at_a_time``'s lock where there is no ``flock`` (Windows): ``filelock.FileLock`` (huggingface_hub's
+    lock there) on ``SAVE_LOCK`` in ``folder``, a file of ours, which filelock may leave when the block ends (no
+    push uploads it, ``earlier_files``; the folder's checks count it a save's, ``output_folders.others_files``)."""
+    lock, waited = FileLock(os.path.join(folder, SAVE_LOCK)), False
+    while True:
+        try:
+            os.makedirs(folder, exist_ok=True)  # a failed save before this one removed its own
+            lock.acquire(timeout=-1 if waited else 0)
+            break
+        except Timeout:
+            _said_waiting(folder)
+            waited = True
+        except FileNotFoundError:  # the folder went meanwhile, with the failed save that made it: made again
+            pass
+        except OSError as err:
+            raise _cannot_write(folder, err) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _cannot_write(folder: str, error: OSError) -> OSError:
@@ -897,8 +933,9 @@ def push_saved(
 
 def earlier_files(saver: Any, folder: str) -> dict[str, float]:
     """The modification times of the files in ``folder``, held for ``saver``'s save (``one_save_at_a_time``),
-    before it saves there, its lock file aside: ``push_saved`` uploads the others."""
-    return {name: time for name, time in saver._get_files_timestamps(folder).items() if name != SAVE_LOCK}
+    before it saves there: ``push_saved`` uploads the others, and never the lock file (dated to never change), which
+    filelock may leave (``_file_locked``) or another save hold while this one pushes."""
+    return {**saver._get_files_timestamps(folder), SAVE_LOCK: math.inf}
 
 
 def pushed_repo_id(save_directory: str, kwargs: dict[str, Any]) -> str:

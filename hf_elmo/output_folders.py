@@ -35,7 +35,7 @@ from typing import Literal
 
 from transformers.utils import CONFIG_NAME
 
-from .configuration_elmo import ElmoConfig, read_json_file
+from .configuration_elmo import SAVE_LOCK, ElmoConfig, read_json_file
 from .fileio import (
     PathLike,
     abandoned_folders,
@@ -124,8 +124,9 @@ _TOKENIZER_FILES = (
     "messages.py",
 )
 #: The files of each kind of folder this package writes (``save_pretrained`` with its code, the
-#: tokenizer, ``elmo pretrain``'s vocabulary and card; ``elmo export``'s graph and manifest): what
-#: ``--overwrite`` may replace in an earlier output of that kind.
+#: tokenizer, ``elmo pretrain``'s vocabulary and card; ``elmo export``'s graph and manifest; the lock file of a
+#: ``save_pretrained``, which a killed one leaves, and filelock where there is no flock): what ``--overwrite`` may
+#: replace in an earlier output of that kind.
 _OUTPUT_FILES: dict[OutputKind, tuple[str, ...]] = {
     "model": (
         CONFIG_NAME,
@@ -141,8 +142,9 @@ _OUTPUT_FILES: dict[OutputKind, tuple[str, ...]] = {
         "vocab.txt",
         *_TOKENIZER_FILES,
         *MODEL_CODE_FILES,
+        SAVE_LOCK,
     ),
-    "export": (EXPORT_MANIFEST, "model.onnx", "model.pt2", *_TOKENIZER_FILES),
+    "export": (EXPORT_MANIFEST, "model.onnx", "model.pt2", *_TOKENIZER_FILES, SAVE_LOCK),
 }
 
 

@@ -143,9 +143,10 @@ def _remote_code_files() -> set[Path]:
     return files
 
 
-#: Beyond torch and transformers: numpy (a dependency of both) and spaCy, imported by the tokenizer
-#: only when asked to split raw text by spaCy's rules, with a one-line error naming what to install.
-ALSO_ALLOWED = {"numpy": None, "spacy": "word_splitting.py"}
+#: Beyond torch and transformers: numpy (a dependency of both), spaCy, imported by the tokenizer
+#: only when asked to split raw text by spaCy's rules, with a one-line error naming what to install, and
+#: filelock (huggingface_hub's, so transformers'), the save lock of configuration_elmo where there is no flock.
+ALSO_ALLOWED = {"numpy": None, "spacy": "word_splitting.py", "filelock": "configuration_elmo.py"}
 
 
 def test_remote_code_imports_only_torch_transformers_the_standard_library_and_its_siblings():

@@ -9,6 +9,7 @@ import pytest
 from transformers.utils.hub import PushToHubMixin
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer
+from hf_elmo.configuration_elmo import SAVE_LOCK
 from tests.hf_elmo.test_heads import tiny_config
 from tests.hf_elmo.test_save_pretrained_push_to_hub import hub, unreachable  # noqa: F401  # (hub: a fixture)
 
@@ -61,6 +62,7 @@ def test_the_repository_and_upload_get_the_same_settings_from_each(saved, hub, m
     )
     assert hub["create_repo"] == ("elmo", {"exist_ok": True, "private": True, "token": "hf_x"})
     (working_dir, repo_id, timestamps), settings = uploads[0]
+    timestamps.pop(SAVE_LOCK)  # dated never to change: not uploaded
     assert (str(working_dir), repo_id, list(timestamps)) == (str(folder), "me/elmo", ["notes.txt"])
     assert settings == {"commit_message": "first", "token": "hf_x", "create_pr": True}
     assert (folder / "README.md").is_file() is (saved == "model")  # a model card, as transformers writes one
