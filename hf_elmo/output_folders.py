@@ -35,7 +35,7 @@ from typing import Literal
 
 from transformers.utils import CONFIG_NAME
 
-from .configuration_elmo import SAVE_LOCK, ElmoConfig, read_json_file
+from .configuration_elmo import SAVE_LOCK, ElmoConfig, is_save_aside, read_json_file
 from .fileio import (
     PathLike,
     abandoned_folders,
@@ -149,13 +149,19 @@ _OUTPUT_FILES: dict[OutputKind, tuple[str, ...]] = {
 
 
 def others_files(folder: PathLike, kind: OutputKind) -> list[str]:
-    """The names in ``folder`` that no output of this ``kind`` holds (``_OUTPUT_FILES``): the
-    user's own files and folders, which replacing the folder would delete."""
-    return sorted(
-        entry.name
-        for entry in Path(folder).iterdir()
-        if entry.is_dir() or entry.is_symlink() or not any(entry.match(pattern) for pattern in _OUTPUT_FILES[kind])
-    )
+    """The names in ``folder`` that no output of this ``kind`` holds (``_OUTPUT_FILES``; of the folders, the hidden one
+    that a killed ``save_pretrained`` left, ``is_save_aside``): the user's own files and folders, which replacing the
+    folder would delete."""
+    return sorted(entry.name for entry in Path(folder).iterdir() if not _holds(kind, entry))
+
+
+def _holds(kind: OutputKind, entry: Path) -> bool:
+    """Whether an output of this ``kind`` holds ``entry``, one of its folder's (``others_files``)."""
+    if entry.is_symlink():
+        return False
+    if entry.is_dir():
+        return is_save_aside(entry.name)
+    return any(entry.match(pattern) for pattern in _OUTPUT_FILES[kind])
 
 
 def check_output_folder(

@@ -34,7 +34,8 @@ def _save_killed_in_the_weights(model: ElmoModel, folder: Path) -> None:
     model.save_pretrained(folder)
 
 
-def _killed_save(model: ElmoModel, folder: Path) -> None:
+def killed_save(model: ElmoModel, folder: Path) -> None:
+    """``model.save_pretrained(folder)`` in a forked process, killed (SIGKILL) as it writes the weights."""
     process = FORK.Process(target=_save_killed_in_the_weights, args=(model, folder))
     process.start()
     process.join(timeout=120)
@@ -56,7 +57,7 @@ def _other_model() -> ElmoModel:
 def test_the_earlier_save_loads_beside_what_a_killed_save_left_and_the_next_save_removes_it(tmp_path, one_thread):
     folder, earlier, later = tmp_path / "model", clipped_random_model(), _other_model()
     earlier.save_pretrained(folder)
-    _killed_save(later, folder)
+    killed_save(later, folder)
     assert len(_left(folder)) == 2  # the lock file and the hidden folder
     loaded = ElmoModel.from_pretrained(folder)
     assert all(torch.equal(loaded.state_dict()[name], value) for name, value in earlier.state_dict().items())
@@ -68,7 +69,7 @@ def test_the_earlier_save_loads_beside_what_a_killed_save_left_and_the_next_save
 
 def test_a_folder_whose_first_save_was_killed_is_no_model_and_no_subfolder_is_offered(tmp_path, one_thread):
     folder = tmp_path / "model"
-    _killed_save(clipped_random_model(), folder)
+    killed_save(clipped_random_model(), folder)
     (aside,) = [name for name in _left(folder) if name != SAVE_LOCK]
     assert (folder / aside / "config.json").is_file()
     with pytest.raises(InvalidModelError) as caught:
