@@ -79,6 +79,12 @@ _NO_PAIRS = (
     "ElmoTokenizer encodes single sentences (ELMo has no sentence pairs); encode each text on its own, and pass "
     "pre-split words as tokenizer(words, is_split_into_words=True)"
 )
+#: The refusal of ``text_target`` / ``text_pair_target``, which transformers' tokenizers encode as ``labels`` for a
+#: decoder to generate.
+_NO_TARGETS = (
+    "ElmoTokenizer takes no {name}: ELMo has no decoder to generate target text (a task model's labels are class "
+    "ids, one a word or a sentence); encode the input text as tokenizer(text) and give the model its labels (labels=) beside it"
+)
 #: What the tokenizer's call returns beside the models' inputs, when asked (``return_offsets_mapping``,
 #: ``return_length``, ``return_special_tokens_mask``): the models' ``forward`` drops them, so that
 #: ``model(**tokenizer(...))`` runs with them (``takes_only_its_arguments``).
@@ -711,7 +717,7 @@ class ElmoTokenizer(PreTrainedTokenizer):
     # -- encoding ----------------------------------------------------------------------------
     def __call__(
         self,
-        text: str | Sequence[str] | Sequence[Sequence[str]],
+        text: str | Sequence[str] | Sequence[Sequence[str]] | None = None,  # None: refused, saying what to pass
         text_pair: Any = None,
         *,
         is_split_into_words: bool = False,
@@ -792,13 +798,16 @@ class ElmoTokenizer(PreTrainedTokenizer):
         kwargs: dict[str, Any],
     ) -> None:
         """Refuse what an encoding call (``__call__``, ``prepare_for_model``) asks that ELMo cannot do: a
-        sentence pair, token type ids, an option it does not know (``kwargs``, its other keyword
-        arguments), other tensors than ``"pt"``/``"np"``, left padding, a length that is no positive int.
+        sentence pair, a target text, token type ids, an option it does not know (``kwargs``, its other
+        keyword arguments), other tensors than ``"pt"``/``"np"``, left padding, a length that is no positive int.
         ``add_special_tokens`` and ``verbose`` change nothing (the model adds the sentence markers)."""
         if pair is not None:
             raise ValueError(_NO_PAIRS)
         kwargs.pop("add_special_tokens", None)  # either way: ELMo's sentence markers are added by the model
         kwargs.pop("verbose", None)
+        target = next((name for name in ("text_target", "text_pair_target") if kwargs.get(name) is not None), None)
+        if target is not None:
+            raise ValueError(_NO_TARGETS.format(name=target))
         if kwargs.pop("return_token_type_ids", None):
             raise ValueError("ELMo has no token type ids (one sentence at a time): leave return_token_type_ids unset")
         unused = sorted(k for k, v in kwargs.items() if not one_of(v, (None, False)))
@@ -1011,9 +1020,10 @@ class ElmoTokenizer(PreTrainedTokenizer):
         return ElmoBatchEncoding(batch, tensor_type=return_tensors, first_words=first_words)
 
     def _split(
-        self, text: str | Sequence[str] | Sequence[Sequence[str]], is_split_into_words: bool
+        self, text: str | Sequence[str] | Sequence[Sequence[str]] | None, is_split_into_words: bool
     ) -> tuple[list[list[str]], list[list[tuple[int, int]]], bool]:
-        """(words, character spans, whether the input was one sentence) of ``text``."""
+        """(words, character spans, whether the input was one sentence) of ``text`` (anything else, ``None``
+        too, is a TypeError saying what to pass)."""
         if not isinstance(text, (str, list, tuple)):  # as transformers' tokenizers: an iterator is no batch
             raise TypeError(
                 f"ElmoTokenizer takes a text (str) or a list of texts, or with is_split_into_words=True a list of "
