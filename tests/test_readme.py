@@ -15,6 +15,9 @@ One rule decides what does not run by default: a block that names a file whose m
 (``served/``: an ONNX export takes about 15 s) is marked ``slow``, runs with ``-m slow``, and is
 not run before the blocks after it, so those may not use its names.
 
+The blocks a new user runs first (``FIRST_BLOCKS``) run also on their own, in an empty folder: they
+need nothing but the shipped model.
+
 What a block's comments state is checked where it is cheap: an expression whose comment starts
 with a list or str literal (``tokenizer.tokenize(text)  # ['The', ...]``) must equal it, without
 a ``...`` in it, and ``STATED`` checks the shapes and values other comments give.
@@ -137,10 +140,14 @@ class Workspace:
             self.failed[index] = None
 
     def run(self, block: Block) -> None:
-        """Make the files ``block`` names, then run it statement by statement (tracebacks name
-        README.md lines), checking each expression against the literal its comment starts with."""
+        """Make the files ``block`` names, then run it (``execute``)."""
         for name in block.needs:
             self.need(name)
+        self.execute(block)
+
+    def execute(self, block: Block) -> None:
+        """Run ``block`` statement by statement (tracebacks name README.md lines), checking each
+        expression against the literal its comment starts with."""
         tree = ast.parse(block.code)
         ast.increment_lineno(tree, block.line - 1)
         comments = {
@@ -297,6 +304,10 @@ STATED: dict[str, Callable[[dict[str, Any]], None]] = {
 }
 
 
+#: The blocks a new user runs first, with nothing of their own but the shipped model: in README order.
+FIRST_BLOCKS = ("python", "tokenisation")
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     """The blocks' working folder as the current directory, and the Hub as a local cache, offline."""
@@ -312,7 +323,7 @@ def test_the_readme_blocks_have_distinct_ids_and_every_check_a_block():
     """A renamed heading fails here instead of leaving its block's checks unrun."""
     ids = [block.id for block in BLOCKS]
     assert len(ids) == len(set(ids))
-    assert set(STATED) <= set(ids)
+    assert set(STATED) | set(FIRST_BLOCKS) <= set(ids)
 
 
 @pytest.mark.parametrize(
@@ -324,3 +335,19 @@ def test_the_readme_block_runs_as_written_and_gives_what_it_states(workspace, in
     check = STATED.get(BLOCKS[index].id)
     if check is not None:
         check(workspace.namespace)
+
+
+def test_the_first_blocks_run_with_the_shipped_model_alone(tmp_path, monkeypatch):
+    """A new user's first blocks run, offline, in an empty folder and a fresh session: no file of
+    theirs (``FILES``) is made for them. The Python section's first block loaded original files,
+    ``options.json``, which a new user does not have (FileNotFoundError)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    fresh = Workspace(tmp_path)
+    for block in BLOCKS:
+        if block.id in FIRST_BLOCKS:
+            fresh.execute(block)
+            check = STATED.get(block.id)
+            if check is not None:
+                check(fresh.namespace)
+    assert sorted(path.name for path in tmp_path.iterdir()) == []
