@@ -16,7 +16,8 @@ One rule decides what does not run by default: a block that names a file whose m
 not run before the blocks after it, so those may not use its names.
 
 The blocks a new user runs first (``FIRST_BLOCKS``) run also on their own, in an empty folder: they
-need nothing but the shipped model.
+need nothing but the shipped model, as no block of the parts a transformers user reads does
+(``TRANSFORMERS_PARTS``) but those in ``OWN_FILES``, which say why.
 
 What a block's comments state is checked where it is cheap: an expression whose comment starts
 with a list or str literal (``tokenizer.tokenize(text)  # ['The', ...]``) must equal it, without
@@ -51,17 +52,23 @@ README = REPO / "README.md"
 
 @dataclass(frozen=True)
 class Block:
-    """One ```python block: its code, the README line of its first code line, and an id made
-    from the heading above it (``-2`` for a section's second block)."""
+    """One ```python block: its code, the README line of its first code line, an id made
+    from the heading above it (``-2`` for a section's second block), and the ``## `` heading it is under."""
 
     code: str
     line: int
     id: str
+    part: str
 
     @property
     def needs(self) -> list[str]:
-        """The names in ``FILES`` that the code names, in ``FILES``' order."""
-        return [name for name in FILES if name in self.code]
+        """The names in ``FILES`` that the code (not its comments) names, in ``FILES``' order."""
+        code = "".join(
+            token.string
+            for token in tokenize.generate_tokens(io.StringIO(self.code).readline)
+            if token.type == tokenize.STRING
+        )
+        return [name for name in FILES if name in code]
 
     @property
     def slow(self) -> bool:
@@ -73,7 +80,7 @@ def readme_blocks(text: str) -> list[Block]:
     a bash block's ``# comment`` is no heading)."""
     blocks: list[Block] = []
     per_section: Counter[str] = Counter()
-    section, fence, start, code = "", None, 0, []
+    section, part, fence, start, code = "", "", None, 0, []
     for number, line in enumerate(text.splitlines(), 1):
         if fence is None and line.startswith("```"):
             fence, start, code = line[3:].strip(), number + 1, []
@@ -82,12 +89,14 @@ def readme_blocks(text: str) -> list[Block]:
                 slug = re.sub(r"[^a-z0-9]+", "-", section.split(" (")[0].lower()).strip("-")
                 per_section[slug] += 1
                 count = per_section[slug]
-                blocks.append(Block("\n".join(code) + "\n", start, slug if count == 1 else f"{slug}-{count}"))
+                name = slug if count == 1 else f"{slug}-{count}"
+                blocks.append(Block("\n".join(code) + "\n", start, name, part))
             fence = None
         elif fence is not None:
             code.append(line)
         elif line.startswith("#"):
             section = line.lstrip("#").strip()
+            part = section if line.startswith("## ") else part
     return blocks
 
 
@@ -306,6 +315,14 @@ STATED: dict[str, Callable[[dict[str, Any]], None]] = {
 
 #: The blocks a new user runs first, with nothing of their own but the shipped model: in README order.
 FIRST_BLOCKS = ("python", "tokenisation")
+#: The README's parts (``## `` headings) that a transformers user reads, and the blocks there that use files of
+#: the user's own (``FILES``), each with why: every other block of those parts runs with the shipped model alone.
+TRANSFORMERS_PARTS = ("Python", "Hugging Face Hub")
+OWN_FILES = {
+    "coming-from-allennlp": "it shows AllenNLP users their own files (options.json + weights.hdf5) loaded",
+    "coming-from-bilm-tf": "it shows bilm-tf users their own files (options.json + weights.hdf5) loaded",
+    "hugging-face-hub": "it loads a Hub repository of the user's (org/elmo-original)",
+}
 
 
 @pytest.fixture(scope="module")
@@ -323,7 +340,8 @@ def test_the_readme_blocks_have_distinct_ids_and_every_check_a_block():
     """A renamed heading fails here instead of leaving its block's checks unrun."""
     ids = [block.id for block in BLOCKS]
     assert len(ids) == len(set(ids))
-    assert set(STATED) | set(FIRST_BLOCKS) <= set(ids)
+    assert set(STATED) | set(FIRST_BLOCKS) | set(OWN_FILES) <= set(ids)
+    assert {block.part for block in BLOCKS} >= set(TRANSFORMERS_PARTS)
 
 
 @pytest.mark.parametrize(
@@ -335,6 +353,11 @@ def test_the_readme_block_runs_as_written_and_gives_what_it_states(workspace, in
     check = STATED.get(BLOCKS[index].id)
     if check is not None:
         check(workspace.namespace)
+
+
+def test_the_transformers_blocks_use_no_file_of_the_users_but_where_said_why():
+    """The Task heads block started from "my-elmo/", a folder only a later part (``elmo convert``) makes."""
+    assert {block.id for block in BLOCKS if block.part in TRANSFORMERS_PARTS and block.needs} == set(OWN_FILES)
 
 
 def test_the_first_blocks_run_with_the_shipped_model_alone(tmp_path, monkeypatch):
