@@ -75,9 +75,9 @@ class Block:
         return any(FILES[name].slow for name in self.needs)
 
 
-def readme_blocks(text: str) -> list[Block]:
-    """Every ```python block of ``text``, in order (fences of any language are skipped whole, so
-    a bash block's ``# comment`` is no heading)."""
+def readme_blocks(text: str, language: str = "python") -> list[Block]:
+    """Every ```python block of ``text`` (or of another ``language``: ```ini), in order (fences of any
+    language are skipped whole, so a bash block's ``# comment`` is no heading)."""
     blocks: list[Block] = []
     per_section: Counter[str] = Counter()
     section, part, fence, start, code = "", "", None, 0, []
@@ -85,7 +85,7 @@ def readme_blocks(text: str) -> list[Block]:
         if fence is None and line.startswith("```"):
             fence, start, code = line[3:].strip(), number + 1, []
         elif fence is not None and line.startswith("```"):
-            if fence == "python":
+            if fence == language:
                 slug = re.sub(r"[^a-z0-9]+", "-", section.split(" (")[0].lower()).strip("-")
                 per_section[slug] += 1
                 count = per_section[slug]
