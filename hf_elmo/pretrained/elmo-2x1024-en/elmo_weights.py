@@ -114,7 +114,7 @@ def check_finite_weights(model: nn.Module, source: str | os.PathLike | None) -> 
     """Refuse, with one line naming the weight and the file, weights that hold NaN or infinite
     values: they would make every output NaN, silently.
 
-    One sum per tensor (4-8 ms for the shipped model on one CPU thread of a shared 2-core VM): a
+    One sum per tensor, a single pass over its values: a
     NaN or infinity makes the sum non-finite, and only then are the values counted (a sum of finite
     values that overflowed counts none, and passes). Tensors without data (``device_map`` offload) are skipped.
     """
