@@ -254,7 +254,26 @@ FIELD_CHECKS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-class ElmoConfig(PretrainedConfig):
+class UploadsNoSaveLock:
+    """The first base of the model, config and tokenizer: their pushes (``push_to_hub``, which saves into a new
+    folder and uploads it, and ``save_pretrained(push_to_hub=True)``, ``push_saved``) never upload ``SAVE_LOCK``,
+    which filelock may leave in the folder saved (``_file_locked``), a killed save too, or another save hold while
+    this one pushes: transformers uploads each file not in ``files_timestamps`` or changed since, and it is dated
+    never to change."""
+
+    def _upload_modified_files(
+        self,
+        working_dir: str | os.PathLike,
+        repo_id: str,
+        files_timestamps: dict[str, float],
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        timestamps = {**files_timestamps, SAVE_LOCK: math.inf}
+        return super()._upload_modified_files(working_dir, repo_id, timestamps, *args, **kwargs)  # type: ignore[misc]
+
+
+class ElmoConfig(UploadsNoSaveLock, PretrainedConfig):
     r"""Shapes and arithmetic options of an ELMo biLM.
 
     The field names follow the original ``options.json`` (see ``from_allennlp_options``).
@@ -933,9 +952,8 @@ def push_saved(
 
 def earlier_files(saver: Any, folder: str) -> dict[str, float]:
     """The modification times of the files in ``folder``, held for ``saver``'s save (``one_save_at_a_time``),
-    before it saves there: ``push_saved`` uploads the others, and never the lock file (dated to never change), which
-    filelock may leave (``_file_locked``) or another save hold while this one pushes."""
-    return {**saver._get_files_timestamps(folder), SAVE_LOCK: math.inf}
+    before it saves there, its lock file aside: ``push_saved`` uploads the others."""
+    return {name: time for name, time in saver._get_files_timestamps(folder).items() if name != SAVE_LOCK}
 
 
 def pushed_repo_id(save_directory: str, kwargs: dict[str, Any]) -> str:

@@ -38,6 +38,7 @@ from transformers.utils import logging as hf_logging
 from .char_ids import add_sentence_markers, batch_to_ids
 from .configuration_elmo import (
     ElmoConfig,
+    UploadsNoSaveLock,
     push_errors_said,
     saving_into,
 )
@@ -191,7 +192,7 @@ def check_runs_as_built(model: ElmoModel, reads: str, parts: Sequence[str], reme
             )
 
 
-class ElmoPreTrainedModel(PreTrainedModel):
+class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):
     """Weight initialisation and loading conventions shared by the ELMo models."""
 
     config_class = ElmoConfig

@@ -36,6 +36,7 @@ from .configuration_elmo import (
     SETTINGS_SUFFIXES,
     WHITESPACE,
     ElmoConfigError,
+    UploadsNoSaveLock,
     config_file,
     push_errors_said,
     saving_into,
@@ -429,7 +430,7 @@ def _what_to_pass(text: Any) -> str:
     return ""
 
 
-class ElmoTokenizer(PreTrainedTokenizer):
+class ElmoTokenizer(UploadsNoSaveLock, PreTrainedTokenizer):
     """Turns words into ELMo character ids.
 
     ``tokenizer(texts)`` splits raw strings into words with the rule the model was trained on

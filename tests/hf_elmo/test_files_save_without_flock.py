@@ -153,3 +153,11 @@ def test_a_save_that_waited_for_a_failed_first_save_of_the_folder_saves_whole(tm
     assert ElmoConfig.from_pretrained(folder).cell_clip == 2.0
     weights = load_file(folder / "model.safetensors")
     assert all(torch.equal(weights[name], tensor) for name, tensor in SAVES["model"]().state_dict().items())
+
+
+@pytest.mark.parametrize("saved", SAVES)
+def test_push_to_hub_uploads_no_lock_file(saved, hub, committed, no_flock):  # noqa: F811
+    """transformers' ``push_to_hub`` saves into a new folder and uploads all it holds."""
+    SAVES[saved]().push_to_hub("me/elmo")
+    (uploaded,) = committed
+    assert SAVE_LOCK not in uploaded and uploaded
