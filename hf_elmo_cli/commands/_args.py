@@ -456,10 +456,63 @@ def close_match(word: str, candidates: Iterable[str]) -> str:
     return f" (did you mean {matches[0]}?)" if matches else ""
 
 
+def _note_given(parser: argparse.ArgumentParser, dest: str, option: str, values: Any) -> None:
+    """Note that ``option`` gave ``dest`` the value ``values`` in this parse of ``parser`` (a ``SuggestingParser``'s);
+    a usage error naming both where it gave another one before (``_StoreOnce``)."""
+    given = getattr(parser, "_given", None)
+    if given is None:
+        return
+    earlier = given.setdefault(dest, values)
+    if earlier is not values and earlier != values:  # 'is': the first, a NaN too, is given once
+        parser.error(f"{option} is given twice, as {_said(earlier)} and {_said(values)}: give it once")
+
+
+def _said(values: Any) -> str:
+    """An option's value (a list of them: ``nargs``) as a refusal quotes it."""
+    return " ".join(quoted(str(v)) for v in values) if isinstance(values, list) else quoted(str(values))
+
+
+class _StoreOnce(argparse._StoreAction):
+    """argparse's ``store``, the default action of a ``SuggestingParser``'s arguments. An option that takes a list
+    (``nargs``: ``--batch-sizes 1 16``, ``--sentences A B``), given twice with two lists, is a usage error naming both
+    (``_note_given``): the second looks like more of the first, which argparse drops without a word (was:
+    ``bench_inference.py --batch-sizes 1 16 --batch-sizes 64`` timed 64 alone). An option of one value given twice:
+    the last counts, as in most tools (an alias's or a script's option overridden), but for one added with
+    ``action="once"``, where a second value looks like one more (``elmo demo --word bank --word river``: was 'river'
+    compared alone). The same value twice is taken."""
+
+    always = False  # whether one value given twice is refused too (action="once")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: str | None = None) -> None:
+        if option is not None and (self.always or self.nargs not in (None, "?")):  # an option, not a positional
+            _note_given(parser, self.dest, option, values)
+        super().__call__(parser, namespace, values, option)
+
+
+class _Once(_StoreOnce):
+    """``action="once"``: an option whose one value given twice is refused (``_StoreOnce``)."""
+
+    always = True
+
+
 class SuggestingParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` whose refusal of a value outside an argument's choices (a sub-command,
     ``--layers``, ``--dtype``) names the closest choice: ``invalid choice: 'embd' (choose from ...)
-    (did you mean embed?)``."""
+    (did you mean embed?)``; an option that takes a list, or one added with ``action="once"``, given twice with two
+    values is refused (``_StoreOnce``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
+        self.register("action", "once", _Once)
+        self._given: dict[str, Any] = {}  # dest: the value an option gave it in this parse (_StoreOnce)
+
+    def _parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        """argparse's, each parse noting anew what its options gave (``_note_given``): the one place every parse
+        passes, ``parse_known_intermixed_args``'s two passes too, on every Python."""
+        self._given = {}
+        return super()._parse_known_args(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         super().error(one_line(message))

@@ -46,7 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "default: the 'stick' pair)"
         ),
     )
-    parser.add_argument("--word", type=one_token, default="stick", help="the word to compare (default: stick)")
+    parser.add_argument(
+        "--word", action="once", type=one_token, default="stick", help="the word to compare (default: stick)"
+    )
     parser.add_argument(
         "--text",
         type=non_empty,
