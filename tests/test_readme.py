@@ -19,6 +19,9 @@ The blocks a new user runs first (``FIRST_BLOCKS``) run also on their own, in an
 need nothing but the shipped model, as no block of the parts a transformers user reads does
 (``TRANSFORMERS_PARTS``) but those in ``OWN_FILES``, which say why.
 
+A statement that a comment line offers in place of one of the block's own (``# or: CODE``, ``# or,
+WHEN: CODE``) runs too, after its block, in a copy of the namespace.
+
 What a block's comments state is checked where it is cheap: an expression whose comment starts
 with a list or str literal (``tokenizer.tokenize(text)  # ['The', ...]``) must equal it, without
 a ``...`` in it, and ``STATED`` checks the shapes and values other comments give.
@@ -62,17 +65,34 @@ class Block:
 
     @property
     def needs(self) -> list[str]:
-        """The names in ``FILES`` that the code (not its comments) names, in ``FILES``' order."""
-        code = "".join(
-            token.string
-            for token in tokenize.generate_tokens(io.StringIO(self.code).readline)
-            if token.type == tokenize.STRING
-        )
-        return [name for name in FILES if name in code]
+        """The names in ``FILES`` that the code (not its comments) names."""
+        return files_named(self.code)
+
+    @property
+    def alternatives(self) -> list[tuple[int, str]]:
+        """The statements its comment lines offer in place of one of its own (``# or: CODE``,
+        ``# or, WHEN: CODE``), each with its README line."""
+        return [
+            (self.line + number, match.group(1))
+            for number, text in enumerate(self.code.splitlines())
+            if (match := ALTERNATIVE.match(text))
+        ]
 
     @property
     def slow(self) -> bool:
         return any(FILES[name].slow for name in self.needs)
+
+
+#: A comment line that offers a statement in place of one of the block's own.
+ALTERNATIVE = re.compile(r"^\s*# or\b[^:]*: (.+)$")
+
+
+def files_named(code: str) -> list[str]:
+    """The names in ``FILES`` that the strings of ``code`` name, in ``FILES``' order."""
+    strings = "".join(
+        token.string for token in tokenize.generate_tokens(io.StringIO(code).readline) if token.type == tokenize.STRING
+    )
+    return [name for name in FILES if name in strings]
 
 
 def readme_blocks(text: str, language: str = "python") -> list[Block]:
@@ -153,6 +173,13 @@ class Workspace:
         for name in block.needs:
             self.need(name)
         self.execute(block)
+
+    def run_alternative(self, line: int, code: str) -> None:
+        """Make the files ``code``, an alternative at README line ``line``, names and run it in a copy of the
+        namespace, so that the blocks after it see what their own block made."""
+        for name in files_named(code):
+            self.need(name)
+        exec(compile("\n" * (line - 1) + code, str(README), "exec"), dict(self.namespace))  # noqa: S102
 
     def execute(self, block: Block) -> None:
         """Run ``block`` statement by statement (tracebacks name README.md lines), checking each
@@ -374,3 +401,17 @@ def test_the_first_blocks_run_with_the_shipped_model_alone(tmp_path, monkeypatch
             if check is not None:
                 check(fresh.namespace)
     assert sorted(path.name for path in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("index", "line", "code"),
+    [
+        pytest.param(i, line, code, id=f"{block.id}-line-{line}", marks=[pytest.mark.slow] if block.slow else [])
+        for i, block in enumerate(BLOCKS)
+        for line, code in block.alternatives
+    ],
+)
+def test_a_readme_alternative_runs_as_written(workspace, index, line, code):
+    """A statement a comment offers in place of a block's own (``# or: CODE``) runs too, after its block."""
+    workspace.run_through(index)
+    workspace.run_alternative(line, code)
