@@ -135,3 +135,31 @@ def test_a_misspelt_setting_is_spacy_s_config_error_naming_it(tmp_path, tiny_elm
     assert [error["msg"] for error in info.value.errors if misspelt in error["loc"]] == [
         f"unexpected argument: '{misspelt}'"
     ]
+
+
+def _defaults(name: str) -> dict[str, Any]:
+    parameters = inspect.signature(registry.get("architectures", name)).parameters.items()
+    return {key: p.default for key, p in parameters if p.default is not inspect.Parameter.empty}
+
+
+def test_the_settings_readme_calls_the_same_have_the_same_defaults():
+    """README's Settings: ``ElmoMix.v1`` takes the listener's mix settings, and ``ElmoBiLm.v2`` is ``v3`` with
+    ``tokens_per_batch`` spelt ``token_budget`` (``v1`` the same without the precision settings)."""
+    listener = _defaults("spacy-elmo.ElmoMixListener.v1")
+    assert _defaults("spacy-elmo.ElmoMix.v1") == {key: listener[key] for key in ("layer_norm", "dropout", "l2")}
+    v3 = _defaults("spacy-elmo.ElmoBiLm.v3")
+    v2 = {
+        "tokens_per_batch" if key == "token_budget" else key: value
+        for key, value in _defaults("spacy-elmo.ElmoBiLm.v2").items()
+    }
+    assert v2 == v3
+    v1 = _defaults("spacy-elmo.ElmoBiLm.v1")
+    assert (
+        v1
+        == {key: v3.get("tokens_per_batch" if key == "token_budget" else key) for key in v1}
+        == {
+            "frozen": True,
+            "token_budget": 4096,
+            "loader": None,
+        }
+    )
