@@ -163,3 +163,10 @@ def test_the_settings_readme_calls_the_same_have_the_same_defaults():
             "loader": None,
         }
     )
+
+
+def test_spacy_s_textcat_config_has_no_tok2vec_to_listen_to_as_the_readme_says():
+    config = init_config(lang="en", pipeline=["textcat"], optimize="efficiency", gpu=False, silent=True)
+    assert config["nlp"]["pipeline"] == ["textcat"]
+    assert config["components"]["textcat"]["model"]["@architectures"] == "spacy.TextCatBOW.v3"
+    assert "`spacy.TextCatBOW.v3`" in TEXT and "tok2vec" not in config["components"]["textcat"]["model"]
