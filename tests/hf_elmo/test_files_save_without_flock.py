@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import math
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from safetensors.torch import load_file
 from transformers.utils.hub import PushToHubMixin
 
 from hf_elmo import ElmoConfig, configuration_elmo
-from hf_elmo.configuration_elmo import SAVE_LOCK, is_save_aside
+from hf_elmo.configuration_elmo import SAVE_LOCK, is_save_aside, one_save_at_a_time
 from hf_elmo.output_folders import EXPORT_MANIFEST, build_aside
 from tests.hf_elmo.random_inputs import clipped_random_model
 from tests.hf_elmo.test_files_save_pretrained_one_at_a_time import FORK, SAVES, a_save_under_way
@@ -161,3 +162,22 @@ def test_push_to_hub_uploads_no_lock_file(saved, hub, committed, no_flock):  # n
     SAVES[saved]().push_to_hub("me/elmo")
     (uploaded,) = committed
     assert SAVE_LOCK not in uploaded and uploaded
+
+
+def test_another_threads_save_waits_too(tmp_path, no_flock, monkeypatch):
+    folder, held, waiting, order = str(tmp_path / "model"), threading.Event(), threading.Event(), []
+    monkeypatch.setattr(configuration_elmo._logger, "warning", lambda message: waiting.set())
+
+    def the_first_save() -> None:  # holds the folder until the other save waits for it
+        with one_save_at_a_time(folder):
+            held.set()
+            assert waiting.wait(timeout=60)
+            order.append("first")
+
+    first = threading.Thread(target=the_first_save)
+    first.start()
+    assert held.wait(timeout=60)
+    with one_save_at_a_time(folder):
+        order.append("second")
+    first.join(timeout=60)
+    assert order == ["first", "second"]
