@@ -76,7 +76,14 @@ from .original_files import (
     load_allennlp_with_softmax,
     original_options_file,
 )
-from .output_folders import CHECKPOINT_FILE, EXPORT_MANIFEST, SETTINGS_FILE, build_aside, check_output_folder
+from .output_folders import (
+    CHECKPOINT_FILE,
+    EXPORT_MANIFEST,
+    SETTINGS_FILE,
+    build_aside,
+    check_output_folder,
+    moved_aside,
+)
 from .pretrained import RETIRED, SHIPPED, SHIPPED_PREFIX
 from .subfolders import ModelNotFoundError, in_subfolder, subfolder_hint
 from .tokenization_elmo import ElmoTokenizer
@@ -193,9 +200,21 @@ def resolve_model(
     else:
         raise ModelNotFoundError(
             f"no model {name!r}: no such local file or folder, not a shipped model ({_shipped_names()}), "
-            "and not a Hub id (owner/name)"
+            f"and not a Hub id (owner/name){_moved_aside_hint(path)}"
         )
     return replace(source, subfolder=subfolder)
+
+
+def _moved_aside_hint(path: Path) -> str:
+    """Where the folder ``path`` is, moved aside by an ``elmo`` command killed as it swapped a new one in
+    (``output_folders.moved_aside``), for ``resolve_model``'s error: ``""`` where it is not."""
+    old = moved_aside(path)
+    if old is None:
+        return ""
+    return (
+        f"; a command killed as it replaced {path} left the earlier one at {old}: run that command again (it puts "
+        f"the folder back first), or rename {old.name} to {path.name}"
+    )
 
 
 def _named(name_or_path: PathLike) -> str:

@@ -260,17 +260,22 @@ def _stale_staging(out_dir: Path) -> Iterator[Path]:
     )
 
 
-def restore_moved_aside(out_dir: PathLike) -> None:
-    """Put back the old ``out_dir`` that a build killed between its two renames (``build_aside``) left
-    moved aside (``.OUT.building-XXXXXXXX.old``), ``out_dir`` itself missing: the next build finds the
-    output as it was, replaced only with ``overwrite``, never removed as a stale staging folder."""
+def moved_aside(out_dir: PathLike) -> Path | None:
+    """The old ``out_dir`` that a build killed between its two renames (``build_aside``) left moved aside
+    (``.OUT.building-XXXXXXXX.old``), ``out_dir`` itself missing; ``None`` where there is none."""
     out_dir = Path(out_dir).expanduser()
     if out_dir.exists() or out_dir.is_symlink():
-        return
-    for candidate in _stale_staging(out_dir):
-        if candidate.name.endswith(".old"):
-            candidate.rename(out_dir)
-            return
+        return None
+    return next((candidate for candidate in _stale_staging(out_dir) if candidate.name.endswith(".old")), None)
+
+
+def restore_moved_aside(out_dir: PathLike) -> None:
+    """Put back the old ``out_dir`` that a build killed between its two renames left moved aside
+    (``moved_aside``): the next build finds the output as it was, replaced only with ``overwrite``, never
+    removed as a stale staging folder."""
+    old = moved_aside(out_dir)
+    if old is not None:
+        old.rename(Path(out_dir).expanduser())
 
 
 def remove_stale_staging(out_dir: PathLike) -> None:
