@@ -368,22 +368,40 @@ def _check_run(
             raise ValueError(f"the output {path} is (or holds) the input {input_path}; write to another file")
 
 
+#: The suffixes of an HDF5 file's name.
+HDF5_SUFFIXES = (".hdf5", ".h5", ".hdf", ".he5")
+#: Suffixes of other formats, refused on ``embed_file``'s output (``check_output``): an HDF5 file written under such a
+#: name is one that numpy, pandas, a text editor or gzip then fail to read.
+OTHER_FORMATS = (
+    *(".txt", ".npy", ".npz", ".json", ".jsonl", ".csv", ".tsv", ".pt", ".pth", ".pkl", ".pickle", ".parquet"),
+    *(".safetensors", ".gz", ".zip", ".xz", ".bz2", ".zst"),
+)
+
+
 def check_output(output_path: PathLike, shard: Shard) -> Path:
-    """Refuse, in one line, an output of ``embed_file`` (the file of ``shard``, ``Shard.output_file``) that
-    could not be written, before a run loads its model or reads its input (``elmo embed``): ``-`` (stdout),
-    a path ending with a slash, or one that ``sole_writer`` and ``atomic_file`` could not write
-    (``check_locked_output``: no regular file, a lock file's place that holds something of the user's, a file
-    on the way to it, a folder this process cannot write in), and, for one of several shards, a file at
-    ``output_path`` itself (a run without shards wrote it), which ``open_embeddings(output_path)`` would open
+    """Refuse, in one line, an output of ``embed_file`` (the file of ``shard``, ``Shard.output_file``) that could not be
+    written, before a run loads its model or reads its input (``elmo embed``): ``-`` (stdout), a path ending with a
+    slash, one named as a file of another format (``OTHER_FORMATS``: ``vectors.npy``), or one that ``sole_writer`` and
+    ``atomic_file`` could not write (``check_locked_output``: no regular file, a lock file's place that holds something
+    of the user's, a file on the way to it, a folder this process cannot write in), and, for one of several shards, a
+    file at ``output_path`` itself (a run without shards wrote it), which ``open_embeddings(output_path)`` would open
     instead of the shards' index; for a run without shards, the index of a sharded run at ``output_path``
-    (``shard_index_file``), which would go on naming the old shards beside the new file. Neither is removed
-    with ``overwrite``: they are not the file it replaces. Returns the output file."""
+    (``shard_index_file``), which would go on naming the old shards beside the new file. Neither is removed with
+    ``overwrite``: they are not the file it replaces. Returns the output file."""
     if str(output_path) == "-" and not Path(output_path).exists():
         raise ValueError(
             "embed cannot write stdout ('-'): its output is an HDF5 file, written aside and renamed into place; "
             "name the file to write (e.g. embeddings.hdf5)"
         )
     check_names_a_file(output_path, "HDF5 file", "embeddings.hdf5")
+    suffix = Path(output_path).suffix
+    if suffix.lower() in OTHER_FORMATS:
+        instead = Path(output_path).with_suffix("")
+        instead = instead.with_suffix(".hdf5") if instead.suffix.lower() not in HDF5_SUFFIXES else instead
+        raise ValueError(
+            f"the output {output_path} is named as a {suffix} file, but embed writes an HDF5 file (AllenNLP's layout): "
+            f"name it as one, e.g. {instead}"
+        )
     index = shard_index_file(output_path)
     if shard.count > 1 and Path(output_path).is_file():
         raise FileExistsError(
