@@ -97,10 +97,16 @@ def run(args: argparse.Namespace) -> int:
     if args.model is None:
         if args.file is None:
             raise ValueError("give the text FILE to score (elmo perplexity FILE [--model MODEL])")
-        if args.model_option is None and Path(args.file).is_dir():
+        if args.model_option is None and (Path(args.file).is_dir() or _shipped_name(args.file)):
+            what = "a folder" if Path(args.file).is_dir() else "a shipped model's name"
             raise ValueError(
-                f"{args.file} is a folder: give the text FILE to score too (elmo perplexity FILE --model {args.file})"
+                f"{args.file} is {what}: give the text FILE to score too (elmo perplexity FILE --model {args.file})"
             )
+    elif _shipped_name(args.file) and Path(args.model).is_file():  # FILE MODEL (was: 'no such file', of the model)
+        raise ValueError(
+            f"{args.file} is a shipped model's name and {args.model} a file: give the model first "
+            f"(elmo perplexity {args.file} {args.model})"
+        )
     model = one_model(args.model, args.model_option)
 
     from hf_elmo.corpus import read_corpus
@@ -154,3 +160,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.file}: {predictions_text(result)}")
         print(perplexity_line(result))
     return 0
+
+
+def _shipped_name(text: str) -> bool:
+    """Whether ``text``, given as FILE, is a shipped model's name (``hf-elmo:NAME``), not a path to a file."""
+    from pathlib import Path
+
+    return text.startswith(hf_elmo_module("pretrained").SHIPPED_PREFIX) and not Path(text).exists()

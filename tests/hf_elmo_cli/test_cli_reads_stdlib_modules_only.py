@@ -25,6 +25,8 @@ def imports_of(name: str) -> tuple[set[str], set[str]]:
     """(the top-level packages ``name`` imports absolutely, the modules of hf_elmo it imports relatively)."""
     path = PACKAGE.joinpath(*name.split(".")).with_suffix(".py")
     package = name.split(".")[:-1]
+    if not path.is_file():  # a package (pretrained): its __init__, whose relative imports are of the package itself
+        path, package = PACKAGE.joinpath(*name.split("."), "__init__.py"), name.split(".")
     absolute, relative = set(), set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
