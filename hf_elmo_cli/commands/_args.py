@@ -604,10 +604,27 @@ class CommandParser(SuggestingParser):
             parsed, extras = self._parse_intermixed(args, namespace)
         if extras:  # refused here, under this command's usage (was: elmo's, with no hint)
             options = [word.split("=")[0] for word in extras if word.startswith("-")]
-            hint = close_match(options[0], self._option_string_actions) if options else ""
+            hint = (
+                close_match(options[0], self._option_string_actions)
+                if options
+                else self._model_first_hint(parsed, extras)
+            )
             listed = _messages.some_of(extras, SHOWN_EXTRAS, separator=" ")  # a shell's glob: not all of it
             self.error(f"unrecognized arguments: {listed}{hint}")
         return parsed, extras
+
+    def _model_first_hint(self, parsed: argparse.Namespace, extras: list[str]) -> str:
+        """For a command that takes its model with ``--model`` only, given one first as an argument (``elmo embed
+        MODEL INPUT OUTPUT``, ``elmo demo MODEL``, as ``elmo perplexity MODEL FILE`` and ``export MODEL OUTPUT_DIR``
+        take it): where the model goes (was: only 'unrecognized arguments: OUTPUT'); "" when the first argument is no
+        model (a shipped model's name, or a folder)."""
+        words = [getattr(parsed, action.dest, None) for action in self._get_positional_actions()] + extras
+        first = words[0]
+        if "--model" not in self._option_string_actions or not isinstance(first, str):
+            return ""
+        if not first.startswith(hf_elmo_module("pretrained").SHIPPED_PREFIX) and not Path(first).is_dir():
+            return ""
+        return f" ({self.prog} takes no model argument: give it with --model, {self.prog} ... --model {first})"
 
     def _parse_intermixed(
         self, args: Sequence[str] | None, namespace: argparse.Namespace | None
