@@ -766,7 +766,7 @@ def _flocked(folder: str) -> Iterator[None]:
 def _file_locked(folder: str) -> Iterator[None]:
     """``one_save_at_a_time``'s lock where there is no ``flock`` (Windows): ``filelock.FileLock`` (huggingface_hub's
     lock there) on ``SAVE_LOCK`` in ``folder``, a file of ours, which filelock may leave when the block ends (no
-    push uploads it, ``earlier_files``; the folder's checks count it a save's, ``output_folders.others_files``)."""
+    push uploads it, ``UploadsNoSaveLock``; the folder's checks count it a save's, ``output_folders.others_files``)."""
     lock, waited = FileLock(os.path.join(folder, SAVE_LOCK)), False
     while True:
         try:
@@ -952,8 +952,9 @@ def push_saved(
 
 def earlier_files(saver: Any, folder: str) -> dict[str, float]:
     """The modification times of the files in ``folder``, held for ``saver``'s save (``one_save_at_a_time``),
-    before it saves there, its lock file aside: ``push_saved`` uploads the others."""
-    return {name: time for name, time in saver._get_files_timestamps(folder).items() if name != SAVE_LOCK}
+    before it saves there: ``push_saved`` uploads the others that changed (its lock file never,
+    ``UploadsNoSaveLock``)."""
+    return dict(saver._get_files_timestamps(folder))
 
 
 def pushed_repo_id(save_directory: str, kwargs: dict[str, Any]) -> str:

@@ -153,7 +153,8 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
         Run without gradients (a pipeline, a prediction loop) in training mode with a dropout that
         acts, as a model is after ``model.train()`` or a ``Trainer`` run (transformers' pipelines do
         not call ``eval()``), it warns once that its outputs vary from call to call."""
-        if self.training and not torch.is_grad_enabled() and not torch.compiler.is_compiling():
+        tracing = torch.compiler.is_compiling() or torch.compiler.is_exporting()
+        if self.training and not torch.is_grad_enabled() and not tracing:
             self._warn_of_dropout_in_prediction()
         if self.config.freeze_bilm and torch.is_grad_enabled():
             trainable = next((name for name, p in self.elmo.named_parameters() if p.requires_grad), None)

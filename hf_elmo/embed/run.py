@@ -396,8 +396,8 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
     check_names_a_file(output_path, "HDF5 file", "embeddings.hdf5")
     suffix = Path(output_path).suffix
     if suffix.lower() in OTHER_FORMATS:
-        instead = Path(output_path).with_suffix("")
-        instead = instead.with_suffix(".hdf5") if instead.suffix.lower() not in HDF5_SUFFIXES else instead
+        instead = Path(output_path).with_suffix("")  # run.v2.npy: run.v2.hdf5; out.hdf5.gz: out.hdf5
+        instead = instead if instead.suffix.lower() in HDF5_SUFFIXES else instead.with_name(instead.name + ".hdf5")
         raise ValueError(
             f"the output {output_path} is named as a {suffix} file, but embed writes an HDF5 file (AllenNLP's layout): "
             f"name it as one, e.g. {instead}"

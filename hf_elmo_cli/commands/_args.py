@@ -618,9 +618,11 @@ class CommandParser(SuggestingParser):
         MODEL INPUT OUTPUT``, ``elmo demo MODEL``, as ``elmo perplexity MODEL FILE`` and ``export MODEL OUTPUT_DIR``
         take it): where the model goes (was: only 'unrecognized arguments: OUTPUT'); "" when the first argument is no
         model (a shipped model's name, or a folder)."""
-        words = [getattr(parsed, action.dest, None) for action in self._get_positional_actions()] + extras
-        first = words[0]
-        if "--model" not in self._option_string_actions or not isinstance(first, str):
+        positional = self._get_positional_actions()
+        if "--model" not in self._option_string_actions or any(action.dest == "model" for action in positional):
+            return ""  # no --model, or a MODEL argument too (perplexity, export)
+        first = ([getattr(parsed, action.dest, None) for action in positional] + extras)[0]
+        if not isinstance(first, str):
             return ""
         if not first.startswith(hf_elmo_module("pretrained").SHIPPED_PREFIX) and not Path(first).is_dir():
             return ""

@@ -22,7 +22,13 @@ def text(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("name", "instead"), [("vectors.npy", "vectors.hdf5"), ("out.TXT", "out.hdf5"), ("out.hdf5.gz", "out.hdf5")]
+    ("name", "instead"),
+    [
+        ("vectors.npy", "vectors.hdf5"),
+        ("out.TXT", "out.hdf5"),
+        ("out.hdf5.gz", "out.hdf5"),
+        ("run.v2.npy", "run.v2.hdf5"),  # a dotted name keeps its parts
+    ],
 )
 def test_an_output_named_as_another_format_is_refused_naming_the_hdf5_name(
     model_dir, text, tmp_path, capsys, name, instead

@@ -40,3 +40,11 @@ def test_a_model_folder_given_first_alike(tmp_path, capsys):
 def test_a_word_that_is_no_model_is_refused_as_before(capsys):
     line = _refusal(["embed", "in.txt", "out.hdf5", "more.txt"], capsys)
     assert line == "elmo embed: error: unrecognized arguments: more.txt"
+
+
+@pytest.mark.parametrize(
+    ("argv", "extra"),
+    [(["perplexity", SHIPPED, "a.txt", "b.txt"], "b.txt"), (["export", SHIPPED, "out", "extra"], "extra")],
+)
+def test_a_command_that_takes_a_model_argument_gets_no_such_hint(argv, extra, capsys):
+    assert _refusal(argv, capsys) == f"elmo {argv[0]}: error: unrecognized arguments: {extra}"
