@@ -81,6 +81,26 @@ GraphT = TypeVar("GraphT")
 TAKES = "raw text (a str or a list of str) or tokenised sentences (a list of word lists such as [['Hello', 'world']])"
 
 
+#: Suffixes of a file's name, refused on an export's output folder (``check_export_folder_name``).
+FILE_SUFFIXES = (".onnx", ".pt2", ".pt", ".pth", ".zip", ".tar", ".gz", ".xz", ".safetensors", ".bin", ".json")
+
+
+def check_export_folder_name(out_dir: PathLike) -> None:
+    """A ``ValueError`` where ``out_dir`` is named as a file (``model.onnx``, ``elmo.zip``): an export is a folder,
+    and one of that name would hold the graph file under the same name, where a file was meant (was: written so)."""
+    path = Path(out_dir)
+    if path.suffix.lower() not in FILE_SUFFIXES:
+        return
+    folder = path
+    while folder.suffix.lower() in FILE_SUFFIXES:
+        folder = folder.with_suffix("")
+    raise ValueError(
+        f"the output folder {out_dir} is named as a {path.suffix} file, but an export is a folder (its graph, "
+        f"{' or '.join(FORMATS.values())}, beside the tokenizer's files and {EXPORT_MANIFEST}): name the folder, e.g. "
+        f"{folder}"
+    )
+
+
 def export_model(
     model: ElmoModel,
     out_dir: PathLike,
@@ -120,6 +140,7 @@ def export_model(
     source = model_path or model.name_or_path
     inputs = [Path(source).expanduser()] if source and Path(source).expanduser().exists() else []
     out_dir = check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind="export")  # before the slow export
+    check_export_folder_name(out_dir)
     config = model.config
     tokenizer = model_tokenizer(model) if tokenizer is None else tokenizer
     if tokenizer.max_characters_per_token != config.max_characters_per_token:

@@ -88,7 +88,14 @@ def run(args: argparse.Namespace) -> int:
             "give the model to export: elmo export MODEL OUTPUT_DIR (or elmo export OUTPUT_DIR --model MODEL)"
         )
 
-    from hf_elmo.export import PARITY_KEY, export_dtype, export_model, read_manifest, require_export_packages
+    from hf_elmo.export import (
+        PARITY_KEY,
+        check_export_folder_name,
+        export_dtype,
+        export_model,
+        read_manifest,
+        require_export_packages,
+    )
     from hf_elmo.loading import load_bilm, model_tokenizer
     from hf_elmo.modeling_elmo import check_reads_char_ids
     from hf_elmo.output_folders import check_output_folder
@@ -98,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     model_path = Path(name).expanduser()
     local = [model_path] if model_path.exists() else []  # not a shipped name or Hub id
     check_output_folder(args.out, overwrite=args.overwrite, inputs=local, kind="export")  # before the model loads
+    check_export_folder_name(args.out)
     require_export_packages(args.format)
     model, source = load_bilm(name)  # the resolver's errors name the model and what was tried
     check_reads_char_ids(model, "elmo export")
