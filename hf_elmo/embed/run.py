@@ -225,7 +225,8 @@ def embed_file(
         partial.mkdir(parents=True, exist_ok=True)
         write_text_atomic(partial / RUN_FILE, json.dumps({"settings": settings}, indent=2) + "\n")
 
-        done = {k for k in range(chunks) if _part_is_complete(partial, k, scan, chunk_lines)}
+        shape = _line_shape(model, layers, pool)
+        done = {k for k in range(chunks) if _part_is_complete(partial, k, scan, chunk_lines, shape)}
         result.chunks_reused = len(done)
         todo, labels = tee(_unfinished_lines(input_path, shard, chunk_lines, done))
         vectors = embed_sentences(
@@ -612,21 +613,44 @@ def _read_run_file(partial: Path, overwrite: bool) -> dict[str, Any] | None:
     return run
 
 
-def _part_is_complete(partial: Path, chunk: int, scan: InputScan, chunk_lines: int) -> bool:
-    """Whether chunk ``chunk``'s part file is there and readable with all its lines; a damaged
-    one (e.g. truncated by a full disk) is removed, to be computed again."""
+def _line_shape(model: ElmoModel, layers: str, pool: str | None) -> tuple[int | None, ...]:
+    """The shape of every line's array that a run of ``layers`` and ``pool`` writes, None for the
+    line's tokens: (L+1, T, 2P) for every layer, less L+1 for one, less T pooled."""
+    depth = (model.config.num_hidden_layers + 1,) if layers == "all" else ()
+    return (*depth, *(() if pool else (None,)), model.config.output_dim)
+
+
+def _part_is_complete(
+    partial: Path, chunk: int, scan: InputScan, chunk_lines: int, shape: tuple[int | None, ...]
+) -> bool:
+    """Whether chunk ``chunk``'s part file is there and readable with all its lines, each a float32
+    array of ``shape`` (``_line_shape``), their tokens the chunk's; a damaged one (e.g. truncated by
+    a full disk, or edited by hand) is removed, to be computed again."""
     path = _part_file(partial, chunk)
     if not path.exists():
         return False
     lines = min(chunk_lines, scan.shard_lines - chunk * chunk_lines)
     try:
         with h5py.File(path, "r") as part:
-            if len(part) == lines:
-                return True
-    except OSError:
+            arrays = [part[name] for name in part]
+            if len(arrays) == lines and all(_is_line(array, shape) for array in arrays):
+                tokens = sum(array.shape[shape.index(None)] for array in arrays) if None in shape else None
+                if tokens in (None, scan.chunk_tokens[chunk]):
+                    return True
+    except (OSError, KeyError):  # KeyError: a link to nothing
         pass
     path.unlink()
     return False
+
+
+def _is_line(array: object, shape: tuple[int | None, ...]) -> bool:
+    """Whether ``array`` (an object of a part file) is a float32 dataset of ``shape``, None any size."""
+    return (
+        isinstance(array, h5py.Dataset)
+        and array.dtype == np.float32
+        and len(array.shape) == len(shape)
+        and all(size is None or size == got for size, got in zip(shape, array.shape))
+    )
 
 
 def _write_part(path: Path, items: Iterable[tuple[tuple[int, list[str]], np.ndarray]], bar: tqdm) -> None:
