@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import operator
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -132,9 +133,10 @@ class Embeddings:
                 f"(0 to {self.num_lines - 1:,}, or -{self.num_lines:,} to -1)"
             )
         handle = self.files[index % len(self.files)]
-        if str(index) not in handle:
-            raise IndexError(f"line {line} is not in {handle.filename}")
-        return handle[str(index)][()]
+        with _named_if_damaged(handle.filename):
+            if str(index) not in handle:
+                raise IndexError(f"line {line} is not in {handle.filename}")
+            return handle[str(index)][()]
 
     def close(self) -> None:
         for handle in self.files:
@@ -163,9 +165,13 @@ def open_embeddings(path: PathLike) -> Embeddings:
             raise FileNotFoundError(f"{file}, listed in {path}, is missing: has every shard finished?")
     with ExitStack() as opened:  # a failure closes the files opened so far
         handles = [opened.enter_context(_open_hdf5(file)) for file in files]
-        first = read_recorded_settings(handles[0])
-        for file, handle in zip(files[1:], handles[1:]):
-            differ = differing_setting(first, read_recorded_settings(handle))
+        recorded = []
+        for file, handle in zip(files, handles):
+            with _named_if_damaged(file):
+                recorded.append(read_recorded_settings(handle))
+        first = recorded[0]
+        for file, settings in zip(files[1:], recorded[1:]):
+            differ = differing_setting(first, settings)
             if differ:
                 name, ours, theirs = differ
                 raise ValueError(
@@ -182,12 +188,14 @@ def _open_file(path: Path) -> Embeddings:
         shards = Shard.shard_files(path)
         found = f"; there are shard files ({shards[0].name}, ...) but no index: has shard 0 finished?" if shards else ""
         raise FileNotFoundError(f"{path} not found{found}")
-    with ExitStack() as opened:  # closed again if its settings cannot be read
+    with ExitStack() as opened:  # closed again if it cannot be read
         handle = opened.enter_context(_open_hdf5(path))
-        recorded = read_recorded_settings(handle)
+        with _named_if_damaged(path):
+            recorded = read_recorded_settings(handle)
+            lines = len(handle) - (SENTENCE_TO_INDEX in handle)
         opened.pop_all()
     lone_shard = Shard.is_shard_file(path) if recorded is None else recorded.get("shard", "0/1") != "0/1"
-    return Embeddings([handle], len(handle) - (SENTENCE_TO_INDEX in handle), lone_shard)
+    return Embeddings([handle], lines, lone_shard)
 
 
 def _open_hdf5(path: Path) -> h5py.File:
@@ -203,4 +211,20 @@ def _open_hdf5(path: Path) -> h5py.File:
             None,
             f"{path} cannot be read as HDF5 ({first_line(err)}): a truncated or damaged file, or no output of "
             "elmo embed; make it again (elmo embed --overwrite), or open another file",
+        ) from None
+
+
+@contextmanager
+def _named_if_damaged(path: PathLike) -> Iterator[None]:
+    """h5py's errors reading the contents of a damaged output file, which name no file (``KeyError``: 'Unable
+    to synchronously open object (message not aligned)', ``RuntimeError``: 'Unable to get group info (...)',
+    ``OSError``: "Can't synchronously read data (...)"), refused in one line naming ``path``."""
+    try:
+        yield
+    except (KeyError, RuntimeError, OSError) as err:
+        if isinstance(err, OSError) and err.errno is not None:  # the system's, which names the file
+            raise
+        reason = str(err.args[0]) if err.args else type(err).__name__  # a KeyError's str quotes its text
+        raise oserror_in_one_line(
+            None, f"{path} is damaged ({reason}); make it again (elmo embed --overwrite), or open another file"
         ) from None
