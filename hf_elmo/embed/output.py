@@ -92,14 +92,22 @@ def differing_setting(first: dict[str, Any] | None, second: dict[str, Any] | Non
         return "recorded settings", shown[0], shown[1]
     for key, name in _SHARED_SETTINGS.items():
         if first.get(key) != second.get(key):
-            if key == "input_sha256":
-                shown = [f"SHA-256 {r[key][:12]}..." for r in (first, second)]
-            elif key == "model_sha256":
-                shown = [f"{r['model']}, SHA-256 {r[key][:12]}..." for r in (first, second)]
-            else:
-                shown = ["none" if r.get(key) is None else str(r[key]) for r in (first, second)]
+            shown = [_shown(r, key) for r in (first, second)]
             return name, shown[0], shown[1]
     return None
+
+
+def _shown(recorded: dict[str, Any], key: str) -> str:
+    """The setting ``key`` of ``recorded`` as ``differing_setting`` shows it: a digest cut to 12 characters, the
+    model's with its name; "none" where a hand-edited record lacks it."""
+    value = recorded.get(key)
+    if value is None:
+        return "none"
+    if key == "input_sha256":
+        return f"SHA-256 {str(value)[:12]}..."
+    if key == "model_sha256":
+        return f"{recorded.get('model')}, SHA-256 {str(value)[:12]}..."
+    return str(value)
 
 
 class Embeddings:
