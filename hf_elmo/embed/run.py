@@ -198,6 +198,7 @@ def embed_file(
     target = shard.output_file(output_path)
     _check_run(input_path, target, output_path, shard, layers, pool, tokens_per_batch, chunk_lines)
     model_id = _checked_model_id(model, model_path, model_id, target, output_path)
+    check_hdf5_name(output_path)  # after the input's and the model's files are told apart from it
     target.parent.mkdir(parents=True, exist_ok=True)
     with sole_writer(target):  # removes the temporary files of the output that a kill while merging left
         partial = _partial_folder(target)
@@ -379,10 +380,23 @@ OTHER_FORMATS = (
 )
 
 
+def check_hdf5_name(output_path: PathLike) -> None:
+    """A ``ValueError`` where the output is named as a file of another format (``OTHER_FORMATS``: ``vectors.npy``),
+    naming the HDF5 name to give (was: an HDF5 file written under that name)."""
+    suffix = Path(output_path).suffix
+    if suffix.lower() in OTHER_FORMATS:
+        instead = Path(output_path).with_suffix("")  # run.v2.npy: run.v2.hdf5; out.hdf5.gz: out.hdf5
+        instead = instead if instead.suffix.lower() in HDF5_SUFFIXES else instead.with_name(instead.name + ".hdf5")
+        raise ValueError(
+            f"the output {output_path} is named as a {suffix} file, but embed writes an HDF5 file (AllenNLP's layout): "
+            f"name it as one, e.g. {instead}"
+        )
+
+
 def check_output(output_path: PathLike, shard: Shard) -> Path:
     """Refuse, in one line, an output of ``embed_file`` (the file of ``shard``, ``Shard.output_file``) that could not be
     written, before a run loads its model or reads its input (``elmo embed``): ``-`` (stdout), a path ending with a
-    slash, one named as a file of another format (``OTHER_FORMATS``: ``vectors.npy``), or one that ``sole_writer`` and
+    slash, one named as a file of another format (``check_hdf5_name``: ``vectors.npy``), or one that ``sole_writer`` and
     ``atomic_file`` could not write (``check_locked_output``: no regular file, a lock file's place that holds something
     of the user's, a file on the way to it, a folder this process cannot write in), and, for one of several shards, a
     file at ``output_path`` itself (a run without shards wrote it), which ``open_embeddings(output_path)`` would open
@@ -395,14 +409,8 @@ def check_output(output_path: PathLike, shard: Shard) -> Path:
             "name the file to write (e.g. embeddings.hdf5)"
         )
     check_names_a_file(output_path, "HDF5 file", "embeddings.hdf5")
-    suffix = Path(output_path).suffix
-    if suffix.lower() in OTHER_FORMATS:
-        instead = Path(output_path).with_suffix("")  # run.v2.npy: run.v2.hdf5; out.hdf5.gz: out.hdf5
-        instead = instead if instead.suffix.lower() in HDF5_SUFFIXES else instead.with_name(instead.name + ".hdf5")
-        raise ValueError(
-            f"the output {output_path} is named as a {suffix} file, but embed writes an HDF5 file (AllenNLP's layout): "
-            f"name it as one, e.g. {instead}"
-        )
+    if not Path(output_path).exists():  # an existing one: the input or a model's file, said first (embed_file)
+        check_hdf5_name(output_path)
     index = shard_index_file(output_path)
     if shard.count > 1 and Path(output_path).is_file():
         raise FileExistsError(

@@ -54,3 +54,12 @@ def test_embed_file_refuses_alike(model_dir, text, tmp_path):
 
     with pytest.raises(ValueError, match=r"named as a \.json file, but embed writes an HDF5 file"):
         embed_file(ElmoModel.from_pretrained(model_dir), text, tmp_path / "out.json")
+
+
+def test_an_existing_file_of_another_format_is_refused_with_overwrite_and_kept(model_dir, text, tmp_path, capsys):
+    out = tmp_path / "notes.txt"
+    out.write_text("mine\n", encoding="utf-8")
+    assert embed_cli(text, out, model_dir, "--overwrite") == 2
+    assert "is named as a .txt file, but embed writes an HDF5 file" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "notes.txt"]
