@@ -115,6 +115,22 @@ def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int
 positive_int = integer_at_least(1)
 
 
+def integer(text: str) -> int:
+    """An ``argparse`` type for an integer whose bounds are checked once parsed (``elmo pretrain``'s fields:
+    ``hf_elmo.training.options.check_numbers``): ``2.5`` and words refused as the other integer options refuse them,
+    a whole number in exponent form (``--max-tokens 1e6``) with its digits (was: argparse's 'invalid int value')."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    digits = f" (write it in digits: {int(value)})" if value.is_integer() else ""  # NaN, inf: False
+    raise argparse.ArgumentTypeError(f"must be an integer, got {quoted(text)}{digits}")
+
+
 #: Why ``non_empty`` refuses an empty path or name, said after the argument's name.
 EMPTY_REFUSED = "must not be empty: give a path or a name"
 
@@ -701,7 +717,7 @@ def add_field_option(group: Any, dataclass: type, name: str, flag: str, **overri
     if kind is bool:
         keywords["action"] = "store_true"
     else:
-        keywords["type"] = kind
+        keywords["type"] = integer if kind is int else kind
     keywords.update(overrides)
     default = keywords["default"]
     # 'is': a default of 0 or 0.0 (--seed, --warmup-steps) equals False, and is stated as any other
