@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ._args import (
@@ -88,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
             "give the model to export: elmo export MODEL OUTPUT_DIR (or elmo export OUTPUT_DIR --model MODEL)"
         )
 
+    from hf_elmo.configuration_elmo import LM_ARCHITECTURE
     from hf_elmo.export import (
         PARITY_KEY,
         check_export_folder_name,
@@ -109,6 +111,13 @@ def run(args: argparse.Namespace) -> int:
     require_export_packages(args.format)
     model, source = load_bilm(name)  # the resolver's errors name the model and what was tried
     check_reads_char_ids(model, "elmo export")
+    heads = [a for a in model.config.architectures or () if a not in ("ElmoModel", LM_ARCHITECTURE)]
+    if heads:  # a task model's folder: load_bilm left its head out, which the graph cannot hold
+        print(
+            f"elmo export: note: {name} holds an {' and '.join(heads)}; the export holds its biLM alone (the layers "
+            "and mask its head reads), not the head, whose scores the graph does not give",
+            file=sys.stderr,
+        )
     # the model's tokenizer splits raw text as its corpus was; --max-token-chars, if given, replaces its limit
     tokenizer = model_tokenizer(model, **tokenizer_settings(args))
     out = export_model(
