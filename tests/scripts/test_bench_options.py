@@ -20,6 +20,11 @@ BAD_OPTIONS = [
     ("bench_inference", [], ["--n-sentences", "-5"], "argument --n-sentences: must be a positive integer"),
     ("bench_inference", [], ["--threads", "0"], "argument --threads: must be a positive integer"),
     ("bench_inference", [], ["--repeat", "0"], "argument --repeat: must be a positive integer"),
+    ("bench_overheads", ["hook"], ["--n-sentences", "0"], "argument --n-sentences: must be a positive integer"),
+    ("bench_overheads", ["hook"], ["--batch-size", "-1"], "argument --batch-size: must be a positive integer"),
+    ("bench_overheads", ["long-doc"], ["--doc-tokens", "0"], "argument --doc-tokens: must be a positive integer"),
+    ("bench_overheads", ["hook"], ["--threads", "0"], "argument --threads: must be a positive integer"),
+    ("bench_overheads", ["hdf5-write"], ["--repeat", "0"], "argument --repeat: must be a positive integer"),
     ("bench_onnx", [], ["--batch-sizes", "-1"], "argument --batch-sizes: must be a positive integer"),
     ("bench_onnx", [], ["--n-sentences", "0"], "argument --n-sentences: must be a positive integer"),
     ("bench_onnx", [], ["--threads", "-2"], "argument --threads: must be a positive integer"),
@@ -35,6 +40,11 @@ BAD_OPTIONS = [
     ("bench_spacy", ["--elmo", "m"], ["--gpu-id", "-2"], "argument --gpu-id: must be an integer >= -1"),
     ("bench_spacy", ["--elmo", "m"], ["--pipe-batch-size", "0"], "argument --pipe-batch-size: must be a positive"),
     ("bench_spacy", ["--elmo", "m"], ["--threads", "0"], "argument --threads: must be a positive integer"),
+    ("bench_spacy_pipe", [], ["--max-train", "0"], "argument --max-train: must be a positive integer"),
+    ("bench_spacy_pipe", [], ["--max-eval", "-1"], "argument --max-eval: must be a positive integer"),
+    ("bench_spacy_pipe", [], ["--batch-size", "0"], "argument --batch-size: must be a positive integer"),
+    ("bench_spacy_pipe", [], ["--threads", "0"], "argument --threads: must be a positive integer"),
+    ("bench_spacy_pipe", [], ["--repeat", "0"], "argument --repeat: must be a positive integer"),
 ]
 
 

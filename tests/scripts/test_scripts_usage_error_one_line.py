@@ -11,8 +11,10 @@ from tests.conftest import REPO, load_script
 SCRIPTS = {
     "bench_inference": [],
     "bench_onnx": [],
+    "bench_overheads": ["hook"],
     "bench_pretrain": [],
     "bench_spacy": ["--elmo", "model"],
+    "bench_spacy_pipe": [],
     "convert_corpora": ["sst", "in.txt", "out.spacy"],
     "wikitext_sentences": ["in.txt", "out.txt"],
 }
