@@ -4,14 +4,18 @@ them when the run started, so that figures from a shared machine say how busy it
 device, the GPU first: its name, the CUDA and cuDNN versions torch runs with, and whether TF32 may
 round float32 matmuls and convolutions (it changes both speed and digits). ``machine_apart``: the
 same words from a process of its own, for a benchmark whose runs on the GPU are other processes.
+``alternated``: the median seconds of sides timed in turn, so that the machine's load weighs on each alike.
 """
 
 from __future__ import annotations
 
 import os
 import platform
+import statistics
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 
 
 def cpu_name() -> str:
@@ -60,6 +64,22 @@ def machine_apart(device: str = "cpu") -> str:
         said = next((line for line in reversed(child.stderr.splitlines()) if line.strip()), "it said nothing")
         raise RuntimeError(f"naming the device {device} failed (exit {child.returncode}): {said.strip()}")
     return child.stdout.strip()
+
+
+def alternated(
+    sides: dict[str, Callable[[], object]], repeat: int, warm_up: Callable[[], object] | None = None
+) -> dict[str, float]:
+    """The median seconds of each of ``sides``, run in turn ``repeat`` times, after one untimed warm-up:
+    ``warm_up`` where given, else each side once."""
+    for run in [warm_up] if warm_up is not None else sides.values():
+        run()
+    seconds: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(repeat):
+        for name, run in sides.items():
+            start = time.perf_counter()
+            run()
+            seconds[name].append(time.perf_counter() - start)
+    return {name: statistics.median(times) for name, times in seconds.items()}
 
 
 if __name__ == "__main__":  # machine_apart's child

@@ -24,8 +24,6 @@ threads; the first line names the machine and its load (``bench_conditions.machi
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -35,22 +33,9 @@ import torch
 from hf_elmo import ElmoModel
 from hf_elmo_cli.commands._args import SuggestingParser, positive_int
 
-from bench_conditions import machine
+from bench_conditions import alternated, machine
 from bench_inference import conll_sentences
 from shared_data import shared_dir
-
-
-def alternated(sides: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """The median seconds of each of ``sides``, run in turn ``repeat`` times (one untimed warm-up each first)."""
-    for run in sides.values():
-        run()
-    seconds: dict[str, list[float]] = {name: [] for name in sides}
-    for _ in range(repeat):
-        for name, run in sides.items():
-            start = time.perf_counter()
-            run()
-            seconds[name].append(time.perf_counter() - start)
-    return {name: statistics.median(times) for name, times in seconds.items()}
 
 
 def report(title: str, seconds: dict[str, float], unit: str, count: int) -> None:

@@ -48,7 +48,7 @@ from hf_elmo_cli.commands._args import SuggestingParser, positive_int
 from spacy_elmo.cache import ActivationCache
 from spacy_elmo.component import ElmoComponent
 
-from bench_conditions import machine
+from bench_conditions import alternated, machine
 
 #: The steps of the elmo component's predict that are timed inside it, as the table names them.
 INSIDE_PREDICT = {
@@ -144,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     def stepped() -> None:
         cleared()
         ids.clear()
+        timers.seconds.clear()
         timers.on = True
         try:
             for batch in batches:
@@ -161,19 +162,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             for batch_ids in ids:
                 torch.stack(model(input_ids=batch_ids, stateful=False).hidden_states).numpy()
 
-    passes: dict[str, list[float]] = defaultdict(list)
     steps: list[dict[str, float]] = []
-    with timers.patched(ids):
-        stepped()  # a warm-up, and the char ids that raw() runs on
-        for _ in range(args.repeat):
-            for name, run in (("nlp.pipe", piped), ("steps", stepped), ("raw", raw)):
-                timers.seconds.clear()
-                start = time.perf_counter()
-                run()
-                passes[name].append(time.perf_counter() - start)
-                if name == "steps":
-                    steps.append(dict(timers.seconds))
-    median = {name: statistics.median(seconds) for name, seconds in passes.items()}
+
+    def stepped_kept() -> None:
+        stepped()
+        steps.append(dict(timers.seconds))
+
+    with timers.patched(ids):  # the warm-up: stepped(), which gives the char ids that raw() runs on
+        median = alternated({"nlp.pipe": piped, "steps": stepped_kept, "raw": raw}, args.repeat, warm_up=stepped)
     step = {key: statistics.median(s.get(key, 0.0) for s in steps) for key in {k for s in steps for k in s}}
     total = median["nlp.pipe"]
     rows = [(INSIDE_PREDICT[key], step.get(key, 0.0)) for key in INSIDE_PREDICT]
