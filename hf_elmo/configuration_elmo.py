@@ -767,10 +767,16 @@ def _file_locked(folder: str) -> Iterator[None]:
     """``one_save_at_a_time``'s lock where there is no ``flock`` (Windows): ``filelock.FileLock`` (huggingface_hub's
     lock there) on ``SAVE_LOCK`` in ``folder``, a file of ours, which filelock may leave when the block ends (no
     push uploads it, ``UploadsNoSaveLock``; the folder's checks count it a save's, ``output_folders.others_files``)."""
-    lock, waited = FileLock(os.path.join(folder, SAVE_LOCK)), False
+    path, waited = os.path.join(folder, SAVE_LOCK), False
+    lock = FileLock(path)
     while True:
         try:
             os.makedirs(folder, exist_ok=True)  # a failed save before this one removed its own
+            # a lock file that cannot be made is said here: filelock would wait for it forever
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666))
+        except OSError as err:
+            raise _cannot_write(folder, err) from None
+        try:
             lock.acquire(timeout=-1 if waited else 0)
             break
         except Timeout:

@@ -181,3 +181,12 @@ def test_another_threads_save_waits_too(tmp_path, no_flock, monkeypatch):
         order.append("second")
     first.join(timeout=60)
     assert order == ["first", "second"]
+
+
+@pytest.mark.parametrize("folder", ["/proc/elmo-model", "/proc/self"])  # cannot be made; cannot be written in
+def test_a_save_into_a_folder_that_cannot_be_written_is_one_line(folder, no_flock):
+    with pytest.raises(OSError) as refused:
+        clipped_random_model().save_pretrained(folder)
+    said = str(refused.value)
+    assert said.startswith(f"save_pretrained cannot write in {folder} (") and "\n" not in said
+    assert said.endswith("): give a folder you may write in") and "Errno" not in said
