@@ -114,6 +114,12 @@ def checked_token(token: Any) -> str:
     return token
 
 
+#: How the refusal of a token longer than ``max_token_chars`` ends (an export's wrappers say their own remedy).
+TOO_LONG_REMEDY = (
+    "Split it, or pass max_token_chars=None (--max-token-chars none) to truncate it as the original implementation does"
+)
+
+
 def token_to_char_ids(
     token: str,
     max_characters_per_token: int = 50,
@@ -132,8 +138,7 @@ def token_to_char_ids(
         raise ValueError(
             f"token of {len(token)} characters ({token[:20]!r}...) is longer than "
             f"max_token_chars={max_token_chars}; ELMo reads only its first "
-            f"{max_characters_per_token - 2} UTF-8 bytes. Split it, or pass max_token_chars=None "
-            "(--max-token-chars none) to truncate it as the original implementation does"
+            f"{max_characters_per_token - 2} UTF-8 bytes. {TOO_LONG_REMEDY}"
         )
     if token == SENTENCE_START:
         return begin_of_sentence_ids(max_characters_per_token)

@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
-from .char_ids import N_CHAR_IDS, batch_to_ids, words_of
+from .char_ids import N_CHAR_IDS, TOO_LONG_REMEDY, batch_to_ids, words_of
 from .devices import resolve_dtype
 from .elmo_weights import InvalidModelError
 from .export_formats import DTYPES as DTYPES
@@ -399,9 +399,17 @@ class ExportedElmo:
         """Char ids (B, T, W) of ``text`` by the folder's tokenizer; an empty batch or sentence is an error."""
         if not isinstance(text, str) and len(text) == 0:
             raise ValueError("empty batch: pass at least one sentence")
-        encoding = self.tokenizer(
-            text, is_split_into_words=is_split_into_words, padding=True, return_tensors="pt", return_length=True
-        )
+        try:
+            encoding = self.tokenizer(
+                text, is_split_into_words=is_split_into_words, padding=True, return_tensors="pt", return_length=True
+            )
+        except ValueError as error:  # a token too long: the folder's limit, which no argument of the wrapper lifts
+            if not str(error).endswith(TOO_LONG_REMEDY):
+                raise
+            remedy = (
+                "Split it, or export the model again with --max-token-chars none to truncate it as the original does"
+            )
+            raise ValueError(str(error).removesuffix(TOO_LONG_REMEDY) + remedy) from None
         for row, length in enumerate(encoding["length"].tolist()):
             if length == 0:
                 raise ValueError(f"sentence {row} of the batch is empty: it has no words to embed")
