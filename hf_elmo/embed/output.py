@@ -7,7 +7,9 @@ Every output file records the settings it was made with (input SHA-256, model an
 fingerprint, layers, pool, dtype, shard) in its root attribute ``SETTINGS_ATTRIBUTE``; the shards
 of one output must share their input, model, layers, pool and dtype (``differing_setting``): a
 shard run that differs from a finished shard is refused (``hf_elmo.embed.run``), and
-``open_embeddings`` refuses an index whose shards differ.
+``open_embeddings`` refuses an index whose shards differ, and a file whose first line is no float32 array of
+the shape its recorded ``--layers`` and ``--pool`` make (``line_shape``), or of another width than the first
+shard's.
 """
 
 from __future__ import annotations
@@ -110,6 +112,53 @@ def _shown(recorded: dict[str, Any], key: str) -> str:
     return str(value)
 
 
+def line_shape(layers: str, pool: str | None, depth: int, width: int) -> tuple[int | None, ...]:
+    """The shape of every line's array that an ``elmo embed`` run of ``layers`` and ``pool`` writes with a model of
+    ``depth`` layers (L+1) of ``width`` (2P), None for the line's tokens: (L+1, T, 2P) for every layer, less L+1
+    for one, less T pooled."""
+    return (*((depth,) if layers == "all" else ()), *(() if pool else (None,)), width)
+
+
+def is_line(array: object, shape: tuple[int | None, ...]) -> bool:
+    """Whether ``array`` (an object of an output file) is a float32 dataset of ``shape``, None any size."""
+    return (
+        isinstance(array, h5py.Dataset)
+        and array.dtype == np.float32
+        and len(array.shape) == len(shape)
+        and all(size is None or size == got for size, got in zip(shape, array.shape))
+    )
+
+
+def _check_first_lines(named: list[tuple[Path, h5py.File, dict[str, Any] | None]]) -> None:
+    """Refuse, in one line naming the file, one among ``named`` (each file, its handle and its recorded settings)
+    whose first line is no float32 array of the shape its recorded ``--layers`` and ``--pool`` make, the model's
+    depth and width those of the first such file's first line (a file edited by hand, or written by another
+    program under a copied record; was: returned as it was, silently). One line a file: a cheap check at open."""
+    expected: tuple[int | None, ...] | None = None
+    for path, handle, recorded in named:
+        if recorded is None:  # an older output's, which records no settings
+            continue
+        with _named_if_damaged(path):
+            first = next((name for name in handle if name != SENTENCE_TO_INDEX), None)
+            array = None if first is None else handle[first]
+        if first is None:  # a file of no lines
+            continue
+        layers, pool = str(recorded.get("layers")), recorded.get("pool")
+        if expected is None:
+            sizes: tuple[int, ...] = getattr(array, "shape", None) or ()
+            fits = len(sizes) == len(line_shape(layers, pool, 0, 0))
+            expected = line_shape(layers, pool, sizes[0], sizes[-1]) if fits else None
+        if expected is None or not is_line(array, expected):
+            made = line_shape(layers, pool, -1, -2) if expected is None else expected
+            shown = ", ".join({None: "T", -1: "L+1", -2: "2P"}.get(size, str(size)) for size in made)
+            held = f"an array of {array.dtype}, shape {array.shape}" if isinstance(array, h5py.Dataset) else "no array"
+            raise ValueError(
+                f"{path} is damaged: its line {first} holds {held}, where its recorded settings (--layers {layers}, "
+                f"--pool {pool or 'none'}) make arrays of float32, shape ({shown}{',' * (len(made) == 1)}); make it "
+                "again (elmo embed --overwrite), or open another file"
+            )
+
+
 class Embeddings:
     """Read access to the arrays written by ``elmo embed``: ``embeddings[line]`` is the array of
     input line ``line`` (0-based; a negative one counts from the end, as in a list), read from
@@ -186,6 +235,7 @@ def open_embeddings(path: PathLike) -> Embeddings:
                     f"{path}: its shards differ in {name} ({files[0].name}: {ours}; {file.name}: {theirs}); "
                     "run every shard again with the same settings (--overwrite)"
                 )
+        _check_first_lines(list(zip(files, handles, recorded)))
         opened.pop_all()
     return Embeddings(handles, index["num_lines"])
 
@@ -201,6 +251,7 @@ def _open_file(path: Path) -> Embeddings:
         with _named_if_damaged(path):
             recorded = read_recorded_settings(handle)
             lines = len(handle) - (SENTENCE_TO_INDEX in handle)
+            _check_first_lines([(path, handle, recorded)])
         opened.pop_all()
     lone_shard = Shard.is_shard_file(path) if recorded is None else recorded.get("shard", "0/1") != "0/1"
     return Embeddings([handle], lines, lone_shard)
@@ -226,13 +277,14 @@ def _open_hdf5(path: Path) -> h5py.File:
 def _named_if_damaged(path: PathLike) -> Iterator[None]:
     """h5py's errors reading the contents of a damaged output file, which name no file (``KeyError``: 'Unable
     to synchronously open object (message not aligned)', ``RuntimeError``: 'Unable to get group info (...)',
-    ``OSError``: "Can't synchronously read data (...)"), refused in one line naming ``path``."""
+    ``OSError``: "Can't synchronously read data (...)", ``UnicodeDecodeError`` of a name), refused in one line naming ``path``."""
     try:
         yield
-    except (KeyError, RuntimeError, OSError) as err:
+    except (KeyError, RuntimeError, OSError, UnicodeDecodeError) as err:  # the last: an object's damaged name
         if isinstance(err, OSError) and err.errno is not None:  # the system's, which names the file
             raise
-        reason = str(err.args[0]) if err.args else type(err).__name__  # a KeyError's str quotes its text
+        # a KeyError's str quotes its text; a UnicodeDecodeError's first argument is the codec's name
+        reason = str(err) if isinstance(err, UnicodeDecodeError) or not err.args else str(err.args[0])
         raise oserror_in_one_line(
             None, f"{path} is damaged ({reason}); make it again (elmo embed --overwrite), or open another file"
         ) from None

@@ -107,6 +107,8 @@ from .output import (
     SETTINGS_ATTRIBUTE,
     differing_setting,
     is_embed_output,
+    is_line,
+    line_shape,
     read_recorded_settings,
     recorded_settings,
 )
@@ -622,10 +624,8 @@ def _read_run_file(partial: Path, overwrite: bool) -> dict[str, Any] | None:
 
 
 def _line_shape(model: ElmoModel, layers: str, pool: str | None) -> tuple[int | None, ...]:
-    """The shape of every line's array that a run of ``layers`` and ``pool`` writes, None for the
-    line's tokens: (L+1, T, 2P) for every layer, less L+1 for one, less T pooled."""
-    depth = (model.config.num_hidden_layers + 1,) if layers == "all" else ()
-    return (*depth, *(() if pool else (None,)), model.config.output_dim)
+    """The shape of every line's array that a run of ``layers`` and ``pool`` writes (``line_shape``)."""
+    return line_shape(layers, pool, model.config.num_hidden_layers + 1, model.config.output_dim)
 
 
 def _part_is_complete(
@@ -641,7 +641,7 @@ def _part_is_complete(
     try:
         with h5py.File(path, "r") as part:
             arrays = [part[name] for name in part]
-            if len(arrays) == lines and all(_is_line(array, shape) for array in arrays):
+            if len(arrays) == lines and all(is_line(array, shape) for array in arrays):
                 tokens = sum(array.shape[shape.index(None)] for array in arrays) if None in shape else None
                 if tokens in (None, scan.chunk_tokens[chunk]):
                     return True
@@ -649,16 +649,6 @@ def _part_is_complete(
         pass
     path.unlink()
     return False
-
-
-def _is_line(array: object, shape: tuple[int | None, ...]) -> bool:
-    """Whether ``array`` (an object of a part file) is a float32 dataset of ``shape``, None any size."""
-    return (
-        isinstance(array, h5py.Dataset)
-        and array.dtype == np.float32
-        and len(array.shape) == len(shape)
-        and all(size is None or size == got for size, got in zip(shape, array.shape))
-    )
 
 
 def _write_part(path: Path, items: Iterable[tuple[tuple[int, list[str]], np.ndarray]], bar: tqdm) -> None:
