@@ -254,12 +254,30 @@ FIELD_CHECKS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+class _SavesOwnUnchanged(dict[str, float]):
+    """The modification times of a folder's files before a push (``UploadsNoSaveLock``), which date a save's own
+    files, whatever their names, never to change: ``SAVE_LOCK`` and the hidden folders of saves (``is_save_aside``),
+    another's that starts while the push lists the folder included."""
+
+    def __contains__(self, name: object) -> bool:
+        return _a_saves_own(name) or super().__contains__(name)
+
+    def __getitem__(self, name: str) -> float:
+        return math.inf if _a_saves_own(name) else super().__getitem__(name)
+
+
+def _a_saves_own(name: object) -> bool:
+    """Whether ``name`` is that of a save's own file in the folder it saves into (``_SavesOwnUnchanged``)."""
+    return isinstance(name, str) and (name == SAVE_LOCK or is_save_aside(name))
+
+
 class UploadsNoSaveLock:
     """The first base of the model, config and tokenizer: their pushes (``push_to_hub``, which saves into a new
-    folder and uploads it, and ``save_pretrained(push_to_hub=True)``, ``push_saved``) never upload ``SAVE_LOCK``,
-    which filelock may leave in the folder saved (``_file_locked``), a killed save too, or another save hold while
-    this one pushes: transformers uploads each file not in ``files_timestamps`` or changed since, and it is dated
-    never to change."""
+    folder and uploads it, and ``save_pretrained(push_to_hub=True)``, ``push_saved``) never upload a save's own
+    files: ``SAVE_LOCK``, which filelock may leave in the folder saved (``_file_locked``), a killed save too, or
+    another save hold while this one pushes, and the hidden folder such a save writes in (``is_save_aside``, was:
+    uploaded half-written): transformers uploads each file not in ``files_timestamps`` or changed since, and they
+    are dated never to change (``_SavesOwnUnchanged``)."""
 
     def _upload_modified_files(
         self,
@@ -269,7 +287,7 @@ class UploadsNoSaveLock:
         *args: Any,
         **kwargs: Any,
     ) -> Any:
-        timestamps = {**files_timestamps, SAVE_LOCK: math.inf}
+        timestamps = _SavesOwnUnchanged(files_timestamps)
         return super()._upload_modified_files(working_dir, repo_id, timestamps, *args, **kwargs)  # type: ignore[misc]
 
 
