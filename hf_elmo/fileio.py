@@ -11,11 +11,12 @@ which one may be replaced, and how one is built aside and swapped in).
   output that is an input, or exists as a folder, device, pipe or symbolic link, is refused, not replaced by a file.
 - ``check_parent_folders(path)``: a file where a folder on the way to an output should be is
   one clear error, not ``[Errno 17] File exists``. ``is_or_holds``: whether a folder is or holds a path.
-- ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``); a second one
-  fails at once with ``OutputBusyError``; ``check_lock_file`` refuses, before a long run, a lock
-  path that holds something of the user's (a folder, a file with content). ``folder_for_the_run(folder)`` creates the folders on
-  the way to an output or a lock and removes those it created that the run left empty. ``sole_writer(path)``: the lock of
-  an output file, which removes the temporary files that its killed writers left. ``check_writable_output``
+- ``exclusive_lock(path)``: one process at a time per output (``OUTPUT.lock``; an ``flock``, or filelock's lock
+  where there is none, Windows); a second one fails at once with ``OutputBusyError``; ``check_lock_file``
+  refuses, before a long run, a lock path that holds something of the user's (a folder, a file with content).
+  ``folder_for_the_run(folder)`` creates the folders on the way to an output or a lock and removes those it
+  created that the run left empty. ``sole_writer(path)``: the lock of an output file, which removes the temporary
+  files that its killed writers left. ``check_writable_output``
   (``check_locked_output`` with ``sole_writer``) refuses, before a long run, an output file that
   ``atomic_file`` could not write. ``scratch_folder(prefix)``: a run's own folder of scratch files (a script's
   models, its parts of files), removed however the run ends; one that a killed run left is removed by the next
@@ -43,20 +44,27 @@ checks their imports).
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import itertools
 import json
 import math
 import os
 import re
-import resource
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock, Timeout
+
+try:
+    import fcntl
+    import resource
+except ImportError:  # Windows: no flock (``exclusive_lock`` takes filelock's lock; ``folder_locked`` none), no ulimit
+    fcntl = None  # type: ignore[assignment]
+    resource = None  # type: ignore[assignment]
 
 PathLike = str | os.PathLike
 
@@ -242,6 +250,8 @@ def check_file_size_limit(nbytes: int, what: str, then: str = "run the command a
     size limit (``RLIMIT_FSIZE``: ``ulimit -f``), past which the system refuses its writes: for the writers of HDF5
     files, which do not survive a refused write (as ``ensure_free_space`` says of a full disk), before they write;
     in one line (``oserror_in_one_line``) that says to raise the limit and then ``then``."""
+    if resource is None:  # Windows: no such limit
+        return
     limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
     if limit != resource.RLIM_INFINITY and nbytes > limit:
         raise oserror_in_one_line(
@@ -364,7 +374,8 @@ def _drop_held_locks_in_child() -> None:
     _HELD_LOCKS.clear()
 
 
-os.register_at_fork(after_in_child=_drop_held_locks_in_child)
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_drop_held_locks_in_child)
 
 
 @contextmanager
@@ -375,9 +386,14 @@ def exclusive_lock(path: PathLike, busy: str, what: PathLike | None = None) -> I
     naming ``what`` (the output the lock guards; default ``path``) when its folder cannot be
     written. A lock file left by a killed process is free (the kernel drops ``flock`` locks with
     their process). Lock files are empty: a file of that name with content, or a folder, is
-    someone's, and is refused, not removed (``check_lock_file``).
+    someone's, and is refused, not removed (``check_lock_file``). Where there is no ``flock`` (Windows),
+    filelock's lock (``_file_locked``).
     """
     path = check_lock_file(path)
+    if fcntl is None:
+        with _file_locked(path, busy, path if what is None else what):
+            yield
+        return
     while True:
         with unwritable_in_one_line(path.parent, path if what is None else what):
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
@@ -403,6 +419,26 @@ def exclusive_lock(path: PathLike, busy: str, what: PathLike | None = None) -> I
             path.unlink(missing_ok=True)
             _HELD_LOCKS.discard(fd)
             os.close(fd)
+
+
+@contextmanager
+def _file_locked(path: Path, busy: str, what: PathLike) -> Iterator[None]:
+    """``exclusive_lock`` where there is no ``flock`` (Windows): ``filelock.FileLock`` on ``path``, which its
+    release removes there (the system drops it with a killed process)."""
+    with unwritable_in_one_line(path.parent, what):  # said here: filelock would wait for it forever
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666))
+    if path.stat().st_size > 0:  # written since check_lock_file
+        raise _no_lock(path)
+    lock = FileLock(path)
+    try:
+        with unwritable_in_one_line(path.parent, what):
+            lock.acquire(timeout=0)
+    except Timeout:
+        raise OutputBusyError(busy) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 @contextmanager
@@ -463,6 +499,8 @@ def abandoned_folders(folder: Path, pattern: re.Pattern[str]) -> Iterator[Path]:
     this process cannot open (another user's, in the shared temporary folder) is not this run's to remove."""
     if not folder.is_dir():
         return
+    if fcntl is None:  # no flock (Windows): no telling a killed run's folder from a live one's
+        return
     for candidate in sorted(folder.iterdir()):
         if not pattern.fullmatch(candidate.name) or candidate.is_symlink() or not candidate.is_dir():
             continue
@@ -489,13 +527,27 @@ def scratch_folder(prefix: str, parent: PathLike | None = None) -> Iterator[Path
     for stale in abandoned_folders(parent, re.compile(re.escape(prefix) + r"[a-z0-9_]{8}")):
         shutil.rmtree(stale, ignore_errors=True)
     folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    with folder_locked(folder):
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def folder_locked(folder: Path) -> Iterator[None]:
+    """Hold an ``flock`` on ``folder`` for the block, by which ``abandoned_folders`` tells it a live run's
+    (``scratch_folder``'s, ``output_folders.build_aside``'s staging folder); a forked child (a Pool's worker) does
+    not keep it when this process is killed (``_HELD_LOCKS``). Where there is no ``flock`` (Windows), none."""
+    if fcntl is None:
+        yield
+        return
     fd = os.open(folder, os.O_RDONLY)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    _HELD_LOCKS.add(fd)  # a forked child (a Pool's worker) does not keep it when this process is killed
+    _HELD_LOCKS.add(fd)
     try:
-        yield folder
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
         if fd in _HELD_LOCKS:
             _HELD_LOCKS.discard(fd)
             os.close(fd)

@@ -22,7 +22,6 @@ that travel as remote code (``tests/test_architecture.py`` checks their imports)
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import re
@@ -43,6 +42,7 @@ from .fileio import (
     check_writable,
     current_umask,
     ensure_free_space,
+    folder_locked,
     fsync_folder,
     is_or_holds,
     swap_folder_in,
@@ -316,22 +316,19 @@ def build_aside(
         remove_stale_staging(out_dir)
         ensure_free_space(parent, expected_bytes, f"the folder {out_dir.name}")
         staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}{_STAGING}", dir=parent))
-    lock = os.open(staging, os.O_RDONLY)
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield staging
-        check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind, into_package=into_package)
-        staging.chmod(0o777 & ~current_umask())
-        old = staging.with_name(staging.name + ".old")
-        swap_folder_in(staging, out_dir, old)
-        fsync_folder(parent)
-        if old.exists():
-            _remove_old_copy(old, out_dir)
+        with folder_locked(staging):
+            yield staging
+            check_output_folder(out_dir, overwrite=overwrite, inputs=inputs, kind=kind, into_package=into_package)
+            staging.chmod(0o777 & ~current_umask())
+            old = staging.with_name(staging.name + ".old")
+            swap_folder_in(staging, out_dir, old)
+            fsync_folder(parent)
+            if old.exists():
+                _remove_old_copy(old, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    finally:
-        os.close(lock)
 
 
 def _remove_old_copy(old: Path, out_dir: Path) -> None:
