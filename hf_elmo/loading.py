@@ -196,13 +196,34 @@ def resolve_model(
     elif path.exists():
         source = _local(name, in_subfolder(path, subfolder, name), "local", variant, subfolder)
     elif _OWNER_NAME.match(name):
-        source = _from_hub(name, hub_arguments(hub_kwargs), variant, subfolder)
+        with _suggesting_shipped(name):
+            source = _from_hub(name, hub_arguments(hub_kwargs), variant, subfolder)
     else:
         raise ModelNotFoundError(
             f"no model {name!r}: no such local file or folder, not a shipped model ({_shipped_names()}), "
-            f"and not a Hub id (owner/name){_moved_aside_hint(path)}"
+            f"and not a Hub id (owner/name){_shipped_guess(name)}{_moved_aside_hint(path)}"
         )
     return replace(source, subfolder=subfolder)
+
+
+def _shipped_guess(name: str) -> str:
+    """``"; did you mean hf-elmo:NAME?"`` where ``name`` is a shipped model's name without its prefix
+    (``NAME``) or with ``/`` for its ``:`` (``hf-elmo/NAME``, a Hub id), for the error that no such
+    model was found; ``""`` otherwise."""
+    short = name.removeprefix(SHIPPED_PREFIX.replace(":", "/"))
+    return f"; did you mean {SHIPPED_PREFIX}{short}?" if short in SHIPPED else ""
+
+
+@contextmanager
+def _suggesting_shipped(name: str) -> Iterator[None]:
+    """Around the Hub look-up of ``name``: its ``ModelNotFoundError`` with ``_shipped_guess(name)`` added."""
+    try:
+        yield
+    except ModelNotFoundError as err:
+        guess = _shipped_guess(name)
+        if not guess:
+            raise
+        raise ModelNotFoundError(f"{err}{guess}") from None
 
 
 def _moved_aside_hint(path: Path) -> str:
@@ -731,7 +752,8 @@ def files_source(name_or_path: Any, *files: str, hub: Mapping[str, Any], subfold
     source: Any = str(path) if path.exists() else name_or_path  # "~/model": the home folder's, for transformers too
     if not name.startswith(SHIPPED_PREFIX) and not path.exists() and _OWNER_NAME.match(name):
         # transformers would retry an unreachable Hub for minutes, then give the tokenizer's defaults
-        source = path = hub_probe(name, hub_arguments(hub), files, ["*.json"], subfolder)
+        with _suggesting_shipped(name):
+            source = path = hub_probe(name, hub_arguments(hub), files, ["*.json"], subfolder)
         if not any((path / file).is_file() for file in files):  # the original files
             return converted_config(original_options_file(path) or path / "options.json")
     elif subfolder:  # a folder's subfolder; resolve_model names one that is not there
