@@ -8,8 +8,9 @@ their own, where the files a block names are made first (``FILES``), at test siz
 README's own shell commands would have made them: ``options.json`` + ``weights.hdf5`` (a model
 in the original format, random weights), ``my-elmo/`` (``elmo convert`` of them), ``s.txt``,
 ``out.hdf5.index.json`` (``elmo embed --shard i/2`` of a text as long as the block's line index
-needs), ``served/`` (``elmo export``) and the Hub repository ``org/elmo-original`` (``my-elmo/``
-in a Hub cache made for the test, read offline).
+needs), ``served/`` (the Serving section's first ``elmo export`` command as written, of the shipped
+model: ``serving_export``) and the Hub repository ``org/elmo-original`` (``my-elmo/`` in a Hub cache
+made for the test, read offline).
 
 One rule decides what does not run by default: a block that names a file whose making is slow
 (``served/``: an ONNX export takes about 15 s) is marked ``slow``, runs with ``-m slow``, and is
@@ -32,6 +33,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import shlex
 import tokenize
 from collections import Counter
 from collections.abc import Callable
@@ -245,11 +247,18 @@ def _sharded_embeddings(workspace: Workspace) -> None:
         )
 
 
+def serving_export() -> list[str]:
+    """The arguments of the Serving section's first ``elmo export`` command (its bash block), as a shell splits
+    them: the model, the folder and the options, which ``served/`` is made with."""
+    block = next(block for block in readme_blocks(README.read_text(encoding="utf-8"), "bash") if block.id == "serving")
+    line = next(line for line in block.code.splitlines() if line.startswith("elmo export "))
+    return shlex.split(line, comments=True)[2:]
+
+
 def _export(workspace: Workspace) -> None:
     pytest.importorskip("onnxscript")
     pytest.importorskip("onnxruntime")
-    workspace.need("my-elmo/")
-    assert elmo_command(["export", "my-elmo/", "served/", "--format", "onnx"]) == 0
+    assert elmo_command(["export", *serving_export()]) == 0
 
 
 def _hub_repository(workspace: Workspace) -> None:
@@ -312,7 +321,7 @@ def _coming_from_bilm_tf(ns: dict[str, Any]) -> None:
 
 
 def _serving(ns: dict[str, Any]) -> None:
-    config = ElmoConfig.from_pretrained("my-elmo/")
+    config = ElmoConfig.from_pretrained(serving_export()[0])  # the model served/ was exported from
     assert isinstance(ns["layers"], np.ndarray)
     assert ns["layers"].shape == (2, config.n_layers + 1, 3, 2 * config.projection_dim)
     assert ns["mask"].tolist() == [[True] * 3, [True, False, False]]
