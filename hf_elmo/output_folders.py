@@ -231,8 +231,11 @@ def check_output_folder(
 
 def _overwrite_refusal(out_dir: Path, kind: OutputKind) -> str | None:
     """Why ``--overwrite`` does not replace the non-empty folder ``out_dir`` with an output of ``kind``
-    (it holds no earlier output of elmo, one of another kind, or files of the user's), or None."""
+    (it holds no earlier output of elmo, one of another kind, or files of the user's), or None: also where it holds
+    only what a killed first ``save_pretrained`` into it left (``_killed_save_only``)."""
     found = output_kind(out_dir)
+    if found is None and _killed_save_only(out_dir):
+        return None
     if found is None:
         return (
             f"{out_dir} is not empty and holds no earlier output of elmo ({_KIND_NAMES[kind]}), so "
@@ -251,6 +254,14 @@ def _overwrite_refusal(out_dir: Path, kind: OutputKind) -> str | None:
             "folder; move them out of it, or write to another folder"
         )
     return None
+
+
+def _killed_save_only(out_dir: Path) -> bool:
+    """Whether ``out_dir`` holds nothing but a save's own files, ``SAVE_LOCK`` and its hidden folder (``_holds``): what
+    a ``save_pretrained`` killed before its files were moved in left in the folder it made, elmo's to replace."""
+    return all(
+        (entry.name == SAVE_LOCK or is_save_aside(entry.name)) and _holds("model", entry) for entry in out_dir.iterdir()
+    )
 
 
 def _stale_staging(out_dir: Path) -> Iterator[Path]:
