@@ -38,7 +38,8 @@ def _one_torch_thread_after_fork() -> None:
     torch.set_num_threads(1)
 
 
-os.register_at_fork(after_in_child=_one_torch_thread_after_fork)
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_one_torch_thread_after_fork)
 
 
 #: What ``grad_scaler_config`` may set (``PyTorchGradScaler``'s arguments).

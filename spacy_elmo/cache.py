@@ -320,7 +320,8 @@ def _make_private_folder(folder: Path) -> None:
         folder.mkdir(mode=0o700)
     except FileExistsError:
         status = folder.lstat()
-        if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.getuid():
+        owner = os.getuid() if hasattr(os, "getuid") else status.st_uid  # Windows: no owner ids (st_uid is 0)
+        if not stat.S_ISDIR(status.st_mode) or status.st_uid != owner:
             raise FileExistsError(
                 f"the elmo component's cache folder {folder} is there already, and is not a folder of this user's "
                 "(a link, a file or another user's folder): remove it, or set another cache_dir"
