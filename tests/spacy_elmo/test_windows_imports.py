@@ -20,7 +20,7 @@ import thinc.api
 import torch
 
 del os.register_at_fork
-import spacy_elmo
+import spacy_elmo.bilm
 print("imported")
 """
 
