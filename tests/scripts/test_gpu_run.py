@@ -253,7 +253,7 @@ def test_parts_are_sized_for_the_calls_that_set_the_shipped_weights_aside():
     weights = sum((REPO / path).stat().st_size for path in gpu_run.SET_ASIDE)
     assert weights > 30 * gpu_run.MiB  # the shipped model's weights are in the working tree
     tree = gpu_run.travelling_bytes()  # the working tree less its weights: what travels beside a part
-    assert tree < 4 * gpu_run.MiB
+    assert tree < 5 * gpu_run.MiB  # 4.0 MiB on 2026-11-29: code, tests and docs
     assert gpu_run.part_size(None) == min(60 * gpu_run.MiB, gpu_run.CALL_LIMIT - tree - 2 * gpu_run.MiB)
     assert gpu_run.part_size(None) > gpu_run.CALL_LIMIT - tree - weights  # larger than if the weights travelled
 
