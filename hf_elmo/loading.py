@@ -208,9 +208,13 @@ def resolve_model(
 
 def _shipped_guess(name: str) -> str:
     """``"; did you mean hf-elmo:NAME?"`` where ``name`` is a shipped model's name without its prefix
-    (``NAME``) or with ``/`` for its ``:`` (``hf-elmo/NAME``, a Hub id), for the error that no such
-    model was found; ``""`` otherwise."""
-    short = name.removeprefix(SHIPPED_PREFIX.replace(":", "/"))
+    (``NAME``), with ``/`` for its ``:`` (``hf-elmo/NAME``, a Hub id) or with its prefix, in other
+    capitals (``elmo-2x1024-EN``), for the error that no such model was found; a retired model's
+    name, so given, guesses the model that replaced it; ``""`` otherwise."""
+    short = name.casefold()
+    for prefix in (SHIPPED_PREFIX, SHIPPED_PREFIX.replace(":", "/")):
+        short = short.removeprefix(prefix)
+    short = RETIRED[short][0] if short in RETIRED and short not in SHIPPED else short
     return f"; did you mean {SHIPPED_PREFIX}{short}?" if short in SHIPPED else ""
 
 
@@ -269,7 +273,9 @@ def _shipped(name: str, variant: str | None = None, subfolder: str = "") -> Mode
             f"{name!r} is no longer shipped ({what}); use {SHIPPED_PREFIX}{successor}, which replaced it"
         )
     if folder is None:
-        raise ModelNotFoundError(f"no shipped model {name!r}; the package ships {_shipped_names()}")
+        raise ModelNotFoundError(
+            f"no shipped model {name!r}; the package ships {_shipped_names()}{_shipped_guess(name)}"
+        )
     return _local(name, in_subfolder(folder, subfolder, f"the shipped model {name!r}"), "shipped", variant, subfolder)
 
 

@@ -40,7 +40,7 @@ def test_the_hub_error_is_kept_before_the_guess(offline):
         ElmoModel.from_pretrained(SLASHED)
 
 
-@pytest.mark.parametrize("name", ["elmo-2x1024", "org/elmo-2x1024-en", "hf-elmo/elmo-tiny-en"])
+@pytest.mark.parametrize("name", ["elmo-2x1024", "org/elmo-2x1024-en", "hf-elmo/elmo-nonesuch-en"])
 def test_other_names_get_no_guess(offline, name):
     with pytest.raises(ModelNotFoundError) as caught:
         ElmoModel.from_pretrained(name)
@@ -60,3 +60,17 @@ def test_a_local_folder_of_that_name_is_still_loaded_as_a_folder(tmp_path, monke
     ElmoModel.from_pretrained(DEFAULT_MODEL_NAME).config.save_pretrained(tmp_path / DEFAULT)
     monkeypatch.chdir(tmp_path)
     assert ElmoConfig.from_pretrained(DEFAULT).model_type == "elmo"
+
+
+@pytest.mark.parametrize("name", ["elmo-2x256-en", "hf-elmo/elmo-tiny-en"])
+def test_a_retired_name_without_its_prefix_suggests_the_model_that_replaced_it(offline, name):
+    with pytest.raises(ModelNotFoundError) as caught:
+        ElmoModel.from_pretrained(name)
+    assert str(caught.value).endswith(GUESS)
+
+
+@pytest.mark.parametrize("name", [DEFAULT_MODEL_NAME.upper(), DEFAULT.upper(), f"{SHIPPED_PREFIX}{DEFAULT.upper()}"])
+def test_a_shipped_name_in_other_capitals_suggests_it(offline, name):
+    with pytest.raises(ModelNotFoundError) as caught:
+        ElmoModel.from_pretrained(name)
+    assert str(caught.value).endswith(GUESS) and "\n" not in str(caught.value)
