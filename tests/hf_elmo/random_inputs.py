@@ -1,5 +1,5 @@
 """Random sentences and a random biLM whose every path matters (clipping that binds, a warm state),
-shared by the tests of the static-shape paths (export graph, CUDA graphs)."""
+shared by the tests of the static-shape paths (export graph, CUDA graphs) and of saving over a save."""
 
 from __future__ import annotations
 
@@ -40,4 +40,14 @@ def clipped_random_model() -> ElmoModel:
             parameter.add_(torch.randn_like(parameter) * 0.3)
     model.warm_up(random_sentences([5, 9, 3], seed=1))
     assert model.warm_h.abs().min() > 0  # the static paths must start from the warm state
+    return model
+
+
+def other_model() -> ElmoModel:
+    """A model (made anew) of other weights and another ``cell_clip`` than ``clipped_random_model``'s."""
+    model = clipped_random_model()
+    model.config.cell_clip = 2.0
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(1.0)
     return model

@@ -17,7 +17,7 @@ from transformers.utils.hub import PushToHubMixin
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer
 from hf_elmo.configuration_elmo import SAVE_ASIDE, SAVE_LOCK
-from tests.hf_elmo.random_inputs import clipped_random_model
+from tests.hf_elmo.random_inputs import clipped_random_model, other_model
 from tests.hf_elmo.test_save_pretrained_push_to_hub import hub  # noqa: F401  # (a fixture)
 
 
@@ -34,16 +34,6 @@ def _full_disk_midway(monkeypatch: pytest.MonkeyPatch, after: int = 1) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(transformers.modeling_utils, "safe_save_file", fails)
-
-
-def _other_model() -> ElmoModel:
-    """A model of other weights and another ``cell_clip`` than ``clipped_random_model``'s."""
-    model = clipped_random_model()
-    model.config.cell_clip = 2.0
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.add_(1.0)
-    return model
 
 
 def _same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
@@ -68,7 +58,7 @@ def test_a_save_that_fails_midway_leaves_the_earlier_save_whole(tmp_path, monkey
     before = _contents(folder)
     _full_disk_midway(monkeypatch, after)
     with pytest.raises(OSError, match="No space left on device"):
-        _other_model().save_pretrained(folder, **({} if shards is None else {"max_shard_size": shards}))
+        other_model().save_pretrained(folder, **({} if shards is None else {"max_shard_size": shards}))
     assert _contents(folder) == before  # no hidden folder, no lock, nothing written over
     assert _same_weights(ElmoModel.from_pretrained(folder), earlier)
     assert ElmoConfig.from_pretrained(folder).cell_clip == earlier.config.cell_clip
@@ -84,7 +74,7 @@ def test_a_config_save_that_fails_leaves_the_earlier_config(tmp_path, monkeypatc
 
     monkeypatch.setattr(ElmoConfig, "to_json_string", fails)  # after open(..., "w") emptied the file
     with pytest.raises(OSError, match="No space left on device"):
-        _other_model().config.save_pretrained(folder)
+        other_model().config.save_pretrained(folder)
     assert _contents(folder) == before
 
 
@@ -113,7 +103,7 @@ def test_the_hidden_folder_that_a_killed_save_left_goes_with_the_next_save(tmp_p
 
 def test_a_save_over_an_earlier_one_leaves_its_files_and_the_users_own(tmp_path):
     fresh, folder = tmp_path / "fresh", tmp_path / "model"
-    model = _other_model()
+    model = other_model()
     model.save_pretrained(fresh)
     ElmoTokenizer().save_pretrained(fresh)
     clipped_random_model().save_pretrained(folder, max_shard_size=20000)

@@ -18,7 +18,7 @@ from safetensors.torch import load_file
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer
 from hf_elmo.configuration_elmo import SAVE_LOCK
-from tests.hf_elmo.random_inputs import clipped_random_model
+from tests.hf_elmo.random_inputs import clipped_random_model, other_model
 
 FORK = multiprocessing.get_context("fork")
 
@@ -54,20 +54,10 @@ def a_save_under_way(folder: Path) -> Iterator[Callable[[], None]]:
             first.kill()
 
 
-def _other_model() -> ElmoModel:
-    """A model of other weights and another ``cell_clip`` than ``clipped_random_model``'s."""
-    model = clipped_random_model()
-    model.config.cell_clip = 2.0
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.add_(1.0)
-    return model
-
-
 #: What each save saves, made in this process: a forked child must not be the first to run torch's threads.
 SAVES: dict[str, Callable[[], Any]] = {
-    "model": _other_model,
-    "config": lambda: _other_model().config,
+    "model": other_model,
+    "config": lambda: other_model().config,
     "tokenizer": ElmoTokenizer,
 }
 
@@ -98,7 +88,7 @@ def test_the_folder_is_the_whole_of_the_last_save(tmp_path, one_thread):
         second.join(timeout=2)
         end_the_first()
         second.join(timeout=60)
-    last = _other_model()
+    last = other_model()
     assert ElmoConfig.from_pretrained(folder).cell_clip == 2.0
     weights = load_file(folder / "model.safetensors")
     assert all(torch.equal(weights[name], tensor) for name, tensor in last.state_dict().items())
