@@ -14,13 +14,7 @@ import pytest
 from hf_elmo_cli import build_parser
 from hf_elmo_cli.commands._args import SuggestingParser
 from tests.conftest import REPO, load_script
-
-
-def _refusal(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    with pytest.raises(SystemExit) as exit:
-        build_parser().parse_args(argv)
-    assert exit.value.code == 2
-    return capsys.readouterr().err.splitlines()[-1]
+from tests.hf_elmo_cli.test_cli_model_given_as_argument import refusal
 
 
 @pytest.mark.parametrize(
@@ -34,7 +28,7 @@ def _refusal(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     ],
 )
 def test_demo_refuses_a_second_word_or_pair_of_sentences_naming_both(argv, said, capsys):
-    assert _refusal(argv, capsys) == f"elmo demo: error: {said}: give it once"
+    assert refusal(argv, capsys) == f"elmo demo: error: {said}: give it once"
 
 
 def test_a_scripts_list_given_twice_is_refused_naming_both(capsys, monkeypatch):
