@@ -67,15 +67,21 @@ def machine_apart(device: str = "cpu") -> str:
 
 
 def alternated(
-    sides: dict[str, Callable[[], object]], repeat: int, warm_up: Callable[[], object] | None = None
+    sides: dict[str, Callable[[], object]],
+    repeat: int,
+    warm_up: Callable[[], object] | None = None,
+    untimed: dict[str, Callable[[], object]] | None = None,
 ) -> dict[str, float]:
     """The median seconds of each of ``sides``, run in turn ``repeat`` times, after one untimed warm-up:
-    ``warm_up`` where given, else each side once."""
+    ``warm_up`` where given, else each side once. ``untimed[name]``, where given, runs before each timed
+    run of the side ``name``, outside its time (what the side needs made first)."""
     for run in [warm_up] if warm_up is not None else sides.values():
         run()
     seconds: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(repeat):
         for name, run in sides.items():
+            if untimed is not None and name in untimed:
+                untimed[name]()
             start = time.perf_counter()
             run()
             seconds[name].append(time.perf_counter() - start)

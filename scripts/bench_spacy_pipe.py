@@ -14,13 +14,17 @@ cleared before each pass (no hits):
   biLM forward (``ElmoModel.forward``), char ids (``batch_to_ids``), segments and their token-budget
   batches, the activation cache (keys, get, put), and the rest of its predict (layers stacked and
   scattered into one array per doc);
-- the raw ``ElmoModel`` on the char ids the pipeline's pass gave it: forward, and one array a batch.
+- the raw ``ElmoModel`` on the char ids the pipeline's pass gave it: forward, and one array a batch;
+- with ``--full-cache``, ``nlp.pipe`` again with the activation cache full (filled, untimed, to the
+  config's ``cache_mb`` with other docs' layers, as after a training epoch), so that every store evicts.
 
 The table gives each step's seconds and share of the steps' total, then that total beside
-``nlp.pipe``'s (spaCy's own work between the steps is their difference, within the machine's noise).
+``nlp.pipe``'s (spaCy's own work between the steps is their difference, within the machine's noise),
+and, with ``--full-cache``, the full cache's ``nlp.pipe`` and its ratio to the empty cache's.
 The first line names the machine and its load (``bench_conditions.machine``).
 
     python scripts/bench_spacy_pipe.py --threads 1 --max-eval 1000 --repeat 3
+    python scripts/bench_spacy_pipe.py --threads 1 --max-eval 1000 --repeat 3 --full-cache
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
+import numpy as np
 import torch
 from bench_spacy import CONFIGS, convert
 from spacy.tokens import DocBin
@@ -45,7 +50,7 @@ from hf_elmo import ElmoModel
 from hf_elmo.fileio import scratch_folder
 from hf_elmo.pretrained import DEFAULT_MODEL_NAME
 from hf_elmo_cli.commands._args import SuggestingParser, positive_int
-from spacy_elmo.cache import ActivationCache
+from spacy_elmo.cache import ActivationCache, entry_bytes
 from spacy_elmo.component import ElmoComponent
 
 from bench_conditions import alternated, machine
@@ -117,6 +122,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--batch-size", type=positive_int, default=64, help="nlp.pipe's docs a batch")
     parser.add_argument("--threads", type=positive_int, default=2, help="torch CPU threads")
     parser.add_argument("--repeat", type=positive_int, default=2, help="timed passes per side (the median counts)")
+    parser.add_argument(
+        "--full-cache",
+        action="store_true",
+        help="also time nlp.pipe with the activation cache full (every store evicts), beside the empty cache's",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     with scratch_folder("bench-spacy-pipe-") as work:
@@ -136,9 +146,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         elmo.cache.clear()
         model.clear_caches()
 
-    def piped() -> None:
-        nonlocal words
+    def filled() -> None:
+        """The activation cache full of other docs' layers (1 MiB each), as after a training epoch."""
         cleared()
+        other = np.zeros((1, 2**18), dtype=np.float32)
+        for number in range(elmo.cache.max_bytes // entry_bytes(other)):
+            elmo.cache.put(f"other doc {number}", other)
+        model.clear_caches()
+
+    def piped(clear: bool = True) -> None:
+        nonlocal words
+        if clear:
+            cleared()
         words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=args.batch_size))
 
     def stepped() -> None:
@@ -168,8 +187,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         stepped()
         steps.append(dict(timers.seconds))
 
+    sides: dict[str, Callable[[], object]] = {"nlp.pipe": piped, "steps": stepped_kept, "raw": raw}
+    if args.full_cache:
+        sides["nlp.pipe, cache full"] = lambda: piped(clear=False)
     with timers.patched(ids):  # the warm-up: stepped(), which gives the char ids that raw() runs on
-        median = alternated({"nlp.pipe": piped, "steps": stepped_kept, "raw": raw}, args.repeat, warm_up=stepped)
+        median = alternated(sides, args.repeat, warm_up=stepped, untimed={"nlp.pipe, cache full": filled})
     step = {key: statistics.median(s.get(key, 0.0) for s in steps) for key in {k for s in steps for k in s}}
     total = median["nlp.pipe"]
     rows = [(INSIDE_PREDICT[key], step.get(key, 0.0)) for key in INSIDE_PREDICT]
@@ -193,6 +215,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"| **the steps, called one by one** | **{steps_total:.2f}** | |")
     print(f"| **`nlp.pipe`: {words / total:,.0f} words/s** | **{total:.2f}** | |")
     print(f"| raw `ElmoModel` on the same batches: **{words / median['raw']:,.0f} tokens/s** | {median['raw']:.2f} | |")
+    if args.full_cache:
+        full = median["nlp.pipe, cache full"]
+        print(
+            f"| `nlp.pipe`, the activation cache full (every store evicts): **{words / full:,.0f} words/s**, "
+            f"{total / full:.2f}x the empty cache's | {full:.2f} | |"
+        )
 
 
 if __name__ == "__main__":
