@@ -1,0 +1,89 @@
+"""Every script command the docs give (``python scripts/NAME.py ...``, ``python3 ...``, ``bash scripts/NAME``,
+``../scripts/...`` from a subfolder) names a script that exists, and every ``--option`` it names is in that
+script's ``--help`` (its subcommand's, for ``gpu_run.py pack ...``; what follows a bare ``--`` is another
+program's): in README.md, BENCHMARKS.md, the model cards and scripts/gpu/README.md, a figure's command
+must be one that still runs."""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+DOCS = ["README.md", "BENCHMARKS.md", "scripts/gpu/README.md"] + sorted(
+    path.relative_to(REPO).as_posix() for path in (REPO / "hf_elmo" / "pretrained").glob("*/README.md")
+)
+
+#: A script run by python or bash, and what follows it up to the end of its code span, comment or table cell.
+COMMAND = re.compile(r"\b(?:python3?|bash) +(?:\.\./)*(scripts/[\w/.-]+)([^`#|;&\n]*)")
+OPTION = re.compile(r"(?<![\w-])--[a-z][\w-]*")
+
+
+def logical_lines(text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` with their number, a line that ends in ``\\`` joined to the next."""
+    lines: list[tuple[int, str]] = []
+    joined, start = "", 0
+    for number, line in enumerate(text.splitlines(), 1):
+        if not joined:
+            start = number
+        if line.rstrip().endswith("\\"):
+            joined += line.rstrip()[:-1] + " "
+            continue
+        lines.append((start, joined + line))
+        joined = ""
+    return lines
+
+
+def commands(doc: str) -> list[tuple[str, str, str]]:
+    """Each script command of ``doc``: where (``doc:line``), the script's path and its arguments."""
+    found = []
+    for number, line in logical_lines((REPO / doc).read_text(encoding="utf-8")):
+        for match in COMMAND.finditer(line):
+            found.append((f"{doc}:{number}", match.group(1), match.group(2).split(" -- ")[0]))
+    return found
+
+
+@functools.cache
+def script_help(script: str, subcommand: str | None = None) -> str:
+    result = subprocess.run(
+        [sys.executable, str(REPO / script), *([subcommand] if subcommand else []), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    assert result.returncode == 0, f"{script} --help: {result.stderr[-2000:]}"
+    return result.stdout
+
+
+def subcommand_of(script: str, arguments: str) -> str | None:
+    """The subcommand that ``arguments`` start with, where the script has subcommands."""
+    choices = re.search(r"\{([\w,-]+)\}", script_help(script))
+    first = arguments.split()[:1]
+    return first[0] if choices and first and first[0] in choices.group(1).split(",") else None
+
+
+ALL = [command for doc in DOCS for command in commands(doc)]
+
+
+def test_the_docs_give_script_commands_in_each_file_read():
+    named = {where.split(":")[0] for where, _, _ in ALL}
+    assert {"README.md", "BENCHMARKS.md", "scripts/gpu/README.md"} <= named
+    assert len(ALL) > 50
+
+
+@pytest.mark.parametrize(("where", "script", "arguments"), ALL, ids=[where for where, _, _ in ALL])
+def test_a_documented_script_command_names_a_script_and_options_it_has(where, script, arguments):
+    assert (REPO / script).is_file(), f"{where}: {script} does not exist"
+    options = OPTION.findall(arguments)
+    if not script.endswith(".py"):
+        assert not options, f"{where}: {script} takes no --options"
+        return
+    help_text = script_help(script, subcommand_of(script, arguments)) if options else ""
+    missing = [option for option in options if not re.search(rf"(?<![\w-]){re.escape(option)}(?![\w-])", help_text)]
+    assert not missing, f"{where}: {script} {arguments.strip()}: not in its --help: {missing}"
