@@ -2,8 +2,8 @@
 from its frame up the call stack. The home of that one technique (nothing else in the package reads a
 frame), for the few settings spaCy's commands and methods keep to themselves (``init_nlp``'s
 ``[training]`` block, ``debug_model``'s ``nlp``, the pipeline and settings of ``nlp.update``, the
-pipeline that links its components) and for whether one of them runs (``spacy benchmark speed``'s
-``annotate``, ``spacy pretrain``'s ``create_pretraining_model``); and ``note_once``, the
+pipeline that links its components, the component that ``create_pipe`` makes) and for whether one
+of them runs (``spacy benchmark speed``'s ``annotate``, ``spacy pretrain``'s ``create_pretraining_model``); and ``note_once``, the
 note that says how a component or listener works while one of them runs, once (``first_time``, the
 one home of saying a thing once, which the listener's warning uses too)."""
 
@@ -118,6 +118,17 @@ def pipe_being_added() -> tuple[Language, str] | None:
     found = running_locals("spacy.language", "Language.add_pipe") or {}
     nlp, name = found.get("self"), found.get("name")
     return (nlp, name) if isinstance(nlp, Language) and isinstance(name, str) else None
+
+
+def component_being_made() -> tuple[str, dict[str, Any]] | None:
+    """The name and the settings of the component that ``nlp.create_pipe`` (``Language.create_pipe``, innermost) makes
+    up the call stack (as ``nlp.add_pipe``, ``spacy.load`` and ``spacy train`` make each one), while it calls the
+    registered functions of those settings; ``None`` elsewhere. spaCy 3.0 to 3.8 name its locals ``name`` and
+    ``config`` (the component's block of the config, its defaults merged in); a spaCy that renames them turns off what
+    reads it (``None``), not fails."""
+    found = running_locals("spacy.language", "Language.create_pipe") or {}
+    name, config = found.get("name"), found.get("config")
+    return (name, config) if isinstance(name, str) and isinstance(config, dict) else None
 
 
 def training_init() -> dict[str, Any]:

@@ -2,13 +2,14 @@
 (a ``ValueError``) that ``spacy train`` and ``spacy.load`` print as one block naming the setting,
 not a traceback from deep in training."""
 
+from collections.abc import Iterator
 from typing import Any
 
 from spacy.language import Language
 from spacy.util import registry
 from thinc.api import ConfigValidationError
 
-from .call_stack import training_init
+from .call_stack import component_being_made, training_init
 from .loader import names_a_model
 
 
@@ -19,9 +20,39 @@ def config_error(title: str, setting: list[str], message: str) -> ConfigValidati
 
 
 def check_setting(valid: bool, function: str, setting: str, message: str) -> None:
-    """Raise ``ConfigValidationError`` for ``function``'s ``setting`` unless ``valid``."""
+    """Raise ``ConfigValidationError`` for ``function``'s ``setting`` unless ``valid``, at the setting's path in the
+    config (``setting_path``) where a component being made gives it."""
     if not valid:
-        raise config_error(f"Invalid settings of {function}", [setting], message)
+        title, path = setting_path(f"Invalid settings of {function}", setting)
+        raise config_error(title, path, message)
+
+
+def setting_path(title: str, setting: str) -> tuple[str, list[str]]:
+    """The error title ``title`` and the path in the config of ``setting`` (e.g. ``"dropout"``, or
+    ``"grad_scaler_config.init_scale"``), a setting of a registered function that the component spaCy makes up the
+    call stack (``component_being_made``: ``nlp.add_pipe``, ``spacy.load``, ``spacy train``) calls: confection calls
+    a function with its settings, not their place, and a pipeline of two listeners has two mixes of the same settings.
+    The path is ``["components", NAME, ...the block..., setting]`` when one block of the component's settings holds
+    ``setting`` (a bad value is a written one, the defaults being good); where several do, the title names the
+    component and the path is ``[setting]``, as it is where no component is made (a registered function called alone)
+    or none of its blocks holds ``setting``."""
+    made = component_being_made()
+    if made is None:
+        return title, [setting]
+    name, config = made
+    blocks = list(_blocks_holding(config, setting.split(".")[0]))
+    if len(blocks) == 1:
+        return title, ["components", name, *blocks[0], *setting.split(".")]
+    return (f"{title} in component {name!r}" if blocks else title), [setting]
+
+
+def _blocks_holding(block: dict[str, Any], key: str, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """The paths of the blocks in ``block`` (itself included) that hold ``key``."""
+    if key in block:
+        yield path
+    for name, value in block.items():
+        if isinstance(value, dict):
+            yield from _blocks_holding(value, key, (*path, str(name)))
 
 
 def check_frozen_elmo_annotates(elmo: str, listening: str) -> None:

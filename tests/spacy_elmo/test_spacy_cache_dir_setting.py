@@ -11,5 +11,5 @@ def test_a_blank_cache_dir_is_one_config_error_naming_null_for_memory(cache_dir)
     with pytest.raises(ConfigValidationError) as info:
         spacy.blank("en").add_pipe("elmo", config={"cache_dir": cache_dir})
     (error,) = info.value.errors
-    assert error["loc"] == ["cache_dir"]
+    assert error["loc"] == ["components", "elmo", "cache_dir"]
     assert error["msg"] == f"{cache_dir!r} names no folder: give one, or null for memory"

@@ -39,7 +39,7 @@ def test_a_config_s_cache_mb_that_is_no_number_is_one_config_error(written):
     with pytest.raises(ConfigValidationError) as info:
         spacy.blank("en").add_pipe("elmo", config={"cache_mb": cache_mb})
     (error,) = info.value.errors
-    assert error["loc"] == ["cache_mb"] and repr(cache_mb) in error["msg"]
+    assert error["loc"] == ["components", "elmo", "cache_mb"] and repr(cache_mb) in error["msg"]
 
 
 @pytest.mark.parametrize("max_mb", [0, 0.25, 512, 1e6])
