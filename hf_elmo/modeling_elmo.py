@@ -255,6 +255,21 @@ class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):
         """The same check where transformers applies it to a model inside another (a task head's biLM)."""
         return eager_only(requested_attention)
 
+    def _warn_of_dropout_in_prediction(self) -> None:
+        """Warn once where this model runs without gradients (a pipeline, a prediction loop) in
+        training mode with a dropout that acts (p > 0), as a model is when built, after
+        ``model.train()`` or after a ``Trainer`` run (transformers' pipelines do not call
+        ``eval()``): its outputs vary from call to call. Not while torch.compile or export traces it.
+        One message for every class, so that a task head and the biLM it runs warn in one line."""
+        tracing = torch.compiler.is_compiling() or torch.compiler.is_exporting()
+        if not self.training or torch.is_grad_enabled() or tracing:
+            return
+        if any(isinstance(m, nn.Dropout) and m.training and m.p > 0 for m in self.modules()):
+            _logger.warning_once(
+                "This ELMo model is in training mode, where dropout makes its outputs vary from call to call "
+                "(a pipeline's too: pipelines do not call eval()): call model.eval() before predicting"
+            )
+
     def resize_token_embeddings(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refused: ELMo reads characters, so its input ids are the fixed 262 char ids (UTF-8
         bytes and markers) and every word is already covered; there is no vocabulary to grow. The
@@ -777,8 +792,13 @@ class ElmoModel(ElmoPreTrainedModel):
                 ELMo's output, so ``hidden_states`` is always returned.
             output_attentions: accepted as other transformers models take it; ``True`` is an error
                 (a biLSTM has no attention), and so is ``config.output_attentions`` True when it is unset.
+
+        Run without gradients in training mode with ``config.dropout`` > 0 (as the model is when built:
+        a pipeline does not call ``eval()``), it warns once that its outputs vary from call to call
+        (``_warn_of_dropout_in_prediction``).
         """
         check_no_attention(output_attentions, self.config)
+        self._warn_of_dropout_in_prediction()
         if self.config.token_embedding == "word":
             raise ValueError(  # a feature-extraction pipeline's first call too: name the folder
                 f"{model_name(self)}: {WORD_IDS_MODEL}: call encode(word_ids, lengths) with the sentence markers' "

@@ -9,19 +9,19 @@ import torch
 from transformers import pipeline
 from transformers.testing_utils import CaptureLogger
 
-from hf_elmo import ElmoForSequenceClassification, ElmoTokenizer, modeling_heads
+from hf_elmo import ElmoForSequenceClassification, ElmoTokenizer, modeling_elmo
 from tests.hf_elmo.test_heads import elmo_tagger, tiny_config, token_model
 
 WARNING = (
-    "is in training mode, where dropout makes its scores vary from call to call (a pipeline's too: pipelines do not "
-    "call eval()): call model.eval() before predicting\n"
+    "This ELMo model is in training mode, where dropout makes its outputs vary from call to call (a pipeline's too: "
+    "pipelines do not call eval()): call model.eval() before predicting\n"
 )
 
 
 def predictions_logged(predict) -> tuple[list, str]:
-    """What ``predict()`` returns, twice, and what the heads' logger wrote meanwhile."""
-    type(modeling_heads._logger).warning_once.cache_clear()  # an earlier test may have warned once
-    with CaptureLogger(modeling_heads._logger) as log:
+    """What ``predict()`` returns, twice, and what the models' logger wrote meanwhile."""
+    type(modeling_elmo._logger).warning_once.cache_clear()  # an earlier test may have warned once
+    with CaptureLogger(modeling_elmo._logger) as log:
         results = [predict(), predict()]
     return results, log.out
 
@@ -32,7 +32,7 @@ def test_the_token_classification_pipeline_of_a_tagger_in_training_mode_warns_on
     tagger = elmo_tagger(model.train(), ElmoTokenizer())
     (first, second), log = predictions_logged(lambda: tagger("Bob ran far", ignore_labels=[]))
     assert [e["score"] for e in first] != [e["score"] for e in second]  # why it warns
-    assert log == f"ElmoForTokenClassification {WARNING}"
+    assert log == WARNING
     model.eval()
     (first, second), log = predictions_logged(lambda: tagger("Bob ran far", ignore_labels=[]))
     assert first == second and log == ""
@@ -43,7 +43,7 @@ def test_the_stock_text_classification_pipeline_of_a_model_in_training_mode_warn
     model = ElmoForSequenceClassification(tiny_config(num_labels=2, head_dropout=0.5)).train()
     classify = pipeline("text-classification", model=model, tokenizer=ElmoTokenizer())
     _, log = predictions_logged(lambda: classify("What a film!"))
-    assert log == f"ElmoForSequenceClassification {WARNING}"
+    assert log == WARNING
 
 
 @pytest.mark.parametrize("case", ["eval", "no dropout", "gradients"])

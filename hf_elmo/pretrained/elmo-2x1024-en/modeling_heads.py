@@ -150,12 +150,9 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
         ``config.freeze_bilm`` holds is refused where gradients are recorded: they would silently
         stay untrained.
 
-        Run without gradients (a pipeline, a prediction loop) in training mode with a dropout that
-        acts, as a model is after ``model.train()`` or a ``Trainer`` run (transformers' pipelines do
-        not call ``eval()``), it warns once that its outputs vary from call to call."""
-        tracing = torch.compiler.is_compiling() or torch.compiler.is_exporting()
-        if self.training and not torch.is_grad_enabled() and not tracing:
-            self._warn_of_dropout_in_prediction()
+        Run without gradients in training mode with a dropout that acts, it warns once that its
+        outputs vary from call to call (``_warn_of_dropout_in_prediction``)."""
+        self._warn_of_dropout_in_prediction()
         if self.config.freeze_bilm and torch.is_grad_enabled():
             trainable = next((name for name, p in self.elmo.named_parameters() if p.requires_grad), None)
             if trainable is not None:
@@ -185,14 +182,6 @@ class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
             rows = filled.nonzero().squeeze(1)
             encoded = encoded.new_zeros(*mask.shape, encoded.shape[-1]).index_copy(0, rows, encoded)
         return self.dropout(encoded), mask, bilm.hidden_states
-
-    def _warn_of_dropout_in_prediction(self) -> None:
-        """Warn once where a dropout of this model (p > 0) is in training mode: its scores vary."""
-        if any(isinstance(m, nn.Dropout) and m.training and m.p > 0 for m in self.modules()):
-            _logger.warning_once(
-                f"{type(self).__name__} is in training mode, where dropout makes its scores vary from call to call "
-                "(a pipeline's too: pipelines do not call eval()): call model.eval() before predicting"
-            )
 
     def _bilstm(self, features: torch.Tensor, lengths: torch.Tensor, steps: int) -> torch.Tensor:
         """The BiLSTM over the rows' first ``lengths`` (on the host) vectors: ``features`` (B, T, 3P)
