@@ -351,6 +351,10 @@ class ElmoConfig(UploadsNoSaveLock, PretrainedConfig):
         head_dropout: dropout of the task heads, on their BiLSTM's input and output.
         vocab_size: V, the words of the LM's softmax (and of the word embedding), ``None`` for a
             biLM without a softmax (a converted or task model). ``ElmoForBidirectionalLM`` needs it.
+            Not the number of input ids, which a char-CNN model reads as the 262 char ids
+            (``len(tokenizer)``, the rows of ``get_input_embeddings()``): a biLM or task model loaded
+            from an LM's folder (the shipped model: 50,000 words) keeps the LM's V, which it does not
+            use.
         softmax: the LM's training loss: ``"sampled"`` (default; bilm-tf's log-uniform sampled
             softmax) or ``"full"``. Evaluation is always the full softmax.
         num_sampled: log-uniform draws per batch of the sampled softmax (default

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, NoReturn, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 import torch
 from torch import nn
@@ -270,11 +270,25 @@ class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):
                 "(a pipeline's too: pipelines do not call eval()): call model.eval() before predicting"
             )
 
-    def resize_token_embeddings(self, *args: Any, **kwargs: Any) -> NoReturn:
-        """Refused: ELMo reads characters, so its input ids are the fixed 262 char ids (UTF-8
-        bytes and markers) and every word is already covered; there is no vocabulary to grow. The
-        word vocabulary of an LM's softmax, or of the word-embedding baseline, is that of its
-        training (``elmo pretrain``), which a resize would not train."""
+    def resize_token_embeddings(
+        self, new_num_tokens: int | None = None, pad_to_multiple_of: int | None = None, mean_resizing: bool = True
+    ) -> nn.Embedding:
+        """The input embeddings unchanged where they already have ``new_num_tokens`` rows (or it is
+        ``None``) and a ``pad_to_multiple_of`` divides them, as transformers' own resize does:
+        ``model.resize_token_embeddings(len(tokenizer))``, the first line of many fine-tuning scripts,
+        is the 262 char ids of a char-CNN model. ``config.vocab_size`` (an LM's softmax words) stays.
+
+        Any other size is refused: ELMo reads characters, so its input ids are the fixed 262 char
+        ids (UTF-8 bytes and markers) and every word is already covered; there is no vocabulary to
+        grow. The word vocabulary of an LM's softmax, or of the word-embedding baseline, is that of
+        its training (``elmo pretrain``), which a resize would not train."""
+        embeddings = cast(nn.Embedding, self.get_input_embeddings())  # ElmoModel's, a task head's or an LM's too
+        rows = embeddings.num_embeddings
+        padded = pad_to_multiple_of is None or (
+            isinstance(pad_to_multiple_of, int) and pad_to_multiple_of > 0 and rows % pad_to_multiple_of == 0
+        )
+        if new_num_tokens in (None, rows) and padded:
+            return embeddings
         config = self.config
         if config.token_embedding == "word" or self._has_word_softmax:
             raise ValueError(
