@@ -216,7 +216,7 @@ def main(argv: Sequence[str] | None = None, parser_class: type[argparse.Argument
         help="with --stub-model: also wait this many µs a token, the GIL free, as for a GPU (default 0)",
     )
     parser.add_argument("--against", type=Path, help="another checkout, run the same way beside this one")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per side (the fastest counts)")
+    parser.add_argument("--repeat", default=1, help="runs per side (the fastest counts)")
     parser.add_argument("--json", help="also write the records as JSON")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # a worker's: where it writes

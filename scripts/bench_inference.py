@@ -105,9 +105,9 @@ def worker(argv: Sequence[str]) -> None:
     parser = SuggestingParser(prog="bench_inference.py --worker")
     for name in ("--options", "--weights", "--sentences"):
         parser.add_argument(name, required=True)
-    parser.add_argument("--batch-size", type=int, required=True)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batch-size", type=positive_int, required=True)
+    parser.add_argument("--repeat", type=positive_int, default=3)
+    parser.add_argument("--threads", type=positive_int, default=2)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
     parser.add_argument("--save", help="also write every sentence's layers to this .npz")

@@ -262,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--max-eval", type=positive_int, default=None, help="dev and test sentences per task (default all)"
     )
     parser.add_argument("--epochs", type=positive_int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=integer_at_least(0, 2**32 - 1), default=0)
     parser.add_argument("--gpu-id", type=integer_at_least(-1), default=-1, help="-1: the CPU (default)")
     parser.add_argument(
         "--pipe-batch-size", type=positive_int, default=64, help="docs a batch of the timed nlp.pipe pass"

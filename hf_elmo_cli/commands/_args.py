@@ -91,10 +91,13 @@ def file_path(what: str, example: str) -> Callable[[str], Any]:
     return parse
 
 
-def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int]:
-    """An ``argparse`` type: an integer >= ``least`` (e.g. ``elmo perplexity --tokens-per-batch``,
-    at least 3) and, when ``most`` is given, <= ``most``; ``2.5`` and words are refused too."""
-    if most is not None:
+def integer_at_least(least: int | None, most: int | None = None, *, also: str = "") -> Callable[[str], int]:
+    """An ``argparse`` type: an integer >= ``least`` (e.g. ``elmo perplexity --tokens-per-batch``, at least 3; None: no
+    bound) and, when ``most`` is given, <= ``most``; ``also`` names what else the option takes (``" or 'none'"``). The
+    one home of how every integer option of elmo and the scripts refuses a value (``_integer_refused``)."""
+    if least is None:
+        wanted = "an integer"
+    elif most is not None:
         wanted = f"an integer in {least}..{most}"
     else:
         wanted = "a positive integer" if least == 1 else f"an integer >= {least}"
@@ -103,32 +106,34 @@ def integer_at_least(least: int, most: int | None = None) -> Callable[[str], int
         try:
             value = int(text)
         except ValueError:
-            value = least - 1
-        if value < least or (most is not None and value > most):
-            raise argparse.ArgumentTypeError(f"must be {wanted}, got {quoted(text)}")
+            raise _integer_refused(text, f"{wanted}{also}", least, most) from None
+        if (least is not None and value < least) or (most is not None and value > most):
+            raise _integer_refused(text, f"{wanted}{also}", least, most)
         return value
 
     return parse
 
 
+def _integer_refused(text: str, wanted: str, least: int | None, most: int | None) -> argparse.ArgumentTypeError:
+    """``must be WANTED, got 'TEXT'``; for a whole number in another form that the option would take in digits
+    (``1e6``, ``1.5e8``, ``100.0``), what to write instead: `` (write it in digits: 1000000)`` (was: said only by
+    ``elmo pretrain``'s fields; the other options refused ``--tokens-per-batch 1e4`` without it)."""
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    digits = int(number) if number.is_integer() and abs(number) < 1e40 else None  # NaN, inf: not whole
+    fits = digits is not None and (least is None or digits >= least) and (most is None or digits <= most)
+    hint = f" (write it in digits: {digits})" if fits else ""
+    return argparse.ArgumentTypeError(f"must be {wanted}, got {quoted(text)}{hint}")
+
+
 #: An integer >= 1 (``--top 5``, ``--threads 2``); ``0``, ``-3`` and ``2.5`` are refused.
 positive_int = integer_at_least(1)
 
-
-def integer(text: str) -> int:
-    """An ``argparse`` type for an integer whose bounds are checked once parsed (``elmo pretrain``'s fields:
-    ``hf_elmo.training.options.check_numbers``): ``2.5`` and words refused as the other integer options refuse them,
-    a whole number in exponent form (``--max-tokens 1e6``) with its digits (was: argparse's 'invalid int value')."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    digits = f" (write it in digits: {int(value)})" if value.is_integer() else ""  # NaN, inf: False
-    raise argparse.ArgumentTypeError(f"must be an integer, got {quoted(text)}{digits}")
+#: Any integer, its bounds checked once parsed (``elmo pretrain``'s fields: ``hf_elmo.training.options.check_numbers``):
+#: ``2.5`` and words refused as the other integer options refuse them, ``--max-tokens 1e6`` with its digits.
+integer = integer_at_least(None)
 
 
 #: Why ``non_empty`` refuses an empty path or name, said after the argument's name.
@@ -177,14 +182,14 @@ def non_negative(text: str) -> float:
     return value
 
 
+_token_chars = integer_at_least(1, also=" or 'none'")
+
+
 def token_limit(text: str) -> int | None:
     """``--max-token-chars``: a positive integer, or ``none`` (no limit: long tokens are truncated)."""
     if text.lower() == "none":
         return None
-    try:
-        return positive_int(text)
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer or 'none', got {quoted(text)}") from None
+    return _token_chars(text)
 
 
 def add_max_token_chars_option(parser: argparse.ArgumentParser) -> None:

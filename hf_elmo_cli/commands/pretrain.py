@@ -19,6 +19,7 @@ from ._args import (
     add_field_option,
     add_threads_option,
     hf_elmo_module,
+    integer,
     non_empty,
     use_threads,
 )
@@ -82,7 +83,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         )
     model = groups[options.MODEL]
     for name, what in SHAPE_OVERRIDES:
-        model.add_argument(options.flag(name), type=int, help=f"override the preset's {what}")
+        model.add_argument(options.flag(name), type=integer, help=f"override the preset's {what}")
     model.add_argument("--filters", type=filters_json, help='override the char-CNN filters, e.g. "[[1,32],[2,64]]"')
     model.add_argument(
         "--no-clip",

@@ -776,7 +776,12 @@ def stop(args: argparse.Namespace) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error  # no torch: stash's too
+    from hf_elmo_cli.commands._args import (  # no torch: stash's too
+        SuggestingParser,
+        exit_with_error,
+        integer_at_least,
+        positive_int,
+    )
 
     parser = SuggestingParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -792,16 +797,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     p.add_argument("--tokenised", help="a folder already written by scripts/prepare_pretrain_en.py (skips tokenising)")
     p.add_argument("--train-fraction", type=float, default=1.0, help="passed to prepare_pretrain_en.py")
-    p.add_argument("--processes", type=int, default=2, help="passed to prepare_pretrain_en.py")
+    p.add_argument("--processes", type=positive_int, default=2, help="passed to prepare_pretrain_en.py")
     p.add_argument("--out", default=str(PACK_DIR), help="where the parts go (default gpu-pack/, git-ignored)")
-    p.add_argument("--vocab-size", type=int, default=50_000)
-    p.add_argument("--min-count", type=int, default=3)
+    p.add_argument("--vocab-size", type=positive_int, default=50_000)
+    p.add_argument("--min-count", type=positive_int, default=3)
     p.add_argument(
         "--part-mib",
         type=float,
         help="part size (default: what one call carries beside the working tree, at most 60 MiB)",
     )
-    p.add_argument("--xz-preset", type=int, default=6)
+    p.add_argument("--xz-preset", type=integer_at_least(0, 9), default=6)
     p.add_argument("--data-description", default="")
     p.add_argument("--overwrite", action="store_true")
     p.set_defaults(run=pack)
@@ -837,7 +842,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if name == "start":
             p.add_argument(
                 "--baseline-tokens",
-                type=int,
+                type=integer_at_least(0),
                 default=BASELINE_TOKENS,
                 help=f"the word-embedding baseline's tokens, and the model's snapshot (default {BASELINE_TOKENS:,}; "
                 "0: no baseline)",
@@ -848,8 +853,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 help="elmo pretrain options after --, replacing the default run: " + " ".join(DEFAULT_TRAIN_ARGS),
             )
         if name == "poll":
-            p.add_argument("--window", type=int, default=50, help="steps for tokens/s and the mean loss")
-            p.add_argument("--log-lines", type=int, default=5)
+            p.add_argument("--window", type=positive_int, default=50, help="steps for tokens/s and the mean loss")
+            p.add_argument("--log-lines", type=positive_int, default=5)
             p.add_argument(
                 "--follow",
                 type=float,
@@ -859,11 +864,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             p.add_argument("--every", type=float, default=60, help="seconds between reports with --follow")
         if name == "evaluate":
             p.add_argument("--device", help="default: cuda when available")
-            p.add_argument("--tokens-per-batch", type=int, default=16384, help="padded tokens per batch")
+            p.add_argument("--tokens-per-batch", type=positive_int, default=16384, help="padded tokens per batch")
             p.add_argument("--out", help="default $OUT")
         if name == "collect":
             p.add_argument("--what", choices=["model", "checkpoint"], default="model")
-            p.add_argument("--first", type=int, default=0, help="first piece of this call")
+            p.add_argument("--first", type=integer_at_least(0), default=0, help="first piece of this call")
             p.add_argument("--piece-mib", type=float, default=PIECE_LIMIT / MiB)
             p.add_argument("--out", help="default $OUT")
     p = commands.add_parser("assemble", help="here: join and check the pieces, unpack the folder")
