@@ -211,7 +211,6 @@ def main(argv: Sequence[str] | None = None, parser_class: type[argparse.Argument
     parser.add_argument("--stub-model", action="store_true", help="zeros for the biLM's forward: the host's cost")
     parser.add_argument(
         "--stub-device-us",
-        type=float,
         default=0.0,
         help="with --stub-model: also wait this many µs a token, the GIL free, as for a GPU (default 0)",
     )
@@ -222,7 +221,7 @@ def main(argv: Sequence[str] | None = None, parser_class: type[argparse.Argument
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # a worker's: where it writes
     args, embed_options = parser.parse_known_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.input, args.work, args.stub_model, args.stub_device_us, embed_options)))
+        print(json.dumps(worker(args.input, args.work, args.stub_model, float(args.stub_device_us), embed_options)))
         return
     # checked here, not as the options' types: a worker imports the checkout it times (--against: maybe
     # one without these), and is given the values checked here

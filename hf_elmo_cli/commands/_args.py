@@ -158,28 +158,47 @@ def one_token(text: str) -> str:
     return text
 
 
-def fraction(text: str) -> float:
-    """An ``argparse`` type: a number > 0 and <= 1 (e.g. ``prepare_pretrain_en.py --train-fraction 0.4``);
-    ``0``, ``1.5``, ``nan``, ``inf`` and words are refused."""
+def number(text: str) -> float:
+    """An ``argparse`` type for a number whose bounds are checked once parsed (``elmo pretrain``'s fields: ``--lr``,
+    ``--epochs``: ``hf_elmo.training.options.check_numbers``, which names them, and refuses ``nan`` and ``inf``):
+    words refused as the other number options refuse them, ``must be a number, got 'lots'`` (was: argparse's
+    'invalid float value')."""
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
-        value = math.nan
-    if not 0 < value <= 1:  # NaN fails every comparison
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0 and <= 1, got {quoted(text)}")
-    return value
+        raise argparse.ArgumentTypeError(f"must be a number, got {quoted(text)}") from None
 
 
-def non_negative(text: str) -> float:
-    """An ``argparse`` type: a finite number >= 0 (e.g. ``bench_embed.py --stub-device-us``); ``-1``,
-    ``nan``, ``inf`` and words are refused."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value < math.inf:  # NaN fails every comparison
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {quoted(text)}")
-    return value
+def finite_number(
+    least: float | None = None, most: float | None = None, *, above: bool = False
+) -> Callable[[str], float]:
+    """An ``argparse`` type: a finite number >= ``least`` (> ``least``: ``above``; None: no bound) and, when ``most``
+    is given, <= ``most``; ``nan``, ``inf`` (``1e400``) and words are refused, ``must be a finite number > 0, got
+    'nan'``, and ``-0`` is 0. The one home of how a number option of elmo and the scripts refuses a value, where the
+    parse checks its bounds (``number``: where they are checked later)."""
+    bounds = [f"{'>' if above else '>='} {least:g}"] if least is not None else []
+    bounds += [f"<= {most:g}"] if most is not None else []
+    wanted = " ".join(["a finite number", " and ".join(bounds)]).strip()
+
+    def parse(text: str) -> float:
+        try:
+            value = number(text)
+        except argparse.ArgumentTypeError:
+            value = math.nan
+        low = least is None or (value > least if above else value >= least)
+        if not (math.isfinite(value) and low and (most is None or value <= most)):
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {quoted(text)}")
+        return value + 0.0  # -0.0 is 0.0
+
+    return parse
+
+
+#: A number > 0 and <= 1 (``prepare_pretrain_en.py --train-fraction 0.4``); ``0``, ``1.5``, ``nan`` refused.
+fraction = finite_number(0, 1, above=True)
+#: A finite number >= 0 (``bench_embed.py --stub-device-us``); ``-1``, ``nan``, ``inf`` refused.
+non_negative = finite_number(0)
+#: A finite number > 0 (``gpu_run.py poll --every``); ``0``, ``nan``, ``inf`` refused.
+positive_number = finite_number(0, above=True)
 
 
 _token_chars = integer_at_least(1, also=" or 'none'")
@@ -722,7 +741,7 @@ def add_field_option(group: Any, dataclass: type, name: str, flag: str, **overri
     if kind is bool:
         keywords["action"] = "store_true"
     else:
-        keywords["type"] = integer if kind is int else kind
+        keywords["type"] = {int: integer, float: number}.get(kind, kind)
     keywords.update(overrides)
     default = keywords["default"]
     # 'is': a default of 0 or 0.0 (--seed, --warmup-steps) equals False, and is stated as any other

@@ -779,8 +779,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     from hf_elmo_cli.commands._args import (  # no torch: stash's too
         SuggestingParser,
         exit_with_error,
+        fraction,
         integer_at_least,
+        non_negative,
         positive_int,
+        positive_number,
     )
 
     parser = SuggestingParser(
@@ -796,14 +799,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="raw pretrain-en shards (default $ELMO_SHARED or ../shared, then data/pretrain-en)",
     )
     p.add_argument("--tokenised", help="a folder already written by scripts/prepare_pretrain_en.py (skips tokenising)")
-    p.add_argument("--train-fraction", type=float, default=1.0, help="passed to prepare_pretrain_en.py")
+    p.add_argument("--train-fraction", type=fraction, default=1.0, help="passed to prepare_pretrain_en.py")
     p.add_argument("--processes", type=positive_int, default=2, help="passed to prepare_pretrain_en.py")
     p.add_argument("--out", default=str(PACK_DIR), help="where the parts go (default gpu-pack/, git-ignored)")
     p.add_argument("--vocab-size", type=positive_int, default=50_000)
     p.add_argument("--min-count", type=positive_int, default=3)
     p.add_argument(
         "--part-mib",
-        type=float,
+        type=positive_number,
         help="part size (default: what one call carries beside the working tree, at most 60 MiB)",
     )
     p.add_argument("--xz-preset", type=integer_at_least(0, 9), default=6)
@@ -822,7 +825,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.set_defaults(run=evalpack)
     p = commands.add_parser("resplit", help="here: cut the parts again to fit beside today's working tree")
     p.add_argument("--out", default=str(PACK_DIR), help="the pack's folder (default gpu-pack/)")
-    p.add_argument("--part-mib", type=float, help="part size (default: as pack's)")
+    p.add_argument("--part-mib", type=positive_number, help="part size (default: as pack's)")
     p.set_defaults(run=resplit)
     for name, function, what in (
         ("stash", stash, "GPU host: keep the parts of this call"),
@@ -857,11 +860,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             p.add_argument("--log-lines", type=positive_int, default=5)
             p.add_argument(
                 "--follow",
-                type=float,
+                type=non_negative,
                 default=0,
                 help="keep reporting for up to this many seconds while the run goes on",
             )
-            p.add_argument("--every", type=float, default=60, help="seconds between reports with --follow")
+            p.add_argument("--every", type=positive_number, default=60, help="seconds between reports with --follow")
         if name == "evaluate":
             p.add_argument("--device", help="default: cuda when available")
             p.add_argument("--tokens-per-batch", type=positive_int, default=16384, help="padded tokens per batch")
@@ -869,7 +872,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if name == "collect":
             p.add_argument("--what", choices=["model", "checkpoint"], default="model")
             p.add_argument("--first", type=integer_at_least(0), default=0, help="first piece of this call")
-            p.add_argument("--piece-mib", type=float, default=PIECE_LIMIT / MiB)
+            p.add_argument("--piece-mib", type=positive_number, default=PIECE_LIMIT / MiB)
             p.add_argument("--out", help="default $OUT")
     p = commands.add_parser("assemble", help="here: join and check the pieces, unpack the folder")
     p.add_argument("folders", nargs="+", help="folders holding fetched pieces (files_at of each collect call)")

@@ -14,7 +14,7 @@ BAD_OPTIONS = [
         "bench_embed",
         ["input.txt", "--stub-model"],
         ["--stub-device-us", "-1"],
-        "argument --stub-device-us: must be a finite number >= 0, got '-1.0'",
+        "argument --stub-device-us: must be a finite number >= 0, got '-1'",
     ),
     ("bench_inference", [], ["--batch-sizes", "16", "0"], "argument --batch-sizes: must be a positive integer"),
     ("bench_inference", [], ["--n-sentences", "-5"], "argument --n-sentences: must be a positive integer"),
