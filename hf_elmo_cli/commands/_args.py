@@ -355,6 +355,8 @@ class _BatchSize(argparse.Action):
     """``--batch-size``, which a command that batches by padded tokens refuses naming ``--tokens-per-batch`` and its
     default, read when it is refused."""
 
+    instead = "--tokens-per-batch"  # the option a mistyped one close to this one means (CommandParser._closest_option)
+
     def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: str | None = None) -> None:
         default = parser.get_default("tokens_per_batch")
         parser.error(
@@ -375,7 +377,7 @@ class _OldName(argparse.Action):
 
     def __init__(self, *args: Any, new: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.new = new
+        self.new = self.instead = new  # instead: as _BatchSize's
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: str | None = None) -> None:
         if getattr(parser, "speaks", lambda: True)():
@@ -489,11 +491,12 @@ def run_script(main: Callable[[], object]) -> None:
         sys.exit(error_line(Path(sys.argv[0]).name, err))
 
 
-def close_match(word: str, candidates: Iterable[str]) -> str:
+def close_match(word: str, candidates: Iterable[str], meant: Callable[[str], str] = str) -> str:
     """`` (did you mean X?)`` for the candidate closest to a mistyped ``word`` (an option, a
-    sub-command, a choice), or "" when none is close; Python's argparse suggests none before 3.14."""
+    sub-command, a choice), or "" when none is close; Python's argparse suggests none before 3.14. ``meant``: what
+    to name for the closest candidate (``CommandParser._closest_option``: a hidden option's stand-in)."""
     matches = difflib.get_close_matches(word, [c for c in candidates if isinstance(c, str)], n=1)
-    return f" (did you mean {matches[0]}?)" if matches else ""
+    return f" (did you mean {meant(matches[0])}?)" if matches else ""
 
 
 def _note_given(parser: argparse.ArgumentParser, dest: str, option: str, values: Any) -> None:
@@ -644,14 +647,17 @@ class CommandParser(SuggestingParser):
             parsed, extras = self._parse_intermixed(args, namespace)
         if extras:  # refused here, under this command's usage (was: elmo's, with no hint)
             options = [word.split("=")[0] for word in extras if word.startswith("-")]
-            hint = (
-                close_match(options[0], self._option_string_actions)
-                if options
-                else self._model_first_hint(parsed, extras)
-            )
+            hint = self._closest_option(options[0]) if options else self._model_first_hint(parsed, extras)
             listed = _messages.some_of(extras, SHOWN_EXTRAS, separator=" ")  # a shell's glob: not all of it
             self.error(f"unrecognized arguments: {listed}{hint}")
         return parsed, extras
+
+    def _closest_option(self, option: str) -> str:
+        """`` (did you mean X?)`` for the option closest to a mistyped one (``close_match``), a hidden one named as
+        the option it stands for (``instead``: an old name's new one, ``--batch-size``'s ``--tokens-per-batch``):
+        ``--batchsize`` gives ``--tokens-per-batch`` (was: ``--batch-size``, which the command refuses)."""
+        actions = self._option_string_actions
+        return close_match(option, actions, lambda match: getattr(actions[match], "instead", match))
 
     def _model_first_hint(self, parsed: argparse.Namespace, extras: list[str]) -> str:
         """For a command that takes its model with ``--model`` only, given one first as an argument (``elmo embed
