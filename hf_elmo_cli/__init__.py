@@ -30,6 +30,8 @@ from .commands._args import (
 #: ``interrupted=callable(args) -> str | None``: what Ctrl-C left (said after "interrupted; "),
 #: or None to say nothing (e.g. in a process other than rank 0 of a DDP run).
 COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed", "export"]
+#: ``elmo help [COMMAND]``: the help of elmo, or of the command (not listed among the commands, which it is not).
+HELP = "help"
 #: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it.
 INTERRUPTED = 130
 
@@ -59,8 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``elmo`` command line; returns the exit status (``INTERRUPTED`` after Ctrl-C, with
     one line on stderr, no traceback: what every command writes is whole, renamed into place;
     ``BROKEN_PIPE``, silently, when the reader of its stdout left).
-    Without arguments it prints the help, which lists the commands, on stderr, and returns 2."""
+    Without arguments it prints the help, which lists the commands, on stderr, and returns 2; ``elmo help [COMMAND]``
+    is ``elmo [COMMAND] --help``, as git's and pip's (was: "invalid choice: 'help'")."""
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == [HELP]:
+        argv = [*argv[1:2], "--help"]
     parser = build_parser()
     if not argv:  # a first try: what each command does (was: 'the following arguments are required: command')
         parser.print_help(sys.stderr)
