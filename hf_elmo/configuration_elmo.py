@@ -268,7 +268,7 @@ class _SavesOwnUnchanged(dict[str, float]):
 
 def _a_saves_own(name: object) -> bool:
     """Whether ``name`` is that of a save's own file in the folder it saves into (``_SavesOwnUnchanged``)."""
-    return isinstance(name, str) and (name == SAVE_LOCK or is_save_aside(name))
+    return isinstance(name, str) and (name in (SAVE_LOCK, MOVING_IN) or is_save_aside(name))
 
 
 class UploadsNoSaveLock:
@@ -521,6 +521,7 @@ class ElmoConfig(UploadsNoSaveLock, PretrainedConfig):
             pretrained_model_name_or_path = cls.package_loader.config_source(
                 pretrained_model_name_or_path, kwargs, subfolder
             )
+        check_saved_whole(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
         try:
             if isinstance(pretrained_model_name_or_path, ElmoConfig):  # converted from the original files
                 loaded = cls.from_dict(pretrained_model_name_or_path.to_dict(), **kwargs)
@@ -721,6 +722,10 @@ SAVE_LOCK = ".elmo-saving.lock"
 #: are moved in (``saved_aside``): ``.elmo-saving-XXXXXXXX``, the X's ``tempfile.mkdtemp``'s.
 SAVE_ASIDE = ".elmo-saving-"
 _ASIDE_NAME = re.compile(re.escape(SAVE_ASIDE) + r"[a-z0-9_]{8}")
+#: The file, in a folder saved into, that names (one a line) the files a save was moving in (``saved_aside``): there
+#: while they are, and after a save killed meanwhile, when the folder may hold files of two saves, which
+#: ``check_saved_whole`` refuses to load; the next saves into the folder that rewrite those files remove it.
+MOVING_IN = ".elmo-moving-in"
 #: The attribute of a thread that holds the folders (device, inode) whose save it holds, and the folders those saves
 #: are built in (``saving_into``: the model's save saves its config): on the thread, which the remote-code copies of
 #: this module (one a folder) share.
@@ -852,11 +857,15 @@ def saved_aside(folder: str, new: bool, replaced: Callable[[str], bool] = lambda
     the weights (the files that ``replaced`` names), a shard before the index that names it, after which the earlier
     save's weights files that these replace are removed (``model.safetensors`` beside a new shard index, which
     loading would take first; the shards of an earlier save of another count); then the other files, and
-    ``config.json`` last. A kill between two moves so leaves the earlier ``config.json`` and, where the shards'
-    names differ, whole weights of one of the two saves. The user's other files (a README, notes) stay. The block
+    ``config.json`` last. The user's other files (a README, notes) stay. The block
     raising, the folder it wrote in is removed, and ``folder`` with it where it is this save's own (``new``: config
     and code without weights would pass for a model). For the holder of ``folder`` (``one_save_at_a_time``), which
-    first removes the folders that killed saves left there (``is_save_aside``)."""
+    first removes the folders that killed saves left there (``is_save_aside``).
+
+    A kill between two moves leaves files of two saves (shards of the same count, new and earlier, or new weights
+    beside the earlier ``config.json``), which loaded silently mixed: while the files are moved in, and after such a
+    kill, ``MOVING_IN`` in ``folder`` names them (``_moving_in``), and loading refuses such a folder
+    (``check_saved_whole``). Where the folder is this save's own (``new``), there is no earlier save to mix with."""
     for entry in os.scandir(folder):
         if is_save_aside(entry.name) and entry.is_dir(follow_symlinks=False):
             shutil.rmtree(entry.path, ignore_errors=True)
@@ -871,6 +880,7 @@ def saved_aside(folder: str, new: bool, replaced: Callable[[str], bool] = lambda
         yield aside
         names = os.listdir(aside)
         weights = sorted(filter(replaced, names), key=lambda name: name.endswith(".json"))  # the shards, their index
+        mixed = set() if new else _moving_in(aside, folder, _mixed(folder) | set(names))
         for name in weights:
             _moved_in(aside, name, folder)
         earlier = [name for name in os.listdir(folder) if weights and replaced(name) and name not in weights]
@@ -879,6 +889,10 @@ def saved_aside(folder: str, new: bool, replaced: Callable[[str], bool] = lambda
                 os.unlink(path)
         for name in sorted(set(names) - set(weights), key=lambda name: name == CONFIG_NAME):
             _moved_in(aside, name, folder)
+        if mixed:  # those of a killed save that this one did not rewrite, if still there, stay named
+            _moving_in(
+                aside, folder, {name for name in mixed - set(names) if os.path.lexists(os.path.join(folder, name))}
+            )
     except BaseException:
         shutil.rmtree(folder if new else aside, ignore_errors=True)
         raise
@@ -886,6 +900,43 @@ def saved_aside(folder: str, new: bool, replaced: Callable[[str], bool] = lambda
         held -= keys
     os.rmdir(aside)
     _synced(folder)
+
+
+def _mixed(folder: str) -> set[str]:
+    """The names of the files in ``folder`` that a killed save may have left of two saves (``MOVING_IN``'s lines)."""
+    try:
+        return set(Path(folder, MOVING_IN).read_text(encoding="utf-8").splitlines())
+    except FileNotFoundError:
+        return set()
+
+
+def _moving_in(aside: str, folder: str, names: set[str]) -> set[str]:
+    """Name ``names`` in ``folder``'s ``MOVING_IN`` (written in ``aside``, then moved in, the folder synced), or, none
+    left, remove it (``saved_aside``). Returns ``names``."""
+    path = os.path.join(folder, MOVING_IN)
+    if not names:
+        if os.path.lexists(path):
+            os.unlink(path)
+        return names
+    Path(aside, MOVING_IN).write_text("".join(f"{name}\n" for name in sorted(names)), encoding="utf-8")
+    _moved_in(aside, MOVING_IN, folder)
+    _synced(folder)
+    return names
+
+
+def check_saved_whole(name_or_path: Any, subfolder: str = "") -> None:
+    """Refuse, in one line, to load the folder ``name_or_path`` (its ``subfolder``) where a save into it was killed
+    while it moved its files in (``MOVING_IN``, ``saved_aside``), so that it may hold files of two saves (was: loaded
+    silently mixed, shards of both, or new weights with the earlier ``config.json``): the model's, config's and
+    tokenizer's ``from_pretrained``. A name that is no folder (a Hub repository) passes."""
+    if not isinstance(name_or_path, (str, os.PathLike)):  # the config converted from the original files
+        return
+    folder = os.path.join(name_or_path, subfolder) if subfolder else os.fspath(name_or_path)
+    if os.path.lexists(os.path.join(folder, MOVING_IN)):
+        raise OSError(
+            f"{folder} may hold files of two saves, mixed: a save_pretrained into it was killed (or is under way) "
+            f"while it moved its files in ({MOVING_IN} names them); save the model and tokenizer into it again"
+        )
 
 
 def _moved_in(aside: str, name: str, folder: str) -> None:

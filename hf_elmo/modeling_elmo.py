@@ -39,6 +39,7 @@ from .char_ids import add_sentence_markers, batch_to_ids
 from .configuration_elmo import (
     ElmoConfig,
     UploadsNoSaveLock,
+    check_saved_whole,
     push_errors_said,
     saving_into,
 )
@@ -410,6 +411,8 @@ class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):
             if not isinstance(resolved, (str, os.PathLike)):  # the original files, converted and loaded with kwargs
                 return resolved
             pretrained_model_name_or_path = resolved
+        if pretrained_model_name_or_path is not None:
+            check_saved_whole(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
         output_loading_info = kwargs.pop("output_loading_info", False)
         ignore_mismatched_sizes = kwargs.pop("ignore_mismatched_sizes", False)
         with no_weight_progress_bars(), load_report_held():

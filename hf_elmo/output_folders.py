@@ -34,7 +34,7 @@ from typing import Literal
 
 from transformers.utils import CONFIG_NAME
 
-from .configuration_elmo import SAVE_LOCK, ElmoConfig, is_save_aside, read_json_file
+from .configuration_elmo import MOVING_IN, SAVE_LOCK, ElmoConfig, is_save_aside, read_json_file
 from .fileio import (
     PathLike,
     abandoned_folders,
@@ -143,8 +143,9 @@ _OUTPUT_FILES: dict[OutputKind, tuple[str, ...]] = {
         *_TOKENIZER_FILES,
         *MODEL_CODE_FILES,
         SAVE_LOCK,
+        MOVING_IN,
     ),
-    "export": (EXPORT_MANIFEST, "model.onnx", "model.pt2", *_TOKENIZER_FILES, SAVE_LOCK),
+    "export": (EXPORT_MANIFEST, "model.onnx", "model.pt2", *_TOKENIZER_FILES, SAVE_LOCK, MOVING_IN),
 }
 
 

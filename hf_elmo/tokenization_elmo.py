@@ -37,6 +37,7 @@ from .configuration_elmo import (
     WHITESPACE,
     ElmoConfigError,
     UploadsNoSaveLock,
+    check_saved_whole,
     config_file,
     push_errors_said,
     saving_into,
@@ -506,6 +507,7 @@ class ElmoTokenizer(UploadsNoSaveLock, PreTrainedTokenizer):
             if isinstance(resolved, ElmoTokenizer):  # original files
                 return resolved
             pretrained_model_name_or_path = resolved
+        check_saved_whole(pretrained_model_name_or_path, kwargs.get("subfolder") or "")
         saved, marked = settings_from_model_files(pretrained_model_name_or_path, kwargs)
         if marked is not None:
             # transformers reads the tokenizer's files as UTF-8 and fails on the mark: load copies without it

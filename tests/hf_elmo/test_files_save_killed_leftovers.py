@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import signal
 from pathlib import Path
 from typing import Any
@@ -94,11 +95,12 @@ def _save_killed_at_the_config(model: ElmoModel, folder: Path, shards: int | Non
 
 
 @pytest.mark.parametrize(("earlier_shards", "shards"), [(None, 20000), (20000, None), (20000, 5000)])
-def test_a_save_killed_between_its_moves_leaves_the_earlier_config_and_whole_weights(
+def test_a_save_killed_between_its_moves_leaves_the_earlier_config_and_is_refused_at_load(
     tmp_path, one_thread, earlier_shards, shards
 ):
     """The weights move in first (shards before their index, the earlier save's weights files removed once they are
-    in), ``config.json`` last."""
+    in), ``config.json`` last: the new weights with the earlier config (another cell_clip) are refused at load
+    (``check_saved_whole``; was: loaded silently with the earlier cell_clip)."""
     folder, earlier, later = tmp_path / "model", clipped_random_model(), _other_model()
     later.config.cell_clip = 2.0
     earlier.save_pretrained(folder, **({} if earlier_shards is None else {"max_shard_size": earlier_shards}))
@@ -108,5 +110,5 @@ def test_a_save_killed_between_its_moves_leaves_the_earlier_config_and_whole_wei
     process.join(timeout=120)
     assert process.exitcode == -signal.SIGKILL
     assert (folder / "config.json").read_bytes() == config
-    loaded = ElmoModel.from_pretrained(folder)
-    assert all(torch.equal(loaded.state_dict()[name], value) for name, value in later.state_dict().items())
+    with pytest.raises(OSError, match=f"^{re.escape(str(folder))} may hold files of two saves, mixed"):
+        ElmoModel.from_pretrained(folder)

@@ -1,0 +1,81 @@
+"""A save_pretrained over an earlier save, killed (kill -9) while it moves its files in from its hidden folder: after
+its first shard of the same count as the earlier save's (model-00001-of-00003.safetensors, new, beside the earlier
+save's other shards and index), or after all of its weights but before its config.json (new weights, the earlier
+cell_clip). from_pretrained of the model, config and tokenizer refuses the folder in one line naming it (was: loaded
+silently mixed, the weights of two saves, or new weights with the earlier config), until a save rewrites what the
+killed one was moving in: a config save alone leaves it refused, a whole model save makes it load."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from pathlib import Path
+
+import pytest
+import torch
+
+from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer
+from hf_elmo.configuration_elmo import MOVING_IN, is_save_aside
+from tests.hf_elmo.random_inputs import clipped_random_model, other_model
+
+FORK = multiprocessing.get_context("fork")
+SHARDS = 20000  # bytes: three shards of the tiny model
+
+
+def _save_killed_before_moving(model: ElmoModel, folder: Path, name: str) -> None:
+    """Save ``model`` into ``folder`` with shards, the process killed (SIGKILL) as the file ``name`` is moved in."""
+    replace = os.replace
+
+    def killed(source: str, destination: str) -> None:
+        if is_save_aside(Path(source).parent.name) and Path(destination).name == name:
+            os.kill(os.getpid(), signal.SIGKILL)
+        replace(source, destination)
+
+    os.replace = killed
+    model.save_pretrained(folder, max_shard_size=SHARDS)
+
+
+def _killed_save(model: ElmoModel, folder: Path, name: str) -> None:
+    process = FORK.Process(target=_save_killed_before_moving, args=(model, folder, name))
+    process.start()
+    process.join(timeout=120)
+    assert process.exitcode == -signal.SIGKILL
+
+
+def _same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    return all(torch.equal(a.state_dict()[name], tensor) for name, tensor in b.state_dict().items())
+
+
+@pytest.mark.parametrize(
+    "killed_before", ["model-00002-of-00003.safetensors", "config.json"], ids=["one-shard-moved", "config-not-moved"]
+)
+def test_a_save_killed_while_moving_in_is_refused_at_load_until_saved_again(tmp_path, one_thread, killed_before):
+    folder, later = tmp_path / "model", other_model()
+    clipped_random_model().save_pretrained(folder, max_shard_size=SHARDS)
+    ElmoTokenizer().save_pretrained(folder)
+    assert (folder / "model-00003-of-00003.safetensors").is_file()
+    _killed_save(later, folder, killed_before)
+    for loader in (ElmoModel, ElmoConfig, ElmoTokenizer):
+        with pytest.raises(OSError) as caught:
+            loader.from_pretrained(folder)
+        message = str(caught.value)
+        assert message.startswith(f"{folder} may hold files of two saves, mixed: a save_pretrained into it was killed")
+        assert "\n" not in message and MOVING_IN in message
+    later.config.save_pretrained(folder)  # the weights stay those of two saves
+    with pytest.raises(OSError, match="may hold files of two saves"):
+        ElmoModel.from_pretrained(folder)
+    later.save_pretrained(folder, max_shard_size=SHARDS)
+    loaded = ElmoModel.from_pretrained(folder)
+    assert _same_weights(loaded, later) and loaded.config.cell_clip == later.config.cell_clip
+    assert not (folder / MOVING_IN).exists()
+    ElmoTokenizer.from_pretrained(folder)
+
+
+def test_a_whole_save_leaves_no_list_of_files_moving_in(tmp_path):
+    folder = tmp_path / "model"
+    clipped_random_model().save_pretrained(folder, max_shard_size=SHARDS)
+    other_model().save_pretrained(folder, max_shard_size=SHARDS)
+    ElmoTokenizer().save_pretrained(folder)
+    assert not (folder / MOVING_IN).exists()
+    assert ElmoModel.from_pretrained(folder).config.cell_clip == 2.0
