@@ -192,7 +192,8 @@ def collate_sentences(
 
 def data_workers_for(requested: int | None, device: torch.device) -> int:
     """Processes that collate batches ahead of the training step: ``requested``, or by default 4
-    on CUDA (collating 16k tokens in Python takes about as long as a GPU step) and 0 on CPU
+    on CUDA, or the CPU cores less one where fewer, at least 1 (collating 16k tokens in Python takes
+    about as long as a GPU step), and 0 on CPU
     (where the step is far longer and the cores are the model's)."""
     if requested is not None:
         return requested

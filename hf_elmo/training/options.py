@@ -191,7 +191,10 @@ class PretrainSettings:
         choices=["auto", "fast", "plain", "fused"],
     )
     data_workers: int | None = option(
-        None, "processes that collate batches ahead of the training step (default 4 on GPU, 0 on CPU)", DATA
+        None,
+        "processes that collate batches ahead of the training step (default on GPU: 4, or the CPU cores less one "
+        "where fewer, at least 1; on CPU: 0)",
+        DATA,
     )
     #: ``storage_dtype`` under its name before it took ``save_pretrained``'s: taken from Python code and
     #: from the ``settings.json`` and ``training.json`` written then (``PretrainSettings(**record)``).
