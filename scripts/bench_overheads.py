@@ -15,10 +15,15 @@ threads; the first line names the machine and its load (``bench_conditions.machi
 - ``hdf5-write``: writing one chunk of ``elmo embed`` (``--n-sentences`` lines of float32 vectors of the
   shipped model's shape, every layer) with h5py's ``create_dataset`` a line against the low-level calls
   that ``hf_elmo.embed.run`` makes.
+- ``float16``: the shipped model loaded with ``dtype=torch.float16`` against float32 on the CPU (the slowdown
+  that a float16 model's warning on the CPU states): batches of ``--batch-size`` of the first
+  ``--n-sentences`` CoNLL-2003 dev sentences, char ids and forward under ``no_grad``, the token cache
+  cleared before each pass.
 
     python scripts/bench_overheads.py hook
     python scripts/bench_overheads.py long-doc --repeat 3
     python scripts/bench_overheads.py hdf5-write --n-sentences 2000
+    python scripts/bench_overheads.py float16 --n-sentences 64 --batch-size 64 --repeat 2
 """
 
 from __future__ import annotations
@@ -46,25 +51,33 @@ def report(title: str, seconds: dict[str, float], unit: str, count: int) -> None
         print(f"| {name} | {value:.3f} | {value / count * 1e6:,.1f} µs | {value / first:.2f}x |")
 
 
-def load_model() -> ElmoModel:
+def load_model(dtype: torch.dtype | None = None) -> ElmoModel:
     from hf_elmo.pretrained import DEFAULT_MODEL
 
-    return ElmoModel.from_pretrained(DEFAULT_MODEL).eval()
+    return ElmoModel.from_pretrained(DEFAULT_MODEL, dtype=dtype).eval()
 
 
-def bench_hook(args: argparse.Namespace, sentences: list[list[str]]) -> None:
-    from transformers import PreTrainedModel
-
+def batched_passes(model: ElmoModel, sentences: list[list[str]], batch_size: int) -> Callable[[], None]:
+    """A pass of ``model`` over ``sentences`` in batches of ``batch_size``: char ids and forward under
+    ``no_grad``, the token cache cleared first."""
     from hf_elmo.char_ids import batch_to_ids
 
-    model = load_model()
-    batches = [sentences[i : i + args.batch_size] for i in range(0, len(sentences), args.batch_size)]
+    batches = [sentences[i : i + batch_size] for i in range(0, len(sentences), batch_size)]
 
     def run() -> None:
         model.clear_caches()
         with torch.no_grad():
             for batch in batches:
                 model(batch_to_ids(batch, model.config.max_characters_per_token))
+
+    return run
+
+
+def bench_hook(args: argparse.Namespace, sentences: list[list[str]]) -> None:
+    from transformers import PreTrainedModel
+
+    model = load_model()
+    run = batched_passes(model, sentences, args.batch_size)
 
     def hooked() -> None:
         PreTrainedModel.enable_input_require_grads(model)  # transformers' own, not ElmoModel's no-op
@@ -102,6 +115,16 @@ def bench_long_doc(args: argparse.Namespace, sentences: list[list[str]]) -> None
     report(f"A doc of {len(whole):,} tokens ({len(kept):,} sentences)", seconds, "a token", len(whole))
 
 
+def bench_float16(args: argparse.Namespace, sentences: list[list[str]]) -> None:
+    sides: dict[str, Callable[[], object]] = {
+        "float32": batched_passes(load_model(), sentences, args.batch_size),
+        "float16": batched_passes(load_model(torch.float16), sentences, args.batch_size),
+    }
+    seconds = alternated(sides, args.repeat)
+    tokens = sum(map(len, sentences))
+    report(f"The CPU, {len(sentences)} sentences in batches of {args.batch_size}", seconds, "a token", tokens)
+
+
 def bench_hdf5_write(args: argparse.Namespace, sentences: list[list[str]], folder: Path) -> None:
     import h5py
     from tqdm.auto import tqdm
@@ -131,9 +154,11 @@ def bench_hdf5_write(args: argparse.Namespace, sentences: list[list[str]], folde
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = SuggestingParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["hook", "long-doc", "hdf5-write"])
-    parser.add_argument("--n-sentences", type=positive_int, default=320, help="CoNLL-2003 dev sentences (hook, hdf5)")
-    parser.add_argument("--batch-size", type=positive_int, default=16, help="sentences a batch (hook)")
+    parser.add_argument("what", choices=["hook", "long-doc", "hdf5-write", "float16"])
+    parser.add_argument(
+        "--n-sentences", type=positive_int, default=320, help="CoNLL-2003 dev sentences (hook, hdf5, float16)"
+    )
+    parser.add_argument("--batch-size", type=positive_int, default=16, help="sentences a batch (hook, float16)")
     parser.add_argument("--doc-tokens", type=positive_int, default=10_000, help="the long doc's tokens (long-doc)")
     parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     parser.add_argument("--repeat", type=positive_int, default=5, help="timed passes per side (the median counts)")
@@ -146,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         bench_hook(args, sentences)
     elif args.what == "long-doc":
         bench_long_doc(args, sentences)
+    elif args.what == "float16":
+        bench_float16(args, sentences)
     else:
         from hf_elmo.fileio import scratch_folder
 

@@ -1,6 +1,6 @@
 """scripts/bench_overheads.py runs each of its measurements end to end, small: the sides' median
 seconds and their ratio to the first, under the machine's line (the commands that the figures in
-modeling_elmo.py, spacy_elmo/batching.py, README.md and embed/run.py name)."""
+modeling_elmo.py, spacy_elmo/batching.py, README.md, BENCHMARKS.md and embed/run.py name)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tests.conftest import REPO
         ("hook", ["--n-sentences", "4", "--batch-size", "2"], ["no hook", "transformers' input-embedding hook"]),
         ("long-doc", ["--doc-tokens", "60"], ["in its sentences", "read whole"]),
         ("hdf5-write", ["--n-sentences", "5"], ["elmo embed's low-level calls", "create_dataset"]),
+        ("float16", ["--n-sentences", "2", "--batch-size", "2"], ["float32", "float16"]),
     ],
 )
 def test_bench_overheads_prints_both_sides_and_their_ratio(what, options, sides):
