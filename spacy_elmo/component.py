@@ -68,6 +68,7 @@ from .config_errors import (
     check_setting,
     check_sourced_elmo_loads_nothing,
     config_error,
+    refuse_setting,
     sourced_from,
     training_pipeline,
     training_settings,
@@ -653,6 +654,20 @@ class ElmoComponent(TrainablePipe):
             if stamp.by is not None and stamp.by() is self:
                 bilm = bilm or self.bilm
                 listener.attrs["trained_with"] = TrainedWith(bilm)
+
+
+def refuse_model_name(name: str, model: str) -> NoReturn:
+    """Refuse the ``model`` setting of the elmo component ``name`` given a biLM's name or folder (a str, which the
+    factory's type lets through for this) in place of the ``spacy-elmo.ElmoBiLm`` block: say where a name goes (was:
+    spaCy's "is not Model" check, followed by the component's settings)."""
+    refuse_setting(
+        f"the {name} component",
+        "model",
+        f"must be a spacy-elmo.ElmoBiLm.v3 block, got the name or folder {model!r}: give a biLM's name or folder as "
+        f"the name_or_path of the block's loader ([components.{name}.model.loader]; in Python "
+        'config={"model": {"loader": {"@misc": "spacy-elmo.ElmoLoader.v1", "name_or_path": ...}}}) '
+        f"or of [initialize.components.{name}.loader] (spacy train: --paths.elmo)",
+    )
 
 
 def _refuse_listening_component(name: str, message: str) -> NoReturn:

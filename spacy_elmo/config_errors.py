@@ -3,7 +3,7 @@
 not a traceback from deep in training."""
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 from spacy.language import Language
 from spacy.util import registry
@@ -23,8 +23,14 @@ def check_setting(valid: bool, function: str, setting: str, message: str) -> Non
     """Raise ``ConfigValidationError`` for ``function``'s ``setting`` unless ``valid``, at the setting's path in the
     config (``setting_path``) where a component being made gives it."""
     if not valid:
-        title, path = setting_path(f"Invalid settings of {function}", setting)
-        raise config_error(title, path, message)
+        refuse_setting(function, setting, message)
+
+
+def refuse_setting(function: str, setting: str, message: str) -> NoReturn:
+    """Raise ``ConfigValidationError`` for ``function``'s ``setting``, at the setting's path in the config
+    (``setting_path``) where a component being made gives it."""
+    title, path = setting_path(f"Invalid settings of {function}", setting)
+    raise config_error(title, path, message)
 
 
 def setting_path(title: str, setting: str) -> tuple[str, list[str]]:

@@ -38,7 +38,7 @@ grad_scaler_config = {}
 def make_elmo(
     nlp: Language,
     name: str,
-    model: Model,
+    model: Model | str,  # a str: refused, saying where a model's name goes (refuse_model_name)
     cache_mb: float,
     cache_dir: str | None,
     token_vectors: bool | None,
@@ -53,7 +53,9 @@ def make_elmo(
         token_vectors: set ``doc.tensor`` and the vector / similarity hooks from the average of
             the layers; ``None`` (default): only when the vocab has no static vectors.
     """
-    from .component import ElmoComponent, let_listeners_check
+    from .component import ElmoComponent, let_listeners_check, refuse_model_name
 
+    if isinstance(model, str):
+        refuse_model_name(name, model)
     let_listeners_check(nlp)
     return ElmoComponent(nlp.vocab, model, name, cache_mb=cache_mb, cache_dir=cache_dir, token_vectors=token_vectors)
