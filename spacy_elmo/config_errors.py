@@ -48,7 +48,7 @@ def setting_path(title: str, setting: str) -> tuple[str, list[str]]:
     name, config = made
     blocks = list(_blocks_holding(config, setting.split(".")[0]))
     if len(blocks) == 1:
-        return title, ["components", name, *blocks[0], *setting.split(".")]
+        return title, ["components", name, *blocks[0], setting]
     return (f"{title} in component {name!r}" if blocks else title), [setting]
 
 

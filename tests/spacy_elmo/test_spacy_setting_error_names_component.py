@@ -109,3 +109,17 @@ def test_a_bad_setting_of_one_of_two_mixes_of_a_component_is_titled_with_the_com
         "Invalid settings of the ELMo scalar mix in component 'textcat'",
         ["dropout"],
     )
+
+
+def test_a_setting_inside_a_setting_is_named_as_the_check_names_it_after_its_block():
+    """``grad_scaler_config.init_scale``, as the biLM's check names it alone (was, one commit: split at the dot)."""
+    config = two_listeners_config()
+    set_at(config, ["components", "elmo", "model", "grad_scaler_config"], {"init_scale": "x"})
+    with pytest.raises(ConfigValidationError) as info:
+        load_model_from_config(config)
+    assert info.value.errors == [
+        {
+            "loc": ["components", "elmo", "model", "grad_scaler_config.init_scale"],
+            "msg": "must be a finite number > 0, got the str 'x'",
+        }
+    ]
