@@ -22,10 +22,10 @@ from hf_elmo.messages import described, error_text, is_number
 from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
-from .config_errors import check_setting, config_error
+from .config_errors import check_setting, config_error, refuse_setting
 from .doc_layers import BiLm
 from .listener import load_weights_advice, replace_listener_cfg
-from .loader import load_shipped_model
+from .loader import load_shipped_model, loader_name_advice
 from .shim import ElmoShim, bilm_record, deserialize_elmo
 
 Loader = Callable[[], ElmoModel]
@@ -50,7 +50,7 @@ GRAD_SCALER_SETTINGS = ("init_scale", "growth_factor", "backoff_factor", "growth
 def elmo_bilm_v3(
     frozen: bool = True,
     tokens_per_batch: int = 4096,
-    loader: Loader | None = None,
+    loader: Loader | str | None = None,
     mixed_precision: bool = False,
     grad_scaler_config: dict[str, Any] | None = None,
 ) -> Model[list[Doc], list[Floats3d]]:
@@ -86,7 +86,7 @@ def elmo_bilm_v3(
 def elmo_bilm_v2(
     frozen: bool = True,
     token_budget: int = 4096,
-    loader: Loader | None = None,
+    loader: Loader | str | None = None,
     mixed_precision: bool = False,
     grad_scaler_config: dict[str, Any] | None = None,
 ) -> Model[list[Doc], list[Floats3d]]:
@@ -99,7 +99,7 @@ def elmo_bilm_v2(
 
 @registry.architectures("spacy-elmo.ElmoBiLm.v1")
 def elmo_bilm_v1(
-    frozen: bool = True, token_budget: int = 4096, loader: Loader | None = None
+    frozen: bool = True, token_budget: int = 4096, loader: Loader | str | None = None
 ) -> Model[list[Doc], list[Floats3d]]:
     """``spacy-elmo.ElmoBiLm.v2`` in full precision (the configs written before v2)."""
     return _elmo_bilm("spacy-elmo.ElmoBiLm.v1", frozen, ("token_budget", token_budget), loader, False, None)
@@ -109,12 +109,14 @@ def _elmo_bilm(
     where: str,
     frozen: bool,
     tokens_per_batch: tuple[str, int],
-    loader: Loader | None,
+    loader: Loader | str | None,
     mixed_precision: bool,
     grad_scaler_config: dict[str, Any] | None,
 ) -> Model[list[Doc], list[Floats3d]]:
     """The model of every version of ``spacy-elmo.ElmoBiLm`` (``where``), its settings checked in
     their names there; ``tokens_per_batch`` is (the name that version gives it, its value)."""
+    if isinstance(loader, str):  # a biLM's name or folder, which the type lets through for this one line
+        refuse_setting(where, "loader", loader_name_advice(loader))
     setting, budget = tokens_per_batch
     valid = is_number(budget, whole=True) and budget >= 1
     check_setting(valid, where, setting, f"must be a whole number >= 1 of padded tokens, got {described(budget)}")

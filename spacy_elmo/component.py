@@ -84,7 +84,7 @@ from .listener import (
     describe_widths,
     load_weights_advice,
 )
-from .loader import names_a_model
+from .loader import LOADER_NAME, loader_name_advice, names_a_model
 from .shim import bilm_record
 from .token_vectors import set_token_vectors
 
@@ -436,7 +436,7 @@ class ElmoComponent(TrainablePipe):
         get_examples: Callable[[], Iterable[Example]],
         *,
         nlp: Language | None = None,
-        loader: Callable[[], ElmoModel] | None = None,
+        loader: Callable[[], ElmoModel] | str | None = None,
     ) -> None:
         """Load the biLM with ``loader`` (``[initialize.components.elmo.loader]``, e.g.
         ``spacy-elmo.ElmoLoader.v1``), or, when that names no model, with the model's own loader
@@ -449,6 +449,10 @@ class ElmoComponent(TrainablePipe):
         from any loader), raises a ``ConfigValidationError`` naming the setting, which ``spacy train`` prints as one error
         line without a traceback.
         """
+        if isinstance(loader, str):  # a biLM's name or folder, which the type lets through for this one line
+            setting = ["initialize", "components", self.name, "loader"]
+            title = f"Invalid settings of [initialize.components.{self.name}]"
+            raise config_error(title, setting, loader_name_advice(loader))
         if nlp is not None:
             _check_upstreams(nlp)
         if not self.listener_map and training_settings() is not None:
@@ -665,7 +669,7 @@ def refuse_model_name(name: str, model: str) -> NoReturn:
         "model",
         f"must be a spacy-elmo.ElmoBiLm.v3 block, got the name or folder {model!r}: give a biLM's name or folder as "
         f"the name_or_path of the block's loader ([components.{name}.model.loader]; in Python "
-        'config={"model": {"loader": {"@misc": "spacy-elmo.ElmoLoader.v1", "name_or_path": ...}}}) '
+        f'config={{"model": {{"loader": {{"@misc": "{LOADER_NAME}", "name_or_path": ...}}}}}}) '
         f"or of [initialize.components.{name}.loader] (spacy train: --paths.elmo)",
     )
 

@@ -1,6 +1,7 @@
 """The registered loader that fetches biLM weights at ``[initialize]``, and how to tell a loader of
 a given model from the shipped-model fallback that ``name_or_path = null`` gives."""
 
+import json
 from collections.abc import Callable
 
 from spacy.util import logger, registry
@@ -13,7 +14,11 @@ from hf_elmo.modeling_elmo import check_config_reads_char_ids, check_reads_char_
 LOADER = "spacy-elmo's ElmoLoader"
 
 
-@registry.misc("spacy-elmo.ElmoLoader.v1")
+#: The registered name of the loader.
+LOADER_NAME = "spacy-elmo.ElmoLoader.v1"
+
+
+@registry.misc(LOADER_NAME)
 def elmo_loader_v1(name_or_path: str | None = None) -> Callable[[], ElmoModel]:
     """A callable that loads the biLM (float32) when called.
 
@@ -51,6 +56,16 @@ def find_model(name_or_path: str) -> ModelSource:
     return source
 
 
+def loader_name_advice(name_or_path: str) -> str:
+    """What a ``loader`` setting given a biLM's name or folder ``name_or_path`` (a str, in place of a loader's block) is
+    told: the block that loads it."""
+    return (
+        f"must be a loader, got the name or folder {name_or_path!r}: give it as the name_or_path of a loader, "
+        f'{{"@misc": "{LOADER_NAME}", "name_or_path": {json.dumps(name_or_path)}}} (in a config file: the block '
+        f'[...loader] with @misc = "{LOADER_NAME}" and name_or_path = ...)'
+    )
+
+
 def names_a_model(loader: Callable[[], ElmoModel] | None) -> bool:
     """Whether ``loader`` loads a model the config gave: not ``None`` (no loader) nor
     ``load_shipped_model`` (what ``elmo_loader_v1`` returns for ``name_or_path = null``)."""
@@ -67,9 +82,10 @@ def load_shipped_model() -> ElmoModel:
     from hf_elmo.pretrained import DEFAULT_MODEL_NAME, DEFAULT_MODEL_SUMMARY
 
     logger.warning(
-        "spacy-elmo: no ELMo model given: using the shipped model %s (%s; give "
-        "spacy-elmo.ElmoLoader.v1 a name_or_path, e.g. --paths.elmo, for another)",
+        "spacy-elmo: no ELMo model given: using the shipped model %s (%s; give %s a name_or_path, e.g. "
+        "--paths.elmo, for another)",
         DEFAULT_MODEL_NAME,
         DEFAULT_MODEL_SUMMARY,
+        LOADER_NAME,
     )
     return ElmoModel.from_pretrained(DEFAULT_MODEL_NAME)
