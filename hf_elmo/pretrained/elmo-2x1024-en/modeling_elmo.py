@@ -454,11 +454,18 @@ class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):
         leaves it as it was, or removes the folder where it created it, and the weights are this save's, sharded or
         not: the earlier save's weights files go (``is_weights_file``). A model whose weights were never loaded
         (``weights_never_loaded``) is refused before anything is written, and so is a path that is a file (``~`` is
-        the home folder, ``check_save_folder``). Another process's save into the folder is waited for, so that it
-        holds one whole save, the last to finish (``one_save_at_a_time``, ``saving_into``). With
+        the home folder, ``check_save_folder``), and so is ``safe_serialization=False`` (pickled weights, which
+        ELMo models never load; transformers 5 would ignore it and save safetensors). Another process's save into
+        the folder is waited for, so that it holds one whole save, the last to finish (``one_save_at_a_time``,
+        ``saving_into``). With
         ``push_to_hub`` the folder is saved whole first, then pushed with a model card (``push_saved``), as the
         config and tokenizer are: a push that fails leaves it, and says so in one line naming it.
         """
+        if kwargs.get("safe_serialization") is False:  # transformers 5 takes it no more: it would save safetensors
+            raise ValueError(
+                "safe_serialization=False asks for pickled weights (pytorch_model.bin), which ELMo models never write "
+                "or load (only safetensors); leave safe_serialization unset"
+            )
         if "state_dict" not in kwargs and weights_never_loaded(self):
             raise never_loaded_error()  # transformers would fail on the first weight, the config and code written
         self._write_custom_pipelines()
