@@ -10,6 +10,8 @@ from importlib.metadata import PackageNotFoundError, version
 from transformers import (
     AutoConfig,
     AutoModel,
+    AutoModelForCausalLM,
+    AutoModelForMaskedLM,
     AutoModelForPreTraining,
     AutoModelForSequenceClassification,
     AutoModelForTokenClassification,
@@ -18,6 +20,7 @@ from transformers import (
 
 from . import loading  # noqa: F401  (installs the package's loader on the model and tokenizer classes)
 from .allennlp_elmo import Elmo
+from .auto_refused import NoMaskedOrCausalLM
 from .char_ids import batch_to_ids
 from .configuration_elmo import ElmoConfig
 from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel, mean_pool
@@ -37,6 +40,9 @@ AutoModelForPreTraining.register(ElmoConfig, ElmoForBidirectionalLM, exist_ok=Tr
 AutoModelForTokenClassification.register(ElmoConfig, ElmoForTokenClassification, exist_ok=True)
 AutoModelForSequenceClassification.register(ElmoConfig, ElmoForSequenceClassification, exist_ok=True)
 AutoTokenizer.register(ElmoConfig, slow_tokenizer_class=ElmoTokenizer, exist_ok=True)
+# ELMo is neither: these refuse it in one line (transformers' error lists every config class it knows).
+AutoModelForMaskedLM.register(ElmoConfig, NoMaskedOrCausalLM, exist_ok=True)
+AutoModelForCausalLM.register(ElmoConfig, NoMaskedOrCausalLM, exist_ok=True)
 # Saved folders carry the code and an ``auto_map`` so that ``trust_remote_code=True`` works
 # without this package installed.
 ElmoConfig.register_for_auto_class()
