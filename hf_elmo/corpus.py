@@ -214,8 +214,11 @@ def text_lines(path: PathLike) -> Iterator[tuple[int, str]]:
 def check_text_file(path: PathLike, what: str) -> Path:
     """Refuse, naming it as ``what`` (``the training file``, ``--vocab``), a text input that is not a
     regular file: a folder, a pipe or device (``read_lines`` reads a file's first bytes, then opens it
-    again; ``elmo pretrain`` hashes its training file besides), or nothing; returns it as a ``Path``."""
+    again; ``elmo pretrain`` hashes its training file besides), stdin (``-``, where no file has that name: was
+    ``-: no such file`` but for ``elmo embed``'s own refusal), or nothing; returns it as a ``Path``."""
     path = Path(path)
+    if str(path) == "-" and not path.exists():
+        raise ValueError(f"{what} cannot be stdin ('-'): it is read more than once; save the text to a file")
     if path.is_dir():
         raise IsADirectoryError(f"{what} {path} is a folder, not a text file")
     if path.exists() and not path.is_file():

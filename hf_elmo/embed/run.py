@@ -361,11 +361,7 @@ def _check_run(
     check_options(layers, pool, tokens_per_batch)
     if chunk_lines < 1:
         raise ValueError(f"chunk_lines must be at least 1, got {chunk_lines}")
-    if str(input_path) == "-" and not input_path.exists():
-        raise ValueError(
-            "embed cannot read stdin ('-'): it reads the input twice and again to resume; save the text to a file"
-        )
-    check_text_file(input_path, "the input")
+    check_text_file(input_path, "the input")  # stdin ('-') too: it is read twice, and again to resume
     check_output(output_path, shard)
     for path in _written_files(target, output_path):
         if is_or_holds(path, input_path) or (path.exists() and os.path.samefile(path, input_path)):

@@ -443,7 +443,7 @@ def test_an_input_that_is_not_a_regular_file_says_it_must_be_one(model_dir, tmp_
     assert f"the input {fifo} is not a regular file" in capsys.readouterr().err
     monkeypatch.chdir(tmp_path)
     assert embed(Path("-"), tmp_path / "out.hdf5", model_dir) == 2
-    assert "embed cannot read stdin ('-')" in capsys.readouterr().err
+    assert "the input cannot be stdin ('-'): it is read more than once" in capsys.readouterr().err
     assert names(tmp_path) == ["pipe"]
 
 
