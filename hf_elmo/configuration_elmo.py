@@ -256,8 +256,8 @@ FIELD_CHECKS: dict[str, Callable[[Any], Any]] = {
 
 class _SavesOwnUnchanged(dict[str, float]):
     """The modification times of a folder's files before a push (``UploadsNoSaveLock``), which date a save's own
-    files, whatever their names, never to change: ``SAVE_LOCK`` and the hidden folders of saves (``is_save_aside``),
-    another's that starts while the push lists the folder included."""
+    files, whatever their names, never to change: ``SAVE_LOCK``, ``MOVING_IN`` and the hidden folders of saves
+    (``is_save_aside``)."""
 
     def __contains__(self, name: object) -> bool:
         return _a_saves_own(name) or super().__contains__(name)
@@ -274,10 +274,10 @@ def _a_saves_own(name: object) -> bool:
 class UploadsNoSaveLock:
     """The first base of the model, config and tokenizer: their pushes (``push_to_hub``, which saves into a new
     folder and uploads it, and ``save_pretrained(push_to_hub=True)``, ``push_saved``) never upload a save's own
-    files: ``SAVE_LOCK``, which filelock may leave in the folder saved (``_file_locked``), a killed save too, or
-    another save hold while this one pushes, and the hidden folder such a save writes in (``is_save_aside``, was:
-    uploaded half-written): transformers uploads each file not in ``files_timestamps`` or changed since, and they
-    are dated never to change (``_SavesOwnUnchanged``)."""
+    files: ``SAVE_LOCK``, which filelock may leave in the folder saved (``_file_locked``), a killed save too, and
+    ``save_pretrained`` holds while it pushes, ``MOVING_IN``, and the hidden folder a save writes in
+    (``is_save_aside``, was: uploaded half-written): transformers uploads each file not in ``files_timestamps`` or
+    changed since, and they are dated never to change (``_SavesOwnUnchanged``)."""
 
     def _upload_modified_files(
         self,
@@ -976,15 +976,16 @@ def saving_into(
     save within the model's), in that folder itself. With ``push_to_hub``, the block having ended without an
     error, the folder is pushed (``push_saved``, with ``hub``'s settings and ``card``): the files changed since it
     was held, not since before a save that it waited for (whose files that this one does not rewrite were pushed
-    too)."""
+    too), the folder held until the push ends, so that another save into it waits (was: let go first, and a save
+    that moved its files in meanwhile had them pushed as this one's, or the push failed on a file it removed)."""
     folder = check_save_folder(save_directory, suffixes)
     within = _folder_key(folder) in _held_folders()
     with nullcontext(False) if within else one_save_at_a_time(folder) as new:
         files_timestamps = earlier_files(saver, folder) if push_to_hub else {}
         with nullcontext(folder) if within else saved_aside(folder, new, replaced) as aside:
             yield aside, folder
-    if push_to_hub:
-        push_saved(saver, folder, files_timestamps, hub, card)
+        if push_to_hub:  # the folder still held: no other save changes it under the upload
+            push_saved(saver, folder, files_timestamps, hub, card)
 
 
 def push_errors_said(

@@ -1,6 +1,6 @@
-"""save_pretrained(push_to_hub=True) never uploads the hidden folder of a save (``.elmo-saving-XXXXXXXX``): another
-save that starts while this one pushes (the push runs after the folder is let go) writes in one, and so did a killed
-save whose folder this push lists (was: uploaded, half-written, as transformers uploads each new name)."""
+"""save_pretrained(push_to_hub=True) never uploads the hidden folder of a save (``.elmo-saving-XXXXXXXX``) found in
+the folder as it pushes (another save waits for the push to end, test_files_push_holds_the_folder.py, but one that
+took no lock, or a killed save, may leave one; was: uploaded, half-written, as transformers uploads each new name)."""
 
 from __future__ import annotations
 
