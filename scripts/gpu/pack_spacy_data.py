@@ -16,10 +16,8 @@ with it).
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # scripts/: sha
 from bench_spacy import TASKS  # noqa: E402
 from gpu_run import CALL_LIMIT, MiB, travelling_bytes  # noqa: E402
 
+from hf_elmo.fileio import scratch_folder, swap_folder_in  # noqa: E402
 from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, run_script  # noqa: E402
 
 from shared_data import shared_dir  # noqa: E402
@@ -56,7 +55,9 @@ def tree_bytes(path: Path) -> int:
 
 
 def pack(out: Path, tasks: list[str], also_carried: list[Path], overwrite: bool) -> int:
-    """Write the folder (through a temporary sibling, so nothing half-written is left); its bytes."""
+    """Write the folder, built in a hidden scratch folder beside it (``.OUT.packing-XXXXXXXX/OUT``) and swapped in
+    when whole (``swap_folder_in``): a run that fails or is killed leaves the earlier pack as it was (was: removed
+    before the new one was renamed in, and a kill meanwhile left it half-removed, or none); its bytes."""
     shared = shared_dir()
     relative = files_to_copy(tasks)
     size = sum((shared / r).stat().st_size for r in relative)
@@ -72,17 +73,12 @@ def pack(out: Path, tasks: list[str], also_carried: list[Path], overwrite: bool)
     if out.exists() and not overwrite:
         raise FileExistsError(f"{out} exists (pass --overwrite to replace it)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}-"))
-    try:
+    with scratch_folder(f".{out.name}.packing-", out.parent) as scratch:  # a killed run's, removed by the next
+        building = scratch / out.name
         for r in relative:
-            (tmp / r).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(shared / r, tmp / r)
-    except BaseException:
-        shutil.rmtree(tmp)
-        raise
-    if out.exists():
-        shutil.rmtree(out)
-    os.replace(tmp, out)
+            (building / r).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(shared / r, building / r)
+        swap_folder_in(building, out, scratch / "replaced")  # the earlier pack removed with the scratch folder
     print(
         f"{out}: {len(relative)} files, {size / MiB:.1f} MiB from {shared} (tasks {' '.join(tasks)}); with the "
         f"working tree and carried paths a call takes {(size + beside) / MiB:.1f} of {CALL_LIMIT / MiB:.0f} MiB"
