@@ -145,7 +145,7 @@ _OUTPUT_FILES: dict[OutputKind, tuple[str, ...]] = {
         SAVE_LOCK,
         MOVING_IN,
     ),
-    "export": (EXPORT_MANIFEST, "model.onnx", "model.pt2", *_TOKENIZER_FILES, SAVE_LOCK, MOVING_IN),
+    "export": (EXPORT_MANIFEST, "model.onnx", "model.pt2", *_TOKENIZER_FILES, SAVE_LOCK),
 }
 
 

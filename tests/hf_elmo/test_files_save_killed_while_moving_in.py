@@ -3,7 +3,8 @@ its first shard of the same count as the earlier save's (model-00001-of-00003.sa
 save's other shards and index), or after all of its weights but before its config.json (new weights, the earlier
 cell_clip). from_pretrained of the model, config and tokenizer refuses the folder in one line naming it (was: loaded
 silently mixed, the weights of two saves, or new weights with the earlier config), until a save rewrites what the
-killed one was moving in: a config save alone leaves it refused, a whole model save makes it load."""
+killed one was moving in: a config save alone leaves it refused, a whole model save makes it load. The list of the
+files it was moving in is elmo's (replaced with --overwrite) and never pushed."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ import torch
 
 from hf_elmo import ElmoConfig, ElmoModel, ElmoTokenizer
 from hf_elmo.configuration_elmo import MOVING_IN, is_save_aside
+from hf_elmo.output_folders import others_files
 from tests.hf_elmo.random_inputs import clipped_random_model, other_model
+from tests.hf_elmo.test_files_save_without_flock import committed  # noqa: F401  # (a fixture)
+from tests.hf_elmo.test_save_pretrained_push_to_hub import hub  # noqa: F401  # (a fixture)
 
 FORK = multiprocessing.get_context("fork")
 SHARDS = 20000  # bytes: three shards of the tiny model
@@ -50,7 +54,13 @@ def _same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
 @pytest.mark.parametrize(
     "killed_before", ["model-00002-of-00003.safetensors", "config.json"], ids=["one-shard-moved", "config-not-moved"]
 )
-def test_a_save_killed_while_moving_in_is_refused_at_load_until_saved_again(tmp_path, one_thread, killed_before):
+def test_a_save_killed_while_moving_in_is_refused_at_load_until_saved_again(
+    tmp_path,
+    one_thread,
+    killed_before,
+    hub,  # noqa: F811
+    committed,  # noqa: F811
+):
     folder, later = tmp_path / "model", other_model()
     clipped_random_model().save_pretrained(folder, max_shard_size=SHARDS)
     ElmoTokenizer().save_pretrained(folder)
@@ -62,7 +72,9 @@ def test_a_save_killed_while_moving_in_is_refused_at_load_until_saved_again(tmp_
         message = str(caught.value)
         assert message.startswith(f"{folder} may hold files of two saves, mixed: a save_pretrained into it was killed")
         assert "\n" not in message and MOVING_IN in message
-    later.config.save_pretrained(folder)  # the weights stay those of two saves
+    assert others_files(folder, "model") == []  # elmo's: --overwrite and nlp.to_disk replace the folder
+    later.config.save_pretrained(folder, push_to_hub=True, repo_id="me/elmo")  # the weights stay of two saves
+    assert MOVING_IN not in committed[0] and "config.json" in committed[0]
     with pytest.raises(OSError, match="may hold files of two saves"):
         ElmoModel.from_pretrained(folder)
     later.save_pretrained(folder, max_shard_size=SHARDS)
