@@ -84,7 +84,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--cuda-graphs",
         action="store_true",
-        help="replay the biLM from one CUDA graph per batch/length bucket (faster on a GPU; the same vectors)",
+        help="replay the biLM from one CUDA graph per batch/length bucket (the same vectors; the biLM runs faster on "
+        "a GPU, but elmo embed's time there is mostly the host's: no faster on an H200, BENCHMARKS.md)",
     )
     parser.add_argument("--shard", metavar="I/N", help="embed only the lines whose index is I modulo N")
     parser.add_argument(
