@@ -22,7 +22,8 @@ from hf_elmo.messages import described, error_text, is_number
 from hf_elmo.modeling_elmo import check_reads_char_ids
 
 from .batching import Segment, doc_segments, token_budget_batches
-from .config_errors import check_setting, config_error, refuse_setting
+from .call_stack import running_pipeline
+from .config_errors import check_setting, config_error, refuse_setting, setting_path
 from .doc_layers import BiLm
 from .listener import load_weights_advice, replace_listener_cfg
 from .loader import load_shipped_model, loader_name_advice
@@ -236,13 +237,27 @@ def _init(model: Model, X: list[Doc] | None = None, Y: None = None) -> None:
     """Load the weights unless they are there (``missing_weights_loader``). A model that cannot be loaded or
     run (a word-embedding baseline, say) is a ``ConfigValidationError`` at the ``loader`` setting
     (``loaded_at_setting``), as the elmo component's loaders are refused (a biLM in a component's own model,
-    ``spacy-elmo.ElmoMix.v1``, was a traceback)."""
+    ``spacy-elmo.ElmoMix.v1``, was a traceback): at its path in the config of the component that holds the model,
+    where ``nlp.initialize`` initialises one (``setting_path``)."""
     loader = missing_weights_loader(model)
     if loader is not None:
-        elmo = loaded_at_setting(
-            loader, "spacy-elmo.ElmoBiLm", ["loader"], "Cannot load the ELMo biLM of spacy-elmo.ElmoBiLm"
-        )
-        load_weights(model, elmo)
+        title = "Cannot load the ELMo biLM of spacy-elmo.ElmoBiLm"
+        title, setting = setting_path(title, "loader", _initialised_component_holding(model))
+        load_weights(model, loaded_at_setting(loader, "spacy-elmo.ElmoBiLm", setting, title))
+
+
+def _initialised_component_holding(model: Model) -> tuple[str, dict[str, Any]] | None:
+    """The name and settings of the component whose model holds ``model``, of the pipeline that ``nlp.initialize``
+    initialises up the call stack (``running_pipeline``); ``None``: none does (a component or model initialised
+    alone)."""
+    nlp = running_pipeline("initialize")
+    if nlp is None:
+        return None
+    for name, component in nlp.pipeline:
+        owned = getattr(component, "model", None)
+        if isinstance(owned, Model) and any(node is model for node in owned.walk()):
+            return name, nlp.config["components"][name]
+    return None
 
 
 def bilm_forward(model: Model, docs: list[Doc], is_train: bool) -> tuple[list[Floats3d], Callable]:

@@ -33,7 +33,9 @@ def refuse_setting(function: str, setting: str, message: str) -> NoReturn:
     raise config_error(title, path, message)
 
 
-def setting_path(title: str, setting: str) -> tuple[str, list[str]]:
+def setting_path(
+    title: str, setting: str, component: tuple[str, dict[str, Any]] | None = None
+) -> tuple[str, list[str]]:
     """The error title ``title`` and the path in the config of ``setting`` (e.g. ``"dropout"``, or
     ``"grad_scaler_config.init_scale"``), a setting of a registered function that the component spaCy makes up the
     call stack (``component_being_made``: ``nlp.add_pipe``, ``spacy.load``, ``spacy train``) calls: confection calls
@@ -41,8 +43,9 @@ def setting_path(title: str, setting: str) -> tuple[str, list[str]]:
     The path is ``["components", NAME, ...the block..., setting]`` when one block of the component's settings holds
     ``setting`` (a bad value is a written one, the defaults being good); where several do, the title names the
     component and the path is ``[setting]``, as it is where no component is made (a registered function called alone)
-    or none of its blocks holds ``setting``."""
-    made = component_being_made()
+    or none of its blocks holds ``setting``. ``component``: the name and settings of the component to look in, in place
+    of the one being made (the one a model being initialised belongs to, say)."""
+    made = component or component_being_made()
     if made is None:
         return title, [setting]
     name, config = made

@@ -137,5 +137,5 @@ def elmo_mix_loader_error(loader: dict) -> dict:
         nlp.initialize(lambda: training_examples(nlp))
     assert info.value.title == "Cannot load the ELMo biLM of spacy-elmo.ElmoBiLm"
     (error,) = info.value.errors
-    assert error["loc"] == ["loader"]
+    assert error["loc"] == ["components", "ner", "model", "tok2vec", "elmo", "bilm", "loader"]
     return error
