@@ -817,6 +817,11 @@ class ElmoModel(ElmoPreTrainedModel):
             output_attentions: accepted as other transformers models take it; ``True`` is an error
                 (a biLSTM has no attention), and so is ``config.output_attentions`` True when it is unset.
 
+        Returns:
+            ``ElmoModelOutput``: ``last_hidden_state`` (B, T, 2P), ``hidden_states`` (L+1 tensors
+            (B, T, 2P)) and ``attention_mask`` (B, T) bool; with ``return_dict=False`` (or
+            ``config.return_dict`` False) the tuple of those three, in that order.
+
         Run without gradients in training mode with ``config.dropout`` > 0 (as the model is when built:
         a pipeline does not call ``eval()``), it warns once that its outputs vary from call to call
         (``_warn_of_dropout_in_prediction``).

@@ -226,6 +226,9 @@ class _ElmoClassifier(ElmoTaskPreTrainedModel):
         ``output_hidden_states`` (default ``config.output_hidden_states``) adds the biLM's
         ``hidden_states`` (``ElmoModel``'s L+1 layers (B, T, 2P)), as transformers' heads add their
         base model's; ``output_attentions`` is taken as the biLM takes it (``True`` is an error).
+        With ``return_dict=False`` (or ``config.return_dict`` False) the output is the tuple of
+        ``loss``, ``logits`` and ``hidden_states`` in that order, less those not computed: ``(logits,)``
+        without labels or hidden states, as transformers' heads give it.
         No ``**kwargs``: a misspelt argument is a ``TypeError`` (``takes_only_its_arguments``), and ``Trainer`` (which reads the
         signature) divides the loss by its gradient-accumulation steps itself instead of passing
         ``num_items_in_batch``."""
