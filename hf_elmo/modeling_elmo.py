@@ -256,16 +256,23 @@ class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):
         """The same check where transformers applies it to a model inside another (a task head's biLM)."""
         return eager_only(requested_attention)
 
-    def _warn_of_dropout_in_prediction(self) -> None:
+    def _warn_of_dropout_in_prediction(self, sampled_softmax: bool = False) -> None:
         """Warn once where this model runs without gradients (a pipeline, a prediction loop) in
         training mode with a dropout that acts (p > 0), as a model is when built, after
         ``model.train()`` or after a ``Trainer`` run (transformers' pipelines do not call
         ``eval()``): its outputs vary from call to call. Not while torch.compile or export traces it.
-        One message for every class, so that a task head and the biLM it runs warn in one line."""
+        One message for every class, so that a task head and the biLM it runs warn in one line.
+        ``sampled_softmax``: the call's loss is an LM's sampled softmax's (training mode only), which
+        varies too and is no perplexity, as its own message says."""
         tracing = torch.compiler.is_compiling() or torch.compiler.is_exporting()
         if not self.training or torch.is_grad_enabled() or tracing:
             return
-        if any(isinstance(m, nn.Dropout) and m.training and m.p > 0 for m in self.modules()):
+        if sampled_softmax:
+            _logger.warning_once(
+                "This ELMo LM is in training mode, where its loss is the sampled softmax's, which varies from call to "
+                "call and is no perplexity: call model.eval() (the full softmax, no dropout) before evaluating"
+            )
+        elif any(isinstance(m, nn.Dropout) and m.training and m.p > 0 for m in self.modules()):
             _logger.warning_once(
                 "This ELMo model is in training mode, where dropout makes its outputs vary from call to call "
                 "(a pipeline's too: pipelines do not call eval()): call model.eval() before predicting"

@@ -254,6 +254,8 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
                 row's length, where labels are never read.
             initial_state: LSTM state to start from (default: ``ElmoModel.initial_state``).
             full_softmax: force the full (True) or configured (None) softmax; eval mode is full.
+                Run without gradients in training mode, the configured sampled softmax (or dropout)
+                makes the loss vary from call to call, which a warning says once: call ``eval()``.
             output_hidden_states: (default ``config.output_hidden_states``) add the biLM's layers
                 that the loss was computed from as ``hidden_states``, as ``ElmoModel`` and the task
                 heads return theirs; ``output_attentions``: ``True`` is an error, as for ``ElmoModel``.
@@ -275,6 +277,7 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
                 "the batch has no targets in a direction: a row needs 2 steps or more, and labels not all -100"
             )
         use_full = (not self.training) or full_softmax or self.config.softmax == "full"
+        self._warn_of_dropout_in_prediction(sampled_softmax=not use_full)
         losses = []
         assert self.config.vocab_size is not None  # __init__ refuses None
         # One draw of candidates for both directions (bilm-tf); none for the full softmax.
