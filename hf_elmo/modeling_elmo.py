@@ -343,9 +343,10 @@ class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):
         """Nothing to do (``activation_checkpointing_enable`` and PEFT call it): it is for reentrant
         checkpoints, whose first input must require grad, and ELMo's are non-reentrant. transformers'
         own hook on the char embedding would turn the fast char CNN and its token cache off for good
-        (``runs_as_built``): the shipped model's inference 2.3x slower (batches of 16 CoNLL-2003
-        sentences, one CPU thread: ``python scripts/bench_overheads.py hook``, 2.28x on a shared 2-core
-        AMD EPYC VM, load 3.7), its training about as fast."""
+        (``runs_as_built``): the shipped model's inference 2.3x slower and its training (the biLM
+        fine-tuned, forward and backward) 1.4-1.8x (batches of 16 CoNLL-2003 sentences, one CPU thread:
+        ``python scripts/bench_overheads.py hook --repeat 3``, both in one run, on a shared 2-core AMD
+        EPYC VM: 2.29x and 1.76x at load 4.8, 1.79x and 1.35x at load 4.1)."""
 
     @property
     def dummy_inputs(self) -> dict[str, torch.Tensor]:

@@ -4,11 +4,12 @@ compared with in one run: the two sides alternate, ``--repeat`` passes each, the
 so that the machine's load weighs on both alike. The shipped model, on the CPU, ``--threads`` torch
 threads; the first line names the machine and its load (``bench_conditions.machine``).
 
-- ``hook``: inference with transformers' input-embedding hook (``PreTrainedModel.enable_input_require_grads``,
-  which ``ElmoModel`` makes a no-op) against without: the hook makes the model run its plain path (the
-  token cache and the fast char CNN off). Batches of ``--batch-size`` of the first ``--n-sentences``
-  CoNLL-2003 dev sentences, ``embed_sentences``-like: char ids, forward under ``no_grad``; the token
-  cache is cleared before each pass.
+- ``hook``: inference, then training, with transformers' input-embedding hook
+  (``PreTrainedModel.enable_input_require_grads``, which ``ElmoModel`` makes a no-op) against without:
+  the hook makes the model run its plain path (the token cache and the fast char CNN off). Batches of
+  ``--batch-size`` of the first ``--n-sentences`` CoNLL-2003 dev sentences, ``embed_sentences``-like:
+  char ids, forward under ``no_grad``, the token cache cleared before each pass; in training (the biLM
+  fine-tuned, in training mode), forward and the backward of the top layer's sum.
 - ``long-doc``: the first ``--doc-tokens`` tokens of the CoNLL-2003 dev text read as one sequence (a doc
   without sentence boundaries, as spacy_elmo reads it) against the same tokens in their sentences,
   both through ``embed_sentences`` (the token cache cleared before each pass).
@@ -76,19 +77,35 @@ def batched_passes(model: ElmoModel, sentences: list[list[str]], batch_size: int
 def bench_hook(args: argparse.Namespace, sentences: list[list[str]]) -> None:
     from transformers import PreTrainedModel
 
+    from hf_elmo.char_ids import batch_to_ids
+
     model = load_model()
     run = batched_passes(model, sentences, args.batch_size)
+    batches = [sentences[i : i + args.batch_size] for i in range(0, len(sentences), args.batch_size)]
 
-    def hooked() -> None:
-        PreTrainedModel.enable_input_require_grads(model)  # transformers' own, not ElmoModel's no-op
+    def train() -> None:
+        model.train()
         try:
-            run()
+            for batch in batches:
+                model(batch_to_ids(batch, model.config.max_characters_per_token)).last_hidden_state.sum().backward()
+            model.zero_grad(set_to_none=True)
         finally:
-            model.disable_input_require_grads()
+            model.eval()
 
-    seconds = alternated({"no hook": run, "transformers' input-embedding hook": hooked}, args.repeat)
+    def hooked(side: Callable[[], None]) -> Callable[[], None]:
+        def with_hook() -> None:
+            PreTrainedModel.enable_input_require_grads(model)  # transformers' own, not ElmoModel's no-op
+            try:
+                side()
+            finally:
+                model.disable_input_require_grads()
+
+        return with_hook
+
     tokens = sum(map(len, sentences))
-    report(f"Inference, {len(sentences)} sentences in batches of {args.batch_size}", seconds, "a token", tokens)
+    for title, side in (("Inference", run), ("Training (forward and backward)", train)):
+        seconds = alternated({"no hook": side, "transformers' input-embedding hook": hooked(side)}, args.repeat)
+        report(f"{title}, {len(sentences)} sentences in batches of {args.batch_size}", seconds, "a token", tokens)
 
 
 def bench_long_doc(args: argparse.Namespace, sentences: list[list[str]]) -> None:
