@@ -1,10 +1,10 @@
 """Every ``elmo ...`` (or ``python -m hf_elmo_cli ...``, ``torchrun ... -m hf_elmo_cli ...``) command line that
-README.md, BENCHMARKS.md, the model cards and scripts/gpu/README.md give (a line of a shell block, or a code
-span) names a command the ``elmo`` CLI has, each ``--option`` it names is one of that command's own (shown in its
-``--help``: not a hidden or retired name, as BENCHMARKS.md's ``--save-dtype`` was), and a value given to an
-option of choices (``--format onnx``, ``--layers all|top|average``) is one of them. What follows a bare ``--``
-is another program's (``gpu_run.py start ... -- OPTIONS``: the ``elmo pretrain`` it starts); a span that
-quotes an error line (``elmo embed: error: ...``) is no command."""
+README.md, BENCHMARKS.md, the model cards (and their training.json) and scripts/gpu/README.md give (a line of a
+shell block, or a code span) names a command the ``elmo`` CLI has, each ``--option`` it names is one of that
+command's own (shown in its ``--help``: not a hidden or retired name, as BENCHMARKS.md's ``--save-dtype`` was),
+and a value given to an option of choices (``--format onnx``, ``--layers all|top|average``) is one of them. What
+follows a bare ``--`` is another program's (``gpu_run.py start ... -- OPTIONS``: the ``elmo pretrain`` it
+starts); a span that quotes an error line (``elmo embed: error: ...``) is no command."""
 
 from __future__ import annotations
 
@@ -14,12 +14,9 @@ import re
 import pytest
 
 from hf_elmo_cli import COMMANDS
-from tests.conftest import REPO
 from tests.hf_elmo_cli.test_cli_basics import command_parsers
+from tests.scripts.test_docs_script_commands import DOCS, doc_text
 
-DOCS = ["README.md", "BENCHMARKS.md", "scripts/gpu/README.md"] + sorted(
-    path.relative_to(REPO).as_posix() for path in (REPO / "hf_elmo" / "pretrained").glob("*/README.md")
-)
 #: Fences whose lines are code of another language, where ``elmo = ...`` is no command.
 NOT_SHELL = {"python", "ini", "json", "toml", "yaml"}
 OPTION = re.compile(r"--[a-z][\w-]*")
@@ -37,7 +34,7 @@ def elmo_commands(doc: str) -> list[tuple[str, list[str]]]:
     ending in ``\\`` joined to the next). A shell line is one of a fenced block of no other language, or one
     indented by four spaces."""
     found, fence, joined, start = [], None, "", 0
-    for number, line in enumerate((REPO / doc).read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(doc_text(doc).splitlines(), 1):
         if line.startswith("```"):
             fence = None if fence is not None else line[3:].strip()
             continue

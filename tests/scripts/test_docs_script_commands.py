@@ -1,12 +1,13 @@
 """Every script command the docs give (``python scripts/NAME.py ...``, ``python3 ...``, ``bash scripts/NAME``,
 ``../scripts/...`` from a subfolder) names a script that exists, and every ``--option`` it names is in that
 script's ``--help`` (its subcommand's, for ``gpu_run.py pack ...``; what follows a bare ``--`` is another
-program's): in README.md, BENCHMARKS.md, the model cards and scripts/gpu/README.md, a figure's command
-must be one that still runs."""
+program's): in README.md, BENCHMARKS.md, the model cards (and the commands their training.json records) and
+scripts/gpu/README.md, a figure's command must be one that still runs."""
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 import subprocess
 import sys
@@ -15,9 +16,22 @@ import pytest
 
 from tests.conftest import REPO
 
+#: The docs whose commands are read: the model cards, and the commands their ``training.json`` records
+#: (``figures.commands``, which the cards point to).
 DOCS = ["README.md", "BENCHMARKS.md", "scripts/gpu/README.md"] + sorted(
-    path.relative_to(REPO).as_posix() for path in (REPO / "hf_elmo" / "pretrained").glob("*/README.md")
+    path.relative_to(REPO).as_posix()
+    for pattern in ("*/README.md", "*/training.json")
+    for path in (REPO / "hf_elmo" / "pretrained").glob(pattern)
 )
+
+
+def doc_text(doc: str) -> str:
+    """``doc``'s text; of a ``training.json``, its recorded commands as a shell block, a line each."""
+    if doc.endswith("training.json"):
+        commands = json.loads((REPO / doc).read_text(encoding="utf-8"))["figures"]["commands"]
+        return "```bash\n" + "\n".join(commands) + "\n```\n"
+    return (REPO / doc).read_text(encoding="utf-8")
+
 
 #: A script run by python or bash, and what follows it up to the end of its code span, comment or table cell.
 COMMAND = re.compile(r"\b(?:python3?|bash) +(?:\.\./)*(scripts/[\w/.-]+)([^`#|;&\n]*)")
@@ -42,7 +56,7 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
 def commands(doc: str) -> list[tuple[str, str, str]]:
     """Each script command of ``doc``: where (``doc:line``), the script's path and its arguments."""
     found = []
-    for number, line in logical_lines((REPO / doc).read_text(encoding="utf-8")):
+    for number, line in logical_lines(doc_text(doc)):
         for match in COMMAND.finditer(line):
             found.append((f"{doc}:{number}", match.group(1), match.group(2).split(" -- ")[0]))
     return found
