@@ -46,6 +46,7 @@ from .fileio import (
     ensure_free_space,
     folder_for_the_run,
     sole_writer,
+    write_text_atomic,
 )
 from .messages import described, error_reason, some_of
 
@@ -268,6 +269,11 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
     path = Path(weights_path)
     if path.is_dir():
         raise ValueError(f"the weight path {path} is a folder; name the .hdf5 weight file in it")
+    if os.path.lexists(_pairing(path)):
+        raise OSError(
+            f"{path} may not pair with its options file: a save_allennlp of both was killed between "
+            f"their renames ({_pairing(path).name} beside it names the options file); save them again"
+        )
     if path.exists() and not path.is_file():
         raise ValueError(
             f"the weight path {path} is not a regular file (a pipe or a device?), and HDF5 is read from a file: "
@@ -512,6 +518,13 @@ def non_finite(name: str, array: np.ndarray) -> Iterator[str]:
         yield f"dataset {name!r} holds {bad:,} NaN or infinite values of {array.size:,}"
 
 
+def _pairing(weights_path: Path) -> Path:
+    """The file beside ``weights_path`` that ``save_allennlp`` holds while it renames the weights and options files
+    into place (``.NAME.pairing``, naming the options file): a kill between the two renames leaves it, and the
+    weights, which may then be of another save than the options, are refused (``_read_datasets``)."""
+    return weights_path.with_name(f".{weights_path.name}.pairing")
+
+
 def elmo_state_dict(weights_path: PathLike, config: ElmoConfig) -> dict[str, torch.Tensor]:
     """Read ``weights_path`` and return ``ElmoModel`` parameters (names without a prefix)."""
     table = weight_table(config)
@@ -537,7 +550,9 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
 
     The files load in AllenNLP and bilm-tf. The warm state, if any, is not part of that format.
     Both are written aside and renamed into place when both are whole (``atomic_file``: an error or
-    Ctrl-C leaves earlier files as they were), in their folders, made where missing (and removed again, empty,
+    Ctrl-C leaves earlier files as they were; a kill between the two renames leaves ``_pairing``'s file beside the
+    weights, which loading refuses, until the next save of the pair; was: new weights loaded with the earlier
+    options), in their folders, made where missing (and removed again, empty,
     when the save fails: ``folder_for_the_run``); ``~`` is the home folder. Refused first, in one line naming
     it: one path for both, one that ends with a slash (a folder's, ``check_names_a_file``), is a folder, link or
     device, lies under a file or in a folder that cannot be written (``check_writable_output``); and a disk
@@ -570,3 +585,5 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
         with h5py.File(weights_tmp, "w") as handle:
             for key, value in datasets.items():
                 handle.create_dataset(key, data=value)
+        write_text_atomic(_pairing(weights_path), f"{options_path.resolve()}\n")  # until both are renamed in
+    _pairing(weights_path).unlink()
