@@ -91,3 +91,55 @@ def test_a_whole_save_leaves_no_list_of_files_moving_in(tmp_path):
     ElmoTokenizer().save_pretrained(folder)
     assert not (folder / MOVING_IN).exists()
     assert ElmoModel.from_pretrained(folder).config.cell_clip == 2.0
+
+
+def test_the_refusal_names_the_files_a_killed_save_left_and_deleting_them_lets_the_folder_load(tmp_path):
+    """A save of another class after a killed one does not rewrite the killed save's own files (a head's code): the
+    refusal names them, so that the user can save that model again or delete them with the list."""
+    folder = tmp_path / "model"
+    clipped_random_model().save_pretrained(folder, max_shard_size=SHARDS)
+    (folder / MOVING_IN).write_text("modeling_heads.py\nconfig.json\n", encoding="utf-8")
+    (folder / "modeling_heads.py").write_text("# a head's code\n", encoding="utf-8")
+    with pytest.raises(OSError) as caught:
+        ElmoModel.from_pretrained(folder)
+    message = str(caught.value)
+    assert "config.json, modeling_heads.py (named in .elmo-moving-in)" in message and "\n" not in message
+    assert "or delete those files and .elmo-moving-in" in message
+    other_model().save_pretrained(folder, max_shard_size=SHARDS)  # rewrites config.json, not the head's code
+    with pytest.raises(OSError, match=r"moved in modeling_heads\.py \(named in"):
+        ElmoModel.from_pretrained(folder)
+    (folder / "modeling_heads.py").unlink()
+    (folder / MOVING_IN).unlink()
+    assert ElmoModel.from_pretrained(folder).config.cell_clip == 2.0
+
+
+def _save_moving_in_slowly(model: ElmoModel, folder: Path, moving: object) -> None:
+    """Save ``model`` into ``folder``, pausing 2 s as it moves in ``config.json`` (``moving`` set then)."""
+    import time
+
+    replace = os.replace
+
+    def slow(source: str, destination: str) -> None:
+        if is_save_aside(Path(source).parent.name) and Path(destination).name == "config.json":
+            moving.set()  # type: ignore[attr-defined]
+            time.sleep(2)
+        replace(source, destination)
+
+    os.replace = slow
+    model.save_pretrained(folder, max_shard_size=SHARDS)
+
+
+def test_a_load_while_a_save_moves_its_files_in_waits_for_it_and_loads_the_new_save(tmp_path, one_thread):
+    folder, later = tmp_path / "model", other_model()
+    clipped_random_model().save_pretrained(folder, max_shard_size=SHARDS)
+    moving = FORK.Event()
+    process = FORK.Process(target=_save_moving_in_slowly, args=(later, folder, moving))
+    process.start()
+    try:
+        assert moving.wait(timeout=120)
+        assert (folder / MOVING_IN).exists()
+        loaded = ElmoModel.from_pretrained(folder)
+    finally:
+        process.join(timeout=120)
+    assert process.exitcode == 0
+    assert _same_weights(loaded, later) and loaded.config.cell_clip == later.config.cell_clip

@@ -925,18 +925,43 @@ def _moving_in(aside: str, folder: str, names: set[str]) -> set[str]:
 
 
 def check_saved_whole(name_or_path: Any, subfolder: str = "") -> None:
-    """Refuse, in one line, to load the folder ``name_or_path`` (its ``subfolder``) where a save into it was killed
-    while it moved its files in (``MOVING_IN``, ``saved_aside``), so that it may hold files of two saves (was: loaded
-    silently mixed, shards of both, or new weights with the earlier ``config.json``): the model's, config's and
-    tokenizer's ``from_pretrained``. A name that is no folder (a Hub repository) passes."""
+    """Refuse, in one line naming the files, to load the folder ``name_or_path`` (its ``subfolder``) where a save into
+    it was killed while it moved its files in (``MOVING_IN``, ``saved_aside``), so that it may hold files of two saves
+    (was: loaded silently mixed, shards of both, or new weights with the earlier ``config.json``): the model's,
+    config's and tokenizer's ``from_pretrained``. A save moving its files in now is waited for (``_save_ended``), then
+    the folder loads. A name that is no folder (a Hub repository) passes."""
     if not isinstance(name_or_path, (str, os.PathLike)):  # the config converted from the original files
         return
     folder = os.path.join(name_or_path, subfolder) if subfolder else os.fspath(name_or_path)
-    if os.path.lexists(os.path.join(folder, MOVING_IN)):
+    listed = os.path.join(folder, MOVING_IN)
+    if os.path.lexists(listed) and not (_save_ended(folder) and not os.path.lexists(listed)):
         raise OSError(
-            f"{folder} may hold files of two saves, mixed: a save_pretrained into it was killed (or is under way) "
-            f"while it moved its files in ({MOVING_IN} names them); save the model and tokenizer into it again"
+            f"{folder} may hold files of two saves, mixed: a save_pretrained into it was killed while it moved in "
+            f"{', '.join(sorted(_mixed(folder))) or 'its files'} (named in {MOVING_IN}); save that model or tokenizer "
+            f"into it again, or delete those files and {MOVING_IN}"
         )
+
+
+def _save_ended(folder: str) -> bool:
+    """Whether a save into ``folder`` held its lock (``_flocked``) and has now ended: waited for, as a save moving its
+    files in holds it for moments (and one pushing, for its upload). ``False`` where none held it (a killed save's
+    lock file holds no lock) and where there is no ``flock`` (Windows: there a load during a save's moves is refused
+    as after a killed save)."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(os.path.join(folder, SAVE_LOCK), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:  # no save holds the folder
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False
+        except BlockingIOError:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            return True
+    finally:
+        os.close(fd)
 
 
 def _moved_in(aside: str, name: str, folder: str) -> None:
