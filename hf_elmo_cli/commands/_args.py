@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import decimal
 import difflib
 import importlib
 import importlib.util
@@ -118,11 +119,12 @@ def _integer_refused(text: str, wanted: str, least: int | None, most: int | None
     """``must be WANTED, got 'TEXT'``; for a whole number in another form that the option would take in digits
     (``1e6``, ``1.5e8``, ``100.0``), what to write instead: `` (write it in digits: 1000000)`` (was: said only by
     ``elmo pretrain``'s fields; the other options refused ``--tokens-per-batch 1e4`` without it)."""
-    try:
-        number = float(text)
-    except ValueError:
-        number = math.nan
-    digits = int(number) if number.is_integer() and abs(number) < 1e40 else None  # NaN, inf: not whole
+    try:  # exact, where a float's 1e23 is 99999999999999991611392
+        number = decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        number = decimal.Decimal("nan")
+    whole = number.is_finite() and abs(number) < 10**40 and number == number.to_integral_value()
+    digits = int(number) if whole else None
     fits = digits is not None and (least is None or digits >= least) and (most is None or digits <= most)
     hint = f" (write it in digits: {digits})" if fits else ""
     return argparse.ArgumentTypeError(f"must be {wanted}, got {quoted(text)}{hint}")
