@@ -16,6 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from .commands._args import (
     BROKEN_PIPE,
+    INTERRUPTED,
     CommandParser,
     SuggestingParser,
     close_match,
@@ -32,8 +33,6 @@ from .commands._args import (
 COMMANDS = ["convert", "pretrain", "perplexity", "demo", "embed", "export"]
 #: ``elmo help [COMMAND]``: the help of elmo, or of the command (not listed among the commands, which it is not).
 HELP = "help"
-#: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it.
-INTERRUPTED = 130
 
 
 def distribution_version() -> str:

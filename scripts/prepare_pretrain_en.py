@@ -22,6 +22,7 @@ import argparse
 import gzip
 import json
 import os
+import signal
 from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
@@ -126,7 +127,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 def prepare(args: argparse.Namespace, shards: list[str], staging: Path) -> None:
     """Tokenise ``shards`` into ``staging`` and move the split files and their summary into ``args.out_dir``."""
     jobs = [(s, str(staging), args.block, args.train_fraction) for s in shards]
-    with Pool(args.processes) as pool:
+    with Pool(args.processes, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
+        # Ctrl-C is the parent's alone, which ends the workers (run_script: one line; was: a traceback of each)
         results = pool.map(tokenise_shard, jobs, chunksize=1)
     totals = {s: 0 for s in SPLITS}
     for split in SPLITS:

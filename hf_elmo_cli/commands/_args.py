@@ -37,6 +37,8 @@ _HF_ELMO_FILES = "_hf_elmo_files"
 
 #: The exit status of a command whose stdout was closed by its reader (SIGPIPE), as shells report it.
 BROKEN_PIPE = 141
+#: The exit status of a command stopped by Ctrl-C (SIGINT), as shells report it.
+INTERRUPTED = 130
 
 
 def hf_elmo_module(name: str) -> types.ModuleType:
@@ -480,10 +482,14 @@ def run_script(main: Callable[[], object]) -> None:
     """A script's entry (``if __name__ == "__main__": run_script(main)``): ``main``, then stdout written out as the
     elmo command does (``stdout_written_out``), after a run or ``--help``: one that cannot be written (``> /dev/full``)
     ends the script with ``error_line`` naming stdout, exit code 1 (was: Python's two lines at exit, exit 120), one
-    whose reader left quietly with ``BROKEN_PIPE``."""
+    whose reader left quietly with ``BROKEN_PIPE``; Ctrl-C ends it with ``PROG: interrupted`` and ``INTERRUPTED``, as
+    the elmo command does (was: Python's traceback)."""
     try:
         with stdout_written_out():
             main()
+    except KeyboardInterrupt:
+        print(f"{Path(sys.argv[0]).name}: interrupted", file=sys.stderr)
+        sys.exit(INTERRUPTED)
     except BrokenPipeError:
         quiet_stdout()
         sys.exit(BROKEN_PIPE)

@@ -16,7 +16,7 @@ prepare = load_script("scripts/prepare_pretrain_en.py")
 class InlinePool:
     """``multiprocessing.Pool`` run in this process (the test's monkeypatches apply; no process to start)."""
 
-    def __init__(self, processes: int) -> None:
+    def __init__(self, processes: int, **settings: object) -> None:  # settings: the workers' initializer
         pass
 
     def __enter__(self) -> InlinePool:

@@ -1,0 +1,54 @@
+"""Ctrl-C ends a script in one line, ``PROG: interrupted``, exit status 130, as the elmo command (``_args.run_script``;
+was: Python's traceback); prepare_pretrain_en.py's tokenising processes leave Ctrl-C to the script, which ends them
+(was: a traceback of each besides the script's), and its output folder is left as it was, here none."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from hf_elmo_cli.commands._args import INTERRUPTED, run_script
+from tests.conftest import REPO
+from tests.scripts.test_prepare_pretrain_en import write_shard
+
+
+def test_a_script_interrupted_says_so_in_one_line(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["some_script.py"])
+
+    def main() -> None:
+        raise KeyboardInterrupt
+
+    try:
+        run_script(main)
+    except KeyboardInterrupt:  # not let through to end the tests' run
+        pytest.fail("Ctrl-C came out of run_script, to end the script with Python's traceback")
+    except SystemExit as stopped:
+        assert stopped.code == INTERRUPTED == 130
+    else:
+        pytest.fail("run_script returned")
+    assert capsys.readouterr().err == "some_script.py: interrupted\n"
+
+
+def test_ctrl_c_while_prepare_pretrain_en_tokenises_is_one_line(tmp_path):
+    write_shard(tmp_path / "raw", paragraphs=200_000)  # seconds of tokenising, in two processes
+    out = tmp_path / "tok"
+    run = subprocess.Popen(
+        [sys.executable, str(REPO / "scripts" / "prepare_pretrain_en.py"), str(tmp_path / "raw"), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, which Ctrl-C signals whole, as a terminal's
+    )
+    deadline = time.monotonic() + 300
+    while not (out.exists() and any(out.iterdir())) and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)  # until the run's scratch folder is there: the workers start
+    time.sleep(2)
+    os.killpg(run.pid, signal.SIGINT)
+    _, err = run.communicate(timeout=300)
+    assert (run.returncode, err) == (INTERRUPTED, "prepare_pretrain_en.py: interrupted\n")
+    assert not out.exists()
