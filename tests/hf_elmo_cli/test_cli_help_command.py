@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hf_elmo_cli import main
+from tests.conftest import REPO
 
 
 @pytest.mark.parametrize(("argv", "usage"), [(["help", "embed"], "usage: elmo embed "), (["help"], "usage: elmo [-h]")])
@@ -22,3 +23,7 @@ def test_help_of_a_mistyped_command_names_the_closest(capsys):
         main(["help", "embd"])
     assert stopped.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1].endswith("(did you mean embed?)")
+
+
+def test_readme_names_elmo_help():
+    assert "`elmo help COMMAND` (as `elmo COMMAND --help`)" in (REPO / "README.md").read_text(encoding="utf-8")

@@ -133,3 +133,10 @@ def test_a_scripts_integer_option_refuses_in_the_same_form(script, argv, said, c
         module.main(argv)
     assert exit.value.code == 2
     assert capsys.readouterr().err.splitlines()[-1].endswith(f": error: {said}")
+
+
+def test_readme_quotes_the_refusal_as_elmo_says_it(capsys):
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    quoted = re.search(r"\(`(elmo embed: error: argument --tokens-per-batch: [^`]+)`\)", readme)
+    assert quoted is not None
+    assert quoted[1] == REFUSALS[0][1]
