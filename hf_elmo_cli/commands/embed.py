@@ -109,6 +109,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from hf_elmo.corpus import check_text_file
     from hf_elmo.devices import resolve_device, resolve_dtype
     from hf_elmo.embed import check_output, embed_file, run_shard
     from hf_elmo.loading import load_bilm, model_tokenizer, source_description
@@ -117,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
     shard = run_shard(args.shard)
     check_output(args.output, shard)  # before the model loads (embed_file checks it again)
+    check_text_file(args.input, "the input")  # so too (was: said after the model loaded, or downloaded)
     device = resolve_device(args.device)
     use_threads(args)
     model, source = load_bilm(args.model or DEFAULT_MODEL_NAME)
