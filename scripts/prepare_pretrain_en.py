@@ -11,8 +11,9 @@ blocks of a shard, block 0 goes to ``valid.txt`` and block 100 to ``test.txt`` (
     python scripts/prepare_pretrain_en.py ../shared/data/pretrain-en /tmp/pretrain-en-tok --train-fraction 0.4
 
 The files are written in a hidden folder of the run's inside the output folder (``.prepare-XXXXXXXX``) and moved
-into place at the end: a run stopped part-way (Ctrl-C, an error) leaves earlier outputs as they were and no file of
-its own, and the folder of a killed one (``kill -9``) is removed by the next run. One run writes a folder at a time
+into place at the end, the earlier outputs moved out first: a run stopped part-way (Ctrl-C, an error) leaves earlier
+outputs as they were and no file of its own; one killed (``kill -9``) while it moves them leaves some files of one
+run, never the splits of one beside those of another, and its folder is removed by the next run. One run writes a folder at a time
 (it holds ``prepare.json.lock``): a second fails at once.
 """
 
@@ -149,9 +150,35 @@ def prepare(args: argparse.Namespace, shards: list[str], staging: Path) -> None:
         "tokenizer": "spacy.blank('en') + sentencizer",
     }
     (staging / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
-    for name in (*(f"{split}.txt" for split in SPLITS), SUMMARY):
-        os.replace(staging / name, args.out_dir / name)
+    move_in(staging, args.out_dir, [*(f"{split}.txt" for split in SPLITS), SUMMARY])
     print(json.dumps(summary))
+
+
+def move_in(staging: Path, out_dir: Path, names: list[str]) -> None:
+    """Move the files ``names`` of ``staging`` into ``out_dir``, the last (the summary) last, so that the folder never
+    holds files of two runs: the earlier run's of those names are moved out into ``staging`` first, the last first
+    (was: moved in over them one by one, and a run killed part-way left a new ``train.txt`` beside the held-out text
+    and summary of other settings or data, which may overlap it). A run killed part-way leaves some of one run's
+    files, never a mix (its staging folder, with what it moved out, is removed by the next run); one stopped by an
+    error or Ctrl-C puts the earlier files back."""
+    replaced = staging / "replaced"
+    replaced.mkdir()
+    moved_out: list[str] = []
+    moved_in: list[str] = []
+    try:
+        for name in reversed(names):
+            if (out_dir / name).exists():
+                os.replace(out_dir / name, replaced / name)
+                moved_out.append(name)
+        for name in names:
+            os.replace(staging / name, out_dir / name)
+            moved_in.append(name)
+    except BaseException:
+        for name in moved_in:
+            os.replace(out_dir / name, staging / name)
+        for name in moved_out:
+            os.replace(replaced / name, out_dir / name)
+        raise
 
 
 if __name__ == "__main__":
