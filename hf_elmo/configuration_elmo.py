@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 import numbers
 import os
-import re
 import shutil
 import tempfile
 import threading
@@ -268,7 +268,13 @@ class _SavesOwnUnchanged(dict[str, float]):
 
 def _a_saves_own(name: object) -> bool:
     """Whether ``name`` is that of a save's own file in the folder it saves into (``_SavesOwnUnchanged``)."""
-    return isinstance(name, str) and (name in (SAVE_LOCK, MOVING_IN) or is_save_aside(name))
+    return isinstance(name, str) and any(fnmatch.fnmatchcase(name, pattern) for pattern in SAVES_OWN)
+
+
+def upload_ignored() -> list[str]:
+    """``huggingface_hub``'s ``upload_folder``'s ``ignore_patterns`` for a folder saved into: a save's own files
+    (``SAVES_OWN``) and what its hidden folder holds, which no push uploads (``elmo pretrain --push-to-hub``)."""
+    return [*SAVES_OWN, *(f"{pattern}/*" for pattern in SAVES_OWN)]
 
 
 class UploadsNoSaveLock:
@@ -721,11 +727,14 @@ SAVE_LOCK = ".elmo-saving.lock"
 #: The start of the name of the hidden folder, in the folder saved into, where a save writes its files before they
 #: are moved in (``saved_aside``): ``.elmo-saving-XXXXXXXX``, the X's ``tempfile.mkdtemp``'s.
 SAVE_ASIDE = ".elmo-saving-"
-_ASIDE_NAME = re.compile(re.escape(SAVE_ASIDE) + r"[a-z0-9_]{8}")
+_ASIDE_PATTERN = SAVE_ASIDE + "[a-z0-9_]" * 8
 #: The file, in a folder saved into, that names (one a line) the files a save was moving in (``saved_aside``): there
 #: while they are, and after a save killed meanwhile, when the folder may hold files of two saves, which
 #: ``check_saved_whole`` refuses to load; the next saves into the folder that rewrite those files remove it.
 MOVING_IN = ".elmo-moving-in"
+#: The names (``fnmatch`` patterns) of a save's own files in the folder it saves into, ``SAVE_LOCK``, ``MOVING_IN`` and
+#: the hidden folder it writes in (``is_save_aside``), which no push uploads (``_a_saves_own``, ``upload_ignored``).
+SAVES_OWN = (SAVE_LOCK, MOVING_IN, _ASIDE_PATTERN)
 #: The attribute of a thread that holds the folders (device, inode) whose save it holds, and the folders those saves
 #: are built in (``saving_into``: the model's save saves its config): on the thread, which the remote-code copies of
 #: this module (one a folder) share.
@@ -830,7 +839,7 @@ def _cannot_write(folder: str, error: OSError) -> OSError:
 def is_save_aside(name: str) -> bool:
     """Whether ``name`` is that of the hidden folder a save writes in before its files are moved in
     (``saved_aside``): a killed save leaves it, half-written, until the next save into its folder."""
-    return _ASIDE_NAME.fullmatch(name) is not None
+    return fnmatch.fnmatchcase(name, _ASIDE_PATTERN)
 
 
 def _folder_key(folder: str) -> tuple[int, int] | None:

@@ -203,16 +203,18 @@ def check_hub_repository(repo_id: str) -> None:
 
 
 def push_to_hub(out: Path, repo_id: str) -> None:
-    """Upload the model folder ``out`` to the Hub repository ``repo_id`` (created if need be); a failure is
-    an ``OSError`` saying that ``out`` is written and how to push it again."""
+    """Upload the model folder ``out`` to the Hub repository ``repo_id`` (created if need be), without a save's own
+    files (``upload_ignored``: the lock file that filelock leaves where there is no flock); a failure is an
+    ``OSError`` saying that ``out`` is written and how to push it again."""
     from huggingface_hub import HfApi
 
+    from hf_elmo.configuration_elmo import upload_ignored
     from hf_elmo.messages import first_line
 
     api = HfApi()
     try:
         api.create_repo(repo_id, exist_ok=True)
-        api.upload_folder(folder_path=str(out), repo_id=repo_id)
+        api.upload_folder(folder_path=str(out), repo_id=repo_id, ignore_patterns=upload_ignored())
     except Exception as err:  # the Hub client's: HTTP, network (httpx, no OSError), validation errors
         raise OSError(
             f"{out} is written, but pushing it to the Hub repository {repo_id} failed "

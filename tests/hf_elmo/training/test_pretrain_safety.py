@@ -20,6 +20,7 @@ import torch
 import hf_elmo.fileio
 import hf_elmo.training.trainer as trainer
 from hf_elmo.cli import main
+from hf_elmo.configuration_elmo import upload_ignored
 from hf_elmo.fileio import FREE_SPACE_RESERVE
 from hf_elmo.training.checkpoints import CHECKPOINT_FILE, SETTINGS_FILE, TRAIN_FILE_IDENTITY
 from hf_elmo.training.evaluation import valid_share_seen_in_training
@@ -1167,7 +1168,7 @@ def test_push_to_hub_is_checked_before_training_and_a_failed_push_says_the_folde
     monkeypatch.setattr(huggingface_hub.HfApi, "create_repo", lambda self, repo_id, **kw: pushed.append(repo_id))
     monkeypatch.setattr(huggingface_hub.HfApi, "upload_folder", lambda self, **kw: pushed.append(kw))
     assert pretrain(corpus, out, "--epochs", "1", "--push-to-hub", "me/elmo", "--overwrite") == 0
-    assert pushed == ["me/elmo", {"folder_path": str(out), "repo_id": "me/elmo"}]
+    assert pushed == ["me/elmo", {"folder_path": str(out), "repo_id": "me/elmo", "ignore_patterns": upload_ignored()}]
     assert capsys.readouterr().out.splitlines() == [f"wrote {out}", f"pushed {out} to me/elmo"]
 
 
