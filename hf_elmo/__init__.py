@@ -10,8 +10,6 @@ from importlib.metadata import PackageNotFoundError, version
 from transformers import (
     AutoConfig,
     AutoModel,
-    AutoModelForCausalLM,
-    AutoModelForMaskedLM,
     AutoModelForPreTraining,
     AutoModelForSequenceClassification,
     AutoModelForTokenClassification,
@@ -20,7 +18,7 @@ from transformers import (
 
 from . import loading  # noqa: F401  (installs the package's loader on the model and tokenizer classes)
 from .allennlp_elmo import Elmo
-from .auto_refused import NoMaskedOrCausalLM
+from .auto_refused import refuse_in_one_line
 from .char_ids import batch_to_ids
 from .configuration_elmo import ElmoConfig
 from .modeling_elmo import ElmoModel, ElmoModelOutput, ElmoPreTrainedModel, mean_pool
@@ -40,9 +38,9 @@ AutoModelForPreTraining.register(ElmoConfig, ElmoForBidirectionalLM, exist_ok=Tr
 AutoModelForTokenClassification.register(ElmoConfig, ElmoForTokenClassification, exist_ok=True)
 AutoModelForSequenceClassification.register(ElmoConfig, ElmoForSequenceClassification, exist_ok=True)
 AutoTokenizer.register(ElmoConfig, slow_tokenizer_class=ElmoTokenizer, exist_ok=True)
-# ELMo is neither: these refuse it in one line (transformers' error lists every config class it knows).
-AutoModelForMaskedLM.register(ElmoConfig, NoMaskedOrCausalLM, exist_ok=True)
-AutoModelForCausalLM.register(ElmoConfig, NoMaskedOrCausalLM, exist_ok=True)
+# Every other Auto model class (masked and causal LM, question answering, ...) refuses it in one line
+# (transformers' error lists every config class it knows).
+refuse_in_one_line()
 # Saved folders carry the code and an ``auto_map`` so that ``trust_remote_code=True`` works
 # without this package installed.
 ElmoConfig.register_for_auto_class()
