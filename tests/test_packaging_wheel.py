@@ -13,10 +13,12 @@ import pytest
 from packaging.requirements import Requirement
 
 import hf_elmo
+from hf_elmo.model_card import card_license_and_attribution
+from hf_elmo.pretrained import SHIPPED
 from tests.conftest import REPO
 
 PACKAGES = ("hf_elmo", "hf_elmo_cli", "spacy_elmo")
-SHIPPED = "hf_elmo/pretrained/elmo-2x1024-en"
+SHIPPED_FOLDER = "hf_elmo/pretrained/elmo-2x1024-en"
 
 
 def _repository_files(*paths: str) -> list[str]:
@@ -54,8 +56,8 @@ def test_each_import_package_is_marked_typed(wheel):
 
 
 def test_the_shipped_model_folder_travels_whole_and_alone(wheel):
-    shipped = {name for name in wheel.namelist() if name.startswith(f"{SHIPPED}/")}
-    assert shipped == set(_repository_files(SHIPPED))
+    shipped = {name for name in wheel.namelist() if name.startswith(f"{SHIPPED_FOLDER}/")}
+    assert shipped == set(_repository_files(SHIPPED_FOLDER))
     assert {"config.json", "model.safetensors", "tokenizer_config.json", "vocab.txt", "README.md"} <= {
         Path(name).name for name in shipped
     }
@@ -79,3 +81,12 @@ def test_the_metadata_is_pyprojects(wheel):
     plain = {Requirement(line) for line in metadata.get_all("Requires-Dist") if "extra ==" not in line}
     assert plain == {Requirement(line) for line in project["dependencies"]}
     assert "elmo = hf_elmo_cli:main" in _metadata(wheel, "entry_points.txt").splitlines()
+
+
+def test_the_licence_names_the_shipped_weights_licence_beside_the_codes(wheel):
+    """Was 'Apache-2.0' alone, the code's: a licence scanner took the CC BY-SA 3.0 weights for Apache's."""
+    licenses = Parser().parsestr(_metadata(wheel, "METADATA"))["License-Expression"].lower().split(" and ")
+    assert licenses[0] == "apache-2.0"
+    for folder in SHIPPED.values():
+        license, attribution = card_license_and_attribution(folder)
+        assert license in licenses and attribution, folder.name
