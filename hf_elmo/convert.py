@@ -42,9 +42,9 @@ from .fileio import (
     check_file_size_limit,
     check_locked_output,
     check_names_a_file,
-    check_writable_output,
     ensure_free_space,
     folder_for_the_run,
+    remove_stale_temporaries,
     sole_writer,
     write_text_atomic,
 )
@@ -555,10 +555,12 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     options), in their folders, made where missing (and removed again, empty,
     when the save fails: ``folder_for_the_run``); ``~`` is the home folder. Refused first, in one line naming
     it: one path for both, one that ends with a slash (a folder's, ``check_names_a_file``), is a folder, link or
-    device, lies under a file or in a folder that cannot be written (``check_writable_output``); and a disk
-    without room for the weights (``ensure_free_space``: HDF5 does not survive a full disk). A second save to
-    the same weights file while one runs fails at once (``sole_writer``: ``OutputBusyError``), rather than pair
-    its options file with the other's weights.
+    device, lies under a file or in a folder that cannot be written, or whose lock file's place holds something of
+    the user's (``check_locked_output``); and a disk without room for the weights (``ensure_free_space``: HDF5 does
+    not survive a full disk). A second save to the same weights file or options file while one runs fails at once
+    (``sole_writer``: ``OutputBusyError``), rather than pair its options file with the other's weights; the temporary
+    files that killed saves left beside either, and beside ``_pairing``'s file, are removed (was: those of the options
+    file and of ``_pairing``'s left for good).
     """
     import h5py
 
@@ -566,7 +568,7 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
     check_names_a_file(weights_path, "weights file", "weights.hdf5")
     options_path, weights_path = Path(options_path).expanduser(), Path(weights_path).expanduser()
     check_locked_output(weights_path, [options_path], inputs_are="the options file")
-    check_writable_output(options_path)
+    check_locked_output(options_path)
     state = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
     prefix = "" if "char_cnn.projection.weight" in state else f"{model.base_model_prefix}."
     state = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
@@ -578,9 +580,11 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
         folder_for_the_run(options_path.parent),
         folder_for_the_run(weights_path.parent),
         sole_writer(weights_path),  # one save of this pair at a time: never the options of one with the other's weights
+        sole_writer(options_path),  # and of the options file, whose killed saves' temporary files it removes
         atomic_file(options_path) as options_tmp,
         atomic_file(weights_path) as weights_tmp,
     ):
+        remove_stale_temporaries(weights_path.parent, _pairing(weights_path).name)  # a killed save's, as the lock's
         options_tmp.write_text(json.dumps(model.config.to_allennlp_options(), indent=2), encoding="utf-8")
         with h5py.File(weights_tmp, "w") as handle:
             for key, value in datasets.items():

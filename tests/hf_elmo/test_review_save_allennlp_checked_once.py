@@ -1,6 +1,6 @@
 """``save_allennlp`` checks its weights file once (``check_locked_output``, naming the options file where the two are
-one path), its options file once: was, the weights file checked twice (``check_writable_output``, then again inside
-``check_locked_output``)."""
+one path), its options file once (``check_locked_output``, as both are locked): was, the weights file checked twice
+(``check_writable_output``, then again inside ``check_locked_output``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hf_elmo import convert, fileio
+from hf_elmo import fileio
 from hf_elmo.convert import save_allennlp
 from hf_elmo.fileio import check_locked_output
 from tests.hf_elmo.random_inputs import clipped_random_model
@@ -23,7 +23,6 @@ def test_each_file_of_the_pair_is_checked_once(tmp_path, monkeypatch):
         return check(path, *args, **kwargs)
 
     monkeypatch.setattr(fileio, "check_writable_output", counted)
-    monkeypatch.setattr(convert, "check_writable_output", counted)
     options, weights = tmp_path / "options.json", tmp_path / "weights.hdf5"
     save_allennlp(clipped_random_model(), options, weights)
     assert sorted(checked) == [options, weights]
