@@ -268,6 +268,9 @@ class _SavesOwnUnchanged(dict[str, float]):
 
 def _a_saves_own(name: object) -> bool:
     """Whether ``name`` is that of a save's own file in the folder it saves into (``_SavesOwnUnchanged``)."""
+    # the hidden folders of saves too, although the push holds the folder's lock and no live save makes one meanwhile:
+    # a killed save's that ``saved_aside`` removed only in part (a file in it held open, on Windows) stays, changed
+    # since ``earlier_files``, which transformers would upload whole
     return isinstance(name, str) and any(fnmatch.fnmatchcase(name, pattern) for pattern in SAVES_OWN)
 
 
