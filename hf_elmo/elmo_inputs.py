@@ -111,6 +111,11 @@ def check_inputs(input_ids: Any, attention_mask: Any | None, width: int) -> tupl
     return input_ids, mask
 
 
+#: What a model reads, as ``takes_only_its_arguments`` says it after the arguments its forward takes (a
+#: class whose forward reads something else says that in its ``forward_inputs``).
+CHAR_ID_ROWS = "ELMo reads one sentence a row of char ids: no token_type_ids, position_ids or inputs_embeds"
+
+
 def takes_only_its_arguments(forward: _Method) -> _Method:
     """``forward`` of a model, refusing a keyword argument it does not take in one line that names it
     and the ones it takes (Python's ``TypeError`` said only "unexpected keyword argument"), e.g. a BERT
@@ -119,8 +124,12 @@ def takes_only_its_arguments(forward: _Method) -> _Method:
     Such an argument given as ``None`` says nothing and is dropped, so that generic code written for
     other models (``model(input_ids=..., token_type_ids=batch.get("token_type_ids"))``) runs; so are
     the tokenizer's outputs that are no input (``TOKENIZER_ONLY_OUTPUTS``: offsets, lengths), so that
-    ``model(**tokenizer(..., return_offsets_mapping=True))`` runs."""
-    taken = [name for name in inspect.signature(forward).parameters if name != "self"]
+    ``model(**tokenizer(..., return_offsets_mapping=True))`` runs. A required argument left out is
+    refused so too. Both refusals end with what the model reads: its class's ``forward_inputs``, by
+    default ``CHAR_ID_ROWS``."""
+    parameters = inspect.signature(forward).parameters
+    taken = [name for name in parameters if name != "self"]
+    required = [name for name in taken if parameters[name].default is inspect.Parameter.empty]
 
     @functools.wraps(forward)
     def checked(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
@@ -129,12 +138,18 @@ def takes_only_its_arguments(forward: _Method) -> _Method:
             for name, value in kwargs.items()
             if name not in taken and name not in TOKENIZER_ONLY_OUTPUTS and value is not None
         ]
+        reads = getattr(self, "forward_inputs", CHAR_ID_ROWS)
         if unknown:
             raise TypeError(
-                f"{type(self).__name__}.forward() takes no {', '.join(unknown)}: it takes {', '.join(taken)} (ELMo "
-                "reads one sentence a row of char ids: no token_type_ids, position_ids or inputs_embeds)"
+                f"{type(self).__name__}.forward() takes no {', '.join(unknown)}: it takes {', '.join(taken)} ({reads})"
             )
-        return forward(self, *args, **{name: value for name, value in kwargs.items() if name in taken})
+        kept = {name: value for name, value in kwargs.items() if name in taken}
+        missing = [name for name in required[len(args) :] if name not in kept]
+        if missing:
+            raise TypeError(
+                f"{type(self).__name__}.forward() is missing {', '.join(missing)}: it takes {', '.join(taken)} ({reads})"
+            )
+        return forward(self, *args, **kept)
 
     return cast(_Method, checked)
 

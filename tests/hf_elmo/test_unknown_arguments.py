@@ -35,10 +35,12 @@ TAKEN = {
 def test_forward_refuses_a_bert_tokenizers_token_type_ids_naming_the_arguments_it_takes(model_class):
     model = model_class(tiny_config(num_labels=2, vocab_size=20)).eval()
     ids = ElmoTokenizer()(["a b c", "d"], padding=True, return_tensors="pt")["input_ids"]
-    message = (
-        f"{model_class.__name__}.forward() takes no token_type_ids, foo: it takes {TAKEN[model_class]} (ELMo "
-        "reads one sentence a row of char ids: no token_type_ids, position_ids or inputs_embeds)"
+    reads = (
+        ElmoForBidirectionalLM.forward_inputs  # what the LM reads: test_tfuser_lm_collator_inputs.py
+        if model_class is ElmoForBidirectionalLM
+        else "ELMo reads one sentence a row of char ids: no token_type_ids, position_ids or inputs_embeds"
     )
+    message = f"{model_class.__name__}.forward() takes no token_type_ids, foo: it takes {TAKEN[model_class]} ({reads})"
     with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
         model(input_ids=ids, token_type_ids=torch.zeros(2, 3, dtype=torch.long), foo=1)
 
