@@ -140,9 +140,18 @@ def check_lm_inputs(input_ids: Any, lengths: Any, labels: Any, config: ElmoConfi
         if value.dtype not in dtypes:
             kinds = ", ".join(str(d).removeprefix("torch.") for d in dtypes)
             raise TypeError(f"{name} must be an integer tensor ({kinds}), got {value.dtype}")
-    shape = "(batch, steps)" if words else f"(batch, steps, {config.max_characters_per_token})"
-    if input_ids.dim() != (2 if words else 3) or (not words and input_ids.shape[-1] != config.max_characters_per_token):
-        raise ValueError(f"input_ids must have shape {shape}, got {tuple(input_ids.shape)}")
+    width = config.max_characters_per_token
+    if input_ids.dim() != (2 if words else 3) or (not words and input_ids.shape[-1] != width):
+        got = tuple(input_ids.shape)
+        if words:
+            raise ValueError(
+                f"input_ids must have shape (batch, steps), got {got}: this LM reads word ids (token_embedding='word'), "
+                "not char ids; make them with collate_sentences(sentences, vocabulary, word_inputs=True)"
+            )
+        raise ValueError(
+            f"input_ids must have shape (batch, steps, {width}), got {got}: this LM reads {width} char ids a token; "
+            f"make them with collate_sentences(sentences, vocabulary, max_characters_per_token={width})"
+        )
     batch, steps = input_ids.shape[:2]
     if batch == 0 or steps == 0:
         do = (
