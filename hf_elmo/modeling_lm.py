@@ -220,7 +220,12 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)
         if config.vocab_size is None:
-            raise ElmoConfigError("vocab_size", "must be set for ElmoForBidirectionalLM (the words of its softmax)")
+            raise ElmoConfigError(
+                "vocab_size",
+                "must be set for ElmoForBidirectionalLM (the words of its softmax): a config without it is a biLM's "
+                "alone, which ElmoModel loads (an LM with its softmax is a folder of elmo pretrain, or the shipped "
+                "model); to build a fresh softmax, set it to the number of words of your vocab.txt",
+            )
         self.elmo = ElmoModel(config)
         self.softmax = ElmoSoftmax(config.vocab_size, config.projection_dim)
         self.post_init()
