@@ -67,16 +67,20 @@ def write_model_card(
     path: str = ".",
     base_model: str | None = None,
     reads_word_ids: bool = False,
+    language: str | None = None,
 ) -> Path:
     """Write ``folder/README.md``: Hub metadata, a description, a provenance table and usage.
 
     ``license`` ``None`` leaves the licence out of the metadata (one that is not known);
     ``base_model`` (a Hub id) goes into the metadata of a model trained on from that one;
+    ``language`` (an ISO 639 code, e.g. ``en``: the Hub's language filter) that of a model whose
+    training text is known to be in that language;
     ``reads_word_ids`` (a word-embedding baseline, ``token_embedding="word"``) gives the usage
     code that looks words up in ``vocab.txt`` in place of the tokenizer's char ids, and no
     ``feature-extraction`` tag: that pipeline feeds the model char ids, which it refuses.
     """
     data = ModelCardData(
+        language=language,
         license=license,
         base_model=base_model,
         library_name="transformers",

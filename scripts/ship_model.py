@@ -285,6 +285,7 @@ def main() -> None:
             ),
             provenance=rows,
             license="cc-by-sa-3.0",
+            language="en",  # pretrain-en: English Wikipedia and Wikinews
             path=f"hf_elmo/pretrained/{model_name}",  # hf_elmo.pretrained.SHIPPED names it hf-elmo:NAME
         )
     size = sum(p.stat().st_size for p in args.out_dir.iterdir())

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 import torch
+from huggingface_hub.repocard import metadata_load
 
 from hf_elmo.cli import main as elmo_main
 from hf_elmo.fileio import strict_json
@@ -62,6 +63,7 @@ def test_ship_model_names_the_folder_and_writes_card_and_figures(tmp_path):
     assert "lower perplexity on every evaluation set" in card and "baseline has the lower" not in card
     assert "the baseline is the same biLM with a word embedding instead of the char CNN" in card
     assert "91.0 / 89.0 / 90.0" in card and "2-core test VM" in card and "CC BY-SA 3.0" in card
+    assert metadata_load(out / "README.md")["language"] == "en"
     assert "| spaCy CoNLL-2003 test F1: ELMo vs baseline | 80.8 / 81.7 vs 79.2 / 79.7 (mean +1.8) |" in card
     assert str(tmp_path) not in card and str(tmp_path) not in (out / "training.json").read_text()
     assert json.loads((out / "training.json").read_text())["figures"]["baseline"]["held-out test"]["average"] == 120
