@@ -1054,7 +1054,9 @@ def push_saved(
     what = f"{type(saver).__name__}.save_pretrained(push_to_hub=True)"
     with push_errors_said(saver.package_loader, what, repo_id, saved=folder):
         repo_id = hf_api().create_repo(repo_id, exist_ok=True, **hub).repo_id
-        if card:
+        if card and own_card_pushed(folder, repo_id, hub.get("token")):
+            files_timestamps = {name: time for name, time in files_timestamps.items() if name != "README.md"}
+        elif card:
             model_card = create_and_tag_model_card(repo_id, saver.model_tags, token=hub.get("token"))
             model_card.save(os.path.join(folder, "README.md"))
         saver._upload_modified_files(
@@ -1065,6 +1067,23 @@ def push_saved(
             token=hub.get("token"),
             create_pr=create_pr,
         )
+
+
+def own_card_pushed(folder: str, repo_id: str, token: str | None) -> bool:
+    """Whether the model's ``save_pretrained(folder, push_to_hub=True)`` uploads ``folder``'s own model card
+    (``elmo convert``'s, ``elmo pretrain``'s, the user's) as it is: where the repository has no card yet. Where it
+    has one, transformers' card is written in its place, the repository's (tagged); where neither has one, its
+    template. Was: the folder's card replaced by that template, its licence, attribution and provenance lost."""
+    from huggingface_hub import ModelCard
+    from huggingface_hub.errors import EntryNotFoundError
+
+    if not os.path.isfile(os.path.join(folder, "README.md")):
+        return False
+    try:
+        ModelCard.load(repo_id, token=token)
+    except EntryNotFoundError:
+        return True
+    return False
 
 
 def earlier_files(saver: Any, folder: str) -> dict[str, float]:
