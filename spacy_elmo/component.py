@@ -35,7 +35,7 @@ from hf_elmo import ElmoModel
 from hf_elmo.configuration_elmo import SPACY_PREFIX
 from hf_elmo.fileio import check_writable, ensure_free_space
 from hf_elmo.loading import BILM_FOLDER, NO_BILM_FILE
-from hf_elmo.messages import some_of
+from hf_elmo.messages import described, is_number, some_of
 from hf_elmo.modeling_elmo import check_config_reads_char_ids
 from hf_elmo.output_folders import build_aside, others_files, output_kind
 
@@ -227,6 +227,16 @@ class ElmoComponent(TrainablePipe):
     def predict(self, docs: Iterable[Doc]) -> list[Floats3d]:
         """The (L+1, n_tokens, 2P) layers of each doc."""
         return self._layers(list(docs), is_train=False)[0]
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """spaCy's ``TrainablePipe.pipe``, a ``batch_size`` that is no whole number >= 1 refused in one line:
+        spaCy's batching makes no batch of 0 docs, so ``nlp.pipe(texts, batch_size=0)`` gave no docs, silently."""
+        if not (is_number(batch_size, whole=True) and batch_size >= 1):
+            raise ValueError(
+                f"the elmo component {self.name!r}: batch_size (nlp.pipe's or nlp.evaluate's, or component_cfg="
+                f"{{{self.name!r}: {{'batch_size': N}}}}) must be a whole number >= 1 of docs, got {described(batch_size)}"
+            )
+        yield from super().pipe(stream, batch_size=batch_size)
 
     @property
     def sets_token_vectors(self) -> bool:
