@@ -125,7 +125,7 @@ def _integer_refused(text: str, wanted: str, least: int | None, most: int | None
         number = decimal.Decimal(text)
     except decimal.InvalidOperation:
         number = decimal.Decimal("nan")
-    whole = number.is_finite() and abs(number) < 10**40 and number == number.to_integral_value()
+    whole = number.is_finite() and number.adjusted() < 40 and number == number.to_integral_value()
     digits = int(number) if whole else None
     fits = digits is not None and (least is None or digits >= least) and (most is None or digits <= most)
     hint = f" (write it in digits: {digits})" if fits else ""

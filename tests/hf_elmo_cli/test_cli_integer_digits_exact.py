@@ -21,7 +21,7 @@ def test_the_digits_hint_is_exact(text, digits):
         assert str(caught.value).endswith(f"got '{text}' (write it in digits: {digits})")
 
 
-@pytest.mark.parametrize("text", ["nan", "inf", "-inf", "1e400", "2.5", "lots", "0x10"])
+@pytest.mark.parametrize("text", ["nan", "inf", "-inf", "1e400", "1e1000000", "1e-1000000", "2.5", "lots", "0x10"])
 def test_no_digits_hint_for_what_is_no_whole_number_in_range(text):
     with pytest.raises(argparse.ArgumentTypeError) as caught:
         integer(text)
