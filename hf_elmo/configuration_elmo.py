@@ -940,13 +940,16 @@ def check_saved_whole(name_or_path: Any, subfolder: str = "") -> None:
     """Refuse, in one line naming the files, to load the folder ``name_or_path`` (its ``subfolder``) where a save into
     it was killed while it moved its files in (``MOVING_IN``, ``saved_aside``), so that it may hold files of two saves
     (was: loaded silently mixed, shards of both, or new weights with the earlier ``config.json``): the model's,
-    config's and tokenizer's ``from_pretrained``. A save moving its files in now is waited for (``_save_ended``), then
-    the folder loads. A name that is no folder (a Hub repository) passes."""
+    config's and tokenizer's ``from_pretrained``. Saves under way into the folder are waited for first
+    (``_saves_ended``), then the folder is looked at again. A name that is no folder (a Hub repository) passes."""
     if not isinstance(name_or_path, (str, os.PathLike)):  # the config converted from the original files
         return
     folder = os.path.join(name_or_path, subfolder) if subfolder else os.fspath(name_or_path)
     listed = os.path.join(folder, MOVING_IN)
-    if os.path.lexists(listed) and not (_save_ended(folder) and not os.path.lexists(listed)):
+    if not os.path.lexists(listed):
+        return
+    _saves_ended(folder, listed)
+    if os.path.lexists(listed):
         raise OSError(
             f"{folder} may hold files of two saves, mixed: a save_pretrained into it was killed while it moved in "
             f"{', '.join(sorted(_mixed(folder))) or 'its files'} (named in {MOVING_IN}); save that model or tokenizer "
@@ -954,26 +957,30 @@ def check_saved_whole(name_or_path: Any, subfolder: str = "") -> None:
         )
 
 
-def _save_ended(folder: str) -> bool:
-    """Whether a save into ``folder`` held its lock (``_flocked``) and has now ended: waited for, as a save moving its
-    files in holds it for moments (and one pushing, for its upload). ``False`` where none held it (a killed save's
-    lock file holds no lock) and where there is no ``flock`` (Windows: there a load during a save's moves is refused
-    as after a killed save)."""
+def _saves_ended(folder: str, listed: str) -> None:
+    """Wait, saying so once, while ``listed`` is there and a save into ``folder`` holds its lock (``_flocked``): a
+    save moving its files in holds it for moments (one pushing, for its upload), and the next save may take it
+    after. Where there is no ``flock`` (Windows), nothing is waited for: there a load during a save's moves is
+    refused as after a killed save. A killed save's lock file holds no lock."""
     if fcntl is None:
-        return False
-    try:
-        fd = os.open(os.path.join(folder, SAVE_LOCK), os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:  # no save holds the folder
-        return False
-    try:
+        return
+    said = False
+    while os.path.lexists(listed):
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            return False
-        except BlockingIOError:
-            fcntl.flock(fd, fcntl.LOCK_SH)
-            return True
-    finally:
-        os.close(fd)
+            fd = os.open(os.path.join(folder, SAVE_LOCK), os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:  # no save holds the folder
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return  # none holds it
+            except BlockingIOError:
+                if not said:
+                    _logger.warning(f"{folder} is being saved by another process: loading it waits for the save")
+                    said = True
+                fcntl.flock(fd, fcntl.LOCK_SH)
+        finally:
+            os.close(fd)
 
 
 def _moved_in(aside: str, name: str, folder: str) -> None:
