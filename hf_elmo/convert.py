@@ -26,6 +26,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -525,6 +526,32 @@ def _pairing(weights_path: Path) -> Path:
     return weights_path.with_name(f".{weights_path.name}.pairing")
 
 
+@contextmanager
+def _paired_while_renamed(weights_path: Path, options_path: Path) -> Iterator[Callable[[], object]]:
+    """``save_allennlp``'s ``_pairing`` file: yields what writes it (before the renames), removes it when the block
+    ends, and, where the block ends with an error or Ctrl-C before the weights were renamed in (the weights file the
+    earlier one, the pair as it was), removes it too (was: left, so that loading refused the earlier pair as mixed);
+    where the weights were renamed in and the options not, it stays."""
+    pairing = _pairing(weights_path)
+    earlier = _file_identity(weights_path)
+    try:
+        yield lambda: write_text_atomic(pairing, f"{options_path.resolve()}\n")
+    except BaseException:
+        if _file_identity(weights_path) == earlier:
+            pairing.unlink(missing_ok=True)
+        raise
+    pairing.unlink()
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of ``path`` (a rename into its place changes them), ``None`` where there is none."""
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
 def elmo_state_dict(weights_path: PathLike, config: ElmoConfig) -> dict[str, torch.Tensor]:
     """Read ``weights_path`` and return ``ElmoModel`` parameters (names without a prefix)."""
     table = weight_table(config)
@@ -581,6 +608,7 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
         folder_for_the_run(weights_path.parent),
         sole_writer(weights_path),  # one save of this pair at a time: never the options of one with the other's weights
         sole_writer(options_path),  # and of the options file, whose killed saves' temporary files it removes
+        _paired_while_renamed(weights_path, options_path) as write_pairing,
         atomic_file(options_path) as options_tmp,
         atomic_file(weights_path) as weights_tmp,
     ):
@@ -589,5 +617,4 @@ def save_allennlp(model: Any, options_path: PathLike, weights_path: PathLike) ->
         with h5py.File(weights_tmp, "w") as handle:
             for key, value in datasets.items():
                 handle.create_dataset(key, data=value)
-        write_text_atomic(_pairing(weights_path), f"{options_path.resolve()}\n")  # until both are renamed in
-    _pairing(weights_path).unlink()
+        write_pairing()  # until both are renamed in

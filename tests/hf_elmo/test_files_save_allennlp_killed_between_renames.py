@@ -47,3 +47,29 @@ def test_a_pair_whose_save_was_killed_between_its_renames_is_refused_until_saved
     save_allennlp(other_model(), options, weights)
     assert load_allennlp(options, weights).config.cell_clip == 2.0
     assert not [path.name for path in tmp_path.iterdir() if path.name.endswith(".pairing")]
+
+
+@pytest.mark.parametrize("interrupted", [KeyboardInterrupt, OSError])
+def test_a_save_stopped_before_the_weights_are_renamed_in_leaves_the_earlier_pair_loadable(
+    tmp_path, monkeypatch, interrupted
+):
+    """Ctrl-C or an error as the weights are renamed in (their fsync, a large file's longest step): the earlier pair
+    is whole, and loads (was: refused as mixed, the pairing file left); a new folder is removed again."""
+    options, weights = tmp_path / "options.json", tmp_path / "weights.hdf5"
+    save_allennlp(clipped_random_model(), options, weights)
+    new_options, new_weights = tmp_path / "new" / "options.json", tmp_path / "new" / "weights.hdf5"
+    replace = os.replace
+
+    def stopped(source: str, target: str) -> None:
+        if Path(target).name == "weights.hdf5":
+            raise interrupted("stopped")
+        replace(source, target)
+
+    monkeypatch.setattr(os, "replace", stopped)
+    for pair in ((options, weights), (new_options, new_weights)):
+        with pytest.raises(interrupted):
+            save_allennlp(other_model(), *pair)
+    monkeypatch.undo()
+    assert load_allennlp(options, weights).config.cell_clip == clipped_random_model().config.cell_clip
+    assert not [path.name for path in tmp_path.iterdir() if path.name.endswith(".pairing")]
+    assert not (tmp_path / "new").exists()
