@@ -107,6 +107,13 @@ def run(args: argparse.Namespace) -> int:
             f"{args.file} is a shipped model's name and {args.model} a file: give the model first "
             f"(elmo perplexity {args.file} {args.model})"
         )
+    elif args.json and args.file.lower().endswith(".json") and Path(args.model).is_file() and not _zip(args.model):
+        # FILE --json OUT.json, as the scripts' --json takes a file (was: 'FILE is a file, but a model is a folder',
+        # or OUT.json's 'no such file')
+        raise ValueError(
+            f"--json takes no file: it prints the figures as JSON on stdout, and {args.file} was read as FILE and "
+            f"{args.model} as MODEL; to write them to a file: elmo perplexity {args.model} --json > {args.file}"
+        )
     model = one_model(args.model, args.model_option)
 
     from hf_elmo.corpus import read_corpus
@@ -160,6 +167,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.file}: {predictions_text(result)}")
         print(perplexity_line(result))
     return 0
+
+
+def _zip(path: str) -> bool:
+    """Whether the file ``path`` is a zip archive, as a model of the original files may be."""
+    import zipfile
+
+    return zipfile.is_zipfile(path)
 
 
 def _shipped_name(text: str) -> bool:
