@@ -20,7 +20,8 @@ which one may be replaced, and how one is built aside and swapped in).
   (``check_locked_output`` with ``sole_writer``) refuses, before a long run, an output file that
   ``atomic_file`` could not write. ``scratch_folder(prefix)``: a run's own folder of scratch files (a script's
   models, its parts of files), removed however the run ends; one that a killed run left is removed by the next
-  run of the same prefix, as its ``flock`` is free.
+  run of the same prefix, as its ``flock`` is free. ``swap_folder_in``: a new folder renamed in for an earlier one,
+  which a swap killed between its two renames leaves moved out, for the next run to put back (``put_back``).
 - ``ensure_free_space``: refuse a write that would fill the disk (HDF5 does not survive a full
   disk: it reports the failed writes while freeing objects and then crashes), in one line
   (``oserror_in_one_line``: an ``OSError`` with its errno, without the ``[Errno N]`` prefix), and
@@ -95,7 +96,9 @@ def fsync_folder(folder: Path) -> None:
 def swap_folder_in(new: Path, out: Path, old: Path) -> None:
     """Rename the folder ``new`` to ``out``, an existing ``out`` renamed to ``old`` first (beside it, for the caller
     to remove once the new one is in place); when the second rename fails, ``out`` is put back, so that a failed
-    swap leaves the old folder where it was."""
+    swap leaves the old folder where it was. One killed between the two renames leaves it at ``old``, ``out``
+    missing: the next run puts it back first (``put_back``: ``output_folders.build_aside``, and for a run whose
+    ``old`` is ``SWAPPED_OUT`` in its scratch folder, ``put_back_swapped_out``)."""
     if out.exists() or out.is_symlink():
         os.replace(out, old)
     try:
@@ -104,6 +107,29 @@ def swap_folder_in(new: Path, out: Path, old: Path) -> None:
         if old.exists() or old.is_symlink():
             os.replace(old, out)
         raise
+
+
+#: The name, in a run's scratch folder (``scratch_folder``), of the earlier folder that ``swap_folder_in`` moves out
+#: there for a new one, removed with the scratch folder (``put_back_swapped_out``: a killed run's put back).
+SWAPPED_OUT = "replaced"
+
+
+def put_back(old: Path, out: Path) -> None:
+    """Rename ``old``, the folder that a ``swap_folder_in`` killed between its two renames moved out of ``out``'s place,
+    back to ``out`` where ``out`` is still missing: the next run finds the earlier folder as it was (and replaces it
+    only as it replaces any), never removed with what the killed run left."""
+    if old.is_dir() and not old.is_symlink() and not (out.exists() or out.is_symlink()):
+        os.replace(old, out)
+
+
+def put_back_swapped_out(out: PathLike, prefix: str) -> None:
+    """Put back ``out`` where a run killed between ``swap_folder_in``'s two renames left it moved out into its scratch
+    folder (``SWAPPED_OUT`` in ``scratch_folder(prefix, out's folder)``, which no live process holds), ``out``
+    missing (``put_back``). For the run's next run, before it checks ``out``: its ``scratch_folder`` removes that
+    folder (was: with the earlier ``out`` in it)."""
+    out = Path(out)
+    for stale in abandoned_folders(out.parent, _scratch_names(prefix)):
+        put_back(stale / SWAPPED_OUT, out)
 
 
 def check_output_file(path: PathLike, inputs: Iterable[PathLike] = (), inputs_are: str = "the input") -> Path:
@@ -524,7 +550,7 @@ def scratch_folder(prefix: str, parent: PathLike | None = None) -> Iterator[Path
     however it ends. It holds an ``flock`` for as long as its process lives, so that the folders of ``prefix``
     that killed runs left there (``kill -9``) are recognised and removed first, never a live run's."""
     parent = Path(tempfile.gettempdir() if parent is None else parent)
-    for stale in abandoned_folders(parent, re.compile(re.escape(prefix) + r"[a-z0-9_]{8}")):
+    for stale in abandoned_folders(parent, _scratch_names(prefix)):
         shutil.rmtree(stale, ignore_errors=True)
     folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     with folder_locked(folder):
@@ -532,6 +558,11 @@ def scratch_folder(prefix: str, parent: PathLike | None = None) -> Iterator[Path
             yield folder
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _scratch_names(prefix: str) -> re.Pattern[str]:
+    """The names of ``scratch_folder``'s folders of ``prefix`` (``tempfile.mkdtemp``'s X's after it)."""
+    return re.compile(re.escape(prefix) + r"[a-z0-9_]{8}")
 
 
 @contextmanager

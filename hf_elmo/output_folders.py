@@ -45,6 +45,7 @@ from .fileio import (
     folder_locked,
     fsync_folder,
     is_or_holds,
+    put_back,
     swap_folder_in,
     unwritable_in_one_line,
 )
@@ -287,7 +288,7 @@ def restore_moved_aside(out_dir: PathLike) -> None:
     removed as a stale staging folder."""
     old = moved_aside(out_dir)
     if old is not None:
-        old.rename(Path(out_dir).expanduser())
+        put_back(old, Path(out_dir).expanduser())
 
 
 def remove_stale_staging(out_dir: PathLike) -> None:

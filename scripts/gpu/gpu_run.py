@@ -187,21 +187,24 @@ def check_pack_replaceable(out: Path, tokenised: Path | None) -> None:
 
 def pack(args: argparse.Namespace) -> None:
     """Build the pack in a hidden folder beside ``--out`` (``.OUT.packing-XXXXXXXX/OUT``: a killed run's is removed by
-    the next, with the earlier pack that it moved there), renamed into place when whole: a failed or interrupted pack
-    leaves an earlier one as it was."""
+    the next, which first puts back the earlier pack that it moved there, ``put_back_swapped_out``), renamed into place
+    when whole: a failed or interrupted pack leaves an earlier one as it was."""
+    from hf_elmo.fileio import SWAPPED_OUT, put_back_swapped_out, scratch_folder, swap_folder_in
+
     out = Path(args.out)
+    put_back_swapped_out(out, f".{out.name}.packing-")  # by a pack killed between its renames, before the checks
     if out.exists() and any(out.iterdir()):
         if not args.overwrite:
             raise FileExistsError(f"{out} is not empty (pass --overwrite to replace it)")
         check_pack_replaceable(out, Path(args.tokenised) if args.tokenised else None)
     out.parent.mkdir(parents=True, exist_ok=True)
-    from hf_elmo.fileio import scratch_folder, swap_folder_in
-
     with scratch_folder(f".{out.name}.packing-", out.parent) as scratch:
         building = scratch / out.name
         building.mkdir()
         manifest = build_pack(args, building)
-        swap_folder_in(building, out, scratch / "replaced")  # the old pack put back if the new one cannot be renamed in
+        swap_folder_in(
+            building, out, scratch / SWAPPED_OUT
+        )  # the old pack put back if the new one cannot be renamed in
     print(
         f"{out}: {len(manifest['pieces'])} part(s) of at most {manifest['part_bytes']:,} bytes, "
         f"{manifest['bytes']:,} bytes in all; {manifest['train_tokens']:,} training tokens, vocabulary "
@@ -316,15 +319,16 @@ def evalpack(args: argparse.Namespace) -> None:
     which is swapped in for the pack (``swap_folder_in``), so that one that fails midway (a full disk) or cannot be
     renamed in leaves both as they were (was: the manifest renamed in before the bundle, which a failure between the
     two left naming a bundle that was not there). The pack it replaces is moved into that copy's folder, removed
-    with it (a killed run's by the next)."""
+    with it (a killed run's by the next, which first puts back a pack that no new one replaced)."""
     sys.path.insert(0, str(REPO / "scripts"))
     from wikitext_sentences import sentences
 
-    from hf_elmo.fileio import scratch_folder, swap_folder_in, write_text_atomic
+    from hf_elmo.fileio import SWAPPED_OUT, put_back_swapped_out, scratch_folder, swap_folder_in, write_text_atomic
 
     out = Path(args.out)
-    manifest = json.loads((out / MANIFEST).read_text())
     pack = out.resolve()  # a symbolic link to the pack stays one
+    put_back_swapped_out(pack, f".{pack.name}.evalpack-")  # by an evalpack killed between its renames
+    manifest = json.loads((out / MANIFEST).read_text())
     with scratch_folder(f".{pack.name}.evalpack-", pack.parent) as scratch:
         shutil.copyfile(args.test, scratch / "test.txt")
         with (
@@ -342,7 +346,7 @@ def evalpack(args: argparse.Namespace) -> None:
         manifest["eval"] = {"name": EVAL_BUNDLE, "files": list(EVAL_FILES), "sha256": sha256(bundle)}
         manifest["eval"]["bytes"] = bundle.stat().st_size
         write_text_atomic(new / MANIFEST, json.dumps(manifest, indent=2) + "\n")  # renamed over the link
-        swap_folder_in(new, pack, scratch / "replaced")  # the pack put back if the new one cannot be renamed in
+        swap_folder_in(new, pack, scratch / SWAPPED_OUT)  # the pack put back if the new one cannot be renamed in
     print(f"{out / EVAL_BUNDLE}: {manifest['eval']['bytes']:,} bytes ({', '.join(EVAL_FILES)})")
     print_calls(out, manifest)
 

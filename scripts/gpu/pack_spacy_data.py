@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # scripts/: sha
 from bench_spacy import TASKS  # noqa: E402
 from gpu_run import CALL_LIMIT, MiB, travelling_bytes  # noqa: E402
 
-from hf_elmo.fileio import scratch_folder, swap_folder_in  # noqa: E402
+from hf_elmo.fileio import SWAPPED_OUT, put_back_swapped_out, scratch_folder, swap_folder_in  # noqa: E402
 from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, run_script  # noqa: E402
 
 from shared_data import shared_dir  # noqa: E402
@@ -57,7 +57,8 @@ def tree_bytes(path: Path) -> int:
 def pack(out: Path, tasks: list[str], also_carried: list[Path], overwrite: bool) -> int:
     """Write the folder, built in a hidden scratch folder beside it (``.OUT.packing-XXXXXXXX/OUT``) and swapped in
     when whole (``swap_folder_in``): a run that fails or is killed leaves the earlier pack as it was (was: removed
-    before the new one was renamed in, and a kill meanwhile left it half-removed, or none); its bytes."""
+    before the new one was renamed in, and a kill meanwhile left it half-removed, or none; one killed between the
+    renames leaves it in its scratch folder, put back by the next run, ``put_back_swapped_out``); its bytes."""
     shared = shared_dir()
     relative = files_to_copy(tasks)
     size = sum((shared / r).stat().st_size for r in relative)
@@ -70,6 +71,7 @@ def pack(out: Path, tasks: list[str], also_carried: list[Path], overwrite: bool)
             f"{out.name}: {size / MiB:.1f} MiB of data + {beside / MiB:.1f} MiB of working tree and carried "
             f"paths exceed one device call's {CALL_LIMIT / MiB:.0f} MiB: pack fewer --tasks or carry less"
         )
+    put_back_swapped_out(out, f".{out.name}.packing-")  # by a run killed between its renames, before the check
     if out.exists() and not overwrite:
         raise FileExistsError(f"{out} exists (pass --overwrite to replace it)")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -78,7 +80,7 @@ def pack(out: Path, tasks: list[str], also_carried: list[Path], overwrite: bool)
         for r in relative:
             (building / r).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(shared / r, building / r)
-        swap_folder_in(building, out, scratch / "replaced")  # the earlier pack removed with the scratch folder
+        swap_folder_in(building, out, scratch / SWAPPED_OUT)  # the earlier pack removed with the scratch folder
     print(
         f"{out}: {len(relative)} files, {size / MiB:.1f} MiB from {shared} (tasks {' '.join(tasks)}); with the "
         f"working tree and carried paths a call takes {(size + beside) / MiB:.1f} of {CALL_LIMIT / MiB:.0f} MiB"
