@@ -712,8 +712,10 @@ def collect(args: argparse.Namespace) -> None:
 def assemble(args: argparse.Namespace) -> None:
     """Join the pieces found in FOLDERS (the files of one or more collect calls) and unpack them; with
     ``--overwrite``, in place of an earlier assembly of the same folder (``check_assembly_replaceable``), moved
-    aside before the new one is renamed in and removed last."""
-    from hf_elmo.fileio import swap_folder_in
+    aside before the new one is renamed in and removed last; in a hidden scratch folder in ``--dest``
+    (``.FOLDER.assembling-XXXXXXXX``), which the next run removes after a kill, first putting back an earlier assembly
+    that it moved out (was: a ``tmpXXXXXXXX`` folder left for good, with the earlier assembly in it)."""
+    from hf_elmo.fileio import SWAPPED_OUT, put_back_swapped_out, scratch_folder, swap_folder_in
 
     folders = [Path(f) for f in args.folders]
     manifests = [f / f"{args.what}-{MANIFEST}" for f in folders if (f / f"{args.what}-{MANIFEST}").is_file()]
@@ -723,12 +725,13 @@ def assemble(args: argparse.Namespace) -> None:
     dest = Path(args.dest)
     target = dest / manifest["folder"]
     dest.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=dest) as tmp:
-        joined = Path(tmp) / "joined.tar"
+    put_back_swapped_out(target, f".{target.name}.assembling-")  # by an assemble killed between its renames
+    with scratch_folder(f".{target.name}.assembling-", dest) as tmp:  # a killed run's, removed by the next
+        joined = tmp / "joined.tar"
         join_pieces(manifest, folders, joined)
         with tarfile.open(joined) as tar:
             tar.extractall(tmp, filter="data")
-        assembled, replaced = Path(tmp) / manifest["folder"], Path(tmp) / "replaced"
+        assembled, replaced = tmp / manifest["folder"], tmp / SWAPPED_OUT
         if target.exists() or target.is_symlink():
             check_assembly_replaceable(target, assembled)  # said with or without --overwrite
             if not args.overwrite:

@@ -1,8 +1,9 @@
-"""``gpu_run.py pack`` and ``evalpack`` (and ``pack_spacy_data.py``) killed (kill -9) between ``swap_folder_in``'s two
-renames, the earlier pack moved out into the run's scratch folder and the new one not yet in: the next run puts the
-earlier pack back first (``fileio.put_back_swapped_out``), and checks it as any earlier pack (was: the next run found
-no pack, and removed the earlier one with the killed run's scratch folder: a pack without --overwrite written in its
-place, an evalpack failed on the missing manifest)."""
+"""``gpu_run.py pack``, ``evalpack`` and ``assemble`` (and ``pack_spacy_data.py``) killed (kill -9) between
+``swap_folder_in``'s two renames, the earlier folder moved out into the run's scratch folder and the new one not yet
+in: the next run puts the earlier one back first (``fileio.put_back_swapped_out``), and checks it as any earlier one
+(was: the next run found none, and removed the earlier one with the killed run's scratch folder: a pack without
+--overwrite written in its place, an evalpack failed on the missing manifest; an assemble's was left for good in a
+``tmpXXXXXXXX`` folder)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 
 from hf_elmo.fileio import SWAPPED_OUT
 from tests.conftest import REPO, load_script
+from tests.scripts.test_gpu_run import failure
+from tests.scripts.test_gpu_run_assemble_overwrite import _collected
 from tests.scripts.test_gpu_run_evalpack_whole import _pack
 from tests.scripts.test_gpu_run_pack_overwrite import earlier_pack
 
@@ -80,3 +83,18 @@ def test_pack_spacy_data_puts_back_the_pack_that_a_run_killed_between_the_rename
     with pytest.raises(FileExistsError, match="exists"):  # put back, then checked: not replaced without --overwrite
         packer.pack(out, ["sst2"], [], overwrite=False)
     assert {path.name: path.read_text() for path in out.iterdir()} == {"earlier.txt": "earlier"}
+
+
+def test_an_assemble_killed_between_the_renames_leaves_the_earlier_assembly_for_the_next_run(tmp_path, capsys):
+    out, runs = _collected(tmp_path), tmp_path / "runs"
+    gpu_run.main(["assemble", str(out), "--dest", str(runs)])
+    (runs / "model" / "config.json").write_text('{"earlier": true}')
+    killed_between_the_renames(["assemble", str(out), "--dest", str(runs), "--overwrite"])
+    assert not (runs / "model").exists()
+    assert failure(capsys, ["assemble", str(out), "--dest", str(runs)]) == (
+        f"gpu_run.py: error: {runs / 'model'} exists (pass --overwrite to replace it)\n"
+    )
+    assert (runs / "model" / "config.json").read_text() == '{"earlier": true}'
+    gpu_run.main(["assemble", str(out), "--dest", str(runs), "--overwrite"])
+    assert [path.name for path in runs.iterdir()] == ["model"]  # the killed run's scratch folder removed
+    assert (runs / "model" / "config.json").read_text() == "{}"
