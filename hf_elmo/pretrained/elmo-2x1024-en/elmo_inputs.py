@@ -128,8 +128,13 @@ def takes_only_its_arguments(forward: _Method) -> _Method:
     refused so too. Both refusals end with what the model reads: its class's ``forward_inputs``, by
     default ``CHAR_ID_ROWS``."""
     parameters = inspect.signature(forward).parameters
-    taken = [name for name in parameters if name != "self"]
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)  # not *args, **kwargs
+    taken = [name for name, p in parameters.items() if name != "self" and p.kind in named]
     required = [name for name in taken if parameters[name].default is inspect.Parameter.empty]
+    required_positional = [
+        name for name in required if parameters[name].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    ]
+    required_keyword = [name for name in required if parameters[name].kind is inspect.Parameter.KEYWORD_ONLY]
 
     @functools.wraps(forward)
     def checked(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
@@ -144,7 +149,7 @@ def takes_only_its_arguments(forward: _Method) -> _Method:
                 f"{type(self).__name__}.forward() takes no {', '.join(unknown)}: it takes {', '.join(taken)} ({reads})"
             )
         kept = {name: value for name, value in kwargs.items() if name in taken}
-        missing = [name for name in required[len(args) :] if name not in kept]
+        missing = [name for name in required_positional[len(args) :] + required_keyword if name not in kept]
         if missing:
             raise TypeError(
                 f"{type(self).__name__}.forward() is missing {', '.join(missing)}: it takes {', '.join(taken)} ({reads})"
