@@ -127,34 +127,37 @@ def takes_only_its_arguments(forward: _Method) -> _Method:
     ``model(**tokenizer(..., return_offsets_mapping=True))`` runs. A required argument left out is
     refused so too. Both refusals end with what the model reads: its class's ``forward_inputs``, by
     default ``CHAR_ID_ROWS``."""
+    # The signature's facts, read once here: each call only looks names up in them.
     parameters = inspect.signature(forward).parameters
     named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)  # not *args, **kwargs
-    taken = [name for name, p in parameters.items() if name != "self" and p.kind in named]
+    taken = tuple(name for name, p in parameters.items() if name != "self" and p.kind in named)
+    taken_names = frozenset(taken)
     required = [name for name in taken if parameters[name].default is inspect.Parameter.empty]
-    required_positional = [
+    required_positional = tuple(
         name for name in required if parameters[name].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
-    ]
-    required_keyword = [name for name in required if parameters[name].kind is inspect.Parameter.KEYWORD_ONLY]
+    )
+    required_keyword = tuple(name for name in required if parameters[name].kind is inspect.Parameter.KEYWORD_ONLY)
+
+    def refusal(model: nn.Module, problem: str) -> TypeError:
+        reads = getattr(model, "forward_inputs", CHAR_ID_ROWS)
+        return TypeError(f"{type(model).__name__}.forward() {problem}: it takes {', '.join(taken)} ({reads})")
 
     @functools.wraps(forward)
     def checked(self: nn.Module, *args: Any, **kwargs: Any) -> Any:
-        unknown = [
-            name
-            for name, value in kwargs.items()
-            if name not in taken and name not in TOKENIZER_ONLY_OUTPUTS and value is not None
-        ]
-        reads = getattr(self, "forward_inputs", CHAR_ID_ROWS)
-        if unknown:
-            raise TypeError(
-                f"{type(self).__name__}.forward() takes no {', '.join(unknown)}: it takes {', '.join(taken)} ({reads})"
-            )
-        kept = {name: value for name, value in kwargs.items() if name in taken}
-        missing = [name for name in required_positional[len(args) :] + required_keyword if name not in kept]
-        if missing:
-            raise TypeError(
-                f"{type(self).__name__}.forward() is missing {', '.join(missing)}: it takes {', '.join(taken)} ({reads})"
-            )
-        return forward(self, *args, **kept)
+        if not taken_names.issuperset(kwargs):
+            unknown = [
+                name
+                for name, value in kwargs.items()
+                if name not in taken_names and name not in TOKENIZER_ONLY_OUTPUTS and value is not None
+            ]
+            if unknown:
+                raise refusal(self, f"takes no {', '.join(unknown)}")
+            kwargs = {name: value for name, value in kwargs.items() if name in taken_names}
+        if len(args) < len(required_positional) or required_keyword:
+            missing = [name for name in required_positional[len(args) :] + required_keyword if name not in kwargs]
+            if missing:
+                raise refusal(self, f"is missing {', '.join(missing)}")
+        return forward(self, *args, **kwargs)
 
     return cast(_Method, checked)
 
