@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 from torch import nn
@@ -208,14 +208,22 @@ class ElmoForBidirectionalLM(ElmoPreTrainedModel):
     """
 
     _has_word_softmax = True
-    #: What its forward reads, as a refusal of an argument it does not take (a tokenizer's or a data
-    #: collator's ``attention_mask``) or of one left out (``lengths``) says it.
-    forward_inputs: ClassVar[str] = (
-        "the LM scores whole sentences, each <S> tokens </S>: input_ids their char ids, lengths their steps, labels "
-        "the ids of their words in its softmax's vocab.txt, which neither a tokenizer nor "
-        "DataCollatorForLanguageModeling gives; hf_elmo.training.data.collate_sentences(sentences, "
-        "Vocabulary.from_file(MODEL/vocab.txt)) builds all three, as README's Perplexity in Python shows"
-    )
+
+    @property
+    def forward_inputs(self) -> str:
+        """What its forward reads, as a refusal of an argument it does not take (a tokenizer's or a data
+        collator's ``attention_mask``) or of one left out (``lengths``) says it: char ids, or word ids for
+        ``token_embedding="word"``."""
+        if self.config.token_embedding == "word":
+            ids, collated = "their word ids (token_embedding='word')", ", word_inputs=True"
+        else:
+            ids, collated = "their char ids", ""
+        return (
+            f"the LM scores whole sentences, each <S> tokens </S>: input_ids {ids}, lengths their steps, labels "
+            "the ids of their words in its softmax's vocab.txt, which neither a tokenizer nor "
+            "DataCollatorForLanguageModeling gives; hf_elmo.training.data.collate_sentences(sentences, "
+            f"Vocabulary.from_file(MODEL/vocab.txt){collated}) builds all three, as README's Perplexity in Python shows"
+        )
 
     def __init__(self, config: ElmoConfig) -> None:
         super().__init__(config)

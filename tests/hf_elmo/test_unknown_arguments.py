@@ -36,7 +36,7 @@ def test_forward_refuses_a_bert_tokenizers_token_type_ids_naming_the_arguments_i
     model = model_class(tiny_config(num_labels=2, vocab_size=20)).eval()
     ids = ElmoTokenizer()(["a b c", "d"], padding=True, return_tensors="pt")["input_ids"]
     reads = (
-        ElmoForBidirectionalLM.forward_inputs  # what the LM reads: test_tfuser_lm_collator_inputs.py
+        model.forward_inputs  # what the LM reads: test_tfuser_lm_collator_inputs.py
         if model_class is ElmoForBidirectionalLM
         else "ELMo reads one sentence a row of char ids: no token_type_ids, position_ids or inputs_embeds"
     )
