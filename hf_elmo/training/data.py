@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -38,16 +38,32 @@ def same_batches(order: int, world_size: int) -> bool:
     return order == DATA_ORDER or (order == 1 and world_size == 1)
 
 
+#: What ``ElmoForBidirectionalLM.forward`` takes of an ``LMBatch``: the keys of the batch as a mapping.
+LM_INPUTS = ("input_ids", "lengths", "labels")
+
+
 @dataclass
-class LMBatch:
+class LMBatch(Mapping[str, torch.Tensor]):
     """One batch: ``input_ids`` (B, S, W) char ids (or (B, S) word ids), ``lengths`` (B,),
     ``labels`` (B, S) vocabulary ids (``-100`` beyond each length); ``n_words`` the corpus
-    tokens in it (markers excluded)."""
+    tokens in it (markers excluded). A mapping of the LM's inputs (``LM_INPUTS``) too, as
+    transformers' ``BatchEncoding`` is of a model's: ``lm(**batch)``."""
 
     input_ids: torch.Tensor
     lengths: torch.Tensor
     labels: torch.Tensor
     n_words: int
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        if name not in LM_INPUTS:
+            raise KeyError(name)
+        return cast(torch.Tensor, getattr(self, name))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(LM_INPUTS)
+
+    def __len__(self) -> int:
+        return len(LM_INPUTS)
 
 
 class SentenceBatcher:
@@ -213,6 +229,11 @@ class _CollatedBatches(torch.utils.data.Dataset):
         return self.batcher.collate(self.batches[index])
 
 
+def _as_collated(batch: Any) -> Any:  # (LMBatch) -> LMBatch, as DataLoader's collate_fn is typed for lists
+    """The ``DataLoader``'s ``collate_fn``: its default would turn the batch, a ``Mapping``, into a dict."""
+    return batch
+
+
 def collated_batches(batcher: SentenceBatcher, batches: Sequence[Any], workers: int) -> Iterable[LMBatch]:
     """``batcher.collate`` of every batch, in order; with ``workers`` > 0 collated ahead by that
     many processes (the same batches: the order and content never depend on them)."""
@@ -223,6 +244,7 @@ def collated_batches(batcher: SentenceBatcher, batches: Sequence[Any], workers: 
     return torch.utils.data.DataLoader(
         _CollatedBatches(batcher, batches),
         batch_size=None,
+        collate_fn=_as_collated,
         num_workers=workers,
         prefetch_factor=4,
         generator=torch.Generator(),
