@@ -41,6 +41,7 @@ from .fileio import (
     PathLike,
     atomic_file,
     check_file_size_limit,
+    check_input_names_a_file,
     check_locked_output,
     check_names_a_file,
     ensure_free_space,
@@ -234,6 +235,7 @@ def _not_found(what: str, path: PathLike) -> FileNotFoundError:
 def read_options(options_path: PathLike) -> ElmoConfig:
     """Parse an ``options.json`` into an ``ElmoConfig`` (clear errors for bad JSON, keys or fields,
     a URL, or a weight file or an ELMoForManyLangs config.json in its place)."""
+    check_input_names_a_file(options_path, "the options file")
     path = Path(options_path)
     if path.is_dir():
         raise ValueError(f"the options path {path} is a folder; name its options.json")
@@ -267,6 +269,7 @@ def _read_datasets(weights_path: PathLike, table: list[WeightMapping]) -> dict[s
     file (``stored_values``) is refused before its values are read."""
     import h5py
 
+    check_input_names_a_file(weights_path, "the weight file")
     path = Path(weights_path)
     if path.is_dir():
         raise ValueError(f"the weight path {path} is a folder; name the .hdf5 weight file in it")

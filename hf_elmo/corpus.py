@@ -12,7 +12,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from .fileio import PathLike
+from .fileio import PathLike, check_input_names_a_file
 
 #: A line longer than this is not a sentence (an unsplit document, or not text at all).
 MAX_LINE_CHARS = 100_000
@@ -213,9 +213,11 @@ def text_lines(path: PathLike) -> Iterator[tuple[int, str]]:
 
 def check_text_file(path: PathLike, what: str) -> Path:
     """Refuse, naming it as ``what`` (``the training file``, ``--vocab``), a text input that is not a
-    regular file: a folder, a pipe or device (``read_lines`` reads a file's first bytes, then opens it
-    again; ``elmo pretrain`` hashes its training file besides), stdin (``-``, where no file has that name: was
-    ``-: no such file`` but for ``elmo embed``'s own refusal), or nothing; returns it as a ``Path``."""
+    regular file: a name ending with a slash (``fileio.check_input_names_a_file``), a folder, a pipe or
+    device (``read_lines`` reads a file's first bytes, then opens it again; ``elmo pretrain`` hashes its training
+    file besides), stdin (``-``, where no file has that name: was ``-: no such file`` but for ``elmo embed``'s own
+    refusal), or nothing; returns it as a ``Path``."""
+    check_input_names_a_file(path, what)
     path = Path(path)
     if str(path) == "-" and not path.exists():
         raise ValueError(f"{what} cannot be stdin ('-'): it is read more than once; save the text to a file")

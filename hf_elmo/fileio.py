@@ -168,6 +168,18 @@ def check_names_a_file(path: PathLike, what: str, example: str) -> None:
         )
 
 
+def check_input_names_a_file(path: PathLike, what: str) -> None:
+    """Raise ``NotADirectoryError`` when the input ``what`` (``"the input"``), as given (before ``Path`` drops it),
+    ends with a slash, naming a folder, and names something else: ``Path("two.txt/")`` is ``two.txt``, read quietly (was: so
+    read, or ``two.txt/: Not a directory`` where the file was opened as given); the message says to drop it."""
+    text = os.fspath(path)
+    if isinstance(text, str) and text.endswith(("/", os.sep)) and Path(text).exists() and not Path(text).is_dir():
+        found = "a file" if Path(text).is_file() else "not a folder"
+        raise NotADirectoryError(
+            f"{what} {text} ends with {text[-1]!r}, naming a folder, but {Path(text)} is {found}: drop the {text[-1]!r}"
+        )
+
+
 #: The names of ``atomic_file``'s temporary files: ``.NAME.XXXXXXXX.tmp`` beside ``NAME``, the X's
 #: ``tempfile.mkstemp``'s (lower-case letters, digits and ``_``).
 _TEMPORARY_NAME = re.compile(r"\.(.+)\.[a-z0-9_]{8}\.tmp")
