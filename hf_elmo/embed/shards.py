@@ -25,8 +25,8 @@ from ..messages import described, quoted
 
 #: The most shards of one output (``Shard``'s N): its index lists every shard file.
 MAX_SHARDS = 1024
-#: How a shard is given (``--shard``, ``Shard.parse``), as its errors say.
-SHARD_FORM = "--shard I/N, whole numbers with 0 <= I < N (e.g. 0/2)"
+#: What a shard must be (``--shard``, ``Shard.parse``), as its errors say: ``must be SHARD_FORM, got '3/2'``.
+SHARD_FORM = f"I/N, whole numbers with 0 <= I < N <= {MAX_SHARDS} (e.g. 0/2)"
 #: The ``format`` of a shard index (``write_shard_index``).
 INDEX_FORMAT = "elmo-embed-shards"
 #: What ``Shard.output_file`` puts between a shard's file stem and suffix, and the pattern of any shard's.
@@ -42,18 +42,18 @@ class Shard:
     count: int = 1
 
     def __post_init__(self) -> None:
-        if not 0 <= self.index < self.count:
-            raise ValueError(f"shard {self.index}/{self.count}: expected {SHARD_FORM}")
-        if self.count > MAX_SHARDS:
-            raise ValueError(f"shard {self.index}/{self.count}: at most {MAX_SHARDS} shards")
+        if not 0 <= self.index < self.count <= MAX_SHARDS:
+            raise ValueError(f"shard {self.index}/{self.count}: must be {SHARD_FORM}")
 
     @classmethod
     def parse(cls, text: str) -> Shard:
-        """``"I/N"`` (``SHARD_FORM``), e.g. ``"0/2"``."""
+        """``"I/N"`` (``SHARD_FORM``), e.g. ``"0/2"``; any other text is refused in the one form of a refused option
+        value, ``must be SHARD_FORM, got '3/2'``, the text quoted whatever was wrong with it (was: ``shard 3/2`` unquoted
+        where its numbers were out of range, ``shard '1/2.0'`` quoted where they were no whole numbers)."""
         match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
-        if not match:
-            raise ValueError(f"shard {quoted(text)}: expected {SHARD_FORM}")
-        return cls(int(match[1]), int(match[2]))
+        if match and 0 <= int(match[1]) < int(match[2]) <= MAX_SHARDS:
+            return cls(int(match[1]), int(match[2]))
+        raise ValueError(f"must be {SHARD_FORM}, got {quoted(text)}")
 
     @classmethod
     def from_environment(cls) -> Shard:
@@ -100,8 +100,15 @@ class Shard:
 
 
 def run_shard(shard: str | None) -> Shard:
-    """The shard of a run: ``shard`` (``"i/N"``) if given, else ``Shard.from_environment()``."""
-    return Shard.parse(shard) if shard else Shard.from_environment()
+    """The shard of a run: ``shard`` (``--shard``'s ``"i/N"``) if given, an empty one refused (an unset shell
+    variable: ``--shard "$SHARD"``; was: the whole input embedded), else ``Shard.from_environment()``; a refusal
+    names the option, ``argument --shard: must be ..., got '3/2'``, as argparse names a refused integer option's."""
+    if shard is None:
+        return Shard.from_environment()
+    try:
+        return Shard.parse(shard)
+    except ValueError as err:
+        raise ValueError(f"argument --shard: {err}") from None
 
 
 def shard_index_file(output: PathLike) -> Path:
