@@ -730,6 +730,15 @@ class PackageLoader:
         return push_said(what, repo_id, saved)
 
     @staticmethod
+    def carry_source_card(card_path: str, source: str | None, token: str | None) -> None:
+        """Add to the card at ``card_path``, transformers' card of a model pushed to a repository without one, the
+        licence, attribution and ``base_model`` of the card of ``source``, the model's ``name_or_path``
+        (``hf_elmo.model_card.carry_source_card``)."""
+        from .model_card import carry_source_card
+
+        carry_source_card(Path(card_path), source, token)
+
+    @staticmethod
     def config_source(name_or_path: Any, hub: Mapping[str, Any], subfolder: str = "") -> Any:
         """What ``ElmoConfig.from_pretrained(name_or_path, subfolder=subfolder)`` reads: a folder or
         ``.json`` file for transformers to read without a ``subfolder`` (``files_source``), or, for

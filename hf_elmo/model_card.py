@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 import yaml  # type: ignore[import-untyped]
 from huggingface_hub import ModelCard, ModelCardData
@@ -119,3 +120,44 @@ def card_license_and_attribution(folder: Path) -> tuple[str | None, str | None]:
     attribution = next((part.strip() for part in text.split("\n\n") if part.startswith(ATTRIBUTION)), None)
     value = metadata.get("license")
     return (value if isinstance(value, str) else None), attribution
+
+
+def carry_source_card(card_path: Path, source: str | None, token: str | None = None) -> None:
+    """Add to the card at ``card_path`` (transformers' card of a model pushed to a repository that has none) what
+    the card of the folder or Hub repository the model was loaded from (``source``, its ``name_or_path``) says
+    of its terms: its ``license`` and attribution paragraph (``card_license_and_attribution``), and, for a Hub
+    id, ``base_model``; what the card already has is kept. Was: the weights pushed without licence or attribution
+    (``push_to_hub`` of the shipped model, of a folder ``elmo convert`` or ``elmo pretrain`` wrote)."""
+    folder, base_model = _source_card_folder(source, token)
+    license, attribution = card_license_and_attribution(folder) if folder is not None else (None, None)
+    if license is None and attribution is None and base_model is None:
+        return
+    card = ModelCard(Path(card_path).read_text(encoding="utf-8"))
+    data = cast(ModelCardData, card.data)  # a ModelCard's
+    if data.license is None and license is not None:
+        data.license = license
+    if data.base_model is None and base_model is not None:
+        data.base_model = base_model
+    if attribution is not None and ATTRIBUTION not in card.text:
+        lines = card.text.split("\n")
+        title = next((i + 1 for i, line in enumerate(lines) if line.startswith("# ")), 0)
+        card.text = "\n".join([*lines[:title], "", attribution, "", *lines[title:]])
+    card.save(card_path)
+
+
+def _source_card_folder(source: str | None, token: str | None) -> tuple[Path | None, str | None]:
+    """The folder that holds the card of the model loaded from ``source`` (``None`` for none: a model built from
+    scratch, a Hub repository without a card) and ``source`` where it is a Hub id (``base_model``)."""
+    if not source:
+        return None, None
+    if Path(source).is_dir():
+        return Path(source), None
+    from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import EntryNotFoundError, HFValidationError, RepositoryNotFoundError
+
+    try:
+        return Path(hf_hub_download(source, "README.md", token=token)).parent, source
+    except EntryNotFoundError:  # a repository without a card
+        return None, source
+    except (HFValidationError, RepositoryNotFoundError):  # not a Hub id: a folder since moved, a file
+        return None, None

@@ -1061,11 +1061,14 @@ def push_saved(
     what = f"{type(saver).__name__}.save_pretrained(push_to_hub=True)"
     with push_errors_said(saver.package_loader, what, repo_id, saved=folder):
         repo_id = hf_api().create_repo(repo_id, exist_ok=True, **hub).repo_id
-        if card and own_card_pushed(folder, repo_id, hub.get("token")):
+        on_the_hub = card and hub_has_card(repo_id, hub.get("token"))
+        if card and not on_the_hub and os.path.isfile(os.path.join(folder, "README.md")):
             files_timestamps = {name: time for name, time in files_timestamps.items() if name != "README.md"}
         elif card:
             model_card = create_and_tag_model_card(repo_id, saver.model_tags, token=hub.get("token"))
             model_card.save(os.path.join(folder, "README.md"))
+            if not on_the_hub:
+                carry_source_card(saver, folder, hub.get("token"))
         saver._upload_modified_files(
             folder,
             repo_id,
@@ -1076,21 +1079,31 @@ def push_saved(
         )
 
 
-def own_card_pushed(folder: str, repo_id: str, token: str | None) -> bool:
-    """Whether the model's ``save_pretrained(folder, push_to_hub=True)`` uploads ``folder``'s own model card
-    (``elmo convert``'s, ``elmo pretrain``'s, the user's) as it is: where the repository has no card yet. Where it
-    has one, transformers' card is written in its place, the repository's (tagged); where neither has one, its
-    template. Was: the folder's card replaced by that template, its licence, attribution and provenance lost."""
+def hub_has_card(repo_id: str, token: str | None) -> bool:
+    """Whether the Hub repository ``repo_id`` has a model card. Where it has none, the model's
+    ``save_pretrained(folder, push_to_hub=True)`` uploads ``folder``'s own card (``elmo convert``'s, ``elmo
+    pretrain``'s, the user's) as it is, and a folder without one transformers' card with the source's terms
+    (``carry_source_card``); where it has one, transformers' card is written in its place, the repository's
+    (tagged). Was: the folder's card replaced by transformers' template, its licence, attribution and provenance
+    lost."""
     from huggingface_hub import ModelCard
     from huggingface_hub.errors import EntryNotFoundError
 
-    if not os.path.isfile(os.path.join(folder, "README.md")):
-        return False
     try:
         ModelCard.load(repo_id, token=token)
     except EntryNotFoundError:
-        return True
-    return False
+        return False
+    return True
+
+
+def carry_source_card(model: Any, folder: str, token: str | None) -> None:
+    """Add to ``folder``'s ``README.md``, transformers' card of ``model`` pushed to a repository without one
+    (``push_to_hub``, ``save_pretrained(push_to_hub=True)``), the licence, attribution and ``base_model`` of the
+    card of the folder or Hub repository that ``model`` was loaded from (its ``name_or_path``): the hf-elmo
+    package's ``carry_source_card``; nothing in a remote-code copy, without the package. Was: the weights pushed
+    under transformers' blank card, without the licence or attribution of the card they came with."""
+    if model.package_loader is not None:
+        model.package_loader.carry_source_card(os.path.join(folder, "README.md"), model.name_or_path or None, token)
 
 
 def earlier_files(saver: Any, folder: str) -> dict[str, float]:
