@@ -31,6 +31,23 @@ layers = model(**batch).hidden_states  # L+1 tensors (batch, tokens, 2P)
 ```
 """
 
+#: The usage of a model shipped in the package (``hf_elmo.pretrained.SHIPPED``): by its name, which works wherever
+#: hf-elmo is installed (a wheel too), the folder of a clone (``path``) as remote code without the package.
+_SHIPPED_USAGE = """## Usage
+
+```python
+from hf_elmo import ElmoModel, ElmoTokenizer  # hf-elmo ({install})
+
+tokenizer = ElmoTokenizer.from_pretrained("{name}")
+model = ElmoModel.from_pretrained("{name}")
+batch = tokenizer([["Let's", "stick", "to", "improvisation"]], is_split_into_words=True, return_tensors="pt")
+layers = model(**batch).hidden_states  # L+1 tensors (batch, tokens, 2P)
+```
+
+Without hf-elmo, this folder loads as remote code, e.g. from the root of a clone:
+`AutoModel.from_pretrained("{path}", trust_remote_code=True)` (and `AutoTokenizer` alike).
+"""
+
 #: The usage of a word-embedding baseline (``token_embedding="word"``): it reads the ids of its
 #: ``vocab.txt``'s words, sentence markers included, not char ids: its tokenizer only splits the text.
 _WORD_USAGE = """## Usage
@@ -69,6 +86,7 @@ def write_model_card(
     base_model: str | None = None,
     reads_word_ids: bool = False,
     language: str | None = None,
+    shipped_name: str | None = None,
 ) -> Path:
     """Write ``folder/README.md``: Hub metadata, a description, a provenance table and usage.
 
@@ -78,7 +96,9 @@ def write_model_card(
     training text is known to be in that language;
     ``reads_word_ids`` (a word-embedding baseline, ``token_embedding="word"``) gives the usage
     code that looks words up in ``vocab.txt`` in place of the tokenizer's char ids, and no
-    ``feature-extraction`` tag: that pipeline feeds the model char ids, which it refuses.
+    ``feature-extraction`` tag: that pipeline feeds the model char ids, which it refuses;
+    ``shipped_name`` (``hf-elmo:NAME``, a model shipped in the package) gives the usage code that
+    loads it by that name, which works wherever hf-elmo is installed, ``path`` its remote-code alternative.
     """
     data = ModelCardData(
         language=language,
@@ -93,11 +113,18 @@ def write_model_card(
     content = (
         f"---\n{data.to_yaml()}\n---\n\n# {title}\n\n{description}\n\n## Provenance\n\n"
         f"| what | value |\n|---|---|\n{rows}\n| written | {today} by hf_elmo |\n\n"
-        + (_WORD_USAGE if reads_word_ids else _USAGE).format(path=path, install=INSTALL_HF_ELMO)
+        + usage(path, reads_word_ids, shipped_name)
     )
     card_path = Path(folder) / "README.md"
     ModelCard(content).save(card_path)
     return card_path
+
+
+def usage(path: str, reads_word_ids: bool = False, shipped_name: str | None = None) -> str:
+    """The ``## Usage`` section of ``write_model_card``'s card (its arguments of the same names)."""
+    if shipped_name is not None:
+        return _SHIPPED_USAGE.format(name=shipped_name, path=path, install=INSTALL_HF_ELMO)
+    return (_WORD_USAGE if reads_word_ids else _USAGE).format(path=path, install=INSTALL_HF_ELMO)
 
 
 def _cell(text: str) -> str:

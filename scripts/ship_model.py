@@ -35,6 +35,7 @@ import torch
 from hf_elmo.configuration_elmo import read_json_file
 from hf_elmo.model_card import write_model_card
 from hf_elmo.output_folders import TRAINING_FILE, build_aside, check_output_folder
+from hf_elmo.pretrained import SHIPPED_PREFIX
 from hf_elmo.tokenization_elmo import ElmoTokenizer
 from hf_elmo.training.evaluation import load_lm
 from hf_elmo.training.settings import PretrainSettings
@@ -286,7 +287,8 @@ def main() -> None:
             provenance=rows,
             license="cc-by-sa-3.0",
             language="en",  # pretrain-en: English Wikipedia and Wikinews
-            path=f"hf_elmo/pretrained/{model_name}",  # hf_elmo.pretrained.SHIPPED names it hf-elmo:NAME
+            path=f"hf_elmo/pretrained/{model_name}",  # the remote-code alternative, from a clone's root
+            shipped_name=f"{SHIPPED_PREFIX}{model_name}",  # hf_elmo.pretrained.SHIPPED names it so
         )
     size = sum(p.stat().st_size for p in args.out_dir.iterdir())
     print(f"wrote {args.out_dir} ({size / 1e6:.1f} MB)")
