@@ -21,6 +21,7 @@ from ._args import (
     hf_elmo_module,
     integer,
     non_empty,
+    quoted,
     use_threads,
 )
 
@@ -106,12 +107,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 def filters_json(text: str) -> Any:
     """``--filters``: any JSON value (``check_settings`` checks that it is a list of filters); text that is no JSON
-    is named as every refusal names a value (``described``: cut after 40 characters, never a whole file's)."""
+    is quoted as every option's refused value is (``quoted``: ``got '[1,'``, cut after 40 characters, never a whole
+    file's; was: ``got the str '[1,'``)."""
     try:
         return json.loads(text)
     except ValueError:
-        described = hf_elmo_module("messages").described
-        raise argparse.ArgumentTypeError(f'must be JSON, e.g. "[[1,32],[2,64]]", got {described(text)}') from None
+        raise argparse.ArgumentTypeError(f'must be JSON, e.g. "[[1,32],[2,64]]", got {quoted(text)}') from None
 
 
 def settings_from_args(args: argparse.Namespace) -> PretrainSettings:
