@@ -231,11 +231,12 @@ def gains(results: list[dict[str, Any]]) -> list[str]:
 
 def listener_setting(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` of ``--listener``: one of ``LISTENER_SETTINGS``, the value read as JSON
-    (``null``, ``0.2``) or else taken as a string (``token``)."""
+    (``null``, ``0.2``) or else taken as a string (``token``); other text is refused in the one form of a refused
+    option value, ``must be KEY=VALUE ..., got 'x'`` (was: ``expected KEY=VALUE ...: 'x'``)."""
     key, sep, raw = text.partition("=")
     if not sep or key not in LISTENER_SETTINGS:
         raise argparse.ArgumentTypeError(
-            f"expected KEY=VALUE with KEY one of {', '.join(LISTENER_SETTINGS)}: {quoted(text)}"
+            f"must be KEY=VALUE with KEY one of {', '.join(LISTENER_SETTINGS)}, got {quoted(text)}"
         )
     try:
         return key, json.loads(raw)
