@@ -42,12 +42,13 @@ def same_batches(order: int, world_size: int) -> bool:
 LM_INPUTS = ("input_ids", "lengths", "labels")
 
 
-@dataclass
+@dataclass(eq=False)
 class LMBatch(Mapping[str, torch.Tensor]):
     """One batch: ``input_ids`` (B, S, W) char ids (or (B, S) word ids), ``lengths`` (B,),
     ``labels`` (B, S) vocabulary ids (``-100`` beyond each length); ``n_words`` the corpus
     tokens in it (markers excluded). A mapping of the LM's inputs (``LM_INPUTS``) too, as
-    transformers' ``BatchEncoding`` is of a model's: ``lm(**batch)``."""
+    transformers' ``BatchEncoding`` is of a model's: ``lm(**batch)``. Two batches are equal
+    when their ``n_words`` are and their tensors have the same shapes, devices and values."""
 
     input_ids: torch.Tensor
     lengths: torch.Tensor
@@ -64,6 +65,12 @@ class LMBatch(Mapping[str, torch.Tensor]):
 
     def __len__(self) -> int:
         return len(LM_INPUTS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LMBatch):
+            return NotImplemented
+        pairs = [(self[name], other[name]) for name in LM_INPUTS]
+        return self.n_words == other.n_words and all(a.device == b.device and torch.equal(a, b) for a, b in pairs)
 
 
 class SentenceBatcher:
