@@ -62,17 +62,47 @@ def commands(doc: str) -> list[tuple[str, str, str]]:
     return found
 
 
+#: Prints, as JSON, the ``--help`` of each script named in argv and of each of its subcommands, each run as
+#: ``python SCRIPT [SUBCOMMAND] --help`` would run it, all in this one process (the imports paid once, not per script).
+HELPS = """
+import contextlib, io, json, re, runpy, sys
+from pathlib import Path
+
+def help_of(script, *subcommand):
+    sys.argv, sys.path[0], out = [script, *subcommand, "--help"], str(Path(script).parent), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            runpy.run_path(script, run_name="__main__")
+    except SystemExit as exit:
+        if exit.code:
+            sys.exit(f"{' '.join(sys.argv)}: exit status {exit.code}")
+    return out.getvalue()
+
+helps = {}
+for script in sys.argv[1:]:
+    helps[script] = {"": help_of(script)}
+    choices = re.search(r"\\{([\\w,-]+)\\}", helps[script][""])
+    for subcommand in choices.group(1).split(",") if choices else []:
+        helps[script][subcommand] = help_of(script, subcommand)
+print(json.dumps(helps))
+"""
+
+
 @functools.cache
-def script_help(script: str, subcommand: str | None = None) -> str:
+def all_script_help() -> dict[str, dict[str, str]]:
+    """The ``--help`` of each script the docs name, and of each of its subcommands (``""``: the script's own)."""
+    scripts = sorted({script for _, script, _ in ALL if script.endswith(".py") and (REPO / script).is_file()})
     result = subprocess.run(
-        [sys.executable, str(REPO / script), *([subcommand] if subcommand else []), "--help"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
+        [sys.executable, "-c", HELPS, *scripts], capture_output=True, text=True, timeout=300, cwd=REPO
     )
-    assert result.returncode == 0, f"{script} --help: {result.stderr[-2000:]}"
-    return result.stdout
+    assert result.returncode == 0, f"--help: {result.stderr[-2000:]}"
+    return json.loads(result.stdout)
+
+
+def script_help(script: str, subcommand: str | None = None) -> str:
+    help_text = all_script_help()[script][subcommand or ""]
+    assert help_text, f"{script} {subcommand or ''} --help printed nothing"
+    return help_text
 
 
 def subcommand_of(script: str, arguments: str) -> str | None:
