@@ -331,6 +331,13 @@ def _hub(ns: dict[str, Any]) -> None:
     assert isinstance(ns["model"], ElmoModel) and isinstance(ns["tokenizer"], ElmoTokenizer)
 
 
+def _perplexity_in_python(ns: dict[str, Any]) -> None:
+    batch, sentences, vocabulary = ns["batch"], ns["sentences"], ns["vocabulary"]
+    assert batch.input_ids.shape == (2, 9, 50) and batch.lengths.tolist() == [9, 7] and batch.labels.shape == (2, 9)
+    words = ns["collate_sentences"](sentences, vocabulary, word_inputs=True)  # the word LM's batch: word ids
+    assert torch.equal(words.input_ids, batch.labels.clamp(min=0))  # (2, 9), the labels' ids, 0 as padding
+
+
 def _spacy(ns: dict[str, Any]) -> None:
     doc, layers = ns["doc"], ns["doc"]._.elmo.layers
     assert layers.shape[1] == len(doc)  # (L+1, n_tokens, 2P)
@@ -345,6 +352,7 @@ STATED: dict[str, Callable[[dict[str, Any]], None]] = {
     "coming-from-bilm-tf": _coming_from_bilm_tf,
     "serving": _serving,
     "hugging-face-hub": _hub,
+    "perplexity-in-python": _perplexity_in_python,
     "spacy": _spacy,
 }
 
