@@ -39,7 +39,6 @@ from .configuration_elmo import (
     UploadsNoSaveLock,
     check_saved_whole,
     config_file,
-    push_errors_said,
     saving_into,
 )
 from .messages import described, is_number, one_of
@@ -602,11 +601,6 @@ class ElmoTokenizer(UploadsNoSaveLock, PreTrainedTokenizer):
             saved = super().save_pretrained(aside, legacy_format, filename_prefix, **kwargs)
             names = [os.path.relpath(path, aside) for path in saved if os.path.isfile(path)]
         return tuple(os.path.join(folder, name) for name in names)  # where the files are once moved in
-
-    def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
-        """``PreTrainedTokenizer.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
-        with push_errors_said(self.package_loader, f"{type(self).__name__}.push_to_hub", repo_id):
-            return super().push_to_hub(repo_id, *args, **kwargs)
 
     def save_vocabulary(self, save_directory: str, filename_prefix: str | None = None) -> tuple[str, ...]:
         return ()

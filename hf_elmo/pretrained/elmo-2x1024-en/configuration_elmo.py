@@ -12,6 +12,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -280,13 +281,32 @@ def upload_ignored() -> list[str]:
     return [*SAVES_OWN, *(f"{pattern}/*" for pattern in SAVES_OWN)]
 
 
+#: Whether this context is in a model's, config's or tokenizer's ``push_to_hub``, whose upload adds the source
+#: card's terms to transformers' card (``UploadsNoSaveLock._upload_modified_files``).
+_PUSHING_TO_HUB: ContextVar[bool] = ContextVar("_PUSHING_TO_HUB", default=False)
+
+
 class UploadsNoSaveLock:
     """The first base of the model, config and tokenizer: their pushes (``push_to_hub``, which saves into a new
     folder and uploads it, and ``save_pretrained(push_to_hub=True)``, ``push_saved``) never upload a save's own
     files: ``SAVE_LOCK``, which filelock may leave in the folder saved (``_file_locked``), a killed save too, and
     ``save_pretrained`` holds while it pushes, ``MOVING_IN``, and the hidden folder a save writes in
     (``is_save_aside``, was: uploaded half-written): transformers uploads each file not in ``files_timestamps`` or
-    changed since, and they are dated never to change (``_SavesOwnUnchanged``)."""
+    changed since, and they are dated never to change (``_SavesOwnUnchanged``). Their ``push_to_hub`` says a Hub
+    that cannot be reached in one line (``push_errors_said``) and, to a repository without a card, has
+    transformers' card carry the licence, attribution and ``base_model`` of the card of their source
+    (``carry_source_card``): the tokenizer's or config's push first no longer leaves the blank card that the
+    model's push then keeps."""
+
+    package_loader: ClassVar[Any | None]  # each class's (``ElmoConfig.package_loader``)
+
+    def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
+        pushing = _PUSHING_TO_HUB.set(True)
+        try:
+            with push_errors_said(self.package_loader, f"{type(self).__name__}.push_to_hub", repo_id):
+                return super().push_to_hub(repo_id, *args, **kwargs)  # type: ignore[misc]
+        finally:
+            _PUSHING_TO_HUB.reset(pushing)
 
     def _upload_modified_files(
         self,
@@ -296,6 +316,10 @@ class UploadsNoSaveLock:
         *args: Any,
         **kwargs: Any,
     ) -> Any:
+        """In ``push_to_hub``'s upload, to a repository without a card, transformers' card in ``working_dir`` gets
+        the licence, attribution and ``base_model`` of the card of the source (``carry_source_card``)."""
+        if _PUSHING_TO_HUB.get() and self.package_loader is not None and not hub_has_card(repo_id, kwargs.get("token")):
+            carry_source_card(self, os.fspath(working_dir), kwargs.get("token"))
         timestamps = _SavesOwnUnchanged(files_timestamps)
         return super()._upload_modified_files(working_dir, repo_id, timestamps, *args, **kwargs)  # type: ignore[misc]
 
@@ -577,11 +601,6 @@ class ElmoConfig(UploadsNoSaveLock, PretrainedConfig):
         ``push_to_hub``, the folder is saved whole first, then pushed (``push_saved``): ``saving_into``."""
         with saving_into(self, save_directory, push_to_hub, kwargs, SETTINGS_SUFFIXES) as (aside, _):
             super().save_pretrained(aside, **({} if push_to_hub else kwargs))
-
-    def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:
-        """``PretrainedConfig.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``)."""
-        with push_errors_said(self.package_loader, f"{type(self).__name__}.push_to_hub", repo_id):
-            return super().push_to_hub(repo_id, *args, **kwargs)
 
     def fused_lstm_unsupported(self) -> str | None:
         """Why ``bilm_implementation="fused"`` cannot run this config, or ``None``: clipping, or a
@@ -1097,11 +1116,12 @@ def hub_has_card(repo_id: str, token: str | None) -> bool:
 
 
 def carry_source_card(model: Any, folder: str, token: str | None) -> None:
-    """Add to ``folder``'s ``README.md``, transformers' card of ``model`` pushed to a repository without one
-    (``push_to_hub``, ``save_pretrained(push_to_hub=True)``), the licence, attribution and ``base_model`` of the
-    card of the folder or Hub repository that ``model`` was loaded from (its ``name_or_path``): the hf-elmo
-    package's ``carry_source_card``; nothing in a remote-code copy, without the package. Was: the weights pushed
-    under transformers' blank card, without the licence or attribution of the card they came with."""
+    """Add to ``folder``'s ``README.md``, transformers' card of ``model`` (its config, its tokenizer) pushed to a
+    repository without one (``push_to_hub``, ``save_pretrained(push_to_hub=True)``), the licence, attribution and
+    ``base_model`` of the card of the folder or Hub repository that ``model`` was loaded from (its
+    ``name_or_path``): the hf-elmo package's ``carry_source_card``; nothing in a remote-code copy, without the
+    package. Was: the weights pushed under transformers' blank card, without the licence or attribution of the card
+    they came with."""
     if model.package_loader is not None:
         model.package_loader.carry_source_card(os.path.join(folder, "README.md"), model.name_or_path or None, token)
 

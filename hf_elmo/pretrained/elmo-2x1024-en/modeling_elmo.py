@@ -24,7 +24,6 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -40,10 +39,7 @@ from .char_ids import add_sentence_markers, batch_to_ids
 from .configuration_elmo import (
     ElmoConfig,
     UploadsNoSaveLock,
-    carry_source_card,
     check_saved_whole,
-    hub_has_card,
-    push_errors_said,
     saving_into,
 )
 from .elmo_cache import TokenLayerCache
@@ -117,9 +113,6 @@ __all__ = [
 ]
 
 _logger = hf_logging.get_logger(__name__)
-#: Whether this context is in a model's ``push_to_hub``, whose upload adds the source card's terms to
-#: transformers' card (``ElmoPreTrainedModel._upload_modified_files``).
-_PUSHING_TO_HUB: ContextVar[bool] = ContextVar("_PUSHING_TO_HUB", default=False)
 
 
 #: What a model of ``token_embedding="word"`` (the pretraining baseline) is, for the errors of
@@ -199,7 +192,7 @@ def check_runs_as_built(model: ElmoModel, reads: str, parts: Sequence[str], reme
             )
 
 
-class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):
+class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):  # type: ignore[misc]  # push_to_hub: copy_func-typed
     """Weight initialisation and loading conventions shared by the ELMo models."""
 
     config_class = ElmoConfig
@@ -517,32 +510,6 @@ class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):
                 mode = config_file.stat().st_mode & 0o666
                 for weights in folder.glob("*.safetensors"):
                     weights.chmod(mode)
-
-    def push_to_hub(self, repo_id: str, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]  # typed through functools.wraps
-        """``PreTrainedModel.push_to_hub``; a Hub that cannot be reached is one line (``push_errors_said``); to a
-        repository without a card, transformers' card carries the licence, attribution and ``base_model`` of the
-        card the model came with (``_upload_modified_files``)."""
-        pushing = _PUSHING_TO_HUB.set(True)
-        try:
-            with push_errors_said(self.package_loader, f"{type(self).__name__}.push_to_hub", repo_id):
-                return super().push_to_hub(repo_id, *args, **kwargs)  # type: ignore[arg-type]  # (typed as unbound)
-        finally:
-            _PUSHING_TO_HUB.reset(pushing)
-
-    def _upload_modified_files(
-        self,
-        working_dir: str | os.PathLike,
-        repo_id: str,
-        files_timestamps: dict[str, float],
-        *args: Any,
-        **kwargs: Any,
-    ) -> Any:
-        """The upload of ``push_to_hub`` (and ``save_pretrained(push_to_hub=True)``, ``push_saved``, which adds to the
-        card itself): in ``push_to_hub``'s, to a repository without a card, transformers' card in ``working_dir``
-        gets the licence, attribution and ``base_model`` of the card of the model's source (``carry_source_card``)."""
-        if _PUSHING_TO_HUB.get() and self.package_loader is not None and not hub_has_card(repo_id, kwargs.get("token")):
-            carry_source_card(self, os.fspath(working_dir), kwargs.get("token"))
-        return super()._upload_modified_files(working_dir, repo_id, files_timestamps, *args, **kwargs)
 
     def _write_custom_pipelines(self) -> None:
         """Put this class's own pipelines (``_custom_pipelines``) into ``config.custom_pipelines``, in

@@ -49,7 +49,7 @@ from .scalar_mix import ScalarMix
 _logger = hf_logging.get_logger(__name__)
 
 
-class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):
+class ElmoTaskPreTrainedModel(ElmoPreTrainedModel, CheckpointedParts):  # type: ignore[misc]  # push_to_hub: copy_func-typed
     """What the task heads share: the biLM (``self.elmo``), the task's scalar mix and the BiLSTM
     over ``[x; ELMo_task]``; ``encode`` runs them. Under activation checkpointing the BiLSTM is a
     part of its own, beside the biLM's (which run only when it is fine-tuned, ``freeze_bilm=False``).
