@@ -149,11 +149,16 @@ def card_license_and_attribution(folder: Path) -> tuple[str | None, str | None]:
     return (value if isinstance(value, str) else None), attribution
 
 
+#: The ``License`` line of huggingface_hub's card template (transformers' card) without a licence.
+_NO_LICENSE_LINE = "- **License:** [More Information Needed]"
+
+
 def carry_source_card(card_path: Path, source: str | None, token: str | None = None) -> None:
     """Add to the card at ``card_path`` (transformers' card of a model pushed to a repository that has none) what
     the card of the folder or Hub repository the model was loaded from (``source``, its ``name_or_path``) says
-    of its terms: its ``license`` and attribution paragraph (``card_license_and_attribution``), and, for a Hub
-    id, ``base_model``; what the card already has is kept. Was: the weights pushed without licence or attribution
+    of its terms: its ``license`` (in the metadata and the template's ``- **License:**`` line) and attribution
+    paragraph (``card_license_and_attribution``), and, for a Hub id, ``base_model``; what the card already has is
+    kept. Was: the weights pushed without licence or attribution
     (``push_to_hub`` of the shipped model, of a folder ``elmo convert`` or ``elmo pretrain`` wrote)."""
     folder, base_model = _source_card_folder(source, token)
     license, attribution = card_license_and_attribution(folder) if folder is not None else (None, None)
@@ -163,6 +168,7 @@ def carry_source_card(card_path: Path, source: str | None, token: str | None = N
     data = cast(ModelCardData, card.data)  # a ModelCard's
     if data.license is None and license is not None:
         data.license = license
+        card.text = card.text.replace(_NO_LICENSE_LINE, f"- **License:** {license}")  # the template's line
     if data.base_model is None and base_model is not None:
         data.base_model = base_model
     if attribution is not None and ATTRIBUTION not in card.text:
