@@ -5,23 +5,17 @@ full-cache figure (was: a one-off script, not kept)."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
-from tests.conftest import REPO
+from tests.conftest import REPO, load_script, run_main
 
 
-def test_the_full_caches_nlp_pipe_is_timed_beside_the_empty_caches(model_dir):
-    result = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "bench_spacy_pipe.py"), "--elmo", str(model_dir), "--full-cache"]
-        + ["--max-train", "5", "--max-eval", "6", "--batch-size", "4", "--threads", "1", "--repeat", "1"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO / "scripts",
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    rows = [line for line in result.stdout.splitlines() if line.startswith("| ")]
+def test_the_full_caches_nlp_pipe_is_timed_beside_the_empty_caches(model_dir, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    module = load_script("scripts/bench_spacy_pipe.py")  # in this process: spaCy and torch imported once
+    argv = ["--elmo", str(model_dir), "--full-cache", "--max-train", "5", "--max-eval", "6", "--batch-size", "4"]
+    code, out, err = run_main(module, [*argv, "--threads", "1", "--repeat", "1"], capsys)
+    assert code == 0, err[-3000:]
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
     empty = re.fullmatch(r"\| \*\*`nlp.pipe`: ([\d,]+) words/s\*\* \| \*\*[\d.]+\*\* \| \|", rows[-3])
     full = re.fullmatch(
         r"\| `nlp.pipe`, the activation cache full \(every store evicts\): \*\*([\d,]+) words/s\*\*, "
