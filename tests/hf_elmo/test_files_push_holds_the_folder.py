@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 import huggingface_hub
@@ -31,7 +32,9 @@ def test_another_save_waits_for_the_push_which_uploads_this_save_whole(hub, tmp_
     def another_save_starts(self, working_dir, *args, **kwargs):  # a save of another model, unsharded
         other = threading.Thread(target=lambda: other_model().save_pretrained(folder))
         other.start()
-        other.join(timeout=30)  # it ends, or waits for this push
+        deadline = time.monotonic() + 30
+        while other.is_alive() and not waiting.wait(0.05) and time.monotonic() < deadline:
+            pass  # until it ends, or says it waits for this push
         others.append(other)
         return upload(self, working_dir, *args, **kwargs)
 
