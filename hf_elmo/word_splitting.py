@@ -10,34 +10,37 @@ from typing import Any
 
 from .char_ids import utf8_of
 from .configuration_elmo import PRE_TOKENIZER_FORMS, SPACY_PREFIX, WHITESPACE, pre_tokenizer_name
-from .messages import described
+from .messages import described, quoted
 
 
-def check_pre_tokenizer(name: str, *, check_language: bool = False) -> str:
+def check_pre_tokenizer(name: str, *, check_language: bool = False, what: str = "pre_tokenizer") -> str:
     """``name`` in its saved form: ``"whitespace"`` or ``"spacy:LANG"`` (``"spacy"`` is
-    ``"spacy:en"``); anything else is a ``ValueError``. With ``check_language`` (what a run that
-    will save the tokenizer asks), also a LANG that spaCy has no rules for, when spaCy is
+    ``"spacy:en"``); anything else is a ``ValueError`` naming it as ``what`` (``elmo pretrain``'s
+    ``--pre-tokenizer``), a text quoted as every refused option value is (``got 'moses'``; was: ``got the str
+    'moses'``, named ``pre_tokenizer`` after ``elmo pretrain --pre-tokenizer``). With ``check_language`` (what a run
+    that will save the tokenizer asks), also a LANG that spaCy has no rules for, when spaCy is
     installed (it is imported only then)."""
     saved = pre_tokenizer_name(name)
     if saved is None:
-        raise ValueError(f"pre_tokenizer must be {PRE_TOKENIZER_FORMS}, got {described(name)}")
+        got = quoted(name) if isinstance(name, str) else described(name)
+        raise ValueError(f"{what} must be {PRE_TOKENIZER_FORMS}, got {got}")
     name = saved
     if check_language and name != WHITESPACE:
         try:
             import spacy
         except ImportError:  # the tokenizer that uses it says what to install
             return name
-        _check_spacy_language(spacy, name[len(SPACY_PREFIX) :])
+        _check_spacy_language(spacy, name[len(SPACY_PREFIX) :], what)
     return name
 
 
-def _check_spacy_language(spacy: Any, language: str) -> None:
-    """A ``ValueError`` naming ``language`` when spaCy has no rules for it."""
+def _check_spacy_language(spacy: Any, language: str, what: str) -> None:
+    """A ``ValueError`` naming ``language`` (of ``what``) when spaCy has no rules for it."""
     try:
         spacy.util.get_lang_class(language)
     except ImportError:
         raise ValueError(
-            f"pre_tokenizer 'spacy:{language}': spaCy has no language {language!r}; use one of its language "
+            f"{what} 'spacy:{language}': spaCy has no language {language!r}; use one of its language "
             "codes (e.g. 'spacy:en', 'spacy:de') or 'whitespace'"
         ) from None
 
@@ -54,7 +57,7 @@ def _spacy_tokenizer(language: str) -> Any:
             "but spaCy is not installed: pip install 'spacy>=3.8,<3.9', or pass pre-split words with "
             "is_split_into_words=True"
         ) from None
-    _check_spacy_language(spacy, language)
+    _check_spacy_language(spacy, language, "pre_tokenizer")
     return spacy.blank(language).tokenizer
 
 

@@ -172,7 +172,7 @@ def _check_inputs(s: PretrainSettings) -> None:
         if path is not None:
             check_text_file(path, input_name(name))
     if s.pre_tokenizer is not None:
-        check_pre_tokenizer(s.pre_tokenizer, check_language=True)
+        check_pre_tokenizer(s.pre_tokenizer, check_language=True, what=flag("pre_tokenizer"))
 
 
 def _check_model_shape(s: PretrainSettings) -> None:

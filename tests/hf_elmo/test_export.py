@@ -402,7 +402,7 @@ DAMAGED_EXPORTS = {
     ),
     "tokenizer edited": (
         lambda folder: (folder / "tokenizer_config.json").write_text('{"pre_tokenizer": "nope"}'),
-        r"{folder}/tokenizer_config.json: pre_tokenizer must be 'whitespace' or 'spacy:LANG' .*, got the str 'nope'; export",
+        r"{folder}/tokenizer_config.json: pre_tokenizer must be 'whitespace' or 'spacy:LANG' .*, got 'nope'; export",
     ),
     "tokenizer of another width": (
         lambda folder: ElmoTokenizer(max_characters_per_token=20).save_pretrained(folder),

@@ -1134,8 +1134,8 @@ def test_a_folder_given_as_a_corpus_is_said_to_be_a_folder(tmp_path, capsys):
 @pytest.mark.parametrize(
     "name, message",
     [
-        ("moses", "pre_tokenizer must be 'whitespace' or 'spacy:LANG'"),
-        ("spacy:klingon", "pre_tokenizer 'spacy:klingon': spaCy has no language 'klingon'"),
+        ("moses", "error: --pre-tokenizer must be 'whitespace' or 'spacy:LANG'"),
+        ("spacy:klingon", "error: --pre-tokenizer 'spacy:klingon': spaCy has no language 'klingon'"),
     ],
 )
 def test_an_unknown_pre_tokenizer_is_an_error_before_anything_is_written(tmp_path, capsys, name, message):
