@@ -53,6 +53,7 @@ from hf_elmo_cli.commands._args import (
     check_output_option,
     exit_with_error,
     file_path,
+    input_file,
     positive_int,
     sentences_option,
 )
@@ -288,7 +289,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sizes", nargs="+", choices=sorted(SIZES), default=["small", "original"])
     parser.add_argument("--batch-sizes", nargs="+", type=positive_int, default=[1, 16, 64])
     parser.add_argument("--n-sentences", type=positive_int, default=200, help="sentences of the CoNLL-2003 dev text")
-    parser.add_argument("--text", type=Path, help="instead: a file with one tokenised sentence per line")
+    parser.add_argument(
+        "--text", type=input_file("the file"), help="instead: a file with one tokenised sentence per line"
+    )
     parser.add_argument("--threads", type=positive_int, default=2)
     parser.add_argument("--repeat", type=positive_int, default=3, help="timed passes per side (best counts)")
     parser.add_argument("--device", default="cpu", help="cpu or cuda (ours; the reference follows)")

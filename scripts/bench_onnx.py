@@ -26,7 +26,14 @@ from pathlib import Path
 import numpy as np
 
 from hf_elmo.fileio import scratch_folder, write_text_atomic
-from hf_elmo_cli.commands._args import SuggestingParser, check_output_option, file_path, positive_int, sentences_option
+from hf_elmo_cli.commands._args import (
+    SuggestingParser,
+    check_output_option,
+    file_path,
+    input_file,
+    positive_int,
+    sentences_option,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_conditions import machine  # noqa: E402
@@ -59,7 +66,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--size", choices=sorted(SIZES), default="small")
     parser.add_argument("--batch-sizes", nargs="+", type=positive_int, default=[1, 16, 64])
     parser.add_argument("--n-sentences", type=positive_int, default=200, help="sentences of the CoNLL-2003 dev text")
-    parser.add_argument("--text", type=Path, help="instead: a file with one tokenised sentence per line")
+    parser.add_argument(
+        "--text", type=input_file("the file"), help="instead: a file with one tokenised sentence per line"
+    )
     parser.add_argument("--threads", type=positive_int, default=2)
     parser.add_argument("--repeat", type=positive_int, default=3, help="timed passes per side (best counts)")
     parser.add_argument("--json", type=file_path("JSON file", "rows.json"), help="also write the rows as JSON")

@@ -32,7 +32,7 @@ from hf_elmo.fileio import (
     folder_for_the_run,
     sole_writer,
 )
-from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, file_path, integer_at_least
+from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, file_path, input_file, integer_at_least
 from spacy_elmo.corpora import read_conll2003, read_sst, read_sst2_phrases, read_sst2_trees
 
 READERS: dict[str, Callable[..., Iterator[Doc]]] = {
@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("format", choices=sorted(READERS))
-    parser.add_argument("source", type=Path)
+    parser.add_argument("source", type=input_file("the input"))
     parser.add_argument("output", type=file_path(".spacy file", "train.spacy"), help="the .spacy file to write")
     parser.add_argument(
         "--max-sentences", type=integer_at_least(0), default=0, help="read at most this many sentences (0: all)"

@@ -22,7 +22,7 @@ from hf_elmo.fileio import (
     folder_for_the_run,
     sole_writer,
 )
-from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, file_path
+from hf_elmo_cli.commands._args import SuggestingParser, exit_with_error, file_path, input_file
 
 MAP = {"@-@": "-", "@,@": ",", "@.@": ".", "<unk>": "<UNK>"}
 
@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = SuggestingParser(
         prog=Path(__file__).name, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("source", type=Path)
+    parser.add_argument("source", type=input_file("the input"))
     parser.add_argument("out", type=file_path("text file", "wiki.test.txt"))
     args = parser.parse_args(argv)
     count = 0

@@ -94,6 +94,23 @@ def file_path(what: str, example: str) -> Callable[[str], Any]:
     return parse
 
 
+def input_file(what: str) -> Callable[[str], Any]:
+    """An ``argparse`` type for a script's input file (``what``: ``"the input"``): a ``Path``, refused when the text
+    ends with a slash and names no folder (``hf_elmo.fileio.check_input_names_a_file``), which ``Path`` would drop,
+    reading the file quietly (was: so read)."""
+
+    def parse(text: str) -> Any:
+        from hf_elmo.fileio import check_input_names_a_file  # a script's: the elmo command never imports it
+
+        try:
+            check_input_names_a_file(text, what)
+        except NotADirectoryError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        return Path(text)
+
+    return parse
+
+
 def integer_at_least(least: int | None, most: int | None = None, *, also: str = "") -> Callable[[str], int]:
     """An ``argparse`` type: an integer >= ``least`` (e.g. ``elmo perplexity --tokens-per-batch``, at least 3; None: no
     bound) and, when ``most`` is given, <= ``most``; ``also`` names what else the option takes (``" or 'none'"``). The
