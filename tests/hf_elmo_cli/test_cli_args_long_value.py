@@ -39,7 +39,7 @@ def test_a_long_listener_setting_of_bench_spacy_is_cut_short(monkeypatch):
     monkeypatch.syspath_prepend(str(REPO / "scripts"))
     with pytest.raises(argparse.ArgumentTypeError) as refused:
         load_script("scripts/bench_spacy.py").listener_setting("width=" + LONG)
-    assert str(refused.value).endswith(f": {repr('width=' + LONG)[:QUOTED_CHARS]}..."), str(refused.value)[:200]
+    assert str(refused.value).endswith(f", got {repr('width=' + LONG)[:QUOTED_CHARS]}..."), str(refused.value)[:200]
 
 
 def test_a_short_refused_value_is_quoted_whole():
