@@ -82,7 +82,7 @@ def test_bench_trains_only_the_elmo_pipelines_with_the_listener_settings_given(s
 def test_a_listener_setting_that_does_not_exist_is_refused_with_one_line(tmp_path):
     command = [sys.executable, str(SCRIPT), "--elmo", "x", "--listener", "width=3", "--output", str(tmp_path)]
     run = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 2 and "KEY one of layer_norm, dropout, l2: 'width=3'" in run.stderr
+    assert run.returncode == 2 and "KEY one of layer_norm, dropout, l2, got 'width=3'" in run.stderr
     assert list(tmp_path.iterdir()) == []
 
 
