@@ -5,36 +5,16 @@ repository that has a card keeps it, as in transformers."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import huggingface_hub
 from huggingface_hub import ModelCard
 
 from hf_elmo import ElmoModel
-from hf_elmo.model_card import write_model_card
-from tests.hf_elmo.test_heads import tiny_config
+from tests.hf_elmo.test_hub_push_source_card import _carded_folder, _uploads
 from tests.hf_elmo.test_save_pretrained_push_to_hub import hub  # noqa: F401  # (a fixture)
-
-
-def _uploads(monkeypatch) -> dict[str, bytes]:
-    uploaded: dict[str, bytes] = {}
-
-    def create_commit(self, repo_id, operations, **kwargs):
-        uploaded.update({op.path_in_repo: Path(op.path_or_fileobj).read_bytes() for op in operations})
-
-    monkeypatch.setattr(huggingface_hub.HfApi, "create_commit", create_commit)
-    return uploaded
-
-
-def _carded_folder(folder: Path) -> str:
-    ElmoModel(tiny_config()).save_pretrained(folder)
-    description = "**Attribution.** Trained on text by the contributors of Wikipedia."
-    return write_model_card(folder, "My ELMo", description, {"data": "wiki"}, license="cc-by-sa-3.0").read_text()
 
 
 def test_the_folders_own_card_is_uploaded_as_it_is_to_a_repository_without_one(hub, monkeypatch, tmp_path):  # noqa: F811
     uploaded, folder = _uploads(monkeypatch), tmp_path / "my-elmo"
-    card = _carded_folder(folder)
+    card = (_carded_folder(folder) / "README.md").read_text()
     ElmoModel.from_pretrained(folder).save_pretrained(folder, push_to_hub=True, repo_id="me/elmo")
     assert uploaded["README.md"].decode() == card
     assert (folder / "README.md").read_text() == card
