@@ -15,8 +15,8 @@ from .call_stack import first_time
 __all__ = ["Segment", "doc_segments", "sentences", "token_budget_batches"]
 
 #: Tokens of a doc without sentence boundaries from which ``doc_segments`` warns that the biLM reads
-#: it as one sequence (a step per token, none side by side: on two CPU threads 6.0x as long as in its
-#: sentences, on one about as long; README gives the commands, ``scripts/bench_overheads.py long-doc``).
+#: it as one sequence (a step per token, none side by side: 1.48x as long as in its sentences on one CPU
+#: thread and on two, a quiet machine; README gives the commands, ``scripts/bench_overheads.py long-doc``).
 LONG_UNSPLIT_DOC = 1000
 
 
@@ -54,7 +54,7 @@ def doc_segments(docs: Sequence[Doc], reader: object) -> list[Segment]:
         if spans is None and len(doc) >= LONG_UNSPLIT_DOC and first_time(reader, "long doc read whole"):
             warnings.warn(
                 f"a doc of {len(doc):,} tokens has no sentence boundaries, so the biLM reads it as one sequence, "
-                "one step per token, none side by side (on two CPU threads, 6 times as long as its sentences); add "
+                "one step per token, none side by side (on a CPU, about 1.5 times as long as its sentences); add "
                 "a sentencizer, senter or parser before the elmo component to read it sentence by sentence (said "
                 "once for this biLM, however many such docs follow)",
                 stacklevel=2,

@@ -546,7 +546,7 @@ def test_running_in_float16_on_the_cpu_warns_that_float32_is_far_faster(tmp_path
     assert "float16" not in log.out
     with CaptureLogger(modeling_elmo._logger) as log:
         model.half()(input_ids=ids)
-    assert "ElmoModel runs in float16 on the CPU, which is 8-50x slower than float32" in log.out
+    assert "ElmoModel runs in float16 on the CPU, which is 8-52x slower than float32" in log.out
 
 
 @pytest.mark.parametrize("built", ["init_empty_weights", "device_map_meta"])

@@ -342,10 +342,10 @@ class ElmoPreTrainedModel(UploadsNoSaveLock, PreTrainedModel):  # type: ignore[m
         """Nothing to do (``activation_checkpointing_enable`` and PEFT call it): it is for reentrant
         checkpoints, whose first input must require grad, and ELMo's are non-reentrant. transformers'
         own hook on the char embedding would turn the fast char CNN and its token cache off for good
-        (``runs_as_built``): the shipped model's inference 2.3x slower and its training (the biLM
-        fine-tuned, forward and backward) 1.4-1.8x (batches of 16 CoNLL-2003 sentences, one CPU thread:
-        ``python scripts/bench_overheads.py hook --repeat 3``, both in one run, on a shared 2-core AMD
-        EPYC VM: 2.29x and 1.76x at load 4.8, 1.79x and 1.35x at load 4.1)."""
+        (``runs_as_built``): the shipped model's inference 2.35x slower and its training (the biLM
+        fine-tuned, forward and backward) 1.45x (batches of 16 CoNLL-2003 sentences, one CPU thread:
+        ``python scripts/bench_overheads.py hook --repeat 3``, both in one run, on a quiet 2-core AMD EPYC
+        VM, load 0.7; under other jobs' load, 4.8 and 4.1, it gave 2.29x and 1.76x, 1.79x and 1.35x)."""
 
     @property
     def dummy_inputs(self) -> dict[str, torch.Tensor]:
@@ -838,7 +838,7 @@ class ElmoModel(ElmoPreTrainedModel):
         input_ids, mask = check_inputs(input_ids, attention_mask, self.config.max_characters_per_token)
         if input_ids.device.type == "cpu" and self.dtype == torch.float16:
             _logger.warning_once(
-                "ElmoModel runs in float16 on the CPU, which is 8-50x slower than float32 there (CPUs have no "
+                "ElmoModel runs in float16 on the CPU, which is 8-52x slower than float32 there (CPUs have no "
                 "float16 matrix units); use model.float(), or bfloat16 on a CPU with AVX512-bf16"
             )
         lengths = mask.sum(dim=1)
