@@ -1105,8 +1105,7 @@ def hub_has_card(repo_id: str, token: str | None) -> bool:
     (``carry_source_card``); where it has one, transformers' card is written in its place, the repository's
     (tagged). Was: the folder's card replaced by transformers' template, its licence, attribution and provenance
     lost."""
-    from huggingface_hub import ModelCard
-    from huggingface_hub.errors import EntryNotFoundError
+    from transformers.utils.hub import EntryNotFoundError, ModelCard  # huggingface_hub's, as transformers loads a card
 
     try:
         ModelCard.load(repo_id, token=token)
