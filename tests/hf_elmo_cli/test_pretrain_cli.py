@@ -89,7 +89,7 @@ def test_a_value_outside_the_choices_is_refused_by_the_settings_check_too(tmp_pa
     corpus = tmp_path / "c.txt"
     corpus.write_text("a b\n")
     settings = PretrainSettings(train_file=str(corpus), output_dir=str(tmp_path / "m"), epochs=1, optimizer="sgd")
-    with pytest.raises(ValueError, match=r"--optimizer must be one of \['adagrad', 'adam'\], got 'sgd'"):
+    with pytest.raises(ValueError, match=r"--optimizer must be one of \['adagrad', 'adam'\], got the str 'sgd'"):
         check_settings(settings)
 
 
