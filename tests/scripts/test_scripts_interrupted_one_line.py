@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -34,20 +35,42 @@ def test_a_script_interrupted_says_so_in_one_line(capsys, monkeypatch):
     assert capsys.readouterr().err == "some_script.py: interrupted\n"
 
 
+def _workers_ignoring_ctrl_c(pid: int) -> int:
+    """How many child processes of ``pid`` ignore SIGINT (the tokenising pool's, once its initializer has run)."""
+    found = 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+        except OSError:  # a process that ended meanwhile
+            continue
+        if fields.get("PPid", "").strip() == str(pid) and int(fields.get("SigIgn", "0"), 16) & 1 << (signal.SIGINT - 1):
+            found += 1
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the workers' signal masks from /proc")
 def test_ctrl_c_while_prepare_pretrain_en_tokenises_is_one_line(tmp_path):
     write_shard(tmp_path / "raw", paragraphs=200_000)  # seconds of tokenising, in two processes
     out = tmp_path / "tok"
     run = subprocess.Popen(
-        [sys.executable, str(REPO / "scripts" / "prepare_pretrain_en.py"), str(tmp_path / "raw"), str(out)],
+        [
+            sys.executable,
+            str(REPO / "scripts" / "prepare_pretrain_en.py"),
+            str(tmp_path / "raw"),
+            str(out),
+            "--processes",
+            "2",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, which Ctrl-C signals whole, as a terminal's
     )
     deadline = time.monotonic() + 300
-    while not (out.exists() and any(out.iterdir())) and run.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)  # until the run's scratch folder is there: the workers start
-    time.sleep(2)
+    while _workers_ignoring_ctrl_c(run.pid) < 2 and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)  # until both tokenising processes run, Ctrl-C left to the script (was: a fixed 2 s, after
+        # which a quiet machine had finished)
+    assert run.poll() is None, "the run ended before its tokenising processes were seen: give it more text"
     os.killpg(run.pid, signal.SIGINT)
     _, err = run.communicate(timeout=300)
     assert (run.returncode, err) == (INTERRUPTED, "prepare_pretrain_en.py: interrupted\n")
