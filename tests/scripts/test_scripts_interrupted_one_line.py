@@ -52,6 +52,9 @@ def _workers_ignoring_ctrl_c(pid: int) -> int:
     return found
 
 
+# slow: in the default run of a loaded 2-core CI machine it once waited 300 s for the script to end after Ctrl-C
+# (2026-11-30), not seen on its own; run with -m slow until that is understood
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the workers' signal masks from /proc")
 def test_ctrl_c_while_prepare_pretrain_en_tokenises_is_one_line(tmp_path):
     write_shard(tmp_path / "raw", paragraphs=200_000)  # seconds of tokenising, in two processes
